@@ -1,0 +1,34 @@
+// Properties of the predefined datatypes, as both halves need them: the
+// slave to turn (count, datatype) into bytes, the master to reduce.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/handles.h"
+
+namespace bdmpi {
+
+// The groups of MPI-3.1 section 5.9.2, which decide what an op applies to.
+enum class TypeClass : std::uint8_t {
+  kInteger,   // C integer (and MPI_AINT/OFFSET/COUNT)
+  kFloating,  // float, double, long double
+  kComplex,   // C and C++ complex
+  kLogical,   // C _Bool, C++ bool
+  kByte,      // MPI_BYTE
+  kPair,      // value-index pairs for MINLOC/MAXLOC
+  kOther,     // MPI_CHAR, MPI_WCHAR, MPI_PACKED: no reductions
+};
+
+struct DatatypeInfo {
+  const char* name;     // "MPI_INT"
+  std::uint32_t size;   // bytes of data (MPI_Type_size)
+  std::uint32_t extent; // bytes one element occupies in memory
+  TypeClass type_class;
+};
+
+// The properties of a predefined datatype, or nullptr for kNull and ids out
+// of range.
+const DatatypeInfo* FindPredefinedDatatype(DatatypeId id);
+
+}  // namespace bdmpi

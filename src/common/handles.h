@@ -1,0 +1,102 @@
+// Numeric layout of MPI handles, shared by libbdmpi and bdmprun.
+//
+// include/mpi.h spells the same values as macros for user programs; the
+// master never includes that header (it includes Open MPI's), so the values
+// live here as well and tests/unit/handles_test.cpp checks that both agree.
+#pragma once
+
+#include <cstdint>
+
+namespace bdmpi {
+
+// The top byte of a handle names its kind; the low 24 bits index a table.
+enum class HandleKind : std::uint32_t {
+  kComm = 0x44,
+  kGroup = 0x48,
+  kDatatype = 0x4c,
+  kErrhandler = 0x54,
+  kOp = 0x58,
+  kRequest = 0x2c,
+};
+
+inline constexpr int kHandleIndexMask = 0x00ffffff;
+
+constexpr int MakeHandle(HandleKind kind, int index) {
+  return static_cast<int>((static_cast<std::uint32_t>(kind) << 24) |
+                          (static_cast<std::uint32_t>(index) & kHandleIndexMask));
+}
+constexpr bool HandleIs(int handle, HandleKind kind) {
+  return (static_cast<std::uint32_t>(handle) >> 24) ==
+         static_cast<std::uint32_t>(kind);
+}
+constexpr int HandleIndex(int handle) { return handle & kHandleIndexMask; }
+
+// Predefined datatypes, in the order of include/mpi.h (index = low bits).
+enum class DatatypeId : std::uint16_t {
+  kNull = 0,
+  kChar,
+  kSignedChar,
+  kUnsignedChar,
+  kByte,
+  kWchar,
+  kShort,
+  kUnsignedShort,
+  kInt,
+  kUnsigned,
+  kLong,
+  kUnsignedLong,
+  kLongLong,
+  kUnsignedLongLong,
+  kFloat,
+  kDouble,
+  kLongDouble,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUint8,
+  kUint16,
+  kUint32,
+  kUint64,
+  kCBool,
+  kCFloatComplex,
+  kCDoubleComplex,
+  kCLongDoubleComplex,
+  kAint,
+  kOffset,
+  kCount,
+  kPacked,
+  kFloatInt,
+  kDoubleInt,
+  kLongInt,
+  k2Int,
+  kShortInt,
+  kLongDoubleInt,
+  kCxxBool,
+  kCxxFloatComplex,
+  kCxxDoubleComplex,
+  kCxxLongDoubleComplex,
+  kPredefinedEnd,  // first index free for derived datatypes
+};
+
+// Predefined reduction operations, in the order of include/mpi.h.
+enum class OpId : std::uint16_t {
+  kNull = 0,
+  kMax,
+  kMin,
+  kSum,
+  kProd,
+  kLand,
+  kBand,
+  kLor,
+  kBor,
+  kLxor,
+  kBxor,
+  kMinloc,
+  kMaxloc,
+  kReplace,
+  kNoOp,
+  kPredefinedEnd,  // first index free for user-defined operations
+};
+
+}  // namespace bdmpi
