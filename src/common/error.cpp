@@ -1,0 +1,16 @@
+#include "common/error.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace bdmpi {
+
+void ThrowSystemError(const std::string& what, int err) {
+  int error_class = kErrOther;
+  if (err == ENOMEM) error_class = kErrNoMem;
+  if (err == ENOSPC || err == EDQUOT) error_class = kErrNoSpace;
+  if (err == EIO) error_class = kErrIo;
+  throw Error(error_class, what + ": " + std::strerror(err));
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,58 @@
+// Spill files: whole-file writes and reads, and owners that unlink.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace bdmpi {
+
+// Creates `path` exclusively (0600) and writes `size` bytes into it.
+void WriteNewFile(const std::string& path, const void* data, std::size_t size);
+
+// Reads up to `capacity` bytes from the start of `path`; returns the count.
+std::size_t ReadFilePrefix(const std::string& path, void* data,
+                           std::size_t capacity);
+
+// Owns a file on disk: unlinks it when destroyed (after the last reader).
+class OwnedFile {
+ public:
+  explicit OwnedFile(std::string path) : path_(std::move(path)) {}
+  OwnedFile(const OwnedFile&) = delete;
+  OwnedFile& operator=(const OwnedFile&) = delete;
+  ~OwnedFile();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A read-only or read-write mapping of a whole file, unmapped on destruction.
+class MappedFile {
+ public:
+  static MappedFile OpenRead(const std::string& path, std::size_t size);
+  static MappedFile OpenReadWrite(const std::string& path, std::size_t size);
+  // Creates `path` exclusively with `size` bytes (zero-filled).
+  static MappedFile CreateReadWrite(const std::string& path, std::size_t size);
+
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&&) = delete;
+  MappedFile(const MappedFile&) = delete;
+  ~MappedFile();
+
+  std::byte* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  MappedFile(std::byte* data, std::size_t size) : data_(data), size_(size) {}
+  static MappedFile Map(const std::string& path, int fd, std::size_t size,
+                        bool writable);
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Creates a directory with mode 0700; fails if it exists.
+void MakePrivateDir(const std::string& path);
+// Removes a directory tree; never throws (used on cleanup paths).
+void RemoveTree(const std::string& path) noexcept;
+
+}  // namespace bdmpi

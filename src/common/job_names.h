@@ -1,0 +1,52 @@
+// Names of a job's IPC objects and files. Every name carries the job id, so
+// two jobs on one node never collide and a launcher can find (and remove)
+// everything a dead master left behind.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace bdmpi {
+
+// Environment variables through which a master tells a slave who it is.
+inline constexpr const char* kEnvJobId = "BDMPI_JOB_ID";
+inline constexpr const char* kEnvNode = "BDMPI_NODE";
+inline constexpr const char* kEnvSlave = "BDMPI_SLAVE";
+inline constexpr const char* kEnvWorldRank = "BDMPI_WORLD_RANK";
+inline constexpr const char* kEnvWorldSize = "BDMPI_WORLD_SIZE";
+inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
+inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
+
+// 16 hex digits from the kernel's random source.
+std::string NewJobId();
+
+// True for ids made only of [0-9a-zA-Z_-] and at most 32 characters, so
+// they are safe inside object and file names.
+bool ValidJobId(const std::string& id);
+
+class JobNames {
+ public:
+  JobNames(std::string job_id, int node)
+      : job_id_(std::move(job_id)), node_(node) {}
+
+  const std::string& job_id() const { return job_id_; }
+  // "/bdmpi-<id>-": every queue and shared-memory object starts with it.
+  std::string Prefix() const { return "/bdmpi-" + job_id_ + "-"; }
+  std::string RequestQueue() const;
+  std::string GoQueue(int slave) const;
+  std::string Window(int slave) const;
+
+  // <scratch>/bdmpi-<id>: the job's private directory (0700) on this node.
+  std::string JobDir(const std::string& scratch) const;
+  // <job dir>/n<node>: this master's spill files.
+  std::string SpillDir(const std::string& scratch) const;
+
+ private:
+  std::string NodePrefix() const;
+  std::string job_id_;
+  int node_;
+};
+
+std::string SpillFileName(const std::string& spill_dir, std::uint64_t file_id);
+
+}  // namespace bdmpi

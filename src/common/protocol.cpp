@@ -1,0 +1,24 @@
+#include "common/protocol.h"
+
+namespace bdmpi {
+
+const char* MsgTypeName(MsgType type) {
+  switch (type) {
+    case MsgType::kInit: return "Init";
+    case MsgType::kFinalize: return "Finalize";
+    case MsgType::kAbort: return "Abort";
+    case MsgType::kSend: return "Send";
+    case MsgType::kPostRecv: return "PostRecv";
+    case MsgType::kWaitRecv: return "WaitRecv";
+    case MsgType::kTestRecv: return "TestRecv";
+    case MsgType::kProbe: return "Probe";
+    case MsgType::kIprobe: return "Iprobe";
+    case MsgType::kBarrier: return "Barrier";
+    case MsgType::kBcast: return "Bcast";
+    case MsgType::kReduce: return "Reduce";
+    case MsgType::kAllreduce: return "Allreduce";
+  }
+  return "?";
+}
+
+}  // namespace bdmpi

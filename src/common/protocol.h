@@ -1,0 +1,119 @@
+// The wire protocol between a slave (libbdmpi) and its master (bdmprun).
+//
+// A slave writes RequestMsg to its node's request queue (one POSIX mq shared
+// by all slaves of the node) and, when the request wants a reply, blocks in
+// mq_receive on its own go-queue until the master sends a ReplyMsg. The master
+// answers a blocking request only when the slave may run again, so "waiting
+// for the reply" and "being descheduled" are the same thing. Replies on a
+// go-queue arrive in request order.
+//
+// Small payloads travel through the slave's shared-memory window (its size is
+// the memory threshold); larger ones through spill files in the node's
+// private spill directory, named by a 64-bit file id (SpillFileName). Data
+// the master hands to a slave in a reply (window contents, a spill file)
+// stays valid until that slave's next request: a slave is sequential, so its
+// next request proves it has consumed the reply.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace bdmpi {
+
+inline constexpr std::uint16_t kProtocolVersion = 1;
+
+// Numbered by family: 0x01 life cycle, 0x02 point-to-point, 0x03 collectives.
+enum class MsgType : std::uint16_t {
+  // Life cycle.
+  //   Init:     slave -> master, reply when the slave is first scheduled.
+  //   Finalize: reply at once; the slave leaves co-operative scheduling.
+  //   Abort:    no reply; the master ends the job with `code`.
+  kInit = 0x0101,
+  kFinalize = 0x0102,
+  kAbort = 0x0103,
+
+  // Point-to-point.
+  //   Send:     payload in the window (wants_reply: the reply says the window
+  //             is free again) or in a spill file written by the sender (no
+  //             reply). Buffered: never blocks.
+  //   PostRecv: no reply; registers receive `id` (MPI_Irecv/MPI_Recv), which
+  //             the master matches against queued messages in MPI order.
+  //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
+  //             the reply carries status and the data (window or file).
+  //   TestRecv: reply at once, flag = 1 with the data if matched.
+  //   Probe:    reply when a matching unreceived message exists (blocks).
+  //   Iprobe:   reply at once, flag = 1 with the status if one exists.
+  kSend = 0x0201,
+  kPostRecv = 0x0202,
+  kWaitRecv = 0x0203,
+  kTestRecv = 0x0204,
+  kProbe = 0x0205,
+  kIprobe = 0x0206,
+
+  // Collectives, two phases as in the paper: every member deposits its part
+  // with its master; the master replies when the operation's result for this
+  // member is ready (cblocked until then). A member that only contributes
+  // (bcast root, reduce non-root) is answered at once.
+  //   Barrier:   reply when all members have arrived.
+  //   Bcast:     root's data in window/file; others get it in the reply.
+  //   Reduce:    contribution in window/file; root gets the result.
+  //   Allreduce: contribution in window/file; everyone gets the result.
+  kBarrier = 0x0301,
+  kBcast = 0x0302,
+  kReduce = 0x0303,
+  kAllreduce = 0x0304,
+};
+
+const char* MsgTypeName(MsgType type);
+
+// Where the payload of a request or reply is.
+enum class Where : std::uint8_t { kNone = 0, kWindow = 1, kFile = 2 };
+
+struct RequestMsg {
+  std::uint16_t version = kProtocolVersion;
+  MsgType type = MsgType::kInit;
+  std::int32_t slave = -1;     // sender's slave index on its node
+  std::int32_t comm = 0;       // communicator id
+  std::int32_t rank = 0;       // sender's rank in comm
+  std::int32_t peer = 0;       // dest / source / root, as a rank of comm
+  std::int32_t tag = 0;
+  std::uint16_t datatype = 0;  // DatatypeId (reductions)
+  std::uint16_t op = 0;        // OpId (reductions)
+  Where where = Where::kNone;
+  bool wants_reply = false;
+  std::int32_t code = 0;       // MPI_Abort's error code
+  std::uint64_t bytes = 0;     // payload size, or a receive's capacity
+  std::uint64_t id = 0;        // receive id
+  std::uint64_t file_id = 0;   // spill file holding the payload
+};
+
+struct ReplyMsg {
+  std::uint16_t version = kProtocolVersion;
+  MsgType type = MsgType::kInit;  // the request this answers
+  std::int32_t error = 0;         // MPI error class, 0 on success
+  std::int32_t source = 0;        // status of a received/probed message
+  std::int32_t tag = 0;
+  std::int32_t flag = 0;          // Test / Iprobe: 1 when done
+  Where where = Where::kNone;
+  std::uint64_t bytes = 0;        // full size of the message or result
+  std::uint64_t file_id = 0;
+};
+
+// Sized so that a queue of a few messages stays far below the default
+// per-user POSIX mq budget (819200 bytes, `ulimit -q`).
+inline constexpr long kRequestMsgSize = 64;
+inline constexpr long kReplyMsgSize = 48;
+
+static_assert(std::is_trivially_copyable_v<RequestMsg>);
+static_assert(std::is_trivially_copyable_v<ReplyMsg>);
+static_assert(sizeof(RequestMsg) <= kRequestMsgSize);
+static_assert(sizeof(ReplyMsg) <= kReplyMsgSize);
+
+// Spill file ids: the high 24 bits name the creator (slave index, or
+// kMasterFileOwner), the low 40 bits count that creator's files.
+inline constexpr std::uint64_t kMasterFileOwner = 0xffffff;
+constexpr std::uint64_t MakeFileId(std::uint64_t owner, std::uint64_t seq) {
+  return (owner << 40) | (seq & ((std::uint64_t{1} << 40) - 1));
+}
+
+}  // namespace bdmpi

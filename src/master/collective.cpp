@@ -1,0 +1,127 @@
+// The two-phase protocol shared by every collective (paper 5.4): members
+// deposit their part and block (cblocked) until the operation's result is
+// ready for them; MPI_Barrier is this protocol with no data. Members that
+// only contribute (a bcast root, a reduce non-root) are answered at once,
+// because their part is buffered.
+#include "common/error.h"
+#include "common/log.h"
+#include "master/master.h"
+
+namespace bdmpi {
+namespace {
+
+// Whether a member of this collective waits for a result.
+bool NeedsResult(MsgType type, bool is_root) {
+  switch (type) {
+    case MsgType::kBcast:
+      return !is_root;
+    case MsgType::kReduce:
+      return is_root;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
+  const MasterComm& comm = Comm(request.comm);
+  int size = static_cast<int>(comm.world_ranks.size());
+  std::uint64_t seq = slave.collective_seq[request.comm]++;
+  auto [it, created] = collectives_.try_emplace({request.comm, seq});
+  Collective& collective = it->second;
+  if (created) {
+    collective.type = request.type;
+    collective.comm = request.comm;
+    collective.seq = seq;
+    collective.root = request.peer;
+    collective.datatype = request.datatype;
+    collective.op = request.op;
+    collective.bytes = request.bytes;
+    collective.replies_due = 0;
+    for (int rank = 0; rank < size; ++rank) {
+      if (NeedsResult(request.type, rank == request.peer)) ++collective.replies_due;
+    }
+    if (request.type == MsgType::kReduce || request.type == MsgType::kAllreduce)
+      collective.contributions.resize(size);
+  } else if (collective.type != request.type ||
+             (request.type != MsgType::kBarrier && request.type != MsgType::kAllreduce &&
+              collective.root != request.peer)) {
+    // MPI leaves this undefined; silently mixing them would corrupt data.
+    Fail(1, "rank " + std::to_string(slave.world_rank) + " called " +
+                MsgTypeName(request.type) + " (root " + std::to_string(request.peer) +
+                ") while other ranks of the communicator called " +
+                MsgTypeName(collective.type) + " (root " +
+                std::to_string(collective.root) + ")");
+    throw Error(kErrOther, "collective mismatch");
+  }
+  ++collective.arrived;
+  return collective;
+}
+
+void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
+  Collective& collective = JoinCollective(slave, request);
+  RequestMsg joined = request;
+  joined.id = collective.seq;  // Ready() and Complete() find it by (comm, seq)
+  switch (request.type) {
+    case MsgType::kBcast: ContributeBcast(collective, slave, request); break;
+    case MsgType::kReduce:
+    case MsgType::kAllreduce: ContributeReduce(collective, slave, request); break;
+    default: break;
+  }
+  int size = static_cast<int>(Comm(request.comm).world_ranks.size());
+  bool was_done = collective.done;
+  switch (request.type) {
+    case MsgType::kBcast:
+      collective.done = collective.root_arrived;
+      break;
+    case MsgType::kReduce:
+    case MsgType::kAllreduce:
+      collective.done = collective.folded == size;
+      break;
+    default:
+      collective.done = collective.arrived == size;
+      break;
+  }
+  bool is_root = request.rank == collective.root;
+  bool finished_now = collective.done && !was_done;
+  // Replies and resumes below may erase `collective`: only keys from here.
+  if (NeedsResult(request.type, is_root)) {
+    if (collective.done) {
+      Reply(slave, CompleteCollective(slave, joined));
+    } else {
+      Block(slave, SlaveState::kCBlocked, joined);
+    }
+  } else if (request.wants_reply) {
+    ReplyMsg ack;  // the contribution has left the window
+    ack.type = request.type;
+    Reply(slave, ack);
+  }
+  if (finished_now) FinishCollective(joined.comm, joined.id);
+}
+
+void Master::FinishCollective(int comm, std::uint64_t seq) {
+  BDMPI_DEBUG("coll", "collective #%llu on comm %d complete",
+              static_cast<unsigned long long>(seq), comm);
+  for (Slave& slave : slaves_) {
+    if (slave.state == SlaveState::kCBlocked && slave.pending &&
+        slave.pending->comm == comm && slave.pending->id == seq)
+      WakeIfReady(slave);
+  }
+}
+
+ReplyMsg Master::CompleteCollective(Slave& slave, const RequestMsg& request) {
+  auto it = collectives_.find({request.comm, request.id});
+  BDMPI_ENFORCE(it != collectives_.end(), "completing an unknown collective");
+  Collective& collective = it->second;
+  ReplyMsg reply;
+  reply.type = request.type;
+  if (request.type != MsgType::kBarrier) {
+    GivePayload(slave, collective.result, request.bytes, reply);
+    if (reply.bytes > request.bytes) reply.error = kErrTruncate;
+  }
+  if (--collective.replies_due == 0) collectives_.erase(it);
+  return reply;
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,69 @@
+// MPI matching for one slave: messages that arrived for it and receives it
+// posted, matched in MPI order. A message matches the first posted receive
+// (in posting order) whose communicator, source and tag accept it; a new
+// receive matches the first queued message (in arrival order) it accepts.
+// Since one sender's messages arrive in send order, this gives MPI's
+// non-overtaking rule.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <unordered_map>
+
+#include "master/payload.h"
+
+namespace bdmpi {
+
+inline constexpr int kAnySource = -1;
+inline constexpr int kAnyTag = -1;
+
+struct Envelope {
+  int comm = 0;
+  int source = 0;  // rank in comm
+  int tag = 0;
+};
+
+struct Message {
+  Envelope envelope;
+  Payload payload;
+};
+
+struct PostedRecv {
+  std::uint64_t id = 0;
+  int comm = 0;
+  int source = kAnySource;
+  int tag = kAnyTag;
+  std::uint64_t capacity = 0;
+};
+
+struct CompletedRecv {
+  PostedRecv recv;
+  Message message;
+};
+
+bool Matches(const PostedRecv& recv, const Envelope& envelope);
+
+class Mailbox {
+ public:
+  // A message for this slave. Returns the id of the receive it completed.
+  std::optional<std::uint64_t> Deliver(Message message);
+  // A new receive. Returns true if a queued message completed it at once.
+  bool Post(const PostedRecv& recv);
+  bool IsComplete(std::uint64_t id) const { return completed_.count(id) != 0; }
+  // Removes and returns a completed receive.
+  std::optional<CompletedRecv> TakeCompleted(std::uint64_t id);
+  // The first queued (not yet matched) message a receive with these
+  // arguments would take, for MPI_Probe.
+  const Message* Probe(int comm, int source, int tag) const;
+
+  std::size_t queued() const { return unexpected_.size(); }
+  std::size_t posted() const { return posted_.size(); }
+
+ private:
+  std::deque<Message> unexpected_;
+  std::deque<PostedRecv> posted_;
+  std::unordered_map<std::uint64_t, CompletedRecv> completed_;
+};
+
+}  // namespace bdmpi

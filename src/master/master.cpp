@@ -1,0 +1,521 @@
+#include "master/master.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "master/spawn.h"
+
+extern char** environ;
+
+namespace bdmpi {
+namespace {
+
+// epoll tags: the request queue, the signalfd, or a slave's pidfd.
+constexpr std::uint64_t kTagRequests = ~std::uint64_t{0};
+constexpr std::uint64_t kTagSignals = kTagRequests - 1;
+
+std::size_t RoundUpToPage(std::size_t bytes) {
+  std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+void AddToEpoll(int epoll_fd, int fd, std::uint64_t tag) {
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = tag;
+  if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0)
+    ThrowSystemError("epoll_ctl", errno);
+}
+
+std::string DescribeWaitStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    return "was killed by signal " + std::to_string(sig) + " (" +
+           strsignal(sig) + ")";
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace
+
+const char* SlaveStateName(SlaveState state) {
+  switch (state) {
+    case SlaveState::kStarting: return "starting";
+    case SlaveState::kRunnable: return "runnable";
+    case SlaveState::kRunning: return "running";
+    case SlaveState::kRBlocked: return "rblocked";
+    case SlaveState::kCBlocked: return "cblocked";
+    case SlaveState::kFinalized: return "finalized";
+    case SlaveState::kExited: return "exited";
+  }
+  return "?";
+}
+
+Master::Master(MasterOptions options, int node, int nnodes)
+    : options_(std::move(options)),
+      node_(node),
+      nnodes_(nnodes),
+      names_(options_.job_id, node),
+      job_dir_(names_.JobDir(options_.scratch_dir)),
+      spill_dir_(names_.SpillDir(options_.scratch_dir)),
+      window_size_(RoundUpToPage(options_.mem_threshold)),
+      scheduler_(options_.nrunning, options_.policy,
+                 [this](int slave) { return ResidentFraction(slave); }),
+      budget_(options_.mem_budget) {
+  MasterComm world;
+  world.id = 0;
+  int world_size = options_.nslaves * nnodes_;
+  for (int rank = 0; rank < world_size; ++rank) world.world_ranks.push_back(rank);
+  comms_.emplace(0, std::move(world));
+}
+
+Master::~Master() {
+  KillSlaves();
+  for (Slave& slave : slaves_) {
+    if (slave.statm_fd >= 0) close(slave.statm_fd);
+  }
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+  if (signal_fd_ >= 0) close(signal_fd_);
+  // Queues and windows unlink themselves; spill files live in the job dir.
+  collectives_.clear();
+  slaves_.clear();
+  if (job_dir_created_) RemoveTree(job_dir_);
+}
+
+int Master::Run() {
+  program_path_ = ResolveProgram(options_.program.front());
+  CreateJobDirectory();
+  // With one running slave, the master and the slave it serves take turns:
+  // on one core a wake-up costs ~5 us, across cores ~55 us.
+  if (options_.bind && options_.nrunning == 1) {
+    cpu_ = sched_getcpu();
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(cpu_, &cpus);
+    if (sched_setaffinity(0, sizeof cpus, &cpus) != 0) cpu_ = -1;
+  }
+  request_queue_ = MessageQueue::Create(
+      names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/true);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) ThrowSystemError("epoll_create1", errno);
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, sig);
+  signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd_ < 0) ThrowSystemError("signalfd", errno);
+  AddToEpoll(epoll_fd_, request_queue_.fd(), kTagRequests);
+  AddToEpoll(epoll_fd_, signal_fd_, kTagSignals);
+  CreateSlaves();
+  EventLoop();
+  BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu)",
+             budget_.peak(), options_.mem_budget);
+  return exit_status_;
+}
+
+void Master::CreateJobDirectory() {
+  // Several masters of one job may share a host: the first creates the job
+  // directory, each creates its own spill directory inside.
+  if (mkdir(job_dir_.c_str(), 0700) != 0 && errno != EEXIST)
+    ThrowSystemError("mkdir " + job_dir_ +
+                         " (set the scratch directory with --scratch-dir)",
+                     errno);
+  job_dir_created_ = true;
+  MakePrivateDir(spill_dir_);
+}
+
+void Master::CreateSlaves() {
+  int world_size = options_.nslaves * nnodes_;
+  std::vector<std::string> base_env;
+  for (char** var = environ; *var != nullptr; ++var) {
+    // Open MPI's variables describe the master's job, not the slaves'.
+    if (std::strncmp(*var, "OMPI_", 5) == 0 || std::strncmp(*var, "PMIX_", 5) == 0)
+      continue;
+    base_env.emplace_back(*var);
+  }
+  slaves_.resize(options_.nslaves);
+  for (int i = 0; i < options_.nslaves; ++i) {
+    Slave& slave = slaves_[i];
+    slave.index = i;
+    slave.world_rank = node_ * options_.nslaves + i;
+    // A reply and at most one deferred acknowledgement are ever queued.
+    slave.go_queue = MessageQueue::Create(names_.GoQueue(i), 4, kReplyMsgSize,
+                                          /*nonblocking=*/true);
+    slave.window = SharedMemory::Create(names_.Window(i), window_size_);
+  }
+  for (Slave& slave : slaves_) {
+    SpawnSpec spec;
+    spec.path = program_path_;
+    spec.argv = options_.program;
+    spec.env = base_env;
+    spec.env.push_back(std::string(kEnvJobId) + "=" + options_.job_id);
+    spec.env.push_back(std::string(kEnvNode) + "=" + std::to_string(node_));
+    spec.env.push_back(std::string(kEnvSlave) + "=" + std::to_string(slave.index));
+    spec.env.push_back(std::string(kEnvWorldRank) + "=" + std::to_string(slave.world_rank));
+    spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(world_size));
+    spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(window_size_));
+    spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_);
+    spec.cpu = cpu_;
+    slave.pid = SpawnSlave(spec);
+    ++live_slaves_;
+    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, slave.pid, 0));
+    if (pidfd < 0) ThrowSystemError("pidfd_open", errno);
+    AddToEpoll(epoll_fd_, pidfd, static_cast<std::uint64_t>(slave.index));
+    // The pidfd only wakes the loop; the epoll set keeps it open until the
+    // master exits, which bounds the leak to one descriptor per slave.
+    std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
+    slave.statm_fd = open(statm.c_str(), O_RDONLY | O_CLOEXEC);
+    BDMPI_DEBUG("sched", "started rank %d as pid %d", slave.world_rank,
+                static_cast<int>(slave.pid));
+  }
+}
+
+void Master::EventLoop() {
+  epoll_event events[16];
+  RequestMsg request;
+  while (live_slaves_ > 0) {
+    int n = epoll_wait(epoll_fd_, events, 16, 1000);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ThrowSystemError("epoll_wait", errno);
+    }
+    bool children = (n == 0);  // a timeout also checks for exits
+    for (int i = 0; i < n; ++i) {
+      std::uint64_t tag = events[i].data.u64;
+      if (tag == kTagRequests) {
+        // Drain what is there; each request may resume another slave.
+        while (!failed_ && request_queue_.TryReceive(&request, sizeof request) > 0)
+          OnRequest(request);
+      } else if (tag == kTagSignals) {
+        OnSignal();
+      } else {
+        children = true;
+      }
+    }
+    if (children) ReapChildren();
+    if (!failed_) CheckDeadlock();
+  }
+}
+
+void Master::OnRequest(const RequestMsg& request) {
+  BDMPI_ENFORCE(request.version == kProtocolVersion,
+                "protocol version mismatch: slave built against another libbdmpi");
+  BDMPI_ENFORCE(request.slave >= 0 && request.slave < options_.nslaves,
+                "bad slave index " + std::to_string(request.slave));
+  Slave& slave = slaves_[request.slave];
+  // The slave has consumed its previous reply.
+  slave.held_files.clear();
+  BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
+  switch (request.type) {
+    case MsgType::kInit:
+      slave.initialized = true;
+      slave.pending = request;
+      slave.state = SlaveState::kRunnable;
+      scheduler_.MakeRunnable(slave.index);
+      Schedule();
+      break;
+    case MsgType::kFinalize: {
+      scheduler_.StopRunning(slave.index);
+      slave.state = SlaveState::kFinalized;
+      ReplyMsg reply;
+      reply.type = request.type;
+      Reply(slave, reply);
+      Schedule();
+      break;
+    }
+    case MsgType::kAbort: {
+      // The job's exit status is the error code, as with mpirun, but never 0.
+      int status = request.code & 0xff;
+      Fail(status != 0 ? status : 1,
+           "rank " + std::to_string(slave.world_rank) +
+               " called MPI_Abort with error code " + std::to_string(request.code));
+      break;
+    }
+    case MsgType::kSend: HandleSend(slave, request); break;
+    case MsgType::kPostRecv: HandlePostRecv(slave, request); break;
+    case MsgType::kWaitRecv: HandleWaitRecv(slave, request); break;
+    case MsgType::kTestRecv: HandleTestRecv(slave, request); break;
+    case MsgType::kProbe:
+    case MsgType::kIprobe: HandleProbe(slave, request); break;
+    case MsgType::kBarrier:
+    case MsgType::kBcast:
+    case MsgType::kReduce:
+    case MsgType::kAllreduce: HandleCollective(slave, request); break;
+  }
+}
+
+void Master::OnSignal() {
+  signalfd_siginfo info{};
+  while (read(signal_fd_, &info, sizeof info) == sizeof info) {
+    Fail(128 + static_cast<int>(info.ssi_signo),
+         std::string("master received signal ") + strsignal(info.ssi_signo));
+  }
+}
+
+void Master::ReapChildren() {
+  for (;;) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    for (Slave& slave : slaves_) {
+      if (slave.pid == pid && slave.state != SlaveState::kExited) {
+        OnSlaveExit(slave, status);
+        break;
+      }
+    }
+  }
+}
+
+void Master::OnSlaveExit(Slave& slave, int wait_status) {
+  SlaveState was = slave.state;
+  slave.state = SlaveState::kExited;
+  --live_slaves_;
+  scheduler_.Forget(slave.index);
+  if (was == SlaveState::kRunning) scheduler_.StopRunning(slave.index);
+  slave.held_files.clear();
+  if (failed_) return;  // killed by us while ending the job
+  std::string who = "rank " + std::to_string(slave.world_rank) + " (pid " +
+                    std::to_string(slave.pid) + ")";
+  bool clean_exit = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
+  if (clean_exit && (was == SlaveState::kFinalized || !slave.initialized)) {
+    BDMPI_DEBUG("sched", "%s exited", who.c_str());
+    Schedule();
+    return;
+  }
+  if (clean_exit) {
+    Fail(1, who + " exited without calling MPI_Finalize");
+  } else if (WIFSIGNALED(wait_status)) {
+    Fail(128 + WTERMSIG(wait_status), who + " " + DescribeWaitStatus(wait_status));
+  } else {
+    Fail(WEXITSTATUS(wait_status), who + " " + DescribeWaitStatus(wait_status));
+  }
+}
+
+void Master::Fail(int exit_status, const std::string& message) {
+  if (failed_) return;
+  failed_ = true;
+  exit_status_ = exit_status;
+  std::string line = "bdmpi: node " + std::to_string(node_) + ": " + message +
+                     "; ending the job\n";
+  ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
+  KillSlaves();
+}
+
+void Master::KillSlaves() {
+  for (Slave& slave : slaves_) {
+    if (slave.pid > 0 && slave.state != SlaveState::kExited) {
+      kill(slave.pid, SIGKILL);
+    }
+  }
+  // Reap them all so nothing of the job outlives the master.
+  for (Slave& slave : slaves_) {
+    if (slave.pid > 0 && slave.state != SlaveState::kExited) {
+      while (waitpid(slave.pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      slave.state = SlaveState::kExited;
+      --live_slaves_;
+    }
+  }
+}
+
+void Master::CheckDeadlock() {
+  // Only a single-node job knows every rank; across nodes a message may
+  // still come from elsewhere.
+  if (nnodes_ != 1 || scheduler_.running() > 0 || !scheduler_.idle()) return;
+  std::string blocked;
+  for (const Slave& slave : slaves_) {
+    switch (slave.state) {
+      case SlaveState::kRBlocked:
+      case SlaveState::kCBlocked:
+        blocked += " rank " + std::to_string(slave.world_rank) + " in " +
+                   MsgTypeName(slave.pending->type) +
+                   (slave.state == SlaveState::kRBlocked
+                        ? "(source " + std::to_string(slave.pending->peer) +
+                              ", tag " + std::to_string(slave.pending->tag) + ")"
+                        : std::string()) +
+                   ";";
+        break;
+      case SlaveState::kExited:
+        break;
+      default:
+        return;  // someone can still make progress
+    }
+  }
+  if (!blocked.empty()) Fail(1, "deadlock: every live rank is blocked:" + blocked);
+}
+
+double Master::ResidentFraction(int index) const {
+  const Slave& slave = slaves_[index];
+  if (slave.statm_fd < 0) return 0;
+  char text[128];
+  ssize_t n = pread(slave.statm_fd, text, sizeof text - 1, 0);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  unsigned long size = 0, resident = 0;
+  if (std::sscanf(text, "%lu %lu", &size, &resident) != 2 || size == 0) return 0;
+  return static_cast<double>(resident) / static_cast<double>(size);
+}
+
+void Master::Reply(Slave& slave, const ReplyMsg& reply) {
+  if (!slave.go_queue.TrySend(&reply, sizeof reply))
+    throw Error(kErrIntern, "go-queue of rank " + std::to_string(slave.world_rank) +
+                                " is full: protocol violated");
+}
+
+void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
+  slave.state = state;
+  slave.pending = request;
+  scheduler_.StopRunning(slave.index);
+  Schedule();
+}
+
+void Master::Yield(Slave& slave, const RequestMsg& request) {
+  slave.state = SlaveState::kRunnable;
+  slave.pending = request;
+  scheduler_.StopRunning(slave.index);
+  scheduler_.MakeRunnableAfterYield(slave.index);
+  Schedule();
+}
+
+void Master::WakeIfReady(Slave& slave) {
+  if (slave.state != SlaveState::kRBlocked && slave.state != SlaveState::kCBlocked)
+    return;
+  if (!Ready(slave, *slave.pending)) return;
+  slave.state = SlaveState::kRunnable;
+  scheduler_.MakeRunnable(slave.index);
+  Schedule();
+}
+
+void Master::Schedule() {
+  while (auto next = scheduler_.PickNext()) Resume(slaves_[*next]);
+}
+
+void Master::Resume(Slave& slave) {
+  BDMPI_DEBUG("sched", "resume rank %d", slave.world_rank);
+  slave.state = SlaveState::kRunning;
+  RequestMsg request = *slave.pending;
+  slave.pending.reset();
+  Reply(slave, Complete(slave, request));
+}
+
+bool Master::Ready(const Slave& slave, const RequestMsg& request) const {
+  switch (request.type) {
+    case MsgType::kPostRecv:
+    case MsgType::kWaitRecv:
+      return slave.mailbox.IsComplete(request.id);
+    case MsgType::kProbe:
+      return slave.mailbox.Probe(request.comm, request.peer, request.tag) != nullptr;
+    case MsgType::kBarrier:
+    case MsgType::kBcast:
+    case MsgType::kReduce:
+    case MsgType::kAllreduce: {
+      auto it = collectives_.find({request.comm, request.id});
+      return it != collectives_.end() && it->second.done;
+    }
+    default:
+      return true;
+  }
+}
+
+ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
+  switch (request.type) {
+    case MsgType::kPostRecv:
+    case MsgType::kWaitRecv:
+    case MsgType::kTestRecv:
+      return CompleteRecv(slave, request);
+    case MsgType::kProbe:
+    case MsgType::kIprobe:
+      return CompleteProbe(slave, request);
+    case MsgType::kBarrier:
+    case MsgType::kBcast:
+    case MsgType::kReduce:
+    case MsgType::kAllreduce:
+      return CompleteCollective(slave, request);
+    default: {
+      ReplyMsg reply;
+      reply.type = request.type;
+      return reply;
+    }
+  }
+}
+
+std::string Master::SpillPath(std::uint64_t file_id) const {
+  return SpillFileName(spill_dir_, file_id);
+}
+
+Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
+  switch (request.where) {
+    case Where::kNone:
+      return Payload();
+    case Where::kFile:
+      return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(request.file_id)),
+                             request.file_id, request.bytes);
+    case Where::kWindow:
+      break;
+  }
+  BDMPI_ENFORCE(request.bytes <= window_size_, "window payload larger than window");
+  const std::byte* data = slave.window.data();
+  if (budget_.TryReserve(request.bytes)) {
+    return Payload::InMemory(std::vector<std::byte>(data, data + request.bytes),
+                             &budget_);
+  }
+  // Over budget: small payloads go to disk too.
+  std::uint64_t file_id = NewMasterFileId();
+  std::string path = SpillPath(file_id);
+  WriteNewFile(path, data, request.bytes);
+  BDMPI_DEBUG("disk", "memory budget full: spilled %llu bytes",
+              static_cast<unsigned long long>(request.bytes));
+  return Payload::OnDisk(std::make_shared<OwnedFile>(path), file_id, request.bytes);
+}
+
+void Master::GivePayload(Slave& slave, const Payload& payload,
+                         std::uint64_t capacity, ReplyMsg& reply) {
+  reply.bytes = payload.bytes();
+  std::uint64_t copy = std::min<std::uint64_t>(payload.bytes(), capacity);
+  if (copy == 0) {
+    reply.where = Where::kNone;
+  } else if (payload.on_disk()) {
+    reply.where = Where::kFile;
+    reply.file_id = payload.file_id();
+    slave.held_files.push_back(payload.file());
+  } else {
+    BDMPI_ENFORCE(copy <= window_size_, "memory payload larger than window");
+    std::memcpy(slave.window.data(), payload.memory().data(), copy);
+    reply.where = Where::kWindow;
+  }
+}
+
+const MasterComm& Master::Comm(int id) const {
+  auto it = comms_.find(id);
+  BDMPI_ENFORCE(it != comms_.end(), "unknown communicator " + std::to_string(id));
+  return it->second;
+}
+
+int Master::CommRankOf(const MasterComm& comm, int world_rank) const {
+  for (std::size_t rank = 0; rank < comm.world_ranks.size(); ++rank) {
+    if (comm.world_ranks[rank] == world_rank) return static_cast<int>(rank);
+  }
+  throw Error(kErrIntern, "world rank " + std::to_string(world_rank) +
+                              " is not in communicator " + std::to_string(comm.id));
+}
+
+Slave* Master::LocalSlave(int world_rank) {
+  int index = world_rank - node_ * options_.nslaves;
+  if (index < 0 || index >= options_.nslaves) return nullptr;
+  return &slaves_[index];
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,121 @@
+// The master of one node: starts the slaves, schedules them, buffers their
+// messages and runs the node's part of every collective. One event loop
+// (epoll over the request queue and a signalfd) serves everything.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/message_queue.h"
+#include "common/job_names.h"
+#include "common/protocol.h"
+#include "master/collective.h"
+#include "master/options.h"
+#include "master/payload.h"
+#include "master/scheduler.h"
+#include "master/slave.h"
+
+namespace bdmpi {
+
+// A communicator as the master sees it: its members' world ranks.
+struct MasterComm {
+  int id = 0;
+  std::vector<int> world_ranks;  // index: rank in the communicator
+};
+
+class Master {
+ public:
+  Master(MasterOptions options, int node, int nnodes);
+  ~Master();
+  Master(const Master&) = delete;
+  Master& operator=(const Master&) = delete;
+
+  // Starts the slaves and serves them until all have exited or the job
+  // fails. Returns the job's exit status.
+  int Run();
+
+ private:
+  // Life cycle (master.cpp).
+  void CreateJobDirectory();
+  void CreateSlaves();
+  void EventLoop();
+  void OnRequest(const RequestMsg& request);
+  void OnSignal();
+  void ReapChildren();
+  void OnSlaveExit(Slave& slave, int wait_status);
+  void Fail(int exit_status, const std::string& message);
+  void KillSlaves();
+  void CheckDeadlock();
+  double ResidentFraction(int slave) const;
+
+  // Scheduling (master.cpp).
+  void Reply(Slave& slave, const ReplyMsg& reply);
+  void Block(Slave& slave, SlaveState state, const RequestMsg& request);
+  void Yield(Slave& slave, const RequestMsg& request);
+  void WakeIfReady(Slave& slave);
+  void Schedule();
+  void Resume(Slave& slave);
+  bool Ready(const Slave& slave, const RequestMsg& request) const;
+  ReplyMsg Complete(Slave& slave, const RequestMsg& request);
+
+  // Payloads (master.cpp).
+  Payload TakePayload(Slave& slave, const RequestMsg& request);
+  void GivePayload(Slave& slave, const Payload& payload, std::uint64_t capacity,
+                   ReplyMsg& reply);
+  std::uint64_t NewMasterFileId() { return MakeFileId(kMasterFileOwner, ++file_seq_); }
+  std::string SpillPath(std::uint64_t file_id) const;
+
+  // Point-to-point (p2p.cpp).
+  void HandleSend(Slave& slave, const RequestMsg& request);
+  void HandlePostRecv(Slave& slave, const RequestMsg& request);
+  void HandleWaitRecv(Slave& slave, const RequestMsg& request);
+  void HandleTestRecv(Slave& slave, const RequestMsg& request);
+  void HandleProbe(Slave& slave, const RequestMsg& request);
+  ReplyMsg CompleteRecv(Slave& slave, const RequestMsg& request);
+  ReplyMsg CompleteProbe(Slave& slave, const RequestMsg& request);
+
+  // Collectives (collective.cpp, bcast.cpp, reduce.cpp).
+  void HandleCollective(Slave& slave, const RequestMsg& request);
+  Collective& JoinCollective(Slave& slave, const RequestMsg& request);
+  void FinishCollective(int comm, std::uint64_t seq);  // wakes its waiters
+  ReplyMsg CompleteCollective(Slave& slave, const RequestMsg& request);
+  void ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request);
+  void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
+  void FoldContributions(Collective& collective);
+
+  // Communicators.
+  const MasterComm& Comm(int id) const;
+  int CommRankOf(const MasterComm& comm, int world_rank) const;
+  Slave* LocalSlave(int world_rank);
+
+  MasterOptions options_;
+  int node_;
+  int nnodes_;
+  JobNames names_;
+  std::string job_dir_;
+  std::string spill_dir_;
+  std::size_t window_size_;
+  std::string program_path_;
+  bool job_dir_created_ = false;
+
+  MessageQueue request_queue_;
+  std::vector<Slave> slaves_;
+  Scheduler scheduler_;
+  MemoryBudget budget_;
+  std::map<int, MasterComm> comms_;
+  std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
+  std::uint64_t file_seq_ = 0;
+
+  int epoll_fd_ = -1;
+  int signal_fd_ = -1;
+  int live_slaves_ = 0;
+  bool failed_ = false;
+  int exit_status_ = 0;
+  int cpu_ = -1;  // CPU shared by the master and its slaves with -nr 1
+};
+
+}  // namespace bdmpi

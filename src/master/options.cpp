@@ -1,0 +1,79 @@
+#include "master/options.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "common/error.h"
+#include "common/job_names.h"
+
+namespace bdmpi {
+namespace {
+
+[[noreturn]] void BadOption(const std::string& message) {
+  throw Error(kErrArg, "bdmprun: " + message);
+}
+
+int ParsePositive(const std::string& name, const std::string& text) {
+  char* end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || value < 1 || value > 1 << 20)
+    BadOption(name + " needs a positive integer, got '" + text + "'");
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+std::size_t ParseByteSize(const std::string& text) {
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str()) BadOption("bad size '" + text + "'");
+  std::string suffix(end);
+  unsigned long long scale = 1;
+  if (suffix == "k" || suffix == "K" || suffix == "KiB") scale = 1ull << 10;
+  else if (suffix == "m" || suffix == "M" || suffix == "MiB") scale = 1ull << 20;
+  else if (suffix == "g" || suffix == "G" || suffix == "GiB") scale = 1ull << 30;
+  else if (!suffix.empty()) BadOption("bad size suffix in '" + text + "'");
+  return static_cast<std::size_t>(value * scale);
+}
+
+MasterOptions ParseMasterOptions(int argc, char** argv) {
+  MasterOptions options;
+  int i = 1;
+  auto value = [&](const std::string& name) -> std::string {
+    if (i + 1 >= argc) BadOption(name + " needs a value");
+    return argv[++i];
+  };
+  for (; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-') break;
+    if (arg == "--job-id") options.job_id = value(arg);
+    else if (arg == "--scratch-dir") options.scratch_dir = value(arg);
+    else if (arg == "-ns") options.nslaves = ParsePositive(arg, value(arg));
+    else if (arg == "-nr") options.nrunning = ParsePositive(arg, value(arg));
+    else if (arg == "-nc") options.ncritical = ParsePositive(arg, value(arg));
+    else if (arg == "--mem-threshold") options.mem_threshold = ParseByteSize(value(arg));
+    else if (arg == "--mem-budget") options.mem_budget = ParseByteSize(value(arg));
+    else if (arg == "--no-bind") options.bind = false;
+    else if (arg == "--policy") {
+      std::string policy = value(arg);
+      if (policy == "memory") options.policy = SchedulePolicy::kMemory;
+      else if (policy == "fifo") options.policy = SchedulePolicy::kFifo;
+      else BadOption("--policy is 'memory' or 'fifo', got '" + policy + "'");
+    } else {
+      BadOption("unknown option '" + arg + "'");
+    }
+  }
+  for (; i < argc; ++i) options.program.emplace_back(argv[i]);
+  if (options.program.empty()) BadOption("no program to run");
+  if (options.job_id.empty()) options.job_id = NewJobId();
+  if (!ValidJobId(options.job_id))
+    BadOption("--job-id may hold only letters, digits, '-' and '_' (max 32)");
+  if (options.mem_threshold < 1) options.mem_threshold = 1;
+  return options;
+}
+
+}  // namespace bdmpi

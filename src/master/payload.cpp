@@ -1,0 +1,61 @@
+#include "master/payload.h"
+
+#include <utility>
+
+namespace bdmpi {
+
+bool MemoryBudget::TryReserve(std::size_t bytes) {
+  if (used_ + bytes > limit_) return false;
+  used_ += bytes;
+  if (used_ > peak_) peak_ = used_;
+  return true;
+}
+
+Payload Payload::InMemory(std::vector<std::byte> data, MemoryBudget* budget) {
+  Payload payload;
+  payload.bytes_ = data.size();
+  payload.memory_ = std::move(data);
+  payload.budget_ = budget;
+  return payload;
+}
+
+Payload Payload::OnDisk(std::shared_ptr<OwnedFile> file, std::uint64_t file_id,
+                        std::uint64_t bytes) {
+  Payload payload;
+  payload.bytes_ = bytes;
+  payload.file_ = std::move(file);
+  payload.file_id_ = file_id;
+  return payload;
+}
+
+Payload::Payload(Payload&& other) noexcept
+    : bytes_(std::exchange(other.bytes_, 0)),
+      memory_(std::move(other.memory_)),
+      budget_(std::exchange(other.budget_, nullptr)),
+      file_(std::move(other.file_)),
+      file_id_(other.file_id_) {}
+
+Payload& Payload::operator=(Payload&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    bytes_ = std::exchange(other.bytes_, 0);
+    memory_ = std::move(other.memory_);
+    budget_ = std::exchange(other.budget_, nullptr);
+    file_ = std::move(other.file_);
+    file_id_ = other.file_id_;
+  }
+  return *this;
+}
+
+Payload::~Payload() { Reset(); }
+
+void Payload::Reset() noexcept {
+  if (budget_ != nullptr) budget_->Release(memory_.size());
+  budget_ = nullptr;
+  memory_.clear();
+  memory_.shrink_to_fit();
+  file_.reset();
+  bytes_ = 0;
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,54 @@
+// The master's half of MPI_Reduce and MPI_Allreduce: it reduces the members'
+// contributions itself, in rank order, as they arrive. Large contributions
+// stay in their spill files and are reduced through mappings, so the master
+// never holds a large reduction in its own memory. The slave's half is
+// src/slave/reduce.cpp.
+#include "common/datatype.h"
+#include "common/error.h"
+#include "common/reduce.h"
+#include "master/master.h"
+
+namespace bdmpi {
+
+void Master::ContributeReduce(Collective& collective, Slave& slave,
+                              const RequestMsg& request) {
+  BDMPI_ENFORCE(request.bytes == collective.bytes,
+                "reduction with different counts on different ranks");
+  collective.contributions[request.rank] = TakePayload(slave, request);
+  FoldContributions(collective);
+}
+
+void Master::FoldContributions(Collective& collective) {
+  const DatatypeInfo* type =
+      FindPredefinedDatatype(static_cast<DatatypeId>(collective.datatype));
+  BDMPI_ENFORCE(type != nullptr, "reduction on an unknown datatype");
+  std::size_t count = collective.bytes / type->extent;
+  int size = static_cast<int>(collective.contributions.size());
+  while (collective.folded < size && collective.contributions[collective.folded]) {
+    Payload& next = *collective.contributions[collective.folded];
+    if (collective.folded == 0) {
+      // Rank 0's contribution becomes the accumulator, in place.
+      collective.result = std::move(next);
+      if (collective.result.on_disk() && collective.bytes > 0)
+        collective.accumulator_map.emplace(MappedFile::OpenReadWrite(
+            collective.result.file()->path(), collective.bytes));
+    } else if (count > 0) {
+      std::optional<MappedFile> in_map;
+      const std::byte* in = next.memory().data();
+      if (next.on_disk()) {
+        in_map.emplace(MappedFile::OpenRead(next.file()->path(), collective.bytes));
+        in = in_map->data();
+      }
+      std::byte* accumulator = collective.result.on_disk()
+                                   ? collective.accumulator_map->data()
+                                   : collective.result.memory().data();
+      Reduce(static_cast<OpId>(collective.op), static_cast<DatatypeId>(collective.datatype),
+             in, accumulator, count);
+    }
+    collective.contributions[collective.folded].reset();  // unlinks its file
+    ++collective.folded;
+  }
+  if (collective.folded == size) collective.accumulator_map.reset();
+}
+
+}  // namespace bdmpi

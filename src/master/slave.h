@@ -1,0 +1,52 @@
+// What the master keeps for each of its slaves.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "common/file_io.h"
+#include "common/message_queue.h"
+#include "common/protocol.h"
+#include "common/shared_memory.h"
+#include "master/mailbox.h"
+
+namespace bdmpi {
+
+// The paper's states, plus the two ends of a slave's life.
+enum class SlaveState {
+  kStarting,   // forked, has not called MPI_Init yet (runs unscheduled)
+  kRunnable,   // may run when a slot frees
+  kRunning,    // holds one of the nrunning slots
+  kRBlocked,   // waiting for a point-to-point message
+  kCBlocked,   // inside a collective that has not completed
+  kFinalized,  // called MPI_Finalize; runs unscheduled until it exits
+  kExited,     // reaped
+};
+
+const char* SlaveStateName(SlaveState state);
+
+struct Slave {
+  int index = 0;       // on this node
+  int world_rank = 0;
+  pid_t pid = -1;
+  SlaveState state = SlaveState::kStarting;
+  bool initialized = false;
+  MessageQueue go_queue;  // master -> slave replies (non-blocking)
+  SharedMemory window;    // small payloads in both directions
+  int statm_fd = -1;      // /proc/<pid>/statm, for the memory policy
+  Mailbox mailbox;
+  // The request whose reply is due when this slave next runs.
+  std::optional<RequestMsg> pending;
+  // Files handed to the slave in its last reply; released at its next
+  // request, which proves it has read them.
+  std::vector<std::shared_ptr<OwnedFile>> held_files;
+  // Sequence number of this slave's next collective, per communicator.
+  std::map<int, std::uint64_t> collective_seq;
+};
+
+}  // namespace bdmpi

@@ -1,0 +1,311 @@
+// The extern "C" MPI entry points of libbdmpi: thin wrappers that check
+// output pointers, call into the runtime and pass errors through Guard.
+#include <mpi.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "common/error.h"
+#include "common/handles.h"
+#include "slave/collectives.h"
+#include "slave/environment.h"
+#include "slave/errors.h"
+#include "slave/objects.h"
+#include "slave/p2p.h"
+
+using bdmpi::Error;
+using bdmpi::Guard;
+
+namespace {
+
+pthread_t main_thread = pthread_self();
+
+const char kLibraryVersion[] = "BDMPI 0.1 (MPI 3.1 subset, out-of-core runtime)";
+
+}  // namespace
+
+extern "C" {
+
+// ------------------------------------------------------------ environment
+
+int MPI_Init(int*, char***) {
+  return Guard("MPI_Init", MPI_COMM_WORLD, [] { bdmpi::Initialize(MPI_THREAD_SINGLE, nullptr); });
+}
+
+int MPI_Init_thread(int*, char***, int required, int* provided) {
+  return Guard("MPI_Init_thread", MPI_COMM_WORLD,
+               [&] { bdmpi::Initialize(required, provided); });
+}
+
+int MPI_Initialized(int* flag) {
+  *flag = bdmpi::IsInitialized();
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+  *flag = bdmpi::IsFinalized();
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void) {
+  return Guard("MPI_Finalize", MPI_COMM_WORLD, [] { bdmpi::Finalize(); });
+}
+
+int MPI_Abort(MPI_Comm, int errorcode) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  bdmpi::AbortJob(errorcode);
+}
+
+int MPI_Query_thread(int* provided) {
+  *provided = bdmpi::ThreadLevel();
+  return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int* flag) {
+  *flag = pthread_equal(pthread_self(), main_thread) != 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  char host[MPI_MAX_PROCESSOR_NAME];
+  if (gethostname(host, sizeof host) != 0) std::strcpy(host, "localhost");
+  host[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+  std::strcpy(name, host);
+  *resultlen = static_cast<int>(std::strlen(name));
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char* version, int* resultlen) {
+  std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "%s", kLibraryVersion);
+  *resultlen = static_cast<int>(std::strlen(version));
+  return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void) { return bdmpi::Wtime(); }
+double MPI_Wtick(void) { return bdmpi::Wtick(); }
+
+// ----------------------------------------------------------------- errors
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return Guard("MPI_Comm_set_errhandler", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::CommInfo& info = bdmpi::LookupComm(comm);
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
+      throw Error(bdmpi::kErrArg, "invalid error handler");
+    info.errhandler = errhandler;
+  });
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return Guard("MPI_Comm_get_errhandler", comm, [&] {
+    bdmpi::RequireInitialized();
+    *errhandler = bdmpi::LookupComm(comm).errhandler;
+  });
+}
+
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  // Predefined handlers cannot be freed; the handle just becomes null.
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_class(int errorcode, int* errorclass) {
+  if (bdmpi::ErrorClassString(errorcode) == nullptr) {
+    return bdmpi::RaiseError("MPI_Error_class", MPI_COMM_WORLD, MPI_ERR_ARG,
+                             "not an error code");
+  }
+  *errorclass = errorcode;  // every code we return is a class
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+  const char* text = bdmpi::ErrorClassString(errorcode);
+  if (text == nullptr) {
+    return bdmpi::RaiseError("MPI_Error_string", MPI_COMM_WORLD, MPI_ERR_ARG,
+                             "not an error code");
+  }
+  std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+  *resultlen = static_cast<int>(std::strlen(string));
+  return MPI_SUCCESS;
+}
+
+// ---------------------------------------------------------- communicators
+
+int MPI_Comm_size(MPI_Comm comm, int* size) {
+  return Guard("MPI_Comm_size", comm, [&] {
+    bdmpi::RequireInitialized();
+    *size = bdmpi::LookupComm(comm).size;
+  });
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  return Guard("MPI_Comm_rank", comm, [&] {
+    bdmpi::RequireInitialized();
+    *rank = bdmpi::LookupComm(comm).rank;
+  });
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
+  static int tag_ub = 2147483647;
+  static int wtime_is_global = 0;
+  return Guard("MPI_Comm_get_attr", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    *flag = 1;
+    switch (keyval) {
+      case MPI_TAG_UB: *static_cast<int**>(value) = &tag_ub; break;
+      case MPI_WTIME_IS_GLOBAL: *static_cast<int**>(value) = &wtime_is_global; break;
+      default: *flag = 0; break;
+    }
+  });
+}
+
+// -------------------------------------------------------------- datatypes
+
+int MPI_Type_size(MPI_Datatype datatype, int* size) {
+  return Guard("MPI_Type_size", MPI_COMM_WORLD,
+               [&] { *size = static_cast<int>(bdmpi::LookupDatatype(datatype).size); });
+}
+
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  return Guard("MPI_Type_size_x", MPI_COMM_WORLD,
+               [&] { *size = bdmpi::LookupDatatype(datatype).size; });
+}
+
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  return Guard("MPI_Type_get_extent", MPI_COMM_WORLD, [&] {
+    *lb = 0;
+    *extent = bdmpi::LookupDatatype(datatype).extent;
+  });
+}
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  return Guard("MPI_Get_count", MPI_COMM_WORLD, [&] {
+    std::uint64_t extent = bdmpi::LookupDatatype(datatype).extent;
+    std::uint64_t bytes = static_cast<std::uint64_t>(status->bdmpi_count);
+    *count = (extent == 0 || bytes % extent != 0) ? MPI_UNDEFINED
+                                                  : static_cast<int>(bytes / extent);
+  });
+}
+
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  return MPI_Get_count(status, datatype, count);
+}
+
+// --------------------------------------------------------- point-to-point
+
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+             MPI_Comm comm) {
+  return Guard("MPI_Send", comm,
+               [&] { bdmpi::Send(buf, count, datatype, dest, tag, comm); });
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Isend", comm, [&] {
+    bdmpi::Send(buf, count, datatype, dest, tag, comm);
+    *request = bdmpi::CompletedSendRequest(comm);
+  });
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+             MPI_Comm comm, MPI_Status* status) {
+  return Guard("MPI_Recv", comm,
+               [&] { bdmpi::Recv(buf, count, datatype, source, tag, comm, status); });
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Irecv", comm, [&] {
+    *request = bdmpi::Irecv(buf, count, datatype, source, tag, comm);
+  });
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return Guard("MPI_Sendrecv", comm, [&] {
+    // Sends are buffered, so sending first cannot deadlock.
+    bdmpi::Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    bdmpi::Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  });
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return Guard("MPI_Probe", comm, [&] { bdmpi::Probe(source, tag, comm, status); });
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return Guard("MPI_Iprobe", comm,
+               [&] { *flag = bdmpi::Iprobe(source, tag, comm, status); });
+}
+
+// --------------------------------------------------------------- requests
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  MPI_Comm comm = bdmpi::RequestComm(*request);
+  return Guard("MPI_Wait", comm, [&] {
+    int error = bdmpi::Wait(request, status);
+    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
+  });
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  MPI_Comm comm = bdmpi::RequestComm(*request);
+  return Guard("MPI_Test", comm, [&] {
+    int error = bdmpi::Test(request, flag, status);
+    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
+  });
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  MPI_Comm comm = count > 0 ? bdmpi::RequestComm(requests[0]) : MPI_COMM_WORLD;
+  return Guard("MPI_Waitall", comm, [&] {
+    if (count < 0) throw Error(bdmpi::kErrCount, "negative count");
+    bool failed = false;
+    for (int i = 0; i < count; ++i) {
+      MPI_Status ignored;
+      MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? &ignored : &statuses[i];
+      int error = bdmpi::Wait(&requests[i], status);
+      status->MPI_ERROR = error;
+      failed = failed || error != MPI_SUCCESS;
+    }
+    if (failed) throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  });
+}
+
+// ------------------------------------------------------------ collectives
+
+int MPI_Barrier(MPI_Comm comm) {
+  return Guard("MPI_Barrier", comm, [&] { bdmpi::Barrier(comm); });
+}
+
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return Guard("MPI_Bcast", comm,
+               [&] { bdmpi::Bcast(buffer, count, datatype, root, comm); });
+}
+
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+               MPI_Op op, int root, MPI_Comm comm) {
+  return Guard("MPI_Reduce", comm, [&] {
+    bdmpi::Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  });
+}
+
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm) {
+  return Guard("MPI_Allreduce", comm, [&] {
+    bdmpi::Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  });
+}
+
+}  // extern "C"

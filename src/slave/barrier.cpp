@@ -1,0 +1,20 @@
+#include "common/protocol.h"
+#include "slave/collectives.h"
+#include "slave/errors.h"
+#include "slave/objects.h"
+#include "slave/runtime.h"
+
+namespace bdmpi {
+
+void Barrier(MPI_Comm comm_handle) {
+  RequireInitialized();
+  const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.size == 1) return;
+  RequestMsg request;
+  request.type = MsgType::kBarrier;
+  request.comm = comm.id;
+  request.rank = comm.rank;
+  Runtime::Instance()->Call(request);
+}
+
+}  // namespace bdmpi

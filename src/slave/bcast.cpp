@@ -1,0 +1,49 @@
+// The slave's half of MPI_Bcast: the root stages its buffer once and goes
+// on (the data is buffered); every other rank receives it when it runs.
+#include <string>
+
+#include "common/error.h"
+#include "common/protocol.h"
+#include "slave/collectives.h"
+#include "slave/errors.h"
+#include "slave/objects.h"
+#include "slave/runtime.h"
+
+namespace bdmpi {
+
+void CheckRoot(const CommInfo& comm, int root) {
+  if (root < 0 || root >= comm.size)
+    throw Error(kErrRoot, "root " + std::to_string(root) + " is not in [0, " +
+                              std::to_string(comm.size) + ")");
+}
+
+void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
+           MPI_Comm comm_handle) {
+  RequireInitialized();
+  const CommInfo& comm = LookupComm(comm_handle);
+  std::uint64_t bytes = BufferBytes(count, datatype);
+  CheckRoot(comm, root);
+  if (comm.size == 1) return;
+  Runtime* runtime = Runtime::Instance();
+  RequestMsg request;
+  request.type = MsgType::kBcast;
+  request.comm = comm.id;
+  request.rank = comm.rank;
+  request.peer = root;
+  if (comm.rank == root) {
+    runtime->StagePayload(buffer, bytes, request);
+    if (request.where == Where::kWindow) {
+      runtime->PostWindowed(request);
+    } else {
+      runtime->Post(request);
+    }
+    return;
+  }
+  request.bytes = bytes;
+  ReplyMsg reply = runtime->Call(request);
+  runtime->FetchPayload(reply, buffer, bytes);
+  if (reply.error != MPI_SUCCESS)
+    throw Error(reply.error, "the root broadcasts more data than count holds");
+}
+
+}  // namespace bdmpi

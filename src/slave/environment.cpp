@@ -1,0 +1,70 @@
+#include "slave/environment.h"
+
+#include <mpi.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "slave/objects.h"
+#include "slave/runtime.h"
+
+namespace bdmpi {
+namespace {
+
+struct Lifecycle {
+  bool initialized = false;
+  bool finalized = false;
+  int thread_level = MPI_THREAD_SINGLE;
+};
+
+Lifecycle& State() {
+  static Lifecycle state;
+  return state;
+}
+
+}  // namespace
+
+void Initialize(int required, int* provided) {
+  Lifecycle& state = State();
+  if (state.initialized)
+    throw Error(kErrOther, "MPI_Init called twice");
+  // Ranks take turns through the master, so a rank's threads must funnel
+  // their MPI calls through the main thread.
+  state.thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  if (provided != nullptr) *provided = state.thread_level;
+  Runtime::Start();
+  ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->world_size());
+  state.initialized = true;
+}
+
+void Finalize() {
+  if (Runtime::Instance() == nullptr)
+    throw Error(kErrOther, "MPI_Finalize without MPI_Init");
+  Runtime::Stop();
+  State().finalized = true;
+}
+
+bool IsInitialized() { return State().initialized; }
+bool IsFinalized() { return State().finalized; }
+int ThreadLevel() { return State().thread_level; }
+
+void AbortJob(int code) {
+  Runtime* runtime = Runtime::Instance();
+  if (runtime != nullptr) runtime->Abort(code);
+  _exit(code != 0 ? code : 1);
+}
+
+double Wtime() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+double Wtick() {
+  timespec resolution{};
+  clock_getres(CLOCK_MONOTONIC, &resolution);
+  return static_cast<double>(resolution.tv_sec) +
+         1e-9 * static_cast<double>(resolution.tv_nsec);
+}
+
+}  // namespace bdmpi

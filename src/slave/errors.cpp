@@ -1,0 +1,79 @@
+#include "slave/errors.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "common/handles.h"
+#include "slave/objects.h"
+#include "slave/runtime.h"
+
+namespace bdmpi {
+
+static_assert(MPI_ERR_TRUNCATE == kErrTruncate && MPI_ERR_RANK == kErrRank &&
+              MPI_ERR_INTERN == kErrIntern && MPI_ERR_NO_SPACE == kErrNoSpace);
+
+const char* ErrorClassString(int error_class) {
+  switch (error_class) {
+    case MPI_SUCCESS: return "MPI_SUCCESS: no errors";
+    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER: invalid buffer pointer";
+    case MPI_ERR_COUNT: return "MPI_ERR_COUNT: invalid count argument";
+    case MPI_ERR_TYPE: return "MPI_ERR_TYPE: invalid datatype";
+    case MPI_ERR_TAG: return "MPI_ERR_TAG: invalid tag";
+    case MPI_ERR_COMM: return "MPI_ERR_COMM: invalid communicator";
+    case MPI_ERR_RANK: return "MPI_ERR_RANK: invalid rank";
+    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST: invalid request";
+    case MPI_ERR_ROOT: return "MPI_ERR_ROOT: invalid root";
+    case MPI_ERR_GROUP: return "MPI_ERR_GROUP: invalid group";
+    case MPI_ERR_OP: return "MPI_ERR_OP: invalid reduce operation";
+    case MPI_ERR_TOPOLOGY: return "MPI_ERR_TOPOLOGY: invalid communicator topology";
+    case MPI_ERR_DIMS: return "MPI_ERR_DIMS: invalid topology dimension";
+    case MPI_ERR_ARG: return "MPI_ERR_ARG: invalid argument of some other kind";
+    case MPI_ERR_UNKNOWN: return "MPI_ERR_UNKNOWN: unknown error";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE: message truncated";
+    case MPI_ERR_OTHER: return "MPI_ERR_OTHER: known error not in this list";
+    case MPI_ERR_INTERN: return "MPI_ERR_INTERN: internal error";
+    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS: error code is in status";
+    case MPI_ERR_PENDING: return "MPI_ERR_PENDING: pending request";
+    case MPI_ERR_IO: return "MPI_ERR_IO: input/output error";
+    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM: out of memory";
+    case MPI_ERR_NO_SPACE: return "MPI_ERR_NO_SPACE: no space left (or a system limit reached)";
+    case MPI_ERR_UNSUPPORTED_OPERATION:
+      return "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported";
+    default: break;
+  }
+  if (error_class > 0 && error_class <= MPI_ERR_LASTCODE)
+    return "MPI error (see the MPI standard's list of error classes)";
+  return nullptr;
+}
+
+void RequireInitialized() {
+  if (Runtime::Instance() == nullptr)
+    throw Error(kErrOther, "MPI is not initialized (called before MPI_Init or "
+                           "after MPI_Finalize)");
+}
+
+int RaiseError(const char* function, MPI_Comm comm, int error_class,
+               const char* detail) {
+  MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
+  Runtime* runtime = Runtime::Instance();
+  // Errors on an invalid communicator go to MPI_COMM_WORLD's handler.
+  for (MPI_Comm candidate : {comm, MPI_COMM_WORLD}) {
+    try {
+      handler = LookupComm(candidate).errhandler;
+      break;
+    } catch (const Error&) {
+    }
+  }
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  std::string rank = runtime ? std::to_string(runtime->world_rank()) : "?";
+  const char* text = ErrorClassString(error_class);
+  std::fprintf(stderr, "BDMPI: rank %s: %s: %s (%s); MPI_ERRORS_ARE_FATAL ends the job\n",
+               rank.c_str(), function, detail, text ? text : "?");
+  std::fflush(stderr);
+  if (runtime != nullptr) runtime->Abort(error_class);
+  _exit(error_class != 0 ? error_class : 1);
+}
+
+}  // namespace bdmpi

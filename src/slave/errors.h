@@ -1,0 +1,40 @@
+// The extern "C" boundary: every MPI entry point runs its body through
+// Guard, which turns exceptions into MPI error classes and hands them to the
+// communicator's error handler. No exception reaches user code.
+#pragma once
+
+#include <mpi.h>
+
+#include <exception>
+#include <new>
+
+#include "common/error.h"
+
+namespace bdmpi {
+
+// Applies `comm`'s error handler (MPI_COMM_WORLD's if comm is invalid) to
+// an error: returns error_class under MPI_ERRORS_RETURN, otherwise prints
+// the error naming the rank and function and aborts the job.
+int RaiseError(const char* function, MPI_Comm comm, int error_class,
+               const char* detail);
+
+const char* ErrorClassString(int error_class);
+
+// Throws unless between MPI_Init and MPI_Finalize.
+void RequireInitialized();
+
+template <class Body>
+int Guard(const char* function, MPI_Comm comm, Body&& body) {
+  try {
+    body();
+    return MPI_SUCCESS;
+  } catch (const Error& error) {
+    return RaiseError(function, comm, error.error_class(), error.what());
+  } catch (const std::bad_alloc&) {
+    return RaiseError(function, comm, MPI_ERR_NO_MEM, "out of memory");
+  } catch (const std::exception& error) {
+    return RaiseError(function, comm, MPI_ERR_INTERN, error.what());
+  }
+}
+
+}  // namespace bdmpi

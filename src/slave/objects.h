@@ -1,0 +1,52 @@
+// The MPI objects a slave holds: communicators (with their error handlers),
+// datatypes and requests, looked up by handle with MPI's error classes.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "common/datatype.h"
+
+namespace bdmpi {
+
+struct CommInfo {
+  int id = 0;  // the masters' name for it
+  int rank = 0;
+  int size = 0;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+};
+
+// Throws kErrComm for MPI_COMM_NULL and anything that is not a communicator.
+CommInfo& LookupComm(MPI_Comm comm);
+// Sets up MPI_COMM_WORLD (and forgets everything else) at MPI_Init.
+void ResetComms(int world_rank, int world_size);
+
+// Throws kErrType for MPI_DATATYPE_NULL and non-datatypes.
+const DatatypeInfo& LookupDatatype(MPI_Datatype datatype);
+DatatypeId DatatypeIdOf(MPI_Datatype datatype);
+// count elements of datatype in bytes; throws kErrCount / kErrType.
+std::uint64_t BufferBytes(int count, MPI_Datatype datatype);
+
+// A non-blocking operation in flight.
+struct PendingRequest {
+  bool is_recv = false;
+  bool done = false;
+  MPI_Comm comm = MPI_COMM_NULL;
+  void* buffer = nullptr;
+  std::uint64_t capacity = 0;
+  std::uint64_t id = 0;  // the master's receive id
+  MPI_Status status{};
+};
+
+MPI_Request NewRequest(const PendingRequest& request);
+// Throws kErrRequest for handles that name no request in flight.
+PendingRequest& LookupRequest(MPI_Request request);
+void FreeRequest(MPI_Request request);
+
+// Status helpers: `status` may be MPI_STATUS_IGNORE.
+void SetStatus(MPI_Status* status, int source, int tag, int error,
+               std::uint64_t bytes);
+void SetEmptyStatus(MPI_Status* status);
+
+}  // namespace bdmpi

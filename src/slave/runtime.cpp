@@ -1,0 +1,153 @@
+#include "slave/runtime.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/job_names.h"
+#include "common/log.h"
+
+namespace bdmpi {
+namespace {
+
+std::unique_ptr<Runtime>& Slot() {
+  static std::unique_ptr<Runtime> runtime;
+  return runtime;
+}
+
+const char* RequireEnv(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr)
+    throw Error(kErrOther,
+                std::string("this program uses BDMPI's libbdmpi and must be "
+                            "started with bdmpiexec (") + name + " is not set)");
+  return value;
+}
+
+int EnvInt(const char* name) { return std::atoi(RequireEnv(name)); }
+
+}  // namespace
+
+Runtime* Runtime::Instance() { return Slot().get(); }
+
+void Runtime::Start() {
+  std::unique_ptr<Runtime> runtime(new Runtime());
+  runtime->Connect();
+  Slot() = std::move(runtime);
+  RequestMsg init;
+  init.type = MsgType::kInit;
+  Slot()->Call(init);
+}
+
+void Runtime::Stop() {
+  Runtime* runtime = Instance();
+  RequestMsg finalize;
+  finalize.type = MsgType::kFinalize;
+  runtime->Call(finalize);
+  Slot().reset();
+}
+
+void Runtime::Connect() {
+  std::string job_id = RequireEnv(kEnvJobId);
+  node_ = EnvInt(kEnvNode);
+  slave_ = EnvInt(kEnvSlave);
+  world_rank_ = EnvInt(kEnvWorldRank);
+  world_size_ = EnvInt(kEnvWorldSize);
+  std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
+  spill_dir_ = RequireEnv(kEnvSpillDir);
+  std::string who = "rank " + std::to_string(world_rank_);
+  InitLog(who.c_str());
+  JobNames names(job_id, node_);
+  request_queue_ = MessageQueue::Open(names.RequestQueue(), O_WRONLY);
+  go_queue_ = MessageQueue::Open(names.GoQueue(slave_), O_RDONLY);
+  window_ = SharedMemory::Open(names.Window(slave_), window_size);
+}
+
+void Runtime::Post(RequestMsg request) {
+  request.slave = slave_;
+  request.wants_reply = false;
+  request_queue_.Send(&request, sizeof request);
+}
+
+void Runtime::PostWindowed(RequestMsg request) {
+  request.slave = slave_;
+  request.wants_reply = true;
+  request_queue_.Send(&request, sizeof request);
+  ++pending_acks_;
+}
+
+ReplyMsg Runtime::Call(RequestMsg request) {
+  request.slave = slave_;
+  request.wants_reply = true;
+  request_queue_.Send(&request, sizeof request);
+  // Replies come in request order: earlier acknowledgements first.
+  DrainAcks();
+  ReplyMsg reply = ReceiveReply();
+  BDMPI_ENFORCE(reply.type == request.type,
+                std::string("reply to ") + MsgTypeName(reply.type) + " for a " +
+                    MsgTypeName(request.type) + " request");
+  return reply;
+}
+
+void Runtime::DrainAcks() {
+  while (pending_acks_ > 0) {
+    ReceiveReply();
+    --pending_acks_;
+  }
+}
+
+ReplyMsg Runtime::ReceiveReply() {
+  ReplyMsg reply;
+  std::size_t size = go_queue_.Receive(&reply, sizeof reply);
+  BDMPI_ENFORCE(size == sizeof reply && reply.version == kProtocolVersion,
+                "malformed reply from the master");
+  return reply;
+}
+
+void Runtime::Abort(int code) {
+  RequestMsg abort;
+  abort.type = MsgType::kAbort;
+  abort.code = code;
+  Post(abort);
+  // The master kills every slave of the job; should it be gone, leave anyway.
+  sleep(10);
+  _exit(code != 0 ? code : 1);
+}
+
+void Runtime::StagePayload(const void* data, std::uint64_t bytes,
+                           RequestMsg& request) {
+  request.bytes = bytes;
+  if (bytes == 0) {
+    request.where = Where::kNone;
+  } else if (bytes <= window_.size()) {
+    DrainAcks();  // the master has consumed the window's previous contents
+    std::memcpy(window_.data(), data, bytes);
+    request.where = Where::kWindow;
+  } else {
+    request.file_id = MakeFileId(static_cast<std::uint64_t>(slave_), ++file_seq_);
+    WriteNewFile(SpillFileName(spill_dir_, request.file_id), data, bytes);
+    request.where = Where::kFile;
+  }
+}
+
+void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
+                           std::uint64_t capacity) {
+  std::uint64_t bytes = reply.bytes < capacity ? reply.bytes : capacity;
+  switch (reply.where) {
+    case Where::kNone:
+      break;
+    case Where::kWindow:
+      std::memcpy(data, window_.data(), bytes);
+      break;
+    case Where::kFile:
+      ReadFilePrefix(SpillFileName(spill_dir_, reply.file_id), data, bytes);
+      break;
+  }
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,67 @@
+// The slave's connection to its master: identity, queues, window, and the
+// three ways of talking to the master (post, post with deferred ack, call).
+// One per process, created by MPI_Init; libbdmpi supports up to
+// MPI_THREAD_FUNNELED, so nothing here locks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/message_queue.h"
+#include "common/protocol.h"
+#include "common/shared_memory.h"
+
+namespace bdmpi {
+
+class Runtime {
+ public:
+  // The runtime, or nullptr outside MPI_Init ... MPI_Finalize.
+  static Runtime* Instance();
+  // Connects to the master named by the environment and waits until it
+  // schedules this slave. Throws if not started by bdmprun.
+  static void Start();
+  // Tells the master and disconnects.
+  static void Stop();
+
+  int world_rank() const { return world_rank_; }
+  int world_size() const { return world_size_; }
+  int node() const { return node_; }
+
+  // A request that wants no reply.
+  void Post(RequestMsg request);
+  // A request whose payload is in the window: the master's acknowledgement
+  // is collected only when the window is needed again.
+  void PostWindowed(RequestMsg request);
+  // A request and its reply; the slave is descheduled until it arrives.
+  ReplyMsg Call(RequestMsg request);
+  // Sends MPI_Abort's request and never returns.
+  [[noreturn]] void Abort(int code);
+
+  // Puts a payload where the master will find it: the window when it fits
+  // (the caller then posts with PostWindowed or Call), else a new spill file.
+  void StagePayload(const void* data, std::uint64_t bytes, RequestMsg& request);
+  // Copies min(reply.bytes, capacity) bytes of a reply's payload to `data`.
+  void FetchPayload(const ReplyMsg& reply, void* data, std::uint64_t capacity);
+
+  std::uint64_t NewRecvId() { return ++recv_seq_; }
+
+ private:
+  Runtime() = default;
+  void Connect();
+  void DrainAcks();
+  ReplyMsg ReceiveReply();
+
+  int world_rank_ = 0;
+  int world_size_ = 1;
+  int node_ = 0;
+  int slave_ = 0;
+  std::string spill_dir_;
+  MessageQueue request_queue_;
+  MessageQueue go_queue_;
+  SharedMemory window_;
+  int pending_acks_ = 0;
+  std::uint64_t recv_seq_ = 0;
+  std::uint64_t file_seq_ = 0;
+};
+
+}  // namespace bdmpi

@@ -1,0 +1,124 @@
+#include "bdmpiexec/launch_options.h"
+
+#include <cstdlib>
+
+#include "common/error.h"
+#include "common/job_names.h"
+
+namespace bdmpi {
+
+const char kLaunchUsage[] =
+    "usage: bdmpiexec [options] program [args...]\n"
+    "\n"
+    "Runs an MPI program linked with libbdmpi with more ranks than fit in\n"
+    "memory: only RUNNING ranks per node run at a time; the others wait,\n"
+    "descheduled at MPI's blocking points, with their messages buffered.\n"
+    "\n"
+    "  -nn N                 nodes (default 1)\n"
+    "  -ns N                 slaves (MPI ranks) per node (default 1)\n"
+    "  -nr N                 slaves running at once per node (default 1)\n"
+    "  -nc N                 slaves allowed in a critical section (default 1)\n"
+    "  --mem-threshold SIZE  messages larger than this go through disk\n"
+    "                        (default 64k; k/m/g suffixes)\n"
+    "  --mem-budget SIZE     bytes of small messages a master buffers in\n"
+    "                        memory before spilling them too (default 256m)\n"
+    "  --scratch-dir DIR     where the job's private spill directory goes\n"
+    "                        (default $BDMPI_SCRATCH_DIR, $TMPDIR or /tmp)\n"
+    "  --policy memory|fifo  which runnable slave resumes next (default\n"
+    "                        memory: the one with most memory resident)\n"
+    "  --no-bind             with -nr 1, do not keep the master and its\n"
+    "                        slaves on one core\n"
+    "  --job-id ID           name of the job's IPC objects (default random)\n"
+    "  -v, --verbose         log what the master does (-v -v: debug)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "Exit status: 0, or the first failing rank's (128+N for signal N).\n";
+
+namespace {
+
+[[noreturn]] void Bad(const std::string& message) {
+  throw Error(kErrArg, "bdmpiexec: " + message);
+}
+
+int Count(const std::string& name, const char* text) {
+  char* end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < 1 || value > 1 << 20)
+    Bad(name + " needs a positive integer, got '" + text + "'");
+  return static_cast<int>(value);
+}
+
+std::string DefaultScratch() {
+  for (const char* name : {"BDMPI_SCRATCH_DIR", "TMPDIR"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') return value;
+  }
+  return "/tmp";
+}
+
+}  // namespace
+
+LaunchOptions ParseLaunchOptions(int argc, char** argv) {
+  LaunchOptions options;
+  int i = 1;
+  auto value = [&](const std::string& name) -> const char* {
+    if (i + 1 >= argc) Bad(name + " needs a value");
+    return argv[++i];
+  };
+  for (; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-') break;
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+      return options;
+    }
+    if (arg == "-nn") options.nnodes = Count(arg, value(arg));
+    else if (arg == "-ns") options.nslaves = Count(arg, value(arg));
+    else if (arg == "-nr") options.nrunning = Count(arg, value(arg));
+    else if (arg == "-nc") options.ncritical = Count(arg, value(arg));
+    else if (arg == "--mem-threshold") options.mem_threshold = value(arg);
+    else if (arg == "--mem-budget") options.mem_budget = value(arg);
+    else if (arg == "--scratch-dir") options.scratch_dir = value(arg);
+    else if (arg == "--policy") options.policy = value(arg);
+    else if (arg == "--job-id") options.job_id = value(arg);
+    else if (arg == "--no-bind") options.no_bind = true;
+    else if (arg == "-v" || arg == "--verbose") ++options.verbosity;
+    else Bad("unknown option '" + arg + "'");
+  }
+  for (; i < argc; ++i) options.program.emplace_back(argv[i]);
+  if (options.program.empty()) Bad("no program given");
+  if (options.nnodes != 1)
+    Bad("-nn > 1 needs the multi-node runtime, which is not built yet");
+  if (options.nrunning > options.nslaves) options.nrunning = options.nslaves;
+  if (options.job_id.empty()) options.job_id = NewJobId();
+  if (!ValidJobId(options.job_id))
+    Bad("--job-id may hold only letters, digits, '-' and '_' (at most 32)");
+  if (options.scratch_dir.empty()) options.scratch_dir = DefaultScratch();
+  return options;
+}
+
+std::vector<std::string> MasterCommand(const LaunchOptions& options,
+                                       const std::string& master_path) {
+  std::vector<std::string> command = {
+      master_path, "--job-id", options.job_id, "--scratch-dir", options.scratch_dir,
+      "-ns", std::to_string(options.nslaves), "-nr", std::to_string(options.nrunning),
+      "-nc", std::to_string(options.ncritical)};
+  auto pass = [&](const char* name, const std::string& value) {
+    if (value.empty()) return;
+    command.emplace_back(name);
+    command.push_back(value);
+  };
+  pass("--mem-threshold", options.mem_threshold);
+  pass("--mem-budget", options.mem_budget);
+  pass("--policy", options.policy);
+  if (options.no_bind) command.emplace_back("--no-bind");
+  command.emplace_back("--");
+  command.insert(command.end(), options.program.begin(), options.program.end());
+  return command;
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,118 @@
+// bdmpiexec: runs an MPI program built with libbdmpi out of core.
+//
+//   bdmpiexec -ns SLAVES [-nr RUNNING] [options] program [args...]
+//
+// It starts the master (bdmprun) of the node, which starts the slaves; it
+// passes signals on, and when the master is gone it removes whatever of the
+// job the master could not (a master killed by SIGKILL cleans up nothing).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bdmpiexec/cleanup.h"
+#include "bdmpiexec/launch_options.h"
+#include "common/error.h"
+#include "common/job_names.h"
+
+namespace {
+
+volatile sig_atomic_t forwarded_signal = 0;
+volatile pid_t master_pid = -1;
+
+void ForwardSignal(int sig) {
+  forwarded_signal = sig;
+  if (master_pid > 0) kill(master_pid, sig);
+}
+
+std::string SelfDirectory() {
+  char path[4096];
+  ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return ".";
+  path[n] = '\0';
+  std::string self(path);
+  return self.substr(0, self.rfind('/'));
+}
+
+// bdmprun next to bdmpiexec (build tree and install tree alike), unless
+// BDMPI_BDMPRUN names another.
+std::string FindMaster() {
+  if (const char* path = std::getenv("BDMPI_BDMPRUN")) return path;
+  std::string beside = SelfDirectory() + "/bdmprun";
+  if (access(beside.c_str(), X_OK) == 0) return beside;
+  return "bdmprun";
+}
+
+int RunMaster(const std::vector<std::string>& command) {
+  std::vector<char*> argv;
+  for (const std::string& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+
+  struct sigaction action {};
+  action.sa_handler = ForwardSignal;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::perror("bdmpiexec: fork");
+    return 1;
+  }
+  if (pid == 0) {
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "bdmpiexec: cannot run the master '%s': %s\n", argv[0],
+                 std::strerror(errno));
+    _exit(127);
+  }
+  master_pid = pid;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      std::perror("bdmpiexec: waitpid");
+      return 1;
+    }
+  }
+  master_pid = -1;
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    std::fprintf(stderr, "bdmpiexec: the master was killed by signal %d (%s)\n",
+                 sig, strsignal(sig));
+    return 128 + sig;
+  }
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bdmpi::LaunchOptions options;
+  try {
+    options = bdmpi::ParseLaunchOptions(argc, argv);
+  } catch (const bdmpi::Error& error) {
+    std::fprintf(stderr, "%s\nTry 'bdmpiexec --help'.\n", error.what());
+    return 2;
+  }
+  if (options.help) {
+    std::fputs(bdmpi::kLaunchUsage, stdout);
+    return 0;
+  }
+  if (options.verbosity > 0 && std::getenv("BDMPI_LOG") == nullptr)
+    setenv("BDMPI_LOG", options.verbosity > 1 ? "debug" : "info", 1);
+
+  std::vector<std::string> command = bdmpi::MasterCommand(options, FindMaster());
+  int status = RunMaster(command);
+  // Normally the master removed everything; after a crash this finds the rest.
+  int leftovers = bdmpi::RemoveJobLeftovers(options.job_id, options.scratch_dir,
+                                            options.nnodes, options.nslaves);
+  if (leftovers > 0)
+    std::fprintf(stderr, "bdmpiexec: removed %d leftover object(s) of job %s\n",
+                 leftovers, options.job_id.c_str());
+  if (status == 0 && forwarded_signal != 0) status = 128 + forwarded_signal;
+  return status;
+}
