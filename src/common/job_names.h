@@ -16,6 +16,9 @@ inline constexpr const char* kEnvWorldRank = "BDMPI_WORLD_RANK";
 inline constexpr const char* kEnvWorldSize = "BDMPI_WORLD_SIZE";
 inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
 inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
+// "1" when the slave may hold back requests that need no reply until its
+// next blocking call (the master runs one slave at a time).
+inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
 
 // 16 hex digits from the kernel's random source.
 std::string NewJobId();

@@ -1,5 +1,7 @@
 #include "common/protocol.h"
 
+#include <cstring>
+
 namespace bdmpi {
 
 const char* MsgTypeName(MsgType type) {
@@ -7,6 +9,7 @@ const char* MsgTypeName(MsgType type) {
     case MsgType::kInit: return "Init";
     case MsgType::kFinalize: return "Finalize";
     case MsgType::kAbort: return "Abort";
+    case MsgType::kEvent: return "Event";
     case MsgType::kSend: return "Send";
     case MsgType::kPostRecv: return "PostRecv";
     case MsgType::kWaitRecv: return "WaitRecv";
@@ -19,6 +22,13 @@ const char* MsgTypeName(MsgType type) {
     case MsgType::kAllreduce: return "Allreduce";
   }
   return "?";
+}
+
+void RequestBatch::Append(const RequestMsg& request, const void* inline_payload) {
+  std::memcpy(bytes_ + size_, &request, sizeof request);
+  if (request.where == Where::kInline && request.bytes > 0)
+    std::memcpy(bytes_ + size_ + sizeof request, inline_payload, request.bytes);
+  size_ += RecordSize(request);
 }
 
 }  // namespace bdmpi

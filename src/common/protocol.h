@@ -15,6 +15,7 @@
 // next request proves it has consumed the reply.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -28,9 +29,12 @@ enum class MsgType : std::uint16_t {
   //   Init:     slave -> master, reply when the slave is first scheduled.
   //   Finalize: reply at once; the slave leaves co-operative scheduling.
   //   Abort:    no reply; the master ends the job with `code`.
+  //   Event:    not from a slave: the master's watcher thread reports a
+  //             slave's exit (peer = its index) or a signal (code = signo).
   kInit = 0x0101,
   kFinalize = 0x0102,
   kAbort = 0x0103,
+  kEvent = 0x0104,
 
   // Point-to-point.
   //   Send:     payload in the window (wants_reply: the reply says the window
@@ -66,8 +70,9 @@ enum class MsgType : std::uint16_t {
 
 const char* MsgTypeName(MsgType type);
 
-// Where the payload of a request or reply is.
-enum class Where : std::uint8_t { kNone = 0, kWindow = 1, kFile = 2 };
+// Where the payload of a request or reply is. Inline payloads follow the
+// request in the same queue message (no window acknowledgement needed).
+enum class Where : std::uint8_t { kNone = 0, kWindow = 1, kFile = 2, kInline = 3 };
 
 struct RequestMsg {
   std::uint16_t version = kProtocolVersion;
@@ -99,15 +104,59 @@ struct ReplyMsg {
   std::uint64_t file_id = 0;
 };
 
-// Sized so that a queue of a few messages stays far below the default
+// Sized so that the request queue (at most msg_max = 10 messages for
+// ordinary users) and a go-queue per slave stay far below the default
 // per-user POSIX mq budget (819200 bytes, `ulimit -q`).
-inline constexpr long kRequestMsgSize = 64;
+inline constexpr long kRequestMsgSize = 1024;
 inline constexpr long kReplyMsgSize = 48;
+inline constexpr std::size_t kInlinePayloadMax = kRequestMsgSize - 64;
 
 static_assert(std::is_trivially_copyable_v<RequestMsg>);
 static_assert(std::is_trivially_copyable_v<ReplyMsg>);
-static_assert(sizeof(RequestMsg) <= kRequestMsgSize);
+static_assert(sizeof(RequestMsg) <= 64);
 static_assert(sizeof(ReplyMsg) <= kReplyMsgSize);
+
+// One request queue message carries one or more records, each a RequestMsg
+// followed by its inline payload and padded to 8 bytes. A slave that may
+// defer its posts (with -nr 1 nobody else runs until it blocks) sends a
+// send and the receive that follows it in one message.
+class RequestBatch {
+ public:
+  static std::size_t RecordSize(const RequestMsg& request) {
+    std::size_t payload = request.where == Where::kInline ? request.bytes : 0;
+    return (sizeof(RequestMsg) + payload + 7) / 8 * 8;
+  }
+  bool Fits(const RequestMsg& request) const {
+    return size_ + RecordSize(request) <= sizeof bytes_;
+  }
+  // Requires Fits(request); copies `inline_payload` (request.bytes bytes)
+  // when the request is kInline.
+  void Append(const RequestMsg& request, const void* inline_payload);
+  const std::byte* data() const { return bytes_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void Clear() { size_ = 0; }
+
+ private:
+  alignas(8) std::byte bytes_[kRequestMsgSize];
+  std::size_t size_ = 0;
+};
+
+// Calls handle(const RequestMsg&, const std::byte* inline_payload) for each
+// record of a received message; false if the message is malformed.
+template <class Handler>
+bool ForEachRequest(const std::byte* message, std::size_t size, Handler&& handle) {
+  std::size_t offset = 0;
+  while (offset + sizeof(RequestMsg) <= size) {
+    RequestMsg request;
+    __builtin_memcpy(&request, message + offset, sizeof request);
+    std::size_t record = RequestBatch::RecordSize(request);
+    if (offset + record > size) return false;
+    handle(request, message + offset + sizeof(RequestMsg));
+    offset += record;
+  }
+  return offset == size;
+}
 
 // Spill file ids: the high 24 bits name the creator (slave index, or
 // kMasterFileOwner), the low 40 bits count that creator's files.

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -12,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include "common/error.h"
@@ -23,21 +22,9 @@ extern char** environ;
 namespace bdmpi {
 namespace {
 
-// epoll tags: the request queue, the signalfd, or a slave's pidfd.
-constexpr std::uint64_t kTagRequests = ~std::uint64_t{0};
-constexpr std::uint64_t kTagSignals = kTagRequests - 1;
-
 std::size_t RoundUpToPage(std::size_t bytes) {
   std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
-}
-
-void AddToEpoll(int epoll_fd, int fd, std::uint64_t tag) {
-  epoll_event event{};
-  event.events = EPOLLIN;
-  event.data.u64 = tag;
-  if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0)
-    ThrowSystemError("epoll_ctl", errno);
 }
 
 std::string DescribeWaitStatus(int status) {
@@ -84,11 +71,10 @@ Master::Master(MasterOptions options, int node, int nnodes)
 
 Master::~Master() {
   KillSlaves();
+  watcher_.reset();
   for (Slave& slave : slaves_) {
     if (slave.statm_fd >= 0) close(slave.statm_fd);
   }
-  if (epoll_fd_ >= 0) close(epoll_fd_);
-  if (signal_fd_ >= 0) close(signal_fd_);
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
   slaves_.clear();
@@ -106,19 +92,17 @@ int Master::Run() {
     CPU_ZERO(&cpus);
     CPU_SET(cpu_, &cpus);
     if (sched_setaffinity(0, sizeof cpus, &cpus) != 0) cpu_ = -1;
+    // As a batch task the master does not preempt the running slave when a
+    // request arrives; it serves the requests when the slave blocks, which
+    // saves two context switches per message.
+    sched_param param{};
+    if (cpu_ >= 0) sched_setscheduler(0, SCHED_BATCH, &param);
   }
   request_queue_ = MessageQueue::Create(
-      names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/true);
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) ThrowSystemError("epoll_create1", errno);
-  sigset_t signals;
-  sigemptyset(&signals);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, sig);
-  signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signal_fd_ < 0) ThrowSystemError("signalfd", errno);
-  AddToEpoll(epoll_fd_, request_queue_.fd(), kTagRequests);
-  AddToEpoll(epoll_fd_, signal_fd_, kTagSignals);
+      names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/false);
+  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue());
   CreateSlaves();
+  watcher_->Start();
   EventLoop();
   BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu)",
              budget_.peak(), options_.mem_budget);
@@ -167,14 +151,13 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(world_size));
     spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(window_size_));
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_);
+    if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.cpu = cpu_;
     slave.pid = SpawnSlave(spec);
     ++live_slaves_;
     int pidfd = static_cast<int>(syscall(SYS_pidfd_open, slave.pid, 0));
     if (pidfd < 0) ThrowSystemError("pidfd_open", errno);
-    AddToEpoll(epoll_fd_, pidfd, static_cast<std::uint64_t>(slave.index));
-    // The pidfd only wakes the loop; the epoll set keeps it open until the
-    // master exits, which bounds the leak to one descriptor per slave.
+    watcher_->WatchChild(pidfd, slave.index);
     std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
     slave.statm_fd = open(statm.c_str(), O_RDONLY | O_CLOEXEC);
     BDMPI_DEBUG("sched", "started rank %d as pid %d", slave.world_rank,
@@ -183,38 +166,30 @@ void Master::CreateSlaves() {
 }
 
 void Master::EventLoop() {
-  epoll_event events[16];
-  RequestMsg request;
+  alignas(8) std::byte message[kRequestMsgSize];
   while (live_slaves_ > 0) {
-    int n = epoll_wait(epoll_fd_, events, 16, 1000);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ThrowSystemError("epoll_wait", errno);
-    }
-    bool children = (n == 0);  // a timeout also checks for exits
-    for (int i = 0; i < n; ++i) {
-      std::uint64_t tag = events[i].data.u64;
-      if (tag == kTagRequests) {
-        // Drain what is there; each request may resume another slave.
-        while (!failed_ && request_queue_.TryReceive(&request, sizeof request) > 0)
-          OnRequest(request);
-      } else if (tag == kTagSignals) {
-        OnSignal();
-      } else {
-        children = true;
-      }
-    }
-    if (children) ReapChildren();
+    std::size_t size = request_queue_.Receive(message, sizeof message);
+    bool well_formed = ForEachRequest(
+        message, size, [this](const RequestMsg& request, const std::byte* payload) {
+          if (!failed_) OnRequest(request, payload);
+        });
+    BDMPI_ENFORCE(well_formed, "malformed request message");
     if (!failed_) CheckDeadlock();
   }
 }
 
-void Master::OnRequest(const RequestMsg& request) {
+void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payload) {
   BDMPI_ENFORCE(request.version == kProtocolVersion,
                 "protocol version mismatch: slave built against another libbdmpi");
+  if (request.type == MsgType::kEvent) {
+    OnEvent(request);
+    return;
+  }
   BDMPI_ENFORCE(request.slave >= 0 && request.slave < options_.nslaves,
                 "bad slave index " + std::to_string(request.slave));
   Slave& slave = slaves_[request.slave];
+  if (slave.state == SlaveState::kExited) return;  // sent before it died
+  inline_payload_ = inline_payload;
   // The slave has consumed its previous reply.
   slave.held_files.clear();
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
@@ -253,29 +228,25 @@ void Master::OnRequest(const RequestMsg& request) {
     case MsgType::kBcast:
     case MsgType::kReduce:
     case MsgType::kAllreduce: HandleCollective(slave, request); break;
+    case MsgType::kEvent: break;
   }
+  inline_payload_ = nullptr;
 }
 
-void Master::OnSignal() {
-  signalfd_siginfo info{};
-  while (read(signal_fd_, &info, sizeof info) == sizeof info) {
-    Fail(128 + static_cast<int>(info.ssi_signo),
-         std::string("master received signal ") + strsignal(info.ssi_signo));
+void Master::OnEvent(const RequestMsg& event) {
+  if (event.code != 0) {
+    Fail(128 + event.code,
+         std::string("master received signal ") + strsignal(event.code));
+    return;
   }
-}
-
-void Master::ReapChildren() {
-  for (;;) {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) return;
-    for (Slave& slave : slaves_) {
-      if (slave.pid == pid && slave.state != SlaveState::kExited) {
-        OnSlaveExit(slave, status);
-        break;
-      }
-    }
+  if (event.peer < 0 || event.peer >= options_.nslaves) return;
+  Slave& slave = slaves_[event.peer];
+  if (slave.state == SlaveState::kExited) return;
+  int status = 0;
+  pid_t pid;
+  while ((pid = waitpid(slave.pid, &status, 0)) < 0 && errno == EINTR) {
   }
+  if (pid == slave.pid) OnSlaveExit(slave, status);
 }
 
 void Master::OnSlaveExit(Slave& slave, int wait_status) {
@@ -357,16 +328,24 @@ void Master::CheckDeadlock() {
   if (!blocked.empty()) Fail(1, "deadlock: every live rank is blocked:" + blocked);
 }
 
-double Master::ResidentFraction(int index) const {
-  const Slave& slave = slaves_[index];
+double Master::ResidentFraction(int index) {
+  constexpr std::int64_t kMaxAgeNs = 10'000'000;
+  Slave& slave = slaves_[index];
   if (slave.statm_fd < 0) return 0;
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  std::int64_t now_ns = now.tv_sec * 1'000'000'000LL + now.tv_nsec;
+  if (slave.resident_read_ns >= 0 && now_ns - slave.resident_read_ns < kMaxAgeNs)
+    return slave.resident_fraction;
   char text[128];
   ssize_t n = pread(slave.statm_fd, text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';
   unsigned long size = 0, resident = 0;
   if (std::sscanf(text, "%lu %lu", &size, &resident) != 2 || size == 0) return 0;
-  return static_cast<double>(resident) / static_cast<double>(size);
+  slave.resident_fraction = static_cast<double>(resident) / static_cast<double>(size);
+  slave.resident_read_ns = now_ns;
+  return slave.resident_fraction;
 }
 
 void Master::Reply(Slave& slave, const ReplyMsg& reply) {
@@ -463,11 +442,17 @@ Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
     case Where::kFile:
       return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(request.file_id)),
                              request.file_id, request.bytes);
+    case Where::kInline:
     case Where::kWindow:
       break;
   }
-  BDMPI_ENFORCE(request.bytes <= window_size_, "window payload larger than window");
   const std::byte* data = slave.window.data();
+  if (request.where == Where::kInline) {
+    BDMPI_ENFORCE(inline_payload_ != nullptr && request.bytes <= kInlinePayloadMax,
+                  "inline payload outside a request message");
+    data = inline_payload_;
+  }
+  BDMPI_ENFORCE(request.bytes <= window_size_, "window payload larger than window");
   if (budget_.TryReserve(request.bytes)) {
     return Payload::InMemory(std::vector<std::byte>(data, data + request.bytes),
                              &budget_);

@@ -1,6 +1,7 @@
 // The master of one node: starts the slaves, schedules them, buffers their
 // messages and runs the node's part of every collective. One event loop
-// (epoll over the request queue and a signalfd) serves everything.
+// blocked on the request queue serves everything; slave exits and signals
+// reach it through the same queue (EventWatcher).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "common/job_names.h"
 #include "common/protocol.h"
 #include "master/collective.h"
+#include "master/event_watcher.h"
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/scheduler.h"
@@ -43,14 +45,13 @@ class Master {
   void CreateJobDirectory();
   void CreateSlaves();
   void EventLoop();
-  void OnRequest(const RequestMsg& request);
-  void OnSignal();
-  void ReapChildren();
+  void OnRequest(const RequestMsg& request, const std::byte* inline_payload);
+  void OnEvent(const RequestMsg& event);
   void OnSlaveExit(Slave& slave, int wait_status);
   void Fail(int exit_status, const std::string& message);
   void KillSlaves();
   void CheckDeadlock();
-  double ResidentFraction(int slave) const;
+  double ResidentFraction(int slave);
 
   // Scheduling (master.cpp).
   void Reply(Slave& slave, const ReplyMsg& reply);
@@ -62,7 +63,8 @@ class Master {
   bool Ready(const Slave& slave, const RequestMsg& request) const;
   ReplyMsg Complete(Slave& slave, const RequestMsg& request);
 
-  // Payloads (master.cpp).
+  // Payloads (master.cpp). TakePayload finds inline payloads in the queue
+  // message being handled.
   Payload TakePayload(Slave& slave, const RequestMsg& request);
   void GivePayload(Slave& slave, const Payload& payload, std::uint64_t capacity,
                    ReplyMsg& reply);
@@ -110,8 +112,8 @@ class Master {
   std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
   std::uint64_t file_seq_ = 0;
 
-  int epoll_fd_ = -1;
-  int signal_fd_ = -1;
+  std::unique_ptr<EventWatcher> watcher_;
+  const std::byte* inline_payload_ = nullptr;  // of the request being handled
   int live_slaves_ = 0;
   bool failed_ = false;
   int exit_status_ = 0;

@@ -39,6 +39,11 @@ struct Slave {
   MessageQueue go_queue;  // master -> slave replies (non-blocking)
   SharedMemory window;    // small payloads in both directions
   int statm_fd = -1;      // /proc/<pid>/statm, for the memory policy
+  // Last reading of the resident fraction and when it was taken: reading
+  // statm costs microseconds, and residency changes on the scale of page
+  // I/O, not of a slave switch.
+  double resident_fraction = 0;
+  std::int64_t resident_read_ns = -1;
   Mailbox mailbox;
   // The request whose reply is due when this slave next runs.
   std::optional<RequestMsg> pending;

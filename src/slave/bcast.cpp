@@ -32,11 +32,7 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
   request.peer = root;
   if (comm.rank == root) {
     runtime->StagePayload(buffer, bytes, request);
-    if (request.where == Where::kWindow) {
-      runtime->PostWindowed(request);
-    } else {
-      runtime->Post(request);
-    }
+    runtime->PostStaged(request);
     return;
   }
   request.bytes = bytes;

@@ -85,11 +85,7 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
   request.peer = dest;
   request.tag = tag;
   runtime->StagePayload(buffer, bytes, request);
-  if (request.where == Where::kWindow) {
-    runtime->PostWindowed(request);
-  } else {
-    runtime->Post(request);
-  }
+  runtime->PostStaged(request);
 }
 
 void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,

@@ -81,10 +81,8 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
     return;
   if (comm.rank == root) {
     AwaitResult(request, recv);
-  } else if (request.where == Where::kWindow) {
-    Runtime::Instance()->PostWindowed(request);
   } else {
-    Runtime::Instance()->Post(request);
+    Runtime::Instance()->PostStaged(request);
   }
 }
 

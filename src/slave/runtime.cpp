@@ -60,6 +60,8 @@ void Runtime::Connect() {
   world_size_ = EnvInt(kEnvWorldSize);
   std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
   spill_dir_ = RequireEnv(kEnvSpillDir);
+  const char* defer = std::getenv(kEnvDeferPosts);
+  defer_posts_ = defer != nullptr && std::strcmp(defer, "1") == 0;
   std::string who = "rank " + std::to_string(world_rank_);
   InitLog(who.c_str());
   JobNames names(job_id, node_);
@@ -68,23 +70,40 @@ void Runtime::Connect() {
   window_ = SharedMemory::Open(names.Window(slave_), window_size);
 }
 
-void Runtime::Post(RequestMsg request) {
+void Runtime::Enqueue(RequestMsg request) {
   request.slave = slave_;
-  request.wants_reply = false;
-  request_queue_.Send(&request, sizeof request);
+  if (!batch_.Fits(request)) Flush();
+  batch_.Append(request, staged_inline_);
+  staged_inline_ = nullptr;
 }
 
-void Runtime::PostWindowed(RequestMsg request) {
-  request.slave = slave_;
-  request.wants_reply = true;
-  request_queue_.Send(&request, sizeof request);
+void Runtime::Flush() {
+  if (batch_.empty()) return;
+  request_queue_.Send(batch_.data(), batch_.size());
+  batch_.Clear();
+}
+
+void Runtime::Post(RequestMsg request) {
+  request.wants_reply = false;
+  Enqueue(request);
+  if (!defer_posts_) Flush();
+}
+
+void Runtime::PostStaged(RequestMsg request) {
+  if (request.where != Where::kWindow) {
+    Post(request);
+    return;
+  }
+  request.wants_reply = true;  // the acknowledgement frees the window
+  Enqueue(request);
+  Flush();
   ++pending_acks_;
 }
 
 ReplyMsg Runtime::Call(RequestMsg request) {
-  request.slave = slave_;
   request.wants_reply = true;
-  request_queue_.Send(&request, sizeof request);
+  Enqueue(request);
+  Flush();
   // Replies come in request order: earlier acknowledgements first.
   DrainAcks();
   ReplyMsg reply = ReceiveReply();
@@ -113,7 +132,8 @@ void Runtime::Abort(int code) {
   RequestMsg abort;
   abort.type = MsgType::kAbort;
   abort.code = code;
-  Post(abort);
+  Enqueue(abort);
+  Flush();
   // The master kills every slave of the job; should it be gone, leave anyway.
   sleep(10);
   _exit(code != 0 ? code : 1);
@@ -124,6 +144,9 @@ void Runtime::StagePayload(const void* data, std::uint64_t bytes,
   request.bytes = bytes;
   if (bytes == 0) {
     request.where = Where::kNone;
+  } else if (bytes <= kInlinePayloadMax) {
+    staged_inline_ = data;  // copied into the batch by the post that follows
+    request.where = Where::kInline;
   } else if (bytes <= window_.size()) {
     DrainAcks();  // the master has consumed the window's previous contents
     std::memcpy(window_.data(), data, bytes);
@@ -140,6 +163,7 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
   std::uint64_t bytes = reply.bytes < capacity ? reply.bytes : capacity;
   switch (reply.where) {
     case Where::kNone:
+    case Where::kInline:  // replies carry data in the window or a file
       break;
     case Where::kWindow:
       std::memcpy(data, window_.data(), bytes);

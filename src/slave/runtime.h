@@ -29,16 +29,18 @@ class Runtime {
 
   // A request that wants no reply.
   void Post(RequestMsg request);
-  // A request whose payload is in the window: the master's acknowledgement
-  // is collected only when the window is needed again.
-  void PostWindowed(RequestMsg request);
+  // A request whose payload was staged and that wants no result: posted
+  // without waiting. When the payload is in the window, the master's
+  // acknowledgement is collected only when the window is needed again.
+  void PostStaged(RequestMsg request);
   // A request and its reply; the slave is descheduled until it arrives.
   ReplyMsg Call(RequestMsg request);
   // Sends MPI_Abort's request and never returns.
   [[noreturn]] void Abort(int code);
 
-  // Puts a payload where the master will find it: the window when it fits
-  // (the caller then posts with PostWindowed or Call), else a new spill file.
+  // Puts a payload where the master will find it: inline in the request
+  // when tiny, the window when it fits (the caller then posts with
+  // PostStaged or Call), else a new spill file.
   void StagePayload(const void* data, std::uint64_t bytes, RequestMsg& request);
   // Copies min(reply.bytes, capacity) bytes of a reply's payload to `data`.
   void FetchPayload(const ReplyMsg& reply, void* data, std::uint64_t capacity);
@@ -50,6 +52,9 @@ class Runtime {
   void Connect();
   void DrainAcks();
   ReplyMsg ReceiveReply();
+  // Adds a request to the batch (sending the batch first if it is full).
+  void Enqueue(RequestMsg request);
+  void Flush();
 
   int world_rank_ = 0;
   int world_size_ = 1;
@@ -59,6 +64,9 @@ class Runtime {
   MessageQueue request_queue_;
   MessageQueue go_queue_;
   SharedMemory window_;
+  RequestBatch batch_;                     // requests not sent yet
+  const void* staged_inline_ = nullptr;    // StagePayload's inline data
+  bool defer_posts_ = false;
   int pending_acks_ = 0;
   std::uint64_t recv_seq_ = 0;
   std::uint64_t file_seq_ = 0;

@@ -1,0 +1,103 @@
+#include "master/event_watcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "common/error.h"
+#include "common/protocol.h"
+
+namespace bdmpi {
+namespace {
+
+// Tags above every slave index.
+constexpr std::uint64_t kTagSignal = ~std::uint64_t{0};
+constexpr std::uint64_t kTagStop = kTagSignal - 1;
+
+void Add(int epoll_fd, int fd, std::uint64_t tag, std::uint32_t events) {
+  epoll_event event{};
+  event.events = events;
+  event.data.u64 = tag;
+  if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0)
+    ThrowSystemError("epoll_ctl", errno);
+}
+
+}  // namespace
+
+EventWatcher::EventWatcher(const std::string& request_queue)
+    : queue_(MessageQueue::Open(request_queue, O_WRONLY)) {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) ThrowSystemError("epoll_create1", errno);
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, sig);
+  signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd_ < 0) ThrowSystemError("signalfd", errno);
+  stop_fd_ = eventfd(0, EFD_CLOEXEC);
+  if (stop_fd_ < 0) ThrowSystemError("eventfd", errno);
+  Add(epoll_fd_, signal_fd_, kTagSignal, EPOLLIN);
+  Add(epoll_fd_, stop_fd_, kTagStop, EPOLLIN);
+}
+
+EventWatcher::~EventWatcher() {
+  if (thread_.joinable()) {
+    std::uint64_t one = 1;
+    ssize_t ignored = write(stop_fd_, &one, sizeof one);
+    (void)ignored;
+    thread_.join();
+  }
+  for (int pidfd : pidfds_) close(pidfd);
+  close(epoll_fd_);
+  close(signal_fd_);
+  close(stop_fd_);
+}
+
+void EventWatcher::WatchChild(int pidfd, int slave) {
+  pidfds_.push_back(pidfd);
+  // A pidfd stays readable after the exit: report it once.
+  Add(epoll_fd_, pidfd, static_cast<std::uint64_t>(slave), EPOLLIN | EPOLLONESHOT);
+}
+
+void EventWatcher::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void EventWatcher::Run() {
+  epoll_event events[16];
+  for (;;) {
+    int n = epoll_wait(epoll_fd_, events, 16, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return;
+    for (int i = 0; i < n; ++i) {
+      std::uint64_t tag = events[i].data.u64;
+      if (tag == kTagStop) return;
+      if (tag == kTagSignal) {
+        signalfd_siginfo info{};
+        while (read(signal_fd_, &info, sizeof info) == sizeof info)
+          Report(-1, static_cast<int>(info.ssi_signo));
+      } else {
+        Report(static_cast<int>(tag), 0);
+      }
+    }
+  }
+}
+
+void EventWatcher::Report(int slave, int signal) {
+  RequestMsg event;
+  event.type = MsgType::kEvent;
+  event.peer = slave;
+  event.code = signal;
+  RequestBatch message;
+  message.Append(event, nullptr);
+  try {
+    queue_.Send(message.data(), message.size());
+  } catch (const Error&) {
+    // The queue is gone only when the master is shutting down.
+  }
+}
+
+}  // namespace bdmpi
