@@ -1,0 +1,381 @@
+// MPI matching in one slave's mailbox: which posted receive a new message
+// completes, which queued message a new receive takes, and what Probe sees.
+#include "master/mailbox.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "master/payload.h"
+
+namespace bdmpi {
+namespace {
+
+// A message whose one-byte payload `marker` tells the test which it is.
+Message MakeMessage(int comm, int source, int tag, std::uint8_t marker) {
+  Message message;
+  message.envelope = Envelope{comm, source, tag};
+  message.payload =
+      Payload::InMemory(std::vector<std::byte>{std::byte{marker}}, nullptr);
+  return message;
+}
+
+PostedRecv MakeRecv(std::uint64_t id, int comm, int source, int tag) {
+  return PostedRecv{id, comm, source, tag, /*capacity=*/1};
+}
+
+// The marker of the message that completed receive `id`; -1 if none.
+int TakeMarker(Mailbox& mailbox, std::uint64_t id) {
+  std::optional<CompletedRecv> done = mailbox.TakeCompleted(id);
+  if (!done) return -1;
+  EXPECT_EQ(done->recv.id, id);
+  if (done->message.payload.memory().size() != 1) return -2;
+  return static_cast<int>(done->message.payload.memory()[0]);
+}
+
+// ------------------------------------------------------------ Matches
+
+TEST(MatchesTest, ExactSourceAndTag) {
+  Envelope envelope{/*comm=*/3, /*source=*/2, /*tag=*/7};
+  EXPECT_TRUE(Matches(MakeRecv(1, 3, 2, 7), envelope));
+  EXPECT_FALSE(Matches(MakeRecv(1, 3, 1, 7), envelope));
+  EXPECT_FALSE(Matches(MakeRecv(1, 3, 2, 8), envelope));
+  EXPECT_FALSE(Matches(MakeRecv(1, 4, 2, 7), envelope));
+}
+
+TEST(MatchesTest, Wildcards) {
+  Envelope envelope{/*comm=*/3, /*source=*/2, /*tag=*/7};
+  EXPECT_TRUE(Matches(MakeRecv(1, 3, kAnySource, 7), envelope));
+  EXPECT_TRUE(Matches(MakeRecv(1, 3, 2, kAnyTag), envelope));
+  EXPECT_TRUE(Matches(MakeRecv(1, 3, kAnySource, kAnyTag), envelope));
+  EXPECT_FALSE(Matches(MakeRecv(1, 3, kAnySource, 8), envelope));
+  EXPECT_FALSE(Matches(MakeRecv(1, 3, 1, kAnyTag), envelope));
+  // A wildcard never crosses communicators.
+  EXPECT_FALSE(Matches(MakeRecv(1, 4, kAnySource, kAnyTag), envelope));
+}
+
+// ------------------------------------------------------------ Deliver / Post
+
+TEST(MailboxTest, MessageWithoutReceiveIsQueued) {
+  Mailbox mailbox;
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), std::nullopt);
+  EXPECT_EQ(mailbox.queued(), 1u);
+  EXPECT_EQ(mailbox.posted(), 0u);
+}
+
+TEST(MailboxTest, ReceiveWithoutMessageIsPosted) {
+  Mailbox mailbox;
+  EXPECT_FALSE(mailbox.Post(MakeRecv(1, 0, 1, 5)));
+  EXPECT_EQ(mailbox.posted(), 1u);
+  EXPECT_EQ(mailbox.queued(), 0u);
+  EXPECT_FALSE(mailbox.IsComplete(1));
+}
+
+TEST(MailboxTest, MessageCompletesPostedReceive) {
+  Mailbox mailbox;
+  ASSERT_FALSE(mailbox.Post(MakeRecv(42, 0, 1, 5)));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), 42u);
+  EXPECT_TRUE(mailbox.IsComplete(42));
+  EXPECT_EQ(mailbox.posted(), 0u);
+  EXPECT_EQ(mailbox.queued(), 0u);
+  EXPECT_EQ(TakeMarker(mailbox, 42), 10);
+}
+
+TEST(MailboxTest, ReceiveTakesQueuedMessage) {
+  Mailbox mailbox;
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), std::nullopt);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(42, 0, 1, 5)));
+  EXPECT_TRUE(mailbox.IsComplete(42));
+  EXPECT_EQ(mailbox.queued(), 0u);
+  EXPECT_EQ(mailbox.posted(), 0u);
+  EXPECT_EQ(TakeMarker(mailbox, 42), 10);
+}
+
+TEST(MailboxTest, MessageMatchesFirstPostedReceiveInPostingOrder) {
+  Mailbox mailbox;
+  // All three accept the message; the first posted must get it.
+  ASSERT_FALSE(mailbox.Post(MakeRecv(1, 0, kAnySource, kAnyTag)));
+  ASSERT_FALSE(mailbox.Post(MakeRecv(2, 0, 1, 5)));
+  ASSERT_FALSE(mailbox.Post(MakeRecv(3, 0, 1, kAnyTag)));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), 1u);
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 11)), 2u);
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 12)), 3u);
+  EXPECT_EQ(TakeMarker(mailbox, 1), 10);
+  EXPECT_EQ(TakeMarker(mailbox, 2), 11);
+  EXPECT_EQ(TakeMarker(mailbox, 3), 12);
+}
+
+TEST(MailboxTest, MessageSkipsPostedReceivesThatDoNotAcceptIt) {
+  Mailbox mailbox;
+  ASSERT_FALSE(mailbox.Post(MakeRecv(1, 0, 2, 5)));  // other source
+  ASSERT_FALSE(mailbox.Post(MakeRecv(2, 0, 1, 6)));  // other tag
+  ASSERT_FALSE(mailbox.Post(MakeRecv(3, 1, 1, 5)));  // other comm
+  ASSERT_FALSE(mailbox.Post(MakeRecv(4, 0, 1, 5)));
+  ASSERT_FALSE(mailbox.Post(MakeRecv(5, 0, 1, 5)));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), 4u);
+  EXPECT_EQ(mailbox.posted(), 4u);
+  EXPECT_FALSE(mailbox.IsComplete(1));
+  EXPECT_FALSE(mailbox.IsComplete(2));
+  EXPECT_FALSE(mailbox.IsComplete(3));
+  EXPECT_FALSE(mailbox.IsComplete(5));
+}
+
+TEST(MailboxTest, ReceiveTakesFirstQueuedMessageInArrivalOrder) {
+  Mailbox mailbox;
+  // Different sources and tags, all acceptable to an ANY/ANY receive.
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 3, 9, 10)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 11)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 2, 7, 12)), std::nullopt);
+  for (std::uint64_t id = 1; id <= 3; ++id)
+    EXPECT_TRUE(mailbox.Post(MakeRecv(id, 0, kAnySource, kAnyTag)));
+  EXPECT_EQ(TakeMarker(mailbox, 1), 10);
+  EXPECT_EQ(TakeMarker(mailbox, 2), 11);
+  EXPECT_EQ(TakeMarker(mailbox, 3), 12);
+}
+
+TEST(MailboxTest, ReceiveSkipsQueuedMessagesItDoesNotAccept) {
+  Mailbox mailbox;
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 2, 5, 10)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 6, 11)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(1, 1, 5, 12)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 13)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 14)), std::nullopt);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(1, 0, 1, 5)));
+  EXPECT_EQ(TakeMarker(mailbox, 1), 13);
+  EXPECT_EQ(mailbox.queued(), 4u);
+  // The skipped ones are still there, in order.
+  EXPECT_TRUE(mailbox.Post(MakeRecv(2, 0, kAnySource, kAnyTag)));
+  EXPECT_EQ(TakeMarker(mailbox, 2), 10);
+}
+
+TEST(MailboxTest, AnySourceTakesWhicheverSourceCameFirst) {
+  Mailbox mailbox;
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 4, 5, 10)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 2, 5, 11)), std::nullopt);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(1, 0, kAnySource, 5)));
+  std::optional<CompletedRecv> done = mailbox.TakeCompleted(1);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->message.envelope.source, 4);
+  EXPECT_EQ(done->message.envelope.tag, 5);
+  // The posted receive keeps its wildcard; the envelope has the real source.
+  EXPECT_EQ(done->recv.source, kAnySource);
+}
+
+TEST(MailboxTest, AnyTagTakesWhicheverTagCameFirst) {
+  Mailbox mailbox;
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 9, 10)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 3, 11)), std::nullopt);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(1, 0, 1, kAnyTag)));
+  std::optional<CompletedRecv> done = mailbox.TakeCompleted(1);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->message.envelope.tag, 9);
+  EXPECT_EQ(done->recv.tag, kAnyTag);
+}
+
+TEST(MailboxTest, AnySourceAnyTagPostedBeforeMessages) {
+  Mailbox mailbox;
+  ASSERT_FALSE(mailbox.Post(MakeRecv(1, 0, kAnySource, kAnyTag)));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 6, 123, 10)), 1u);
+  EXPECT_EQ(TakeMarker(mailbox, 1), 10);
+}
+
+TEST(MailboxTest, CommunicatorsNeverMatchEachOther) {
+  Mailbox mailbox;
+  // Same source and tag on two communicators.
+  ASSERT_FALSE(mailbox.Post(MakeRecv(1, 7, kAnySource, kAnyTag)));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(8, 1, 5, 10)), std::nullopt);
+  EXPECT_FALSE(mailbox.IsComplete(1));
+  EXPECT_EQ(mailbox.queued(), 1u);
+  EXPECT_EQ(mailbox.Probe(7, kAnySource, kAnyTag), nullptr);
+  EXPECT_FALSE(mailbox.Post(MakeRecv(2, 9, 1, 5)));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(7, 1, 5, 11)), 1u);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(3, 8, 1, 5)));
+  EXPECT_EQ(TakeMarker(mailbox, 1), 11);
+  EXPECT_EQ(TakeMarker(mailbox, 3), 10);
+  EXPECT_FALSE(mailbox.IsComplete(2));
+}
+
+TEST(MailboxTest, NonOvertakingMessagesQueuedFirst) {
+  Mailbox mailbox;
+  constexpr int kCount = 20;
+  for (int i = 0; i < kCount; ++i)
+    ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 3, 5, static_cast<std::uint8_t>(i))),
+              std::nullopt);
+  for (int i = 0; i < kCount; ++i) {
+    std::uint64_t id = 100 + static_cast<std::uint64_t>(i);
+    // Alternate exact and wildcard receives: all must see send order.
+    int source = i % 2 == 0 ? 3 : kAnySource;
+    int tag = i % 3 == 0 ? 5 : kAnyTag;
+    EXPECT_TRUE(mailbox.Post(MakeRecv(id, 0, source, tag)));
+    EXPECT_EQ(TakeMarker(mailbox, id), i);
+  }
+  EXPECT_EQ(mailbox.queued(), 0u);
+}
+
+TEST(MailboxTest, NonOvertakingReceivesPostedFirst) {
+  Mailbox mailbox;
+  constexpr int kCount = 20;
+  for (int i = 0; i < kCount; ++i)
+    ASSERT_FALSE(mailbox.Post(MakeRecv(100 + i, 0, 3, 5)));
+  for (int i = 0; i < kCount; ++i)
+    EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 3, 5, static_cast<std::uint8_t>(i))),
+              100u + i);
+  for (int i = 0; i < kCount; ++i) EXPECT_EQ(TakeMarker(mailbox, 100 + i), i);
+}
+
+TEST(MailboxTest, NonOvertakingInterleavedWithOtherSources) {
+  Mailbox mailbox;
+  // Source 1 sends 0, 2, 4, ...; source 2 sends 1, 3, 5, ... (markers), all
+  // with one tag. Receives from source 1 see its messages in send order.
+  for (int i = 0; i < 10; ++i)
+    ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1 + i % 2, 5, static_cast<std::uint8_t>(i))),
+              std::nullopt);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(mailbox.Post(MakeRecv(i, 0, 1, 5)));
+    EXPECT_EQ(TakeMarker(mailbox, i), 2 * i);
+  }
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(mailbox.Post(MakeRecv(10 + i, 0, 2, 5)));
+    EXPECT_EQ(TakeMarker(mailbox, 10 + i), 2 * i + 1);
+  }
+}
+
+// ------------------------------------------------------------ Probe
+
+TEST(MailboxTest, ProbeSeesQueuedMessageWithoutTakingIt) {
+  Mailbox mailbox;
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), std::nullopt);
+  const Message* seen = mailbox.Probe(0, 1, 5);
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(seen->envelope.source, 1);
+  EXPECT_EQ(seen->envelope.tag, 5);
+  EXPECT_EQ(mailbox.queued(), 1u);
+  // Probing again sees the same message.
+  EXPECT_EQ(mailbox.Probe(0, kAnySource, kAnyTag), seen);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(1, 0, 1, 5)));
+  EXPECT_EQ(TakeMarker(mailbox, 1), 10);
+}
+
+TEST(MailboxTest, ProbeFollowsArrivalOrderAndArguments) {
+  Mailbox mailbox;
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 2, 6, 10)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 11)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(1, 1, 5, 12)), std::nullopt);
+  const Message* any = mailbox.Probe(0, kAnySource, kAnyTag);
+  ASSERT_NE(any, nullptr);
+  EXPECT_EQ(any->payload.memory()[0], std::byte{10});
+  const Message* from1 = mailbox.Probe(0, 1, kAnyTag);
+  ASSERT_NE(from1, nullptr);
+  EXPECT_EQ(from1->payload.memory()[0], std::byte{11});
+  const Message* comm1 = mailbox.Probe(1, kAnySource, 5);
+  ASSERT_NE(comm1, nullptr);
+  EXPECT_EQ(comm1->payload.memory()[0], std::byte{12});
+  EXPECT_EQ(mailbox.Probe(0, 3, kAnyTag), nullptr);
+  EXPECT_EQ(mailbox.Probe(0, kAnySource, 7), nullptr);
+  EXPECT_EQ(mailbox.Probe(2, kAnySource, kAnyTag), nullptr);
+}
+
+TEST(MailboxTest, ProbeSeesOnlyUnmatchedMessages) {
+  Mailbox mailbox;
+  ASSERT_FALSE(mailbox.Post(MakeRecv(1, 0, 1, 5)));
+  // Taken by the posted receive: no longer probe-able.
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), 1u);
+  EXPECT_EQ(mailbox.Probe(0, 1, 5), nullptr);
+  EXPECT_EQ(mailbox.Probe(0, kAnySource, kAnyTag), nullptr);
+  // Queued, then matched by a later receive: gone too.
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 11)), std::nullopt);
+  ASSERT_NE(mailbox.Probe(0, 1, 5), nullptr);
+  ASSERT_TRUE(mailbox.Post(MakeRecv(2, 0, 1, 5)));
+  EXPECT_EQ(mailbox.Probe(0, 1, 5), nullptr);
+  // A completed but not yet taken receive hides its message as well.
+  EXPECT_TRUE(mailbox.IsComplete(2));
+  EXPECT_EQ(mailbox.Probe(0, kAnySource, kAnyTag), nullptr);
+}
+
+TEST(MailboxTest, ProbeOnEmptyMailbox) {
+  Mailbox mailbox;
+  EXPECT_EQ(mailbox.Probe(0, kAnySource, kAnyTag), nullptr);
+}
+
+// ------------------------------------------------------------ completion
+
+TEST(MailboxTest, TakeCompletedRemoves) {
+  Mailbox mailbox;
+  ASSERT_FALSE(mailbox.Post(MakeRecv(7, 0, 1, 5)));
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), 7u);
+  ASSERT_TRUE(mailbox.IsComplete(7));
+  std::optional<CompletedRecv> done = mailbox.TakeCompleted(7);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->recv.id, 7u);
+  EXPECT_EQ(done->recv.comm, 0);
+  EXPECT_EQ(done->recv.source, 1);
+  EXPECT_EQ(done->recv.tag, 5);
+  EXPECT_EQ(done->recv.capacity, 1u);
+  EXPECT_EQ(done->message.envelope.comm, 0);
+  EXPECT_EQ(done->message.payload.bytes(), 1u);
+  EXPECT_FALSE(mailbox.IsComplete(7));
+  EXPECT_FALSE(mailbox.TakeCompleted(7));
+}
+
+TEST(MailboxTest, TakeCompletedOfUnknownOrPendingReceive) {
+  Mailbox mailbox;
+  EXPECT_FALSE(mailbox.TakeCompleted(1));
+  ASSERT_FALSE(mailbox.Post(MakeRecv(1, 0, 1, 5)));
+  EXPECT_FALSE(mailbox.IsComplete(1));
+  EXPECT_FALSE(mailbox.TakeCompleted(1));
+  // Asking did not cancel the receive.
+  EXPECT_EQ(mailbox.posted(), 1u);
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), 1u);
+}
+
+TEST(MailboxTest, CompletedReceivesAreIndependent) {
+  Mailbox mailbox;
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 10)), std::nullopt);
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 6, 11)), std::nullopt);
+  ASSERT_TRUE(mailbox.Post(MakeRecv(1, 0, 1, 6)));
+  ASSERT_TRUE(mailbox.Post(MakeRecv(2, 0, 1, 5)));
+  EXPECT_TRUE(mailbox.IsComplete(1));
+  EXPECT_TRUE(mailbox.IsComplete(2));
+  // Taken out of order.
+  EXPECT_EQ(TakeMarker(mailbox, 2), 10);
+  EXPECT_TRUE(mailbox.IsComplete(1));
+  EXPECT_EQ(TakeMarker(mailbox, 1), 11);
+}
+
+TEST(MailboxTest, MessageReleasesItsBudgetWhenTaken) {
+  MemoryBudget budget(100);
+  {
+    Mailbox mailbox;
+    ASSERT_TRUE(budget.TryReserve(10));
+    Message message;
+    message.envelope = Envelope{0, 1, 5};
+    message.payload =
+        Payload::InMemory(std::vector<std::byte>(10, std::byte{1}), &budget);
+    ASSERT_EQ(mailbox.Deliver(std::move(message)), std::nullopt);
+    EXPECT_EQ(budget.used(), 10u);
+    ASSERT_TRUE(mailbox.Post(MakeRecv(1, 0, 1, 5)));
+    EXPECT_EQ(budget.used(), 10u);
+    {
+      std::optional<CompletedRecv> done = mailbox.TakeCompleted(1);
+      ASSERT_TRUE(done);
+      EXPECT_EQ(budget.used(), 10u);
+    }
+    EXPECT_EQ(budget.used(), 0u);
+    // A queued message is released with the mailbox.
+    ASSERT_TRUE(budget.TryReserve(20));
+    Message queued;
+    queued.envelope = Envelope{0, 1, 5};
+    queued.payload =
+        Payload::InMemory(std::vector<std::byte>(20, std::byte{2}), &budget);
+    ASSERT_EQ(mailbox.Deliver(std::move(queued)), std::nullopt);
+    EXPECT_EQ(budget.used(), 20u);
+  }
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+}  // namespace
+}  // namespace bdmpi
