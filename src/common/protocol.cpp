@@ -20,6 +20,8 @@ const char* MsgTypeName(MsgType type) {
     case MsgType::kBcast: return "Bcast";
     case MsgType::kReduce: return "Reduce";
     case MsgType::kAllreduce: return "Allreduce";
+    case MsgType::kEnterCritical: return "EnterCritical";
+    case MsgType::kExitCritical: return "ExitCritical";
   }
   return "?";
 }

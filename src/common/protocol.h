@@ -66,6 +66,13 @@ enum class MsgType : std::uint16_t {
   kBcast = 0x0302,
   kReduce = 0x0303,
   kAllreduce = 0x0304,
+
+  // BDMPI extensions.
+  //   EnterCritical: reply when fewer than -nc slaves of the node are
+  //                  inside (blocks; the slave gives up its running slot).
+  //   ExitCritical:  no reply; lets the next waiting slave in.
+  kEnterCritical = 0x0401,
+  kExitCritical = 0x0402,
 };
 
 const char* MsgTypeName(MsgType type);

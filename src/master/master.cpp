@@ -202,6 +202,7 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
       Schedule();
       break;
     case MsgType::kFinalize: {
+      LeaveCritical(slave);
       scheduler_.StopRunning(slave.index);
       slave.state = SlaveState::kFinalized;
       ReplyMsg reply;
@@ -228,6 +229,8 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
     case MsgType::kBcast:
     case MsgType::kReduce:
     case MsgType::kAllreduce: HandleCollective(slave, request); break;
+    case MsgType::kEnterCritical: HandleEnterCritical(slave, request); break;
+    case MsgType::kExitCritical: LeaveCritical(slave); break;
     case MsgType::kEvent: break;
   }
   inline_payload_ = nullptr;
@@ -255,6 +258,8 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   --live_slaves_;
   scheduler_.Forget(slave.index);
   if (was == SlaveState::kRunning) scheduler_.StopRunning(slave.index);
+  std::erase(critical_waiters_, slave.index);
+  LeaveCritical(slave);
   slave.held_files.clear();
   if (failed_) return;  // killed by us while ending the job
   std::string who = "rank " + std::to_string(slave.world_rank) + " (pid " +
@@ -404,6 +409,8 @@ bool Master::Ready(const Slave& slave, const RequestMsg& request) const {
       auto it = collectives_.find({request.comm, request.id});
       return it != collectives_.end() && it->second.done;
     }
+    case MsgType::kEnterCritical:
+      return slave.in_critical;
     default:
       return true;
   }

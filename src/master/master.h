@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -89,6 +90,10 @@ class Master {
   void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
   void FoldContributions(Collective& collective);
 
+  // Critical sections (critical.cpp).
+  void HandleEnterCritical(Slave& slave, const RequestMsg& request);
+  void LeaveCritical(Slave& slave);
+
   // Communicators.
   const MasterComm& Comm(int id) const;
   int CommRankOf(const MasterComm& comm, int world_rank) const;
@@ -111,6 +116,8 @@ class Master {
   std::map<int, MasterComm> comms_;
   std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
   std::uint64_t file_seq_ = 0;
+  int critical_holders_ = 0;
+  std::deque<int> critical_waiters_;
 
   std::unique_ptr<EventWatcher> watcher_;
   const std::byte* inline_payload_ = nullptr;  // of the request being handled

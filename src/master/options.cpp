@@ -1,6 +1,8 @@
 #include "master/options.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <cstring>
 
 #include "common/error.h"
@@ -24,15 +26,22 @@ int ParsePositive(const std::string& name, const std::string& text) {
 }  // namespace
 
 std::size_t ParseByteSize(const std::string& text) {
+  // strtoull would accept "-1" as 2^64-1.
+  std::size_t first = text.find_first_not_of(" \t");
+  if (first == std::string::npos || text[first] == '-')
+    BadOption("bad size '" + text + "'");
   char* end = nullptr;
+  errno = 0;
   unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  if (end == text.c_str()) BadOption("bad size '" + text + "'");
+  if (end == text.c_str() || errno == ERANGE) BadOption("bad size '" + text + "'");
   std::string suffix(end);
   unsigned long long scale = 1;
   if (suffix == "k" || suffix == "K" || suffix == "KiB") scale = 1ull << 10;
   else if (suffix == "m" || suffix == "M" || suffix == "MiB") scale = 1ull << 20;
   else if (suffix == "g" || suffix == "G" || suffix == "GiB") scale = 1ull << 30;
   else if (!suffix.empty()) BadOption("bad size suffix in '" + text + "'");
+  if (value > std::numeric_limits<unsigned long long>::max() / scale)
+    BadOption("size '" + text + "' is too large");
   return static_cast<std::size_t>(value * scale);
 }
 

@@ -5,7 +5,7 @@
 namespace bdmpi {
 
 bool MemoryBudget::TryReserve(std::size_t bytes) {
-  if (used_ + bytes > limit_) return false;
+  if (bytes > limit_ - used_) return false;  // no overflow for huge requests
   used_ += bytes;
   if (used_ > peak_) peak_ = used_;
   return true;

@@ -36,6 +36,7 @@ struct Slave {
   pid_t pid = -1;
   SlaveState state = SlaveState::kStarting;
   bool initialized = false;
+  bool in_critical = false;  // inside BDMPI_Enter/Exit_critical
   MessageQueue go_queue;  // master -> slave replies (non-blocking)
   SharedMemory window;    // small payloads in both directions
   int statm_fd = -1;      // /proc/<pid>/statm, for the memory policy
