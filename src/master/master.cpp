@@ -307,6 +307,29 @@ void Master::KillSlaves() {
   }
 }
 
+namespace {
+
+// What a blocked slave waits in, as the user wrote it.
+std::string DescribeBlockedCall(const RequestMsg& request) {
+  auto with_source = [&](const char* call) {
+    return std::string(call) + "(source " + std::to_string(request.peer) +
+           ", tag " + std::to_string(request.tag) + ")";
+  };
+  switch (request.type) {
+    case MsgType::kPostRecv:
+    case MsgType::kWaitRecv: return with_source("MPI_Recv/MPI_Wait");
+    case MsgType::kProbe: return with_source("MPI_Probe");
+    case MsgType::kBarrier: return "MPI_Barrier";
+    case MsgType::kBcast: return "MPI_Bcast(root " + std::to_string(request.peer) + ")";
+    case MsgType::kReduce: return "MPI_Reduce(root " + std::to_string(request.peer) + ")";
+    case MsgType::kAllreduce: return "MPI_Allreduce";
+    case MsgType::kEnterCritical: return "BDMPI_Enter_critical";
+    default: return MsgTypeName(request.type);
+  }
+}
+
+}  // namespace
+
 void Master::CheckDeadlock() {
   // Only a single-node job knows every rank; across nodes a message may
   // still come from elsewhere.
@@ -316,13 +339,9 @@ void Master::CheckDeadlock() {
     switch (slave.state) {
       case SlaveState::kRBlocked:
       case SlaveState::kCBlocked:
-        blocked += " rank " + std::to_string(slave.world_rank) + " in " +
-                   MsgTypeName(slave.pending->type) +
-                   (slave.state == SlaveState::kRBlocked
-                        ? "(source " + std::to_string(slave.pending->peer) +
-                              ", tag " + std::to_string(slave.pending->tag) + ")"
-                        : std::string()) +
-                   ";";
+        blocked += (blocked.empty() ? " rank " : "; rank ") +
+                   std::to_string(slave.world_rank) + " in " +
+                   DescribeBlockedCall(*slave.pending);
         break;
       case SlaveState::kExited:
         break;
