@@ -78,7 +78,12 @@ Master::~Master() {
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
   slaves_.clear();
-  if (job_dir_created_) RemoveTree(job_dir_);
+  if (job_dir_created_) {
+    // Other masters of the job may share this host and the job directory:
+    // remove our own spill directory, and the job directory once empty.
+    RemoveTree(spill_dir_);
+    rmdir(job_dir_.c_str());
+  }
 }
 
 int Master::Run() {
