@@ -30,7 +30,8 @@ enum class MsgType : std::uint16_t {
   //   Finalize: reply at once; the slave leaves co-operative scheduling.
   //   Abort:    no reply; the master ends the job with `code`.
   //   Event:    not from a slave: the master's watcher thread reports a
-  //             slave's exit (peer = its index) or a signal (code = signo).
+  //             slave's exit (peer = its index) or a signal (code = signo),
+  //             or its network thread has news (peer = -2).
   kInit = 0x0101,
   kFinalize = 0x0102,
   kAbort = 0x0103,

@@ -4,6 +4,7 @@
 // only contribute (a bcast root, a reduce non-root) are answered at once,
 // because their part is buffered.
 #include "common/error.h"
+#include "common/handles.h"
 #include "common/log.h"
 #include "master/master.h"
 
@@ -26,7 +27,6 @@ bool NeedsResult(MsgType type, bool is_root) {
 
 Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
   const MasterComm& comm = Comm(request.comm);
-  int size = static_cast<int>(comm.world_ranks.size());
   std::uint64_t seq = slave.collective_seq[request.comm]++;
   auto [it, created] = collectives_.try_emplace({request.comm, seq});
   Collective& collective = it->second;
@@ -39,11 +39,11 @@ Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
     collective.op = request.op;
     collective.bytes = request.bytes;
     collective.replies_due = 0;
-    for (int rank = 0; rank < size; ++rank) {
+    for (int rank : comm.local_ranks) {
       if (NeedsResult(request.type, rank == request.peer)) ++collective.replies_due;
     }
     if (request.type == MsgType::kReduce || request.type == MsgType::kAllreduce)
-      collective.contributions.resize(size);
+      collective.contributions.resize(comm.world_ranks.size());
   } else if (collective.type != request.type ||
              (request.type != MsgType::kBarrier && request.type != MsgType::kAllreduce &&
               collective.root != request.peer)) {
@@ -69,19 +69,31 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
     case MsgType::kAllreduce: ContributeReduce(collective, slave, request); break;
     default: break;
   }
-  int size = static_cast<int>(Comm(request.comm).world_ranks.size());
+  const MasterComm& comm = Comm(request.comm);
+  int local = static_cast<int>(comm.local_ranks.size());
   bool was_done = collective.done;
+  bool local_complete = false;
   switch (request.type) {
     case MsgType::kBcast:
-      collective.done = collective.root_arrived;
+      // On one node the root's data is all anyone waits for.
+      local_complete = comm.spans_nodes ? collective.arrived == local
+                                        : collective.root_arrived;
       break;
     case MsgType::kReduce:
     case MsgType::kAllreduce:
-      collective.done = collective.folded == size;
+      local_complete = collective.folded == local;
       break;
     default:
-      collective.done = collective.arrived == size;
+      local_complete = collective.arrived == local;
       break;
+  }
+  if (local_complete && !collective.local_complete) {
+    collective.local_complete = true;
+    if (comm.spans_nodes) {
+      StartInterNodeStep(collective);
+    } else {
+      collective.done = true;
+    }
   }
   bool is_root = request.rank == collective.root;
   bool finished_now = collective.done && !was_done;
@@ -103,6 +115,11 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
 void Master::FinishCollective(int comm, std::uint64_t seq) {
   BDMPI_DEBUG("coll", "collective #%llu on comm %d complete",
               static_cast<unsigned long long>(seq), comm);
+  auto it = collectives_.find({comm, seq});
+  if (it != collectives_.end() && it->second.replies_due == 0) {
+    collectives_.erase(it);  // e.g. a reduce on a node without its root
+    return;
+  }
   for (Slave& slave : slaves_) {
     if (slave.state == SlaveState::kCBlocked && slave.pending &&
         slave.pending->comm == comm && slave.pending->id == seq)
@@ -122,6 +139,49 @@ ReplyMsg Master::CompleteCollective(Slave& slave, const RequestMsg& request) {
   }
   if (--collective.replies_due == 0) collectives_.erase(it);
   return reply;
+}
+
+void Master::StartInterNodeStep(Collective& collective) {
+  CollectiveStep step;
+  step.type = collective.type;
+  step.comm = collective.comm;
+  step.seq = collective.seq;
+  const MasterComm& comm = Comm(collective.comm);
+  step.root_node = NodeOf(comm.world_ranks[collective.root]);
+  step.datatype = static_cast<DatatypeId>(collective.datatype);
+  step.op = static_cast<OpId>(collective.op);
+  if (collective.type == MsgType::kBcast) {
+    if (collective.root_arrived) {
+      collective.bytes = collective.result.bytes();
+      if (collective.result.on_disk() && collective.bytes > 0)
+        collective.accumulator_map.emplace(MappedFile::OpenReadWrite(
+            collective.result.file()->path(), collective.bytes));
+    } else if (collective.bytes <= window_size_ && budget_.TryReserve(collective.bytes)) {
+      collective.result = Payload::InMemory(std::vector<std::byte>(collective.bytes), &budget_);
+    } else {
+      // Received straight into a spill file, never into master memory.
+      std::uint64_t file_id = NewMasterFileId();
+      std::string path = SpillPath(file_id);
+      collective.accumulator_map.emplace(MappedFile::CreateReadWrite(path, collective.bytes));
+      collective.result = Payload::OnDisk(std::make_shared<OwnedFile>(path), file_id,
+                                          collective.bytes);
+    }
+  }
+  if (collective.type != MsgType::kBarrier) {
+    step.bytes = collective.bytes;
+    step.data = collective.result.on_disk()
+                    ? (collective.accumulator_map ? collective.accumulator_map->data() : nullptr)
+                    : collective.result.memory().data();
+  }
+  network_->StartCollective(step);
+}
+
+void Master::OnInterNodeStepDone(int comm, std::uint64_t seq) {
+  auto it = collectives_.find({comm, seq});
+  BDMPI_ENFORCE(it != collectives_.end(), "inter-node step of an unknown collective");
+  it->second.accumulator_map.reset();  // the data stays in its file
+  it->second.done = true;
+  FinishCollective(comm, seq);
 }
 
 }  // namespace bdmpi

@@ -28,8 +28,10 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // The network thread makes the MPI calls; the main thread initialises,
+  // finalises and aborts.
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int node = 0;
   int nnodes = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &node);
@@ -44,6 +46,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bdmprun: node %d: %s\n", node, error.what());
     status = 1;
+  }
+  if (status != 0 && nnodes > 1) {
+    // Every master has cleaned up (or is doing so after our notice); this
+    // ends the ones that could not hear it.
+    MPI_Abort(MPI_COMM_WORLD, status);
   }
   MPI_Finalize();
   return status;

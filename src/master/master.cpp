@@ -62,11 +62,21 @@ Master::Master(MasterOptions options, int node, int nnodes)
       scheduler_(options_.nrunning, options_.policy,
                  [this](int slave) { return ResidentFraction(slave); }),
       budget_(options_.mem_budget) {
-  MasterComm world;
-  world.id = 0;
-  int world_size = options_.nslaves * nnodes_;
-  for (int rank = 0; rank < world_size; ++rank) world.world_ranks.push_back(rank);
-  comms_.emplace(0, std::move(world));
+  std::vector<int> world(options_.nslaves * nnodes_);
+  for (int rank = 0; rank < static_cast<int>(world.size()); ++rank) world[rank] = rank;
+  AddComm(0, std::move(world));
+}
+
+void Master::AddComm(int id, std::vector<int> world_ranks) {
+  MasterComm comm;
+  comm.id = id;
+  comm.world_ranks = std::move(world_ranks);
+  for (int rank = 0; rank < static_cast<int>(comm.world_ranks.size()); ++rank) {
+    int node = NodeOf(comm.world_ranks[rank]);
+    if (node == node_) comm.local_ranks.push_back(rank);
+    if (node != node_) comm.spans_nodes = true;
+  }
+  comms_[id] = std::move(comm);
 }
 
 Master::~Master() {
@@ -106,8 +116,28 @@ int Master::Run() {
   request_queue_ = MessageQueue::Create(
       names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/false);
   watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue());
+  if (nnodes_ > 1) {
+    // The network thread wakes the event loop through the request queue.
+    auto wake_queue = std::make_shared<MessageQueue>(
+        MessageQueue::Open(names_.RequestQueue(), O_WRONLY));
+    Network::Config config;
+    config.spill_dir = spill_dir_;
+    config.inline_max = window_size_;
+    network_ = std::make_unique<Network>(config, [wake_queue] {
+      RequestMsg event;
+      event.type = MsgType::kEvent;
+      event.peer = kNetworkEventPeer;
+      RequestBatch message;
+      message.Append(event, nullptr);
+      try {
+        wake_queue->Send(message.data(), message.size());
+      } catch (const Error&) {
+      }
+    });
+  }
   CreateSlaves();
   watcher_->Start();
+  if (network_) network_->Start();
   EventLoop();
   BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu)",
              budget_.peak(), options_.mem_budget);
@@ -172,7 +202,13 @@ void Master::CreateSlaves() {
 
 void Master::EventLoop() {
   alignas(8) std::byte message[kRequestMsgSize];
-  while (live_slaves_ > 0) {
+  // With other nodes, serve the network until every node is done: they may
+  // still be sending to each other through us.
+  while (live_slaves_ > 0 || (network_ && !failed_ && !network_finished_)) {
+    if (live_slaves_ == 0 && network_ && !network_shutdown_) {
+      network_shutdown_ = true;
+      network_->Shutdown();
+    }
     std::size_t size = request_queue_.Receive(message, sizeof message);
     bool well_formed = ForEachRequest(
         message, size, [this](const RequestMsg& request, const std::byte* payload) {
@@ -242,6 +278,10 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
 }
 
 void Master::OnEvent(const RequestMsg& event) {
+  if (event.peer == kNetworkEventPeer) {
+    if (network_) OnNetworkEvents();
+    return;
+  }
   if (event.code != 0) {
     Fail(128 + event.code,
          std::string("master received signal ") + strsignal(event.code));
@@ -284,7 +324,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   }
 }
 
-void Master::Fail(int exit_status, const std::string& message) {
+void Master::Fail(int exit_status, const std::string& message, bool tell_others) {
   if (failed_) return;
   failed_ = true;
   exit_status_ = exit_status;
@@ -293,6 +333,27 @@ void Master::Fail(int exit_status, const std::string& message) {
   ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
   (void)ignored;
   KillSlaves();
+  if (network_ && tell_others) network_->Abort(exit_status, message);
+}
+
+void Master::OnNetworkEvents() {
+  for (NetworkEvent& event : network_->TakeEvents()) {
+    if (failed_) return;
+    switch (event.kind) {
+      case NetworkEvent::Kind::kMessage:
+        DeliverRemoteMessage(std::move(event.message));
+        break;
+      case NetworkEvent::Kind::kCollectiveDone:
+        OnInterNodeStepDone(event.comm, event.seq);
+        break;
+      case NetworkEvent::Kind::kAbort:
+        Fail(event.status, event.text, /*tell_others=*/false);
+        break;
+      case NetworkEvent::Kind::kFinished:
+        network_finished_ = true;
+        break;
+    }
+  }
 }
 
 void Master::KillSlaves() {
@@ -518,14 +579,6 @@ const MasterComm& Master::Comm(int id) const {
   auto it = comms_.find(id);
   BDMPI_ENFORCE(it != comms_.end(), "unknown communicator " + std::to_string(id));
   return it->second;
-}
-
-int Master::CommRankOf(const MasterComm& comm, int world_rank) const {
-  for (std::size_t rank = 0; rank < comm.world_ranks.size(); ++rank) {
-    if (comm.world_ranks[rank] == world_rank) return static_cast<int>(rank);
-  }
-  throw Error(kErrIntern, "world rank " + std::to_string(world_rank) +
-                              " is not in communicator " + std::to_string(comm.id));
 }
 
 Slave* Master::LocalSlave(int world_rank) {

@@ -17,6 +17,7 @@
 #include "common/protocol.h"
 #include "master/collective.h"
 #include "master/event_watcher.h"
+#include "master/network.h"
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/scheduler.h"
@@ -24,10 +25,12 @@
 
 namespace bdmpi {
 
-// A communicator as the master sees it: its members' world ranks.
+// A communicator as the master sees it.
 struct MasterComm {
   int id = 0;
   std::vector<int> world_ranks;  // index: rank in the communicator
+  std::vector<int> local_ranks;  // ranks of this node's members, ascending
+  bool spans_nodes = false;      // collectives need an inter-node step
 };
 
 class Master {
@@ -48,8 +51,12 @@ class Master {
   void EventLoop();
   void OnRequest(const RequestMsg& request, const std::byte* inline_payload);
   void OnEvent(const RequestMsg& event);
+  void OnNetworkEvents();
+  void DeliverRemoteMessage(IncomingMessage message);
   void OnSlaveExit(Slave& slave, int wait_status);
-  void Fail(int exit_status, const std::string& message);
+  // Ends the job: kills the slaves and, unless the failure was reported by
+  // another node, tells the other masters.
+  void Fail(int exit_status, const std::string& message, bool tell_others = true);
   void KillSlaves();
   void CheckDeadlock();
   double ResidentFraction(int slave);
@@ -85,6 +92,8 @@ class Master {
   void HandleCollective(Slave& slave, const RequestMsg& request);
   Collective& JoinCollective(Slave& slave, const RequestMsg& request);
   void FinishCollective(int comm, std::uint64_t seq);  // wakes its waiters
+  void StartInterNodeStep(Collective& collective);
+  void OnInterNodeStepDone(int comm, std::uint64_t seq);
   ReplyMsg CompleteCollective(Slave& slave, const RequestMsg& request);
   void ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request);
   void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
@@ -96,8 +105,9 @@ class Master {
 
   // Communicators.
   const MasterComm& Comm(int id) const;
-  int CommRankOf(const MasterComm& comm, int world_rank) const;
   Slave* LocalSlave(int world_rank);
+  int NodeOf(int world_rank) const { return world_rank / options_.nslaves; }
+  void AddComm(int id, std::vector<int> world_ranks);
 
   MasterOptions options_;
   int node_;
@@ -120,6 +130,9 @@ class Master {
   std::deque<int> critical_waiters_;
 
   std::unique_ptr<EventWatcher> watcher_;
+  std::unique_ptr<Network> network_;  // only with several nodes
+  bool network_finished_ = false;
+  bool network_shutdown_ = false;
   const std::byte* inline_payload_ = nullptr;  // of the request being handled
   int live_slaves_ = 0;
   bool failed_ = false;

@@ -20,9 +20,46 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
     ack.type = request.type;
     Reply(slave, ack);
   }
-  Slave* dest = LocalSlave(comm.world_ranks[request.peer]);
-  BDMPI_ENFORCE(dest != nullptr, "remote destinations need the multi-node runtime");
+  int dest_rank = comm.world_ranks[request.peer];
+  Slave* dest = LocalSlave(dest_rank);
+  if (dest == nullptr) {
+    // Another node's: its master buffers it (paper 5.3).
+    OutgoingMessage outgoing;
+    outgoing.dest_node = NodeOf(dest_rank);
+    outgoing.header.dest_world_rank = dest_rank;
+    outgoing.header.comm = request.comm;
+    outgoing.header.source = request.rank;
+    outgoing.header.tag = request.tag;
+    outgoing.payload = std::move(message.payload);
+    network_->Send(std::move(outgoing));
+    return;
+  }
   if (dest->state == SlaveState::kExited) return;  // nobody will receive it
+  dest->mailbox.Deliver(std::move(message));
+  WakeIfReady(*dest);
+}
+
+void Master::DeliverRemoteMessage(IncomingMessage incoming) {
+  const WireHeader& header = incoming.header;
+  Message message;
+  message.envelope = Envelope{header.comm, header.source, header.tag};
+  if (incoming.on_disk) {
+    message.payload = Payload::OnDisk(
+        std::make_shared<OwnedFile>(SpillPath(incoming.file_id)), incoming.file_id,
+        header.bytes);
+  } else if (budget_.TryReserve(incoming.memory.size())) {
+    message.payload = Payload::InMemory(std::move(incoming.memory), &budget_);
+  } else {
+    std::uint64_t file_id = NewMasterFileId();
+    WriteNewFile(SpillPath(file_id), incoming.memory.data(), incoming.memory.size());
+    message.payload = Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id)),
+                                      file_id, header.bytes);
+  }
+  Slave* dest = LocalSlave(header.dest_world_rank);
+  BDMPI_ENFORCE(dest != nullptr, "a message for rank " +
+                                     std::to_string(header.dest_world_rank) +
+                                     " reached the wrong node");
+  if (dest->state == SlaveState::kExited) return;
   dest->mailbox.Deliver(std::move(message));
   WakeIfReady(*dest);
 }

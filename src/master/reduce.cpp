@@ -23,11 +23,13 @@ void Master::FoldContributions(Collective& collective) {
       FindPredefinedDatatype(static_cast<DatatypeId>(collective.datatype));
   BDMPI_ENFORCE(type != nullptr, "reduction on an unknown datatype");
   std::size_t count = collective.bytes / type->extent;
-  int size = static_cast<int>(collective.contributions.size());
-  while (collective.folded < size && collective.contributions[collective.folded]) {
-    Payload& next = *collective.contributions[collective.folded];
+  const std::vector<int>& local_ranks = Comm(collective.comm).local_ranks;
+  int local = static_cast<int>(local_ranks.size());
+  while (collective.folded < local &&
+         collective.contributions[local_ranks[collective.folded]]) {
+    Payload& next = *collective.contributions[local_ranks[collective.folded]];
     if (collective.folded == 0) {
-      // Rank 0's contribution becomes the accumulator, in place.
+      // The first local contribution becomes the accumulator, in place.
       collective.result = std::move(next);
       if (collective.result.on_disk() && collective.bytes > 0)
         collective.accumulator_map.emplace(MappedFile::OpenReadWrite(
@@ -45,10 +47,12 @@ void Master::FoldContributions(Collective& collective) {
       Reduce(static_cast<OpId>(collective.op), static_cast<DatatypeId>(collective.datatype),
              in, accumulator, count);
     }
-    collective.contributions[collective.folded].reset();  // unlinks its file
+    collective.contributions[local_ranks[collective.folded]].reset();  // unlinks its file
     ++collective.folded;
   }
-  if (collective.folded == size) collective.accumulator_map.reset();
+  // Across nodes the mapping is still needed for the inter-node step.
+  if (collective.folded == local && !Comm(collective.comm).spans_nodes)
+    collective.accumulator_map.reset();
 }
 
 }  // namespace bdmpi

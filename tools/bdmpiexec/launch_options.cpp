@@ -1,5 +1,7 @@
 #include "bdmpiexec/launch_options.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "common/error.h"
@@ -14,7 +16,8 @@ const char kLaunchUsage[] =
     "memory: only RUNNING ranks per node run at a time; the others wait,\n"
     "descheduled at MPI's blocking points, with their messages buffered.\n"
     "\n"
-    "  -nn N                 nodes (default 1)\n"
+    "  -nn N                 nodes: one master each (default: the Slurm\n"
+    "                        allocation's node count, else 1)\n"
     "  -ns N                 slaves (MPI ranks) per node (default 1)\n"
     "  -nr N                 slaves running at once per node (default 1)\n"
     "  -nc N                 slaves allowed in a critical section (default 1)\n"
@@ -29,6 +32,12 @@ const char kLaunchUsage[] =
     "  --no-bind             with -nr 1, do not keep the master and its\n"
     "                        slaves on one core\n"
     "  --job-id ID           name of the job's IPC objects (default random)\n"
+    "  --hostfile FILE       run the masters on these hosts (via mpirun)\n"
+    "  --hosts H1,H2,...     the same, as a list\n"
+    "  --launcher auto|local|mpirun|srun\n"
+    "                        how masters start (default auto: srun inside a\n"
+    "                        Slurm allocation, mpirun for several nodes)\n"
+    "  --launcher-arg ARG    pass ARG to mpirun / srun (repeatable)\n"
     "  -v, --verbose         log what the master does (-v -v: debug)\n"
     "  -h, --help            this text\n"
     "\n"
@@ -86,13 +95,27 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
     else if (arg == "--policy") options.policy = value(arg);
     else if (arg == "--job-id") options.job_id = value(arg);
     else if (arg == "--no-bind") options.no_bind = true;
+    else if (arg == "--hostfile") options.hostfile = value(arg);
+    else if (arg == "--hosts") options.hosts = value(arg);
+    else if (arg == "--launcher-arg") options.launcher_args.emplace_back(value(arg));
+    else if (arg == "--launcher") {
+      std::string name = value(arg);
+      if (name == "auto") options.launcher = Launcher::kAuto;
+      else if (name == "local") options.launcher = Launcher::kLocal;
+      else if (name == "mpirun") options.launcher = Launcher::kMpirun;
+      else if (name == "srun") options.launcher = Launcher::kSrun;
+      else Bad("--launcher is auto, local, mpirun or srun, got '" + name + "'");
+    }
     else if (arg == "-v" || arg == "--verbose") ++options.verbosity;
     else Bad("unknown option '" + arg + "'");
   }
   for (; i < argc; ++i) options.program.emplace_back(argv[i]);
   if (options.program.empty()) Bad("no program given");
-  if (options.nnodes != 1)
-    Bad("-nn > 1 needs the multi-node runtime, which is not built yet");
+  if (options.nnodes == 0) {
+    const char* slurm_nodes = std::getenv("SLURM_JOB_NUM_NODES");
+    options.nnodes = slurm_nodes != nullptr ? std::atoi(slurm_nodes) : 1;
+    if (options.nnodes < 1) options.nnodes = 1;
+  }
   if (options.nrunning > options.nslaves) options.nrunning = options.nslaves;
   if (options.job_id.empty()) options.job_id = NewJobId();
   if (!ValidJobId(options.job_id))
@@ -118,6 +141,52 @@ std::vector<std::string> MasterCommand(const LaunchOptions& options,
   if (options.no_bind) command.emplace_back("--no-bind");
   command.emplace_back("--");
   command.insert(command.end(), options.program.begin(), options.program.end());
+  return command;
+}
+
+std::vector<std::string> LaunchCommand(LaunchOptions& options,
+                                       const std::vector<std::string>& master) {
+  bool in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
+  bool host_list = !options.hostfile.empty() || !options.hosts.empty();
+  if (options.launcher == Launcher::kAuto) {
+    if (in_slurm && !host_list && options.nnodes > 1) options.launcher = Launcher::kSrun;
+    else if (options.nnodes > 1 || host_list) options.launcher = Launcher::kMpirun;
+    else options.launcher = Launcher::kLocal;
+  }
+  std::vector<std::string> command;
+  std::string nnodes = std::to_string(options.nnodes);
+  switch (options.launcher) {
+    case Launcher::kAuto:
+    case Launcher::kLocal:
+      if (options.nnodes != 1) Bad("--launcher local runs one node; use mpirun or srun");
+      return master;
+    case Launcher::kSrun:
+      // One master per node; a master that fails ends the step.
+      command = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "-N", nnodes, "-n", nnodes,
+                 "--ntasks-per-node=1"};
+      break;
+    case Launcher::kMpirun:
+      // Unaggregated help output: when several masters abort at once the
+      // aggregator itself fails with garbled ORTE_ERROR_LOG lines.
+      command = {"mpirun", "-np", nnodes, "--bind-to", "none", "--mca",
+                 "orte_base_help_aggregate", "0"};
+      if (geteuid() == 0) command.emplace_back("--allow-run-as-root");
+      if (!options.hostfile.empty()) {
+        command.insert(command.end(), {"--hostfile", options.hostfile, "--map-by", "node"});
+      } else if (!options.hosts.empty()) {
+        command.insert(command.end(), {"--host", options.hosts, "--map-by", "node"});
+      } else {
+        // Several masters on this host, each acting as its own node.
+        command.emplace_back("--oversubscribe");
+      }
+      // Open MPI forwards only the variables it is told to to other hosts.
+      for (const char* name : {"BDMPI_LOG", "BDMPI_LOG_CATEGORIES", "BDMPI_SCRATCH_DIR"}) {
+        if (std::getenv(name) != nullptr) command.insert(command.end(), {"-x", name});
+      }
+      break;
+  }
+  command.insert(command.end(), options.launcher_args.begin(), options.launcher_args.end());
+  command.insert(command.end(), master.begin(), master.end());
   return command;
 }
 

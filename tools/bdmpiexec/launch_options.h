@@ -7,8 +7,10 @@
 
 namespace bdmpi {
 
+enum class Launcher { kAuto, kLocal, kMpirun, kSrun };
+
 struct LaunchOptions {
-  int nnodes = 1;
+  int nnodes = 0;  // 0: the Slurm allocation's node count, else 1
   int nslaves = 1;
   int nrunning = 1;
   int ncritical = 1;
@@ -20,6 +22,10 @@ struct LaunchOptions {
   bool no_bind = false;
   int verbosity = 0;
   bool help = false;
+  Launcher launcher = Launcher::kAuto;
+  std::string hostfile;
+  std::string hosts;
+  std::vector<std::string> launcher_args;  // passed to mpirun / srun
   std::vector<std::string> program;
 };
 
@@ -32,5 +38,11 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv);
 // The bdmprun command line for these options.
 std::vector<std::string> MasterCommand(const LaunchOptions& options,
                                        const std::string& master_path);
+
+// How the masters start: bdmprun itself on one node, else wrapped in
+// `srun` inside a Slurm allocation or `mpirun` (local host, host list or
+// host file). Resolves kAuto.
+std::vector<std::string> LaunchCommand(LaunchOptions& options,
+                                       const std::vector<std::string>& master);
 
 }  // namespace bdmpi

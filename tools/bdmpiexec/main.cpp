@@ -105,7 +105,18 @@ int main(int argc, char** argv) {
   if (options.verbosity > 0 && std::getenv("BDMPI_LOG") == nullptr)
     setenv("BDMPI_LOG", options.verbosity > 1 ? "debug" : "info", 1);
 
-  std::vector<std::string> command = bdmpi::MasterCommand(options, FindMaster());
+  std::vector<std::string> command;
+  try {
+    command = bdmpi::LaunchCommand(options, bdmpi::MasterCommand(options, FindMaster()));
+  } catch (const bdmpi::Error& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 2;
+  }
+  if (options.verbosity > 0) {
+    std::string line = "bdmpiexec:";
+    for (const std::string& arg : command) line += " " + arg;
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
   int status = RunMaster(command);
   // Normally the master removed everything; after a crash this finds the rest.
   int leftovers = bdmpi::RemoveJobLeftovers(options.job_id, options.scratch_dir,

@@ -1,0 +1,458 @@
+#include "master/network.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+
+#include "common/datatype.h"
+#include "common/error.h"
+#include "common/job_names.h"
+#include "common/log.h"
+#include "master/mpi_types.h"
+
+namespace bdmpi {
+namespace {
+
+constexpr int kTagP2P = 1;
+constexpr int kTagControl = 2;
+// Spill files this thread creates (the event loop and slaves have theirs).
+constexpr std::uint64_t kNetworkFileOwner = 0xfffffe;
+
+void CheckMpi(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw Error(kErrIntern, std::string(what) + ": " + text);
+}
+
+bool TestRequest(MPI_Request& request) {
+  if (request == MPI_REQUEST_NULL) return true;
+  int done = 0;
+  CheckMpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+  return done != 0;
+}
+
+// Bytes as an MPI count of MPI_BYTE; larger buffers would need a derived
+// type, which the chunked algorithms of src/collectives make unnecessary.
+int ByteCount(std::uint64_t bytes) {
+  BDMPI_ENFORCE(bytes <= static_cast<std::uint64_t>(INT_MAX),
+                "inter-node collective of more than 2 GiB");
+  return static_cast<int>(bytes);
+}
+
+}  // namespace
+
+Network::Network(Config config, std::function<void()> wake)
+    : config_(std::move(config)), wake_(std::move(wake)) {
+  MPI_Comm_rank(MPI_COMM_WORLD, &node_);
+  MPI_Comm_size(MPI_COMM_WORLD, &nnodes_);
+  // Separate communicators keep the three kinds of traffic from matching
+  // each other's receives.
+  CheckMpi(MPI_Comm_dup(MPI_COMM_WORLD, &p2p_), "MPI_Comm_dup");
+  CheckMpi(MPI_Comm_dup(MPI_COMM_WORLD, &coll_), "MPI_Comm_dup");
+  CheckMpi(MPI_Comm_dup(MPI_COMM_WORLD, &control_), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(p2p_, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(coll_, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(control_, MPI_ERRORS_RETURN);
+  sends_ = std::vector<SendStream>(nnodes_);
+  receives_ = std::vector<RecvStream>(nnodes_);
+  receive_buffer_.resize(std::max(config_.chunk_size,
+                                  sizeof(WireHeader) + config_.inline_max));
+}
+
+Network::~Network() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  for (SendStream& stream : sends_) {
+    if (stream.fd >= 0) close(stream.fd);
+  }
+  for (RecvStream& stream : receives_) {
+    if (stream.fd >= 0) close(stream.fd);
+  }
+  // The communicators are freed by MPI_Finalize, or gone with MPI_Abort.
+}
+
+void Network::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void Network::Send(OutgoingMessage message) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    outbox_.push_back(std::move(message));
+  }
+  work_cv_.notify_one();
+}
+
+void Network::StartCollective(const CollectiveStep& step) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    step_inbox_.push_back(step);
+  }
+  work_cv_.notify_one();
+}
+
+void Network::Abort(int status, const std::string& text) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  abort_notice_.kind = ControlKind::kAbort;
+  abort_notice_.status = status;
+  std::snprintf(abort_notice_.text, sizeof abort_notice_.text, "%s", text.c_str());
+  abort_requested_ = true;
+  work_cv_.notify_one();
+  abort_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return abort_sent_; });
+}
+
+void Network::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shutdown_requested_ = true;
+  }
+  work_cv_.notify_one();
+}
+
+std::vector<NetworkEvent> Network::TakeEvents() {
+  wake_pending_.store(false);
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<NetworkEvent> events;
+  events.swap(events_);
+  return events;
+}
+
+void Network::Push(NetworkEvent event) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.push_back(std::move(event));
+  }
+  // One wake-up per batch of events: the event loop drains them all.
+  if (!wake_pending_.exchange(true)) wake_();
+}
+
+void Network::Run() {
+  // Polling MPI costs a core; back off to short sleeps when idle, so that
+  // the slaves keep the processors.
+  int idle_rounds = 0;
+  for (;;) {
+    bool busy = false;
+    try {
+      busy |= TakeWork();
+      for (int dest = 0; dest < nnodes_; ++dest) busy |= ProgressSends(dest);
+      busy |= ProgressReceives();
+      busy |= ProgressCollectives();
+      busy |= ProgressControl();
+    } catch (const std::exception& error) {
+      NetworkEvent event;
+      event.kind = NetworkEvent::Kind::kAbort;
+      event.status = 1;
+      event.text = std::string("network: ") + error.what();
+      Push(std::move(event));
+      return;
+    }
+    if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
+      NetworkEvent event;
+      event.kind = NetworkEvent::Kind::kFinished;
+      Push(std::move(event));
+      return;
+    }
+    if (busy) {
+      idle_rounds = 0;
+      continue;
+    }
+    ++idle_rounds;
+    if (idle_rounds < 64) {
+      sched_yield();
+      continue;
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stop_) return;
+    auto pause = std::chrono::microseconds(std::min(1000, 20 * (idle_rounds - 63)));
+    work_cv_.wait_for(lock, pause, [this] {
+      return stop_ || !outbox_.empty() || !step_inbox_.empty() ||
+             (abort_requested_ && !notices_started_) ||
+             (shutdown_requested_ && !shutting_down_);
+    });
+    if (stop_) return;
+  }
+}
+
+bool Network::TakeWork() {
+  std::deque<OutgoingMessage> outgoing;
+  std::deque<CollectiveStep> steps;
+  bool abort = false;
+  bool shutdown = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stop_) throw Error(kErrIntern, "network stopped");
+    outgoing.swap(outbox_);
+    steps.swap(step_inbox_);
+    abort = abort_requested_ && !abort_sent_;
+    shutdown = shutdown_requested_ && !shutting_down_;
+  }
+  for (OutgoingMessage& message : outgoing) {
+    int dest = message.dest_node;
+    sends_[dest].queue.push_back(std::move(message));
+  }
+  for (const CollectiveStep& step : steps) StartStep(step);
+  if (abort && !notices_started_) {
+    notices_started_ = true;
+    SendAbortNotices();
+  }
+  if (shutdown) {
+    bool idle = std::all_of(sends_.begin(), sends_.end(), [](const SendStream& s) {
+      return !s.active && s.queue.empty();
+    });
+    if (idle) {
+      shutting_down_ = true;
+      CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
+    }
+  }
+  return !outgoing.empty() || !steps.empty();
+}
+
+bool Network::ProgressSends(int dest) {
+  SendStream& stream = sends_[dest];
+  bool busy = false;
+  if (!stream.active) {
+    if (stream.queue.empty()) return false;
+    OutgoingMessage& message = stream.queue.front();
+    Payload& payload = message.payload;
+    bool inline_payload = !payload.on_disk() && payload.bytes() <= config_.inline_max;
+    message.header.bytes = payload.bytes();
+    message.header.chunks =
+        inline_payload ? 0
+                       : static_cast<std::uint32_t>((payload.bytes() + config_.chunk_size - 1) /
+                                                    config_.chunk_size);
+    stream.head.resize(sizeof(WireHeader) + (inline_payload ? payload.bytes() : 0));
+    std::memcpy(stream.head.data(), &message.header, sizeof(WireHeader));
+    if (inline_payload && payload.bytes() > 0)
+      std::memcpy(stream.head.data() + sizeof(WireHeader), payload.memory().data(),
+                  payload.bytes());
+    CheckMpi(MPI_Isend(stream.head.data(), static_cast<int>(stream.head.size()), MPI_BYTE,
+                       dest, kTagP2P, p2p_, &stream.head_request),
+             "MPI_Isend");
+    stream.chunks = message.header.chunks;
+    stream.next_chunk = 0;
+    if (stream.chunks > 0) {
+      const std::string& path = payload.file()->path();
+      stream.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (stream.fd < 0) ThrowSystemError("open " + path, errno);
+    }
+    stream.active = true;
+    busy = true;
+  }
+  OutgoingMessage& message = stream.queue.front();
+  for (ChunkSlot& slot : stream.slots) {
+    if (!TestRequest(slot.request)) continue;
+    if (stream.next_chunk >= stream.chunks) continue;
+    std::uint64_t offset = std::uint64_t{stream.next_chunk} * config_.chunk_size;
+    std::size_t length = static_cast<std::size_t>(
+        std::min<std::uint64_t>(config_.chunk_size, message.payload.bytes() - offset));
+    slot.buffer.resize(length);
+    std::size_t done = 0;
+    while (done < length) {
+      ssize_t n = pread(stream.fd, slot.buffer.data() + done, length - done,
+                        static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ThrowSystemError("pread " + message.payload.file()->path(), n < 0 ? errno : EIO);
+      done += static_cast<std::size_t>(n);
+    }
+    CheckMpi(MPI_Isend(slot.buffer.data(), static_cast<int>(length), MPI_BYTE, dest, kTagP2P,
+                       p2p_, &slot.request),
+             "MPI_Isend");
+    ++stream.next_chunk;
+    busy = true;
+  }
+  bool all_sent = TestRequest(stream.head_request) && stream.next_chunk >= stream.chunks &&
+                  std::all_of(std::begin(stream.slots), std::end(stream.slots),
+                              [](ChunkSlot& slot) { return TestRequest(slot.request); });
+  if (all_sent) {
+    if (stream.fd >= 0) close(stream.fd);
+    stream.fd = -1;
+    stream.queue.pop_front();  // releases the payload (and its spill file)
+    stream.active = false;
+    busy = true;
+  }
+  return busy;
+}
+
+bool Network::ProgressReceives() {
+  bool busy = false;
+  for (;;) {
+    int flag = 0;
+    MPI_Message handle;
+    MPI_Status status;
+    CheckMpi(MPI_Improbe(MPI_ANY_SOURCE, kTagP2P, p2p_, &flag, &handle, &status),
+             "MPI_Improbe");
+    if (!flag) return busy;
+    busy = true;
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    if (static_cast<std::size_t>(count) > receive_buffer_.size()) receive_buffer_.resize(count);
+    CheckMpi(MPI_Mrecv(receive_buffer_.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE),
+             "MPI_Mrecv");
+    RecvStream& stream = receives_[status.MPI_SOURCE];
+    if (!stream.active) {
+      BDMPI_ENFORCE(static_cast<std::size_t>(count) >= sizeof(WireHeader), "short wire header");
+      stream.message = IncomingMessage();
+      std::memcpy(&stream.message.header, receive_buffer_.data(), sizeof(WireHeader));
+      const WireHeader& header = stream.message.header;
+      if (header.chunks == 0) {
+        stream.message.memory.assign(receive_buffer_.data() + sizeof(WireHeader),
+                                     receive_buffer_.data() + count);
+        NetworkEvent event;
+        event.message = std::move(stream.message);
+        Push(std::move(event));
+        continue;
+      }
+      stream.message.on_disk = true;
+      stream.message.file_id = MakeFileId(kNetworkFileOwner, ++file_seq_);
+      std::string path = SpillFileName(config_.spill_dir, stream.message.file_id);
+      stream.fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (stream.fd < 0) ThrowSystemError("open " + path, errno);
+      stream.chunks_left = header.chunks;
+      stream.offset = 0;
+      stream.active = true;
+      continue;
+    }
+    std::size_t done = 0;
+    while (done < static_cast<std::size_t>(count)) {
+      ssize_t n = pwrite(stream.fd, receive_buffer_.data() + done, count - done,
+                         static_cast<off_t>(stream.offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) ThrowSystemError("pwrite to a spill file", errno);
+      done += static_cast<std::size_t>(n);
+    }
+    stream.offset += static_cast<std::uint64_t>(count);
+    if (--stream.chunks_left == 0) {
+      close(stream.fd);
+      stream.fd = -1;
+      stream.active = false;
+      NetworkEvent event;
+      event.message = std::move(stream.message);
+      Push(std::move(event));
+    }
+  }
+}
+
+void Network::StartStep(const CollectiveStep& step) {
+  ActiveStep active{step, MPI_REQUEST_NULL};
+  switch (step.type) {
+    case MsgType::kBarrier:
+      CheckMpi(MPI_Ibarrier(coll_, &active.request), "MPI_Ibarrier");
+      break;
+    case MsgType::kBcast:
+      CheckMpi(MPI_Ibcast(step.data, ByteCount(step.bytes), MPI_BYTE, step.root_node, coll_,
+                          &active.request),
+               "MPI_Ibcast");
+      break;
+    case MsgType::kReduce:
+    case MsgType::kAllreduce: {
+      const DatatypeInfo* info = FindPredefinedDatatype(step.datatype);
+      BDMPI_ENFORCE(info != nullptr, "reduction on an unknown datatype");
+      int count = ByteCount(step.bytes / info->extent);
+      MPI_Datatype type = OpenMpiDatatype(step.datatype);
+      MPI_Op op = OpenMpiOp(step.op);
+      BDMPI_ENFORCE(type != MPI_DATATYPE_NULL && op != MPI_OP_NULL,
+                    "no Open MPI equivalent for a reduction");
+      if (step.type == MsgType::kAllreduce) {
+        CheckMpi(MPI_Iallreduce(MPI_IN_PLACE, step.data, count, type, op, coll_,
+                                &active.request),
+                 "MPI_Iallreduce");
+      } else {
+        bool root = step.root_node == node_;
+        CheckMpi(MPI_Ireduce(root ? MPI_IN_PLACE : step.data, step.data, count, type, op,
+                             step.root_node, coll_, &active.request),
+                 "MPI_Ireduce");
+      }
+      break;
+    }
+    default:
+      throw Error(kErrIntern, std::string("no inter-node step for ") + MsgTypeName(step.type));
+  }
+  steps_.push_back(active);
+}
+
+bool Network::ProgressCollectives() {
+  bool busy = false;
+  for (auto it = steps_.begin(); it != steps_.end();) {
+    if (!TestRequest(it->request)) {
+      ++it;
+      continue;
+    }
+    NetworkEvent event;
+    event.kind = NetworkEvent::Kind::kCollectiveDone;
+    event.comm = it->step.comm;
+    event.seq = it->step.seq;
+    Push(std::move(event));
+    it = steps_.erase(it);
+    busy = true;
+  }
+  return busy;
+}
+
+void Network::SendAbortNotices() {
+  ControlMsg notice;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    notice = abort_notice_;
+  }
+  notices_.assign(nnodes_, notice);
+  for (int peer = 0; peer < nnodes_; ++peer) {
+    if (peer == node_) continue;
+    MPI_Request request;
+    if (MPI_Isend(&notices_[peer], sizeof(ControlMsg), MPI_BYTE, peer, kTagControl, control_,
+                  &request) == MPI_SUCCESS)
+      notice_requests_.push_back(request);
+  }
+}
+
+bool Network::ProgressControl() {
+  bool busy = false;
+  if (!notice_requests_.empty()) {
+    int done = 0;
+    MPI_Testall(static_cast<int>(notice_requests_.size()), notice_requests_.data(), &done,
+                MPI_STATUSES_IGNORE);
+    if (done) {
+      notice_requests_.clear();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        abort_sent_ = true;
+      }
+      abort_cv_.notify_all();
+      busy = true;
+    }
+  } else {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (abort_requested_ && !abort_sent_ && nnodes_ == 1) {
+      abort_sent_ = true;
+      abort_cv_.notify_all();
+    }
+  }
+  int flag = 0;
+  MPI_Status status;
+  CheckMpi(MPI_Iprobe(MPI_ANY_SOURCE, kTagControl, control_, &flag, &status), "MPI_Iprobe");
+  if (flag) {
+    ControlMsg notice;
+    CheckMpi(MPI_Recv(&notice, sizeof notice, MPI_BYTE, status.MPI_SOURCE, kTagControl,
+                      control_, MPI_STATUS_IGNORE),
+             "MPI_Recv");
+    NetworkEvent event;
+    event.kind = NetworkEvent::Kind::kAbort;
+    event.status = notice.status;
+    notice.text[sizeof notice.text - 1] = '\0';
+    event.text = "node " + std::to_string(status.MPI_SOURCE) + ": " + notice.text;
+    Push(std::move(event));
+    busy = true;
+  }
+  return busy;
+}
+
+}  // namespace bdmpi

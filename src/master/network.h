@@ -1,0 +1,172 @@
+// The master's network thread: the only thread that calls Open MPI after
+// MPI_Init. It forwards BDMPI messages to other nodes' masters (streaming
+// large ones in chunks between spill files), runs the inter-node steps of
+// collectives as non-blocking MPI operations, and reports what arrived to
+// the event loop as NetworkEvents. Collectives on different communicators
+// and point-to-point traffic all progress here at the same time, so none
+// can block another.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/handles.h"
+#include "common/protocol.h"
+#include "master/payload.h"
+#include "master/wire.h"
+
+namespace bdmpi {
+
+// The `peer` of the kEvent by which the network thread wakes the event loop.
+inline constexpr int kNetworkEventPeer = -2;
+
+struct OutgoingMessage {
+  int dest_node = 0;
+  WireHeader header;
+  Payload payload;
+};
+
+struct IncomingMessage {
+  WireHeader header;
+  std::vector<std::byte> memory;  // small payloads
+  bool on_disk = false;           // large ones: a spill file of this node
+  std::uint64_t file_id = 0;
+};
+
+// The inter-node part of one collective. `data` (bytes long) stays valid
+// and untouched by the event loop until the step is reported done.
+struct CollectiveStep {
+  MsgType type = MsgType::kBarrier;
+  int comm = 0;
+  std::uint64_t seq = 0;
+  int root_node = 0;  // bcast, reduce
+  std::byte* data = nullptr;
+  std::uint64_t bytes = 0;
+  DatatypeId datatype = DatatypeId::kByte;
+  OpId op = OpId::kNull;
+};
+
+struct NetworkEvent {
+  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished };
+  Kind kind = Kind::kMessage;
+  IncomingMessage message;      // kMessage
+  int comm = 0;                 // kCollectiveDone
+  std::uint64_t seq = 0;
+  int status = 0;               // kAbort
+  std::string text;
+};
+
+class Network {
+ public:
+  struct Config {
+    std::string spill_dir;
+    std::size_t inline_max = 64 * 1024;   // payloads up to this go in one message
+    std::size_t chunk_size = 1 << 20;     // large payloads travel in chunks
+  };
+
+  // Duplicates MPI_COMM_WORLD (collective over all masters). `wake` is
+  // called from the network thread when events are waiting.
+  Network(Config config, std::function<void()> wake);
+  ~Network();
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  int node() const { return node_; }
+  int nnodes() const { return nnodes_; }
+
+  void Start();
+  void Send(OutgoingMessage message);
+  void StartCollective(const CollectiveStep& step);
+  // Tells every other master that the job ends with `status`; returns when
+  // the notices are out or after a second.
+  void Abort(int status, const std::string& text);
+  // This node has no slaves left; a kFinished event follows once every node
+  // is done, after which no MPI traffic remains.
+  void Shutdown();
+  std::vector<NetworkEvent> TakeEvents();
+
+ private:
+  struct ChunkSlot {
+    std::vector<std::byte> buffer;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  // Messages for one destination node, sent one after the other.
+  struct SendStream {
+    std::deque<OutgoingMessage> queue;
+    bool active = false;
+    std::vector<std::byte> head;
+    MPI_Request head_request = MPI_REQUEST_NULL;
+    int fd = -1;
+    std::uint32_t next_chunk = 0;
+    std::uint32_t chunks = 0;
+    ChunkSlot slots[2];  // double buffering: read one chunk while one flies
+  };
+  // The message being received from one source node.
+  struct RecvStream {
+    bool active = false;
+    IncomingMessage message;
+    std::uint32_t chunks_left = 0;
+    int fd = -1;
+    std::uint64_t offset = 0;
+  };
+  struct ActiveStep {
+    CollectiveStep step;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+
+  void Run();
+  bool TakeWork();
+  bool ProgressSends(int dest);
+  bool ProgressReceives();
+  bool ProgressCollectives();
+  bool ProgressControl();
+  void StartStep(const CollectiveStep& step);
+  void Push(NetworkEvent event);
+  void SendAbortNotices();
+
+  Config config_;
+  std::function<void()> wake_;
+  int node_ = 0;
+  int nnodes_ = 1;
+  MPI_Comm p2p_ = MPI_COMM_NULL;
+  MPI_Comm coll_ = MPI_COMM_NULL;
+  MPI_Comm control_ = MPI_COMM_NULL;
+
+  // Network thread only.
+  std::vector<SendStream> sends_;
+  std::vector<RecvStream> receives_;
+  std::vector<ActiveStep> steps_;
+  std::vector<std::byte> receive_buffer_;
+  std::uint64_t file_seq_ = 0;
+  bool shutting_down_ = false;
+  MPI_Request shutdown_request_ = MPI_REQUEST_NULL;
+  bool notices_started_ = false;
+  std::vector<ControlMsg> notices_;
+  std::vector<MPI_Request> notice_requests_;
+
+  // Shared with the event loop.
+  std::mutex mutex_;
+  std::condition_variable work_cv_;
+  std::condition_variable abort_cv_;
+  std::deque<OutgoingMessage> outbox_;
+  std::deque<CollectiveStep> step_inbox_;
+  bool shutdown_requested_ = false;
+  bool stop_ = false;
+  bool abort_requested_ = false;
+  bool abort_sent_ = false;
+  ControlMsg abort_notice_;
+  std::vector<NetworkEvent> events_;
+  std::atomic<bool> wake_pending_{false};
+  std::thread thread_;
+};
+
+}  // namespace bdmpi

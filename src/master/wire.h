@@ -1,0 +1,41 @@
+// What masters send each other over Open MPI.
+//
+// Point-to-point (communicator "p2p", one tag): every forwarded BDMPI
+// message starts with a WireHeader. A small payload follows the header in
+// the same MPI message; a large one follows as `chunks` MPI messages of at
+// most the chunk size, streamed from the sender's spill file and written to
+// a spill file of the receiving master, so that neither holds it in memory.
+// A master sends the messages for one destination node strictly one after
+// the other, and MPI keeps the order of one sender's messages, so BDMPI's
+// non-overtaking rule holds across nodes.
+//
+// Control (communicator "control"): ControlMsg, e.g. the job is ending.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace bdmpi {
+
+struct WireHeader {
+  std::int32_t dest_world_rank = 0;
+  std::int32_t comm = 0;
+  std::int32_t source = 0;  // rank in comm
+  std::int32_t tag = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t chunks = 0;  // 0: the payload follows in this MPI message
+  std::uint32_t reserved = 0;
+};
+
+enum class ControlKind : std::int32_t { kAbort = 1 };
+
+struct ControlMsg {
+  ControlKind kind = ControlKind::kAbort;
+  std::int32_t status = 0;  // the job's exit status
+  char text[248] = {};      // why, for the other masters' messages
+};
+
+static_assert(std::is_trivially_copyable_v<WireHeader>);
+static_assert(std::is_trivially_copyable_v<ControlMsg>);
+
+}  // namespace bdmpi
