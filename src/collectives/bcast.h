@@ -31,8 +31,9 @@ std::unique_ptr<Operation> StartBcastChain(Transport& t, int tag,
 
 // Binomial scatter of n blocks, then ring allgather of the blocks (the
 // "bucket" algorithm): ~2 bytes*beta, independent of n.
-std::unique_ptr<Operation> StartBcastScatterAllgather(
-    Transport& t, int tag, std::span<std::byte> data, int root,
-    std::size_t chunk_bytes);
+std::unique_ptr<Operation> StartBcastScatterAllgather(Transport& t, int tag,
+                                                      std::span<std::byte> data,
+                                                      int root,
+                                                      std::size_t chunk_bytes);
 
 }  // namespace bdmpi::coll

@@ -47,9 +47,9 @@ RequestId InprocNetwork::Post(bool is_send, int owner, int peer, int tag,
   BDMPI_ENFORCE(peer >= 0 && peer < size(), "peer " + std::to_string(peer));
   BDMPI_ENFORCE(tag >= 0 && tag < 32768, "tag " + std::to_string(tag));
   BDMPI_ENFORCE(bytes == 0 || data != nullptr, "null buffer");
-  BDMPI_ENFORCE(options_.max_message_bytes == 0 ||
-                    bytes <= options_.max_message_bytes,
-                std::to_string(bytes) + "-byte message");
+  BDMPI_ENFORCE(
+      options_.max_message_bytes == 0 || bytes <= options_.max_message_bytes,
+      std::to_string(bytes) + "-byte message");
   RequestId id = next_id_++;
   requests_.emplace(id, Request{is_send, owner, peer, tag, data, bytes});
   max_outstanding_ = std::max(max_outstanding_, requests_.size());
@@ -73,12 +73,12 @@ void InprocNetwork::Deliver(Request& a, Request& b) {
   Request& send = a.is_send ? a : b;
   Request& recv = a.is_send ? b : a;
   if (send.bytes != recv.bytes)
-    throw Error(kErrTruncate,
-                "inproc: " + std::to_string(send.bytes) + "-byte message from " +
-                    std::to_string(send.owner) + " to " +
-                    std::to_string(recv.owner) + " tag " +
-                    std::to_string(send.tag) + " for a " +
-                    std::to_string(recv.bytes) + "-byte receive");
+    throw Error(kErrTruncate, "inproc: " + std::to_string(send.bytes) +
+                                  "-byte message from " +
+                                  std::to_string(send.owner) + " to " +
+                                  std::to_string(recv.owner) + " tag " +
+                                  std::to_string(send.tag) + " for a " +
+                                  std::to_string(recv.bytes) + "-byte receive");
   if (send.bytes > 0) std::memcpy(recv.data, send.data, send.bytes);
   send.done = recv.done = true;
   ++messages_;
@@ -110,8 +110,9 @@ std::string InprocNetwork::DescribeOutstanding() const {
             (r->is_send ? " send to " : " recv from ") +
             std::to_string(r->peer) + " tag " + std::to_string(r->tag) + " " +
             std::to_string(r->bytes) + " B" +
-            (r->done ? " (done, not tested)"
-                     : r->partner ? " (matched)" : " (unmatched)") +
+            (r->done      ? " (done, not tested)"
+             : r->partner ? " (matched)"
+                          : " (unmatched)") +
             "\n";
   return text;
 }

@@ -33,9 +33,8 @@ inline constexpr int kTagsPerOperation = 4;
 // elements, as MPI_User_function does. For an operation that is not
 // commutative, `in` always holds the operand of the lower ranks (MPI's
 // order: a0 op a1 op ... op an-1).
-using ReduceFn =
-    std::function<void(const std::byte* in, std::byte* inout,
-                       std::size_t bytes)>;
+using ReduceFn = std::function<void(const std::byte* in, std::byte* inout,
+                                    std::size_t bytes)>;
 
 struct Reduction {
   ReduceFn fn;

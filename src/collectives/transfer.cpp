@@ -65,9 +65,9 @@ void CheckCommon(const Transport& t, int tag, std::size_t chunk) {
 }
 
 void CheckRoot(const Transport& t, int root) {
-  BDMPI_ENFORCE(root >= 0 && root < t.size(),
-                "root " + std::to_string(root) + " of " +
-                    std::to_string(t.size()));
+  BDMPI_ENFORCE(
+      root >= 0 && root < t.size(),
+      "root " + std::to_string(root) + " of " + std::to_string(t.size()));
 }
 
 std::vector<int> CheckedOrder(const Transport& t, std::span<const int> order) {
@@ -75,9 +75,9 @@ std::vector<int> CheckedOrder(const Transport& t, std::span<const int> order) {
   BDMPI_ENFORCE(order.size() == seen.size(),
                 "order of " + std::to_string(order.size()) + " peers");
   for (int peer : order) {
-    BDMPI_ENFORCE(peer >= 0 && peer < t.size() && !seen[peer],
-                  "order is not a permutation (peer " + std::to_string(peer) +
-                      ")");
+    BDMPI_ENFORCE(
+        peer >= 0 && peer < t.size() && !seen[peer],
+        "order is not a permutation (peer " + std::to_string(peer) + ")");
     seen[peer] = true;
   }
   return {order.begin(), order.end()};
@@ -91,11 +91,24 @@ void CheckReduction(const Reduction& op, std::size_t bytes) {
 }
 
 std::vector<std::size_t> CheckedSizes(const Transport& t,
-                                      std::span<const std::size_t> sizes) {
+                                      std::span<const std::size_t> sizes,
+                                      std::size_t total) {
   BDMPI_ENFORCE(sizes.size() == static_cast<std::size_t>(t.size()),
                 std::to_string(sizes.size()) + " block sizes for " +
                     std::to_string(t.size()) + " peers");
-  return {sizes.begin(), sizes.end()};
+  std::vector<std::size_t> copy(sizes.begin(), sizes.end());
+  std::size_t sum = BlockOffsets(copy).back();
+  BDMPI_ENFORCE(total == kAnyTotal || sum == total,
+                "blocks of " + std::to_string(sum) + " bytes in " +
+                    std::to_string(total));
+  return copy;
+}
+
+void CheckOwnBlock(const Transport& t, std::span<const std::size_t> sizes,
+                   std::size_t bytes) {
+  BDMPI_ENFORCE(sizes.size() == static_cast<std::size_t>(t.size()) &&
+                    sizes[t.rank()] == bytes,
+                "own block of " + std::to_string(bytes) + " bytes");
 }
 
 }  // namespace bdmpi::coll

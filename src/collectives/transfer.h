@@ -46,9 +46,9 @@ std::vector<std::size_t> EvenBlocks(std::size_t bytes, int n,
 std::vector<std::size_t> BlockOffsets(std::span<const std::size_t> sizes);
 
 // Block b of data given block offsets.
-inline std::span<std::byte> BlockOf(std::span<std::byte> data,
-                                    const std::vector<std::size_t>& offsets,
-                                    int b) {
+template <typename T>
+std::span<T> BlockOf(std::span<T> data, const std::vector<std::size_t>& offsets,
+                     int b) {
   return data.subspan(offsets[b], offsets[b + 1] - offsets[b]);
 }
 
@@ -83,8 +83,14 @@ void CheckRoot(const Transport& t, int root);
 // A copy of `order` after checking that it is a permutation of the ranks.
 std::vector<int> CheckedOrder(const Transport& t, std::span<const int> order);
 void CheckReduction(const Reduction& op, std::size_t bytes);
-// A copy of per-peer block sizes after checking there is one per peer.
+// A copy of per-peer block sizes after checking there is one per peer and,
+// unless total is kAnyTotal, that they add up to `total`.
+inline constexpr std::size_t kAnyTotal = ~std::size_t{0};
 std::vector<std::size_t> CheckedSizes(const Transport& t,
-                                      std::span<const std::size_t> sizes);
+                                      std::span<const std::size_t> sizes,
+                                      std::size_t total);
+// At a non-root peer of gatherv/scatterv: its own size is right.
+void CheckOwnBlock(const Transport& t, std::span<const std::size_t> sizes,
+                   std::size_t bytes);
 
 }  // namespace bdmpi::coll
