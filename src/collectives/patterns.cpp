@@ -122,10 +122,6 @@ ChainLinks ChainLinksOf(const std::vector<int>& order, int rank) {
 
 int BinomialParent(int vrank) { return vrank == 0 ? -1 : vrank & (vrank - 1); }
 
-}  // namespace bdmpi::coll
-
-namespace bdmpi::coll {
-
 Task LinearAtRoot(Transport& t, int tag, std::span<std::byte> data,
                   std::vector<std::size_t> offsets, bool to_root,
                   std::size_t chunk) {

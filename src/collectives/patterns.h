@@ -51,10 +51,6 @@ ChainLinks ChainLinksOf(const std::vector<int>& order, int rank);
 std::vector<int> BinomialChildren(int vrank, int n);
 int BinomialParent(int vrank);
 
-}  // namespace bdmpi::coll
-
-namespace bdmpi::coll {
-
 // The root's side of a linear gather (to_root) or scatter: every other
 // peer's block of data (offsets: n + 1) moves between the root and that peer
 // in chunks, peer after peer, at most max(kPipelineDepth, n) messages in

@@ -51,10 +51,6 @@ Task Exchange(Transport& t, int tag, int to, std::span<const std::byte> send,
   }
 }
 
-}  // namespace bdmpi::coll
-
-namespace bdmpi::coll {
-
 void CheckCommon(const Transport& t, int tag, std::size_t chunk) {
   BDMPI_ENFORCE(t.size() > 0 && t.rank() >= 0 && t.rank() < t.size(),
                 "transport rank " + std::to_string(t.rank()) + " of " +
@@ -98,9 +94,8 @@ std::vector<std::size_t> CheckedSizes(const Transport& t,
                     std::to_string(t.size()) + " peers");
   std::vector<std::size_t> copy(sizes.begin(), sizes.end());
   std::size_t sum = BlockOffsets(copy).back();
-  BDMPI_ENFORCE(total == kAnyTotal || sum == total,
-                "blocks of " + std::to_string(sum) + " bytes in " +
-                    std::to_string(total));
+  BDMPI_ENFORCE(sum == total, "blocks of " + std::to_string(sum) +
+                                  " bytes in " + std::to_string(total));
   return copy;
 }
 

@@ -69,12 +69,8 @@ inline Task RecvChunks(Transport& t, int tag, int from,
   return Exchange(t, tag, -1, {}, from, recv, chunk);
 }
 
-// (a - b) mod n for ranks and positions.
+// a mod n in [0, n): ranks relative to a root and back, ring neighbours.
 inline int Mod(int a, int n) { return ((a % n) + n) % n; }
-
-}  // namespace bdmpi::coll
-
-namespace bdmpi::coll {
 
 // Argument checks of the Start functions. These arguments come from the
 // master, not from users, so a bad one is an internal error (kErrIntern).
@@ -83,9 +79,8 @@ void CheckRoot(const Transport& t, int root);
 // A copy of `order` after checking that it is a permutation of the ranks.
 std::vector<int> CheckedOrder(const Transport& t, std::span<const int> order);
 void CheckReduction(const Reduction& op, std::size_t bytes);
-// A copy of per-peer block sizes after checking there is one per peer and,
-// unless total is kAnyTotal, that they add up to `total`.
-inline constexpr std::size_t kAnyTotal = ~std::size_t{0};
+// A copy of per-peer block sizes after checking there is one per peer and
+// that they add up to `total`.
 std::vector<std::size_t> CheckedSizes(const Transport& t,
                                       std::span<const std::size_t> sizes,
                                       std::size_t total);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -100,6 +101,13 @@ inline Bytes ReduceAll(const std::vector<Bytes>& inputs, const Reduction& op) {
 }
 
 using StartFn = std::function<std::unique_ptr<Operation>(Transport&)>;
+
+// BDMPI_TEST_SEED=k shifts every seed, to explore other completion orders:
+// for k in $(seq 50); do BDMPI_TEST_SEED=$k bin/coll_test || break; done
+inline std::uint64_t SeedShift() {
+  const char* text = std::getenv("BDMPI_TEST_SEED");
+  return text ? std::strtoull(text, nullptr, 10) * 0x100000001ull : 0;
+}
 
 // Starts one operation per peer on a network of n peers and progresses them
 // all to completion; fails the test on a deadlock. Every test varies the
