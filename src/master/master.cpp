@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "master/spawn.h"
+#include "master/topology.h"
 
 extern char** environ;
 
@@ -136,6 +137,8 @@ int Master::Run() {
     Network::Config config;
     config.spill_dir = spill_dir_;
     config.inline_max = window_size_;
+    config.rack = DetectRack(options_.topology_file);
+    config.tuning = coll::Tuning::FromEnvironment();
     network_ = std::make_unique<Network>(config, [wake_queue] {
       RequestMsg event;
       event.type = MsgType::kEvent;

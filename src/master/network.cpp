@@ -14,7 +14,8 @@
 #include "common/error.h"
 #include "common/job_names.h"
 #include "common/log.h"
-#include "master/mpi_types.h"
+#include "collectives/collectives.h"
+#include "common/reduce.h"
 
 namespace bdmpi {
 namespace {
@@ -39,14 +40,6 @@ bool TestRequest(MPI_Request& request) {
   return done != 0;
 }
 
-// Bytes as an MPI count of MPI_BYTE; larger buffers would need a derived
-// type, which the chunked algorithms of src/collectives make unnecessary.
-int ByteCount(std::uint64_t bytes) {
-  BDMPI_ENFORCE(bytes <= static_cast<std::uint64_t>(INT_MAX),
-                "inter-node collective of more than 2 GiB");
-  return static_cast<int>(bytes);
-}
-
 }  // namespace
 
 Network::Network(Config config, std::function<void()> wake)
@@ -65,6 +58,30 @@ Network::Network(Config config, std::function<void()> wake)
   receives_ = std::vector<RecvStream>(nnodes_);
   receive_buffer_.resize(std::max(config_.chunk_size,
                                   sizeof(WireHeader) + config_.inline_max));
+  transport_ = std::make_unique<MpiTransport>(coll_);
+  ExchangeRacks();
+}
+
+void Network::ExchangeRacks() {
+  // Every master learns every node's rack, so that all order their chains
+  // alike; names become small integers.
+  constexpr int kNameBytes = 64;
+  std::vector<char> mine(kNameBytes, '\0');
+  std::snprintf(mine.data(), kNameBytes, "%s", config_.rack.c_str());
+  std::vector<char> all(static_cast<std::size_t>(kNameBytes) * nnodes_);
+  CheckMpi(MPI_Allgather(mine.data(), kNameBytes, MPI_CHAR, all.data(), kNameBytes, MPI_CHAR,
+                         control_),
+           "MPI_Allgather");
+  std::vector<std::string> names;
+  racks_.clear();
+  for (int node = 0; node < nnodes_; ++node) {
+    std::string name(all.data() + static_cast<std::size_t>(node) * kNameBytes);
+    auto it = std::find(names.begin(), names.end(), name);
+    racks_.push_back(static_cast<int>(it - names.begin()));
+    if (it == names.end()) names.push_back(name);
+  }
+  BDMPI_INFO("coll", "node %d is in rack '%s' (%zu rack(s))", node_, config_.rack.c_str(),
+             names.size());
 }
 
 Network::~Network() {
@@ -343,47 +360,51 @@ bool Network::ProgressReceives() {
 }
 
 void Network::StartStep(const CollectiveStep& step) {
-  ActiveStep active{step, MPI_REQUEST_NULL};
+  // Steps of one communicator follow one another; a few may overlap (a root
+  // goes on to its next collective), so each gets its own tag range.
+  int tag = static_cast<int>(step.seq % 4096) * coll::kTagsPerOperation;
+  std::span<std::byte> data(step.data, step.data == nullptr ? 0 : step.bytes);
+  std::span<const int> racks(racks_);
+  ActiveStep active{step, nullptr};
   switch (step.type) {
     case MsgType::kBarrier:
-      CheckMpi(MPI_Ibarrier(coll_, &active.request), "MPI_Ibarrier");
+      active.operation = coll::StartBarrier(*transport_, tag);
       break;
     case MsgType::kBcast:
-      CheckMpi(MPI_Ibcast(step.data, ByteCount(step.bytes), MPI_BYTE, step.root_node, coll_,
-                          &active.request),
-               "MPI_Ibcast");
+      active.operation =
+          coll::StartBcast(*transport_, tag, data, step.root_node, racks, config_.tuning);
       break;
     case MsgType::kReduce:
     case MsgType::kAllreduce: {
       const DatatypeInfo* info = FindPredefinedDatatype(step.datatype);
       BDMPI_ENFORCE(info != nullptr, "reduction on an unknown datatype");
-      int count = ByteCount(step.bytes / info->extent);
-      MPI_Datatype type = OpenMpiDatatype(step.datatype);
-      MPI_Op op = OpenMpiOp(step.op);
-      BDMPI_ENFORCE(type != MPI_DATATYPE_NULL && op != MPI_OP_NULL,
-                    "no Open MPI equivalent for a reduction");
-      if (step.type == MsgType::kAllreduce) {
-        CheckMpi(MPI_Iallreduce(MPI_IN_PLACE, step.data, count, type, op, coll_,
-                                &active.request),
-                 "MPI_Iallreduce");
-      } else {
-        bool root = step.root_node == node_;
-        CheckMpi(MPI_Ireduce(root ? MPI_IN_PLACE : step.data, step.data, count, type, op,
-                             step.root_node, coll_, &active.request),
-                 "MPI_Ireduce");
-      }
+      std::size_t extent = info->extent;
+      OpId op = step.op;
+      DatatypeId type = step.datatype;
+      coll::Reduction reduction;
+      reduction.fn = [op, type, extent](const std::byte* in, std::byte* inout,
+                                        std::size_t bytes) {
+        Reduce(op, type, in, inout, bytes / extent);
+      };
+      reduction.element_bytes = extent;
+      reduction.commutative = true;  // every predefined operation is
+      active.operation =
+          step.type == MsgType::kAllreduce
+              ? coll::StartAllreduce(*transport_, tag, data, reduction, config_.tuning)
+              : coll::StartReduce(*transport_, tag, data, reduction, step.root_node, racks,
+                                  config_.tuning);
       break;
     }
     default:
       throw Error(kErrIntern, std::string("no inter-node step for ") + MsgTypeName(step.type));
   }
-  steps_.push_back(active);
+  steps_.push_back(std::move(active));
 }
 
 bool Network::ProgressCollectives() {
   bool busy = false;
   for (auto it = steps_.begin(); it != steps_.end();) {
-    if (!TestRequest(it->request)) {
+    if (!it->operation->Progress()) {
       ++it;
       continue;
     }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -21,6 +22,9 @@
 
 #include "common/handles.h"
 #include "common/protocol.h"
+#include "collectives/operation.h"
+#include "collectives/select.h"
+#include "master/mpi_transport.h"
 #include "master/payload.h"
 #include "master/wire.h"
 
@@ -69,6 +73,8 @@ class Network {
  public:
   struct Config {
     std::string spill_dir;
+    std::string rack;  // this node's rack ("" when unknown)
+    coll::Tuning tuning;
     std::size_t inline_max = 64 * 1024;   // payloads up to this go in one message
     std::size_t chunk_size = 1 << 20;     // large payloads travel in chunks
   };
@@ -120,9 +126,10 @@ class Network {
   };
   struct ActiveStep {
     CollectiveStep step;
-    MPI_Request request = MPI_REQUEST_NULL;
+    std::unique_ptr<coll::Operation> operation;
   };
 
+  void ExchangeRacks();
   void Run();
   bool TakeWork();
   bool ProgressSends(int dest);
@@ -140,6 +147,8 @@ class Network {
   MPI_Comm p2p_ = MPI_COMM_NULL;
   MPI_Comm coll_ = MPI_COMM_NULL;
   MPI_Comm control_ = MPI_COMM_NULL;
+  std::unique_ptr<MpiTransport> transport_;  // the masters, for collectives
+  std::vector<int> racks_;                   // rack id of every node
 
   // Network thread only.
   std::vector<SendStream> sends_;

@@ -67,6 +67,7 @@ MasterOptions ParseMasterOptions(int argc, char** argv) {
     else if (arg == "--mem-threshold") options.mem_threshold = ParseByteSize(value(arg));
     else if (arg == "--mem-budget") options.mem_budget = ParseByteSize(value(arg));
     else if (arg == "--no-bind") options.bind = false;
+    else if (arg == "--topology") options.topology_file = value(arg);
     else if (arg == "--policy") {
       std::string policy = value(arg);
       if (policy == "memory") options.policy = SchedulePolicy::kMemory;

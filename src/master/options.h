@@ -19,6 +19,7 @@ struct MasterOptions {
   std::size_t mem_budget = 256 * 1024 * 1024;   // buffered bytes in memory
   SchedulePolicy policy = SchedulePolicy::kMemory;
   bool bind = true;  // with -nr 1, keep the master and its slaves on one core
+  std::string topology_file;           // HOST RACK lines, for chain order
   std::vector<std::string> program;    // the slave program and its arguments
 };
 

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+extern char** environ;
+
 #include <cstdlib>
 
 #include "common/error.h"
@@ -34,6 +36,8 @@ const char kLaunchUsage[] =
     "  --job-id ID           name of the job's IPC objects (default random)\n"
     "  --hostfile FILE       run the masters on these hosts (via mpirun)\n"
     "  --hosts H1,H2,...     the same, as a list\n"
+    "  --topology FILE       lines 'HOST RACK': chains cross each rack once\n"
+    "                        (default: Slurm's SLURM_TOPOLOGY_ADDR)\n"
     "  --launcher auto|local|mpirun|srun\n"
     "                        how masters start (default auto: srun inside a\n"
     "                        Slurm allocation, mpirun for several nodes)\n"
@@ -96,6 +100,7 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
     else if (arg == "--job-id") options.job_id = value(arg);
     else if (arg == "--no-bind") options.no_bind = true;
     else if (arg == "--hostfile") options.hostfile = value(arg);
+    else if (arg == "--topology") options.topology_file = value(arg);
     else if (arg == "--hosts") options.hosts = value(arg);
     else if (arg == "--launcher-arg") options.launcher_args.emplace_back(value(arg));
     else if (arg == "--launcher") {
@@ -138,6 +143,7 @@ std::vector<std::string> MasterCommand(const LaunchOptions& options,
   pass("--mem-threshold", options.mem_threshold);
   pass("--mem-budget", options.mem_budget);
   pass("--policy", options.policy);
+  pass("--topology", options.topology_file);
   if (options.no_bind) command.emplace_back("--no-bind");
   command.emplace_back("--");
   command.insert(command.end(), options.program.begin(), options.program.end());
@@ -179,9 +185,12 @@ std::vector<std::string> LaunchCommand(LaunchOptions& options,
         // Several masters on this host, each acting as its own node.
         command.emplace_back("--oversubscribe");
       }
-      // Open MPI forwards only the variables it is told to to other hosts.
-      for (const char* name : {"BDMPI_LOG", "BDMPI_LOG_CATEGORIES", "BDMPI_SCRATCH_DIR"}) {
-        if (std::getenv(name) != nullptr) command.insert(command.end(), {"-x", name});
+      // Open MPI passes on to other hosts only the variables it is told
+      // to: BDMPI's (logging, forced algorithms, chunk size) must agree.
+      for (char** var = environ; *var != nullptr; ++var) {
+        std::string entry(*var);
+        if (entry.rfind("BDMPI_", 0) == 0)
+          command.insert(command.end(), {"-x", entry.substr(0, entry.find('='))});
       }
       break;
   }

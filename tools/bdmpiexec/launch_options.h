@@ -19,6 +19,7 @@ struct LaunchOptions {
   std::string scratch_dir;
   std::string policy;
   std::string job_id;
+  std::string topology_file;
   bool no_bind = false;
   int verbosity = 0;
   bool help = false;

@@ -1,0 +1,71 @@
+#include "master/mpi_transport.h"
+
+#include <climits>
+#include <string>
+
+#include "common/error.h"
+
+namespace bdmpi {
+namespace {
+
+void Check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw Error(kErrIntern, std::string(what) + ": " + text);
+}
+
+int Count(std::size_t bytes) {
+  BDMPI_ENFORCE(bytes <= static_cast<std::size_t>(INT_MAX),
+                "a collective's message exceeds 2 GiB");
+  return static_cast<int>(bytes);
+}
+
+}  // namespace
+
+MpiTransport::MpiTransport(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+coll::RequestId MpiTransport::Add(MPI_Request request, std::size_t bytes, bool is_recv) {
+  coll::RequestId id = ++next_id_;
+  pending_.emplace(id, Pending{request, bytes, is_recv});
+  return id;
+}
+
+coll::RequestId MpiTransport::Isend(int peer, int tag, const std::byte* data,
+                                    std::size_t bytes) {
+  MPI_Request request;
+  Check(MPI_Isend(data, Count(bytes), MPI_BYTE, peer, tag, comm_, &request), "MPI_Isend");
+  return Add(request, bytes, /*is_recv=*/false);
+}
+
+coll::RequestId MpiTransport::Irecv(int peer, int tag, std::byte* data,
+                                    std::size_t bytes) {
+  MPI_Request request;
+  Check(MPI_Irecv(data, Count(bytes), MPI_BYTE, peer, tag, comm_, &request), "MPI_Irecv");
+  return Add(request, bytes, /*is_recv=*/true);
+}
+
+bool MpiTransport::Test(coll::RequestId id) {
+  auto it = pending_.find(id);
+  BDMPI_ENFORCE(it != pending_.end(), "testing an unknown transport request");
+  int done = 0;
+  MPI_Status status;
+  Check(MPI_Test(&it->second.request, &done, &status), "MPI_Test");
+  if (!done) return false;
+  if (it->second.is_recv) {
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    if (static_cast<std::size_t>(count) != it->second.expected)
+      throw Error(kErrTruncate, "a master sent " + std::to_string(count) +
+                                    " bytes where " + std::to_string(it->second.expected) +
+                                    " were expected");
+  }
+  pending_.erase(it);
+  return true;
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# run_cluster_tests.sh -- job tests on the emulated cluster (needs root).
+#
+# Brings up ../shared/cluster/vcluster (4 hosts in network namespaces, two
+# racks, rate-limited links, a real Slurm with one slurmd per host), then:
+#   1. runs job-test programs with one master per emulated host, started by
+#      bdmpiexec through mpirun (--hostfile), including a crash on a
+#      non-root node, and checks that nothing of any job is left behind;
+#   2. submits examples/slurm/bdmpi_job.sh with sbatch, where bdmpiexec
+#      starts the masters with srun --mpi=pmix, and checks its output;
+# and takes the cluster down again, also on failure.
+#
+# Usage: tests/cluster/run_cluster_tests.sh [BUILD_DIR]   (default: build)
+# VCLUSTER names the vcluster script (default ../shared/cluster/vcluster).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+build=$(realpath "${1:-build}")
+bin=$build/bin
+runner=$root/tests/jobs/run_job.sh
+vcluster=${VCLUSTER:-$(realpath -m "$root/../shared/cluster/vcluster")}
+
+[[ $(id -u) -eq 0 ]] || { echo "run_cluster_tests: needs root (network namespaces)"; exit 2; }
+[[ -x $vcluster ]] || { echo "run_cluster_tests: no vcluster at $vcluster (set VCLUSTER)"; exit 2; }
+[[ -x $bin/bdmpiexec ]] || { echo "run_cluster_tests: build first ($bin/bdmpiexec missing)"; exit 2; }
+
+missing=()
+for pkg in slurm-wlm slurmctld slurmd slurm-client munge; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "run_cluster_tests: installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
+fi
+
+"$vcluster" down >/dev/null 2>&1 || true
+trap '"$vcluster" down >/dev/null 2>&1 || true' EXIT
+"$vcluster" up -n 4 --node-rate 1gbit --rack-rate 2gbit --slurm >/dev/null
+hostfile=/tmp/vcluster/hostfile
+
+# Open MPI reaches the emulated hosts through `vcluster exec` and must use
+# their links, not loopback; mpirun reads these from the environment.
+export OMPI_MCA_plm_rsh_agent="$vcluster exec"
+export OMPI_MCA_btl=self,tcp
+export OMPI_MCA_btl_tcp_if_include=10.77.0.0/24
+export OMPI_MCA_oob_tcp_if_include=10.77.0.0/24
+
+failures=0
+run() {  # NAME NS NR [run_job options] -- PROG ARGS...
+  local name=$1 ns=$2 nr=$3
+  shift 3
+  if "$runner" --launcher bdmpiexec --bdmpiexec "$bin/bdmpiexec" --nn 4 --ns "$ns" --nr "$nr" \
+      --launcher-arg --hostfile --launcher-arg "$hostfile" --timeout 180 "$@" >"/tmp/cluster-$name.log" 2>&1; then
+    echo "PASS $name"
+  else
+    echo "FAIL $name (log below)"
+    cat "/tmp/cluster-$name.log"
+    failures=$((failures + 1))
+  fi
+}
+
+for prog in p2p_ring p2p_allpairs any_source_tag order probe barrier bcast reduce; do
+  run "$prog.nr1" 2 1 -- "$bin/job_$prog"
+  run "$prog.nr2" 3 2 -- "$bin/job_$prog"
+done
+run p2p_huge 1 1 -- "$bin/job_p2p_huge"
+# Rank 5 lives on the second host: its crash must end the job everywhere.
+run fail_segv.node1 2 1 --expect-exit 139 --expect-stderr 'rank 5' -- "$bin/job_fail_segv" --rank 5
+
+# Slurm: sbatch the example script; bdmpiexec finds the allocation itself.
+eval "$("$vcluster" env)"
+work=$(mktemp -d)
+if (cd "$work" && BDMPIEXEC="$bin/bdmpiexec" SLAVES_PER_NODE=2 timeout 300 \
+      sbatch -N 4 -W --export=ALL "$root/examples/slurm/bdmpi_job.sh" "$bin/job_order" >/dev/null) &&
+   grep -q "on 4 node(s)" "$work"/bdmpi-*.out && ! grep -qi "error\|fail" "$work"/bdmpi-*.out; then
+  echo "PASS slurm.sbatch"
+else
+  echo "FAIL slurm.sbatch"
+  cat "$work"/bdmpi-*.out 2>/dev/null || true
+  failures=$((failures + 1))
+fi
+rm -rf "$work"
+
+if ((failures)); then
+  echo "run_cluster_tests: $failures failed"
+  exit 1
+fi
+echo "run_cluster_tests: all passed"
