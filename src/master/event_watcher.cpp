@@ -1,6 +1,7 @@
 #include "master/event_watcher.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -31,7 +32,9 @@ void Add(int epoll_fd, int fd, std::uint64_t tag, std::uint32_t events) {
 }  // namespace
 
 EventWatcher::EventWatcher(const std::string& request_queue)
-    : queue_(MessageQueue::Open(request_queue, O_WRONLY)) {
+    // Non-blocking: when the queue is full the thread must still notice a
+    // stop request (the event loop may have stopped draining it).
+    : queue_(MessageQueue::Open(request_queue, O_WRONLY | O_NONBLOCK)) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) ThrowSystemError("epoll_create1", errno);
   sigset_t signals;
@@ -94,7 +97,10 @@ void EventWatcher::Report(int slave, int signal) {
   RequestBatch message;
   message.Append(event, nullptr);
   try {
-    queue_.Send(message.data(), message.size());
+    while (!queue_.TrySend(message.data(), message.size())) {
+      pollfd stop{stop_fd_, POLLIN, 0};
+      if (poll(&stop, 1, 1) > 0) return;  // shutting down: nobody listens
+    }
   } catch (const Error&) {
     // The queue is gone only when the master is shutting down.
   }

@@ -133,7 +133,7 @@ int Master::Run() {
   if (nnodes_ > 1) {
     // The network thread wakes the event loop through the request queue.
     auto wake_queue = std::make_shared<MessageQueue>(
-        MessageQueue::Open(names_.RequestQueue(), O_WRONLY));
+        MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
     config.spill_dir = spill_dir_;
     config.inline_max = window_size_;
@@ -146,7 +146,8 @@ int Master::Run() {
       RequestBatch message;
       message.Append(event, nullptr);
       try {
-        wake_queue->Send(message.data(), message.size());
+        // A full queue wakes the loop anyway, and it checks HasEvents().
+        wake_queue->TrySend(message.data(), message.size());
       } catch (const Error&) {
       }
     });
@@ -232,6 +233,7 @@ void Master::EventLoop() {
           if (!failed_) OnRequest(request, payload);
         });
     BDMPI_ENFORCE(well_formed, "malformed request message");
+    if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
     if (!failed_) CheckDeadlock();
   }
 }

@@ -80,7 +80,8 @@ class Network {
   };
 
   // Duplicates MPI_COMM_WORLD (collective over all masters). `wake` is
-  // called from the network thread when events are waiting.
+  // called from the network thread when events are waiting; it must not
+  // block (the event loop also polls HasEvents()).
   Network(Config config, std::function<void()> wake);
   ~Network();
   Network(const Network&) = delete;
@@ -99,6 +100,9 @@ class Network {
   // is done, after which no MPI traffic remains.
   void Shutdown();
   std::vector<NetworkEvent> TakeEvents();
+  // Cheap check the event loop makes after every request, in case a wake-up
+  // could not be queued.
+  bool HasEvents() const { return wake_pending_.load(std::memory_order_relaxed); }
 
  private:
   struct ChunkSlot {
