@@ -34,8 +34,9 @@ std::optional<int> Scheduler::PickNext() {
   if (queue.empty()) return std::nullopt;
   auto pick = queue.begin();
   // Reading residency costs a few microseconds per slave: only when there
-  // is a choice to make.
-  if (policy_ == SchedulePolicy::kMemory && queue.size() > 1) {
+  // is a choice to make. Yielded slaves go strictly in turn, or the most
+  // resident poller would be picked again and again.
+  if (policy_ == SchedulePolicy::kMemory && &queue == &runnable_ && queue.size() > 1) {
     double best = -1;
     for (auto it = queue.begin(); it != queue.end(); ++it) {
       double fraction = resident_fraction_(*it);

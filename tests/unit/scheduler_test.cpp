@@ -267,3 +267,17 @@ TEST(SchedulerTest, ForgottenSlaveIsNeverAskedForResidency) {
 
 }  // namespace
 }  // namespace bdmpi
+
+// Regression: under the memory policy the yielded slaves used to be picked
+// by residency too, so the most resident of two polling slaves ran forever
+// (tests/jobs iprobe hung with -nr 1).
+TEST(SchedulerYieldTest, YieldedSlavesTakeTurnsUnderMemoryPolicy) {
+  bdmpi::Scheduler scheduler(1, bdmpi::SchedulePolicy::kMemory,
+                             [](int slave) { return slave == 0 ? 0.9 : 0.1; });
+  scheduler.MakeRunnableAfterYield(0);
+  scheduler.MakeRunnableAfterYield(1);
+  ASSERT_EQ(scheduler.PickNext(), 0);
+  scheduler.StopRunning(0);
+  scheduler.MakeRunnableAfterYield(0);
+  EXPECT_EQ(scheduler.PickNext(), 1);
+}
