@@ -126,6 +126,8 @@ int Master::Run() {
     // saves two context switches per message.
     sched_param param{};
     if (cpu_ >= 0) sched_setscheduler(0, SCHED_BATCH, &param);
+  } else if (options_.bind) {
+    binder_ = std::make_unique<CoreBinder>();
   }
   request_queue_ = MessageQueue::Create(
       names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/false);
@@ -263,7 +265,7 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
       break;
     case MsgType::kFinalize: {
       LeaveCritical(slave);
-      scheduler_.StopRunning(slave.index);
+      StopRunning(slave);
       slave.state = SlaveState::kFinalized;
       ReplyMsg reply;
       reply.type = request.type;
@@ -321,7 +323,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   slave.state = SlaveState::kExited;
   --live_slaves_;
   scheduler_.Forget(slave.index);
-  if (was == SlaveState::kRunning) scheduler_.StopRunning(slave.index);
+  if (was == SlaveState::kRunning) StopRunning(slave);
   std::erase(critical_waiters_, slave.index);
   LeaveCritical(slave);
   slave.held_files.clear();
@@ -466,14 +468,14 @@ void Master::Reply(Slave& slave, const ReplyMsg& reply) {
 void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
   slave.state = state;
   slave.pending = request;
-  scheduler_.StopRunning(slave.index);
+  StopRunning(slave);
   Schedule();
 }
 
 void Master::Yield(Slave& slave, const RequestMsg& request) {
   slave.state = SlaveState::kRunnable;
   slave.pending = request;
-  scheduler_.StopRunning(slave.index);
+  StopRunning(slave);
   scheduler_.MakeRunnableAfterYield(slave.index);
   Schedule();
 }
@@ -491,9 +493,16 @@ void Master::Schedule() {
   while (auto next = scheduler_.PickNext()) Resume(slaves_[*next]);
 }
 
+void Master::StopRunning(Slave& slave) {
+  scheduler_.StopRunning(slave.index);
+  if (binder_) binder_->Release(slave.core);
+  slave.core = -1;
+}
+
 void Master::Resume(Slave& slave) {
   BDMPI_DEBUG("sched", "resume rank %d", slave.world_rank);
   slave.state = SlaveState::kRunning;
+  if (binder_) slave.core = binder_->Bind(slave.pid);
   RequestMsg request = *slave.pending;
   slave.pending.reset();
   Reply(slave, Complete(slave, request));

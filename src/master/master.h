@@ -16,6 +16,7 @@
 #include "common/job_names.h"
 #include "common/protocol.h"
 #include "master/collective.h"
+#include "master/core_binder.h"
 #include "master/event_watcher.h"
 #include "master/network.h"
 #include "master/options.h"
@@ -68,6 +69,8 @@ class Master {
   void WakeIfReady(Slave& slave);
   void Schedule();
   void Resume(Slave& slave);
+  // The slave gives up its running slot (and its core).
+  void StopRunning(Slave& slave);
   bool Ready(const Slave& slave, const RequestMsg& request) const;
   ReplyMsg Complete(Slave& slave, const RequestMsg& request);
 
@@ -131,6 +134,7 @@ class Master {
 
   std::unique_ptr<EventWatcher> watcher_;
   std::unique_ptr<Network> network_;  // only with several nodes
+  std::unique_ptr<CoreBinder> binder_;  // only with -nr > 1
   bool network_finished_ = false;
   bool network_shutdown_ = false;
   const std::byte* inline_payload_ = nullptr;  // of the request being handled

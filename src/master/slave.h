@@ -40,6 +40,7 @@ struct Slave {
   MessageQueue go_queue;  // master -> slave replies (non-blocking)
   SharedMemory window;    // small payloads in both directions
   int statm_fd = -1;      // /proc/<pid>/statm, for the memory policy
+  int core = -1;          // core it is bound to while running (-nr > 1)
   // Last reading of the resident fraction and when it was taken: reading
   // statm costs microseconds, and residency changes on the scale of page
   // I/O, not of a slave switch.
