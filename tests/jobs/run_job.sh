@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# run_job.sh -- run one MPI job test and check how it ended and what it left.
+#
+# Usage:
+#   run_job.sh --launcher bdmpiexec --bdmpiexec PATH --ns S --nr R [--nn N]
+#              [common options] -- PROG [ARGS...]
+#   run_job.sh --launcher mpirun [--mpirun PATH] --np N
+#              [common options] -- PROG [ARGS...]
+#
+# Common options:
+#   --expect-exit N|nonzero   exit status the job must end with (default 0)
+#   --expect-stderr REGEX     extended regex the job's stderr must match
+#   --timeout SECS            kill the job after SECS seconds (default 300);
+#                             a timeout always fails, whatever is expected
+#   --launcher-arg ARG        extra launcher argument before PROG (repeatable)
+#   --keep                    keep the scratch dir and logs when a check fails
+#   -h, --help                print this text
+#
+# bdmpiexec runs get a fresh scratch dir (mktemp -d) and a unique job id:
+#   bdmpiexec [-nn N] -ns S -nr R --scratch-dir DIR --job-id ID PROG ARGS...
+# and afterwards, pass or fail, must have left nothing behind: no entry
+# containing "bdmpi-ID" in /dev/shm or /dev/mqueue, an empty DIR (which is
+# then removed) and no process of the job's session still running.
+# mpirun runs (Open MPI, to validate the programs themselves) get
+# --oversubscribe (and --allow-run-as-root as root) and the process check.
+#
+# Exit status: 0 if every check passed, 1 if one failed, 2 on a usage error.
+# The job's stdout and stderr are printed after it ends, then one line per
+# failed check and a final "run_job: PASS" or "run_job: FAIL" line.
+
+set -u
+
+usage() {
+  sed -n '2,/^$/s/^# \{0,1\}//p' "$0"
+  exit "${1:-2}"
+}
+
+die_usage() {
+  echo "run_job: $*" >&2
+  exit 2
+}
+
+launcher=bdmpiexec
+bdmpiexec=bdmpiexec
+mpirun=mpirun
+ns="" nr="" nn="" np=""
+expect_exit=0
+expect_stderr=""
+timeout_s=300
+keep=0
+launcher_args=()
+
+while (($#)); do
+  case "$1" in
+    --launcher) launcher=${2?}; shift 2 ;;
+    --bdmpiexec) bdmpiexec=${2?}; shift 2 ;;
+    --mpirun) mpirun=${2?}; shift 2 ;;
+    --ns) ns=${2?}; shift 2 ;;
+    --nr) nr=${2?}; shift 2 ;;
+    --nn) nn=${2?}; shift 2 ;;
+    --np) np=${2?}; shift 2 ;;
+    --expect-exit) expect_exit=${2?}; shift 2 ;;
+    --expect-stderr) expect_stderr=${2?}; shift 2 ;;
+    --timeout) timeout_s=${2?}; shift 2 ;;
+    --launcher-arg) launcher_args+=("${2?}"); shift 2 ;;
+    --keep) keep=1; shift ;;
+    -h | --help) usage 0 ;;
+    --) shift; break ;;
+    *) die_usage "unknown option '$1' (see --help)" ;;
+  esac
+done
+(($#)) || die_usage "no program given after --"
+
+is_count() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
+[[ $expect_exit == nonzero || $expect_exit =~ ^[0-9]+$ ]] ||
+  die_usage "--expect-exit takes a number or 'nonzero', not '$expect_exit'"
+is_count "$timeout_s" || die_usage "--timeout takes seconds, not '$timeout_s'"
+
+case "$launcher" in
+  bdmpiexec)
+    is_count "$ns" || die_usage "bdmpiexec needs --ns N"
+    is_count "$nr" || die_usage "bdmpiexec needs --nr N"
+    [[ -z $nn ]] || is_count "$nn" || die_usage "--nn takes a count"
+    [[ -x $bdmpiexec ]] || command -v "$bdmpiexec" >/dev/null ||
+      die_usage "bdmpiexec '$bdmpiexec' is not executable"
+    ;;
+  mpirun)
+    is_count "$np" || die_usage "mpirun needs --np N"
+    ;;
+  *) die_usage "--launcher is bdmpiexec or mpirun, not '$launcher'" ;;
+esac
+
+failures=()
+fail() {
+  failures+=("$*")
+}
+
+logs=$(mktemp -d "${TMPDIR:-/tmp}/run_job.XXXXXX") || exit 1
+scratch=""
+job_id=""
+
+if [[ $launcher == bdmpiexec ]]; then
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/bdmpi-scratch.XXXXXX") || exit 1
+  # Lower-case letters and digits only, so it is safe in any IPC name.
+  job_id="jt$$$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')"
+  cmd=("$bdmpiexec")
+  [[ -n $nn ]] && cmd+=(-nn "$nn")
+  cmd+=(-ns "$ns" -nr "$nr" --scratch-dir "$scratch" --job-id "$job_id")
+  what="bdmpiexec ${nn:+-nn $nn }-ns $ns -nr $nr"
+else
+  cmd=("$mpirun" --oversubscribe)
+  (($(id -u) == 0)) && cmd+=(--allow-run-as-root)
+  cmd+=(-np "$np")
+  what="mpirun -np $np"
+fi
+cmd+=("${launcher_args[@]}" "$@")
+what="$what ${*}"
+
+# The job runs in its own session, so that afterwards every process it left
+# behind can be found (pgrep -s) and, on a timeout or when this script is
+# killed, be signalled as one group. The inner shell records the session id
+# (its own pid: setsid makes it the session leader) before exec'ing timeout.
+sid_file=$logs/sid
+start=$(date +%s)
+# shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
+setsid --wait bash -c 'echo $$ >"$0"; exec "$@"' "$sid_file" \
+  timeout --kill-after=10 "$timeout_s" "${cmd[@]}" \
+  </dev/null >"$logs/stdout" 2>"$logs/stderr" &
+job_pid=$!
+# shellcheck disable=SC2317 # called by the trap
+on_signal() {
+  [[ -s $sid_file ]] && kill -KILL -- "-$(cat "$sid_file")" 2>/dev/null
+  kill -KILL "$job_pid" 2>/dev/null
+  echo "run_job: interrupted; killed the job ($what)" >&2
+  exit 1
+}
+trap on_signal INT TERM HUP
+# (2>/dev/null: no "Killed" notice from bash when a timeout kills the job.)
+wait "$job_pid" 2>/dev/null
+rc=$?
+elapsed=$(($(date +%s) - start))
+sid=$(cat "$sid_file" 2>/dev/null || true)
+
+if [[ -s $logs/stdout ]]; then
+  echo "---- stdout of $what"
+  cat "$logs/stdout"
+fi
+if [[ -s $logs/stderr ]]; then
+  echo "---- stderr of $what"
+  cat "$logs/stderr"
+fi
+echo "---- checks ($what: exit status $rc after ${elapsed}s)"
+
+# How the job ended.
+if ((elapsed >= timeout_s)); then
+  fail "timed out after ${timeout_s}s (exit status $rc)"
+elif [[ $expect_exit == nonzero ]]; then
+  ((rc != 0)) || fail "exit status 0, expected a failure"
+elif ((rc != expect_exit)); then
+  fail "exit status $rc, expected $expect_exit"
+fi
+if [[ -n $expect_stderr ]] && ! grep -Eq -- "$expect_stderr" "$logs/stderr"; then
+  fail "stderr does not match /$expect_stderr/"
+fi
+
+# Processes of the job still alive after the launcher ended. Zombies do not
+# count: in a container PID 1 may never reap the orphans it inherits. Give
+# processes that are being killed a few seconds to go.
+live_in_session() {
+  ps -o pid=,stat= -s "$1" 2>/dev/null | awk '$2 !~ /^Z/ { print $1 }'
+}
+if [[ -n $sid ]]; then
+  survivors=$(live_in_session "$sid")
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [[ -z $survivors ]] && break
+    sleep 0.5
+    survivors=$(live_in_session "$sid")
+  done
+  if [[ -n $survivors ]]; then
+    fail "processes still running after the job:" \
+      "$(ps -o pid=,stat=,args= -p "$(paste -sd, <<<"$survivors")")"
+    for pid in $survivors; do kill -KILL "$pid" 2>/dev/null; done
+  fi
+else
+  fail "could not learn the job's session id (did the launcher start?)"
+fi
+
+# IPC objects and spill files the job left (bdmpiexec only).
+if [[ $launcher == bdmpiexec ]]; then
+  mq_ok=1
+  if ! mountpoint -q /dev/mqueue 2>/dev/null; then
+    mkdir -p /dev/mqueue 2>/dev/null &&
+      mount -t mqueue none /dev/mqueue 2>/dev/null || mq_ok=0
+  fi
+  ipc_dirs=(/dev/shm)
+  if ((mq_ok)); then
+    ipc_dirs+=(/dev/mqueue)
+  else
+    echo "run_job: warning: /dev/mqueue is not mounted and mounting it" \
+      "failed; not checking for leftover message queues" >&2
+  fi
+  for dir in "${ipc_dirs[@]}"; do
+    left=$(find "$dir" -maxdepth 1 -name "*bdmpi-$job_id*" 2>/dev/null)
+    if [[ -n $left ]]; then
+      fail "left in $dir:" "$left"
+      # Remove them so they do not pile up over repeated test runs.
+      ((keep)) || xargs rm -f <<<"$left"
+    fi
+  done
+  if [[ -d $scratch ]]; then
+    left=$(find "$scratch" -mindepth 1 2>/dev/null | head -20)
+    [[ -z $left ]] || fail "left in the scratch dir $scratch:" "$left"
+  fi
+fi
+
+if ((${#failures[@]})); then
+  for f in "${failures[@]}"; do echo "run_job: FAIL: $f"; done
+  if ((keep)); then
+    echo "run_job: kept logs in $logs${scratch:+ and scratch dir $scratch}"
+  else
+    rm -rf "$logs" ${scratch:+"$scratch"}
+  fi
+  echo "run_job: FAIL ($what)"
+  exit 1
+fi
+rm -rf "$logs" ${scratch:+"$scratch"}
+echo "run_job: PASS ($what)"
+exit 0
