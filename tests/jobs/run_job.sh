@@ -95,11 +95,32 @@ fail() {
   failures+=("$*")
 }
 
+# Live processes of session $1. Zombies do not count: in a container PID 1
+# may never reap the orphans it inherits.
+live_in_session() {
+  ps -o pid=,stat= -s "$1" 2>/dev/null | awk '$2 !~ /^Z/ { print $1 }'
+}
+
+# What the job may have left in /dev/shm and /dev/mqueue, one path a line.
+ipc_leftovers() {
+  local dir
+  for dir in /dev/shm /dev/mqueue; do
+    [[ -d $dir ]] && find "$dir" -maxdepth 1 -name "*bdmpi-$job_id*" 2>/dev/null
+  done
+}
+
 logs=$(mktemp -d "${TMPDIR:-/tmp}/run_job.XXXXXX") || exit 1
 scratch=""
 job_id=""
 
 if [[ $launcher == bdmpiexec ]]; then
+  # Message queues are visible as files only where the mqueue fs is mounted.
+  if ! mountpoint -q /dev/mqueue 2>/dev/null &&
+    ! { mkdir -p /dev/mqueue && mount -t mqueue none /dev/mqueue; } 2>/dev/null
+  then
+    echo "run_job: warning: /dev/mqueue is not mounted and mounting it" \
+      "failed; leftover message queues will go unnoticed" >&2
+  fi
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/bdmpi-scratch.XXXXXX") || exit 1
   # Lower-case letters and digits only, so it is safe in any IPC name.
   job_id="jt$$$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')"
@@ -127,10 +148,18 @@ setsid --wait bash -c 'echo $$ >"$0"; exec "$@"' "$sid_file" \
   timeout --kill-after=10 "$timeout_s" "${cmd[@]}" \
   </dev/null >"$logs/stdout" 2>"$logs/stderr" &
 job_pid=$!
+# Killed (by ctest's timeout, say): end the job and remove all it and this
+# script made, since nobody will check it now.
 # shellcheck disable=SC2317 # called by the trap
 on_signal() {
-  [[ -s $sid_file ]] && kill -KILL -- "-$(cat "$sid_file")" 2>/dev/null
   kill -KILL "$job_pid" 2>/dev/null
+  if [[ -s $sid_file ]]; then
+    for pid in $(live_in_session "$(cat "$sid_file")"); do
+      kill -KILL "$pid" 2>/dev/null
+    done
+  fi
+  [[ -n $job_id ]] && ipc_leftovers | xargs -r rm -f
+  rm -rf "$logs" ${scratch:+"$scratch"}
   echo "run_job: interrupted; killed the job ($what)" >&2
   exit 1
 }
@@ -163,12 +192,8 @@ if [[ -n $expect_stderr ]] && ! grep -Eq -- "$expect_stderr" "$logs/stderr"; the
   fail "stderr does not match /$expect_stderr/"
 fi
 
-# Processes of the job still alive after the launcher ended. Zombies do not
-# count: in a container PID 1 may never reap the orphans it inherits. Give
-# processes that are being killed a few seconds to go.
-live_in_session() {
-  ps -o pid=,stat= -s "$1" 2>/dev/null | awk '$2 !~ /^Z/ { print $1 }'
-}
+# Processes of the job still alive after the launcher ended. Give those
+# that are being killed a few seconds to go.
 if [[ -n $sid ]]; then
   survivors=$(live_in_session "$sid")
   for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -187,26 +212,12 @@ fi
 
 # IPC objects and spill files the job left (bdmpiexec only).
 if [[ $launcher == bdmpiexec ]]; then
-  mq_ok=1
-  if ! mountpoint -q /dev/mqueue 2>/dev/null; then
-    mkdir -p /dev/mqueue 2>/dev/null &&
-      mount -t mqueue none /dev/mqueue 2>/dev/null || mq_ok=0
+  left=$(ipc_leftovers)
+  if [[ -n $left ]]; then
+    fail "left in /dev/shm or /dev/mqueue:" "$left"
+    # Remove them so they do not pile up over repeated test runs.
+    ((keep)) || xargs rm -f <<<"$left"
   fi
-  ipc_dirs=(/dev/shm)
-  if ((mq_ok)); then
-    ipc_dirs+=(/dev/mqueue)
-  else
-    echo "run_job: warning: /dev/mqueue is not mounted and mounting it" \
-      "failed; not checking for leftover message queues" >&2
-  fi
-  for dir in "${ipc_dirs[@]}"; do
-    left=$(find "$dir" -maxdepth 1 -name "*bdmpi-$job_id*" 2>/dev/null)
-    if [[ -n $left ]]; then
-      fail "left in $dir:" "$left"
-      # Remove them so they do not pile up over repeated test runs.
-      ((keep)) || xargs rm -f <<<"$left"
-    fi
-  done
   if [[ -d $scratch ]]; then
     left=$(find "$scratch" -mindepth 1 2>/dev/null | head -20)
     [[ -z $left ]] || fail "left in the scratch dir $scratch:" "$left"
