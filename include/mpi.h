@@ -336,6 +336,9 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
                 MPI_Status array_of_statuses[]);
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *index,
                 int *flag, MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[],
+                 int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]);
 int MPI_Request_free(MPI_Request *request);
 
 /* Collectives. */

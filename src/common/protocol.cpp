@@ -16,6 +16,11 @@ const char* MsgTypeName(MsgType type) {
     case MsgType::kTestRecv: return "TestRecv";
     case MsgType::kProbe: return "Probe";
     case MsgType::kIprobe: return "Iprobe";
+    case MsgType::kWaitAny: return "WaitAny";
+    case MsgType::kTestAny: return "TestAny";
+    case MsgType::kPollAny: return "PollAny";
+    case MsgType::kTestAll: return "TestAll";
+    case MsgType::kFreeRecv: return "FreeRecv";
     case MsgType::kBarrier: return "Barrier";
     case MsgType::kBcast: return "Bcast";
     case MsgType::kReduce: return "Reduce";

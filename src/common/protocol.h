@@ -21,7 +21,7 @@
 
 namespace bdmpi {
 
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;
 
 // Numbered by family: 0x01 life cycle, 0x02 point-to-point, 0x03 collectives.
 enum class MsgType : std::uint16_t {
@@ -48,12 +48,33 @@ enum class MsgType : std::uint16_t {
   //   TestRecv: reply at once, flag = 1 with the data if matched.
   //   Probe:    reply when a matching unreceived message exists (blocks).
   //   Iprobe:   reply at once, flag = 1 with the status if one exists.
+  //   WaitAny:  payload = receive ids (uint64 each, in the window/inline/
+  //             file like any payload). Reply when one of them has its
+  //             message (blocks: rblocked), with that receive's status and
+  //             data as for WaitRecv; flag = 1 + its position in the list
+  //             (the first complete one). MPI_Waitany, MPI_Waitsome.
+  //   TestAny:  as WaitAny, but reply at once; flag = 0 when none is
+  //             complete (after letting other slaves run first, as
+  //             TestRecv does). MPI_Testany, MPI_Testsome.
+  //   PollAny:  as TestAny, never yields: collects the further completed
+  //             receives of MPI_Waitsome / MPI_Testsome.
+  //   TestAll:  payload = receive ids; reply at once, flag = 1 when every
+  //             one is complete (no data: the slave then collects each
+  //             with WaitRecv), else 0 after letting others run first.
+  //   FreeRecv: no reply; receive `id` was freed (MPI_Request_free). It
+  //             stays posted, so that it still takes its message in MPI
+  //             order, and that message is discarded.
   kSend = 0x0201,
   kPostRecv = 0x0202,
   kWaitRecv = 0x0203,
   kTestRecv = 0x0204,
   kProbe = 0x0205,
   kIprobe = 0x0206,
+  kWaitAny = 0x0207,
+  kTestAny = 0x0208,
+  kPollAny = 0x0209,
+  kTestAll = 0x020a,
+  kFreeRecv = 0x020b,
 
   // Collectives, two phases as in the paper: every member deposits its part
   // with its master; the master replies when the operation's result for this

@@ -14,8 +14,10 @@ std::optional<std::uint64_t> Mailbox::Deliver(Message message) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it) {
     if (!Matches(*it, message.envelope)) continue;
     std::uint64_t id = it->id;
-    completed_.emplace(id, CompletedRecv{*it, std::move(message)});
-    posted_.erase(it);
+    bool discard = it->discard;
+    if (!discard) completed_.emplace(id, CompletedRecv{*it, std::move(message)});
+    posted_.erase(it);  // a discarded message is released here
+    if (discard) return std::nullopt;
     return id;
   }
   unexpected_.push_back(std::move(message));
@@ -39,6 +41,16 @@ std::optional<CompletedRecv> Mailbox::TakeCompleted(std::uint64_t id) {
   CompletedRecv done = std::move(it->second);
   completed_.erase(it);
   return done;
+}
+
+void Mailbox::Discard(std::uint64_t id) {
+  if (completed_.erase(id) != 0) return;
+  for (PostedRecv& recv : posted_) {
+    if (recv.id == id) {
+      recv.discard = true;
+      return;
+    }
+  }
 }
 
 const Message* Mailbox::Probe(int comm, int source, int tag) const {

@@ -35,6 +35,9 @@ struct PostedRecv {
   int source = kAnySource;
   int tag = kAnyTag;
   std::uint64_t capacity = 0;
+  // Freed by the slave (MPI_Request_free): still matched in MPI order, but
+  // its message is dropped instead of kept for a wait that will not come.
+  bool discard = false;
 };
 
 struct CompletedRecv {
@@ -53,6 +56,10 @@ class Mailbox {
   bool IsComplete(std::uint64_t id) const { return completed_.count(id) != 0; }
   // Removes and returns a completed receive.
   std::optional<CompletedRecv> TakeCompleted(std::uint64_t id);
+  // Receive `id` was freed: drops its message if it has one, else marks it
+  // so that the message it matches later is dropped. Unknown ids are
+  // ignored (the receive may have been taken already).
+  void Discard(std::uint64_t id);
   // The first queued (not yet matched) message a receive with these
   // arguments would take, for MPI_Probe.
   const Message* Probe(int comm, int source, int tag) const;

@@ -287,6 +287,11 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
     case MsgType::kTestRecv: HandleTestRecv(slave, request); break;
     case MsgType::kProbe:
     case MsgType::kIprobe: HandleProbe(slave, request); break;
+    case MsgType::kWaitAny:
+    case MsgType::kTestAny:
+    case MsgType::kPollAny:
+    case MsgType::kTestAll: HandleAnyRecv(slave, request); break;
+    case MsgType::kFreeRecv: HandleFreeRecv(slave, request); break;
     case MsgType::kBarrier:
     case MsgType::kBcast:
     case MsgType::kReduce:
@@ -406,6 +411,7 @@ std::string DescribeBlockedCall(const RequestMsg& request) {
     case MsgType::kPostRecv:
     case MsgType::kWaitRecv: return with_source("MPI_Recv/MPI_Wait");
     case MsgType::kProbe: return with_source("MPI_Probe");
+    case MsgType::kWaitAny: return "MPI_Waitany/MPI_Waitsome";
     case MsgType::kBarrier: return "MPI_Barrier";
     case MsgType::kBcast: return "MPI_Bcast(root " + std::to_string(request.peer) + ")";
     case MsgType::kReduce: return "MPI_Reduce(root " + std::to_string(request.peer) + ")";
@@ -515,6 +521,8 @@ bool Master::Ready(const Slave& slave, const RequestMsg& request) const {
       return slave.mailbox.IsComplete(request.id);
     case MsgType::kProbe:
       return slave.mailbox.Probe(request.comm, request.peer, request.tag) != nullptr;
+    case MsgType::kWaitAny:
+      return FirstCompleteRecv(slave) >= 0;
     case MsgType::kBarrier:
     case MsgType::kBcast:
     case MsgType::kReduce:
@@ -538,6 +546,11 @@ ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
     case MsgType::kProbe:
     case MsgType::kIprobe:
       return CompleteProbe(slave, request);
+    case MsgType::kWaitAny:
+    case MsgType::kTestAny:
+    case MsgType::kPollAny:
+    case MsgType::kTestAll:
+      return CompleteAnyRecv(slave, request);
     case MsgType::kBarrier:
     case MsgType::kBcast:
     case MsgType::kReduce:

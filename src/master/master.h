@@ -88,8 +88,16 @@ class Master {
   void HandleWaitRecv(Slave& slave, const RequestMsg& request);
   void HandleTestRecv(Slave& slave, const RequestMsg& request);
   void HandleProbe(Slave& slave, const RequestMsg& request);
+  // WaitAny, TestAny, PollAny, TestAll over the ids in slave.wait_ids.
+  void HandleAnyRecv(Slave& slave, const RequestMsg& request);
+  void HandleFreeRecv(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteRecv(Slave& slave, const RequestMsg& request);
+  ReplyMsg CompleteAnyRecv(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteProbe(Slave& slave, const RequestMsg& request);
+  // Position in slave.wait_ids of the first complete receive, or -1.
+  int FirstCompleteRecv(const Slave& slave) const;
+  // A request's payload read as a list of receive ids.
+  std::vector<std::uint64_t> TakeIds(Slave& slave, const RequestMsg& request);
 
   // Collectives (collective.cpp, bcast.cpp, reduce.cpp).
   void HandleCollective(Slave& slave, const RequestMsg& request);

@@ -1,6 +1,10 @@
 // The master's half of point-to-point: buffering sends, matching receives,
 // probes. The slave's half is src/slave/p2p.cpp.
+#include <algorithm>
+#include <cstring>
+
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/log.h"
 #include "master/master.h"
 
@@ -89,6 +93,61 @@ void Master::HandleTestRecv(Slave& slave, const RequestMsg& request) {
   Reply(slave, CompleteRecv(slave, request));
 }
 
+std::vector<std::uint64_t> Master::TakeIds(Slave& slave, const RequestMsg& request) {
+  std::vector<std::uint64_t> ids(request.bytes / sizeof(std::uint64_t));
+  std::size_t bytes = ids.size() * sizeof(std::uint64_t);
+  switch (request.where) {
+    case Where::kNone:
+      break;
+    case Where::kInline:
+      BDMPI_ENFORCE(inline_payload_ != nullptr, "inline payload outside a request message");
+      std::memcpy(ids.data(), inline_payload_, bytes);
+      break;
+    case Where::kWindow:
+      BDMPI_ENFORCE(bytes <= window_size_, "window payload larger than window");
+      std::memcpy(ids.data(), slave.window.data(), bytes);
+      break;
+    case Where::kFile: {
+      OwnedFile file(SpillPath(request.file_id));  // unlinked when read
+      ReadFilePrefix(file.path(), ids.data(), bytes);
+      break;
+    }
+  }
+  return ids;
+}
+
+int Master::FirstCompleteRecv(const Slave& slave) const {
+  for (std::size_t i = 0; i < slave.wait_ids.size(); ++i) {
+    if (slave.mailbox.IsComplete(slave.wait_ids[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void Master::HandleAnyRecv(Slave& slave, const RequestMsg& request) {
+  slave.wait_ids = TakeIds(slave, request);
+  bool ready = false;
+  if (request.type == MsgType::kTestAll) {
+    ready = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
+                        [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
+  } else {
+    ready = FirstCompleteRecv(slave) >= 0;
+  }
+  if (!ready && request.type == MsgType::kWaitAny) {
+    Block(slave, SlaveState::kRBlocked, request);
+    return;
+  }
+  // As in HandleTestRecv: a test that finds nothing lets others run first.
+  if (!ready && request.type != MsgType::kPollAny && !scheduler_.idle()) {
+    Yield(slave, request);
+    return;
+  }
+  Reply(slave, CompleteAnyRecv(slave, request));
+}
+
+void Master::HandleFreeRecv(Slave& slave, const RequestMsg& request) {
+  slave.mailbox.Discard(request.id);
+}
+
 void Master::HandleProbe(Slave& slave, const RequestMsg& request) {
   if (slave.mailbox.Probe(request.comm, request.peer, request.tag) == nullptr) {
     if (request.type == MsgType::kProbe) {
@@ -113,6 +172,27 @@ ReplyMsg Master::CompleteRecv(Slave& slave, const RequestMsg& request) {
   reply.tag = done->message.envelope.tag;
   GivePayload(slave, done->message.payload, done->recv.capacity, reply);
   if (reply.bytes > done->recv.capacity) reply.error = kErrTruncate;
+  return reply;
+}
+
+ReplyMsg Master::CompleteAnyRecv(Slave& slave, const RequestMsg& request) {
+  if (request.type == MsgType::kTestAll) {
+    ReplyMsg reply;
+    reply.type = request.type;
+    reply.flag = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
+                             [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
+    return reply;
+  }
+  int position = FirstCompleteRecv(slave);
+  if (position < 0) {
+    ReplyMsg reply;  // flag 0: none complete
+    reply.type = request.type;
+    return reply;
+  }
+  RequestMsg one = request;
+  one.id = slave.wait_ids[position];
+  ReplyMsg reply = CompleteRecv(slave, one);
+  reply.flag = 1 + position;
   return reply;
 }
 

@@ -47,6 +47,8 @@ struct Slave {
   double resident_fraction = 0;
   std::int64_t resident_read_ns = -1;
   Mailbox mailbox;
+  // The receive ids of its last WaitAny / TestAny / PollAny / TestAll.
+  std::vector<std::uint64_t> wait_ids;
   // The request whose reply is due when this slave next runs.
   std::optional<RequestMsg> pending;
   // Files handed to the slave in its last reply; released at its next

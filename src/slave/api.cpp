@@ -268,19 +268,53 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  MPI_Comm comm = count > 0 ? bdmpi::RequestComm(requests[0]) : MPI_COMM_WORLD;
-  return Guard("MPI_Waitall", comm, [&] {
-    if (count < 0) throw Error(bdmpi::kErrCount, "negative count");
-    bool failed = false;
-    for (int i = 0; i < count; ++i) {
-      MPI_Status ignored;
-      MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? &ignored : &statuses[i];
-      int error = bdmpi::Wait(&requests[i], status);
-      status->MPI_ERROR = error;
-      failed = failed || error != MPI_SUCCESS;
-    }
-    if (failed) throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  return Guard("MPI_Waitall", bdmpi::RequestsComm(count, requests), [&] {
+    if (bdmpi::Waitall(count, requests, statuses) != MPI_SUCCESS)
+      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
   });
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  return Guard("MPI_Waitany", bdmpi::RequestsComm(count, requests), [&] {
+    int error = bdmpi::Waitany(count, requests, index, status);
+    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
+  });
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag,
+                MPI_Status* status) {
+  return Guard("MPI_Testany", bdmpi::RequestsComm(count, requests), [&] {
+    int error = bdmpi::Testany(count, requests, index, flag, status);
+    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
+  });
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  return Guard("MPI_Waitsome", bdmpi::RequestsComm(incount, requests), [&] {
+    if (bdmpi::Waitsome(incount, requests, outcount, indices, statuses) != MPI_SUCCESS)
+      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  });
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  return Guard("MPI_Testsome", bdmpi::RequestsComm(incount, requests), [&] {
+    if (bdmpi::Testsome(incount, requests, outcount, indices, statuses) != MPI_SUCCESS)
+      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  });
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  return Guard("MPI_Testall", bdmpi::RequestsComm(count, requests), [&] {
+    if (bdmpi::Testall(count, requests, flag, statuses) != MPI_SUCCESS)
+      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  });
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  return Guard("MPI_Request_free", bdmpi::RequestComm(*request),
+               [&] { bdmpi::RequestFree(request); });
 }
 
 // ------------------------------------------------------------ collectives

@@ -4,8 +4,11 @@
 // the slave may be descheduled.
 #include "slave/p2p.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "slave/errors.h"
@@ -176,6 +179,144 @@ MPI_Comm RequestComm(MPI_Request request) {
   }
 }
 
+MPI_Comm RequestsComm(int count, const MPI_Request requests[]) {
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] != MPI_REQUEST_NULL) return RequestComm(requests[i]);
+  }
+  return MPI_COMM_WORLD;
+}
+
+// ------------------------------------------------------------- completion
+//
+// A request is complete on the slave's side (`done`) when it is a send
+// (sends are buffered) or a receive whose data has been copied; other
+// receives are completed by asking the master, which holds the messages.
+
+namespace {
+
+RequestMsg IdRequest(MsgType type, std::uint64_t id) {
+  RequestMsg request;
+  request.type = type;
+  request.id = id;
+  return request;
+}
+
+// Copies the master's completion of a receive into its request.
+void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
+  FinishRecv(reply, pending.buffer, pending.capacity, &pending.status);
+  pending.done = true;
+}
+
+// Hands out a done request's status, frees it and nulls the handle;
+// returns the error class of the operation.
+int Retire(MPI_Request* request, MPI_Status* status) {
+  PendingRequest& pending = LookupRequest(*request);
+  int error = pending.status.MPI_ERROR;
+  if (status != MPI_STATUS_IGNORE) *status = pending.status;
+  FreeRequest(*request);
+  *request = MPI_REQUEST_NULL;
+  return error;
+}
+
+// Asks the master about several receives at once (WaitAny, TestAny,
+// PollAny, TestAll); the ids travel as the request's payload.
+ReplyMsg CallWithIds(MsgType type, const std::vector<std::uint64_t>& ids) {
+  Runtime* runtime = Runtime::Instance();
+  RequestMsg request;
+  request.type = type;
+  runtime->StagePayload(ids.data(), ids.size() * sizeof(std::uint64_t), request);
+  return runtime->Call(request);
+}
+
+// The requests of an array as the multiple-completion calls see them.
+struct RequestSet {
+  std::vector<int> done;            // positions complete on our side
+  std::vector<int> waiting;         // positions of receives the master holds
+  std::vector<std::uint64_t> ids;   // their receive ids, in the same order
+  bool empty() const { return done.empty() && waiting.empty(); }
+};
+
+RequestSet Classify(int count, const MPI_Request requests[]) {
+  if (count < 0) throw Error(kErrCount, "negative count " + std::to_string(count));
+  RequestSet set;
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    const PendingRequest& pending = LookupRequest(requests[i]);
+    if (pending.done) {
+      set.done.push_back(i);
+    } else {
+      set.waiting.push_back(i);
+      set.ids.push_back(pending.id);
+    }
+  }
+  return set;
+}
+
+// MPI_Waitany / MPI_Testany: completes one request if one is complete
+// (blocking until one is when `wait`).
+int Any(bool wait, int count, MPI_Request requests[], int* index, int* flag,
+        MPI_Status* status) {
+  RequestSet set = Classify(count, requests);
+  *flag = 1;
+  if (!set.done.empty()) {
+    *index = set.done.front();
+    return Retire(&requests[*index], status);
+  }
+  *index = MPI_UNDEFINED;
+  if (set.waiting.empty()) {  // only null requests
+    SetEmptyStatus(status);
+    return MPI_SUCCESS;
+  }
+  ReplyMsg reply = CallWithIds(wait ? MsgType::kWaitAny : MsgType::kTestAny, set.ids);
+  if (reply.flag == 0) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  *index = set.waiting[static_cast<std::size_t>(reply.flag - 1)];
+  Absorb(LookupRequest(requests[*index]), reply);
+  return Retire(&requests[*index], status);
+}
+
+// MPI_Waitsome / MPI_Testsome: completes what is complete (at least one
+// when `wait`), in increasing index order.
+int Some(bool wait, int incount, MPI_Request requests[], int* outcount,
+         int indices[], MPI_Status statuses[]) {
+  RequestSet set = Classify(incount, requests);
+  if (set.empty()) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  std::vector<int> completed = set.done;
+  // The first question may block (or yield) only when nothing is complete
+  // yet; the ones after it just collect what else the master has.
+  MsgType ask = !completed.empty() ? MsgType::kPollAny
+                                   : (wait ? MsgType::kWaitAny : MsgType::kTestAny);
+  while (!set.ids.empty()) {
+    ReplyMsg reply = CallWithIds(ask, set.ids);
+    if (reply.flag == 0) break;
+    std::size_t k = static_cast<std::size_t>(reply.flag - 1);
+    Absorb(LookupRequest(requests[set.waiting[k]]), reply);
+    completed.push_back(set.waiting[k]);
+    set.waiting.erase(set.waiting.begin() + static_cast<std::ptrdiff_t>(k));
+    set.ids.erase(set.ids.begin() + static_cast<std::ptrdiff_t>(k));
+    ask = MsgType::kPollAny;
+  }
+  std::sort(completed.begin(), completed.end());
+  bool failed = false;
+  for (std::size_t j = 0; j < completed.size(); ++j) {
+    indices[j] = completed[j];
+    MPI_Status ignored;
+    MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? &ignored : &statuses[j];
+    int error = Retire(&requests[completed[j]], status);
+    status->MPI_ERROR = error;
+    failed = failed || error != MPI_SUCCESS;
+  }
+  *outcount = static_cast<int>(completed.size());
+  return failed ? kErrInStatus : MPI_SUCCESS;
+}
+
+}  // namespace
+
 int Test(MPI_Request* request, int* flag, MPI_Status* status) {
   RequireInitialized();
   if (*request == MPI_REQUEST_NULL) {
@@ -185,22 +326,15 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   PendingRequest& pending = LookupRequest(*request);
   if (!pending.done) {
-    const CommInfo& comm = LookupComm(pending.comm);
-    ReplyMsg reply = Runtime::Instance()->Call(RecvRequest(
-        MsgType::kTestRecv, comm, 0, 0, pending.capacity, pending.id));
+    ReplyMsg reply = Runtime::Instance()->Call(IdRequest(MsgType::kTestRecv, pending.id));
     if (!reply.flag) {
       *flag = 0;
       return MPI_SUCCESS;
     }
-    FinishRecv(reply, pending.buffer, pending.capacity, &pending.status);
-    pending.done = true;
+    Absorb(pending, reply);
   }
   *flag = 1;
-  int error = pending.status.MPI_ERROR;
-  if (status != MPI_STATUS_IGNORE) *status = pending.status;
-  FreeRequest(*request);
-  *request = MPI_REQUEST_NULL;
-  return error;
+  return Retire(request, status);
 }
 
 int Wait(MPI_Request* request, MPI_Status* status) {
@@ -211,17 +345,91 @@ int Wait(MPI_Request* request, MPI_Status* status) {
   }
   PendingRequest& pending = LookupRequest(*request);
   if (!pending.done) {
-    const CommInfo& comm = LookupComm(pending.comm);
-    ReplyMsg reply = Runtime::Instance()->Call(RecvRequest(
-        MsgType::kWaitRecv, comm, 0, 0, pending.capacity, pending.id));
-    FinishRecv(reply, pending.buffer, pending.capacity, &pending.status);
-    pending.done = true;
+    Absorb(pending, Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, pending.id)));
   }
-  int error = pending.status.MPI_ERROR;
-  if (status != MPI_STATUS_IGNORE) *status = pending.status;
+  return Retire(request, status);
+}
+
+int Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  RequireInitialized();
+  if (count < 0) throw Error(kErrCount, "negative count " + std::to_string(count));
+  bool failed = false;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status ignored;
+    MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? &ignored : &statuses[i];
+    int error = Wait(&requests[i], status);
+    status->MPI_ERROR = error;
+    failed = failed || error != MPI_SUCCESS;
+  }
+  return failed ? kErrInStatus : MPI_SUCCESS;
+}
+
+int Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  RequireInitialized();
+  int flag = 0;
+  return Any(/*wait=*/true, count, requests, index, &flag, status);
+}
+
+int Testany(int count, MPI_Request requests[], int* index, int* flag,
+            MPI_Status* status) {
+  RequireInitialized();
+  return Any(/*wait=*/false, count, requests, index, flag, status);
+}
+
+int Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+             MPI_Status statuses[]) {
+  RequireInitialized();
+  return Some(/*wait=*/true, incount, requests, outcount, indices, statuses);
+}
+
+int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+             MPI_Status statuses[]) {
+  RequireInitialized();
+  return Some(/*wait=*/false, incount, requests, outcount, indices, statuses);
+}
+
+int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  RequireInitialized();
+  RequestSet set = Classify(count, requests);
+  if (!set.waiting.empty()) {
+    // MPI: unless every request is complete, none may be completed.
+    if (!CallWithIds(MsgType::kTestAll, set.ids).flag) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+    Runtime* runtime = Runtime::Instance();
+    for (int position : set.waiting) {
+      PendingRequest& pending = LookupRequest(requests[position]);
+      Absorb(pending, runtime->Call(IdRequest(MsgType::kWaitRecv, pending.id)));
+    }
+  }
+  *flag = 1;
+  bool failed = false;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status ignored;
+    MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? &ignored : &statuses[i];
+    int error = MPI_SUCCESS;
+    if (requests[i] == MPI_REQUEST_NULL) {
+      SetEmptyStatus(status);
+    } else {
+      error = Retire(&requests[i], status);
+    }
+    status->MPI_ERROR = error;
+    failed = failed || error != MPI_SUCCESS;
+  }
+  return failed ? kErrInStatus : MPI_SUCCESS;
+}
+
+void RequestFree(MPI_Request* request) {
+  RequireInitialized();
+  if (*request == MPI_REQUEST_NULL)
+    throw Error(kErrRequest, "MPI_Request_free of MPI_REQUEST_NULL");
+  PendingRequest& pending = LookupRequest(*request);
+  // The master keeps the receive posted so that it still takes its message
+  // in MPI order, and drops that message (see MsgType::kFreeRecv).
+  if (!pending.done) Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, pending.id));
   FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
-  return error;
 }
 
 }  // namespace bdmpi

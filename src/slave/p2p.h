@@ -18,12 +18,30 @@ MPI_Request CompletedSendRequest(MPI_Comm comm);
 void Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 bool Iprobe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 
-// Complete (or test) a request; *request becomes MPI_REQUEST_NULL when it
-// completes. Return the MPI error class found in the request's status.
+// Complete (or test) requests as MPI_Wait, MPI_Test, ... do: a completed
+// request becomes MPI_REQUEST_NULL and gets its status; null requests give
+// empty statuses. They return the MPI error class of the operation (or
+// kErrInStatus from the calls with one status per request, whose MPI_ERROR
+// fields then tell which failed) and throw for invalid arguments.
 int Wait(MPI_Request* request, MPI_Status* status);
 int Test(MPI_Request* request, int* flag, MPI_Status* status);
+int Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status);
+int Testany(int count, MPI_Request requests[], int* index, int* flag,
+            MPI_Status* status);
+int Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+             MPI_Status statuses[]);
+int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+             MPI_Status statuses[]);
+int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]);
+// MPI_Request_free. A receive still in progress keeps its place in MPI's
+// matching order; the message it takes is discarded (its buffer is never
+// written: with the request gone nothing could tell when it would be).
+void RequestFree(MPI_Request* request);
 
-// The communicator a request was made on, for its error handler.
+// The communicator a request (the first non-null of an array) was made on,
+// for its error handler.
 MPI_Comm RequestComm(MPI_Request request);
+MPI_Comm RequestsComm(int count, const MPI_Request requests[]);
 
 }  // namespace bdmpi

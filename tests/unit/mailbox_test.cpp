@@ -377,5 +377,40 @@ TEST(MailboxTest, MessageReleasesItsBudgetWhenTaken) {
   EXPECT_EQ(budget.used(), 0u);
 }
 
+// ------------------------------------------------------------ Discard
+
+TEST(MailboxTest, DiscardedPostedReceiveStillTakesItsMessage) {
+  // MPI_Request_free of a receive: it keeps its place in the matching order
+  // and the message it matches is dropped, not handed to a later receive.
+  MemoryBudget budget(100);
+  Mailbox mailbox;
+  EXPECT_FALSE(mailbox.Post(MakeRecv(1, 0, 2, 5)));
+  EXPECT_FALSE(mailbox.Post(MakeRecv(2, 0, 2, 5)));
+  mailbox.Discard(1);
+  ASSERT_TRUE(budget.TryReserve(1));
+  Message first = MakeMessage(0, 2, 5, 11);
+  first.payload = Payload::InMemory(std::vector<std::byte>{std::byte{11}}, &budget);
+  EXPECT_EQ(mailbox.Deliver(std::move(first)), std::nullopt);
+  EXPECT_FALSE(mailbox.IsComplete(1));
+  EXPECT_EQ(budget.used(), 0u) << "the discarded message is released";
+  EXPECT_EQ(mailbox.posted(), 1u);
+  EXPECT_EQ(mailbox.queued(), 0u);
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 2, 5, 22)), std::optional<std::uint64_t>(2));
+  EXPECT_EQ(TakeMarker(mailbox, 2), 22);
+}
+
+TEST(MailboxTest, DiscardCompletedReceiveDropsItsMessage) {
+  Mailbox mailbox;
+  ASSERT_EQ(mailbox.Deliver(MakeMessage(0, 1, 3, 7)), std::nullopt);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(4, 0, 1, 3)));
+  mailbox.Discard(4);
+  EXPECT_FALSE(mailbox.IsComplete(4));
+  EXPECT_EQ(TakeMarker(mailbox, 4), -1);
+  // Unknown ids are ignored.
+  mailbox.Discard(99);
+  EXPECT_EQ(mailbox.posted(), 0u);
+  EXPECT_EQ(mailbox.queued(), 0u);
+}
+
 }  // namespace
 }  // namespace bdmpi
