@@ -4,8 +4,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "common/handles.h"
@@ -172,33 +176,170 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
 // -------------------------------------------------------------- datatypes
 
 int MPI_Type_size(MPI_Datatype datatype, int* size) {
-  return Guard("MPI_Type_size", MPI_COMM_WORLD,
-               [&] { *size = static_cast<int>(bdmpi::LookupDatatype(datatype).size); });
+  return Guard("MPI_Type_size", MPI_COMM_WORLD, [&] {
+    std::uint64_t bytes = bdmpi::LookupType(datatype).size;
+    *size = bytes > INT_MAX ? MPI_UNDEFINED : static_cast<int>(bytes);
+  });
 }
 
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  return Guard("MPI_Type_size_x", MPI_COMM_WORLD,
-               [&] { *size = bdmpi::LookupDatatype(datatype).size; });
+  return Guard("MPI_Type_size_x", MPI_COMM_WORLD, [&] {
+    *size = static_cast<MPI_Count>(bdmpi::LookupType(datatype).size);
+  });
 }
 
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return Guard("MPI_Type_get_extent", MPI_COMM_WORLD, [&] {
     *lb = 0;
-    *extent = bdmpi::LookupDatatype(datatype).extent;
+    *extent = static_cast<MPI_Aint>(bdmpi::LookupType(datatype).extent);
   });
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return Guard("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&] {
+    *lb = 0;
+    *extent = static_cast<MPI_Count>(bdmpi::LookupType(datatype).extent);
+  });
+}
+
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
+                             MPI_Aint* true_extent) {
+  return Guard("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&] {
+    *true_lb = 0;
+    *true_extent = static_cast<MPI_Aint>(bdmpi::LookupType(datatype).true_extent);
+  });
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
+                               MPI_Count* true_extent) {
+  return Guard("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, [&] {
+    *true_lb = 0;
+    *true_extent = static_cast<MPI_Count>(bdmpi::LookupType(datatype).true_extent);
+  });
+}
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_contiguous", MPI_COMM_WORLD, [&] {
+    bdmpi::TypeBlock block{count, oldtype, 0};
+    *newtype = bdmpi::NewDenseType({&block, 1}, "MPI_Type_contiguous");
+  });
+}
+
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype* newtype) {
+  return Guard("MPI_Type_vector", MPI_COMM_WORLD, [&] {
+    std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
+    *newtype = bdmpi::NewVectorType(count, blocklength, std::int64_t{stride} * extent,
+                                    oldtype, "MPI_Type_vector");
+  });
+}
+
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+                            MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_hvector", MPI_COMM_WORLD, [&] {
+    *newtype = bdmpi::NewVectorType(count, blocklength, stride, oldtype,
+                                    "MPI_Type_create_hvector");
+  });
+}
+
+int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
+                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_indexed", MPI_COMM_WORLD, [&] {
+    std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (int i = 0; i < count; ++i)
+      blocks.push_back({blocklengths[i], oldtype, displacements[i] * extent});
+    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_indexed");
+  });
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_indexed_block", MPI_COMM_WORLD, [&] {
+    std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (int i = 0; i < count; ++i)
+      blocks.push_back({blocklength, oldtype, displacements[i] * extent});
+    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_indexed_block");
+  });
+}
+
+int MPI_Type_create_hindexed(int count, const int blocklengths[],
+                             const MPI_Aint displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_hindexed", MPI_COMM_WORLD, [&] {
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (int i = 0; i < count; ++i)
+      blocks.push_back({blocklengths[i], oldtype, displacements[i]});
+    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_hindexed");
+  });
+}
+
+int MPI_Type_create_struct(int count, const int blocklengths[],
+                           const MPI_Aint displacements[], const MPI_Datatype types[],
+                           MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_struct", MPI_COMM_WORLD, [&] {
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (int i = 0; i < count; ++i)
+      blocks.push_back({blocklengths[i], types[i], displacements[i]});
+    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_struct");
+  });
+}
+
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_resized", MPI_COMM_WORLD, [&] {
+    if (lb != 0 || static_cast<std::uint64_t>(extent) != bdmpi::LookupType(oldtype).extent)
+      throw Error(bdmpi::kErrType,
+                  "MPI_Type_create_resized: changing a datatype's lower bound or extent "
+                  "is not supported (it leaves gaps)");
+    bdmpi::TypeBlock block{1, oldtype, 0};
+    *newtype = bdmpi::NewDenseType({&block, 1}, "MPI_Type_create_resized");
+  });
+}
+
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_dup", MPI_COMM_WORLD,
+               [&] { *newtype = bdmpi::DupType(oldtype); });
+}
+
+int MPI_Type_commit(MPI_Datatype* datatype) {
+  return Guard("MPI_Type_commit", MPI_COMM_WORLD, [&] { bdmpi::CommitType(datatype); });
+}
+
+int MPI_Type_free(MPI_Datatype* datatype) {
+  return Guard("MPI_Type_free", MPI_COMM_WORLD, [&] { bdmpi::FreeType(datatype); });
+}
+
+int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+  return Guard("MPI_Type_get_name", MPI_COMM_WORLD, [&] {
+    const std::string& name = bdmpi::LookupType(datatype).name;
+    std::snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", name.c_str());
+    *resultlen = static_cast<int>(std::strlen(type_name));
+  });
+}
+
+int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+  return Guard("MPI_Type_set_name", MPI_COMM_WORLD,
+               [&] { bdmpi::SetTypeName(datatype, type_name); });
 }
 
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return Guard("MPI_Get_count", MPI_COMM_WORLD, [&] {
-    std::uint64_t extent = bdmpi::LookupDatatype(datatype).extent;
-    std::uint64_t bytes = static_cast<std::uint64_t>(status->bdmpi_count);
-    *count = (extent == 0 || bytes % extent != 0) ? MPI_UNDEFINED
-                                                  : static_cast<int>(bytes / extent);
+    *count = bdmpi::CountOf(static_cast<std::uint64_t>(status->bdmpi_count), datatype);
   });
 }
 
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return MPI_Get_count(status, datatype, count);
+  return Guard("MPI_Get_elements", MPI_COMM_WORLD, [&] {
+    *count = bdmpi::ElementsOf(static_cast<std::uint64_t>(status->bdmpi_count), datatype);
+  });
+}
+
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return Guard("MPI_Get_elements_x", MPI_COMM_WORLD, [&] {
+    *count = bdmpi::ElementsOf(static_cast<std::uint64_t>(status->bdmpi_count), datatype);
+  });
 }
 
 // --------------------------------------------------------- point-to-point

@@ -53,25 +53,6 @@ void ResetComms(int world_rank, int world_size) {
   comms[0].size = world_size;
 }
 
-const DatatypeInfo& LookupDatatype(MPI_Datatype datatype) {
-  const DatatypeInfo* info = nullptr;
-  if (HandleIs(datatype, HandleKind::kDatatype))
-    info = FindPredefinedDatatype(static_cast<DatatypeId>(HandleIndex(datatype)));
-  if (info == nullptr) throw Error(kErrType, "invalid datatype");
-  return *info;
-}
-
-DatatypeId DatatypeIdOf(MPI_Datatype datatype) {
-  LookupDatatype(datatype);
-  return static_cast<DatatypeId>(HandleIndex(datatype));
-}
-
-std::uint64_t BufferBytes(int count, MPI_Datatype datatype) {
-  if (count < 0)
-    throw Error(kErrCount, "negative count " + std::to_string(count));
-  return static_cast<std::uint64_t>(count) * LookupDatatype(datatype).extent;
-}
-
 MPI_Request NewRequest(const PendingRequest& request) {
   std::vector<PendingRequest>& requests = Requests();
   std::vector<bool>& in_use = RequestInUse();

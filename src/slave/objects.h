@@ -1,12 +1,13 @@
-// The MPI objects a slave holds: communicators (with their error handlers),
-// datatypes and requests, looked up by handle with MPI's error classes.
+// The MPI objects a slave holds: communicators (with their error handlers)
+// and requests, looked up by handle with MPI's error classes; datatypes are
+// in datatypes.h.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
 
-#include "common/datatype.h"
+#include "slave/datatypes.h"
 
 namespace bdmpi {
 
@@ -21,12 +22,6 @@ struct CommInfo {
 CommInfo& LookupComm(MPI_Comm comm);
 // Sets up MPI_COMM_WORLD (and forgets everything else) at MPI_Init.
 void ResetComms(int world_rank, int world_size);
-
-// Throws kErrType for MPI_DATATYPE_NULL and non-datatypes.
-const DatatypeInfo& LookupDatatype(MPI_Datatype datatype);
-DatatypeId DatatypeIdOf(MPI_Datatype datatype);
-// count elements of datatype in bytes; throws kErrCount / kErrType.
-std::uint64_t BufferBytes(int count, MPI_Datatype datatype);
 
 // A non-blocking operation in flight.
 struct PendingRequest {

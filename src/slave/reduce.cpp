@@ -20,7 +20,7 @@ void CheckRoot(const CommInfo& comm, int root);  // bcast.cpp
 namespace {
 
 OpId CheckOp(MPI_Op op, MPI_Datatype datatype) {
-  DatatypeId type = DatatypeIdOf(datatype);
+  DatatypeId type = ReductionBase(datatype);
   int index = HandleIndex(op);
   OpId id = static_cast<OpId>(index);
   // MPI_REPLACE and MPI_NO_OP exist for one-sided accumulate only.
@@ -30,7 +30,7 @@ OpId CheckOp(MPI_Op op, MPI_Datatype datatype) {
     throw Error(kErrOp, "invalid reduction operation");
   if (!ReductionDefined(id, type))
     throw Error(kErrOp, std::string("the operation is not defined on ") +
-                            LookupDatatype(datatype).name);
+                            FindPredefinedDatatype(type)->name);
   return id;
 }
 
@@ -55,7 +55,7 @@ bool Contribute(MsgType type, const void* send, void* recv, int count,
   request.comm = comm.id;
   request.rank = comm.rank;
   request.peer = root;
-  request.datatype = static_cast<std::uint16_t>(DatatypeIdOf(datatype));
+  request.datatype = static_cast<std::uint16_t>(ReductionBase(datatype));
   request.op = static_cast<std::uint16_t>(op_id);
   Runtime::Instance()->StagePayload(send, bytes, request);
   return true;
