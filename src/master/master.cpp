@@ -310,7 +310,8 @@ void Master::OnEvent(const RequestMsg& event) {
   }
   if (event.code != 0) {
     Fail(128 + event.code,
-         std::string("master received signal ") + strsignal(event.code));
+         std::string("master received signal ") + strsignal(event.code) +
+             (nnodes_ > 1 ? " (mpirun/srun end every master when one of them fails)" : ""));
     return;
   }
   if (event.peer < 0 || event.peer >= options_.nslaves) return;

@@ -136,6 +136,7 @@ class Network {
   void ExchangeRacks();
   void Run();
   bool TakeWork();
+  bool InFlight() const;  // transfers or collective steps under way
   bool ProgressSends(int dest);
   bool ProgressReceives();
   bool ProgressCollectives();
