@@ -70,6 +70,7 @@ typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL ((MPI_Message)0x2c800000)
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
+#define MPI_INFO_ENV ((MPI_Info)0x5c000000)
 #define MPI_WIN_NULL ((MPI_Win)0x20000000)
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
@@ -163,6 +164,13 @@ typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
 #define MPI_MAX_INFO_VAL 1024
 #define MPI_MAX_PORT_NAME 1024
 #define MPI_MAX_DATAREP_STRING 128
+
+/* Sends are buffered by the runtime: MPI_Bsend needs no overhead, but
+ * programs size their MPI_Buffer_attach buffers with this. */
+#define MPI_BSEND_OVERHEAD 96
+
+/* MPI_Comm_split_type. */
+#define MPI_COMM_TYPE_SHARED 1
 
 /* Thread levels. */
 #define MPI_THREAD_SINGLE 0
@@ -262,6 +270,25 @@ int MPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
+int MPI_Pcontrol(const int level, ...);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+
+/* Info objects (local to the process; BDMPI reads no hints). */
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_free(MPI_Info *info);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
+                 int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
+                          int *flag);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 
 /* Errors. */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
@@ -281,13 +308,50 @@ int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+/* The predefined keys only (MPI_TAG_UB, MPI_HOST, MPI_IO,
+ * MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM). */
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
                       int *flag);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int MPI_Group_size(MPI_Group group, int *size);
 int MPI_Group_rank(MPI_Group group, int *rank);
 int MPI_Group_free(MPI_Group *group);
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
                               MPI_Group group2, int ranks2[]);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[],
+                   MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[],
+                   MPI_Group *newgroup);
+/* Declared so that programs compile; not provided by libbdmpi yet (linking
+ * fails): intercommunicators, communicators from groups, attribute
+ * caching. */
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                          MPI_Comm *newcomm);
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
+                           MPI_Comm_delete_attr_function *delete_fn,
+                           int *keyval, void *extra_state);
+int MPI_Comm_free_keyval(int *keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2,
+                           MPI_Group *newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2,
+                         MPI_Group *newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
+                         MPI_Group *newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
+                         MPI_Group *newgroup);
 
 /* Datatypes. */
 int MPI_Type_size(MPI_Datatype datatype, int *size);
@@ -338,6 +402,14 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
                      int *count);
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                        MPI_Count *count);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+/* Packing copies the bytes (every supported datatype is dense). */
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
+             void *outbuf, int outsize, int *position, MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
+               int outcount, MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
+                  int *size);
 
 /* Point-to-point. */
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -354,6 +426,39 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  int dest, int sendtag, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                         int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status *status);
+/* Every send is buffered by the runtime, so the buffered and ready modes
+ * are ordinary sends and an attached buffer is never used. */
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm, MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm, MPI_Request *request);
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+/* Declared so that programs compile; not provided by libbdmpi yet (linking
+ * fails): synchronous sends (MPI_Ssend above too), persistent requests,
+ * cancellation, matched probes. */
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm, MPI_Request *request);
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype,
+                  int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
+                  int tag, MPI_Comm comm, MPI_Request *request);
+int MPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request array_of_requests[]);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Message *message, MPI_Status *status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+               MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
+              MPI_Message *message, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
                MPI_Status *status);
@@ -423,6 +528,20 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        MPI_Op op, MPI_Comm comm);
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
+/* Declared so that programs compile; not provided by libbdmpi yet (linking
+ * fails): non-blocking collectives. */
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
+                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                MPI_Request *request);
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *request);
+
+/* Process topologies: only the arithmetic of MPI_Dims_create. */
+int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 
 /* Handle conversions (handles are integers, so these are identities). */
 #define MPI_Comm_c2f(comm) ((MPI_Fint)(comm))
@@ -439,6 +558,10 @@ int MPI_Op_free(MPI_Op *op);
 #define MPI_Errhandler_f2c(errhandler) ((MPI_Errhandler)(errhandler))
 #define MPI_Info_c2f(info) ((MPI_Fint)(info))
 #define MPI_Info_f2c(info) ((MPI_Info)(info))
+#define MPI_Win_c2f(win) ((MPI_Fint)(win))
+#define MPI_Win_f2c(win) ((MPI_Win)(win))
+#define MPI_Message_c2f(message) ((MPI_Fint)(message))
+#define MPI_Message_f2c(message) ((MPI_Message)(message))
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@ enum class HandleKind : std::uint32_t {
   kComm = 0x44,
   kGroup = 0x48,
   kDatatype = 0x4c,
+  kInfo = 0x5c,
   kErrhandler = 0x54,
   kOp = 0x58,
   kRequest = 0x2c,

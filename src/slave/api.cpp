@@ -4,9 +4,11 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -16,8 +18,10 @@
 #include "slave/collectives.h"
 #include "slave/environment.h"
 #include "slave/errors.h"
+#include "slave/info.h"
 #include "slave/objects.h"
 #include "slave/p2p.h"
+#include "slave/topology.h"
 
 using bdmpi::Error;
 using bdmpi::Guard;
@@ -97,6 +101,90 @@ int MPI_Get_library_version(char* version, int* resultlen) {
 double MPI_Wtime(void) { return bdmpi::Wtime(); }
 double MPI_Wtick(void) { return bdmpi::Wtick(); }
 
+int MPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }  // no profiler to control
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  return Guard("MPI_Alloc_mem", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckInfoArgument(info);
+    if (size < 0) throw Error(bdmpi::kErrArg, "negative size");
+    void* memory = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+    if (memory == nullptr) throw Error(bdmpi::kErrNoMem, "MPI_Alloc_mem: out of memory");
+    *static_cast<void**>(baseptr) = memory;
+  });
+}
+
+int MPI_Free_mem(void* base) {
+  std::free(base);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_address(const void* location, MPI_Aint* address) {
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+
+// ------------------------------------------------------------------- info
+
+int MPI_Info_create(MPI_Info* info) {
+  return Guard("MPI_Info_create", MPI_COMM_WORLD, [&] { *info = bdmpi::NewInfo(); });
+}
+
+int MPI_Info_free(MPI_Info* info) {
+  return Guard("MPI_Info_free", MPI_COMM_WORLD, [&] { bdmpi::FreeInfo(info); });
+}
+
+int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+  return Guard("MPI_Info_dup", MPI_COMM_WORLD,
+               [&] { *newinfo = bdmpi::NewInfo(bdmpi::LookupInfo(info)); });
+}
+
+int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
+  return Guard("MPI_Info_set", MPI_COMM_WORLD, [&] { bdmpi::SetInfo(info, key, value); });
+}
+
+int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+  return Guard("MPI_Info_get", MPI_COMM_WORLD, [&] {
+    if (valuelen < 0) throw Error(bdmpi::kErrArg, "negative valuelen");
+    const std::string* found = bdmpi::FindInfo(info, key);
+    *flag = found != nullptr;
+    if (found == nullptr) return;
+    // MPI: at most valuelen characters, plus the terminating null.
+    std::size_t length = std::min<std::size_t>(found->size(), static_cast<std::size_t>(valuelen));
+    std::memcpy(value, found->data(), length);
+    value[length] = '\0';
+  });
+}
+
+int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+  return Guard("MPI_Info_get_valuelen", MPI_COMM_WORLD, [&] {
+    const std::string* found = bdmpi::FindInfo(info, key);
+    *flag = found != nullptr;
+    if (found != nullptr) *valuelen = static_cast<int>(found->size());
+  });
+}
+
+int MPI_Info_delete(MPI_Info info, const char* key) {
+  return Guard("MPI_Info_delete", MPI_COMM_WORLD, [&] { bdmpi::DeleteInfo(info, key); });
+}
+
+int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+  return Guard("MPI_Info_get_nkeys", MPI_COMM_WORLD, [&] {
+    *nkeys = static_cast<int>(bdmpi::LookupInfo(info).size());
+  });
+}
+
+int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+  return Guard("MPI_Info_get_nthkey", MPI_COMM_WORLD, [&] {
+    const bdmpi::InfoEntries& entries = bdmpi::LookupInfo(info);
+    if (n < 0 || n >= static_cast<int>(entries.size()))
+      throw Error(bdmpi::kErrArg, "no info key number " + std::to_string(n));
+    std::snprintf(key, MPI_MAX_INFO_KEY + 1, "%s", entries[n].first.c_str());
+  });
+}
+
 // ----------------------------------------------------------------- errors
 
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
@@ -159,17 +247,61 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank) {
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
-  static int tag_ub = 2147483647;
-  static int wtime_is_global = 0;
+  // The values of MPI_COMM_WORLD's predefined attributes (MPI-3.1 8.1.2),
+  // which programs read through the pointer they get.
+  static int tag_ub = INT_MAX;
+  static int host = MPI_PROC_NULL;     // no rank is "the host"
+  static int io = MPI_ANY_SOURCE;      // every rank can do I/O
+  static int wtime_is_global = 0;      // clocks are per process
+  static int universe_size = 0;
+  static int appnum = 0;
   return Guard("MPI_Comm_get_attr", comm, [&] {
     bdmpi::RequireInitialized();
     bdmpi::LookupComm(comm);
     *flag = 1;
+    int** out = static_cast<int**>(value);
     switch (keyval) {
-      case MPI_TAG_UB: *static_cast<int**>(value) = &tag_ub; break;
-      case MPI_WTIME_IS_GLOBAL: *static_cast<int**>(value) = &wtime_is_global; break;
-      default: *flag = 0; break;
+      case MPI_TAG_UB: *out = &tag_ub; break;
+      case MPI_HOST: *out = &host; break;
+      case MPI_IO: *out = &io; break;
+      case MPI_WTIME_IS_GLOBAL: *out = &wtime_is_global; break;
+      case MPI_UNIVERSE_SIZE:
+        universe_size = bdmpi::LookupComm(MPI_COMM_WORLD).size;
+        *out = &universe_size;
+        break;
+      case MPI_APPNUM: *out = &appnum; break;
+      default:
+        if (keyval == MPI_KEYVAL_INVALID) throw Error(MPI_ERR_KEYVAL, "MPI_KEYVAL_INVALID");
+        *flag = 0;
+        break;
     }
+  });
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void* value, int* flag) {
+  return MPI_Comm_get_attr(comm, keyval, value, flag);
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  return Guard("MPI_Comm_set_name", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm).name = std::string(comm_name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+  });
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  return Guard("MPI_Comm_get_name", comm, [&] {
+    bdmpi::RequireInitialized();
+    std::snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", bdmpi::LookupComm(comm).name.c_str());
+    *resultlen = static_cast<int>(std::strlen(comm_name));
+  });
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  return Guard("MPI_Comm_test_inter", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    *flag = 0;  // BDMPI has intracommunicators only
   });
 }
 
@@ -324,6 +456,43 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
                [&] { bdmpi::SetTypeName(datatype, type_name); });
 }
 
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  *flag = status->bdmpi_cancelled;
+  return MPI_SUCCESS;
+}
+
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+             int outsize, int* position, MPI_Comm comm) {
+  return Guard("MPI_Pack", comm, [&] {
+    std::uint64_t bytes = bdmpi::BufferBytes(incount, datatype);
+    if (*position < 0 || static_cast<std::uint64_t>(*position) + bytes >
+                             static_cast<std::uint64_t>(outsize))
+      throw Error(bdmpi::kErrTruncate, "MPI_Pack: the output buffer is too small");
+    if (bytes > 0) std::memcpy(static_cast<char*>(outbuf) + *position, inbuf, bytes);
+    *position += static_cast<int>(bytes);
+  });
+}
+
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm) {
+  return Guard("MPI_Unpack", comm, [&] {
+    std::uint64_t bytes = bdmpi::BufferBytes(outcount, datatype);
+    if (*position < 0 ||
+        static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(insize))
+      throw Error(bdmpi::kErrTruncate, "MPI_Unpack: the input buffer is too short");
+    if (bytes > 0) std::memcpy(outbuf, static_cast<const char*>(inbuf) + *position, bytes);
+    *position += static_cast<int>(bytes);
+  });
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  return Guard("MPI_Pack_size", comm, [&] {
+    std::uint64_t bytes = bdmpi::BufferBytes(incount, datatype);
+    if (bytes > INT_MAX) throw Error(bdmpi::kErrCount, "MPI_Pack_size: more than 2 GiB");
+    *size = static_cast<int>(bytes);
+  });
+}
+
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return Guard("MPI_Get_count", MPI_COMM_WORLD, [&] {
     *count = bdmpi::CountOf(static_cast<std::uint64_t>(status->bdmpi_count), datatype);
@@ -344,18 +513,52 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 
 // --------------------------------------------------------- point-to-point
 
+// Every send is buffered by the runtime: the buffered and ready modes are
+// ordinary sends, and a non-blocking send is complete when it returns.
 int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm) {
   return Guard("MPI_Send", comm,
                [&] { bdmpi::Send(buf, count, datatype, dest, tag, comm); });
 }
 
+int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm) {
+  return Guard("MPI_Bsend", comm,
+               [&] { bdmpi::Send(buf, count, datatype, dest, tag, comm); });
+}
+
+int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm) {
+  return Guard("MPI_Rsend", comm,
+               [&] { bdmpi::Send(buf, count, datatype, dest, tag, comm); });
+}
+
 int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm, MPI_Request* request) {
-  return Guard("MPI_Isend", comm, [&] {
-    bdmpi::Send(buf, count, datatype, dest, tag, comm);
-    *request = bdmpi::CompletedSendRequest(comm);
-  });
+  return Guard("MPI_Isend", comm,
+               [&] { *request = bdmpi::Isend(buf, count, datatype, dest, tag, comm); });
+}
+
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Ibsend", comm,
+               [&] { *request = bdmpi::Isend(buf, count, datatype, dest, tag, comm); });
+}
+
+int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Irsend", comm,
+               [&] { *request = bdmpi::Isend(buf, count, datatype, dest, tag, comm); });
+}
+
+int MPI_Buffer_attach(void* buffer, int size) {
+  return Guard("MPI_Buffer_attach", MPI_COMM_WORLD,
+               [&] { bdmpi::AttachBuffer(buffer, size); });
+}
+
+int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  return Guard("MPI_Buffer_detach", MPI_COMM_WORLD,
+               [&] { bdmpi::DetachBuffer(static_cast<void**>(buffer_addr), size); });
 }
 
 int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
@@ -378,6 +581,17 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     // Sends are buffered, so sending first cannot deadlock.
     bdmpi::Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
     bdmpi::Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  });
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
+                         int sendtag, int source, int recvtag, MPI_Comm comm,
+                         MPI_Status* status) {
+  return Guard("MPI_Sendrecv_replace", comm, [&] {
+    // The send has copied the buffer (into the master, its window or a
+    // file) when it returns, so the receive may overwrite it.
+    bdmpi::Send(buf, count, datatype, dest, sendtag, comm);
+    bdmpi::Recv(buf, count, datatype, source, recvtag, comm, status);
   });
 }
 
@@ -456,6 +670,13 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
 int MPI_Request_free(MPI_Request* request) {
   return Guard("MPI_Request_free", bdmpi::RequestComm(*request),
                [&] { bdmpi::RequestFree(request); });
+}
+
+// ------------------------------------------------------------- topologies
+
+int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
+  return Guard("MPI_Dims_create", MPI_COMM_WORLD,
+               [&] { bdmpi::DimsCreate(nnodes, ndims, dims); });
 }
 
 // ------------------------------------------------------------ collectives

@@ -51,6 +51,7 @@ void ResetComms(int world_rank, int world_size) {
   comms[0].id = 0;
   comms[0].rank = world_rank;
   comms[0].size = world_size;
+  comms[0].name = "MPI_COMM_WORLD";
 }
 
 MPI_Request NewRequest(const PendingRequest& request) {

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 
 #include "slave/datatypes.h"
 
@@ -16,6 +17,7 @@ struct CommInfo {
   int rank = 0;
   int size = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;
 };
 
 // Throws kErrComm for MPI_COMM_NULL and anything that is not a communicator.

@@ -133,12 +133,44 @@ MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
   return NewRequest(pending);
 }
 
-MPI_Request CompletedSendRequest(MPI_Comm comm) {
+MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
+                  int tag, MPI_Comm comm) {
+  Send(buffer, count, datatype, dest, tag, comm);
   PendingRequest pending;
   pending.comm = comm;
   pending.done = true;
   SetEmptyStatus(&pending.status);
   return NewRequest(pending);
+}
+
+namespace {
+
+struct AttachedBuffer {
+  void* data = nullptr;
+  int size = 0;
+  bool attached = false;
+};
+
+AttachedBuffer& Attached() {
+  static AttachedBuffer buffer;
+  return buffer;
+}
+
+}  // namespace
+
+void AttachBuffer(void* buffer, int size) {
+  if (size < 0) throw Error(kErrArg, "negative buffer size");
+  AttachedBuffer& attached = Attached();
+  if (attached.attached) throw Error(kErrBuffer, "a buffer is attached already");
+  attached = AttachedBuffer{buffer, size, true};
+}
+
+void DetachBuffer(void** buffer, int* size) {
+  AttachedBuffer& attached = Attached();
+  if (!attached.attached) throw Error(kErrBuffer, "no buffer is attached");
+  *buffer = attached.data;
+  *size = attached.size;
+  attached = AttachedBuffer{};
 }
 
 void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {

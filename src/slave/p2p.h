@@ -14,7 +14,12 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
 MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm);
 // MPI_Isend: sends are buffered, so the request is complete at once.
-MPI_Request CompletedSendRequest(MPI_Comm comm);
+MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
+                  int tag, MPI_Comm comm);
+// MPI_Buffer_attach / detach: sends never need the buffer (the runtime
+// buffers them), but MPI's rules for attaching one are kept.
+void AttachBuffer(void* buffer, int size);
+void DetachBuffer(void** buffer, int* size);
 void Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 bool Iprobe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 

@@ -164,6 +164,8 @@ TEST(HandlesTest, NullHandlesAreOfNoValidKind) {
   EXPECT_TRUE(HandleIs(MPI_ERRORS_ARE_FATAL, HandleKind::kErrhandler));
   EXPECT_TRUE(HandleIs(MPI_ERRORS_RETURN, HandleKind::kErrhandler));
   EXPECT_TRUE(HandleIs(MPI_REQUEST_NULL, HandleKind::kRequest));
+  EXPECT_FALSE(HandleIs(MPI_INFO_NULL, HandleKind::kInfo));
+  EXPECT_TRUE(HandleIs(MPI_INFO_ENV, HandleKind::kInfo));
 }
 
 // The C types behind MPI_Aint/MPI_Offset/MPI_Count are the ones the
