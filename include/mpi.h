@@ -329,10 +329,19 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[],
                    MPI_Group *newgroup);
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[],
                    MPI_Group *newgroup);
-/* Declared so that programs compile; not provided by libbdmpi yet (linking
- * fails): intercommunicators, communicators from groups, attribute
- * caching. */
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
+                         MPI_Group *newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
+                         MPI_Group *newgroup);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2,
+                           MPI_Group *newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2,
+                         MPI_Group *newgroup);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+/* Declared so that programs compile; not provided by libbdmpi yet (linking
+ * fails): intercommunicators, communicators created by a group alone,
+ * attribute caching. */
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
                           MPI_Comm *newcomm);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
@@ -343,15 +352,6 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
 int MPI_Comm_free_keyval(int *keyval);
 int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val);
 int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2,
-                           MPI_Group *newgroup);
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2,
-                         MPI_Group *newgroup);
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
-                         MPI_Group *newgroup);
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
-                         MPI_Group *newgroup);
 
 /* Datatypes. */
 int MPI_Type_size(MPI_Datatype datatype, int *size);

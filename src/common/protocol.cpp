@@ -27,6 +27,8 @@ const char* MsgTypeName(MsgType type) {
     case MsgType::kAllreduce: return "Allreduce";
     case MsgType::kEnterCritical: return "EnterCritical";
     case MsgType::kExitCritical: return "ExitCritical";
+    case MsgType::kCommSplit: return "CommSplit";
+    case MsgType::kCommFree: return "CommFree";
   }
   return "?";
 }

@@ -21,9 +21,10 @@
 
 namespace bdmpi {
 
-inline constexpr std::uint16_t kProtocolVersion = 2;
+inline constexpr std::uint16_t kProtocolVersion = 3;
 
-// Numbered by family: 0x01 life cycle, 0x02 point-to-point, 0x03 collectives.
+// Numbered by family: 0x01 life cycle, 0x02 point-to-point, 0x03 collectives,
+// 0x04 BDMPI extensions, 0x05 communicators.
 enum class MsgType : std::uint16_t {
   // Life cycle.
   //   Init:     slave -> master, reply when the slave is first scheduled.
@@ -95,6 +96,21 @@ enum class MsgType : std::uint16_t {
   //   ExitCritical:  no reply; lets the next waiting slave in.
   kEnterCritical = 0x0401,
   kExitCritical = 0x0402,
+
+  // Communicators.
+  //   CommSplit: a collective on communicator `comm` (two phases like the
+  //              others): color in `tag` (kUndefinedColor for
+  //              MPI_UNDEFINED), key in `code`. Every member is answered when
+  //              the new communicators exist: flag = 1 with comm = the new
+  //              communicator's id, source = the member's rank in it, tag =
+  //              its size and the payload = its members' world ranks (int32
+  //              each, by rank); flag = 0 for MPI_UNDEFINED. MPI_Comm_dup,
+  //              MPI_Comm_create and MPI_Comm_split_type are splits too.
+  //              Across nodes the masters of `comm` allgather their members'
+  //              SplitEntry records and each builds the result alike.
+  //   CommFree:  no reply; the slave has freed communicator `comm`.
+  kCommSplit = 0x0501,
+  kCommFree = 0x0502,
 };
 
 const char* MsgTypeName(MsgType type);
@@ -129,6 +145,7 @@ struct ReplyMsg {
   std::int32_t tag = 0;
   std::int32_t flag = 0;          // Test / Iprobe: 1 when done
   Where where = Where::kNone;
+  std::int32_t comm = 0;          // CommSplit: the new communicator
   std::uint64_t bytes = 0;        // full size of the message or result
   std::uint64_t file_id = 0;
 };
@@ -144,6 +161,32 @@ static_assert(std::is_trivially_copyable_v<RequestMsg>);
 static_assert(std::is_trivially_copyable_v<ReplyMsg>);
 static_assert(sizeof(RequestMsg) <= 64);
 static_assert(sizeof(ReplyMsg) <= kReplyMsgSize);
+
+// Communicator ids are unique across the job: MPI_COMM_WORLD is 0 and every
+// other communicator is named by its leader (the member with the lowest
+// world rank) and the leader's count of communicator creations it has taken
+// part in, which no other communicator shares. Count 0 is the leader's
+// MPI_COMM_SELF. Returns -1 when the id does not fit in 31 bits.
+constexpr std::int32_t CommId(int leader_world_rank, std::uint64_t creation,
+                              int world_size) {
+  std::uint64_t id = 1 + static_cast<std::uint64_t>(leader_world_rank) +
+                     creation * static_cast<std::uint64_t>(world_size);
+  return id > 0x7fffffffu ? -1 : static_cast<std::int32_t>(id);
+}
+inline constexpr std::int32_t kWorldCommId = 0;
+inline constexpr std::int32_t kUndefinedColor = -1;
+
+// What each member of a CommSplit contributes; the masters of the parent
+// allgather these (parent ranks in node order) when it spans nodes.
+struct SplitEntry {
+  std::int32_t color = kUndefinedColor;
+  std::int32_t key = 0;
+  std::int32_t rank = 0;        // in the parent
+  std::int32_t world_rank = 0;
+  std::int32_t channel = -1;    // its master's tag channel for this color
+  std::uint32_t creation = 0;   // the member's creation count (CommId)
+};
+static_assert(std::is_trivially_copyable_v<SplitEntry>);
 
 // One request queue message carries one or more records, each a RequestMsg
 // followed by its inline payload and padded to 8 bytes. A slave that may

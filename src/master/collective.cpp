@@ -3,6 +3,8 @@
 // ready for them; MPI_Barrier is this protocol with no data. Members that
 // only contribute (a bcast root, a reduce non-root) are answered at once,
 // because their part is buffered.
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/handles.h"
 #include "common/log.h"
@@ -67,6 +69,7 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
     case MsgType::kBcast: ContributeBcast(collective, slave, request); break;
     case MsgType::kReduce:
     case MsgType::kAllreduce: ContributeReduce(collective, slave, request); break;
+    case MsgType::kCommSplit: ContributeSplit(collective, slave, request); break;
     default: break;
   }
   const MasterComm& comm = Comm(request.comm);
@@ -92,6 +95,7 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
     if (comm.spans_nodes) {
       StartInterNodeStep(collective);
     } else {
+      if (collective.type == MsgType::kCommSplit) FinishSplit(collective);
       collective.done = true;
     }
   }
@@ -117,7 +121,7 @@ void Master::FinishCollective(int comm, std::uint64_t seq) {
               static_cast<unsigned long long>(seq), comm);
   auto it = collectives_.find({comm, seq});
   if (it != collectives_.end() && it->second.replies_due == 0) {
-    collectives_.erase(it);  // e.g. a reduce on a node without its root
+    EraseCollective(it);  // e.g. a reduce on a node without its root
     return;
   }
   for (Slave& slave : slaves_) {
@@ -133,12 +137,20 @@ ReplyMsg Master::CompleteCollective(Slave& slave, const RequestMsg& request) {
   Collective& collective = it->second;
   ReplyMsg reply;
   reply.type = request.type;
-  if (request.type != MsgType::kBarrier) {
+  if (request.type == MsgType::kCommSplit) {
+    reply = CompleteSplit(slave, collective);
+  } else if (request.type != MsgType::kBarrier) {
     GivePayload(slave, collective.result, request.bytes, reply);
     if (reply.bytes > request.bytes) reply.error = kErrTruncate;
   }
-  if (--collective.replies_due == 0) collectives_.erase(it);
+  if (--collective.replies_due == 0) EraseCollective(it);
   return reply;
+}
+
+void Master::EraseCollective(std::map<std::pair<int, std::uint64_t>, Collective>::iterator it) {
+  int comm = it->first.first;
+  collectives_.erase(it);
+  DropCommIfUnused(comm);
 }
 
 void Master::StartInterNodeStep(Collective& collective) {
@@ -147,7 +159,16 @@ void Master::StartInterNodeStep(Collective& collective) {
   step.comm = collective.comm;
   step.seq = collective.seq;
   const MasterComm& comm = Comm(collective.comm);
-  step.root_node = NodeOf(comm.world_ranks[collective.root]);
+  step.group = comm.group;
+  if (collective.type == MsgType::kCommSplit) {
+    PrepareSplitStep(collective, step);
+    network_->StartCollective(step);
+    return;
+  }
+  const std::vector<int>& nodes = comm.group->nodes;
+  step.root = static_cast<int>(
+      std::lower_bound(nodes.begin(), nodes.end(), NodeOf(comm.world_ranks[collective.root])) -
+      nodes.begin());
   step.datatype = static_cast<DatatypeId>(collective.datatype);
   step.op = static_cast<OpId>(collective.op);
   if (collective.type == MsgType::kBcast) {
@@ -180,6 +201,7 @@ void Master::OnInterNodeStepDone(int comm, std::uint64_t seq) {
   auto it = collectives_.find({comm, seq});
   BDMPI_ENFORCE(it != collectives_.end(), "inter-node step of an unknown collective");
   it->second.accumulator_map.reset();  // the data stays in its file
+  if (it->second.type == MsgType::kCommSplit) FinishSplit(it->second);
   it->second.done = true;
   FinishCollective(comm, seq);
 }

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "common/file_io.h"
@@ -37,6 +39,18 @@ struct Collective {
 
   // Bcast: the root's data; reductions: the result.
   Payload result;
+
+  // Comm split: every member's entry, ordered by node and then parent rank
+  // (the layout of the masters' allgather; this node's block starts at
+  // split_offset), the channel this master chose for each color of its
+  // members, and the outcome for each local member (world rank -> new
+  // communicator id and rank, none for MPI_UNDEFINED) with each new
+  // communicator's member list.
+  std::vector<SplitEntry> split_entries;
+  std::size_t split_offset = 0;
+  std::map<int, int> split_channels;
+  std::map<int, std::pair<int, int>> split_outcome;  // -> (id, rank)
+  std::map<int, Payload> split_members;
 };
 
 }  // namespace bdmpi

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -76,21 +77,45 @@ Master::Master(MasterOptions options, int node, int nnodes)
       scheduler_(options_.nrunning, options_.policy,
                  [this](int slave) { return ResidentFraction(slave); }),
       budget_(options_.mem_budget) {
-  std::vector<int> world(options_.nslaves * nnodes_);
+  std::vector<int> world(WorldSize());
   for (int rank = 0; rank < static_cast<int>(world.size()); ++rank) world[rank] = rank;
-  AddComm(0, std::move(world));
+  AddComm(kWorldCommId, std::move(world));
+  // Each local slave's MPI_COMM_SELF (see CommId).
+  for (int index = 0; index < options_.nslaves; ++index) {
+    int world_rank = node_ * options_.nslaves + index;
+    AddComm(CommId(world_rank, 0, WorldSize()), {world_rank});
+  }
 }
 
-void Master::AddComm(int id, std::vector<int> world_ranks) {
+MasterComm& Master::AddComm(int id, std::vector<int> world_ranks,
+                            const std::map<int, int>& channels) {
+  BDMPI_ENFORCE(id >= 0 && comms_.count(id) == 0,
+                "communicator id " + std::to_string(id) + " given twice");
   MasterComm comm;
   comm.id = id;
   comm.world_ranks = std::move(world_ranks);
+  std::vector<int> nodes;
   for (int rank = 0; rank < static_cast<int>(comm.world_ranks.size()); ++rank) {
     int node = NodeOf(comm.world_ranks[rank]);
     if (node == node_) comm.local_ranks.push_back(rank);
     if (node != node_) comm.spans_nodes = true;
+    nodes.push_back(node);
   }
-  comms_[id] = std::move(comm);
+  comm.live_members = static_cast<int>(comm.local_ranks.size());
+  if (comm.spans_nodes) {
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    auto group = std::make_shared<NodeGroup>();
+    for (int node : nodes) {
+      // MPI_COMM_WORLD has channel 0 on every node.
+      group->channels.push_back(channels.empty() ? 0 : channels.at(node));
+      if (node == node_) group->self = static_cast<int>(group->nodes.size());
+      group->nodes.push_back(node);
+    }
+    comm.channel = group->channels[group->self];
+    comm.group = std::move(group);
+  }
+  return comms_[id] = std::move(comm);
 }
 
 Master::~Master() {
@@ -296,6 +321,8 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
     case MsgType::kBcast:
     case MsgType::kReduce:
     case MsgType::kAllreduce: HandleCollective(slave, request); break;
+    case MsgType::kCommSplit: HandleCollective(slave, request); break;
+    case MsgType::kCommFree: HandleCommFree(slave, request); break;
     case MsgType::kEnterCritical: HandleEnterCritical(slave, request); break;
     case MsgType::kExitCritical: LeaveCritical(slave); break;
     case MsgType::kEvent: break;
@@ -417,6 +444,7 @@ std::string DescribeBlockedCall(const RequestMsg& request) {
     case MsgType::kBcast: return "MPI_Bcast(root " + std::to_string(request.peer) + ")";
     case MsgType::kReduce: return "MPI_Reduce(root " + std::to_string(request.peer) + ")";
     case MsgType::kAllreduce: return "MPI_Allreduce";
+    case MsgType::kCommSplit: return "MPI_Comm_split/dup/create";
     case MsgType::kEnterCritical: return "BDMPI_Enter_critical";
     default: return MsgTypeName(request.type);
   }
@@ -527,7 +555,8 @@ bool Master::Ready(const Slave& slave, const RequestMsg& request) const {
     case MsgType::kBarrier:
     case MsgType::kBcast:
     case MsgType::kReduce:
-    case MsgType::kAllreduce: {
+    case MsgType::kAllreduce:
+    case MsgType::kCommSplit: {
       auto it = collectives_.find({request.comm, request.id});
       return it != collectives_.end() && it->second.done;
     }
@@ -556,6 +585,7 @@ ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
     case MsgType::kBcast:
     case MsgType::kReduce:
     case MsgType::kAllreduce:
+    case MsgType::kCommSplit:
       return CompleteCollective(slave, request);
     default: {
       ReplyMsg reply;

@@ -26,12 +26,16 @@
 
 namespace bdmpi {
 
-// A communicator as the master sees it.
+// A communicator as the master sees it (only those with local members).
 struct MasterComm {
   int id = 0;
   std::vector<int> world_ranks;  // index: rank in the communicator
   std::vector<int> local_ranks;  // ranks of this node's members, ascending
   bool spans_nodes = false;      // collectives need an inter-node step
+  // The masters of its members, for inter-node steps (when spans_nodes).
+  std::shared_ptr<const NodeGroup> group;
+  int channel = -1;        // this master's channel for it (-1: none)
+  int live_members = 0;    // local members that have not freed it
 };
 
 class Master {
@@ -109,6 +113,22 @@ class Master {
   void ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request);
   void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
   void FoldContributions(Collective& collective);
+  // Drops a finished collective; the communicator goes too if it was freed.
+  void EraseCollective(std::map<std::pair<int, std::uint64_t>, Collective>::iterator it);
+
+  // Communicator creation and freeing (comm.cpp).
+  void ContributeSplit(Collective& collective, Slave& slave, const RequestMsg& request);
+  // The SplitEntry records in node-block order for the allgather.
+  void PrepareSplitStep(Collective& collective, CollectiveStep& step);
+  // Builds the new communicators once every member's entry is known.
+  void FinishSplit(Collective& collective);
+  ReplyMsg CompleteSplit(Slave& slave, Collective& collective);
+  void HandleCommFree(Slave& slave, const RequestMsg& request);
+  void DropCommIfUnused(int id);
+  int AllocateChannel();
+  void ReleaseChannel(int channel);
+  // A payload made from master-side data (memory if it fits, else a file).
+  Payload StorePayload(std::vector<std::byte> data);
 
   // Critical sections (critical.cpp).
   void HandleEnterCritical(Slave& slave, const RequestMsg& request);
@@ -118,7 +138,10 @@ class Master {
   const MasterComm& Comm(int id) const;
   Slave* LocalSlave(int world_rank);
   int NodeOf(int world_rank) const { return world_rank / options_.nslaves; }
-  void AddComm(int id, std::vector<int> world_ranks);
+  int WorldSize() const { return options_.nslaves * nnodes_; }
+  // channels: each node's channel for it, by node (empty: all 0, WORLD).
+  MasterComm& AddComm(int id, std::vector<int> world_ranks,
+                      const std::map<int, int>& channels = {});
 
   MasterOptions options_;
   int node_;
@@ -137,6 +160,7 @@ class Master {
   std::map<int, MasterComm> comms_;
   std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
   std::uint64_t file_seq_ = 0;
+  std::vector<bool> channel_used_;  // index: channel (0 is MPI_COMM_WORLD's)
   int critical_holders_ = 0;
   std::deque<int> critical_waiters_;
 

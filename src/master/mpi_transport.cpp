@@ -1,6 +1,7 @@
 #include "master/mpi_transport.h"
 
 #include <climits>
+#include <utility>
 #include <string>
 
 #include "common/error.h"
@@ -24,9 +25,16 @@ int Count(std::size_t bytes) {
 
 }  // namespace
 
-MpiTransport::MpiTransport(MPI_Comm comm) : comm_(comm) {
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
+MpiTransport::MpiTransport(MPI_Comm comm, std::shared_ptr<const NodeGroup> group)
+    : comm_(comm), group_(std::move(group)) {
+  BDMPI_ENFORCE(group_->nodes.size() == group_->channels.size() && group_->self >= 0 &&
+                    group_->self < static_cast<int>(group_->nodes.size()),
+                "malformed node group");
+}
+
+int MpiTransport::MpiTag(int peer, int tag) const {
+  BDMPI_ENFORCE(tag >= 0 && tag < kOpTagSpace, "operation tag out of range");
+  return group_->channels[peer] * kOpTagSpace + tag;
 }
 
 coll::RequestId MpiTransport::Add(MPI_Request request, std::size_t bytes, bool is_recv) {
@@ -38,14 +46,19 @@ coll::RequestId MpiTransport::Add(MPI_Request request, std::size_t bytes, bool i
 coll::RequestId MpiTransport::Isend(int peer, int tag, const std::byte* data,
                                     std::size_t bytes) {
   MPI_Request request;
-  Check(MPI_Isend(data, Count(bytes), MPI_BYTE, peer, tag, comm_, &request), "MPI_Isend");
+  Check(MPI_Isend(data, Count(bytes), MPI_BYTE, group_->nodes[peer], MpiTag(peer, tag),
+                  comm_, &request),
+        "MPI_Isend");
   return Add(request, bytes, /*is_recv=*/false);
 }
 
 coll::RequestId MpiTransport::Irecv(int peer, int tag, std::byte* data,
                                     std::size_t bytes) {
   MPI_Request request;
-  Check(MPI_Irecv(data, Count(bytes), MPI_BYTE, peer, tag, comm_, &request), "MPI_Irecv");
+  // Messages to us carry our own channel.
+  Check(MPI_Irecv(data, Count(bytes), MPI_BYTE, group_->nodes[peer],
+                  MpiTag(group_->self, tag), comm_, &request),
+        "MPI_Irecv");
   return Add(request, bytes, /*is_recv=*/true);
 }
 

@@ -1,23 +1,54 @@
 // coll::Transport over Open MPI: how the collective algorithms of
 // src/collectives talk among the masters. Used only by the network thread.
+//
+// One communicator of the masters (the network's "coll") carries the
+// inter-node steps of every BDMPI communicator. A BDMPI communicator spans
+// any subset of the nodes, so a transport sees only the masters that hold
+// its members (a NodeGroup) and translates its peers' ranks to ranks of the
+// masters' communicator. An MPI communicator per BDMPI communicator would
+// also do that, but creating one is collective over all the masters of the
+// parent (MPI_Comm_split) or blocking (MPI_Comm_create_group), and a
+// blocking call in the network thread could deadlock with communicators
+// created concurrently on other nodes in another order.
+//
+// What keeps the messages of different communicators apart is the tag: the
+// MPI tag of a message is the receiving master's channel for the
+// communicator (a number it chose when the communicator was created,
+// unique among its live communicators) times kOpTagSpace plus the
+// operation's own tag. Matching happens at the receiver, so a channel only
+// has to be unique there; every master learns the others' channels when
+// the communicator is created (SplitEntry::channel).
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "collectives/transport.h"
 
 namespace bdmpi {
 
+// Operation tags (src/collectives) are below this.
+inline constexpr int kOpTagBits = 14;
+inline constexpr int kOpTagSpace = 1 << kOpTagBits;
+
+// The masters of one communicator.
+struct NodeGroup {
+  std::vector<int> nodes;     // their ranks in the masters' communicator, ascending
+  std::vector<int> channels;  // each one's channel for the communicator
+  int self = 0;               // this master's index in nodes
+};
+
 class MpiTransport : public coll::Transport {
  public:
-  // Peers are the ranks of `comm` (the masters of one communicator).
-  explicit MpiTransport(MPI_Comm comm);
+  // Peers are the masters of `group`, addressed in `comm`.
+  MpiTransport(MPI_Comm comm, std::shared_ptr<const NodeGroup> group);
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
+  int rank() const override { return group_->self; }
+  int size() const override { return static_cast<int>(group_->nodes.size()); }
   coll::RequestId Isend(int peer, int tag, const std::byte* data,
                         std::size_t bytes) override;
   coll::RequestId Irecv(int peer, int tag, std::byte* data,
@@ -31,10 +62,11 @@ class MpiTransport : public coll::Transport {
     bool is_recv;
   };
   coll::RequestId Add(MPI_Request request, std::size_t bytes, bool is_recv);
+  // The MPI tag of a message to `peer` with operation tag `tag`.
+  int MpiTag(int peer, int tag) const;
 
   MPI_Comm comm_;
-  int rank_ = 0;
-  int size_ = 1;
+  std::shared_ptr<const NodeGroup> group_;
   coll::RequestId next_id_ = 0;
   std::unordered_map<coll::RequestId, Pending> pending_;
 };

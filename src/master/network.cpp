@@ -58,7 +58,11 @@ Network::Network(Config config, std::function<void()> wake)
   receives_ = std::vector<RecvStream>(nnodes_);
   receive_buffer_.resize(std::max(config_.chunk_size,
                                   sizeof(WireHeader) + config_.inline_max));
-  transport_ = std::make_unique<MpiTransport>(coll_);
+  int* tag_ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(coll_, MPI_TAG_UB, &tag_ub, &flag);
+  max_channels_ = flag ? static_cast<int>((static_cast<long long>(*tag_ub) + 1) / kOpTagSpace) : 1;
+  BDMPI_ENFORCE(max_channels_ >= 1, "MPI_TAG_UB below the operation tags");
   ExchangeRacks();
 }
 
@@ -376,18 +380,22 @@ bool Network::ProgressReceives() {
 
 void Network::StartStep(const CollectiveStep& step) {
   // Steps of one communicator follow one another; a few may overlap (a root
-  // goes on to its next collective), so each gets its own tag range.
+  // goes on to its next collective), so each gets its own tag range. The
+  // transport keeps communicators apart (mpi_transport.h).
   int tag = static_cast<int>(step.seq % 4096) * coll::kTagsPerOperation;
+  static_assert(4096 * coll::kTagsPerOperation <= kOpTagSpace);
   std::span<std::byte> data(step.data, step.data == nullptr ? 0 : step.bytes);
-  std::span<const int> racks(racks_);
-  ActiveStep active{step, nullptr};
+  ActiveStep active{step, {}, std::make_unique<MpiTransport>(coll_, step.group), nullptr};
+  for (int node : step.group->nodes) active.racks.push_back(racks_[node]);
+  std::span<const int> racks(active.racks);
+  coll::Transport& transport = *active.transport;
   switch (step.type) {
     case MsgType::kBarrier:
-      active.operation = coll::StartBarrier(*transport_, tag);
+      active.operation = coll::StartBarrier(transport, tag);
       break;
     case MsgType::kBcast:
       active.operation =
-          coll::StartBcast(*transport_, tag, data, step.root_node, racks, config_.tuning);
+          coll::StartBcast(transport, tag, data, step.root, racks, config_.tuning);
       break;
     case MsgType::kReduce:
     case MsgType::kAllreduce: {
@@ -405,11 +413,15 @@ void Network::StartStep(const CollectiveStep& step) {
       reduction.commutative = true;  // every predefined operation is
       active.operation =
           step.type == MsgType::kAllreduce
-              ? coll::StartAllreduce(*transport_, tag, data, reduction, config_.tuning)
-              : coll::StartReduce(*transport_, tag, data, reduction, step.root_node, racks,
+              ? coll::StartAllreduce(transport, tag, data, reduction, config_.tuning)
+              : coll::StartReduce(transport, tag, data, reduction, step.root, racks,
                                   config_.tuning);
       break;
     }
+    case MsgType::kCommSplit:
+      active.operation =
+          coll::StartAllgatherv(transport, tag, data, step.block_bytes, config_.tuning);
+      break;
     default:
       throw Error(kErrIntern, std::string("no inter-node step for ") + MsgTypeName(step.type));
   }

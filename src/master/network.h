@@ -46,17 +46,20 @@ struct IncomingMessage {
   std::uint64_t file_id = 0;
 };
 
-// The inter-node part of one collective. `data` (bytes long) stays valid
-// and untouched by the event loop until the step is reported done.
+// The inter-node part of one collective, among the masters of `group`.
+// `data` (bytes long) stays valid and untouched by the event loop until the
+// step is reported done.
 struct CollectiveStep {
   MsgType type = MsgType::kBarrier;
   int comm = 0;
   std::uint64_t seq = 0;
-  int root_node = 0;  // bcast, reduce
+  std::shared_ptr<const NodeGroup> group;
+  int root = 0;  // bcast, reduce: the root's master, as an index in group
   std::byte* data = nullptr;
   std::uint64_t bytes = 0;
   DatatypeId datatype = DatatypeId::kByte;
   OpId op = OpId::kNull;
+  std::vector<std::size_t> block_bytes;  // comm split: each master's part
 };
 
 struct NetworkEvent {
@@ -89,6 +92,9 @@ class Network {
 
   int node() const { return node_; }
   int nnodes() const { return nnodes_; }
+  // How many communicators spanning nodes a master can tell apart (its
+  // channels, mpi_transport.h), from the masters' MPI_TAG_UB.
+  int max_channels() const { return max_channels_; }
 
   void Start();
   void Send(OutgoingMessage message);
@@ -130,7 +136,9 @@ class Network {
   };
   struct ActiveStep {
     CollectiveStep step;
-    std::unique_ptr<coll::Operation> operation;
+    std::vector<int> racks;  // of the group's masters
+    std::unique_ptr<MpiTransport> transport;
+    std::unique_ptr<coll::Operation> operation;  // uses transport: destroyed first
   };
 
   void ExchangeRacks();
@@ -152,8 +160,8 @@ class Network {
   MPI_Comm p2p_ = MPI_COMM_NULL;
   MPI_Comm coll_ = MPI_COMM_NULL;
   MPI_Comm control_ = MPI_COMM_NULL;
-  std::unique_ptr<MpiTransport> transport_;  // the masters, for collectives
-  std::vector<int> racks_;                   // rack id of every node
+  std::vector<int> racks_;  // rack id of every node
+  int max_channels_ = 1;
 
   // Network thread only.
   std::vector<SendStream> sends_;

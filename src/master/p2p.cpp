@@ -51,13 +51,8 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
     message.payload = Payload::OnDisk(
         std::make_shared<OwnedFile>(SpillPath(incoming.file_id)), incoming.file_id,
         header.bytes);
-  } else if (budget_.TryReserve(incoming.memory.size())) {
-    message.payload = Payload::InMemory(std::move(incoming.memory), &budget_);
   } else {
-    std::uint64_t file_id = NewMasterFileId();
-    WriteNewFile(SpillPath(file_id), incoming.memory.data(), incoming.memory.size());
-    message.payload = Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id)),
-                                      file_id, header.bytes);
+    message.payload = StorePayload(std::move(incoming.memory));
   }
   Slave* dest = LocalSlave(header.dest_world_rank);
   BDMPI_ENFORCE(dest != nullptr, "a message for rank " +

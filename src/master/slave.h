@@ -56,6 +56,9 @@ struct Slave {
   std::vector<std::shared_ptr<OwnedFile>> held_files;
   // Sequence number of this slave's next collective, per communicator.
   std::map<int, std::uint64_t> collective_seq;
+  // Communicator creations it has taken part in, + 1 (CommId: 0 names its
+  // MPI_COMM_SELF).
+  std::uint32_t comm_creations = 1;
 };
 
 }  // namespace bdmpi

@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/handles.h"
 #include "slave/collectives.h"
+#include "slave/comm.h"
 #include "slave/environment.h"
 #include "slave/errors.h"
 #include "slave/info.h"
@@ -244,6 +245,113 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank) {
     bdmpi::RequireInitialized();
     *rank = bdmpi::LookupComm(comm).rank;
   });
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  return Guard("MPI_Comm_split", comm,
+               [&] { *newcomm = bdmpi::CommSplit(comm, color, key); });
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm* newcomm) {
+  return Guard("MPI_Comm_split_type", comm, [&] {
+    bdmpi::CheckInfoArgument(info);
+    *newcomm = bdmpi::CommSplitType(comm, split_type, key);
+  });
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return Guard("MPI_Comm_dup", comm, [&] { *newcomm = bdmpi::CommDup(comm); });
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  return Guard("MPI_Comm_dup_with_info", comm, [&] {
+    bdmpi::CheckInfoArgument(info);
+    *newcomm = bdmpi::CommDup(comm);
+  });
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  return Guard("MPI_Comm_create", comm,
+               [&] { *newcomm = bdmpi::CommCreate(comm, group); });
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  return Guard("MPI_Comm_free", *comm, [&] { bdmpi::CommFree(comm); });
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  return Guard("MPI_Comm_compare", comm1,
+               [&] { *result = bdmpi::CommCompare(comm1, comm2); });
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  return Guard("MPI_Comm_group", comm, [&] { *group = bdmpi::CommGroup(comm); });
+}
+
+// ----------------------------------------------------------------- groups
+// Errors with groups go to MPI_COMM_WORLD's handler.
+
+int MPI_Group_size(MPI_Group group, int* size) {
+  return Guard("MPI_Group_size", MPI_COMM_WORLD, [&] {
+    *size = static_cast<int>(bdmpi::LookupGroup(group).size());
+  });
+}
+
+int MPI_Group_rank(MPI_Group group, int* rank) {
+  return Guard("MPI_Group_rank", MPI_COMM_WORLD,
+               [&] { *rank = bdmpi::GroupRank(group); });
+}
+
+int MPI_Group_free(MPI_Group* group) {
+  return Guard("MPI_Group_free", MPI_COMM_WORLD, [&] { bdmpi::FreeGroup(group); });
+}
+
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
+                              MPI_Group group2, int ranks2[]) {
+  return Guard("MPI_Group_translate_ranks", MPI_COMM_WORLD, [&] {
+    bdmpi::GroupTranslateRanks(group1, n, ranks1, group2, ranks2);
+  });
+}
+
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+  return Guard("MPI_Group_compare", MPI_COMM_WORLD,
+               [&] { *result = bdmpi::GroupCompare(group1, group2); });
+}
+
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  return Guard("MPI_Group_incl", MPI_COMM_WORLD,
+               [&] { *newgroup = bdmpi::GroupIncl(group, n, ranks); });
+}
+
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  return Guard("MPI_Group_excl", MPI_COMM_WORLD,
+               [&] { *newgroup = bdmpi::GroupExcl(group, n, ranks); });
+}
+
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  return Guard("MPI_Group_range_incl", MPI_COMM_WORLD,
+               [&] { *newgroup = bdmpi::GroupRangeIncl(group, n, ranges); });
+}
+
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  return Guard("MPI_Group_range_excl", MPI_COMM_WORLD,
+               [&] { *newgroup = bdmpi::GroupRangeExcl(group, n, ranges); });
+}
+
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  return Guard("MPI_Group_union", MPI_COMM_WORLD,
+               [&] { *newgroup = bdmpi::GroupUnion(group1, group2); });
+}
+
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  return Guard("MPI_Group_intersection", MPI_COMM_WORLD,
+               [&] { *newgroup = bdmpi::GroupIntersection(group1, group2); });
+}
+
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  return Guard("MPI_Group_difference", MPI_COMM_WORLD,
+               [&] { *newgroup = bdmpi::GroupDifference(group1, group2); });
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {

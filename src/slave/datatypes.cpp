@@ -1,10 +1,10 @@
 #include "slave/datatypes.h"
 
 #include <climits>
-#include <optional>
 #include <vector>
 
 #include "common/error.h"
+#include "slave/handle_table.h"
 
 namespace bdmpi {
 namespace {
@@ -36,9 +36,8 @@ std::vector<TypeInfo>& Predefined() {
   return types;
 }
 
-// Derived types by handle index - kFirstDerived; freed ones are nullopt.
-std::vector<std::optional<TypeInfo>>& Derived() {
-  static std::vector<std::optional<TypeInfo>> types;
+HandleTable<TypeInfo>& Derived() {
+  static HandleTable<TypeInfo> types(HandleKind::kDatatype, kFirstDerived);
   return types;
 }
 
@@ -46,10 +45,7 @@ TypeInfo* FindType(MPI_Datatype datatype) {
   if (!HandleIs(datatype, HandleKind::kDatatype)) return nullptr;
   int index = HandleIndex(datatype);
   if (index > 0 && index < kFirstDerived) return &Predefined()[index];
-  std::vector<std::optional<TypeInfo>>& derived = Derived();
-  std::size_t slot = static_cast<std::size_t>(index - kFirstDerived);
-  if (index < kFirstDerived || slot >= derived.size() || !derived[slot]) return nullptr;
-  return &*derived[slot];
+  return Derived().Find(datatype);
 }
 
 TypeInfo& LookupDerived(MPI_Datatype datatype) {
@@ -63,14 +59,7 @@ TypeInfo& LookupDerived(MPI_Datatype datatype) {
 MPI_Datatype AddDerived(TypeInfo type) {
   type.predefined = false;
   type.committed = false;
-  std::vector<std::optional<TypeInfo>>& derived = Derived();
-  std::size_t slot = 0;
-  while (slot < derived.size() && derived[slot]) ++slot;
-  if (slot == derived.size()) derived.emplace_back();
-  if (kFirstDerived + slot > static_cast<std::size_t>(kHandleIndexMask))
-    throw Error(kErrNoMem, "too many datatypes");
-  derived[slot] = std::move(type);
-  return MakeHandle(HandleKind::kDatatype, kFirstDerived + static_cast<int>(slot));
+  return Derived().Add(std::move(type));
 }
 
 std::uint64_t Times(std::uint64_t count, std::uint64_t bytes) {
@@ -191,7 +180,7 @@ void CommitType(MPI_Datatype* datatype) {
 
 void FreeType(MPI_Datatype* datatype) {
   LookupDerived(*datatype);
-  Derived()[static_cast<std::size_t>(HandleIndex(*datatype) - kFirstDerived)].reset();
+  Derived().Remove(*datatype);
   *datatype = MPI_DATATYPE_NULL;
 }
 

@@ -1,19 +1,20 @@
 #include "slave/info.h"
 
 #include <cstring>
-#include <optional>
 
 #include "common/error.h"
 #include "common/handles.h"
+#include "slave/handle_table.h"
 
 namespace bdmpi {
 namespace {
 
 static_assert(MPI_INFO_ENV == MakeHandle(HandleKind::kInfo, 0));
 
-// Index 0 is MPI_INFO_ENV (empty: BDMPI has nothing to report there).
-std::vector<std::optional<InfoEntries>>& Infos() {
-  static std::vector<std::optional<InfoEntries>> infos(1, InfoEntries{});
+// MPI_INFO_ENV (index 0, empty: BDMPI has nothing to report there) is not
+// in the table.
+HandleTable<InfoEntries>& Infos() {
+  static HandleTable<InfoEntries> infos(HandleKind::kInfo, 1);
   return infos;
 }
 
@@ -26,23 +27,14 @@ std::string CheckedKey(const char* key) {
 
 }  // namespace
 
-MPI_Info NewInfo(InfoEntries entries) {
-  std::vector<std::optional<InfoEntries>>& infos = Infos();
-  std::size_t slot = 1;
-  while (slot < infos.size() && infos[slot]) ++slot;
-  if (slot == infos.size()) infos.emplace_back();
-  if (slot > static_cast<std::size_t>(kHandleIndexMask))
-    throw Error(kErrNoMem, "too many info objects");
-  infos[slot] = std::move(entries);
-  return MakeHandle(HandleKind::kInfo, static_cast<int>(slot));
-}
+MPI_Info NewInfo(InfoEntries entries) { return Infos().Add(std::move(entries)); }
 
 InfoEntries& LookupInfo(MPI_Info info) {
-  std::vector<std::optional<InfoEntries>>& infos = Infos();
-  std::size_t slot = static_cast<std::size_t>(HandleIndex(info));
-  if (!HandleIs(info, HandleKind::kInfo) || slot >= infos.size() || !infos[slot])
-    throw Error(MPI_ERR_INFO, "invalid info object");
-  return *infos[slot];
+  static InfoEntries env;
+  if (info == MPI_INFO_ENV) return env;
+  InfoEntries* entries = Infos().Find(info);
+  if (entries == nullptr) throw Error(MPI_ERR_INFO, "invalid info object");
+  return *entries;
 }
 
 void CheckInfoArgument(MPI_Info info) {
@@ -52,7 +44,7 @@ void CheckInfoArgument(MPI_Info info) {
 void FreeInfo(MPI_Info* info) {
   LookupInfo(*info);
   if (*info == MPI_INFO_ENV) throw Error(MPI_ERR_INFO, "MPI_INFO_ENV cannot be freed");
-  Infos()[static_cast<std::size_t>(HandleIndex(*info))].reset();
+  Infos().Remove(*info);
   *info = MPI_INFO_NULL;
 }
 

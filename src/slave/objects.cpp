@@ -4,19 +4,30 @@
 
 #include "common/error.h"
 #include "common/handles.h"
+#include "common/protocol.h"
+#include "slave/handle_table.h"
 
 namespace bdmpi {
 
 static_assert(MPI_COMM_WORLD == MakeHandle(HandleKind::kComm, 0));
+static_assert(MPI_COMM_SELF == MakeHandle(HandleKind::kComm, 1));
+static_assert(MPI_GROUP_EMPTY == MakeHandle(HandleKind::kGroup, 0));
 static_assert(MPI_INT == MakeHandle(HandleKind::kDatatype,
                                     static_cast<int>(DatatypeId::kInt)));
 static_assert(MPI_REQUEST_NULL == MakeHandle(HandleKind::kRequest, 0));
 
 namespace {
 
-std::vector<CommInfo>& Comms() {
-  static std::vector<CommInfo> comms(1);
+// Slots 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF.
+HandleTable<CommInfo>& Comms() {
+  static HandleTable<CommInfo> comms(HandleKind::kComm, 0);
   return comms;
+}
+
+// MPI_GROUP_EMPTY (index 0) is not in the table.
+HandleTable<GroupInfo>& Groups() {
+  static HandleTable<GroupInfo> groups(HandleKind::kGroup, 1);
+  return groups;
 }
 
 std::vector<PendingRequest>& Requests() {
@@ -37,21 +48,63 @@ std::vector<bool>& RequestInUse() {
 }  // namespace
 
 CommInfo& LookupComm(MPI_Comm comm) {
-  std::vector<CommInfo>& comms = Comms();
-  if (!HandleIs(comm, HandleKind::kComm) ||
-      HandleIndex(comm) >= static_cast<int>(comms.size()) ||
-      comms[HandleIndex(comm)].size == 0)
-    throw Error(kErrComm, "invalid communicator");
-  return comms[HandleIndex(comm)];
+  CommInfo* info = Comms().Find(comm);
+  if (info == nullptr) throw Error(kErrComm, "invalid communicator");
+  return *info;
+}
+
+std::vector<int> CommInfo::WorldRanks() const {
+  if (!world_ranks.empty()) return world_ranks;
+  std::vector<int> identity(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) identity[static_cast<std::size_t>(r)] = r;
+  return identity;
 }
 
 void ResetComms(int world_rank, int world_size) {
-  std::vector<CommInfo>& comms = Comms();
-  comms.assign(1, CommInfo{});
-  comms[0].id = 0;
-  comms[0].rank = world_rank;
-  comms[0].size = world_size;
-  comms[0].name = "MPI_COMM_WORLD";
+  HandleTable<CommInfo>& comms = Comms();
+  comms.Clear();
+  CommInfo world;
+  world.id = kWorldCommId;
+  world.rank = world_rank;
+  world.size = world_size;
+  world.name = "MPI_COMM_WORLD";
+  comms.Add(std::move(world));
+  CommInfo self;
+  self.id = CommId(world_rank, 0, world_size);
+  self.rank = 0;
+  self.size = 1;
+  self.name = "MPI_COMM_SELF";
+  self.world_ranks = {world_rank};
+  comms.Add(std::move(self));
+}
+
+MPI_Comm NewComm(CommInfo comm) { return Comms().Add(std::move(comm)); }
+
+void ReleaseComm(MPI_Comm comm) {
+  LookupComm(comm);
+  BDMPI_ENFORCE(comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF,
+                "releasing a predefined communicator");
+  Comms().Remove(comm);
+}
+
+const GroupInfo& LookupGroup(MPI_Group group) {
+  static const GroupInfo empty;
+  if (group == MPI_GROUP_EMPTY) return empty;
+  const GroupInfo* info = Groups().Find(group);
+  if (info == nullptr) throw Error(kErrGroup, "invalid group");
+  return *info;
+}
+
+MPI_Group NewGroup(GroupInfo members) {
+  if (members.empty()) return MPI_GROUP_EMPTY;
+  return Groups().Add(std::move(members));
+}
+
+void FreeGroup(MPI_Group* group) {
+  LookupGroup(*group);
+  // MPI_GROUP_EMPTY stays; freeing a handle to it just nulls the handle.
+  if (*group != MPI_GROUP_EMPTY) Groups().Remove(*group);
+  *group = MPI_GROUP_NULL;
 }
 
 MPI_Request NewRequest(const PendingRequest& request) {

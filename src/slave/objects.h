@@ -1,29 +1,48 @@
-// The MPI objects a slave holds: communicators (with their error handlers)
-// and requests, looked up by handle with MPI's error classes; datatypes are
-// in datatypes.h.
+// The MPI objects a slave holds: communicators (with their error handlers),
+// groups and requests, looked up by handle with MPI's error classes;
+// datatypes are in datatypes.h.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "slave/datatypes.h"
 
 namespace bdmpi {
 
 struct CommInfo {
-  int id = 0;  // the masters' name for it
+  int id = 0;  // the masters' name for it, unique in the job (CommId)
   int rank = 0;
   int size = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
+  // The members' world ranks by rank; empty for MPI_COMM_WORLD, where a
+  // rank is its world rank.
+  std::vector<int> world_ranks;
+
+  int WorldRank(int r) const { return world_ranks.empty() ? r : world_ranks[r]; }
+  std::vector<int> WorldRanks() const;
 };
 
 // Throws kErrComm for MPI_COMM_NULL and anything that is not a communicator.
 CommInfo& LookupComm(MPI_Comm comm);
-// Sets up MPI_COMM_WORLD (and forgets everything else) at MPI_Init.
+// Sets up MPI_COMM_WORLD and MPI_COMM_SELF (and forgets everything else)
+// at MPI_Init.
 void ResetComms(int world_rank, int world_size);
+MPI_Comm NewComm(CommInfo comm);
+// Forgets a communicator other than MPI_COMM_WORLD and MPI_COMM_SELF.
+void ReleaseComm(MPI_Comm comm);
+
+// Groups: their members' world ranks by rank in the group.
+using GroupInfo = std::vector<int>;
+// Throws kErrGroup for MPI_GROUP_NULL, freed and non-group handles.
+const GroupInfo& LookupGroup(MPI_Group group);
+// MPI_GROUP_EMPTY for an empty group.
+MPI_Group NewGroup(GroupInfo members);
+void FreeGroup(MPI_Group* group);
 
 // A non-blocking operation in flight.
 struct PendingRequest {

@@ -1,0 +1,162 @@
+// The master's half of communicator creation and freeing. MPI_Comm_split
+// (and MPI_Comm_dup, MPI_Comm_create, MPI_Comm_split_type, which the slave
+// turns into splits) is a collective on the parent: every member deposits
+// its (color, key); when all local members have, a parent that spans nodes
+// has its masters allgather their members' SplitEntry records, so that
+// every master knows every member's choice and builds the same
+// communicators from them. The slave's half is src/slave/comm.cpp.
+//
+// Ids: the new communicator's leader (lowest world rank) and the leader's
+// count of creations name it (CommId), unique across the job without
+// asking anyone. Channels: each master picks, for each color of its local
+// members, a channel unique among its live communicators, and sends it
+// along in the entries; inter-node steps of the new communicator tag their
+// messages with the receiver's channel (mpi_transport.h).
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "master/master.h"
+#include "master/split.h"
+
+namespace bdmpi {
+
+void Master::ContributeSplit(Collective& collective, Slave& slave,
+                             const RequestMsg& request) {
+  const MasterComm& parent = Comm(request.comm);
+  if (collective.split_entries.empty()) {
+    collective.split_entries.resize(parent.world_ranks.size());
+    for (int world_rank : parent.world_ranks) {
+      if (NodeOf(world_rank) < node_) ++collective.split_offset;
+    }
+  }
+  SplitEntry entry;
+  entry.color = request.tag;
+  entry.key = request.code;
+  entry.rank = request.rank;
+  entry.world_rank = slave.world_rank;
+  entry.creation = slave.comm_creations++;
+  if (entry.color != kUndefinedColor && parent.spans_nodes) {
+    auto [it, added] = collective.split_channels.try_emplace(entry.color, -1);
+    if (added) it->second = AllocateChannel();
+    entry.channel = it->second;
+  }
+  auto local = std::lower_bound(parent.local_ranks.begin(), parent.local_ranks.end(),
+                                request.rank);
+  collective.split_entries[collective.split_offset +
+                           static_cast<std::size_t>(local - parent.local_ranks.begin())] = entry;
+}
+
+void Master::PrepareSplitStep(Collective& collective, CollectiveStep& step) {
+  const MasterComm& parent = Comm(collective.comm);
+  const std::vector<int>& nodes = parent.group->nodes;
+  step.block_bytes.assign(nodes.size(), 0);
+  for (int world_rank : parent.world_ranks) {
+    auto node = std::lower_bound(nodes.begin(), nodes.end(), NodeOf(world_rank));
+    step.block_bytes[static_cast<std::size_t>(node - nodes.begin())] += sizeof(SplitEntry);
+  }
+  step.data = reinterpret_cast<std::byte*>(collective.split_entries.data());
+  step.bytes = collective.split_entries.size() * sizeof(SplitEntry);
+}
+
+void Master::FinishSplit(Collective& collective) {
+  for (PlannedComm& planned : PlanSplit(collective.split_entries, WorldSize())) {
+    const std::vector<const SplitEntry*>& members = planned.members;
+    bool has_local = std::any_of(members.begin(), members.end(), [&](const SplitEntry* e) {
+      return NodeOf(e->world_rank) == node_;
+    });
+    if (!has_local) continue;
+    std::vector<int> world_ranks;
+    std::map<int, int> channels;
+    std::vector<std::byte> list(members.size() * sizeof(std::int32_t));
+    for (std::size_t rank = 0; rank < members.size(); ++rank) {
+      std::int32_t world_rank = members[rank]->world_rank;
+      world_ranks.push_back(world_rank);
+      channels[NodeOf(world_rank)] = members[rank]->channel;
+      std::memcpy(list.data() + rank * sizeof world_rank, &world_rank, sizeof world_rank);
+      if (NodeOf(world_rank) == node_)
+        collective.split_outcome[world_rank] = {planned.id, static_cast<int>(rank)};
+    }
+    const MasterComm& comm = AddComm(planned.id, std::move(world_ranks), channels);
+    // A communicator within this node needs no channel after all.
+    auto chosen = collective.split_channels.find(planned.color);
+    if (!comm.spans_nodes && chosen != collective.split_channels.end())
+      ReleaseChannel(chosen->second);
+    collective.split_members.emplace(planned.id, StorePayload(std::move(list)));
+    BDMPI_DEBUG("coll", "communicator %d: %zu members, %s", planned.id, members.size(),
+                comm.spans_nodes ? "several nodes" : "this node");
+  }
+}
+
+ReplyMsg Master::CompleteSplit(Slave& slave, Collective& collective) {
+  ReplyMsg reply;
+  reply.type = MsgType::kCommSplit;
+  auto outcome = collective.split_outcome.find(slave.world_rank);
+  if (outcome == collective.split_outcome.end()) return reply;  // MPI_UNDEFINED
+  auto [id, rank] = outcome->second;
+  reply.flag = 1;
+  reply.comm = id;
+  reply.source = rank;
+  reply.tag = static_cast<std::int32_t>(Comm(id).world_ranks.size());
+  GivePayload(slave, collective.split_members.at(id),
+              std::numeric_limits<std::uint64_t>::max(), reply);
+  return reply;
+}
+
+void Master::HandleCommFree(Slave& slave, const RequestMsg& request) {
+  slave.collective_seq.erase(request.comm);
+  auto it = comms_.find(request.comm);
+  BDMPI_ENFORCE(it != comms_.end() && it->second.live_members > 0,
+                "rank " + std::to_string(slave.world_rank) + " freed communicator " +
+                    std::to_string(request.comm) + " it is not in");
+  --it->second.live_members;
+  DropCommIfUnused(request.comm);
+}
+
+void Master::DropCommIfUnused(int id) {
+  auto it = comms_.find(id);
+  if (it == comms_.end() || it->second.live_members > 0) return;
+  // Collectives started before the members freed it still finish on it.
+  auto pending = collectives_.lower_bound({id, 0});
+  if (pending != collectives_.end() && pending->first.first == id) return;
+  if (it->second.channel > 0) ReleaseChannel(it->second.channel);
+  comms_.erase(it);
+}
+
+int Master::AllocateChannel() {
+  if (channel_used_.empty()) channel_used_.push_back(true);  // MPI_COMM_WORLD's
+  auto free = std::find(channel_used_.begin(), channel_used_.end(), false);
+  std::size_t channel = static_cast<std::size_t>(free - channel_used_.begin());
+  int limit = network_ ? network_->max_channels() : 1;
+  if (channel >= static_cast<std::size_t>(limit))
+    throw Error(kErrIntern, "node " + std::to_string(node_) + " holds members of " +
+                                std::to_string(limit) +
+                                " communicators spanning nodes, the most MPI_TAG_UB allows");
+  if (free == channel_used_.end()) {
+    channel_used_.push_back(true);
+  } else {
+    *free = true;
+  }
+  return static_cast<int>(channel);
+}
+
+void Master::ReleaseChannel(int channel) {
+  BDMPI_ENFORCE(channel > 0 && channel < static_cast<int>(channel_used_.size()) &&
+                    channel_used_[channel],
+                "releasing channel " + std::to_string(channel));
+  channel_used_[channel] = false;
+}
+
+Payload Master::StorePayload(std::vector<std::byte> data) {
+  std::size_t bytes = data.size();
+  if (bytes <= window_size_ && budget_.TryReserve(bytes))
+    return Payload::InMemory(std::move(data), &budget_);
+  std::uint64_t file_id = NewMasterFileId();
+  WriteNewFile(SpillPath(file_id), data.data(), bytes);
+  return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id)), file_id, bytes);
+}
+
+}  // namespace bdmpi
