@@ -659,6 +659,41 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
                [&] { *request = bdmpi::Isend(buf, count, datatype, dest, tag, comm); });
 }
 
+int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Send_init", comm,
+               [&] { *request = bdmpi::SendInit(buf, count, datatype, dest, tag, comm); });
+}
+
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Bsend_init", comm,
+               [&] { *request = bdmpi::SendInit(buf, count, datatype, dest, tag, comm); });
+}
+
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Rsend_init", comm,
+               [&] { *request = bdmpi::SendInit(buf, count, datatype, dest, tag, comm); });
+}
+
+int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Recv_init", comm,
+               [&] { *request = bdmpi::RecvInit(buf, count, datatype, source, tag, comm); });
+}
+
+int MPI_Start(MPI_Request* request) {
+  return Guard("MPI_Start", bdmpi::RequestComm(*request), [&] { bdmpi::Start(request); });
+}
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  return Guard("MPI_Startall", bdmpi::RequestsComm(count, requests), [&] {
+    if (count < 0) throw Error(bdmpi::kErrCount, "negative count");
+    for (int i = 0; i < count; ++i) bdmpi::Start(&requests[i]);
+  });
+}
+
 int MPI_Buffer_attach(void* buffer, int size) {
   return Guard("MPI_Buffer_attach", MPI_COMM_WORLD,
                [&] { bdmpi::AttachBuffer(buffer, size); });

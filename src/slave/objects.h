@@ -53,6 +53,16 @@ struct PendingRequest {
   std::uint64_t capacity = 0;
   std::uint64_t id = 0;  // the master's receive id
   MPI_Status status{};
+  // Persistent requests (MPI_Send_init, MPI_Recv_init): the arguments each
+  // MPI_Start uses; between a completion and the next start the request
+  // is inactive, which the completion calls treat like MPI_REQUEST_NULL.
+  bool persistent = false;
+  bool active = true;
+  const void* send_buffer = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  int peer = 0;
+  int tag = 0;
 };
 
 MPI_Request NewRequest(const PendingRequest& request);

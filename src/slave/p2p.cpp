@@ -110,37 +110,112 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
                "message longer than the receive buffer");
 }
 
-MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
-                  int tag, MPI_Comm comm_handle) {
+namespace {
+
+// A receive request for these arguments, checked, not started.
+PendingRequest RecvRequestFor(void* buffer, int count, MPI_Datatype datatype, int source,
+                              int tag, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  std::uint64_t capacity = BufferBytes(count, datatype);
-  CheckRecvTag(tag);
-  CheckSource(comm, source);
   PendingRequest pending;
   pending.is_recv = true;
   pending.comm = comm_handle;
   pending.buffer = buffer;
-  pending.capacity = capacity;
-  if (source == MPI_PROC_NULL) {
+  pending.capacity = BufferBytes(count, datatype);
+  CheckRecvTag(tag);
+  CheckSource(comm, source);
+  pending.peer = source;
+  pending.tag = tag;
+  return pending;
+}
+
+// A send request for these arguments, checked, not started.
+PendingRequest SendRequestFor(const void* buffer, int count, MPI_Datatype datatype,
+                              int dest, int tag, MPI_Comm comm_handle) {
+  RequireInitialized();
+  const CommInfo& comm = LookupComm(comm_handle);
+  BufferBytes(count, datatype);
+  CheckSendTag(tag);
+  CheckDest(comm, dest);
+  PendingRequest pending;
+  pending.comm = comm_handle;
+  pending.send_buffer = buffer;
+  pending.count = count;
+  pending.datatype = datatype;
+  pending.peer = dest;
+  pending.tag = tag;
+  return pending;
+}
+
+// Posts the receive to the master (or completes one from MPI_PROC_NULL).
+void StartRecv(PendingRequest& pending) {
+  pending.active = true;
+  if (pending.peer == MPI_PROC_NULL) {
     pending.done = true;
     SetStatus(&pending.status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
-    return NewRequest(pending);
+    return;
   }
+  pending.done = false;
+  const CommInfo& comm = LookupComm(pending.comm);
   Runtime* runtime = Runtime::Instance();
   pending.id = runtime->NewRecvId();
-  runtime->Post(RecvRequest(MsgType::kPostRecv, comm, source, tag, capacity, pending.id));
+  runtime->Post(RecvRequest(MsgType::kPostRecv, comm, pending.peer, pending.tag,
+                            pending.capacity, pending.id));
+}
+
+// Sends are buffered: the request is complete as soon as it is started.
+void StartSend(PendingRequest& pending) {
+  Send(pending.send_buffer, pending.count, pending.datatype, pending.peer, pending.tag,
+       pending.comm);
+  pending.active = true;
+  pending.done = true;
+  SetEmptyStatus(&pending.status);
+}
+
+}  // namespace
+
+MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
+                  int tag, MPI_Comm comm_handle) {
+  PendingRequest pending = RecvRequestFor(buffer, count, datatype, source, tag, comm_handle);
+  StartRecv(pending);
   return NewRequest(pending);
 }
 
 MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
                   int tag, MPI_Comm comm) {
-  Send(buffer, count, datatype, dest, tag, comm);
-  PendingRequest pending;
-  pending.comm = comm;
-  pending.done = true;
-  SetEmptyStatus(&pending.status);
+  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm);
+  StartSend(pending);
   return NewRequest(pending);
+}
+
+MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int dest,
+                     int tag, MPI_Comm comm) {
+  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm);
+  pending.persistent = true;
+  pending.active = false;
+  pending.done = true;
+  return NewRequest(pending);
+}
+
+MPI_Request RecvInit(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm) {
+  PendingRequest pending = RecvRequestFor(buffer, count, datatype, source, tag, comm);
+  pending.persistent = true;
+  pending.active = false;
+  pending.done = true;
+  return NewRequest(pending);
+}
+
+void Start(MPI_Request* request) {
+  RequireInitialized();
+  PendingRequest& pending = LookupRequest(*request);
+  if (!pending.persistent) throw Error(kErrRequest, "MPI_Start of a non-persistent request");
+  if (pending.active) throw Error(kErrRequest, "MPI_Start of an active request");
+  if (pending.is_recv) {
+    StartRecv(pending);
+  } else {
+    StartSend(pending);
+  }
 }
 
 namespace {
@@ -243,8 +318,16 @@ void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
 // returns the error class of the operation.
 int Retire(MPI_Request* request, MPI_Status* status) {
   PendingRequest& pending = LookupRequest(*request);
+  if (pending.persistent && !pending.active) {  // MPI: like a null request
+    SetEmptyStatus(status);
+    return MPI_SUCCESS;
+  }
   int error = pending.status.MPI_ERROR;
   if (status != MPI_STATUS_IGNORE) *status = pending.status;
+  if (pending.persistent) {
+    pending.active = false;  // the handle stays for the next MPI_Start
+    return error;
+  }
   FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
   return error;
@@ -274,6 +357,7 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
     const PendingRequest& pending = LookupRequest(requests[i]);
+    if (!pending.active) continue;  // an inactive persistent request
     if (pending.done) {
       set.done.push_back(i);
     } else {
@@ -459,7 +543,8 @@ void RequestFree(MPI_Request* request) {
   PendingRequest& pending = LookupRequest(*request);
   // The master keeps the receive posted so that it still takes its message
   // in MPI order, and drops that message (see MsgType::kFreeRecv).
-  if (!pending.done) Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, pending.id));
+  if (pending.active && !pending.done)
+    Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, pending.id));
   FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
 }

@@ -16,6 +16,13 @@ MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
 // MPI_Isend: sends are buffered, so the request is complete at once.
 MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
                   int tag, MPI_Comm comm);
+// Persistent requests: made inactive; MPI_Start starts one (a send is then
+// made and complete at once, a receive posted).
+MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int dest,
+                     int tag, MPI_Comm comm);
+MPI_Request RecvInit(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm);
+void Start(MPI_Request* request);
 // MPI_Buffer_attach / detach: sends never need the buffer (the runtime
 // buffers them), but MPI's rules for attaching one are kept.
 void AttachBuffer(void* buffer, int size);
@@ -39,7 +46,7 @@ int Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
 int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]);
 int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]);
-// MPI_Request_free. A receive still in progress keeps its place in MPI's
+// MPI_Request_free (also of persistent requests). A receive still in progress keeps its place in MPI's
 // matching order; the message it takes is discarded (its buffer is never
 // written: with the request gone nothing could tell when it would be).
 void RequestFree(MPI_Request* request);

@@ -17,6 +17,10 @@
  *  6. MPI_PROC_NULL as source and destination of every point-to-point call.
  *  7. A truncated receive in MPI_Waitsome: MPI_ERR_IN_STATUS and the
  *     status's MPI_ERROR says MPI_ERR_TRUNCATE.
+ *  8. Persistent requests: MPI_Recv_init / MPI_Send_init (and the buffered
+ *     and ready variants) started again and again with MPI_Startall and
+ *     MPI_Start; between rounds they are inactive, which the completion
+ *     calls treat like null requests (empty status, MPI_UNDEFINED).
  *
  * Test loops rely on the MPI progress rule (see iprobe.c).
  *
@@ -360,6 +364,88 @@ static void test_truncation(int rank, int size) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void test_persistent(int rank, int size) {
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int in[3], out[3];
+  MPI_Request reqs[6];
+  MPI_Status sts[6];
+  MPI_Recv_init(&in[0], 1, MPI_INT, left, 30, MPI_COMM_WORLD, &reqs[0]);
+  MPI_Recv_init(&in[1], 1, MPI_INT, right, 31, MPI_COMM_WORLD, &reqs[1]);
+  MPI_Recv_init(&in[2], 1, MPI_INT, MPI_PROC_NULL, 32, MPI_COMM_WORLD,
+                &reqs[2]);
+  MPI_Send_init(&out[0], 1, MPI_INT, right, 30, MPI_COMM_WORLD, &reqs[3]);
+  MPI_Bsend_init(&out[1], 1, MPI_INT, left, 31, MPI_COMM_WORLD, &reqs[4]);
+  MPI_Send_init(&out[2], 1, MPI_INT, MPI_PROC_NULL, 32, MPI_COMM_WORLD,
+                &reqs[5]);
+  int bsize = 2 * ((int)sizeof(int) + MPI_BSEND_OVERHEAD);
+  char *bbuf = xmalloc((size_t)bsize);
+  MPI_Buffer_attach(bbuf, bsize);
+
+  /* Inactive requests complete at once with empty statuses. */
+  MPI_Status st;
+  int index = -5, flag = -5;
+  MPI_Wait(&reqs[0], &st);
+  CHECK(reqs[0] != MPI_REQUEST_NULL, "MPI_Wait freed an inactive request");
+  check_empty(&st, "Wait on an inactive request");
+  MPI_Waitany(6, reqs, &index, &st);
+  CHECK(index == MPI_UNDEFINED, "Waitany on inactive requests: index %d",
+        index);
+  MPI_Testall(6, reqs, &flag, sts);
+  CHECK(flag == 1, "Testall on inactive requests: flag %d", flag);
+  check_empty(&sts[3], "Testall on an inactive send");
+
+  for (int round = 0; round < 5; ++round) {
+    in[0] = in[1] = in[2] = -1;
+    out[0] = rank * 100 + round;
+    out[1] = -(rank * 100 + round);
+    if (round % 2) {
+      MPI_Startall(6, reqs);
+    } else {
+      for (int i = 5; i >= 0; --i) MPI_Start(&reqs[i]);
+    }
+    if (round < 3) {
+      MPI_Waitall(6, reqs, sts);
+    } else {
+      int done = 0, indices[6];
+      while (done < 6) {
+        int outcount = 0;
+        MPI_Waitsome(6, reqs, &outcount, indices, sts);
+        CHECK(outcount != MPI_UNDEFINED, "round %d: Waitsome found nothing "
+              "active after %d", round, done);
+        done += outcount;
+      }
+    }
+    for (int i = 0; i < 6; ++i)
+      CHECK(reqs[i] != MPI_REQUEST_NULL, "round %d: request %d freed", round,
+            i);
+    CHECK(in[0] == left * 100 + round && in[1] == -(right * 100 + round) &&
+              in[2] == -1,
+          "round %d: received %d %d %d", round, in[0], in[1], in[2]);
+    if (round < 3) {
+      CHECK_STATUS(sts[0], left, 30, MPI_INT, 1);
+      check_proc_null(&sts[2], "persistent receive from MPI_PROC_NULL");
+    }
+  }
+  MPI_Start(&reqs[0]);
+#ifdef BDMPI
+  /* Starting an active request is erroneous; BDMPI says so (Open MPI 4.1
+   * does not check). */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK_CLASS(MPI_Start(&reqs[0]), MPI_ERR_REQUEST);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
+  /* Free the started receive (nobody sends it: its place in matching goes
+   * unused) and the inactive ones. */
+  for (int i = 0; i < 6; ++i) {
+    MPI_Request_free(&reqs[i]);
+    CHECK(reqs[i] == MPI_REQUEST_NULL, "MPI_Request_free left request %d", i);
+  }
+  void *detached = NULL;
+  MPI_Buffer_detach(&detached, &bsize);
+  free(bbuf);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
@@ -370,6 +456,7 @@ int main(int argc, char **argv) {
   test_request_free(rank, size);
   test_proc_null(rank);
   test_truncation(rank, size);
+  test_persistent(rank, size);
   MPI_Finalize();
   return 0;
 }
