@@ -174,6 +174,18 @@ constexpr std::int32_t CommId(int leader_world_rank, std::uint64_t creation,
   return id > 0x7fffffffu ? -1 : static_cast<std::int32_t>(id);
 }
 inline constexpr std::int32_t kWorldCommId = 0;
+// Every communicator has a hidden twin for the collectives the slaves build
+// from point-to-point messages (src/slave/coll_p2p.h): its id with the sign
+// bit set. The master treats the twin as the same communicator (same
+// members, same nodes) but matches its messages apart, so collective
+// traffic never meets user messages, not even MPI_ANY_SOURCE/MPI_ANY_TAG.
+inline constexpr std::uint32_t kCollectiveCommBit = 0x80000000u;
+constexpr std::int32_t CollectiveCommId(std::int32_t id) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(id) | kCollectiveCommBit);
+}
+constexpr std::int32_t UserCommId(std::int32_t id) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(id) & ~kCollectiveCommBit);
+}
 inline constexpr std::int32_t kUndefinedColor = -1;
 
 // What each member of a CommSplit contributes; the masters of the parent

@@ -648,7 +648,9 @@ void Master::GivePayload(Slave& slave, const Payload& payload,
 }
 
 const MasterComm& Master::Comm(int id) const {
-  auto it = comms_.find(id);
+  // A communicator's collective twin (kCollectiveCommBit) has its members;
+  // only the mailboxes, which match on the full id, tell the two apart.
+  auto it = comms_.find(UserCommId(id));
   BDMPI_ENFORCE(it != comms_.end(), "unknown communicator " + std::to_string(id));
   return it->second;
 }

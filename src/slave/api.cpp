@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "common/handles.h"
+#include "slave/coll_p2p.h"
 #include "slave/collectives.h"
 #include "slave/comm.h"
 #include "slave/environment.h"
@@ -845,6 +846,105 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
   return Guard("MPI_Allreduce", comm, [&] {
     bdmpi::Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   });
+}
+
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return Guard("MPI_Gather", comm, [&] {
+    bdmpi::Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  });
+}
+
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  return Guard("MPI_Gatherv", comm, [&] {
+    bdmpi::Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                   comm);
+  });
+}
+
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return Guard("MPI_Scatter", comm, [&] {
+    bdmpi::Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  });
+}
+
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm) {
+  return Guard("MPI_Scatterv", comm, [&] {
+    bdmpi::Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                    comm);
+  });
+}
+
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return Guard("MPI_Allgather", comm, [&] {
+    bdmpi::Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+  return Guard("MPI_Allgatherv", comm, [&] {
+    bdmpi::Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                      comm);
+  });
+}
+
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return Guard("MPI_Alltoall", comm, [&] {
+    bdmpi::Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return Guard("MPI_Alltoallv", comm, [&] {
+    bdmpi::Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                     recvtype, comm);
+  });
+}
+
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm) {
+  return Guard("MPI_Scan", comm,
+               [&] { bdmpi::Scan(sendbuf, recvbuf, count, datatype, op, comm); });
+}
+
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+               MPI_Op op, MPI_Comm comm) {
+  return Guard("MPI_Exscan", comm,
+               [&] { bdmpi::Exscan(sendbuf, recvbuf, count, datatype, op, comm); });
+}
+
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return Guard("MPI_Reduce_scatter_block", comm, [&] {
+    bdmpi::ReduceScatterBlock(sendbuf, recvbuf, recvcount, datatype, op, comm);
+  });
+}
+
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return Guard("MPI_Reduce_scatter", comm, [&] {
+    bdmpi::ReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  });
+}
+
+int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  return Guard("MPI_Op_create", MPI_COMM_WORLD,
+               [&] { *op = bdmpi::OpCreate(user_fn, commute); });
+}
+
+int MPI_Op_free(MPI_Op* op) {
+  return Guard("MPI_Op_free", MPI_COMM_WORLD, [&] { bdmpi::OpFree(op); });
 }
 
 }  // extern "C"

@@ -1,6 +1,7 @@
 // The slave's half of MPI_Reduce and MPI_Allreduce: each rank stages its
 // contribution, the master reduces (src/master/reduce.cpp), and the ranks
-// that need the result wait for it.
+// that need the result wait for it. User-defined operations are reduced in
+// the slaves instead (UserReduce, ops.cpp).
 #include <cstring>
 #include <string>
 
@@ -8,6 +9,7 @@
 #include "common/handles.h"
 #include "common/protocol.h"
 #include "common/reduce.h"
+#include "slave/coll_p2p.h"
 #include "slave/collectives.h"
 #include "slave/errors.h"
 #include "slave/objects.h"
@@ -19,28 +21,13 @@ void CheckRoot(const CommInfo& comm, int root);  // bcast.cpp
 
 namespace {
 
-OpId CheckOp(MPI_Op op, MPI_Datatype datatype) {
-  DatatypeId type = ReductionBase(datatype);
-  int index = HandleIndex(op);
-  OpId id = static_cast<OpId>(index);
-  // MPI_REPLACE and MPI_NO_OP exist for one-sided accumulate only.
-  if (!HandleIs(op, HandleKind::kOp) || index == 0 ||
-      index >= static_cast<int>(OpId::kPredefinedEnd) || id == OpId::kReplace ||
-      id == OpId::kNoOp)
-    throw Error(kErrOp, "invalid reduction operation");
-  if (!ReductionDefined(id, type))
-    throw Error(kErrOp, std::string("the operation is not defined on ") +
-                            FindPredefinedDatatype(type)->name);
-  return id;
-}
-
 // Common part: validate, handle one rank alone, stage the contribution.
 // Returns false when there is nothing more to do.
 bool Contribute(MsgType type, const void* send, void* recv, int count,
                 MPI_Datatype datatype, MPI_Op op, int root,
                 const CommInfo& comm, RequestMsg& request) {
   std::uint64_t bytes = BufferBytes(count, datatype);
-  OpId op_id = CheckOp(op, datatype);
+  OpId op_id = CheckOp(op, datatype).predefined;
   bool gets_result = type == MsgType::kAllreduce || comm.rank == root;
   if (send == MPI_IN_PLACE) {
     if (!gets_result)
@@ -61,6 +48,16 @@ bool Contribute(MsgType type, const void* send, void* recv, int count,
   return true;
 }
 
+// True for a user-defined operation (checked, with the buffers).
+bool UserDefined(const void* send, int count, MPI_Datatype datatype, MPI_Op op,
+                 bool gets_result) {
+  BufferBytes(count, datatype);
+  if (CheckOp(op, datatype).user == nullptr) return false;
+  if (send == MPI_IN_PLACE && !gets_result)
+    throw Error(kErrBuffer, "MPI_IN_PLACE is only valid at the root");
+  return true;
+}
+
 void AwaitResult(RequestMsg& request, void* recv) {
   Runtime* runtime = Runtime::Instance();
   std::uint64_t bytes = request.bytes;
@@ -75,6 +72,11 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   CheckRoot(comm, root);
+  if (UserDefined(send, count, datatype, op, comm.rank == root)) {
+    UserReduce(send == MPI_IN_PLACE ? recv : send, recv, count, datatype,
+               CheckOp(op, datatype), root, comm);
+    return;
+  }
   RequestMsg request;
   if (!Contribute(MsgType::kReduce, send, recv, count, datatype, op, root, comm,
                   request))
@@ -90,6 +92,12 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (UserDefined(send, count, datatype, op, true)) {
+    UserReduce(send == MPI_IN_PLACE ? recv : send, recv, count, datatype,
+               CheckOp(op, datatype), 0, comm);
+    Bcast(recv, count, datatype, 0, comm_handle);
+    return;
+  }
   RequestMsg request;
   if (!Contribute(MsgType::kAllreduce, send, recv, count, datatype, op, 0, comm,
                   request))

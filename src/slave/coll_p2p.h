@@ -1,0 +1,61 @@
+// Collectives built from point-to-point messages (issue 4): gather,
+// scatter, allgather, alltoall and their v forms, scan, exscan,
+// reduce_scatter, and the reductions with user-defined operations.
+//
+// They travel on the communicator's collective twin (CollectiveCommId in
+// common/protocol.h): the master buffers them like any message (its memory
+// or a spill file, by size), but they never match user messages. Each
+// operation has its own tag; since the members of a communicator call its
+// collectives in the same order and messages between a pair do not
+// overtake, no sequence numbers are needed. Every rank sends first, then
+// receives: sends are buffered, so this never deadlocks.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "common/handles.h"
+#include "slave/objects.h"
+
+namespace bdmpi {
+
+// Internal tags, one per operation.
+enum CollTag : int {
+  kTagGather = 1,
+  kTagScatter,
+  kTagAllgather,
+  kTagAlltoall,
+  kTagScan,
+  kTagExscan,
+  kTagUserReduce,
+};
+
+void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::uint64_t bytes);
+// Receives into data (at most capacity bytes; more is MPI_ERR_TRUNCATE).
+void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64_t capacity);
+
+// A reduction operation checked against a datatype.
+struct CheckedOp {
+  OpId predefined = OpId::kNull;       // kNull for a user-defined operation
+  MPI_User_function* user = nullptr;
+  bool commute = true;
+};
+// kErrOp for invalid operations and predefined ones MPI leaves undefined on
+// the datatype.
+CheckedOp CheckOp(MPI_Op op, MPI_Datatype datatype);
+// inout = in op inout, element-wise on count elements of datatype (the
+// order of an MPI_User_function: `in` holds the lower ranks).
+void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
+             int count);
+MPI_Op OpCreate(MPI_User_function* function, int commute);
+void OpFree(MPI_Op* op);
+bool OpCommutative(MPI_Op op);
+
+// MPI_Reduce with any operation: user-defined ones are folded by the root
+// from point-to-point contributions (see ops.cpp), predefined ones by the
+// master.
+void UserReduce(const void* send, void* recv, int count, MPI_Datatype datatype,
+                const CheckedOp& op, int root, const CommInfo& comm);
+
+}  // namespace bdmpi
