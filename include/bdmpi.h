@@ -25,6 +25,24 @@ extern "C" {
 int BDMPI_Enter_critical(void);
 int BDMPI_Exit_critical(void);
 
+/*
+ * Where a communicator's members run. Nodes are numbered by bdmpiexec; a
+ * communicator spans the nodes that run at least one of its members.
+ *   BDMPI_Comm_nsize: how many nodes it spans;
+ *   BDMPI_Comm_nrank: this node's index among them (in node order);
+ *   BDMPI_Comm_lsize: how many of its members run on this node;
+ *   BDMPI_Comm_lrank: this rank's index among those (in rank order);
+ *   BDMPI_Comm_rrank: the communicator rank of this node's first member
+ *     (the lowest rank among the members on this node), e.g. a natural
+ *     root for a per-node step.
+ * They are local: no communication.
+ */
+int BDMPI_Comm_nsize(MPI_Comm comm, int *nsize);
+int BDMPI_Comm_nrank(MPI_Comm comm, int *nrank);
+int BDMPI_Comm_lsize(MPI_Comm comm, int *lsize);
+int BDMPI_Comm_lrank(MPI_Comm comm, int *lrank);
+int BDMPI_Comm_rrank(MPI_Comm comm, int *rrank);
+
 #ifdef __cplusplus
 }
 #endif

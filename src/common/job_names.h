@@ -14,6 +14,8 @@ inline constexpr const char* kEnvNode = "BDMPI_NODE";
 inline constexpr const char* kEnvSlave = "BDMPI_SLAVE";
 inline constexpr const char* kEnvWorldRank = "BDMPI_WORLD_RANK";
 inline constexpr const char* kEnvWorldSize = "BDMPI_WORLD_SIZE";
+// Slaves per node (every node has as many; node = world rank / this).
+inline constexpr const char* kEnvNodeSize = "BDMPI_NODE_SIZE";
 inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
 inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
 // "1" when the slave may hold back requests that need no reply until its

@@ -229,6 +229,7 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvSlave) + "=" + std::to_string(slave.index));
     spec.env.push_back(std::string(kEnvWorldRank) + "=" + std::to_string(slave.world_rank));
     spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(world_size));
+    spec.env.push_back(std::string(kEnvNodeSize) + "=" + std::to_string(options_.nslaves));
     spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(window_size_));
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_);
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");

@@ -58,6 +58,7 @@ void Runtime::Connect() {
   slave_ = EnvInt(kEnvSlave);
   world_rank_ = EnvInt(kEnvWorldRank);
   world_size_ = EnvInt(kEnvWorldSize);
+  node_size_ = EnvInt(kEnvNodeSize);
   std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
   spill_dir_ = RequireEnv(kEnvSpillDir);
   const char* defer = std::getenv(kEnvDeferPosts);

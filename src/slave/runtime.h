@@ -26,6 +26,8 @@ class Runtime {
   int world_rank() const { return world_rank_; }
   int world_size() const { return world_size_; }
   int node() const { return node_; }
+  // Slaves per node: world rank r runs on node r / node_size().
+  int node_size() const { return node_size_; }
 
   // A request that wants no reply.
   void Post(RequestMsg request);
@@ -59,6 +61,7 @@ class Runtime {
   int world_rank_ = 0;
   int world_size_ = 1;
   int node_ = 0;
+  int node_size_ = 1;
   int slave_ = 0;
   std::string spill_dir_;
   MessageQueue request_queue_;
