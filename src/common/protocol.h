@@ -7,9 +7,13 @@
 // for the reply" and "being descheduled" are the same thing. Replies on a
 // go-queue arrive in request order.
 //
-// Small payloads travel through the slave's shared-memory window (its size is
-// the memory threshold); larger ones through spill files in the node's
-// private spill directory, named by a 64-bit file id (SpillFileName). Data
+// Payloads up to kInlinePayloadMax travel inside the request message; up to
+// the memory threshold through the slave's shared-memory window (the master
+// acknowledges when it has copied them out); larger ones through spill files
+// in the node's private spill directory, named by a 64-bit file id
+// (SpillFileName). A queue message may carry several requests
+// (RequestBatch), so that with -nr 1 a send and the receive after it cost
+// one message. Data
 // the master hands to a slave in a reply (window contents, a spill file)
 // stays valid until that slave's next request: a slave is sequential, so its
 // next request proves it has consumed the reply.
