@@ -17,6 +17,18 @@ extern "C" {
 #define BDMPI_VERSION_MINOR 1
 
 /*
+ * Predefined communicators (besides MPI_COMM_WORLD and MPI_COMM_SELF); they
+ * cannot be freed (MPI_Comm_free fails with MPI_ERR_COMM).
+ *   BDMPI_COMM_CWORLD: all the ranks of MPI_COMM_WORLD, numbered cyclically
+ *     across the nodes: the i-th rank of node k (of nnodes) has rank
+ *     i * nnodes + k, so consecutive ranks run on different nodes;
+ *   BDMPI_COMM_NODE: the ranks of MPI_COMM_WORLD that run on this node,
+ *     in world rank order.
+ */
+#define BDMPI_COMM_CWORLD ((MPI_Comm)0x44000002)
+#define BDMPI_COMM_NODE ((MPI_Comm)0x44000003)
+
+/*
  * Critical sections: at most `bdmpiexec -nc N` slaves of a node are inside
  * one at a time, so that running slaves take turns at the disk (e.g. while
  * loading or saving their data). A slave waiting to enter gives up its

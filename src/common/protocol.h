@@ -178,6 +178,19 @@ constexpr std::int32_t CommId(int leader_world_rank, std::uint64_t creation,
   return id > 0x7fffffffu ? -1 : static_cast<std::int32_t>(id);
 }
 inline constexpr std::int32_t kWorldCommId = 0;
+// The predefined BDMPI communicators take creations 1 and 2 of their
+// leaders, so every rank's own count of creations starts at 3:
+// BDMPI_COMM_CWORLD is led by world rank 0, a node's BDMPI_COMM_NODE by
+// the node's first rank.
+inline constexpr std::uint32_t kCworldCreation = 1;
+inline constexpr std::uint32_t kNodeCommCreation = 2;
+inline constexpr std::uint32_t kFirstCommCreation = 3;
+constexpr std::int32_t CworldCommId(int world_size) {
+  return CommId(0, kCworldCreation, world_size);
+}
+constexpr std::int32_t NodeCommId(int node_first_world_rank, int world_size) {
+  return CommId(node_first_world_rank, kNodeCommCreation, world_size);
+}
 // Every communicator has a hidden twin for the collectives the slaves build
 // from point-to-point messages (src/slave/coll_p2p.h): its id with the sign
 // bit set. The master treats the twin as the same communicator (same

@@ -85,6 +85,29 @@ Master::Master(MasterOptions options, int node, int nnodes)
     int world_rank = node_ * options_.nslaves + index;
     AddComm(CommId(world_rank, 0, WorldSize()), {world_rank});
   }
+  AddBdmpiComms();
+}
+
+void Master::AddBdmpiComms() {
+  int nslaves = options_.nslaves;
+  // BDMPI_COMM_CWORLD: every rank, numbered cyclically across the nodes
+  // (the slave with local index i on node k has rank i * nnodes + k).
+  std::vector<int> cworld;
+  for (int rank = 0; rank < WorldSize(); ++rank)
+    cworld.push_back((rank % nnodes_) * nslaves + rank / nnodes_);
+  // Channel 1 on every node: its first communicator spanning nodes after
+  // MPI_COMM_WORLD's channel 0 (MPI_TAG_UB >= 32767 allows two channels).
+  std::map<int, int> channels;
+  if (nnodes_ > 1) {
+    BDMPI_ENFORCE(channel_used_.empty(), "channels allocated before BDMPI_COMM_CWORLD");
+    channel_used_ = {true, true};  // never released: nobody frees CWORLD
+    for (int node = 0; node < nnodes_; ++node) channels[node] = 1;
+  }
+  AddComm(CworldCommId(WorldSize()), std::move(cworld), channels);
+  // BDMPI_COMM_NODE: this node's ranks, by world rank.
+  std::vector<int> local;
+  for (int index = 0; index < nslaves; ++index) local.push_back(node_ * nslaves + index);
+  AddComm(NodeCommId(node_ * nslaves, WorldSize()), std::move(local));
 }
 
 MasterComm& Master::AddComm(int id, std::vector<int> world_ranks,

@@ -142,6 +142,9 @@ class Master {
   // channels: each node's channel for it, by node (empty: all 0, WORLD).
   MasterComm& AddComm(int id, std::vector<int> world_ranks,
                       const std::map<int, int>& channels = {});
+  // BDMPI_COMM_CWORLD and this node's BDMPI_COMM_NODE, registered at
+  // startup without a collective (their ids: CworldCommId, NodeCommId).
+  void AddBdmpiComms();
 
   MasterOptions options_;
   int node_;

@@ -56,9 +56,9 @@ struct Slave {
   std::vector<std::shared_ptr<OwnedFile>> held_files;
   // Sequence number of this slave's next collective, per communicator.
   std::map<int, std::uint64_t> collective_seq;
-  // Communicator creations it has taken part in, + 1 (CommId: 0 names its
-  // MPI_COMM_SELF).
-  std::uint32_t comm_creations = 1;
+  // Its count of communicator creations (CommId): 0 names its
+  // MPI_COMM_SELF, 1 and 2 the predefined BDMPI communicators it may lead.
+  std::uint32_t comm_creations = kFirstCommCreation;
 };
 
 }  // namespace bdmpi

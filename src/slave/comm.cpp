@@ -152,8 +152,9 @@ MPI_Comm CommCreate(MPI_Comm comm_handle, MPI_Group group) {
 void CommFree(MPI_Comm* comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(*comm_handle);
-  if (*comm_handle == MPI_COMM_WORLD || *comm_handle == MPI_COMM_SELF)
-    throw Error(kErrComm, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+  if (IsPredefinedComm(*comm_handle))
+    throw Error(kErrComm, "a predefined communicator (MPI_COMM_WORLD, MPI_COMM_SELF, "
+                          "BDMPI_COMM_CWORLD, BDMPI_COMM_NODE) cannot be freed");
   RequestMsg request;
   request.type = MsgType::kCommFree;
   request.comm = comm.id;

@@ -33,7 +33,8 @@ void Initialize(int required, int* provided) {
   state.thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
   if (provided != nullptr) *provided = state.thread_level;
   Runtime::Start();
-  ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->world_size());
+  ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->world_size(),
+             Runtime::Instance()->node_size());
   state.initialized = true;
 }
 

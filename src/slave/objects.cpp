@@ -1,5 +1,7 @@
 #include "slave/objects.h"
 
+#include <bdmpi.h>
+
 #include <vector>
 
 #include "common/error.h"
@@ -11,6 +13,8 @@ namespace bdmpi {
 
 static_assert(MPI_COMM_WORLD == MakeHandle(HandleKind::kComm, 0));
 static_assert(MPI_COMM_SELF == MakeHandle(HandleKind::kComm, 1));
+static_assert(BDMPI_COMM_CWORLD == MakeHandle(HandleKind::kComm, 2));
+static_assert(BDMPI_COMM_NODE == MakeHandle(HandleKind::kComm, 3));
 static_assert(MPI_GROUP_EMPTY == MakeHandle(HandleKind::kGroup, 0));
 static_assert(MPI_INT == MakeHandle(HandleKind::kDatatype,
                                     static_cast<int>(DatatypeId::kInt)));
@@ -18,7 +22,8 @@ static_assert(MPI_REQUEST_NULL == MakeHandle(HandleKind::kRequest, 0));
 
 namespace {
 
-// Slots 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF.
+// Slots 0-3 are MPI_COMM_WORLD, MPI_COMM_SELF, BDMPI_COMM_CWORLD and
+// BDMPI_COMM_NODE (IsPredefinedComm).
 HandleTable<CommInfo>& Comms() {
   static HandleTable<CommInfo> comms(HandleKind::kComm, 0);
   return comms;
@@ -60,7 +65,12 @@ std::vector<int> CommInfo::WorldRanks() const {
   return identity;
 }
 
-void ResetComms(int world_rank, int world_size) {
+bool IsPredefinedComm(MPI_Comm comm) {
+  return comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == BDMPI_COMM_CWORLD ||
+         comm == BDMPI_COMM_NODE;
+}
+
+void ResetComms(int world_rank, int world_size, int node_size) {
   HandleTable<CommInfo>& comms = Comms();
   comms.Clear();
   CommInfo world;
@@ -76,14 +86,31 @@ void ResetComms(int world_rank, int world_size) {
   self.name = "MPI_COMM_SELF";
   self.world_ranks = {world_rank};
   comms.Add(std::move(self));
+  // The masters register the same two (src/master/master.cpp AddBdmpiComms).
+  int nnodes = world_size / node_size;
+  int node = world_rank / node_size, index = world_rank % node_size;
+  CommInfo cworld;
+  cworld.id = CworldCommId(world_size);
+  cworld.rank = index * nnodes + node;
+  cworld.size = world_size;
+  cworld.name = "BDMPI_COMM_CWORLD";
+  for (int r = 0; r < world_size; ++r)
+    cworld.world_ranks.push_back((r % nnodes) * node_size + r / nnodes);
+  BDMPI_ENFORCE(comms.Add(std::move(cworld)) == BDMPI_COMM_CWORLD, "BDMPI_COMM_CWORLD's slot");
+  CommInfo local;
+  local.id = NodeCommId(node * node_size, world_size);
+  local.rank = index;
+  local.size = node_size;
+  local.name = "BDMPI_COMM_NODE";
+  for (int i = 0; i < node_size; ++i) local.world_ranks.push_back(node * node_size + i);
+  BDMPI_ENFORCE(comms.Add(std::move(local)) == BDMPI_COMM_NODE, "BDMPI_COMM_NODE's slot");
 }
 
 MPI_Comm NewComm(CommInfo comm) { return Comms().Add(std::move(comm)); }
 
 void ReleaseComm(MPI_Comm comm) {
   LookupComm(comm);
-  BDMPI_ENFORCE(comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF,
-                "releasing a predefined communicator");
+  BDMPI_ENFORCE(!IsPredefinedComm(comm), "releasing a predefined communicator");
   Comms().Remove(comm);
 }
 

@@ -29,11 +29,14 @@ struct CommInfo {
 
 // Throws kErrComm for MPI_COMM_NULL and anything that is not a communicator.
 CommInfo& LookupComm(MPI_Comm comm);
-// Sets up MPI_COMM_WORLD and MPI_COMM_SELF (and forgets everything else)
-// at MPI_Init.
-void ResetComms(int world_rank, int world_size);
+// Sets up the predefined communicators (and forgets everything else) at
+// MPI_Init: MPI_COMM_WORLD, MPI_COMM_SELF, BDMPI_COMM_CWORLD and
+// BDMPI_COMM_NODE (bdmpi.h); node_size is the slaves per node.
+void ResetComms(int world_rank, int world_size, int node_size);
+// One of those four, which MPI_Comm_free refuses.
+bool IsPredefinedComm(MPI_Comm comm);
 MPI_Comm NewComm(CommInfo comm);
-// Forgets a communicator other than MPI_COMM_WORLD and MPI_COMM_SELF.
+// Forgets a communicator other than the predefined ones.
 void ReleaseComm(MPI_Comm comm);
 
 // Groups: their members' world ranks by rank in the group.
