@@ -5,6 +5,7 @@
 #include <limits>
 #include <cstring>
 
+#include "common/cli.h"
 #include "common/error.h"
 #include "common/job_names.h"
 
@@ -13,14 +14,6 @@ namespace {
 
 [[noreturn]] void BadOption(const std::string& message) {
   throw Error(kErrArg, "bdmprun: " + message);
-}
-
-int ParsePositive(const std::string& name, const std::string& text) {
-  char* end = nullptr;
-  long value = std::strtol(text.c_str(), &end, 10);
-  if (end == text.c_str() || *end != '\0' || value < 1 || value > 1 << 20)
-    BadOption(name + " needs a positive integer, got '" + text + "'");
-  return static_cast<int>(value);
 }
 
 }  // namespace
@@ -61,9 +54,9 @@ MasterOptions ParseMasterOptions(int argc, char** argv) {
     if (arg.empty() || arg[0] != '-') break;
     if (arg == "--job-id") options.job_id = value(arg);
     else if (arg == "--scratch-dir") options.scratch_dir = value(arg);
-    else if (arg == "-ns") options.nslaves = ParsePositive(arg, value(arg));
-    else if (arg == "-nr") options.nrunning = ParsePositive(arg, value(arg));
-    else if (arg == "-nc") options.ncritical = ParsePositive(arg, value(arg));
+    else if (arg == "-ns") options.nslaves = ParsePositiveInt("bdmprun", arg, value(arg));
+    else if (arg == "-nr") options.nrunning = ParsePositiveInt("bdmprun", arg, value(arg));
+    else if (arg == "-nc") options.ncritical = ParsePositiveInt("bdmprun", arg, value(arg));
     else if (arg == "--mem-threshold") options.mem_threshold = ParseByteSize(value(arg));
     else if (arg == "--mem-budget") options.mem_budget = ParseByteSize(value(arg));
     else if (arg == "--no-bind") options.bind = false;

@@ -6,6 +6,7 @@ extern char** environ;
 
 #include <cstdlib>
 
+#include "common/cli.h"
 #include "common/error.h"
 #include "common/job_names.h"
 
@@ -53,13 +54,6 @@ namespace {
   throw Error(kErrArg, "bdmpiexec: " + message);
 }
 
-int Count(const std::string& name, const char* text) {
-  char* end = nullptr;
-  long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value < 1 || value > 1 << 20)
-    Bad(name + " needs a positive integer, got '" + text + "'");
-  return static_cast<int>(value);
-}
 
 std::string DefaultScratch() {
   for (const char* name : {"BDMPI_SCRATCH_DIR", "TMPDIR"}) {
@@ -89,10 +83,10 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
       options.help = true;
       return options;
     }
-    if (arg == "-nn") options.nnodes = Count(arg, value(arg));
-    else if (arg == "-ns") options.nslaves = Count(arg, value(arg));
-    else if (arg == "-nr") options.nrunning = Count(arg, value(arg));
-    else if (arg == "-nc") options.ncritical = Count(arg, value(arg));
+    if (arg == "-nn") options.nnodes = ParsePositiveInt("bdmpiexec", arg, value(arg));
+    else if (arg == "-ns") options.nslaves = ParsePositiveInt("bdmpiexec", arg, value(arg));
+    else if (arg == "-nr") options.nrunning = ParsePositiveInt("bdmpiexec", arg, value(arg));
+    else if (arg == "-nc") options.ncritical = ParsePositiveInt("bdmpiexec", arg, value(arg));
     else if (arg == "--mem-threshold") options.mem_threshold = value(arg);
     else if (arg == "--mem-budget") options.mem_budget = value(arg);
     else if (arg == "--scratch-dir") options.scratch_dir = value(arg);
