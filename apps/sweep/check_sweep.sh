@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# check_sweep.sh -- run `sweep` as a job and check its result against
-# sweep_serial, which computes the same value without MPI.
+# check_sweep.sh -- run a sweep program (as a job or serially) and check its
+# result against sweep_serial, which computes the same value without MPI.
 #
-# Usage: check_sweep.sh SWEEP_SERIAL RANKS BYTES_PER_RANK ITERS \
-#          RUN_JOB [run_job options...] -- SWEEP
+# Usage: check_sweep.sh SWEEP_SERIAL RANKS BYTES_PER_RANK ITERS COMMAND...
+#   COMMAND is e.g. RUN_JOB [run_job options...] -- SWEEP, or
+#   SWEEP_SERIAL_OOC --ranks RANKS [--chunk SIZE].
 #
-# RANKS must be the job's total rank count (np, or nn*ns). The job runs
-# `SWEEP --bytes-per-rank BYTES_PER_RANK --iters ITERS --expect VALUE` (so a
-# wrong result fails the job itself) and its output must also hold ITERS
-# `ITER sweep` lines and the `RESULT sweep VALUE` line.
+# RANKS must be the total rank count (np, or nn*ns). The command runs as
+# `COMMAND... --bytes-per-rank BYTES_PER_RANK --iters ITERS --expect VALUE`
+# (so a wrong result fails the program itself) and its output must also hold
+# ITERS `ITER sweep` lines and the `RESULT sweep VALUE` line.
 set -u
-(($# >= 7)) || { sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2; }
+(($# >= 5)) || { sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2; }
 serial=$1 ranks=$2 bytes=$3 iters=$4
 shift 4
 
