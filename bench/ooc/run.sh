@@ -1,0 +1,665 @@
+#!/usr/bin/env bash
+# bench/ooc/run.sh -- the out-of-core benchmark (issues 6 and 7): the paper's
+# applications and the memory-sweeping program on data about F times a
+# memory limit, run every way we can, in one memory cgroup, with swap.
+#
+# Usage (as root):
+#   bench/ooc/run.sh [--limit SIZE] [--data-factor F] [--apps LIST]
+#                    [--ranks N] [--iters N] [--cap SECS] [--build DIR]
+#                    [--out DIR] [--work DIR] [--keep-data] [--no-build]
+#
+#   --limit SIZE      memory cgroup limit (default 2g; k/m/g suffixes)
+#   --data-factor F   data of each application ~ F x limit (default 4)
+#   --apps LIST       comma-separated, from kmeans,pagerank,sgd,sweep
+#                     (default all four; those whose programs are not built
+#                     are skipped with the reason)
+#   --ranks N         MPI ranks (default 16); sgd needs a perfect square and
+#                     runs with the largest square <= N otherwise
+#   --iters N         iterations of every run (default 5)
+#   --cap SECS        wall-clock cap per run (default 600); a capped run is
+#                     reported as "> cap" with the iterations it completed
+#   --build DIR       build tree with bin/ (default: <repo>/build); missing
+#                     targets are built there unless --no-build
+#   --out DIR         results: table.md, runs.csv, iters.csv, plot.png, logs/
+#                     (default ./ooc-bench-<date>)
+#   --work DIR        where data, swap file and scratch go (default /var/tmp)
+#   --keep-data       keep the generated data files (in WORK)
+#
+# What runs, per application, each inside the cgroup, caches dropped first:
+#   serial-ooc   <app>_serial_ooc: one process, data from disk in chunks
+#   bdmpi-ooc    bdmpiexec -ns N -nr 1 <app>_ooc (explicit -ooc discipline)
+#   bdmpi        bdmpiexec -ns N -nr 1 <app> (unmodified; runtime-managed
+#                memory when bdmpiexec has --storage-alloc, default on)
+#   bdmpi-swap   the same with --storage-alloc off (relies on swap; only when
+#                bdmpiexec has the option)
+#   mpirun       mpirun --oversubscribe -np N <app>.ompi (relies on swap)
+# and once: dd writing and reading the same number of bytes with direct I/O
+# (the I/O bound). Every run's RESULT must agree with the others (exactly for
+# sweep, within a relative tolerance for the others); a disagreement is
+# printed loudly and makes the exit status 1.
+#
+# Afterwards (also on error or interruption): swapoff and remove the swap
+# file, kill what is left in the cgroup and remove it, remove data and
+# scratch (data stays with --keep-data), then check that nothing is left.
+#
+# Exit status: 0 all runs agreed, 1 a result disagreed or a run failed,
+# 2 usage or setup error.
+
+set -u -o pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$script_dir/../.." && pwd)
+
+say() { printf '[ooc-bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { printf 'ooc-bench: %s\n' "$*" >&2; exit 2; }
+usage() { sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+
+# "2g" -> bytes (powers of 1024), as the applications parse sizes.
+parse_size() {
+  local text=$1 what=$2
+  [[ $text =~ ^([0-9]+)([kKmMgG]?)$ ]] || die "$what: not a size: '$text' (e.g. 512m, 2g)"
+  local n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2],,}
+  case $unit in
+    k) echo $((n << 10)) ;; m) echo $((n << 20)) ;; g) echo $((n << 30)) ;;
+    *) echo "$n" ;;
+  esac
+}
+mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
+
+# ---------------------------------------------------------------- options
+limit_text=2g
+factor=4
+apps_text=kmeans,pagerank,sgd,sweep
+ranks=16
+iters=5
+cap=600
+build=$repo/build
+out=""
+work_parent=/var/tmp
+keep_data=0
+do_build=1
+while (($#)); do
+  case $1 in
+    --limit) limit_text=${2?--limit needs a value}; shift 2 ;;
+    --data-factor) factor=${2?--data-factor needs a value}; shift 2 ;;
+    --apps) apps_text=${2?--apps needs a value}; shift 2 ;;
+    --ranks) ranks=${2?--ranks needs a value}; shift 2 ;;
+    --iters) iters=${2?--iters needs a value}; shift 2 ;;
+    --cap) cap=${2?--cap needs a value}; shift 2 ;;
+    --build) build=${2?--build needs a value}; shift 2 ;;
+    --out) out=${2?--out needs a value}; shift 2 ;;
+    --work) work_parent=${2?--work needs a value}; shift 2 ;;
+    --keep-data) keep_data=1; shift ;;
+    --no-build) do_build=0; shift ;;
+    -h | --help) usage 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
+limit=$(parse_size "$limit_text" --limit)
+((limit >= 64 << 20)) || die "--limit must be at least 64m"
+[[ $factor =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v f="$factor" 'BEGIN { exit !(f > 0) }' ||
+  die "--data-factor takes a positive number, not '$factor'"
+[[ $ranks =~ ^[1-9][0-9]*$ ]] || die "--ranks takes a positive count, not '$ranks'"
+[[ $iters =~ ^[1-9][0-9]*$ ]] || die "--iters takes a positive count, not '$iters'"
+[[ $cap =~ ^[1-9][0-9]*$ ]] || die "--cap takes seconds, not '$cap'"
+IFS=, read -r -a apps <<<"$apps_text"
+for a in "${apps[@]}"; do
+  case $a in kmeans | pagerank | sgd | sweep) ;; *) die "--apps: unknown application '$a' (kmeans,pagerank,sgd,sweep)" ;; esac
+done
+((${#apps[@]})) || die "--apps is empty"
+[[ -n $out ]] || out=$PWD/ooc-bench-$(date -u +%Y%m%d-%H%M%S)
+# Data per application, a multiple of 1 MiB.
+data_bytes=$(awk -v l="$limit" -v f="$factor" 'BEGIN { printf "%.0f", int(l * f / 1048576) * 1048576 }')
+
+# ---------------------------------------------------------------- checks
+(($(id -u) == 0)) || die "must run as root (swap file, memory cgroup, drop_caches)"
+cg_root=/sys/fs/cgroup/memory
+[[ -f $cg_root/memory.limit_in_bytes ]] ||
+  die "no cgroup v1 memory controller at $cg_root (this benchmark needs one)"
+for tool in fallocate mkswap swapon swapoff dd awk setsid timeout df; do
+  command -v "$tool" >/dev/null || die "'$tool' not found"
+done
+if ! command -v gnuplot >/dev/null; then
+  say "installing gnuplot-nox for the plot"
+  { apt-get install -y gnuplot-nox || { apt-get update && apt-get install -y gnuplot-nox; }; } \
+    >/dev/null 2>&1 || say "warning: could not install gnuplot-nox; no plot will be made"
+fi
+mpirun_bin=$(command -v mpirun || true)
+
+# ---------------------------------------------------------------- programs
+bin=$build/bin
+# Programs each application needs per mode ("" = no such mode).
+prog_for() { # app mode
+  local app=$1 mode=$2
+  case $mode in
+    gen)
+      case $app in
+        kmeans) echo gen_documents ;; pagerank) echo gen_graph ;;
+        sgd) echo gen_ratings ;; sweep) echo "" ;;
+      esac ;;
+    serial-ooc) echo "${app}_serial_ooc" ;;
+    bdmpi-ooc) echo "${app}_ooc" ;;
+    bdmpi | bdmpi-swap) echo "$app" ;;
+    mpirun) echo "$app.ompi" ;;
+  esac
+}
+modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun)
+
+if ((do_build)) && [[ -f $build/CMakeCache.txt ]]; then
+  want=(bdmpiexec bdmprun)
+  for a in "${apps[@]}"; do
+    for m in gen "${modes_all[@]}"; do
+      p=$(prog_for "$a" "$m")
+      [[ -n $p && ! -x $bin/$p ]] && want+=("$p")
+    done
+  done
+  # Only targets this tree knows (an application may not have landed yet).
+  known=$(cmake --build "$build" --target help 2>/dev/null | awk '{ print $2 }')
+  targets=()
+  for t in $(printf '%s\n' "${want[@]}" | sort -u); do
+    grep -qx -- "$t" <<<"$known" && targets+=("$t")
+  done
+  if ((${#targets[@]})); then
+    say "building ${targets[*]} in $build"
+    cmake --build "$build" -j2 --target "${targets[@]}" >/dev/null ||
+      die "building ${targets[*]} in $build failed (run: cmake --build $build --target ${targets[*]})"
+  fi
+elif ((do_build)); then
+  say "warning: $build is not a configured build tree; using what is in $bin"
+fi
+[[ -x $bin/bdmpiexec ]] || die "$bin/bdmpiexec not found: build first (cmake -S $repo -B $build && cmake --build $build) or pass --build DIR"
+
+storage_alloc=0
+"$bin/bdmpiexec" --help 2>&1 | grep -q -- --storage-alloc && storage_alloc=1
+
+ranks_for() { # app -> rank count it runs with
+  if [[ $1 == sgd ]]; then
+    local s
+    s=$(awk -v n="$ranks" 'BEGIN { s = int(sqrt(n)); while ((s + 1) * (s + 1) <= n) s++; while (s * s > n) s--; print s * s }')
+    echo "$s"
+  else
+    echo "$ranks"
+  fi
+}
+
+# Which (app, mode) pairs run; the others are listed with the reason.
+declare -A runs_mode=() skipped=()
+run_apps=()
+for a in "${apps[@]}"; do
+  g=$(prog_for "$a" gen)
+  if [[ -n $g && ! -x $bin/$g ]]; then
+    skipped[$a]="generator $g not built"
+    continue
+  fi
+  [[ -x $bin/$a || -x $bin/$a.ompi || -x $bin/${a}_ooc || -x $bin/${a}_serial_ooc ]] || {
+    skipped[$a]="no program of $a built (not on this branch yet?)"
+    continue
+  }
+  list=()
+  for m in "${modes_all[@]}"; do
+    p=$(prog_for "$a" "$m")
+    if [[ $m == bdmpi-swap ]] && ((!storage_alloc)); then
+      skipped[$a.$m]="bdmpiexec has no --storage-alloc (runtime-managed memory not in this build): 'bdmpi' already relies on swap"
+    elif [[ $m == mpirun && -z $mpirun_bin ]]; then
+      skipped[$a.$m]="mpirun not found"
+    elif [[ ! -x $bin/$p ]]; then
+      skipped[$a.$m]="$p not built"
+    else
+      list+=("$m")
+    fi
+  done
+  runs_mode[$a]="${list[*]}"
+  run_apps+=("$a")
+  sq=$(ranks_for "$a")
+  ((sq != ranks)) && say "note: $a needs a square rank count: runs with $sq ranks, not $ranks"
+done
+for k in "${!skipped[@]}"; do say "skipped $k: ${skipped[$k]}"; done
+# With -nr 1 a running rank should fit with room to spare.
+share=$((data_bytes / ranks))
+((share * 2 > limit)) &&
+  say "warning: each rank's share of the data ($(mib $share) MiB) is more than half the limit ($(mib "$limit") MiB): even one rank at a time will not fit; use more --ranks"
+((${#run_apps[@]})) || die "nothing to run (see the skipped list above)"
+
+# ---------------------------------------------------------------- disk room
+# A swap file of data + limit (+ a quarter of the data: mpirun's ranks hold
+# more than the input alone), and at a time one application's input plus
+# as much scratch (storage-backed memory, -ooc files, the serial baseline's
+# file, or dd's file), plus 1 GiB to spare.
+swap_bytes=$(((data_bytes + data_bytes / 4 + limit + (1 << 20) - 1) >> 20 << 20))
+need=$((swap_bytes + 2 * data_bytes + (1 << 30)))
+mkdir -p "$work_parent" || die "cannot create --work $work_parent"
+avail=$(df -B1 --output=avail "$work_parent" | tail -1 | tr -d ' ')
+if ((avail < need)); then
+  die "not enough disk in $work_parent: need $(mib $need) MiB (swap $(mib $swap_bytes) MiB + 2 x data $(mib $data_bytes) MiB + 1 GiB), have $(mib "$avail") MiB. Use a smaller --limit or --data-factor, or --work on a bigger disk."
+fi
+
+# ---------------------------------------------------------------- setup
+mkdir -p "$out/logs" || die "cannot create --out $out"
+swapfile="" work="" cg=$cg_root/bdmpi-bench-$$
+job_prefix=oocb$$r
+my_cg=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+current_job=""
+swap_on=0
+
+# Processes in the benchmark cgroup (all the jobs' processes and only them).
+cg_pids() { [[ -f $cg/cgroup.procs ]] && cat "$cg/cgroup.procs" 2>/dev/null; }
+kill_cg() {
+  local pid
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [[ -z $(cg_pids) ]] && return 0
+    for pid in $(cg_pids); do kill -KILL "$pid" 2>/dev/null; done
+    sleep 0.5
+  done
+  [[ -z $(cg_pids) ]]
+}
+
+ipc_leftovers() {
+  find /dev/shm /dev/mqueue -maxdepth 1 -name "*bdmpi-$job_prefix*" 2>/dev/null
+}
+
+cleanup() {
+  local rc=$? left=()
+  trap - EXIT INT TERM
+  set +e
+  if [[ -n $current_job ]]; then
+    kill -TERM "$current_job" 2>/dev/null
+  fi
+  if [[ -d $cg ]]; then
+    kill_cg || left+=("processes still in $cg: $(cg_pids | tr '\n' ' ')")
+    # Anything that would not die goes back to where this script runs, so
+    # that the cgroup can go.
+    if [[ -n $(cg_pids) ]]; then
+      for pid in $(cg_pids); do echo "$pid" >"$cg_root$my_cg/cgroup.procs" 2>/dev/null; done
+    fi
+    rmdir "$cg" 2>/dev/null || left+=("cgroup $cg (rmdir failed)")
+  fi
+  [[ -n $current_job ]] && wait "$current_job" 2>/dev/null
+  if ((swap_on)) && [[ -n $swapfile ]]; then
+    swapoff "$swapfile" || left+=("swap file $swapfile is still active")
+  fi
+  ipc_leftovers | xargs -r rm -f
+  if [[ -n $work && -d $work ]]; then
+    if ((keep_data)) && [[ -d $work/data ]] && [[ -n $(ls -A "$work/data") ]]; then
+      find "$work" -mindepth 1 -maxdepth 1 ! -name data -exec rm -rf {} +
+      say "kept the data in $work/data"
+    else
+      rm -rf "$work"
+    fi
+  fi
+  # Verify.
+  if [[ -n $swapfile ]]; then
+    swapon --show=NAME --noheadings 2>/dev/null | grep -qxF "$swapfile" && left+=("swap $swapfile")
+    [[ -e $swapfile ]] && left+=("file $swapfile")
+  fi
+  [[ -d $cg ]] && left+=("cgroup $cg")
+  [[ -n $(ipc_leftovers) ]] && left+=("IPC objects: $(ipc_leftovers | tr '\n' ' ')")
+  if ((${#left[@]})); then
+    printf 'ooc-bench: CLEANUP INCOMPLETE: %s\n' "${left[@]}" >&2
+    ((rc == 0)) && rc=1
+  else
+    say "cleanup: swap file, cgroup, scratch$( ((keep_data)) || echo ' and data') removed; nothing of the benchmark is left"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'say "interrupted"; exit 130' INT
+trap 'say "terminated"; exit 143' TERM
+work=$(mktemp -d "$work_parent/bdmpi-ooc-bench.XXXXXX") || die "mktemp in $work_parent failed"
+swapfile=$work/swapfile
+
+mkdir -p "$work/data" "$work/scratch" "$work/ooc" "$work/tmp"
+say "work dir $work; data per application $(mib "$data_bytes") MiB; limit $(mib "$limit") MiB; swap $(mib "$swap_bytes") MiB"
+fallocate -l "$swap_bytes" "$swapfile" || die "fallocate of a $(mib "$swap_bytes") MiB swap file in $work failed"
+chmod 600 "$swapfile"
+mkswap "$swapfile" >/dev/null || die "mkswap $swapfile failed"
+swapon "$swapfile" || die "swapon $swapfile failed"
+swap_on=1
+mkdir "$cg" || die "cannot create the memory cgroup $cg"
+echo "$limit" >"$cg/memory.limit_in_bytes" || die "cannot set memory.limit_in_bytes of $cg"
+limit_real=$(cat "$cg/memory.limit_in_bytes")
+say "cgroup $cg: memory.limit_in_bytes = $limit_real"
+
+drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+vmstat_get() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+# Prefix each line with its arrival time, echo ITER/RESULT lines for progress.
+stamp() {
+  local tag=$1 line
+  while IFS= read -r line; do
+    printf '%s %s\n' "$EPOCHREALTIME" "$line"
+    [[ $line == ITER* || $line == RESULT* ]] && printf '  %-22s %s\n' "$tag" "$line" >&2
+  done
+}
+
+# run_in_cg TAG CMD...: runs CMD in the cgroup under the time cap, stdout
+# time-stamped to logs/TAG.out, stderr to logs/TAG.err. Sets run_rc,
+# run_wall, run_start, run_end, run_peak, run_swapin, run_swapout (MiB),
+# run_oom.
+run_in_cg() {
+  local tag=$1
+  shift
+  local o=$out/logs/$tag.out e=$out/logs/$tag.err
+  drop_caches
+  echo 0 >"$cg/memory.max_usage_in_bytes" 2>/dev/null
+  local in0 out0 oom0
+  in0=$(vmstat_get pswpin) out0=$(vmstat_get pswpout)
+  oom0=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
+  oom0=${oom0:-0}
+  printf '%s\n' "$*" >"$out/logs/$tag.cmd"
+  run_start=$EPOCHREALTIME
+  # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
+  (
+    TMPDIR=$work/tmp setsid --wait bash -c 'echo $$ >"$0/cgroup.procs" || exit 125; exec "$@"' \
+      "$cg" timeout --kill-after=15 "$cap" "$@" </dev/null 2>"$e" | stamp "$tag" >"$o"
+    exit "${PIPESTATUS[0]}"
+  ) &
+  current_job=$!
+  wait "$current_job"
+  run_rc=$?
+  current_job=""
+  run_end=$EPOCHREALTIME
+  kill_cg || say "warning: could not kill everything left in $cg after $tag"
+  run_wall=$(awk -v a="$run_start" -v b="$run_end" 'BEGIN { printf "%.3f", b - a }')
+  run_peak=$(mib "$(cat "$cg/memory.max_usage_in_bytes")")
+  local page=4096
+  run_swapin=$(( ($(vmstat_get pswpin) - in0) * page >> 20 ))
+  run_swapout=$(( ($(vmstat_get pswpout) - out0) * page >> 20 ))
+  local oom1
+  oom1=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
+  run_oom=$((${oom1:-0} - oom0))
+}
+
+# Records, one line per run: app mode status iters first mean_rest per_iter
+# bound wall peak swapin swapout result ranks
+records=$out/runs.tsv
+iters_csv=$out/iters.csv
+: >"$records"
+echo "app,mode,iteration,seconds" >"$iters_csv"
+failed_runs=0
+
+# record APP MODE: parses the last run's log into $records and $iters_csv.
+record() {
+  local app=$1 mode=$2 tag=$1.$2 status result
+  local o=$out/logs/$tag.out
+  # ITER lines of this app: time per iteration; arrival stamps for a capped
+  # run's in-progress iteration.
+  local stats
+  stats=$(awk -v app="$app" -v start="$run_start" -v end="$run_end" '
+    $2 == "ITER" && $3 == app { n++; t[n] = $5; last = $1 }
+    END {
+      if (n == 0) { printf "0 - - - %.3f", end - start; exit }
+      rest = 0; for (i = 2; i <= n; i++) rest += t[i]
+      mr = (n > 1) ? sprintf("%.3f", rest / (n - 1)) : "-"
+      per = (n > 1) ? rest / (n - 1) : t[1]
+      printf "%d %.3f %s %.3f %.3f", n, t[1], mr, per, end - last
+    }' "$o")
+  local n first mean_rest per since_last
+  read -r n first mean_rest per since_last <<<"$stats"
+  awk -v app="$app" -v mode="$mode" '$2 == "ITER" && $3 == app { printf "%s,%s,%d,%s\n", app, mode, $4, $5 }' "$o" >>"$iters_csv"
+  result=$(awk -v app="$app" '$2 == "RESULT" && $3 == app { r = $4 } END { print r }' "$o")
+  [[ -n $result ]] || result=-
+  local bound=exact
+  if ((run_rc == 124 || run_rc == 137)) && awk -v w="$run_wall" -v c="$cap" 'BEGIN { exit !(w >= c) }'; then
+    status=capped
+    # The iteration in progress took at least since_last: the true
+    # per-iteration time is at least the larger of the two.
+    if ((n > 0)); then
+      per=$(awk -v p="$per" -v s="$since_last" 'BEGIN { printf "%.3f", (s > p ? s : p) }')
+      bound=lower
+    else
+      per=-
+      bound=none
+    fi
+  elif ((run_rc != 0)); then
+    status="failed(rc=$run_rc$( ((run_oom > 0)) && echo ",oom-kill"))"
+    failed_runs=$((failed_runs + 1))
+    say "RUN FAILED: $tag exited with $run_rc; see $out/logs/$tag.err"
+    tail -5 "$out/logs/$tag.err" >&2
+  else
+    status=ok
+    ((n > 0)) || { status="failed(no ITER lines)"; failed_runs=$((failed_runs + 1)); }
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$mode" "$status" \
+    "$n" "$first" "$mean_rest" "$per" "$bound" "$run_wall" "$run_peak" "$run_swapin" \
+    "$run_swapout" "$result" "$run_ranks" >>"$records"
+}
+
+# bdmpiexec's files for this run go to our scratch dir; checked afterwards.
+run_count=0
+bdmpi_cmd() { # options... -- program args: prints nothing, sets cmd array
+  run_count=$((run_count + 1))
+  job_id=$job_prefix$run_count
+  cmd=("$bin/bdmpiexec" -ns "$run_ranks" -nr 1 --scratch-dir "$work/scratch" --job-id "$job_id" "$@")
+}
+check_bdmpi_leftovers() {
+  local tag=$1 left
+  left=$( { find "$work/scratch" -mindepth 1 -maxdepth 1; ipc_leftovers; } 2>/dev/null)
+  if [[ -n $left ]]; then
+    say "warning: $tag left files behind (removed): $(tr '\n' ' ' <<<"$left")"
+    rm -rf "$work"/scratch/* 2>/dev/null
+    ipc_leftovers | xargs -r rm -f
+  fi
+}
+
+# ---------------------------------------------------------------- dd bound
+dd_bs=$((16 << 20))
+dd_count=$(((data_bytes + dd_bs - 1) / dd_bs))
+say "dd: writing and reading $(mib $((dd_count * dd_bs))) MiB with direct I/O"
+run_ranks=1
+run_in_cg dd.write dd if=/dev/zero of="$work/dd.bin" bs=$dd_bs count=$dd_count oflag=direct conv=fsync
+dd_write=$run_wall
+((run_rc == 0)) || die "dd write failed: $(cat "$out/logs/dd.write.err")"
+run_in_cg dd.read dd if="$work/dd.bin" of=/dev/null bs=$dd_bs iflag=direct
+dd_read=$run_wall
+((run_rc == 0)) || die "dd read failed: $(cat "$out/logs/dd.read.err")"
+rm -f "$work/dd.bin"
+dd_mb=$(mib $((dd_count * dd_bs)))
+say "dd: write ${dd_write}s ($(awk -v m="$dd_mb" -v t="$dd_write" 'BEGIN { printf "%.0f", m / t }') MiB/s), read ${dd_read}s ($(awk -v m="$dd_mb" -v t="$dd_read" 'BEGIN { printf "%.0f", m / t }') MiB/s)"
+
+# ---------------------------------------------------------------- the runs
+for app in "${run_apps[@]}"; do
+  run_ranks=$(ranks_for "$app")
+  file=$work/data/$app.bin
+  gen=$(prog_for "$app" gen)
+  if [[ -n $gen ]]; then
+    say "$app: generating $(mib "$data_bytes") MiB with $gen"
+    t0=$EPOCHREALTIME
+    if ! "$bin/$gen" --out "$file" --bytes "$data_bytes" --seed 1 >"$out/logs/$app.gen.out" 2>"$out/logs/$app.gen.err"; then
+      say "SKIPPED $app: $gen failed: $(tail -3 "$out/logs/$app.gen.err")"
+      skipped[$app]="$gen failed"
+      rm -f "$file"
+      failed_runs=$((failed_runs + 1))
+      continue
+    fi
+    say "$app: $(mib "$(stat -c %s "$file")") MiB generated in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')s"
+    app_args=("$file" --iters "$iters")
+  else
+    bpr=$((data_bytes / run_ranks))
+    app_args=(--bytes-per-rank "$bpr" --iters "$iters")
+  fi
+  for mode in ${runs_mode[$app]}; do
+    p=$bin/$(prog_for "$app" "$mode")
+    case $mode in
+      serial-ooc)
+        if [[ $app == sweep ]]; then
+          cmd=("$p" --ranks "$run_ranks" "${app_args[@]}" --ooc-dir "$work/ooc")
+        else
+          cmd=("$p" "${app_args[@]}")
+        fi ;;
+      bdmpi-ooc) bdmpi_cmd "$p" "${app_args[@]}" --ooc-dir "$work/ooc" ;;
+      bdmpi) bdmpi_cmd "$p" "${app_args[@]}" ;;
+      bdmpi-swap) bdmpi_cmd --storage-alloc off "$p" "${app_args[@]}" ;;
+      mpirun)
+        # Open MPI's shared-memory segments go to our work dir, so that a
+        # capped (killed) run cannot leave them in /dev/shm.
+        cmd=("$mpirun_bin" --oversubscribe --mca btl_vader_backing_directory "$work/tmp"
+             -np "$run_ranks" "$p" "${app_args[@]}")
+        (($(id -u) == 0)) && cmd=("$mpirun_bin" --allow-run-as-root "${cmd[@]:1}") ;;
+    esac
+    say "$app/$mode: ${cmd[*]}"
+    run_in_cg "$app.$mode" "${cmd[@]}"
+    record "$app" "$mode"
+    [[ $mode == bdmpi* ]] && check_bdmpi_leftovers "$app.$mode"
+    rm -rf "$work"/ooc/* "$work"/tmp/* 2>/dev/null
+    say "$app/$mode: $(tail -1 "$records" | cut -f3,4,7 | tr '\t' ' ') (status, iterations, s/iteration) in ${run_wall}s"
+  done
+  ((keep_data)) || rm -f "$file"
+done
+
+# ---------------------------------------------------------------- report
+# Relative tolerance of each application's RESULT (sweep is exact).
+tolerance() {
+  case $1 in
+    sweep) echo 0 ;; kmeans) echo 1e-6 ;; pagerank) echo 1e-6 ;; sgd) echo 1e-3 ;;
+    *) echo 1e-6 ;;
+  esac
+}
+
+table=$out/table.md
+{
+  echo "# Out-of-core benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "Command: \`bench/ooc/run.sh --limit $limit_text --data-factor $factor --apps $apps_text --ranks $ranks --iters $iters --cap $cap\`"
+  echo
+  echo "Memory cgroup limit $(mib "$limit_real") MiB; data per application $(mib "$data_bytes") MiB; swap file $(mib "$swap_bytes") MiB; $(nproc) cores; runtime-managed memory (--storage-alloc): $( ((storage_alloc)) && echo available || echo 'not in this build')."
+  echo
+  echo "I/O bound (dd, direct I/O, $dd_mb MiB): write ${dd_write} s, read ${dd_read} s."
+  echo
+  echo "| app | mode | ranks | status | iters | first iter (s) | mean later iters (s) | wall (s) | peak mem (MiB) | swap in / out (MiB) | RESULT |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  awk -F'\t' '{
+      first = $5; rest = $6
+      if ($3 == "capped") { st = "> cap"; if ($8 == "lower") rest = rest " (+)" }
+      else st = $3
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |\n", $1, $2, $14, st, $4, first, rest, $9, $10, $11, $12, $13
+    }' "$records"
+  echo
+} >"$table"
+
+# Ratios of per-iteration times (mean of the iterations after the first, or
+# the first when only one ran). A capped run's time is a lower bound.
+ratio() { # app numerator-mode denominator-mode
+  awk -F'\t' -v app="$1" -v a="$2" -v b="$3" '
+    $1 == app && $2 == a { ta = $7; la = ($8 == "lower"); sa = $3 }
+    $1 == app && $2 == b { tb = $7; lb = ($8 == "lower"); sb = $3 }
+    END {
+      if (ta == "" || tb == "" || ta == "-" || tb == "-" || tb + 0 == 0) { print "n/a"; exit }
+      if (sa ~ /^failed/ || sb ~ /^failed/) { print "n/a"; exit }
+      r = sprintf("%.2f", ta / tb)
+      if (la && lb) print "? (both capped)"
+      else if (la) print "> " r
+      else if (lb) print "< " r
+      else print r
+    }' "$records"
+}
+per_iter() { awk -F'\t' -v app="$1" -v m="$2" '$1 == app && $2 == m && $3 == "ok" { print $7 }' "$records"; }
+dd_ratio() { # app mode bound-seconds
+  local t
+  t=$(per_iter "$1" "$2")
+  [[ -n $t ]] && awk -v t="$t" -v d="$3" 'BEGIN { printf "%.2f", t / d }' || echo n/a
+}
+dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
+{
+  echo "Ratios of time per iteration (mean after the first; \"> x\" when the numerator run hit the cap):"
+  echo
+  echo "| app | bdmpi-ooc / serial-ooc | mpirun / bdmpi | bdmpi-swap / bdmpi | bdmpi / bdmpi-ooc | bdmpi / dd (write+read) | bdmpi / dd read |"
+  echo "|---|---|---|---|---|---|---|"
+  for app in "${run_apps[@]}"; do
+    [[ -n ${skipped[$app]:-} ]] && continue
+    echo "| $app | $(ratio "$app" bdmpi-ooc serial-ooc) | $(ratio "$app" mpirun bdmpi) | $(ratio "$app" bdmpi-swap bdmpi) | $(ratio "$app" bdmpi bdmpi-ooc) | $(dd_ratio "$app" bdmpi "$dd_wr") | $(dd_ratio "$app" bdmpi "$dd_read") |"
+  done
+  echo
+} >>"$table"
+
+# Results side by side, checked against the first run that finished.
+disagree=0
+{
+  echo "Results (each run's RESULT against the first finished run of the app; tolerance: sweep exact, else relative):"
+  echo
+  echo "| app | tolerance | reference | $(IFS='|'; echo "${modes_all[*]}" | sed 's/|/ | /g') | agree |"
+  echo "|---|---|---|$(printf -- '---|%.0s' "${modes_all[@]}")---|"
+  for app in "${run_apps[@]}"; do
+    [[ -n ${skipped[$app]:-} ]] && continue
+    tol=$(tolerance "$app")
+    ref=$(awk -F'\t' -v app="$app" '$1 == app && $13 != "-" { print $13; exit }' "$records")
+    row="| $app | $tol | ${ref:--} |"
+    verdict=yes
+    for m in "${modes_all[@]}"; do
+      r=$(awk -F'\t' -v app="$app" -v m="$m" '$1 == app && $2 == m { print $13 }' "$records")
+      [[ -z $r ]] && { row+=" (not run) |"; continue; }
+      if [[ $r == - ]]; then row+=" - |"; continue; fi
+      if [[ $tol == 0 ]]; then
+        same=$([[ $r == "$ref" ]] && echo 1 || echo 0)
+      else
+        same=$(awk -v a="$r" -v b="$ref" -v t="$tol" 'BEGIN {
+          d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); n = (b < 0 ? -b : b); if (n > m) m = n
+          print (d <= t * m || d == 0) ? 1 : 0 }')
+      fi
+      if ((same)); then row+=" $r |"; else row+=" **$r** |"; verdict="**NO**"; fi
+    done
+    row+=" $verdict |"
+    echo "$row"
+    [[ $verdict == yes ]] || disagree=1
+  done
+  echo
+  if ((${#skipped[@]})); then
+    echo "Skipped:"
+    echo
+    for k in $(printf '%s\n' "${!skipped[@]}" | sort); do echo "* $k: ${skipped[$k]}"; done
+    echo
+  fi
+} >>"$table"
+
+# CSV of the runs.
+{
+  echo "app,mode,ranks,status,iterations,first_s,mean_later_s,per_iteration_s,bound,wall_s,peak_mib,swapin_mib,swapout_mib,result"
+  awk -F'\t' -v OFS=, '{ print $1, $2, $14, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 }' "$records"
+  echo "dd,write,1,ok,1,$dd_write,-,$dd_write,exact,$dd_write,-,-,-,-"
+  echo "dd,read,1,ok,1,$dd_read,-,$dd_read,exact,$dd_read,-,-,-,-"
+} >"$out/runs.csv"
+
+# Plot: per-iteration time by app (one panel each) and mode (one line each).
+if command -v gnuplot >/dev/null; then
+  pd=$out/plotdata
+  mkdir -p "$pd"
+  napps=0
+  plot_cmds=""
+  for app in "${run_apps[@]}"; do
+    [[ -n ${skipped[$app]:-} ]] && continue
+    lines=()
+    for m in "${modes_all[@]}"; do
+      awk -F, -v app="$app" -v m="$m" '$1 == app && $2 == m { print $3, $4 }' "$iters_csv" >"$pd/$app.$m.dat"
+      [[ -s $pd/$app.$m.dat ]] && lines+=("'$pd/$app.$m.dat' using 1:2 with linespoints title '$m'")
+    done
+    ((${#lines[@]})) || continue
+    napps=$((napps + 1))
+    plot_cmds+="set title '$app ($(ranks_for "$app") ranks)'"$'\n'
+    plot_cmds+="plot $(IFS=,; echo "${lines[*]}"), $dd_wr with lines dashtype 2 lc rgb 'gray' title 'dd write+read'"$'\n'
+  done
+  if ((napps)); then
+    cols=$((napps < 2 ? 1 : 2))
+    rows=$(((napps + cols - 1) / cols))
+    cat >"$pd/plot.gp" <<EOF
+set terminal pngcairo size $((640 * cols)),$((420 * rows)) font ',10'
+set output '$out/plot.png'
+set multiplot layout $rows,$cols title 'Out-of-core benchmark: limit $(mib "$limit_real") MiB, data $(mib "$data_bytes") MiB per app'
+set logscale y
+set xlabel 'iteration'
+set ylabel 'seconds per iteration'
+set key outside right
+set grid
+$plot_cmds
+unset multiplot
+EOF
+    gnuplot "$pd/plot.gp" 2>"$out/logs/gnuplot.err" && say "plot: $out/plot.png" ||
+      say "warning: gnuplot failed: $(head -3 "$out/logs/gnuplot.err")"
+  fi
+fi
+
+cat "$table"
+if ((disagree)); then
+  printf '\n!!!!!!!! RESULTS DISAGREE between runs of the same application: see the bold entries above !!!!!!!!\n\n' >&2
+fi
+say "results in $out (table.md, runs.csv, iters.csv, plot.png, logs/)"
+((disagree || failed_runs)) && exit 1
+exit 0
