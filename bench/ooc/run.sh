@@ -496,11 +496,13 @@ for app in "${run_apps[@]}"; do
     p=$bin/$(prog_for "$app" "$mode")
     case $mode in
       serial-ooc)
-        if [[ $app == sweep ]]; then
-          cmd=("$p" --ranks "$run_ranks" "${app_args[@]}" --ooc-dir "$work/ooc")
-        else
-          cmd=("$p" "${app_args[@]}")
-        fi ;;
+        # The serial baselines of sweep and sgd compute what N ranks do
+        # (sgd: the same G x G diagonal schedule, bit for bit).
+        case $app in
+          sweep) cmd=("$p" --ranks "$run_ranks" "${app_args[@]}" --ooc-dir "$work/ooc") ;;
+          sgd) cmd=("$p" "${app_args[@]}" --grid "$(awk -v n="$run_ranks" 'BEGIN { print int(sqrt(n) + 0.5) }')") ;;
+          *) cmd=("$p" "${app_args[@]}") ;;
+        esac ;;
       bdmpi-ooc) bdmpi_cmd "$p" "${app_args[@]}" --ooc-dir "$work/ooc" ;;
       bdmpi) bdmpi_cmd "$p" "${app_args[@]}" ;;
       bdmpi-swap) bdmpi_cmd --storage-alloc off "$p" "${app_args[@]}" ;;
@@ -522,11 +524,14 @@ for app in "${run_apps[@]}"; do
 done
 
 # ---------------------------------------------------------------- report
-# Relative tolerance of each application's RESULT (sweep is exact).
+# Relative tolerance of each application's RESULT, as its tests state
+# (apps/README.md): sweep is exact; k-means' objective and PageRank's
+# checksum are sums taken in another order; SGD is bit-identical to its
+# serial schedule, the tolerance only covers the printed digits.
 tolerance() {
   case $1 in
-    sweep) echo 0 ;; kmeans) echo 1e-6 ;; pagerank) echo 1e-6 ;; sgd) echo 1e-3 ;;
-    *) echo 1e-6 ;;
+    sweep) echo 0 ;; kmeans) echo 1e-9 ;; pagerank) echo 1e-10 ;; sgd) echo 1e-12 ;;
+    *) echo 1e-9 ;;
   esac
 }
 
