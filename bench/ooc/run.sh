@@ -18,8 +18,8 @@
 #   --iters N         iterations of every run (default 5)
 #   --cap SECS        wall-clock cap per run (default 600); a capped run is
 #                     reported as "> cap" with the iterations it completed
-#   --build DIR       build tree with bin/ (default: <repo>/build); missing
-#                     targets are built there unless --no-build
+#   --build DIR       build tree with bin/ (default: <repo>/build); the
+#                     programs are (re)built there first unless --no-build
 #   --out DIR         results: table.md, runs.csv, iters.csv, plot.png, logs/
 #                     (default ./ooc-bench-<date>)
 #   --work DIR        where data, swap file and scratch go (default /var/tmp)
@@ -146,12 +146,13 @@ prog_for() { # app mode
 modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun)
 
 if ((do_build)) && [[ -f $build/CMakeCache.txt ]]; then
-  want=()
-  for t in bdmpiexec bdmprun; do [[ -x $bin/$t ]] || want+=("$t"); done
+  # Every program involved, so that none is stale (cmake skips what is
+  # up to date).
+  want=(bdmpiexec bdmprun)
   for a in "${apps[@]}"; do
     for m in gen "${modes_all[@]}"; do
       p=$(prog_for "$a" "$m")
-      [[ -n $p && ! -x $bin/$p ]] && want+=("$p")
+      [[ -n $p ]] && want+=("$p")
     done
   done
   # Only targets this tree knows (an application may not have landed yet).
