@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  double load_start = app_now();
   uint64_t first = app_documents_split(&doc, (uint64_t)rank, (uint64_t)size);
   uint64_t last = app_documents_split(&doc, (uint64_t)rank + 1, (uint64_t)size);
   app_doc_rows rows;
@@ -134,6 +135,16 @@ int main(int argc, char** argv) {
     m.centroids = NULL;
   }
 #endif
+
+  /* Iteration times should not include the input: under BDMPI with -nr 1
+   * the ranks read their blocks one after the other. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf(PROG ": %d ranks read %llu rows, %llu non-zeros in %.2f s\n", size,
+           (unsigned long long)doc.rows, (unsigned long long)doc.nnz,
+           app_now() - load_start);
+    fflush(stdout);
+  }
 
   double objective = 0;
   for (int it = 1; it <= o.iters; ++it) {

@@ -179,8 +179,8 @@ void km_clear(km_model* m) {
 
 void km_assign(km_model* m, const app_doc_rows* rows, int32_t* assign) {
   const int k = m->k;
-  const double* c = m->centroids;
-  double* dots = malloc(sizeof(double) * (size_t)k);
+  const double* restrict c = m->centroids;
+  double* restrict dots = malloc(sizeof(double) * (size_t)k);
   if (dots == NULL) {
     fprintf(stderr, "k-means: no memory for %d similarities\n", k);
     exit(1);
