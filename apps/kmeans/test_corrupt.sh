@@ -19,6 +19,7 @@ rows=2000
 # escapes) written at OFFSET.
 damaged() {
   cp "$dir/good" "$dir/$1"
+  # shellcheck disable=SC2059 # $3 is the bytes, written as printf escapes
   printf "$3" | dd of="$dir/$1" bs=1 seek="$2" conv=notrunc status=none
 }
 "$bin/gen_documents" --out "$dir/small" --rows 10 --cols 1000 >/dev/null || exit 1
