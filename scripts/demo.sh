@@ -8,8 +8,8 @@
 #   bdmpiexec -ns 32 -nr 1 kmeans DATA --iters 3  the unmodified MPI program
 #
 # With -nr 1 one rank of 32 runs at a time and works on its 1/32 of the
-# matrix (about 32 MiB plus 13 MiB of centroids and sums): the job's data
-# is 20 times the running rank's working set, and the waiting ranks' memory
+# matrix (about 32 MiB plus 12 MiB of centroids and sums): the job's data
+# is over 20 times the running rank's working set, and the waiting ranks' memory
 # is what BDMPI may page out. It prints both programs' iterations, checks
 # that their RESULT lines agree (rows moved exactly, objective within 1e-9
 # relative; see apps/README.md), prints the time per iteration of each and
