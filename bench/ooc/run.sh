@@ -651,7 +651,9 @@ if command -v gnuplot >/dev/null; then
     lines=()
     for m in "${modes_all[@]}"; do
       awk -F, -v app="$app" -v m="$m" '$1 == app && $2 == m { print $3, $4 }' "$iters_csv" >"$pd/$app.$m.dat"
-      [[ -s $pd/$app.$m.dat ]] && lines+=("'$pd/$app.$m.dat' using 1:2 with linespoints title '$m'")
+      st=$(awk -F'\t' -v app="$app" -v m="$m" '$1 == app && $2 == m { print $3 }' "$records")
+      [[ $st == capped ]] && st="$m (capped at $cap s)" || st=$m
+      [[ -s $pd/$app.$m.dat ]] && lines+=("'$pd/$app.$m.dat' using 1:2 with linespoints title '$st'")
     done
     ((${#lines[@]})) || continue
     napps=$((napps + 1))
@@ -667,6 +669,7 @@ set output '$out/plot.png'
 set multiplot layout $rows,$cols title 'Out-of-core benchmark: limit $(mib "$limit_real") MiB, data $(mib "$data_bytes") MiB per app'
 set logscale y
 set xlabel 'iteration'
+set xtics 1
 set ylabel 'seconds per iteration'
 set key outside right
 set grid
