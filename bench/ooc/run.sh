@@ -6,13 +6,16 @@
 # Usage (as root):
 #   bench/ooc/run.sh [--limit SIZE] [--data-factor F] [--apps LIST]
 #                    [--ranks N] [--iters N] [--cap SECS] [--build DIR]
-#                    [--out DIR] [--work DIR] [--keep-data] [--no-build]
+#                    [--modes LIST] [--out DIR] [--work DIR] [--keep-data]
+#                    [--no-build]
 #
 #   --limit SIZE      memory cgroup limit (default 2g; k/m/g suffixes)
 #   --data-factor F   data of each application ~ F x limit (default 4)
 #   --apps LIST       comma-separated, from kmeans,pagerank,sgd,sweep
 #                     (default all four; those whose programs are not built
 #                     are skipped with the reason)
+#   --modes LIST      comma-separated subset of serial-ooc,bdmpi-ooc,bdmpi,
+#                     bdmpi-swap,mpirun (default all; see below)
 #   --ranks N         MPI ranks (default 16); sgd needs a perfect square and
 #                     runs with the largest square <= N otherwise
 #   --iters N         iterations of every run (default 5)
@@ -70,6 +73,7 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 limit_text=2g
 factor=4
 apps_text=kmeans,pagerank,sgd,sweep
+modes_text=serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun
 ranks=16
 iters=5
 cap=600
@@ -83,6 +87,7 @@ while (($#)); do
     --limit) limit_text=${2?--limit needs a value}; shift 2 ;;
     --data-factor) factor=${2?--data-factor needs a value}; shift 2 ;;
     --apps) apps_text=${2?--apps needs a value}; shift 2 ;;
+    --modes) modes_text=${2?--modes needs a value}; shift 2 ;;
     --ranks) ranks=${2?--ranks needs a value}; shift 2 ;;
     --iters) iters=${2?--iters needs a value}; shift 2 ;;
     --cap) cap=${2?--cap needs a value}; shift 2 ;;
@@ -107,6 +112,11 @@ for a in "${apps[@]}"; do
   case $a in kmeans | pagerank | sgd | sweep) ;; *) die "--apps: unknown application '$a' (kmeans,pagerank,sgd,sweep)" ;; esac
 done
 ((${#apps[@]})) || die "--apps is empty"
+IFS=, read -r -a modes_wanted <<<"$modes_text"
+for m in "${modes_wanted[@]}"; do
+  case $m in serial-ooc | bdmpi-ooc | bdmpi | bdmpi-swap | mpirun) ;; *) die "--modes: unknown mode '$m' (serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun)" ;; esac
+done
+((${#modes_wanted[@]})) || die "--modes is empty"
 [[ -n $out ]] || out=$PWD/ooc-bench-$(date -u +%Y%m%d-%H%M%S)
 # Data per application, a multiple of 1 MiB.
 data_bytes=$(awk -v l="$limit" -v f="$factor" 'BEGIN { printf "%.0f", int(l * f / 1048576) * 1048576 }')
@@ -200,7 +210,9 @@ for a in "${apps[@]}"; do
   list=()
   for m in "${modes_all[@]}"; do
     p=$(prog_for "$a" "$m")
-    if [[ $m == bdmpi-swap ]] && ((!storage_alloc)); then
+    if [[ ",$modes_text," != *",$m,"* ]]; then
+      continue  # not asked for
+    elif [[ $m == bdmpi-swap ]] && ((!storage_alloc)); then
       skipped[$a.$m]="bdmpiexec has no --storage-alloc (runtime-managed memory not in this build): 'bdmpi' already relies on swap"
     elif [[ $m == mpirun && -z $mpirun_bin ]]; then
       skipped[$a.$m]="mpirun not found"
@@ -540,7 +552,7 @@ table=$out/table.md
 {
   echo "# Out-of-core benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "Command: \`bench/ooc/run.sh --limit $limit_text --data-factor $factor --apps $apps_text --ranks $ranks --iters $iters --cap $cap\`"
+  echo "Command: \`bench/ooc/run.sh --limit $limit_text --data-factor $factor --apps $apps_text --modes $modes_text --ranks $ranks --iters $iters --cap $cap\`"
   echo
   echo "Memory cgroup limit $(mib "$limit_real") MiB; data per application $(mib "$data_bytes") MiB; swap file $(mib "$swap_bytes") MiB; $(nproc) cores; runtime-managed memory (--storage-alloc): $( ((storage_alloc)) && echo available || echo 'not in this build')."
   echo
