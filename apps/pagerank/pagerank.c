@@ -26,12 +26,12 @@
  * back after. The graph block, the slots and the receive map are written
  * once (READONLY); the rank vector is READWRITE. The send and receive
  * buffers of step 2 live only around that call. */
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpi.h>
-
+#include "app_alloc.h"
 #include "app_util.h"
 #include "graph_format.h"
 #include "ooc_store.h"
@@ -40,39 +40,30 @@
 typedef struct pr_rank {
   int size, me;
   uint64_t n, lo, nloc;
-  uint64_t* rowptr;      /* nloc + 1 (absolute edge offsets) */
-  uint32_t* slots;       /* per local edge: its slot in the send buffer */
-  uint32_t* recv_local;  /* per received value: the local vertex it is for */
-  double* rank;          /* nloc */
+  uint64_t *rowptr;     /* nloc + 1 (absolute edge offsets) */
+  uint32_t *slots;      /* per local edge: its slot in the send buffer */
+  uint32_t *recv_local; /* per received value: the local vertex it is for */
+  double *rank;         /* nloc */
   int *send_counts, *send_displs, *recv_counts, *recv_displs;
   uint64_t nsend, nrecv;
-  app_ooc_store* store;  /* NULL unless pagerank_ooc */
+  app_ooc_store *store; /* NULL unless pagerank_ooc */
 } pr_rank;
 
-static void* xmalloc(size_t bytes) {
-  void* p = malloc(bytes ? bytes : 1);
-  if (p == NULL) {
-    fprintf(stderr, "pagerank: out of memory (%zu bytes)\n", bytes);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  return p;
-}
-
 /* The ooc discipline around a blocking call (no-ops without a store). */
-static void before_blocking(pr_rank* s) {
+static void before_blocking(pr_rank *s) {
   if (s->store != NULL) app_ooc_save(s->store);
 }
-static void after_blocking(pr_rank* s) {
+static void after_blocking(pr_rank *s) {
   if (s->store != NULL) app_ooc_load(s->store);
 }
 
-static int compare_u32(const void* a, const void* b) {
-  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+static int compare_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return (x > y) - (x < y);
 }
 
 /* Index of `key` in the sorted, distinct `keys` (it is there). */
-static uint32_t find_slot(const uint32_t* keys, uint64_t count, uint32_t key) {
+static uint32_t find_slot(const uint32_t *keys, uint64_t count, uint32_t key) {
   uint64_t lo = 0, hi = count;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
@@ -84,15 +75,16 @@ static uint32_t find_slot(const uint32_t* keys, uint64_t count, uint32_t key) {
   return (uint32_t)lo;
 }
 
-static int* prefix_sums(const int* counts, int size, uint64_t* total) {
-  int* displs = xmalloc(sizeof(int) * (size_t)size);
+static int *prefix_sums(const int *counts, int size, uint64_t *total) {
+  int *displs = app_alloc(sizeof(int) * (size_t)size, 0, "pagerank");
   uint64_t at = 0;
   for (int q = 0; q < size; ++q) {
     displs[q] = (int)at;
     at += (uint64_t)counts[q];
   }
   if (at > (uint64_t)INT32_MAX) {
-    fprintf(stderr, "pagerank: more than 2^31 values to exchange per rank; "
+    fprintf(stderr,
+            "pagerank: more than 2^31 values to exchange per rank; "
             "use more ranks\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
@@ -101,24 +93,24 @@ static int* prefix_sums(const int* counts, int size, uint64_t* total) {
 }
 
 /* Reads the rank's block and builds the exchange plan (see the top). */
-static void setup(pr_rank* s, graph_file* g) {
+static void setup(pr_rank *s, graph_file *g) {
   s->n = g->n;
   s->lo = graph_split(g, (uint64_t)s->size, (uint64_t)s->me);
   uint64_t hi = graph_split(g, (uint64_t)s->size, (uint64_t)s->me + 1);
   s->nloc = hi - s->lo;
-  uint64_t* bounds = xmalloc(8 * ((size_t)s->size + 1));
+  uint64_t *bounds = app_alloc(8 * ((size_t)s->size + 1), 0, "pagerank");
   MPI_Allgather(&s->lo, 1, MPI_UINT64_T, bounds, 1, MPI_UINT64_T,
                 MPI_COMM_WORLD);
   bounds[s->size] = s->n;
 
   uint64_t edges = graph_row_offset(g, hi) - graph_row_offset(g, s->lo);
-  s->rowptr = xmalloc(8 * (s->nloc + 1));
-  s->slots = xmalloc(4 * edges);
+  s->rowptr = app_alloc(8 * (s->nloc + 1), 0, "pagerank");
+  s->slots = app_alloc(4 * edges, 0, "pagerank");
   if (graph_read_rows(g, s->lo, hi, s->rowptr, s->slots) != 0)
     MPI_Abort(MPI_COMM_WORLD, 1);
 
   /* Distinct targets, sorted: grouped by owner, since owners hold ranges. */
-  uint32_t* wanted = xmalloc(4 * edges);
+  uint32_t *wanted = app_alloc(4 * edges, 0, "pagerank");
   memcpy(wanted, s->slots, 4 * edges);
   qsort(wanted, edges, 4, compare_u32);
   uint64_t distinct = 0;
@@ -128,8 +120,8 @@ static void setup(pr_rank* s, graph_file* g) {
   for (uint64_t e = 0; e < edges; ++e)
     s->slots[e] = find_slot(wanted, distinct, s->slots[e]);
 
-  s->send_counts = xmalloc(sizeof(int) * (size_t)s->size);
-  s->recv_counts = xmalloc(sizeof(int) * (size_t)s->size);
+  s->send_counts = app_alloc(sizeof(int) * (size_t)s->size, 0, "pagerank");
+  s->recv_counts = app_alloc(sizeof(int) * (size_t)s->size, 0, "pagerank");
   uint64_t at = 0;
   for (int q = 0; q < s->size; ++q) {
     uint64_t start = at;
@@ -140,7 +132,7 @@ static void setup(pr_rank* s, graph_file* g) {
                MPI_COMM_WORLD);
   s->send_displs = prefix_sums(s->send_counts, s->size, &s->nsend);
   s->recv_displs = prefix_sums(s->recv_counts, s->size, &s->nrecv);
-  s->recv_local = xmalloc(4 * s->nrecv);
+  s->recv_local = app_alloc(4 * s->nrecv, 0, "pagerank");
   MPI_Alltoallv(wanted, s->send_counts, s->send_displs, MPI_UINT32_T,
                 s->recv_local, s->recv_counts, s->recv_displs, MPI_UINT32_T,
                 MPI_COMM_WORLD);
@@ -156,20 +148,20 @@ static void setup(pr_rank* s, graph_file* g) {
   free(wanted);
   free(bounds);
 
-  s->rank = xmalloc(8 * s->nloc);
+  s->rank = app_alloc(8 * s->nloc, 0, "pagerank");
   for (uint64_t i = 0; i < s->nloc; ++i) s->rank[i] = 1.0 / (double)s->n;
   if (s->store != NULL) {
-    app_ooc_add(s->store, (void**)&s->rowptr, 8 * (s->nloc + 1),
+    app_ooc_add(s->store, (void **)&s->rowptr, 8 * (s->nloc + 1),
                 APP_OOC_READONLY);
-    app_ooc_add(s->store, (void**)&s->slots, 4 * edges, APP_OOC_READONLY);
-    app_ooc_add(s->store, (void**)&s->recv_local, 4 * s->nrecv,
+    app_ooc_add(s->store, (void **)&s->slots, 4 * edges, APP_OOC_READONLY);
+    app_ooc_add(s->store, (void **)&s->recv_local, 4 * s->nrecv,
                 APP_OOC_READONLY);
-    app_ooc_add(s->store, (void**)&s->rank, 8 * s->nloc, APP_OOC_READWRITE);
+    app_ooc_add(s->store, (void **)&s->rank, 8 * s->nloc, APP_OOC_READWRITE);
   }
 }
 
 /* Global sums of values[0..count) (MPI_Allreduce). */
-static void sum_all(pr_rank* s, double* values, int count) {
+static void sum_all(pr_rank *s, double *values, int count) {
   double totals[2];
   before_blocking(s);
   MPI_Allreduce(values, totals, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -179,11 +171,10 @@ static void sum_all(pr_rank* s, double* values, int count) {
 
 /* One iteration. `dangling` is the graph's dangling mass of the current
  * ranks on entry and of the new ones on return. Returns the L1 change. */
-static double iterate(pr_rank* s, double* dangling) {
-  double* send = calloc(s->nsend ? s->nsend : 1, 8);
-  if (send == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+static double iterate(pr_rank *s, double *dangling) {
+  double *send = app_alloc(8 * s->nsend, 1, "pagerank");
   pr_push(s->rowptr, s->nloc, s->slots, s->rank, send);
-  double* recv = xmalloc(8 * s->nrecv);
+  double *recv = app_alloc(8 * s->nrecv, 0, "pagerank");
   before_blocking(s);
   MPI_Alltoallv(send, s->send_counts, s->send_displs, MPI_DOUBLE, recv,
                 s->recv_counts, s->recv_displs, MPI_DOUBLE, MPI_COMM_WORLD);
@@ -191,8 +182,7 @@ static double iterate(pr_rank* s, double* dangling) {
   free(send);
   /* Received values are added in rank order, where the serial code adds
    * them in edge order: only rounding differs. */
-  double* incoming = calloc(s->nloc ? s->nloc : 1, 8);
-  if (incoming == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+  double *incoming = app_alloc(8 * s->nloc, 1, "pagerank");
   for (uint64_t k = 0; k < s->nrecv; ++k) incoming[s->recv_local[k]] += recv[k];
   free(recv);
   double sums[2];
@@ -205,7 +195,7 @@ static double iterate(pr_rank* s, double* dangling) {
   return sums[0];
 }
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   pr_rank s = {0};
   MPI_Comm_size(MPI_COMM_WORLD, &s.size);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "app_alloc.h"
 #include "app_util.h"
 #include "graph_format.h"
 #include "pagerank_kernel.h"
@@ -25,16 +26,7 @@
 #define STREAMING 0
 #endif
 
-static void* xmalloc(size_t bytes) {
-  void* p = malloc(bytes ? bytes : 1);
-  if (p == NULL) {
-    fprintf(stderr, PROGRAM ": out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   pr_options o;
   pr_parse_args(argc, argv, PROGRAM, 0, STREAMING, &o);
   graph_file g;
@@ -48,22 +40,21 @@ int main(int argc, char** argv) {
     parts = (bytes + o.chunk - 1) / o.chunk;
     if (parts > n) parts = n;
   }
-  uint64_t* bounds = xmalloc(8 * (parts + 1));
+  uint64_t *bounds = app_alloc(8 * (parts + 1), 0, PROGRAM);
   uint64_t max_rows = 0, max_edges = 0;
   for (uint64_t k = 0; k <= parts; ++k) {
     bounds[k] = graph_split(&g, parts, k);
     if (k == 0) continue;
     uint64_t rows = bounds[k] - bounds[k - 1];
-    uint64_t edges = graph_row_offset(&g, bounds[k]) -
-                     graph_row_offset(&g, bounds[k - 1]);
+    uint64_t edges =
+        graph_row_offset(&g, bounds[k]) - graph_row_offset(&g, bounds[k - 1]);
     if (rows > max_rows) max_rows = rows;
     if (edges > max_edges) max_edges = edges;
   }
-  uint64_t* rowptr = xmalloc(8 * (max_rows + 1));
-  uint32_t* targets = xmalloc(4 * max_edges);
-  double* rank = xmalloc(8 * n);
-  double* incoming = calloc(n, 8);
-  if (incoming == NULL) return 1;
+  uint64_t *rowptr = app_alloc(8 * (max_rows + 1), 0, PROGRAM);
+  uint32_t *targets = app_alloc(4 * max_edges, 0, PROGRAM);
+  double *rank = app_alloc(8 * n, 0, PROGRAM);
+  double *incoming = app_alloc(8 * n, 1, PROGRAM);
   for (uint64_t v = 0; v < n; ++v) rank[v] = 1.0 / (double)n;
   if (!STREAMING && graph_read_rows(&g, 0, n, rowptr, targets) != 0) return 1;
 

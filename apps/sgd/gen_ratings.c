@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_alloc.h"
 #include "app_args.h"
 #include "app_perm.h"
 #include "app_util.h"
@@ -41,26 +42,26 @@ typedef struct model {
   app_perm item_perm;
 } model;
 
-static void item_factors(const model* m, uint64_t item, double q[kTrueRank]) {
+static void item_factors(const model *m, uint64_t item, double q[kTrueRank]) {
   app_rng rng = app_rng_seed(m->seed, (1ull << 40) + item);
   for (int k = 0; k < kTrueRank; ++k)
     q[k] = FACTOR_SCALE * (2 * app_rng_uniform(&rng) - 1);
 }
 
-static double gaussian(app_rng* rng) {
+static double gaussian(app_rng *rng) {
   double u1 = app_rng_uniform(rng), u2 = app_rng_uniform(rng);
   return sqrt(-2 * log(1 - u1)) * cos(6.283185307179586 * u2);
 }
 
-static int compare_u32(const void* a, const void* b) {
-  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+static int compare_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return (x > y) - (x < y);
 }
 
 /* Appends user u's ratings (sorted by item) to out[*count ...]. `items` is
  * scratch for the cap's worth of ids. */
-static void user_ratings(const model* m, uint64_t u, uint32_t* items,
-                         rating* out, uint64_t* count) {
+static void user_ratings(const model *m, uint64_t u, uint32_t *items,
+                         rating *out, uint64_t *count) {
   app_rng rng = app_rng_seed(m->seed, u);
   double p[kTrueRank], q[kTrueRank];
   for (int k = 0; k < kTrueRank; ++k)
@@ -84,7 +85,7 @@ static void user_ratings(const model* m, uint64_t u, uint32_t* items,
   }
 }
 
-static void write_at(FILE* f, const char* path, const void* data, size_t bytes,
+static void write_at(FILE *f, const char *path, const void *data, size_t bytes,
                      uint64_t offset) {
   if (fseeko(f, (off_t)offset, SEEK_SET) != 0 ||
       fwrite(data, 1, bytes, f) != bytes) {
@@ -93,17 +94,8 @@ static void write_at(FILE* f, const char* path, const void* data, size_t bytes,
   }
 }
 
-static void* alloc_or_die(size_t bytes) {
-  void* p = malloc(bytes ? bytes : 1);
-  if (p == NULL) {
-    fprintf(stderr, "gen_ratings: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-int main(int argc, char** argv) {
-  const char* out = NULL;
+int main(int argc, char **argv) {
+  const char *out = NULL;
   uint64_t bytes = 0, users = 0, items = 0, seed = 1;
   double avg = 50;
   app_arg args[] = {APP_ARG("--out", APP_ARG_STRING, &out),
@@ -112,7 +104,7 @@ int main(int argc, char** argv) {
                     APP_ARG("--items", APP_ARG_SIZE, &items),
                     APP_ARG("--avg-ratings", APP_ARG_DOUBLE, &avg),
                     APP_ARG("--seed", APP_ARG_U64, &seed)};
-  const char* usage =
+  const char *usage =
       "gen_ratings --out FILE (--bytes SIZE | --users N) [--items M] "
       "[--avg-ratings R] [--seed S]";
   app_parse_args(argc, argv, args, 6, NULL, usage);
@@ -137,11 +129,11 @@ int main(int argc, char** argv) {
   if (buckets > users) buckets = users;
   if (buckets > items) buckets = items;
   uint64_t groups = buckets * buckets;
-  uint64_t* index = calloc(groups + 1, 8);
+  uint64_t *index = app_alloc(8 * (groups + 1), 1, "gen_ratings");
   uint64_t cap = (uint64_t)fmin(20 * avg, (double)items);
-  uint32_t* scratch_items = alloc_or_die(cap * sizeof(uint32_t));
-  FILE* f = fopen(out, "wb");
-  if (index == NULL || f == NULL) {
+  uint32_t *scratch_items = app_alloc(cap * sizeof(uint32_t), 0, "gen_ratings");
+  FILE *f = fopen(out, "wb");
+  if (f == NULL) {
     fprintf(stderr, "gen_ratings: cannot create %s: %s\n", out,
             strerror(errno));
     return 1;
@@ -158,8 +150,10 @@ int main(int argc, char** argv) {
   for (uint64_t ub = 0; ub < buckets; ++ub) {
     uint64_t u0 = ratings_bucket_start(users, buckets, ub);
     uint64_t u1 = ratings_bucket_start(users, buckets, ub + 1);
-    rating* made = alloc_or_die((u1 - u0) * cap * sizeof(rating));
-    rating* sorted = alloc_or_die((u1 - u0) * cap * sizeof(rating));
+    rating *made =
+        app_alloc((u1 - u0) * cap * sizeof(rating), 0, "gen_ratings");
+    rating *sorted =
+        app_alloc((u1 - u0) * cap * sizeof(rating), 0, "gen_ratings");
     uint64_t count = 0;
     for (uint64_t u = u0; u < u1; ++u)
       user_ratings(&m, u, scratch_items, made, &count);
@@ -174,8 +168,7 @@ int main(int argc, char** argv) {
       at += size;
     }
     for (uint64_t k = 0; k < count; ++k)
-      sorted[next[ratings_bucket_of(items, buckets, made[k].item)]++] =
-          made[k];
+      sorted[next[ratings_bucket_of(items, buckets, made[k].item)]++] = made[k];
     write_at(f, out, sorted, count * sizeof(rating),
              ratings_record_offset(buckets, nnz));
     nnz += count;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "app_alloc.h"
 #include "app_util.h"
 #include "ratings_format.h"
 #include "sgd_kernel.h"
@@ -28,15 +29,6 @@
 #define STREAMING 0
 #endif
 
-static void* xmalloc(size_t bytes) {
-  void* p = malloc(bytes ? bytes : 1);
-  if (p == NULL) {
-    fprintf(stderr, PROGRAM ": out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
 /* What a block's updates need besides the ratings (ratings_stream_block
  * hands them over a chunk at a time). */
 typedef struct block_pass {
@@ -47,13 +39,13 @@ typedef struct block_pass {
   double sse;
 } block_pass;
 
-static void update_chunk(void* ctx, const rating* ratings, uint64_t count) {
-  block_pass* b = ctx;
+static void update_chunk(void *ctx, const rating *ratings, uint64_t count) {
+  block_pass *b = ctx;
   sgd_update(ratings, count, b->U, b->u0, b->V, b->i0, b->rank, b->lr,
              b->lambda, &b->sse);
 }
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   sgd_options o;
   sgd_parse_args(argc, argv, PROGRAM,
                  SGD_ARG_GRID | (STREAMING ? SGD_ARG_CHUNK : 0), &o);
@@ -61,28 +53,29 @@ int main(int argc, char** argv) {
   if (ratings_open(o.file, &r) != 0) return 1;
   if (ratings_check_grid(&r, (uint64_t)o.grid) != 0) return 1;
   int grid = o.grid, R = o.rank;
-  float* U = xmalloc(4 * r.users * (uint64_t)R);
-  float* V = xmalloc(4 * r.items * (uint64_t)R);
+  float *U = app_alloc(4 * r.users * (uint64_t)R, 0, PROGRAM);
+  float *V = app_alloc(4 * r.items * (uint64_t)R, 0, PROGRAM);
   sgd_init_factors(U, 0, r.users, R, o.seed, 0);
   sgd_init_factors(V, 0, r.items, R, o.seed, 1);
 
   /* In memory: every block's ratings, loaded once. Streaming: one buffer. */
   uint64_t blocks = (uint64_t)grid * (uint64_t)grid;
-  rating** block = xmalloc(sizeof(rating*) * blocks);
-  uint64_t* count = xmalloc(8 * blocks);
+  rating **block = app_alloc(sizeof(rating *) * blocks, 0, PROGRAM);
+  uint64_t *count = app_alloc(8 * blocks, 0, PROGRAM);
   for (uint64_t b = 0; b < blocks; ++b) {
     count[b] = ratings_block_count(&r, (uint64_t)grid, b / grid, b % grid);
     block[b] = NULL;
     if (!STREAMING) {
-      block[b] = xmalloc(sizeof(rating) * count[b]);
+      block[b] = app_alloc(sizeof(rating) * count[b], 0, PROGRAM);
       if (ratings_read_block(&r, (uint64_t)grid, b / grid, b % grid,
                              block[b]) != 0)
         return 1;
     }
   }
   uint64_t chunk = o.chunk / sizeof(rating);
-  rating* buffer = STREAMING ? xmalloc(sizeof(rating) * chunk) : NULL;
-  double* block_sse = xmalloc(8 * blocks);
+  rating *buffer =
+      STREAMING ? app_alloc(sizeof(rating) * chunk, 0, PROGRAM) : NULL;
+  double *block_sse = app_alloc(8 * blocks, 0, PROGRAM);
 
   /* Epochs 1..iters train; epoch iters+1 only measures (lr = 0). */
   for (int epoch = 1; epoch <= o.iters + 1; ++epoch) {
