@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 /* `bytes` may be 0 (gives a valid, unique pointer); zeroed if `zero`. */
-static inline void *app_alloc(size_t bytes, int zero, const char *program) {
-  void *p = zero ? calloc(bytes ? bytes : 1, 1) : malloc(bytes ? bytes : 1);
+static inline void* app_alloc(size_t bytes, int zero, const char* program) {
+  void* p = zero ? calloc(bytes ? bytes : 1, 1) : malloc(bytes ? bytes : 1);
   if (p == NULL) {
     fprintf(stderr, "%s: out of memory (%zu bytes)\n", program, bytes);
     exit(1);

@@ -22,9 +22,9 @@ enum app_arg_type {
 };
 
 typedef struct app_arg {
-  const char *name; /* "--iters" */
+  const char* name; /* "--iters" */
   enum app_arg_type type;
-  void *value;
+  void* value;
   int seen; /* set by app_parse_args */
 } app_arg;
 
@@ -32,17 +32,17 @@ typedef struct app_arg {
 #define APP_ARG(name, type, value) \
   { (name), (type), (value), 0 }
 
-static inline void app_args_fail(const char *usage, const char *why,
-                                 const char *what) {
+static inline void app_args_fail(const char* usage, const char* why,
+                                 const char* what) {
   fprintf(stderr, "%s%s\nusage: %s\n", why, what, usage);
   exit(2);
 }
 
 /* Fills the options in `args` from argv; *positional gets the one
  * non-option argument (NULL if none; pass positional = NULL to allow none). */
-static inline void app_parse_args(int argc, char **argv, app_arg *args,
-                                  int nargs, const char **positional,
-                                  const char *usage) {
+static inline void app_parse_args(int argc, char** argv, app_arg* args,
+                                  int nargs, const char** positional,
+                                  const char* usage) {
   if (positional != NULL) *positional = NULL;
   for (int i = 1; i < argc; ++i) {
     if (strncmp(argv[i], "--", 2) != 0) {
@@ -51,32 +51,32 @@ static inline void app_parse_args(int argc, char **argv, app_arg *args,
       *positional = argv[i];
       continue;
     }
-    app_arg *arg = NULL;
+    app_arg* arg = NULL;
     for (int k = 0; k < nargs && arg == NULL; ++k)
       if (strcmp(argv[i], args[k].name) == 0) arg = &args[k];
     if (arg == NULL) app_args_fail(usage, "unknown option: ", argv[i]);
     if (i + 1 >= argc) app_args_fail(usage, "missing value after ", argv[i]);
-    const char *text = argv[++i];
-    char *end = NULL;
+    const char* text = argv[++i];
+    char* end = NULL;
     errno = 0;
     switch (arg->type) {
       case APP_ARG_STRING:
-        *(const char **)arg->value = text;
+        *(const char**)arg->value = text;
         break;
       case APP_ARG_SIZE:
-        *(uint64_t *)arg->value = app_parse_size(text, arg->name);
+        *(uint64_t*)arg->value = app_parse_size(text, arg->name);
         break;
       case APP_ARG_U64:
-        *(uint64_t *)arg->value = strtoull(text, &end, 10);
+        *(uint64_t*)arg->value = strtoull(text, &end, 10);
         break;
       case APP_ARG_INT: {
         long v = strtol(text, &end, 10);
         if (v <= 0 || v > 1000000000) errno = ERANGE;
-        *(int *)arg->value = (int)v;
+        *(int*)arg->value = (int)v;
         break;
       }
       case APP_ARG_DOUBLE:
-        *(double *)arg->value = strtod(text, &end);
+        *(double*)arg->value = strtod(text, &end);
         break;
     }
     if (end != NULL && (end == text || *end != '\0' || errno != 0)) {

@@ -14,9 +14,9 @@
 
 /* Reads exactly `bytes` at `offset` of `fd`. Returns 0, or -1 after
  * printing why (naming `path`). */
-static inline int app_pread_all(int fd, const char *path, void *buf,
+static inline int app_pread_all(int fd, const char* path, void* buf,
                                 uint64_t bytes, uint64_t offset) {
-  char *p = (char *)buf;
+  char* p = (char*)buf;
   while (bytes > 0) {
     size_t want = bytes > (1u << 30) ? (1u << 30) : (size_t)bytes;
     ssize_t got = pread(fd, p, want, (off_t)offset);
@@ -36,9 +36,9 @@ static inline int app_pread_all(int fd, const char *path, void *buf,
 
 /* Checks the header of `path` (app_header_read) and opens it for reading.
  * Returns the descriptor, or -1 after printing why. */
-static inline int app_data_open(const char *path, enum app_data_kind kind,
-                                uint64_t (*expected_bytes)(const app_header *),
-                                app_header *header) {
+static inline int app_data_open(const char* path, enum app_data_kind kind,
+                                uint64_t (*expected_bytes)(const app_header*),
+                                app_header* header) {
   if (app_header_read(path, kind, expected_bytes, header) != 0) return -1;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));

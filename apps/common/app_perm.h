@@ -53,11 +53,11 @@ static inline app_perm app_perm_make(uint64_t n, uint64_t seed,
   return p;
 }
 
-static inline uint64_t app_perm_apply(const app_perm *p, uint64_t u) {
+static inline uint64_t app_perm_apply(const app_perm* p, uint64_t u) {
   return (p->a * u + p->c) % p->n;
 }
 
-static inline uint64_t app_perm_invert(const app_perm *p, uint64_t v) {
+static inline uint64_t app_perm_invert(const app_perm* p, uint64_t v) {
   return p->a_inv * ((v + p->n - p->c) % p->n) % p->n;
 }
 

@@ -6,7 +6,7 @@
 
 #include "app_io.h"
 
-uint64_t graph_file_bytes(const app_header *header) {
+uint64_t graph_file_bytes(const app_header* header) {
   uint64_t n = header->dims[0], m = header->dims[1];
   /* Absurd dimensions (a corrupt header) must not overflow into a size that
    * happens to match: cap them well below 2^64 / 8. */
@@ -14,7 +14,7 @@ uint64_t graph_file_bytes(const app_header *header) {
   return graph_target_offset(n, m);
 }
 
-int graph_open(const char *path, graph_file *g) {
+int graph_open(const char* path, graph_file* g) {
   app_header header;
   memset(g, 0, sizeof *g);
   g->fd = app_data_open(path, APP_KIND_GRAPH, graph_file_bytes, &header);
@@ -33,19 +33,19 @@ int graph_open(const char *path, graph_file *g) {
   return 0;
 }
 
-void graph_close(graph_file *g) {
+void graph_close(graph_file* g) {
   if (g->fd >= 0) close(g->fd);
   g->fd = -1;
 }
 
-uint64_t graph_row_offset(graph_file *g, uint64_t v) {
+uint64_t graph_row_offset(graph_file* g, uint64_t v) {
   uint64_t value;
   if (app_pread_all(g->fd, g->path, &value, 8, graph_rowptr_offset(v)) != 0)
     exit(1);
   return value;
 }
 
-uint64_t graph_split(graph_file *g, uint64_t parts, uint64_t k) {
+uint64_t graph_split(graph_file* g, uint64_t parts, uint64_t k) {
   if (k >= parts) return g->n;
   /* Smallest v with rowptr[v] + v >= k (m + n) / parts; rowptr[v] + v is
    * strictly increasing, so the parts are consecutive and cover all rows.
@@ -62,8 +62,8 @@ uint64_t graph_split(graph_file *g, uint64_t parts, uint64_t k) {
   return lo;
 }
 
-int graph_read_rows(graph_file *g, uint64_t lo, uint64_t hi, uint64_t *rowptr,
-                    uint32_t *targets) {
+int graph_read_rows(graph_file* g, uint64_t lo, uint64_t hi, uint64_t* rowptr,
+                    uint32_t* targets) {
   if (app_pread_all(g->fd, g->path, rowptr, 8 * (hi - lo + 1),
                     graph_rowptr_offset(lo)) != 0)
     return -1;

@@ -25,7 +25,7 @@
 #include "file_header.h"
 
 typedef struct graph_file {
-  const char *path;
+  const char* path;
   int fd;
   uint64_t n; /* vertices */
   uint64_t m; /* edges */
@@ -41,25 +41,25 @@ static inline uint64_t graph_target_offset(uint64_t n, uint64_t e) {
 }
 
 /* The exact file size the header describes (for app_header_read). */
-uint64_t graph_file_bytes(const app_header *header);
+uint64_t graph_file_bytes(const app_header* header);
 
 /* Opens and checks `path`. Returns 0, or -1 after printing why. */
-int graph_open(const char *path, graph_file *g);
-void graph_close(graph_file *g);
+int graph_open(const char* path, graph_file* g);
+void graph_close(graph_file* g);
 
 /* rowptr[v] read from disk; exits with a message on I/O error. */
-uint64_t graph_row_offset(graph_file *g, uint64_t v);
+uint64_t graph_row_offset(graph_file* g, uint64_t v);
 
 /* First vertex of part k of `parts` (k = parts gives n): parts hold
  * consecutive vertices and are balanced by edges + vertices, i.e. by the
  * work and memory a part costs. */
-uint64_t graph_split(graph_file *g, uint64_t parts, uint64_t k);
+uint64_t graph_split(graph_file* g, uint64_t parts, uint64_t k);
 
 /* Reads rows [lo, hi): rowptr[0 .. hi-lo] (absolute edge offsets, as in the
  * file) and their targets (rowptr[hi-lo] - rowptr[0] of them). Checks that
  * the row pointers are non-decreasing and in range and that every target is
  * < n; on any failure prints why and returns -1. */
-int graph_read_rows(graph_file *g, uint64_t lo, uint64_t hi, uint64_t *rowptr,
-                    uint32_t *targets);
+int graph_read_rows(graph_file* g, uint64_t lo, uint64_t hi, uint64_t* rowptr,
+                    uint32_t* targets);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "app_io.h"
 
-uint64_t ratings_file_bytes(const app_header *header) {
+uint64_t ratings_file_bytes(const app_header* header) {
   uint64_t n = header->dims[0], m = header->dims[1], nnz = header->dims[2],
            b = header->dims[3];
   /* A corrupt header must not overflow into a size that happens to match. */
@@ -17,7 +17,7 @@ uint64_t ratings_file_bytes(const app_header *header) {
   return ratings_record_offset(b, nnz);
 }
 
-int ratings_open(const char *path, ratings_file *r) {
+int ratings_open(const char* path, ratings_file* r) {
   app_header header;
   memset(r, 0, sizeof *r);
   r->fd = app_data_open(path, APP_KIND_RATINGS, ratings_file_bytes, &header);
@@ -54,13 +54,13 @@ int ratings_open(const char *path, ratings_file *r) {
   return 0;
 }
 
-void ratings_close(ratings_file *r) {
+void ratings_close(ratings_file* r) {
   if (r->fd >= 0) close(r->fd);
   free(r->index);
   r->index = NULL;
 }
 
-int ratings_check_grid(const ratings_file *r, uint64_t grid) {
+int ratings_check_grid(const ratings_file* r, uint64_t grid) {
   if (grid == 0 || grid > r->buckets) {
     fprintf(stderr,
             "%s: a %llu x %llu grid needs at least %llu buckets per side; "
@@ -73,29 +73,29 @@ int ratings_check_grid(const ratings_file *r, uint64_t grid) {
 }
 
 /* Buckets [*b0, *b1) of block k of the grid. */
-static void block_buckets(const ratings_file *r, uint64_t grid, uint64_t k,
-                          uint64_t *b0, uint64_t *b1) {
+static void block_buckets(const ratings_file* r, uint64_t grid, uint64_t k,
+                          uint64_t* b0, uint64_t* b1) {
   *b0 = k * r->buckets / grid;
   *b1 = (k + 1) * r->buckets / grid;
 }
 
-void ratings_block_users(const ratings_file *r, uint64_t grid, uint64_t bi,
-                         uint64_t *u0, uint64_t *u1) {
+void ratings_block_users(const ratings_file* r, uint64_t grid, uint64_t bi,
+                         uint64_t* u0, uint64_t* u1) {
   uint64_t b0, b1;
   block_buckets(r, grid, bi, &b0, &b1);
   *u0 = ratings_bucket_start(r->users, r->buckets, b0);
   *u1 = ratings_bucket_start(r->users, r->buckets, b1);
 }
 
-void ratings_block_items(const ratings_file *r, uint64_t grid, uint64_t bj,
-                         uint64_t *i0, uint64_t *i1) {
+void ratings_block_items(const ratings_file* r, uint64_t grid, uint64_t bj,
+                         uint64_t* i0, uint64_t* i1) {
   uint64_t b0, b1;
   block_buckets(r, grid, bj, &b0, &b1);
   *i0 = ratings_bucket_start(r->items, r->buckets, b0);
   *i1 = ratings_bucket_start(r->items, r->buckets, b1);
 }
 
-uint64_t ratings_block_count(const ratings_file *r, uint64_t grid, uint64_t bi,
+uint64_t ratings_block_count(const ratings_file* r, uint64_t grid, uint64_t bi,
                              uint64_t bj) {
   uint64_t ub0, ub1, ib0, ib1, count = 0;
   block_buckets(r, grid, bi, &ub0, &ub1);
@@ -107,8 +107,8 @@ uint64_t ratings_block_count(const ratings_file *r, uint64_t grid, uint64_t bi,
 
 /* Reads records [first, first + count) into `dst` and checks that each lies
  * in users [u0, u1) x items [i0, i1). */
-static int read_span(const ratings_file *r, uint64_t first, uint64_t count,
-                     rating *dst, const uint64_t box[4]) {
+static int read_span(const ratings_file* r, uint64_t first, uint64_t count,
+                     rating* dst, const uint64_t box[4]) {
   if (app_pread_all(r->fd, r->path, dst, 12 * count,
                     ratings_record_offset(r->buckets, first)) != 0)
     return -1;
@@ -128,9 +128,9 @@ static int read_span(const ratings_file *r, uint64_t first, uint64_t count,
 
 /* Streams the groups [ib0, ib1) of user bucket `ub` (contiguous in the
  * file) through `buffer`, `chunk` records at a time. */
-static int stream_bucket_row(const ratings_file *r, uint64_t ub, uint64_t ib0,
-                             uint64_t ib1, rating *buffer, uint64_t chunk,
-                             ratings_chunk_fn fn, void *ctx) {
+static int stream_bucket_row(const ratings_file* r, uint64_t ub, uint64_t ib0,
+                             uint64_t ib1, rating* buffer, uint64_t chunk,
+                             ratings_chunk_fn fn, void* ctx) {
   uint64_t first = r->index[ub * r->buckets + ib0];
   uint64_t end = r->index[ub * r->buckets + ib1];
   const uint64_t box[4] = {ratings_bucket_start(r->users, r->buckets, ub),
@@ -146,9 +146,9 @@ static int stream_bucket_row(const ratings_file *r, uint64_t ub, uint64_t ib0,
   return 0;
 }
 
-int ratings_stream_block(const ratings_file *r, uint64_t grid, uint64_t bi,
-                         uint64_t bj, rating *buffer, uint64_t chunk,
-                         ratings_chunk_fn fn, void *ctx) {
+int ratings_stream_block(const ratings_file* r, uint64_t grid, uint64_t bi,
+                         uint64_t bj, rating* buffer, uint64_t chunk,
+                         ratings_chunk_fn fn, void* ctx) {
   uint64_t ub0, ub1, ib0, ib1;
   block_buckets(r, grid, bi, &ub0, &ub1);
   block_buckets(r, grid, bj, &ib0, &ib1);
@@ -160,17 +160,17 @@ int ratings_stream_block(const ratings_file *r, uint64_t grid, uint64_t bi,
 
 /* ratings_read_block reads each user bucket's records straight into place;
  * the callback only moves the cursor past them. */
-static void advance_cursor(void *ctx, const rating *records, uint64_t count) {
+static void advance_cursor(void* ctx, const rating* records, uint64_t count) {
   (void)records;
-  *(rating **)ctx += count;
+  *(rating**)ctx += count;
 }
 
-int ratings_read_block(const ratings_file *r, uint64_t grid, uint64_t bi,
-                       uint64_t bj, rating *out) {
+int ratings_read_block(const ratings_file* r, uint64_t grid, uint64_t bi,
+                       uint64_t bj, rating* out) {
   uint64_t ub0, ub1, ib0, ib1;
   block_buckets(r, grid, bi, &ub0, &ub1);
   block_buckets(r, grid, bj, &ib0, &ib1);
-  rating *cursor = out;
+  rating* cursor = out;
   for (uint64_t ub = ub0; ub < ub1; ++ub)
     if (stream_bucket_row(r, ub, ib0, ib1, cursor, UINT64_MAX, advance_cursor,
                           &cursor) != 0)

@@ -40,11 +40,11 @@ typedef struct rating {
 _Static_assert(sizeof(rating) == 12, "rating records are 12 bytes on disk");
 
 typedef struct ratings_file {
-  const char *path;
+  const char* path;
   int fd;
   uint64_t users, items, nnz, buckets;
   uint64_t seed;
-  uint64_t *index; /* B*B + 1 group offsets, checked */
+  uint64_t* index; /* B*B + 1 group offsets, checked */
 } ratings_file;
 
 static inline uint64_t ratings_index_offset(void) { return APP_HEADER_BYTES; }
@@ -63,40 +63,40 @@ static inline uint64_t ratings_bucket_of(uint64_t count, uint64_t buckets,
 }
 
 /* The exact file size the header describes (for app_header_read). */
-uint64_t ratings_file_bytes(const app_header *header);
+uint64_t ratings_file_bytes(const app_header* header);
 
 /* Opens and checks `path` and loads its index. Returns 0, or -1 after
  * printing why. */
-int ratings_open(const char *path, ratings_file *r);
-void ratings_close(ratings_file *r);
+int ratings_open(const char* path, ratings_file* r);
+void ratings_close(ratings_file* r);
 
 /* Block (bi, bj) of a G x G grid: users [*u0, *u1), items [*i0, *i1).
  * G must be <= B (checked by ratings_check_grid). */
-void ratings_block_users(const ratings_file *r, uint64_t grid, uint64_t bi,
-                         uint64_t *u0, uint64_t *u1);
-void ratings_block_items(const ratings_file *r, uint64_t grid, uint64_t bj,
-                         uint64_t *i0, uint64_t *i1);
+void ratings_block_users(const ratings_file* r, uint64_t grid, uint64_t bi,
+                         uint64_t* u0, uint64_t* u1);
+void ratings_block_items(const ratings_file* r, uint64_t grid, uint64_t bj,
+                         uint64_t* i0, uint64_t* i1);
 
 /* 0 if a G x G grid can be cut along the buckets, else -1 with a message. */
-int ratings_check_grid(const ratings_file *r, uint64_t grid);
+int ratings_check_grid(const ratings_file* r, uint64_t grid);
 
 /* Number of ratings in block (bi, bj) of the G x G grid. */
-uint64_t ratings_block_count(const ratings_file *r, uint64_t grid, uint64_t bi,
+uint64_t ratings_block_count(const ratings_file* r, uint64_t grid, uint64_t bi,
                              uint64_t bj);
 
 /* Calls `fn(ctx, records, count)` for the ratings of block (bi, bj) in file
  * order, at most `chunk` records at a time, through `buffer` (room for
  * `chunk` records). Every record is checked to lie in the block. Returns 0,
  * or -1 after printing why (I/O error or corrupt data). */
-typedef void (*ratings_chunk_fn)(void *ctx, const rating *records,
+typedef void (*ratings_chunk_fn)(void* ctx, const rating* records,
                                  uint64_t count);
-int ratings_stream_block(const ratings_file *r, uint64_t grid, uint64_t bi,
-                         uint64_t bj, rating *buffer, uint64_t chunk,
-                         ratings_chunk_fn fn, void *ctx);
+int ratings_stream_block(const ratings_file* r, uint64_t grid, uint64_t bi,
+                         uint64_t bj, rating* buffer, uint64_t chunk,
+                         ratings_chunk_fn fn, void* ctx);
 
 /* Reads the whole block (bi, bj) into `out` (room for
  * ratings_block_count() records). Returns 0 or -1 as above. */
-int ratings_read_block(const ratings_file *r, uint64_t grid, uint64_t bi,
-                       uint64_t bj, rating *out);
+int ratings_read_block(const ratings_file* r, uint64_t grid, uint64_t bi,
+                       uint64_t bj, rating* out);
 
 #endif

@@ -41,7 +41,7 @@ typedef struct generator {
   app_perm perm;       /* R-MAT id -> written id */
 } generator;
 
-static void generator_init(generator *g, uint64_t n, double avg_degree,
+static void generator_init(generator* g, uint64_t n, double avg_degree,
                            uint64_t seed) {
   g->n = n;
   g->seed = seed;
@@ -58,13 +58,13 @@ static void generator_init(generator *g, uint64_t n, double avg_degree,
 
 /* Out-degree of R-MAT source u: its expected degree, rounded up or down at
  * random so the total stays right. The first draw of u's stream. */
-static uint64_t draw_degree(const generator *g, uint64_t u, app_rng *rng) {
+static uint64_t draw_degree(const generator* g, uint64_t u, app_rng* rng) {
   double x = g->degree_scale * g->weight[__builtin_popcountll(u)];
   double whole = floor(x);
   return (uint64_t)whole + (app_rng_uniform(rng) < x - whole ? 1 : 0);
 }
 
-static uint64_t draw_target(const generator *g, uint64_t u, app_rng *rng) {
+static uint64_t draw_target(const generator* g, uint64_t u, app_rng* rng) {
   for (int attempt = 0; attempt < 64; ++attempt) {
     uint64_t t = 0;
     for (int bit = g->scale - 1; bit >= 0; --bit) {
@@ -76,7 +76,7 @@ static uint64_t draw_target(const generator *g, uint64_t u, app_rng *rng) {
   return app_rng_below(rng, g->n); /* practically never */
 }
 
-static void write_or_die(FILE *f, const char *path, const void *data,
+static void write_or_die(FILE* f, const char* path, const void* data,
                          size_t bytes) {
   if (fwrite(data, 1, bytes, f) != bytes) {
     fprintf(stderr, "gen_graph: writing %s: %s\n", path, strerror(errno));
@@ -84,8 +84,8 @@ static void write_or_die(FILE *f, const char *path, const void *data,
   }
 }
 
-int main(int argc, char **argv) {
-  const char *out = NULL;
+int main(int argc, char** argv) {
+  const char* out = NULL;
   uint64_t bytes = 0, vertices = 0, seed = 1;
   double avg_degree = 16;
   app_arg args[] = {APP_ARG("--out", APP_ARG_STRING, &out),
@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
                     APP_ARG("--vertices", APP_ARG_SIZE, &vertices),
                     APP_ARG("--avg-degree", APP_ARG_DOUBLE, &avg_degree),
                     APP_ARG("--seed", APP_ARG_U64, &seed)};
-  const char *usage =
+  const char* usage =
       "gen_graph --out FILE (--bytes SIZE | --vertices N) [--avg-degree D] "
       "[--seed S]";
   app_parse_args(argc, argv, args, 5, NULL, usage);
@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
 
   generator g;
   generator_init(&g, vertices, avg_degree, seed);
-  FILE *f = fopen(out, "wb");
+  FILE* f = fopen(out, "wb");
   if (f == NULL) {
     fprintf(stderr, "gen_graph: cannot create %s: %s\n", out, strerror(errno));
     return 1;

@@ -40,30 +40,30 @@
 typedef struct pr_rank {
   int size, me;
   uint64_t n, lo, nloc;
-  uint64_t *rowptr;     /* nloc + 1 (absolute edge offsets) */
-  uint32_t *slots;      /* per local edge: its slot in the send buffer */
-  uint32_t *recv_local; /* per received value: the local vertex it is for */
-  double *rank;         /* nloc */
+  uint64_t* rowptr;     /* nloc + 1 (absolute edge offsets) */
+  uint32_t* slots;      /* per local edge: its slot in the send buffer */
+  uint32_t* recv_local; /* per received value: the local vertex it is for */
+  double* rank;         /* nloc */
   int *send_counts, *send_displs, *recv_counts, *recv_displs;
   uint64_t nsend, nrecv;
-  app_ooc_store *store; /* NULL unless pagerank_ooc */
+  app_ooc_store* store; /* NULL unless pagerank_ooc */
 } pr_rank;
 
 /* The ooc discipline around a blocking call (no-ops without a store). */
-static void before_blocking(pr_rank *s) {
+static void before_blocking(pr_rank* s) {
   if (s->store != NULL) app_ooc_save(s->store);
 }
-static void after_blocking(pr_rank *s) {
+static void after_blocking(pr_rank* s) {
   if (s->store != NULL) app_ooc_load(s->store);
 }
 
-static int compare_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+static int compare_u32(const void* a, const void* b) {
+  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
   return (x > y) - (x < y);
 }
 
 /* Index of `key` in the sorted, distinct `keys` (it is there). */
-static uint32_t find_slot(const uint32_t *keys, uint64_t count, uint32_t key) {
+static uint32_t find_slot(const uint32_t* keys, uint64_t count, uint32_t key) {
   uint64_t lo = 0, hi = count;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
@@ -75,8 +75,8 @@ static uint32_t find_slot(const uint32_t *keys, uint64_t count, uint32_t key) {
   return (uint32_t)lo;
 }
 
-static int *prefix_sums(const int *counts, int size, uint64_t *total) {
-  int *displs = app_alloc(sizeof(int) * (size_t)size, 0, "pagerank");
+static int* prefix_sums(const int* counts, int size, uint64_t* total) {
+  int* displs = app_alloc(sizeof(int) * (size_t)size, 0, "pagerank");
   uint64_t at = 0;
   for (int q = 0; q < size; ++q) {
     displs[q] = (int)at;
@@ -93,12 +93,12 @@ static int *prefix_sums(const int *counts, int size, uint64_t *total) {
 }
 
 /* Reads the rank's block and builds the exchange plan (see the top). */
-static void setup(pr_rank *s, graph_file *g) {
+static void setup(pr_rank* s, graph_file* g) {
   s->n = g->n;
   s->lo = graph_split(g, (uint64_t)s->size, (uint64_t)s->me);
   uint64_t hi = graph_split(g, (uint64_t)s->size, (uint64_t)s->me + 1);
   s->nloc = hi - s->lo;
-  uint64_t *bounds = app_alloc(8 * ((size_t)s->size + 1), 0, "pagerank");
+  uint64_t* bounds = app_alloc(8 * ((size_t)s->size + 1), 0, "pagerank");
   MPI_Allgather(&s->lo, 1, MPI_UINT64_T, bounds, 1, MPI_UINT64_T,
                 MPI_COMM_WORLD);
   bounds[s->size] = s->n;
@@ -110,7 +110,7 @@ static void setup(pr_rank *s, graph_file *g) {
     MPI_Abort(MPI_COMM_WORLD, 1);
 
   /* Distinct targets, sorted: grouped by owner, since owners hold ranges. */
-  uint32_t *wanted = app_alloc(4 * edges, 0, "pagerank");
+  uint32_t* wanted = app_alloc(4 * edges, 0, "pagerank");
   memcpy(wanted, s->slots, 4 * edges);
   qsort(wanted, edges, 4, compare_u32);
   uint64_t distinct = 0;
@@ -151,17 +151,17 @@ static void setup(pr_rank *s, graph_file *g) {
   s->rank = app_alloc(8 * s->nloc, 0, "pagerank");
   for (uint64_t i = 0; i < s->nloc; ++i) s->rank[i] = 1.0 / (double)s->n;
   if (s->store != NULL) {
-    app_ooc_add(s->store, (void **)&s->rowptr, 8 * (s->nloc + 1),
+    app_ooc_add(s->store, (void**)&s->rowptr, 8 * (s->nloc + 1),
                 APP_OOC_READONLY);
-    app_ooc_add(s->store, (void **)&s->slots, 4 * edges, APP_OOC_READONLY);
-    app_ooc_add(s->store, (void **)&s->recv_local, 4 * s->nrecv,
+    app_ooc_add(s->store, (void**)&s->slots, 4 * edges, APP_OOC_READONLY);
+    app_ooc_add(s->store, (void**)&s->recv_local, 4 * s->nrecv,
                 APP_OOC_READONLY);
-    app_ooc_add(s->store, (void **)&s->rank, 8 * s->nloc, APP_OOC_READWRITE);
+    app_ooc_add(s->store, (void**)&s->rank, 8 * s->nloc, APP_OOC_READWRITE);
   }
 }
 
 /* Global sums of values[0..count) (MPI_Allreduce). */
-static void sum_all(pr_rank *s, double *values, int count) {
+static void sum_all(pr_rank* s, double* values, int count) {
   double totals[2];
   before_blocking(s);
   MPI_Allreduce(values, totals, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -171,10 +171,10 @@ static void sum_all(pr_rank *s, double *values, int count) {
 
 /* One iteration. `dangling` is the graph's dangling mass of the current
  * ranks on entry and of the new ones on return. Returns the L1 change. */
-static double iterate(pr_rank *s, double *dangling) {
-  double *send = app_alloc(8 * s->nsend, 1, "pagerank");
+static double iterate(pr_rank* s, double* dangling) {
+  double* send = app_alloc(8 * s->nsend, 1, "pagerank");
   pr_push(s->rowptr, s->nloc, s->slots, s->rank, send);
-  double *recv = app_alloc(8 * s->nrecv, 0, "pagerank");
+  double* recv = app_alloc(8 * s->nrecv, 0, "pagerank");
   before_blocking(s);
   MPI_Alltoallv(send, s->send_counts, s->send_displs, MPI_DOUBLE, recv,
                 s->recv_counts, s->recv_displs, MPI_DOUBLE, MPI_COMM_WORLD);
@@ -182,7 +182,7 @@ static double iterate(pr_rank *s, double *dangling) {
   free(send);
   /* Received values are added in rank order, where the serial code adds
    * them in edge order: only rounding differs. */
-  double *incoming = app_alloc(8 * s->nloc, 1, "pagerank");
+  double* incoming = app_alloc(8 * s->nloc, 1, "pagerank");
   for (uint64_t k = 0; k < s->nrecv; ++k) incoming[s->recv_local[k]] += recv[k];
   free(recv);
   double sums[2];
@@ -195,7 +195,7 @@ static double iterate(pr_rank *s, double *dangling) {
   return sums[0];
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   pr_rank s = {0};
   MPI_Comm_size(MPI_COMM_WORLD, &s.size);

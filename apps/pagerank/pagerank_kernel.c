@@ -6,8 +6,8 @@
 #include "app_args.h"
 #include "app_util.h"
 
-void pr_parse_args(int argc, char **argv, const char *program, int ooc_dir,
-                   int chunk, pr_options *o) {
+void pr_parse_args(int argc, char** argv, const char* program, int ooc_dir,
+                   int chunk, pr_options* o) {
   *o = (pr_options){NULL, 10, 0, NULL, 64ull << 20};
   app_arg args[] = {
       APP_ARG("--iters", APP_ARG_INT, &o->iters),
@@ -24,9 +24,9 @@ void pr_parse_args(int argc, char **argv, const char *program, int ooc_dir,
     app_args_fail(usage, "need --tol >= 0 and --chunk >= 4k", "");
 }
 
-void pr_push(const uint64_t *rowptr, uint64_t nrows, const uint32_t *targets,
-             const double *rank, double *acc) {
-  const uint32_t *t = targets;
+void pr_push(const uint64_t* rowptr, uint64_t nrows, const uint32_t* targets,
+             const double* rank, double* acc) {
+  const uint32_t* t = targets;
   for (uint64_t i = 0; i < nrows; ++i) {
     uint64_t degree = rowptr[i + 1] - rowptr[i];
     if (degree == 0) continue;
@@ -36,14 +36,14 @@ void pr_push(const uint64_t *rowptr, uint64_t nrows, const uint32_t *targets,
   }
 }
 
-double pr_dangling(const uint64_t *rowptr, uint64_t nrows, const double *rank) {
+double pr_dangling(const uint64_t* rowptr, uint64_t nrows, const double* rank) {
   double dangling = 0;
   for (uint64_t i = 0; i < nrows; ++i)
     if (rowptr[i + 1] == rowptr[i]) dangling += rank[i];
   return dangling;
 }
 
-double pr_update(double *rank, double *incoming, uint64_t count, uint64_t n,
+double pr_update(double* rank, double* incoming, uint64_t count, uint64_t n,
                  double dangling) {
   double base = (1 - PR_DAMPING) / (double)n;
   double spread = dangling / (double)n;
@@ -57,7 +57,7 @@ double pr_update(double *rank, double *incoming, uint64_t count, uint64_t n,
   return l1;
 }
 
-double pr_checksum(const double *rank, uint64_t first, uint64_t count) {
+double pr_checksum(const double* rank, uint64_t first, uint64_t count) {
   double sum = 0;
   for (uint64_t i = 0; i < count; ++i) {
     uint64_t h = (first + i + 1) * 0x9e3779b97f4a7c15ull;

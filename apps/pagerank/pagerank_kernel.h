@@ -23,37 +23,37 @@
 #define PR_DAMPING 0.85
 
 typedef struct pr_options {
-  const char *file;
+  const char* file;
   int iters;           /* at most this many iterations */
   double tol;          /* stop once the L1 change is below (0: never) */
-  const char *ooc_dir; /* pagerank_ooc: where ranks keep their arrays (NULL:
+  const char* ooc_dir; /* pagerank_ooc: where ranks keep their arrays (NULL:
                         * $TMPDIR or /tmp) */
   uint64_t chunk;      /* pagerank_serial_ooc: bytes of graph read at a time */
 } pr_options;
 
 /* Parses "FILE [--iters N] [--tol T]" plus --ooc-dir / --chunk where
  * `program` takes them. Defaults: 10 iterations, or up to 1000 with --tol. */
-void pr_parse_args(int argc, char **argv, const char *program, int ooc_dir,
-                   int chunk, pr_options *options);
+void pr_parse_args(int argc, char** argv, const char* program, int ooc_dir,
+                   int chunk, pr_options* options);
 
 /* Step 1 for rows [0, nrows) of a CSR block (rowptr absolute, `targets`
  * starting at edge rowptr[0]): acc[targets[e]] += rank[i] / degree for each
  * out-edge, where targets are whatever indexes `acc` (global vertex ids in
  * the serial programs, send-buffer slots in the MPI one). */
-void pr_push(const uint64_t *rowptr, uint64_t nrows, const uint32_t *targets,
-             const double *rank, double *acc);
+void pr_push(const uint64_t* rowptr, uint64_t nrows, const uint32_t* targets,
+             const double* rank, double* acc);
 
 /* The dangling mass of rows [0, nrows): the sum of their ranks with no
  * out-edges. */
-double pr_dangling(const uint64_t *rowptr, uint64_t nrows, const double *rank);
+double pr_dangling(const uint64_t* rowptr, uint64_t nrows, const double* rank);
 
 /* Step 2 for `count` vertices: rank[i] <- r', incoming[i] <- 0. `dangling`
  * is the whole graph's dangling mass. Returns the L1 change of these. */
-double pr_update(double *rank, double *incoming, uint64_t count, uint64_t n,
+double pr_update(double* rank, double* incoming, uint64_t count, uint64_t n,
                  double dangling);
 
 /* The checksum's terms for vertices first .. first + count - 1. */
-double pr_checksum(const double *rank, uint64_t first, uint64_t count);
+double pr_checksum(const double* rank, uint64_t first, uint64_t count);
 
 /* ITER / L1 lines after iteration i (1-based). */
 void pr_report_iteration(int i, double seconds, double l1);

@@ -26,7 +26,7 @@
 #define STREAMING 0
 #endif
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   pr_options o;
   pr_parse_args(argc, argv, PROGRAM, 0, STREAMING, &o);
   graph_file g;
@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
     parts = (bytes + o.chunk - 1) / o.chunk;
     if (parts > n) parts = n;
   }
-  uint64_t *bounds = app_alloc(8 * (parts + 1), 0, PROGRAM);
+  uint64_t* bounds = app_alloc(8 * (parts + 1), 0, PROGRAM);
   uint64_t max_rows = 0, max_edges = 0;
   for (uint64_t k = 0; k <= parts; ++k) {
     bounds[k] = graph_split(&g, parts, k);
@@ -51,10 +51,10 @@ int main(int argc, char **argv) {
     if (rows > max_rows) max_rows = rows;
     if (edges > max_edges) max_edges = edges;
   }
-  uint64_t *rowptr = app_alloc(8 * (max_rows + 1), 0, PROGRAM);
-  uint32_t *targets = app_alloc(4 * max_edges, 0, PROGRAM);
-  double *rank = app_alloc(8 * n, 0, PROGRAM);
-  double *incoming = app_alloc(8 * n, 1, PROGRAM);
+  uint64_t* rowptr = app_alloc(8 * (max_rows + 1), 0, PROGRAM);
+  uint32_t* targets = app_alloc(4 * max_edges, 0, PROGRAM);
+  double* rank = app_alloc(8 * n, 0, PROGRAM);
+  double* incoming = app_alloc(8 * n, 1, PROGRAM);
   for (uint64_t v = 0; v < n; ++v) rank[v] = 1.0 / (double)n;
   if (!STREAMING && graph_read_rows(&g, 0, n, rowptr, targets) != 0) return 1;
 

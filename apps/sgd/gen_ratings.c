@@ -12,8 +12,9 @@
  * on zero (no global mean or biases to learn).
  *
  * How many ratings a user has follows a Pareto law (shape 2, mean R, capped
- * at 20 R and at M); which items, a skewed popularity (item rank = M x^3 for
- * uniform x, then scattered over the ids by app_perm.h), without repeats.
+ * at 20 R and at M / 2); which items, a skewed popularity (item rank = M x^3
+ * for uniform x, then scattered over the ids by app_perm.h), without
+ * repeats. M defaults to max(N / 10, 10 R).
  * Everything about user u comes from its own random stream and everything
  * about item i from another, so the data does not depend on how the work is
  * split. The file is written one user bucket at a time: that bucket's
@@ -39,44 +40,50 @@ static const double kNoise = 0.25;
 typedef struct model {
   uint64_t users, items, seed;
   double avg_ratings;
+  uint64_t cap; /* ratings per user at most */
   app_perm item_perm;
 } model;
 
-static void item_factors(const model *m, uint64_t item, double q[kTrueRank]) {
+static void item_factors(const model* m, uint64_t item, double q[kTrueRank]) {
   app_rng rng = app_rng_seed(m->seed, (1ull << 40) + item);
   for (int k = 0; k < kTrueRank; ++k)
     q[k] = FACTOR_SCALE * (2 * app_rng_uniform(&rng) - 1);
 }
 
-static double gaussian(app_rng *rng) {
+static double gaussian(app_rng* rng) {
   double u1 = app_rng_uniform(rng), u2 = app_rng_uniform(rng);
   return sqrt(-2 * log(1 - u1)) * cos(6.283185307179586 * u2);
 }
 
-static int compare_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+static int compare_u32(const void* a, const void* b) {
+  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
   return (x > y) - (x < y);
 }
 
 /* Appends user u's ratings (sorted by item) to out[*count ...]. `items` is
- * scratch for the cap's worth of ids. */
-static void user_ratings(const model *m, uint64_t u, uint32_t *items,
-                         rating *out, uint64_t *count) {
+ * scratch for m->cap ids. */
+static void user_ratings(const model* m, uint64_t u, uint32_t* items,
+                         rating* out, uint64_t* count) {
   app_rng rng = app_rng_seed(m->seed, u);
   double p[kTrueRank], q[kTrueRank];
   for (int k = 0; k < kTrueRank; ++k)
     p[k] = FACTOR_SCALE * (2 * app_rng_uniform(&rng) - 1);
-  double cap = fmin(20 * m->avg_ratings, (double)m->items);
   double want = ceil(m->avg_ratings / 2 / sqrt(1 - app_rng_uniform(&rng)));
-  uint64_t d = (uint64_t)fmin(want, cap);
-  for (uint64_t k = 0; k < d; ++k) {
-    double x = app_rng_uniform(&rng);
-    uint64_t popular = (uint64_t)((double)m->items * x * x * x);
-    items[k] = (uint32_t)app_perm_apply(&m->item_perm, popular);
+  uint64_t d = (uint64_t)fmin(want, (double)m->cap), have = 0;
+  /* Distinct items: draw the missing ones, sort, drop repeats; a few rounds
+   * suffice since d <= items / 2. */
+  for (int round = 0; round < 32 && have < d; ++round) {
+    for (uint64_t k = have; k < d; ++k) {
+      double x = app_rng_uniform(&rng);
+      uint64_t popular = (uint64_t)((double)m->items * x * x * x);
+      items[k] = (uint32_t)app_perm_apply(&m->item_perm, popular);
+    }
+    qsort(items, d, sizeof *items, compare_u32);
+    have = 0;
+    for (uint64_t k = 0; k < d; ++k)
+      if (have == 0 || items[k] != items[have - 1]) items[have++] = items[k];
   }
-  qsort(items, d, sizeof *items, compare_u32);
-  for (uint64_t k = 0; k < d; ++k) {
-    if (k > 0 && items[k] == items[k - 1]) continue; /* no repeats */
+  for (uint64_t k = 0; k < have; ++k) {
     item_factors(m, items[k], q);
     double value = kNoise * gaussian(&rng);
     for (int f = 0; f < kTrueRank; ++f) value += p[f] * q[f];
@@ -85,7 +92,26 @@ static void user_ratings(const model *m, uint64_t u, uint32_t *items,
   }
 }
 
-static void write_at(FILE *f, const char *path, const void *data, size_t bytes,
+/* Ratings per user on average: the mean of a Pareto law with shape 2 and
+ * minimum avg/2, capped at `cap`, rounded up. */
+static double mean_per_user(double avg, double cap) {
+  double low = avg / 2;
+  return cap <= low ? cap : low * (2 - low / cap) + 0.5;
+}
+
+/* The per-user cap: 20 times the mean, at most half the items. */
+static uint64_t user_cap(double avg, uint64_t items) {
+  double cap = fmin(20 * avg, (double)(items / 2));
+  return cap < 1 ? 1 : (uint64_t)cap;
+}
+
+/* About Netflix's shape (many more users than items), but with room for
+ * the heaviest users. */
+static uint64_t default_items(uint64_t users, double avg) {
+  return (uint64_t)fmax((double)users / 10, 10 * avg);
+}
+
+static void write_at(FILE* f, const char* path, const void* data, size_t bytes,
                      uint64_t offset) {
   if (fseeko(f, (off_t)offset, SEEK_SET) != 0 ||
       fwrite(data, 1, bytes, f) != bytes) {
@@ -94,8 +120,8 @@ static void write_at(FILE *f, const char *path, const void *data, size_t bytes,
   }
 }
 
-int main(int argc, char **argv) {
-  const char *out = NULL;
+int main(int argc, char** argv) {
+  const char* out = NULL;
   uint64_t bytes = 0, users = 0, items = 0, seed = 1;
   double avg = 50;
   app_arg args[] = {APP_ARG("--out", APP_ARG_STRING, &out),
@@ -104,7 +130,7 @@ int main(int argc, char **argv) {
                     APP_ARG("--items", APP_ARG_SIZE, &items),
                     APP_ARG("--avg-ratings", APP_ARG_DOUBLE, &avg),
                     APP_ARG("--seed", APP_ARG_U64, &seed)};
-  const char *usage =
+  const char* usage =
       "gen_ratings --out FILE (--bytes SIZE | --users N) [--items M] "
       "[--avg-ratings R] [--seed S]";
   app_parse_args(argc, argv, args, 6, NULL, usage);
@@ -114,25 +140,38 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gen_ratings: --avg-ratings must be in [1, 1e5]\n");
     return 2;
   }
-  if (users == 0) users = (uint64_t)((double)bytes / (12 * avg));
-  /* About Netflix's shape (many more users than items), but never fewer
-   * items than a user rates on average. */
-  if (items == 0) items = (uint64_t)fmax(users / 10.0, 2 * avg);
+  if (users == 0) {
+    /* Solve bytes = header + full index + 12 nnz for the users (the items,
+     * and so the cap, depend on them: two rounds settle it). */
+    double payload =
+        (double)bytes - ratings_record_offset(RATINGS_MAX_BUCKETS, 0);
+    for (int round = 0; round < 2; ++round) {
+      uint64_t m = items ? items : default_items(users, avg);
+      users = (uint64_t)fmax(
+          1, payload / (12 * mean_per_user(avg, user_cap(avg, m))));
+    }
+  }
+  if (items == 0) items = default_items(users, avg);
   if (users < 1 || users >= (1ull << 32) || items < 1 ||
       items >= (1ull << 32)) {
     fprintf(stderr, "gen_ratings: need 1 <= users, items < 2^32\n");
     return 2;
   }
 
-  model m = {users, items, seed, avg, app_perm_make(items, seed, UINT64_MAX)};
+  model m = {users,
+             items,
+             seed,
+             avg,
+             user_cap(avg, items),
+             app_perm_make(items, seed, UINT64_MAX)};
   uint64_t buckets = RATINGS_MAX_BUCKETS;
   if (buckets > users) buckets = users;
   if (buckets > items) buckets = items;
   uint64_t groups = buckets * buckets;
-  uint64_t *index = app_alloc(8 * (groups + 1), 1, "gen_ratings");
-  uint64_t cap = (uint64_t)fmin(20 * avg, (double)items);
-  uint32_t *scratch_items = app_alloc(cap * sizeof(uint32_t), 0, "gen_ratings");
-  FILE *f = fopen(out, "wb");
+  uint64_t* index = app_alloc(8 * (groups + 1), 1, "gen_ratings");
+  uint64_t cap = m.cap;
+  uint32_t* scratch_items = app_alloc(cap * sizeof(uint32_t), 0, "gen_ratings");
+  FILE* f = fopen(out, "wb");
   if (f == NULL) {
     fprintf(stderr, "gen_ratings: cannot create %s: %s\n", out,
             strerror(errno));
@@ -150,9 +189,9 @@ int main(int argc, char **argv) {
   for (uint64_t ub = 0; ub < buckets; ++ub) {
     uint64_t u0 = ratings_bucket_start(users, buckets, ub);
     uint64_t u1 = ratings_bucket_start(users, buckets, ub + 1);
-    rating *made =
+    rating* made =
         app_alloc((u1 - u0) * cap * sizeof(rating), 0, "gen_ratings");
-    rating *sorted =
+    rating* sorted =
         app_alloc((u1 - u0) * cap * sizeof(rating), 0, "gen_ratings");
     uint64_t count = 0;
     for (uint64_t u = u0; u < u1; ++u)

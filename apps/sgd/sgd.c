@@ -43,48 +43,48 @@ enum { kTagU = 1, kTagV = 2 };
 typedef struct sgd_rank {
   int size, me, grid, bi, bj, R;
   uint64_t u0, u1, i0, i1, count, nnz;
-  rating *ratings;      /* this rank's block */
+  rating* ratings;      /* this rank's block */
   float *U, *V;         /* U_bi and V_bj while this rank holds them */
-  app_ooc_store *store; /* NULL unless sgd_ooc */
+  app_ooc_store* store; /* NULL unless sgd_ooc */
   int loaded;           /* ratings are in memory */
 } sgd_rank;
 
 /* ooc discipline: out before any blocking call, back in only when needed. */
-static void before_blocking(sgd_rank *s) {
+static void before_blocking(sgd_rank* s) {
   if (s->store != NULL && s->loaded) {
     app_ooc_save(s->store);
     s->loaded = 0;
   }
 }
-static void ensure_loaded(sgd_rank *s) {
+static void ensure_loaded(sgd_rank* s) {
   if (s->store != NULL && !s->loaded) {
     app_ooc_load(s->store);
     s->loaded = 1;
   }
 }
 
-static int rank_of(const sgd_rank *s, int i, int j) {
+static int rank_of(const sgd_rank* s, int i, int j) {
   return ((i + s->grid) % s->grid) * s->grid + (j + s->grid) % s->grid;
 }
 
 /* Does this rank compute in global step t? */
-static int active(const sgd_rank *s, long t) {
+static int active(const sgd_rank* s, long t) {
   return ((long)s->bj - s->bi - t) % s->grid == 0;
 }
 
-static void alloc_factors(sgd_rank *s) {
+static void alloc_factors(sgd_rank* s) {
   s->U = app_alloc(4 * (s->u1 - s->u0) * (uint64_t)s->R, 0, "sgd");
   s->V = app_alloc(4 * (s->i1 - s->i0) * (uint64_t)s->R, 0, "sgd");
 }
 
-static void free_factors(sgd_rank *s) {
+static void free_factors(sgd_rank* s) {
   free(s->U);
   free(s->V);
   s->U = s->V = NULL;
 }
 
 /* After step t: the ranks of step t hand U and V to those of step t + 1. */
-static void pass_factors(sgd_rank *s, long t) {
+static void pass_factors(sgd_rank* s, long t) {
   MPI_Request req[2];
   int nu = (int)((s->u1 - s->u0) * (uint64_t)s->R);
   int nv = (int)((s->i1 - s->i0) * (uint64_t)s->R);
@@ -108,8 +108,8 @@ static void pass_factors(sgd_rank *s, long t) {
 }
 
 /* Rank 0 gets the global RMSE of an epoch from each rank's squared error. */
-static double gather_rmse(sgd_rank *s, double sse) {
-  double *all = s->me == 0 ? app_alloc(8 * (size_t)s->size, 0, "sgd") : NULL;
+static double gather_rmse(sgd_rank* s, double sse) {
+  double* all = s->me == 0 ? app_alloc(8 * (size_t)s->size, 0, "sgd") : NULL;
   before_blocking(s);
   MPI_Gather(&sse, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   double total = 0;
@@ -119,7 +119,7 @@ static double gather_rmse(sgd_rank *s, double sse) {
   return sqrt(total / (double)(s->nnz ? s->nnz : 1));
 }
 
-static int setup(sgd_rank *s, const sgd_options *o) {
+static int setup(sgd_rank* s, const sgd_options* o) {
   int grid = (int)lround(sqrt((double)s->size));
   if (grid * grid != s->size) {
     if (s->me == 0)
@@ -156,12 +156,12 @@ static int setup(sgd_rank *s, const sgd_options *o) {
   ratings_close(&r);
   s->loaded = 1;
   if (s->store != NULL)
-    app_ooc_add(s->store, (void **)&s->ratings, sizeof(rating) * s->count,
+    app_ooc_add(s->store, (void**)&s->ratings, sizeof(rating) * s->count,
                 APP_OOC_READONLY);
   return rc;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   sgd_rank s = {0};
   MPI_Comm_size(MPI_COMM_WORLD, &s.size);

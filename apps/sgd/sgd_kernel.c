@@ -6,8 +6,8 @@
 #include "app_args.h"
 #include "app_util.h"
 
-void sgd_parse_args(int argc, char **argv, const char *program, int extra,
-                    sgd_options *o) {
+void sgd_parse_args(int argc, char** argv, const char* program, int extra,
+                    sgd_options* o) {
   *o = (sgd_options){NULL, 10, 10, 0.02, 0.02, 1, 1, NULL, 64ull << 20};
   app_arg args[] = {
       APP_ARG("--rank", APP_ARG_INT, &o->rank),
@@ -36,7 +36,7 @@ void sgd_parse_args(int argc, char **argv, const char *program, int extra,
                   "");
 }
 
-void sgd_init_factors(float *rows, uint64_t first, uint64_t count, int rank,
+void sgd_init_factors(float* rows, uint64_t first, uint64_t count, int rank,
                       uint64_t seed, int items) {
   for (uint64_t r = 0; r < count; ++r) {
     app_rng rng = app_rng_seed(seed, (items ? 1ull << 40 : 0) + first + r);
@@ -47,13 +47,13 @@ void sgd_init_factors(float *rows, uint64_t first, uint64_t count, int rank,
   }
 }
 
-void sgd_update(const rating *ratings, uint64_t count, float *U, uint64_t u0,
-                float *V, uint64_t i0, int rank, float lr, float lambda,
-                double *sse) {
+void sgd_update(const rating* ratings, uint64_t count, float* U, uint64_t u0,
+                float* V, uint64_t i0, int rank, float lr, float lambda,
+                double* sse) {
   double sum = *sse;
   for (uint64_t n = 0; n < count; ++n) {
-    float *u = U + (ratings[n].user - u0) * (uint64_t)rank;
-    float *v = V + (ratings[n].item - i0) * (uint64_t)rank;
+    float* u = U + (ratings[n].user - u0) * (uint64_t)rank;
+    float* v = V + (ratings[n].item - i0) * (uint64_t)rank;
     float predicted = 0;
     for (int k = 0; k < rank; ++k) predicted += u[k] * v[k];
     float e = ratings[n].value - predicted;

@@ -30,13 +30,13 @@
 #include "ratings_format.h"
 
 typedef struct sgd_options {
-  const char *file;
+  const char* file;
   int rank;            /* latent factors (--rank, default 10) */
   int iters;           /* epochs (--iters, default 10) */
   double lr, lambda;   /* step size and regularisation */
   uint64_t seed;       /* of the initial factors */
   int grid;            /* serial programs: G of the schedule (default 1) */
-  const char *ooc_dir; /* sgd_ooc: where ranks keep their arrays */
+  const char* ooc_dir; /* sgd_ooc: where ranks keep their arrays */
   uint64_t chunk;      /* sgd_serial_ooc: bytes of ratings read at a time */
 } sgd_options;
 
@@ -44,19 +44,19 @@ enum { SGD_ARG_GRID = 1, SGD_ARG_OOC_DIR = 2, SGD_ARG_CHUNK = 4 };
 
 /* Parses "FILE [--rank R] [--iters N] [--lr L] [--lambda L] [--seed S]" and
  * the options in `extra` (SGD_ARG_*). */
-void sgd_parse_args(int argc, char **argv, const char *program, int extra,
-                    sgd_options *options);
+void sgd_parse_args(int argc, char** argv, const char* program, int extra,
+                    sgd_options* options);
 
 /* Initial rows [first, first + count) of U (items = 0) or V (items = 1). */
-void sgd_init_factors(float *rows, uint64_t first, uint64_t count, int rank,
+void sgd_init_factors(float* rows, uint64_t first, uint64_t count, int rank,
                       uint64_t seed, int items);
 
 /* The updates for `count` ratings in order; U holds the rows of users
  * u0.., V those of items i0... Adds the squared errors to *sse. With
  * lr = 0 only measures. */
-void sgd_update(const rating *ratings, uint64_t count, float *U, uint64_t u0,
-                float *V, uint64_t i0, int rank, float lr, float lambda,
-                double *sse);
+void sgd_update(const rating* ratings, uint64_t count, float* U, uint64_t u0,
+                float* V, uint64_t i0, int rank, float lr, float lambda,
+                double* sse);
 
 /* The item block paired with user block i in sub-epoch s. */
 static inline int sgd_item_block(int grid, int i, int s) {

@@ -39,13 +39,13 @@ typedef struct block_pass {
   double sse;
 } block_pass;
 
-static void update_chunk(void *ctx, const rating *ratings, uint64_t count) {
-  block_pass *b = ctx;
+static void update_chunk(void* ctx, const rating* ratings, uint64_t count) {
+  block_pass* b = ctx;
   sgd_update(ratings, count, b->U, b->u0, b->V, b->i0, b->rank, b->lr,
              b->lambda, &b->sse);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   sgd_options o;
   sgd_parse_args(argc, argv, PROGRAM,
                  SGD_ARG_GRID | (STREAMING ? SGD_ARG_CHUNK : 0), &o);
@@ -53,15 +53,15 @@ int main(int argc, char **argv) {
   if (ratings_open(o.file, &r) != 0) return 1;
   if (ratings_check_grid(&r, (uint64_t)o.grid) != 0) return 1;
   int grid = o.grid, R = o.rank;
-  float *U = app_alloc(4 * r.users * (uint64_t)R, 0, PROGRAM);
-  float *V = app_alloc(4 * r.items * (uint64_t)R, 0, PROGRAM);
+  float* U = app_alloc(4 * r.users * (uint64_t)R, 0, PROGRAM);
+  float* V = app_alloc(4 * r.items * (uint64_t)R, 0, PROGRAM);
   sgd_init_factors(U, 0, r.users, R, o.seed, 0);
   sgd_init_factors(V, 0, r.items, R, o.seed, 1);
 
   /* In memory: every block's ratings, loaded once. Streaming: one buffer. */
   uint64_t blocks = (uint64_t)grid * (uint64_t)grid;
-  rating **block = app_alloc(sizeof(rating *) * blocks, 0, PROGRAM);
-  uint64_t *count = app_alloc(8 * blocks, 0, PROGRAM);
+  rating** block = app_alloc(sizeof(rating*) * blocks, 0, PROGRAM);
+  uint64_t* count = app_alloc(8 * blocks, 0, PROGRAM);
   for (uint64_t b = 0; b < blocks; ++b) {
     count[b] = ratings_block_count(&r, (uint64_t)grid, b / grid, b % grid);
     block[b] = NULL;
@@ -73,9 +73,9 @@ int main(int argc, char **argv) {
     }
   }
   uint64_t chunk = o.chunk / sizeof(rating);
-  rating *buffer =
+  rating* buffer =
       STREAMING ? app_alloc(sizeof(rating) * chunk, 0, PROGRAM) : NULL;
-  double *block_sse = app_alloc(8 * blocks, 0, PROGRAM);
+  double* block_sse = app_alloc(8 * blocks, 0, PROGRAM);
 
   /* Epochs 1..iters train; epoch iters+1 only measures (lr = 0). */
   for (int epoch = 1; epoch <= o.iters + 1; ++epoch) {
