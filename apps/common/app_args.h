@@ -34,7 +34,8 @@ typedef struct app_arg {
 
 static inline void app_args_fail(const char* usage, const char* why,
                                  const char* what) {
-  fprintf(stderr, "%s%s\nusage: %s\n", why, what, usage);
+  if (*why != '\0' || *what != '\0') fprintf(stderr, "%s%s\n", why, what);
+  fprintf(stderr, "usage: %s\n", usage);
   exit(2);
 }
 

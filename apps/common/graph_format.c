@@ -62,6 +62,19 @@ uint64_t graph_split(graph_file* g, uint64_t parts, uint64_t k) {
   return lo;
 }
 
+int graph_block_edges(graph_file* g, uint64_t lo, uint64_t hi,
+                      uint64_t* edges) {
+  uint64_t first = graph_row_offset(g, lo), end = graph_row_offset(g, hi);
+  if (first > end || end > g->m) {
+    fprintf(stderr,
+            "%s: corrupt graph: row pointers of vertices %llu and %llu\n",
+            g->path, (unsigned long long)lo, (unsigned long long)hi);
+    return -1;
+  }
+  *edges = end - first;
+  return 0;
+}
+
 int graph_read_rows(graph_file* g, uint64_t lo, uint64_t hi, uint64_t* rowptr,
                     uint32_t* targets) {
   if (app_pread_all(g->fd, g->path, rowptr, 8 * (hi - lo + 1),

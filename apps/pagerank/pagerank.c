@@ -103,7 +103,9 @@ static void setup(pr_rank* s, graph_file* g) {
                 MPI_COMM_WORLD);
   bounds[s->size] = s->n;
 
-  uint64_t edges = graph_row_offset(g, hi) - graph_row_offset(g, s->lo);
+  uint64_t edges;
+  if (graph_block_edges(g, s->lo, hi, &edges) != 0)
+    MPI_Abort(MPI_COMM_WORLD, 1);
   s->rowptr = app_alloc(8 * (s->nloc + 1), 0, "pagerank");
   s->slots = app_alloc(4 * edges, 0, "pagerank");
   if (graph_read_rows(g, s->lo, hi, s->rowptr, s->slots) != 0)

@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
     bounds[k] = graph_split(&g, parts, k);
     if (k == 0) continue;
     uint64_t rows = bounds[k] - bounds[k - 1];
-    uint64_t edges =
-        graph_row_offset(&g, bounds[k]) - graph_row_offset(&g, bounds[k - 1]);
+    uint64_t edges;
+    if (graph_block_edges(&g, bounds[k - 1], bounds[k], &edges) != 0) return 1;
     if (rows > max_rows) max_rows = rows;
     if (edges > max_edges) max_edges = edges;
   }

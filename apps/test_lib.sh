@@ -1,0 +1,64 @@
+# test_lib.sh -- functions shared by the applications' test scripts
+# (source it; it sets nothing else). Each script counts failures with
+# `fail`, ends with `finish NAME`, and keeps its files in $dir, which is
+# removed on exit.
+
+failures=0
+dir=$(mktemp -d "${TMPDIR:-/tmp}/app_test.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# run CMD...: CMD must succeed.
+run() {
+  echo "+ $*"
+  "$@" || fail "'$*' exited with $?"
+}
+
+# damaged SOURCE NAME OFFSET BYTES: $dir/NAME is a copy of SOURCE with BYTES
+# (printf escapes) written at OFFSET.
+damaged() {
+  cp "$1" "$dir/$2"
+  printf "$4" | dd of="$dir/$2" bs=1 seek="$3" conv=notrunc status=none
+}
+
+# rejects WHAT REGEX CMD...: CMD must exit non-zero with REGEX on stderr.
+rejects() {
+  local what=$1 re=$2 rc
+  shift 2
+  "$@" >"$dir/out" 2>"$dir/err"
+  rc=$?
+  echo "+ $* -> exit $rc: $(head -c 300 "$dir/err")"
+  ((rc != 0)) || fail "$what: '$*' exited 0"
+  grep -Eq -- "$re" "$dir/err" || fail "$what: stderr does not match /$re/"
+}
+
+# mpi_rejects RUN_JOB WHAT REGEX RUN_JOB_ARGS...: the job must end non-zero
+# with REGEX on its stderr and leave nothing behind (run_job.sh checks).
+mpi_rejects() {
+  local run_job=$1 what=$2 re=$3
+  shift 3
+  "$run_job" --expect-exit nonzero --expect-stderr "$re" --timeout 60 "$@" \
+    >"$dir/job" 2>&1 || {
+    cat "$dir/job"
+    fail "$what: $*"
+  }
+  tail -n 1 "$dir/job"
+}
+
+# u64_at FILE OFFSET: the little-endian u64 at OFFSET.
+u64_at() {
+  od -An -tu8 -j "$2" -N 8 "$1" | tr -d ' '
+}
+
+finish() {
+  if ((failures)); then
+    echo "$1: FAIL ($failures)"
+    exit 1
+  fi
+  echo "$1: PASS"
+  exit 0
+}
