@@ -21,11 +21,13 @@
  * <checksum> (pagerank_kernel.h) at the end.
  *
  * pagerank_ooc (built with APP_OOC): before each of those blocking calls
- * the rank hands its arrays to the ooc store (apps/common/ooc_store.h),
- * which writes what changed to the rank's file and frees them; it reads them
- * back after. The graph block, the slots and the receive map are written
- * once (READONLY); the rank vector is READWRITE. The send and receive
- * buffers of step 2 live only around that call. */
+ * the rank hands its arrays to ooc stores (apps/common/ooc_store.h), which
+ * write what changed to the rank's files and free them, and it reads each
+ * group back only when it next needs it (ooc_lazy.h): the slots for the
+ * push, the receive map for the update, the row pointers and the rank
+ * vector for both. All but the rank vector are written once (READONLY).
+ * The send and receive buffers of step 2 live only around that call; the
+ * one-time setup keeps its arrays in memory. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +36,15 @@
 #include "app_alloc.h"
 #include "app_util.h"
 #include "graph_format.h"
+#include "ooc_lazy.h"
 #include "ooc_store.h"
 #include "pagerank_kernel.h"
+
+/* The push needs the edges and the vertex arrays, the update what was
+ * received and the vertex arrays: the slots (4 bytes an edge) and the
+ * receive map (about as large) are then read once an iteration, the small
+ * vertex arrays twice. */
+enum { kEdges, kReceive, kVertices, kGroups };
 
 typedef struct pr_rank {
   int size, me;
@@ -46,33 +55,43 @@ typedef struct pr_rank {
   double* rank;         /* nloc */
   int *send_counts, *send_displs, *recv_counts, *recv_displs;
   uint64_t nsend, nrecv;
-  app_ooc_store* store; /* NULL unless pagerank_ooc */
+  /* pagerank_ooc: the arrays in three groups, each read back only when
+   * next needed (stores NULL otherwise). */
+  app_ooc_lazy ooc[kGroups];
 } pr_rank;
 
-/* The ooc discipline around a blocking call (no-ops without a store). */
+/* Every group out before a blocking call. */
 static void before_blocking(pr_rank* s) {
-  if (s->store != NULL) app_ooc_save(s->store);
-}
-static void after_blocking(pr_rank* s) {
-  if (s->store != NULL) app_ooc_load(s->store);
+  for (int k = 0; k < kGroups; ++k) app_ooc_lazy_save(&s->ooc[k]);
 }
 
-static int compare_u32(const void* a, const void* b) {
-  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
-  return (x > y) - (x < y);
-}
-
-/* Index of `key` in the sorted, distinct `keys` (it is there). */
-static uint32_t find_slot(const uint32_t* keys, uint64_t count, uint32_t key) {
-  uint64_t lo = 0, hi = count;
-  while (lo < hi) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] < key)
-      lo = mid + 1;
-    else
-      hi = mid;
+/* Gives each distinct target of the rank's edges a send slot, in
+ * increasing target order (so grouped by owner, since owners hold ranges):
+ * slots[e] = slot of targets[e], wanted[slot] = target. Returns the number
+ * of slots. A map over a window of target ids marks and numbers them: one
+ * window covers n up to 16M; larger graphs take a pass over the edges per
+ * window, with the map's memory bounded. (Sorting the targets and a binary
+ * search per edge took longer than many iterations on a 60M-edge graph.) */
+static uint64_t assign_slots(const uint32_t* targets, uint64_t edges,
+                             uint64_t n, uint32_t* slots, uint32_t* wanted) {
+  const uint32_t kAbsent = UINT32_MAX, kPresent = 0;
+  uint64_t window = n < (1u << 24) ? n : (1u << 24), distinct = 0;
+  uint32_t* map = app_alloc(4 * window, 0, "pagerank");
+  for (uint64_t w0 = 0; w0 < n; w0 += window) {
+    uint64_t w1 = w0 + window < n ? w0 + window : n;
+    memset(map, 0xff, 4 * (w1 - w0)); /* kAbsent */
+    for (uint64_t e = 0; e < edges; ++e)
+      if (targets[e] >= w0 && targets[e] < w1) map[targets[e] - w0] = kPresent;
+    for (uint64_t t = w0; t < w1; ++t) {
+      if (map[t - w0] == kAbsent) continue;
+      map[t - w0] = (uint32_t)distinct;
+      wanted[distinct++] = (uint32_t)t;
+    }
+    for (uint64_t e = 0; e < edges; ++e)
+      if (targets[e] >= w0 && targets[e] < w1) slots[e] = map[targets[e] - w0];
   }
-  return (uint32_t)lo;
+  free(map);
+  return distinct;
 }
 
 static int* prefix_sums(const int* counts, int size, uint64_t* total) {
@@ -106,21 +125,21 @@ static void setup(pr_rank* s, graph_file* g) {
   uint64_t edges;
   if (graph_block_edges(g, s->lo, hi, &edges) != 0)
     MPI_Abort(MPI_COMM_WORLD, 1);
-  s->rowptr = app_alloc(8 * (s->nloc + 1), 0, "pagerank");
-  s->slots = app_alloc(4 * edges, 0, "pagerank");
-  if (graph_read_rows(g, s->lo, hi, s->rowptr, s->slots) != 0)
+  if (edges >= UINT32_MAX) {
+    fprintf(stderr,
+            "pagerank: rank %d has %llu edges (2^32 at most); use "
+            "more ranks\n",
+            s->me, (unsigned long long)edges);
     MPI_Abort(MPI_COMM_WORLD, 1);
-
-  /* Distinct targets, sorted: grouped by owner, since owners hold ranges. */
+  }
+  s->rowptr = app_alloc(8 * (s->nloc + 1), 0, "pagerank");
+  uint32_t* targets = app_alloc(4 * edges, 0, "pagerank");
+  if (graph_read_rows(g, s->lo, hi, s->rowptr, targets) != 0)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  s->slots = app_alloc(4 * edges, 0, "pagerank");
   uint32_t* wanted = app_alloc(4 * edges, 0, "pagerank");
-  memcpy(wanted, s->slots, 4 * edges);
-  qsort(wanted, edges, 4, compare_u32);
-  uint64_t distinct = 0;
-  for (uint64_t e = 0; e < edges; ++e)
-    if (distinct == 0 || wanted[e] != wanted[distinct - 1])
-      wanted[distinct++] = wanted[e];
-  for (uint64_t e = 0; e < edges; ++e)
-    s->slots[e] = find_slot(wanted, distinct, s->slots[e]);
+  uint64_t distinct = assign_slots(targets, edges, s->n, s->slots, wanted);
+  free(targets);
 
   s->send_counts = app_alloc(sizeof(int) * (size_t)s->size, 0, "pagerank");
   s->recv_counts = app_alloc(sizeof(int) * (size_t)s->size, 0, "pagerank");
@@ -152,14 +171,17 @@ static void setup(pr_rank* s, graph_file* g) {
 
   s->rank = app_alloc(8 * s->nloc, 0, "pagerank");
   for (uint64_t i = 0; i < s->nloc; ++i) s->rank[i] = 1.0 / (double)s->n;
-  if (s->store != NULL) {
-    app_ooc_add(s->store, (void**)&s->rowptr, 8 * (s->nloc + 1),
+  if (s->ooc[0].store != NULL) {
+    app_ooc_add(s->ooc[kEdges].store, (void**)&s->slots, 4 * edges,
                 APP_OOC_READONLY);
-    app_ooc_add(s->store, (void**)&s->slots, 4 * edges, APP_OOC_READONLY);
-    app_ooc_add(s->store, (void**)&s->recv_local, 4 * s->nrecv,
+    app_ooc_add(s->ooc[kReceive].store, (void**)&s->recv_local, 4 * s->nrecv,
                 APP_OOC_READONLY);
-    app_ooc_add(s->store, (void**)&s->rank, 8 * s->nloc, APP_OOC_READWRITE);
+    app_ooc_add(s->ooc[kVertices].store, (void**)&s->rowptr, 8 * (s->nloc + 1),
+                APP_OOC_READONLY);
+    app_ooc_add(s->ooc[kVertices].store, (void**)&s->rank, 8 * s->nloc,
+                APP_OOC_READWRITE);
   }
+  for (int k = 0; k < kGroups; ++k) s->ooc[k].loaded = 1;
 }
 
 /* Global sums of values[0..count) (MPI_Allreduce). */
@@ -167,21 +189,23 @@ static void sum_all(pr_rank* s, double* values, int count) {
   double totals[2];
   before_blocking(s);
   MPI_Allreduce(values, totals, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  after_blocking(s);
   memcpy(values, totals, sizeof(double) * (size_t)count);
 }
 
 /* One iteration. `dangling` is the graph's dangling mass of the current
  * ranks on entry and of the new ones on return. Returns the L1 change. */
 static double iterate(pr_rank* s, double* dangling) {
+  app_ooc_lazy_need(&s->ooc[kEdges]);
+  app_ooc_lazy_need(&s->ooc[kVertices]);
   double* send = app_alloc(8 * s->nsend, 1, "pagerank");
   pr_push(s->rowptr, s->nloc, s->slots, s->rank, send);
   double* recv = app_alloc(8 * s->nrecv, 0, "pagerank");
   before_blocking(s);
   MPI_Alltoallv(send, s->send_counts, s->send_displs, MPI_DOUBLE, recv,
                 s->recv_counts, s->recv_displs, MPI_DOUBLE, MPI_COMM_WORLD);
-  after_blocking(s);
   free(send);
+  app_ooc_lazy_need(&s->ooc[kReceive]);
+  app_ooc_lazy_need(&s->ooc[kVertices]);
   /* Received values are added in rank order, where the serial code adds
    * them in edge order: only rounding differs. */
   double* incoming = app_alloc(8 * s->nloc, 1, "pagerank");
@@ -205,7 +229,8 @@ int main(int argc, char** argv) {
   pr_options o;
 #ifdef APP_OOC
   pr_parse_args(argc, argv, "pagerank_ooc", 1, 0, &o);
-  s.store = app_ooc_open(o.ooc_dir, s.me);
+  for (int k = 0; k < kGroups; ++k)
+    s.ooc[k].store = app_ooc_open(o.ooc_dir, s.me);
 #else
   pr_parse_args(argc, argv, "pagerank", 0, 0, &o);
 #endif
@@ -222,11 +247,13 @@ int main(int argc, char** argv) {
     if (s.me == 0) pr_report_iteration(it, app_now() - start, l1);
     if (o.tol > 0 && l1 < o.tol) break;
   }
+  app_ooc_lazy_need(&s.ooc[kVertices]);
   double checksum = pr_checksum(s.rank, s.lo, s.nloc);
   sum_all(&s, &checksum, 1);
   if (s.me == 0) printf("RESULT pagerank %.17g\n", checksum);
 
-  if (s.store != NULL) app_ooc_close(s.store);
+  for (int k = 0; k < kGroups; ++k)
+    if (s.ooc[k].store != NULL) app_ooc_close(s.ooc[k].store);
   free(s.rowptr);
   free(s.slots);
   free(s.recv_local);
