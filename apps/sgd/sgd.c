@@ -34,6 +34,7 @@
 
 #include "app_alloc.h"
 #include "app_util.h"
+#include "ooc_lazy.h"
 #include "ooc_store.h"
 #include "ratings_format.h"
 #include "sgd_kernel.h"
@@ -43,25 +44,10 @@ enum { kTagU = 1, kTagV = 2 };
 typedef struct sgd_rank {
   int size, me, grid, bi, bj, R;
   uint64_t u0, u1, i0, i1, count, nnz;
-  rating* ratings;      /* this rank's block */
-  float *U, *V;         /* U_bi and V_bj while this rank holds them */
-  app_ooc_store* store; /* NULL unless sgd_ooc */
-  int loaded;           /* ratings are in memory */
+  rating* ratings;  /* this rank's block */
+  float *U, *V;     /* U_bi and V_bj while this rank holds them */
+  app_ooc_lazy ooc; /* the ratings; store NULL unless sgd_ooc */
 } sgd_rank;
-
-/* ooc discipline: out before any blocking call, back in only when needed. */
-static void before_blocking(sgd_rank* s) {
-  if (s->store != NULL && s->loaded) {
-    app_ooc_save(s->store);
-    s->loaded = 0;
-  }
-}
-static void ensure_loaded(sgd_rank* s) {
-  if (s->store != NULL && !s->loaded) {
-    app_ooc_load(s->store);
-    s->loaded = 1;
-  }
-}
 
 static int rank_of(const sgd_rank* s, int i, int j) {
   return ((i + s->grid) % s->grid) * s->grid + (j + s->grid) % s->grid;
@@ -102,7 +88,7 @@ static void pass_factors(sgd_rank* s, long t) {
   } else {
     return;
   }
-  before_blocking(s);
+  app_ooc_lazy_save(&s->ooc);
   MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
   if (active(s, t)) free_factors(s);
 }
@@ -110,7 +96,7 @@ static void pass_factors(sgd_rank* s, long t) {
 /* Rank 0 gets the global RMSE of an epoch from each rank's squared error. */
 static double gather_rmse(sgd_rank* s, double sse) {
   double* all = s->me == 0 ? app_alloc(8 * (size_t)s->size, 0, "sgd") : NULL;
-  before_blocking(s);
+  app_ooc_lazy_save(&s->ooc);
   MPI_Gather(&sse, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   double total = 0;
   if (s->me == 0)
@@ -154,9 +140,9 @@ static int setup(sgd_rank* s, const sgd_options* o) {
   int rc = ratings_read_block(&r, (uint64_t)grid, (uint64_t)s->bi,
                               (uint64_t)s->bj, s->ratings);
   ratings_close(&r);
-  s->loaded = 1;
-  if (s->store != NULL)
-    app_ooc_add(s->store, (void**)&s->ratings, sizeof(rating) * s->count,
+  s->ooc.loaded = 1;
+  if (s->ooc.store != NULL)
+    app_ooc_add(s->ooc.store, (void**)&s->ratings, sizeof(rating) * s->count,
                 APP_OOC_READONLY);
   return rc;
 }
@@ -169,7 +155,7 @@ int main(int argc, char** argv) {
   sgd_options o;
 #ifdef APP_OOC
   sgd_parse_args(argc, argv, "sgd_ooc", SGD_ARG_OOC_DIR, &o);
-  s.store = app_ooc_open(o.ooc_dir, s.me);
+  s.ooc.store = app_ooc_open(o.ooc_dir, s.me);
 #else
   sgd_parse_args(argc, argv, "sgd", 0, &o);
 #endif
@@ -192,7 +178,7 @@ int main(int argc, char** argv) {
         sgd_init_factors(s.U, s.u0, s.u1 - s.u0, s.R, o.seed, 0);
         sgd_init_factors(s.V, s.i0, s.i1 - s.i0, s.R, o.seed, 1);
       }
-      ensure_loaded(&s);
+      app_ooc_lazy_need(&s.ooc);
       float lr = epoch <= o.iters ? (float)o.lr : 0.0f;
       sgd_update(s.ratings, s.count, s.U, s.u0, s.V, s.i0, s.R, lr,
                  (float)o.lambda, &sse);
@@ -210,7 +196,7 @@ int main(int argc, char** argv) {
   }
 
   free_factors(&s);
-  if (s.store != NULL) app_ooc_close(s.store);
+  if (s.ooc.store != NULL) app_ooc_close(s.ooc.store);
   free(s.ratings);
   MPI_Finalize();
   return 0;
