@@ -110,9 +110,9 @@ void app_ooc_load(app_ooc_store* store) {
     if (*a->array == NULL) ooc_fail(store, "malloc");
     ooc_transfer(store, *a->array, a->bytes, a->offset, 0);
   }
-  /* The arrays are in memory again: their cached copies only take room
-   * another rank could use. */
-  posix_fadvise(store->fd, 0, 0, POSIX_FADV_DONTNEED);
+  /* The file's pages stay in the page cache: when memory is plentiful the
+   * next load reads them from there, and under pressure the kernel drops
+   * these clean pages first, more cheaply than we could decide. */
   OOC_EXIT();
 }
 

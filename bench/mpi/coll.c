@@ -6,6 +6,7 @@
  * Output: BENCH bcast <bytes> <seconds per call>
  *         BENCH allreduce <bytes> <seconds per call>
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
@@ -48,15 +49,50 @@ struct size_plan {
   int trials;
 };
 
-static const struct size_plan kPlans[] = {
-    {8, 100, 1000, 5},
-    {1L << 20, 5, 20, 5},
-    {64L << 20, 1, 1, 5}, /* a few calls only: each moves ranks x 64 MiB */
-};
+/* Repetitions by size: enough calls for small sizes to rise above the
+ * timer and the noise, a few calls only for large ones (each moves ranks x
+ * bytes; 256 MiB over a 250 Mbit/s link takes seconds). */
+static struct size_plan plan_for(long bytes) {
+  struct size_plan plan = {bytes, 1, 1, 3};
+  if (bytes <= (64L << 10)) {
+    plan.warmup = 100;
+    plan.reps = 1000;
+    plan.trials = 5;
+  } else if (bytes <= (1L << 20)) {
+    plan.warmup = 5;
+    plan.reps = 20;
+    plan.trials = 5;
+  } else if (bytes <= (16L << 20)) {
+    plan.reps = 3;
+  } else if (bytes <= (64L << 20)) {
+    plan.trials = 5;
+  }
+  return plan;
+}
+
+#define MAX_SIZES 32
+static long sizes[MAX_SIZES] = {8, 1L << 20, 64L << 20};
+static int nsizes = 3;
+
+static void parse_sizes(char *list) {
+  nsizes = 0;
+  for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
+    char *end;
+    long bytes = strtol(item, &end, 10);
+    if (*end == 'k' || *end == 'K') bytes <<= 10, ++end;
+    else if (*end == 'm' || *end == 'M') bytes <<= 20, ++end;
+    else if (*end == 'g' || *end == 'G') bytes <<= 30, ++end;
+    if (*end != '\0' || bytes <= 0 || bytes % 8 != 0 || nsizes == MAX_SIZES)
+      bench_fail("bad size '%s': a positive multiple of 8 bytes (k, m, g), "
+                 "at most %d sizes", item, MAX_SIZES);
+    sizes[nsizes++] = bytes;
+  }
+}
 
 static void run_op(const char *name, bench_op_fn op, int rank, int size) {
-  for (size_t p = 0; p < sizeof kPlans / sizeof kPlans[0]; ++p) {
-    const struct size_plan *plan = &kPlans[p];
+  for (int p = 0; p < nsizes; ++p) {
+    struct size_plan plan_storage = plan_for(sizes[p]);
+    const struct size_plan *plan = &plan_storage;
     struct coll c = {rank, size, plan->bytes / (long)sizeof(double), NULL,
                      NULL};
     c.send = bench_alloc((size_t)plan->bytes);
@@ -77,7 +113,8 @@ int main(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "all";
   int all = strcmp(which, "all") == 0;
   if (!all && strcmp(which, "bcast") != 0 && strcmp(which, "allreduce") != 0)
-    bench_fail("usage: %s [bcast|allreduce|all]", argv[0]);
+    bench_fail("usage: %s [bcast|allreduce|all] [SIZE,...]", argv[0]);
+  if (argc > 2) parse_sizes(argv[2]);
   int rank = bench_rank(), size = bench_size();
   if (all || strcmp(which, "bcast") == 0) run_op("bcast", bcast, rank, size);
   if (all || strcmp(which, "allreduce") == 0)

@@ -21,6 +21,9 @@ inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
 // "1" when the slave may hold back requests that need no reply until its
 // next blocking call (the master runs one slave at a time).
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
+// Seconds after which a master gives up on a silent peer master
+// (master/peer_watch.h); read by the masters only.
+inline constexpr const char* kEnvPeerTimeout = "BDMPI_PEER_TIMEOUT";
 
 // 16 hex digits from the kernel's random source.
 std::string NewJobId();

@@ -189,6 +189,7 @@ int Master::Run() {
     config.inline_max = window_size_;
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
+    config.peer_timeout = PeerWatch::TimeoutFromEnvironment();
     network_ = std::make_unique<Network>(config, [wake_queue] {
       RequestMsg event;
       event.type = MsgType::kEvent;

@@ -62,26 +62,35 @@ Network::Network(Config config, std::function<void()> wake)
   MPI_Comm_get_attr(coll_, MPI_TAG_UB, &tag_ub, &flag);
   max_channels_ = flag ? static_cast<int>((static_cast<long long>(*tag_ub) + 1) / kOpTagSpace) : 1;
   BDMPI_ENFORCE(max_channels_ >= 1, "MPI_TAG_UB below the operation tags");
-  ExchangeRacks();
+  ExchangeNodeNames();
+  heartbeat_.kind = ControlKind::kHeartbeat;
+  heartbeat_requests_.assign(nnodes_, MPI_REQUEST_NULL);
 }
 
-void Network::ExchangeRacks() {
+void Network::ExchangeNodeNames() {
   // Every master learns every node's rack, so that all order their chains
-  // alike; names become small integers.
+  // alike (rack names become small integers), and its host, for messages.
   constexpr int kNameBytes = 64;
-  std::vector<char> mine(kNameBytes, '\0');
+  std::vector<char> mine(2 * kNameBytes, '\0');
   std::snprintf(mine.data(), kNameBytes, "%s", config_.rack.c_str());
-  std::vector<char> all(static_cast<std::size_t>(kNameBytes) * nnodes_);
-  CheckMpi(MPI_Allgather(mine.data(), kNameBytes, MPI_CHAR, all.data(), kNameBytes, MPI_CHAR,
-                         control_),
+  int length = 0;
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  MPI_Get_processor_name(host, &length);
+  std::snprintf(mine.data() + kNameBytes, kNameBytes, "%s", host);
+  std::vector<char> all(mine.size() * nnodes_);
+  CheckMpi(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
+                         static_cast<int>(mine.size()), MPI_CHAR, control_),
            "MPI_Allgather");
   std::vector<std::string> names;
   racks_.clear();
+  hosts_.clear();
   for (int node = 0; node < nnodes_; ++node) {
-    std::string name(all.data() + static_cast<std::size_t>(node) * kNameBytes);
+    const char* record = all.data() + static_cast<std::size_t>(node) * mine.size();
+    std::string name(record);
     auto it = std::find(names.begin(), names.end(), name);
     racks_.push_back(static_cast<int>(it - names.begin()));
     if (it == names.end()) names.push_back(name);
+    hosts_.emplace_back(record + kNameBytes);
   }
   BDMPI_INFO("coll", "node %d is in rack '%s' (%zu rack(s))", node_, config_.rack.c_str(),
              names.size());
@@ -103,7 +112,14 @@ Network::~Network() {
   // The communicators are freed by MPI_Finalize, or gone with MPI_Abort.
 }
 
-void Network::Start() { thread_ = std::thread([this] { Run(); }); }
+void Network::Start() {
+  watch_ = PeerWatch(nnodes_, node_, config_.peer_timeout, PeerWatch::Clock::now());
+  thread_ = std::thread([this] { Run(); });
+}
+
+std::string Network::Describe(int node) const {
+  return "node " + std::to_string(node) + " (host " + hosts_[node] + ")";
+}
 
 void Network::Send(OutgoingMessage message) {
   {
@@ -168,6 +184,7 @@ void Network::Run() {
       busy |= ProgressReceives();
       busy |= ProgressCollectives();
       busy |= ProgressControl();
+      ProgressLiveness();
     } catch (const std::exception& error) {
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kAbort;
@@ -177,6 +194,10 @@ void Network::Run() {
       return;
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
+      // Every master is done: heartbeats still in flight need no answer.
+      for (MPI_Request& request : heartbeat_requests_) {
+        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+      }
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kFinished;
       Push(std::move(event));
@@ -333,6 +354,7 @@ bool Network::ProgressReceives() {
     if (static_cast<std::size_t>(count) > receive_buffer_.size()) receive_buffer_.resize(count);
     CheckMpi(MPI_Mrecv(receive_buffer_.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE),
              "MPI_Mrecv");
+    watch_.Heard(status.MPI_SOURCE, PeerWatch::Clock::now());
     RecvStream& stream = receives_[status.MPI_SOURCE];
     if (!stream.active) {
       BDMPI_ENFORCE(static_cast<std::size_t>(count) >= sizeof(WireHeader), "short wire header");
@@ -483,14 +505,17 @@ bool Network::ProgressControl() {
       abort_cv_.notify_all();
     }
   }
-  int flag = 0;
-  MPI_Status status;
-  CheckMpi(MPI_Iprobe(MPI_ANY_SOURCE, kTagControl, control_, &flag, &status), "MPI_Iprobe");
-  if (flag) {
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    CheckMpi(MPI_Iprobe(MPI_ANY_SOURCE, kTagControl, control_, &flag, &status), "MPI_Iprobe");
+    if (!flag) break;
     ControlMsg notice;
     CheckMpi(MPI_Recv(&notice, sizeof notice, MPI_BYTE, status.MPI_SOURCE, kTagControl,
                       control_, MPI_STATUS_IGNORE),
              "MPI_Recv");
+    watch_.Heard(status.MPI_SOURCE, PeerWatch::Clock::now());
+    if (notice.kind == ControlKind::kHeartbeat) continue;
     NetworkEvent event;
     event.kind = NetworkEvent::Kind::kAbort;
     event.status = notice.status;
@@ -500,6 +525,29 @@ bool Network::ProgressControl() {
     busy = true;
   }
   return busy;
+}
+
+void Network::ProgressLiveness() {
+  PeerWatch::Clock::time_point now = PeerWatch::Clock::now();
+  watch_.Tick(now);
+  if (watch_.HeartbeatDue(now)) {
+    for (int peer = 0; peer < nnodes_; ++peer) {
+      // A heartbeat still on its way to a peer is enough: no pile-up.
+      if (peer == node_ || !TestRequest(heartbeat_requests_[peer])) continue;
+      CheckMpi(MPI_Isend(&heartbeat_, sizeof heartbeat_, MPI_BYTE, peer, kTagControl, control_,
+                         &heartbeat_requests_[peer]),
+               "MPI_Isend");
+    }
+  }
+  if (std::optional<int> silent = watch_.Silent(now)) {
+    double seconds = std::chrono::duration<double>(watch_.timeout()).count();
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "%s has sent nothing for %.0f s (%s): its master hangs or its host is "
+                  "unreachable",
+                  Describe(*silent).c_str(), seconds, kEnvPeerTimeout);
+    throw Error(kErrOther, text);
+  }
 }
 
 }  // namespace bdmpi

@@ -26,6 +26,7 @@
 #include "collectives/select.h"
 #include "master/mpi_transport.h"
 #include "master/payload.h"
+#include "master/peer_watch.h"
 #include "master/wire.h"
 
 namespace bdmpi {
@@ -80,6 +81,7 @@ class Network {
     coll::Tuning tuning;
     std::size_t inline_max = 64 * 1024;   // payloads up to this go in one message
     std::size_t chunk_size = 1 << 20;     // large payloads travel in chunks
+    PeerWatch::Clock::duration peer_timeout = std::chrono::seconds(120);
   };
 
   // Duplicates MPI_COMM_WORLD (collective over all masters). `wake` is
@@ -141,7 +143,7 @@ class Network {
     std::unique_ptr<coll::Operation> operation;  // uses transport: destroyed first
   };
 
-  void ExchangeRacks();
+  void ExchangeNodeNames();
   void Run();
   bool TakeWork();
   bool InFlight() const;  // transfers or collective steps under way
@@ -149,6 +151,9 @@ class Network {
   bool ProgressReceives();
   bool ProgressCollectives();
   bool ProgressControl();
+  // Heartbeats out; throws when a peer has been silent too long.
+  void ProgressLiveness();
+  std::string Describe(int node) const;  // "node 2 (host vc2)"
   void StartStep(const CollectiveStep& step);
   void Push(NetworkEvent event);
   void SendAbortNotices();
@@ -161,6 +166,7 @@ class Network {
   MPI_Comm coll_ = MPI_COMM_NULL;
   MPI_Comm control_ = MPI_COMM_NULL;
   std::vector<int> racks_;  // rack id of every node
+  std::vector<std::string> hosts_;  // host name of every node
   int max_channels_ = 1;
 
   // Network thread only.
@@ -174,6 +180,9 @@ class Network {
   bool notices_started_ = false;
   std::vector<ControlMsg> notices_;
   std::vector<MPI_Request> notice_requests_;
+  PeerWatch watch_{1, 0, {}, {}};
+  ControlMsg heartbeat_;                      // the same bytes to every peer
+  std::vector<MPI_Request> heartbeat_requests_;  // one outstanding per peer
 
   // Shared with the event loop.
   std::mutex mutex_;

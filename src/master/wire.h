@@ -27,7 +27,8 @@ struct WireHeader {
   std::uint32_t reserved = 0;
 };
 
-enum class ControlKind : std::int32_t { kAbort = 1 };
+// kHeartbeat: "still here" (master/peer_watch.h); kAbort: the job ends.
+enum class ControlKind : std::int32_t { kAbort = 1, kHeartbeat = 2 };
 
 struct ControlMsg {
   ControlKind kind = ControlKind::kAbort;
