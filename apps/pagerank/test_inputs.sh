@@ -12,23 +12,8 @@ bin=$1 run_job=$2
 . "$(dirname "$0")/../test_lib.sh"
 
 n=5000
-run "$bin/gen_graph" --out "$dir/a" --vertices $n --seed 7
-run "$bin/gen_graph" --out "$dir/b" --vertices $n --seed 7
-run "$bin/gen_graph" --out "$dir/c" --vertices $n --seed 8
-cmp "$dir/a" "$dir/b" || fail "seed 7 twice gave different files"
-cmp -s "$dir/a" "$dir/c" && fail "seeds 7 and 8 gave the same file"
-
-out=$("$bin/gen_graph" --out "$dir/e" --bytes 8m --seed 2) || fail "--bytes 8m"
-echo "$out"
-size=$(stat -c %s "$dir/e")
-((size > 8 * 1048576 * 95 / 100 && size < 8 * 1048576 * 105 / 100)) ||
-  fail "--bytes 8m wrote $size bytes"
-[[ $out == *" $size bytes"* ]] || fail "it printed another size than $size"
-
-echo "+ (ulimit -v 24576; gen_graph --out $dir/f --bytes 64m)"
-(ulimit -v 24576 && "$bin/gen_graph" --out "$dir/f" --bytes 64m) ||
-  fail "64 MiB under a 24 MiB address-space limit failed"
-rm -f "$dir/f"
+check_seeds "$bin/gen_graph" --vertices $n
+check_sizing "$bin/gen_graph" 24576
 
 # Out-degrees from the row pointers: max / mean.
 skew=$(od -An -tu8 -w8 -j 64 -N $((8 * (n + 1))) -v "$dir/a" |

@@ -15,11 +15,7 @@ set -u
 bin=$1 run_job=$2
 . "$(dirname "$0")/../test_lib.sh"
 
-run "$bin/gen_ratings" --out "$dir/a" --users 2000 --items 400 --seed 7
-run "$bin/gen_ratings" --out "$dir/b" --users 2000 --items 400 --seed 7
-run "$bin/gen_ratings" --out "$dir/c" --users 2000 --items 400 --seed 8
-cmp "$dir/a" "$dir/b" || fail "seed 7 twice gave different files"
-cmp -s "$dir/a" "$dir/c" && fail "seeds 7 and 8 gave the same file"
+check_seeds "$bin/gen_ratings" --users 2000 --items 400
 
 # The ratings of users 0-999 (user id in the first 4 bytes of each 12-byte
 # record) must be the same in a 1000- and a 2000-user file, items fixed.
@@ -33,17 +29,7 @@ records() { # FILE: "user item value" per record, the users below 1000
 cmp <(records "$dir/a") <(records "$dir/d") ||
   fail "users 0-999 differ between a 1000- and a 2000-user file"
 
-out=$("$bin/gen_ratings" --out "$dir/e" --bytes 8m --seed 2) || fail "--bytes 8m"
-echo "$out"
-size=$(stat -c %s "$dir/e")
-((size > 8 * 1048576 * 95 / 100 && size < 8 * 1048576 * 105 / 100)) ||
-  fail "--bytes 8m wrote $size bytes"
-[[ $out == *" $size bytes"* ]] || fail "it printed another size than $size"
-
-echo "+ (ulimit -v 32768; gen_ratings --out $dir/f --bytes 64m)"
-(ulimit -v 32768 && "$bin/gen_ratings" --out "$dir/f" --bytes 64m) ||
-  fail "64 MiB under a 32 MiB address-space limit failed"
-rm -f "$dir/f"
+check_sizing "$bin/gen_ratings" 32768
 
 "$bin/sgd_serial" "$dir/a" --iters 10 >"$dir/sgd.out" || fail "sgd_serial on a"
 grep -E '^(RMSE 1 |RMSE 10 |RESULT)' "$dir/sgd.out"
