@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # test_lib.sh -- functions shared by the applications' test scripts
 # (source it; it sets nothing else). Each script counts failures with
 # `fail`, ends with `finish NAME`, and keeps its files in $dir, which is
@@ -22,6 +23,7 @@ run() {
 # (printf escapes) written at OFFSET.
 damaged() {
   cp "$1" "$dir/$2"
+  # shellcheck disable=SC2059 # the bytes are the format, on purpose
   printf "$4" | dd of="$dir/$2" bs=1 seek="$3" conv=notrunc status=none
 }
 

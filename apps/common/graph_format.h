@@ -58,8 +58,7 @@ uint64_t graph_split(graph_file* g, uint64_t parts, uint64_t k);
 /* The number of edges of rows [lo, hi) (rowptr[hi] - rowptr[lo]), checked
  * to be possible before anyone allocates room for them. Returns 0, or -1
  * after printing why. */
-int graph_block_edges(graph_file* g, uint64_t lo, uint64_t hi,
-                      uint64_t* edges);
+int graph_block_edges(graph_file* g, uint64_t lo, uint64_t hi, uint64_t* edges);
 
 /* Reads rows [lo, hi): rowptr[0 .. hi-lo] (absolute edge offsets, as in the
  * file) and their targets (rowptr[hi-lo] - rowptr[0] of them). Checks that

@@ -9,6 +9,7 @@
 #   MPI programs (through run_job.sh, which also checks for leftovers) some.
 set -u
 bin=$1 run_job=$2
+# shellcheck source=../test_lib.sh
 . "$(dirname "$0")/../test_lib.sh"
 
 n=5000

@@ -13,6 +13,7 @@
 #   leftovers) some.
 set -u
 bin=$1 run_job=$2
+# shellcheck source=../test_lib.sh
 . "$(dirname "$0")/../test_lib.sh"
 
 check_seeds "$bin/gen_ratings" --users 2000 --items 400
