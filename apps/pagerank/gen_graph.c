@@ -64,12 +64,22 @@ static uint64_t draw_degree(const generator* g, uint64_t u, app_rng* rng) {
   return (uint64_t)whole + (app_rng_uniform(rng) < x - whole ? 1 : 0);
 }
 
+/* A target of source u: bit by bit from the top, 1 with probability
+ * b/(a+b) under a 0 bit of u and d/(c+d) under a 1 bit. Each level takes
+ * 16 random bits (probabilities to 1/65536), four levels per draw: the
+ * generator's main cost. */
 static uint64_t draw_target(const generator* g, uint64_t u, app_rng* rng) {
+  static const uint32_t kOne[2] = {(uint32_t)(kB / (kA + kB) * 65536 + 0.5),
+                                   (uint32_t)(kD / (kC + kD) * 65536 + 0.5)};
   for (int attempt = 0; attempt < 64; ++attempt) {
-    uint64_t t = 0;
-    for (int bit = g->scale - 1; bit >= 0; --bit) {
-      double p_one = (u >> bit & 1) ? kD / (kC + kD) : kB / (kA + kB);
-      t = t << 1 | (app_rng_uniform(rng) < p_one ? 1u : 0u);
+    uint64_t t = 0, bits = 0;
+    for (int bit = g->scale - 1, left = 0; bit >= 0; --bit, --left) {
+      if (left == 0) {
+        bits = app_rng_next(rng);
+        left = 4;
+      }
+      t = t << 1 | ((bits & 0xffff) < kOne[u >> bit & 1] ? 1u : 0u);
+      bits >>= 16;
     }
     if (t < g->n) return t;
   }
@@ -136,15 +146,22 @@ int main(int argc, char** argv) {
     edges += draw_degree(&g, u, &rng);
     write_or_die(f, out, &edges, 8);
   }
+  static uint32_t batch[1 << 16];
+  size_t batched = 0;
   for (uint64_t v = 0; v < g.n; ++v) {
     uint64_t u = app_perm_invert(&g.perm, v);
     app_rng rng = app_rng_seed(seed, u);
     uint64_t degree = draw_degree(&g, u, &rng);
     for (uint64_t e = 0; e < degree; ++e) {
-      uint32_t t = (uint32_t)app_perm_apply(&g.perm, draw_target(&g, u, &rng));
-      write_or_die(f, out, &t, 4);
+      batch[batched++] =
+          (uint32_t)app_perm_apply(&g.perm, draw_target(&g, u, &rng));
+      if (batched == sizeof batch / sizeof batch[0]) {
+        write_or_die(f, out, batch, sizeof batch);
+        batched = 0;
+      }
     }
   }
+  write_or_die(f, out, batch, 4 * batched);
 
   header.version = APP_FORMAT_VERSION;
   header.kind = APP_KIND_GRAPH;
