@@ -55,9 +55,20 @@ static double gaussian(app_rng* rng) {
   return sqrt(-2 * log(1 - u1)) * cos(6.283185307179586 * u2);
 }
 
-static int compare_u32(const void* a, const void* b) {
-  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
-  return (x > y) - (x < y);
+/* Shellsort (Ciura's gaps): users have tens to a few thousand items, where
+ * this beats qsort's calls through a comparison pointer, which took 40% of
+ * the generator's time. */
+static void sort_u32(uint32_t* a, uint64_t n) {
+  static const uint64_t kGaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+  for (size_t g = 0; g < sizeof kGaps / sizeof kGaps[0]; ++g) {
+    uint64_t gap = kGaps[g];
+    for (uint64_t i = gap; i < n; ++i) {
+      uint32_t x = a[i];
+      uint64_t j = i;
+      for (; j >= gap && a[j - gap] > x; j -= gap) a[j] = a[j - gap];
+      a[j] = x;
+    }
+  }
 }
 
 /* Appends user u's ratings (sorted by item) to out[*count ...]. `items` is
@@ -78,7 +89,7 @@ static void user_ratings(const model* m, uint64_t u, uint32_t* items,
       uint64_t popular = (uint64_t)((double)m->items * x * x * x);
       items[k] = (uint32_t)app_perm_apply(&m->item_perm, popular);
     }
-    qsort(items, d, sizeof *items, compare_u32);
+    sort_u32(items, d);
     have = 0;
     for (uint64_t k = 0; k < d; ++k)
       if (have == 0 || items[k] != items[have - 1]) items[have++] = items[k];
