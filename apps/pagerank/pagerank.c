@@ -26,8 +26,8 @@
  * group back only when it next needs it (ooc_lazy.h): the slots for the
  * push, the receive map for the update, the row pointers and the rank
  * vector for both. All but the rank vector are written once (READONLY).
- * The send and receive buffers of step 2 live only around that call; the
- * one-time setup keeps its arrays in memory. */
+ * The send and receive buffers of step 2 live only around that call, as
+ * do the lists of ids the setup exchanges. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +140,21 @@ static void setup(pr_rank* s, graph_file* g) {
   uint32_t* wanted = app_alloc(4 * edges, 0, "pagerank");
   uint64_t distinct = assign_slots(targets, edges, s->n, s->slots, wanted);
   free(targets);
+  uint32_t* shrunk = realloc(wanted, 4 * (distinct ? distinct : 1));
+  if (shrunk != NULL) wanted = shrunk;
+  s->rank = app_alloc(8 * s->nloc, 0, "pagerank");
+  for (uint64_t i = 0; i < s->nloc; ++i) s->rank[i] = 1.0 / (double)s->n;
+  /* From here on the ooc discipline holds: the exchange of the ids below
+   * already blocks. */
+  if (s->ooc[0].store != NULL) {
+    app_ooc_add(s->ooc[kEdges].store, (void**)&s->slots, 4 * edges,
+                APP_OOC_READONLY);
+    app_ooc_add(s->ooc[kVertices].store, (void**)&s->rowptr, 8 * (s->nloc + 1),
+                APP_OOC_READONLY);
+    app_ooc_add(s->ooc[kVertices].store, (void**)&s->rank, 8 * s->nloc,
+                APP_OOC_READWRITE);
+  }
+  s->ooc[kEdges].loaded = s->ooc[kVertices].loaded = 1;
 
   s->send_counts = app_alloc(sizeof(int) * (size_t)s->size, 0, "pagerank");
   s->recv_counts = app_alloc(sizeof(int) * (size_t)s->size, 0, "pagerank");
@@ -149,6 +164,7 @@ static void setup(pr_rank* s, graph_file* g) {
     while (at < distinct && wanted[at] < bounds[q + 1]) ++at;
     s->send_counts[q] = (int)(at - start);
   }
+  before_blocking(s);
   MPI_Alltoall(s->send_counts, 1, MPI_INT, s->recv_counts, 1, MPI_INT,
                MPI_COMM_WORLD);
   s->send_displs = prefix_sums(s->send_counts, s->size, &s->nsend);
@@ -157,6 +173,8 @@ static void setup(pr_rank* s, graph_file* g) {
   MPI_Alltoallv(wanted, s->send_counts, s->send_displs, MPI_UINT32_T,
                 s->recv_local, s->recv_counts, s->recv_displs, MPI_UINT32_T,
                 MPI_COMM_WORLD);
+  free(wanted);
+  free(bounds);
   for (uint64_t k = 0; k < s->nrecv; ++k) {
     if (s->recv_local[k] < s->lo || s->recv_local[k] >= hi) {
       fprintf(stderr, "pagerank: rank %d got vertex %u, owns %llu..%llu\n",
@@ -166,22 +184,10 @@ static void setup(pr_rank* s, graph_file* g) {
     }
     s->recv_local[k] -= (uint32_t)s->lo;
   }
-  free(wanted);
-  free(bounds);
-
-  s->rank = app_alloc(8 * s->nloc, 0, "pagerank");
-  for (uint64_t i = 0; i < s->nloc; ++i) s->rank[i] = 1.0 / (double)s->n;
-  if (s->ooc[0].store != NULL) {
-    app_ooc_add(s->ooc[kEdges].store, (void**)&s->slots, 4 * edges,
-                APP_OOC_READONLY);
+  if (s->ooc[kReceive].store != NULL)
     app_ooc_add(s->ooc[kReceive].store, (void**)&s->recv_local, 4 * s->nrecv,
                 APP_OOC_READONLY);
-    app_ooc_add(s->ooc[kVertices].store, (void**)&s->rowptr, 8 * (s->nloc + 1),
-                APP_OOC_READONLY);
-    app_ooc_add(s->ooc[kVertices].store, (void**)&s->rank, 8 * s->nloc,
-                APP_OOC_READWRITE);
-  }
-  for (int k = 0; k < kGroups; ++k) s->ooc[k].loaded = 1;
+  s->ooc[kReceive].loaded = 1;
 }
 
 /* Global sums of values[0..count) (MPI_Allreduce). */
@@ -239,6 +245,7 @@ int main(int argc, char** argv) {
   setup(&s, &g);
   graph_close(&g);
 
+  app_ooc_lazy_need(&s.ooc[kVertices]);
   double dangling = pr_dangling(s.rowptr, s.nloc, s.rank);
   sum_all(&s, &dangling, 1);
   for (int it = 1; it <= o.iters; ++it) {
