@@ -161,6 +161,7 @@ int main(int argc, char** argv) {
 #endif
   int ok = setup(&s, &o) == 0;
   int all_ok = 0;
+  app_ooc_lazy_save(&s.ooc);
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) {
     MPI_Finalize();
