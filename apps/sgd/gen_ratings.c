@@ -200,13 +200,22 @@ int main(int argc, char** argv) {
   for (uint64_t ub = 0; ub < buckets; ++ub) {
     uint64_t u0 = ratings_bucket_start(users, buckets, ub);
     uint64_t u1 = ratings_bucket_start(users, buckets, ub + 1);
-    rating* made =
-        app_alloc((u1 - u0) * cap * sizeof(rating), 0, "gen_ratings");
-    rating* sorted =
-        app_alloc((u1 - u0) * cap * sizeof(rating), 0, "gen_ratings");
-    uint64_t count = 0;
-    for (uint64_t u = u0; u < u1; ++u)
+    /* Room for the bucket's ratings, grown as needed: sized by the actual
+     * count, not the per-user cap (20 times more). */
+    uint64_t count = 0, room = 2 * (uint64_t)avg * (u1 - u0) + cap;
+    rating* made = app_alloc(room * sizeof(rating), 0, "gen_ratings");
+    for (uint64_t u = u0; u < u1; ++u) {
+      if (room - count < cap) {
+        room *= 2;
+        made = realloc(made, room * sizeof(rating));
+        if (made == NULL) {
+          fprintf(stderr, "gen_ratings: out of memory\n");
+          return 1;
+        }
+      }
       user_ratings(&m, u, scratch_items, made, &count);
+    }
+    rating* sorted = app_alloc(count * sizeof(rating), 0, "gen_ratings");
     /* Stable counting sort by item bucket keeps user, then item order. */
     uint64_t next[RATINGS_MAX_BUCKETS] = {0};
     for (uint64_t k = 0; k < count; ++k)

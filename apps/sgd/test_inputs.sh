@@ -3,7 +3,7 @@
 #   gen_ratings: the same seed gives the same bytes, another seed others;
 #   a user's ratings do not depend on how many users follow (users come from
 #   their own random streams); --bytes sizes the file to within 5% and
-#   prints its size; it streams (64 MiB under a 32 MiB address-space
+#   prints its size; it streams (64 MiB under a 24 MiB address-space
 #   limit); the planted factors make SGD's training RMSE fall by more than
 #   half (sgd_serial).
 #   Damaged or foreign input, a grid the file cannot be cut into and a rank
@@ -30,7 +30,7 @@ records() { # FILE: "user item value" per record, the users below 1000
 cmp <(records "$dir/a") <(records "$dir/d") ||
   fail "users 0-999 differ between a 1000- and a 2000-user file"
 
-check_sizing "$bin/gen_ratings" 32768
+check_sizing "$bin/gen_ratings" 24576
 
 "$bin/sgd_serial" "$dir/a" --iters 10 >"$dir/sgd.out" || fail "sgd_serial on a"
 grep -E '^(RMSE 1 |RMSE 10 |RESULT)' "$dir/sgd.out"
