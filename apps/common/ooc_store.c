@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,13 @@ static void ooc_fail(const app_ooc_store* store, const char* what) {
 }
 
 app_ooc_store* app_ooc_open(const char* dir, int rank) {
+  /* Saving an array is only worth it if free() gives its memory back to
+   * the system. glibc raises its mmap threshold to the size of each large
+   * block freed (up to 32 MiB), after which blocks below that come from the
+   * heap and their free() returns nothing: measured, the summed RSS of
+   * pagerank_ooc on 8 ranks stayed at 446 MiB, as without the store. A
+   * fixed threshold keeps large arrays in their own mappings (156 MiB). */
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   app_ooc_store* store = calloc(1, sizeof *store);
   if (store == NULL) {
     fprintf(stderr, "ooc store: out of memory\n");
