@@ -235,11 +235,12 @@ share=$((data_bytes / ranks))
 ((${#run_apps[@]})) || die "nothing to run (see the skipped list above)"
 
 # ---------------------------------------------------------------- disk room
-# A swap file of data + limit (+ a quarter of the data: mpirun's ranks hold
-# more than the input alone), and at a time one application's input plus
-# as much scratch (storage-backed memory, -ooc files, the serial baseline's
-# file, or dd's file), plus 1 GiB to spare.
-swap_bytes=$(((data_bytes + data_bytes / 4 + limit + (1 << 20) - 1) >> 20 << 20))
+# A swap file of twice the data + the limit (the ranks of a program hold
+# more than its input: PageRank's 16 ranks under mpirun were OOM-killed with
+# 1.25 x data + limit), and at a time one application's input plus as much
+# scratch (storage-backed memory, -ooc files, the serial baseline's file, or
+# dd's file), plus 1 GiB to spare.
+swap_bytes=$(((2 * data_bytes + limit + (1 << 20) - 1) >> 20 << 20))
 need=$((swap_bytes + 2 * data_bytes + (1 << 30)))
 mkdir -p "$work_parent" || die "cannot create --work $work_parent"
 avail=$(df -B1 --output=avail "$work_parent" | tail -1 | tr -d ' ')
