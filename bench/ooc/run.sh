@@ -677,14 +677,14 @@ if command -v gnuplot >/dev/null; then
     cols=$((napps < 2 ? 1 : 2))
     rows=$(((napps + cols - 1) / cols))
     cat >"$pd/plot.gp" <<EOF
-set terminal pngcairo size $((640 * cols)),$((420 * rows)) font ',10'
+set terminal pngcairo size $((640 * cols)),$((480 * rows)) font ',10'
 set output '$out/plot.png'
 set multiplot layout $rows,$cols title 'Out-of-core benchmark: limit $(mib "$limit_real") MiB, data $(mib "$data_bytes") MiB per app'
 set logscale y
 set xlabel 'iteration'
 set xtics 1
 set ylabel 'seconds per iteration'
-set key outside right
+set key below font ',9'
 set grid
 $plot_cmds
 unset multiplot
