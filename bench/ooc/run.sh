@@ -436,7 +436,12 @@ record() {
     tail -5 "$out/logs/$tag.err" >&2
   else
     status=ok
-    ((n > 0)) || { status="failed(no ITER lines)"; failed_runs=$((failed_runs + 1)); }
+    if ((n == 0)); then
+      status="failed(no ITER lines)"
+    elif [[ $result == - ]]; then
+      status="failed(no RESULT line)"
+    fi
+    [[ $status == ok ]] || failed_runs=$((failed_runs + 1))
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$mode" "$status" \
     "$n" "$first" "$mean_rest" "$per" "$bound" "$run_wall" "$run_peak" "$run_swapin" \
