@@ -42,6 +42,7 @@ constexpr std::size_t kMinThreshold = kPage;
 constexpr std::uint64_t kPmPresent = 1ull << 63;
 constexpr std::uint64_t kPmSwapped = 1ull << 62;
 constexpr std::uint64_t kPmFile = 1ull << 61;
+constexpr std::uint64_t kPmPfnMask = (1ull << 55) - 1;
 // Runs of resident pages remembered per block for the eager switch-in;
 // beyond that the block is read back whole.
 constexpr std::size_t kMaxRuns = 4096;
@@ -72,6 +73,11 @@ struct Block {
   std::vector<Run> resident;  // resident at the last switch-out
   bool resident_all = false;  // too many runs: read the whole block back
   bool mostly_dirty = false;  // most resident pages had been written
+  // Its anonymous pages are exactly those written since the last
+  // switch-out: the whole block was mapped from the file then, and nothing
+  // was read back as anonymous memory since. Only then does the count of
+  // anonymous pages tell whether the program rewrites the block.
+  bool known_dirty = false;
 };
 
 struct Arena {
@@ -89,6 +95,10 @@ struct Arena {
   std::map<std::uint64_t, std::uint64_t> free;  // offset -> length
   std::map<std::uint64_t, Block> used;          // offset -> block
   std::uint64_t allocated = 0;
+  // The kernel's shared zero page, which an anonymous page that was only
+  // read maps: clean, and zero in the file too. 0 when pagemap hides frame
+  // numbers (without CAP_SYS_ADMIN): such pages are then written as zeros.
+  std::uint64_t zero_pfn = 0;
   std::uint64_t pagemap_buffer[4096];
 };
 
@@ -239,6 +249,18 @@ bool EnsureReady(Arena*& out) {
       Report("bdmpi: rank %d: cannot open /proc/self/pagemap: %s; using "
              "ordinary memory", arena.rank, std::strerror(errno));
       return false;
+    }
+    void* probe = mmap(nullptr, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (probe != MAP_FAILED) {
+      volatile char sink = *static_cast<volatile char*>(probe);
+      (void)sink;
+      std::uint64_t entry = 0;
+      if (pread(arena.pagemap, &entry, sizeof entry,
+                static_cast<off_t>(reinterpret_cast<std::uintptr_t>(probe) / kPage * 8)) ==
+              sizeof entry &&
+          (entry & kPmPresent) != 0)
+        arena.zero_pfn = entry & kPmPfnMask;
+      munmap(probe, kPage);
     }
     // The node's table; optional (without it the master sees no storage).
     const char* job = std::getenv(kEnvJobId);
@@ -423,6 +445,9 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
       std::uint64_t entry = arena.pagemap_buffer[i];
       std::uint64_t at = offset + (first + i) * kPage;
       bool resident = (entry & (kPmPresent | kPmSwapped)) != 0;
+      if ((entry & kPmPresent) != 0 && arena.zero_pfn != 0 &&
+          (entry & kPmPfnMask) == arena.zero_pfn)
+        resident = false;
       bool dirty = resident && (entry & kPmFile) == 0;
       if (dirty) {
         ++dirty_pages;
@@ -448,7 +473,7 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
   }
   flush_dirty();
   flush_run();
-  if (remember) block.mostly_dirty = 2 * dirty_pages > resident_pages;
+  if (remember) block.mostly_dirty = block.known_dirty && 2 * dirty_pages > resident_pages;
   stats.dropped = resident_pages * kPage;
   return stats;
 }
@@ -589,6 +614,7 @@ void* Reallocate(void* p, std::size_t bytes) {
     int err = ReserveDisk(arena, end, extra);
     if (err == 0 && MapFresh(arena, end, extra)) {
       block.length = length;
+      block.known_dirty = false;
       block.resident_all = true;
       arena.allocated += extra;
       Publish(arena);
@@ -631,7 +657,10 @@ ReleaseStats ReleaseAll() {
     total.dropped += stats.dropped;
   }
   if (total.written > 0) SyncFile(arena);
-  for (auto& [offset, block] : arena.used) MapFile(arena, offset, block.length);
+  for (auto& [offset, block] : arena.used) {
+    MapFile(arena, offset, block.length);
+    block.known_dirty = true;
+  }
   posix_fadvise(arena.fd, 0, 0, POSIX_FADV_DONTNEED);
   return total;
 }
@@ -661,6 +690,7 @@ void PrefetchAll() {
         if (block.mostly_dirty) ReadAnonymous(arena, at, length);
         else Populate(arena, at, length);
       };
+      if (block.mostly_dirty) block.known_dirty = false;
       if (block.resident_all) {
         load(offset, block.length);
       } else {
@@ -717,13 +747,14 @@ void DiscardRange(void* p, std::size_t bytes) {
   if (g_arena == nullptr || !g_arena->ready) return;
   Arena& arena = *g_arena;
   ForEachPiece(arena, p, bytes, false,
-               [&](std::uint64_t, Block&, std::uint64_t start, std::uint64_t length) {
+               [&](std::uint64_t, Block& block, std::uint64_t start, std::uint64_t length) {
                  // Zero in the file too (a later switch-out maps the file),
                  // with its disk blocks reserved again.
                  fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                            static_cast<off_t>(start), static_cast<off_t>(length));
                  ReserveDisk(arena, start, length);
                  if (!MapFresh(arena, start, length)) ThrowSystemError("mmap", errno);
+                 block.known_dirty = false;
                });
 }
 
