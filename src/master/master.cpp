@@ -580,6 +580,7 @@ void Master::Schedule() {
 }
 
 void Master::StopRunning(Slave& slave) {
+  slave.storage_peak = std::max(slave.storage_peak, StorageBytes(slave));
   scheduler_.StopRunning(slave.index);
   if (binder_) binder_->Release(slave.core);
   slave.core = -1;

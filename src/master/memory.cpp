@@ -37,7 +37,14 @@ std::uint64_t Master::StorageBytes(const Slave& slave) const {
 }
 
 bool Master::MemoryFor(Slave& slave) {
-  std::uint64_t mine = StorageBytes(slave);
+  // What it will hold while it runs: at least as much as when it last
+  // stopped. A slave that never stopped with data (its first run after
+  // MPI_Init, where programs allocate) is expected to need as much as the
+  // largest peak so far: ranks of one program tend to be alike.
+  std::uint64_t mine = std::max(StorageBytes(slave), slave.storage_peak);
+  if (slave.storage_peak == 0) {
+    for (const Slave& other : slaves_) mine = std::max(mine, other.storage_peak);
+  }
   if (mine == 0) return true;
   std::uint64_t resident = mine;
   std::uint64_t releasing = 0;

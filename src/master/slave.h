@@ -52,6 +52,9 @@ struct Slave {
   bool storage_released = false;
   bool storage_releasing = false;
   bool waiting_for_memory = false;
+  // Most storage-backed bytes seen when it stopped running: what it is
+  // expected to need when it runs again (it may allocate after resuming).
+  std::uint64_t storage_peak = 0;
   Mailbox mailbox;
   // The receive ids of its last WaitAny / TestAny / PollAny / TestAll.
   std::vector<std::uint64_t> wait_ids;

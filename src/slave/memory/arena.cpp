@@ -86,6 +86,11 @@ struct Arena {
   char* base = nullptr;
   std::uint64_t size = 0;
   int fd = -1;
+  // The same file opened with O_DIRECT (-1 where the file system has no
+  // direct I/O): write-back and read-back then bypass the page cache, so
+  // that they need no memory beyond the pages being moved. Buffered
+  // write-back under a memory cgroup fills it with dirty page cache.
+  int direct_fd = -1;
   int pagemap = -1;
   bool can_fallocate = true;
   bool eager = true;
@@ -233,6 +238,8 @@ bool EnsureReady(Arena*& out) {
              arena.rank, path.c_str(), std::strerror(errno));
       return false;
     }
+    std::string self_path = "/proc/self/fd/" + std::to_string(arena.fd);
+    arena.direct_fd = open(self_path.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
     // Unlinked at once: the file goes with the process, however it ends.
     unlink(path.c_str());
     // Freed blocks must read as zero when reused: that needs hole punching.
@@ -394,10 +401,24 @@ void ReadPagemap(Arena& arena, const char* addr, std::size_t count) {
 }
 
 void WriteAll(Arena& arena, const char* data, std::uint64_t length, std::uint64_t offset) {
+  bool direct = arena.direct_fd >= 0;
   while (length > 0) {
     std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(length, kIoChunk));
-    ssize_t n = pwrite(arena.fd, data, chunk, static_cast<off_t>(offset));
+    ssize_t n = pwrite(direct ? arena.direct_fd : arena.fd, data, chunk,
+                       static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && direct && errno == EINVAL) {  // direct I/O refused after all
+      arena.direct_fd = -1;
+      direct = false;
+      continue;
+    }
+    if (n > 0 && !direct) {
+      // Buffered: keep the dirty page cache to one chunk.
+      sync_file_range(arena.fd, static_cast<off64_t>(offset), n,
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                          SYNC_FILE_RANGE_WAIT_AFTER);
+      posix_fadvise(arena.fd, static_cast<off_t>(offset), n, POSIX_FADV_DONTNEED);
+    }
     if (n <= 0)
       throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
                               ": writing back storage-backed memory to the scratch "
@@ -479,6 +500,9 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
 }
 
 void SyncFile(Arena& arena) {
+  // Direct writes are on the device when pwrite returns; fdatasync would
+  // only add a journal commit.
+  if (arena.direct_fd >= 0) return;
   while (fdatasync(arena.fd) != 0) {
     if (errno == EINTR) continue;
     throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
@@ -541,9 +565,13 @@ void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   if (!MapFresh(arena, offset, length)) ThrowSystemError("mmap", errno);
   for (std::uint64_t at = 0; at < length;) {
     std::size_t chunk = static_cast<std::size_t>(std::min(kIoChunk, length - at));
-    ssize_t n = pread(arena.fd, arena.base + offset + at, chunk,
-                      static_cast<off_t>(offset + at));
+    int fd = arena.direct_fd >= 0 ? arena.direct_fd : arena.fd;
+    ssize_t n = pread(fd, arena.base + offset + at, chunk, static_cast<off_t>(offset + at));
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && fd == arena.direct_fd && errno == EINVAL) {
+      arena.direct_fd = -1;
+      continue;
+    }
     if (n <= 0)
       throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
                               ": reading storage-backed memory back from " + arena.dir +
