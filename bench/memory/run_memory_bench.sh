@@ -15,7 +15,8 @@
 # Needs root (cgroup v1 at /sys/fs/cgroup/memory). Prints one line per
 # iteration and a table: seconds per iteration (mean over the iterations
 # after the first; the first includes the initial fill) and the ratio to
-# eager. Every cgroup, swap file and scratch file it makes is removed, also
+# eager. List a mode several times to interleave repeated runs; the table
+# shows the mean of its runs and each run. Every cgroup, swap file and scratch file it makes is removed, also
 # when interrupted.
 set -euo pipefail
 
@@ -72,7 +73,7 @@ in_cgroup() {
   bash -c 'echo $$ >"$0/cgroup.procs"; exec "$@"' "$cg" "$@" >"$work/out" 2>"$work/err"
 }
 
-declare -A mean
+declare -A mean runs
 run_mode() {
   local mode=$1 opts=()
   case $mode in
@@ -87,13 +88,13 @@ run_mode() {
     "$memsweep" --bytes-per-rank "$bytes" --iters "$iters" $read_only; then
     echo "run_memory_bench: $mode run failed:" >&2
     cat "$work/err" >&2
-    mean[$mode]=fail
+    runs[$mode]+="fail "
     return
   fi
   end=$(date +%s.%N)
   sed "s/^/  $mode: /" "$work/out"
-  mean[$mode]=$(awk -v iters="$iters" '/^ITER/ { if ($3 > 0 || iters == 1) { s += $4; n++ } }
-                END { printf "%.3f", n ? s / n : 0 }' "$work/out")
+  runs[$mode]+="$(awk -v iters="$iters" '/^ITER/ { if ($3 > 0 || iters == 1) { s += $4; n++ } }
+                END { printf "%.3f", n ? s / n : 0 }' "$work/out") "
   printf '  %s: whole run %.1f s\n' "$mode" "$(echo "$end - $start" | bc)"
 }
 
@@ -109,7 +110,7 @@ run_dd() {
   in_cgroup dd if="$file" of=/dev/null bs=64M iflag=direct
   t2=$(date +%s.%N)
   rm -f "$file"
-  mean[dd]=$(echo "$t2 - $t0" | bc)
+  runs[dd]+="$(echo "$t2 - $t0" | bc) "
   printf '  dd: write %.2f s + read %.2f s\n' "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
 }
 
@@ -133,12 +134,18 @@ for mode in $modes; do
   esac
 done
 
+# A mode listed several times (e.g. --modes "eager lazy eager lazy", to
+# interleave runs on a busy machine) gets the mean of its runs.
+for mode in "${!runs[@]}"; do
+  mean[$mode]=$(tr ' ' '\n' <<<"${runs[$mode]}" | awk '/fail/ { f = 1 } /^[0-9.]+$/ { s += $1; n++ }
+    END { if (f || !n) print "fail"; else printf "%.3f", s / n }')
+done
 echo
-printf '%-8s %12s %10s\n' mode "s/iter" "vs eager"
-for mode in $modes; do
+printf '%-8s %12s %10s  %s\n' mode "s/iter" "vs eager" "runs"
+for mode in $(tr ' ' '\n' <<<"$modes" | awk '!seen[$0]++'); do
   ratio=-
   if [[ ${mean[eager]:-fail} != fail && ${mean[$mode]} != fail ]]; then
     ratio=$(echo "scale=2; ${mean[$mode]} / ${mean[eager]}" | bc)
   fi
-  printf '%-8s %12s %10s\n' "$mode" "${mean[$mode]}" "$ratio"
+  printf '%-8s %12s %10s  %s\n' "$mode" "${mean[$mode]}" "$ratio" "${runs[$mode]}"
 done

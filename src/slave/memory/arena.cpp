@@ -47,7 +47,7 @@ constexpr std::uint64_t kPmPfnMask = (1ull << 55) - 1;
 // beyond that the block is read back whole.
 constexpr std::size_t kMaxRuns = 4096;
 // readahead() reads at most the device's readahead window per call.
-constexpr std::uint64_t kReadaheadChunk = 128 * 1024;
+constexpr std::uint64_t kReadaheadChunk = 2 << 20;
 constexpr std::uint64_t kIoChunk = 64ull << 20;
 
 enum Mode : int { kUnknown = 0, kOff = 1, kOn = 2 };
@@ -703,20 +703,9 @@ void PrefetchAll() {
   if (g_arena == nullptr || !g_arena->ready) return;
   Arena& arena = *g_arena;
   if (arena.eager) {
-    // Reads for the clean runs are queued first, so that the disk streams
-    // while the written runs are read in and the clean ones mapped.
-    for (auto& [offset, block] : arena.used) {
-      if (block.mostly_dirty) continue;
-      if (block.resident_all) {
-        Readahead(arena, offset, block.length);
-      } else {
-        for (const Run& run : block.resident) Readahead(arena, offset + run.start, run.length);
-      }
-    }
     for (auto& [offset, block] : arena.used) {
       auto load = [&](std::uint64_t at, std::uint64_t length) {
         if (block.mostly_dirty) ReadAnonymous(arena, at, length);
-        else Populate(arena, at, length);
       };
       if (block.mostly_dirty) block.known_dirty = false;
       if (block.resident_all) {
