@@ -150,7 +150,12 @@ void* aligned_alloc(size_t alignment, size_t size) {
   return __libc_memalign(alignment, size);
 }
 
-void* memalign(size_t alignment, size_t size) { return aligned_alloc(alignment, size); }
+void* memalign(size_t alignment, size_t size) {
+  // glibc's memalign takes any alignment and rounds it up to a power of two.
+  size_t power = sizeof(void*);
+  while (power < alignment && power < (SIZE_MAX >> 1) + 1) power <<= 1;
+  return aligned_alloc(power, size);
+}
 
 void* valloc(size_t size) { return aligned_alloc(4096, size); }
 
