@@ -12,8 +12,11 @@
  * Between steps it blocks in Barrier, Allreduce (of a checksum that every
  * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
  *
- * Usage: storage [--mib N] [--steps S]   (N MiB per array, default 3)
+ * Usage: storage [--mib N] [--steps S] [--crash-step C]
+ *   N MiB per array (default 3), S steps (default 6); with --crash-step the
+ *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
  */
+#include <signal.h>
 #include "check.h"
 
 static uint64_t pattern(int rank, int array, size_t word, int version) {
@@ -76,10 +79,11 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
-  int steps = 6;
+  int steps = 6, crash_step = -1;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--crash-step") == 0 && i + 1 < argc) crash_step = atoi(argv[++i]);
   }
   const size_t bytes = mib << 20;
   const size_t words = bytes / 8;
@@ -109,6 +113,7 @@ int main(int argc, char **argv) {
   unsigned char *out = xmalloc(ring_bytes), *in = xmalloc(ring_bytes);
 
   for (int step = 0; step < steps; ++step) {
+    if (step == crash_step && rank == size - 1) raise(SIGSEGV);
     /* Before the blocking calls: everything as left by the last step. */
     verify(ro, words, rank, 1, 0, "read-only array", step);
     rw_verify(rw, words, rank, step - 1);
