@@ -5,7 +5,7 @@
 # --storage-alloc off relying on swap, and the dd bound for the same bytes.
 #
 # Usage: run_memory_bench.sh [--build DIR] [--ranks N] [--bytes-per-rank SIZE]
-#          [--limit SIZE] [--iters N] [--scratch DIR] [--read-only]
+#          [--limit SIZE] [--iters N] [--scratch DIR] [--read-only] [--random]
 #          [--modes "eager lazy swap dd"] [--swap-size SIZE]
 # Defaults: build dir ./build, 8 ranks x 256m under a 512m cgroup (data =
 # 4x the limit), 3 iterations, scratch $TMPDIR or /tmp, modes "eager lazy dd".
@@ -32,7 +32,8 @@ while (($#)); do
     --scratch) scratch=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
     --swap-size) swap_size=$2; shift 2 ;;
-    --read-only) read_only=--read-only; shift ;;
+    --read-only) read_only+=" --read-only"; shift ;;
+    --random) read_only+=" --random"; shift ;;
     -h | --help) sed -n '2,/^set/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "run_memory_bench: unknown option '$1'" >&2; exit 2 ;;
   esac
