@@ -63,9 +63,9 @@ int BDMPI_Comm_rrank(MPI_Comm comm, int *rrank);
  * rank blocks in MPI and the node's memory budget (`--node-memory`) is
  * exceeded, the runtime writes the rank's modified pages back with large
  * sequential writes and drops them; when the rank resumes they are read
- * back (`--prefetch eager`: what it had rewritten with large reads before
- * the MPI call returns, the rest on first touch; `lazy`: all on first
- * touch). With enough memory nothing is written. A full
+ * back (`--prefetch lazy`, the default: on first touch; `eager`: what it
+ * had rewritten with large reads before the MPI call returns, the rest on
+ * first touch). With enough memory nothing is written. A full
  * scratch disk makes the allocation fail (NULL, errno ENOMEM) with a
  * message naming the scratch directory. `--storage-alloc off` switches all
  * of this off (then these calls act on ordinary memory).

@@ -25,7 +25,8 @@ struct MasterOptions {
   bool storage_alloc = true;
   std::size_t storage_threshold = 1024 * 1024;  // smallest storage block
   std::size_t node_memory = 0;  // budget for the slaves' storage; 0: default
-  Prefetch prefetch = Prefetch::kEager;
+  // Measured on a sweep (bench/memory): lazy won; see README.
+  Prefetch prefetch = Prefetch::kLazy;
   std::vector<std::string> program;    // the slave program and its arguments
 };
 

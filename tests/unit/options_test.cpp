@@ -193,13 +193,13 @@ TEST(MasterOptionsTest, StorageOptions) {
   EXPECT_TRUE(defaults.storage_alloc);
   EXPECT_EQ(defaults.storage_threshold, 1u << 20);
   EXPECT_EQ(defaults.node_memory, 0u);  // 0: from the cgroup or meminfo
-  EXPECT_EQ(defaults.prefetch, Prefetch::kEager);
+  EXPECT_EQ(defaults.prefetch, Prefetch::kLazy);
   MasterOptions o = Parse({"--storage-alloc", "off", "--storage-threshold", "64k",
-                           "--node-memory", "2g", "--prefetch", "lazy", "prog"});
+                           "--node-memory", "2g", "--prefetch", "eager", "prog"});
   EXPECT_FALSE(o.storage_alloc);
   EXPECT_EQ(o.storage_threshold, 64u << 10);
   EXPECT_EQ(o.node_memory, 2ull << 30);
-  EXPECT_EQ(o.prefetch, Prefetch::kLazy);
+  EXPECT_EQ(o.prefetch, Prefetch::kEager);
   // Below a page a block would waste most of its page.
   EXPECT_EQ(Parse({"--storage-threshold", "1", "prog"}).storage_threshold, 4096u);
   EXPECT_EQ(ParseErrorClass({"--storage-alloc", "yes", "prog"}), kErrArg);

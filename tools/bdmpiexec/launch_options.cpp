@@ -47,7 +47,7 @@ const char kLaunchUsage[] =
     "  --prefetch eager|lazy how a resumed rank gets its data back: eager\n"
     "                        reads what it rewrote with large reads before\n"
     "                        its MPI call returns (the rest on first touch);\n"
-    "                        lazy: all on first touch (default eager)\n"
+    "                        lazy: all on first touch (default lazy)\n"
     "  --job-id ID           name of the job's IPC objects (default random)\n"
     "  --hostfile FILE       run the masters on these hosts (via mpirun)\n"
     "  --hosts H1,H2,...     the same, as a list\n"

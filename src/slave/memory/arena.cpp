@@ -214,7 +214,7 @@ bool EnsureReady(Arena*& out) {
     int slave = static_cast<int>(EnvLong(kEnvSlave, 0));
     arena.rank = static_cast<int>(EnvLong(kEnvWorldRank, -1));
     const char* prefetch = std::getenv(kEnvPrefetch);
-    arena.eager = prefetch == nullptr || std::strcmp(prefetch, "lazy") != 0;
+    arena.eager = prefetch != nullptr && std::strcmp(prefetch, "eager") == 0;
     // Address space only: PROT_NONE and MAP_NORESERVE cost no memory.
     for (std::uint64_t size = 1ull << 40; size >= (1ull << 32); size >>= 2) {
       void* p = mmap(nullptr, size, PROT_NONE,

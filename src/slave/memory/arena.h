@@ -73,8 +73,10 @@ struct ReleaseStats {
 // Switch-out: writes back and drops every block. Throws bdmpi::Error on an
 // I/O error.
 ReleaseStats ReleaseAll();
-// Switch-in: with eager prefetch, reads back what was resident at the last
-// ReleaseAll with large reads; with lazy prefetch does nothing (pages come
+// Switch-in: with eager prefetch, reads back with large direct reads the
+// pages that were resident at the last ReleaseAll in blocks the program
+// had mostly rewritten (clean blocks come back on touch, through the
+// kernel's readahead); with lazy prefetch does nothing (everything comes
 // back on first touch).
 void PrefetchAll();
 bool EagerPrefetch();
