@@ -37,7 +37,8 @@ Usage: $0 [options]
   --rates4 N,R        node and inter-rack rate, 4 hosts (default: 500mbit,1gbit)
   --rates8 N,R        node and inter-rack rate, 8 hosts (default: 250mbit,500mbit)
   --sizes LIST        message sizes                 (default: 8,1k,4k,...,64m,256m: powers of 4)
-  --forced-max SIZE   largest size of the forced-algorithm runs (default: 64m)
+  --forced-max SIZE   largest size of the forced-algorithm runs (default: 64m;
+                      0: none)
   --no-snapshot       run the programs in --bin itself, not copies
   --report DIR        only remake table.md and collectives.png from DIR/results.csv
 Exit status: 0 every run succeeded, 1 a run failed, 64 bad usage, 130 interrupted.
@@ -57,6 +58,7 @@ FORCED_MAX=64m
 SNAPSHOT=1
 CHUNK=
 REPORT_ONLY=0
+FORCED_ALGS=1
 invocation="$0 $*"
 
 while (($#)); do
@@ -165,11 +167,12 @@ cluster_runs() { # HOSTS NODE_RATE,RACK_RATE
   measure "$h" bdmpi all "$SIZES" "${b[@]}" "${bx[@]}" --hostfile "$hf_sorted" \
     --topology "$topo" "$BIN/bench_coll"
   local alg
-  for alg in binomial chain scatter_allgather; do
+  [[ -n $forced ]] || FORCED_ALGS=0  # --forced-max below every size
+  ((FORCED_ALGS)) && for alg in binomial chain scatter_allgather; do
     measure "$h" "bcast_$alg" bcast "$forced" "${b[@]}" BDMPI_BCAST_ALGORITHM=$alg \
       "${bx[@]}" --hostfile "$hf_sorted" --topology "$topo" "$BIN/bench_coll"
   done
-  for alg in recursive_doubling ring; do
+  ((FORCED_ALGS)) && for alg in recursive_doubling ring; do
     measure "$h" "allreduce_$alg" allreduce "$forced" "${b[@]}" BDMPI_ALLREDUCE_ALGORITHM=$alg \
       "${bx[@]}" --hostfile "$hf_sorted" --topology "$topo" "$BIN/bench_coll"
   done

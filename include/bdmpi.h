@@ -55,6 +55,43 @@ int BDMPI_Comm_lsize(MPI_Comm comm, int *lsize);
 int BDMPI_Comm_lrank(MPI_Comm comm, int *lrank);
 int BDMPI_Comm_rrank(MPI_Comm comm, int *rrank);
 
+/*
+ * Storage-backed memory (out of core without swap). Under bdmpiexec every
+ * malloc/calloc/realloc/posix_memalign/aligned_alloc (and so C++ new) of at
+ * least `--storage-threshold` bytes (default 1m) is served from a private,
+ * sparse scratch file of the rank in the job's scratch directory. When a
+ * rank blocks in MPI and the node's memory budget (`--node-memory`) is
+ * exceeded, the runtime writes the rank's modified pages back with large
+ * sequential writes and drops them; when the rank resumes they are read
+ * back (`--prefetch lazy`, the default: on first touch; `eager`: what it
+ * had rewritten with large reads before the MPI call returns, the rest on
+ * first touch). With enough memory nothing is written. A full
+ * scratch disk makes the allocation fail (NULL, errno ENOMEM) with a
+ * message naming the scratch directory. `--storage-alloc off` switches all
+ * of this off (then these calls act on ordinary memory).
+ *
+ * For programs that want control (paper section 5.6):
+ *   BDMPI_Alloc_storage: a storage-backed block of `size` bytes whatever its
+ *     size (zero-filled); ordinary malloc memory when storage-backed
+ *     allocation is off or the program was not started by bdmpiexec;
+ *     NULL when out of memory or disk.
+ *   BDMPI_Free_storage: frees it (free() does the same).
+ *   BDMPI_Prefetch: reads the range back now, with large reads.
+ *   BDMPI_Release: writes the range's modified pages back and drops the
+ *     range from memory (its contents are kept; they come back on touch).
+ *   BDMPI_Discard: drops the pages wholly inside the range WITHOUT writing
+ *     them back: they read as zero afterwards. For data that is dead.
+ * The three range calls act on the pages of the range that belong to
+ * storage-backed blocks (any block, also one from malloc) and ignore other
+ * memory; they may be called before MPI_Init. They return MPI_SUCCESS, or
+ * MPI_ERR_IO when the scratch disk fails.
+ */
+void *BDMPI_Alloc_storage(size_t size);
+void BDMPI_Free_storage(void *ptr);
+int BDMPI_Prefetch(void *ptr, size_t bytes);
+int BDMPI_Release(void *ptr, size_t bytes);
+int BDMPI_Discard(void *ptr, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

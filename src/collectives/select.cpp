@@ -13,19 +13,27 @@
 namespace bdmpi::coll {
 namespace {
 
-// Provisional numbers, to be replaced by measurements on the emulated
-// cluster (issue 5):
+// Where the numbers come from. Broadcast and allreduce: measured with
+// bench/run_collectives_bench.sh on the emulated cluster (4 hosts at
+// 500 Mbit/s and 8 hosts at 250 Mbit/s, 2 racks; bench_coll runs each size
+// back to back and takes the median; 2026-11-22, results in the issue 5
+// closing note). The others: Open MPI 1.6's tuned decision
+// (coll_tuned_decision_fixed.c), not measured here.
 //
-// Broadcast: Open MPI 1.6's tuned decision (coll_tuned_decision_fixed.c)
-// uses a binomial tree below 2048 bytes, a segmented binary tree up to
-// 370728 bytes and a pipeline (our chain) above. Our binomial tree is
-// pipelined in chunks too, so it takes the middle range as well.
-constexpr std::size_t kBcastChainFrom = 370728;
-// Allreduce: Open MPI's tuned decision uses recursive doubling below 10000
-// bytes and, for commutative operations, the ring above (segmented in
-// 1 MiB pieces); Harp (Table I) likewise uses bidirectional exchange for
-// small and regroup-allgather for large tables.
-constexpr std::size_t kAllreduceRingFrom = 10000;
+// Broadcast: the forced chain beat the forced binomial tree from 4 KiB on,
+// on 4 and 8 hosts alike (8 hosts: 4 KiB 0.27 vs 0.41 ms, 64 KiB 2.2 vs
+// 6.6 ms), and lost below 1 KiB (8 B: 0.26 vs 0.22 ms). Back to back, the
+// chain's root sends each byte once where the tree's root sends it log2(p)
+// times. scatter_allgather never won (64 MiB on 8 hosts: 4.35 s against the
+// chain's 2.75 s) and is only taken when forced. (Open MPI switches to its
+// pipeline at 370728 bytes.)
+constexpr std::size_t kBcastChainFrom = 4096;
+// Allreduce: recursive doubling won up to 16 KiB and the ring from 64 KiB
+// on, on 4 and 8 hosts (8 hosts: 16 KiB 1.7 vs 2.0 ms, 64 KiB 6.6 vs
+// 3.9 ms); the switch sits between the two. (Open MPI: 10000 bytes; Harp's
+// Table I likewise uses bidirectional exchange for small and
+// regroup-allgather for large tables.)
+constexpr std::size_t kAllreduceRingFrom = 32768;
 // Reduce: Open MPI uses a binomial tree below 2048 bytes, or below 20480
 // bytes with fewer than 8 processes, and a pipeline (our chain) above.
 constexpr std::size_t kReduceChainFrom = 2048;
@@ -36,9 +44,11 @@ constexpr int kFewPeers = 8;
 constexpr std::size_t kAllgatherRingFrom = 50000;
 
 // Chunk model (Twister section 4.1, eq. 3). alpha is the cost of one message
-// beyond its bytes: MPI over TCP on Gigabit Ethernet (~50 us) plus the
-// network thread's turn; beta is 1 Gbit/s, the node links of the emulated
-// cluster. Assumed, not measured.
+// beyond its bytes: MPI over TCP (~50 us) plus the network thread's turn
+// (the 8 B binomial broadcast above took ~75 us per hop); beta is 1 Gbit/s.
+// On slower links the model's chunks are larger than its optimum, which
+// costs little: at 250 Mbit/s, 64 MiB over 8 hosts in its 320 KiB chunks
+// fills the pipeline in ~60 ms of ~2.1 s.
 constexpr double kAlphaSeconds = 100e-6;
 constexpr double kBetaSecondsPerByte = 8e-9;
 // Below 64 KiB per message the per-message cost dominates whatever the

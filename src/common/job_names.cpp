@@ -44,6 +44,8 @@ std::string JobNames::Window(int slave) const {
   return NodePrefix() + "win" + std::to_string(slave);
 }
 
+std::string JobNames::StorageTable() const { return NodePrefix() + "storage"; }
+
 std::string JobNames::JobDir(const std::string& scratch) const {
   return scratch + "/bdmpi-" + job_id_;
 }

@@ -24,6 +24,15 @@ inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
 // Seconds after which a master gives up on a silent peer master
 // (master/peer_watch.h); read by the masters only.
 inline constexpr const char* kEnvPeerTimeout = "BDMPI_PEER_TIMEOUT";
+// The master's pid: a process whose parent is not the master (a child the
+// slave program started) is not a slave and keeps the plain allocator.
+inline constexpr const char* kEnvMasterPid = "BDMPI_MASTER_PID";
+// Storage-backed allocations (src/slave/memory): "on" or "off", the
+// smallest request served from storage (bytes), and how a resumed slave
+// reads its data back ("eager" or "lazy").
+inline constexpr const char* kEnvStorageAlloc = "BDMPI_STORAGE_ALLOC";
+inline constexpr const char* kEnvStorageThreshold = "BDMPI_STORAGE_THRESHOLD";
+inline constexpr const char* kEnvPrefetch = "BDMPI_PREFETCH";
 
 // 16 hex digits from the kernel's random source.
 std::string NewJobId();
@@ -43,6 +52,8 @@ class JobNames {
   std::string RequestQueue() const;
   std::string GoQueue(int slave) const;
   std::string Window(int slave) const;
+  // The node's table of storage-backed bytes per slave (StorageSlot each).
+  std::string StorageTable() const;
 
   // <scratch>/bdmpi-<id>: the job's private directory (0700) on this node.
   std::string JobDir(const std::string& scratch) const;

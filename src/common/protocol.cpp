@@ -29,6 +29,8 @@ const char* MsgTypeName(MsgType type) {
     case MsgType::kExitCritical: return "ExitCritical";
     case MsgType::kCommSplit: return "CommSplit";
     case MsgType::kCommFree: return "CommFree";
+    case MsgType::kRelease: return "Release";
+    case MsgType::kReleased: return "Released";
   }
   return "?";
 }

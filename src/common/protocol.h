@@ -25,7 +25,7 @@
 
 namespace bdmpi {
 
-inline constexpr std::uint16_t kProtocolVersion = 3;
+inline constexpr std::uint16_t kProtocolVersion = 4;
 
 // Numbered by family: 0x01 life cycle, 0x02 point-to-point, 0x03 collectives,
 // 0x04 BDMPI extensions, 0x05 communicators.
@@ -115,6 +115,17 @@ enum class MsgType : std::uint16_t {
   //   CommFree:  no reply; the slave has freed communicator `comm`.
   kCommSplit = 0x0501,
   kCommFree = 0x0502,
+
+  // Memory (storage-backed allocations, src/slave/memory).
+  //   Release:  master -> slave only, a reply-queue message that is not a
+  //             reply: sent to a slave that waits for a reply (blocked or
+  //             runnable) when the node's memory budget needs its memory.
+  //             The slave writes back its dirty storage-backed pages, drops
+  //             them and answers with Released, then keeps waiting for its
+  //             reply. At most one is outstanding per slave.
+  //   Released: slave -> master, no reply; bytes = bytes written back.
+  kRelease = 0x0601,
+  kReleased = 0x0602,
 };
 
 const char* MsgTypeName(MsgType type);

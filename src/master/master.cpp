@@ -210,6 +210,7 @@ int Master::Run() {
   // Read by tests that check the master stays within its memory budget.
   BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
              budget_.peak(), options_.mem_budget, PeakRssKiB());
+  LogStorageSummary();
   return exit_status_;
 }
 
@@ -231,6 +232,14 @@ void Master::CreateSlaves() {
     // Open MPI's variables describe the master's job, not the slaves'.
     if (std::strncmp(*var, "OMPI_", 5) == 0 || std::strncmp(*var, "PMIX_", 5) == 0)
       continue;
+    // Ours come below; getenv would find an inherited one first.
+    bool ours = false;
+    for (const char* name : {kEnvStorageAlloc, kEnvStorageThreshold, kEnvPrefetch,
+                             kEnvMasterPid}) {
+      std::size_t length = std::strlen(name);
+      ours = ours || (std::strncmp(*var, name, length) == 0 && (*var)[length] == '=');
+    }
+    if (ours) continue;
     base_env.emplace_back(*var);
   }
   slaves_.resize(options_.nslaves);
@@ -243,6 +252,7 @@ void Master::CreateSlaves() {
                                           /*nonblocking=*/true);
     slave.window = SharedMemory::Create(names_.Window(i), window_size_);
   }
+  CreateStorageTable();
   for (Slave& slave : slaves_) {
     SpawnSpec spec;
     spec.path = program_path_;
@@ -257,6 +267,13 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(window_size_));
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_);
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
+    spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
+    spec.env.push_back(std::string(kEnvStorageAlloc) + "=" +
+                       (options_.storage_alloc ? "on" : "off"));
+    spec.env.push_back(std::string(kEnvStorageThreshold) + "=" +
+                       std::to_string(options_.storage_threshold));
+    spec.env.push_back(std::string(kEnvPrefetch) + "=" +
+                       (options_.prefetch == Prefetch::kEager ? "eager" : "lazy"));
     spec.cpu = cpu_;
     slave.pid = SpawnSlave(spec);
     ++live_slaves_;
@@ -350,6 +367,8 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
     case MsgType::kCommFree: HandleCommFree(slave, request); break;
     case MsgType::kEnterCritical: HandleEnterCritical(slave, request); break;
     case MsgType::kExitCritical: LeaveCritical(slave); break;
+    case MsgType::kReleased: HandleReleased(slave, request); break;
+    case MsgType::kRelease:
     case MsgType::kEvent: break;
   }
   inline_payload_ = nullptr;
@@ -386,6 +405,10 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   LeaveCritical(slave);
   slave.held_files.clear();
   if (failed_) return;  // killed by us while ending the job
+  // Its memory is gone: whoever waited for it may run.
+  slave.storage_releasing = false;
+  slave.waiting_for_memory = false;
+  ResumeWaitingForMemory();
   std::string who = "rank " + std::to_string(slave.world_rank) + " (pid " +
                     std::to_string(slave.pid) + ")";
   bool clean_exit = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
@@ -502,6 +525,10 @@ void Master::CheckDeadlock() {
 double Master::ResidentFraction(int index) {
   constexpr std::int64_t kMaxAgeNs = 10'000'000;
   Slave& slave = slaves_[index];
+  // With storage-backed data, statm's size counts the arena's reserved
+  // address space: the runtime's own record says what is resident.
+  if (StorageBytes(slave) > 0)
+    return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
   if (slave.statm_fd < 0) return 0;
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -554,6 +581,7 @@ void Master::Schedule() {
 }
 
 void Master::StopRunning(Slave& slave) {
+  slave.storage_peak = std::max(slave.storage_peak, StorageBytes(slave));
   scheduler_.StopRunning(slave.index);
   if (binder_) binder_->Release(slave.core);
   slave.core = -1;
@@ -563,6 +591,15 @@ void Master::Resume(Slave& slave) {
   BDMPI_DEBUG("sched", "resume rank %d", slave.world_rank);
   slave.state = SlaveState::kRunning;
   if (binder_) slave.core = binder_->Bind(slave.pid);
+  if (!MemoryFor(slave)) {
+    slave.waiting_for_memory = true;  // replied once others released theirs
+    return;
+  }
+  SendResumeReply(slave);
+}
+
+void Master::SendResumeReply(Slave& slave) {
+  slave.storage_released = false;
   RequestMsg request = *slave.pending;
   slave.pending.reset();
   Reply(slave, Complete(slave, request));

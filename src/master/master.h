@@ -66,6 +66,17 @@ class Master {
   void CheckDeadlock();
   double ResidentFraction(int slave);
 
+  // Node memory budget for storage-backed data (memory.cpp).
+  void CreateStorageTable();
+  std::uint64_t StorageBytes(const Slave& slave) const;
+  // Whether `slave` may run now without exceeding the node budget; if not,
+  // asks blocked slaves to release their memory and returns false.
+  bool MemoryFor(Slave& slave);
+  void HandleReleased(Slave& slave, const RequestMsg& request);
+  // Sends the replies of resumed slaves whose memory is now there.
+  void ResumeWaitingForMemory();
+  void LogStorageSummary() const;
+
   // Scheduling (master.cpp).
   void Reply(Slave& slave, const ReplyMsg& reply);
   void Block(Slave& slave, SlaveState state, const RequestMsg& request);
@@ -73,6 +84,8 @@ class Master {
   void WakeIfReady(Slave& slave);
   void Schedule();
   void Resume(Slave& slave);
+  // The reply that lets a resumed slave run.
+  void SendResumeReply(Slave& slave);
   // The slave gives up its running slot (and its core).
   void StopRunning(Slave& slave);
   bool Ready(const Slave& slave, const RequestMsg& request) const;
@@ -166,6 +179,11 @@ class Master {
   std::vector<bool> channel_used_;  // index: channel (0 is MPI_COMM_WORLD's)
   int critical_holders_ = 0;
   std::deque<int> critical_waiters_;
+
+  SharedMemory storage_table_;   // StorageSlot per slave
+  std::uint64_t node_memory_ = 0;
+  std::uint64_t switch_outs_ = 0;
+  std::uint64_t written_back_ = 0;
 
   std::unique_ptr<EventWatcher> watcher_;
   std::unique_ptr<Network> network_;  // only with several nodes

@@ -61,6 +61,22 @@ MasterOptions ParseMasterOptions(int argc, char** argv) {
     else if (arg == "--mem-budget") options.mem_budget = ParseByteSize(value(arg));
     else if (arg == "--no-bind") options.bind = false;
     else if (arg == "--topology") options.topology_file = value(arg);
+    else if (arg == "--storage-threshold")
+      options.storage_threshold = ParseByteSize(value(arg));
+    else if (arg == "--node-memory") {
+      options.node_memory = ParseByteSize(value(arg));
+      if (options.node_memory == 0) BadOption("--node-memory must be at least 1");
+    } else if (arg == "--storage-alloc") {
+      std::string mode = value(arg);
+      if (mode == "on") options.storage_alloc = true;
+      else if (mode == "off") options.storage_alloc = false;
+      else BadOption("--storage-alloc is 'on' or 'off', got '" + mode + "'");
+    } else if (arg == "--prefetch") {
+      std::string mode = value(arg);
+      if (mode == "eager") options.prefetch = Prefetch::kEager;
+      else if (mode == "lazy") options.prefetch = Prefetch::kLazy;
+      else BadOption("--prefetch is 'eager' or 'lazy', got '" + mode + "'");
+    }
     else if (arg == "--policy") {
       std::string policy = value(arg);
       if (policy == "memory") options.policy = SchedulePolicy::kMemory;
@@ -76,6 +92,8 @@ MasterOptions ParseMasterOptions(int argc, char** argv) {
   if (!ValidJobId(options.job_id))
     BadOption("--job-id may hold only letters, digits, '-' and '_' (max 32)");
   if (options.mem_threshold < 1) options.mem_threshold = 1;
+  // Smaller blocks would waste most of a page each.
+  if (options.storage_threshold < 4096) options.storage_threshold = 4096;
   return options;
 }
 

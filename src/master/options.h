@@ -8,6 +8,7 @@
 namespace bdmpi {
 
 enum class SchedulePolicy { kMemory, kFifo };
+enum class Prefetch { kEager, kLazy };
 
 struct MasterOptions {
   std::string job_id;                  // empty: make one
@@ -20,6 +21,12 @@ struct MasterOptions {
   SchedulePolicy policy = SchedulePolicy::kMemory;
   bool bind = true;  // with -nr 1, keep the master and its slaves on one core
   std::string topology_file;           // HOST RACK lines, for chain order
+  // Storage-backed allocations of the slaves (src/slave/memory).
+  bool storage_alloc = true;
+  std::size_t storage_threshold = 1024 * 1024;  // smallest storage block
+  std::size_t node_memory = 0;  // budget for the slaves' storage; 0: default
+  // Measured on a sweep (bench/memory): lazy won; see README.
+  Prefetch prefetch = Prefetch::kLazy;
   std::vector<std::string> program;    // the slave program and its arguments
 };
 

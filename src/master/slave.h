@@ -46,6 +46,15 @@ struct Slave {
   // I/O, not of a slave switch.
   double resident_fraction = 0;
   std::int64_t resident_read_ns = -1;
+  // Storage-backed memory (master/memory.cpp): written back and dropped
+  // since it last ran; asked to do so and not done yet; holds a running
+  // slot but waits for others' memory before its reply is sent.
+  bool storage_released = false;
+  bool storage_releasing = false;
+  bool waiting_for_memory = false;
+  // Most storage-backed bytes seen when it stopped running: what it is
+  // expected to need when it runs again (it may allocate after resuming).
+  std::uint64_t storage_peak = 0;
   Mailbox mailbox;
   // The receive ids of its last WaitAny / TestAny / PollAny / TestAll.
   std::vector<std::uint64_t> wait_ids;

@@ -4,11 +4,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "common/error.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 
 namespace bdmpi {
+namespace memory {
+extern int malloc_hooks_linked;
+}
 namespace {
 
 struct Lifecycle {
@@ -32,6 +37,8 @@ void Initialize(int required, int* provided) {
   // their MPI calls through the main thread.
   state.thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
   if (provided != nullptr) *provided = state.thread_level;
+  // Keeps the malloc family in a static link (see malloc_hooks.cpp).
+  if (memory::malloc_hooks_linked == 0) std::abort();
   Runtime::Start();
   ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->world_size(),
              Runtime::Instance()->node_size());

@@ -5,12 +5,14 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
+#include "slave/memory/arena.h"
 
 namespace bdmpi {
 namespace {
@@ -30,6 +32,12 @@ const char* RequireEnv(const char* name) {
 }
 
 int EnvInt(const char* name) { return std::atoi(RequireEnv(name)); }
+
+double Now() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
 
 }  // namespace
 
@@ -108,6 +116,11 @@ ReplyMsg Runtime::Call(RequestMsg request) {
   // Replies come in request order: earlier acknowledgements first.
   DrainAcks();
   ReplyMsg reply = ReceiveReply();
+  if (storage_released_) {
+    // Switched out while waiting: read the data back before user code runs.
+    storage_released_ = false;
+    memory::PrefetchAll();
+  }
   BDMPI_ENFORCE(reply.type == request.type,
                 std::string("reply to ") + MsgTypeName(reply.type) + " for a " +
                     MsgTypeName(request.type) + " request");
@@ -122,11 +135,29 @@ void Runtime::DrainAcks() {
 }
 
 ReplyMsg Runtime::ReceiveReply() {
-  ReplyMsg reply;
-  std::size_t size = go_queue_.Receive(&reply, sizeof reply);
-  BDMPI_ENFORCE(size == sizeof reply && reply.version == kProtocolVersion,
-                "malformed reply from the master");
-  return reply;
+  for (;;) {
+    ReplyMsg reply;
+    std::size_t size = go_queue_.Receive(&reply, sizeof reply);
+    BDMPI_ENFORCE(size == sizeof reply && reply.version == kProtocolVersion,
+                  "malformed reply from the master");
+    if (reply.type != MsgType::kRelease) return reply;
+    SwitchOut();
+  }
+}
+
+void Runtime::SwitchOut() {
+  double start = Now();
+  memory::ReleaseStats stats = memory::ReleaseAll();
+  storage_released_ = true;
+  BDMPI_DEBUG("disk", "switch-out: wrote back %llu bytes, dropped %llu in %.3f s",
+              static_cast<unsigned long long>(stats.written),
+              static_cast<unsigned long long>(stats.dropped), Now() - start);
+  RequestMsg done;
+  done.type = MsgType::kReleased;
+  done.bytes = stats.written;
+  done.wants_reply = false;
+  Enqueue(done);
+  Flush();
 }
 
 void Runtime::Abort(int code) {

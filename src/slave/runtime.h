@@ -53,7 +53,10 @@ class Runtime {
   Runtime() = default;
   void Connect();
   void DrainAcks();
+  // The next reply; handles the master's Release messages on the way.
   ReplyMsg ReceiveReply();
+  // Writes back and drops the storage-backed memory, tells the master.
+  void SwitchOut();
   // Adds a request to the batch (sending the batch first if it is full).
   void Enqueue(RequestMsg request);
   void Flush();
@@ -70,6 +73,7 @@ class Runtime {
   RequestBatch batch_;                     // requests not sent yet
   const void* staged_inline_ = nullptr;    // StagePayload's inline data
   bool defer_posts_ = false;
+  bool storage_released_ = false;  // switched out since the last reply
   int pending_acks_ = 0;
   std::uint64_t recv_seq_ = 0;
   std::uint64_t file_seq_ = 0;

@@ -24,12 +24,12 @@ Tuning FromEnv(const std::map<std::string, std::string>& env) {
 
 TEST(Select, DefaultsBySize) {
   EXPECT_EQ(SelectBcast(1000, 8).algorithm, Algorithm::kBinomial);
-  EXPECT_EQ(SelectBcast(370727, 8).algorithm, Algorithm::kBinomial);
-  EXPECT_EQ(SelectBcast(370728, 8).algorithm, Algorithm::kChain);
+  EXPECT_EQ(SelectBcast(4095, 8).algorithm, Algorithm::kBinomial);
+  EXPECT_EQ(SelectBcast(4096, 8).algorithm, Algorithm::kChain);
   EXPECT_EQ(SelectBcast(64 << 20, 2).algorithm, Algorithm::kBinomial);
-  EXPECT_EQ(SelectAllreduce(9999, 4, true).algorithm,
+  EXPECT_EQ(SelectAllreduce(32767, 4, true).algorithm,
             Algorithm::kRecursiveDoubling);
-  EXPECT_EQ(SelectAllreduce(10000, 4, true).algorithm, Algorithm::kRing);
+  EXPECT_EQ(SelectAllreduce(32768, 4, true).algorithm, Algorithm::kRing);
   EXPECT_EQ(SelectAllreduce(64 << 20, 4, false).algorithm,
             Algorithm::kRecursiveDoubling);
   EXPECT_EQ(SelectReduce(20479, 4, true).algorithm, Algorithm::kBinomial);

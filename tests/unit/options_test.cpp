@@ -188,6 +188,26 @@ TEST(MasterOptionsTest, NegativeSizesAreErrors) {
 
 // ------------------------------------------------------------ byte sizes
 
+TEST(MasterOptionsTest, StorageOptions) {
+  MasterOptions defaults = Parse({"prog"});
+  EXPECT_TRUE(defaults.storage_alloc);
+  EXPECT_EQ(defaults.storage_threshold, 1u << 20);
+  EXPECT_EQ(defaults.node_memory, 0u);  // 0: from the cgroup or meminfo
+  EXPECT_EQ(defaults.prefetch, Prefetch::kLazy);
+  MasterOptions o = Parse({"--storage-alloc", "off", "--storage-threshold", "64k",
+                           "--node-memory", "2g", "--prefetch", "eager", "prog"});
+  EXPECT_FALSE(o.storage_alloc);
+  EXPECT_EQ(o.storage_threshold, 64u << 10);
+  EXPECT_EQ(o.node_memory, 2ull << 30);
+  EXPECT_EQ(o.prefetch, Prefetch::kEager);
+  // Below a page a block would waste most of its page.
+  EXPECT_EQ(Parse({"--storage-threshold", "1", "prog"}).storage_threshold, 4096u);
+  EXPECT_EQ(ParseErrorClass({"--storage-alloc", "yes", "prog"}), kErrArg);
+  EXPECT_EQ(ParseErrorClass({"--prefetch", "sometimes", "prog"}), kErrArg);
+  EXPECT_EQ(ParseErrorClass({"--node-memory", "0", "prog"}), kErrArg);
+  EXPECT_EQ(ParseErrorClass({"--node-memory", "lots", "prog"}), kErrArg);
+}
+
 TEST(ParseByteSizeTest, PlainNumbers) {
   EXPECT_EQ(ParseByteSize("0"), 0u);
   EXPECT_EQ(ParseByteSize("1"), 1u);

@@ -19,6 +19,7 @@ int RemoveJobLeftovers(const std::string& job_id, const std::string& scratch_dir
   for (int node = 0; node < nnodes; ++node) {
     JobNames names(job_id, node);
     if (mq_unlink(names.RequestQueue().c_str()) == 0) ++removed;
+    if (shm_unlink(names.StorageTable().c_str()) == 0) ++removed;
     for (int slave = 0; slave < nslaves; ++slave) {
       if (mq_unlink(names.GoQueue(slave).c_str()) == 0) ++removed;
       if (shm_unlink(names.Window(slave).c_str()) == 0) ++removed;

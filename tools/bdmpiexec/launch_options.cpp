@@ -34,6 +34,20 @@ const char kLaunchUsage[] =
     "                        memory: the one with most memory resident)\n"
     "  --no-bind             with -nr 1, do not keep the master and its\n"
     "                        slaves on one core\n"
+    "  --storage-alloc on|off  serve large allocations (malloc, new, ...) from\n"
+    "                        per-rank scratch files that the runtime writes\n"
+    "                        back and drops while a rank waits, so that data\n"
+    "                        larger than memory needs no swap (default on)\n"
+    "  --storage-threshold SIZE  smallest allocation served from storage\n"
+    "                        (default 1m)\n"
+    "  --node-memory SIZE    memory per node for the ranks' storage-backed\n"
+    "                        data; ranks that wait are switched out beyond it\n"
+    "                        (default: the memory cgroup's limit, else the\n"
+    "                        available memory, less a margin)\n"
+    "  --prefetch eager|lazy how a resumed rank gets its data back: eager\n"
+    "                        reads what it rewrote with large reads before\n"
+    "                        its MPI call returns (the rest on first touch);\n"
+    "                        lazy: all on first touch (default lazy)\n"
     "  --job-id ID           name of the job's IPC objects (default random)\n"
     "  --hostfile FILE       run the masters on these hosts (via mpirun)\n"
     "  --hosts H1,H2,...     the same, as a list\n"
@@ -91,6 +105,17 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
     else if (arg == "--mem-budget") options.mem_budget = value(arg);
     else if (arg == "--scratch-dir") options.scratch_dir = value(arg);
     else if (arg == "--policy") options.policy = value(arg);
+    else if (arg == "--storage-alloc") {
+      options.storage_alloc = value(arg);
+      if (options.storage_alloc != "on" && options.storage_alloc != "off")
+        Bad("--storage-alloc is on or off, got '" + options.storage_alloc + "'");
+    } else if (arg == "--storage-threshold") options.storage_threshold = value(arg);
+    else if (arg == "--node-memory") options.node_memory = value(arg);
+    else if (arg == "--prefetch") {
+      options.prefetch = value(arg);
+      if (options.prefetch != "eager" && options.prefetch != "lazy")
+        Bad("--prefetch is eager or lazy, got '" + options.prefetch + "'");
+    }
     else if (arg == "--job-id") options.job_id = value(arg);
     else if (arg == "--no-bind") options.no_bind = true;
     else if (arg == "--hostfile") options.hostfile = value(arg);
@@ -138,6 +163,10 @@ std::vector<std::string> MasterCommand(const LaunchOptions& options,
   pass("--mem-budget", options.mem_budget);
   pass("--policy", options.policy);
   pass("--topology", options.topology_file);
+  pass("--storage-alloc", options.storage_alloc);
+  pass("--storage-threshold", options.storage_threshold);
+  pass("--node-memory", options.node_memory);
+  pass("--prefetch", options.prefetch);
   if (options.no_bind) command.emplace_back("--no-bind");
   command.emplace_back("--");
   command.insert(command.end(), options.program.begin(), options.program.end());

@@ -20,6 +20,10 @@ struct LaunchOptions {
   std::string policy;
   std::string job_id;
   std::string topology_file;
+  std::string storage_alloc;      // on|off (checked here, passed through)
+  std::string storage_threshold;  // sizes passed through to bdmprun
+  std::string node_memory;
+  std::string prefetch;           // eager|lazy
   bool no_bind = false;
   int verbosity = 0;
   bool help = false;

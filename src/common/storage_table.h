@@ -1,0 +1,24 @@
+// The node's storage table: one slot per slave in a shared-memory object
+// created by the master (JobNames::StorageTable). A slave's allocator
+// publishes how many bytes it holds in storage-backed allocations; the
+// master reads the slots to keep the node within its memory budget and to
+// tell the scheduler whose data is resident. Written by one slave, read by
+// the master: relaxed atomics are enough, a stale value only delays a
+// decision by one switch.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace bdmpi {
+
+struct StorageSlot {
+  std::atomic<std::uint64_t> allocated;  // bytes mapped for large allocations
+  std::atomic<std::uint64_t> pad[7];     // one cache line per slave
+};
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
+              "the storage table is shared between processes");
+static_assert(sizeof(StorageSlot) == 64);
+
+}  // namespace bdmpi

@@ -1,0 +1,114 @@
+// The master's half of storage-backed memory (the slave's half is
+// src/slave/memory): the node's memory budget and switch-out decisions.
+//
+// Who switches out: the master decides, the slave does the I/O. Only the
+// master knows the budget and which slaves are blocked; only the slave has
+// its mappings and knows which pages it wrote. When a slave is about to
+// resume and the storage-backed bytes of every slave whose data is resident
+// (its own included) exceed the budget, the master sends Release to blocked
+// slaves (then runnable ones), largest first, until the rest fits, and
+// holds back the resumed slave's reply until they answer Released. So
+// nothing is written or dropped while the budget is not exceeded, a slave
+// is only switched out when it really waits, and a resumed slave never
+// competes for memory with the write-back of the slave it replaces.
+#include <algorithm>
+#include <vector>
+
+#include "common/log.h"
+#include "common/storage_table.h"
+#include "master/master.h"
+#include "master/node_memory.h"
+
+namespace bdmpi {
+
+void Master::CreateStorageTable() {
+  storage_table_ = SharedMemory::Create(
+      names_.StorageTable(), static_cast<std::size_t>(options_.nslaves) * sizeof(StorageSlot));
+  node_memory_ = options_.node_memory != 0 ? options_.node_memory
+                                           : DefaultNodeMemory(options_.mem_budget);
+  BDMPI_INFO("disk", "node memory budget for storage-backed data: %llu bytes",
+             static_cast<unsigned long long>(node_memory_));
+}
+
+std::uint64_t Master::StorageBytes(const Slave& slave) const {
+  if (storage_table_.data() == nullptr || slave.state == SlaveState::kExited) return 0;
+  const auto* table = reinterpret_cast<const StorageSlot*>(storage_table_.data());
+  return table[slave.index].allocated.load(std::memory_order_relaxed);
+}
+
+bool Master::MemoryFor(Slave& slave) {
+  // What it will hold while it runs: at least as much as when it last
+  // stopped. A slave that never stopped with data (its first run after
+  // MPI_Init, where programs allocate) is expected to need as much as the
+  // largest peak so far: ranks of one program tend to be alike.
+  std::uint64_t mine = std::max(StorageBytes(slave), slave.storage_peak);
+  if (slave.storage_peak == 0) {
+    for (const Slave& other : slaves_) mine = std::max(mine, other.storage_peak);
+  }
+  if (mine == 0) return true;
+  std::uint64_t resident = mine;
+  std::uint64_t releasing = 0;
+  for (const Slave& other : slaves_) {
+    if (&other == &slave || other.storage_released) continue;
+    std::uint64_t bytes = StorageBytes(other);
+    resident += bytes;
+    if (other.storage_releasing) releasing += bytes;
+  }
+  if (resident <= node_memory_) return true;
+  if (resident - releasing <= node_memory_) return false;  // wait for them
+  // Blocked slaves first (a runnable one would run soon and read its data
+  // straight back), the largest first (fewest switch-outs).
+  std::vector<Slave*> candidates;
+  for (Slave& other : slaves_) {
+    bool waiting = other.state == SlaveState::kRBlocked ||
+                   other.state == SlaveState::kCBlocked ||
+                   other.state == SlaveState::kRunnable;
+    if (&other != &slave && waiting && other.pending && !other.storage_released &&
+        !other.storage_releasing && StorageBytes(other) > 0)
+      candidates.push_back(&other);
+  }
+  std::sort(candidates.begin(), candidates.end(), [this](Slave* a, Slave* b) {
+    bool a_blocked = a->state != SlaveState::kRunnable;
+    bool b_blocked = b->state != SlaveState::kRunnable;
+    if (a_blocked != b_blocked) return a_blocked;
+    return StorageBytes(*a) > StorageBytes(*b);
+  });
+  for (Slave* victim : candidates) {
+    if (resident - releasing <= node_memory_) break;
+    BDMPI_DEBUG("sched", "switch out rank %d (%llu bytes) for rank %d", victim->world_rank,
+                static_cast<unsigned long long>(StorageBytes(*victim)), slave.world_rank);
+    ReplyMsg release;
+    release.type = MsgType::kRelease;
+    Reply(*victim, release);
+    victim->storage_releasing = true;
+    releasing += StorageBytes(*victim);
+  }
+  // Nobody left to switch out: run anyway (the kernel has the last word).
+  return releasing == 0;
+}
+
+void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
+  slave.storage_releasing = false;
+  slave.storage_released = true;
+  ++switch_outs_;
+  written_back_ += request.bytes;
+  ResumeWaitingForMemory();
+}
+
+void Master::ResumeWaitingForMemory() {
+  for (Slave& slave : slaves_) {
+    if (!slave.waiting_for_memory || slave.state != SlaveState::kRunning) continue;
+    if (!MemoryFor(slave)) continue;
+    slave.waiting_for_memory = false;
+    SendResumeReply(slave);
+  }
+}
+
+void Master::LogStorageSummary() const {
+  BDMPI_INFO("disk", "storage: %llu switch-outs, %llu bytes written back (budget %llu)",
+             static_cast<unsigned long long>(switch_outs_),
+             static_cast<unsigned long long>(written_back_),
+             static_cast<unsigned long long>(node_memory_));
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,783 @@
+#include "slave/memory/arena.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/job_names.h"
+#include "common/log.h"
+#include "common/storage_table.h"
+
+extern char** environ;
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+namespace bdmpi::memory {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kDefaultThreshold = 1 << 20;
+// Below a page a block would waste most of its page; the arena's own
+// bookkeeping also relies on small blocks going to glibc.
+constexpr std::size_t kMinThreshold = kPage;
+// pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst).
+constexpr std::uint64_t kPmPresent = 1ull << 63;
+constexpr std::uint64_t kPmSwapped = 1ull << 62;
+constexpr std::uint64_t kPmFile = 1ull << 61;
+constexpr std::uint64_t kPmPfnMask = (1ull << 55) - 1;
+// Runs of resident pages remembered per block for the eager switch-in;
+// beyond that the block is read back whole.
+constexpr std::size_t kMaxRuns = 4096;
+// readahead() reads at most the device's readahead window per call.
+constexpr std::uint64_t kReadaheadChunk = 2 << 20;
+constexpr std::uint64_t kIoChunk = 64ull << 20;
+
+enum Mode : int { kUnknown = 0, kOff = 1, kOn = 2 };
+std::atomic<int> g_mode{kUnknown};
+std::atomic<std::size_t> g_threshold{SIZE_MAX};
+std::atomic<std::uintptr_t> g_base{0};
+std::atomic<std::uintptr_t> g_end{0};
+pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+__thread bool t_inside __attribute__((tls_model("initial-exec"))) = false;
+
+std::size_t RoundUp(std::size_t value, std::size_t align) {
+  return (value + align - 1) / align * align;
+}
+
+// Byte offsets from the start of a block.
+struct Run {
+  std::uint64_t start;
+  std::uint64_t length;
+};
+
+struct Block {
+  std::uint64_t length = 0;
+  std::vector<Run> resident;  // resident at the last switch-out
+  bool resident_all = false;  // too many runs: read the whole block back
+  bool mostly_dirty = false;  // most resident pages had been written
+  // Its anonymous pages are exactly those written since the last
+  // switch-out: the whole block was mapped from the file then, and nothing
+  // was read back as anonymous memory since. Only then does the count of
+  // anonymous pages tell whether the program rewrites the block.
+  bool known_dirty = false;
+};
+
+struct Arena {
+  bool tried = false;
+  bool ready = false;
+  char* base = nullptr;
+  std::uint64_t size = 0;
+  int fd = -1;
+  // The same file opened with O_DIRECT (-1 where the file system has no
+  // direct I/O): write-back and read-back then bypass the page cache, so
+  // that they need no memory beyond the pages being moved. Buffered
+  // write-back under a memory cgroup fills it with dirty page cache.
+  int direct_fd = -1;
+  int pagemap = -1;
+  bool can_fallocate = true;
+  bool eager = true;
+  int rank = -1;
+  std::string dir;
+  StorageSlot* slot = nullptr;
+  std::map<std::uint64_t, std::uint64_t> free;  // offset -> length
+  std::map<std::uint64_t, Block> used;          // offset -> block
+  std::uint64_t allocated = 0;
+  // The kernel's shared zero page, which an anonymous page that was only
+  // read maps: clean, and zero in the file too. 0 when pagemap hides frame
+  // numbers (without CAP_SYS_ADMIN): such pages are then written as zeros.
+  std::uint64_t zero_pfn = 0;
+  std::uint64_t pagemap_buffer[4096];
+};
+
+alignas(Arena) unsigned char g_arena_storage[sizeof(Arena)];
+Arena* g_arena = nullptr;  // never destroyed: free() may run after exit()
+
+// Holds the lock and marks the thread as inside the arena.
+class Locked {
+ public:
+  Locked() {
+    t_inside = true;
+    pthread_mutex_lock(&g_lock);
+  }
+  ~Locked() {
+    pthread_mutex_unlock(&g_lock);
+    t_inside = false;
+  }
+  Locked(const Locked&) = delete;
+  Locked& operator=(const Locked&) = delete;
+};
+
+// Writes a line to stderr without allocating.
+void Report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void Report(const char* fmt, ...) {
+  char line[768];
+  va_list args;
+  va_start(args, fmt);
+  int n = std::vsnprintf(line, sizeof line - 1, fmt, args);
+  va_end(args);
+  if (n < 0) return;
+  if (n > static_cast<int>(sizeof line) - 2) n = sizeof line - 2;
+  line[n++] = '\n';
+  ssize_t ignored = write(STDERR_FILENO, line, static_cast<std::size_t>(n));
+  (void)ignored;
+}
+
+[[noreturn]] void InvalidPointer(const char* call, const void* p) {
+  Report("bdmpi: %s(): invalid pointer %p (inside the storage arena but not "
+         "the start of a block)", call, p);
+  abort();
+}
+
+void Publish(Arena& arena) {
+  if (arena.slot != nullptr)
+    arena.slot->allocated.store(arena.allocated, std::memory_order_relaxed);
+}
+
+long EnvLong(const char* name, long fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  return std::strtol(text, nullptr, 10);
+}
+
+int DecideMode() {
+  int mode = g_mode.load(std::memory_order_acquire);
+  if (mode != kUnknown) return mode;
+  // Too early in process start-up to read the environment: decide later.
+  if (environ == nullptr) return kOff;
+  mode = kOn;
+  const char* alloc = std::getenv(kEnvStorageAlloc);
+  if (std::getenv(kEnvSpillDir) == nullptr || std::getenv(kEnvSlave) == nullptr ||
+      (alloc != nullptr && std::strcmp(alloc, "off") == 0)) {
+    mode = kOff;
+  } else {
+    // Children of a slave inherit its environment but are not slaves.
+    long master = EnvLong(kEnvMasterPid, -1);
+    if (master > 0 && static_cast<long>(getppid()) != master) mode = kOff;
+  }
+  std::size_t threshold = kDefaultThreshold;
+  const char* text = std::getenv(kEnvStorageThreshold);
+  if (text != nullptr && *text != '\0') {
+    unsigned long long value = std::strtoull(text, nullptr, 10);
+    threshold = value < kMinThreshold ? kMinThreshold : static_cast<std::size_t>(value);
+  }
+  g_threshold.store(mode == kOn ? threshold : SIZE_MAX, std::memory_order_relaxed);
+  g_mode.store(mode, std::memory_order_release);
+  return mode;
+}
+
+// Reserves disk blocks for [offset, offset + length): 0 or an errno.
+int ReserveDisk(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  if (arena.can_fallocate) {
+    int rc;
+    while ((rc = fallocate(arena.fd, 0, static_cast<off_t>(offset),
+                           static_cast<off_t>(length))) != 0 && errno == EINTR) {
+    }
+    if (rc == 0) return 0;
+    if (errno != EOPNOTSUPP) return errno;
+    arena.can_fallocate = false;  // space is then only known at write-back
+  }
+  struct stat st {};
+  if (fstat(arena.fd, &st) != 0) return errno;
+  if (static_cast<std::uint64_t>(st.st_size) < offset + length &&
+      ftruncate(arena.fd, static_cast<off_t>(offset + length)) != 0)
+    return errno;
+  return 0;
+}
+
+// Sets the arena up; false when it cannot be (then glibc serves everything).
+bool EnsureReady(Arena*& out) {
+  if (g_arena == nullptr) g_arena = new (g_arena_storage) Arena();
+  Arena& arena = *g_arena;
+  out = &arena;
+  if (arena.tried) return arena.ready;
+  arena.tried = true;
+  try {
+    arena.dir = std::getenv(kEnvSpillDir);
+    int slave = static_cast<int>(EnvLong(kEnvSlave, 0));
+    arena.rank = static_cast<int>(EnvLong(kEnvWorldRank, -1));
+    const char* prefetch = std::getenv(kEnvPrefetch);
+    arena.eager = prefetch != nullptr && std::strcmp(prefetch, "eager") == 0;
+    // Address space only: PROT_NONE and MAP_NORESERVE cost no memory.
+    for (std::uint64_t size = 1ull << 40; size >= (1ull << 32); size >>= 2) {
+      void* p = mmap(nullptr, size, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p != MAP_FAILED) {
+        arena.base = static_cast<char*>(p);
+        arena.size = size;
+        break;
+      }
+    }
+    if (arena.base == nullptr) {
+      Report("bdmpi: rank %d: cannot reserve address space for storage-backed "
+             "allocations; using ordinary memory", arena.rank);
+      return false;
+    }
+    std::string path = arena.dir + "/storage-" + std::to_string(slave) + "-" +
+                       std::to_string(static_cast<long>(getpid()));
+    arena.fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (arena.fd < 0) {
+      Report("bdmpi: rank %d: cannot create %s: %s; using ordinary memory",
+             arena.rank, path.c_str(), std::strerror(errno));
+      return false;
+    }
+    std::string self_path = "/proc/self/fd/" + std::to_string(arena.fd);
+    arena.direct_fd = open(self_path.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+    // Unlinked at once: the file goes with the process, however it ends.
+    unlink(path.c_str());
+    // Freed blocks must read as zero when reused: that needs hole punching.
+    if (ftruncate(arena.fd, static_cast<off_t>(kPage)) != 0 ||
+        fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+                  static_cast<off_t>(kPage)) != 0) {
+      Report("bdmpi: rank %d: the scratch directory %s cannot punch holes in "
+             "files (%s); using ordinary memory", arena.rank, arena.dir.c_str(),
+             std::strerror(errno));
+      return false;
+    }
+    arena.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (arena.pagemap < 0) {
+      Report("bdmpi: rank %d: cannot open /proc/self/pagemap: %s; using "
+             "ordinary memory", arena.rank, std::strerror(errno));
+      return false;
+    }
+    void* probe = mmap(nullptr, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (probe != MAP_FAILED) {
+      volatile char sink = *static_cast<volatile char*>(probe);
+      (void)sink;
+      std::uint64_t entry = 0;
+      if (pread(arena.pagemap, &entry, sizeof entry,
+                static_cast<off_t>(reinterpret_cast<std::uintptr_t>(probe) / kPage * 8)) ==
+              sizeof entry &&
+          (entry & kPmPresent) != 0)
+        arena.zero_pfn = entry & kPmPfnMask;
+      munmap(probe, kPage);
+    }
+    // The node's table; optional (without it the master sees no storage).
+    const char* job = std::getenv(kEnvJobId);
+    long nslaves = EnvLong(kEnvNodeSize, 0);
+    if (job != nullptr && nslaves > slave) {
+      JobNames names(job, static_cast<int>(EnvLong(kEnvNode, 0)));
+      int shm = shm_open(names.StorageTable().c_str(), O_RDWR | O_CLOEXEC, 0);
+      if (shm >= 0) {
+        std::size_t bytes = static_cast<std::size_t>(nslaves) * sizeof(StorageSlot);
+        void* table = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+        close(shm);
+        if (table != MAP_FAILED) arena.slot = static_cast<StorageSlot*>(table) + slave;
+      }
+    }
+    arena.free.emplace(0, arena.size);
+    g_base.store(reinterpret_cast<std::uintptr_t>(arena.base), std::memory_order_release);
+    g_end.store(reinterpret_cast<std::uintptr_t>(arena.base) + arena.size,
+                std::memory_order_release);
+    arena.ready = true;
+  } catch (const std::exception& e) {
+    Report("bdmpi: cannot set up storage-backed allocations: %s", e.what());
+    return false;
+  }
+  return true;
+}
+
+void GiveBack(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  auto next = arena.free.lower_bound(offset);
+  if (next != arena.free.end() && offset + length == next->first) {
+    length += next->second;
+    next = arena.free.erase(next);
+  }
+  if (next != arena.free.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == offset) {
+      prev->second += length;
+      return;
+    }
+  }
+  arena.free.emplace(offset, length);
+}
+
+// Takes [offset, offset + length) out of the free range that contains it.
+void TakeFree(Arena& arena, std::map<std::uint64_t, std::uint64_t>::iterator range,
+              std::uint64_t offset, std::uint64_t length) {
+  std::uint64_t start = range->first;
+  std::uint64_t end = range->first + range->second;
+  arena.free.erase(range);
+  if (offset > start) arena.free.emplace(start, offset - start);
+  if (offset + length < end) arena.free.emplace(offset + length, end - offset - length);
+}
+
+// Returns [offset, offset + length) to address space only, and the file's
+// blocks to the disk; the range reads as zero when used again.
+void DropRange(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  mmap(arena.base + offset, length, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+            static_cast<off_t>(offset), static_cast<off_t>(length));
+}
+
+bool MapFresh(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  return mmap(arena.base + offset, length, PROT_READ | PROT_WRITE,
+              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED;
+}
+
+void ReportNoSpace(const Arena& arena, std::uint64_t bytes, int err) {
+  Report("bdmpi: rank %d: cannot reserve %llu bytes for a storage-backed "
+         "allocation in the scratch directory %s: %s (free space there, pick "
+         "another --scratch-dir, or run with --storage-alloc off)",
+         arena.rank, static_cast<unsigned long long>(bytes), arena.dir.c_str(),
+         std::strerror(err));
+}
+
+AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
+  Arena* arena_ptr = nullptr;
+  if (!EnsureReady(arena_ptr)) return {};
+  Arena& arena = *arena_ptr;
+  std::uint64_t length = RoundUp(bytes == 0 ? 1 : bytes, kPage);
+  std::uint64_t align = std::max<std::uint64_t>(alignment, kPage);
+  auto base = reinterpret_cast<std::uintptr_t>(arena.base);
+  for (auto it = arena.free.begin(); it != arena.free.end(); ++it) {
+    std::uint64_t start = RoundUp(base + it->first, align) - base;
+    if (start + length > it->first + it->second) continue;
+    TakeFree(arena, it, start, length);
+    int err = ReserveDisk(arena, start, length);
+    if (err != 0) {
+      GiveBack(arena, start, length);
+      ReportNoSpace(arena, length, err);
+      return {nullptr, AllocStatus::kNoSpace};
+    }
+    if (!MapFresh(arena, start, length)) {
+      DropRange(arena, start, length);
+      GiveBack(arena, start, length);
+      return {};
+    }
+    Block block;
+    block.length = length;
+    arena.used.emplace(start, std::move(block));
+    arena.allocated += length;
+    Publish(arena);
+    return {arena.base + start, AllocStatus::kOk};
+  }
+  return {};  // the reservation is full: glibc takes over
+}
+
+void FreeLocked(Arena& arena, void* p) {
+  std::uint64_t offset = static_cast<char*>(p) - arena.base;
+  auto it = arena.used.find(offset);
+  if (it == arena.used.end()) InvalidPointer("free", p);
+  std::uint64_t length = it->second.length;
+  DropRange(arena, offset, length);
+  arena.used.erase(it);
+  GiveBack(arena, offset, length);
+  arena.allocated -= length;
+  Publish(arena);
+}
+
+// Reads pagemap entries for `count` pages from address `addr`.
+void ReadPagemap(Arena& arena, const char* addr, std::size_t count) {
+  off_t where = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(addr) / kPage * 8);
+  std::size_t want = count * 8;
+  std::size_t got = 0;
+  auto* out = reinterpret_cast<char*>(arena.pagemap_buffer);
+  while (got < want) {
+    ssize_t n = pread(arena.pagemap, out + got, want - got, where + static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ThrowSystemError("read /proc/self/pagemap", n < 0 ? errno : EIO);
+    got += static_cast<std::size_t>(n);
+  }
+}
+
+void WriteAll(Arena& arena, const char* data, std::uint64_t length, std::uint64_t offset) {
+  bool direct = arena.direct_fd >= 0;
+  while (length > 0) {
+    std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(length, kIoChunk));
+    ssize_t n = pwrite(direct ? arena.direct_fd : arena.fd, data, chunk,
+                       static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && direct && errno == EINVAL) {  // direct I/O refused after all
+      arena.direct_fd = -1;
+      direct = false;
+      continue;
+    }
+    if (n > 0 && !direct) {
+      // Buffered: keep the dirty page cache to one chunk.
+      sync_file_range(arena.fd, static_cast<off64_t>(offset), n,
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                          SYNC_FILE_RANGE_WAIT_AFTER);
+      posix_fadvise(arena.fd, static_cast<off_t>(offset), n, POSIX_FADV_DONTNEED);
+    }
+    if (n <= 0)
+      throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
+                              ": writing back storage-backed memory to the scratch "
+                              "directory " + arena.dir + " failed: " +
+                              std::strerror(n < 0 ? errno : ENOSPC));
+    data += n;
+    offset += static_cast<std::uint64_t>(n);
+    length -= static_cast<std::uint64_t>(n);
+  }
+}
+
+// Writes back the dirty pages of [offset, offset + length) of `block`
+// (which starts at block_offset) and, when `remember`, notes its resident
+// pages for the next switch-in.
+ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
+                       std::uint64_t offset, std::uint64_t length, bool remember) {
+  ReleaseStats stats;
+  if (remember) {
+    block.resident.clear();
+    block.resident_all = false;
+  }
+  std::uint64_t dirty_pages = 0, resident_pages = 0;
+  std::uint64_t dirty_start = 0, dirty_length = 0;
+  std::uint64_t run_start = 0, run_length = 0;
+  auto flush_dirty = [&] {
+    if (dirty_length == 0) return;
+    WriteAll(arena, arena.base + dirty_start, dirty_length, dirty_start);
+    stats.written += dirty_length;
+    dirty_length = 0;
+  };
+  auto flush_run = [&] {
+    if (run_length == 0 || !remember) return;
+    if (block.resident.size() < kMaxRuns) {
+      block.resident.push_back({run_start - block_offset, run_length});
+    } else {
+      block.resident_all = true;
+    }
+    run_length = 0;
+  };
+  std::uint64_t pages = length / kPage;
+  for (std::uint64_t first = 0; first < pages; first += 4096) {
+    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(4096, pages - first));
+    ReadPagemap(arena, arena.base + offset + first * kPage, count);
+    for (std::size_t i = 0; i < count; ++i) {
+      std::uint64_t entry = arena.pagemap_buffer[i];
+      std::uint64_t at = offset + (first + i) * kPage;
+      bool resident = (entry & (kPmPresent | kPmSwapped)) != 0;
+      if ((entry & kPmPresent) != 0 && arena.zero_pfn != 0 &&
+          (entry & kPmPfnMask) == arena.zero_pfn)
+        resident = false;
+      bool dirty = resident && (entry & kPmFile) == 0;
+      if (dirty) {
+        ++dirty_pages;
+        if (dirty_length > 0 && dirty_start + dirty_length == at) {
+          dirty_length += kPage;
+        } else {
+          flush_dirty();
+          dirty_start = at;
+          dirty_length = kPage;
+        }
+      }
+      if (resident) {
+        ++resident_pages;
+        if (run_length > 0 && run_start + run_length == at) {
+          run_length += kPage;
+        } else {
+          flush_run();
+          run_start = at;
+          run_length = kPage;
+        }
+      }
+    }
+  }
+  flush_dirty();
+  flush_run();
+  if (remember) block.mostly_dirty = block.known_dirty && 2 * dirty_pages > resident_pages;
+  stats.dropped = resident_pages * kPage;
+  return stats;
+}
+
+void SyncFile(Arena& arena) {
+  // Direct writes are on the device when pwrite returns; fdatasync would
+  // only add a journal commit.
+  if (arena.direct_fd >= 0) return;
+  while (fdatasync(arena.fd) != 0) {
+    if (errno == EINTR) continue;
+    throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
+                            ": writing back storage-backed memory to the scratch "
+                            "directory " + arena.dir + " failed: " + std::strerror(errno));
+  }
+}
+
+// The range now refers to the file: its anonymous pages are gone.
+void MapFile(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  if (mmap(arena.base + offset, length, PROT_READ | PROT_WRITE,
+           MAP_PRIVATE | MAP_FIXED, arena.fd, static_cast<off_t>(offset)) == MAP_FAILED)
+    ThrowSystemError("mmap of the storage file", errno);
+}
+
+// The blocks overlapping [p, p + bytes), clipped to it and to pages
+// (outward when `outward`, else only whole pages inside).
+template <typename Fn>
+void ForEachPiece(Arena& arena, void* p, std::size_t bytes, bool outward, Fn fn) {
+  auto base = reinterpret_cast<std::uintptr_t>(arena.base);
+  auto addr = reinterpret_cast<std::uintptr_t>(p);
+  if (bytes == 0 || addr + bytes <= base || addr >= base + arena.size) return;
+  std::uint64_t lo = addr < base ? 0 : addr - base;
+  std::uint64_t hi = std::min<std::uint64_t>(addr + bytes - base, arena.size);
+  if (outward) {
+    lo = lo / kPage * kPage;
+    hi = RoundUp(hi, kPage);
+  } else {
+    lo = RoundUp(lo, kPage);
+    hi = hi / kPage * kPage;
+  }
+  if (lo >= hi) return;
+  auto it = arena.used.upper_bound(lo);
+  if (it != arena.used.begin()) --it;
+  for (; it != arena.used.end() && it->first < hi; ++it) {
+    std::uint64_t start = std::max(lo, it->first);
+    std::uint64_t end = std::min(hi, it->first + it->second.length);
+    if (start < end) fn(it->first, it->second, start, end - start);
+  }
+}
+
+void Populate(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  char* addr = arena.base + offset;
+  if (madvise(addr, length, MADV_POPULATE_READ) == 0) return;
+  // Kernels before 5.14: touch every page.
+  volatile char sink = 0;
+  for (std::uint64_t at = 0; at < length; at += kPage) sink = sink + addr[at];
+}
+
+void Readahead(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  for (std::uint64_t at = 0; at < length; at += kReadaheadChunk) {
+    std::uint64_t chunk = std::min(kReadaheadChunk, length - at);
+    readahead(arena.fd, static_cast<off64_t>(offset + at), chunk);
+  }
+}
+
+// A mostly written run comes back as anonymous memory read in one stream:
+// its pages would be copied on their first write anyway.
+void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  if (!MapFresh(arena, offset, length)) ThrowSystemError("mmap", errno);
+  for (std::uint64_t at = 0; at < length;) {
+    std::size_t chunk = static_cast<std::size_t>(std::min(kIoChunk, length - at));
+    int fd = arena.direct_fd >= 0 ? arena.direct_fd : arena.fd;
+    ssize_t n = pread(fd, arena.base + offset + at, chunk, static_cast<off_t>(offset + at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && fd == arena.direct_fd && errno == EINVAL) {
+      arena.direct_fd = -1;
+      continue;
+    }
+    if (n <= 0)
+      throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
+                              ": reading storage-backed memory back from " + arena.dir +
+                              " failed: " + std::strerror(n < 0 ? errno : EIO));
+    // The copy in the page cache is not needed twice.
+    posix_fadvise(arena.fd, static_cast<off_t>(offset + at), n, POSIX_FADV_DONTNEED);
+    at += static_cast<std::uint64_t>(n);
+  }
+}
+
+}  // namespace
+
+std::size_t Threshold() {
+  int mode = g_mode.load(std::memory_order_acquire);
+  if (mode == kUnknown) mode = DecideMode();
+  return mode == kOn ? g_threshold.load(std::memory_order_relaxed) : SIZE_MAX;
+}
+
+bool InsideArena() { return t_inside; }
+
+bool Owns(const void* p) {
+  auto addr = reinterpret_cast<std::uintptr_t>(p);
+  return addr >= g_base.load(std::memory_order_acquire) &&
+         addr < g_end.load(std::memory_order_acquire);
+}
+
+AllocResult Allocate(std::size_t bytes, std::size_t alignment) {
+  if (Threshold() == SIZE_MAX) return {};
+  Locked lock;
+  try {
+    return AllocateLocked(bytes, alignment);
+  } catch (const std::exception&) {  // bookkeeping out of memory
+    return {};
+  }
+}
+
+void Free(void* p) {
+  Locked lock;
+  FreeLocked(*g_arena, p);
+}
+
+void* Reallocate(void* p, std::size_t bytes) {
+  Locked lock;
+  Arena& arena = *g_arena;
+  std::uint64_t offset = static_cast<char*>(p) - arena.base;
+  auto it = arena.used.find(offset);
+  if (it == arena.used.end()) InvalidPointer("realloc", p);
+  Block& block = it->second;
+  std::uint64_t length = RoundUp(bytes == 0 ? 1 : bytes, kPage);
+  if (length <= block.length) {
+    if (length < block.length) {
+      std::uint64_t tail = block.length - length;
+      DropRange(arena, offset + length, tail);
+      GiveBack(arena, offset + length, tail);
+      arena.allocated -= tail;
+      block.length = length;
+      block.resident.clear();
+      block.resident_all = true;  // cheaper than clipping the runs
+      Publish(arena);
+    }
+    return p;
+  }
+  std::uint64_t end = offset + block.length;
+  std::uint64_t extra = length - block.length;
+  auto next = arena.free.find(end);
+  if (next != arena.free.end() && next->second >= extra) {
+    TakeFree(arena, next, end, extra);
+    int err = ReserveDisk(arena, end, extra);
+    if (err == 0 && MapFresh(arena, end, extra)) {
+      block.length = length;
+      block.known_dirty = false;
+      block.resident_all = true;
+      arena.allocated += extra;
+      Publish(arena);
+      return p;
+    }
+    DropRange(arena, end, extra);
+    GiveBack(arena, end, extra);
+    if (err != 0) {
+      ReportNoSpace(arena, extra, err);
+      return nullptr;
+    }
+  }
+  AllocResult moved;
+  try {
+    moved = AllocateLocked(bytes, 0);
+  } catch (const std::exception&) {
+  }
+  if (moved.status != AllocStatus::kOk) return nullptr;
+  std::memcpy(moved.pointer, p, block.length);
+  FreeLocked(arena, p);
+  return moved.pointer;
+}
+
+std::size_t UsableSize(const void* p) {
+  Locked lock;
+  Arena& arena = *g_arena;
+  auto it = arena.used.find(static_cast<const char*>(p) - arena.base);
+  if (it == arena.used.end()) InvalidPointer("malloc_usable_size", p);
+  return it->second.length;
+}
+
+ReleaseStats ReleaseAll() {
+  Locked lock;
+  ReleaseStats total;
+  if (g_arena == nullptr || !g_arena->ready || g_arena->used.empty()) return total;
+  Arena& arena = *g_arena;
+  for (auto& [offset, block] : arena.used) {
+    ReleaseStats stats = WriteBack(arena, offset, block, offset, block.length, true);
+    total.written += stats.written;
+    total.dropped += stats.dropped;
+  }
+  if (total.written > 0) SyncFile(arena);
+  for (auto& [offset, block] : arena.used) {
+    MapFile(arena, offset, block.length);
+    block.known_dirty = true;
+  }
+  posix_fadvise(arena.fd, 0, 0, POSIX_FADV_DONTNEED);
+  return total;
+}
+
+bool EagerPrefetch() {
+  Locked lock;
+  return g_arena != nullptr && g_arena->eager;
+}
+
+void PrefetchAll() {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return;
+  Arena& arena = *g_arena;
+  if (arena.eager) {
+    for (auto& [offset, block] : arena.used) {
+      auto load = [&](std::uint64_t at, std::uint64_t length) {
+        if (block.mostly_dirty) ReadAnonymous(arena, at, length);
+      };
+      if (block.mostly_dirty) block.known_dirty = false;
+      if (block.resident_all) {
+        load(offset, block.length);
+      } else {
+        for (const Run& run : block.resident) load(offset + run.start, run.length);
+      }
+    }
+  }
+  for (auto& entry : arena.used) {
+    entry.second.resident.clear();
+    entry.second.resident_all = false;
+  }
+}
+
+ReleaseStats ReleaseRange(void* p, std::size_t bytes) {
+  Locked lock;
+  ReleaseStats total;
+  if (g_arena == nullptr || !g_arena->ready) return total;
+  Arena& arena = *g_arena;
+  std::vector<Run> pieces;
+  ForEachPiece(arena, p, bytes, true,
+               [&](std::uint64_t block_offset, Block& block, std::uint64_t start,
+                   std::uint64_t length) {
+                 ReleaseStats stats =
+                     WriteBack(arena, block_offset, block, start, length, false);
+                 total.written += stats.written;
+                 total.dropped += stats.dropped;
+                 pieces.push_back({start, length});
+               });
+  if (total.written > 0) SyncFile(arena);
+  for (const Run& piece : pieces) {
+    MapFile(arena, piece.start, piece.length);
+    posix_fadvise(arena.fd, static_cast<off_t>(piece.start),
+                  static_cast<off_t>(piece.length), POSIX_FADV_DONTNEED);
+  }
+  return total;
+}
+
+void PrefetchRange(void* p, std::size_t bytes) {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return;
+  Arena& arena = *g_arena;
+  ForEachPiece(arena, p, bytes, true,
+               [&](std::uint64_t, Block&, std::uint64_t start, std::uint64_t length) {
+                 Readahead(arena, start, length);
+               });
+  ForEachPiece(arena, p, bytes, true,
+               [&](std::uint64_t, Block&, std::uint64_t start, std::uint64_t length) {
+                 Populate(arena, start, length);
+               });
+}
+
+void DiscardRange(void* p, std::size_t bytes) {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return;
+  Arena& arena = *g_arena;
+  ForEachPiece(arena, p, bytes, false,
+               [&](std::uint64_t, Block& block, std::uint64_t start, std::uint64_t length) {
+                 // Zero in the file too (a later switch-out maps the file),
+                 // with its disk blocks reserved again.
+                 fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                           static_cast<off_t>(start), static_cast<off_t>(length));
+                 ReserveDisk(arena, start, length);
+                 if (!MapFresh(arena, start, length)) ThrowSystemError("mmap", errno);
+                 block.known_dirty = false;
+               });
+}
+
+std::uint64_t AllocatedBytes() {
+  Locked lock;
+  return g_arena == nullptr ? 0 : g_arena->allocated;
+}
+
+}  // namespace bdmpi::memory

@@ -1,0 +1,95 @@
+// Storage-backed allocations: the large blocks of a slave live in a sparse
+// scratch file of their own, so that the runtime can write them back with
+// large sequential I/O and drop them when the slave is switched out, and
+// read them back when it resumes, without swap.
+//
+// Layout. At the first large request the arena reserves a big range of
+// address space (PROT_NONE, no memory) and creates an unlinked file in the
+// slave's spill directory; the block at address base + x uses file offset x,
+// so "is this ours" is a range check and the file needs no index.
+//
+// States of a block's pages. A new block is private anonymous memory (zero,
+// no page cache, no file I/O). Switch-out writes every page that is
+// resident and not a clean file page (pagemap: present or swapped, not
+// "file") to the file, syncs it and replaces the block by a private mapping
+// of the file (MAP_PRIVATE): its pages come back from the file on demand,
+// and a page written again becomes anonymous again. So the kernel never
+// writes a block behind the runtime's back (private pages are not file
+// dirty pages), and a page that was only read is never written twice.
+//
+// Disk space is reserved (fallocate) when a block is allocated: a full disk
+// fails the allocation with a message naming the scratch directory, never
+// a write-back later.
+//
+// Thread safety: one mutex; user threads may allocate. Allocations made by
+// the arena's own bookkeeping (std::map nodes, strings) go to glibc: a
+// thread-local flag marks "inside the arena" for the interposed malloc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace bdmpi::memory {
+
+// Requests of at least this many bytes go to the arena; SIZE_MAX when
+// storage-backed allocation is off (not started by bdmprun, switched off,
+// or a child process of a slave). Reads the environment once.
+std::size_t Threshold();
+
+// True while the calling thread is inside the arena: its own allocations
+// must go to glibc.
+bool InsideArena();
+
+// Whether `p` points into the arena's reserved range. Cheap; safe to call
+// before anything was allocated.
+bool Owns(const void* p);
+
+enum class AllocStatus { kOk, kUnavailable, kNoSpace };
+struct AllocResult {
+  void* pointer = nullptr;
+  AllocStatus status = AllocStatus::kUnavailable;
+};
+
+// A block of at least `bytes` (rounded up to pages), aligned to
+// max(alignment, page size). Zero-filled. kUnavailable: the arena could
+// not be set up or is full (the caller falls back to glibc); kNoSpace: the
+// scratch disk is full (already reported on stderr).
+AllocResult Allocate(std::size_t bytes, std::size_t alignment);
+// Frees a block of the arena (aborts like glibc on a pointer that is not
+// the start of a live block).
+void Free(void* p);
+// realloc for a block of the arena to a size >= the threshold: shrinks in
+// place, grows in place when the range after it is free, else moves.
+// nullptr with the old block intact when the new block cannot be had.
+void* Reallocate(void* p, std::size_t bytes);
+// The block's usable size (its length in pages).
+std::size_t UsableSize(const void* p);
+
+struct ReleaseStats {
+  std::uint64_t written = 0;   // bytes written back
+  std::uint64_t dropped = 0;   // bytes that were resident and were dropped
+};
+
+// Switch-out: writes back and drops every block. Throws bdmpi::Error on an
+// I/O error.
+ReleaseStats ReleaseAll();
+// Switch-in: with eager prefetch, reads back with large direct reads the
+// pages that were resident at the last ReleaseAll in blocks the program
+// had mostly rewritten (clean blocks come back on touch, through the
+// kernel's readahead); with lazy prefetch does nothing (everything comes
+// back on first touch).
+void PrefetchAll();
+bool EagerPrefetch();
+
+// The same for the pages of [p, p + bytes) that belong to arena blocks
+// (partial pages included; memory outside the arena is left alone).
+ReleaseStats ReleaseRange(void* p, std::size_t bytes);
+void PrefetchRange(void* p, std::size_t bytes);
+// Drops the pages wholly inside [p, p + bytes) without writing them back:
+// they read as zero afterwards.
+void DiscardRange(void* p, std::size_t bytes);
+
+// Bytes currently allocated from the arena.
+std::uint64_t AllocatedBytes();
+
+}  // namespace bdmpi::memory

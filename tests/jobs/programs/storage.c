@@ -1,0 +1,184 @@
+/*
+ * storage: large allocations must keep their contents bit for bit across
+ * any number of blocking MPI calls, however the runtime pages them out and
+ * back (under BDMPI: storage-backed blocks written back and dropped at every
+ * blocking point when --node-memory is tiny). Each rank holds
+ *   - a read-only array, filled once and checked at every step;
+ *   - a read-write array of which half the pages change at every step;
+ *   - a calloc'ed array, 64 KiB-aligned arrays (posix_memalign,
+ *     aligned_alloc) and an array that grows by realloc from below to
+ *     above 1 MiB and keeps growing;
+ *   - a block freed and calloc'ed again at every step, which must be zero.
+ * Between steps it blocks in Barrier, Allreduce (of a checksum that every
+ * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
+ *
+ * Usage: storage [--mib N] [--steps S] [--crash-step C]
+ *   N MiB per array (default 3), S steps (default 6); with --crash-step the
+ *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
+ */
+#include <signal.h>
+#include "check.h"
+
+static uint64_t pattern(int rank, int array, size_t word, int version) {
+  uint64_t x = ((uint64_t)rank << 48) ^ ((uint64_t)array << 40) ^ (uint64_t)word ^
+               ((uint64_t)version << 32);
+  x ^= x >> 31;
+  x *= 0x9e3779b97f4a7c15ull;
+  x ^= x >> 29;
+  return x;
+}
+
+static void fill(uint64_t *a, size_t words, int rank, int array, int version) {
+  for (size_t i = 0; i < words; ++i) a[i] = pattern(rank, array, i, version);
+}
+
+static void verify(const uint64_t *a, size_t words, int rank, int array,
+                   int version, const char *what, int step) {
+  for (size_t i = 0; i < words; ++i) {
+    uint64_t want = pattern(rank, array, i, version);
+    CHECK(a[i] == want, "%s (step %d): word %zu is %016llx, want %016llx",
+          what, step, i, (unsigned long long)a[i], (unsigned long long)want);
+  }
+}
+
+/* The read-write array: step s rewrites the pages with p % 2 == s % 2, so
+ * that a switch-out finds half of them modified since the last one. */
+enum { kWordsPerPage = 4096 / 8 };
+static int rw_version(size_t word, int step) {
+  size_t page = word / kWordsPerPage;
+  /* After step s (s >= 0), pages of parity s % 2 hold version s, the others
+   * version s - 1 (version -1: the initial fill, version 0). */
+  if (step < 0) return 0;
+  if ((int)(page % 2) == step % 2) return step + 1;
+  return step == 0 ? 0 : step;
+}
+
+static void rw_update(uint64_t *a, size_t words, int rank, int step) {
+  for (size_t i = 0; i < words; ++i) {
+    size_t page = i / kWordsPerPage;
+    if ((int)(page % 2) == step % 2) a[i] = pattern(rank, 2, i, step + 1);
+  }
+}
+
+static void rw_verify(const uint64_t *a, size_t words, int rank, int step) {
+  for (size_t i = 0; i < words; ++i) {
+    uint64_t want = pattern(rank, 2, i, rw_version(i, step));
+    CHECK(a[i] == want, "read-write array (after step %d): word %zu is %016llx, "
+          "want %016llx", step, i, (unsigned long long)a[i],
+          (unsigned long long)want);
+  }
+}
+
+static uint64_t checksum(const uint64_t *a, size_t words) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < words; ++i) sum += a[i] * (i | 1);
+  return sum;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  const int rank = world_rank(), size = world_size();
+  size_t mib = 3;
+  int steps = 6, crash_step = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--crash-step") == 0 && i + 1 < argc) crash_step = atoi(argv[++i]);
+  }
+  const size_t bytes = mib << 20;
+  const size_t words = bytes / 8;
+
+  uint64_t *ro = xmalloc(bytes);
+  fill(ro, words, rank, 1, 0);
+  uint64_t *rw = xmalloc(bytes);
+  fill(rw, words, rank, 2, 0);
+  uint64_t *zeroed = calloc(words, 8);
+  CHECK(zeroed != NULL, "calloc of %zu bytes failed", bytes);
+  void *aligned1 = NULL;
+  CHECK(posix_memalign(&aligned1, 65536, bytes + 8) == 0, "posix_memalign failed");
+  CHECK(((uintptr_t)aligned1 & 65535) == 0, "posix_memalign: %p not 64 KiB aligned",
+        aligned1);
+  uint64_t *al = aligned1;
+  fill(al, words, rank, 3, 0);
+  uint64_t *al2 = aligned_alloc(1 << 21, bytes);
+  CHECK(al2 != NULL && ((uintptr_t)al2 & ((1 << 21) - 1)) == 0,
+        "aligned_alloc(2 MiB) gave %p", (void *)al2);
+  fill(al2, words, rank, 4, 0);
+  /* Grows from 512 KiB (below the default threshold) by 1.5x per step. */
+  size_t grow_words = (512 << 10) / 8;
+  uint64_t *grow = xmalloc(grow_words * 8);
+  fill(grow, grow_words, rank, 5, 0);
+
+  const size_t ring_bytes = (1 << 20) + 1;
+  unsigned char *out = xmalloc(ring_bytes), *in = xmalloc(ring_bytes);
+
+  for (int step = 0; step < steps; ++step) {
+    if (step == crash_step && rank == size - 1) raise(SIGSEGV);
+    /* Before the blocking calls: everything as left by the last step. */
+    verify(ro, words, rank, 1, 0, "read-only array", step);
+    rw_verify(rw, words, rank, step - 1);
+    for (size_t i = 0; i < words; ++i)
+      CHECK(zeroed[i] == 0, "calloc'ed array (step %d): word %zu is not zero", step, i);
+    verify(al, words, rank, 3, 0, "posix_memalign array", step);
+    verify(al2, words, rank, 4, 0, "aligned_alloc array", step);
+    verify(grow, grow_words, rank, 5, 0, "realloc'ed array", step);
+
+    rw_update(rw, words, rank, step);
+    /* Grow: the old contents must survive, the new part is filled. */
+    size_t new_words = grow_words + grow_words / 2;
+    grow = realloc(grow, new_words * 8);
+    CHECK(grow != NULL, "realloc to %zu bytes failed", new_words * 8);
+    verify(grow, grow_words, rank, 5, 0, "realloc'ed array after growing", step);
+    for (size_t i = grow_words; i < new_words; ++i) grow[i] = pattern(rank, 5, i, 0);
+    grow_words = new_words;
+    /* A freed and reallocated block must be zero again (calloc). */
+    uint64_t *scratch = xmalloc(bytes);
+    memset(scratch, 0xab, bytes);
+    free(scratch);
+    scratch = calloc(words, 8);
+    CHECK(scratch != NULL, "calloc failed");
+    for (size_t i = 0; i < words; ++i)
+      CHECK(scratch[i] == 0, "calloc after free (step %d): word %zu is %016llx",
+            step, i, (unsigned long long)scratch[i]);
+    scratch[words / 2] = 1; /* dirty, then freed while resident */
+    free(scratch);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    uint64_t mine = checksum(rw, words), total = 0, want = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    for (int r = 0; r < size; ++r) {
+      /* Every rank's read-write array after this step, recomputed. */
+      uint64_t sum = 0;
+      for (size_t i = 0; i < words; ++i)
+        sum += pattern(r, 2, i, rw_version(i, step)) * (i | 1);
+      want += sum;
+    }
+    CHECK(total == want, "Allreduce of checksums (step %d): %llu, want %llu", step,
+          (unsigned long long)total, (unsigned long long)want);
+    for (size_t i = 0; i < ring_bytes; ++i) out[i] = (unsigned char)(rank + step + i);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Sendrecv(out, (int)ring_bytes, MPI_BYTE, next, step, in, (int)ring_bytes,
+                 MPI_BYTE, prev, step, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (size_t i = 0; i < ring_bytes; ++i)
+      CHECK(in[i] == (unsigned char)(prev + step + i),
+            "ring message (step %d): byte %zu wrong", step, i);
+    /* After the blocking calls. */
+    rw_verify(rw, words, rank, step);
+  }
+  verify(ro, words, rank, 1, 0, "read-only array at the end", steps);
+  verify(grow, grow_words, rank, 5, 0, "realloc'ed array at the end", steps);
+  /* Shrink across the threshold: the prefix survives. */
+  grow = realloc(grow, 4096);
+  CHECK(grow != NULL, "realloc down failed");
+  verify(grow, 512, rank, 5, 0, "realloc'ed array after shrinking", steps);
+  free(grow);
+  free(ro);
+  free(rw);
+  free(zeroed);
+  free(al);
+  free(al2);
+  free(out);
+  free(in);
+  MPI_Finalize();
+  return 0;
+}

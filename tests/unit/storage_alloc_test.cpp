@@ -1,0 +1,387 @@
+// The storage-backed allocator (src/slave/memory) in a plain process: the
+// test's environment (CMakeLists.txt) makes it look like a slave, so that
+// malloc and friends of this very program go through the arena.
+#include <malloc.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "slave/memory/arena.h"
+
+// The allocator reads its environment at the first malloc, before main:
+// a constructor re-executes the program with it set.
+__attribute__((constructor)) static void BecomeSlave(int, char** argv, char**) {
+  if (std::getenv("BDMPI_SPILL_DIR") != nullptr) return;
+  setenv("BDMPI_SPILL_DIR", STORAGE_TEST_DIR, 1);
+  setenv("BDMPI_SLAVE", "0", 1);
+  setenv("BDMPI_STORAGE_THRESHOLD", "65536", 1);
+  setenv("BDMPI_PREFETCH", "eager", 1);
+  execv("/proc/self/exe", argv);
+  std::perror("storage_alloc_test: re-exec");
+  _exit(2);
+}
+
+namespace bdmpi::memory {
+namespace {
+
+std::size_t T() { return Threshold(); }
+
+// Blocks allocated before the test (the C++ runtime's emergency exception
+// pool, 72 KiB, is one).
+class StorageAlloc : public testing::Test {
+ protected:
+  void SetUp() override { baseline_ = AllocatedBytes(); }
+  std::uint64_t Leaked() const { return AllocatedBytes() - baseline_; }
+  std::uint64_t baseline_ = 0;
+};
+
+void Fill(void* p, std::size_t bytes, unsigned seed) {
+  auto* b = static_cast<unsigned char*>(p);
+  for (std::size_t i = 0; i < bytes; ++i) b[i] = static_cast<unsigned char>(seed + i * 7 + (i >> 12));
+}
+
+// Index of the first byte that differs from Fill's pattern, or -1.
+long Mismatch(const void* p, std::size_t bytes, unsigned seed) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (std::size_t i = 0; i < bytes; ++i)
+    if (b[i] != static_cast<unsigned char>(seed + i * 7 + (i >> 12))) return static_cast<long>(i);
+  return -1;
+}
+
+// Resident pages of [p, p + bytes) (mincore).
+std::size_t ResidentPages(void* p, std::size_t bytes) {
+  std::size_t pages = (bytes + 4095) / 4096;
+  std::vector<unsigned char> vec(pages);
+  EXPECT_EQ(mincore(p, bytes, vec.data()), 0) << std::strerror(errno);
+  std::size_t n = 0;
+  for (unsigned char v : vec) n += v & 1;
+  return n;
+}
+
+TEST_F(StorageAlloc, IsOnInThisTest) {
+  ASSERT_NE(T(), SIZE_MAX) << "the test needs BDMPI_SPILL_DIR and BDMPI_SLAVE set";
+  EXPECT_EQ(T(), 64u * 1024);
+}
+
+TEST_F(StorageAlloc, SizesAroundTheThreshold) {
+  for (std::size_t size : {T() - 1, T(), T() + 1, 2 * T() + 5, 4096 * T() + 3}) {
+    void* p = std::malloc(size);
+    ASSERT_NE(p, nullptr) << size;
+    EXPECT_EQ(Owns(p), size >= T()) << size;
+    EXPECT_GE(malloc_usable_size(p), size);
+    Fill(p, size, 3);
+    EXPECT_EQ(Mismatch(p, size, 3), -1) << size;
+    std::free(p);
+  }
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+TEST_F(StorageAlloc, Alignment) {
+  for (std::size_t align : {std::size_t{16}, std::size_t{4096}, std::size_t{65536},
+                            std::size_t{1} << 21}) {
+    void* p = nullptr;
+    ASSERT_EQ(posix_memalign(&p, align, T() + 100), 0);
+    EXPECT_TRUE(Owns(p));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % align, 0u) << align;
+    Fill(p, T() + 100, 1);
+    void* q = aligned_alloc(align, 3 * T());
+    ASSERT_NE(q, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(q) % align, 0u) << align;
+    void* r = memalign(align, 2 * T());
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(r) % align, 0u) << align;
+    EXPECT_EQ(Mismatch(p, T() + 100, 1), -1);
+    std::free(p);
+    std::free(q);
+    std::free(r);
+  }
+  void* v = valloc(T());
+  EXPECT_TRUE(Owns(v));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v) % 4096, 0u);
+  std::free(v);
+  void* p = nullptr;
+  EXPECT_EQ(posix_memalign(&p, 24, T()), EINVAL);
+  EXPECT_EQ(posix_memalign(&p, 2, T()), EINVAL);  // below sizeof(void*)
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+TEST_F(StorageAlloc, ReallocAcrossTheThresholdKeepsContents) {
+  std::size_t small = 1000;
+  auto* p = static_cast<unsigned char*>(std::malloc(small));
+  ASSERT_FALSE(Owns(p));
+  Fill(p, small, 5);
+  // Up across the threshold: copied into a storage block.
+  p = static_cast<unsigned char*>(std::realloc(p, 3 * T()));
+  ASSERT_TRUE(Owns(p));
+  EXPECT_EQ(Mismatch(p, small, 5), -1);
+  Fill(p, 3 * T(), 6);
+  // Grows in place: nothing was allocated after it.
+  unsigned char* before = p;
+  p = static_cast<unsigned char*>(std::realloc(p, 10 * T()));
+  EXPECT_EQ(p, before);
+  EXPECT_EQ(Mismatch(p, 3 * T(), 6), -1);
+  // Blocked by a neighbour: moves, contents kept. First fit fills any
+  // earlier holes before it reaches the range right after p.
+  std::vector<void*> fillers;
+  while (fillers.empty() || fillers.back() != p + 10 * T()) {
+    fillers.push_back(std::malloc(T()));
+    ASSERT_LT(fillers.size(), 10000u);
+  }
+  Fill(p, 10 * T(), 7);
+  p = static_cast<unsigned char*>(std::realloc(p, 20 * T()));
+  EXPECT_NE(p, before);
+  EXPECT_TRUE(Owns(p));
+  EXPECT_EQ(Mismatch(p, 10 * T(), 7), -1);
+  // Shrinks in place.
+  before = p;
+  p = static_cast<unsigned char*>(std::realloc(p, 2 * T()));
+  EXPECT_EQ(p, before);
+  EXPECT_EQ(Mismatch(p, 2 * T(), 7), -1);
+  // Down across the threshold: back to glibc, prefix kept.
+  p = static_cast<unsigned char*>(std::realloc(p, 100));
+  EXPECT_FALSE(Owns(p));
+  EXPECT_EQ(Mismatch(p, 100, 7), -1);
+  std::free(p);
+  for (void* filler : fillers) std::free(filler);
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+TEST_F(StorageAlloc, CallocOfAReusedRangeIsZero) {
+  std::size_t size = 8 * T();
+  void* p = std::malloc(size);
+  std::memset(p, 0xff, size);
+  std::free(p);
+  auto* q = static_cast<unsigned char*>(std::calloc(size / 8, 8));
+  EXPECT_EQ(static_cast<void*>(q), p) << "the freed range should be reused";
+  for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(q[i], 0) << i;
+  std::free(q);
+  // Also after a switch-out wrote the old contents to the file.
+  p = std::malloc(size);
+  std::memset(p, 0xee, size);
+  ReleaseAll();
+  std::free(p);
+  q = static_cast<unsigned char*>(std::calloc(1, size));
+  EXPECT_EQ(static_cast<void*>(q), p);
+  for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(q[i], 0) << i;
+  ReleaseAll();  // q's pages were only read: zero in the file too
+  for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(q[i], 0) << i;
+  std::free(q);
+  volatile std::size_t huge = SIZE_MAX / 2;  // volatile: no compile-time warning
+  void* overflow = std::calloc(huge, 4);
+  EXPECT_EQ(overflow, nullptr);
+}
+
+TEST_F(StorageAlloc, FreedRangesCoalesceAndAreReused) {
+  void* a = std::malloc(2 * T());
+  void* b = std::malloc(3 * T());
+  void* c = std::malloc(T());
+  ASSERT_EQ(static_cast<char*>(b), static_cast<char*>(a) + 2 * T());
+  std::free(a);
+  std::free(b);
+  void* d = std::malloc(5 * T());  // fits only in a and b together
+  EXPECT_EQ(d, a);
+  std::free(c);
+  std::free(d);
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+TEST_F(StorageAlloc, ManyAllocations) {
+  std::mt19937 rng(42);
+  struct Live {
+    void* p;
+    std::size_t size;
+    unsigned seed;
+  };
+  std::vector<Live> live;
+  for (int i = 0; i < 2000; ++i) {
+    if (!live.empty() && rng() % 3 == 0) {
+      std::size_t k = rng() % live.size();
+      ASSERT_EQ(Mismatch(live[k].p, live[k].size, live[k].seed), -1);
+      std::free(live[k].p);
+      live.erase(live.begin() + static_cast<long>(k));
+    } else {
+      std::size_t size = T() / 2 + rng() % (4 * T());
+      void* p = std::malloc(size);
+      ASSERT_NE(p, nullptr);
+      Fill(p, size, static_cast<unsigned>(i));
+      live.push_back({p, size, static_cast<unsigned>(i)});
+    }
+    if (i % 500 == 0) ReleaseAll();  // contents must survive switch-outs
+  }
+  for (Live& l : live) {
+    ASSERT_EQ(Mismatch(l.p, l.size, l.seed), -1);
+    std::free(l.p);
+  }
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+TEST_F(StorageAlloc, SwitchOutWritesDirtyPagesOnceAndDropsThem) {
+  std::size_t size = 64 * T();  // 4 MiB
+  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  Fill(p, size, 9);
+  // (Other blocks of the process may add a few pages.)
+  ReleaseStats first = ReleaseAll();
+  EXPECT_GE(first.written, size);
+  EXPECT_LT(first.written, size + T());
+  EXPECT_GE(first.dropped, size);
+  EXPECT_EQ(ResidentPages(p, size), 0u);
+  EXPECT_EQ(Mismatch(p, size, 9), -1);  // read back on touch
+  // Only read since: nothing to write.
+  ReleaseStats second = ReleaseAll();
+  EXPECT_EQ(second.written, 0u);
+  EXPECT_EQ(ResidentPages(p, size), 0u);
+  // One page in four modified: only those are written.
+  for (std::size_t page = 0; page < size / 4096; page += 4) p[page * 4096 + 1] ^= 0x5a;
+  ReleaseStats third = ReleaseAll();
+  EXPECT_GE(third.written, size / 4);
+  EXPECT_LT(third.written, size / 4 + T());
+  for (std::size_t page = 0; page < size / 4096; page += 4) p[page * 4096 + 1] ^= 0x5a;
+  EXPECT_EQ(Mismatch(p, size, 9), -1);
+  std::free(p);
+}
+
+// The pattern Fill(p, bytes, seed) left at offset `at` (a page multiple).
+unsigned SeedAt(unsigned seed, std::size_t at) {
+  return static_cast<unsigned>(seed + at * 7 + (at >> 12));
+}
+
+TEST_F(StorageAlloc, EagerPrefetchReadsBackWhatWasRewritten) {
+  ASSERT_TRUE(EagerPrefetch());
+  // 64 MiB: far more than the kernel's readahead window (up to 8 MiB).
+  std::size_t size = 1024 * T();
+  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  Fill(p, size, 11);
+  ReleaseAll();
+  // Only read since: a clean block is left to the faults (and the
+  // kernel's readahead), nothing is read up front.
+  EXPECT_EQ(Mismatch(p, size, 11), -1);
+  ReleaseAll();
+  PrefetchAll();
+  EXPECT_EQ(ResidentPages(p, size), 0u);
+  // The first quarter rewritten (without touching the rest): it comes back
+  // before the resumed rank runs, the rest does not.
+  Fill(p, size / 4, 12);
+  ReleaseAll();
+  EXPECT_EQ(ResidentPages(p, size), 0u);
+  PrefetchAll();
+  EXPECT_EQ(ResidentPages(p, size / 4), size / 4 / 4096);
+  EXPECT_EQ(ResidentPages(p + size / 2, size / 2), 0u);
+  EXPECT_EQ(Mismatch(p, size / 4, 12), -1);
+  EXPECT_EQ(Mismatch(p + size / 4, size - size / 4, SeedAt(11, size / 4)), -1);
+  // Read back as anonymous memory, it is written back whole next time and
+  // still holds the right bytes after any number of rounds.
+  for (int round = 0; round < 3; ++round) {
+    ReleaseAll();
+    PrefetchAll();
+    EXPECT_EQ(Mismatch(p, size / 4, 12), -1) << round;
+  }
+  EXPECT_EQ(Mismatch(p + size / 4, size - size / 4, SeedAt(11, size / 4)), -1);
+  std::free(p);
+}
+
+TEST_F(StorageAlloc, ExplicitRangesReleasePrefetchDiscard) {
+  std::size_t size = 16 * T();  // 1 MiB
+  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  Fill(p, size, 21);
+  ReleaseStats stats = ReleaseRange(p + 4096 + 10, 8192);  // pages 1..3
+  EXPECT_EQ(stats.written, 3u * 4096);
+  EXPECT_EQ(ResidentPages(p + 4096, 3 * 4096), 0u);
+  EXPECT_EQ(ResidentPages(p, 4096), 1u);
+  PrefetchRange(p + 4096, 3 * 4096);
+  EXPECT_EQ(ResidentPages(p + 4096, 3 * 4096), 3u);
+  EXPECT_EQ(Mismatch(p, size, 21), -1);
+  // Discard: only whole pages inside the range, which then read as zero,
+  // also after a switch-out.
+  DiscardRange(p + 100, 3 * 4096);  // whole pages: 1 and 2
+  for (std::size_t i = 0; i < 4096; ++i) ASSERT_EQ(p[i], static_cast<unsigned char>(21 + i * 7));
+  for (std::size_t i = 4096; i < 3 * 4096; ++i) ASSERT_EQ(p[i], 0) << i;
+  ReleaseAll();
+  for (std::size_t i = 4096; i < 3 * 4096; ++i) ASSERT_EQ(p[i], 0) << i;
+  EXPECT_EQ(Mismatch(p + 3 * 4096, size - 3 * 4096, SeedAt(21, 3 * 4096)), -1);
+  // Memory outside the arena is left alone.
+  std::vector<unsigned char> plain(100, 1);
+  ReleaseRange(plain.data(), plain.size());
+  DiscardRange(plain.data(), plain.size());
+  EXPECT_EQ(plain[50], 1);
+  std::free(p);
+}
+
+TEST_F(StorageAlloc, CxxNewOfLargeArrays) {
+  std::unique_ptr<double[]> a(new double[T()]);
+  EXPECT_TRUE(Owns(a.get()));
+  for (std::size_t i = 0; i < T(); ++i) a[i] = static_cast<double>(i) * 0.5;
+  ReleaseAll();
+  for (std::size_t i = 0; i < T(); ++i) ASSERT_EQ(a[i], static_cast<double>(i) * 0.5);
+  std::vector<int> v;
+  for (int i = 0; i < 1 << 20; ++i) v.push_back(i);  // grows through new/delete
+  EXPECT_TRUE(Owns(v.data()));
+  ReleaseAll();
+  for (int i = 0; i < 1 << 20; ++i) ASSERT_EQ(v[static_cast<std::size_t>(i)], i);
+}
+
+// A full disk: a child process re-runs this program with its scratch
+// directory on an 8 MiB tmpfs, mounted in a mount namespace of its own, so
+// the mount disappears with the child whatever happens.
+TEST_F(StorageAlloc, FullDiskFailsWithAClearMessage) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+  char dir[] = "/tmp/bdmpi-fulldisk.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (unshare(CLONE_NEWNS) != 0 ||
+        mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("tmpfs", dir, "tmpfs", 0, "size=8m") != 0) {
+      std::perror("unshare/mount");
+      _exit(2);
+    }
+    setenv("BDMPI_SPILL_DIR", dir, 1);
+    setenv("BDMPI_TEST_FULL_DISK", "1", 1);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) _exit(2);
+    self[n] = '\0';
+    char filter[] = "--gtest_filter=FullDisk.*";
+    char* args[] = {self, filter, nullptr};
+    execv(self, args);
+    _exit(2);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  rmdir(dir);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's checks failed (its output is above)";
+}
+
+// Runs only in that child.
+TEST(FullDisk, AllocationFailsNamingTheScratchDirectory) {
+  if (std::getenv("BDMPI_TEST_FULL_DISK") == nullptr) GTEST_SKIP() << "child of FullDiskFailsWithAClearMessage";
+  testing::internal::CaptureStderr();
+  errno = 0;
+  void* p = std::malloc(64u << 20);
+  int err = errno;
+  std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(err, ENOMEM);
+  EXPECT_NE(text.find(std::getenv("BDMPI_SPILL_DIR")), std::string::npos) << text;
+  EXPECT_NE(text.find("No space left on device"), std::string::npos) << text;
+  // The failed range is usable again when there is room.
+  void* q = std::malloc(4 * T());
+  EXPECT_TRUE(Owns(q));
+  std::free(q);
+}
+
+}  // namespace
+}  // namespace bdmpi::memory
