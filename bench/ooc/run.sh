@@ -421,8 +421,12 @@ record() {
   if ((run_rc == 124 || run_rc == 137)) && awk -v w="$run_wall" -v c="$cap" 'BEGIN { exit !(w >= c) }'; then
     status=capped
     # The iteration in progress took at least since_last: the true
-    # per-iteration time is at least the larger of the two.
-    if ((n > 0)); then
+    # per-iteration time is at least the larger of the two. A run capped
+    # after its last iteration (in a final evaluation, or while its swapped
+    # out ranks exit) has exact iteration times.
+    if ((n >= iters)); then
+      bound=exact
+    elif ((n > 0)); then
       per=$(awk -v p="$per" -v s="$since_last" 'BEGIN { printf "%.3f", (s > p ? s : p) }')
       bound=lower
     else
@@ -578,7 +582,11 @@ table=$out/table.md
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   awk -F'\t' -v cap="$cap" '{
       per = $7
-      if ($3 == "capped") { st = "> cap (" cap " s)"; if ($8 == "lower") per = "> " per }
+      if ($3 == "capped") {
+        st = "> cap (" cap " s)"
+        if ($8 == "lower") per = "> " per
+        else if ($8 == "exact") st = st " after its last iteration"
+      }
       else st = $3
       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |\n", $1, $2, $14, st, $4, $5, $6, per, $9, $10, $11, $12, $13
     }' "$records"
@@ -609,7 +617,7 @@ dd_ratio() { # app mode bound-seconds
 }
 dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
 {
-  echo "Ratios of time per iteration (mean after the first; \"> x\" when the numerator run hit the cap):"
+  echo "Ratios of time per iteration (mean after the first; \"> x\" when the numerator run hit the cap, \"< x\" when the denominator did):"
   echo
   echo "| app | bdmpi-ooc / serial-ooc | mpirun / bdmpi | bdmpi-swap / bdmpi | bdmpi / bdmpi-ooc | bdmpi / dd (write+read) | bdmpi / dd read |"
   echo "|---|---|---|---|---|---|---|"
