@@ -238,6 +238,10 @@ share=$((data_bytes / ranks))
   say "warning: each rank's share of the data ($(mib $share) MiB) is more than half the limit ($(mib "$limit") MiB): even one rank at a time will not fit; use more --ranks"
 ((${#run_apps[@]})) || die "nothing to run (see the skipped list above)"
 
+# The serial baselines read their data in chunks of this size: 64 MiB, or
+# an eighth of the limit when that is less.
+chunk=$((limit / 8 < (64 << 20) ? limit / 8 : (64 << 20)))
+
 # ---------------------------------------------------------------- disk room
 # A swap file of twice the data + the limit (the ranks of a program hold
 # more than its input: PageRank's 16 ranks under mpirun were OOM-killed with
@@ -531,11 +535,13 @@ for app in "${run_apps[@]}"; do
       serial-ooc)
         # The serial baselines of sweep and sgd compute what N ranks do
         # (sgd: the same G x G diagonal schedule, bit for bit).
+        # Their chunk (default 64m) must leave room in small limits.
         case $app in
           sweep) cmd=("$p" --ranks "$run_ranks" "${app_args[@]}" --ooc-dir "$work/ooc") ;;
           sgd) cmd=("$p" "${app_args[@]}" --grid "$(awk -v n="$run_ranks" 'BEGIN { print int(sqrt(n) + 0.5) }')") ;;
           *) cmd=("$p" "${app_args[@]}") ;;
-        esac ;;
+        esac
+        cmd+=(--chunk "$chunk") ;;
       bdmpi-ooc) bdmpi_cmd "$p" "${app_args[@]}" --ooc-dir "$work/ooc" ;;
       bdmpi) bdmpi_cmd "$p" "${app_args[@]}" ;;
       bdmpi-swap) bdmpi_cmd --storage-alloc off "$p" "${app_args[@]}" ;;
@@ -685,11 +691,13 @@ if command -v gnuplot >/dev/null; then
   for app in "${run_apps[@]}"; do
     [[ -n ${skipped[$app]:-} ]] && continue
     lines=()
+    mi=0
     for m in "${modes_all[@]}"; do
+      mi=$((mi + 1))  # a mode keeps its colour in every panel
       awk -F, -v app="$app" -v m="$m" '$1 == app && $2 == m { print $3, $4 }' "$iters_csv" >"$pd/$app.$m.dat"
       st=$(awk -F'\t' -v app="$app" -v m="$m" '$1 == app && $2 == m { print $3 }' "$records")
       [[ $st == capped ]] && st="$m (capped at $cap s)" || st=$m
-      [[ -s $pd/$app.$m.dat ]] && lines+=("'$pd/$app.$m.dat' using 1:2 with linespoints title '$st'")
+      [[ -s $pd/$app.$m.dat ]] && lines+=("'$pd/$app.$m.dat' using 1:2 with linespoints linestyle $mi title '$st'")
     done
     ((${#lines[@]})) || continue
     napps=$((napps + 1))
@@ -706,6 +714,11 @@ set multiplot layout $rows,$cols title 'Out-of-core benchmark: limit $(mib "$lim
 set logscale y
 set xlabel 'iteration'
 set xtics 1
+set style line 1 lc rgb '#1b9e77' pt 1 lw 1.5
+set style line 2 lc rgb '#d95f02' pt 2 lw 1.5
+set style line 3 lc rgb '#7570b3' pt 7 lw 1.5
+set style line 4 lc rgb '#e7298a' pt 5 lw 1.5
+set style line 5 lc rgb '#444444' pt 9 lw 1.5
 set ylabel 'seconds per iteration'
 set key below font ',9'
 set grid
