@@ -68,20 +68,20 @@ check_seeds() {
   cmp -s "$dir/a" "$dir/c" && fail "seeds 7 and 8 gave the same file"
 }
 
-# check_sizing GEN KIB: --bytes 8m must write 8 MiB to within 5% and print
-# that size (leaves $dir/e), and --bytes 64m must work under a KIB
-# address-space limit (the generator streams).
+# check_sizing GEN KIB [MIB]: --bytes 8m must write 8 MiB to within 5% and
+# print that size (leaves $dir/e), and --bytes MIB m (default 64) must work
+# under a KIB address-space limit (the generator streams).
 check_sizing() {
-  local gen=$1 kib=$2 out size
+  local gen=$1 kib=$2 mib=${3:-64} out size
   out=$("$gen" --out "$dir/e" --bytes 8m --seed 2) || fail "--bytes 8m"
   echo "$out"
   size=$(stat -c %s "$dir/e")
   ((size > 8 * 1048576 * 95 / 100 && size < 8 * 1048576 * 105 / 100)) ||
     fail "--bytes 8m wrote $size bytes"
   [[ $out == *" $size bytes"* ]] || fail "it printed another size than $size"
-  echo "+ (ulimit -v $kib; $gen --out $dir/f --bytes 64m)"
-  (ulimit -v "$kib" && "$gen" --out "$dir/f" --bytes 64m) ||
-    fail "64 MiB under a $kib KiB address-space limit failed"
+  echo "+ (ulimit -v $kib; $gen --out $dir/f --bytes ${mib}m)"
+  (ulimit -v "$kib" && "$gen" --out "$dir/f" --bytes "${mib}m") ||
+    fail "$mib MiB under a $kib KiB address-space limit failed"
   rm -f "$dir/f"
 }
 

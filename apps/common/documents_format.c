@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app_io.h"
+
 uint64_t app_documents_bytes(const app_header* header) {
   uint64_t rows = header->dims[0], nnz = header->dims[2];
   /* A header with absurd dimensions must not wrap around to a small size
@@ -22,27 +24,6 @@ uint64_t app_documents_rowptr_offset(uint64_t row) {
 
 uint64_t app_documents_entry_offset(uint64_t rows, uint64_t entry) {
   return APP_HEADER_BYTES + 8 * (rows + 1) + sizeof(app_doc_entry) * entry;
-}
-
-/* pread all of [offset, offset + bytes), retrying short reads. */
-static int read_exact(const app_documents* doc, void* buf, uint64_t bytes,
-                      uint64_t offset) {
-  char* p = buf;
-  while (bytes > 0) {
-    size_t want = bytes > (1u << 30) ? (1u << 30) : (size_t)bytes;
-    ssize_t got = pread(doc->fd, p, want, (off_t)offset);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      fprintf(stderr, "%s: read at byte %llu failed: %s\n", doc->path,
-              (unsigned long long)offset,
-              got < 0 ? strerror(errno) : "unexpected end of file");
-      return -1;
-    }
-    p += got;
-    bytes -= (uint64_t)got;
-    offset += (uint64_t)got;
-  }
-  return 0;
 }
 
 int app_documents_open(const char* path, app_documents* doc) {
@@ -81,7 +62,8 @@ int app_documents_read_rowptr(const app_documents* doc, uint64_t first,
             (unsigned long long)(first + count), (unsigned long long)doc->rows);
     return -1;
   }
-  if (read_exact(doc, out, 8 * (count + 1), app_documents_rowptr_offset(first)))
+  if (app_pread_all(doc->fd, doc->path, out, 8 * (count + 1),
+                    app_documents_rowptr_offset(first)))
     return -1;
   for (uint64_t i = 0; i <= count; ++i) {
     int bad = out[i] > doc->nnz || (i > 0 && out[i] < out[i - 1]) ||
@@ -101,8 +83,8 @@ int app_documents_read_rowptr(const app_documents* doc, uint64_t first,
 int app_documents_read_entries(const app_documents* doc, uint64_t first,
                                uint64_t count, app_doc_entry* out) {
   if (count == 0) return 0;
-  if (read_exact(doc, out, sizeof(app_doc_entry) * count,
-                 app_documents_entry_offset(doc->rows, first)))
+  if (app_pread_all(doc->fd, doc->path, out, sizeof(app_doc_entry) * count,
+                    app_documents_entry_offset(doc->rows, first)))
     return -1;
   for (uint64_t i = 0; i < count; ++i) {
     if (out[i].col >= doc->cols) {
