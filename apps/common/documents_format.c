@@ -29,21 +29,16 @@ uint64_t app_documents_entry_offset(uint64_t rows, uint64_t entry) {
 int app_documents_open(const char* path, app_documents* doc) {
   memset(doc, 0, sizeof *doc);
   doc->path = path;
-  doc->fd = -1;
-  if (app_header_read(path, APP_KIND_DOCUMENTS, app_documents_bytes,
-                      &doc->header) != 0)
-    return -1;
+  doc->fd = app_data_open(path, APP_KIND_DOCUMENTS, app_documents_bytes,
+                          &doc->header);
+  if (doc->fd < 0) return -1;
   doc->rows = doc->header.dims[0];
   doc->cols = doc->header.dims[1];
   doc->nnz = doc->header.dims[2];
   if (doc->cols == 0 || doc->cols > UINT32_MAX + 1ull) {
     fprintf(stderr, "%s: %llu columns; a document file has 1 .. 2^32\n", path,
             (unsigned long long)doc->cols);
-    return -1;
-  }
-  doc->fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (doc->fd < 0) {
-    fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+    app_documents_close(doc);
     return -1;
   }
   return 0;
