@@ -10,12 +10,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <ctime>
 #include <string>
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/private_dir.h"
 #include "master/spawn.h"
 #include "master/topology.h"
 
@@ -66,8 +69,21 @@ const char* SlaveStateName(SlaveState state) {
   return "?";
 }
 
+namespace {
+
+// bdmpiexec's, shared by the masters of one launch; bdmprun started by hand
+// makes its own.
+std::string LaunchSecret() {
+  const char* secret = std::getenv(kEnvLaunchSecret);
+  if (secret != nullptr && *secret != '\0') return secret;
+  return NewJobId() + NewJobId();
+}
+
+}  // namespace
+
 Master::Master(MasterOptions options, int node, int nnodes)
     : options_(std::move(options)),
+      launch_secret_(LaunchSecret()),
       node_(node),
       nnodes_(nnodes),
       names_(options_.job_id, node),
@@ -150,16 +166,23 @@ Master::~Master() {
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
   slaves_.clear();
-  if (job_dir_created_) {
+  if (spill_dir_created_) {
     // Other masters of the job may share this host and the job directory:
     // remove our own spill directory, and the job directory once empty.
+    // (The liveness file, lease_, goes last, after every other member.)
+    spill_dir_fd_.Reset();
     RemoveTree(spill_dir_);
-    rmdir(job_dir_.c_str());
+    RemoveJobDirIfEmpty(job_dir_);
   }
 }
 
 int Master::Run() {
   program_path_ = ResolveProgram(options_.program.front());
+  // Before anything else of the job on this node, so that a collector never
+  // finds an object of a live job without it (common/job_liveness.h).
+  lease_ = NodeLease::Claim(
+      names_, {launch_secret_, options_.nslaves,
+               std::filesystem::absolute(options_.scratch_dir).string()});
   CreateJobDirectory();
   // With one running slave, the master and the slave it serves take turns:
   // on one core a wake-up costs ~5 us, across cores ~55 us.
@@ -215,14 +238,12 @@ int Master::Run() {
 }
 
 void Master::CreateJobDirectory() {
-  // Several masters of one job may share a host: the first creates the job
-  // directory, each creates its own spill directory inside.
-  if (mkdir(job_dir_.c_str(), 0700) != 0 && errno != EEXIST)
-    ThrowSystemError("mkdir " + job_dir_ +
-                         " (set the scratch directory with --scratch-dir)",
-                     errno);
-  job_dir_created_ = true;
-  MakePrivateDir(spill_dir_);
+  // Several masters of one launch may share a host: the first creates the
+  // job directory, the others join it (same launch secret), each creates its
+  // own spill directory inside.
+  UniqueFd job_dir = CreateOrJoinJobDir(job_dir_, launch_secret_);
+  spill_dir_fd_ = CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_dir_);
+  spill_dir_created_ = true;
 }
 
 void Master::CreateSlaves() {
@@ -235,7 +256,7 @@ void Master::CreateSlaves() {
     // Ours come below; getenv would find an inherited one first.
     bool ours = false;
     for (const char* name : {kEnvStorageAlloc, kEnvStorageThreshold, kEnvPrefetch,
-                             kEnvMasterPid}) {
+                             kEnvMasterPid, kEnvLaunchSecret}) {
       std::size_t length = std::strlen(name);
       ours = ours || (std::strncmp(*var, name, length) == 0 && (*var)[length] == '=');
     }

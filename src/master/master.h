@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "common/message_queue.h"
+#include "common/job_liveness.h"
 #include "common/job_names.h"
+#include "common/unique_fd.h"
 #include "common/protocol.h"
 #include "master/collective.h"
 #include "master/core_binder.h"
@@ -159,7 +161,11 @@ class Master {
   // startup without a collective (their ids: CworldCommId, NodeCommId).
   void AddBdmpiComms();
 
+  // Declared first, so destroyed last: the liveness file outlives every
+  // other object of the node.
+  NodeLease lease_;
   MasterOptions options_;
+  std::string launch_secret_;
   int node_;
   int nnodes_;
   JobNames names_;
@@ -167,7 +173,8 @@ class Master {
   std::string spill_dir_;
   std::size_t window_size_;
   std::string program_path_;
-  bool job_dir_created_ = false;
+  bool spill_dir_created_ = false;
+  UniqueFd spill_dir_fd_;  // spill files are opened relative to it
 
   MessageQueue request_queue_;
   std::vector<Slave> slaves_;
