@@ -18,6 +18,8 @@ inline constexpr const char* kEnvWorldSize = "BDMPI_WORLD_SIZE";
 inline constexpr const char* kEnvNodeSize = "BDMPI_NODE_SIZE";
 inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
 inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
+// Its inode: a slave checks it opens the directory its master created.
+inline constexpr const char* kEnvSpillDirInode = "BDMPI_SPILL_DIR_INODE";
 // "1" when the slave may hold back requests that need no reply until its
 // next blocking call (the master runs one slave at a time).
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";

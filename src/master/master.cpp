@@ -88,7 +88,6 @@ Master::Master(MasterOptions options, int node, int nnodes)
       nnodes_(nnodes),
       names_(options_.job_id, node),
       job_dir_(names_.JobDir(options_.scratch_dir)),
-      spill_dir_(names_.SpillDir(options_.scratch_dir)),
       window_size_(RoundUpToPage(options_.mem_threshold)),
       scheduler_(options_.nrunning, options_.policy,
                  [this](int slave) { return ResidentFraction(slave); }),
@@ -166,12 +165,11 @@ Master::~Master() {
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
   slaves_.clear();
-  if (spill_dir_created_) {
+  if (!spill_dir_.path().empty()) {
     // Other masters of the job may share this host and the job directory:
     // remove our own spill directory, and the job directory once empty.
     // (The liveness file, lease_, goes last, after every other member.)
-    spill_dir_fd_.Reset();
-    RemoveTree(spill_dir_);
+    RemoveTree(spill_dir_.path());
     RemoveJobDirIfEmpty(job_dir_);
   }
 }
@@ -208,7 +206,7 @@ int Master::Run() {
     auto wake_queue = std::make_shared<MessageQueue>(
         MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
-    config.spill_dir = spill_dir_;
+    config.spill_dir = &spill_dir_;
     config.inline_max = window_size_;
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
@@ -242,8 +240,9 @@ void Master::CreateJobDirectory() {
   // job directory, the others join it (same launch secret), each creates its
   // own spill directory inside.
   UniqueFd job_dir = CreateOrJoinJobDir(job_dir_, launch_secret_);
-  spill_dir_fd_ = CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_dir_);
-  spill_dir_created_ = true;
+  std::string spill_path = names_.SpillDir(options_.scratch_dir);
+  spill_dir_ = SpillDir(
+      CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_path), spill_path);
 }
 
 void Master::CreateSlaves() {
@@ -286,7 +285,9 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(world_size));
     spec.env.push_back(std::string(kEnvNodeSize) + "=" + std::to_string(options_.nslaves));
     spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(window_size_));
-    spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_);
+    spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_.path());
+    spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
+                       std::to_string(spill_dir_.inode()));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     spec.env.push_back(std::string(kEnvStorageAlloc) + "=" +
@@ -679,16 +680,33 @@ ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
 }
 
 std::string Master::SpillPath(std::uint64_t file_id) const {
-  return SpillFileName(spill_dir_, file_id);
+  return spill_dir_.FilePath(file_id);
+}
+
+std::uint64_t Master::WriteSpillFile(std::uint64_t file_id, const void* data,
+                                     std::size_t size) {
+  return spill_dir_.Write(file_id, data, size);
+}
+
+MappedFile Master::MapSpillFile(const Payload& payload, std::uint64_t bytes,
+                                bool writable) const {
+  UniqueFd fd = spill_dir_.Open(payload.file_id(), writable ? O_RDWR : O_RDONLY,
+                                payload.file()->inode());
+  return MappedFile::Map(SpillPath(payload.file_id()), fd.get(), bytes, writable);
 }
 
 Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
   switch (request.where) {
     case Where::kNone:
       return Payload();
-    case Where::kFile:
-      return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(request.file_id)),
-                             request.file_id, request.bytes);
+    case Where::kFile: {
+      // Written by the slave: checked now (a file of ours with one link),
+      // recognised by its inode from here on.
+      UniqueFd file = spill_dir_.Open(request.file_id, O_RDONLY, 0);
+      return Payload::OnDisk(
+          std::make_shared<OwnedFile>(SpillPath(request.file_id), InodeOf(file.get())),
+          request.file_id, request.bytes);
+    }
     case Where::kInline:
     case Where::kWindow:
       break;
@@ -706,11 +724,11 @@ Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
   }
   // Over budget: small payloads go to disk too.
   std::uint64_t file_id = NewMasterFileId();
-  std::string path = SpillPath(file_id);
-  WriteNewFile(path, data, request.bytes);
+  std::uint64_t inode = WriteSpillFile(file_id, data, request.bytes);
   BDMPI_DEBUG("disk", "memory budget full: spilled %llu bytes",
               static_cast<unsigned long long>(request.bytes));
-  return Payload::OnDisk(std::make_shared<OwnedFile>(path), file_id, request.bytes);
+  return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode), file_id,
+                         request.bytes);
 }
 
 void Master::GivePayload(Slave& slave, const Payload& payload,
@@ -722,6 +740,7 @@ void Master::GivePayload(Slave& slave, const Payload& payload,
   } else if (payload.on_disk()) {
     reply.where = Where::kFile;
     reply.file_id = payload.file_id();
+    reply.file_ino = payload.file()->inode();
     slave.held_files.push_back(payload.file());
   } else {
     BDMPI_ENFORCE(copy <= window_size_, "memory payload larger than window");
