@@ -84,6 +84,7 @@ std::string LaunchSecret() {
 Master::Master(MasterOptions options, int node, int nnodes)
     : options_(std::move(options)),
       launch_secret_(LaunchSecret()),
+      launcher_pid_(getppid()),
       node_(node),
       nnodes_(nnodes),
       names_(options_.job_id, node),
@@ -402,6 +403,12 @@ void Master::OnEvent(const RequestMsg& event) {
     return;
   }
   if (event.code != 0) {
+    // bdmpiexec's death reaches the master as SIGTERM (PR_SET_PDEATHSIG).
+    if (getppid() != launcher_pid_) {
+      Fail(128 + event.code, "its launcher (pid " + std::to_string(launcher_pid_) +
+                                 ") is gone");
+      return;
+    }
     Fail(128 + event.code,
          std::string("master received signal ") + strsignal(event.code) +
              (nnodes_ > 1 ? " (mpirun/srun end every master when one of them fails)" : ""));

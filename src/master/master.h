@@ -173,6 +173,7 @@ class Master {
   SpillDir spill_dir_;
   MasterOptions options_;
   std::string launch_secret_;
+  pid_t launcher_pid_;  // bdmpiexec, mpirun or srun
   int node_;
   int nnodes_;
   JobNames names_;
