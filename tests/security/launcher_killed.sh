@@ -15,7 +15,7 @@ wait_for 10 ranks_running || fail "the job did not start"
 sleep 1
 kill -KILL "$pid_job"
 killed_ms=$(now_ms)
-wait "$pid_job" 2>/dev/null
+{ wait "$pid_job"; } 2>/dev/null
 no_processes() { [[ -z $(job_processes "$job") ]]; }
 wait_for 15 no_processes
 elapsed_ms=$(($(now_ms) - killed_ms))

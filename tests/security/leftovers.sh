@@ -19,7 +19,7 @@ wait_for 10 ranks_running || fail "the job did not start"
 sleep 0.5
 master=$(pgrep -f -- "bdmprun --job-id $job ")
 kill -KILL "$pid_dead" $master
-wait "$pid_dead" 2>/dev/null
+{ wait "$pid_dead"; } 2>/dev/null
 no_processes() { [[ -z $(job_processes "$job") ]]; }
 wait_for 10 no_processes || fail "processes of the killed job outlived it"
 [[ -n $(ipc_objects "$job") && -d $scratch/bdmpi-$job ]] ||
