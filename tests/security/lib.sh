@@ -14,6 +14,9 @@ require_root() {
 
 now_ms() { date +%s%3N; }
 
+# Runs a command as the other local user.
+as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
+
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bdmpi-security.XXXXXX") || exit 1
 chmod 1777 "$scratch"
 job="sec$$$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"

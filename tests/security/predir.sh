@@ -11,8 +11,6 @@ source "$(dirname "$0")/lib.sh"
 require_root
 mode=$1 bdmpiexec=$2 bdmprun=$3 program=$4
 
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-
 case $mode in
   given)
     as_nobody mkdir -m 0777 "$scratch/bdmpi-$job"

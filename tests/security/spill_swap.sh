@@ -2,9 +2,10 @@
 # spill_swap.sh file|dir BDMPIEXEC SPILL_WAIT
 #
 # While a 1 MiB message waits in a spill file for its receiver (spill_wait),
-# the file is replaced by another with other bytes (file), or the spill
-# directory is moved away and a copy with other bytes put in its place
-# (dir). The receiver must not get the bytes: the job ends with a message
+# user nobody must be unable to enter the job's directories. Then (as the
+# job's own user, root: nobody else can) the file is replaced by another with
+# other bytes (file), or the spill directory is moved away and a copy with
+# other bytes put in its place (dir). The receiver must not get the bytes: the job ends with a message
 # naming the replaced file or directory, within 10 s, leaving nothing.
 source "$(dirname "$0")/lib.sh"
 require_root
@@ -16,6 +17,11 @@ start_job job "$bdmpiexec" -ns 2 -nr 2 --job-id "$job" --scratch-dir "$scratch" 
 spill_file() { file=$(find "$spill" -maxdepth 1 -type f 2>/dev/null | head -1); [[ -n $file ]]; }
 wait_for 10 spill_file || fail "no spill file appeared in $spill"
 sleep 0.5  # the master has taken the file by now
+# Another user cannot even look: the job's directories are private.
+for target in "$scratch/bdmpi-$job/x" "$spill/x"; do
+  ! as_nobody touch "$target" 2>/dev/null || fail "user nobody could create $target"
+done
+! as_nobody ls "$spill" >/dev/null 2>&1 || fail "user nobody could list $spill"
 case $mode in
   file)
     head -c "$(stat -c %s "$file")" /dev/zero >"$file.forged"
