@@ -25,17 +25,24 @@ struct FdCloser {
 }  // namespace
 
 void WriteNewFile(const std::string& path, const void* data, std::size_t size) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) ThrowSystemError("open " + path, errno);
   FdCloser closer{fd};
+  try {
+    WriteAll(fd, path, data, size);
+  } catch (...) {
+    unlink(path.c_str());
+    throw;
+  }
+}
+
+void WriteAll(int fd, const std::string& path, const void* data, std::size_t size) {
   const char* cursor = static_cast<const char*>(data);
   while (size > 0) {
     ssize_t n = write(fd, cursor, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      unlink(path.c_str());
-      ThrowSystemError("write " + path, err);
+      ThrowSystemError("write " + path, errno);
     }
     cursor += n;
     size -= static_cast<std::size_t>(n);
@@ -47,6 +54,10 @@ std::size_t ReadFilePrefix(const std::string& path, void* data,
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) ThrowSystemError("open " + path, errno);
   FdCloser closer{fd};
+  return ReadAll(fd, path, data, capacity);
+}
+
+std::size_t ReadAll(int fd, const std::string& path, void* data, std::size_t capacity) {
   char* cursor = static_cast<char*>(data);
   std::size_t done = 0;
   while (done < capacity) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace bdmpi {
@@ -13,17 +14,26 @@ void WriteNewFile(const std::string& path, const void* data, std::size_t size);
 std::size_t ReadFilePrefix(const std::string& path, void* data,
                            std::size_t capacity);
 
+// The same on an open file; `path` only names it in errors.
+void WriteAll(int fd, const std::string& path, const void* data, std::size_t size);
+std::size_t ReadAll(int fd, const std::string& path, void* data, std::size_t capacity);
+
 // Owns a file on disk: unlinks it when destroyed (after the last reader).
+// `inode` (0: unknown) lets readers check they open the file that was
+// written (SpillDir::Open).
 class OwnedFile {
  public:
-  explicit OwnedFile(std::string path) : path_(std::move(path)) {}
+  explicit OwnedFile(std::string path, std::uint64_t inode = 0)
+      : path_(std::move(path)), inode_(inode) {}
   OwnedFile(const OwnedFile&) = delete;
   OwnedFile& operator=(const OwnedFile&) = delete;
   ~OwnedFile();
   const std::string& path() const { return path_; }
+  std::uint64_t inode() const { return inode_; }
 
  private:
   std::string path_;
+  std::uint64_t inode_;
 };
 
 // A read-only or read-write mapping of a whole file, unmapped on destruction.
@@ -33,6 +43,9 @@ class MappedFile {
   static MappedFile OpenReadWrite(const std::string& path, std::size_t size);
   // Creates `path` exclusively with `size` bytes (zero-filled).
   static MappedFile CreateReadWrite(const std::string& path, std::size_t size);
+  // The first `size` bytes of the open file `fd` (`path` names it in errors).
+  static MappedFile Map(const std::string& path, int fd, std::size_t size,
+                        bool writable);
 
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&&) = delete;
@@ -44,8 +57,6 @@ class MappedFile {
 
  private:
   MappedFile(std::byte* data, std::size_t size) : data_(data), size_(size) {}
-  static MappedFile Map(const std::string& path, int fd, std::size_t size,
-                        bool writable);
   std::byte* data_ = nullptr;
   std::size_t size_ = 0;
 };

@@ -18,9 +18,16 @@ inline constexpr const char* kEnvWorldSize = "BDMPI_WORLD_SIZE";
 inline constexpr const char* kEnvNodeSize = "BDMPI_NODE_SIZE";
 inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
 inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
+// Its inode: a slave checks it opens the directory its master created.
+inline constexpr const char* kEnvSpillDirInode = "BDMPI_SPILL_DIR_INODE";
 // "1" when the slave may hold back requests that need no reply until its
 // next blocking call (the master runs one slave at a time).
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
+// A random secret of one bdmpiexec launch, passed to its masters through the
+// environment (never the command line, which other users can read): the
+// masters of one launch that share a host share the job directory, a master
+// of another launch with the same job id must not (private_dir.h).
+inline constexpr const char* kEnvLaunchSecret = "BDMPI_LAUNCH_SECRET";
 // Seconds after which a master gives up on a silent peer master
 // (master/peer_watch.h); read by the masters only.
 inline constexpr const char* kEnvPeerTimeout = "BDMPI_PEER_TIMEOUT";
@@ -54,6 +61,10 @@ class JobNames {
   std::string Window(int slave) const;
   // The node's table of storage-backed bytes per slave (StorageSlot each).
   std::string StorageTable() const;
+  // Held (flock) by every process of the job on this node (job_liveness.h).
+  std::string Liveness() const { return NodePrefix() + "live"; }
+  // "/bdmpi-<id>-n<node>-": every object of this node starts with it.
+  std::string NodePrefix() const;
 
   // <scratch>/bdmpi-<id>: the job's private directory (0700) on this node.
   std::string JobDir(const std::string& scratch) const;
@@ -61,7 +72,6 @@ class JobNames {
   std::string SpillDir(const std::string& scratch) const;
 
  private:
-  std::string NodePrefix() const;
   std::string job_id_;
   int node_;
 };

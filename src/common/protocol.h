@@ -25,7 +25,7 @@
 
 namespace bdmpi {
 
-inline constexpr std::uint16_t kProtocolVersion = 4;
+inline constexpr std::uint16_t kProtocolVersion = 5;
 
 // Numbered by family: 0x01 life cycle, 0x02 point-to-point, 0x03 collectives,
 // 0x04 BDMPI extensions, 0x05 communicators.
@@ -163,13 +163,16 @@ struct ReplyMsg {
   std::int32_t comm = 0;          // CommSplit: the new communicator
   std::uint64_t bytes = 0;        // full size of the message or result
   std::uint64_t file_id = 0;
+  // The spill file's inode: the slave checks that it opens that very file
+  // (common/spill_dir.h), so a replaced file cannot feed it wrong bytes.
+  std::uint64_t file_ino = 0;
 };
 
 // Sized so that the request queue (at most msg_max = 10 messages for
 // ordinary users) and a go-queue per slave stay far below the default
 // per-user POSIX mq budget (819200 bytes, `ulimit -q`).
 inline constexpr long kRequestMsgSize = 1024;
-inline constexpr long kReplyMsgSize = 48;
+inline constexpr long kReplyMsgSize = 56;
 inline constexpr std::size_t kInlinePayloadMax = kRequestMsgSize - 64;
 
 static_assert(std::is_trivially_copyable_v<RequestMsg>);

@@ -3,11 +3,16 @@
 // ready for them; MPI_Barrier is this protocol with no data. Members that
 // only contribute (a bcast root, a reduce non-root) are answered at once,
 // because their part is buffered.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include "common/error.h"
 #include "common/handles.h"
 #include "common/log.h"
+#include "common/private_dir.h"
 #include "master/master.h"
 
 namespace bdmpi {
@@ -175,17 +180,21 @@ void Master::StartInterNodeStep(Collective& collective) {
     if (collective.root_arrived) {
       collective.bytes = collective.result.bytes();
       if (collective.result.on_disk() && collective.bytes > 0)
-        collective.accumulator_map.emplace(MappedFile::OpenReadWrite(
-            collective.result.file()->path(), collective.bytes));
+        collective.accumulator_map.emplace(
+            MapSpillFile(collective.result, collective.bytes, /*writable=*/true));
     } else if (collective.bytes <= window_size_ && budget_.TryReserve(collective.bytes)) {
       collective.result = Payload::InMemory(std::vector<std::byte>(collective.bytes), &budget_);
     } else {
       // Received straight into a spill file, never into master memory.
       std::uint64_t file_id = NewMasterFileId();
-      std::string path = SpillPath(file_id);
-      collective.accumulator_map.emplace(MappedFile::CreateReadWrite(path, collective.bytes));
-      collective.result = Payload::OnDisk(std::make_shared<OwnedFile>(path), file_id,
-                                          collective.bytes);
+      std::uint64_t inode = 0;
+      UniqueFd file = spill_dir_.Create(file_id, O_RDWR, &inode);
+      if (ftruncate(file.get(), static_cast<off_t>(collective.bytes)) != 0)
+        ThrowSystemError("ftruncate " + SpillPath(file_id), errno);
+      collective.accumulator_map.emplace(
+          MappedFile::Map(SpillPath(file_id), file.get(), collective.bytes, /*writable=*/true));
+      collective.result = Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode),
+                                          file_id, collective.bytes);
     }
   }
   if (collective.type != MsgType::kBarrier) {

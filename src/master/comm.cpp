@@ -155,8 +155,9 @@ Payload Master::StorePayload(std::vector<std::byte> data) {
   if (bytes <= window_size_ && budget_.TryReserve(bytes))
     return Payload::InMemory(std::move(data), &budget_);
   std::uint64_t file_id = NewMasterFileId();
-  WriteNewFile(SpillPath(file_id), data.data(), bytes);
-  return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id)), file_id, bytes);
+  std::uint64_t inode = WriteSpillFile(file_id, data.data(), bytes);
+  return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode), file_id,
+                         bytes);
 }
 
 }  // namespace bdmpi

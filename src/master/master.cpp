@@ -10,12 +10,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <ctime>
 #include <string>
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/private_dir.h"
 #include "master/spawn.h"
 #include "master/topology.h"
 
@@ -66,13 +69,26 @@ const char* SlaveStateName(SlaveState state) {
   return "?";
 }
 
+namespace {
+
+// bdmpiexec's, shared by the masters of one launch; bdmprun started by hand
+// makes its own.
+std::string LaunchSecret() {
+  const char* secret = std::getenv(kEnvLaunchSecret);
+  if (secret != nullptr && *secret != '\0') return secret;
+  return NewJobId() + NewJobId();
+}
+
+}  // namespace
+
 Master::Master(MasterOptions options, int node, int nnodes)
     : options_(std::move(options)),
+      launch_secret_(LaunchSecret()),
+      launcher_pid_(getppid()),
       node_(node),
       nnodes_(nnodes),
       names_(options_.job_id, node),
       job_dir_(names_.JobDir(options_.scratch_dir)),
-      spill_dir_(names_.SpillDir(options_.scratch_dir)),
       window_size_(RoundUpToPage(options_.mem_threshold)),
       scheduler_(options_.nrunning, options_.policy,
                  [this](int slave) { return ResidentFraction(slave); }),
@@ -150,16 +166,22 @@ Master::~Master() {
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
   slaves_.clear();
-  if (job_dir_created_) {
+  if (!spill_dir_.path().empty()) {
     // Other masters of the job may share this host and the job directory:
     // remove our own spill directory, and the job directory once empty.
-    RemoveTree(spill_dir_);
-    rmdir(job_dir_.c_str());
+    // (The liveness file, lease_, goes last, after every other member.)
+    RemoveTree(spill_dir_.path());
+    RemoveJobDirIfEmpty(job_dir_);
   }
 }
 
 int Master::Run() {
   program_path_ = ResolveProgram(options_.program.front());
+  // Before anything else of the job on this node, so that a collector never
+  // finds an object of a live job without it (common/job_liveness.h).
+  lease_ = NodeLease::Claim(
+      names_, {launch_secret_, options_.nslaves,
+               std::filesystem::absolute(options_.scratch_dir).string()});
   CreateJobDirectory();
   // With one running slave, the master and the slave it serves take turns:
   // on one core a wake-up costs ~5 us, across cores ~55 us.
@@ -185,7 +207,7 @@ int Master::Run() {
     auto wake_queue = std::make_shared<MessageQueue>(
         MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
-    config.spill_dir = spill_dir_;
+    config.spill_dir = &spill_dir_;
     config.inline_max = window_size_;
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
@@ -215,14 +237,13 @@ int Master::Run() {
 }
 
 void Master::CreateJobDirectory() {
-  // Several masters of one job may share a host: the first creates the job
-  // directory, each creates its own spill directory inside.
-  if (mkdir(job_dir_.c_str(), 0700) != 0 && errno != EEXIST)
-    ThrowSystemError("mkdir " + job_dir_ +
-                         " (set the scratch directory with --scratch-dir)",
-                     errno);
-  job_dir_created_ = true;
-  MakePrivateDir(spill_dir_);
+  // Several masters of one launch may share a host: the first creates the
+  // job directory, the others join it (same launch secret), each creates its
+  // own spill directory inside.
+  UniqueFd job_dir = CreateOrJoinJobDir(job_dir_, launch_secret_);
+  std::string spill_path = names_.SpillDir(options_.scratch_dir);
+  spill_dir_ = SpillDir(
+      CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_path), spill_path);
 }
 
 void Master::CreateSlaves() {
@@ -235,7 +256,7 @@ void Master::CreateSlaves() {
     // Ours come below; getenv would find an inherited one first.
     bool ours = false;
     for (const char* name : {kEnvStorageAlloc, kEnvStorageThreshold, kEnvPrefetch,
-                             kEnvMasterPid}) {
+                             kEnvMasterPid, kEnvLaunchSecret}) {
       std::size_t length = std::strlen(name);
       ours = ours || (std::strncmp(*var, name, length) == 0 && (*var)[length] == '=');
     }
@@ -265,7 +286,9 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(world_size));
     spec.env.push_back(std::string(kEnvNodeSize) + "=" + std::to_string(options_.nslaves));
     spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(window_size_));
-    spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_);
+    spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_.path());
+    spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
+                       std::to_string(spill_dir_.inode()));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     spec.env.push_back(std::string(kEnvStorageAlloc) + "=" +
@@ -380,6 +403,12 @@ void Master::OnEvent(const RequestMsg& event) {
     return;
   }
   if (event.code != 0) {
+    // bdmpiexec's death reaches the master as SIGTERM (PR_SET_PDEATHSIG).
+    if (getppid() != launcher_pid_) {
+      Fail(128 + event.code, "its launcher (pid " + std::to_string(launcher_pid_) +
+                                 ") is gone");
+      return;
+    }
     Fail(128 + event.code,
          std::string("master received signal ") + strsignal(event.code) +
              (nnodes_ > 1 ? " (mpirun/srun end every master when one of them fails)" : ""));
@@ -658,16 +687,33 @@ ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
 }
 
 std::string Master::SpillPath(std::uint64_t file_id) const {
-  return SpillFileName(spill_dir_, file_id);
+  return spill_dir_.FilePath(file_id);
+}
+
+std::uint64_t Master::WriteSpillFile(std::uint64_t file_id, const void* data,
+                                     std::size_t size) {
+  return spill_dir_.Write(file_id, data, size);
+}
+
+MappedFile Master::MapSpillFile(const Payload& payload, std::uint64_t bytes,
+                                bool writable) const {
+  UniqueFd fd = spill_dir_.Open(payload.file_id(), writable ? O_RDWR : O_RDONLY,
+                                payload.file()->inode());
+  return MappedFile::Map(SpillPath(payload.file_id()), fd.get(), bytes, writable);
 }
 
 Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
   switch (request.where) {
     case Where::kNone:
       return Payload();
-    case Where::kFile:
-      return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(request.file_id)),
-                             request.file_id, request.bytes);
+    case Where::kFile: {
+      // Written by the slave: checked now (a file of ours with one link),
+      // recognised by its inode from here on.
+      UniqueFd file = spill_dir_.Open(request.file_id, O_RDONLY, 0);
+      return Payload::OnDisk(
+          std::make_shared<OwnedFile>(SpillPath(request.file_id), InodeOf(file.get())),
+          request.file_id, request.bytes);
+    }
     case Where::kInline:
     case Where::kWindow:
       break;
@@ -685,11 +731,11 @@ Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
   }
   // Over budget: small payloads go to disk too.
   std::uint64_t file_id = NewMasterFileId();
-  std::string path = SpillPath(file_id);
-  WriteNewFile(path, data, request.bytes);
+  std::uint64_t inode = WriteSpillFile(file_id, data, request.bytes);
   BDMPI_DEBUG("disk", "memory budget full: spilled %llu bytes",
               static_cast<unsigned long long>(request.bytes));
-  return Payload::OnDisk(std::make_shared<OwnedFile>(path), file_id, request.bytes);
+  return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode), file_id,
+                         request.bytes);
 }
 
 void Master::GivePayload(Slave& slave, const Payload& payload,
@@ -701,6 +747,7 @@ void Master::GivePayload(Slave& slave, const Payload& payload,
   } else if (payload.on_disk()) {
     reply.where = Where::kFile;
     reply.file_id = payload.file_id();
+    reply.file_ino = payload.file()->inode();
     slave.held_files.push_back(payload.file());
   } else {
     BDMPI_ENFORCE(copy <= window_size_, "memory payload larger than window");

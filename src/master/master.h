@@ -13,8 +13,11 @@
 #include <vector>
 
 #include "common/message_queue.h"
+#include "common/job_liveness.h"
 #include "common/job_names.h"
+#include "common/unique_fd.h"
 #include "common/protocol.h"
+#include "common/spill_dir.h"
 #include "master/collective.h"
 #include "master/core_binder.h"
 #include "master/event_watcher.h"
@@ -98,6 +101,10 @@ class Master {
                    ReplyMsg& reply);
   std::uint64_t NewMasterFileId() { return MakeFileId(kMasterFileOwner, ++file_seq_); }
   std::string SpillPath(std::uint64_t file_id) const;
+  // A spill file made by the master itself; returns its inode.
+  std::uint64_t WriteSpillFile(std::uint64_t file_id, const void* data, std::size_t size);
+  // Maps the spill file of `payload` (checked: the file that was written).
+  MappedFile MapSpillFile(const Payload& payload, std::uint64_t bytes, bool writable) const;
 
   // Point-to-point (p2p.cpp).
   void HandleSend(Slave& slave, const RequestMsg& request);
@@ -159,15 +166,20 @@ class Master {
   // startup without a collective (their ids: CworldCommId, NodeCommId).
   void AddBdmpiComms();
 
+  // Declared first, so destroyed last: the liveness file outlives every
+  // other object of the node.
+  NodeLease lease_;
+  // Before every holder of a spill file (mailboxes, collectives, network).
+  SpillDir spill_dir_;
   MasterOptions options_;
+  std::string launch_secret_;
+  pid_t launcher_pid_;  // bdmpiexec, mpirun or srun
   int node_;
   int nnodes_;
   JobNames names_;
   std::string job_dir_;
-  std::string spill_dir_;
   std::size_t window_size_;
   std::string program_path_;
-  bool job_dir_created_ = false;
 
   MessageQueue request_queue_;
   std::vector<Slave> slaves_;

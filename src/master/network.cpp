@@ -297,9 +297,8 @@ bool Network::ProgressSends(int dest) {
     stream.chunks = message.header.chunks;
     stream.next_chunk = 0;
     if (stream.chunks > 0) {
-      const std::string& path = payload.file()->path();
-      stream.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (stream.fd < 0) ThrowSystemError("open " + path, errno);
+      stream.fd = config_.spill_dir->Open(payload.file_id(), O_RDONLY, payload.file()->inode())
+                      .Release();
     }
     stream.active = true;
     busy = true;
@@ -371,9 +370,9 @@ bool Network::ProgressReceives() {
       }
       stream.message.on_disk = true;
       stream.message.file_id = MakeFileId(kNetworkFileOwner, ++file_seq_);
-      std::string path = SpillFileName(config_.spill_dir, stream.message.file_id);
-      stream.fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      if (stream.fd < 0) ThrowSystemError("open " + path, errno);
+      stream.fd = config_.spill_dir
+                      ->Create(stream.message.file_id, O_WRONLY, &stream.message.file_inode)
+                      .Release();
       stream.chunks_left = header.chunks;
       stream.offset = 0;
       stream.active = true;

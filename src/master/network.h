@@ -22,6 +22,7 @@
 
 #include "common/handles.h"
 #include "common/protocol.h"
+#include "common/spill_dir.h"
 #include "collectives/operation.h"
 #include "collectives/select.h"
 #include "master/mpi_transport.h"
@@ -45,6 +46,7 @@ struct IncomingMessage {
   std::vector<std::byte> memory;  // small payloads
   bool on_disk = false;           // large ones: a spill file of this node
   std::uint64_t file_id = 0;
+  std::uint64_t file_inode = 0;
 };
 
 // The inter-node part of one collective, among the masters of `group`.
@@ -76,7 +78,7 @@ struct NetworkEvent {
 class Network {
  public:
   struct Config {
-    std::string spill_dir;
+    const SpillDir* spill_dir = nullptr;  // the master's, outlives the network
     std::string rack;  // this node's rack ("" when unknown)
     coll::Tuning tuning;
     std::size_t inline_max = 64 * 1024;   // payloads up to this go in one message

@@ -49,7 +49,8 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   message.envelope = Envelope{header.comm, header.source, header.tag};
   if (incoming.on_disk) {
     message.payload = Payload::OnDisk(
-        std::make_shared<OwnedFile>(SpillPath(incoming.file_id)), incoming.file_id,
+        std::make_shared<OwnedFile>(SpillPath(incoming.file_id), incoming.file_inode),
+        incoming.file_id,
         header.bytes);
   } else {
     message.payload = StorePayload(std::move(incoming.memory));
@@ -104,7 +105,7 @@ std::vector<std::uint64_t> Master::TakeIds(Slave& slave, const RequestMsg& reque
       break;
     case Where::kFile: {
       OwnedFile file(SpillPath(request.file_id));  // unlinked when read
-      ReadFilePrefix(file.path(), ids.data(), bytes);
+      spill_dir_.ReadPrefix(request.file_id, 0, ids.data(), bytes);
       break;
     }
   }

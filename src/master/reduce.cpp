@@ -32,13 +32,13 @@ void Master::FoldContributions(Collective& collective) {
       // The first local contribution becomes the accumulator, in place.
       collective.result = std::move(next);
       if (collective.result.on_disk() && collective.bytes > 0)
-        collective.accumulator_map.emplace(MappedFile::OpenReadWrite(
-            collective.result.file()->path(), collective.bytes));
+        collective.accumulator_map.emplace(
+            MapSpillFile(collective.result, collective.bytes, /*writable=*/true));
     } else if (count > 0) {
       std::optional<MappedFile> in_map;
       const std::byte* in = next.memory().data();
       if (next.on_disk()) {
-        in_map.emplace(MappedFile::OpenRead(next.file()->path(), collective.bytes));
+        in_map.emplace(MapSpillFile(next, collective.bytes, /*writable=*/false));
         in = in_map->data();
       }
       std::byte* accumulator = collective.result.on_disk()

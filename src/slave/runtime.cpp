@@ -68,7 +68,8 @@ void Runtime::Connect() {
   world_size_ = EnvInt(kEnvWorldSize);
   node_size_ = EnvInt(kEnvNodeSize);
   std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
-  spill_dir_ = RequireEnv(kEnvSpillDir);
+  spill_dir_ = SpillDir::OpenExisting(
+      RequireEnv(kEnvSpillDir), std::strtoull(RequireEnv(kEnvSpillDirInode), nullptr, 10));
   const char* defer = std::getenv(kEnvDeferPosts);
   defer_posts_ = defer != nullptr && std::strcmp(defer, "1") == 0;
   std::string who = "rank " + std::to_string(world_rank_);
@@ -185,7 +186,7 @@ void Runtime::StagePayload(const void* data, std::uint64_t bytes,
     request.where = Where::kWindow;
   } else {
     request.file_id = MakeFileId(static_cast<std::uint64_t>(slave_), ++file_seq_);
-    WriteNewFile(SpillFileName(spill_dir_, request.file_id), data, bytes);
+    spill_dir_.Write(request.file_id, data, bytes);
     request.where = Where::kFile;
   }
 }
@@ -201,7 +202,7 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
       std::memcpy(data, window_.data(), bytes);
       break;
     case Where::kFile:
-      ReadFilePrefix(SpillFileName(spill_dir_, reply.file_id), data, bytes);
+      spill_dir_.ReadPrefix(reply.file_id, reply.file_ino, data, bytes);
       break;
   }
 }

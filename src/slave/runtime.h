@@ -10,6 +10,7 @@
 #include "common/message_queue.h"
 #include "common/protocol.h"
 #include "common/shared_memory.h"
+#include "common/spill_dir.h"
 
 namespace bdmpi {
 
@@ -66,7 +67,7 @@ class Runtime {
   int node_ = 0;
   int node_size_ = 1;
   int slave_ = 0;
-  std::string spill_dir_;
+  SpillDir spill_dir_;
   MessageQueue request_queue_;
   MessageQueue go_queue_;
   SharedMemory window_;

@@ -2,10 +2,14 @@
 //
 //   bdmpiexec -ns SLAVES [-nr RUNNING] [options] program [args...]
 //
-// It starts the master (bdmprun) of the node, which starts the slaves; it
-// passes signals on, and when the master is gone it removes whatever of the
-// job the master could not (a master killed by SIGKILL cleans up nothing).
+// It starts the master (bdmprun) of the node, which starts the slaves, or
+// mpirun/srun, which start a master per node; it passes signals on. Before
+// the launch it removes what dead jobs of this user left on the node; after
+// it, it waits until every process of the job on this node is gone and
+// removes whatever the masters could not (a master killed by SIGKILL cleans
+// up nothing). Masters end the job when bdmpiexec dies (PR_SET_PDEATHSIG).
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +26,10 @@
 #include "common/job_names.h"
 
 namespace {
+
+// How long bdmpiexec waits for the job's processes on this node to go after
+// the master or launcher returned.
+constexpr int kProcessesGoneMs = 10'000;
 
 volatile sig_atomic_t forwarded_signal = 0;
 volatile pid_t master_pid = -1;
@@ -59,12 +67,17 @@ int RunMaster(const std::vector<std::string>& command) {
   sigemptyset(&action.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
 
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     std::perror("bdmpiexec: fork");
     return 1;
   }
   if (pid == 0) {
+    // Killed with SIGKILL, bdmpiexec cannot pass anything on: the master
+    // (or mpirun/srun, which pass it to every master) then gets SIGTERM.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(128 + SIGTERM);
     execvp(argv[0], argv.data());
     std::fprintf(stderr, "bdmpiexec: cannot run the master '%s': %s\n", argv[0],
                  std::strerror(errno));
@@ -105,6 +118,9 @@ int main(int argc, char** argv) {
   if (options.verbosity > 0 && std::getenv("BDMPI_LOG") == nullptr)
     setenv("BDMPI_LOG", options.verbosity > 1 ? "debug" : "info", 1);
 
+  // Set before the launch command is made: mpirun passes it on by name.
+  std::string secret = bdmpi::NewJobId() + bdmpi::NewJobId();
+  setenv(bdmpi::kEnvLaunchSecret, secret.c_str(), 1);
   std::vector<std::string> command;
   try {
     command = bdmpi::LaunchCommand(options, bdmpi::MasterCommand(options, FindMaster()));
@@ -117,13 +133,29 @@ int main(int argc, char** argv) {
     for (const std::string& arg : command) line += " " + arg;
     std::fprintf(stderr, "%s\n", line.c_str());
   }
+  bdmpi::CollectDeadJobs();
   int status = RunMaster(command);
-  // Normally the master removed everything; after a crash this finds the rest.
-  int leftovers = bdmpi::RemoveJobLeftovers(options.job_id, options.scratch_dir,
-                                            options.nnodes, options.nslaves);
-  if (leftovers > 0)
+  // mpirun may return before its masters and ranks are gone; those of this
+  // node are waited for. Normally the masters removed everything; after a
+  // crash this finds the rest.
+  int leftovers = bdmpi::RemoveLaunchLeftovers(options.job_id, secret, options.nnodes,
+                                               kProcessesGoneMs);
+  if (leftovers < 0) {
+    std::fprintf(stderr,
+                 "bdmpiexec: processes of job %s still run on this node %d s after "
+                 "its masters ended; their objects were left\n",
+                 options.job_id.c_str(), kProcessesGoneMs / 1000);
+    if (status == 0) status = 1;
+  } else if (leftovers > 0) {
     std::fprintf(stderr, "bdmpiexec: removed %d leftover object(s) of job %s\n",
                  leftovers, options.job_id.c_str());
-  if (status == 0 && forwarded_signal != 0) status = 128 + forwarded_signal;
+  }
+  if (forwarded_signal != 0) {
+    // However the masters or mpirun reported it, the job ended because of it.
+    const char* name = sigabbrev_np(forwarded_signal);
+    std::fprintf(stderr, "bdmpiexec: interrupted by SIG%s; the job was ended\n",
+                 name != nullptr ? name : "?");
+    status = 128 + forwarded_signal;
+  }
   return status;
 }

@@ -232,7 +232,7 @@ bool EnsureReady(Arena*& out) {
     }
     std::string path = arena.dir + "/storage-" + std::to_string(slave) + "-" +
                        std::to_string(static_cast<long>(getpid()));
-    arena.fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    arena.fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (arena.fd < 0) {
       Report("bdmpi: rank %d: cannot create %s: %s; using ordinary memory",
              arena.rank, path.c_str(), std::strerror(errno));

@@ -1,0 +1,122 @@
+# lib.sh -- shared by the security tests (sourced, not run).
+#
+# Each test runs as root (it acts as another user, `nobody`, too) and exits
+# 77 (ctest's SKIP_RETURN_CODE) when it cannot. It gets a scratch directory
+# that every user may write to, like /tmp (mode 1777), and a job id; on exit
+# whatever is left of the job is removed. The checks: exit status, message,
+# time to end, and that nothing of the job is left.
+set -uo pipefail
+
+require_root() {
+  if ((EUID != 0)); then echo "SKIP: needs root (acts as user nobody too)"; exit 77; fi
+  if ! id nobody >/dev/null 2>&1; then echo "SKIP: there is no user nobody"; exit 77; fi
+}
+
+now_ms() { date +%s%3N; }
+
+# Runs a command as the other local user.
+as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/bdmpi-security.XXXXXX") || exit 1
+chmod 1777 "$scratch"
+job="sec$$$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
+logs=$(mktemp -d) || exit 1
+
+# Processes of job $1: those whose command line names it (bdmpiexec, the
+# masters) and the ranks (BDMPI_JOB_ID in their environment). Zombies do not
+# count: in a container PID 1 may never reap the orphans it inherits.
+job_processes() {
+  local pid
+  {
+    pgrep -f -- "--job-id $1"
+    grep -lsx "BDMPI_JOB_ID=$1" --null-data /proc/[0-9]*/environ | cut -d/ -f3
+  } | sort -u | while read -r pid; do
+    [[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]] || echo "$pid"
+  done
+}
+
+ipc_objects() {
+  local dir
+  for dir in /dev/shm /dev/mqueue; do
+    [[ -d $dir ]] && find "$dir" -maxdepth 1 -name "*bdmpi-$1-*" 2>/dev/null
+  done
+}
+
+remove_job() {
+  local pid
+  for pid in $(job_processes "$1"); do kill -KILL "$pid" 2>/dev/null; done
+  ipc_objects "$1" | xargs -r rm -f
+}
+
+on_exit() {
+  remove_job "$job"
+  rm -rf "$scratch" "$logs"
+}
+trap on_exit EXIT
+
+fail() {
+  echo "FAIL: $*"
+  local log
+  for log in "$logs"/*; do
+    [[ -s $log ]] && { echo "--- $(basename "$log"):"; cat "$log"; }
+  done
+  exit 1
+}
+
+# start_job NAME [bdmpiexec args...]: runs in the background, output in
+# $logs/NAME; its pid in pid_NAME, its start in start_NAME.
+start_job() {
+  local name=$1
+  shift
+  printf -v "start_$name" '%s' "$(now_ms)"
+  "$@" >"$logs/$name" 2>&1 &
+  printf -v "pid_$name" '%s' "$!"
+}
+
+# finish_job NAME: waits for it; sets rc and elapsed_ms.
+finish_job() {
+  local pid_var="pid_$1" start_var="start_$1"
+  wait "${!pid_var}"
+  rc=$?
+  elapsed_ms=$(($(now_ms) - ${!start_var}))
+}
+
+expect_exit() {  # expect_exit WHAT N|nonzero
+  if [[ $2 == nonzero ]]; then
+    ((rc != 0)) || fail "$1 exited 0, expected a failure"
+  else
+    ((rc == $2)) || fail "$1 exited $rc, expected $2"
+  fi
+}
+
+expect_output() {  # expect_output NAME REGEX
+  grep -Eq -- "$2" "$logs/$1" || fail "the output of $1 does not match /$2/"
+}
+
+expect_no_output() {  # expect_no_output NAME REGEX
+  ! grep -Eq -- "$2" "$logs/$1" || fail "the output of $1 matches /$2/"
+}
+
+expect_within() {  # expect_within WHAT SECONDS
+  ((elapsed_ms <= $2 * 1000)) || fail "$1 took ${elapsed_ms} ms, more than $2 s"
+}
+
+# Nothing of job $1 left: no process, IPC object or job directory.
+expect_nothing_left() {
+  local left
+  left=$(job_processes "$1")
+  [[ -z $left ]] || fail "processes of job $1 left: $(ps -o pid=,args= -p "$(paste -sd, <<<"$left")")"
+  left=$(ipc_objects "$1")
+  [[ -z $left ]] || fail "objects of job $1 left: $left"
+  [[ ! -e $scratch/bdmpi-$1 ]] || fail "the job directory $scratch/bdmpi-$1 was left"
+}
+
+# wait_for SECONDS COMMAND...: until COMMAND succeeds; false on timeout.
+wait_for() {
+  local deadline=$(($(now_ms) + $1 * 1000))
+  shift
+  until "$@"; do
+    (($(now_ms) < deadline)) || return 1
+    sleep 0.05
+  done
+}

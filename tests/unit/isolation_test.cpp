@@ -1,0 +1,160 @@
+// The job's private directories, spill files checked by inode, and the
+// liveness lock that tells a dead job from a live one (common/private_dir.h,
+// spill_dir.h, job_liveness.h).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/job_liveness.h"
+#include "common/job_names.h"
+#include "common/private_dir.h"
+#include "common/spill_dir.h"
+#include "test_util.h"
+
+namespace bdmpi {
+namespace {
+
+namespace fs = std::filesystem;
+using test_util::ScopedTempDir;
+
+// Runs `statement`, expecting an Error whose message contains `text`.
+#define EXPECT_ERROR_WITH(statement, text)                                  \
+  do {                                                                      \
+    try {                                                                   \
+      statement;                                                            \
+      ADD_FAILURE() << "no error thrown";                                   \
+    } catch (const Error& error) {                                          \
+      EXPECT_NE(std::string(error.what()).find(text), std::string::npos)   \
+          << error.what();                                                  \
+    }                                                                       \
+  } while (0)
+
+std::string UniqueJobId() {
+  static std::atomic<int> counter{0};
+  return "ut" + std::to_string(getpid()) + "x" + std::to_string(counter++);
+}
+
+TEST(JobDirTest, CreatedPrivateAndJoinedBySameLaunch) {
+  ScopedTempDir scratch;
+  std::string path = scratch.Child("bdmpi-job");
+  UniqueFd first = CreateOrJoinJobDir(path, "secret-a");
+  struct stat info {};
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0700u);
+  UniqueFd sibling = CreateOrJoinJobDir(path, "secret-a");
+  EXPECT_TRUE(sibling.valid());
+  EXPECT_ERROR_WITH(CreateOrJoinJobDir(path, "secret-b"), "belongs to another job");
+}
+
+TEST(JobDirTest, RefusesOpenModeAndSymlink) {
+  ScopedTempDir scratch;
+  std::string open_dir = scratch.Child("bdmpi-open");
+  ASSERT_EQ(mkdir(open_dir.c_str(), 0755), 0);
+  chmod(open_dir.c_str(), 0755);
+  EXPECT_ERROR_WITH(CreateOrJoinJobDir(open_dir, "s"), "its mode is 0755, not 0700");
+  std::string link = scratch.Child("bdmpi-link");
+  ASSERT_EQ(symlink(scratch.path().c_str(), link.c_str()), 0);
+  EXPECT_ERROR_WITH(CreateOrJoinJobDir(link, "s"), "is a symlink or not a directory");
+}
+
+TEST(JobDirTest, RemovedOnlyWhenNoSpillDirectoryIsLeft) {
+  ScopedTempDir scratch;
+  std::string path = scratch.Child("bdmpi-job");
+  UniqueFd dir = CreateOrJoinJobDir(path, "s");
+  UniqueFd spill = CreatePrivateDirAt(dir.get(), "n1", path + "/n1");
+  RemoveJobDirIfEmpty(path);
+  EXPECT_TRUE(fs::exists(path + "/n1"));
+  ASSERT_EQ(rmdir((path + "/n1").c_str()), 0);
+  RemoveJobDirIfEmpty(path);
+  EXPECT_FALSE(fs::exists(path));
+}
+
+class SpillDirTest : public ::testing::Test {
+ protected:
+  SpillDirTest()
+      : path_(scratch_.Child("n0")),
+        dir_(CreatePrivateDirAt(AT_FDCWD, path_, path_), path_) {}
+  ScopedTempDir scratch_;
+  std::string path_;
+  SpillDir dir_;
+};
+
+TEST_F(SpillDirTest, ReadsBackWhatWasWritten) {
+  std::vector<char> data(1000, 'a'), back(1000);
+  std::uint64_t inode = dir_.Write(7, data.data(), data.size());
+  dir_.ReadPrefix(7, inode, back.data(), back.size());
+  EXPECT_EQ(back, data);
+  SpillDir slave_view = SpillDir::OpenExisting(path_, dir_.inode());
+  slave_view.ReadPrefix(7, inode, back.data(), back.size());
+  EXPECT_EQ(back, data);
+}
+
+TEST_F(SpillDirTest, ReplacedFileIsRefused) {
+  char byte = 'a';
+  std::uint64_t inode = dir_.Write(7, &byte, 1);
+  std::string forged = path_ + "/forged";
+  int fd = open(forged.c_str(), O_WRONLY | O_CREAT, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "b", 1), 1);
+  close(fd);
+  ASSERT_EQ(rename(forged.c_str(), dir_.FilePath(7).c_str()), 0);
+  char back = 0;
+  EXPECT_ERROR_WITH(dir_.ReadPrefix(7, inode, &back, 1), "is not the file the job wrote");
+  EXPECT_EQ(back, 0);
+}
+
+TEST_F(SpillDirTest, SymlinkIsRefused) {
+  ASSERT_EQ(symlink("/etc/hostname", dir_.FilePath(8).c_str()), 0);
+  char back = 0;
+  EXPECT_ERROR_WITH(dir_.ReadPrefix(8, 0, &back, 1), "replaced by a symlink");
+  EXPECT_ERROR_WITH(dir_.Write(8, &back, 1), "create");
+}
+
+TEST_F(SpillDirTest, MovedDirectoryIsRefused) {
+  ASSERT_EQ(rename(path_.c_str(), (path_ + ".moved").c_str()), 0);
+  ASSERT_EQ(mkdir(path_.c_str(), 0700), 0);
+  char byte = 'a';
+  EXPECT_ERROR_WITH(dir_.Write(9, &byte, 1), "was replaced or moved");
+  EXPECT_ERROR_WITH(SpillDir::OpenExisting(path_, dir_.inode()), "is not the one the master");
+}
+
+TEST(JobLivenessTest, LiveWhileClaimedAndIdInUse) {
+  JobNames names(UniqueJobId(), 0);
+  NodeLease lease = NodeLease::Claim(names, {"s", 3, "/scratch"});
+  EXPECT_FALSE(LockIfDead(names.Liveness(), 50).has_value());
+  EXPECT_ERROR_WITH(NodeLease::Claim(names, {"t", 1, "/x"}), "is in use on this node");
+}
+
+TEST(JobLivenessTest, DeadOnceEveryHolderIsGone) {
+  JobNames names(UniqueJobId(), 2);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // A master killed without cleaning up: the lease is never released.
+    new NodeLease(NodeLease::Claim(names, {"secret", 3, "/scratch"}));
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  std::optional<DeadNode> dead = LockIfDead(names.Liveness(), 0);
+  ASSERT_TRUE(dead.has_value());
+  EXPECT_EQ(dead->record.launch_secret, "secret");
+  EXPECT_EQ(dead->record.nslaves, 3);
+  EXPECT_EQ(dead->record.scratch_dir, "/scratch");
+  // A second collector waits for the first.
+  EXPECT_FALSE(LockIfDead(names.Liveness(), 0).has_value());
+  shm_unlink(names.Liveness().c_str());
+}
+
+}  // namespace
+}  // namespace bdmpi
