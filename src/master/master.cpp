@@ -297,13 +297,19 @@ void Master::EventLoop() {
       network_->Shutdown();
     }
     std::size_t size = request_queue_.Receive(message, sizeof message);
-    bool well_formed = ForEachRequest(
-        message, size, [this](const RequestMsg& request, const std::byte* payload) {
-          if (!failed_) OnRequest(request, payload);
-        });
-    BDMPI_ENFORCE(well_formed, "malformed request message");
-    if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
-    if (!failed_) CheckDeadlock();
+    try {
+      bool well_formed = ForEachRequest(
+          message, size, [this](const RequestMsg& request, const std::byte* payload) {
+            if (!failed_) OnRequest(request, payload);
+          });
+      BDMPI_ENFORCE(well_formed, "malformed request message");
+      if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
+      if (!failed_) CheckDeadlock();
+    } catch (const std::exception& error) {
+      // E.g. a full scratch disk under a master-side spill file: the job
+      // ends here, and the other masters hear why instead of being killed.
+      Fail(1, error.what());
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "common/datatype.h"
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
 #include "collectives/collectives.h"
@@ -186,10 +187,25 @@ void Network::Run() {
       busy |= ProgressControl();
       ProgressLiveness();
     } catch (const std::exception& error) {
+      // This thread is the only one that can reach the other masters: tell
+      // them before leaving, or they would wait for MPI_Abort's kill.
+      std::string text = std::string("network: ") + error.what();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        abort_notice_.kind = ControlKind::kAbort;
+        abort_notice_.status = 1;
+        std::snprintf(abort_notice_.text, sizeof abort_notice_.text, "%s", text.c_str());
+        abort_requested_ = true;
+      }
+      if (!notices_started_) {
+        notices_started_ = true;
+        SendAbortNotices();
+        FinishAbortNotices(std::chrono::seconds(1));
+      }
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kAbort;
       event.status = 1;
-      event.text = std::string("network: ") + error.what();
+      event.text = text;
       Push(std::move(event));
       return;
     }
@@ -373,7 +389,8 @@ bool Network::ProgressReceives() {
       stream.message.file_id = MakeFileId(kNetworkFileOwner, ++file_seq_);
       std::string path = SpillFileName(config_.spill_dir, stream.message.file_id);
       stream.fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      if (stream.fd < 0) ThrowSystemError("open " + path, errno);
+      if (stream.fd < 0) ThrowWriteError("open", path, errno);
+      stream.path = path;
       stream.chunks_left = header.chunks;
       stream.offset = 0;
       stream.active = true;
@@ -384,7 +401,7 @@ bool Network::ProgressReceives() {
       ssize_t n = pwrite(stream.fd, receive_buffer_.data() + done, count - done,
                          static_cast<off_t>(stream.offset + done));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) ThrowSystemError("pwrite to a spill file", errno);
+      if (n < 0) ThrowWriteError("write", stream.path, errno);
       done += static_cast<std::size_t>(n);
     }
     stream.offset += static_cast<std::uint64_t>(count);
@@ -481,6 +498,20 @@ void Network::SendAbortNotices() {
                   &request) == MPI_SUCCESS)
       notice_requests_.push_back(request);
   }
+}
+
+void Network::FinishAbortNotices(std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!notice_requests_.empty() && std::chrono::steady_clock::now() < deadline) {
+    int done = 0;
+    MPI_Testall(static_cast<int>(notice_requests_.size()), notice_requests_.data(), &done,
+                MPI_STATUSES_IGNORE);
+    if (done) notice_requests_.clear();
+    sched_yield();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  abort_sent_ = true;
+  abort_cv_.notify_all();
 }
 
 bool Network::ProgressControl() {

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -134,6 +135,7 @@ class Network {
     IncomingMessage message;
     std::uint32_t chunks_left = 0;
     int fd = -1;
+    std::string path;  // of the spill file being written
     std::uint64_t offset = 0;
   };
   struct ActiveStep {
@@ -157,6 +159,9 @@ class Network {
   void StartStep(const CollectiveStep& step);
   void Push(NetworkEvent event);
   void SendAbortNotices();
+  // Waits (at most `limit`) for the notices to leave, when this thread
+  // ends and ProgressControl will not run again.
+  void FinishAbortNotices(std::chrono::milliseconds limit);
 
   Config config_;
   std::function<void()> wake_;
