@@ -343,7 +343,8 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
       ReplyMsg reply;
       reply.type = request.type;
       Reply(slave, reply);
-      Schedule();
+      FailCollectivesMissing(&slave);
+      if (!failed_) Schedule();
       break;
     }
     case MsgType::kAbort: {
@@ -483,28 +484,49 @@ void Master::KillSlaves() {
 
 namespace {
 
-// What a blocked slave waits in, as the user wrote it.
-std::string DescribeBlockedCall(const RequestMsg& request) {
-  auto with_source = [&](const char* call) {
-    return std::string(call) + "(source " + std::to_string(request.peer) +
-           ", tag " + std::to_string(request.tag) + ")";
-  };
-  switch (request.type) {
-    case MsgType::kPostRecv:
-    case MsgType::kWaitRecv: return with_source("MPI_Recv/MPI_Wait");
-    case MsgType::kProbe: return with_source("MPI_Probe");
-    case MsgType::kWaitAny: return "MPI_Waitany/MPI_Waitsome";
-    case MsgType::kBarrier: return "MPI_Barrier";
-    case MsgType::kBcast: return "MPI_Bcast(root " + std::to_string(request.peer) + ")";
-    case MsgType::kReduce: return "MPI_Reduce(root " + std::to_string(request.peer) + ")";
-    case MsgType::kAllreduce: return "MPI_Allreduce";
-    case MsgType::kCommSplit: return "MPI_Comm_split/dup/create";
-    case MsgType::kEnterCritical: return "BDMPI_Enter_critical";
-    default: return MsgTypeName(request.type);
-  }
+std::string DescribeMatch(int source, int tag) {
+  return "(source " + (source == kAnySource ? "MPI_ANY_SOURCE" : std::to_string(source)) +
+         ", tag " + (tag == kAnyTag ? "MPI_ANY_TAG" : std::to_string(tag)) + ")";
 }
 
 }  // namespace
+
+const char* MpiCallName(MsgType type) {
+  switch (type) {
+    case MsgType::kBarrier: return "MPI_Barrier";
+    case MsgType::kBcast: return "MPI_Bcast";
+    case MsgType::kReduce: return "MPI_Reduce";
+    case MsgType::kAllreduce: return "MPI_Allreduce";
+    case MsgType::kCommSplit: return "MPI_Comm_split/dup/create";
+    case MsgType::kEnterCritical: return "BDMPI_Enter_critical";
+    default: return MsgTypeName(type);
+  }
+}
+
+std::string Master::DescribeBlockedCall(const Slave& slave) const {
+  const RequestMsg& request = *slave.pending;
+  // A wait names a receive posted earlier: its source and tag are there.
+  auto posted = [&](std::uint64_t id) {
+    const PostedRecv* recv = slave.mailbox.FindPosted(id);
+    return recv == nullptr ? std::string("(a completed receive)")
+                           : DescribeMatch(recv->source, recv->tag);
+  };
+  switch (request.type) {
+    case MsgType::kPostRecv: return "MPI_Recv" + DescribeMatch(request.peer, request.tag);
+    case MsgType::kWaitRecv: return "MPI_Wait/MPI_Waitall" + posted(request.id);
+    case MsgType::kProbe: return "MPI_Probe" + DescribeMatch(request.peer, request.tag);
+    case MsgType::kWaitAny: {
+      std::string text = "MPI_Waitany/MPI_Waitsome on";
+      for (std::size_t i = 0; i < slave.wait_ids.size(); ++i)
+        text += (i == 0 ? " " : ", ") + posted(slave.wait_ids[i]);
+      return text;
+    }
+    case MsgType::kBcast:
+    case MsgType::kReduce:
+      return MpiCallName(request.type) + ("(root " + std::to_string(request.peer) + ")");
+    default: return MpiCallName(request.type);
+  }
+}
 
 void Master::CheckDeadlock() {
   // Only a single-node job knows every rank; across nodes a message may
@@ -517,7 +539,7 @@ void Master::CheckDeadlock() {
       case SlaveState::kCBlocked:
         blocked += (blocked.empty() ? " rank " : "; rank ") +
                    std::to_string(slave.world_rank) + " in " +
-                   DescribeBlockedCall(*slave.pending);
+                   DescribeBlockedCall(slave);
         break;
       case SlaveState::kExited:
         break;

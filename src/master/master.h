@@ -38,6 +38,9 @@ struct MasterComm {
   int live_members = 0;    // local members that have not freed it
 };
 
+// The MPI call a request stands for, for messages ("MPI_Barrier").
+const char* MpiCallName(MsgType type);
+
 class Master {
  public:
   Master(MasterOptions options, int node, int nnodes);
@@ -64,6 +67,8 @@ class Master {
   void Fail(int exit_status, const std::string& message, bool tell_others = true);
   void KillSlaves();
   void CheckDeadlock();
+  // What a blocked slave waits in, as the user wrote it.
+  std::string DescribeBlockedCall(const Slave& slave) const;
   double ResidentFraction(int slave);
 
   // Node memory budget for storage-backed data (memory.cpp).
@@ -126,6 +131,12 @@ class Master {
   void ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request);
   void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
   void FoldContributions(Collective& collective);
+  // Local members of the communicator that finalized or exited before
+  // joining `collective` ("rank 3, rank 5"; empty: none).
+  std::string MembersThatLeft(const Collective& collective) const;
+  // Ends the job if a pending collective lacks a member that left; with
+  // `leaving` (a rank just finalized), only if someone waits in it.
+  void FailCollectivesMissing(const Slave* leaving);
   // Drops a finished collective; the communicator goes too if it was freed.
   void EraseCollective(std::map<std::pair<int, std::uint64_t>, Collective>::iterator it);
 
