@@ -461,6 +461,9 @@ void Master::OnNetworkEvents() {
       case NetworkEvent::Kind::kFinished:
         network_finished_ = true;
         break;
+      case NetworkEvent::Kind::kDeadlock:
+        Fail(event.status, event.text);
+        break;
     }
   }
 }
@@ -528,26 +531,53 @@ std::string Master::DescribeBlockedCall(const Slave& slave) const {
   }
 }
 
-void Master::CheckDeadlock() {
-  // Only a single-node job knows every rank; across nodes a message may
-  // still come from elsewhere.
-  if (nnodes_ != 1 || scheduler_.running() > 0 || !scheduler_.idle()) return;
+std::optional<std::string> Master::BlockedRanks() const {
+  if (scheduler_.running() > 0 || !scheduler_.idle()) return std::nullopt;
   std::string blocked;
   for (const Slave& slave : slaves_) {
     switch (slave.state) {
       case SlaveState::kRBlocked:
       case SlaveState::kCBlocked:
-        blocked += (blocked.empty() ? " rank " : "; rank ") +
-                   std::to_string(slave.world_rank) + " in " +
-                   DescribeBlockedCall(slave);
+        blocked += (blocked.empty() ? "rank " : "; rank ") +
+                   std::to_string(slave.world_rank) + " in " + DescribeBlockedCall(slave);
         break;
+      case SlaveState::kFinalized:
       case SlaveState::kExited:
         break;
       default:
-        return;  // someone can still make progress
+        return std::nullopt;  // someone can still make progress
     }
   }
-  if (!blocked.empty()) Fail(1, "deadlock: every live rank is blocked:" + blocked);
+  return blocked;
+}
+
+void Master::CheckDeadlock() {
+  std::optional<std::string> blocked = BlockedRanks();
+  if (network_) {
+    // Across nodes a message may still come from elsewhere: node 0's
+    // network thread decides from every node's state (Network::ReportState).
+    NodeState state;
+    state.quiescent = blocked.has_value();
+    state.sent = remote_sent_;
+    state.received = remote_received_;
+    if (blocked) {
+      state.any_blocked = !blocked->empty();
+      state.blocked = std::move(*blocked);
+      // Ranks that finalized are often why the others wait (a collective
+      // they never joined): name them too.
+      for (const Slave& slave : slaves_) {
+        if (slave.state != SlaveState::kFinalized && slave.state != SlaveState::kExited)
+          continue;
+        state.blocked += (state.blocked.empty() ? "rank " : "; rank ") +
+                         std::to_string(slave.world_rank) +
+                         (slave.state == SlaveState::kFinalized ? " finalized" : " exited");
+      }
+    }
+    network_->ReportState(std::move(state));
+    return;
+  }
+  if (blocked && !blocked->empty())
+    Fail(1, "deadlock: every live rank is blocked: " + *blocked);
 }
 
 double Master::ResidentFraction(int index) {

@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,7 +67,12 @@ class Master {
   // another node, tells the other masters.
   void Fail(int exit_status, const std::string& message, bool tell_others = true);
   void KillSlaves();
+  // On one node, ends the job when every live rank is blocked; with
+  // several, reports this node's state to node 0's deadlock watch.
   void CheckDeadlock();
+  // "rank 0 in MPI_Recv(...); rank 1 in ...", "" when no rank is live, or
+  // nullopt when some rank can still run.
+  std::optional<std::string> BlockedRanks() const;
   // What a blocked slave waits in, as the user wrote it.
   std::string DescribeBlockedCall(const Slave& slave) const;
   double ResidentFraction(int slave);
@@ -200,6 +206,8 @@ class Master {
   std::unique_ptr<Network> network_;  // only with several nodes
   std::unique_ptr<CoreBinder> binder_;  // only with -nr > 1
   bool network_finished_ = false;
+  std::uint64_t remote_sent_ = 0;      // messages forwarded to other nodes
+  std::uint64_t remote_received_ = 0;  // messages delivered from other nodes
   bool network_shutdown_ = false;
   const std::byte* inline_payload_ = nullptr;  // of the request being handled
   int live_slaves_ = 0;

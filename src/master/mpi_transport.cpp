@@ -78,6 +78,7 @@ bool MpiTransport::Test(coll::RequestId id) {
                                     " were expected");
   }
   pending_.erase(it);
+  ++completed_;
   return true;
 }
 

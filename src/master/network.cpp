@@ -66,6 +66,7 @@ Network::Network(Config config, std::function<void()> wake)
   ExchangeNodeNames();
   heartbeat_.kind = ControlKind::kHeartbeat;
   heartbeat_requests_.assign(nnodes_, MPI_REQUEST_NULL);
+  states_.assign(nnodes_, ControlMsg{});
 }
 
 void Network::ExchangeNodeNames() {
@@ -156,6 +157,11 @@ void Network::Shutdown() {
   work_cv_.notify_one();
 }
 
+void Network::ReportState(NodeState state) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  local_state_ = std::move(state);
+}
+
 std::vector<NetworkEvent> Network::TakeEvents() {
   wake_pending_.store(false);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -186,6 +192,7 @@ void Network::Run() {
       busy |= ProgressCollectives();
       busy |= ProgressControl();
       ProgressLiveness();
+      ProgressDeadlockWatch();
     } catch (const std::exception& error) {
       // This thread is the only one that can reach the other masters: tell
       // them before leaving, or they would wait for MPI_Abort's kill.
@@ -214,6 +221,7 @@ void Network::Run() {
       for (MPI_Request& request : heartbeat_requests_) {
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
+      if (state_request_ != MPI_REQUEST_NULL) MPI_Request_free(&state_request_);
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kFinished;
       Push(std::move(event));
@@ -352,6 +360,7 @@ bool Network::ProgressSends(int dest) {
     stream.active = false;
     busy = true;
   }
+  if (busy) ++progress_;
   return busy;
 }
 
@@ -365,6 +374,7 @@ bool Network::ProgressReceives() {
              "MPI_Improbe");
     if (!flag) return busy;
     busy = true;
+    ++progress_;
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
     if (static_cast<std::size_t>(count) > receive_buffer_.size()) receive_buffer_.resize(count);
@@ -479,6 +489,7 @@ bool Network::ProgressCollectives() {
     event.seq = it->step.seq;
     Push(std::move(event));
     it = steps_.erase(it);
+    ++progress_;
     busy = true;
   }
   return busy;
@@ -547,6 +558,10 @@ bool Network::ProgressControl() {
              "MPI_Recv");
     watch_.Heard(status.MPI_SOURCE, PeerWatch::Clock::now());
     if (notice.kind == ControlKind::kHeartbeat) continue;
+    if (notice.kind == ControlKind::kState) {
+      if (node_ == 0) states_[status.MPI_SOURCE] = notice;
+      continue;
+    }
     NetworkEvent event;
     event.kind = NetworkEvent::Kind::kAbort;
     event.status = notice.status;
@@ -556,6 +571,68 @@ bool Network::ProgressControl() {
     busy = true;
   }
   return busy;
+}
+
+void Network::ProgressDeadlockWatch() {
+  PeerWatch::Clock::time_point now = PeerWatch::Clock::now();
+  if (now < next_state_) return;
+  next_state_ = now + std::chrono::milliseconds(500);
+  ControlMsg state;
+  state.kind = ControlKind::kState;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    state.quiescent = !local_state_.quiescent ? 0 : local_state_.any_blocked ? 2 : 1;
+    state.sent = local_state_.sent;
+    state.received = local_state_.received;
+    std::snprintf(state.text, sizeof state.text, "%s", local_state_.blocked.c_str());
+  }
+  // A collective step that still moves data is progress, however slowly.
+  state.progress = progress_;
+  for (const ActiveStep& step : steps_) state.progress += step.transport->completed();
+  if (node_ == 0) {
+    states_[0] = state;
+    CheckGlobalDeadlock();
+  } else if (TestRequest(state_request_)) {
+    state_msg_ = state;
+    CheckMpi(MPI_Isend(&state_msg_, sizeof state_msg_, MPI_BYTE, 0, kTagControl, control_,
+                       &state_request_),
+             "MPI_Isend");
+  }
+}
+
+void Network::CheckGlobalDeadlock() {
+  // Deadlocked: every node quiescent, every message sent across nodes
+  // received (none in flight), and nothing changed on any node between
+  // consecutive checks (no collective step moving data either).
+  std::uint64_t sent = 0, received = 0;
+  bool quiet = true, anyone_blocked = false, unchanged = last_states_.size() == states_.size();
+  for (std::size_t node = 0; node < states_.size(); ++node) {
+    const ControlMsg& state = states_[node];
+    quiet = quiet && state.kind == ControlKind::kState && state.quiescent != 0;
+    anyone_blocked = anyone_blocked || state.quiescent == 2;
+    sent += state.sent;
+    received += state.received;
+    if (unchanged) {
+      const ControlMsg& before = last_states_[node];
+      unchanged = before.sent == state.sent && before.received == state.received &&
+                  before.progress == state.progress && before.quiescent == state.quiescent;
+    }
+  }
+  last_states_ = states_;
+  quiet_rounds_ = quiet && anyone_blocked && sent == received && unchanged ? quiet_rounds_ + 1 : 0;
+  if (quiet_rounds_ < 2 || deadlock_reported_) return;
+  deadlock_reported_ = true;
+  std::string blocked;
+  for (std::size_t node = 0; node < states_.size(); ++node) {
+    if (states_[node].text[0] == '\0') continue;
+    blocked += (blocked.empty() ? " " : "; ") + std::string(states_[node].text);
+  }
+  NetworkEvent event;
+  event.kind = NetworkEvent::Kind::kDeadlock;
+  event.status = 1;
+  event.text = "deadlock across " + std::to_string(nnodes_) +
+               " nodes: every live rank is blocked and no message is in flight:" + blocked;
+  Push(std::move(event));
 }
 
 void Network::ProgressLiveness() {
