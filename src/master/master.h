@@ -19,6 +19,7 @@
 #include "master/collective.h"
 #include "master/core_binder.h"
 #include "master/event_watcher.h"
+#include "master/mpi_call_name.h"
 #include "master/network.h"
 #include "master/options.h"
 #include "master/payload.h"
@@ -38,9 +39,6 @@ struct MasterComm {
   int channel = -1;        // this master's channel for it (-1: none)
   int live_members = 0;    // local members that have not freed it
 };
-
-// The MPI call a request stands for, for messages ("MPI_Barrier").
-const char* MpiCallName(MsgType type);
 
 class Master {
  public:

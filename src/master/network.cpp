@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "collectives/collectives.h"
 #include "common/reduce.h"
+#include "master/mpi_call_name.h"
 
 namespace bdmpi {
 namespace {
@@ -479,7 +480,16 @@ void Network::StartStep(const CollectiveStep& step) {
 bool Network::ProgressCollectives() {
   bool busy = false;
   for (auto it = steps_.begin(); it != steps_.end();) {
-    if (!it->operation->Progress()) {
+    bool done = false;
+    try {
+      done = it->operation->Progress();
+    } catch (const Error& error) {
+      if (error.error_class() != kErrTruncate) throw;
+      throw Error(kErrOther, std::string(MpiCallName(it->step.type)) +
+                                 " with different sizes on different nodes: " + error.what() +
+                                 " (every rank must give the same count and datatype)");
+    }
+    if (!done) {
       ++it;
       continue;
     }
