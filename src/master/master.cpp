@@ -504,7 +504,20 @@ std::string Master::DescribeBlockedCall(const Slave& slave) const {
   };
   switch (request.type) {
     case MsgType::kPostRecv: return "MPI_Recv" + DescribeMatch(request.peer, request.tag);
-    case MsgType::kWaitRecv: return "MPI_Wait/MPI_Waitall" + posted(request.id);
+    case MsgType::kWaitRecv: {
+      // MPI_Waitall waits for its requests one by one: the rank's other
+      // pending receives are probably the rest of it.
+      std::string text = "MPI_Wait/MPI_Waitall" + posted(request.id);
+      std::size_t others = 0;
+      for (const PostedRecv& recv : slave.mailbox.Posted()) {
+        if (recv.id == request.id || recv.discard) continue;
+        if (++others <= 3)
+          text += (others == 1 ? " with other pending receives " : ", ") +
+                  DescribeMatch(recv.source, recv.tag);
+      }
+      if (others > 3) text += " and " + std::to_string(others - 3) + " more";
+      return text;
+    }
     case MsgType::kProbe: return "MPI_Probe" + DescribeMatch(request.peer, request.tag);
     case MsgType::kWaitAny: {
       std::string text = "MPI_Waitany/MPI_Waitsome on";

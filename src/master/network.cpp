@@ -594,7 +594,10 @@ void Network::ProgressDeadlockWatch() {
     state.quiescent = !local_state_.quiescent ? 0 : local_state_.any_blocked ? 2 : 1;
     state.sent = local_state_.sent;
     state.received = local_state_.received;
-    std::snprintf(state.text, sizeof state.text, "%s", local_state_.blocked.c_str());
+    // A control message has room for a few ranks; "..." says more were cut.
+    std::string blocked = local_state_.blocked;
+    if (blocked.size() >= sizeof state.text) blocked = blocked.substr(0, sizeof state.text - 4) + "...";
+    std::snprintf(state.text, sizeof state.text, "%s", blocked.c_str());
   }
   // A collective step that still moves data is progress, however slowly.
   state.progress = progress_;

@@ -7,6 +7,8 @@
  *
  *   recv          every rank MPI_Recv's from its left neighbour, tag 7
  *   irecv         the same with MPI_Irecv + MPI_Wait
+ *   waitall       MPI_Irecv from the left (tag 7) and the right (tag 8),
+ *                 then MPI_Waitall
  *   waitany       MPI_Irecv from the left (tag 7) and the right (tag 8),
  *                 then MPI_Waitany
  *   barrier_exit  the last rank finalizes and exits; the others call
@@ -37,6 +39,10 @@ int main(int argc, char **argv) {
   } else if (strcmp(mode, "irecv") == 0) {
     MPI_Irecv(buf, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &reqs[0]);
     MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+  } else if (strcmp(mode, "waitall") == 0) {
+    MPI_Irecv(buf, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Irecv(buf + 1, 1, MPI_INT, right, 8, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
   } else if (strcmp(mode, "waitany") == 0) {
     MPI_Irecv(buf, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &reqs[0]);
     MPI_Irecv(buf + 1, 1, MPI_INT, right, 8, MPI_COMM_WORLD, &reqs[1]);
