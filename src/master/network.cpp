@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <utility>
 
 #include "common/datatype.h"
 #include "common/error.h"
@@ -498,6 +500,12 @@ bool Network::ProgressCollectives() {
     event.comm = it->step.comm;
     event.seq = it->step.seq;
     Push(std::move(event));
+    StepRef finished;
+    finished.comm = it->step.comm;
+    finished.seq = it->step.seq;
+    finished.group_size = static_cast<int>(it->step.group->nodes.size());
+    finished_steps_.push_back(finished);
+    if (finished_steps_.size() > kMaxStepRefs / 2) finished_steps_.pop_front();
     it = steps_.erase(it);
     ++progress_;
     busy = true;
@@ -602,6 +610,22 @@ void Network::ProgressDeadlockWatch() {
   // A collective step that still moves data is progress, however slowly.
   state.progress = progress_;
   for (const ActiveStep& step : steps_) state.progress += step.transport->completed();
+  auto add_step = [&state](StepRef ref) {
+    if (state.nsteps == kMaxStepRefs) {
+      state.steps_overflow = 1;
+      return;
+    }
+    state.steps[state.nsteps++] = ref;
+  };
+  for (const ActiveStep& step : steps_) {
+    StepRef ref;
+    ref.comm = step.step.comm;
+    ref.seq = step.step.seq;
+    ref.group_size = static_cast<int>(step.step.group->nodes.size());
+    ref.active = 1;
+    add_step(ref);
+  }
+  for (const StepRef& ref : finished_steps_) add_step(ref);
   if (node_ == 0) {
     states_[0] = state;
     CheckGlobalDeadlock();
@@ -632,7 +656,9 @@ void Network::CheckGlobalDeadlock() {
     }
   }
   last_states_ = states_;
-  quiet_rounds_ = quiet && anyone_blocked && sent == received && unchanged ? quiet_rounds_ + 1 : 0;
+  quiet_rounds_ = quiet && anyone_blocked && sent == received && unchanged && !StepsProgress()
+                      ? quiet_rounds_ + 1
+                      : 0;
   if (quiet_rounds_ < 2 || deadlock_reported_) return;
   deadlock_reported_ = true;
   std::string blocked;
@@ -646,6 +672,30 @@ void Network::CheckGlobalDeadlock() {
   event.text = "deadlock across " + std::to_string(nnodes_) +
                " nodes: every live rank is blocked and no message is in flight:" + blocked;
   Push(std::move(event));
+}
+
+bool Network::StepsProgress() const {
+  struct Seen {
+    int nodes = 0;
+    int group_size = 0;
+    bool active = false;
+  };
+  std::map<std::pair<int, std::uint64_t>, Seen> seen;
+  for (const ControlMsg& state : states_) {
+    if (state.steps_overflow) return true;
+    for (int i = 0; i < state.nsteps && i < kMaxStepRefs; ++i) {
+      const StepRef& ref = state.steps[i];
+      Seen& entry = seen[{ref.comm, ref.seq}];
+      ++entry.nodes;
+      entry.group_size = ref.group_size;
+      entry.active = entry.active || ref.active != 0;
+    }
+  }
+  // A step some member never started cannot complete: it is part of the
+  // deadlock (e.g. a barrier a finalized rank's node never joined).
+  return std::any_of(seen.begin(), seen.end(), [](const auto& item) {
+    return item.second.active && item.second.nodes >= item.second.group_size;
+  });
 }
 
 void Network::ProgressLiveness() {

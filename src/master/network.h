@@ -176,6 +176,9 @@ class Network {
   // declares a deadlock when every node stayed quiescent and balanced.
   void ProgressDeadlockWatch();
   void CheckGlobalDeadlock();
+  // Whether some step that every master of its group has started (active
+  // or lately finished on each) is still active: then it will complete.
+  bool StepsProgress() const;
   // Waits (at most `limit`) for the notices to leave, when this thread
   // ends and ProgressControl will not run again.
   void FinishAbortNotices(std::chrono::milliseconds limit);
@@ -206,6 +209,7 @@ class Network {
   ControlMsg heartbeat_;                      // the same bytes to every peer
   std::vector<MPI_Request> heartbeat_requests_;  // one outstanding per peer
   std::uint64_t progress_ = 0;  // p2p transfers and finished steps
+  std::deque<StepRef> finished_steps_;  // the last few, newest last
   PeerWatch::Clock::time_point next_state_{};
   ControlMsg state_msg_;
   MPI_Request state_request_ = MPI_REQUEST_NULL;
