@@ -144,12 +144,16 @@ void Network::StartCollective(const CollectiveStep& step) {
 
 void Network::Abort(int status, const std::string& text) {
   std::unique_lock<std::mutex> lock(mutex_);
+  RequestAbortLocked(status, text);
+  work_cv_.notify_one();
+  abort_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return abort_sent_; });
+}
+
+void Network::RequestAbortLocked(int status, const std::string& text) {
   abort_notice_.kind = ControlKind::kAbort;
   abort_notice_.status = status;
   std::snprintf(abort_notice_.text, sizeof abort_notice_.text, "%s", text.c_str());
   abort_requested_ = true;
-  work_cv_.notify_one();
-  abort_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return abort_sent_; });
 }
 
 void Network::Shutdown() {
@@ -202,10 +206,7 @@ void Network::Run() {
       std::string text = std::string("network: ") + error.what();
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        abort_notice_.kind = ControlKind::kAbort;
-        abort_notice_.status = 1;
-        std::snprintf(abort_notice_.text, sizeof abort_notice_.text, "%s", text.c_str());
-        abort_requested_ = true;
+        RequestAbortLocked(1, text);
       }
       if (!notices_started_) {
         notices_started_ = true;

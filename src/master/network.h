@@ -171,6 +171,8 @@ class Network {
   std::string Describe(int node) const;  // "node 2 (host vc2)"
   void StartStep(const CollectiveStep& step);
   void Push(NetworkEvent event);
+  // The notice Abort() and a failing network thread send (mutex_ held).
+  void RequestAbortLocked(int status, const std::string& text);
   void SendAbortNotices();
   // Every half second: sends this node's kState to node 0; on node 0,
   // declares a deadlock when every node stayed quiescent and balanced.
