@@ -24,9 +24,19 @@ struct FdCloser {
 
 }  // namespace
 
+void ThrowWriteError(const std::string& what, const std::string& path, int err) {
+  if (err != ENOSPC && err != EDQUOT) ThrowSystemError(what + " " + path, err);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  throw Error(kErrNoSpace, std::string(err == ENOSPC ? "no space left on device (ENOSPC)"
+                                                     : "disk quota exceeded (EDQUOT)") +
+                               " in the scratch directory " + dir + " (" + what + " " +
+                               std::filesystem::path(path).filename().string() +
+                               "): free space there or choose another --scratch-dir");
+}
+
 void WriteNewFile(const std::string& path, const void* data, std::size_t size) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) ThrowSystemError("open " + path, errno);
+  if (fd < 0) ThrowWriteError("open", path, errno);
   FdCloser closer{fd};
   try {
     WriteAll(fd, path, data, size);
@@ -42,7 +52,7 @@ void WriteAll(int fd, const std::string& path, const void* data, std::size_t siz
     ssize_t n = write(fd, cursor, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      ThrowSystemError("write " + path, errno);
+      ThrowWriteError("write", path, errno);
     }
     cursor += n;
     size -= static_cast<std::size_t>(n);
@@ -103,10 +113,14 @@ MappedFile MappedFile::OpenReadWrite(const std::string& path,
 MappedFile MappedFile::CreateReadWrite(const std::string& path,
                                        std::size_t size) {
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) ThrowSystemError("open " + path, errno);
+  if (fd < 0) ThrowWriteError("open", path, errno);
   FdCloser closer{fd};
-  if (ftruncate(fd, static_cast<off_t>(size)) != 0)
-    ThrowSystemError("ftruncate " + path, errno);
+  if (size > 0) {
+    if (int err = posix_fallocate(fd, 0, static_cast<off_t>(size)); err != 0) {
+      unlink(path.c_str());
+      ThrowWriteError("allocate", path, err);
+    }
+  }
   return Map(path, fd, size, /*writable=*/true);
 }
 

@@ -10,6 +10,12 @@ namespace bdmpi {
 // Creates `path` exclusively (0600) and writes `size` bytes into it.
 void WriteNewFile(const std::string& path, const void* data, std::size_t size);
 
+// Throws for a failed write (or create, or allocation) of `path`. A full
+// disk names the directory and what to do about it, since every spill
+// file of a job lands in the one scratch directory the user chose.
+[[noreturn]] void ThrowWriteError(const std::string& what, const std::string& path,
+                                  int err);
+
 // Reads up to `capacity` bytes from the start of `path`; returns the count.
 std::size_t ReadFilePrefix(const std::string& path, void* data,
                            std::size_t capacity);
@@ -41,7 +47,9 @@ class MappedFile {
  public:
   static MappedFile OpenRead(const std::string& path, std::size_t size);
   static MappedFile OpenReadWrite(const std::string& path, std::size_t size);
-  // Creates `path` exclusively with `size` bytes (zero-filled).
+  // Creates `path` exclusively with `size` bytes (zero-filled), allocated
+  // up front: a full disk is an error here, not a SIGBUS at the first
+  // write through the mapping.
   static MappedFile CreateReadWrite(const std::string& path, std::size_t size);
   // The first `size` bytes of the open file `fd` (`path` names it in errors).
   static MappedFile Map(const std::string& path, int fd, std::size_t size,

@@ -47,7 +47,7 @@ UniqueFd SpillDir::Create(std::uint64_t file_id, int access, std::uint64_t* inod
   CheckStillInPlace();
   UniqueFd fd(openat(fd_.get(), FileName(file_id).c_str(),
                      access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd.valid()) ThrowSystemError("create " + FilePath(file_id), errno);
+  if (!fd.valid()) ThrowWriteError("create", FilePath(file_id), errno);
   *inode = InodeOf(fd.get());
   return fd;
 }

@@ -56,18 +56,72 @@ Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
               collective.root != request.peer)) {
     // MPI leaves this undefined; silently mixing them would corrupt data.
     Fail(1, "rank " + std::to_string(slave.world_rank) + " called " +
-                MsgTypeName(request.type) + " (root " + std::to_string(request.peer) +
+                MpiCallName(request.type) + " (root " + std::to_string(request.peer) +
                 ") while other ranks of the communicator called " +
-                MsgTypeName(collective.type) + " (root " +
+                MpiCallName(collective.type) + " (root " +
                 std::to_string(collective.root) + ")");
     throw Error(kErrOther, "collective mismatch");
   }
   ++collective.arrived;
+  if (request.type == MsgType::kBcast || request.type == MsgType::kReduce ||
+      request.type == MsgType::kAllreduce) {
+    // MPI wants the same amount of data from every member; a bcast of
+    // another size would cut or overrun a buffer, a reduction would fold
+    // unrelated data.
+    if (created) collective.first_rank = request.rank;
+    if (request.bytes != collective.bytes) {
+      Fail(1, std::string(MpiCallName(request.type)) + " with different sizes: rank " +
+                  std::to_string(comm.world_ranks[request.rank]) + " passed " +
+                  std::to_string(request.bytes) + " bytes, rank " +
+                  std::to_string(comm.world_ranks[collective.first_rank]) + " passed " +
+                  std::to_string(collective.bytes) +
+                  " bytes (every rank must give the same count and datatype)");
+      throw Error(kErrOther, "collective size mismatch");
+    }
+  }
   return collective;
+}
+
+std::string Master::MembersThatLeft(const Collective& collective) const {
+  std::string left;
+  for (int rank : Comm(collective.comm).local_ranks) {
+    const Slave& member = slaves_[Comm(collective.comm).world_ranks[rank] -
+                                  node_ * options_.nslaves];
+    if (member.state != SlaveState::kFinalized && member.state != SlaveState::kExited) continue;
+    auto joined = member.collective_seq.find(collective.comm);
+    if (joined != member.collective_seq.end() && joined->second > collective.seq) continue;
+    left += (left.empty() ? "rank " : ", rank ") + std::to_string(member.world_rank);
+  }
+  return left;
+}
+
+void Master::FailCollectivesMissing(const Slave* leaving) {
+  // A member that has finalized or exited will never join: without this
+  // the others would wait until the deadlock check (one node) or forever.
+  for (const auto& [key, collective] : collectives_) {
+    if (collective.done) continue;
+    std::string left = MembersThatLeft(collective);
+    if (left.empty()) continue;
+    std::string waiting;
+    for (const Slave& slave : slaves_) {
+      if (slave.state == SlaveState::kCBlocked && slave.pending &&
+          slave.pending->comm == key.first && slave.pending->id == key.second)
+        waiting += (waiting.empty() ? "rank " : ", rank ") + std::to_string(slave.world_rank);
+    }
+    if (waiting.empty() && leaving != nullptr) continue;  // only contributions buffered
+    Fail(1, std::string(MpiCallName(collective.type)) + " can never complete: " + left +
+                " finalized or exited without calling it" +
+                (waiting.empty() ? "" : " (" + waiting + " wait in it)"));
+    return;
+  }
 }
 
 void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
   Collective& collective = JoinCollective(slave, request);
+  if (!MembersThatLeft(collective).empty()) {
+    FailCollectivesMissing(nullptr);
+    return;
+  }
   RequestMsg joined = request;
   joined.id = collective.seq;  // Ready() and Complete() find it by (comm, seq)
   switch (request.type) {

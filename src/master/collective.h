@@ -21,6 +21,7 @@ struct Collective {
   std::uint16_t datatype = 0;
   std::uint16_t op = 0;
   std::uint64_t bytes = 0;  // root's / contributors' payload size
+  int first_rank = 0;       // the member (comm rank) that set `bytes`
   int arrived = 0;  // local members so far
   bool root_arrived = false;
   bool local_complete = false;  // every local member has done its part

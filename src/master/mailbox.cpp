@@ -53,6 +53,13 @@ void Mailbox::Discard(std::uint64_t id) {
   }
 }
 
+const PostedRecv* Mailbox::FindPosted(std::uint64_t id) const {
+  for (const PostedRecv& recv : posted_) {
+    if (recv.id == id) return &recv;
+  }
+  return nullptr;
+}
+
 const Message* Mailbox::Probe(int comm, int source, int tag) const {
   PostedRecv probe{0, comm, source, tag, 0};
   for (const Message& message : unexpected_) {

@@ -64,6 +64,12 @@ class Mailbox {
   // arguments would take, for MPI_Probe.
   const Message* Probe(int comm, int source, int tag) const;
 
+  // A posted receive still waiting for its message, or null (for messages
+  // that name what a blocked rank waits for).
+  const PostedRecv* FindPosted(std::uint64_t id) const;
+  // Every posted receive still waiting, in posting order.
+  const std::deque<PostedRecv>& Posted() const { return posted_; }
+
   std::size_t queued() const { return unexpected_.size(); }
   std::size_t posted() const { return posted_.size(); }
 

@@ -320,13 +320,19 @@ void Master::EventLoop() {
       network_->Shutdown();
     }
     std::size_t size = request_queue_.Receive(message, sizeof message);
-    bool well_formed = ForEachRequest(
-        message, size, [this](const RequestMsg& request, const std::byte* payload) {
-          if (!failed_) OnRequest(request, payload);
-        });
-    BDMPI_ENFORCE(well_formed, "malformed request message");
-    if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
-    if (!failed_) CheckDeadlock();
+    try {
+      bool well_formed = ForEachRequest(
+          message, size, [this](const RequestMsg& request, const std::byte* payload) {
+            if (!failed_) OnRequest(request, payload);
+          });
+      BDMPI_ENFORCE(well_formed, "malformed request message");
+      if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
+      if (!failed_) CheckDeadlock();
+    } catch (const std::exception& error) {
+      // E.g. a full scratch disk under a master-side spill file: the job
+      // ends here, and the other masters hear why instead of being killed.
+      Fail(1, error.what());
+    }
   }
 }
 
@@ -360,7 +366,8 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
       ReplyMsg reply;
       reply.type = request.type;
       Reply(slave, reply);
-      Schedule();
+      FailCollectivesMissing(&slave);
+      if (!failed_) Schedule();
       break;
     }
     case MsgType::kAbort: {
@@ -483,6 +490,9 @@ void Master::OnNetworkEvents() {
       case NetworkEvent::Kind::kFinished:
         network_finished_ = true;
         break;
+      case NetworkEvent::Kind::kDeadlock:
+        Fail(event.status, event.text);
+        break;
     }
   }
 }
@@ -506,49 +516,98 @@ void Master::KillSlaves() {
 
 namespace {
 
-// What a blocked slave waits in, as the user wrote it.
-std::string DescribeBlockedCall(const RequestMsg& request) {
-  auto with_source = [&](const char* call) {
-    return std::string(call) + "(source " + std::to_string(request.peer) +
-           ", tag " + std::to_string(request.tag) + ")";
-  };
-  switch (request.type) {
-    case MsgType::kPostRecv:
-    case MsgType::kWaitRecv: return with_source("MPI_Recv/MPI_Wait");
-    case MsgType::kProbe: return with_source("MPI_Probe");
-    case MsgType::kWaitAny: return "MPI_Waitany/MPI_Waitsome";
-    case MsgType::kBarrier: return "MPI_Barrier";
-    case MsgType::kBcast: return "MPI_Bcast(root " + std::to_string(request.peer) + ")";
-    case MsgType::kReduce: return "MPI_Reduce(root " + std::to_string(request.peer) + ")";
-    case MsgType::kAllreduce: return "MPI_Allreduce";
-    case MsgType::kCommSplit: return "MPI_Comm_split/dup/create";
-    case MsgType::kEnterCritical: return "BDMPI_Enter_critical";
-    default: return MsgTypeName(request.type);
-  }
+std::string DescribeMatch(int source, int tag) {
+  return "(source " + (source == kAnySource ? "MPI_ANY_SOURCE" : std::to_string(source)) +
+         ", tag " + (tag == kAnyTag ? "MPI_ANY_TAG" : std::to_string(tag)) + ")";
 }
 
 }  // namespace
 
-void Master::CheckDeadlock() {
-  // Only a single-node job knows every rank; across nodes a message may
-  // still come from elsewhere.
-  if (nnodes_ != 1 || scheduler_.running() > 0 || !scheduler_.idle()) return;
+std::string Master::DescribeBlockedCall(const Slave& slave) const {
+  const RequestMsg& request = *slave.pending;
+  // A wait names a receive posted earlier: its source and tag are there.
+  auto posted = [&](std::uint64_t id) {
+    const PostedRecv* recv = slave.mailbox.FindPosted(id);
+    return recv == nullptr ? std::string("(a completed receive)")
+                           : DescribeMatch(recv->source, recv->tag);
+  };
+  switch (request.type) {
+    case MsgType::kPostRecv: return "MPI_Recv" + DescribeMatch(request.peer, request.tag);
+    case MsgType::kWaitRecv: {
+      // MPI_Waitall waits for its requests one by one: the rank's other
+      // pending receives are probably the rest of it.
+      std::string text = "MPI_Wait/MPI_Waitall" + posted(request.id);
+      std::size_t others = 0;
+      for (const PostedRecv& recv : slave.mailbox.Posted()) {
+        if (recv.id == request.id || recv.discard) continue;
+        if (++others <= 3)
+          text += (others == 1 ? " with other pending receives " : ", ") +
+                  DescribeMatch(recv.source, recv.tag);
+      }
+      if (others > 3) text += " and " + std::to_string(others - 3) + " more";
+      return text;
+    }
+    case MsgType::kProbe: return "MPI_Probe" + DescribeMatch(request.peer, request.tag);
+    case MsgType::kWaitAny: {
+      std::string text = "MPI_Waitany/MPI_Waitsome on";
+      for (std::size_t i = 0; i < slave.wait_ids.size(); ++i)
+        text += (i == 0 ? " " : ", ") + posted(slave.wait_ids[i]);
+      return text;
+    }
+    case MsgType::kBcast:
+    case MsgType::kReduce:
+      return MpiCallName(request.type) + ("(root " + std::to_string(request.peer) + ")");
+    default: return MpiCallName(request.type);
+  }
+}
+
+std::optional<std::string> Master::BlockedRanks() const {
+  if (scheduler_.running() > 0 || !scheduler_.idle()) return std::nullopt;
   std::string blocked;
   for (const Slave& slave : slaves_) {
     switch (slave.state) {
       case SlaveState::kRBlocked:
       case SlaveState::kCBlocked:
-        blocked += (blocked.empty() ? " rank " : "; rank ") +
-                   std::to_string(slave.world_rank) + " in " +
-                   DescribeBlockedCall(*slave.pending);
+        blocked += (blocked.empty() ? "rank " : "; rank ") +
+                   std::to_string(slave.world_rank) + " in " + DescribeBlockedCall(slave);
         break;
+      case SlaveState::kFinalized:
       case SlaveState::kExited:
         break;
       default:
-        return;  // someone can still make progress
+        return std::nullopt;  // someone can still make progress
     }
   }
-  if (!blocked.empty()) Fail(1, "deadlock: every live rank is blocked:" + blocked);
+  return blocked;
+}
+
+void Master::CheckDeadlock() {
+  std::optional<std::string> blocked = BlockedRanks();
+  if (network_) {
+    // Across nodes a message may still come from elsewhere: node 0's
+    // network thread decides from every node's state (Network::ReportState).
+    NodeState state;
+    state.quiescent = blocked.has_value();
+    state.sent = remote_sent_;
+    state.received = remote_received_;
+    if (blocked) {
+      state.any_blocked = !blocked->empty();
+      state.blocked = std::move(*blocked);
+      // Ranks that finalized are often why the others wait (a collective
+      // they never joined): name them too.
+      for (const Slave& slave : slaves_) {
+        if (slave.state != SlaveState::kFinalized && slave.state != SlaveState::kExited)
+          continue;
+        state.blocked += (state.blocked.empty() ? "rank " : "; rank ") +
+                         std::to_string(slave.world_rank) +
+                         (slave.state == SlaveState::kFinalized ? " finalized" : " exited");
+      }
+    }
+    network_->ReportState(std::move(state));
+    return;
+  }
+  if (blocked && !blocked->empty())
+    Fail(1, "deadlock: every live rank is blocked: " + *blocked);
 }
 
 double Master::ResidentFraction(int index) {

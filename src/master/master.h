@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "master/collective.h"
 #include "master/core_binder.h"
 #include "master/event_watcher.h"
+#include "master/mpi_call_name.h"
 #include "master/network.h"
 #include "master/options.h"
 #include "master/payload.h"
@@ -66,7 +68,14 @@ class Master {
   // another node, tells the other masters.
   void Fail(int exit_status, const std::string& message, bool tell_others = true);
   void KillSlaves();
+  // On one node, ends the job when every live rank is blocked; with
+  // several, reports this node's state to node 0's deadlock watch.
   void CheckDeadlock();
+  // "rank 0 in MPI_Recv(...); rank 1 in ...", "" when no rank is live, or
+  // nullopt when some rank can still run.
+  std::optional<std::string> BlockedRanks() const;
+  // What a blocked slave waits in, as the user wrote it.
+  std::string DescribeBlockedCall(const Slave& slave) const;
   double ResidentFraction(int slave);
 
   // Node memory budget for storage-backed data (memory.cpp).
@@ -133,6 +142,12 @@ class Master {
   void ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request);
   void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
   void FoldContributions(Collective& collective);
+  // Local members of the communicator that finalized or exited before
+  // joining `collective` ("rank 3, rank 5"; empty: none).
+  std::string MembersThatLeft(const Collective& collective) const;
+  // Ends the job if a pending collective lacks a member that left; with
+  // `leaving` (a rank just finalized), only if someone waits in it.
+  void FailCollectivesMissing(const Slave* leaving);
   // Drops a finished collective; the communicator goes too if it was freed.
   void EraseCollective(std::map<std::pair<int, std::uint64_t>, Collective>::iterator it);
 
@@ -201,6 +216,8 @@ class Master {
   std::unique_ptr<Network> network_;  // only with several nodes
   std::unique_ptr<CoreBinder> binder_;  // only with -nr > 1
   bool network_finished_ = false;
+  std::uint64_t remote_sent_ = 0;      // messages forwarded to other nodes
+  std::uint64_t remote_received_ = 0;  // messages delivered from other nodes
   bool network_shutdown_ = false;
   const std::byte* inline_payload_ = nullptr;  // of the request being handled
   int live_slaves_ = 0;

@@ -67,17 +67,26 @@ bool MpiTransport::Test(coll::RequestId id) {
   BDMPI_ENFORCE(it != pending_.end(), "testing an unknown transport request");
   int done = 0;
   MPI_Status status;
-  Check(MPI_Test(&it->second.request, &done, &status), "MPI_Test");
+  int rc = MPI_Test(&it->second.request, &done, &status);
+  int error_class = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
+  // More or fewer bytes than this master expects: its members and those of
+  // another node gave different sizes (see Network::ProgressCollectives).
+  if (error_class == MPI_ERR_TRUNCATE)
+    throw Error(kErrTruncate, "node " + std::to_string(status.MPI_SOURCE) + " sent more than " +
+                                  std::to_string(it->second.expected) + " bytes");
+  Check(rc, "MPI_Test");
   if (!done) return false;
   if (it->second.is_recv) {
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
     if (static_cast<std::size_t>(count) != it->second.expected)
-      throw Error(kErrTruncate, "a master sent " + std::to_string(count) +
-                                    " bytes where " + std::to_string(it->second.expected) +
-                                    " were expected");
+      throw Error(kErrTruncate, "node " + std::to_string(status.MPI_SOURCE) + " sent " +
+                                    std::to_string(count) + " bytes where " +
+                                    std::to_string(it->second.expected) + " were expected");
   }
   pending_.erase(it);
+  ++completed_;
   return true;
 }
 

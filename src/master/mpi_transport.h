@@ -54,6 +54,8 @@ class MpiTransport : public coll::Transport {
   coll::RequestId Irecv(int peer, int tag, std::byte* data,
                         std::size_t bytes) override;
   bool Test(coll::RequestId request) override;
+  // Requests completed so far: a step that moves data is not stuck.
+  std::uint64_t completed() const { return completed_; }
 
  private:
   struct Pending {
@@ -69,6 +71,7 @@ class MpiTransport : public coll::Transport {
   std::shared_ptr<const NodeGroup> group_;
   coll::RequestId next_id_ = 0;
   std::unordered_map<coll::RequestId, Pending> pending_;
+  std::uint64_t completed_ = 0;
 };
 
 }  // namespace bdmpi

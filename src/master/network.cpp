@@ -8,13 +8,17 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <utility>
 
 #include "common/datatype.h"
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
 #include "collectives/collectives.h"
 #include "common/reduce.h"
+#include "master/mpi_call_name.h"
 
 namespace bdmpi {
 namespace {
@@ -65,6 +69,7 @@ Network::Network(Config config, std::function<void()> wake)
   ExchangeNodeNames();
   heartbeat_.kind = ControlKind::kHeartbeat;
   heartbeat_requests_.assign(nnodes_, MPI_REQUEST_NULL);
+  states_.assign(nnodes_, ControlMsg{});
 }
 
 void Network::ExchangeNodeNames() {
@@ -139,12 +144,16 @@ void Network::StartCollective(const CollectiveStep& step) {
 
 void Network::Abort(int status, const std::string& text) {
   std::unique_lock<std::mutex> lock(mutex_);
+  RequestAbortLocked(status, text);
+  work_cv_.notify_one();
+  abort_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return abort_sent_; });
+}
+
+void Network::RequestAbortLocked(int status, const std::string& text) {
   abort_notice_.kind = ControlKind::kAbort;
   abort_notice_.status = status;
   std::snprintf(abort_notice_.text, sizeof abort_notice_.text, "%s", text.c_str());
   abort_requested_ = true;
-  work_cv_.notify_one();
-  abort_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return abort_sent_; });
 }
 
 void Network::Shutdown() {
@@ -153,6 +162,11 @@ void Network::Shutdown() {
     shutdown_requested_ = true;
   }
   work_cv_.notify_one();
+}
+
+void Network::ReportState(NodeState state) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  local_state_ = std::move(state);
 }
 
 std::vector<NetworkEvent> Network::TakeEvents() {
@@ -185,11 +199,24 @@ void Network::Run() {
       busy |= ProgressCollectives();
       busy |= ProgressControl();
       ProgressLiveness();
+      ProgressDeadlockWatch();
     } catch (const std::exception& error) {
+      // This thread is the only one that can reach the other masters: tell
+      // them before leaving, or they would wait for MPI_Abort's kill.
+      std::string text = std::string("network: ") + error.what();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        RequestAbortLocked(1, text);
+      }
+      if (!notices_started_) {
+        notices_started_ = true;
+        SendAbortNotices();
+        FinishAbortNotices(std::chrono::seconds(1));
+      }
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kAbort;
       event.status = 1;
-      event.text = std::string("network: ") + error.what();
+      event.text = text;
       Push(std::move(event));
       return;
     }
@@ -198,6 +225,7 @@ void Network::Run() {
       for (MPI_Request& request : heartbeat_requests_) {
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
+      if (state_request_ != MPI_REQUEST_NULL) MPI_Request_free(&state_request_);
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kFinished;
       Push(std::move(event));
@@ -335,6 +363,7 @@ bool Network::ProgressSends(int dest) {
     stream.active = false;
     busy = true;
   }
+  if (busy) ++progress_;
   return busy;
 }
 
@@ -348,6 +377,7 @@ bool Network::ProgressReceives() {
              "MPI_Improbe");
     if (!flag) return busy;
     busy = true;
+    ++progress_;
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
     if (static_cast<std::size_t>(count) > receive_buffer_.size()) receive_buffer_.resize(count);
@@ -373,6 +403,7 @@ bool Network::ProgressReceives() {
       stream.fd = config_.spill_dir
                       ->Create(stream.message.file_id, O_WRONLY, &stream.message.file_inode)
                       .Release();
+      stream.path = config_.spill_dir->FilePath(stream.message.file_id);
       stream.chunks_left = header.chunks;
       stream.offset = 0;
       stream.active = true;
@@ -383,7 +414,7 @@ bool Network::ProgressReceives() {
       ssize_t n = pwrite(stream.fd, receive_buffer_.data() + done, count - done,
                          static_cast<off_t>(stream.offset + done));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) ThrowSystemError("pwrite to a spill file", errno);
+      if (n < 0) ThrowWriteError("write", stream.path, errno);
       done += static_cast<std::size_t>(n);
     }
     stream.offset += static_cast<std::uint64_t>(count);
@@ -451,7 +482,16 @@ void Network::StartStep(const CollectiveStep& step) {
 bool Network::ProgressCollectives() {
   bool busy = false;
   for (auto it = steps_.begin(); it != steps_.end();) {
-    if (!it->operation->Progress()) {
+    bool done = false;
+    try {
+      done = it->operation->Progress();
+    } catch (const Error& error) {
+      if (error.error_class() != kErrTruncate) throw;
+      throw Error(kErrOther, std::string(MpiCallName(it->step.type)) +
+                                 " with different sizes on different nodes: " + error.what() +
+                                 " (every rank must give the same count and datatype)");
+    }
+    if (!done) {
       ++it;
       continue;
     }
@@ -460,7 +500,14 @@ bool Network::ProgressCollectives() {
     event.comm = it->step.comm;
     event.seq = it->step.seq;
     Push(std::move(event));
+    StepRef finished;
+    finished.comm = it->step.comm;
+    finished.seq = it->step.seq;
+    finished.group_size = static_cast<int>(it->step.group->nodes.size());
+    finished_steps_.push_back(finished);
+    if (finished_steps_.size() > kMaxStepRefs / 2) finished_steps_.pop_front();
     it = steps_.erase(it);
+    ++progress_;
     busy = true;
   }
   return busy;
@@ -480,6 +527,20 @@ void Network::SendAbortNotices() {
                   &request) == MPI_SUCCESS)
       notice_requests_.push_back(request);
   }
+}
+
+void Network::FinishAbortNotices(std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!notice_requests_.empty() && std::chrono::steady_clock::now() < deadline) {
+    int done = 0;
+    MPI_Testall(static_cast<int>(notice_requests_.size()), notice_requests_.data(), &done,
+                MPI_STATUSES_IGNORE);
+    if (done) notice_requests_.clear();
+    sched_yield();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  abort_sent_ = true;
+  abort_cv_.notify_all();
 }
 
 bool Network::ProgressControl() {
@@ -515,6 +576,10 @@ bool Network::ProgressControl() {
              "MPI_Recv");
     watch_.Heard(status.MPI_SOURCE, PeerWatch::Clock::now());
     if (notice.kind == ControlKind::kHeartbeat) continue;
+    if (notice.kind == ControlKind::kState) {
+      if (node_ == 0) states_[status.MPI_SOURCE] = notice;
+      continue;
+    }
     NetworkEvent event;
     event.kind = NetworkEvent::Kind::kAbort;
     event.status = notice.status;
@@ -524,6 +589,113 @@ bool Network::ProgressControl() {
     busy = true;
   }
   return busy;
+}
+
+void Network::ProgressDeadlockWatch() {
+  PeerWatch::Clock::time_point now = PeerWatch::Clock::now();
+  if (now < next_state_) return;
+  next_state_ = now + std::chrono::milliseconds(500);
+  ControlMsg state;
+  state.kind = ControlKind::kState;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    state.quiescent = !local_state_.quiescent ? 0 : local_state_.any_blocked ? 2 : 1;
+    state.sent = local_state_.sent;
+    state.received = local_state_.received;
+    // A control message has room for a few ranks; "..." says more were cut.
+    std::string blocked = local_state_.blocked;
+    if (blocked.size() >= sizeof state.text) blocked = blocked.substr(0, sizeof state.text - 4) + "...";
+    std::snprintf(state.text, sizeof state.text, "%s", blocked.c_str());
+  }
+  // A collective step that still moves data is progress, however slowly.
+  state.progress = progress_;
+  for (const ActiveStep& step : steps_) state.progress += step.transport->completed();
+  auto add_step = [&state](StepRef ref) {
+    if (state.nsteps == kMaxStepRefs) {
+      state.steps_overflow = 1;
+      return;
+    }
+    state.steps[state.nsteps++] = ref;
+  };
+  for (const ActiveStep& step : steps_) {
+    StepRef ref;
+    ref.comm = step.step.comm;
+    ref.seq = step.step.seq;
+    ref.group_size = static_cast<int>(step.step.group->nodes.size());
+    ref.active = 1;
+    add_step(ref);
+  }
+  for (const StepRef& ref : finished_steps_) add_step(ref);
+  if (node_ == 0) {
+    states_[0] = state;
+    CheckGlobalDeadlock();
+  } else if (TestRequest(state_request_)) {
+    state_msg_ = state;
+    CheckMpi(MPI_Isend(&state_msg_, sizeof state_msg_, MPI_BYTE, 0, kTagControl, control_,
+                       &state_request_),
+             "MPI_Isend");
+  }
+}
+
+void Network::CheckGlobalDeadlock() {
+  // Deadlocked: every node quiescent, every message sent across nodes
+  // received (none in flight), and nothing changed on any node between
+  // consecutive checks (no collective step moving data either).
+  std::uint64_t sent = 0, received = 0;
+  bool quiet = true, anyone_blocked = false, unchanged = last_states_.size() == states_.size();
+  for (std::size_t node = 0; node < states_.size(); ++node) {
+    const ControlMsg& state = states_[node];
+    quiet = quiet && state.kind == ControlKind::kState && state.quiescent != 0;
+    anyone_blocked = anyone_blocked || state.quiescent == 2;
+    sent += state.sent;
+    received += state.received;
+    if (unchanged) {
+      const ControlMsg& before = last_states_[node];
+      unchanged = before.sent == state.sent && before.received == state.received &&
+                  before.progress == state.progress && before.quiescent == state.quiescent;
+    }
+  }
+  last_states_ = states_;
+  quiet_rounds_ = quiet && anyone_blocked && sent == received && unchanged && !StepsProgress()
+                      ? quiet_rounds_ + 1
+                      : 0;
+  if (quiet_rounds_ < 2 || deadlock_reported_) return;
+  deadlock_reported_ = true;
+  std::string blocked;
+  for (std::size_t node = 0; node < states_.size(); ++node) {
+    if (states_[node].text[0] == '\0') continue;
+    blocked += (blocked.empty() ? " " : "; ") + std::string(states_[node].text);
+  }
+  NetworkEvent event;
+  event.kind = NetworkEvent::Kind::kDeadlock;
+  event.status = 1;
+  event.text = "deadlock across " + std::to_string(nnodes_) +
+               " nodes: every live rank is blocked and no message is in flight:" + blocked;
+  Push(std::move(event));
+}
+
+bool Network::StepsProgress() const {
+  struct Seen {
+    int nodes = 0;
+    int group_size = 0;
+    bool active = false;
+  };
+  std::map<std::pair<int, std::uint64_t>, Seen> seen;
+  for (const ControlMsg& state : states_) {
+    if (state.steps_overflow) return true;
+    for (int i = 0; i < state.nsteps && i < kMaxStepRefs; ++i) {
+      const StepRef& ref = state.steps[i];
+      Seen& entry = seen[{ref.comm, ref.seq}];
+      ++entry.nodes;
+      entry.group_size = ref.group_size;
+      entry.active = entry.active || ref.active != 0;
+    }
+  }
+  // A step some member never started cannot complete: it is part of the
+  // deadlock (e.g. a barrier a finalized rank's node never joined).
+  return std::any_of(seen.begin(), seen.end(), [](const auto& item) {
+    return item.second.active && item.second.nodes >= item.second.group_size;
+  });
 }
 
 void Network::ProgressLiveness() {

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -65,8 +66,19 @@ struct CollectiveStep {
   std::vector<std::size_t> block_bytes;  // comm split: each master's part
 };
 
+// What the event loop tells node 0's deadlock watch about its node.
+struct NodeState {
+  bool quiescent = false;    // no live rank can run until something arrives
+  std::uint64_t sent = 0;    // messages forwarded to other nodes so far
+  std::uint64_t received = 0;  // messages delivered from other nodes so far
+  bool any_blocked = false;  // some live rank waits (not all finalized)
+  std::string blocked;       // "rank 3 in MPI_Recv(source 2, tag 7); ..."
+};
+
 struct NetworkEvent {
-  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished };
+  // kDeadlock (node 0 only): every node has been quiescent with no message
+  // in flight for several rounds; `text` names the blocked ranks.
+  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock };
   Kind kind = Kind::kMessage;
   IncomingMessage message;      // kMessage
   int comm = 0;                 // kCollectiveDone
@@ -110,6 +122,8 @@ class Network {
   // is done, after which no MPI traffic remains.
   void Shutdown();
   std::vector<NetworkEvent> TakeEvents();
+  // The event loop's latest view of its node, for the deadlock watch.
+  void ReportState(NodeState state);
   // Cheap check the event loop makes after every request, in case a wake-up
   // could not be queued.
   bool HasEvents() const { return wake_pending_.load(std::memory_order_relaxed); }
@@ -136,6 +150,7 @@ class Network {
     IncomingMessage message;
     std::uint32_t chunks_left = 0;
     int fd = -1;
+    std::string path;  // of the spill file being written
     std::uint64_t offset = 0;
   };
   struct ActiveStep {
@@ -158,7 +173,19 @@ class Network {
   std::string Describe(int node) const;  // "node 2 (host vc2)"
   void StartStep(const CollectiveStep& step);
   void Push(NetworkEvent event);
+  // The notice Abort() and a failing network thread send (mutex_ held).
+  void RequestAbortLocked(int status, const std::string& text);
   void SendAbortNotices();
+  // Every half second: sends this node's kState to node 0; on node 0,
+  // declares a deadlock when every node stayed quiescent and balanced.
+  void ProgressDeadlockWatch();
+  void CheckGlobalDeadlock();
+  // Whether some step that every master of its group has started (active
+  // or lately finished on each) is still active: then it will complete.
+  bool StepsProgress() const;
+  // Waits (at most `limit`) for the notices to leave, when this thread
+  // ends and ProgressControl will not run again.
+  void FinishAbortNotices(std::chrono::milliseconds limit);
 
   Config config_;
   std::function<void()> wake_;
@@ -185,6 +212,15 @@ class Network {
   PeerWatch watch_{1, 0, {}, {}};
   ControlMsg heartbeat_;                      // the same bytes to every peer
   std::vector<MPI_Request> heartbeat_requests_;  // one outstanding per peer
+  std::uint64_t progress_ = 0;  // p2p transfers and finished steps
+  std::deque<StepRef> finished_steps_;  // the last few, newest last
+  PeerWatch::Clock::time_point next_state_{};
+  ControlMsg state_msg_;
+  MPI_Request state_request_ = MPI_REQUEST_NULL;
+  std::vector<ControlMsg> states_;        // node 0: each node's latest kState
+  std::vector<ControlMsg> last_states_;   // node 0: at the previous check
+  int quiet_rounds_ = 0;                  // node 0: checks in a row all quiet
+  bool deadlock_reported_ = false;
 
   // Shared with the event loop.
   std::mutex mutex_;
@@ -197,6 +233,7 @@ class Network {
   bool abort_requested_ = false;
   bool abort_sent_ = false;
   ControlMsg abort_notice_;
+  NodeState local_state_;
   std::vector<NetworkEvent> events_;
   std::atomic<bool> wake_pending_{false};
   std::thread thread_;

@@ -36,6 +36,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
     outgoing.header.tag = request.tag;
     outgoing.payload = std::move(message.payload);
     network_->Send(std::move(outgoing));
+    ++remote_sent_;
     return;
   }
   if (dest->state == SlaveState::kExited) return;  // nobody will receive it
@@ -44,6 +45,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
 }
 
 void Master::DeliverRemoteMessage(IncomingMessage incoming) {
+  ++remote_received_;
   const WireHeader& header = incoming.header;
   Message message;
   message.envelope = Envelope{header.comm, header.source, header.tag};

@@ -12,8 +12,6 @@ namespace bdmpi {
 
 void Master::ContributeReduce(Collective& collective, Slave& slave,
                               const RequestMsg& request) {
-  BDMPI_ENFORCE(request.bytes == collective.bytes,
-                "reduction with different counts on different ranks");
   collective.contributions[request.rank] = TakePayload(slave, request);
   FoldContributions(collective);
 }

@@ -9,7 +9,9 @@
 // the other, and MPI keeps the order of one sender's messages, so BDMPI's
 // non-overtaking rule holds across nodes.
 //
-// Control (communicator "control"): ControlMsg, e.g. the job is ending.
+// Control (communicator "control"): ControlMsg, e.g. the job is ending, and
+// every half second each master's kState for node 0's deadlock watch
+// (master/network.h, DeadlockWatch).
 #pragma once
 
 #include <cstdint>
@@ -27,16 +29,45 @@ struct WireHeader {
   std::uint32_t reserved = 0;
 };
 
-// kHeartbeat: "still here" (master/peer_watch.h); kAbort: the job ends.
-enum class ControlKind : std::int32_t { kAbort = 1, kHeartbeat = 2 };
+// kHeartbeat: "still here" (master/peer_watch.h); kAbort: the job ends;
+// kState: a master's ranks and traffic, to node 0.
+enum class ControlKind : std::int32_t { kAbort = 1, kHeartbeat = 2, kState = 3 };
+
+// An inter-node collective step a master has under way (or finished
+// lately), for the deadlock watch: a step every master of its group has
+// started will complete, however long its data takes.
+struct StepRef {
+  std::int32_t comm = 0;
+  std::int32_t group_size = 0;  // masters taking part
+  std::uint64_t seq = 0;
+  std::int32_t active = 0;      // 0: finished lately
+  std::int32_t reserved = 0;
+};
+
+inline constexpr int kMaxStepRefs = 16;
 
 struct ControlMsg {
   ControlKind kind = ControlKind::kAbort;
   std::int32_t status = 0;  // the job's exit status
   char text[248] = {};      // why, for the other masters' messages
+  // kState: whether every live rank of the node is blocked (1: none is
+  // live, 2: some are blocked; 0: some can run), the messages
+  // it has sent to and received from other nodes, a counter of its
+  // network progress, and `text`: its blocked ranks and their calls.
+  std::int32_t quiescent = 0;
+  std::int32_t reserved = 0;
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::uint64_t progress = 0;
+  // Its collective steps; steps_overflow: more than fit (the watch then
+  // assumes they progress).
+  std::int32_t nsteps = 0;
+  std::int32_t steps_overflow = 0;
+  StepRef steps[kMaxStepRefs];
 };
 
 static_assert(std::is_trivially_copyable_v<WireHeader>);
 static_assert(std::is_trivially_copyable_v<ControlMsg>);
+static_assert(std::is_trivially_copyable_v<StepRef>);
 
 }  // namespace bdmpi

@@ -13,6 +13,9 @@
 #   --timeout SECS            kill the job after SECS seconds (default 300);
 #                             a timeout always fails, whatever is expected
 #   --launcher-arg ARG        extra launcher argument before PROG (repeatable)
+#   --scratch-tmpfs SIZE      bdmpiexec: the scratch dir is a tmpfs of SIZE
+#                             (e.g. 1m: a full disk). Needs root; otherwise
+#                             the test is skipped (exit status 77)
 #   --keep                    keep the scratch dir and logs when a check fails
 #   -h, --help                print this text
 #
@@ -24,7 +27,8 @@
 # mpirun runs (Open MPI, to validate the programs themselves) get
 # --oversubscribe (and --allow-run-as-root as root) and the process check.
 #
-# Exit status: 0 if every check passed, 1 if one failed, 2 on a usage error.
+# Exit status: 0 if every check passed, 1 if one failed, 2 on a usage error,
+# 77 if the test cannot run here (skipped).
 # The job's stdout and stderr are printed after it ends, then one line per
 # failed check and a final "run_job: PASS" or "run_job: FAIL" line.
 
@@ -48,6 +52,7 @@ expect_exit=0
 expect_stderr=""
 timeout_s=300
 keep=0
+scratch_tmpfs=""
 launcher_args=()
 
 while (($#)); do
@@ -63,6 +68,7 @@ while (($#)); do
     --expect-stderr) expect_stderr=${2?}; shift 2 ;;
     --timeout) timeout_s=${2?}; shift 2 ;;
     --launcher-arg) launcher_args+=("${2?}"); shift 2 ;;
+    --scratch-tmpfs) scratch_tmpfs=${2?}; shift 2 ;;
     --keep) keep=1; shift ;;
     -h | --help) usage 0 ;;
     --) shift; break ;;
@@ -90,6 +96,11 @@ case "$launcher" in
   *) die_usage "--launcher is bdmpiexec or mpirun, not '$launcher'" ;;
 esac
 
+if [[ -n $scratch_tmpfs ]] && (($(id -u) != 0)); then
+  echo "run_job: SKIP: --scratch-tmpfs mounts a tmpfs, which needs root"
+  exit 77
+fi
+
 failures=()
 fail() {
   failures+=("$*")
@@ -113,6 +124,14 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/run_job.XXXXXX") || exit 1
 scratch=""
 job_id=""
 
+# Removes the logs and the scratch dir (unmounting it if it is our tmpfs).
+remove_work_dirs() {
+  rm -rf "$logs"
+  [[ -n $scratch ]] || return 0
+  [[ -n $scratch_tmpfs ]] && umount "$scratch" 2>/dev/null
+  rm -rf "$scratch"
+}
+
 if [[ $launcher == bdmpiexec ]]; then
   # Message queues are visible as files only where the mqueue fs is mounted.
   if ! mountpoint -q /dev/mqueue 2>/dev/null &&
@@ -122,6 +141,12 @@ if [[ $launcher == bdmpiexec ]]; then
       "failed; leftover message queues will go unnoticed" >&2
   fi
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/bdmpi-scratch.XXXXXX") || exit 1
+  if [[ -n $scratch_tmpfs ]] &&
+    ! mount -t tmpfs -o "size=$scratch_tmpfs,mode=0700" tmpfs "$scratch"; then
+    remove_work_dirs
+    echo "run_job: could not mount a $scratch_tmpfs tmpfs on $scratch" >&2
+    exit 1
+  fi
   # Lower-case letters and digits only, so it is safe in any IPC name.
   job_id="jt$$$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')"
   cmd=("$bdmpiexec")
@@ -159,7 +184,7 @@ on_signal() {
     done
   fi
   [[ -n $job_id ]] && ipc_leftovers | xargs -r rm -f
-  rm -rf "$logs" ${scratch:+"$scratch"}
+  remove_work_dirs
   echo "run_job: interrupted; killed the job ($what)" >&2
   exit 1
 }
@@ -229,11 +254,11 @@ if ((${#failures[@]})); then
   if ((keep)); then
     echo "run_job: kept logs in $logs${scratch:+ and scratch dir $scratch}"
   else
-    rm -rf "$logs" ${scratch:+"$scratch"}
+    remove_work_dirs
   fi
   echo "run_job: FAIL ($what)"
   exit 1
 fi
-rm -rf "$logs" ${scratch:+"$scratch"}
+remove_work_dirs
 echo "run_job: PASS ($what)"
 exit 0

@@ -6,6 +6,7 @@
 #include <mqueue.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -407,6 +408,48 @@ TEST(FileIoTest, WriteNewFileInMissingDirectoryThrows) {
   ScopedTempDir dir;
   char byte = 'x';
   EXPECT_THROW(WriteNewFile(dir.Child("no/such/dir"), &byte, 1), Error);
+}
+
+// A full disk is a user's problem: the error names the directory, ENOSPC
+// and the option to change, with MPI_ERR_NO_SPACE's class.
+TEST(FileIoTest, WriteErrorOnFullDiskNamesTheDirectory) {
+  try {
+    ThrowWriteError("write", "/scratch/bdmpi-x/n0/0000000000000001", ENOSPC);
+    FAIL() << "no exception";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), kErrNoSpace);
+    std::string text = error.what();
+    EXPECT_NE(text.find("ENOSPC"), std::string::npos) << text;
+    EXPECT_NE(text.find("scratch directory /scratch/bdmpi-x/n0 "), std::string::npos) << text;
+    EXPECT_NE(text.find("--scratch-dir"), std::string::npos) << text;
+  }
+}
+
+// A collective's spill file on a full disk: an error at creation, not a
+// SIGBUS when the network thread writes through the mapping (which killed
+// the master). Needs root for the small tmpfs; skipped otherwise.
+TEST(FileIoTest, MappedFileCreateOnFullDiskThrows) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
+  ScopedTempDir dir;
+  ASSERT_EQ(mount("tmpfs", dir.path().c_str(), "tmpfs", 0, "size=64k"), 0) << strerror(errno);
+  std::string path = dir.Child("collective");
+  try {
+    MappedFile map = MappedFile::CreateReadWrite(path, 1 << 20);
+    ADD_FAILURE() << "a 1 MiB mapping on a 64 KiB tmpfs was created";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), kErrNoSpace) << error.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));  // not left behind
+  umount(dir.path().c_str());
+}
+
+TEST(FileIoTest, OtherWriteErrorsKeepTheSystemMessage) {
+  try {
+    ThrowWriteError("open", "/scratch/file", EACCES);
+    FAIL() << "no exception";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), "open /scratch/file: " + std::string(strerror(EACCES)));
+  }
 }
 
 TEST(FileIoTest, OwnedFileUnlinksOnDestruction) {

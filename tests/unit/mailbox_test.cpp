@@ -75,6 +75,20 @@ TEST(MailboxTest, ReceiveWithoutMessageIsPosted) {
   EXPECT_FALSE(mailbox.IsComplete(1));
 }
 
+// Deadlock messages name the source and tag of what a wait waits for.
+TEST(MailboxTest, FindPostedGivesPendingReceivesOnly) {
+  Mailbox box;
+  box.Post(MakeRecv(1, 0, 3, 7));
+  box.Post(MakeRecv(2, 0, kAnySource, 8));
+  ASSERT_NE(box.FindPosted(1), nullptr);
+  EXPECT_EQ(box.FindPosted(1)->source, 3);
+  EXPECT_EQ(box.FindPosted(1)->tag, 7);
+  EXPECT_EQ(box.FindPosted(2)->source, kAnySource);
+  box.Deliver(MakeMessage(0, 3, 7, 4));
+  EXPECT_EQ(box.FindPosted(1), nullptr);  // completed
+  EXPECT_EQ(box.FindPosted(99), nullptr);
+}
+
 TEST(MailboxTest, MessageCompletesPostedReceive) {
   Mailbox mailbox;
   ASSERT_FALSE(mailbox.Post(MakeRecv(42, 0, 1, 5)));
