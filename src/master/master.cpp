@@ -179,7 +179,7 @@ int Master::Run() {
   }
   request_queue_ = MessageQueue::Create(
       names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/false);
-  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue());
+  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue(), event_token_);
   if (nnodes_ > 1) {
     // The network thread wakes the event loop through the request queue.
     auto wake_queue = std::make_shared<MessageQueue>(
@@ -190,9 +190,10 @@ int Master::Run() {
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
     config.peer_timeout = PeerWatch::TimeoutFromEnvironment();
-    network_ = std::make_unique<Network>(config, [wake_queue] {
+    network_ = std::make_unique<Network>(config, [wake_queue, token = event_token_] {
       RequestMsg event;
       event.type = MsgType::kEvent;
+      event.token = token;
       event.peer = kNetworkEventPeer;
       RequestBatch message;
       message.Append(event, nullptr);
@@ -235,7 +236,7 @@ void Master::CreateSlaves() {
     // Ours come below; getenv would find an inherited one first.
     bool ours = false;
     for (const char* name : {kEnvStorageAlloc, kEnvStorageThreshold, kEnvPrefetch,
-                             kEnvMasterPid}) {
+                             kEnvMasterPid, kEnvSlaveToken}) {
       std::size_t length = std::strlen(name);
       ours = ours || (std::strncmp(*var, name, length) == 0 && (*var)[length] == '=');
     }
@@ -251,6 +252,7 @@ void Master::CreateSlaves() {
     slave.go_queue = MessageQueue::Create(names_.GoQueue(i), 4, kReplyMsgSize,
                                           /*nonblocking=*/true);
     slave.window = SharedMemory::Create(names_.Window(i), window_size_);
+    slave.token = NewUniqueToken();
   }
   CreateStorageTable();
   for (Slave& slave : slaves_) {
@@ -266,6 +268,7 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvNodeSize) + "=" + std::to_string(options_.nslaves));
     spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(window_size_));
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_);
+    spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     spec.env.push_back(std::string(kEnvStorageAlloc) + "=" +
@@ -301,22 +304,22 @@ void Master::EventLoop() {
         message, size, [this](const RequestMsg& request, const std::byte* payload) {
           if (!failed_) OnRequest(request, payload);
         });
-    BDMPI_ENFORCE(well_formed, "malformed request message");
+    if (!well_formed && !failed_)
+      Fail(1, "a malformed message reached the request queue (a program must not "
+              "write to BDMPI's queues itself)");
     if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
     if (!failed_) CheckDeadlock();
   }
 }
 
 void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payload) {
-  BDMPI_ENFORCE(request.version == kProtocolVersion,
-                "protocol version mismatch: slave built against another libbdmpi");
-  if (request.type == MsgType::kEvent) {
+  if (request.type == MsgType::kEvent && request.token == event_token_) {
     OnEvent(request);
     return;
   }
-  BDMPI_ENFORCE(request.slave >= 0 && request.slave < options_.nslaves,
-                "bad slave index " + std::to_string(request.slave));
-  Slave& slave = slaves_[request.slave];
+  Slave* sender = AuthenticatedSender(request);
+  if (sender == nullptr) return;  // the job has failed
+  Slave& slave = *sender;
   if (slave.state == SlaveState::kExited) return;  // sent before it died
   inline_payload_ = inline_payload;
   // The slave has consumed its previous reply.
