@@ -16,6 +16,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/program_path.h"
 #include "master/spawn.h"
 #include "master/topology.h"
 
@@ -234,13 +235,9 @@ void Master::CreateSlaves() {
     if (std::strncmp(*var, "OMPI_", 5) == 0 || std::strncmp(*var, "PMIX_", 5) == 0)
       continue;
     // Ours come below; getenv would find an inherited one first.
-    bool ours = false;
-    for (const char* name : {kEnvStorageAlloc, kEnvStorageThreshold, kEnvPrefetch,
-                             kEnvMasterPid, kEnvSlaveToken}) {
-      std::size_t length = std::strlen(name);
-      ours = ours || (std::strncmp(*var, name, length) == 0 && (*var)[length] == '=');
-    }
-    if (ours) continue;
+    if (IsJobOptionVariable(*var) || SetsVariable(*var, kEnvMasterPid) ||
+        SetsVariable(*var, kEnvSlaveToken))
+      continue;
     base_env.emplace_back(*var);
   }
   slaves_.resize(options_.nslaves);
@@ -271,12 +268,7 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
-    spec.env.push_back(std::string(kEnvStorageAlloc) + "=" +
-                       (options_.storage_alloc ? "on" : "off"));
-    spec.env.push_back(std::string(kEnvStorageThreshold) + "=" +
-                       std::to_string(options_.storage_threshold));
-    spec.env.push_back(std::string(kEnvPrefetch) + "=" +
-                       (options_.prefetch == Prefetch::kEager ? "eager" : "lazy"));
+    for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
     spec.cpu = cpu_;
     slave.pid = SpawnSlave(spec);
     ++live_slaves_;
