@@ -119,11 +119,14 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
       break;
   }
   if (!CarriesOwnRank(request.type) && request.type != MsgType::kCommFree) return "";
-  auto comm = comms_.find(UserCommId(request.comm));
-  if (comm == comms_.end())
+  // Collectives run on a communicator's twin too (CollectiveCommId); only
+  // the communicator itself is freed.
+  bool freeing = request.type == MsgType::kCommFree;
+  auto comm = comms_.find(freeing ? request.comm : UserCommId(request.comm));
+  if (comm == comms_.end() || (freeing && comm->second.live_members == 0))
     return "communicator " + std::to_string(request.comm) + ", which does not exist";
   const std::vector<int>& members = comm->second.world_ranks;
-  if (request.type == MsgType::kCommFree) {
+  if (freeing) {
     if (std::find(members.begin(), members.end(), slave.world_rank) == members.end())
       return "communicator " + std::to_string(request.comm) + ", of which it is no member";
     return "";
@@ -133,10 +136,12 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
       members[request.rank] != slave.world_rank)
     return "rank " + std::to_string(request.rank) + " in communicator " +
            std::to_string(request.comm) + " as its own";
-  if (request.type == MsgType::kSend &&
-      (request.peer < 0 || request.peer >= static_cast<int>(members.size())))
-    return "destination " + std::to_string(request.peer) + " outside communicator " +
-           std::to_string(request.comm);
+  // A send's destination, a broadcast's or reduction's root.
+  bool has_peer = request.type == MsgType::kSend || request.type == MsgType::kBcast ||
+                  request.type == MsgType::kReduce;
+  if (has_peer && (request.peer < 0 || request.peer >= static_cast<int>(members.size())))
+    return "rank " + std::to_string(request.peer) + " outside communicator " +
+           std::to_string(request.comm) + " as the other end";
   return "";
 }
 
