@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   std::string forge = argc == 3 && std::strcmp(argv[1], "--forge") == 0 ? argv[2] : "";
   // The runtime removes the token from the environment in MPI_Init.
   const char* token_text = std::getenv(bdmpi::kEnvSlaveToken);
-  auto own_token = static_cast<std::uint32_t>(token_text ? std::strtoul(token_text, nullptr, 10) : 0);
+  auto own_token =
+      static_cast<std::uint32_t>(token_text ? std::strtoul(token_text, nullptr, 10) : 0);
   MPI_Init(&argc, &argv);
   int rank = 0;
   int size = 0;
