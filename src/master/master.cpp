@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/private_dir.h"
+#include "common/program_path.h"
 #include "master/spawn.h"
 #include "master/topology.h"
 
@@ -201,7 +202,7 @@ int Master::Run() {
   }
   request_queue_ = MessageQueue::Create(
       names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/false);
-  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue());
+  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue(), event_token_);
   if (nnodes_ > 1) {
     // The network thread wakes the event loop through the request queue.
     auto wake_queue = std::make_shared<MessageQueue>(
@@ -212,9 +213,10 @@ int Master::Run() {
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
     config.peer_timeout = PeerWatch::TimeoutFromEnvironment();
-    network_ = std::make_unique<Network>(config, [wake_queue] {
+    network_ = std::make_unique<Network>(config, [wake_queue, token = event_token_] {
       RequestMsg event;
       event.type = MsgType::kEvent;
+      event.token = token;
       event.peer = kNetworkEventPeer;
       RequestBatch message;
       message.Append(event, nullptr);
@@ -254,13 +256,9 @@ void Master::CreateSlaves() {
     if (std::strncmp(*var, "OMPI_", 5) == 0 || std::strncmp(*var, "PMIX_", 5) == 0)
       continue;
     // Ours come below; getenv would find an inherited one first.
-    bool ours = false;
-    for (const char* name : {kEnvStorageAlloc, kEnvStorageThreshold, kEnvPrefetch,
-                             kEnvMasterPid, kEnvLaunchSecret}) {
-      std::size_t length = std::strlen(name);
-      ours = ours || (std::strncmp(*var, name, length) == 0 && (*var)[length] == '=');
-    }
-    if (ours) continue;
+    if (IsJobOptionVariable(*var) || SetsVariable(*var, kEnvMasterPid) ||
+        SetsVariable(*var, kEnvSlaveToken) || SetsVariable(*var, kEnvLaunchSecret))
+      continue;
     base_env.emplace_back(*var);
   }
   slaves_.resize(options_.nslaves);
@@ -272,6 +270,7 @@ void Master::CreateSlaves() {
     slave.go_queue = MessageQueue::Create(names_.GoQueue(i), 4, kReplyMsgSize,
                                           /*nonblocking=*/true);
     slave.window = SharedMemory::Create(names_.Window(i), window_size_);
+    slave.token = NewUniqueToken();
   }
   CreateStorageTable();
   for (Slave& slave : slaves_) {
@@ -289,14 +288,10 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_.path());
     spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
                        std::to_string(spill_dir_.inode()));
+    spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
-    spec.env.push_back(std::string(kEnvStorageAlloc) + "=" +
-                       (options_.storage_alloc ? "on" : "off"));
-    spec.env.push_back(std::string(kEnvStorageThreshold) + "=" +
-                       std::to_string(options_.storage_threshold));
-    spec.env.push_back(std::string(kEnvPrefetch) + "=" +
-                       (options_.prefetch == Prefetch::kEager ? "eager" : "lazy"));
+    for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
     spec.cpu = cpu_;
     slave.pid = SpawnSlave(spec);
     ++live_slaves_;
@@ -325,7 +320,9 @@ void Master::EventLoop() {
           message, size, [this](const RequestMsg& request, const std::byte* payload) {
             if (!failed_) OnRequest(request, payload);
           });
-      BDMPI_ENFORCE(well_formed, "malformed request message");
+      if (!well_formed && !failed_)
+        Fail(1, "a malformed message reached the request queue (a program must not "
+                "write to BDMPI's queues itself)");
       if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
       if (!failed_) CheckDeadlock();
     } catch (const std::exception& error) {
@@ -337,15 +334,13 @@ void Master::EventLoop() {
 }
 
 void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payload) {
-  BDMPI_ENFORCE(request.version == kProtocolVersion,
-                "protocol version mismatch: slave built against another libbdmpi");
-  if (request.type == MsgType::kEvent) {
+  if (request.type == MsgType::kEvent && request.token == event_token_) {
     OnEvent(request);
     return;
   }
-  BDMPI_ENFORCE(request.slave >= 0 && request.slave < options_.nslaves,
-                "bad slave index " + std::to_string(request.slave));
-  Slave& slave = slaves_[request.slave];
+  Slave* sender = AuthenticatedSender(request);
+  if (sender == nullptr) return;  // the job has failed
+  Slave& slave = *sender;
   if (slave.state == SlaveState::kExited) return;  // sent before it died
   inline_payload_ = inline_payload;
   // The slave has consumed its previous reply.

@@ -61,6 +61,14 @@ class Master {
   void EventLoop();
   void OnRequest(const RequestMsg& request, const std::byte* inline_payload);
   void OnEvent(const RequestMsg& event);
+  // Request authentication (request_check.cpp). The slave that sent
+  // `request` (identified by its token), or nullptr after failing the job
+  // when the request is forged or malformed.
+  Slave* AuthenticatedSender(const RequestMsg& request);
+  // What in the request is not the sender's to give; empty when all is.
+  std::string ForgedField(const Slave& slave, const RequestMsg& request) const;
+  Slave* SlaveWithToken(std::uint32_t token);
+  std::uint32_t NewUniqueToken() const;
   void OnNetworkEvents();
   void DeliverRemoteMessage(IncomingMessage message);
   void OnSlaveExit(Slave& slave, int wait_status);
@@ -197,6 +205,8 @@ class Master {
   std::string program_path_;
 
   MessageQueue request_queue_;
+  // Stamped on the events of the master's own threads (RequestMsg::token).
+  std::uint32_t event_token_ = NewRequestToken();
   std::vector<Slave> slaves_;
   Scheduler scheduler_;
   MemoryBudget budget_;
