@@ -12,53 +12,79 @@
 #include "common/error.h"
 
 namespace bdmpi {
-namespace {
 
-// Closes a descriptor on every path out of a function.
-struct FdCloser {
-  int fd;
-  ~FdCloser() {
-    if (fd >= 0) close(fd);
+void UniqueFd::reset(int fd) noexcept {
+  // close() is not retried on EINTR: on Linux the descriptor is gone anyway.
+  if (fd_ >= 0) close(fd_);
+  fd_ = fd;
+}
+
+UniqueFd OpenFile(const std::string& path, int flags, mode_t mode) {
+  UniqueFd fd(open(path.c_str(), flags, mode));
+  if (!fd) ThrowSystemError("open " + path, errno);
+  return fd;
+}
+
+ssize_t PreadFull(int fd, void* data, std::size_t size, std::uint64_t offset) noexcept {
+  char* cursor = static_cast<char*>(data);
+  std::size_t done = 0;
+  while (done < size) {
+    ssize_t n = pread(fd, cursor + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) break;  // end of file
+    done += static_cast<std::size_t>(n);
   }
-};
+  return static_cast<ssize_t>(done);
+}
 
-}  // namespace
+ssize_t PwriteFull(int fd, const void* data, std::size_t size,
+                   std::uint64_t offset) noexcept {
+  const char* cursor = static_cast<const char*>(data);
+  std::size_t done = 0;
+  while (done < size) {
+    ssize_t n = pwrite(fd, cursor + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) {  // no progress: the file system is full
+      errno = ENOSPC;
+      return -1;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+void ReadExactlyAt(int fd, void* data, std::size_t size, std::uint64_t offset,
+                   const std::string& path) {
+  ssize_t n = PreadFull(fd, data, size, offset);
+  if (n < 0) ThrowSystemError("pread " + path, errno);
+  if (static_cast<std::size_t>(n) < size)
+    throw Error(kErrIo, "pread " + path + ": the file ends " +
+                            std::to_string(size - static_cast<std::size_t>(n)) +
+                            " bytes early (at byte " + std::to_string(offset + n) + ")");
+}
+
+void WriteAllAt(int fd, const void* data, std::size_t size, std::uint64_t offset,
+                const std::string& path) {
+  if (PwriteFull(fd, data, size, offset) < 0) ThrowSystemError("pwrite " + path, errno);
+}
 
 void WriteNewFile(const std::string& path, const void* data, std::size_t size) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) ThrowSystemError("open " + path, errno);
-  FdCloser closer{fd};
-  const char* cursor = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = write(fd, cursor, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      unlink(path.c_str());
-      ThrowSystemError("write " + path, err);
-    }
-    cursor += n;
-    size -= static_cast<std::size_t>(n);
+  UniqueFd fd = OpenFile(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (PwriteFull(fd.get(), data, size, 0) < 0) {
+    int err = errno;
+    unlink(path.c_str());
+    ThrowSystemError("write " + path, err);
   }
 }
 
 std::size_t ReadFilePrefix(const std::string& path, void* data,
                            std::size_t capacity) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) ThrowSystemError("open " + path, errno);
-  FdCloser closer{fd};
-  char* cursor = static_cast<char*>(data);
-  std::size_t done = 0;
-  while (done < capacity) {
-    ssize_t n = read(fd, cursor + done, capacity - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ThrowSystemError("read " + path, errno);
-    }
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  return done;
+  UniqueFd fd = OpenFile(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = PreadFull(fd.get(), data, capacity, 0);
+  if (n < 0) ThrowSystemError("read " + path, errno);
+  return static_cast<std::size_t>(n);
 }
 
 OwnedFile::~OwnedFile() { unlink(path_.c_str()); }
@@ -69,34 +95,28 @@ MappedFile MappedFile::Map(const std::string& path, int fd, std::size_t size,
   int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
   void* data = mmap(nullptr, size, prot, MAP_SHARED, fd, 0);
   if (data == MAP_FAILED) ThrowSystemError("mmap " + path, errno);
-  // Reductions stream through the file once.
+  // Reductions stream through the file once (advice only: a failure is harmless).
   madvise(data, size, MADV_SEQUENTIAL);
   return MappedFile(static_cast<std::byte*>(data), size);
 }
 
 MappedFile MappedFile::OpenRead(const std::string& path, std::size_t size) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) ThrowSystemError("open " + path, errno);
-  FdCloser closer{fd};
-  return Map(path, fd, size, /*writable=*/false);
+  UniqueFd fd = OpenFile(path, O_RDONLY | O_CLOEXEC);
+  return Map(path, fd.get(), size, /*writable=*/false);
 }
 
 MappedFile MappedFile::OpenReadWrite(const std::string& path,
                                      std::size_t size) {
-  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) ThrowSystemError("open " + path, errno);
-  FdCloser closer{fd};
-  return Map(path, fd, size, /*writable=*/true);
+  UniqueFd fd = OpenFile(path, O_RDWR | O_CLOEXEC);
+  return Map(path, fd.get(), size, /*writable=*/true);
 }
 
 MappedFile MappedFile::CreateReadWrite(const std::string& path,
                                        std::size_t size) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) ThrowSystemError("open " + path, errno);
-  FdCloser closer{fd};
-  if (ftruncate(fd, static_cast<off_t>(size)) != 0)
+  UniqueFd fd = OpenFile(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (ftruncate(fd.get(), static_cast<off_t>(size)) != 0)
     ThrowSystemError("ftruncate " + path, errno);
-  return Map(path, fd, size, /*writable=*/true);
+  return Map(path, fd.get(), size, /*writable=*/true);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept

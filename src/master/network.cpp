@@ -11,6 +11,7 @@
 
 #include "common/datatype.h"
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
 #include "collectives/collectives.h"
@@ -103,12 +104,6 @@ Network::~Network() {
   }
   work_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  for (SendStream& stream : sends_) {
-    if (stream.fd >= 0) close(stream.fd);
-  }
-  for (RecvStream& stream : receives_) {
-    if (stream.fd >= 0) close(stream.fd);
-  }
   // The communicators are freed by MPI_Finalize, or gone with MPI_Abort.
 }
 
@@ -298,8 +293,7 @@ bool Network::ProgressSends(int dest) {
     stream.next_chunk = 0;
     if (stream.chunks > 0) {
       const std::string& path = payload.file()->path();
-      stream.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (stream.fd < 0) ThrowSystemError("open " + path, errno);
+      stream.fd = OpenFile(path, O_RDONLY | O_CLOEXEC);
     }
     stream.active = true;
     busy = true;
@@ -312,14 +306,8 @@ bool Network::ProgressSends(int dest) {
     std::size_t length = static_cast<std::size_t>(
         std::min<std::uint64_t>(config_.chunk_size, message.payload.bytes() - offset));
     slot.buffer.resize(length);
-    std::size_t done = 0;
-    while (done < length) {
-      ssize_t n = pread(stream.fd, slot.buffer.data() + done, length - done,
-                        static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) ThrowSystemError("pread " + message.payload.file()->path(), n < 0 ? errno : EIO);
-      done += static_cast<std::size_t>(n);
-    }
+    ReadExactlyAt(stream.fd.get(), slot.buffer.data(), length, offset,
+                  message.payload.file()->path());
     CheckMpi(MPI_Isend(slot.buffer.data(), static_cast<int>(length), MPI_BYTE, dest, kTagP2P,
                        p2p_, &slot.request),
              "MPI_Isend");
@@ -330,8 +318,7 @@ bool Network::ProgressSends(int dest) {
                   std::all_of(std::begin(stream.slots), std::end(stream.slots),
                               [](ChunkSlot& slot) { return TestRequest(slot.request); });
   if (all_sent) {
-    if (stream.fd >= 0) close(stream.fd);
-    stream.fd = -1;
+    stream.fd.reset();
     stream.queue.pop_front();  // releases the payload (and its spill file)
     stream.active = false;
     busy = true;
@@ -372,25 +359,21 @@ bool Network::ProgressReceives() {
       stream.message.on_disk = true;
       stream.message.file_id = MakeFileId(kNetworkFileOwner, ++file_seq_);
       std::string path = SpillFileName(config_.spill_dir, stream.message.file_id);
-      stream.fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      if (stream.fd < 0) ThrowSystemError("open " + path, errno);
+      stream.fd = OpenFile(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
       stream.chunks_left = header.chunks;
       stream.offset = 0;
       stream.active = true;
       continue;
     }
-    std::size_t done = 0;
-    while (done < static_cast<std::size_t>(count)) {
-      ssize_t n = pwrite(stream.fd, receive_buffer_.data() + done, count - done,
-                         static_cast<off_t>(stream.offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) ThrowSystemError("pwrite to a spill file", errno);
-      done += static_cast<std::size_t>(n);
+    if (PwriteFull(stream.fd.get(), receive_buffer_.data(), static_cast<std::size_t>(count),
+                   stream.offset) < 0) {
+      int err = errno;
+      ThrowSystemError("pwrite " + SpillFileName(config_.spill_dir, stream.message.file_id),
+                       err);
     }
     stream.offset += static_cast<std::uint64_t>(count);
     if (--stream.chunks_left == 0) {
-      close(stream.fd);
-      stream.fd = -1;
+      stream.fd.reset();
       stream.active = false;
       NetworkEvent event;
       event.message = std::move(stream.message);
