@@ -16,12 +16,14 @@ add_compile_options(-Wall -Wextra)
 
 # The stricter set for the runtime, the tools and the unit tests; each of
 # their CMakeLists.txt calls this first. -Wshadow catches a member or an
-# outer variable hidden by a local; -Wnon-virtual-dtor and
-# -Woverloaded-virtual catch interface mistakes; -Wpointer-arith and
-# -Wcast-qual catch casts that drop const or do byte arithmetic on void*.
-# -Wconversion is left out: see the README's section on warnings.
+# outer variable hidden by a local; -Wconversion an implicit narrowing
+# (sizes into int, 64 into 32 bits); -Wnon-virtual-dtor and
+# -Woverloaded-virtual interface mistakes; -Wpointer-arith and -Wcast-qual
+# byte arithmetic on void* and casts that drop const. -Wsign-conversion is
+# left out: it flags every int rank or count used as an index (hundreds of
+# casts that would hide the real findings).
 macro(bdmpi_strict_warnings)
-  add_compile_options(-Wshadow -Wpointer-arith -Wcast-qual -Wundef
+  add_compile_options(-Wshadow -Wconversion -Wpointer-arith -Wcast-qual -Wundef
                       $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor>
                       $<$<COMPILE_LANGUAGE:CXX>:-Woverloaded-virtual>)
   if(BDMPI_WERROR)
