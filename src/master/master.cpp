@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/log.h"
 #include "common/private_dir.h"
 #include "common/program_path.h"
@@ -161,9 +162,6 @@ MasterComm& Master::AddComm(int id, std::vector<int> world_ranks,
 Master::~Master() {
   KillSlaves();
   watcher_.reset();
-  for (Slave& slave : slaves_) {
-    if (slave.statm_fd >= 0) close(slave.statm_fd);
-  }
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
   slaves_.clear();
@@ -295,11 +293,12 @@ void Master::CreateSlaves() {
     spec.cpu = cpu_;
     slave.pid = SpawnSlave(spec);
     ++live_slaves_;
-    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, slave.pid, 0));
-    if (pidfd < 0) ThrowSystemError("pidfd_open", errno);
-    watcher_->WatchChild(pidfd, slave.index);
+    UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, slave.pid, 0)));
+    if (!pidfd) ThrowSystemError("pidfd_open", errno);
+    watcher_->WatchChild(std::move(pidfd), slave.index);
     std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
-    slave.statm_fd = open(statm.c_str(), O_RDONLY | O_CLOEXEC);
+    // Optional: without it the memory policy sees the slave as not resident.
+    slave.statm_fd.reset(open(statm.c_str(), O_RDONLY | O_CLOEXEC));
     BDMPI_DEBUG("sched", "started rank %d as pid %d", slave.world_rank,
                 static_cast<int>(slave.pid));
   }
@@ -612,14 +611,14 @@ double Master::ResidentFraction(int index) {
   // address space: the runtime's own record says what is resident.
   if (StorageBytes(slave) > 0)
     return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
-  if (slave.statm_fd < 0) return 0;
+  if (!slave.statm_fd) return 0;
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   std::int64_t now_ns = now.tv_sec * 1'000'000'000LL + now.tv_nsec;
   if (slave.resident_read_ns >= 0 && now_ns - slave.resident_read_ns < kMaxAgeNs)
     return slave.resident_fraction;
   char text[128];
-  ssize_t n = pread(slave.statm_fd, text, sizeof text - 1, 0);
+  ssize_t n = PreadFull(slave.statm_fd.get(), text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';
   unsigned long size = 0, resident = 0;

@@ -42,7 +42,7 @@ struct Slave {
   bool in_critical = false;  // inside BDMPI_Enter/Exit_critical
   MessageQueue go_queue;  // master -> slave replies (non-blocking)
   SharedMemory window;    // small payloads in both directions
-  int statm_fd = -1;      // /proc/<pid>/statm, for the memory policy
+  UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   // Last reading of the resident fraction and when it was taken: reading
   // statm costs microseconds, and residency changes on the scale of page
