@@ -87,7 +87,6 @@ void WriteNewFile(const std::string& path, const void* data, std::size_t size) {
 
 void WriteAll(int fd, const std::string& path, const void* data, std::size_t size) {
   if (PwriteFull(fd, data, size, 0) < 0) ThrowWriteError("write", path, errno);
-  }
 }
 
 std::size_t ReadFilePrefix(const std::string& path, void* data,

@@ -49,7 +49,7 @@ void WriteNewFile(const std::string& path, const void* data, std::size_t size);
 std::size_t ReadFilePrefix(const std::string& path, void* data,
                            std::size_t capacity);
 
-// The same on an open file; `path` only names it in errors.
+// The same on an open file, from its start; `path` only names it in errors.
 void WriteAll(int fd, const std::string& path, const void* data, std::size_t size);
 std::size_t ReadAll(int fd, const std::string& path, void* data, std::size_t capacity);
 

@@ -49,7 +49,7 @@ TEST(EventWatcherTest, ClosesWhatItOpenedWhenSignalfdFails) {
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &tight), 0);
   std::string what;
   try {
-    EventWatcher watcher(name);
+    EventWatcher watcher(name, /*token=*/1);
   } catch (const Error& e) {
     what = e.what();
   }
@@ -63,7 +63,7 @@ TEST(EventWatcherTest, StartsAndStopsWithoutLeaking) {
   MessageQueue queue = MessageQueue::Create(name, 4, kRequestMsgSize, false);
   int before = OpenDescriptors();
   {
-    EventWatcher watcher(name);
+    EventWatcher watcher(name, /*token=*/1);
     watcher.Start();
   }
   EXPECT_EQ(OpenDescriptors(), before);
