@@ -6,10 +6,12 @@
 #              [common options] -- PROG [ARGS...]
 #   run_job.sh --launcher mpirun [--mpirun PATH] --np N
 #              [common options] -- PROG [ARGS...]
+#   run_job.sh --launcher direct [common options] -- PROG [ARGS...]
 #
 # Common options:
 #   --expect-exit N|nonzero   exit status the job must end with (default 0)
 #   --expect-stderr REGEX     extended regex the job's stderr must match
+#   --expect-stdout REGEX     extended regex the job's stdout must match
 #   --timeout SECS            kill the job after SECS seconds (default 300);
 #                             a timeout always fails, whatever is expected
 #   --launcher-arg ARG        extra launcher argument before PROG (repeatable)
@@ -21,6 +23,9 @@
 # and afterwards, pass or fail, must have left nothing behind: no entry
 # containing "bdmpi-ID" in /dev/shm or /dev/mqueue, an empty DIR (which is
 # then removed) and no process of the job's session still running.
+# direct runs start PROG itself, which makes itself a job of one rank
+# (singleton MPI_Init), with BDMPI_SINGLETON_OPTIONS="--scratch-dir DIR
+# --job-id ID" and the same checks.
 # mpirun runs (Open MPI, to validate the programs themselves) get
 # --oversubscribe (and --allow-run-as-root as root) and the process check.
 #
@@ -46,6 +51,7 @@ mpirun=mpirun
 ns="" nr="" nn="" np=""
 expect_exit=0
 expect_stderr=""
+expect_stdout=""
 timeout_s=300
 keep=0
 launcher_args=()
@@ -61,6 +67,7 @@ while (($#)); do
     --np) np=${2?}; shift 2 ;;
     --expect-exit) expect_exit=${2?}; shift 2 ;;
     --expect-stderr) expect_stderr=${2?}; shift 2 ;;
+    --expect-stdout) expect_stdout=${2?}; shift 2 ;;
     --timeout) timeout_s=${2?}; shift 2 ;;
     --launcher-arg) launcher_args+=("${2?}"); shift 2 ;;
     --keep) keep=1; shift ;;
@@ -87,7 +94,8 @@ case "$launcher" in
   mpirun)
     is_count "$np" || die_usage "mpirun needs --np N"
     ;;
-  *) die_usage "--launcher is bdmpiexec or mpirun, not '$launcher'" ;;
+  direct) ;;
+  *) die_usage "--launcher is bdmpiexec, mpirun or direct, not '$launcher'" ;;
 esac
 
 failures=()
@@ -113,7 +121,7 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/run_job.XXXXXX") || exit 1
 scratch=""
 job_id=""
 
-if [[ $launcher == bdmpiexec ]]; then
+if [[ $launcher != mpirun ]]; then
   # Message queues are visible as files only where the mqueue fs is mounted.
   if ! mountpoint -q /dev/mqueue 2>/dev/null &&
     ! { mkdir -p /dev/mqueue && mount -t mqueue none /dev/mqueue; } 2>/dev/null
@@ -124,6 +132,12 @@ if [[ $launcher == bdmpiexec ]]; then
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/bdmpi-scratch.XXXXXX") || exit 1
   # Lower-case letters and digits only, so it is safe in any IPC name.
   job_id="jt$$$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')"
+fi
+if [[ $launcher == direct ]]; then
+  export BDMPI_SINGLETON_OPTIONS="--scratch-dir $scratch --job-id $job_id"
+  cmd=()
+  what="singleton"
+elif [[ $launcher == bdmpiexec ]]; then
   cmd=("$bdmpiexec")
   [[ -n $nn ]] && cmd+=(-nn "$nn")
   cmd+=(-ns "$ns" -nr "$nr" --scratch-dir "$scratch" --job-id "$job_id")
@@ -191,6 +205,9 @@ fi
 if [[ -n $expect_stderr ]] && ! grep -Eq -- "$expect_stderr" "$logs/stderr"; then
   fail "stderr does not match /$expect_stderr/"
 fi
+if [[ -n $expect_stdout ]] && ! grep -Eq -- "$expect_stdout" "$logs/stdout"; then
+  fail "stdout does not match /$expect_stdout/"
+fi
 
 # Processes of the job still alive after the launcher ended. Give those
 # that are being killed a few seconds to go.
@@ -210,8 +227,8 @@ else
   fail "could not learn the job's session id (did the launcher start?)"
 fi
 
-# IPC objects and spill files the job left (bdmpiexec only).
-if [[ $launcher == bdmpiexec ]]; then
+# IPC objects and spill files the job left (bdmpiexec and direct only).
+if [[ $launcher != mpirun ]]; then
   left=$(ipc_leftovers)
   if [[ -n $left ]]; then
     fail "left in /dev/shm or /dev/mqueue:" "$left"
