@@ -22,20 +22,9 @@ cxx=${CXX:-c++}
 prefix=$work/prefix
 lib=$prefix/$libdir
 
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-step() { echo "== $*"; }
-
-# Runs a command quietly; shows its output if it fails.
-quiet() {
-  local log=$work/last_command.log
-  if ! "$@" >"$log" 2>&1; then
-    cat "$log" >&2
-    fail "command failed: $*"
-  fi
-}
+quiet_log=$work/last_command.log
+# shellcheck source=tests/install/test_lib.sh
+source "$here/test_lib.sh"
 
 contains() {  # contains TEXT WORD...: every WORD is a word of TEXT
   local text=" $1 " word
@@ -43,15 +32,6 @@ contains() {  # contains TEXT WORD...: every WORD is a word of TEXT
   for word in "$@"; do
     [[ $text == *" $word "* ]] || fail "'$word' missing from: $1"
   done
-}
-
-# The program must load libbdmpi from the prefix and no other MPI library.
-check_linkage() {
-  local program=$1 libs
-  libs=$(ldd "$program")
-  [[ $libs == *"$lib/libbdmpi.so"* ]] ||
-    fail "$program does not load $lib/libbdmpi.so:"$'\n'"$libs"
-  [[ $libs != *libmpi.so* ]] || fail "$program loads another MPI:"$'\n'"$libs"
 }
 
 install_and_build() {
