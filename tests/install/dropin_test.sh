@@ -18,18 +18,10 @@
 # CMAKE_COMMAND, CC and RUN_JOB (tests/jobs/run_job.sh) come from ctest.
 set -euo pipefail
 
-mode=$1
-build_dir=$2
-work=$3
-libdir=$4
 here=$(cd "$(dirname "$0")" && pwd)
-prefix=$work/prefix
-lib=$prefix/$libdir
-cmake=${CMAKE_COMMAND:-cmake}
-run_job=${RUN_JOB:?RUN_JOB must name tests/jobs/run_job.sh}
-
 # shellcheck source=tests/install/test_lib.sh
-source "$here/test_lib.sh"
+source "$here/test_lib.sh" "$@"
+run_job=${RUN_JOB:?RUN_JOB must name tests/jobs/run_job.sh}
 
 [[ -x $prefix/bin/bdmpiexec ]] || fail "no install in $prefix; run install.build"
 tmp=$(mktemp -d)
@@ -121,7 +113,7 @@ check_names() {
   check_linkage find_mpi/hello
   quiet user ctest --test-dir find_mpi --output-on-failure --timeout 60
   local left
-  left=$(ls /dev/shm /dev/mqueue 2>/dev/null | grep -F "bdmpi-$id" || true)
+  left=$(find /dev/shm /dev/mqueue -maxdepth 1 -name "*bdmpi-$id*" 2>/dev/null)
   [[ -z $left ]] || fail "the ctest job left: $left"
 
   step "no standard names in /usr/bin (DESTDIR=$tmp/destdir, prefix /usr)"
@@ -136,6 +128,7 @@ check_names() {
   step "a Makefile project with CC=mpicc"
   mkdir make_project
   cp "$here/hello.c" make_project/
+  # shellcheck disable=SC2016  # make expands $(CC) and $@
   printf '%s\n' 'hello: hello.o' '	$(CC) -o $@ hello.o' \
     'hello.o: hello.c' '	$(CC) -O2 -c hello.c' >make_project/Makefile
   quiet user make -C make_project CC=mpicc

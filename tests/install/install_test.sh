@@ -11,20 +11,12 @@
 # CC, CXX and CMAKE_COMMAND come from the environment (set by ctest).
 set -euo pipefail
 
-mode=$1
-build_dir=$2
-work=$3
-libdir=$4
 here=$(cd "$(dirname "$0")" && pwd)
-cmake=${CMAKE_COMMAND:-cmake}
+# shellcheck source=tests/install/test_lib.sh
+source "$here/test_lib.sh" "$@"
+quiet_log=$work/last_command.log
 cc=${CC:-cc}
 cxx=${CXX:-c++}
-prefix=$work/prefix
-lib=$prefix/$libdir
-
-quiet_log=$work/last_command.log
-# shellcheck source=tests/install/test_lib.sh
-source "$here/test_lib.sh"
 
 contains() {  # contains TEXT WORD...: every WORD is a word of TEXT
   local text=" $1 " word

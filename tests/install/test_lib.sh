@@ -1,6 +1,15 @@
-# shellcheck shell=bash
-# Helpers of install_test.sh and dropin_test.sh; source it. The caller sets
-# `lib` (the installed library folder) and `quiet_log` (a scratch file).
+# shellcheck shell=bash disable=SC2034  # the variables are the callers'
+# The arguments and helpers of install_test.sh and dropin_test.sh; source it
+# with their arguments, MODE BUILD_DIR WORK_DIR LIBDIR. The caller sets
+# `quiet_log` (a scratch file) before it calls quiet.
+
+mode=$1
+build_dir=$2
+work=$3
+libdir=$4
+prefix=$work/prefix
+lib=$prefix/$libdir
+cmake=${CMAKE_COMMAND:-cmake}
 
 fail() {
   echo "FAIL: $*" >&2
@@ -12,7 +21,7 @@ step() { echo "== $*"; }
 # Runs a command quietly; shows its output if it fails. The output stays in
 # $quiet_log for the caller to read.
 quiet() {
-  if ! "$@" >"$quiet_log" 2>&1; then
+  if ! "$@" >"${quiet_log:?}" 2>&1; then
     cat "$quiet_log" >&2
     fail "command failed: $*"
   fi

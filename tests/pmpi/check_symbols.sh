@@ -19,7 +19,9 @@ fail() {
 nm -D --defined-only "$lib" | awk '$3 ~ /^P?MPI_/ {print $2, $3}' |
   sort -k2 >"$work/lib"
 [[ -s $work/lib ]] || fail "$lib exports no MPI_ function"
-while read -r type name; do
+mapfile -t exported <"$work/lib"
+for entry in "${exported[@]}"; do
+  type=${entry% *} name=${entry#* }
   case $name in
     PMPI_*)
       [[ $type == T ]] || fail "$name is '$type' in $lib, want a strong T"
@@ -29,7 +31,7 @@ while read -r type name; do
       [[ $type == W ]] || fail "$name is '$type' in $lib, want a weak W"
       grep -qx "T P$name" "$work/lib" || fail "$name has no PMPI_ twin in $lib" ;;
   esac
-done <"$work/lib"
+done
 
 # The function names mpi.h declares (its function-like macros, the handle
 # conversions, are not functions).
