@@ -90,6 +90,10 @@ check_names() {
   expect_contains "mpicc -compile-info" "$show" "$compiler " "-I$inc" x.c
   [[ $show != *-lbdmpi* ]] || fail "mpicc -compile-info links: $show"
   expect_contains "mpicxx -link-info" "$(user mpicxx -link-info)" -lbdmpi
+  expect_equal "mpicc -show-compile-info" "$(user mpicc -show-compile-info)" \
+    "$(user mpicc -showme:compile)"
+  expect_equal "mpic++ -show-link-info" "$(user mpic++ -show-link-info)" \
+    "$(user mpic++ --showme:link)"
   expect_equal "mpicc --version" "$(user mpicc --version)" \
     "$(user "$compiler" --version)"
   if user mpicc -showme:nonsense >/dev/null 2>"$tmp/err"; then
