@@ -9,11 +9,29 @@
  *   singleton --exit N         MPI_Finalize, then returns N
  *   singleton --abort N        MPI_Abort(MPI_COMM_WORLD, N)
  *   singleton --crash          dies of SIGSEGV after MPI_Init
+ *   singleton --term-launcher  sends SIGTERM to the process that was started
+ *                              (now bdmpiexec, the parent of this rank's
+ *                              master), as `kill` or a batch system would
  */
 #include <signal.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "check.h"
+
+/* The parent of process `pid`, from /proc/<pid>/stat. */
+static pid_t parent_of(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *file = fopen(path, "r");
+  CHECK(file != NULL, "cannot open %s", path);
+  int parent = -1;
+  CHECK(fscanf(file, "%*d (%*[^)]) %*c %d", &parent) == 1, "cannot parse %s",
+        path);
+  fclose(file);
+  return (pid_t)parent;
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -30,6 +48,11 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, atoi(argv[2]));
   }
   if (argc == 2 && strcmp(argv[1], "--crash") == 0) raise(SIGSEGV);
+  if (argc == 2 && strcmp(argv[1], "--term-launcher") == 0) {
+    kill(parent_of(getppid()), SIGTERM);
+    sleep(30); /* the job ends this rank long before */
+    CHECK(0, "still running 30 s after SIGTERM to the launcher");
+  }
   if (argc == 3 && strcmp(argv[1], "--exit") == 0) {
     MPI_Finalize();
     return atoi(argv[2]);
