@@ -48,15 +48,18 @@ expect_contains() {  # expect_contains WHAT TEXT PART...
   done
 }
 
-# Runs hello under LAUNCHER (a path) with NS ranks through run_job.sh, which
-# also checks that the job left nothing behind.
+# Runs hello under LAUNCHER (a path) on NN nodes of NS ranks through
+# run_job.sh, which also checks that the job left nothing behind. In the
+# user's PATH, where "mpirun" is BDMPI's own: a job on several nodes must
+# still start its masters with Open MPI's.
 run_hello() {
-  local launcher=$1 ns=$2 program=$3 output
-  step "$launcher -ns $ns $program"
-  output=$("$run_job" --launcher bdmpiexec --bdmpiexec "$launcher" \
-           --ns "$ns" --nr 1 --timeout 60 -- "$program" 2>&1) ||
+  local launcher=$1 nn=$2 ns=$3 program=$4 output
+  step "$launcher -nn $nn -ns $ns $program"
+  output=$(user "$run_job" --launcher bdmpiexec --bdmpiexec "$launcher" \
+           --nn "$nn" --ns "$ns" --nr 1 --timeout 60 -- "$program" 2>&1) ||
     fail "job failed:"$'\n'"$output"
-  expect_contains "$program" "$output" "hello from rank $((ns - 1)) of $ns" \
+  expect_contains "$program" "$output" \
+    "hello from rank $((nn * ns - 1)) of $((nn * ns))" \
     "hello: allreduce ok" "run_job: PASS"
 }
 
@@ -141,8 +144,8 @@ check_names() {
   rm make_project/hello make_project/hello.o
   quiet user env CC=mpicc make -C make_project -e
   check_linkage make_project/hello
-  run_hello "$prefix/bin/mpiexec" 3 "$tmp/make_project/hello"
-  run_hello "$prefix/bin/mpirun" 2 "$tmp/find_mpi/hello"
+  run_hello "$prefix/bin/mpiexec" 1 3 "$tmp/make_project/hello"
+  run_hello "$prefix/bin/mpirun" 2 2 "$tmp/find_mpi/hello"
 
   step "a configure-style check for MPI_Init"
   cp "$here/configure_check.sh" configure
