@@ -11,6 +11,9 @@
 #     ctest passes; a Makefile project built with CC=mpicc and a
 #     configure-style check of MPI_Init work; the programs run as jobs.
 #     An install with prefix /usr (into a DESTDIR) leaves the names out.
+#   dropin_test.sh self_configure BUILD_DIR WORK_DIR LIBDIR
+#     configuring BDMPI itself with the installed BDMPI in PATH and MPI_HOME
+#     still finds Open MPI for the master, not BDMPI's own mpicc.
 #   dropin_test.sh module BUILD_DIR WORK_DIR LIBDIR
 #     `module load bdmpi` (Debian's environment-modules) puts BDMPI first;
 #     exits 77 (skipped) when environment-modules is not installed.
@@ -157,6 +160,22 @@ check_names() {
     fail "configure finds MPI_Init without mpicc"
 }
 
+check_self_configure() {
+  step "configure BDMPI with BDMPI's mpicc first in PATH"
+  local source_dir
+  source_dir=$(cd "$here/../.." && pwd)
+  quiet env PATH="$prefix/bin:$PATH" MPI_HOME="$prefix" "$cmake" \
+    -S "$source_dir" -B self -DBDMPI_BUILD_TESTS=OFF -DBDMPI_BUILD_BENCH=OFF
+  grep -q "Not building BDMPI with BDMPI's own MPI in $prefix/bin" \
+    "$quiet_log" || fail "configure did not say it skips $prefix/bin"
+  local cache
+  cache=$(grep -E '^(MPI_C_COMPILER|MPIEXEC_EXECUTABLE|MPI_C_LIB_NAMES):' \
+          self/CMakeCache.txt)
+  echo "$cache"
+  [[ $cache != *"$prefix"* && $cache == *"MPI_C_LIB_NAMES:STRING=mpi"* ]] ||
+    fail "BDMPI's build took BDMPI's own MPI for its master:"$'\n'"$cache"
+}
+
 check_module() {
   local init=/usr/share/modules/init/bash
   if [[ ! -r $init ]]; then
@@ -195,7 +214,8 @@ check_module() {
 
 case $mode in
   names) check_names ;;
+  self_configure) check_self_configure ;;
   module) check_module ;;
-  *) fail "unknown mode '$mode' (names or module)" ;;
+  *) fail "unknown mode '$mode' (names, self_configure or module)" ;;
 esac
 echo "PASS: dropin.$mode"
