@@ -4,13 +4,33 @@
 #include <mpi.h>
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
+#include <thread>
 
 #include "common/error.h"
 #include "common/log.h"
 #include "master/master.h"
 #include "master/options.h"
+
+namespace {
+
+// A barrier among the masters that gives up after `limit`.
+void WaitForOtherMasters(std::chrono::steady_clock::duration limit) {
+  // A master that is gone must not turn this into a fatal error.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &request) != MPI_SUCCESS) return;
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  int done = 0;
+  while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Block the signals the event loop reads from a signalfd before Open MPI
@@ -48,8 +68,12 @@ int main(int argc, char** argv) {
     status = 1;
   }
   if (status != 0 && nnodes > 1) {
-    // Every master has cleaned up (or is doing so after our notice); this
-    // ends the ones that could not hear it.
+    // The other masters are cleaning up too (they got our notice, or the
+    // signal mpirun/srun sent to all). MPI_Abort kills them at once, so wait
+    // a moment for every master to get here, its queues and files removed;
+    // then it only ends the ones that could not hear the notice (hung, or
+    // gone already).
+    WaitForOtherMasters(std::chrono::seconds(2));
     MPI_Abort(MPI_COMM_WORLD, status);
   }
   MPI_Finalize();

@@ -196,10 +196,14 @@ void Network::Run() {
       ProgressDeadlockWatch();
     } catch (const std::exception& error) {
       // This thread is the only one that can reach the other masters: tell
-      // them before leaving, or they would wait for MPI_Abort's kill.
+      // them before leaving, or they would wait for MPI_Abort's kill. Not
+      // when the master is taking the network down (it ends the job itself,
+      // often because another master told it to): a notice from here would
+      // race the real cause to the others, with the wrong text and status.
       std::string text = std::string("network: ") + error.what();
       {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (stop_) return;
         RequestAbortLocked(1, text);
       }
       if (!notices_started_) {
