@@ -4,7 +4,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,7 +17,9 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/message_queue.h"
 #include "common/private_dir.h"
+#include "master/process_slave_io.h"
 #include "master/spawn.h"
 #include "master/topology.h"
 
@@ -81,7 +82,7 @@ std::string LaunchSecret() {
 
 }  // namespace
 
-Master::Master(MasterOptions options, int node, int nnodes)
+Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<SlaveIo> io)
     : options_(std::move(options)),
       launch_secret_(LaunchSecret()),
       launcher_pid_(getppid()),
@@ -93,6 +94,7 @@ Master::Master(MasterOptions options, int node, int nnodes)
       scheduler_(options_.nrunning, options_.policy,
                  [this](int slave) { return ResidentFraction(slave); }),
       budget_(options_.mem_budget) {
+  io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_);
   std::vector<int> world(WorldSize());
   for (int rank = 0; rank < static_cast<int>(world.size()); ++rank) world[rank] = rank;
   AddComm(kWorldCommId, std::move(world));
@@ -159,7 +161,7 @@ MasterComm& Master::AddComm(int id, std::vector<int> world_ranks,
 
 Master::~Master() {
   KillSlaves();
-  watcher_.reset();
+  io_.reset();
   for (Slave& slave : slaves_) {
     if (slave.statm_fd >= 0) close(slave.statm_fd);
   }
@@ -176,6 +178,16 @@ Master::~Master() {
 }
 
 int Master::Run() {
+  Start();
+  EventLoop();
+  // Read by tests that check the master stays within its memory budget.
+  BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
+             budget_.peak(), options_.mem_budget, PeakRssKiB());
+  LogStorageSummary();
+  return exit_status_;
+}
+
+void Master::Start() {
   program_path_ = ResolveProgram(options_.program.front());
   // Before anything else of the job on this node, so that a collector never
   // finds an object of a live job without it (common/job_liveness.h).
@@ -199,9 +211,7 @@ int Master::Run() {
   } else if (options_.bind) {
     binder_ = std::make_unique<CoreBinder>();
   }
-  request_queue_ = MessageQueue::Create(
-      names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/false);
-  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue());
+  io_->Create(options_.nslaves, window_size_);
   if (nnodes_ > 1) {
     // The network thread wakes the event loop through the request queue.
     auto wake_queue = std::make_shared<MessageQueue>(
@@ -226,14 +236,8 @@ int Master::Run() {
     });
   }
   CreateSlaves();
-  watcher_->Start();
+  io_->StartWatching();
   if (network_) network_->Start();
-  EventLoop();
-  // Read by tests that check the master stays within its memory budget.
-  BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
-             budget_.peak(), options_.mem_budget, PeakRssKiB());
-  LogStorageSummary();
-  return exit_status_;
 }
 
 void Master::CreateJobDirectory() {
@@ -268,12 +272,8 @@ void Master::CreateSlaves() {
     Slave& slave = slaves_[i];
     slave.index = i;
     slave.world_rank = node_ * options_.nslaves + i;
-    // A reply and at most one deferred acknowledgement are ever queued.
-    slave.go_queue = MessageQueue::Create(names_.GoQueue(i), 4, kReplyMsgSize,
-                                          /*nonblocking=*/true);
-    slave.window = SharedMemory::Create(names_.Window(i), window_size_);
   }
-  CreateStorageTable();
+  SetNodeMemory();
   for (Slave& slave : slaves_) {
     SpawnSpec spec;
     spec.path = program_path_;
@@ -298,13 +298,12 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvPrefetch) + "=" +
                        (options_.prefetch == Prefetch::kEager ? "eager" : "lazy"));
     spec.cpu = cpu_;
-    slave.pid = SpawnSlave(spec);
+    slave.pid = io_->Spawn(slave.index, spec);
     ++live_slaves_;
-    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, slave.pid, 0));
-    if (pidfd < 0) ThrowSystemError("pidfd_open", errno);
-    watcher_->WatchChild(pidfd, slave.index);
-    std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
-    slave.statm_fd = open(statm.c_str(), O_RDONLY | O_CLOEXEC);
+    if (slave.pid > 0) {
+      std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
+      slave.statm_fd = open(statm.c_str(), O_RDONLY | O_CLOEXEC);
+    }
     BDMPI_DEBUG("sched", "started rank %d as pid %d", slave.world_rank,
                 static_cast<int>(slave.pid));
   }
@@ -319,20 +318,24 @@ void Master::EventLoop() {
       network_shutdown_ = true;
       network_->Shutdown();
     }
-    std::size_t size = request_queue_.Receive(message, sizeof message);
-    try {
-      bool well_formed = ForEachRequest(
-          message, size, [this](const RequestMsg& request, const std::byte* payload) {
-            if (!failed_) OnRequest(request, payload);
-          });
-      BDMPI_ENFORCE(well_formed, "malformed request message");
-      if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
-      if (!failed_) CheckDeadlock();
-    } catch (const std::exception& error) {
-      // E.g. a full scratch disk under a master-side spill file: the job
-      // ends here, and the other masters hear why instead of being killed.
-      Fail(1, error.what());
-    }
+    std::size_t size = io_->ReceiveRequests(message, sizeof message);
+    ServeMessage(message, size);
+  }
+}
+
+void Master::ServeMessage(const std::byte* message, std::size_t size) {
+  try {
+    bool well_formed = ForEachRequest(
+        message, size, [this](const RequestMsg& request, const std::byte* payload) {
+          if (!failed_) OnRequest(request, payload);
+        });
+    BDMPI_ENFORCE(well_formed, "malformed request message");
+    if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
+    if (!failed_) CheckDeadlock();
+  } catch (const std::exception& error) {
+    // E.g. a full scratch disk under a master-side spill file: the job
+    // ends here, and the other masters hear why instead of being killed.
+    Fail(1, error.what());
   }
 }
 
@@ -351,57 +354,36 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   // The slave has consumed its previous reply.
   slave.held_files.clear();
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
-  switch (request.type) {
-    case MsgType::kInit:
-      slave.initialized = true;
-      slave.pending = request;
-      slave.state = SlaveState::kRunnable;
-      scheduler_.MakeRunnable(slave.index);
-      Schedule();
-      break;
-    case MsgType::kFinalize: {
-      LeaveCritical(slave);
-      StopRunning(slave);
-      slave.state = SlaveState::kFinalized;
-      ReplyMsg reply;
-      reply.type = request.type;
-      Reply(slave, reply);
-      FailCollectivesMissing(&slave);
-      if (!failed_) Schedule();
-      break;
-    }
-    case MsgType::kAbort: {
-      // The job's exit status is the error code, as with mpirun, but never 0.
-      int status = request.code & 0xff;
-      Fail(status != 0 ? status : 1,
-           "rank " + std::to_string(slave.world_rank) +
-               " called MPI_Abort with error code " + std::to_string(request.code));
-      break;
-    }
-    case MsgType::kSend: HandleSend(slave, request); break;
-    case MsgType::kPostRecv: HandlePostRecv(slave, request); break;
-    case MsgType::kWaitRecv: HandleWaitRecv(slave, request); break;
-    case MsgType::kTestRecv: HandleTestRecv(slave, request); break;
-    case MsgType::kProbe:
-    case MsgType::kIprobe: HandleProbe(slave, request); break;
-    case MsgType::kWaitAny:
-    case MsgType::kTestAny:
-    case MsgType::kPollAny:
-    case MsgType::kTestAll: HandleAnyRecv(slave, request); break;
-    case MsgType::kFreeRecv: HandleFreeRecv(slave, request); break;
-    case MsgType::kBarrier:
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-    case MsgType::kAllreduce: HandleCollective(slave, request); break;
-    case MsgType::kCommSplit: HandleCollective(slave, request); break;
-    case MsgType::kCommFree: HandleCommFree(slave, request); break;
-    case MsgType::kEnterCritical: HandleEnterCritical(slave, request); break;
-    case MsgType::kExitCritical: LeaveCritical(slave); break;
-    case MsgType::kReleased: HandleReleased(slave, request); break;
-    case MsgType::kRelease:
-    case MsgType::kEvent: break;
-  }
+  const MessageRow* row = FindMessageRow(request.type);
+  if (row != nullptr && row->handle != nullptr) (this->*row->handle)(slave, request);
   inline_payload_ = nullptr;
+}
+
+void Master::HandleInit(Slave& slave, const RequestMsg& request) {
+  slave.initialized = true;
+  slave.pending = request;
+  slave.state = SlaveState::kRunnable;
+  scheduler_.MakeRunnable(slave.index);
+  Schedule();
+}
+
+void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
+  LeaveCritical(slave);
+  StopRunning(slave);
+  slave.state = SlaveState::kFinalized;
+  ReplyMsg reply;
+  reply.type = request.type;
+  Reply(slave, reply);
+  FailCollectivesMissing(&slave);
+  if (!failed_) Schedule();
+}
+
+void Master::HandleAbort(Slave& slave, const RequestMsg& request) {
+  // The job's exit status is the error code, as with mpirun, but never 0.
+  int status = request.code & 0xff;
+  Fail(status != 0 ? status : 1, "rank " + std::to_string(slave.world_rank) +
+                                     " called MPI_Abort with error code " +
+                                     std::to_string(request.code));
 }
 
 void Master::OnEvent(const RequestMsg& event) {
@@ -466,6 +448,7 @@ void Master::Fail(int exit_status, const std::string& message, bool tell_others)
   if (failed_) return;
   failed_ = true;
   exit_status_ = exit_status;
+  failure_ = message;
   std::string line = "bdmpi: node " + std::to_string(node_) + ": " + message +
                      "; ending the job\n";
   ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
@@ -511,53 +494,6 @@ void Master::KillSlaves() {
       slave.state = SlaveState::kExited;
       --live_slaves_;
     }
-  }
-}
-
-namespace {
-
-std::string DescribeMatch(int source, int tag) {
-  return "(source " + (source == kAnySource ? "MPI_ANY_SOURCE" : std::to_string(source)) +
-         ", tag " + (tag == kAnyTag ? "MPI_ANY_TAG" : std::to_string(tag)) + ")";
-}
-
-}  // namespace
-
-std::string Master::DescribeBlockedCall(const Slave& slave) const {
-  const RequestMsg& request = *slave.pending;
-  // A wait names a receive posted earlier: its source and tag are there.
-  auto posted = [&](std::uint64_t id) {
-    const PostedRecv* recv = slave.mailbox.FindPosted(id);
-    return recv == nullptr ? std::string("(a completed receive)")
-                           : DescribeMatch(recv->source, recv->tag);
-  };
-  switch (request.type) {
-    case MsgType::kPostRecv: return "MPI_Recv" + DescribeMatch(request.peer, request.tag);
-    case MsgType::kWaitRecv: {
-      // MPI_Waitall waits for its requests one by one: the rank's other
-      // pending receives are probably the rest of it.
-      std::string text = "MPI_Wait/MPI_Waitall" + posted(request.id);
-      std::size_t others = 0;
-      for (const PostedRecv& recv : slave.mailbox.Posted()) {
-        if (recv.id == request.id || recv.discard) continue;
-        if (++others <= 3)
-          text += (others == 1 ? " with other pending receives " : ", ") +
-                  DescribeMatch(recv.source, recv.tag);
-      }
-      if (others > 3) text += " and " + std::to_string(others - 3) + " more";
-      return text;
-    }
-    case MsgType::kProbe: return "MPI_Probe" + DescribeMatch(request.peer, request.tag);
-    case MsgType::kWaitAny: {
-      std::string text = "MPI_Waitany/MPI_Waitsome on";
-      for (std::size_t i = 0; i < slave.wait_ids.size(); ++i)
-        text += (i == 0 ? " " : ", ") + posted(slave.wait_ids[i]);
-      return text;
-    }
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-      return MpiCallName(request.type) + ("(root " + std::to_string(request.peer) + ")");
-    default: return MpiCallName(request.type);
   }
 }
 
@@ -635,12 +571,16 @@ double Master::ResidentFraction(int index) {
 }
 
 void Master::Reply(Slave& slave, const ReplyMsg& reply) {
-  if (!slave.go_queue.TrySend(&reply, sizeof reply))
+  if (!io_->SendReply(slave.index, reply))
     throw Error(kErrIntern, "go-queue of rank " + std::to_string(slave.world_rank) +
                                 " is full: protocol violated");
 }
 
 void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
+  Blocks blocks = state == SlaveState::kRBlocked ? Blocks::kRBlocked : Blocks::kCBlocked;
+  BDMPI_ENFORCE(FindMessageRow(request.type)->blocks == blocks,
+                std::string("the message table says ") + MsgTypeName(request.type) +
+                    " does not block in state " + SlaveStateName(state));
   slave.state = state;
   slave.pending = request;
   StopRunning(slave);
@@ -648,6 +588,9 @@ void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
 }
 
 void Master::Yield(Slave& slave, const RequestMsg& request) {
+  BDMPI_ENFORCE(FindMessageRow(request.type)->blocks == Blocks::kRunnable,
+                std::string("the message table says ") + MsgTypeName(request.type) +
+                    " never yields");
   slave.state = SlaveState::kRunnable;
   slave.pending = request;
   StopRunning(slave);
@@ -694,55 +637,16 @@ void Master::SendResumeReply(Slave& slave) {
 }
 
 bool Master::Ready(const Slave& slave, const RequestMsg& request) const {
-  switch (request.type) {
-    case MsgType::kPostRecv:
-    case MsgType::kWaitRecv:
-      return slave.mailbox.IsComplete(request.id);
-    case MsgType::kProbe:
-      return slave.mailbox.Probe(request.comm, request.peer, request.tag) != nullptr;
-    case MsgType::kWaitAny:
-      return FirstCompleteRecv(slave) >= 0;
-    case MsgType::kBarrier:
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-    case MsgType::kAllreduce:
-    case MsgType::kCommSplit: {
-      auto it = collectives_.find({request.comm, request.id});
-      return it != collectives_.end() && it->second.done;
-    }
-    case MsgType::kEnterCritical:
-      return slave.in_critical;
-    default:
-      return true;
-  }
+  const MessageRow* row = FindMessageRow(request.type);
+  return row == nullptr || row->ready == nullptr || (this->*row->ready)(slave, request);
 }
 
 ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
-  switch (request.type) {
-    case MsgType::kPostRecv:
-    case MsgType::kWaitRecv:
-    case MsgType::kTestRecv:
-      return CompleteRecv(slave, request);
-    case MsgType::kProbe:
-    case MsgType::kIprobe:
-      return CompleteProbe(slave, request);
-    case MsgType::kWaitAny:
-    case MsgType::kTestAny:
-    case MsgType::kPollAny:
-    case MsgType::kTestAll:
-      return CompleteAnyRecv(slave, request);
-    case MsgType::kBarrier:
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-    case MsgType::kAllreduce:
-    case MsgType::kCommSplit:
-      return CompleteCollective(slave, request);
-    default: {
-      ReplyMsg reply;
-      reply.type = request.type;
-      return reply;
-    }
-  }
+  const MessageRow* row = FindMessageRow(request.type);
+  if (row != nullptr && row->complete != nullptr) return (this->*row->complete)(slave, request);
+  ReplyMsg reply;
+  reply.type = request.type;
+  return reply;
 }
 
 std::string Master::SpillPath(std::uint64_t file_id) const {
@@ -777,7 +681,7 @@ Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
     case Where::kWindow:
       break;
   }
-  const std::byte* data = slave.window.data();
+  const std::byte* data = io_->Window(slave.index);
   if (request.where == Where::kInline) {
     BDMPI_ENFORCE(inline_payload_ != nullptr && request.bytes <= kInlinePayloadMax,
                   "inline payload outside a request message");
@@ -810,7 +714,7 @@ void Master::GivePayload(Slave& slave, const Payload& payload,
     slave.held_files.push_back(payload.file());
   } else {
     BDMPI_ENFORCE(copy <= window_size_, "memory payload larger than window");
-    std::memcpy(slave.window.data(), payload.memory().data(), copy);
+    std::memcpy(io_->Window(slave.index), payload.memory().data(), copy);
     reply.where = Where::kWindow;
   }
 }

@@ -10,9 +10,7 @@
 #include <vector>
 
 #include "common/file_io.h"
-#include "common/message_queue.h"
 #include "common/protocol.h"
-#include "common/shared_memory.h"
 #include "master/mailbox.h"
 
 namespace bdmpi {
@@ -31,14 +29,19 @@ enum class SlaveState {
 const char* SlaveStateName(SlaveState state);
 
 struct Slave {
+  // Owns its buffered messages: moved, never copied.
+  Slave() = default;
+  Slave(Slave&&) = default;
+  Slave& operator=(Slave&&) = default;
+  Slave(const Slave&) = delete;
+  Slave& operator=(const Slave&) = delete;
+
   int index = 0;       // on this node
   int world_rank = 0;
   pid_t pid = -1;
   SlaveState state = SlaveState::kStarting;
   bool initialized = false;
   bool in_critical = false;  // inside BDMPI_Enter/Exit_critical
-  MessageQueue go_queue;  // master -> slave replies (non-blocking)
-  SharedMemory window;    // small payloads in both directions
   int statm_fd = -1;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   // Last reading of the resident fraction and when it was taken: reading
