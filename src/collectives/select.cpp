@@ -1,12 +1,12 @@
 #include "collectives/select.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 #include <utility>
 
+#include "common/byte_size.h"
 #include "common/error.h"
 #include "common/log.h"
 
@@ -80,35 +80,10 @@ std::optional<Algorithm> Parse(const char* variable, const char* value,
 
 std::size_t ParseBytes(const char* variable, const char* value) {
   if (value == nullptr || *value == '\0') return 0;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long number = std::strtoull(value, &end, 10);
-  unsigned shift = 0;
-  switch (*end) {
-    case 'k':
-    case 'K':
-      shift = 10;
-      ++end;
-      break;
-    case 'm':
-    case 'M':
-      shift = 20;
-      ++end;
-      break;
-    case 'g':
-    case 'G':
-      shift = 30;
-      ++end;
-      break;
-    default:
-      break;
-  }
-  if (end == value || *end != '\0' || errno != 0 || number == 0 ||
-      number > (~0ull >> (shift + 1)) || value[0] == '-')
-    throw Error(kErrArg, std::string(variable) + "=" + value +
-                             ": expected a positive number of bytes, "
-                             "optionally with K, M or G");
-  return static_cast<std::size_t>(number << shift);
+  std::string what = std::string(variable) + "=" + value;
+  std::size_t bytes = ParseByteSize(value, what);
+  if (bytes == 0) throw Error(kErrArg, what + ": expected a positive number of bytes");
+  return bytes;
 }
 
 std::size_t Chunk(const Tuning& tuning, std::size_t bytes, int npeers) {

@@ -9,11 +9,27 @@
 
 namespace bdmpi {
 
-std::string NewJobId() {
+namespace {
+
+std::uint64_t RandomBits() {
   std::uint64_t value = 0;
   while (getrandom(&value, sizeof value, 0) != sizeof value) {
     if (errno != EINTR) ThrowSystemError("getrandom", errno);
   }
+  return value;
+}
+
+}  // namespace
+
+std::uint32_t NewRequestToken() {
+  for (;;) {
+    auto token = static_cast<std::uint32_t>(RandomBits());
+    if (token != 0) return token;
+  }
+}
+
+std::string NewJobId() {
+  std::uint64_t value = RandomBits();
   char text[17];
   std::snprintf(text, sizeof text, "%016llx",
                 static_cast<unsigned long long>(value));

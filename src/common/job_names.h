@@ -20,6 +20,8 @@ inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
 inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
 // Its inode: a slave checks it opens the directory its master created.
 inline constexpr const char* kEnvSpillDirInode = "BDMPI_SPILL_DIR_INODE";
+// The slave's secret that it puts in every request (RequestMsg::token).
+inline constexpr const char* kEnvSlaveToken = "BDMPI_SLAVE_TOKEN";
 // "1" when the slave may hold back requests that need no reply until its
 // next blocking call (the master runs one slave at a time).
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
@@ -43,6 +45,9 @@ inline constexpr const char* kEnvPrefetch = "BDMPI_PREFETCH";
 
 // 16 hex digits from the kernel's random source.
 std::string NewJobId();
+
+// A nonzero secret from the kernel's random source (RequestMsg::token).
+std::uint32_t NewRequestToken();
 
 // True for ids made only of [0-9a-zA-Z_-] and at most 32 characters, so
 // they are safe inside object and file names.

@@ -28,12 +28,15 @@ namespace {
           "reached";
       break;
     }
-    case ENOSPC:
+    case ENOSPC: {
+      long now = ReadMqueueLimit("queues_max");
       advice = "the system-wide number of message queues is reached: raise "
                "/proc/sys/fs/mqueue/queues_max (now " +
-               std::to_string(ReadMqueueLimit("queues_max")) +
-               "), e.g. `echo 1024 > /proc/sys/fs/mqueue/queues_max` as root";
+               std::to_string(now) + "), e.g. `echo " +
+               std::to_string(SuggestedQueuesMax(now)) +
+               " > /proc/sys/fs/mqueue/queues_max` as root";
       break;
+    }
     case EINVAL:
       advice = "a queue of " + std::to_string(max_messages) + " messages of " +
                std::to_string(message_size) +
@@ -54,6 +57,12 @@ namespace {
 }
 
 }  // namespace
+
+long SuggestedQueuesMax(long now) {
+  // Doubling always raises it; 1024 is enough for a few jobs of hundreds
+  // of ranks per node (a queue per rank and one per master).
+  return now < 512 ? 1024 : 2 * now;
+}
 
 long ReadMqueueLimit(const char* name) {
   std::string path = std::string("/proc/sys/fs/mqueue/") + name;

@@ -58,4 +58,7 @@ class MessageQueue {
 // -1 if unreadable.
 long ReadMqueueLimit(const char* name);
 
+// The queues_max to advise when it is reached: always above `now`.
+long SuggestedQueuesMax(long now);
+
 }  // namespace bdmpi

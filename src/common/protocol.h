@@ -167,6 +167,11 @@ struct RequestMsg {
   Where where = Where::kNone;
   bool wants_reply = false;
   std::int32_t code = 0;       // MPI_Abort's error code
+  // The sender's secret (BDMPI_SLAVE_TOKEN, given at spawn; the master's
+  // own for events): all slaves of a node share one request queue, so the
+  // master identifies the sender by this, never by `slave` alone. It fills
+  // padding: the message stays 64 bytes.
+  std::uint32_t token = 0;
   std::uint64_t bytes = 0;     // payload size, or a receive's capacity
   std::uint64_t id = 0;        // receive id
   std::uint64_t file_id = 0;   // spill file holding the payload
@@ -299,5 +304,7 @@ inline constexpr std::uint64_t kMasterFileOwner = 0xffffff;
 constexpr std::uint64_t MakeFileId(std::uint64_t owner, std::uint64_t seq) {
   return (owner << 40) | (seq & ((std::uint64_t{1} << 40) - 1));
 }
+// The creator named by a file id: a slave may hand the master only its own.
+constexpr std::uint64_t FileIdOwner(std::uint64_t file_id) { return file_id >> 40; }
 
 }  // namespace bdmpi

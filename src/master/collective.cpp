@@ -239,8 +239,13 @@ void Master::StartInterNodeStep(Collective& collective) {
       std::uint64_t file_id = NewMasterFileId();
       std::uint64_t inode = 0;
       UniqueFd file = spill_dir_.Create(file_id, O_RDWR, &inode);
-      if (ftruncate(file.get(), static_cast<off_t>(collective.bytes)) != 0)
-        ThrowSystemError("ftruncate " + SpillPath(file_id), errno);
+      // Space reserved now: a full disk is an error here, not a SIGBUS
+      // when the network thread writes into the mapping.
+      if (int err = posix_fallocate(file.get(), 0, static_cast<off_t>(collective.bytes));
+          err != 0) {
+        spill_dir_.Unlink(file_id);
+        ThrowWriteError("allocate", SpillPath(file_id), err);
+      }
       collective.accumulator_map.emplace(
           MappedFile::Map(SpillPath(file_id), file.get(), collective.bytes, /*writable=*/true));
       collective.result = Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode),

@@ -31,10 +31,10 @@ void Add(int epoll_fd, int fd, std::uint64_t tag, std::uint32_t events) {
 
 }  // namespace
 
-EventWatcher::EventWatcher(const std::string& request_queue)
+EventWatcher::EventWatcher(const std::string& request_queue, std::uint32_t token)
     // Non-blocking: when the queue is full the thread must still notice a
     // stop request (the event loop may have stopped draining it).
-    : queue_(MessageQueue::Open(request_queue, O_WRONLY | O_NONBLOCK)) {
+    : queue_(MessageQueue::Open(request_queue, O_WRONLY | O_NONBLOCK)), token_(token) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) ThrowSystemError("epoll_create1", errno);
   sigset_t signals;
@@ -92,6 +92,7 @@ void EventWatcher::Run() {
 void EventWatcher::Report(int slave, int signal) {
   RequestMsg event;
   event.type = MsgType::kEvent;
+  event.token = token_;
   event.peer = slave;
   event.code = signal;
   RequestBatch message;

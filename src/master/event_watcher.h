@@ -4,6 +4,7 @@
 // the request path is the hot path.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,9 +15,10 @@ namespace bdmpi {
 
 class EventWatcher {
  public:
-  // Reports to the queue `request_queue`; watches SIGTERM, SIGINT, SIGHUP,
-  // which the caller must have blocked in every thread.
-  explicit EventWatcher(const std::string& request_queue);
+  // Reports to the queue `request_queue`, stamping each event with `token`
+  // (the master's own: slaves share that queue); watches SIGTERM, SIGINT,
+  // SIGHUP, which the caller must have blocked in every thread.
+  EventWatcher(const std::string& request_queue, std::uint32_t token);
   ~EventWatcher();
   EventWatcher(const EventWatcher&) = delete;
   EventWatcher& operator=(const EventWatcher&) = delete;
@@ -30,6 +32,7 @@ class EventWatcher {
   void Report(int slave, int signal);
 
   MessageQueue queue_;
+  std::uint32_t token_;
   int epoll_fd_ = -1;
   int signal_fd_ = -1;
   int stop_fd_ = -1;  // eventfd that ends the thread

@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/message_queue.h"
 #include "common/private_dir.h"
+#include "common/program_path.h"
 #include "master/process_slave_io.h"
 #include "master/spawn.h"
 #include "master/topology.h"
@@ -94,7 +95,7 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
       scheduler_(options_.nrunning, options_.policy,
                  [this](int slave) { return ResidentFraction(slave); }),
       budget_(options_.mem_budget) {
-  io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_);
+  io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, event_token_);
   std::vector<int> world(WorldSize());
   for (int rank = 0; rank < static_cast<int>(world.size()); ++rank) world[rank] = rank;
   AddComm(kWorldCommId, std::move(world));
@@ -222,9 +223,10 @@ void Master::Start() {
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
     config.peer_timeout = PeerWatch::TimeoutFromEnvironment();
-    network_ = std::make_unique<Network>(config, [wake_queue] {
+    network_ = std::make_unique<Network>(config, [wake_queue, token = event_token_] {
       RequestMsg event;
       event.type = MsgType::kEvent;
+      event.token = token;
       event.peer = kNetworkEventPeer;
       RequestBatch message;
       message.Append(event, nullptr);
@@ -258,13 +260,9 @@ void Master::CreateSlaves() {
     if (std::strncmp(*var, "OMPI_", 5) == 0 || std::strncmp(*var, "PMIX_", 5) == 0)
       continue;
     // Ours come below; getenv would find an inherited one first.
-    bool ours = false;
-    for (const char* name : {kEnvStorageAlloc, kEnvStorageThreshold, kEnvPrefetch,
-                             kEnvMasterPid, kEnvLaunchSecret}) {
-      std::size_t length = std::strlen(name);
-      ours = ours || (std::strncmp(*var, name, length) == 0 && (*var)[length] == '=');
-    }
-    if (ours) continue;
+    if (IsJobOptionVariable(*var) || SetsVariable(*var, kEnvMasterPid) ||
+        SetsVariable(*var, kEnvSlaveToken) || SetsVariable(*var, kEnvLaunchSecret))
+      continue;
     base_env.emplace_back(*var);
   }
   slaves_.resize(options_.nslaves);
@@ -272,6 +270,7 @@ void Master::CreateSlaves() {
     Slave& slave = slaves_[i];
     slave.index = i;
     slave.world_rank = node_ * options_.nslaves + i;
+    slave.token = NewUniqueToken();
   }
   SetNodeMemory();
   for (Slave& slave : slaves_) {
@@ -289,14 +288,10 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_.path());
     spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
                        std::to_string(spill_dir_.inode()));
+    spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
-    spec.env.push_back(std::string(kEnvStorageAlloc) + "=" +
-                       (options_.storage_alloc ? "on" : "off"));
-    spec.env.push_back(std::string(kEnvStorageThreshold) + "=" +
-                       std::to_string(options_.storage_threshold));
-    spec.env.push_back(std::string(kEnvPrefetch) + "=" +
-                       (options_.prefetch == Prefetch::kEager ? "eager" : "lazy"));
+    for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
     spec.cpu = cpu_;
     slave.pid = io_->Spawn(slave.index, spec);
     ++live_slaves_;
@@ -329,7 +324,9 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
         message, size, [this](const RequestMsg& request, const std::byte* payload) {
           if (!failed_) OnRequest(request, payload);
         });
-    BDMPI_ENFORCE(well_formed, "malformed request message");
+    if (!well_formed && !failed_)
+      Fail(1, "a malformed message reached the request queue (a program must not "
+              "write to BDMPI's queues itself)");
     if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
     if (!failed_) CheckDeadlock();
   } catch (const std::exception& error) {
@@ -340,15 +337,13 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
 }
 
 void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payload) {
-  BDMPI_ENFORCE(request.version == kProtocolVersion,
-                "protocol version mismatch: slave built against another libbdmpi");
-  if (request.type == MsgType::kEvent) {
+  if (request.type == MsgType::kEvent && request.token == event_token_) {
     OnEvent(request);
     return;
   }
-  BDMPI_ENFORCE(request.slave >= 0 && request.slave < options_.nslaves,
-                "bad slave index " + std::to_string(request.slave));
-  Slave& slave = slaves_[request.slave];
+  Slave* sender = AuthenticatedSender(request);
+  if (sender == nullptr) return;  // the job has failed
+  Slave& slave = *sender;
   if (slave.state == SlaveState::kExited) return;  // sent before it died
   inline_payload_ = inline_payload;
   // The slave has consumed its previous reply.

@@ -78,6 +78,14 @@ class Master {
   void HandleFinalize(Slave& slave, const RequestMsg& request);
   void HandleAbort(Slave& slave, const RequestMsg& request);
   void OnEvent(const RequestMsg& event);
+  // Request authentication (request_check.cpp). The slave that sent
+  // `request` (identified by its token), or nullptr after failing the job
+  // when the request is forged or malformed.
+  Slave* AuthenticatedSender(const RequestMsg& request);
+  // What in the request is not the sender's to give; empty when all is.
+  std::string ForgedField(const Slave& slave, const RequestMsg& request) const;
+  Slave* SlaveWithToken(std::uint32_t token);
+  std::uint32_t NewUniqueToken() const;
   void OnNetworkEvents();
   void DeliverRemoteMessage(IncomingMessage message);
   void OnSlaveExit(Slave& slave, int wait_status);
@@ -226,6 +234,8 @@ class Master {
   std::size_t window_size_;
   std::string program_path_;
 
+  // Stamped on the events of the master's own threads (RequestMsg::token).
+  std::uint32_t event_token_ = NewRequestToken();
   std::unique_ptr<SlaveIo> io_;
   std::vector<Slave> slaves_;
   Scheduler scheduler_;

@@ -40,7 +40,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kEvent},
 
       // Point-to-point (p2p.cpp, blocked_call.cpp).
-      {.type = MsgType::kSend, .handle = &M::HandleSend},
+      {.type = MsgType::kSend, .comm_check = CommCheck::kOwnRankAndPeer,
+       .handle = &M::HandleSend},
       // With wants_reply it is MPI_Recv: a post and a wait.
       {.type = MsgType::kPostRecv, .mpi_call = "MPI_Recv", .blocks = Blocks::kRBlocked,
        .handle = &M::HandlePostRecv, .ready = &M::RecvReady, .complete = &M::CompleteRecv,
@@ -68,20 +69,24 @@ const MessageRow* MessageTable::Find(MsgType type) {
 
       // Collectives (collective.cpp, bcast.cpp, reduce.cpp).
       {.type = MsgType::kBarrier, .mpi_call = "MPI_Barrier", .blocks = Blocks::kCBlocked,
+       .comm_check = CommCheck::kOwnRank,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
        .complete = &M::CompleteCollective, .locally_complete = &EveryLocalMemberArrived,
        .start_step = &StartBarrierStep},
       {.type = MsgType::kBcast, .mpi_call = "MPI_Bcast", .blocks = Blocks::kCBlocked,
+       .comm_check = CommCheck::kOwnRankAndPeer,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
        .complete = &M::CompleteCollective, .describe = &M::DescribeRooted,
        .result_for = ResultFor::kNonRoot, .contribute = &M::ContributeBcast,
        .locally_complete = &BcastLocallyComplete, .start_step = &StartBcastStep},
       {.type = MsgType::kReduce, .mpi_call = "MPI_Reduce", .blocks = Blocks::kCBlocked,
+       .comm_check = CommCheck::kOwnRankAndPeer,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
        .complete = &M::CompleteCollective, .describe = &M::DescribeRooted,
        .result_for = ResultFor::kRoot, .contribute = &M::ContributeReduce,
        .locally_complete = &EveryLocalPartFolded, .start_step = &StartReduceStep},
       {.type = MsgType::kAllreduce, .mpi_call = "MPI_Allreduce", .blocks = Blocks::kCBlocked,
+       .comm_check = CommCheck::kOwnRank,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
        .complete = &M::CompleteCollective, .contribute = &M::ContributeReduce,
        .locally_complete = &EveryLocalPartFolded, .start_step = &StartAllreduceStep},
@@ -94,11 +99,12 @@ const MessageRow* MessageTable::Find(MsgType type) {
 
       // Communicators (comm.cpp): a split is a collective.
       {.type = MsgType::kCommSplit, .mpi_call = "MPI_Comm_split/dup/create",
-       .blocks = Blocks::kCBlocked, .handle = &M::HandleCollective,
-       .ready = &M::CollectiveReady, .complete = &M::CompleteCollective,
+       .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRank,
+       .handle = &M::HandleCollective, .ready = &M::CollectiveReady, .complete = &M::CompleteCollective,
        .contribute = &M::ContributeSplit, .locally_complete = &EveryLocalMemberArrived,
        .start_step = &StartSplitStep},
-      {.type = MsgType::kCommFree, .handle = &M::HandleCommFree},
+      {.type = MsgType::kCommFree, .comm_check = CommCheck::kLiveMember,
+       .handle = &M::HandleCommFree},
 
       // Memory (memory.cpp). Release goes master -> slave only.
       {.type = MsgType::kRelease},

@@ -28,6 +28,15 @@ enum class Blocks {
   kCBlocked,  // may wait in a collective or for the critical section
 };
 
+// What the master checks of a request's communicator fields before
+// serving it (request_check.cpp).
+enum class CommCheck {
+  kNone,
+  kOwnRank,         // `rank` is the sender's rank in `comm`
+  kOwnRankAndPeer,  // and `peer` (destination, root) is a rank of `comm`
+  kLiveMember,      // `comm` is a live communicator the sender is in
+};
+
 // Which members of a collective wait for its result (the others only
 // contribute and are answered at once).
 enum class ResultFor { kEveryone, kNonRoot, kRoot };
@@ -38,6 +47,7 @@ struct MessageRow {
   // type's own name.
   const char* mpi_call = nullptr;
   Blocks blocks = Blocks::kNever;
+  CommCheck comm_check = CommCheck::kNone;
   // Serves the request; nullptr: ignored (not sent by slaves).
   void (Master::*handle)(Slave&, const RequestMsg&) = nullptr;
   // Whether a slave blocked in this request may run again; nullptr: yes.

@@ -17,7 +17,7 @@ ProcessSlaveIo::~ProcessSlaveIo() {
 void ProcessSlaveIo::Create(int nslaves, std::size_t window_size) {
   request_queue_ = MessageQueue::Create(names_.RequestQueue(), 64, kRequestMsgSize,
                                         /*nonblocking=*/false);
-  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue());
+  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue(), event_token_);
   for (int i = 0; i < nslaves; ++i) {
     // A reply and at most one deferred acknowledgement are ever queued.
     go_queues_.push_back(MessageQueue::Create(names_.GoQueue(i), 4, kReplyMsgSize,

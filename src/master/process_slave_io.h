@@ -3,6 +3,7 @@
 // (JobNames), forked slave processes watched through pidfds.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -16,7 +17,9 @@ namespace bdmpi {
 
 class ProcessSlaveIo : public SlaveIo {
  public:
-  explicit ProcessSlaveIo(JobNames names) : names_(std::move(names)) {}
+  // `event_token`: stamped on the watcher's events (RequestMsg::token).
+  ProcessSlaveIo(JobNames names, std::uint32_t event_token)
+      : names_(std::move(names)), event_token_(event_token) {}
   ~ProcessSlaveIo() override;
 
   void Create(int nslaves, std::size_t window_size) override;
@@ -29,6 +32,7 @@ class ProcessSlaveIo : public SlaveIo {
 
  private:
   JobNames names_;
+  std::uint32_t event_token_;
   MessageQueue request_queue_;
   std::unique_ptr<EventWatcher> watcher_;
   std::vector<MessageQueue> go_queues_;

@@ -39,6 +39,9 @@ struct Slave {
   int index = 0;       // on this node
   int world_rank = 0;
   pid_t pid = -1;
+  // Its secret (BDMPI_SLAVE_TOKEN): a request is this slave's only when it
+  // carries it (master/request_check.cpp).
+  std::uint32_t token = 0;
   SlaveState state = SlaveState::kStarting;
   bool initialized = false;
   bool in_critical = false;  // inside BDMPI_Enter/Exit_critical

@@ -2,7 +2,9 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,27 +14,6 @@
 #include "common/error.h"
 
 namespace bdmpi {
-
-std::string ResolveProgram(const std::string& program) {
-  if (program.find('/') != std::string::npos) {
-    if (access(program.c_str(), X_OK) != 0)
-      throw Error(kErrArg, "cannot execute '" + program +
-                               "': " + std::strerror(errno));
-    return program;
-  }
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  throw Error(kErrArg, "program '" + program + "' not found in PATH");
-}
 
 pid_t SpawnSlave(const SpawnSpec& spec) {
   // Everything the child needs is prepared before fork.
@@ -46,10 +27,20 @@ pid_t SpawnSlave(const SpawnSpec& spec) {
   CPU_ZERO(&cpus);
   if (spec.cpu >= 0) CPU_SET(spec.cpu, &cpus);
   pid_t parent = getpid();
+  // The child reports a failed exec's errno through this pipe; a
+  // successful exec closes it (O_CLOEXEC), so the parent reads nothing.
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) ThrowSystemError("pipe2", errno);
 
   pid_t pid = fork();
-  if (pid < 0) ThrowSystemError("fork", errno);
+  if (pid < 0) {
+    int err = errno;
+    close(report[0]);
+    close(report[1]);
+    ThrowSystemError("fork", err);
+  }
   if (pid == 0) {
+    close(report[0]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);  // the master is already gone
     sigset_t none;
@@ -57,10 +48,22 @@ pid_t SpawnSlave(const SpawnSpec& spec) {
     sigprocmask(SIG_SETMASK, &none, nullptr);
     if (spec.cpu >= 0) sched_setaffinity(0, sizeof cpus, &cpus);
     execve(spec.path.c_str(), argv.data(), envp.data());
-    static const char kMessage[] = "bdmprun: exec of the slave program failed\n";
-    ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    int err = errno;
+    ssize_t ignored = write(report[1], &err, sizeof err);
     (void)ignored;
     _exit(127);
+  }
+  close(report[1]);
+  int exec_errno = 0;
+  ssize_t got;
+  while ((got = read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (got == sizeof exec_errno) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    throw Error(kErrOther, "cannot start the slave program: exec " + spec.path + ": " +
+                               std::strerror(exec_errno));
   }
   return pid;
 }

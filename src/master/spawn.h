@@ -15,12 +15,11 @@ struct SpawnSpec {
   int cpu = -1;                        // pin to this CPU, or -1
 };
 
-// Resolves `program` against PATH like execvp would; throws if not found.
-std::string ResolveProgram(const std::string& program);
-
-// fork + exec. The child dies with its master (PR_SET_PDEATHSIG) and starts
-// with an empty signal mask. Only async-signal-safe calls run between fork
-// and exec, because Open MPI has threads running in the master.
+// fork + exec; throws, naming the path and errno, when exec fails (the
+// child reports it through a close-on-exec pipe). The child dies with its
+// master (PR_SET_PDEATHSIG) and starts with an empty signal mask. Only
+// async-signal-safe calls run between fork and exec, because Open MPI has
+// threads running in the master.
 pid_t SpawnSlave(const SpawnSpec& spec);
 
 }  // namespace bdmpi

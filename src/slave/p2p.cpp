@@ -66,6 +66,14 @@ RequestMsg RecvRequest(MsgType type, const CommInfo& comm, int source, int tag,
   return request;
 }
 
+// A null buffer with data to move: MPI_ERR_BUFFER, as Open MPI returns
+// (its OMPI_CHECK_USER_BUFFER), instead of a crash in memcpy. Our datatypes
+// are contiguous, so MPI_BOTTOM with absolute addresses cannot occur.
+void CheckBuffer(const void* buffer, std::uint64_t bytes) {
+  if (buffer == nullptr && bytes > 0)
+    throw Error(kErrBuffer, "a null buffer for " + std::to_string(bytes) + " bytes");
+}
+
 void ThrowIfError(int error_class, const char* what) {
   if (error_class != MPI_SUCCESS) throw Error(error_class, what);
 }
@@ -79,6 +87,7 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
   std::uint64_t bytes = BufferBytes(count, datatype);
   CheckSendTag(tag);
   CheckDest(comm, dest);
+  CheckBuffer(buffer, bytes);
   if (dest == MPI_PROC_NULL) return;
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
@@ -98,6 +107,7 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   std::uint64_t capacity = BufferBytes(count, datatype);
   CheckRecvTag(tag);
   CheckSource(comm, source);
+  CheckBuffer(buffer, capacity);
   if (source == MPI_PROC_NULL) {
     SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     return;
@@ -124,6 +134,7 @@ PendingRequest RecvRequestFor(void* buffer, int count, MPI_Datatype datatype, in
   pending.capacity = BufferBytes(count, datatype);
   CheckRecvTag(tag);
   CheckSource(comm, source);
+  CheckBuffer(buffer, pending.capacity);
   pending.peer = source;
   pending.tag = tag;
   return pending;
@@ -134,9 +145,10 @@ PendingRequest SendRequestFor(const void* buffer, int count, MPI_Datatype dataty
                               int dest, int tag, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  BufferBytes(count, datatype);
+  std::uint64_t bytes = BufferBytes(count, datatype);
   CheckSendTag(tag);
   CheckDest(comm, dest);
+  CheckBuffer(buffer, bytes);
   PendingRequest pending;
   pending.comm = comm_handle;
   pending.send_buffer = buffer;

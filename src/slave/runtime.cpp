@@ -70,6 +70,9 @@ void Runtime::Connect() {
   std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
   spill_dir_ = SpillDir::OpenExisting(
       RequireEnv(kEnvSpillDir), std::strtoull(RequireEnv(kEnvSpillDirInode), nullptr, 10));
+  token_ = static_cast<std::uint32_t>(std::strtoul(RequireEnv(kEnvSlaveToken), nullptr, 10));
+  // Not for the programs this one may start: they are not this rank.
+  unsetenv(kEnvSlaveToken);
   const char* defer = std::getenv(kEnvDeferPosts);
   defer_posts_ = defer != nullptr && std::strcmp(defer, "1") == 0;
   std::string who = "rank " + std::to_string(world_rank_);
@@ -82,6 +85,7 @@ void Runtime::Connect() {
 
 void Runtime::Enqueue(RequestMsg request) {
   request.slave = slave_;
+  request.token = token_;
   if (!batch_.Fits(request)) Flush();
   batch_.Append(request, staged_inline_);
   staged_inline_ = nullptr;

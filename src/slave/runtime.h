@@ -67,6 +67,7 @@ class Runtime {
   int node_ = 0;
   int node_size_ = 1;
   int slave_ = 0;
+  std::uint32_t token_ = 0;  // proves to the master that we are slave_
   SpillDir spill_dir_;
   MessageQueue request_queue_;
   MessageQueue go_queue_;

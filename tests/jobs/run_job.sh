@@ -10,6 +10,8 @@
 # Common options:
 #   --expect-exit N|nonzero   exit status the job must end with (default 0)
 #   --expect-stderr REGEX     extended regex the job's stderr must match
+#   --expect-stderr-lines N   stderr must have exactly N lines (a message
+#                             printed once, and no launcher noise)
 #   --timeout SECS            kill the job after SECS seconds (default 300);
 #                             a timeout always fails, whatever is expected
 #   --launcher-arg ARG        extra launcher argument before PROG (repeatable)
@@ -50,6 +52,7 @@ mpirun=mpirun
 ns="" nr="" nn="" np=""
 expect_exit=0
 expect_stderr=""
+expect_stderr_lines=""
 timeout_s=300
 keep=0
 scratch_tmpfs=""
@@ -66,6 +69,7 @@ while (($#)); do
     --np) np=${2?}; shift 2 ;;
     --expect-exit) expect_exit=${2?}; shift 2 ;;
     --expect-stderr) expect_stderr=${2?}; shift 2 ;;
+    --expect-stderr-lines) expect_stderr_lines=${2?}; shift 2 ;;
     --timeout) timeout_s=${2?}; shift 2 ;;
     --launcher-arg) launcher_args+=("${2?}"); shift 2 ;;
     --scratch-tmpfs) scratch_tmpfs=${2?}; shift 2 ;;
@@ -215,6 +219,11 @@ elif ((rc != expect_exit)); then
 fi
 if [[ -n $expect_stderr ]] && ! grep -Eq -- "$expect_stderr" "$logs/stderr"; then
   fail "stderr does not match /$expect_stderr/"
+fi
+if [[ -n $expect_stderr_lines ]]; then
+  lines=$(wc -l <"$logs/stderr")
+  ((lines == expect_stderr_lines)) ||
+    fail "stderr has $lines line(s), expected $expect_stderr_lines"
 fi
 
 # Processes of the job still alive after the launcher ended. Give those

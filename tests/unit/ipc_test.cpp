@@ -249,6 +249,13 @@ TEST(MessageQueueTest, ReadMqueueLimit) {
   EXPECT_EQ(ReadMqueueLimit("no_such_limit"), -1);
 }
 
+TEST(MessageQueueTest, QueuesMaxAdviceRaisesTheLimit) {
+  // It used to advise 1024 when queues_max already was 1024.
+  for (long now : {-1L, 0L, 256L, 511L, 512L, 1024L, 4096L})
+    EXPECT_GT(SuggestedQueuesMax(now), now) << now;
+  EXPECT_EQ(SuggestedQueuesMax(256), 1024);
+}
+
 // ============================================================ SharedMemory
 
 TEST(SharedMemoryTest, CreatorUnlinksOnDestruction) {

@@ -47,6 +47,7 @@ MasterHarness::~MasterHarness() { master_.reset(); }
 void MasterHarness::Send(int index, RequestMsg request, std::span<const std::byte> payload) {
   request.version = kProtocolVersion;
   request.slave = index;
+  request.token = master_->slave(index).token;
   if (request.comm == kWorldCommId) request.rank = index;
   if (!payload.empty()) {
     request.where = Where::kInline;

@@ -49,7 +49,7 @@ class MasterHarness {
                          const std::function<void(MasterOptions&)>& adjust = nullptr);
   ~MasterHarness();
 
-  // Slave `index` sends `request` (version, slave index and, on
+  // Slave `index` sends `request` (version, slave index, token and, on
   // MPI_COMM_WORLD, rank filled in), with an inline payload if given.
   void Send(int index, RequestMsg request, std::span<const std::byte> payload = {});
   // Every slave calls MPI_Init.

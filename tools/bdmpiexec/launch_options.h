@@ -1,43 +1,35 @@
-// bdmpiexec's command line.
+// bdmpiexec's command line: the job's options (common/job_options.h), which
+// it checks before anything starts and passes on to every bdmprun, and its
+// own (how the masters start).
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <vector>
+
+#include "common/job_options.h"
 
 namespace bdmpi {
 
 enum class Launcher { kAuto, kLocal, kMpirun, kSrun };
 
-struct LaunchOptions {
+struct LaunchOptions : JobOptions {
   int nnodes = 0;  // 0: the Slurm allocation's node count, else 1
-  int nslaves = 1;
-  int nrunning = 1;
-  int ncritical = 1;
-  std::string mem_threshold;  // passed through (k/m/g suffixes)
-  std::string mem_budget;
-  std::string scratch_dir;
-  std::string policy;
-  std::string job_id;
-  std::string topology_file;
-  std::string storage_alloc;      // on|off (checked here, passed through)
-  std::string storage_threshold;  // sizes passed through to bdmprun
-  std::string node_memory;
-  std::string prefetch;           // eager|lazy
-  bool no_bind = false;
   int verbosity = 0;
   bool help = false;
   Launcher launcher = Launcher::kAuto;
   std::string hostfile;
   std::string hosts;
   std::vector<std::string> launcher_args;  // passed to mpirun / srun
-  std::vector<std::string> program;
 };
 
-extern const char kLaunchUsage[];
+// --help, printed from the option tables.
+extern const char* const kLaunchUsage;
 
-// Throws Error(kErrArg) with a message on bad input. Fills job_id and
-// scratch_dir with defaults when not given.
+// Throws Error(kErrArg) with a message naming the option on bad input, so
+// that nothing starts: values out of range, a program that is not an
+// executable file, a scratch directory that is not one. Fills job_id and
+// scratch_dir with defaults when not given; warns on stderr about values
+// it adjusts.
 LaunchOptions ParseLaunchOptions(int argc, char** argv);
 
 // The bdmprun command line for these options.

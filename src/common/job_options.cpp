@@ -1,0 +1,135 @@
+#include "common/job_options.h"
+
+#include <sys/statvfs.h>
+
+#include <cstring>
+
+#include "common/error.h"
+#include "common/job_names.h"
+
+namespace bdmpi {
+namespace {
+
+using Row = OptionRow<JobOptions>;
+
+// Values below which a setting makes no sense, with why.
+// A storage block below a page would waste most of its page.
+constexpr std::size_t kMinStorageThreshold = 4096;
+
+// Size of the tmpfs behind POSIX shared memory; 0 if unknown.
+std::size_t SharedMemorySize() {
+  struct statvfs fs {};
+  if (statvfs("/dev/shm", &fs) != 0) return 0;
+  return static_cast<std::size_t>(fs.f_blocks) * fs.f_frsize;
+}
+
+}  // namespace
+
+const std::vector<Row>& JobOptionTable() {
+  static const std::vector<Row> table = {
+      CountOption("-ns", &JobOptions::nslaves, "slaves (MPI ranks) per node"),
+      CountOption("-nr", &JobOptions::nrunning,
+                  "slaves running at once per node (at most -ns: more is lowered, with a warning)"),
+      CountOption("-nc", &JobOptions::ncritical, "slaves allowed in a critical section"),
+      SizeOption("--mem-threshold", &JobOptions::mem_threshold,
+                 "messages larger than this go through disk; smaller ones through "
+                 "each rank's shared-memory window of this size (k/m/g suffixes)"),
+      SizeOption("--mem-budget", &JobOptions::mem_budget,
+                 "bytes of small messages a master buffers in memory before "
+                 "spilling them too"),
+      TextOption("--scratch-dir", &JobOptions::scratch_dir, "DIR",
+                 "where the job's private spill directory goes")
+          .Default("$BDMPI_SCRATCH_DIR, $TMPDIR or /tmp"),
+      ChoiceOption("--policy", &JobOptions::policy,
+                   {{"memory", SchedulePolicy::kMemory}, {"fifo", SchedulePolicy::kFifo}},
+                   "which runnable slave resumes next (memory: the one with most "
+                   "memory resident)"),
+      FlagOption("--no-bind", &JobOptions::bind, false,
+                 "with -nr 1, do not keep the master and its slaves on one core"),
+      ChoiceOption("--storage-alloc", &JobOptions::storage_alloc, {{"on", true}, {"off", false}},
+                   "serve large allocations (malloc, new, ...) from per-rank scratch "
+                   "files that the runtime writes back and drops while a rank waits, so "
+                   "that data larger than memory needs no swap")
+          .Env(kEnvStorageAlloc),
+      SizeOption("--storage-threshold", &JobOptions::storage_threshold,
+                 "smallest allocation served from storage (at least 4k)")
+          .Env(kEnvStorageThreshold),
+      SizeOption("--node-memory", &JobOptions::node_memory,
+                 "memory per node for the ranks' storage-backed data; ranks that wait "
+                 "are switched out beyond it")
+          .Check([](const JobOptions& o) {
+            if (o.node_memory == 0) throw Error(kErrArg, "--node-memory must be at least 1");
+          })
+          .Default("the memory cgroup's limit, else the available memory, less a margin"),
+      ChoiceOption("--prefetch", &JobOptions::prefetch,
+                   {{"eager", Prefetch::kEager}, {"lazy", Prefetch::kLazy}},
+                   "how a resumed rank gets its data back: eager reads what it rewrote "
+                   "with large reads before its MPI call returns (the rest on first "
+                   "touch); lazy: all on first touch")
+          .Env(kEnvPrefetch),
+      TextOption("--job-id", &JobOptions::job_id, "ID",
+                 "name of the job's IPC objects (letters, digits, '-' and '_', at most 32)")
+          .Default("random"),
+      TextOption("--topology", &JobOptions::topology_file, "FILE",
+                 "lines 'HOST RACK': chains cross each rack once")
+          .Default("Slurm's SLURM_TOPOLOGY_ADDR"),
+  };
+  return table;
+}
+
+void FinishJobOptions(JobOptions& options) {
+  if (options.program.empty()) throw Error(kErrArg, "no program given");
+  if (options.job_id.empty()) options.job_id = NewJobId();
+  if (!ValidJobId(options.job_id))
+    throw Error(kErrArg, "--job-id may hold only letters, digits, '-' and '_' (at most 32)");
+  if (options.mem_threshold < 1) options.mem_threshold = 1;
+  // Each rank's window (master <-> slave) holds one message up to the
+  // threshold, in /dev/shm: a window larger than /dev/shm could never be
+  // filled and only fails later, as mmap ENOMEM or a SIGBUS in a rank.
+  // (The tmpfs size is a multiple of the page size, so comparing the
+  // threshold itself is comparing the window rounded up to pages.)
+  std::size_t shm = SharedMemorySize();
+  if (shm != 0 && options.mem_threshold > shm)
+    throw Error(kErrArg, "--mem-threshold " + FormatByteSize(options.mem_threshold) +
+                             " is larger than the shared memory in /dev/shm (" +
+                             FormatByteSize(shm) +
+                             "), where each rank's window of that size lives");
+  if (options.storage_threshold < kMinStorageThreshold)
+    options.storage_threshold = kMinStorageThreshold;
+}
+
+std::vector<std::string> JobOptionArgs(const JobOptions& options) {
+  static const JobOptions defaults;
+  std::vector<std::string> args;
+  for (const Row& row : JobOptionTable()) {
+    std::string value = row.get(options);
+    if (value == row.get(defaults)) continue;  // bdmprun has the same default
+    if (row.Flag()) {
+      if (!value.empty()) args.push_back(row.name);
+    } else if (!value.empty()) {
+      args.insert(args.end(), {row.name, value});
+    }
+  }
+  return args;
+}
+
+std::vector<std::string> JobOptionEnvironment(const JobOptions& options) {
+  std::vector<std::string> env;
+  for (const Row& row : JobOptionTable()) {
+    if (!row.env.empty()) env.push_back(row.env + "=" + row.get(options));
+  }
+  return env;
+}
+
+bool SetsVariable(const char* entry, std::string_view name) {
+  return std::strncmp(entry, name.data(), name.size()) == 0 && entry[name.size()] == '=';
+}
+
+bool IsJobOptionVariable(const char* entry) {
+  for (const Row& row : JobOptionTable()) {
+    if (!row.env.empty() && SetsVariable(entry, row.env)) return true;
+  }
+  return false;
+}
+
+}  // namespace bdmpi

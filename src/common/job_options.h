@@ -1,0 +1,60 @@
+// The settings of a job: one schema (JobOptionTable) that bdmpiexec and
+// bdmprun parse with, that bdmpiexec passes on to bdmprun and bdmprun on to
+// the slaves (environment variables), and that --help is printed from.
+// Adding a setting costs a field here and a row in job_options.cpp.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/option_table.h"
+
+namespace bdmpi {
+
+enum class SchedulePolicy { kMemory, kFifo };
+enum class Prefetch { kEager, kLazy };
+
+struct JobOptions {
+  std::string job_id;                  // empty: make one
+  std::string scratch_dir = "/tmp";    // parent of the job's spill directory
+  int nslaves = 1;                     // -ns: slaves on this node
+  int nrunning = 1;                    // -nr: slaves running at once
+  int ncritical = 1;                   // -nc: slaves inside a critical section
+  std::size_t mem_threshold = 64 * 1024;        // larger payloads go to disk
+  std::size_t mem_budget = 256 * 1024 * 1024;   // buffered bytes in memory
+  SchedulePolicy policy = SchedulePolicy::kMemory;
+  bool bind = true;  // with -nr 1, keep the master and its slaves on one core
+  std::string topology_file;           // HOST RACK lines, for chain order
+  // Storage-backed allocations of the slaves (src/slave/memory).
+  bool storage_alloc = true;
+  std::size_t storage_threshold = 1024 * 1024;  // smallest storage block
+  std::size_t node_memory = 0;  // budget for the slaves' storage; 0: default
+  // Measured on a sweep (bench/memory): lazy won; see README.
+  Prefetch prefetch = Prefetch::kLazy;
+  std::vector<std::string> program;    // the slave program and its arguments
+};
+
+// Every setting of a job, in --help order.
+const std::vector<OptionRow<JobOptions>>& JobOptionTable();
+
+// Checks what single options cannot (and fills defaults) once all are
+// parsed: the program, the job id, the memory threshold against the shared
+// memory. Throws Error(kErrArg) with a sentence naming the option and its
+// limit.
+void FinishJobOptions(JobOptions& options);
+
+// The options as bdmprun arguments, from the rows: those that differ from
+// JobOptions' defaults, which bdmprun shares.
+std::vector<std::string> JobOptionArgs(const JobOptions& options);
+
+// "NAME=value" for each row with a slaves' variable.
+std::vector<std::string> JobOptionEnvironment(const JobOptions& options);
+
+// Whether `entry` ("NAME=value") sets `name`; one of the rows' slaves'
+// variables.
+bool SetsVariable(const char* entry, std::string_view name);
+bool IsJobOptionVariable(const char* entry);
+
+}  // namespace bdmpi

@@ -1,0 +1,210 @@
+// The options schema (common/job_options.h) as bdmpiexec uses it: parsing
+// with both tables, what it passes on to bdmprun and the slaves, --help,
+// and the checks that must fail before anything starts.
+#include "bdmpiexec/launch_options.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "common/byte_size.h"
+#include "common/error.h"
+#include "common/job_names.h"
+#include "master/options.h"
+
+namespace bdmpi {
+namespace {
+
+std::vector<char*> Argv(std::vector<std::string>& storage) {
+  std::vector<char*> argv;
+  for (std::string& arg : storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+LaunchOptions Launch(std::initializer_list<std::string> args) {
+  std::vector<std::string> storage = {"bdmpiexec"};
+  storage.insert(storage.end(), args);
+  std::vector<char*> argv = Argv(storage);
+  return ParseLaunchOptions(static_cast<int>(storage.size()), argv.data());
+}
+
+// The message of the error Launch(args) throws; "" if none.
+std::string LaunchError(std::initializer_list<std::string> args) {
+  try {
+    Launch(args);
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), kErrArg);
+    return error.what();
+  }
+  return "";
+}
+
+MasterOptions Master(std::vector<std::string> storage) {
+  std::vector<char*> argv = Argv(storage);
+  return ParseMasterOptions(static_cast<int>(storage.size()), argv.data());
+}
+
+const std::string kProgram = "/bin/true";
+
+TEST(JobOptionsTest, EveryRowHasNameHelpAndRoundTrips) {
+  for (const OptionRow<JobOptions>& row : JobOptionTable()) {
+    EXPECT_EQ(row.name.rfind('-', 0), 0u) << row.name;
+    EXPECT_FALSE(row.help.empty()) << row.name;
+    ASSERT_TRUE(row.set && row.get) << row.name;
+    EXPECT_EQ(FindOption(JobOptionTable(), row.name), &row);
+  }
+}
+
+TEST(JobOptionsTest, BdmprunGetsWhatBdmpiexecParsed) {
+  LaunchOptions launched =
+      Launch({"-ns", "6", "-nr", "3", "-nc", "2", "--mem-threshold", "8k", "--mem-budget", "3g",
+              "--policy", "fifo", "--no-bind", "--storage-alloc", "off",
+              "--storage-threshold", "64k", "--node-memory", "2g", "--prefetch", "eager",
+              "--topology", "racks.txt", "--job-id", "job_1", "--scratch-dir", "/tmp",
+              kProgram, "-ns", "arg"});
+  std::vector<std::string> command = MasterCommand(launched, "bdmprun");
+  // pgrep -f "bdmprun --job-id ID" finds the masters (tests/multinode).
+  ASSERT_GE(command.size(), 3u);
+  EXPECT_EQ(command[1], "--job-id");
+  EXPECT_EQ(command[2], "job_1");
+  MasterOptions master = Master(command);
+  EXPECT_EQ(master.job_id, "job_1");
+  EXPECT_EQ(master.nslaves, 6);
+  EXPECT_EQ(master.nrunning, 3);
+  EXPECT_EQ(master.ncritical, 2);
+  EXPECT_EQ(master.mem_threshold, 8u << 10);
+  EXPECT_EQ(master.mem_budget, 3ull << 30);
+  EXPECT_EQ(master.policy, SchedulePolicy::kFifo);
+  EXPECT_FALSE(master.bind);
+  EXPECT_FALSE(master.storage_alloc);
+  EXPECT_EQ(master.storage_threshold, 64u << 10);
+  EXPECT_EQ(master.node_memory, 2ull << 30);
+  EXPECT_EQ(master.prefetch, Prefetch::kEager);
+  EXPECT_EQ(master.topology_file, "racks.txt");
+  EXPECT_EQ(master.scratch_dir, "/tmp");
+  EXPECT_EQ(master.program, (std::vector<std::string>{kProgram, "-ns", "arg"}));
+}
+
+TEST(JobOptionsTest, DefaultsAreNotPassedOn) {
+  LaunchOptions launched = Launch({"--job-id", "j", "--scratch-dir", "/tmp", kProgram});
+  EXPECT_EQ(MasterCommand(launched, "bdmprun"),
+            (std::vector<std::string>{"bdmprun", "--job-id", "j", "--", kProgram}));
+}
+
+TEST(JobOptionsTest, SlavesGetTheRowsVariables) {
+  MasterOptions options = Master({"bdmprun", "--storage-alloc", "off",
+                                  "--storage-threshold", "8k", "--prefetch", "eager", "p"});
+  std::vector<std::string> env = JobOptionEnvironment(options);
+  EXPECT_EQ(env, (std::vector<std::string>{std::string(kEnvStorageAlloc) + "=off",
+                                           std::string(kEnvStorageThreshold) + "=8192",
+                                           std::string(kEnvPrefetch) + "=eager"}));
+  EXPECT_TRUE(IsJobOptionVariable("BDMPI_PREFETCH=lazy"));
+  EXPECT_FALSE(IsJobOptionVariable("BDMPI_PREFETCHX=lazy"));
+  EXPECT_FALSE(IsJobOptionVariable("BDMPI_PREFETCH"));
+}
+
+TEST(JobOptionsTest, HelpListsEveryOptionWithItsDefault) {
+  std::string usage = kLaunchUsage;
+  for (const OptionRow<JobOptions>& row : JobOptionTable())
+    EXPECT_NE(usage.find("  " + row.name), std::string::npos) << row.name;
+  for (const char* own : {"-nn N", "--hostfile FILE", "--launcher auto|local|mpirun|srun",
+                          "-v, --verbose", "-h, --help"})
+    EXPECT_NE(usage.find(own), std::string::npos) << own;
+  EXPECT_NE(usage.find("(default 64k)"), std::string::npos);
+  EXPECT_NE(usage.find("(default 256m)"), std::string::npos);
+  for (std::size_t start = 0, end; (end = usage.find('\n', start)) != std::string::npos;
+       start = end + 1)
+    EXPECT_LE(end - start, 78u) << usage.substr(start, end - start);
+}
+
+TEST(JobOptionsTest, HelpNeedsNoProgram) { EXPECT_TRUE(Launch({"--help"}).help); }
+
+TEST(JobOptionsTest, BadValuesNameTheOption) {
+  EXPECT_EQ(LaunchError({"--mem-budget", "12q", kProgram}),
+            "bdmpiexec: --mem-budget: bad size suffix in '12q' (a byte count, optionally "
+            "with k, m or g)");
+  EXPECT_EQ(LaunchError({"-ns", "0", kProgram}),
+            "bdmpiexec: -ns needs a positive integer, got '0'");
+  EXPECT_EQ(LaunchError({"--policy", "random", kProgram}),
+            "bdmpiexec: --policy is memory|fifo, got 'random'");
+  EXPECT_EQ(LaunchError({"--node-memory", "0", kProgram}),
+            "bdmpiexec: --node-memory must be at least 1");
+  EXPECT_EQ(LaunchError({"--frob", kProgram}), "bdmpiexec: unknown option '--frob'");
+  EXPECT_EQ(LaunchError({"-ns"}), "bdmpiexec: -ns needs a value");
+  EXPECT_EQ(LaunchError({"-ns", "2"}), "bdmpiexec: no program given");
+}
+
+TEST(JobOptionsTest, ThresholdMustLeaveAWindowThatFits) {
+  std::string message = LaunchError({"--mem-threshold", "100000g", kProgram});
+  EXPECT_EQ(message.rfind("bdmpiexec: --mem-threshold 100000g is larger than the shared "
+                          "memory in /dev/shm", 0),
+            0u)
+      << message;
+  EXPECT_EQ(Launch({"--mem-threshold", "1m", kProgram}).mem_threshold, 1u << 20);
+}
+
+TEST(JobOptionsTest, ProgramMustBeAnExecutableFile) {
+  EXPECT_EQ(LaunchError({"/tmp"}), "bdmpiexec: cannot run the program '/tmp': it is a directory");
+  EXPECT_EQ(LaunchError({"/nonexistent/x"}),
+            "bdmpiexec: cannot run the program '/nonexistent/x': No such file or directory");
+  EXPECT_EQ(LaunchError({"no-such-program-anywhere"}),
+            "bdmpiexec: program 'no-such-program-anywhere' not found in PATH");
+  EXPECT_EQ(Launch({"true"}).program.front(), "true");
+  // On other hosts the masters look for it themselves.
+  EXPECT_EQ(Launch({"--hosts", "a,b", "/nonexistent/x"}).program.front(), "/nonexistent/x");
+}
+
+TEST(JobOptionsTest, ScratchDirMustBeADirectory) {
+  EXPECT_EQ(LaunchError({"--scratch-dir", "/nonexistent", kProgram}),
+            "bdmpiexec: --scratch-dir /nonexistent is not a directory");
+}
+
+TEST(JobOptionsTest, RunningAboveSlavesIsClampedWithAWarning) {
+  testing::internal::CaptureStderr();
+  LaunchOptions options = Launch({"-ns", "2", "-nr", "5", kProgram});
+  std::string warning = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(options.nrunning, 2);
+  EXPECT_EQ(warning, "bdmpiexec: warning: -nr 5 is more than -ns 2: 2 rank(s) per node run "
+                     "at once\n");
+}
+
+TEST(JobOptionsTest, LauncherOptions) {
+  LaunchOptions options = Launch({"-nn", "3", "--launcher", "mpirun", "--launcher-arg", "-x",
+                                  "--launcher-arg", "Y", "-v", "--verbose", kProgram});
+  EXPECT_EQ(options.nnodes, 3);
+  EXPECT_EQ(options.launcher, Launcher::kMpirun);
+  EXPECT_EQ(options.launcher_args, (std::vector<std::string>{"-x", "Y"}));
+  EXPECT_EQ(options.verbosity, 2);
+  EXPECT_TRUE(ValidJobId(options.job_id));
+}
+
+// ------------------------------------------------------------ byte sizes
+
+TEST(ByteSizeTest, NamesWhatItParses) {
+  try {
+    ParseByteSize("1kk", "BDMPI_CHUNK_SIZE=1kk");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "BDMPI_CHUNK_SIZE=1kk: bad size suffix in '1kk' (a byte count, optionally "
+              "with k, m or g)");
+  }
+}
+
+TEST(ByteSizeTest, FormatIsTheShortestExactSpelling) {
+  EXPECT_EQ(FormatByteSize(0), "0");
+  EXPECT_EQ(FormatByteSize(1000), "1000");
+  EXPECT_EQ(FormatByteSize(65536), "64k");
+  EXPECT_EQ(FormatByteSize(3u << 20), "3m");
+  EXPECT_EQ(FormatByteSize(1536u << 20), "1536m");
+  EXPECT_EQ(FormatByteSize(2ull << 30), "2g");
+  for (std::size_t bytes : {std::size_t{1}, std::size_t{4097}, std::size_t{5} << 30})
+    EXPECT_EQ(ParseByteSize(FormatByteSize(bytes)), bytes);
+}
+
+}  // namespace
+}  // namespace bdmpi
