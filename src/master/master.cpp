@@ -94,70 +94,9 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
       window_size_(RoundUpToPage(options_.mem_threshold)),
       scheduler_(options_.nrunning, options_.policy,
                  [this](int slave) { return ResidentFraction(slave); }),
-      budget_(options_.mem_budget) {
+      budget_(options_.mem_budget),
+      comms_(node, options_.nslaves, nnodes) {
   io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, event_token_);
-  std::vector<int> world(WorldSize());
-  for (int rank = 0; rank < static_cast<int>(world.size()); ++rank) world[rank] = rank;
-  AddComm(kWorldCommId, std::move(world));
-  // Each local slave's MPI_COMM_SELF (see CommId).
-  for (int index = 0; index < options_.nslaves; ++index) {
-    int world_rank = node_ * options_.nslaves + index;
-    AddComm(CommId(world_rank, 0, WorldSize()), {world_rank});
-  }
-  AddBdmpiComms();
-}
-
-void Master::AddBdmpiComms() {
-  int nslaves = options_.nslaves;
-  // BDMPI_COMM_CWORLD: every rank, numbered cyclically across the nodes
-  // (the slave with local index i on node k has rank i * nnodes + k).
-  std::vector<int> cworld;
-  for (int rank = 0; rank < WorldSize(); ++rank)
-    cworld.push_back((rank % nnodes_) * nslaves + rank / nnodes_);
-  // Channel 1 on every node: its first communicator spanning nodes after
-  // MPI_COMM_WORLD's channel 0 (MPI_TAG_UB >= 32767 allows two channels).
-  std::map<int, int> channels;
-  if (nnodes_ > 1) {
-    BDMPI_ENFORCE(channel_used_.empty(), "channels allocated before BDMPI_COMM_CWORLD");
-    channel_used_ = {true, true};  // never released: nobody frees CWORLD
-    for (int node = 0; node < nnodes_; ++node) channels[node] = 1;
-  }
-  AddComm(CworldCommId(WorldSize()), std::move(cworld), channels);
-  // BDMPI_COMM_NODE: this node's ranks, by world rank.
-  std::vector<int> local;
-  for (int index = 0; index < nslaves; ++index) local.push_back(node_ * nslaves + index);
-  AddComm(NodeCommId(node_ * nslaves, WorldSize()), std::move(local));
-}
-
-MasterComm& Master::AddComm(int id, std::vector<int> world_ranks,
-                            const std::map<int, int>& channels) {
-  BDMPI_ENFORCE(id >= 0 && comms_.count(id) == 0,
-                "communicator id " + std::to_string(id) + " given twice");
-  MasterComm comm;
-  comm.id = id;
-  comm.world_ranks = std::move(world_ranks);
-  std::vector<int> nodes;
-  for (int rank = 0; rank < static_cast<int>(comm.world_ranks.size()); ++rank) {
-    int node = NodeOf(comm.world_ranks[rank]);
-    if (node == node_) comm.local_ranks.push_back(rank);
-    if (node != node_) comm.spans_nodes = true;
-    nodes.push_back(node);
-  }
-  comm.live_members = static_cast<int>(comm.local_ranks.size());
-  if (comm.spans_nodes) {
-    std::sort(nodes.begin(), nodes.end());
-    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-    auto group = std::make_shared<NodeGroup>();
-    for (int node : nodes) {
-      // MPI_COMM_WORLD has channel 0 on every node.
-      group->channels.push_back(channels.empty() ? 0 : channels.at(node));
-      if (node == node_) group->self = static_cast<int>(group->nodes.size());
-      group->nodes.push_back(node);
-    }
-    comm.channel = group->channels[group->self];
-    comm.group = std::move(group);
-  }
-  return comms_[id] = std::move(comm);
 }
 
 Master::~Master() {
@@ -712,14 +651,6 @@ void Master::GivePayload(Slave& slave, const Payload& payload,
     std::memcpy(io_->Window(slave.index), payload.memory().data(), copy);
     reply.where = Where::kWindow;
   }
-}
-
-const MasterComm& Master::Comm(int id) const {
-  // A communicator's collective twin (kCollectiveCommBit) has its members;
-  // only the mailboxes, which match on the full id, tell the two apart.
-  auto it = comms_.find(UserCommId(id));
-  BDMPI_ENFORCE(it != comms_.end(), "unknown communicator " + std::to_string(id));
-  return it->second;
 }
 
 Slave* Master::LocalSlave(int world_rank) {

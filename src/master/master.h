@@ -19,6 +19,7 @@
 #include "common/protocol.h"
 #include "common/spill_dir.h"
 #include "master/collective.h"
+#include "master/comm_registry.h"
 #include "master/core_binder.h"
 #include "master/message_table.h"
 #include "master/network.h"
@@ -29,18 +30,6 @@
 #include "master/slave.h"
 
 namespace bdmpi {
-
-// A communicator as the master sees it (only those with local members).
-struct MasterComm {
-  int id = 0;
-  std::vector<int> world_ranks;  // index: rank in the communicator
-  std::vector<int> local_ranks;  // ranks of this node's members, ascending
-  bool spans_nodes = false;      // collectives need an inter-node step
-  // The masters of its members, for inter-node steps (when spans_nodes).
-  std::shared_ptr<const NodeGroup> group;
-  int channel = -1;        // this master's channel for it (-1: none)
-  int live_members = 0;    // local members that have not freed it
-};
 
 class Master {
  public:
@@ -197,7 +186,6 @@ class Master {
   void HandleCommFree(Slave& slave, const RequestMsg& request);
   void DropCommIfUnused(int id);
   int AllocateChannel();
-  void ReleaseChannel(int channel);
   // A payload made from master-side data (memory if it fits, else a file).
   Payload StorePayload(std::vector<std::byte> data);
 
@@ -207,17 +195,11 @@ class Master {
   bool CriticalReady(const Slave& slave, const RequestMsg& request) const;
   void LeaveCritical(Slave& slave);
 
-  // Communicators.
-  const MasterComm& Comm(int id) const;
+  // Communicators (comm_registry.h).
+  const MasterComm& Comm(int id) const { return comms_.Get(id); }
   Slave* LocalSlave(int world_rank);
-  int NodeOf(int world_rank) const { return world_rank / options_.nslaves; }
-  int WorldSize() const { return options_.nslaves * nnodes_; }
-  // channels: each node's channel for it, by node (empty: all 0, WORLD).
-  MasterComm& AddComm(int id, std::vector<int> world_ranks,
-                      const std::map<int, int>& channels = {});
-  // BDMPI_COMM_CWORLD and this node's BDMPI_COMM_NODE, registered at
-  // startup without a collective (their ids: CworldCommId, NodeCommId).
-  void AddBdmpiComms();
+  int NodeOf(int world_rank) const { return comms_.NodeOf(world_rank); }
+  int WorldSize() const { return comms_.WorldSize(); }
 
   // Declared first, so destroyed last: the liveness file outlives every
   // other object of the node.
@@ -240,10 +222,9 @@ class Master {
   std::vector<Slave> slaves_;
   Scheduler scheduler_;
   MemoryBudget budget_;
-  std::map<int, MasterComm> comms_;
+  CommRegistry comms_;
   std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
   std::uint64_t file_seq_ = 0;
-  std::vector<bool> channel_used_;  // index: channel (0 is MPI_COMM_WORLD's)
   int critical_holders_ = 0;
   std::deque<int> critical_waiters_;
 

@@ -109,10 +109,10 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
   // Collectives run on a communicator's twin too (CollectiveCommId); only
   // the communicator itself is freed.
   bool freeing = check == CommCheck::kLiveMember;
-  auto comm = comms_.find(freeing ? request.comm : UserCommId(request.comm));
-  if (comm == comms_.end() || (freeing && comm->second.live_members == 0))
+  const MasterComm* comm = comms_.Find(freeing ? request.comm : UserCommId(request.comm));
+  if (comm == nullptr || (freeing && comm->live_members == 0))
     return "communicator " + std::to_string(request.comm) + ", which does not exist";
-  const std::vector<int>& members = comm->second.world_ranks;
+  const std::vector<int>& members = comm->world_ranks;
   if (freeing) {
     if (std::find(members.begin(), members.end(), slave.world_rank) == members.end())
       return "communicator " + std::to_string(request.comm) + ", of which it is no member";
