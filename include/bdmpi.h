@@ -13,6 +13,12 @@
 extern "C" {
 #endif
 
+/* libbdmpi is built with hidden visibility: what is declared here is its
+ * interface, exported by the library. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define BDMPI_VERSION_MAJOR 0
 #define BDMPI_VERSION_MINOR 1
 
@@ -91,6 +97,10 @@ void BDMPI_Free_storage(void *ptr);
 int BDMPI_Prefetch(void *ptr, size_t bytes);
 int BDMPI_Release(void *ptr, size_t bytes);
 int BDMPI_Discard(void *ptr, size_t bytes);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

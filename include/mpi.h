@@ -21,6 +21,12 @@
 extern "C" {
 #endif
 
+/* libbdmpi is built with hidden visibility: what is declared here is its
+ * interface, exported by the library. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define BDMPI 1
 #define MPI_VERSION 3
 #define MPI_SUBVERSION 1
@@ -569,6 +575,10 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 #define MPI_Win_f2c(win) ((MPI_Win)(win))
 #define MPI_Message_c2f(message) ((MPI_Fint)(message))
 #define MPI_Message_f2c(message) ((MPI_Message)(message))
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

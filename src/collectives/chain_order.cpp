@@ -28,7 +28,7 @@ std::vector<int> ChainOrder(std::span<const int> rack_of_peer, int npeers,
         std::lower_bound(racks.begin(), racks.end(), rack(peer)) -
         racks.begin());
   };
-  const int nracks = std::max<int>(1, racks.size());
+  const int nracks = std::max(1, static_cast<int>(racks.size()));
   auto key = [&](int peer) {
     int rack_distance = (rack_index(peer) - rack_index(root) + nracks) % nracks;
     int peer_distance = (peer - root + npeers) % npeers;

@@ -1,11 +1,40 @@
-// Spill files: whole-file writes and reads, and owners that unlink.
+// File descriptors and file I/O: an owning descriptor, positioned reads and
+// writes that survive EINTR and short counts, and spill files (whole-file
+// writes and reads, owners that unlink, mappings).
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "common/unique_fd.h"
+
 namespace bdmpi {
+
+// open(2) that throws "open <path>: <errno text>" on failure.
+UniqueFd OpenFile(const std::string& path, int flags, mode_t mode = 0);
+
+// The two loops every positioned transfer needs: they retry on EINTR and
+// continue after short counts. They neither allocate nor throw, so the
+// storage allocator (inside malloc) uses them too.
+//
+// Reads until `size` bytes or the end of the file: returns the count read,
+// or -1 with errno set.
+ssize_t PreadFull(int fd, void* data, std::size_t size, std::uint64_t offset) noexcept;
+// Writes all `size` bytes: returns `size`, or -1 with errno set (ENOSPC when
+// the file system accepts no byte at all).
+ssize_t PwriteFull(int fd, const void* data, std::size_t size,
+                   std::uint64_t offset) noexcept;
+
+// Throwing forms, for callers that report a failure by exception: the
+// message names the call and `path`. ReadExactlyAt treats an early end of
+// file as an error (EIO).
+void ReadExactlyAt(int fd, void* data, std::size_t size, std::uint64_t offset,
+                   const std::string& path);
+void WriteAllAt(int fd, const void* data, std::size_t size, std::uint64_t offset,
+                const std::string& path);
 
 // Creates `path` exclusively (0600) and writes `size` bytes into it.
 void WriteNewFile(const std::string& path, const void* data, std::size_t size);
@@ -20,7 +49,7 @@ void WriteNewFile(const std::string& path, const void* data, std::size_t size);
 std::size_t ReadFilePrefix(const std::string& path, void* data,
                            std::size_t capacity);
 
-// The same on an open file; `path` only names it in errors.
+// The same on an open file, from its start; `path` only names it in errors.
 void WriteAll(int fd, const std::string& path, const void* data, std::size_t size);
 std::size_t ReadAll(int fd, const std::string& path, void* data, std::size_t capacity);
 

@@ -82,7 +82,7 @@ NodeLease::~NodeLease() { Release(); }
 void NodeLease::Release() noexcept {
   if (!name_.empty()) shm_unlink(name_.c_str());
   name_.clear();
-  fd_.Reset();
+  fd_.reset();
 }
 
 std::optional<DeadNode> LockIfDead(const std::string& name, int wait_ms) {

@@ -8,32 +8,32 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace bdmpi {
 
 SharedMemory SharedMemory::Create(const std::string& name, std::size_t size) {
-  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) ThrowSystemError("shm_open " + name, errno);
-  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+  UniqueFd fd(shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd) ThrowSystemError("shm_open " + name, errno);
+  if (ftruncate(fd.get(), static_cast<off_t>(size)) != 0) {
     int err = errno;
-    close(fd);
     shm_unlink(name.c_str());
     ThrowSystemError("ftruncate " + name, err);
   }
-  return Map(name, size, fd, /*owner=*/true);
+  return Map(name, size, fd.get(), /*owner=*/true);
 }
 
 SharedMemory SharedMemory::Open(const std::string& name, std::size_t size) {
-  int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
-  if (fd < 0) ThrowSystemError("shm_open " + name, errno);
-  return Map(name, size, fd, /*owner=*/false);
+  UniqueFd fd(shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0));
+  if (!fd) ThrowSystemError("shm_open " + name, errno);
+  return Map(name, size, fd.get(), /*owner=*/false);
 }
 
 SharedMemory SharedMemory::Map(const std::string& name, std::size_t size,
                                int fd, bool owner) {
+  // The caller closes `fd` afterwards: the mapping keeps the object alive.
   void* data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int err = errno;
-  close(fd);  // the mapping keeps the object alive
   if (data == MAP_FAILED) {
     if (owner) shm_unlink(name.c_str());
     ThrowSystemError("mmap " + name, err);

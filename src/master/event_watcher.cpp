@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <utility>
 
 #include "common/error.h"
 #include "common/protocol.h"
@@ -35,36 +36,36 @@ EventWatcher::EventWatcher(const std::string& request_queue, std::uint32_t token
     // Non-blocking: when the queue is full the thread must still notice a
     // stop request (the event loop may have stopped draining it).
     : queue_(MessageQueue::Open(request_queue, O_WRONLY | O_NONBLOCK)), token_(token) {
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) ThrowSystemError("epoll_create1", errno);
+  // Each descriptor is owned as soon as it exists: a later failure here
+  // throws, and the members opened so far close themselves.
+  epoll_fd_.reset(epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll_fd_) ThrowSystemError("epoll_create1", errno);
   sigset_t signals;
   sigemptyset(&signals);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, sig);
-  signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signal_fd_ < 0) ThrowSystemError("signalfd", errno);
-  stop_fd_ = eventfd(0, EFD_CLOEXEC);
-  if (stop_fd_ < 0) ThrowSystemError("eventfd", errno);
-  Add(epoll_fd_, signal_fd_, kTagSignal, EPOLLIN);
-  Add(epoll_fd_, stop_fd_, kTagStop, EPOLLIN);
+  signal_fd_.reset(signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (!signal_fd_) ThrowSystemError("signalfd", errno);
+  stop_fd_.reset(eventfd(0, EFD_CLOEXEC));
+  if (!stop_fd_) ThrowSystemError("eventfd", errno);
+  Add(epoll_fd_.get(), signal_fd_.get(), kTagSignal, EPOLLIN);
+  Add(epoll_fd_.get(), stop_fd_.get(), kTagStop, EPOLLIN);
 }
 
 EventWatcher::~EventWatcher() {
   if (thread_.joinable()) {
     std::uint64_t one = 1;
-    ssize_t ignored = write(stop_fd_, &one, sizeof one);
+    // An eventfd write of 1 cannot fail short of a bad descriptor.
+    ssize_t ignored = write(stop_fd_.get(), &one, sizeof one);
     (void)ignored;
     thread_.join();
   }
-  for (int pidfd : pidfds_) close(pidfd);
-  close(epoll_fd_);
-  close(signal_fd_);
-  close(stop_fd_);
 }
 
-void EventWatcher::WatchChild(int pidfd, int slave) {
-  pidfds_.push_back(pidfd);
+void EventWatcher::WatchChild(UniqueFd pidfd, int slave) {
   // A pidfd stays readable after the exit: report it once.
-  Add(epoll_fd_, pidfd, static_cast<std::uint64_t>(slave), EPOLLIN | EPOLLONESHOT);
+  Add(epoll_fd_.get(), pidfd.get(), static_cast<std::uint64_t>(slave),
+      EPOLLIN | EPOLLONESHOT);
+  pidfds_.push_back(std::move(pidfd));
 }
 
 void EventWatcher::Start() { thread_ = std::thread([this] { Run(); }); }
@@ -72,7 +73,7 @@ void EventWatcher::Start() { thread_ = std::thread([this] { Run(); }); }
 void EventWatcher::Run() {
   epoll_event events[16];
   for (;;) {
-    int n = epoll_wait(epoll_fd_, events, 16, -1);
+    int n = epoll_wait(epoll_fd_.get(), events, 16, -1);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return;
     for (int i = 0; i < n; ++i) {
@@ -80,7 +81,7 @@ void EventWatcher::Run() {
       if (tag == kTagStop) return;
       if (tag == kTagSignal) {
         signalfd_siginfo info{};
-        while (read(signal_fd_, &info, sizeof info) == sizeof info)
+        while (read(signal_fd_.get(), &info, sizeof info) == sizeof info)
           Report(-1, static_cast<int>(info.ssi_signo));
       } else {
         Report(static_cast<int>(tag), 0);
@@ -99,7 +100,7 @@ void EventWatcher::Report(int slave, int signal) {
   message.Append(event, nullptr);
   try {
     while (!queue_.TrySend(message.data(), message.size())) {
-      pollfd stop{stop_fd_, POLLIN, 0};
+      pollfd stop{stop_fd_.get(), POLLIN, 0};
       if (poll(&stop, 1, 1) > 0) return;  // shutting down: nobody listens
     }
   } catch (const Error&) {

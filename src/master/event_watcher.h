@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/file_io.h"
 #include "common/message_queue.h"
 
 namespace bdmpi {
@@ -24,19 +25,21 @@ class EventWatcher {
   EventWatcher& operator=(const EventWatcher&) = delete;
 
   // Reports once when the process behind `pidfd` exits; takes the fd.
-  void WatchChild(int pidfd, int slave);
+  void WatchChild(UniqueFd pidfd, int slave);
   void Start();
 
  private:
   void Run();
   void Report(int slave, int signal);
 
+  // Members are destroyed in reverse: the thread (joined by the destructor)
+  // goes before the descriptors it waits on.
   MessageQueue queue_;
   std::uint32_t token_;
-  int epoll_fd_ = -1;
-  int signal_fd_ = -1;
-  int stop_fd_ = -1;  // eventfd that ends the thread
-  std::vector<int> pidfds_;
+  UniqueFd epoll_fd_;
+  UniqueFd signal_fd_;
+  UniqueFd stop_fd_;  // eventfd that ends the thread
+  std::vector<UniqueFd> pidfds_;
   std::thread thread_;
 };
 

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/log.h"
 #include "common/message_queue.h"
 #include "common/private_dir.h"
@@ -102,9 +103,6 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
 Master::~Master() {
   KillSlaves();
   io_.reset();
-  for (Slave& slave : slaves_) {
-    if (slave.statm_fd >= 0) close(slave.statm_fd);
-  }
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
   slaves_.clear();
@@ -236,7 +234,8 @@ void Master::CreateSlaves() {
     ++live_slaves_;
     if (slave.pid > 0) {
       std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
-      slave.statm_fd = open(statm.c_str(), O_RDONLY | O_CLOEXEC);
+      // Optional: without it the memory policy sees the slave as not resident.
+      slave.statm_fd.reset(open(statm.c_str(), O_RDONLY | O_CLOEXEC));
     }
     BDMPI_DEBUG("sched", "started rank %d as pid %d", slave.world_rank,
                 static_cast<int>(slave.pid));
@@ -487,14 +486,14 @@ double Master::ResidentFraction(int index) {
   // address space: the runtime's own record says what is resident.
   if (StorageBytes(slave) > 0)
     return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
-  if (slave.statm_fd < 0) return 0;
+  if (!slave.statm_fd) return 0;
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   std::int64_t now_ns = now.tv_sec * 1'000'000'000LL + now.tv_nsec;
   if (slave.resident_read_ns >= 0 && now_ns - slave.resident_read_ns < kMaxAgeNs)
     return slave.resident_fraction;
   char text[128];
-  ssize_t n = pread(slave.statm_fd, text, sizeof text - 1, 0);
+  ssize_t n = PreadFull(slave.statm_fd.get(), text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';
   unsigned long size = 0, resident = 0;

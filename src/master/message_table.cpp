@@ -126,8 +126,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
   static_assert(std::size(kRows) < 128);
   static_assert(
       [] {
-        for (MsgType type : kAllMsgTypes) {
-          if (SlotOf(type) < 0 || kSlots[SlotOf(type)] < 0) return false;
+        for (MsgType listed : kAllMsgTypes) {
+          if (SlotOf(listed) < 0 || kSlots[SlotOf(listed)] < 0) return false;
         }
         return std::size(kRows) == std::size(kAllMsgTypes);
       }(),

@@ -105,12 +105,6 @@ Network::~Network() {
   }
   work_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  for (SendStream& stream : sends_) {
-    if (stream.fd >= 0) close(stream.fd);
-  }
-  for (RecvStream& stream : receives_) {
-    if (stream.fd >= 0) close(stream.fd);
-  }
   // The communicators are freed by MPI_Finalize, or gone with MPI_Abort.
 }
 
@@ -322,8 +316,7 @@ bool Network::ProgressSends(int dest) {
     stream.chunks = message.header.chunks;
     stream.next_chunk = 0;
     if (stream.chunks > 0) {
-      stream.fd = config_.spill_dir->Open(payload.file_id(), O_RDONLY, payload.file()->inode())
-                      .Release();
+      stream.fd = config_.spill_dir->Open(payload.file_id(), O_RDONLY, payload.file()->inode());
     }
     stream.active = true;
     busy = true;
@@ -336,14 +329,8 @@ bool Network::ProgressSends(int dest) {
     std::size_t length = static_cast<std::size_t>(
         std::min<std::uint64_t>(config_.chunk_size, message.payload.bytes() - offset));
     slot.buffer.resize(length);
-    std::size_t done = 0;
-    while (done < length) {
-      ssize_t n = pread(stream.fd, slot.buffer.data() + done, length - done,
-                        static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) ThrowSystemError("pread " + message.payload.file()->path(), n < 0 ? errno : EIO);
-      done += static_cast<std::size_t>(n);
-    }
+    ReadExactlyAt(stream.fd.get(), slot.buffer.data(), length, offset,
+                  message.payload.file()->path());
     CheckMpi(MPI_Isend(slot.buffer.data(), static_cast<int>(length), MPI_BYTE, dest, kTagP2P,
                        p2p_, &slot.request),
              "MPI_Isend");
@@ -354,8 +341,7 @@ bool Network::ProgressSends(int dest) {
                   std::all_of(std::begin(stream.slots), std::end(stream.slots),
                               [](ChunkSlot& slot) { return TestRequest(slot.request); });
   if (all_sent) {
-    if (stream.fd >= 0) close(stream.fd);
-    stream.fd = -1;
+    stream.fd.reset();
     stream.queue.pop_front();  // releases the payload (and its spill file)
     stream.active = false;
     busy = true;
@@ -397,27 +383,20 @@ bool Network::ProgressReceives() {
       }
       stream.message.on_disk = true;
       stream.message.file_id = MakeFileId(kNetworkFileOwner, ++file_seq_);
-      stream.fd = config_.spill_dir
-                      ->Create(stream.message.file_id, O_WRONLY, &stream.message.file_inode)
-                      .Release();
-      stream.path = config_.spill_dir->FilePath(stream.message.file_id);
+      stream.fd = config_.spill_dir->Create(stream.message.file_id, O_WRONLY,
+                                            &stream.message.file_inode);
       stream.chunks_left = header.chunks;
       stream.offset = 0;
       stream.active = true;
       continue;
     }
-    std::size_t done = 0;
-    while (done < static_cast<std::size_t>(count)) {
-      ssize_t n = pwrite(stream.fd, receive_buffer_.data() + done, count - done,
-                         static_cast<off_t>(stream.offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) ThrowWriteError("write", stream.path, errno);
-      done += static_cast<std::size_t>(n);
+    if (PwriteFull(stream.fd.get(), receive_buffer_.data(), static_cast<std::size_t>(count),
+                   stream.offset) < 0) {
+      ThrowWriteError("write", config_.spill_dir->FilePath(stream.message.file_id), errno);
     }
     stream.offset += static_cast<std::uint64_t>(count);
     if (--stream.chunks_left == 0) {
-      close(stream.fd);
-      stream.fd = -1;
+      stream.fd.reset();
       stream.active = false;
       NetworkEvent event;
       event.message = std::move(stream.message);

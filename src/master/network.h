@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/file_io.h"
 #include "common/handles.h"
 #include "common/protocol.h"
 #include "common/spill_dir.h"
@@ -139,7 +140,7 @@ class Network {
     bool active = false;
     std::vector<std::byte> head;
     MPI_Request head_request = MPI_REQUEST_NULL;
-    int fd = -1;
+    UniqueFd fd;  // the payload's spill file while its chunks go out
     std::uint32_t next_chunk = 0;
     std::uint32_t chunks = 0;
     ChunkSlot slots[2];  // double buffering: read one chunk while one flies
@@ -149,8 +150,7 @@ class Network {
     bool active = false;
     IncomingMessage message;
     std::uint32_t chunks_left = 0;
-    int fd = -1;
-    std::string path;  // of the spill file being written
+    UniqueFd fd;  // the spill file the chunks go to
     std::uint64_t offset = 0;
   };
   struct ActiveStep {

@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "common/error.h"
+#include "common/unique_fd.h"
 
 namespace bdmpi {
 
@@ -42,9 +43,9 @@ const StorageSlot* ProcessSlaveIo::StorageTable() const {
 
 pid_t ProcessSlaveIo::Spawn(int slave, const SpawnSpec& spec) {
   pid_t pid = SpawnSlave(spec);
-  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) ThrowSystemError("pidfd_open", errno);
-  watcher_->WatchChild(pidfd, slave);
+  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  if (!pidfd) ThrowSystemError("pidfd_open", errno);
+  watcher_->WatchChild(std::move(pidfd), slave);
   return pid;
 }
 

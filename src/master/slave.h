@@ -29,13 +29,6 @@ enum class SlaveState {
 const char* SlaveStateName(SlaveState state);
 
 struct Slave {
-  // Owns its buffered messages: moved, never copied.
-  Slave() = default;
-  Slave(Slave&&) = default;
-  Slave& operator=(Slave&&) = default;
-  Slave(const Slave&) = delete;
-  Slave& operator=(const Slave&) = delete;
-
   int index = 0;       // on this node
   int world_rank = 0;
   pid_t pid = -1;
@@ -45,7 +38,7 @@ struct Slave {
   SlaveState state = SlaveState::kStarting;
   bool initialized = false;
   bool in_critical = false;  // inside BDMPI_Enter/Exit_critical
-  int statm_fd = -1;      // /proc/<pid>/statm, for the memory policy
+  UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   // Last reading of the resident fraction and when it was taken: reading
   // statm costs microseconds, and residency changes on the scale of page

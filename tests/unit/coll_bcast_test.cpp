@@ -80,9 +80,9 @@ INSTANTIATE_TEST_SUITE_P(
                                          Alg::kChainShuffled,
                                          Alg::kScatterAllgather),
                        ::testing::ValuesIn(kPeerCounts)),
-    [](const auto& info) {
-      return Name(std::get<0>(info.param)) + "_n" +
-             std::to_string(std::get<1>(info.param));
+    [](const auto& param_info) {
+      return Name(std::get<0>(param_info.param)) + "_n" +
+             std::to_string(std::get<1>(param_info.param));
     });
 
 // Wrong arguments from the master are internal errors, reported at start.

@@ -111,9 +111,9 @@ INSTANTIATE_TEST_SUITE_P(
                                          Alg::kAllgatherBruck, Alg::kGather,
                                          Alg::kScatter),
                        ::testing::ValuesIn(kPeerCounts)),
-    [](const auto& info) {
-      return Name(std::get<0>(info.param)) + "_n" +
-             std::to_string(std::get<1>(info.param));
+    [](const auto& param_info) {
+      return Name(std::get<0>(param_info.param)) + "_n" +
+             std::to_string(std::get<1>(param_info.param));
     });
 
 class AlltoallTest : public ::testing::TestWithParam<int> {};
@@ -158,9 +158,9 @@ TEST_P(AlltoallTest, EverySizeAndChunk) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, AlltoallTest, ::testing::ValuesIn(kPeerCounts),
-                         [](const auto& info) {
+                         [](const auto& param_info) {
                            return "alltoallv_pairwise_n" +
-                                  std::to_string(info.param);
+                                  std::to_string(param_info.param);
                          });
 
 // No peer leaves the barrier before the last one has entered it.

@@ -142,9 +142,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(BcastAlg::kBinomial, BcastAlg::kChain,
                                          BcastAlg::kScatterAllgather),
                        ::testing::ValuesIn(kPeerCounts)),
-    [](const auto& info) {
-      return Name(std::get<0>(info.param)) + "_n" +
-             std::to_string(std::get<1>(info.param));
+    [](const auto& param_info) {
+      return Name(std::get<0>(param_info.param)) + "_n" +
+             std::to_string(std::get<1>(param_info.param));
     });
 
 // ------------------------------------------------------ reduce, allreduce
@@ -235,9 +235,9 @@ INSTANTIATE_TEST_SUITE_P(
                           ReduceAlg::kAllreduceRing,
                           ReduceAlg::kReduceBinomial, ReduceAlg::kReduceChain),
         ::testing::ValuesIn(kPeerCounts)),
-    [](const auto& info) {
-      return Name(std::get<0>(info.param)) + "_n" +
-             std::to_string(std::get<1>(info.param));
+    [](const auto& param_info) {
+      return Name(std::get<0>(param_info.param)) + "_n" +
+             std::to_string(std::get<1>(param_info.param));
     });
 
 // ------------------------------------- allgatherv, gatherv, scatterv
@@ -329,9 +329,9 @@ INSTANTIATE_TEST_SUITE_P(
                                          GatherAlg::kGather,
                                          GatherAlg::kScatter),
                        ::testing::ValuesIn(kPeerCounts)),
-    [](const auto& info) {
-      return Name(std::get<0>(info.param)) + "_n" +
-             std::to_string(std::get<1>(info.param));
+    [](const auto& param_info) {
+      return Name(std::get<0>(param_info.param)) + "_n" +
+             std::to_string(std::get<1>(param_info.param));
     });
 
 // ---------------------------------------------------------------- alltoallv
@@ -379,9 +379,9 @@ TEST_P(LargeAlltoall, EveryShape) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, LargeAlltoall, ::testing::ValuesIn(kPeerCounts),
-                         [](const auto& info) {
+                         [](const auto& param_info) {
                            return "alltoallv_pairwise_n" +
-                                  std::to_string(info.param);
+                                  std::to_string(param_info.param);
                          });
 
 }  // namespace

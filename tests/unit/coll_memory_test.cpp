@@ -159,8 +159,8 @@ TEST_P(Memory, ExtraMemoryStaysWithinTheClaimedChunks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Memory, ::testing::ValuesIn(Cases()),
-                         [](const auto& info) {
-                           return std::string(info.param.name);
+                         [](const auto& param_info) {
+                           return std::string(param_info.param.name);
                          });
 
 }  // namespace

@@ -94,9 +94,9 @@ INSTANTIATE_TEST_SUITE_P(
                                          Alg::kReduceBinomial,
                                          Alg::kReduceChain),
                        ::testing::ValuesIn(kPeerCounts)),
-    [](const auto& info) {
-      return Name(std::get<0>(info.param)) + "_n" +
-             std::to_string(std::get<1>(info.param));
+    [](const auto& param_info) {
+      return Name(std::get<0>(param_info.param)) + "_n" +
+             std::to_string(std::get<1>(param_info.param));
     });
 
 // Documents the order of operands. An element is an affine map x -> a*x + b

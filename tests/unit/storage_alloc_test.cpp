@@ -1,20 +1,24 @@
 // The storage-backed allocator (src/slave/memory) in a plain process: the
 // test's environment (CMakeLists.txt) makes it look like a slave, so that
 // malloc and friends of this very program go through the arena.
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -32,6 +36,18 @@ __attribute__((constructor)) static void BecomeSlave(int, char** argv, char**) {
   execv("/proc/self/exe", argv);
   std::perror("storage_alloc_test: re-exec");
   _exit(2);
+}
+
+// Failure injection: the arena, linked into this program from
+// bdmpi_slave_core, calls this fallocate instead of the C library's. While
+// set, hole punching fails with EIO.
+std::atomic<bool> g_fail_hole_punch{false};
+extern "C" int fallocate(int fd, int mode, off_t offset, off_t length) __THROW {
+  if (g_fail_hole_punch.load() && (mode & FALLOC_FL_PUNCH_HOLE) != 0) {
+    errno = EIO;
+    return -1;
+  }
+  return static_cast<int>(syscall(SYS_fallocate, fd, mode, offset, length));
 }
 
 namespace bdmpi::memory {
@@ -181,6 +197,30 @@ TEST_F(StorageAlloc, CallocOfAReusedRangeIsZero) {
   volatile std::size_t huge = SIZE_MAX / 2;  // volatile: no compile-time warning
   void* overflow = std::calloc(huge, 4);
   EXPECT_EQ(overflow, nullptr);
+}
+
+// A freed range reads as zero when reused because its file blocks are
+// punched out. When that fails the range could show the old contents after
+// a switch-out: the failure is reported and the range not used again.
+TEST_F(StorageAlloc, AFailedHolePunchIsReportedAndTheRangeNotReused) {
+  std::size_t size = 8 * T();
+  void* p = std::malloc(size);
+  std::memset(p, 0xdd, size);
+  ReleaseAll();  // the contents are in the file now
+  testing::internal::CaptureStderr();
+  g_fail_hole_punch = true;
+  std::free(p);
+  g_fail_hole_punch = false;
+  std::string reported = testing::internal::GetCapturedStderr();
+  EXPECT_NE(reported.find("fallocate(PUNCH_HOLE) of " + std::to_string(size) +
+                          " bytes at offset"), std::string::npos) << reported;
+  EXPECT_NE(reported.find(std::string("of the storage file in ") + STORAGE_TEST_DIR +
+                          " failed: Input/output error"), std::string::npos) << reported;
+  auto* q = static_cast<unsigned char*>(std::calloc(1, size));
+  EXPECT_NE(static_cast<void*>(q), p);
+  ReleaseAll();  // q's pages were only read: mapped from the file now
+  for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(q[i], 0) << i;
+  std::free(q);
 }
 
 TEST_F(StorageAlloc, FreedRangesCoalesceAndAreReused) {

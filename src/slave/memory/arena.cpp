@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
 #include "common/storage_table.h"
@@ -232,27 +233,30 @@ bool EnsureReady(Arena*& out) {
     }
     std::string path = arena.dir + "/storage-" + std::to_string(slave) + "-" +
                        std::to_string(static_cast<long>(getpid()));
-    arena.fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (arena.fd < 0) {
+    // Owned here until the arena is ready: a set-up that gives up closes
+    // them (the arena itself is never destroyed).
+    UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!fd) {
       Report("bdmpi: rank %d: cannot create %s: %s; using ordinary memory",
              arena.rank, path.c_str(), std::strerror(errno));
       return false;
     }
-    std::string self_path = "/proc/self/fd/" + std::to_string(arena.fd);
-    arena.direct_fd = open(self_path.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+    // Optional: without it write-back and read-back go through the page cache.
+    std::string self_path = "/proc/self/fd/" + std::to_string(fd.get());
+    UniqueFd direct_fd(open(self_path.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC));
     // Unlinked at once: the file goes with the process, however it ends.
     unlink(path.c_str());
     // Freed blocks must read as zero when reused: that needs hole punching.
-    if (ftruncate(arena.fd, static_cast<off_t>(kPage)) != 0 ||
-        fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+    if (ftruncate(fd.get(), static_cast<off_t>(kPage)) != 0 ||
+        fallocate(fd.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
                   static_cast<off_t>(kPage)) != 0) {
       Report("bdmpi: rank %d: the scratch directory %s cannot punch holes in "
              "files (%s); using ordinary memory", arena.rank, arena.dir.c_str(),
              std::strerror(errno));
       return false;
     }
-    arena.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    if (arena.pagemap < 0) {
+    UniqueFd pagemap(open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+    if (!pagemap) {
       Report("bdmpi: rank %d: cannot open /proc/self/pagemap: %s; using "
              "ordinary memory", arena.rank, std::strerror(errno));
       return false;
@@ -262,7 +266,7 @@ bool EnsureReady(Arena*& out) {
       volatile char sink = *static_cast<volatile char*>(probe);
       (void)sink;
       std::uint64_t entry = 0;
-      if (pread(arena.pagemap, &entry, sizeof entry,
+      if (pread(pagemap.get(), &entry, sizeof entry,
                 static_cast<off_t>(reinterpret_cast<std::uintptr_t>(probe) / kPage * 8)) ==
               sizeof entry &&
           (entry & kPmPresent) != 0)
@@ -274,15 +278,17 @@ bool EnsureReady(Arena*& out) {
     long nslaves = EnvLong(kEnvNodeSize, 0);
     if (job != nullptr && nslaves > slave) {
       JobNames names(job, static_cast<int>(EnvLong(kEnvNode, 0)));
-      int shm = shm_open(names.StorageTable().c_str(), O_RDWR | O_CLOEXEC, 0);
-      if (shm >= 0) {
+      UniqueFd shm(shm_open(names.StorageTable().c_str(), O_RDWR | O_CLOEXEC, 0));
+      if (shm) {
         std::size_t bytes = static_cast<std::size_t>(nslaves) * sizeof(StorageSlot);
-        void* table = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
-        close(shm);
+        void* table = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm.get(), 0);
         if (table != MAP_FAILED) arena.slot = static_cast<StorageSlot*>(table) + slave;
       }
     }
     arena.free.emplace(0, arena.size);
+    arena.fd = fd.release();
+    arena.direct_fd = direct_fd.release();
+    arena.pagemap = pagemap.release();
     g_base.store(reinterpret_cast<std::uintptr_t>(arena.base), std::memory_order_release);
     g_end.store(reinterpret_cast<std::uintptr_t>(arena.base) + arena.size,
                 std::memory_order_release);
@@ -320,13 +326,36 @@ void TakeFree(Arena& arena, std::map<std::uint64_t, std::uint64_t>::iterator ran
   if (offset + length < end) arena.free.emplace(offset + length, end - offset - length);
 }
 
+// Reports a failed system call on the storage file without allocating.
+void ReportFileCall(const Arena& arena, const char* call, std::uint64_t offset,
+                    std::uint64_t length, int err) {
+  Report("bdmpi: rank %d: %s of %llu bytes at offset %llu of the storage file in "
+         "%s failed: %s", arena.rank, call, static_cast<unsigned long long>(length),
+         static_cast<unsigned long long>(offset), arena.dir.c_str(), std::strerror(err));
+}
+
 // Returns [offset, offset + length) to address space only, and the file's
-// blocks to the disk; the range reads as zero when used again.
-void DropRange(Arena& arena, std::uint64_t offset, std::uint64_t length) {
-  mmap(arena.base + offset, length, PROT_NONE,
-       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-  fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-            static_cast<off_t>(offset), static_cast<off_t>(length));
+// blocks to the disk, so that the range reads as zero when used again.
+// False (reported) when that failed: the caller must then not reuse the
+// range, which could show old data (it is lost to this process instead).
+bool DropRange(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  bool ok = true;
+  if (mmap(arena.base + offset, length, PROT_NONE,
+           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED) {
+    ReportFileCall(arena, "mmap(PROT_NONE) of the arena range", offset, length, errno);
+    ok = false;
+  }
+  if (fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                static_cast<off_t>(offset), static_cast<off_t>(length)) != 0) {
+    ReportFileCall(arena, "fallocate(PUNCH_HOLE)", offset, length, errno);
+    ok = false;
+  }
+  return ok;
+}
+
+// Drops a range and makes it free again, unless dropping failed.
+void DropAndGiveBack(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  if (DropRange(arena, offset, length)) GiveBack(arena, offset, length);
 }
 
 bool MapFresh(Arena& arena, std::uint64_t offset, std::uint64_t length) {
@@ -360,8 +389,9 @@ AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
       return {nullptr, AllocStatus::kNoSpace};
     }
     if (!MapFresh(arena, start, length)) {
-      DropRange(arena, start, length);
-      GiveBack(arena, start, length);
+      ReportFileCall(arena, "mmap of anonymous memory over the arena range", start, length,
+                     errno);
+      DropAndGiveBack(arena, start, length);
       return {};
     }
     Block block;
@@ -379,54 +409,46 @@ void FreeLocked(Arena& arena, void* p) {
   auto it = arena.used.find(offset);
   if (it == arena.used.end()) InvalidPointer("free", p);
   std::uint64_t length = it->second.length;
-  DropRange(arena, offset, length);
   arena.used.erase(it);
-  GiveBack(arena, offset, length);
+  DropAndGiveBack(arena, offset, length);
   arena.allocated -= length;
   Publish(arena);
 }
 
 // Reads pagemap entries for `count` pages from address `addr`.
 void ReadPagemap(Arena& arena, const char* addr, std::size_t count) {
-  off_t where = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(addr) / kPage * 8);
-  std::size_t want = count * 8;
-  std::size_t got = 0;
-  auto* out = reinterpret_cast<char*>(arena.pagemap_buffer);
-  while (got < want) {
-    ssize_t n = pread(arena.pagemap, out + got, want - got, where + static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ThrowSystemError("read /proc/self/pagemap", n < 0 ? errno : EIO);
-    got += static_cast<std::size_t>(n);
-  }
+  std::uint64_t where = reinterpret_cast<std::uintptr_t>(addr) / kPage * 8;
+  ReadExactlyAt(arena.pagemap, arena.pagemap_buffer, count * 8, where, "/proc/self/pagemap");
 }
 
 void WriteAll(Arena& arena, const char* data, std::uint64_t length, std::uint64_t offset) {
   bool direct = arena.direct_fd >= 0;
   while (length > 0) {
     std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(length, kIoChunk));
-    ssize_t n = pwrite(direct ? arena.direct_fd : arena.fd, data, chunk,
-                       static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && direct && errno == EINVAL) {  // direct I/O refused after all
-      arena.direct_fd = -1;
-      direct = false;
-      continue;
-    }
-    if (n > 0 && !direct) {
-      // Buffered: keep the dirty page cache to one chunk.
-      sync_file_range(arena.fd, static_cast<off64_t>(offset), n,
-                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-                          SYNC_FILE_RANGE_WAIT_AFTER);
-      posix_fadvise(arena.fd, static_cast<off_t>(offset), n, POSIX_FADV_DONTNEED);
-    }
-    if (n <= 0)
+    if (PwriteFull(direct ? arena.direct_fd : arena.fd, data, chunk, offset) < 0) {
+      if (direct && errno == EINVAL) {  // direct I/O refused after all: rewrite buffered
+        close(arena.direct_fd);
+        arena.direct_fd = -1;
+        direct = false;
+        continue;
+      }
       throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
                               ": writing back storage-backed memory to the scratch "
-                              "directory " + arena.dir + " failed: " +
-                              std::strerror(n < 0 ? errno : ENOSPC));
-    data += n;
-    offset += static_cast<std::uint64_t>(n);
-    length -= static_cast<std::uint64_t>(n);
+                              "directory " + arena.dir + " failed (pwrite): " +
+                              std::strerror(errno));
+    }
+    if (!direct) {
+      // Buffered: keep the dirty page cache to one chunk. Both calls are
+      // only about memory use: a write error still shows at fdatasync.
+      sync_file_range(arena.fd, static_cast<off64_t>(offset), static_cast<off64_t>(chunk),
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                          SYNC_FILE_RANGE_WAIT_AFTER);
+      posix_fadvise(arena.fd, static_cast<off_t>(offset), static_cast<off_t>(chunk),
+                    POSIX_FADV_DONTNEED);
+    }
+    data += chunk;
+    offset += chunk;
+    length -= chunk;
   }
 }
 
@@ -507,7 +529,8 @@ void SyncFile(Arena& arena) {
     if (errno == EINTR) continue;
     throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
                             ": writing back storage-backed memory to the scratch "
-                            "directory " + arena.dir + " failed: " + std::strerror(errno));
+                            "directory " + arena.dir + " failed (fdatasync): " +
+                            std::strerror(errno));
   }
 }
 
@@ -515,7 +538,7 @@ void SyncFile(Arena& arena) {
 void MapFile(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   if (mmap(arena.base + offset, length, PROT_READ | PROT_WRITE,
            MAP_PRIVATE | MAP_FIXED, arena.fd, static_cast<off_t>(offset)) == MAP_FAILED)
-    ThrowSystemError("mmap of the storage file", errno);
+    ThrowSystemError("mmap of the storage file in " + arena.dir, errno);
 }
 
 // The blocks overlapping [p, p + bytes), clipped to it and to pages
@@ -552,6 +575,7 @@ void Populate(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   for (std::uint64_t at = 0; at < length; at += kPage) sink = sink + addr[at];
 }
 
+// Advice only: a failed readahead leaves the pages to be read on first use.
 void Readahead(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   for (std::uint64_t at = 0; at < length; at += kReadaheadChunk) {
     std::uint64_t chunk = std::min(kReadaheadChunk, length - at);
@@ -562,21 +586,23 @@ void Readahead(Arena& arena, std::uint64_t offset, std::uint64_t length) {
 // A mostly written run comes back as anonymous memory read in one stream:
 // its pages would be copied on their first write anyway.
 void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
-  if (!MapFresh(arena, offset, length)) ThrowSystemError("mmap", errno);
+  if (!MapFresh(arena, offset, length))
+    ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
   for (std::uint64_t at = 0; at < length;) {
     std::size_t chunk = static_cast<std::size_t>(std::min(kIoChunk, length - at));
     int fd = arena.direct_fd >= 0 ? arena.direct_fd : arena.fd;
-    ssize_t n = pread(fd, arena.base + offset + at, chunk, static_cast<off_t>(offset + at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && fd == arena.direct_fd && errno == EINVAL) {
+    ssize_t n = PreadFull(fd, arena.base + offset + at, chunk, offset + at);
+    if (n < 0 && fd == arena.direct_fd && errno == EINVAL) {  // read again buffered
+      close(arena.direct_fd);
       arena.direct_fd = -1;
       continue;
     }
-    if (n <= 0)
+    if (n <= 0 || static_cast<std::size_t>(n) < chunk)
       throw Error(kErrIo, "rank " + std::to_string(arena.rank) +
                               ": reading storage-backed memory back from " + arena.dir +
-                              " failed: " + std::strerror(n < 0 ? errno : EIO));
-    // The copy in the page cache is not needed twice.
+                              " failed (pread): " +
+                              std::strerror(n < 0 ? errno : EIO));
+    // The copy in the page cache is not needed twice (advice only).
     posix_fadvise(arena.fd, static_cast<off_t>(offset + at), n, POSIX_FADV_DONTNEED);
     at += static_cast<std::uint64_t>(n);
   }
@@ -624,8 +650,7 @@ void* Reallocate(void* p, std::size_t bytes) {
   if (length <= block.length) {
     if (length < block.length) {
       std::uint64_t tail = block.length - length;
-      DropRange(arena, offset + length, tail);
-      GiveBack(arena, offset + length, tail);
+      DropAndGiveBack(arena, offset + length, tail);
       arena.allocated -= tail;
       block.length = length;
       block.resident.clear();
@@ -640,7 +665,10 @@ void* Reallocate(void* p, std::size_t bytes) {
   if (next != arena.free.end() && next->second >= extra) {
     TakeFree(arena, next, end, extra);
     int err = ReserveDisk(arena, end, extra);
-    if (err == 0 && MapFresh(arena, end, extra)) {
+    bool mapped = err == 0 && MapFresh(arena, end, extra);
+    if (err == 0 && !mapped)
+      ReportFileCall(arena, "mmap of anonymous memory over the arena range", end, extra, errno);
+    if (mapped) {
       block.length = length;
       block.known_dirty = false;
       block.resident_all = true;
@@ -648,8 +676,7 @@ void* Reallocate(void* p, std::size_t bytes) {
       Publish(arena);
       return p;
     }
-    DropRange(arena, end, extra);
-    GiveBack(arena, end, extra);
+    DropAndGiveBack(arena, end, extra);
     if (err != 0) {
       ReportNoSpace(arena, extra, err);
       return nullptr;
@@ -767,10 +794,14 @@ void DiscardRange(void* p, std::size_t bytes) {
                [&](std::uint64_t, Block& block, std::uint64_t start, std::uint64_t length) {
                  // Zero in the file too (a later switch-out maps the file),
                  // with its disk blocks reserved again.
-                 fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                           static_cast<off_t>(start), static_cast<off_t>(length));
-                 ReserveDisk(arena, start, length);
-                 if (!MapFresh(arena, start, length)) ThrowSystemError("mmap", errno);
+                 if (fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                               static_cast<off_t>(start), static_cast<off_t>(length)) != 0)
+                   ThrowSystemError("fallocate(PUNCH_HOLE) of the storage file in " +
+                                        arena.dir, errno);
+                 if (int err = ReserveDisk(arena, start, length); err != 0)
+                   ThrowSystemError("fallocate of the storage file in " + arena.dir, err);
+                 if (!MapFresh(arena, start, length))
+                   ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
                  block.known_dirty = false;
                });
 }

@@ -41,8 +41,10 @@ std::size_t Threshold();
 bool InsideArena();
 
 // Whether `p` points into the arena's reserved range. Cheap; safe to call
-// before anything was allocated.
-bool Owns(const void* p);
+// before anything was allocated. Compares the address only (access(none)
+// tells the compiler so: it would otherwise take freshly allocated memory
+// passed here for a read of uninitialised bytes).
+__attribute__((access(none, 1))) bool Owns(const void* p);
 
 enum class AllocStatus { kOk, kUnavailable, kNoSpace };
 struct AllocResult {

@@ -11,6 +11,12 @@
 
 #include "slave/memory/arena.h"
 
+// Off in sanitizer builds (src/slave/CMakeLists.txt says why): the
+// sanitizer's own malloc family then serves the program.
+#ifndef BDMPI_INTERPOSE_MALLOC
+#define BDMPI_INTERPOSE_MALLOC 1
+#endif
+
 extern "C" {
 void* __libc_malloc(size_t size);
 void __libc_free(void* p);
@@ -24,6 +30,7 @@ namespace bdmpi::memory {
 // Referenced by MPI_Init, so that a static link always takes this file.
 int malloc_hooks_linked = 1;
 
+#if BDMPI_INTERPOSE_MALLOC
 namespace {
 
 bool UseArena(size_t size) {
@@ -49,10 +56,15 @@ size_t LibcUsableSize(void* p) {
 }
 
 }  // namespace
+#endif  // BDMPI_INTERPOSE_MALLOC
 }  // namespace bdmpi::memory
 
+#if BDMPI_INTERPOSE_MALLOC
 using namespace bdmpi::memory;
 
+// Exported from libbdmpi (hidden visibility is the default there), so that
+// they take the place of glibc's for the program and every library.
+#pragma GCC visibility push(default)
 extern "C" {
 
 void* malloc(size_t size) {
@@ -170,3 +182,5 @@ size_t malloc_usable_size(void* p) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop
+#endif  // BDMPI_INTERPOSE_MALLOC
