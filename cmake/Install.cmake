@@ -1,6 +1,8 @@
 # Installation and packaging: headers, libbdmpi (shared + static), bdmprun,
-# bdmpiexec, the compiler wrappers bdmpicc / bdmpicxx, the CMake package
-# (find_package(BDMPI) -> BDMPI::mpi, BDMPI::mpi_static) and bdmpi.pc.
+# bdmpiexec, the compiler wrappers bdmpicc / bdmpicxx, the standard names
+# mpicc / mpicxx / mpic++ / mpiexec / mpirun, the CMake package
+# (find_package(BDMPI) -> BDMPI::mpi, BDMPI::mpi_static), bdmpi.pc and an
+# environment module.
 #
 # Included at the end of the root CMakeLists.txt, after every target exists.
 # Each target is installed only if it is defined, so this file also works
@@ -190,6 +192,53 @@ foreach(_wrapper bdmpicc bdmpicxx)
           DESTINATION ${CMAKE_INSTALL_BINDIR})
 endforeach()
 
+# ------------------------------------------------------- standard MPI names
+
+# mpicc, mpicxx, mpic++, mpiexec and mpirun as links to our wrappers and
+# launcher, so that an MPI project switches to BDMPI by PATH alone (issue
+# 18). They go into BDMPI's own bin directory only: in /usr/bin or
+# /usr/local/bin they would shadow the system's MPI for every user, so an
+# install there leaves them out and says so.
+option(BDMPI_MPI_ALIASES
+       "Install mpicc, mpicxx, mpic++, mpiexec and mpirun as BDMPI's" ON)
+set(_bdmpi_aliases mpicc:bdmpicc mpicxx:bdmpicxx mpic++:bdmpicxx
+                   mpiexec:bdmpiexec mpirun:bdmpiexec)
+if(BDMPI_MPI_ALIASES)
+  foreach(_alias IN LISTS _bdmpi_aliases)
+    string(REPLACE ":" ";" _alias ${_alias})
+    list(GET _alias 0 _name)
+    list(GET _alias 1 _target)
+    file(CREATE_LINK ${_target} ${PROJECT_BINARY_DIR}/bin/${_name} SYMBOLIC)
+  endforeach()
+  install(CODE "
+    set(_bin \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
+    if(IS_ABSOLUTE \"${CMAKE_INSTALL_BINDIR}\")
+      set(_bin \"${CMAKE_INSTALL_BINDIR}\")
+    endif()
+    get_filename_component(_bin \"\${_bin}\" ABSOLUTE)
+    if(_bin MATCHES \"^(/usr|/usr/local)?/bin$\")
+      message(STATUS \"Not installing mpicc, mpicxx, mpic++, mpiexec, mpirun \"
+              \"into \${_bin}: they would replace the system's MPI there. \"
+              \"Install BDMPI into a prefix of its own (e.g. /opt/bdmpi) \"
+              \"to get them.\")
+    else()
+      foreach(_alias ${_bdmpi_aliases})
+        string(REPLACE \":\" \";\" _alias \${_alias})
+        list(GET _alias 0 _name)
+        list(GET _alias 1 _target)
+        set(_link \"\$ENV{DESTDIR}\${_bin}/\${_name}\")
+        message(STATUS \"Installing: \${_link} -> \${_target}\")
+        file(CREATE_LINK \${_target} \${_link} SYMBOLIC)
+      endforeach()
+    endif()
+  ")
+else()
+  foreach(_alias IN LISTS _bdmpi_aliases)
+    string(REGEX REPLACE ":.*" "" _name ${_alias})
+    file(REMOVE ${PROJECT_BINARY_DIR}/bin/${_name})
+  endforeach()
+endif()
+
 # ---------------------------------------------------------- CMake package
 
 if(_bdmpi_exported)
@@ -229,19 +278,25 @@ foreach(_lib IN LISTS _bdmpi_internal_libs)
 endforeach()
 string(APPEND BDMPI_PC_LIBS_PRIVATE "-lstdc++ -pthread -lrt")
 
-# bdmpi.pc carries absolute paths, so it is written at install time, when
-# the final prefix (`cmake --install build --prefix P`) is known.
+# bdmpi.pc and the environment module (issue 18) carry absolute paths, so
+# they are written at install time, when the final prefix (`cmake --install
+# build --prefix P`) is known. Both read ${prefix}/dir the same way (a
+# pkg-config variable, a Tcl variable).
 set(_bdmpi_pc_in ${PROJECT_SOURCE_DIR}/cmake/bdmpi.pc.in)
 set(_bdmpi_pc_out ${PROJECT_BINARY_DIR}/cmake/bdmpi.pc)
+set(_bdmpi_module_in ${PROJECT_SOURCE_DIR}/cmake/bdmpi.modulefile.in)
+set(_bdmpi_module_out ${PROJECT_BINARY_DIR}/cmake/modulefile/${PROJECT_VERSION})
 install(CODE "
   set(PROJECT_VERSION \"${PROJECT_VERSION}\")
   set(BDMPI_PC_LIBS_PRIVATE \"${BDMPI_PC_LIBS_PRIVATE}\")
   set(BDMPI_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
-  foreach(_kind INCLUDEDIR LIBDIR)
+  foreach(_kind INCLUDEDIR LIBDIR BINDIR)
     if(_kind STREQUAL INCLUDEDIR)
       set(_dir \"${BDMPI_INSTALL_INCLUDEDIR}\")
-    else()
+    elseif(_kind STREQUAL LIBDIR)
       set(_dir \"${CMAKE_INSTALL_LIBDIR}\")
+    else()
+      set(_dir \"${CMAKE_INSTALL_BINDIR}\")
     endif()
     if(IS_ABSOLUTE \"\${_dir}\")
       set(BDMPI_PC_\${_kind} \"\${_dir}\")
@@ -250,5 +305,8 @@ install(CODE "
     endif()
   endforeach()
   configure_file(\"${_bdmpi_pc_in}\" \"${_bdmpi_pc_out}\" @ONLY)
+  configure_file(\"${_bdmpi_module_in}\" \"${_bdmpi_module_out}\" @ONLY)
 ")
 install(FILES ${_bdmpi_pc_out} DESTINATION ${BDMPI_INSTALL_PKGCONFIGDIR})
+install(FILES ${_bdmpi_module_out}
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/modulefiles/bdmpi)

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
+#include "slave/singleton.h"
 
 namespace bdmpi {
 namespace memory {
@@ -39,6 +40,7 @@ void Initialize(int required, int* provided) {
   if (provided != nullptr) *provided = state.thread_level;
   // Keeps the malloc family in a static link (see malloc_hooks.cpp).
   if (memory::malloc_hooks_linked == 0) std::abort();
+  BecomeSingletonJobUnlessLaunched();
   Runtime::Start();
   ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->world_size(),
              Runtime::Instance()->node_size());

@@ -11,31 +11,12 @@
 # CC, CXX and CMAKE_COMMAND come from the environment (set by ctest).
 set -euo pipefail
 
-mode=$1
-build_dir=$2
-work=$3
-libdir=$4
 here=$(cd "$(dirname "$0")" && pwd)
-cmake=${CMAKE_COMMAND:-cmake}
+# shellcheck source=tests/install/test_lib.sh
+source "$here/test_lib.sh" "$@"
+quiet_log=$work/last_command.log
 cc=${CC:-cc}
 cxx=${CXX:-c++}
-prefix=$work/prefix
-lib=$prefix/$libdir
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-step() { echo "== $*"; }
-
-# Runs a command quietly; shows its output if it fails.
-quiet() {
-  local log=$work/last_command.log
-  if ! "$@" >"$log" 2>&1; then
-    cat "$log" >&2
-    fail "command failed: $*"
-  fi
-}
 
 contains() {  # contains TEXT WORD...: every WORD is a word of TEXT
   local text=" $1 " word
@@ -43,15 +24,6 @@ contains() {  # contains TEXT WORD...: every WORD is a word of TEXT
   for word in "$@"; do
     [[ $text == *" $word "* ]] || fail "'$word' missing from: $1"
   done
-}
-
-# The program must load libbdmpi from the prefix and no other MPI library.
-check_linkage() {
-  local program=$1 libs
-  libs=$(ldd "$program")
-  [[ $libs == *"$lib/libbdmpi.so"* ]] ||
-    fail "$program does not load $lib/libbdmpi.so:"$'\n'"$libs"
-  [[ $libs != *libmpi.so* ]] || fail "$program loads another MPI:"$'\n'"$libs"
 }
 
 install_and_build() {

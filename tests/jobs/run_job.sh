@@ -6,12 +6,14 @@
 #              [common options] -- PROG [ARGS...]
 #   run_job.sh --launcher mpirun [--mpirun PATH] --np N
 #              [common options] -- PROG [ARGS...]
+#   run_job.sh --launcher direct [common options] -- PROG [ARGS...]
 #
 # Common options:
 #   --expect-exit N|nonzero   exit status the job must end with (default 0)
 #   --expect-stderr REGEX     extended regex the job's stderr must match
 #   --expect-stderr-lines N   stderr must have exactly N lines (a message
 #                             printed once, and no launcher noise)
+#   --expect-stdout REGEX     extended regex the job's stdout must match
 #   --timeout SECS            kill the job after SECS seconds (default 300);
 #                             a timeout always fails, whatever is expected
 #   --launcher-arg ARG        extra launcher argument before PROG (repeatable)
@@ -26,6 +28,9 @@
 # and afterwards, pass or fail, must have left nothing behind: no entry
 # containing "bdmpi-ID" in /dev/shm or /dev/mqueue, an empty DIR (which is
 # then removed) and no process of the job's session still running.
+# direct runs start PROG itself, which makes itself a job of one rank
+# (singleton MPI_Init), with BDMPI_SINGLETON_OPTIONS="--scratch-dir DIR
+# --job-id ID" and the same checks.
 # mpirun runs (Open MPI, to validate the programs themselves) get
 # --oversubscribe (and --allow-run-as-root as root) and the process check.
 #
@@ -53,6 +58,7 @@ ns="" nr="" nn="" np=""
 expect_exit=0
 expect_stderr=""
 expect_stderr_lines=""
+expect_stdout=""
 timeout_s=300
 keep=0
 scratch_tmpfs=""
@@ -70,6 +76,7 @@ while (($#)); do
     --expect-exit) expect_exit=${2?}; shift 2 ;;
     --expect-stderr) expect_stderr=${2?}; shift 2 ;;
     --expect-stderr-lines) expect_stderr_lines=${2?}; shift 2 ;;
+    --expect-stdout) expect_stdout=${2?}; shift 2 ;;
     --timeout) timeout_s=${2?}; shift 2 ;;
     --launcher-arg) launcher_args+=("${2?}"); shift 2 ;;
     --scratch-tmpfs) scratch_tmpfs=${2?}; shift 2 ;;
@@ -97,7 +104,8 @@ case "$launcher" in
   mpirun)
     is_count "$np" || die_usage "mpirun needs --np N"
     ;;
-  *) die_usage "--launcher is bdmpiexec or mpirun, not '$launcher'" ;;
+  direct) ;;
+  *) die_usage "--launcher is bdmpiexec, mpirun or direct, not '$launcher'" ;;
 esac
 
 if [[ -n $scratch_tmpfs ]] && (($(id -u) != 0)); then
@@ -136,7 +144,7 @@ remove_work_dirs() {
   rm -rf "$scratch"
 }
 
-if [[ $launcher == bdmpiexec ]]; then
+if [[ $launcher != mpirun ]]; then
   # Message queues are visible as files only where the mqueue fs is mounted.
   if ! mountpoint -q /dev/mqueue 2>/dev/null &&
     ! { mkdir -p /dev/mqueue && mount -t mqueue none /dev/mqueue; } 2>/dev/null
@@ -153,6 +161,12 @@ if [[ $launcher == bdmpiexec ]]; then
   fi
   # Lower-case letters and digits only, so it is safe in any IPC name.
   job_id="jt$$$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')"
+fi
+if [[ $launcher == direct ]]; then
+  export BDMPI_SINGLETON_OPTIONS="--scratch-dir $scratch --job-id $job_id"
+  cmd=()
+  what="singleton"
+elif [[ $launcher == bdmpiexec ]]; then
   cmd=("$bdmpiexec")
   [[ -n $nn ]] && cmd+=(-nn "$nn")
   cmd+=(-ns "$ns" -nr "$nr" --scratch-dir "$scratch" --job-id "$job_id")
@@ -225,6 +239,9 @@ if [[ -n $expect_stderr_lines ]]; then
   ((lines == expect_stderr_lines)) ||
     fail "stderr has $lines line(s), expected $expect_stderr_lines"
 fi
+if [[ -n $expect_stdout ]] && ! grep -Eq -- "$expect_stdout" "$logs/stdout"; then
+  fail "stdout does not match /$expect_stdout/"
+fi
 
 # Processes of the job still alive after the launcher ended. Give those
 # that are being killed a few seconds to go.
@@ -244,8 +261,8 @@ else
   fail "could not learn the job's session id (did the launcher start?)"
 fi
 
-# IPC objects and spill files the job left (bdmpiexec only).
-if [[ $launcher == bdmpiexec ]]; then
+# IPC objects and spill files the job left (bdmpiexec and direct only).
+if [[ $launcher != mpirun ]]; then
   left=$(ipc_leftovers)
   if [[ -n $left ]]; then
     fail "left in /dev/shm or /dev/mqueue:" "$left"

@@ -1,4 +1,5 @@
 #include "bdmpiexec/launch_options.h"
+#include "bdmpiexec/mpirun_path.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -172,7 +173,7 @@ std::vector<std::string> LaunchCommand(LaunchOptions& options,
     case Launcher::kMpirun:
       // Unaggregated help output: when several masters abort at once the
       // aggregator itself fails with garbled ORTE_ERROR_LOG lines.
-      command = {"mpirun", "-np", nnodes, "--bind-to", "none", "--mca",
+      command = {OpenMpiMpirun(), "-np", nnodes, "--bind-to", "none", "--mca",
                  "orte_base_help_aggregate", "0"};
       if (geteuid() == 0) command.emplace_back("--allow-run-as-root");
       if (!options.hostfile.empty()) {

@@ -1,0 +1,114 @@
+// Singleton start (issue 18). Without bdmpiexec there is no master, and a
+// rank cannot work without one: the master owns the message queues, the
+// scheduling and the clean-up after a crash, and starts its slaves itself.
+// So MPI_Init replaces the process (same pid, same parent, same terminal)
+// with bdmpiexec running this program as a job of one rank. bdmpiexec then
+// does what it does for every job, so a singleton is cleaned up on every
+// exit path by the same tested code, and its exit status is the rank's.
+//
+// The price: what the program did before MPI_Init runs again in the rank
+// (output printed before MPI_Init appears twice). The MPI standard leaves
+// the state before MPI_Init unspecified, and most programs call it first.
+#include "slave/singleton.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/job_names.h"
+
+namespace bdmpi {
+namespace {
+
+constexpr const char* kEnvSingletonOptions = "BDMPI_SINGLETON_OPTIONS";
+
+std::string ReadLink(const char* path) {
+  char target[PATH_MAX];
+  ssize_t n = readlink(path, target, sizeof target - 1);
+  if (n <= 0) throw Error(kErrOther, std::string("cannot read ") + path);
+  return std::string(target, static_cast<std::size_t>(n));
+}
+
+std::string DirectoryOf(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// bdmpiexec of the BDMPI this library belongs to: libbdmpi sits in lib/
+// (or lib/<multiarch>/) and bdmpiexec in the sibling bin/, in the build
+// tree and the install tree alike. A static libbdmpi.a has no place of its
+// own; then bdmpiexec is looked up in PATH.
+std::string FindLauncher() {
+  if (const char* path = std::getenv("BDMPI_BDMPIEXEC")) return path;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&BecomeSingletonJobUnlessLaunched), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    char resolved[PATH_MAX];
+    if (realpath(info.dli_fname, resolved) != nullptr &&
+        std::strstr(resolved, "/libbdmpi.so") != nullptr) {
+      std::string dir = DirectoryOf(resolved);
+      for (const char* up : {"/../bin/bdmpiexec", "/../../bin/bdmpiexec"}) {
+        std::string candidate = dir + up;
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+      }
+    }
+  }
+  return "bdmpiexec";
+}
+
+// This process's arguments as the kernel holds them: MPI_Init may be given
+// null argc/argv, and the program may have consumed its own.
+std::vector<std::string> OwnArguments() {
+  std::ifstream file("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (std::size_t start = 0; start < all.size();) {
+    std::size_t end = all.find('\0', start);
+    if (end == std::string::npos) end = all.size();
+    args.emplace_back(all, start, end - start);
+    start = end + 1;
+  }
+  return args;
+}
+
+}  // namespace
+
+void BecomeSingletonJobUnlessLaunched() {
+  if (std::getenv(kEnvJobId) != nullptr) return;
+  std::string launcher = FindLauncher();
+  std::vector<std::string> command = {launcher, "-nn", "1", "-ns", "1", "-nr", "1"};
+  // More bdmpiexec options (--node-memory, --scratch-dir, --job-id, -v ...)
+  // for a program that is started directly, in its environment.
+  if (const char* options = std::getenv(kEnvSingletonOptions)) {
+    std::istringstream words(options);
+    for (std::string word; words >> word;) command.push_back(word);
+  }
+  command.push_back("--");
+  command.push_back(ReadLink("/proc/self/exe"));
+  std::vector<std::string> args = OwnArguments();
+  if (!args.empty()) command.insert(command.end(), args.begin() + 1, args.end());
+
+  std::vector<char*> argv;
+  for (std::string& arg : command) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  // Output written before MPI_Init must not be lost with the old image.
+  std::fflush(nullptr);
+  execvp(argv[0], argv.data());
+  throw Error(kErrOther, "this program was started without bdmpiexec and could not "
+                         "start it to run as a job of one rank (" + launcher + ": " +
+                         std::strerror(errno) + "); put BDMPI's bin directory in "
+                         "PATH, or start the program with bdmpiexec or mpiexec");
+}
+
+}  // namespace bdmpi
