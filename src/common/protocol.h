@@ -27,106 +27,126 @@ namespace bdmpi {
 
 inline constexpr std::uint16_t kProtocolVersion = 5;
 
-// Numbered by family: 0x01 life cycle, 0x02 point-to-point, 0x03 collectives,
-// 0x04 BDMPI extensions, 0x05 communicators.
+// The message types, numbered by family: 0x01 life cycle, 0x02
+// point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
+// communicators, 0x06 memory. BDMPI_MSG_TYPES(X) lists each once, as
+// X(Name, value); the enum, kAllMsgTypes and MsgTypeName are made from it,
+// and the master's message table (src/master/message_table.cpp) is checked
+// at compile time to have a row for each. What each one means:
+//
+// Life cycle.
+//   Init:     slave -> master, reply when the slave is first scheduled.
+//   Finalize: reply at once; the slave leaves co-operative scheduling.
+//   Abort:    no reply; the master ends the job with `code`.
+//   Event:    not from a slave: the master's watcher thread reports a
+//             slave's exit (peer = its index) or a signal (code = signo),
+//             or its network thread has news (peer = -2).
+//
+// Point-to-point.
+//   Send:     payload in the window (wants_reply: the reply says the window
+//             is free again) or in a spill file written by the sender (no
+//             reply). Buffered: never blocks.
+//   PostRecv: no reply; registers receive `id` (MPI_Irecv/MPI_Recv), which
+//             the master matches against queued messages in MPI order.
+//   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
+//             the reply carries status and the data (window or file).
+//   TestRecv: reply at once, flag = 1 with the data if matched.
+//   Probe:    reply when a matching unreceived message exists (blocks).
+//   Iprobe:   reply at once, flag = 1 with the status if one exists.
+//   WaitAny:  payload = receive ids (uint64 each, in the window/inline/
+//             file like any payload). Reply when one of them has its
+//             message (blocks: rblocked), with that receive's status and
+//             data as for WaitRecv; flag = 1 + its position in the list
+//             (the first complete one). MPI_Waitany, MPI_Waitsome.
+//   TestAny:  as WaitAny, but reply at once; flag = 0 when none is
+//             complete (after letting other slaves run first, as
+//             TestRecv does). MPI_Testany, MPI_Testsome.
+//   PollAny:  as TestAny, never yields: collects the further completed
+//             receives of MPI_Waitsome / MPI_Testsome.
+//   TestAll:  payload = receive ids; reply at once, flag = 1 when every
+//             one is complete (no data: the slave then collects each
+//             with WaitRecv), else 0 after letting others run first.
+//   FreeRecv: no reply; receive `id` was freed (MPI_Request_free). It
+//             stays posted, so that it still takes its message in MPI
+//             order, and that message is discarded.
+//
+// Collectives, two phases as in the paper: every member deposits its part
+// with its master; the master replies when the operation's result for this
+// member is ready (cblocked until then). A member that only contributes
+// (bcast root, reduce non-root) is answered at once.
+//   Barrier:   reply when all members have arrived.
+//   Bcast:     root's data in window/file; others get it in the reply.
+//   Reduce:    contribution in window/file; root gets the result.
+//   Allreduce: contribution in window/file; everyone gets the result.
+//
+// BDMPI extensions.
+//   EnterCritical: reply when fewer than -nc slaves of the node are
+//                  inside (blocks; the slave gives up its running slot).
+//   ExitCritical:  no reply; lets the next waiting slave in.
+//
+// Communicators.
+//   CommSplit: a collective on communicator `comm` (two phases like the
+//              others): color in `tag` (kUndefinedColor for
+//              MPI_UNDEFINED), key in `code`. Every member is answered when
+//              the new communicators exist: flag = 1 with comm = the new
+//              communicator's id, source = the member's rank in it, tag =
+//              its size and the payload = its members' world ranks (int32
+//              each, by rank); flag = 0 for MPI_UNDEFINED. MPI_Comm_dup,
+//              MPI_Comm_create and MPI_Comm_split_type are splits too.
+//              Across nodes the masters of `comm` allgather their members'
+//              SplitEntry records and each builds the result alike.
+//   CommFree:  no reply; the slave has freed communicator `comm`.
+//
+// Memory (storage-backed allocations, src/slave/memory).
+//   Release:  master -> slave only, a reply-queue message that is not a
+//             reply: sent to a slave that waits for a reply (blocked or
+//             runnable) when the node's memory budget needs its memory.
+//             The slave writes back its dirty storage-backed pages, drops
+//             them and answers with Released, then keeps waiting for its
+//             reply. At most one is outstanding per slave.
+//   Released: slave -> master, no reply; bytes = bytes written back.
+#define BDMPI_MSG_TYPES(X) \
+  X(Init, 0x0101)          \
+  X(Finalize, 0x0102)      \
+  X(Abort, 0x0103)         \
+  X(Event, 0x0104)         \
+  X(Send, 0x0201)          \
+  X(PostRecv, 0x0202)      \
+  X(WaitRecv, 0x0203)      \
+  X(TestRecv, 0x0204)      \
+  X(Probe, 0x0205)         \
+  X(Iprobe, 0x0206)        \
+  X(WaitAny, 0x0207)       \
+  X(TestAny, 0x0208)       \
+  X(PollAny, 0x0209)       \
+  X(TestAll, 0x020a)       \
+  X(FreeRecv, 0x020b)      \
+  X(Barrier, 0x0301)       \
+  X(Bcast, 0x0302)         \
+  X(Reduce, 0x0303)        \
+  X(Allreduce, 0x0304)     \
+  X(EnterCritical, 0x0401) \
+  X(ExitCritical, 0x0402)  \
+  X(CommSplit, 0x0501)     \
+  X(CommFree, 0x0502)      \
+  X(Release, 0x0601)       \
+  X(Released, 0x0602)      \
+  /* end of BDMPI_MSG_TYPES */
+
 enum class MsgType : std::uint16_t {
-  // Life cycle.
-  //   Init:     slave -> master, reply when the slave is first scheduled.
-  //   Finalize: reply at once; the slave leaves co-operative scheduling.
-  //   Abort:    no reply; the master ends the job with `code`.
-  //   Event:    not from a slave: the master's watcher thread reports a
-  //             slave's exit (peer = its index) or a signal (code = signo),
-  //             or its network thread has news (peer = -2).
-  kInit = 0x0101,
-  kFinalize = 0x0102,
-  kAbort = 0x0103,
-  kEvent = 0x0104,
-
-  // Point-to-point.
-  //   Send:     payload in the window (wants_reply: the reply says the window
-  //             is free again) or in a spill file written by the sender (no
-  //             reply). Buffered: never blocks.
-  //   PostRecv: no reply; registers receive `id` (MPI_Irecv/MPI_Recv), which
-  //             the master matches against queued messages in MPI order.
-  //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
-  //             the reply carries status and the data (window or file).
-  //   TestRecv: reply at once, flag = 1 with the data if matched.
-  //   Probe:    reply when a matching unreceived message exists (blocks).
-  //   Iprobe:   reply at once, flag = 1 with the status if one exists.
-  //   WaitAny:  payload = receive ids (uint64 each, in the window/inline/
-  //             file like any payload). Reply when one of them has its
-  //             message (blocks: rblocked), with that receive's status and
-  //             data as for WaitRecv; flag = 1 + its position in the list
-  //             (the first complete one). MPI_Waitany, MPI_Waitsome.
-  //   TestAny:  as WaitAny, but reply at once; flag = 0 when none is
-  //             complete (after letting other slaves run first, as
-  //             TestRecv does). MPI_Testany, MPI_Testsome.
-  //   PollAny:  as TestAny, never yields: collects the further completed
-  //             receives of MPI_Waitsome / MPI_Testsome.
-  //   TestAll:  payload = receive ids; reply at once, flag = 1 when every
-  //             one is complete (no data: the slave then collects each
-  //             with WaitRecv), else 0 after letting others run first.
-  //   FreeRecv: no reply; receive `id` was freed (MPI_Request_free). It
-  //             stays posted, so that it still takes its message in MPI
-  //             order, and that message is discarded.
-  kSend = 0x0201,
-  kPostRecv = 0x0202,
-  kWaitRecv = 0x0203,
-  kTestRecv = 0x0204,
-  kProbe = 0x0205,
-  kIprobe = 0x0206,
-  kWaitAny = 0x0207,
-  kTestAny = 0x0208,
-  kPollAny = 0x0209,
-  kTestAll = 0x020a,
-  kFreeRecv = 0x020b,
-
-  // Collectives, two phases as in the paper: every member deposits its part
-  // with its master; the master replies when the operation's result for this
-  // member is ready (cblocked until then). A member that only contributes
-  // (bcast root, reduce non-root) is answered at once.
-  //   Barrier:   reply when all members have arrived.
-  //   Bcast:     root's data in window/file; others get it in the reply.
-  //   Reduce:    contribution in window/file; root gets the result.
-  //   Allreduce: contribution in window/file; everyone gets the result.
-  kBarrier = 0x0301,
-  kBcast = 0x0302,
-  kReduce = 0x0303,
-  kAllreduce = 0x0304,
-
-  // BDMPI extensions.
-  //   EnterCritical: reply when fewer than -nc slaves of the node are
-  //                  inside (blocks; the slave gives up its running slot).
-  //   ExitCritical:  no reply; lets the next waiting slave in.
-  kEnterCritical = 0x0401,
-  kExitCritical = 0x0402,
-
-  // Communicators.
-  //   CommSplit: a collective on communicator `comm` (two phases like the
-  //              others): color in `tag` (kUndefinedColor for
-  //              MPI_UNDEFINED), key in `code`. Every member is answered when
-  //              the new communicators exist: flag = 1 with comm = the new
-  //              communicator's id, source = the member's rank in it, tag =
-  //              its size and the payload = its members' world ranks (int32
-  //              each, by rank); flag = 0 for MPI_UNDEFINED. MPI_Comm_dup,
-  //              MPI_Comm_create and MPI_Comm_split_type are splits too.
-  //              Across nodes the masters of `comm` allgather their members'
-  //              SplitEntry records and each builds the result alike.
-  //   CommFree:  no reply; the slave has freed communicator `comm`.
-  kCommSplit = 0x0501,
-  kCommFree = 0x0502,
-
-  // Memory (storage-backed allocations, src/slave/memory).
-  //   Release:  master -> slave only, a reply-queue message that is not a
-  //             reply: sent to a slave that waits for a reply (blocked or
-  //             runnable) when the node's memory budget needs its memory.
-  //             The slave writes back its dirty storage-backed pages, drops
-  //             them and answers with Released, then keeps waiting for its
-  //             reply. At most one is outstanding per slave.
-  //   Released: slave -> master, no reply; bytes = bytes written back.
-  kRelease = 0x0601,
-  kReleased = 0x0602,
+#define BDMPI_MSG_ENUMERATOR(name, value) k##name = value,
+  BDMPI_MSG_TYPES(BDMPI_MSG_ENUMERATOR)
+#undef BDMPI_MSG_ENUMERATOR
 };
+
+inline constexpr MsgType kAllMsgTypes[] = {
+#define BDMPI_MSG_LISTED(name, value) MsgType::k##name,
+    BDMPI_MSG_TYPES(BDMPI_MSG_LISTED)
+#undef BDMPI_MSG_LISTED
+};
+
+// The family of a type: its value's high byte.
+constexpr int MsgFamily(MsgType type) { return static_cast<int>(type) >> 8; }
 
 const char* MsgTypeName(MsgType type);
 

@@ -20,17 +20,33 @@ namespace {
 
 // Whether a member of this collective waits for a result.
 bool NeedsResult(MsgType type, bool is_root) {
-  switch (type) {
-    case MsgType::kBcast:
-      return !is_root;
-    case MsgType::kReduce:
-      return is_root;
-    default:
-      return true;
+  switch (FindMessageRow(type)->result_for) {
+    case ResultFor::kEveryone: return true;
+    case ResultFor::kNonRoot: return !is_root;
+    case ResultFor::kRoot: return is_root;
   }
+  return true;
 }
 
 }  // namespace
+
+bool EveryLocalMemberArrived(const Collective& collective, const MasterComm& comm) {
+  return collective.arrived == static_cast<int>(comm.local_ranks.size());
+}
+
+bool BcastLocallyComplete(const Collective& collective, const MasterComm& comm) {
+  // On one node the root's data is all anyone waits for.
+  return comm.spans_nodes ? EveryLocalMemberArrived(collective, comm) : collective.root_arrived;
+}
+
+bool EveryLocalPartFolded(const Collective& collective, const MasterComm& comm) {
+  return collective.folded == static_cast<int>(comm.local_ranks.size());
+}
+
+bool Master::CollectiveReady(const Slave&, const RequestMsg& request) const {
+  auto it = collectives_.find({request.comm, request.id});
+  return it != collectives_.end() && it->second.done;
+}
 
 Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
   const MasterComm& comm = Comm(request.comm);
@@ -124,31 +140,11 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
   }
   RequestMsg joined = request;
   joined.id = collective.seq;  // Ready() and Complete() find it by (comm, seq)
-  switch (request.type) {
-    case MsgType::kBcast: ContributeBcast(collective, slave, request); break;
-    case MsgType::kReduce:
-    case MsgType::kAllreduce: ContributeReduce(collective, slave, request); break;
-    case MsgType::kCommSplit: ContributeSplit(collective, slave, request); break;
-    default: break;
-  }
+  const MessageRow& row = *FindMessageRow(request.type);
+  if (row.contribute != nullptr) (this->*row.contribute)(collective, slave, request);
   const MasterComm& comm = Comm(request.comm);
-  int local = static_cast<int>(comm.local_ranks.size());
   bool was_done = collective.done;
-  bool local_complete = false;
-  switch (request.type) {
-    case MsgType::kBcast:
-      // On one node the root's data is all anyone waits for.
-      local_complete = comm.spans_nodes ? collective.arrived == local
-                                        : collective.root_arrived;
-      break;
-    case MsgType::kReduce:
-    case MsgType::kAllreduce:
-      local_complete = collective.folded == local;
-      break;
-    default:
-      local_complete = collective.arrived == local;
-      break;
-  }
+  bool local_complete = row.locally_complete(collective, comm);
   if (local_complete && !collective.local_complete) {
     collective.local_complete = true;
     if (comm.spans_nodes) {

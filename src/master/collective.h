@@ -54,4 +54,13 @@ struct Collective {
   std::map<int, Payload> split_members;
 };
 
+struct MasterComm;
+
+// Whether this node's part of a collective is complete, so that its
+// inter-node step may start or, on one node, its result is ready: the
+// message table names one for each collective.
+bool EveryLocalMemberArrived(const Collective& collective, const MasterComm& comm);
+bool BcastLocallyComplete(const Collective& collective, const MasterComm& comm);
+bool EveryLocalPartFolded(const Collective& collective, const MasterComm& comm);
+
 }  // namespace bdmpi

@@ -80,11 +80,11 @@ void Master::FinishSplit(Collective& collective) {
       if (NodeOf(world_rank) == node_)
         collective.split_outcome[world_rank] = {planned.id, static_cast<int>(rank)};
     }
-    const MasterComm& comm = AddComm(planned.id, std::move(world_ranks), channels);
+    const MasterComm& comm = comms_.Add(planned.id, std::move(world_ranks), channels);
     // A communicator within this node needs no channel after all.
     auto chosen = collective.split_channels.find(planned.color);
     if (!comm.spans_nodes && chosen != collective.split_channels.end())
-      ReleaseChannel(chosen->second);
+      comms_.ReleaseChannel(chosen->second);
     collective.split_members.emplace(planned.id, StorePayload(std::move(list)));
     BDMPI_DEBUG("coll", "communicator %d: %zu members, %s", planned.id, members.size(),
                 comm.spans_nodes ? "several nodes" : "this node");
@@ -108,46 +108,25 @@ ReplyMsg Master::CompleteSplit(Slave& slave, Collective& collective) {
 
 void Master::HandleCommFree(Slave& slave, const RequestMsg& request) {
   slave.collective_seq.erase(request.comm);
-  auto it = comms_.find(request.comm);
-  BDMPI_ENFORCE(it != comms_.end() && it->second.live_members > 0,
+  MasterComm* comm = comms_.Find(request.comm);
+  BDMPI_ENFORCE(comm != nullptr && comm->live_members > 0,
                 "rank " + std::to_string(slave.world_rank) + " freed communicator " +
                     std::to_string(request.comm) + " it is not in");
-  --it->second.live_members;
+  --comm->live_members;
   DropCommIfUnused(request.comm);
 }
 
 void Master::DropCommIfUnused(int id) {
-  auto it = comms_.find(id);
-  if (it == comms_.end() || it->second.live_members > 0) return;
+  const MasterComm* comm = comms_.Find(id);
+  if (comm == nullptr || comm->live_members > 0) return;
   // Collectives started before the members freed it still finish on it.
   auto pending = collectives_.lower_bound({id, 0});
   if (pending != collectives_.end() && pending->first.first == id) return;
-  if (it->second.channel > 0) ReleaseChannel(it->second.channel);
-  comms_.erase(it);
+  comms_.Erase(id);
 }
 
 int Master::AllocateChannel() {
-  if (channel_used_.empty()) channel_used_.push_back(true);  // MPI_COMM_WORLD's
-  auto free = std::find(channel_used_.begin(), channel_used_.end(), false);
-  std::size_t channel = static_cast<std::size_t>(free - channel_used_.begin());
-  int limit = network_ ? network_->max_channels() : 1;
-  if (channel >= static_cast<std::size_t>(limit))
-    throw Error(kErrIntern, "node " + std::to_string(node_) + " holds members of " +
-                                std::to_string(limit) +
-                                " communicators spanning nodes, the most MPI_TAG_UB allows");
-  if (free == channel_used_.end()) {
-    channel_used_.push_back(true);
-  } else {
-    *free = true;
-  }
-  return static_cast<int>(channel);
-}
-
-void Master::ReleaseChannel(int channel) {
-  BDMPI_ENFORCE(channel > 0 && channel < static_cast<int>(channel_used_.size()) &&
-                    channel_used_[channel],
-                "releasing channel " + std::to_string(channel));
-  channel_used_[channel] = false;
+  return comms_.AllocateChannel(network_ ? network_->max_channels() : 1);
 }
 
 Payload Master::StorePayload(std::vector<std::byte> data) {

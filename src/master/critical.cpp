@@ -18,6 +18,12 @@ void Master::HandleEnterCritical(Slave& slave, const RequestMsg& request) {
   Block(slave, SlaveState::kCBlocked, request);
 }
 
+void Master::HandleExitCritical(Slave& slave, const RequestMsg&) { LeaveCritical(slave); }
+
+bool Master::CriticalReady(const Slave& slave, const RequestMsg&) const {
+  return slave.in_critical;
+}
+
 void Master::LeaveCritical(Slave& slave) {
   if (!slave.in_critical) return;
   slave.in_critical = false;

@@ -4,7 +4,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,8 +18,10 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/log.h"
+#include "common/message_queue.h"
 #include "common/private_dir.h"
 #include "common/program_path.h"
+#include "master/process_slave_io.h"
 #include "master/spawn.h"
 #include "master/topology.h"
 
@@ -83,7 +84,7 @@ std::string LaunchSecret() {
 
 }  // namespace
 
-Master::Master(MasterOptions options, int node, int nnodes)
+Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<SlaveIo> io)
     : options_(std::move(options)),
       launch_secret_(LaunchSecret()),
       launcher_pid_(getppid()),
@@ -94,74 +95,14 @@ Master::Master(MasterOptions options, int node, int nnodes)
       window_size_(RoundUpToPage(options_.mem_threshold)),
       scheduler_(options_.nrunning, options_.policy,
                  [this](int slave) { return ResidentFraction(slave); }),
-      budget_(options_.mem_budget) {
-  std::vector<int> world(WorldSize());
-  for (int rank = 0; rank < static_cast<int>(world.size()); ++rank) world[rank] = rank;
-  AddComm(kWorldCommId, std::move(world));
-  // Each local slave's MPI_COMM_SELF (see CommId).
-  for (int index = 0; index < options_.nslaves; ++index) {
-    int world_rank = node_ * options_.nslaves + index;
-    AddComm(CommId(world_rank, 0, WorldSize()), {world_rank});
-  }
-  AddBdmpiComms();
-}
-
-void Master::AddBdmpiComms() {
-  int nslaves = options_.nslaves;
-  // BDMPI_COMM_CWORLD: every rank, numbered cyclically across the nodes
-  // (the slave with local index i on node k has rank i * nnodes + k).
-  std::vector<int> cworld;
-  for (int rank = 0; rank < WorldSize(); ++rank)
-    cworld.push_back((rank % nnodes_) * nslaves + rank / nnodes_);
-  // Channel 1 on every node: its first communicator spanning nodes after
-  // MPI_COMM_WORLD's channel 0 (MPI_TAG_UB >= 32767 allows two channels).
-  std::map<int, int> channels;
-  if (nnodes_ > 1) {
-    BDMPI_ENFORCE(channel_used_.empty(), "channels allocated before BDMPI_COMM_CWORLD");
-    channel_used_ = {true, true};  // never released: nobody frees CWORLD
-    for (int node = 0; node < nnodes_; ++node) channels[node] = 1;
-  }
-  AddComm(CworldCommId(WorldSize()), std::move(cworld), channels);
-  // BDMPI_COMM_NODE: this node's ranks, by world rank.
-  std::vector<int> local;
-  for (int index = 0; index < nslaves; ++index) local.push_back(node_ * nslaves + index);
-  AddComm(NodeCommId(node_ * nslaves, WorldSize()), std::move(local));
-}
-
-MasterComm& Master::AddComm(int id, std::vector<int> world_ranks,
-                            const std::map<int, int>& channels) {
-  BDMPI_ENFORCE(id >= 0 && comms_.count(id) == 0,
-                "communicator id " + std::to_string(id) + " given twice");
-  MasterComm comm;
-  comm.id = id;
-  comm.world_ranks = std::move(world_ranks);
-  std::vector<int> nodes;
-  for (int rank = 0; rank < static_cast<int>(comm.world_ranks.size()); ++rank) {
-    int node = NodeOf(comm.world_ranks[rank]);
-    if (node == node_) comm.local_ranks.push_back(rank);
-    if (node != node_) comm.spans_nodes = true;
-    nodes.push_back(node);
-  }
-  comm.live_members = static_cast<int>(comm.local_ranks.size());
-  if (comm.spans_nodes) {
-    std::sort(nodes.begin(), nodes.end());
-    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-    auto group = std::make_shared<NodeGroup>();
-    for (int node : nodes) {
-      // MPI_COMM_WORLD has channel 0 on every node.
-      group->channels.push_back(channels.empty() ? 0 : channels.at(node));
-      if (node == node_) group->self = static_cast<int>(group->nodes.size());
-      group->nodes.push_back(node);
-    }
-    comm.channel = group->channels[group->self];
-    comm.group = std::move(group);
-  }
-  return comms_[id] = std::move(comm);
+      budget_(options_.mem_budget),
+      comms_(node, options_.nslaves, nnodes) {
+  io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, event_token_);
 }
 
 Master::~Master() {
   KillSlaves();
-  watcher_.reset();
+  io_.reset();
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
   slaves_.clear();
@@ -175,6 +116,16 @@ Master::~Master() {
 }
 
 int Master::Run() {
+  Start();
+  EventLoop();
+  // Read by tests that check the master stays within its memory budget.
+  BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
+             budget_.peak(), options_.mem_budget, PeakRssKiB());
+  LogStorageSummary();
+  return exit_status_;
+}
+
+void Master::Start() {
   program_path_ = ResolveProgram(options_.program.front());
   // Before anything else of the job on this node, so that a collector never
   // finds an object of a live job without it (common/job_liveness.h).
@@ -198,9 +149,7 @@ int Master::Run() {
   } else if (options_.bind) {
     binder_ = std::make_unique<CoreBinder>();
   }
-  request_queue_ = MessageQueue::Create(
-      names_.RequestQueue(), 64, kRequestMsgSize, /*nonblocking=*/false);
-  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue(), event_token_);
+  io_->Create(options_.nslaves, window_size_);
   if (nnodes_ > 1) {
     // The network thread wakes the event loop through the request queue.
     auto wake_queue = std::make_shared<MessageQueue>(
@@ -226,14 +175,8 @@ int Master::Run() {
     });
   }
   CreateSlaves();
-  watcher_->Start();
+  io_->StartWatching();
   if (network_) network_->Start();
-  EventLoop();
-  // Read by tests that check the master stays within its memory budget.
-  BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
-             budget_.peak(), options_.mem_budget, PeakRssKiB());
-  LogStorageSummary();
-  return exit_status_;
 }
 
 void Master::CreateJobDirectory() {
@@ -264,13 +207,9 @@ void Master::CreateSlaves() {
     Slave& slave = slaves_[i];
     slave.index = i;
     slave.world_rank = node_ * options_.nslaves + i;
-    // A reply and at most one deferred acknowledgement are ever queued.
-    slave.go_queue = MessageQueue::Create(names_.GoQueue(i), 4, kReplyMsgSize,
-                                          /*nonblocking=*/true);
-    slave.window = SharedMemory::Create(names_.Window(i), window_size_);
     slave.token = NewUniqueToken();
   }
-  CreateStorageTable();
+  SetNodeMemory();
   for (Slave& slave : slaves_) {
     SpawnSpec spec;
     spec.path = program_path_;
@@ -291,14 +230,13 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
     spec.cpu = cpu_;
-    slave.pid = SpawnSlave(spec);
+    slave.pid = io_->Spawn(slave.index, spec);
     ++live_slaves_;
-    UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, slave.pid, 0)));
-    if (!pidfd) ThrowSystemError("pidfd_open", errno);
-    watcher_->WatchChild(std::move(pidfd), slave.index);
-    std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
-    // Optional: without it the memory policy sees the slave as not resident.
-    slave.statm_fd.reset(open(statm.c_str(), O_RDONLY | O_CLOEXEC));
+    if (slave.pid > 0) {
+      std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
+      // Optional: without it the memory policy sees the slave as not resident.
+      slave.statm_fd.reset(open(statm.c_str(), O_RDONLY | O_CLOEXEC));
+    }
     BDMPI_DEBUG("sched", "started rank %d as pid %d", slave.world_rank,
                 static_cast<int>(slave.pid));
   }
@@ -313,22 +251,26 @@ void Master::EventLoop() {
       network_shutdown_ = true;
       network_->Shutdown();
     }
-    std::size_t size = request_queue_.Receive(message, sizeof message);
-    try {
-      bool well_formed = ForEachRequest(
-          message, size, [this](const RequestMsg& request, const std::byte* payload) {
-            if (!failed_) OnRequest(request, payload);
-          });
-      if (!well_formed && !failed_)
-        Fail(1, "a malformed message reached the request queue (a program must not "
-                "write to BDMPI's queues itself)");
-      if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
-      if (!failed_) CheckDeadlock();
-    } catch (const std::exception& error) {
-      // E.g. a full scratch disk under a master-side spill file: the job
-      // ends here, and the other masters hear why instead of being killed.
-      Fail(1, error.what());
-    }
+    std::size_t size = io_->ReceiveRequests(message, sizeof message);
+    ServeMessage(message, size);
+  }
+}
+
+void Master::ServeMessage(const std::byte* message, std::size_t size) {
+  try {
+    bool well_formed = ForEachRequest(
+        message, size, [this](const RequestMsg& request, const std::byte* payload) {
+          if (!failed_) OnRequest(request, payload);
+        });
+    if (!well_formed && !failed_)
+      Fail(1, "a malformed message reached the request queue (a program must not "
+              "write to BDMPI's queues itself)");
+    if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
+    if (!failed_) CheckDeadlock();
+  } catch (const std::exception& error) {
+    // E.g. a full scratch disk under a master-side spill file: the job
+    // ends here, and the other masters hear why instead of being killed.
+    Fail(1, error.what());
   }
 }
 
@@ -345,57 +287,36 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   // The slave has consumed its previous reply.
   slave.held_files.clear();
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
-  switch (request.type) {
-    case MsgType::kInit:
-      slave.initialized = true;
-      slave.pending = request;
-      slave.state = SlaveState::kRunnable;
-      scheduler_.MakeRunnable(slave.index);
-      Schedule();
-      break;
-    case MsgType::kFinalize: {
-      LeaveCritical(slave);
-      StopRunning(slave);
-      slave.state = SlaveState::kFinalized;
-      ReplyMsg reply;
-      reply.type = request.type;
-      Reply(slave, reply);
-      FailCollectivesMissing(&slave);
-      if (!failed_) Schedule();
-      break;
-    }
-    case MsgType::kAbort: {
-      // The job's exit status is the error code, as with mpirun, but never 0.
-      int status = request.code & 0xff;
-      Fail(status != 0 ? status : 1,
-           "rank " + std::to_string(slave.world_rank) +
-               " called MPI_Abort with error code " + std::to_string(request.code));
-      break;
-    }
-    case MsgType::kSend: HandleSend(slave, request); break;
-    case MsgType::kPostRecv: HandlePostRecv(slave, request); break;
-    case MsgType::kWaitRecv: HandleWaitRecv(slave, request); break;
-    case MsgType::kTestRecv: HandleTestRecv(slave, request); break;
-    case MsgType::kProbe:
-    case MsgType::kIprobe: HandleProbe(slave, request); break;
-    case MsgType::kWaitAny:
-    case MsgType::kTestAny:
-    case MsgType::kPollAny:
-    case MsgType::kTestAll: HandleAnyRecv(slave, request); break;
-    case MsgType::kFreeRecv: HandleFreeRecv(slave, request); break;
-    case MsgType::kBarrier:
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-    case MsgType::kAllreduce: HandleCollective(slave, request); break;
-    case MsgType::kCommSplit: HandleCollective(slave, request); break;
-    case MsgType::kCommFree: HandleCommFree(slave, request); break;
-    case MsgType::kEnterCritical: HandleEnterCritical(slave, request); break;
-    case MsgType::kExitCritical: LeaveCritical(slave); break;
-    case MsgType::kReleased: HandleReleased(slave, request); break;
-    case MsgType::kRelease:
-    case MsgType::kEvent: break;
-  }
+  const MessageRow* row = FindMessageRow(request.type);
+  if (row != nullptr && row->handle != nullptr) (this->*row->handle)(slave, request);
   inline_payload_ = nullptr;
+}
+
+void Master::HandleInit(Slave& slave, const RequestMsg& request) {
+  slave.initialized = true;
+  slave.pending = request;
+  slave.state = SlaveState::kRunnable;
+  scheduler_.MakeRunnable(slave.index);
+  Schedule();
+}
+
+void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
+  LeaveCritical(slave);
+  StopRunning(slave);
+  slave.state = SlaveState::kFinalized;
+  ReplyMsg reply;
+  reply.type = request.type;
+  Reply(slave, reply);
+  FailCollectivesMissing(&slave);
+  if (!failed_) Schedule();
+}
+
+void Master::HandleAbort(Slave& slave, const RequestMsg& request) {
+  // The job's exit status is the error code, as with mpirun, but never 0.
+  int status = request.code & 0xff;
+  Fail(status != 0 ? status : 1, "rank " + std::to_string(slave.world_rank) +
+                                     " called MPI_Abort with error code " +
+                                     std::to_string(request.code));
 }
 
 void Master::OnEvent(const RequestMsg& event) {
@@ -460,6 +381,7 @@ void Master::Fail(int exit_status, const std::string& message, bool tell_others)
   if (failed_) return;
   failed_ = true;
   exit_status_ = exit_status;
+  failure_ = message;
   std::string line = "bdmpi: node " + std::to_string(node_) + ": " + message +
                      "; ending the job\n";
   ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
@@ -505,53 +427,6 @@ void Master::KillSlaves() {
       slave.state = SlaveState::kExited;
       --live_slaves_;
     }
-  }
-}
-
-namespace {
-
-std::string DescribeMatch(int source, int tag) {
-  return "(source " + (source == kAnySource ? "MPI_ANY_SOURCE" : std::to_string(source)) +
-         ", tag " + (tag == kAnyTag ? "MPI_ANY_TAG" : std::to_string(tag)) + ")";
-}
-
-}  // namespace
-
-std::string Master::DescribeBlockedCall(const Slave& slave) const {
-  const RequestMsg& request = *slave.pending;
-  // A wait names a receive posted earlier: its source and tag are there.
-  auto posted = [&](std::uint64_t id) {
-    const PostedRecv* recv = slave.mailbox.FindPosted(id);
-    return recv == nullptr ? std::string("(a completed receive)")
-                           : DescribeMatch(recv->source, recv->tag);
-  };
-  switch (request.type) {
-    case MsgType::kPostRecv: return "MPI_Recv" + DescribeMatch(request.peer, request.tag);
-    case MsgType::kWaitRecv: {
-      // MPI_Waitall waits for its requests one by one: the rank's other
-      // pending receives are probably the rest of it.
-      std::string text = "MPI_Wait/MPI_Waitall" + posted(request.id);
-      std::size_t others = 0;
-      for (const PostedRecv& recv : slave.mailbox.Posted()) {
-        if (recv.id == request.id || recv.discard) continue;
-        if (++others <= 3)
-          text += (others == 1 ? " with other pending receives " : ", ") +
-                  DescribeMatch(recv.source, recv.tag);
-      }
-      if (others > 3) text += " and " + std::to_string(others - 3) + " more";
-      return text;
-    }
-    case MsgType::kProbe: return "MPI_Probe" + DescribeMatch(request.peer, request.tag);
-    case MsgType::kWaitAny: {
-      std::string text = "MPI_Waitany/MPI_Waitsome on";
-      for (std::size_t i = 0; i < slave.wait_ids.size(); ++i)
-        text += (i == 0 ? " " : ", ") + posted(slave.wait_ids[i]);
-      return text;
-    }
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-      return MpiCallName(request.type) + ("(root " + std::to_string(request.peer) + ")");
-    default: return MpiCallName(request.type);
   }
 }
 
@@ -629,12 +504,16 @@ double Master::ResidentFraction(int index) {
 }
 
 void Master::Reply(Slave& slave, const ReplyMsg& reply) {
-  if (!slave.go_queue.TrySend(&reply, sizeof reply))
+  if (!io_->SendReply(slave.index, reply))
     throw Error(kErrIntern, "go-queue of rank " + std::to_string(slave.world_rank) +
                                 " is full: protocol violated");
 }
 
 void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
+  Blocks blocks = state == SlaveState::kRBlocked ? Blocks::kRBlocked : Blocks::kCBlocked;
+  BDMPI_ENFORCE(FindMessageRow(request.type)->blocks == blocks,
+                std::string("the message table says ") + MsgTypeName(request.type) +
+                    " does not block in state " + SlaveStateName(state));
   slave.state = state;
   slave.pending = request;
   StopRunning(slave);
@@ -642,6 +521,9 @@ void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
 }
 
 void Master::Yield(Slave& slave, const RequestMsg& request) {
+  BDMPI_ENFORCE(FindMessageRow(request.type)->blocks == Blocks::kRunnable,
+                std::string("the message table says ") + MsgTypeName(request.type) +
+                    " never yields");
   slave.state = SlaveState::kRunnable;
   slave.pending = request;
   StopRunning(slave);
@@ -688,55 +570,16 @@ void Master::SendResumeReply(Slave& slave) {
 }
 
 bool Master::Ready(const Slave& slave, const RequestMsg& request) const {
-  switch (request.type) {
-    case MsgType::kPostRecv:
-    case MsgType::kWaitRecv:
-      return slave.mailbox.IsComplete(request.id);
-    case MsgType::kProbe:
-      return slave.mailbox.Probe(request.comm, request.peer, request.tag) != nullptr;
-    case MsgType::kWaitAny:
-      return FirstCompleteRecv(slave) >= 0;
-    case MsgType::kBarrier:
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-    case MsgType::kAllreduce:
-    case MsgType::kCommSplit: {
-      auto it = collectives_.find({request.comm, request.id});
-      return it != collectives_.end() && it->second.done;
-    }
-    case MsgType::kEnterCritical:
-      return slave.in_critical;
-    default:
-      return true;
-  }
+  const MessageRow* row = FindMessageRow(request.type);
+  return row == nullptr || row->ready == nullptr || (this->*row->ready)(slave, request);
 }
 
 ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
-  switch (request.type) {
-    case MsgType::kPostRecv:
-    case MsgType::kWaitRecv:
-    case MsgType::kTestRecv:
-      return CompleteRecv(slave, request);
-    case MsgType::kProbe:
-    case MsgType::kIprobe:
-      return CompleteProbe(slave, request);
-    case MsgType::kWaitAny:
-    case MsgType::kTestAny:
-    case MsgType::kPollAny:
-    case MsgType::kTestAll:
-      return CompleteAnyRecv(slave, request);
-    case MsgType::kBarrier:
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-    case MsgType::kAllreduce:
-    case MsgType::kCommSplit:
-      return CompleteCollective(slave, request);
-    default: {
-      ReplyMsg reply;
-      reply.type = request.type;
-      return reply;
-    }
-  }
+  const MessageRow* row = FindMessageRow(request.type);
+  if (row != nullptr && row->complete != nullptr) return (this->*row->complete)(slave, request);
+  ReplyMsg reply;
+  reply.type = request.type;
+  return reply;
 }
 
 std::string Master::SpillPath(std::uint64_t file_id) const {
@@ -771,7 +614,7 @@ Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
     case Where::kWindow:
       break;
   }
-  const std::byte* data = slave.window.data();
+  const std::byte* data = io_->Window(slave.index);
   if (request.where == Where::kInline) {
     BDMPI_ENFORCE(inline_payload_ != nullptr && request.bytes <= kInlinePayloadMax,
                   "inline payload outside a request message");
@@ -804,17 +647,9 @@ void Master::GivePayload(Slave& slave, const Payload& payload,
     slave.held_files.push_back(payload.file());
   } else {
     BDMPI_ENFORCE(copy <= window_size_, "memory payload larger than window");
-    std::memcpy(slave.window.data(), payload.memory().data(), copy);
+    std::memcpy(io_->Window(slave.index), payload.memory().data(), copy);
     reply.where = Where::kWindow;
   }
-}
-
-const MasterComm& Master::Comm(int id) const {
-  // A communicator's collective twin (kCollectiveCommBit) has its members;
-  // only the mailboxes, which match on the full id, tell the two apart.
-  auto it = comms_.find(UserCommId(id));
-  BDMPI_ENFORCE(it != comms_.end(), "unknown communicator " + std::to_string(id));
-  return it->second;
 }
 
 Slave* Master::LocalSlave(int world_rank) {

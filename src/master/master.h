@@ -13,39 +13,28 @@
 #include <utility>
 #include <vector>
 
-#include "common/message_queue.h"
 #include "common/job_liveness.h"
 #include "common/job_names.h"
 #include "common/unique_fd.h"
 #include "common/protocol.h"
 #include "common/spill_dir.h"
 #include "master/collective.h"
+#include "master/comm_registry.h"
 #include "master/core_binder.h"
-#include "master/event_watcher.h"
-#include "master/mpi_call_name.h"
+#include "master/message_table.h"
 #include "master/network.h"
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/scheduler.h"
+#include "master/slave_io.h"
 #include "master/slave.h"
 
 namespace bdmpi {
 
-// A communicator as the master sees it (only those with local members).
-struct MasterComm {
-  int id = 0;
-  std::vector<int> world_ranks;  // index: rank in the communicator
-  std::vector<int> local_ranks;  // ranks of this node's members, ascending
-  bool spans_nodes = false;      // collectives need an inter-node step
-  // The masters of its members, for inter-node steps (when spans_nodes).
-  std::shared_ptr<const NodeGroup> group;
-  int channel = -1;        // this master's channel for it (-1: none)
-  int live_members = 0;    // local members that have not freed it
-};
-
 class Master {
  public:
-  Master(MasterOptions options, int node, int nnodes);
+  // `io`: how the master reaches its slaves; nullptr: ProcessSlaveIo.
+  Master(MasterOptions options, int node, int nnodes, std::unique_ptr<SlaveIo> io = nullptr);
   ~Master();
   Master(const Master&) = delete;
   Master& operator=(const Master&) = delete;
@@ -54,12 +43,29 @@ class Master {
   // fails. Returns the job's exit status.
   int Run();
 
+  // Run() in parts, for tests that drive a master in-process: Start()
+  // claims the node, creates the job's objects and starts the slaves;
+  // ServeMessage() handles one request queue message as the event loop does.
+  void Start();
+  void ServeMessage(const std::byte* message, std::size_t size);
+  bool failed() const { return failed_; }
+  int exit_status() const { return exit_status_; }
+  // Why the job failed ("deadlock: ..."), as printed.
+  const std::string& failure() const { return failure_; }
+  const Slave& slave(int index) const { return slaves_[index]; }
+
  private:
+  // Builds the message table from the handlers below (message_table.cpp).
+  friend struct MessageTable;
+
   // Life cycle (master.cpp).
   void CreateJobDirectory();
   void CreateSlaves();
   void EventLoop();
   void OnRequest(const RequestMsg& request, const std::byte* inline_payload);
+  void HandleInit(Slave& slave, const RequestMsg& request);
+  void HandleFinalize(Slave& slave, const RequestMsg& request);
+  void HandleAbort(Slave& slave, const RequestMsg& request);
   void OnEvent(const RequestMsg& event);
   // Request authentication (request_check.cpp). The slave that sent
   // `request` (identified by its token), or nullptr after failing the job
@@ -82,12 +88,17 @@ class Master {
   // "rank 0 in MPI_Recv(...); rank 1 in ...", "" when no rank is live, or
   // nullopt when some rank can still run.
   std::optional<std::string> BlockedRanks() const;
-  // What a blocked slave waits in, as the user wrote it.
+  // What a blocked slave waits in, as the user wrote it (blocked_call.cpp,
+  // with the message table's describe functions).
   std::string DescribeBlockedCall(const Slave& slave) const;
+  std::string DescribeSourceTag(const Slave& slave, const RequestMsg& request) const;
+  std::string DescribeWaitRecv(const Slave& slave, const RequestMsg& request) const;
+  std::string DescribeWaitAny(const Slave& slave, const RequestMsg& request) const;
+  std::string DescribeRooted(const Slave& slave, const RequestMsg& request) const;
   double ResidentFraction(int slave);
 
   // Node memory budget for storage-backed data (memory.cpp).
-  void CreateStorageTable();
+  void SetNodeMemory();
   std::uint64_t StorageBytes(const Slave& slave) const;
   // Whether `slave` may run now without exceeding the node budget; if not,
   // asks blocked slaves to release their memory and returns false.
@@ -108,6 +119,8 @@ class Master {
   void SendResumeReply(Slave& slave);
   // The slave gives up its running slot (and its core).
   void StopRunning(Slave& slave);
+  // Whether a blocked slave may run, and the reply that lets it: the
+  // message table's ready and complete functions of its request.
   bool Ready(const Slave& slave, const RequestMsg& request) const;
   ReplyMsg Complete(Slave& slave, const RequestMsg& request);
 
@@ -135,6 +148,9 @@ class Master {
   ReplyMsg CompleteRecv(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteAnyRecv(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteProbe(Slave& slave, const RequestMsg& request);
+  bool RecvReady(const Slave& slave, const RequestMsg& request) const;
+  bool ProbeReady(const Slave& slave, const RequestMsg& request) const;
+  bool AnyRecvReady(const Slave& slave, const RequestMsg& request) const;
   // Position in slave.wait_ids of the first complete receive, or -1.
   int FirstCompleteRecv(const Slave& slave) const;
   // A request's payload read as a list of receive ids.
@@ -147,6 +163,7 @@ class Master {
   void StartInterNodeStep(Collective& collective);
   void OnInterNodeStepDone(int comm, std::uint64_t seq);
   ReplyMsg CompleteCollective(Slave& slave, const RequestMsg& request);
+  bool CollectiveReady(const Slave& slave, const RequestMsg& request) const;
   void ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request);
   void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
   void FoldContributions(Collective& collective);
@@ -169,25 +186,20 @@ class Master {
   void HandleCommFree(Slave& slave, const RequestMsg& request);
   void DropCommIfUnused(int id);
   int AllocateChannel();
-  void ReleaseChannel(int channel);
   // A payload made from master-side data (memory if it fits, else a file).
   Payload StorePayload(std::vector<std::byte> data);
 
   // Critical sections (critical.cpp).
   void HandleEnterCritical(Slave& slave, const RequestMsg& request);
+  void HandleExitCritical(Slave& slave, const RequestMsg& request);
+  bool CriticalReady(const Slave& slave, const RequestMsg& request) const;
   void LeaveCritical(Slave& slave);
 
-  // Communicators.
-  const MasterComm& Comm(int id) const;
+  // Communicators (comm_registry.h).
+  const MasterComm& Comm(int id) const { return comms_.Get(id); }
   Slave* LocalSlave(int world_rank);
-  int NodeOf(int world_rank) const { return world_rank / options_.nslaves; }
-  int WorldSize() const { return options_.nslaves * nnodes_; }
-  // channels: each node's channel for it, by node (empty: all 0, WORLD).
-  MasterComm& AddComm(int id, std::vector<int> world_ranks,
-                      const std::map<int, int>& channels = {});
-  // BDMPI_COMM_CWORLD and this node's BDMPI_COMM_NODE, registered at
-  // startup without a collective (their ids: CworldCommId, NodeCommId).
-  void AddBdmpiComms();
+  int NodeOf(int world_rank) const { return comms_.NodeOf(world_rank); }
+  int WorldSize() const { return comms_.WorldSize(); }
 
   // Declared first, so destroyed last: the liveness file outlives every
   // other object of the node.
@@ -204,25 +216,22 @@ class Master {
   std::size_t window_size_;
   std::string program_path_;
 
-  MessageQueue request_queue_;
   // Stamped on the events of the master's own threads (RequestMsg::token).
   std::uint32_t event_token_ = NewRequestToken();
+  std::unique_ptr<SlaveIo> io_;
   std::vector<Slave> slaves_;
   Scheduler scheduler_;
   MemoryBudget budget_;
-  std::map<int, MasterComm> comms_;
+  CommRegistry comms_;
   std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
   std::uint64_t file_seq_ = 0;
-  std::vector<bool> channel_used_;  // index: channel (0 is MPI_COMM_WORLD's)
   int critical_holders_ = 0;
   std::deque<int> critical_waiters_;
 
-  SharedMemory storage_table_;   // StorageSlot per slave
   std::uint64_t node_memory_ = 0;
   std::uint64_t switch_outs_ = 0;
   std::uint64_t written_back_ = 0;
 
-  std::unique_ptr<EventWatcher> watcher_;
   std::unique_ptr<Network> network_;  // only with several nodes
   std::unique_ptr<CoreBinder> binder_;  // only with -nr > 1
   bool network_finished_ = false;
@@ -232,6 +241,7 @@ class Master {
   const std::byte* inline_payload_ = nullptr;  // of the request being handled
   int live_slaves_ = 0;
   bool failed_ = false;
+  std::string failure_;
   int exit_status_ = 0;
   int cpu_ = -1;  // CPU shared by the master and its slaves with -nr 1
 };

@@ -21,9 +21,7 @@
 
 namespace bdmpi {
 
-void Master::CreateStorageTable() {
-  storage_table_ = SharedMemory::Create(
-      names_.StorageTable(), static_cast<std::size_t>(options_.nslaves) * sizeof(StorageSlot));
+void Master::SetNodeMemory() {
   node_memory_ = options_.node_memory != 0 ? options_.node_memory
                                            : DefaultNodeMemory(options_.mem_budget);
   BDMPI_INFO("disk", "node memory budget for storage-backed data: %llu bytes",
@@ -31,8 +29,8 @@ void Master::CreateStorageTable() {
 }
 
 std::uint64_t Master::StorageBytes(const Slave& slave) const {
-  if (storage_table_.data() == nullptr || slave.state == SlaveState::kExited) return 0;
-  const auto* table = reinterpret_cast<const StorageSlot*>(storage_table_.data());
+  const StorageSlot* table = io_->StorageTable();
+  if (table == nullptr || slave.state == SlaveState::kExited) return 0;
   return table[slave.index].allocated.load(std::memory_order_relaxed);
 }
 

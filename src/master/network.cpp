@@ -11,14 +11,11 @@
 #include <map>
 #include <utility>
 
-#include "common/datatype.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
-#include "collectives/collectives.h"
-#include "common/reduce.h"
-#include "master/mpi_call_name.h"
+#include "master/message_table.h"
 
 namespace bdmpi {
 namespace {
@@ -423,42 +420,10 @@ void Network::StartStep(const CollectiveStep& step) {
   for (int node : step.group->nodes) active.racks.push_back(racks_[node]);
   std::span<const int> racks(active.racks);
   coll::Transport& transport = *active.transport;
-  switch (step.type) {
-    case MsgType::kBarrier:
-      active.operation = coll::StartBarrier(transport, tag);
-      break;
-    case MsgType::kBcast:
-      active.operation =
-          coll::StartBcast(transport, tag, data, step.root, racks, config_.tuning);
-      break;
-    case MsgType::kReduce:
-    case MsgType::kAllreduce: {
-      const DatatypeInfo* info = FindPredefinedDatatype(step.datatype);
-      BDMPI_ENFORCE(info != nullptr, "reduction on an unknown datatype");
-      std::size_t extent = info->extent;
-      OpId op = step.op;
-      DatatypeId type = step.datatype;
-      coll::Reduction reduction;
-      reduction.fn = [op, type, extent](const std::byte* in, std::byte* inout,
-                                        std::size_t bytes) {
-        Reduce(op, type, in, inout, bytes / extent);
-      };
-      reduction.element_bytes = extent;
-      reduction.commutative = true;  // every predefined operation is
-      active.operation =
-          step.type == MsgType::kAllreduce
-              ? coll::StartAllreduce(transport, tag, data, reduction, config_.tuning)
-              : coll::StartReduce(transport, tag, data, reduction, step.root, racks,
-                                  config_.tuning);
-      break;
-    }
-    case MsgType::kCommSplit:
-      active.operation =
-          coll::StartAllgatherv(transport, tag, data, step.block_bytes, config_.tuning);
-      break;
-    default:
-      throw Error(kErrIntern, std::string("no inter-node step for ") + MsgTypeName(step.type));
-  }
+  const MessageRow* row = FindMessageRow(step.type);
+  if (row == nullptr || row->start_step == nullptr)
+    throw Error(kErrIntern, std::string("no inter-node step for ") + MsgTypeName(step.type));
+  active.operation = row->start_step({transport, tag, data, step, racks, config_.tuning});
   steps_.push_back(std::move(active));
 }
 

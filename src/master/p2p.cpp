@@ -103,7 +103,7 @@ std::vector<std::uint64_t> Master::TakeIds(Slave& slave, const RequestMsg& reque
       break;
     case Where::kWindow:
       BDMPI_ENFORCE(bytes <= window_size_, "window payload larger than window");
-      std::memcpy(ids.data(), slave.window.data(), bytes);
+      std::memcpy(ids.data(), io_->Window(slave.index), bytes);
       break;
     case Where::kFile: {
       OwnedFile file(SpillPath(request.file_id));  // unlinked when read
@@ -158,6 +158,18 @@ void Master::HandleProbe(Slave& slave, const RequestMsg& request) {
     }
   }
   Reply(slave, CompleteProbe(slave, request));
+}
+
+bool Master::RecvReady(const Slave& slave, const RequestMsg& request) const {
+  return slave.mailbox.IsComplete(request.id);
+}
+
+bool Master::ProbeReady(const Slave& slave, const RequestMsg& request) const {
+  return slave.mailbox.Probe(request.comm, request.peer, request.tag) != nullptr;
+}
+
+bool Master::AnyRecvReady(const Slave& slave, const RequestMsg&) const {
+  return FirstCompleteRecv(slave) >= 0;
 }
 
 ReplyMsg Master::CompleteRecv(Slave& slave, const RequestMsg& request) {

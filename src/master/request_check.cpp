@@ -18,21 +18,6 @@
 namespace bdmpi {
 namespace {
 
-// Requests whose `rank` is the sender's rank in `comm`, used as such.
-bool CarriesOwnRank(MsgType type) {
-  switch (type) {
-    case MsgType::kSend:
-    case MsgType::kBarrier:
-    case MsgType::kBcast:
-    case MsgType::kReduce:
-    case MsgType::kAllreduce:
-    case MsgType::kCommSplit:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::string Rank(int world_rank) { return "rank " + std::to_string(world_rank); }
 
 // "a Send request", "an Abort request".
@@ -118,14 +103,16 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
                ", which it did not write";
       break;
   }
-  if (!CarriesOwnRank(request.type) && request.type != MsgType::kCommFree) return "";
+  const MessageRow* row = FindMessageRow(request.type);
+  CommCheck check = row != nullptr ? row->comm_check : CommCheck::kNone;
+  if (check == CommCheck::kNone) return "";
   // Collectives run on a communicator's twin too (CollectiveCommId); only
   // the communicator itself is freed.
-  bool freeing = request.type == MsgType::kCommFree;
-  auto comm = comms_.find(freeing ? request.comm : UserCommId(request.comm));
-  if (comm == comms_.end() || (freeing && comm->second.live_members == 0))
+  bool freeing = check == CommCheck::kLiveMember;
+  const MasterComm* comm = comms_.Find(freeing ? request.comm : UserCommId(request.comm));
+  if (comm == nullptr || (freeing && comm->live_members == 0))
     return "communicator " + std::to_string(request.comm) + ", which does not exist";
-  const std::vector<int>& members = comm->second.world_ranks;
+  const std::vector<int>& members = comm->world_ranks;
   if (freeing) {
     if (std::find(members.begin(), members.end(), slave.world_rank) == members.end())
       return "communicator " + std::to_string(request.comm) + ", of which it is no member";
@@ -137,8 +124,7 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
     return "rank " + std::to_string(request.rank) + " in communicator " +
            std::to_string(request.comm) + " as its own";
   // A send's destination, a broadcast's or reduction's root.
-  bool has_peer = request.type == MsgType::kSend || request.type == MsgType::kBcast ||
-                  request.type == MsgType::kReduce;
+  bool has_peer = check == CommCheck::kOwnRankAndPeer;
   if (has_peer && (request.peer < 0 || request.peer >= static_cast<int>(members.size())))
     return "rank " + std::to_string(request.peer) + " outside communicator " +
            std::to_string(request.comm) + " as the other end";

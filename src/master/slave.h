@@ -10,9 +10,7 @@
 #include <vector>
 
 #include "common/file_io.h"
-#include "common/message_queue.h"
 #include "common/protocol.h"
-#include "common/shared_memory.h"
 #include "master/mailbox.h"
 
 namespace bdmpi {
@@ -40,8 +38,6 @@ struct Slave {
   SlaveState state = SlaveState::kStarting;
   bool initialized = false;
   bool in_critical = false;  // inside BDMPI_Enter/Exit_critical
-  MessageQueue go_queue;  // master -> slave replies (non-blocking)
-  SharedMemory window;    // small payloads in both directions
   UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   // Last reading of the resident fraction and when it was taken: reading

@@ -160,8 +160,8 @@ TEST(ProtocolTest, SeveralRequestsKeepTheirOrder) {
 
 // ------------------------------------------------------------ type names
 
-// Every enumerator of MsgType as written in protocol.h, so that a type added
-// there without a name in MsgTypeName fails here.
+// Every message type as listed in protocol.h (BDMPI_MSG_TYPES), read from
+// the source, so that these checks do not trust the macros they test.
 struct Enumerator {
   std::string name;  // without the leading 'k'
   std::uint16_t value;
@@ -173,18 +173,25 @@ std::vector<Enumerator> MsgTypesInHeader() {
   std::stringstream text;
   text << file.rdbuf();
   std::string source = text.str();
-  std::size_t begin = source.find("enum class MsgType");
-  std::size_t end = source.find("};", begin);
+  std::size_t begin = source.find("#define BDMPI_MSG_TYPES(X)");
+  std::size_t end = source.find("end of BDMPI_MSG_TYPES", begin);
   EXPECT_NE(begin, std::string::npos);
   std::string body = source.substr(begin, end - begin);
   std::vector<Enumerator> types;
-  std::regex enumerator(R"(\bk(\w+)\s*=\s*(0x[0-9a-fA-F]+))");
+  std::regex enumerator(R"(\bX\((\w+),\s*(0x[0-9a-fA-F]+)\))");
   for (auto it = std::sregex_iterator(body.begin(), body.end(), enumerator);
        it != std::sregex_iterator(); ++it) {
     types.push_back({(*it)[1].str(), static_cast<std::uint16_t>(
                                          std::stoul((*it)[2].str(), nullptr, 16))});
   }
   return types;
+}
+
+TEST(ProtocolTest, AllMsgTypesListsEveryType) {
+  std::vector<Enumerator> types = MsgTypesInHeader();
+  ASSERT_EQ(types.size(), std::size(kAllMsgTypes));
+  for (std::size_t i = 0; i < types.size(); ++i)
+    EXPECT_EQ(static_cast<std::uint16_t>(kAllMsgTypes[i]), types[i].value) << types[i].name;
 }
 
 TEST(ProtocolTest, MsgTypeNameCoversEveryType) {

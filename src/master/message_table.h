@@ -1,0 +1,78 @@
+// The master's message table: one row per MsgType saying everything the
+// master does with it, so that no switch over MsgType is needed anywhere
+// else. Adding a message costs one X(...) line in common/protocol.h, one
+// row in message_table.cpp (a compile-time check wants a row for every
+// type), and its two halves: the slave's call in src/slave and the
+// master's handler in the master file of its family (p2p.cpp,
+// collective.cpp, comm.cpp, critical.cpp, memory.cpp, lifecycle.cpp).
+#pragma once
+
+#include <string>
+
+#include "common/protocol.h"
+#include "master/inter_node_steps.h"
+
+namespace bdmpi {
+
+class Master;
+struct Collective;
+struct MasterComm;
+struct Slave;
+
+// Whether a request can leave its slave waiting, and in which state (the
+// reply is what lets the slave run again).
+enum class Blocks {
+  kNever,     // answered at once, or never answered (no reply)
+  kRunnable,  // may yield: runnable behind the others, answered when it runs
+  kRBlocked,  // may wait for a point-to-point message
+  kCBlocked,  // may wait in a collective or for the critical section
+};
+
+// What the master checks of a request's communicator fields before
+// serving it (request_check.cpp).
+enum class CommCheck {
+  kNone,
+  kOwnRank,         // `rank` is the sender's rank in `comm`
+  kOwnRankAndPeer,  // and `peer` (destination, root) is a rank of `comm`
+  kLiveMember,      // `comm` is a live communicator the sender is in
+};
+
+// Which members of a collective wait for its result (the others only
+// contribute and are answered at once).
+enum class ResultFor { kEveryone, kNonRoot, kRoot };
+
+struct MessageRow {
+  MsgType type;
+  // The call users wrote, for diagnostics ("MPI_Bcast"); nullptr: the
+  // type's own name.
+  const char* mpi_call = nullptr;
+  Blocks blocks = Blocks::kNever;
+  CommCheck comm_check = CommCheck::kNone;
+  // Serves the request; nullptr: ignored (not sent by slaves).
+  void (Master::*handle)(Slave&, const RequestMsg&) = nullptr;
+  // Whether a slave blocked in this request may run again; nullptr: yes.
+  bool (Master::*ready)(const Slave&, const RequestMsg&) const = nullptr;
+  // The reply that lets it run; nullptr: an empty reply of this type.
+  ReplyMsg (Master::*complete)(Slave&, const RequestMsg&) = nullptr;
+  // What a rank blocked in it waits for, as the user wrote it ("MPI_Recv
+  // (source 2, tag 7)"); nullptr: mpi_call alone.
+  std::string (Master::*describe)(const Slave&, const RequestMsg&) const = nullptr;
+
+  // Collectives only.
+  ResultFor result_for = ResultFor::kEveryone;
+  // Deposits the member's part; nullptr: it has none (MPI_Barrier).
+  void (Master::*contribute)(Collective&, Slave&, const RequestMsg&) = nullptr;
+  // Whether this node's part is complete (its inter-node step may start).
+  bool (*locally_complete)(const Collective&, const MasterComm&) = nullptr;
+  // The step among the masters when the communicator spans nodes.
+  InterNodeStepStarter start_step = nullptr;
+};
+
+// The row of `type`, or nullptr for a value that is no MsgType (a corrupt
+// or foreign request).
+const MessageRow* FindMessageRow(MsgType type);
+
+// The MPI call a request stands for, for the messages users read.
+const char* MpiCallName(MsgType type);
+
+}  // namespace bdmpi

@@ -1,0 +1,43 @@
+// The master's real I/O toward its slaves (slave_io.h): POSIX message
+// queues, shared-memory windows and storage table named after the job
+// (JobNames), forked slave processes watched through pidfds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/job_names.h"
+#include "common/message_queue.h"
+#include "common/shared_memory.h"
+#include "master/event_watcher.h"
+#include "master/slave_io.h"
+
+namespace bdmpi {
+
+class ProcessSlaveIo : public SlaveIo {
+ public:
+  // `event_token`: stamped on the watcher's events (RequestMsg::token).
+  ProcessSlaveIo(JobNames names, std::uint32_t event_token)
+      : names_(std::move(names)), event_token_(event_token) {}
+  ~ProcessSlaveIo() override;
+
+  void Create(int nslaves, std::size_t window_size) override;
+  std::size_t ReceiveRequests(std::byte* message, std::size_t capacity) override;
+  bool SendReply(int slave, const ReplyMsg& reply) override;
+  std::byte* Window(int slave) override { return windows_[slave].data(); }
+  const StorageSlot* StorageTable() const override;
+  pid_t Spawn(int slave, const SpawnSpec& spec) override;
+  void StartWatching() override;
+
+ private:
+  JobNames names_;
+  std::uint32_t event_token_;
+  MessageQueue request_queue_;
+  std::unique_ptr<EventWatcher> watcher_;
+  std::vector<MessageQueue> go_queues_;
+  std::vector<SharedMemory> windows_;
+  SharedMemory storage_table_;  // StorageSlot per slave
+};
+
+}  // namespace bdmpi

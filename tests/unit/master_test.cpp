@@ -1,0 +1,237 @@
+// The master's request handling, driven in-process through MasterHarness:
+// MPI matching order, two-phase collectives, deadlock reports and the
+// Release/Released hand-shake, each in milliseconds and without processes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "common/handles.h"
+#include "master/mailbox.h"
+#include "master_harness.h"
+
+namespace bdmpi {
+namespace {
+
+using test_util::MasterHarness;
+
+// The reply `index` must have now: its flag, status and data.
+ReplyMsg ExpectReply(MasterHarness& harness, int index) {
+  std::optional<ReplyMsg> reply = harness.TakeReply(index);
+  EXPECT_TRUE(reply.has_value()) << "rank " << index << " has no reply";
+  return reply.value_or(ReplyMsg{});
+}
+
+void ExpectNoReply(MasterHarness& harness, int index) {
+  std::optional<ReplyMsg> reply = harness.TakeReply(index);
+  EXPECT_FALSE(reply.has_value()) << "rank " << index << " got a reply to "
+                                  << MsgTypeName(reply->type);
+}
+
+// A received message: its status and its data in the window.
+void ExpectMessage(MasterHarness& harness, int index, int source, int tag,
+                   const std::string& text) {
+  ReplyMsg reply = ExpectReply(harness, index);
+  EXPECT_EQ(reply.flag, 1);
+  EXPECT_EQ(reply.source, source);
+  EXPECT_EQ(reply.tag, tag);
+  EXPECT_EQ(reply.where, Where::kWindow);
+  ASSERT_EQ(reply.bytes, text.size());
+  EXPECT_EQ(harness.WindowText(index, text.size()), text);
+}
+
+// Nothing of the job stays in /dev/shm once its master is gone.
+void ExpectNothingLeft(const std::string& job_id) {
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm"))
+    EXPECT_EQ(entry.path().filename().string().find(job_id), std::string::npos)
+        << entry.path() << " left behind";
+}
+
+TEST(MasterTest, MatchesInMpiOrderWithAnySourceAndAnyTag) {
+  std::string job_id;
+  {
+    MasterHarness harness(3);
+    job_id = harness.job_id();
+    harness.InitAll();
+    ExpectReply(harness, 0);  // one runs at a time: rank 0 first
+    ExpectNoReply(harness, 1);
+
+    // Rank 0 posts two receives, the wildcard first, then waits in a third.
+    RequestMsg irecv;
+    irecv.type = MsgType::kPostRecv;
+    irecv.bytes = 64;
+    irecv.id = 10;
+    irecv.peer = kAnySource;
+    irecv.tag = kAnyTag;
+    harness.Send(0, irecv);
+    irecv.id = 11;
+    irecv.peer = 1;
+    irecv.tag = 7;
+    harness.Send(0, irecv);
+    harness.Recv(0, 12, kAnySource, 7);
+    EXPECT_EQ(harness.state(0), SlaveState::kRBlocked);
+    ExpectReply(harness, 1);  // rank 1 runs in its place
+
+    // Rank 1's first tag-7 message takes the receive posted first (10),
+    // though 11 names its source and tag exactly; its second takes 11.
+    harness.SendText(1, 0, 7, "first");
+    harness.SendText(1, 0, 5, "five");
+    harness.SendText(1, 0, 7, "second");
+    harness.Recv(1, 20, 2, 0);  // rank 1 waits for rank 2
+    ExpectNoReply(harness, 0);  // 12 (ANY_SOURCE, tag 7) is still open
+    ExpectReply(harness, 2);
+    harness.SendText(2, 0, 7, "third");  // completes 12: rank 0 runnable
+    harness.SendText(2, 0, 9, "nine");
+    harness.SendText(2, 1, 0, "go");    // completes rank 1's receive
+    harness.Recv(2, 30, 0, 0);          // rank 2 waits: rank 0 resumes
+    ExpectMessage(harness, 0, 2, 7, "third");
+
+    RequestMsg wait;
+    wait.type = MsgType::kWaitRecv;
+    wait.bytes = 64;
+    wait.id = 10;
+    harness.Send(0, wait);
+    ExpectMessage(harness, 0, 1, 7, "first");
+    wait.id = 11;
+    harness.Send(0, wait);
+    ExpectMessage(harness, 0, 1, 7, "second");
+    // ANY_TAG from rank 2 finds its first unreceived message; ANY_SOURCE
+    // with ANY_TAG then finds the oldest left (rank 1's tag 5).
+    harness.Recv(0, 13, 2, kAnyTag);
+    ExpectMessage(harness, 0, 2, 9, "nine");
+    harness.Recv(0, 14, kAnySource, kAnyTag);
+    ExpectMessage(harness, 0, 1, 5, "five");
+    EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+  }
+  ExpectNothingLeft(job_id);
+}
+
+TEST(MasterTest, BcastIsTwoPhase) {
+  MasterHarness harness(4, 4);
+  harness.InitAll();
+  for (int rank = 0; rank < 4; ++rank) ExpectReply(harness, rank);
+  const std::string data = "broadcast data";
+  RequestMsg bcast;
+  bcast.type = MsgType::kBcast;
+  bcast.peer = 2;  // root
+  bcast.bytes = data.size();
+  bcast.wants_reply = true;
+  // Members other than the root arrive first and wait (cblocked).
+  for (int rank : {0, 1, 3}) {
+    harness.Send(rank, bcast);
+    EXPECT_EQ(harness.state(rank), SlaveState::kCBlocked);
+    ExpectNoReply(harness, rank);
+  }
+  RequestMsg root = bcast;
+  root.wants_reply = false;  // an inline payload needs no acknowledgement
+  harness.Send(2, root, std::as_bytes(std::span(data.data(), data.size())));
+  ExpectNoReply(harness, 2);
+  for (int rank : {0, 1, 3}) {
+    ReplyMsg reply = ExpectReply(harness, rank);
+    EXPECT_EQ(reply.type, MsgType::kBcast);
+    EXPECT_EQ(reply.error, 0);
+    ASSERT_EQ(reply.bytes, data.size());
+    EXPECT_EQ(harness.WindowText(rank, data.size()), data);
+    EXPECT_EQ(harness.state(rank), SlaveState::kRunning);
+  }
+  EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+}
+
+TEST(MasterTest, AllreduceAnswersEveryMemberOnceAllContributed) {
+  MasterHarness harness(3, 1);
+  harness.InitAll();
+  RequestMsg allreduce;
+  allreduce.type = MsgType::kAllreduce;
+  allreduce.datatype = static_cast<std::uint16_t>(DatatypeId::kInt);
+  allreduce.op = static_cast<std::uint16_t>(OpId::kSum);
+  allreduce.bytes = sizeof(int);
+  allreduce.wants_reply = true;
+  // One running slot: each member runs after the previous one blocks.
+  for (int rank = 0; rank < 3; ++rank) {
+    ExpectReply(harness, rank);  // its Init
+    int value = 10 * (rank + 1);
+    harness.Send(rank, allreduce, std::as_bytes(std::span(&value, 1)));
+    if (rank < 2) {
+      EXPECT_EQ(harness.state(rank), SlaveState::kCBlocked);
+      ExpectNoReply(harness, rank);
+    }
+  }
+  // The last contribution completes it: the last member is answered at
+  // once, the others as they get the slot back.
+  for (int rank : {2, 0, 1}) {
+    ReplyMsg reply = ExpectReply(harness, rank);
+    ASSERT_EQ(reply.bytes, sizeof(int));
+    int sum = 0;
+    std::memcpy(&sum, harness.Window(rank), sizeof sum);
+    EXPECT_EQ(sum, 60) << "rank " << rank;
+    if (rank != 1) {
+      RequestMsg recv;  // gives up the slot to the next one
+      recv.type = MsgType::kPostRecv;
+      recv.id = 1;
+      recv.peer = kAnySource;
+      recv.tag = 99;
+      recv.wants_reply = true;
+      harness.Send(rank, recv);
+    }
+  }
+  EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+}
+
+TEST(MasterTest, ReportsASingleNodeDeadlockNamingEachCall) {
+  MasterHarness harness(3, 3);
+  harness.InitAll();
+  for (int rank = 0; rank < 3; ++rank) ExpectReply(harness, rank);
+  harness.Recv(0, 1, 1, 4);
+  RequestMsg probe;
+  probe.type = MsgType::kProbe;
+  probe.peer = kAnySource;
+  probe.tag = kAnyTag;
+  harness.Send(1, probe);
+  EXPECT_FALSE(harness.master().failed()) << "rank 2 can still run";
+  RequestMsg bcast;
+  bcast.type = MsgType::kBcast;
+  bcast.peer = 0;
+  bcast.bytes = 8;
+  bcast.wants_reply = true;
+  harness.Send(2, bcast);
+  ASSERT_TRUE(harness.master().failed());
+  EXPECT_EQ(harness.master().exit_status(), 1);
+  EXPECT_EQ(harness.master().failure(),
+            "deadlock: every live rank is blocked: rank 0 in MPI_Recv(source 1, tag 4); "
+            "rank 1 in MPI_Probe(source MPI_ANY_SOURCE, tag MPI_ANY_TAG); "
+            "rank 2 in MPI_Bcast(root 0)");
+}
+
+TEST(MasterTest, HoldsAResumedSlavesReplyUntilReleased) {
+  constexpr std::uint64_t kMiB = 1024 * 1024;
+  MasterHarness harness(2, 1, [](MasterOptions& options) { options.node_memory = kMiB; });
+  harness.InitAll();
+  ExpectReply(harness, 0);
+  // Rank 0 holds most of the node's memory and blocks; rank 1 is expected
+  // to need as much (the largest peak so far) when it first runs.
+  harness.SetStorageBytes(0, 3 * kMiB / 4);
+  harness.Recv(0, 1, 1, 0);
+  ReplyMsg release = ExpectReply(harness, 0);
+  EXPECT_EQ(release.type, MsgType::kRelease);
+  ExpectNoReply(harness, 1);  // its Init reply waits for the memory
+  EXPECT_EQ(harness.state(1), SlaveState::kRunning);
+
+  RequestMsg released;
+  released.type = MsgType::kReleased;
+  released.bytes = 3 * kMiB / 4;
+  harness.Send(0, released);
+  ReplyMsg init = ExpectReply(harness, 1);
+  EXPECT_EQ(init.type, MsgType::kInit);
+  EXPECT_EQ(harness.state(0), SlaveState::kRBlocked);
+  ExpectNoReply(harness, 0);  // still waiting for its message
+
+  harness.SendText(1, 0, 0, "x");
+  harness.Recv(1, 2, 0, 0);  // rank 1 blocks: rank 0 runs again
+  ExpectMessage(harness, 0, 1, 0, "x");
+  EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+}
+
+}  // namespace
+}  // namespace bdmpi
