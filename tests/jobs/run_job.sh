@@ -4,6 +4,8 @@
 # Usage:
 #   run_job.sh --launcher bdmpiexec --bdmpiexec PATH --ns S --nr R [--nn N]
 #              [common options] -- PROG [ARGS...]
+#   run_job.sh --launcher bdmpiexec --bdmpiexec PATH --np N [--nn N]
+#              [common options] -- PROG [ARGS...]     (mpiexec's -n N)
 #   run_job.sh --launcher mpirun [--mpirun PATH] --np N
 #              [common options] -- PROG [ARGS...]
 #   run_job.sh --launcher direct [common options] -- PROG [ARGS...]
@@ -24,7 +26,8 @@
 #   -h, --help                print this text
 #
 # bdmpiexec runs get a fresh scratch dir (mktemp -d) and a unique job id:
-#   bdmpiexec [-nn N] -ns S -nr R --scratch-dir DIR --job-id ID PROG ARGS...
+#   bdmpiexec [-nn N] [-n N] [-ns S] [-nr R] --scratch-dir DIR --job-id ID
+#             PROG ARGS...
 # and afterwards, pass or fail, must have left nothing behind: no entry
 # containing "bdmpi-ID" in /dev/shm or /dev/mqueue, an empty DIR (which is
 # then removed) and no process of the job's session still running.
@@ -95,9 +98,10 @@ is_count "$timeout_s" || die_usage "--timeout takes seconds, not '$timeout_s'"
 
 case "$launcher" in
   bdmpiexec)
-    is_count "$ns" || die_usage "bdmpiexec needs --ns N"
-    is_count "$nr" || die_usage "bdmpiexec needs --nr N"
-    [[ -z $nn ]] || is_count "$nn" || die_usage "--nn takes a count"
+    [[ -n $ns$np ]] || die_usage "bdmpiexec needs --ns N or --np N"
+    for count in "$ns" "$nr" "$nn" "$np"; do
+      [[ -z $count ]] || is_count "$count" || die_usage "'$count' is not a count"
+    done
     [[ -x $bdmpiexec ]] || command -v "$bdmpiexec" >/dev/null ||
       die_usage "bdmpiexec '$bdmpiexec' is not executable"
     ;;
@@ -169,8 +173,11 @@ if [[ $launcher == direct ]]; then
 elif [[ $launcher == bdmpiexec ]]; then
   cmd=("$bdmpiexec")
   [[ -n $nn ]] && cmd+=(-nn "$nn")
-  cmd+=(-ns "$ns" -nr "$nr" --scratch-dir "$scratch" --job-id "$job_id")
-  what="bdmpiexec ${nn:+-nn $nn }-ns $ns -nr $nr"
+  [[ -n $np ]] && cmd+=(-n "$np")
+  [[ -n $ns ]] && cmd+=(-ns "$ns")
+  [[ -n $nr ]] && cmd+=(-nr "$nr")
+  cmd+=(--scratch-dir "$scratch" --job-id "$job_id")
+  what="${bdmpiexec##*/} ${nn:+-nn $nn }${np:+-n $np }${ns:+-ns $ns }${nr:+-nr $nr}"
 else
   cmd=("$mpirun" --oversubscribe)
   (($(id -u) == 0)) && cmd+=(--allow-run-as-root)
