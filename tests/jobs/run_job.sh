@@ -2,17 +2,17 @@
 # run_job.sh -- run one MPI job test and check how it ended and what it left.
 #
 # Usage:
-#   run_job.sh --launcher bdmpiexec --bdmpiexec PATH --ns S --nr R [--nn N]
-#              [common options] -- PROG [ARGS...]
-#   run_job.sh --launcher bdmpiexec --bdmpiexec PATH --np N [--nn N]
-#              [common options] -- PROG [ARGS...]     (mpiexec's -n N)
+#   run_job.sh --launcher bdmpiexec --bdmpiexec PATH [--nn N] [--np N]
+#              [--ns S] [--nr R] [common options] -- PROG [ARGS...]
+#              (--np N: mpiexec's -n N; each count is passed when given)
 #   run_job.sh --launcher mpirun [--mpirun PATH] --np N
 #              [common options] -- PROG [ARGS...]
 #   run_job.sh --launcher direct [common options] -- PROG [ARGS...]
 #
 # Common options:
 #   --expect-exit N|nonzero   exit status the job must end with (default 0)
-#   --expect-stderr REGEX     extended regex the job's stderr must match
+#   --expect-stderr REGEX     extended regex a line of the job's stderr must
+#                             match (repeatable: each must)
 #   --expect-stderr-lines N   stderr must have exactly N lines (a message
 #                             printed once, and no launcher noise)
 #   --expect-stdout REGEX     extended regex the job's stdout must match
@@ -59,7 +59,7 @@ bdmpiexec=bdmpiexec
 mpirun=mpirun
 ns="" nr="" nn="" np=""
 expect_exit=0
-expect_stderr=""
+expect_stderr=()
 expect_stderr_lines=""
 expect_stdout=""
 timeout_s=300
@@ -77,7 +77,7 @@ while (($#)); do
     --nn) nn=${2?}; shift 2 ;;
     --np) np=${2?}; shift 2 ;;
     --expect-exit) expect_exit=${2?}; shift 2 ;;
-    --expect-stderr) expect_stderr=${2?}; shift 2 ;;
+    --expect-stderr) expect_stderr+=("${2?}"); shift 2 ;;
     --expect-stderr-lines) expect_stderr_lines=${2?}; shift 2 ;;
     --expect-stdout) expect_stdout=${2?}; shift 2 ;;
     --timeout) timeout_s=${2?}; shift 2 ;;
@@ -98,7 +98,6 @@ is_count "$timeout_s" || die_usage "--timeout takes seconds, not '$timeout_s'"
 
 case "$launcher" in
   bdmpiexec)
-    [[ -n $ns$np ]] || die_usage "bdmpiexec needs --ns N or --np N"
     for count in "$ns" "$nr" "$nn" "$np"; do
       [[ -z $count ]] || is_count "$count" || die_usage "'$count' is not a count"
     done
@@ -238,9 +237,9 @@ elif [[ $expect_exit == nonzero ]]; then
 elif ((rc != expect_exit)); then
   fail "exit status $rc, expected $expect_exit"
 fi
-if [[ -n $expect_stderr ]] && ! grep -Eq -- "$expect_stderr" "$logs/stderr"; then
-  fail "stderr does not match /$expect_stderr/"
-fi
+for regex in "${expect_stderr[@]}"; do
+  grep -Eq -- "$regex" "$logs/stderr" || fail "stderr does not match /$regex/"
+done
 if [[ -n $expect_stderr_lines ]]; then
   lines=$(wc -l <"$logs/stderr")
   ((lines == expect_stderr_lines)) ||

@@ -42,7 +42,7 @@ std::string StateInWords(const std::string& stat) {
   char state = paren != std::string::npos && paren + 2 < stat.size() ? stat[paren + 2] : '?';
   switch (state) {
     case 'R': return "running";
-    case 'S': return "waiting (in an MPI call, for its turn, or in a blocking call of its own)";
+    case 'S': return "waiting (in MPI or another blocking call)";
     case 'D': return "waiting for the disk";
     case 'T':
     case 't': return "stopped";
