@@ -118,11 +118,13 @@ void BecomeSingletonJobUnlessLaunched() {
   // cannot talk to each other, none of them the job the user asked for.
   std::string foreign;
   if (int tasks = ForeignTaskCount(foreign)) {
+    std::vector<std::string> args = OwnArguments();
+    std::string program = args.empty() ? "./prog" : args.front();
     throw Error(kErrOther, "this program was started by " + foreign + " as one of " +
                                std::to_string(tasks) +
                                " tasks, which would make each task a separate BDMPI job of "
                                "one rank; start BDMPI programs with `mpiexec -n " +
-                               std::to_string(tasks) + " ./prog` (or bdmpiexec), which starts "
+                               std::to_string(tasks) + " " + program + "` (or bdmpiexec), which starts "
                                "the ranks itself, in the batch script instead of " + foreign);
   }
   std::string launcher = FindLauncher();
