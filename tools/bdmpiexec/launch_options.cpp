@@ -71,7 +71,16 @@ int ParseSeconds(const std::string& what, const std::string& text) {
   return text == "0" ? 0 : ParsePositiveInt(what, text);
 }
 
-// bdmpiexec's own options; -nn first in --help, the others after the job's.
+// -x and --env: each adds a variable for the ranks.
+LauncherRow ExportOption(const char* name, std::string value_name, std::string help) {
+  return LauncherRow(
+      name, std::move(value_name), std::move(help),
+      [name](LaunchOptions& o, const std::string& v) { o.exported.push_back(ParseExport(name, v)); },
+      nullptr);
+}
+
+// bdmpiexec's own options; -n and -nn first in --help, the others after the
+// job's.
 const std::vector<LauncherRow>& LauncherOptionTable() {
   static const std::vector<LauncherRow> table = {
       LauncherOnly(CountOption("-np", &LaunchOptions::nranks,
@@ -98,18 +107,10 @@ const std::vector<LauncherRow>& LauncherOptionTable() {
       LauncherRow("--verbose", "", "log what the master does (-v -v: debug)",
                   [](LaunchOptions& o, const std::string&) { ++o.verbosity; }, nullptr)
           .Alias("-v"),
-      LauncherRow("-x", "VAR[=VALUE]",
-                  "set VAR (or pass on this environment's VAR) in every rank, on every "
-                  "node (repeatable)",
-                  [](LaunchOptions& o, const std::string& v) {
-                    o.exported.push_back(ParseExport("-x", v));
-                  },
-                  nullptr),
-      LauncherRow(kEnvOption, "VAR VALUE", "the same as -x VAR=VALUE (repeatable)",
-                  [](LaunchOptions& o, const std::string& v) {
-                    o.exported.push_back(ParseExport(kEnvOption, v));
-                  },
-                  nullptr)
+      ExportOption("-x", "VAR[=VALUE]",
+                   "set VAR (or pass on this environment's VAR) in every rank, on every "
+                   "node (repeatable)"),
+      ExportOption(kEnvOption, "VAR VALUE", "the same as -x VAR=VALUE (repeatable)")
           .Alias("-env"),
       LauncherRow("--timeout", "SECONDS",
                   "end the job after this long, reporting the state of its ranks, "
