@@ -3,10 +3,16 @@
 #
 #   sbatch -N 4 examples/slurm/bdmpi_job.sh [PROGRAM [ARGS...]]
 #
-# Inside the allocation bdmpiexec starts one master per node with
-# `srun --mpi=pmix` (one task per node; -nn defaults to the node count) and
-# each master starts -ns slaves, of which -nr run at a time. The rack of each
-# node comes from SLURM_TOPOLOGY_ADDR when Slurm's topology/tree plugin is on.
+# `mpiexec -n RANKS` is BDMPI's own (bdmpiexec under the standard name):
+# inside the allocation it starts one master per node with `srun --mpi=pmix`
+# (one task per node; the node count is the allocation's) and each master
+# starts RANKS / nodes slaves, of which -nr run at a time. RANKS must be a
+# multiple of the node count (mpiexec says which counts would do). The rack
+# of each node comes from SLURM_TOPOLOGY_ADDR when Slurm's topology/tree
+# plugin is on.
+#
+# Do not start the program itself with `srun ./prog`: srun would start each
+# task as a BDMPI job of its own, and libbdmpi refuses that at MPI_Init.
 #
 #SBATCH --job-name=bdmpi
 #SBATCH --ntasks-per-node=1
@@ -15,8 +21,10 @@
 set -euo pipefail
 
 # Where BDMPI and the program live; the same path must exist on every node.
-BDMPIEXEC=${BDMPIEXEC:-bdmpiexec}
-SLAVES_PER_NODE=${SLAVES_PER_NODE:-8}
+# BDMPI's bin directory first in PATH (or `module load bdmpi`) makes
+# `mpiexec` BDMPI's.
+MPIEXEC=${MPIEXEC:-mpiexec}
+RANKS=${RANKS:-$((8 * ${SLURM_JOB_NUM_NODES:-1}))}
 RUNNING_PER_NODE=${RUNNING_PER_NODE:-1}
 # Spill files go to node-local disk; Slurm's per-job TMPDIR if it has one.
 SCRATCH=${BDMPI_SCRATCH_DIR:-${TMPDIR:-/tmp}}
@@ -27,5 +35,4 @@ if [[ $# -eq 0 ]]; then
 fi
 
 echo "bdmpi job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NUM_NODES:-1} node(s): ${SLURM_JOB_NODELIST:-$(hostname)}"
-exec "$BDMPIEXEC" -ns "$SLAVES_PER_NODE" -nr "$RUNNING_PER_NODE" \
-  --scratch-dir "$SCRATCH" "$@"
+exec "$MPIEXEC" -n "$RANKS" -nr "$RUNNING_PER_NODE" --scratch-dir "$SCRATCH" "$@"

@@ -9,6 +9,10 @@
 // The price: what the program did before MPI_Init runs again in the rank
 // (output printed before MPI_Init appears twice). The MPI standard leaves
 // the state before MPI_Init unspecified, and most programs call it first.
+//
+// Started as several tasks by another launcher (`srun ./prog` in a Slurm
+// allocation, another MPI's mpiexec), each task would become a job of its
+// own; MPI_Init refuses at once and names the command to use instead.
 #include "slave/singleton.h"
 
 #include <dlfcn.h>
@@ -82,10 +86,47 @@ std::vector<std::string> OwnArguments() {
   return args;
 }
 
+// The number of tasks a parallel launcher other than bdmpiexec started this
+// program as (srun, or another MPI's mpiexec through PMI/PMIx), and the
+// launcher's name; 0 when none did or it started just one.
+int ForeignTaskCount(std::string& launcher) {
+  struct Source {
+    const char* size_variable;
+    const char* launcher;
+  };
+  // SLURM_STEP_NUM_TASKS is the step's (srun's) own; SLURM_NTASKS is also
+  // set in a batch script, where a direct start is a plain singleton.
+  for (const Source& source : {Source{"SLURM_STEP_NUM_TASKS", "srun"},
+                               Source{"PMI_SIZE", "a PMI launcher (another MPI's mpiexec)"},
+                               Source{"PMIX_SIZE", "a PMIx launcher"},
+                               Source{"OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun"}}) {
+    const char* value = std::getenv(source.size_variable);
+    int tasks = value != nullptr ? std::atoi(value) : 0;
+    if (tasks > 1) {
+      launcher = source.launcher;
+      return tasks;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 void BecomeSingletonJobUnlessLaunched() {
   if (std::getenv(kEnvJobId) != nullptr) return;
+  // Each of N tasks would start a job of one rank of its own: N jobs that
+  // cannot talk to each other, none of them the job the user asked for.
+  std::string foreign;
+  if (int tasks = ForeignTaskCount(foreign)) {
+    std::vector<std::string> args = OwnArguments();
+    std::string program = args.empty() ? "./prog" : args.front();
+    throw Error(kErrOther, "this program was started by " + foreign + " as one of " +
+                               std::to_string(tasks) +
+                               " tasks, which would make each task a separate BDMPI job of "
+                               "one rank; start BDMPI programs with `mpiexec -n " +
+                               std::to_string(tasks) + " " + program + "` (or bdmpiexec), which starts "
+                               "the ranks itself, in the batch script instead of " + foreign);
+  }
   std::string launcher = FindLauncher();
   std::vector<std::string> command = {launcher, "-nn", "1", "-ns", "1", "-nr", "1"};
   // More bdmpiexec options (--node-memory, --scratch-dir, --job-id, -v ...)

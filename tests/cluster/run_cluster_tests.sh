@@ -6,8 +6,10 @@
 #   1. runs job-test programs with one master per emulated host, started by
 #      bdmpiexec through mpirun (--hostfile), including a crash on a
 #      non-root node, and checks that nothing of any job is left behind;
-#   2. submits examples/slurm/bdmpi_job.sh with sbatch, where bdmpiexec
-#      starts the masters with srun --mpi=pmix, and checks its output;
+#   2. submits examples/slurm/bdmpi_job.sh with sbatch, where `mpiexec -n 8`
+#      (BDMPI's) starts the masters with srun --mpi=pmix, and checks its
+#      output; and checks that `srun -n 4 ./prog` stops at MPI_Init with a
+#      message naming `mpiexec -n 4` (issue 18.5);
 # and takes the cluster down again, also on failure.
 #
 # Usage: tests/cluster/run_cluster_tests.sh [BUILD_DIR]   (default: build)
@@ -70,7 +72,7 @@ run fail_segv.node1 2 1 --expect-exit 139 --expect-stderr 'rank 5' -- "$bin/job_
 # Slurm: sbatch the example script; bdmpiexec finds the allocation itself.
 eval "$("$vcluster" env)"
 work=$(mktemp -d)
-if (cd "$work" && BDMPIEXEC="$bin/bdmpiexec" SLAVES_PER_NODE=2 timeout 300 \
+if (cd "$work" && MPIEXEC="$bin/mpiexec" RANKS=8 timeout 300 \
       sbatch -N 4 -W --export=ALL "$root/examples/slurm/bdmpi_job.sh" "$bin/job_order" >/dev/null) &&
    grep -q "on 4 node(s)" "$work"/bdmpi-*.out && ! grep -qi "error\|fail" "$work"/bdmpi-*.out; then
   echo "PASS slurm.sbatch"
@@ -80,6 +82,18 @@ else
   failures=$((failures + 1))
 fi
 rm -rf "$work"
+
+# srun as the launcher of the ranks: each task would be a job of its own.
+if out=$(timeout 120 srun -N 2 -n 4 "$bin/job_order" 2>&1); then
+  echo "FAIL slurm.srun_refused (srun ./prog succeeded)"
+  failures=$((failures + 1))
+elif grep -q "started by srun as one of 4 tasks.*mpiexec -n 4" <<<"$out"; then
+  echo "PASS slurm.srun_refused"
+else
+  echo "FAIL slurm.srun_refused"
+  echo "$out"
+  failures=$((failures + 1))
+fi
 
 if ((failures)); then
   echo "run_cluster_tests: $failures failed"

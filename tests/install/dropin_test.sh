@@ -110,14 +110,15 @@ check_names() {
 
   step "find_package(MPI) in a CMake project"
   local id=dropin-ctest-$$
-  # MPIEXEC_NUMPROC_FLAG: bdmpiexec does not take -n yet (issue 18.3).
+  # FindMPI's own MPIEXEC_NUMPROC_FLAG (-n): the test runs `mpiexec -n 2`.
   quiet user "$cmake" -S "$here/find_mpi" -B find_mpi -DHELLO_DIR="$here" \
-    -DMPIEXEC_NUMPROC_FLAG=-ns -DMPIEXEC_PREFLAGS="--job-id;$id"
+    -DMPIEXEC_PREFLAGS="--job-id;$id"
   local found
   found=$(<find_mpi/found_mpi.txt)
   echo "$found"
   expect_contains "FindMPI" "$found" "MPI_C_COMPILER=$prefix/bin/mpicc" \
-    "MPIEXEC_EXECUTABLE=$prefix/bin/mpiexec" "$lib/libbdmpi.so" \
+    "MPIEXEC_EXECUTABLE=$prefix/bin/mpiexec" "MPIEXEC_NUMPROC_FLAG=-n" \
+    "$lib/libbdmpi.so" \
     "MPI_C_VERSION=3.1"
   quiet user "$cmake" --build find_mpi
   check_linkage find_mpi/hello

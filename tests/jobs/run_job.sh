@@ -2,15 +2,17 @@
 # run_job.sh -- run one MPI job test and check how it ended and what it left.
 #
 # Usage:
-#   run_job.sh --launcher bdmpiexec --bdmpiexec PATH --ns S --nr R [--nn N]
-#              [common options] -- PROG [ARGS...]
+#   run_job.sh --launcher bdmpiexec --bdmpiexec PATH [--nn N] [--np N]
+#              [--ns S] [--nr R] [common options] -- PROG [ARGS...]
+#              (--np N: mpiexec's -n N; each count is passed when given)
 #   run_job.sh --launcher mpirun [--mpirun PATH] --np N
 #              [common options] -- PROG [ARGS...]
 #   run_job.sh --launcher direct [common options] -- PROG [ARGS...]
 #
 # Common options:
 #   --expect-exit N|nonzero   exit status the job must end with (default 0)
-#   --expect-stderr REGEX     extended regex the job's stderr must match
+#   --expect-stderr REGEX     extended regex a line of the job's stderr must
+#                             match (repeatable: each must)
 #   --expect-stderr-lines N   stderr must have exactly N lines (a message
 #                             printed once, and no launcher noise)
 #   --expect-stdout REGEX     extended regex the job's stdout must match
@@ -24,7 +26,8 @@
 #   -h, --help                print this text
 #
 # bdmpiexec runs get a fresh scratch dir (mktemp -d) and a unique job id:
-#   bdmpiexec [-nn N] -ns S -nr R --scratch-dir DIR --job-id ID PROG ARGS...
+#   bdmpiexec [-nn N] [-n N] [-ns S] [-nr R] --scratch-dir DIR --job-id ID
+#             PROG ARGS...
 # and afterwards, pass or fail, must have left nothing behind: no entry
 # containing "bdmpi-ID" in /dev/shm or /dev/mqueue, an empty DIR (which is
 # then removed) and no process of the job's session still running.
@@ -56,7 +59,7 @@ bdmpiexec=bdmpiexec
 mpirun=mpirun
 ns="" nr="" nn="" np=""
 expect_exit=0
-expect_stderr=""
+expect_stderr=()
 expect_stderr_lines=""
 expect_stdout=""
 timeout_s=300
@@ -74,7 +77,7 @@ while (($#)); do
     --nn) nn=${2?}; shift 2 ;;
     --np) np=${2?}; shift 2 ;;
     --expect-exit) expect_exit=${2?}; shift 2 ;;
-    --expect-stderr) expect_stderr=${2?}; shift 2 ;;
+    --expect-stderr) expect_stderr+=("${2?}"); shift 2 ;;
     --expect-stderr-lines) expect_stderr_lines=${2?}; shift 2 ;;
     --expect-stdout) expect_stdout=${2?}; shift 2 ;;
     --timeout) timeout_s=${2?}; shift 2 ;;
@@ -95,9 +98,9 @@ is_count "$timeout_s" || die_usage "--timeout takes seconds, not '$timeout_s'"
 
 case "$launcher" in
   bdmpiexec)
-    is_count "$ns" || die_usage "bdmpiexec needs --ns N"
-    is_count "$nr" || die_usage "bdmpiexec needs --nr N"
-    [[ -z $nn ]] || is_count "$nn" || die_usage "--nn takes a count"
+    for count in "$ns" "$nr" "$nn" "$np"; do
+      [[ -z $count ]] || is_count "$count" || die_usage "'$count' is not a count"
+    done
     [[ -x $bdmpiexec ]] || command -v "$bdmpiexec" >/dev/null ||
       die_usage "bdmpiexec '$bdmpiexec' is not executable"
     ;;
@@ -169,8 +172,11 @@ if [[ $launcher == direct ]]; then
 elif [[ $launcher == bdmpiexec ]]; then
   cmd=("$bdmpiexec")
   [[ -n $nn ]] && cmd+=(-nn "$nn")
-  cmd+=(-ns "$ns" -nr "$nr" --scratch-dir "$scratch" --job-id "$job_id")
-  what="bdmpiexec ${nn:+-nn $nn }-ns $ns -nr $nr"
+  [[ -n $np ]] && cmd+=(-n "$np")
+  [[ -n $ns ]] && cmd+=(-ns "$ns")
+  [[ -n $nr ]] && cmd+=(-nr "$nr")
+  cmd+=(--scratch-dir "$scratch" --job-id "$job_id")
+  what="${bdmpiexec##*/} ${nn:+-nn $nn }${np:+-n $np }${ns:+-ns $ns }${nr:+-nr $nr}"
 else
   cmd=("$mpirun" --oversubscribe)
   (($(id -u) == 0)) && cmd+=(--allow-run-as-root)
@@ -231,9 +237,9 @@ elif [[ $expect_exit == nonzero ]]; then
 elif ((rc != expect_exit)); then
   fail "exit status $rc, expected $expect_exit"
 fi
-if [[ -n $expect_stderr ]] && ! grep -Eq -- "$expect_stderr" "$logs/stderr"; then
-  fail "stderr does not match /$expect_stderr/"
-fi
+for regex in "${expect_stderr[@]}"; do
+  grep -Eq -- "$regex" "$logs/stderr" || fail "stderr does not match /$regex/"
+done
 if [[ -n $expect_stderr_lines ]]; then
   lines=$(wc -l <"$logs/stderr")
   ((lines == expect_stderr_lines)) ||

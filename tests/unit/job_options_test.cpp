@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <initializer_list>
 #include <string>
@@ -111,7 +112,8 @@ TEST(JobOptionsTest, HelpListsEveryOptionWithItsDefault) {
   std::string usage = kLaunchUsage;
   for (const OptionRow<JobOptions>& row : JobOptionTable())
     EXPECT_NE(usage.find("  " + row.name), std::string::npos) << row.name;
-  for (const char* own : {"-nn N", "--hostfile FILE", "--launcher auto|local|mpirun|srun",
+  for (const char* own : {"-n, -np N", "-nn N", "-x VAR[=VALUE]", "-env, --env VAR VALUE",
+                          "--timeout SECONDS", "--version", "--hostfile FILE", "--launcher auto|local|mpirun|srun",
                           "-v, --verbose", "-h, --help"})
     EXPECT_NE(usage.find(own), std::string::npos) << own;
   EXPECT_NE(usage.find("(default 64k)"), std::string::npos);
@@ -180,6 +182,116 @@ TEST(JobOptionsTest, LauncherOptions) {
   EXPECT_EQ(options.launcher_args, (std::vector<std::string>{"-x", "Y"}));
   EXPECT_EQ(options.verbosity, 2);
   EXPECT_TRUE(ValidJobId(options.job_id));
+}
+
+// ------------------------------------------------ mpiexec conventions
+
+TEST(MpiexecOptionsTest, RanksInAllAreSpreadOverTheNodes) {
+  LaunchOptions one = Launch({"-n", "5", kProgram});
+  EXPECT_EQ(one.nnodes, 1);
+  EXPECT_EQ(one.nslaves, 5);
+  EXPECT_EQ(one.nrunning, 1);
+  LaunchOptions three = Launch({"-np", "6", "-nn", "3", kProgram});
+  EXPECT_EQ(three.nslaves, 2);
+  // -ns agreeing with -n is no contradiction.
+  EXPECT_EQ(Launch({"-n", "8", "-nn", "2", "-ns", "4", kProgram}).nslaves, 4);
+}
+
+TEST(MpiexecOptionsTest, RanksFollowTheSlurmAllocation) {
+  setenv("SLURM_JOB_NUM_NODES", "2", 1);
+  LaunchOptions options = Launch({"-n", "8", kProgram});
+  std::string uneven = LaunchError({"-n", "7", kProgram});
+  unsetenv("SLURM_JOB_NUM_NODES");
+  EXPECT_EQ(options.nnodes, 2);
+  EXPECT_EQ(options.nslaves, 4);
+  EXPECT_NE(uneven.find("over 2 nodes (the Slurm allocation)"), std::string::npos) << uneven;
+}
+
+TEST(MpiexecOptionsTest, UnevenRanksNameTheNearestValidCounts) {
+  EXPECT_EQ(LaunchError({"-n", "7", "-nn", "3", kProgram}),
+            "bdmpiexec: -n 7 ranks cannot be spread evenly over 3 nodes (-nn), and BDMPI "
+            "runs the same number of ranks on every node: use -n 6 or -n 9 on 3 nodes, or "
+            "-nn 1 or -nn 7 for 7 ranks");
+  EXPECT_EQ(LaunchError({"-n", "2", "-nn", "3", kProgram}),
+            "bdmpiexec: -n 2 ranks cannot be spread evenly over 3 nodes (-nn), and BDMPI "
+            "runs the same number of ranks on every node: use -n 3 on 3 nodes, or -nn 2 for "
+            "2 ranks");
+  EXPECT_NE(LaunchError({"-n", "10", "-nn", "4", kProgram}).find("-nn 2 or -nn 5 for 10"),
+            std::string::npos);
+}
+
+TEST(MpiexecOptionsTest, ContradictionsAndRepeatsAreErrors) {
+  EXPECT_EQ(LaunchError({"-n", "8", "-nn", "2", "-ns", "3", kProgram}),
+            "bdmpiexec: -n 8 contradicts -ns 3 on 2 node(s) (-nn), which make 6 ranks: give "
+            "-n alone, or -ns (with -nn)");
+  EXPECT_EQ(LaunchError({"-n", "4", "-ns", "2", kProgram}),
+            "bdmpiexec: -n 4 contradicts -ns 2 on 1 node(s) (no -nn given), which make 2 "
+            "ranks: give -n alone, or -ns (with -nn)");
+  EXPECT_EQ(LaunchError({"-ns", "2", "-ns", "3", kProgram}),
+            "bdmpiexec: -ns is given twice; give it once");
+  EXPECT_EQ(LaunchError({"-n", "2", "-np", "2", kProgram}),
+            "bdmpiexec: -np is given twice (also as -n); give it once");
+  EXPECT_EQ(LaunchError({"--timeout", "2", "--timeout", "3", kProgram}),
+            "bdmpiexec: --timeout is given twice; give it once");
+  EXPECT_EQ(LaunchError({"--hosts", "a", "--hostfile", "f", kProgram}),
+            "bdmpiexec: --hostfile and --hosts contradict each other: give one");
+  // The repeatable ones.
+  EXPECT_EQ(Launch({"-v", "-v", "-x", "A=1", "-x", "B=2", kProgram}).exported.size(), 2u);
+}
+
+TEST(MpiexecOptionsTest, ExportedVariablesReachEveryMaster) {
+  setenv("BDMPI_TEST_INHERITED", "yes", 1);
+  LaunchOptions options = Launch({"-nn", "2", "-x", "A=1=2", "-x", "BDMPI_TEST_INHERITED",
+                                  "--env", "B", "two words", "-env", "C", "", kProgram});
+  unsetenv("BDMPI_TEST_INHERITED");
+  ASSERT_EQ(options.exported.size(), 4u);
+  EXPECT_EQ(options.exported[0].name, "A");
+  EXPECT_EQ(options.exported[0].value, "1=2");
+  EXPECT_FALSE(options.exported[1].value.has_value());
+  EXPECT_EQ(options.exported[2].value, "two words");
+  EXPECT_EQ(options.exported[3].value, "");
+  std::vector<std::string> command = LaunchCommand(options, {"bdmprun"});
+  for (const char* name : {"A", "B", "C"}) {
+    auto at = std::find(command.begin(), command.end(), std::string(name));
+    ASSERT_NE(at, command.end()) << name;
+    EXPECT_EQ(*(at - 1), "-x") << name;
+  }
+  EXPECT_EQ(LaunchError({"-x", "NOT_SET_ANYWHERE_42", kProgram}),
+            "bdmpiexec: -x NOT_SET_ANYWHERE_42: NOT_SET_ANYWHERE_42 is not set here; give its "
+            "value as NOT_SET_ANYWHERE_42=VALUE");
+  EXPECT_EQ(LaunchError({"-x", "1A=2", kProgram}),
+            "bdmpiexec: -x needs VAR or VAR=VALUE, got '1A=2'");
+  EXPECT_EQ(LaunchError({"--env", "A"}), "bdmpiexec: --env needs a value");
+}
+
+TEST(MpiexecOptionsTest, TimeLimitFromTheOptionOrMpiexecTimeout) {
+  EXPECT_EQ(Launch({kProgram}).timeout_s, 0);
+  EXPECT_EQ(Launch({"--timeout", "30", kProgram}).timeout_s, 30);
+  setenv("MPIEXEC_TIMEOUT", "20", 1);
+  int from_variable = Launch({kProgram}).timeout_s;
+  int option_wins = Launch({"--timeout", "0", kProgram}).timeout_s;
+  setenv("MPIEXEC_TIMEOUT", "soon", 1);
+  std::string bad = LaunchError({kProgram});
+  unsetenv("MPIEXEC_TIMEOUT");
+  EXPECT_EQ(from_variable, 20);
+  EXPECT_EQ(option_wins, 0);
+  EXPECT_EQ(bad, "bdmpiexec: MPIEXEC_TIMEOUT needs a positive integer, got 'soon'");
+  EXPECT_EQ(LaunchError({"--timeout", "-1", kProgram}),
+            "bdmpiexec: --timeout needs a positive integer, got '-1'");
+}
+
+TEST(MpiexecOptionsTest, MpmdIsRefusedUnlessAfterDashes) {
+  EXPECT_EQ(LaunchError({"-n", "2", kProgram, ":", "-n", "2", kProgram}),
+            "bdmpiexec: MPMD launches ('prog1 : prog2') are not supported: every rank of a "
+            "BDMPI job runs the same program (put '--' before the program to pass it a ':' "
+            "argument)");
+  EXPECT_EQ(Launch({"-n", "2", "--", kProgram, ":"}).program,
+            (std::vector<std::string>{kProgram, ":"}));
+}
+
+TEST(MpiexecOptionsTest, VersionNeedsNoProgram) {
+  EXPECT_TRUE(Launch({"--version"}).version);
+  EXPECT_NE(std::string(kLaunchVersion).find("MPI 3.1"), std::string::npos);
 }
 
 // ------------------------------------------------------------ byte sizes

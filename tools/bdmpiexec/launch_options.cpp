@@ -1,15 +1,19 @@
 #include "bdmpiexec/launch_options.h"
 #include "bdmpiexec/mpirun_path.h"
+#include "bdmpiexec/rank_layout.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 extern char** environ;
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "common/cli.h"
 #include "common/error.h"
@@ -33,9 +37,57 @@ std::string DefaultScratch() {
 
 using LauncherRow = OptionRow<LaunchOptions>;
 
-// bdmpiexec's own options; -nn first in --help, the others after the job's.
+// MPICH's spelling of an exported variable, with two values: --env VAR VALUE.
+constexpr const char* kEnvOption = "--env";
+
+// Options that add to a list, or count, each time they are given; any
+// other given twice is an error (which of the two was meant?).
+const std::set<std::string> kRepeatable = {"--launcher-arg", "--verbose", "-x", kEnvOption};
+
+bool IsVariableName(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+// -x VAR=VALUE, or -x VAR for this environment's VAR, which must be set.
+ExportedVariable ParseExport(const std::string& option, const std::string& text) {
+  std::size_t equals = text.find('=');
+  ExportedVariable var{text.substr(0, equals), std::nullopt};
+  if (!IsVariableName(var.name))
+    throw Error(kErrArg, option + " needs VAR or VAR=VALUE, got '" + text + "'");
+  if (equals != std::string::npos) var.value = text.substr(equals + 1);
+  else if (std::getenv(var.name.c_str()) == nullptr)
+    throw Error(kErrArg, option + " " + var.name + ": " + var.name +
+                             " is not set here; give its value as " + var.name + "=VALUE");
+  return var;
+}
+
+// --timeout's and MPIEXEC_TIMEOUT's seconds; 0 is no limit, as in Open MPI
+// and MPICH.
+int ParseSeconds(const std::string& what, const std::string& text) {
+  return text == "0" ? 0 : ParsePositiveInt(what, text);
+}
+
+// -x and --env: each adds a variable for the ranks.
+LauncherRow ExportOption(const char* name, std::string value_name, std::string help) {
+  return LauncherRow(
+      name, std::move(value_name), std::move(help),
+      [name](LaunchOptions& o, const std::string& v) { o.exported.push_back(ParseExport(name, v)); },
+      nullptr);
+}
+
+// bdmpiexec's own options; -n and -nn first in --help, the others after the
+// job's.
 const std::vector<LauncherRow>& LauncherOptionTable() {
   static const std::vector<LauncherRow> table = {
+      LauncherOnly(CountOption("-np", &LaunchOptions::nranks,
+                               "MPI ranks in all, spread evenly over the nodes (-ns is "
+                               "derived; N must be a multiple of the node count)")
+                       .Alias("-n")
+                       .Default("-nn x -ns")),
       LauncherOnly(CountOption("-nn", &LaunchOptions::nnodes, "nodes: one master each")
                        .Default("the Slurm allocation's node count, else 1")),
       LauncherOnly(TextOption("--hostfile", &LaunchOptions::hostfile, "FILE",
@@ -55,6 +107,20 @@ const std::vector<LauncherRow>& LauncherOptionTable() {
       LauncherRow("--verbose", "", "log what the master does (-v -v: debug)",
                   [](LaunchOptions& o, const std::string&) { ++o.verbosity; }, nullptr)
           .Alias("-v"),
+      ExportOption("-x", "VAR[=VALUE]",
+                   "set VAR (or pass on this environment's VAR) in every rank, on every "
+                   "node (repeatable)"),
+      ExportOption(kEnvOption, "VAR VALUE", "the same as -x VAR=VALUE (repeatable)")
+          .Alias("-env"),
+      LauncherRow("--timeout", "SECONDS",
+                  "end the job after this long, reporting the state of its ranks, "
+                  "with exit status 124",
+                  [](LaunchOptions& o, const std::string& v) {
+                    o.timeout_s = ParseSeconds("--timeout", v);
+                  },
+                  nullptr, "$MPIEXEC_TIMEOUT, else none"),
+      LauncherOnly(FlagOption("--version", &LaunchOptions::version, true,
+                              "print BDMPI's version and the MPI standard it implements")),
       LauncherOnly(FlagOption("--help", &LaunchOptions::help, true, "this text").Alias("-h")),
   };
   return table;
@@ -62,19 +128,21 @@ const std::vector<LauncherRow>& LauncherOptionTable() {
 
 std::string MakeUsage() {
   const std::vector<LauncherRow>& own = LauncherOptionTable();
-  return "usage: bdmpiexec [options] program [args...]\n"
+  return "usage: bdmpiexec [options] [--] program [args...]\n"
+         "       (also installed as mpiexec and mpirun)\n"
          "\n"
          "Runs an MPI program linked with libbdmpi with more ranks than fit in\n"
          "memory: only RUNNING ranks per node run at a time; the others wait,\n"
          "descheduled at MPI's blocking points, with their messages buffered.\n"
          "\n" +
-         OptionHelp(std::vector<LauncherRow>(own.begin(), own.begin() + 1)) +
+         OptionHelp(std::vector<LauncherRow>(own.begin(), own.begin() + 2)) +
          OptionHelp(JobOptionTable()) +
-         OptionHelp(std::vector<LauncherRow>(own.begin() + 1, own.end())) +
+         OptionHelp(std::vector<LauncherRow>(own.begin() + 2, own.end())) +
          "\n"
          "Every option is checked before anything starts; a bad one ends\n"
          "bdmpiexec with status 2 and a message naming it.\n"
-         "Exit status: 0, or the first failing rank's (128+N for signal N).\n";
+         "Exit status: 0, or the first failing rank's (128+N for signal N);\n"
+         "124 when the job reached its --timeout.\n";
 }
 
 // Masters on other hosts find the program themselves (it may exist only
@@ -96,28 +164,65 @@ const char* const kLaunchUsage = [] {
   return usage.c_str();
 }();
 
+const char* const kLaunchVersion =
+    "bdmpiexec (BDMPI) " BDMPI_VERSION_STRING "\n"
+    "BDMPI implements the subset of MPI 3.1 that its README describes.\n";
+
 LaunchOptions ParseLaunchOptions(int argc, char** argv) {
   LaunchOptions options;
   options.scratch_dir = DefaultScratch();
+  std::map<std::string, std::string> given;  // row name -> spelling used
+  auto apply_once = [&](const auto& row, const std::string& arg) {
+    auto [previous, first] = given.emplace(row.name, arg);
+    if (!first && !kRepeatable.contains(row.name))
+      throw Error(kErrArg, previous->second == arg
+                               ? arg + " is given twice; give it once"
+                               : arg + " is given twice (also as " + previous->second +
+                                     "); give it once");
+  };
   options.program = ScanCommandLine(
       "bdmpiexec", argc, argv,
       [&](const std::string& arg, const std::function<std::string()>& value_of) {
         if (const LauncherRow* row = FindOption(LauncherOptionTable(), arg)) {
-          row->set(options, row->Flag() ? std::string() : value_of());
+          apply_once(*row, arg);
+          std::string value = row->Flag() ? std::string() : value_of();
+          if (row->name == kEnvOption) value += "=" + value_of();
+          row->set(options, value);
         } else if (const OptionRow<JobOptions>* job = FindOption(JobOptionTable(), arg)) {
+          apply_once(*job, arg);
           job->set(options, job->Flag() ? std::string() : value_of());
         } else {
           return false;
         }
         return true;
       });
-  if (options.help) return options;
-  if (options.nnodes == 0) {
-    const char* slurm_nodes = std::getenv("SLURM_JOB_NUM_NODES");
-    options.nnodes = slurm_nodes != nullptr ? std::atoi(slurm_nodes) : 1;
-    if (options.nnodes < 1) options.nnodes = 1;
-  }
+  if (options.help || options.version) return options;
   try {
+    // MPMD (`mpiexec -n 2 a : -n 2 b`): a ':' the user did not protect
+    // with '--' would otherwise reach the program as an argument.
+    bool after_dashes = argc > static_cast<int>(options.program.size()) &&
+                        std::string(argv[argc - options.program.size() - 1]) == "--";
+    for (const std::string& arg : options.program) {
+      if (arg == ":" && !after_dashes)
+        throw Error(kErrArg, "MPMD launches ('prog1 : prog2') are not supported: every rank "
+                             "of a BDMPI job runs the same program (put '--' before the "
+                             "program to pass it a ':' argument)");
+    }
+    if (!options.hostfile.empty() && !options.hosts.empty())
+      throw Error(kErrArg, "--hostfile and --hosts contradict each other: give one");
+    std::string nodes_from = "-nn";
+    if (options.nnodes == 0) {
+      const char* slurm_nodes = std::getenv("SLURM_JOB_NUM_NODES");
+      options.nnodes = slurm_nodes != nullptr ? std::atoi(slurm_nodes) : 1;
+      if (options.nnodes < 1) options.nnodes = 1;
+      nodes_from = slurm_nodes != nullptr ? "the Slurm allocation" : "no -nn given";
+    }
+    SpreadRanks(options, given.contains("-ns"), nodes_from);
+    if (!given.contains("--timeout")) {
+      const char* limit = std::getenv("MPIEXEC_TIMEOUT");
+      if (limit != nullptr && *limit != '\0')
+        options.timeout_s = ParseSeconds("MPIEXEC_TIMEOUT", limit);
+    }
     FinishJobOptions(options);
     CheckProgramAndScratch(options);
   } catch (const Error& error) {
@@ -134,6 +239,12 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
     options.nrunning = options.nslaves;
   }
   return options;
+}
+
+void ExportVariables(const LaunchOptions& options) {
+  for (const ExportedVariable& var : options.exported) {
+    if (var.value) setenv(var.name.c_str(), var.value->c_str(), 1);
+  }
 }
 
 std::vector<std::string> MasterCommand(const LaunchOptions& options,
@@ -185,12 +296,15 @@ std::vector<std::string> LaunchCommand(LaunchOptions& options,
         command.emplace_back("--oversubscribe");
       }
       // Open MPI passes on to other hosts only the variables it is told
-      // to: BDMPI's (logging, forced algorithms, chunk size) must agree.
+      // to: BDMPI's (logging, forced algorithms, chunk size) must agree,
+      // and those of -x and --env are the user's (ExportVariables set them).
       for (char** var = environ; *var != nullptr; ++var) {
         std::string entry(*var);
         if (entry.rfind("BDMPI_", 0) == 0)
           command.insert(command.end(), {"-x", entry.substr(0, entry.find('='))});
       }
+      for (const ExportedVariable& var : options.exported)
+        command.insert(command.end(), {"-x", var.name});
       break;
   }
   command.insert(command.end(), options.launcher_args.begin(), options.launcher_args.end());

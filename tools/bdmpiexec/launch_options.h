@@ -3,6 +3,7 @@
 // own (how the masters start).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,20 @@ namespace bdmpi {
 
 enum class Launcher { kAuto, kLocal, kMpirun, kSrun };
 
+// A variable -x or --env gives the ranks: a value, or this environment's.
+struct ExportedVariable {
+  std::string name;
+  std::optional<std::string> value;  // none: pass on the launcher's own
+};
+
 struct LaunchOptions : JobOptions {
-  int nnodes = 0;  // 0: the Slurm allocation's node count, else 1
+  int nnodes = 0;   // 0: the Slurm allocation's node count, else 1
+  int nranks = 0;   // -n/-np: ranks in all, spread over the nodes; 0: nn x ns
+  int timeout_s = 0;  // --timeout / MPIEXEC_TIMEOUT; 0: no limit
   int verbosity = 0;
   bool help = false;
+  bool version = false;
+  std::vector<ExportedVariable> exported;
   Launcher launcher = Launcher::kAuto;
   std::string hostfile;
   std::string hosts;
@@ -25,12 +36,20 @@ struct LaunchOptions : JobOptions {
 // --help, printed from the option tables.
 extern const char* const kLaunchUsage;
 
+// --version: BDMPI's version and the MPI standard it implements.
+extern const char* const kLaunchVersion;
+
 // Throws Error(kErrArg) with a message naming the option on bad input, so
-// that nothing starts: values out of range, a program that is not an
-// executable file, a scratch directory that is not one. Fills job_id and
+// that nothing starts: values out of range, an option given twice, -n
+// against -nn/-ns, MPMD syntax, a program that is not an executable file, a
+// scratch directory that is not one. Derives -ns from -n (rank_layout.h). Fills job_id and
 // scratch_dir with defaults when not given; warns on stderr about values
 // it adjusts.
 LaunchOptions ParseLaunchOptions(int argc, char** argv);
+
+// Sets the variables of -x VAR=VALUE and --env in this process, whose
+// environment the masters and (through them) the ranks inherit.
+void ExportVariables(const LaunchOptions& options);
 
 // The bdmprun command line for these options.
 std::vector<std::string> MasterCommand(const LaunchOptions& options,

@@ -22,6 +22,7 @@
 
 #include "bdmpiexec/cleanup.h"
 #include "bdmpiexec/launch_options.h"
+#include "bdmpiexec/rank_states.h"
 #include "common/error.h"
 #include "common/job_names.h"
 
@@ -31,12 +32,40 @@ namespace {
 // the master or launcher returned.
 constexpr int kProcessesGoneMs = 10'000;
 
+// After the job's time limit, how long the masters get to end their ranks
+// and clean up after SIGTERM before they are killed.
+constexpr unsigned kTimeoutGraceS = 5;
+// timeout(1)'s status for a command it ended.
+constexpr int kTimedOutStatus = 124;
+
 volatile sig_atomic_t forwarded_signal = 0;
+volatile sig_atomic_t alarms = 0;
 volatile pid_t master_pid = -1;
 
 void ForwardSignal(int sig) {
   forwarded_signal = sig;
   if (master_pid > 0) kill(master_pid, sig);
+}
+
+void CountAlarm(int) { ++alarms; }
+
+// The time limit's first alarm: say so, with what this node's ranks were
+// doing, and ask the masters to end the job; the second: kill them.
+void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t pid) {
+  if (alarms_seen > 1) {
+    kill(pid, SIGKILL);
+    return;
+  }
+  std::string text = "bdmpiexec: job " + options.job_id + " reached its time limit of " +
+                     std::to_string(options.timeout_s) + " s (--timeout / MPIEXEC_TIMEOUT) on " +
+                     std::to_string(options.nnodes) + " node(s) and is ended";
+  std::vector<std::string> ranks = bdmpi::DescribeLocalRanks(options.job_id);
+  if (ranks.empty()) text += "; no rank of it runs on this node\n";
+  else text += "; its ranks on this node:\n";
+  for (const std::string& rank : ranks) text += "bdmpiexec:   " + rank + "\n";
+  std::fputs(text.c_str(), stderr);
+  kill(pid, SIGTERM);
+  alarm(kTimeoutGraceS);
 }
 
 std::string SelfDirectory() {
@@ -57,7 +86,10 @@ std::string FindMaster() {
   return "bdmprun";
 }
 
-int RunMaster(const std::vector<std::string>& command) {
+// Runs the master (or mpirun/srun) and returns its exit status; with a
+// time limit, ends it then, and sets `timed_out`.
+int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOptions& options,
+              bool& timed_out) {
   std::vector<char*> argv;
   for (const std::string& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
@@ -66,6 +98,9 @@ int RunMaster(const std::vector<std::string>& command) {
   action.sa_handler = ForwardSignal;
   sigemptyset(&action.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+  // No SA_RESTART: the alarm interrupts waitpid below.
+  action.sa_handler = CountAlarm;
+  sigaction(SIGALRM, &action, nullptr);
 
   pid_t parent = getpid();
   pid_t pid = fork();
@@ -84,14 +119,19 @@ int RunMaster(const std::vector<std::string>& command) {
     _exit(127);
   }
   master_pid = pid;
+  if (options.timeout_s > 0) alarm(static_cast<unsigned>(options.timeout_s));
   int status = 0;
+  int alarms_seen = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
       std::perror("bdmpiexec: waitpid");
       return 1;
     }
+    while (alarms_seen < alarms) EndJobOnAlarm(options, ++alarms_seen, pid);
   }
+  alarm(0);
   master_pid = -1;
+  timed_out = alarms_seen > 0;
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     std::fprintf(stderr, "bdmpiexec: the master was killed by signal %d (%s)\n",
@@ -115,6 +155,11 @@ int main(int argc, char** argv) {
     std::fputs(bdmpi::kLaunchUsage, stdout);
     return 0;
   }
+  if (options.version) {
+    std::fputs(bdmpi::kLaunchVersion, stdout);
+    return 0;
+  }
+  bdmpi::ExportVariables(options);
   if (options.verbosity > 0 && std::getenv("BDMPI_LOG") == nullptr)
     setenv("BDMPI_LOG", options.verbosity > 1 ? "debug" : "info", 1);
 
@@ -134,7 +179,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   bdmpi::CollectDeadJobs();
-  int status = RunMaster(command);
+  bool timed_out = false;
+  int status = RunMaster(command, options, timed_out);
   // mpirun may return before its masters and ranks are gone; those of this
   // node are waited for. Normally the masters removed everything; after a
   // crash this finds the rest.
@@ -156,6 +202,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bdmpiexec: interrupted by SIG%s; the job was ended\n",
                  name != nullptr ? name : "?");
     status = 128 + forwarded_signal;
+  } else if (timed_out) {
+    status = kTimedOutStatus;
   }
   return status;
 }

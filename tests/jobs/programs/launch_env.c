@@ -1,0 +1,43 @@
+/*
+ * launch_env: what mpiexec's options gave the job (issue 18.3).
+ *
+ *   --size N          the world has N ranks
+ *   --node-size N     under BDMPI, N ranks per node (BDMPI_NODE_SIZE)
+ *   --env VAR=VALUE   every rank sees VAR set to VALUE (repeatable)
+ *   --sleep S         the last rank sleeps S seconds while the others wait
+ *                     for it in MPI_Barrier (a job for --timeout to end)
+ *
+ * Rank 0 prints "launch_env: N ranks ok" when every check passed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  const int rank = world_rank(), size = world_size();
+  const long long want_size = arg_ll(argc, argv, "--size", size);
+  CHECK(size == want_size, "world size %d, want %lld", size, want_size);
+  const char *node_size = getenv("BDMPI_NODE_SIZE");
+  const long long want_node = arg_ll(argc, argv, "--node-size", 0);
+  CHECK(want_node == 0 || node_size == NULL || atoll(node_size) == want_node,
+        "rank %d: %s ranks per node, want %lld", rank, node_size, want_node);
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (strcmp(argv[i], "--env") != 0) continue;
+    const char *spec = argv[i + 1], *equals = strchr(spec, '=');
+    CHECK(equals != NULL, "--env takes VAR=VALUE, got '%s'", spec);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(equals - spec), spec);
+    const char *value = getenv(name);
+    CHECK(value != NULL && strcmp(value, equals + 1) == 0,
+          "rank %d: %s is '%s', want '%s'", rank, name, value ? value : "(unset)",
+          equals + 1);
+  }
+  if (rank == size - 1) sleep((unsigned)arg_ll(argc, argv, "--sleep", 0));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) printf("launch_env: %d ranks ok\n", size);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,78 @@
+#include "bdmpiexec/rank_states.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <utility>
+
+#include "common/job_names.h"
+
+namespace bdmpi {
+namespace {
+
+std::string ReadProcFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// Whether a NUL-separated environment sets `name`, and to what.
+bool FindVariable(const std::string& environment, const std::string& name, std::string& value) {
+  std::string prefix = name + "=";
+  for (std::size_t start = 0; start < environment.size();) {
+    std::size_t end = environment.find('\0', start);
+    if (end == std::string::npos) end = environment.size();
+    if (environment.compare(start, prefix.size(), prefix) == 0) {
+      value = environment.substr(start + prefix.size(), end - start - prefix.size());
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+// The kernel's one-letter state (/proc/PID/stat, after the command's ')'),
+// in words a user reads: a rank that computes runs; one inside MPI waits
+// for a message or for its turn (the master deschedules it).
+std::string StateInWords(const std::string& stat) {
+  std::size_t paren = stat.rfind(')');
+  char state = paren != std::string::npos && paren + 2 < stat.size() ? stat[paren + 2] : '?';
+  switch (state) {
+    case 'R': return "running";
+    case 'S': return "waiting (in MPI or another blocking call)";
+    case 'D': return "waiting for the disk";
+    case 'T':
+    case 't': return "stopped";
+    case 'Z': return "exited";
+    default: return std::string("in state ") + state;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> DescribeLocalRanks(const std::string& job_id) {
+  std::vector<std::pair<long, std::string>> ranks;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return {};
+  while (dirent* entry = readdir(proc)) {
+    if (!std::isdigit(static_cast<unsigned char>(entry->d_name[0]))) continue;
+    std::string dir = std::string("/proc/") + entry->d_name;
+    std::string environment = ReadProcFile(dir + "/environ");
+    std::string id, rank;
+    if (!FindVariable(environment, kEnvJobId, id) || id != job_id ||
+        !FindVariable(environment, kEnvWorldRank, rank))
+      continue;
+    ranks.emplace_back(std::atol(rank.c_str()), "rank " + rank + " (pid " + entry->d_name +
+                                                    "): " + StateInWords(ReadProcFile(dir + "/stat")));
+  }
+  closedir(proc);
+  std::sort(ranks.begin(), ranks.end());
+  std::vector<std::string> lines;
+  for (auto& [rank, line] : ranks) lines.push_back(std::move(line));
+  return lines;
+}
+
+}  // namespace bdmpi

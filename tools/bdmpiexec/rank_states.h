@@ -1,0 +1,16 @@
+// What the launcher can tell about a job's ranks on this node when it ends
+// the job from outside (--timeout): each rank's process and whether it was
+// running or waiting, read from /proc. Ranks on other hosts are not visible
+// here; their masters report what they end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bdmpi {
+
+// "rank 3 (pid 1234): running", one line per process of the job whose
+// environment names it as a rank, in rank order.
+std::vector<std::string> DescribeLocalRanks(const std::string& job_id);
+
+}  // namespace bdmpi
