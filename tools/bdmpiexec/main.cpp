@@ -47,7 +47,7 @@ void ForwardSignal(int sig) {
   if (master_pid > 0) kill(master_pid, sig);
 }
 
-void CountAlarm(int) { ++alarms; }
+void CountAlarm(int) { alarms = alarms + 1; }
 
 // The time limit's first alarm: say so, with what this node's ranks were
 // doing, and ask the masters to end the job; the second: kill them.
