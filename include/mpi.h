@@ -370,10 +370,10 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                              MPI_Aint *true_extent);
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                MPI_Count *true_extent);
-/* Derived datatypes: BDMPI supports those whose blocks lie end to end from
- * displacement 0 (every MPI_Type_contiguous, and vectors, indexed and
- * struct types that happen to have no gaps). The constructors fail with
- * MPI_ERR_TYPE for anything with gaps, overlaps or a changed extent. */
+/* Derived datatypes: any layout in point-to-point calls and MPI_Pack/Unpack
+ * (data with gaps is packed once and unpacked on receipt). Collectives and
+ * reductions take types without gaps and with lower bound 0 (e.g. every
+ * MPI_Type_contiguous) and fail with MPI_ERR_TYPE for the others. */
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype,
                         MPI_Datatype *newtype);
 int MPI_Type_vector(int count, int blocklength, int stride,
@@ -409,7 +409,6 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                        MPI_Count *count);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
-/* Packing copies the bytes (every supported datatype is dense). */
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
              void *outbuf, int outsize, int *position, MPI_Comm comm);
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,

@@ -34,14 +34,15 @@ struct Entry {
 
 template <class T>
 constexpr Entry Plain(DatatypeId id, const char* name, TypeClass type_class) {
-  return {id, {name, sizeof(T), sizeof(T), type_class}};
+  return {id, {name, sizeof(T), sizeof(T), alignof(T), type_class}};
 }
 
 template <class V>
 constexpr Entry Pair(DatatypeId id, const char* name) {
   return {
       id,
-      {name, sizeof(V) + sizeof(int), sizeof(ValueIndex<V>), TypeClass::kPair}};
+      {name, sizeof(V) + sizeof(int), sizeof(ValueIndex<V>), alignof(ValueIndex<V>),
+        TypeClass::kPair}};
 }
 
 using C = TypeClass;
@@ -50,7 +51,7 @@ using D = DatatypeId;
 // C and C++ complex types share the layout of T[2] (C11 6.2.5p13,
 // C++ [complex.numbers]), so std::complex stands for both.
 constexpr Entry kTable[] = {
-    {D::kNull, {"MPI_DATATYPE_NULL", 0, 0, C::kOther}},
+    {D::kNull, {"MPI_DATATYPE_NULL", 0, 0, 1, C::kOther}},
     // MPI_CHAR is text, not a number: MPI-3.1 lists it in no reduction group.
     Plain<char>(D::kChar, "MPI_CHAR", C::kOther),
     Plain<signed char>(D::kSignedChar, "MPI_SIGNED_CHAR", C::kInteger),

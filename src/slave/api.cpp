@@ -494,16 +494,18 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return Guard("MPI_Type_get_extent", MPI_COMM_WORLD, [&] {
-    *lb = 0;
-    *extent = static_cast<MPI_Aint>(bdmpi::LookupType(datatype).extent);
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *lb = static_cast<MPI_Aint>(type.lb);
+    *extent = static_cast<MPI_Aint>(type.extent);
   });
 }
 
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return Guard("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&] {
-    *lb = 0;
-    *extent = static_cast<MPI_Count>(bdmpi::LookupType(datatype).extent);
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *lb = static_cast<MPI_Count>(type.lb);
+    *extent = static_cast<MPI_Count>(type.extent);
   });
 }
 
@@ -511,8 +513,9 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exte
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
                              MPI_Aint* true_extent) {
   return Guard("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&] {
-    *true_lb = 0;
-    *true_extent = static_cast<MPI_Aint>(bdmpi::LookupType(datatype).true_extent);
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *true_lb = static_cast<MPI_Aint>(type.true_lb);
+    *true_extent = static_cast<MPI_Aint>(type.true_extent);
   });
 }
 
@@ -520,8 +523,9 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
                                MPI_Count* true_extent) {
   return Guard("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, [&] {
-    *true_lb = 0;
-    *true_extent = static_cast<MPI_Count>(bdmpi::LookupType(datatype).true_extent);
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *true_lb = static_cast<MPI_Count>(type.true_lb);
+    *true_extent = static_cast<MPI_Count>(type.true_extent);
   });
 }
 
@@ -529,7 +533,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return Guard("MPI_Type_contiguous", MPI_COMM_WORLD, [&] {
     bdmpi::TypeBlock block{count, oldtype, 0};
-    *newtype = bdmpi::NewDenseType({&block, 1}, "MPI_Type_contiguous");
+    *newtype = bdmpi::NewType({&block, 1}, false, "MPI_Type_contiguous");
   });
 }
 
@@ -560,7 +564,7 @@ int PMPI_Type_indexed(int count, const int blocklengths[], const int displacemen
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], oldtype, displacements[i] * extent});
-    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_indexed");
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_indexed");
   });
 }
 
@@ -572,7 +576,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displac
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklength, oldtype, displacements[i] * extent});
-    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_indexed_block");
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_indexed_block");
   });
 }
 
@@ -584,7 +588,7 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[],
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], oldtype, displacements[i]});
-    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_hindexed");
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_hindexed");
   });
 }
 
@@ -596,7 +600,7 @@ int PMPI_Type_create_struct(int count, const int blocklengths[],
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], types[i], displacements[i]});
-    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_struct");
+    *newtype = bdmpi::NewType(blocks, true, "MPI_Type_create_struct");
   });
 }
 
@@ -604,12 +608,7 @@ int PMPI_Type_create_struct(int count, const int blocklengths[],
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_resized", MPI_COMM_WORLD, [&] {
-    if (lb != 0 || static_cast<std::uint64_t>(extent) != bdmpi::LookupType(oldtype).extent)
-      throw Error(bdmpi::kErrType,
-                  "MPI_Type_create_resized: changing a datatype's lower bound or extent "
-                  "is not supported (it leaves gaps)");
-    bdmpi::TypeBlock block{1, oldtype, 0};
-    *newtype = bdmpi::NewDenseType({&block, 1}, "MPI_Type_create_resized");
+    *newtype = bdmpi::NewResizedType(oldtype, lb, extent);
   });
 }
 
@@ -654,11 +653,12 @@ int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
 int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
              int outsize, int* position, MPI_Comm comm) {
   return Guard("MPI_Pack", comm, [&] {
-    std::uint64_t bytes = bdmpi::BufferBytes(incount, datatype);
+    const bdmpi::TypeInfo& type = bdmpi::CommType(incount, datatype);
+    std::uint64_t bytes = bdmpi::WireBytes(incount, datatype);
     if (*position < 0 || static_cast<std::uint64_t>(*position) + bytes >
                              static_cast<std::uint64_t>(outsize))
       throw Error(bdmpi::kErrTruncate, "MPI_Pack: the output buffer is too small");
-    if (bytes > 0) std::memcpy(static_cast<char*>(outbuf) + *position, inbuf, bytes);
+    bdmpi::PackElements(inbuf, incount, type, static_cast<std::byte*>(outbuf) + *position);
     *position += static_cast<int>(bytes);
   });
 }
@@ -667,11 +667,13 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
 int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm) {
   return Guard("MPI_Unpack", comm, [&] {
-    std::uint64_t bytes = bdmpi::BufferBytes(outcount, datatype);
+    const bdmpi::TypeInfo& type = bdmpi::CommType(outcount, datatype);
+    std::uint64_t bytes = bdmpi::WireBytes(outcount, datatype);
     if (*position < 0 ||
         static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(insize))
       throw Error(bdmpi::kErrTruncate, "MPI_Unpack: the input buffer is too short");
-    if (bytes > 0) std::memcpy(outbuf, static_cast<const char*>(inbuf) + *position, bytes);
+    bdmpi::UnpackElements(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf,
+                          outcount, type);
     *position += static_cast<int>(bytes);
   });
 }
@@ -679,7 +681,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   return Guard("MPI_Pack_size", comm, [&] {
-    std::uint64_t bytes = bdmpi::BufferBytes(incount, datatype);
+    std::uint64_t bytes = bdmpi::WireBytes(incount, datatype);
     if (bytes > INT_MAX) throw Error(bdmpi::kErrCount, "MPI_Pack_size: more than 2 GiB");
     *size = static_cast<int>(bytes);
   });
@@ -695,7 +697,9 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return Guard("MPI_Get_elements", MPI_COMM_WORLD, [&] {
-    *count = bdmpi::ElementsOf(static_cast<std::uint64_t>(status->bdmpi_count), datatype);
+    std::int64_t elements =
+        bdmpi::ElementsOf(static_cast<std::uint64_t>(status->bdmpi_count), datatype);
+    *count = elements > INT_MAX ? MPI_UNDEFINED : static_cast<int>(elements);
   });
 }
 
