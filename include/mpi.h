@@ -143,6 +143,9 @@ typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
 #define MPI_CXX_BOOL ((MPI_Datatype)0x4c000027)
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000028)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000029)
+/* MPI_Type_create_subarray's array orders. */
+#define MPI_ORDER_C 0
+#define MPI_ORDER_FORTRAN 1
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00002a)
 /* Fortran-named types, laid out as gfortran's (as in Open MPI's mpi.h). */
 #define MPI_CHARACTER ((MPI_Datatype)0x4c00002b)
@@ -420,6 +423,26 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
                             MPI_Aint extent, MPI_Datatype *newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                             const int array_of_subsizes[],
+                             const int array_of_starts[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+/* MPI-1 names, deprecated but still called and still in Open MPI 4.1. */
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[],
+                    MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name,
@@ -701,6 +724,25 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
                              MPI_Aint extent, MPI_Datatype *newtype);
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                             const int array_of_subsizes[],
+                             const int array_of_starts[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int PMPI_Type_struct(int count, int array_of_blocklengths[],
+                    MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int PMPI_Address(void *location, MPI_Aint *address);
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 int PMPI_Type_commit(MPI_Datatype *datatype);
 int PMPI_Type_free(MPI_Datatype *datatype);
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name,

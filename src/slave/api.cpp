@@ -612,6 +612,76 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
   });
 }
 
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_hindexed_block", MPI_COMM_WORLD, [&] {
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (int i = 0; i < count; ++i) blocks.push_back({blocklength, oldtype, displacements[i]});
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_hindexed_block");
+  });
+}
+
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
+                             const int starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_subarray", MPI_COMM_WORLD, [&] {
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_create_subarray: order must be MPI_ORDER_C or MPI_ORDER_FORTRAN");
+    if (ndims <= 0)
+      throw Error(bdmpi::kErrArg, "MPI_Type_create_subarray: ndims must be positive");
+    auto n = static_cast<std::size_t>(ndims);
+    *newtype = bdmpi::NewSubarrayType({sizes, n}, {subsizes, n}, {starts, n},
+                                      order == MPI_ORDER_C, oldtype);
+  });
+}
+
+// MPI-1 names (deprecated, removed in MPI-3.0, still in Open MPI 4.1).
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype* newtype) {
+  return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+int PMPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return PMPI_Type_create_hindexed(count, blocklengths, displacements, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_struct = PMPI_Type_struct
+int PMPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[],
+                    MPI_Datatype types[], MPI_Datatype* newtype) {
+  return PMPI_Type_create_struct(count, blocklengths, displacements, types, newtype);
+}
+
+#pragma weak MPI_Address = PMPI_Address
+int PMPI_Address(void* location, MPI_Aint* address) {
+  return PMPI_Get_address(location, address);
+}
+
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
+  MPI_Aint lb = 0;
+  return PMPI_Type_get_extent(datatype, &lb, extent);
+}
+
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
+  MPI_Aint extent = 0;
+  return PMPI_Type_get_extent(datatype, displacement, &extent);
+}
+
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
+  MPI_Aint lb = 0, extent = 0;
+  int error = PMPI_Type_get_extent(datatype, &lb, &extent);
+  if (error == MPI_SUCCESS) *displacement = lb + extent;
+  return error;
+}
+
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return Guard("MPI_Type_dup", MPI_COMM_WORLD,

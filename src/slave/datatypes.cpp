@@ -286,6 +286,42 @@ MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t 
   return AddDerived(std::move(type));
 }
 
+MPI_Datatype NewSubarrayType(std::span<const int> sizes, std::span<const int> subsizes,
+                             std::span<const int> starts, bool row_major,
+                             MPI_Datatype oldtype) {
+  const char* what = "MPI_Type_create_subarray";
+  if (sizes.empty()) throw Error(kErrArg, std::string(what) + ": ndims must be positive");
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] <= 0 || subsizes[d] <= 0 || starts[d] < 0 ||
+        starts[d] > sizes[d] - subsizes[d])
+      throw Error(kErrArg, std::string(what) + ": dimension " + std::to_string(d) +
+                               " needs 0 < subsize <= size and 0 <= start <= size - "
+                               "subsize");
+  }
+  // Innermost dimension first: the last in C order, the first in Fortran's.
+  std::vector<std::size_t> order(sizes.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = row_major ? order.size() - 1 - i : i;
+  auto stride = static_cast<std::int64_t>(LookupType(oldtype).extent);
+  std::int64_t offset = 0;
+  MPI_Datatype inner = oldtype;
+  bool owned = false;  // inner is one of ours, to free once wrapped
+  for (std::size_t d : order) {
+    MPI_Datatype outer = NewVectorType(subsizes[d], 1, stride, inner, what);
+    if (owned) FreeType(&inner);
+    inner = outer;
+    owned = true;
+    offset += starts[d] * stride;
+    stride *= sizes[d];
+  }
+  TypeBlock placed{1, inner, offset};
+  MPI_Datatype shifted = NewType({&placed, 1}, false, what);
+  FreeType(&inner);
+  MPI_Datatype result = NewResizedType(shifted, 0, stride);
+  FreeType(&shifted);
+  return result;
+}
+
 MPI_Datatype DupType(MPI_Datatype datatype) {
   TypeInfo copy = LookupType(datatype);
   bool committed = copy.committed;

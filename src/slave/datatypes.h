@@ -108,6 +108,11 @@ MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
 MPI_Datatype NewVectorType(std::int64_t count, std::int64_t blocklength, std::int64_t stride,
                            MPI_Datatype oldtype, const char* constructor);
 MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent);
+// MPI_Type_create_subarray: the subarray's elements, with the bounds of
+// the whole array (lb 0, extent its bytes). `row_major` is MPI_ORDER_C.
+MPI_Datatype NewSubarrayType(std::span<const int> sizes, std::span<const int> subsizes,
+                             std::span<const int> starts, bool row_major,
+                             MPI_Datatype oldtype);
 MPI_Datatype DupType(MPI_Datatype datatype);
 void CommitType(MPI_Datatype* datatype);
 // Frees a derived type and sets the handle to MPI_DATATYPE_NULL.

@@ -16,6 +16,10 @@
  *     shorter than the receive: MPI_Get_count and MPI_Get_elements.
  *  5. MPI_BOTTOM with absolute addresses (MPI_Get_address).
  *  6. MPI_Pack / MPI_Unpack / MPI_Pack_size of a vector.
+ *  7. MPI_Type_create_subarray in C and Fortran order, and
+ *     MPI_Type_create_hindexed_block; the MPI-1 names MPI_Type_hvector,
+ *     MPI_Type_struct, MPI_Type_extent/lb/ub, MPI_Address (not in an
+ *     MPI-3 header without compatibility flags, so BDMPI only).
  */
 #include "check.h"
 
@@ -266,6 +270,81 @@ static void test_pack(void) {
   MPI_Type_free(&vec);
 }
 
+/* Sends `count` of `type` from a 0..n-1 array to the right and checks that
+ * the ints picked[] (in order) arrived from the left and nothing else. */
+static void check_picks(MPI_Datatype type, int count, const int *picked, int npicked,
+                        int right, int left, const char *what) {
+  int out[40], flat[40], in[40];
+  for (int i = 0; i < 40; ++i) out[i] = 1000 * world_rank() + i;
+  MPI_Sendrecv(out, count, type, right, 9, flat, npicked, MPI_INT, left, 9,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < npicked; ++i)
+    CHECK(flat[i] == 1000 * left + picked[i], "%s: flat[%d] = %d, want %d", what, i,
+          flat[i], 1000 * left + picked[i]);
+  fill_ints(in, 40, kSentinel);
+  MPI_Sendrecv(flat, npicked, MPI_INT, right, 10, in, count, type, left, 10,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  int left2 = (left - 1 + world_size()) % world_size();
+  int touched[40] = {0};
+  for (int i = 0; i < npicked; ++i) touched[picked[i]] = 1;
+  for (int i = 0; i < 40; ++i) {
+    int want = touched[i] ? 1000 * left2 + i : kSentinel;
+    CHECK(in[i] == want, "%s: in[%d] = %d, want %d", what, i, in[i], want);
+  }
+}
+
+static void test_subarray_and_more(int right, int left) {
+  const int sizes[2] = {4, 5}, subsizes[2] = {2, 3}, starts[2] = {1, 2};
+  MPI_Datatype c_order, f_order, hblock;
+  MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &c_order);
+  MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_INT,
+                           &f_order);
+  MPI_Aint hdisp[2] = {6 * sizeof(int), sizeof(int)};
+  MPI_Type_create_hindexed_block(2, 2, hdisp, MPI_INT, &hblock);
+  MPI_Type_commit(&c_order);
+  MPI_Type_commit(&f_order);
+  MPI_Type_commit(&hblock);
+  MPI_Aint lb, extent;
+  MPI_Type_get_extent(c_order, &lb, &extent);
+  CHECK(lb == 0 && extent == 20 * (MPI_Aint)sizeof(int), "subarray extent %ld",
+        (long)extent);
+  const int c_picks[6] = {7, 8, 9, 12, 13, 14};
+  check_picks(c_order, 1, c_picks, 6, right, left, "subarray C");
+  const int c2_picks[12] = {7, 8, 9, 12, 13, 14, 27, 28, 29, 32, 33, 34};
+  check_picks(c_order, 2, c2_picks, 12, right, left, "subarray C, count 2");
+  const int f_picks[6] = {9, 10, 13, 14, 17, 18};
+  check_picks(f_order, 1, f_picks, 6, right, left, "subarray Fortran");
+  const int h_picks[8] = {6, 7, 1, 2, 13, 14, 8, 9}; /* extent 7 ints, lb 1 */
+  check_picks(hblock, 2, h_picks, 8, right, left, "hindexed_block");
+  MPI_Type_free(&c_order);
+  MPI_Type_free(&f_order);
+  MPI_Type_free(&hblock);
+#ifdef BDMPI
+  MPI_Datatype hv, st;
+  MPI_Type_hvector(2, 1, 3 * sizeof(int), MPI_INT, &hv); /* ints 0, 3 */
+  MPI_Aint a0, a1;
+  int ints[2];
+  MPI_Address(&ints[0], &a0);
+  MPI_Address(&ints[1], &a1);
+  int bl[1] = {1};
+  MPI_Aint disp[1] = {2 * sizeof(int)};
+  MPI_Datatype types[1] = {hv};
+  MPI_Type_struct(1, bl, disp, types, &st); /* ints 2, 5 */
+  MPI_Aint ext, lo, hi;
+  MPI_Type_extent(st, &ext);
+  MPI_Type_lb(st, &lo);
+  MPI_Type_ub(st, &hi);
+  CHECK(a1 - a0 == sizeof(int) && ext == 4 * sizeof(int) && lo == 2 * sizeof(int) &&
+            hi == 6 * sizeof(int),
+        "MPI-1 names: %ld %ld %ld %ld", (long)(a1 - a0), (long)ext, (long)lo, (long)hi);
+  MPI_Type_commit(&st);
+  const int s_picks[2] = {2, 5};
+  check_picks(st, 1, s_picks, 2, right, left, "MPI_Type_struct");
+  MPI_Type_free(&st);
+  MPI_Type_free(&hv);
+#endif
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
@@ -276,6 +355,7 @@ int main(int argc, char **argv) {
   test_nonblocking_and_counts(rank, right, left);
   test_bottom(rank, right, left);
   test_pack();
+  test_subarray_and_more(right, left);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("datatypes_gaps: OK\n");
   MPI_Finalize();
