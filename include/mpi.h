@@ -396,10 +396,11 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                              MPI_Aint *true_extent);
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                MPI_Count *true_extent);
-/* Derived datatypes: any layout in point-to-point calls and MPI_Pack/Unpack
- * (data with gaps is packed once and unpacked on receipt). Collectives and
- * reductions take types without gaps and with lower bound 0 (e.g. every
- * MPI_Type_contiguous) and fail with MPI_ERR_TYPE for the others. */
+/* Derived datatypes: any layout in point-to-point calls, MPI_Bcast,
+ * MPI_Reduce/Allreduce with predefined ops and MPI_Pack/Unpack (data with
+ * gaps is packed once and unpacked on receipt). The other collectives and
+ * user-defined ops take types without gaps and with lower bound 0 (e.g.
+ * every MPI_Type_contiguous) and fail with MPI_ERR_TYPE for the others. */
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype,
                         MPI_Datatype *newtype);
 int MPI_Type_vector(int count, int blocklength, int stride,

@@ -161,7 +161,8 @@ std::uint64_t BufferBytes(int count, MPI_Datatype datatype, const char* call) {
   if (!type.Dense())
     throw Error(kErrType, std::string(call) +
                               ": datatypes with gaps, or with a lower bound other than 0, "
-                              "are supported in point-to-point calls only");
+                              "are not supported here yet (point-to-point calls, MPI_Bcast, "
+                              "and reductions with predefined operations take them)");
   return Times(static_cast<std::uint64_t>(count), type.extent);
 }
 

@@ -11,8 +11,10 @@
 // contiguous staging buffer and unpacked on receipt (see PackElements).
 //
 // The master only ever sees bytes and, for reductions, one predefined base
-// type, so reductions and collectives take dense types only for now and
-// refuse others with MPI_ERR_TYPE rather than move their gaps.
+// type. Point-to-point, MPI_Bcast, MPI_Reduce and MPI_Allreduce (predefined
+// ops) pack and unpack (wire_data.h); the other collectives and user-defined
+// ops take dense types only for now and refuse others with MPI_ERR_TYPE
+// rather than move their gaps.
 #pragma once
 
 #include <mpi.h>

@@ -15,6 +15,7 @@
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 namespace {
@@ -45,25 +46,12 @@ void CheckRecvTag(int tag) {
     throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
 }
 
-// The layout a receive unpacks into, or null when the data goes into the
-// buffer as is. A copy: MPI lets the program free the type meanwhile.
-std::shared_ptr<const TypeInfo> ScatteredLayout(const TypeInfo& type) {
-  if (type.Dense()) return nullptr;
-  return std::make_shared<const TypeInfo>(type);
-}
-
-// Copies a completed receive's data and status out of the master's reply:
-// straight into the buffer, or through a staging buffer unpacked once.
+// Copies a completed receive's data and status out of the master's reply
+// (unpacking it when `scattered`, see wire_data.h).
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
                std::uint64_t capacity, MPI_Status* status) {
+  FetchInto(reply, buffer, count, scattered, capacity);
   std::uint64_t received = reply.bytes < capacity ? reply.bytes : capacity;
-  if (scattered == nullptr) {
-    Runtime::Instance()->FetchPayload(reply, buffer, capacity);
-  } else {
-    std::vector<std::byte> staging(capacity);
-    Runtime::Instance()->FetchPayload(reply, staging.data(), capacity);
-    UnpackElements(staging.data(), received, buffer, count, *scattered);
-  }
   SetStatus(status, reply.source, reply.tag, reply.error, received);
   return reply.error;
 }
@@ -99,18 +87,12 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
           int tag, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  const TypeInfo& type = CommType(count, datatype);
   std::uint64_t bytes = WireBytes(count, datatype);
   CheckSendTag(tag);
   CheckDest(comm, dest);
   CheckBuffer(buffer, bytes, datatype);
   if (dest == MPI_PROC_NULL) return;
-  std::vector<std::byte> staging;
-  if (!type.Dense()) {
-    staging.resize(bytes);
-    PackElements(buffer, count, type, staging.data());
-    buffer = staging.data();
-  }
+  WireData wire = ToWire(buffer, count, datatype);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
   request.type = MsgType::kSend;
@@ -118,7 +100,7 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
   request.rank = comm.rank;
   request.peer = dest;
   request.tag = tag;
-  runtime->StagePayload(buffer, bytes, request);
+  runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);
 }
 
@@ -157,7 +139,7 @@ PendingRequest RecvRequestFor(void* buffer, int count, MPI_Datatype datatype, in
   pending.buffer = buffer;
   pending.capacity = WireBytes(count, datatype);
   pending.count = count;
-  pending.layout = ScatteredLayout(LookupType(datatype));
+  pending.layout = ScatteredLayout(datatype);
   CheckRecvTag(tag);
   CheckSource(comm, source);
   CheckBuffer(buffer, pending.capacity, datatype);

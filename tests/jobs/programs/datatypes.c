@@ -15,8 +15,8 @@
  *  5. Dense vector / indexed / struct types behave like contiguous ones;
  *     MPI_Type_dup keeps the committed state; names.
  *  6. Errors: freeing a predefined type, a negative count; and, under BDMPI
- *     only (its collectives take types without gaps only), MPI_ERR_TYPE
- *     for MPI_Bcast of a strided vector.
+ *     only (MPI_Gather takes types without gaps only), MPI_ERR_TYPE for
+ *     MPI_Gather of a strided vector.
  */
 #include "check.h"
 
@@ -241,12 +241,12 @@ static void test_errors(void) {
   CHECK_CLASS(MPI_Type_contiguous(-1, MPI_INT, &nt), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &nt), MPI_ERR_TYPE);
 #ifdef BDMPI
-  /* Collectives take types without gaps only (point-to-point takes any:
-   * see datatypes_gaps.c), and say so. */
+  /* MPI_Gather & co. take types without gaps only (point-to-point, bcast
+   * and reductions take any: see datatypes_gaps.c), and say so. */
   CHECK(MPI_Type_vector(3, 1, 2, MPI_INT, &nt) == MPI_SUCCESS, "vector");
   MPI_Type_commit(&nt);
-  int v[5] = {0};
-  CHECK_CLASS(MPI_Bcast(v, 1, nt, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+  int v[5] = {0}, all[5 * 64] = {0};
+  CHECK_CLASS(MPI_Gather(v, 1, nt, all, 1, nt, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
   MPI_Type_free(&nt);
 #endif
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);

@@ -20,6 +20,8 @@
  *     MPI_Type_create_hindexed_block; the MPI-1 names MPI_Type_hvector,
  *     MPI_Type_struct, MPI_Type_extent/lb/ub, MPI_Address (not in an
  *     MPI-3 header without compatibility flags, so BDMPI only).
+ *  8. MPI_Bcast, and under BDMPI only MPI_Reduce and MPI_Allreduce (also
+ *     MPI_IN_PLACE), on a strided vector: gaps keep their sentinel.
  */
 #include "check.h"
 
@@ -345,6 +347,44 @@ static void test_subarray_and_more(int right, int left) {
 #endif
 }
 
+static void test_collectives(int rank, int size) {
+  MPI_Datatype vec;
+  MPI_Type_vector(3, 1, 2, MPI_INT, &vec); /* ints 0, 2, 4; extent 5 */
+  MPI_Type_commit(&vec);
+  int buf[10];
+  for (int i = 0; i < 10; ++i) buf[i] = rank == 1 % size ? 100 + i : kSentinel;
+  MPI_Bcast(buf, 2, vec, 1 % size, MPI_COMM_WORLD);
+  for (int i = 0; i < 10; ++i) {
+    int picked = (i % 5) % 2 == 0;
+    int want = picked || rank == 1 % size ? 100 + i : kSentinel;
+    CHECK(buf[i] == want, "bcast: buf[%d] = %d, want %d", i, buf[i], want);
+  }
+#ifdef BDMPI
+  /* Predefined ops on derived types: an MPICH and BDMPI extension that
+   * Open MPI refuses (MPI_ERR_OP), as datatypes.c explains. */
+  int in[10], out[10];
+  for (int i = 0; i < 10; ++i) {
+    in[i] = rank + i;
+    out[i] = kSentinel;
+  }
+  const int sum = size * (size - 1) / 2;
+  MPI_Allreduce(in, out, 2, vec, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; i < 10; ++i) {
+    int want = (i % 5) % 2 == 0 ? sum + size * i : kSentinel;
+    CHECK(out[i] == want, "allreduce: out[%d] = %d, want %d", i, out[i], want);
+  }
+  const int root = size - 1;
+  for (int i = 0; i < 10; ++i) out[i] = rank == root ? rank + i : kSentinel;
+  MPI_Reduce(rank == root ? MPI_IN_PLACE : in, out, 2, vec, MPI_MAX, root,
+             MPI_COMM_WORLD);
+  for (int i = 0; i < 10; ++i) {
+    int want = rank != root ? kSentinel : (i % 5) % 2 == 0 ? size - 1 + i : rank + i;
+    CHECK(out[i] == want, "reduce in place: out[%d] = %d, want %d", i, out[i], want);
+  }
+#endif
+  MPI_Type_free(&vec);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
@@ -356,6 +396,7 @@ int main(int argc, char **argv) {
   test_bottom(rank, right, left);
   test_pack();
   test_subarray_and_more(right, left);
+  test_collectives(rank, size);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("datatypes_gaps: OK\n");
   MPI_Finalize();
