@@ -143,6 +143,22 @@ typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
 #define MPI_CXX_BOOL ((MPI_Datatype)0x4c000027)
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000028)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000029)
+/* MPI_Type_get_envelope's combiners (Open MPI's values). */
+enum {
+  MPI_COMBINER_NAMED = 0,
+  MPI_COMBINER_DUP = 1,
+  MPI_COMBINER_CONTIGUOUS = 2,
+  MPI_COMBINER_VECTOR = 3,
+  MPI_COMBINER_HVECTOR = 5,
+  MPI_COMBINER_INDEXED = 6,
+  MPI_COMBINER_HINDEXED = 8,
+  MPI_COMBINER_INDEXED_BLOCK = 9,
+  MPI_COMBINER_STRUCT = 11,
+  MPI_COMBINER_SUBARRAY = 12,
+  MPI_COMBINER_DARRAY = 13,
+  MPI_COMBINER_RESIZED = 17,
+  MPI_COMBINER_HINDEXED_BLOCK = 18
+};
 /* MPI_Type_create_subarray's array orders. */
 #define MPI_ORDER_C 0
 #define MPI_ORDER_FORTRAN 1
@@ -424,6 +440,14 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
                             MPI_Aint extent, MPI_Datatype *newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+                          int *num_addresses, int *num_datatypes,
+                          int *combiner);
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+                          int max_addresses, int max_datatypes,
+                          int array_of_integers[],
+                          MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
 int MPI_Type_create_hindexed_block(int count, int blocklength,
                                    const MPI_Aint array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype);
@@ -725,6 +749,14 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
                              MPI_Aint extent, MPI_Datatype *newtype);
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+                          int *num_addresses, int *num_datatypes,
+                          int *combiner);
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+                          int max_addresses, int max_datatypes,
+                          int array_of_integers[],
+                          MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                    const MPI_Aint array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype);

@@ -534,6 +534,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
   return Guard("MPI_Type_contiguous", MPI_COMM_WORLD, [&] {
     bdmpi::TypeBlock block{count, oldtype, 0};
     *newtype = bdmpi::NewType({&block, 1}, false, "MPI_Type_contiguous");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype});
   });
 }
 
@@ -544,6 +545,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
     *newtype = bdmpi::NewVectorType(count, blocklength, std::int64_t{stride} * extent,
                                     oldtype, "MPI_Type_vector");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_VECTOR, {count, blocklength, stride}, {},
+                       {oldtype});
   });
 }
 
@@ -553,6 +556,8 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
   return Guard("MPI_Type_create_hvector", MPI_COMM_WORLD, [&] {
     *newtype = bdmpi::NewVectorType(count, blocklength, stride, oldtype,
                                     "MPI_Type_create_hvector");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HVECTOR, {count, blocklength}, {stride},
+                       {oldtype});
   });
 }
 
@@ -560,11 +565,16 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return Guard("MPI_Type_indexed", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_indexed");
     std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], oldtype, displacements[i] * extent});
     *newtype = bdmpi::NewType(blocks, false, "MPI_Type_indexed");
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    ints.insert(ints.end(), displacements, displacements + count);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_INDEXED, std::move(ints), {}, {oldtype});
   });
 }
 
@@ -572,11 +582,16 @@ int PMPI_Type_indexed(int count, const int blocklengths[], const int displacemen
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_indexed_block", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_create_indexed_block");
     std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklength, oldtype, displacements[i] * extent});
     *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_indexed_block");
+    std::vector<int> ints{count, blocklength};
+    ints.insert(ints.end(), displacements, displacements + count);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_INDEXED_BLOCK, std::move(ints), {},
+                       {oldtype});
   });
 }
 
@@ -585,10 +600,15 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[],
                              const MPI_Aint displacements[], MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_hindexed", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_create_hindexed");
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], oldtype, displacements[i]});
     *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_hindexed");
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HINDEXED, std::move(ints),
+                       {displacements, displacements + count}, {oldtype});
   });
 }
 
@@ -597,10 +617,15 @@ int PMPI_Type_create_struct(int count, const int blocklengths[],
                            const MPI_Aint displacements[], const MPI_Datatype types[],
                            MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_struct", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_create_struct");
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], types[i], displacements[i]});
     *newtype = bdmpi::NewType(blocks, true, "MPI_Type_create_struct");
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_STRUCT, std::move(ints),
+                       {displacements, displacements + count}, {types, types + count});
   });
 }
 
@@ -616,9 +641,12 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_hindexed_block", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_create_hindexed_block");
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i) blocks.push_back({blocklength, oldtype, displacements[i]});
     *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_hindexed_block");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklength},
+                       {displacements, displacements + count}, {oldtype});
   });
 }
 
@@ -635,6 +663,10 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     auto n = static_cast<std::size_t>(ndims);
     *newtype = bdmpi::NewSubarrayType({sizes, n}, {subsizes, n}, {starts, n},
                                       order == MPI_ORDER_C, oldtype);
+    std::vector<int> ints{ndims};
+    for (const int* array : {sizes, subsizes, starts}) ints.insert(ints.end(), array, array + n);
+    ints.push_back(order);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_SUBARRAY, std::move(ints), {}, {oldtype});
   });
 }
 
@@ -680,6 +712,40 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
   int error = PMPI_Type_get_extent(datatype, &lb, &extent);
   if (error == MPI_SUCCESS) *displacement = lb + extent;
   return error;
+}
+
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                          int* num_datatypes, int* combiner) {
+  return Guard("MPI_Type_get_envelope", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeEnvelope& envelope = bdmpi::EnvelopeOf(datatype);
+    *num_integers = static_cast<int>(envelope.ints.size());
+    *num_addresses = static_cast<int>(envelope.aints.size());
+    *num_datatypes = static_cast<int>(envelope.types.size());
+    *combiner = envelope.combiner;
+  });
+}
+
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int integers[], MPI_Aint addresses[],
+                          MPI_Datatype datatypes[]) {
+  return Guard("MPI_Type_get_contents", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeEnvelope& envelope = bdmpi::EnvelopeOf(datatype);
+    if (envelope.combiner == MPI_COMBINER_NAMED)
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_get_contents: a predefined datatype has no contents");
+    if (static_cast<std::size_t>(max_integers) < envelope.ints.size() ||
+        static_cast<std::size_t>(max_addresses) < envelope.aints.size() ||
+        static_cast<std::size_t>(max_datatypes) < envelope.types.size())
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_get_contents: the arrays are smaller than "
+                  "MPI_Type_get_envelope's counts");
+    std::copy(envelope.ints.begin(), envelope.ints.end(), integers);
+    std::copy(envelope.aints.begin(), envelope.aints.end(), addresses);
+    std::copy(envelope.types.begin(), envelope.types.end(), datatypes);
+    bdmpi::TakeContentTypes(datatype);
+  });
 }
 
 #pragma weak MPI_Type_dup = PMPI_Type_dup

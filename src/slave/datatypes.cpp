@@ -47,11 +47,37 @@ HandleTable<TypeInfo>& Derived() {
   return types;
 }
 
-TypeInfo* FindType(MPI_Datatype datatype) {
+// Also types the program has freed but another type's envelope still names.
+TypeInfo* FindAnyType(MPI_Datatype datatype) {
   if (!HandleIs(datatype, HandleKind::kDatatype)) return nullptr;
   int index = HandleIndex(datatype);
   if (index > 0 && index < kFirstDerived) return &Predefined()[index];
   return Derived().Find(datatype);
+}
+
+TypeInfo* FindType(MPI_Datatype datatype) {
+  TypeInfo* type = FindAnyType(datatype);
+  return type != nullptr && type->user_handles > 0 ? type : nullptr;
+}
+
+// Drops one envelope reference to each derived type in `envelope`.
+void ReleaseInner(const TypeEnvelope& envelope);
+
+void RemoveIfUnused(MPI_Datatype datatype) {
+  TypeInfo* type = Derived().Find(datatype);
+  if (type == nullptr || type->user_handles > 0 || type->inner_uses > 0) return;
+  TypeEnvelope envelope = std::move(type->envelope);
+  Derived().Remove(datatype);
+  ReleaseInner(envelope);
+}
+
+void ReleaseInner(const TypeEnvelope& envelope) {
+  for (MPI_Datatype inner : envelope.types) {
+    TypeInfo* type = FindAnyType(inner);
+    if (type == nullptr || type->predefined) continue;
+    --type->inner_uses;
+    RemoveIfUnused(inner);
+  }
 }
 
 TypeInfo& LookupDerived(MPI_Datatype datatype) {
@@ -65,6 +91,9 @@ TypeInfo& LookupDerived(MPI_Datatype datatype) {
 MPI_Datatype AddDerived(TypeInfo type) {
   type.predefined = false;
   type.committed = false;
+  type.envelope = {};  // set by SetEnvelope
+  type.user_handles = 1;
+  type.inner_uses = 0;
   return Derived().Add(std::move(type));
 }
 
@@ -267,9 +296,13 @@ MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
   return AddDerived(std::move(result));
 }
 
+void CheckTypeCount(std::int64_t count, const char* constructor) {
+  if (count < 0) throw Error(kErrCount, std::string(constructor) + ": negative count");
+}
+
 MPI_Datatype NewVectorType(std::int64_t count, std::int64_t blocklength, std::int64_t stride,
                            MPI_Datatype oldtype, const char* constructor) {
-  if (count < 0) throw Error(kErrCount, std::string(constructor) + ": negative count");
+  CheckTypeCount(count, constructor);
   LookupType(oldtype);
   std::vector<TypeBlock> blocks;
   for (std::int64_t i = 0; i < count; ++i) blocks.push_back({blocklength, oldtype, i * stride});
@@ -284,7 +317,9 @@ MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t 
   type.lb = lb;
   type.extent = static_cast<std::uint64_t>(extent);
   type.explicit_bounds = true;
-  return AddDerived(std::move(type));
+  MPI_Datatype handle = AddDerived(std::move(type));
+  SetEnvelope(handle, MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype});
+  return handle;
 }
 
 MPI_Datatype NewSubarrayType(std::span<const int> sizes, std::span<const int> subsizes,
@@ -329,6 +364,7 @@ MPI_Datatype DupType(MPI_Datatype datatype) {
   copy.name.clear();
   MPI_Datatype handle = AddDerived(std::move(copy));
   LookupDerived(handle).committed = committed;  // MPI: dup keeps the state
+  SetEnvelope(handle, MPI_COMBINER_DUP, {}, {}, {datatype});
   return handle;
 }
 
@@ -339,9 +375,32 @@ void CommitType(MPI_Datatype* datatype) {
 }
 
 void FreeType(MPI_Datatype* datatype) {
-  LookupDerived(*datatype);
-  Derived().Remove(*datatype);
+  --LookupDerived(*datatype).user_handles;
+  RemoveIfUnused(*datatype);
   *datatype = MPI_DATATYPE_NULL;
+}
+
+void SetEnvelope(MPI_Datatype datatype, int combiner, std::vector<int> ints,
+                 std::vector<MPI_Aint> aints, std::vector<MPI_Datatype> types) {
+  for (MPI_Datatype inner : types) {
+    TypeInfo* type = FindAnyType(inner);
+    if (type != nullptr && !type->predefined) ++type->inner_uses;
+  }
+  TypeEnvelope old = std::move(LookupDerived(datatype).envelope);
+  LookupDerived(datatype).envelope = {combiner, std::move(ints), std::move(aints),
+                                      std::move(types)};
+  ReleaseInner(old);
+}
+
+const TypeEnvelope& EnvelopeOf(MPI_Datatype datatype) {
+  return LookupType(datatype).envelope;
+}
+
+void TakeContentTypes(MPI_Datatype datatype) {
+  for (MPI_Datatype inner : LookupType(datatype).envelope.types) {
+    TypeInfo* type = FindAnyType(inner);
+    if (type != nullptr && !type->predefined) ++type->user_handles;
+  }
 }
 
 void SetTypeName(MPI_Datatype datatype, const char* name) {

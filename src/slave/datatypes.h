@@ -42,6 +42,15 @@ struct SignatureRun {
   std::uint64_t count = 0;
 };
 
+// How a type was made (MPI_Type_get_envelope / get_contents). Derived
+// types named here are kept alive by this reference (`inner_uses`).
+struct TypeEnvelope {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> types;
+};
+
 struct TypeInfo {
   DatatypeId base = DatatypeId::kNull;  // kByte when `mixed`
   bool mixed = false;                   // of several predefined types
@@ -61,6 +70,11 @@ struct TypeInfo {
   std::vector<TypeRun> runs;    // in type-map order, adjacent runs merged
   std::vector<SignatureRun> signature;
   std::string name;
+  TypeEnvelope envelope;
+  // MPI_Type_free drops a user handle; the type lives on while another
+  // type's envelope names it (MPI_Type_get_contents may hand it out again).
+  int user_handles = 1;
+  int inner_uses = 0;
 
   // One run from offset 0 that fills the extent: the buffer moves as is.
   bool Dense() const {
@@ -106,6 +120,8 @@ struct TypeBlock {
 // its predefined types, as MPI-3.1 section 4.1.6 and Open MPI do.
 MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
                      const char* constructor);
+// kErrCount for a constructor's negative count.
+void CheckTypeCount(std::int64_t count, const char* constructor);
 // count blocks of blocklength elements, `stride` bytes apart.
 MPI_Datatype NewVectorType(std::int64_t count, std::int64_t blocklength, std::int64_t stride,
                            MPI_Datatype oldtype, const char* constructor);
@@ -120,5 +136,13 @@ void CommitType(MPI_Datatype* datatype);
 // Frees a derived type and sets the handle to MPI_DATATYPE_NULL.
 void FreeType(MPI_Datatype* datatype);
 void SetTypeName(MPI_Datatype datatype, const char* name);
+// Records how `datatype` was made; derived `types` are kept alive by it.
+void SetEnvelope(MPI_Datatype datatype, int combiner, std::vector<int> ints,
+                 std::vector<MPI_Aint> aints, std::vector<MPI_Datatype> types);
+// MPI_Type_get_envelope (kErrType for a type that is not there).
+const TypeEnvelope& EnvelopeOf(MPI_Datatype datatype);
+// MPI_Type_get_contents' datatypes: each derived one counts as a new
+// handle the program must free.
+void TakeContentTypes(MPI_Datatype datatype);
 
 }  // namespace bdmpi

@@ -22,6 +22,10 @@
  *     MPI-3 header without compatibility flags, so BDMPI only).
  *  8. MPI_Bcast, and under BDMPI only MPI_Reduce and MPI_Allreduce (also
  *     MPI_IN_PLACE), on a strided vector: gaps keep their sentinel.
+ *  9. MPI_Type_get_envelope / get_contents of named, vector, struct, dup,
+ *     resized and subarray types, with an inner type freed meanwhile. BDMPI
+ *     only: the Open MPI 4.1 the tests compare with segfaults inside
+ *     MPI_Type_get_contents even for a plain committed MPI_Type_vector.
  */
 #include "check.h"
 
@@ -385,6 +389,62 @@ static void test_collectives(int rank, int size) {
   MPI_Type_free(&vec);
 }
 
+#ifdef BDMPI
+static void check_envelope(MPI_Datatype type, int want_combiner, int want_ints,
+                           int want_aints, int want_types, const char *what) {
+  int ni = -1, na = -1, nt = -1, combiner = -1;
+  MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
+  CHECK(combiner == want_combiner && ni == want_ints && na == want_aints &&
+            nt == want_types,
+        "%s: envelope %d (%d, %d, %d), want %d (%d, %d, %d)", what, combiner, ni, na,
+        nt, want_combiner, want_ints, want_aints, want_types);
+}
+
+static void test_envelopes(void) {
+  check_envelope(MPI_INT, MPI_COMBINER_NAMED, 0, 0, 0, "MPI_INT");
+  MPI_Datatype vec, st, dup, resized, sub;
+  MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+  int bl[2] = {2, 1};
+  MPI_Aint disp[2] = {0, 64};
+  MPI_Datatype types[2] = {vec, MPI_DOUBLE};
+  MPI_Type_create_struct(2, bl, disp, types, &st);
+  MPI_Type_free(&vec); /* st keeps it */
+  check_envelope(st, MPI_COMBINER_STRUCT, 3, 2, 2, "struct");
+  int ints[8];
+  MPI_Aint aints[4];
+  MPI_Datatype inner[4];
+  MPI_Type_get_contents(st, 8, 4, 4, ints, aints, inner);
+  CHECK(ints[0] == 2 && ints[1] == 2 && ints[2] == 1 && aints[0] == 0 &&
+            aints[1] == 64 && inner[1] == MPI_DOUBLE,
+        "struct contents %d %d %d %ld %ld", ints[0], ints[1], ints[2], (long)aints[0],
+        (long)aints[1]);
+  check_envelope(inner[0], MPI_COMBINER_VECTOR, 3, 0, 1, "struct's vector");
+  MPI_Type_get_contents(inner[0], 8, 4, 4, ints, aints, inner + 2);
+  CHECK(ints[0] == 3 && ints[1] == 1 && ints[2] == 2 && inner[2] == MPI_INT,
+        "vector contents %d %d %d", ints[0], ints[1], ints[2]);
+  MPI_Type_free(&inner[0]); /* a derived type from get_contents is ours */
+  MPI_Type_dup(st, &dup);
+  check_envelope(dup, MPI_COMBINER_DUP, 0, 0, 1, "dup");
+  MPI_Type_create_resized(st, -8, 100, &resized);
+  check_envelope(resized, MPI_COMBINER_RESIZED, 0, 2, 1, "resized");
+  MPI_Type_get_contents(resized, 8, 4, 4, ints, aints, inner);
+  CHECK(aints[0] == -8 && aints[1] == 100, "resized contents %ld %ld", (long)aints[0],
+        (long)aints[1]);
+  MPI_Type_free(&inner[0]);
+  const int sizes[2] = {4, 5}, subsizes[2] = {2, 3}, starts[2] = {1, 2};
+  MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &sub);
+  check_envelope(sub, MPI_COMBINER_SUBARRAY, 8, 0, 1, "subarray");
+  MPI_Type_get_contents(sub, 8, 4, 4, ints, aints, inner);
+  CHECK(ints[0] == 2 && ints[1] == 4 && ints[6] == 2 && ints[7] == MPI_ORDER_C &&
+            inner[0] == MPI_INT,
+        "subarray contents %d %d %d %d", ints[0], ints[1], ints[6], ints[7]);
+  MPI_Type_free(&sub);
+  MPI_Type_free(&resized);
+  MPI_Type_free(&dup);
+  MPI_Type_free(&st);
+}
+#endif
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
@@ -397,6 +457,9 @@ int main(int argc, char **argv) {
   test_pack();
   test_subarray_and_more(right, left);
   test_collectives(rank, size);
+#ifdef BDMPI
+  test_envelopes();
+#endif
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("datatypes_gaps: OK\n");
   MPI_Finalize();
