@@ -143,7 +143,49 @@ typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
 #define MPI_CXX_BOOL ((MPI_Datatype)0x4c000027)
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000028)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000029)
+/* MPI_Type_get_envelope's combiners (Open MPI's values). */
+enum {
+  MPI_COMBINER_NAMED = 0,
+  MPI_COMBINER_DUP = 1,
+  MPI_COMBINER_CONTIGUOUS = 2,
+  MPI_COMBINER_VECTOR = 3,
+  MPI_COMBINER_HVECTOR = 5,
+  MPI_COMBINER_INDEXED = 6,
+  MPI_COMBINER_HINDEXED = 8,
+  MPI_COMBINER_INDEXED_BLOCK = 9,
+  MPI_COMBINER_STRUCT = 11,
+  MPI_COMBINER_SUBARRAY = 12,
+  MPI_COMBINER_DARRAY = 13,
+  MPI_COMBINER_RESIZED = 17,
+  MPI_COMBINER_HINDEXED_BLOCK = 18
+};
+/* MPI_Type_create_subarray's array orders. */
+#define MPI_ORDER_C 0
+#define MPI_ORDER_FORTRAN 1
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00002a)
+/* Fortran-named types, laid out as gfortran's (as in Open MPI's mpi.h). */
+#define MPI_CHARACTER ((MPI_Datatype)0x4c00002b)
+#define MPI_LOGICAL ((MPI_Datatype)0x4c00002c)
+#define MPI_INTEGER ((MPI_Datatype)0x4c00002d)
+#define MPI_REAL ((MPI_Datatype)0x4c00002e)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c00002f)
+#define MPI_COMPLEX ((MPI_Datatype)0x4c000030)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x4c000031)
+#define MPI_INTEGER1 ((MPI_Datatype)0x4c000032)
+#define MPI_INTEGER2 ((MPI_Datatype)0x4c000033)
+#define MPI_INTEGER4 ((MPI_Datatype)0x4c000034)
+#define MPI_INTEGER8 ((MPI_Datatype)0x4c000035)
+#define MPI_REAL4 ((MPI_Datatype)0x4c000036)
+#define MPI_REAL8 ((MPI_Datatype)0x4c000037)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x4c000038)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x4c000039)
+#define MPI_LOGICAL1 ((MPI_Datatype)0x4c00003a)
+#define MPI_LOGICAL2 ((MPI_Datatype)0x4c00003b)
+#define MPI_LOGICAL4 ((MPI_Datatype)0x4c00003c)
+#define MPI_LOGICAL8 ((MPI_Datatype)0x4c00003d)
+#define MPI_2INTEGER ((MPI_Datatype)0x4c00003e)
+#define MPI_2REAL ((MPI_Datatype)0x4c00003f)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c000040)
 
 /* ----------------------------------------------------------- constants */
 
@@ -370,10 +412,11 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                              MPI_Aint *true_extent);
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                MPI_Count *true_extent);
-/* Derived datatypes: BDMPI supports those whose blocks lie end to end from
- * displacement 0 (every MPI_Type_contiguous, and vectors, indexed and
- * struct types that happen to have no gaps). The constructors fail with
- * MPI_ERR_TYPE for anything with gaps, overlaps or a changed extent. */
+/* Derived datatypes: any layout in point-to-point calls, MPI_Bcast,
+ * MPI_Reduce/Allreduce with predefined ops and MPI_Pack/Unpack (data with
+ * gaps is packed once and unpacked on receipt). The other collectives and
+ * user-defined ops take types without gaps and with lower bound 0 (e.g.
+ * every MPI_Type_contiguous) and fail with MPI_ERR_TYPE for the others. */
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype,
                         MPI_Datatype *newtype);
 int MPI_Type_vector(int count, int blocklength, int stride,
@@ -397,6 +440,34 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
                             MPI_Aint extent, MPI_Datatype *newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+                          int *num_addresses, int *num_datatypes,
+                          int *combiner);
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+                          int max_addresses, int max_datatypes,
+                          int array_of_integers[],
+                          MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                             const int array_of_subsizes[],
+                             const int array_of_starts[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+/* MPI-1 names, deprecated but still called and still in Open MPI 4.1. */
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[],
+                    MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name,
@@ -409,7 +480,6 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                        MPI_Count *count);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
-/* Packing copies the bytes (every supported datatype is dense). */
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
              void *outbuf, int outsize, int *position, MPI_Comm comm);
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
@@ -679,6 +749,33 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
                              MPI_Aint extent, MPI_Datatype *newtype);
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+                          int *num_addresses, int *num_datatypes,
+                          int *combiner);
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+                          int max_addresses, int max_datatypes,
+                          int array_of_integers[],
+                          MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                             const int array_of_subsizes[],
+                             const int array_of_starts[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int PMPI_Type_struct(int count, int array_of_blocklengths[],
+                    MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int PMPI_Address(void *location, MPI_Aint *address);
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 int PMPI_Type_commit(MPI_Datatype *datatype);
 int PMPI_Type_free(MPI_Datatype *datatype);
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name,

@@ -34,14 +34,21 @@ struct Entry {
 
 template <class T>
 constexpr Entry Plain(DatatypeId id, const char* name, TypeClass type_class) {
-  return {id, {name, sizeof(T), sizeof(T), type_class}};
+  return {id, {name, sizeof(T), sizeof(T), alignof(T), type_class}};
 }
 
 template <class V>
 constexpr Entry Pair(DatatypeId id, const char* name) {
   return {
       id,
-      {name, sizeof(V) + sizeof(int), sizeof(ValueIndex<V>), TypeClass::kPair}};
+      {name, sizeof(V) + sizeof(int), sizeof(ValueIndex<V>), alignof(ValueIndex<V>),
+        TypeClass::kPair}};
+}
+
+// A Fortran MINLOC/MAXLOC pair: value and index of one type.
+template <class V>
+constexpr Entry SamePair(DatatypeId id, const char* name) {
+  return {id, {name, 2 * sizeof(V), 2 * sizeof(V), alignof(V), TypeClass::kPair}};
 }
 
 using C = TypeClass;
@@ -50,7 +57,7 @@ using D = DatatypeId;
 // C and C++ complex types share the layout of T[2] (C11 6.2.5p13,
 // C++ [complex.numbers]), so std::complex stands for both.
 constexpr Entry kTable[] = {
-    {D::kNull, {"MPI_DATATYPE_NULL", 0, 0, C::kOther}},
+    {D::kNull, {"MPI_DATATYPE_NULL", 0, 0, 1, C::kOther}},
     // MPI_CHAR is text, not a number: MPI-3.1 lists it in no reduction group.
     Plain<char>(D::kChar, "MPI_CHAR", C::kOther),
     Plain<signed char>(D::kSignedChar, "MPI_SIGNED_CHAR", C::kInteger),
@@ -103,6 +110,31 @@ constexpr Entry kTable[] = {
                                 C::kComplex),
     Plain<std::complex<long double>>(
         D::kCxxLongDoubleComplex, "MPI_CXX_LONG_DOUBLE_COMPLEX", C::kComplex),
+    // Fortran's INTEGER, REAL, LOGICAL are 4 bytes, DOUBLE PRECISION 8, and
+    // .TRUE. is 1 with gfortran; MPI_2REAL & co. pair a value with an index
+    // of the same type.
+    Plain<char>(D::kCharacter, "MPI_CHARACTER", C::kOther),
+    Plain<std::int32_t>(D::kLogical, "MPI_LOGICAL", C::kLogical),
+    Plain<std::int32_t>(D::kInteger, "MPI_INTEGER", C::kInteger),
+    Plain<float>(D::kReal, "MPI_REAL", C::kFloating),
+    Plain<double>(D::kDoublePrecision, "MPI_DOUBLE_PRECISION", C::kFloating),
+    Plain<std::complex<float>>(D::kComplex, "MPI_COMPLEX", C::kComplex),
+    Plain<std::complex<double>>(D::kDoubleComplex, "MPI_DOUBLE_COMPLEX", C::kComplex),
+    Plain<std::int8_t>(D::kInteger1, "MPI_INTEGER1", C::kInteger),
+    Plain<std::int16_t>(D::kInteger2, "MPI_INTEGER2", C::kInteger),
+    Plain<std::int32_t>(D::kInteger4, "MPI_INTEGER4", C::kInteger),
+    Plain<std::int64_t>(D::kInteger8, "MPI_INTEGER8", C::kInteger),
+    Plain<float>(D::kReal4, "MPI_REAL4", C::kFloating),
+    Plain<double>(D::kReal8, "MPI_REAL8", C::kFloating),
+    Plain<std::complex<float>>(D::kComplex8, "MPI_COMPLEX8", C::kComplex),
+    Plain<std::complex<double>>(D::kComplex16, "MPI_COMPLEX16", C::kComplex),
+    Plain<std::int8_t>(D::kLogical1, "MPI_LOGICAL1", C::kLogical),
+    Plain<std::int16_t>(D::kLogical2, "MPI_LOGICAL2", C::kLogical),
+    Plain<std::int32_t>(D::kLogical4, "MPI_LOGICAL4", C::kLogical),
+    Plain<std::int64_t>(D::kLogical8, "MPI_LOGICAL8", C::kLogical),
+    SamePair<std::int32_t>(D::k2Integer, "MPI_2INTEGER"),
+    SamePair<float>(D::k2Real, "MPI_2REAL"),
+    SamePair<double>(D::k2DoublePrecision, "MPI_2DOUBLE_PRECISION"),
 };
 
 constexpr std::size_t kTableSize = sizeof(kTable) / sizeof(kTable[0]);

@@ -24,6 +24,7 @@ struct DatatypeInfo {
   const char* name;     // "MPI_INT"
   std::uint32_t size;   // bytes of data (MPI_Type_size)
   std::uint32_t extent; // bytes one element occupies in memory
+  std::uint32_t alignment;  // alignof the C type: pads MPI_Type_create_struct
   TypeClass type_class;
 };
 

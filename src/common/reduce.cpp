@@ -219,11 +219,12 @@ void ComplexKernel(OpId op, DatatypeId type, const void* in, void* inout,
   }
 }
 
-// The C layout of MPI_FLOAT_INT & co. (MPI-3.1 section 5.9.4).
-template <class V>
+// The C layout of MPI_FLOAT_INT & co. (MPI-3.1 section 5.9.4); the
+// Fortran pairs (MPI_2REAL, ...) have an index of the value's type.
+template <class V, class I = int>
 struct ValueIndex {
   V value;
-  int index;
+  I index;
 };
 
 // MAXLOC with std::greater, MINLOC with std::less.  On equal values MPI
@@ -236,10 +237,10 @@ T Loc(T a, T b, Better better) {
   return b;
 }
 
-template <class V>
+template <class V, class I = int>
 void PairKernel(OpId op, DatatypeId type, const void* in, void* inout,
                 std::size_t n) {
-  using T = ValueIndex<V>;
+  using T = ValueIndex<V, I>;
   switch (op) {
     case OpId::kMaxloc:
       return Apply<T>(in, inout, n,
@@ -267,6 +268,8 @@ Kernel KernelFor(DatatypeId type) {
   switch (type) {
     case D::kSignedChar:
     case D::kInt8:
+    case D::kInteger1:
+    case D::kLogical1:
       return &IntegerKernel<std::int8_t>;
     case D::kUnsignedChar:
     case D::kUint8:
@@ -276,12 +279,18 @@ Kernel KernelFor(DatatypeId type) {
       return &IntegerKernel<std::uint8_t>;
     case D::kShort:
     case D::kInt16:
+    case D::kInteger2:
+    case D::kLogical2:
       return &IntegerKernel<std::int16_t>;
     case D::kUnsignedShort:
     case D::kUint16:
       return &IntegerKernel<std::uint16_t>;
     case D::kInt:
     case D::kInt32:
+    case D::kInteger:
+    case D::kInteger4:
+    case D::kLogical:
+    case D::kLogical4:
       return &IntegerKernel<std::int32_t>;
     case D::kUnsigned:
     case D::kUint32:
@@ -289,6 +298,8 @@ Kernel KernelFor(DatatypeId type) {
     case D::kLong:
     case D::kLongLong:
     case D::kInt64:
+    case D::kInteger8:
+    case D::kLogical8:
     case D::kAint:
     case D::kOffset:
     case D::kCount:
@@ -298,16 +309,24 @@ Kernel KernelFor(DatatypeId type) {
     case D::kUint64:
       return &IntegerKernel<std::uint64_t>;
     case D::kFloat:
+    case D::kReal:
+    case D::kReal4:
       return &FloatingKernel<float>;
     case D::kDouble:
+    case D::kDoublePrecision:
+    case D::kReal8:
       return &FloatingKernel<double>;
     case D::kLongDouble:
       return &FloatingKernel<long double>;
     case D::kCFloatComplex:
     case D::kCxxFloatComplex:
+    case D::kComplex:
+    case D::kComplex8:
       return &ComplexKernel<float>;
     case D::kCDoubleComplex:
     case D::kCxxDoubleComplex:
+    case D::kDoubleComplex:
+    case D::kComplex16:
       return &ComplexKernel<double>;
     case D::kCLongDoubleComplex:
     case D::kCxxLongDoubleComplex:
@@ -319,13 +338,19 @@ Kernel KernelFor(DatatypeId type) {
     case D::kLongInt:
       return &PairKernel<long>;
     case D::k2Int:
+    case D::k2Integer:
       return &PairKernel<int>;
+    case D::k2Real:
+      return &PairKernel<float, float>;
+    case D::k2DoublePrecision:
+      return &PairKernel<double, double>;
     case D::kShortInt:
       return &PairKernel<short>;
     case D::kLongDoubleInt:
       return &PairKernel<long double>;
     case D::kNull:
     case D::kChar:
+    case D::kCharacter:
     case D::kWchar:
     case D::kPacked:
     case D::kPredefinedEnd:

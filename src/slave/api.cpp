@@ -494,16 +494,18 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return Guard("MPI_Type_get_extent", MPI_COMM_WORLD, [&] {
-    *lb = 0;
-    *extent = static_cast<MPI_Aint>(bdmpi::LookupType(datatype).extent);
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *lb = static_cast<MPI_Aint>(type.lb);
+    *extent = static_cast<MPI_Aint>(type.extent);
   });
 }
 
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return Guard("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&] {
-    *lb = 0;
-    *extent = static_cast<MPI_Count>(bdmpi::LookupType(datatype).extent);
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *lb = static_cast<MPI_Count>(type.lb);
+    *extent = static_cast<MPI_Count>(type.extent);
   });
 }
 
@@ -511,8 +513,9 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exte
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
                              MPI_Aint* true_extent) {
   return Guard("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&] {
-    *true_lb = 0;
-    *true_extent = static_cast<MPI_Aint>(bdmpi::LookupType(datatype).true_extent);
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *true_lb = static_cast<MPI_Aint>(type.true_lb);
+    *true_extent = static_cast<MPI_Aint>(type.true_extent);
   });
 }
 
@@ -520,8 +523,9 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
                                MPI_Count* true_extent) {
   return Guard("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, [&] {
-    *true_lb = 0;
-    *true_extent = static_cast<MPI_Count>(bdmpi::LookupType(datatype).true_extent);
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *true_lb = static_cast<MPI_Count>(type.true_lb);
+    *true_extent = static_cast<MPI_Count>(type.true_extent);
   });
 }
 
@@ -529,7 +533,8 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return Guard("MPI_Type_contiguous", MPI_COMM_WORLD, [&] {
     bdmpi::TypeBlock block{count, oldtype, 0};
-    *newtype = bdmpi::NewDenseType({&block, 1}, "MPI_Type_contiguous");
+    *newtype = bdmpi::NewType({&block, 1}, false, "MPI_Type_contiguous");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype});
   });
 }
 
@@ -540,6 +545,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
     *newtype = bdmpi::NewVectorType(count, blocklength, std::int64_t{stride} * extent,
                                     oldtype, "MPI_Type_vector");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_VECTOR, {count, blocklength, stride}, {},
+                       {oldtype});
   });
 }
 
@@ -549,6 +556,8 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
   return Guard("MPI_Type_create_hvector", MPI_COMM_WORLD, [&] {
     *newtype = bdmpi::NewVectorType(count, blocklength, stride, oldtype,
                                     "MPI_Type_create_hvector");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HVECTOR, {count, blocklength}, {stride},
+                       {oldtype});
   });
 }
 
@@ -556,11 +565,16 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return Guard("MPI_Type_indexed", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_indexed");
     std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], oldtype, displacements[i] * extent});
-    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_indexed");
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_indexed");
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    ints.insert(ints.end(), displacements, displacements + count);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_INDEXED, std::move(ints), {}, {oldtype});
   });
 }
 
@@ -568,11 +582,16 @@ int PMPI_Type_indexed(int count, const int blocklengths[], const int displacemen
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_indexed_block", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_create_indexed_block");
     std::int64_t extent = static_cast<std::int64_t>(bdmpi::LookupType(oldtype).extent);
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklength, oldtype, displacements[i] * extent});
-    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_indexed_block");
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_indexed_block");
+    std::vector<int> ints{count, blocklength};
+    ints.insert(ints.end(), displacements, displacements + count);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_INDEXED_BLOCK, std::move(ints), {},
+                       {oldtype});
   });
 }
 
@@ -581,10 +600,15 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[],
                              const MPI_Aint displacements[], MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_hindexed", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_create_hindexed");
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], oldtype, displacements[i]});
-    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_hindexed");
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_hindexed");
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HINDEXED, std::move(ints),
+                       {displacements, displacements + count}, {oldtype});
   });
 }
 
@@ -593,10 +617,15 @@ int PMPI_Type_create_struct(int count, const int blocklengths[],
                            const MPI_Aint displacements[], const MPI_Datatype types[],
                            MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_struct", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_create_struct");
     std::vector<bdmpi::TypeBlock> blocks;
     for (int i = 0; i < count; ++i)
       blocks.push_back({blocklengths[i], types[i], displacements[i]});
-    *newtype = bdmpi::NewDenseType(blocks, "MPI_Type_create_struct");
+    *newtype = bdmpi::NewType(blocks, true, "MPI_Type_create_struct");
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_STRUCT, std::move(ints),
+                       {displacements, displacements + count}, {types, types + count});
   });
 }
 
@@ -604,12 +633,118 @@ int PMPI_Type_create_struct(int count, const int blocklengths[],
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_resized", MPI_COMM_WORLD, [&] {
-    if (lb != 0 || static_cast<std::uint64_t>(extent) != bdmpi::LookupType(oldtype).extent)
-      throw Error(bdmpi::kErrType,
-                  "MPI_Type_create_resized: changing a datatype's lower bound or extent "
-                  "is not supported (it leaves gaps)");
-    bdmpi::TypeBlock block{1, oldtype, 0};
-    *newtype = bdmpi::NewDenseType({&block, 1}, "MPI_Type_create_resized");
+    *newtype = bdmpi::NewResizedType(oldtype, lb, extent);
+  });
+}
+
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_hindexed_block", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_create_hindexed_block");
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (int i = 0; i < count; ++i) blocks.push_back({blocklength, oldtype, displacements[i]});
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_hindexed_block");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklength},
+                       {displacements, displacements + count}, {oldtype});
+  });
+}
+
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
+                             const int starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_subarray", MPI_COMM_WORLD, [&] {
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_create_subarray: order must be MPI_ORDER_C or MPI_ORDER_FORTRAN");
+    if (ndims <= 0)
+      throw Error(bdmpi::kErrArg, "MPI_Type_create_subarray: ndims must be positive");
+    auto n = static_cast<std::size_t>(ndims);
+    *newtype = bdmpi::NewSubarrayType({sizes, n}, {subsizes, n}, {starts, n},
+                                      order == MPI_ORDER_C, oldtype);
+    std::vector<int> ints{ndims};
+    for (const int* array : {sizes, subsizes, starts}) ints.insert(ints.end(), array, array + n);
+    ints.push_back(order);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_SUBARRAY, std::move(ints), {}, {oldtype});
+  });
+}
+
+// MPI-1 names (deprecated, removed in MPI-3.0, still in Open MPI 4.1).
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype* newtype) {
+  return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+int PMPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return PMPI_Type_create_hindexed(count, blocklengths, displacements, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_struct = PMPI_Type_struct
+int PMPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[],
+                    MPI_Datatype types[], MPI_Datatype* newtype) {
+  return PMPI_Type_create_struct(count, blocklengths, displacements, types, newtype);
+}
+
+#pragma weak MPI_Address = PMPI_Address
+int PMPI_Address(void* location, MPI_Aint* address) {
+  return PMPI_Get_address(location, address);
+}
+
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
+  MPI_Aint lb = 0;
+  return PMPI_Type_get_extent(datatype, &lb, extent);
+}
+
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
+  MPI_Aint extent = 0;
+  return PMPI_Type_get_extent(datatype, displacement, &extent);
+}
+
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
+  MPI_Aint lb = 0, extent = 0;
+  int error = PMPI_Type_get_extent(datatype, &lb, &extent);
+  if (error == MPI_SUCCESS) *displacement = lb + extent;
+  return error;
+}
+
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                          int* num_datatypes, int* combiner) {
+  return Guard("MPI_Type_get_envelope", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeEnvelope& envelope = bdmpi::EnvelopeOf(datatype);
+    *num_integers = static_cast<int>(envelope.ints.size());
+    *num_addresses = static_cast<int>(envelope.aints.size());
+    *num_datatypes = static_cast<int>(envelope.types.size());
+    *combiner = envelope.combiner;
+  });
+}
+
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int integers[], MPI_Aint addresses[],
+                          MPI_Datatype datatypes[]) {
+  return Guard("MPI_Type_get_contents", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeEnvelope& envelope = bdmpi::EnvelopeOf(datatype);
+    if (envelope.combiner == MPI_COMBINER_NAMED)
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_get_contents: a predefined datatype has no contents");
+    if (static_cast<std::size_t>(max_integers) < envelope.ints.size() ||
+        static_cast<std::size_t>(max_addresses) < envelope.aints.size() ||
+        static_cast<std::size_t>(max_datatypes) < envelope.types.size())
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_get_contents: the arrays are smaller than "
+                  "MPI_Type_get_envelope's counts");
+    std::copy(envelope.ints.begin(), envelope.ints.end(), integers);
+    std::copy(envelope.aints.begin(), envelope.aints.end(), addresses);
+    std::copy(envelope.types.begin(), envelope.types.end(), datatypes);
+    bdmpi::TakeContentTypes(datatype);
   });
 }
 
@@ -654,11 +789,12 @@ int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
 int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
              int outsize, int* position, MPI_Comm comm) {
   return Guard("MPI_Pack", comm, [&] {
-    std::uint64_t bytes = bdmpi::BufferBytes(incount, datatype);
+    const bdmpi::TypeInfo& type = bdmpi::CommType(incount, datatype);
+    std::uint64_t bytes = bdmpi::WireBytes(incount, datatype);
     if (*position < 0 || static_cast<std::uint64_t>(*position) + bytes >
                              static_cast<std::uint64_t>(outsize))
       throw Error(bdmpi::kErrTruncate, "MPI_Pack: the output buffer is too small");
-    if (bytes > 0) std::memcpy(static_cast<char*>(outbuf) + *position, inbuf, bytes);
+    bdmpi::PackElements(inbuf, incount, type, static_cast<std::byte*>(outbuf) + *position);
     *position += static_cast<int>(bytes);
   });
 }
@@ -667,11 +803,13 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
 int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm) {
   return Guard("MPI_Unpack", comm, [&] {
-    std::uint64_t bytes = bdmpi::BufferBytes(outcount, datatype);
+    const bdmpi::TypeInfo& type = bdmpi::CommType(outcount, datatype);
+    std::uint64_t bytes = bdmpi::WireBytes(outcount, datatype);
     if (*position < 0 ||
         static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(insize))
       throw Error(bdmpi::kErrTruncate, "MPI_Unpack: the input buffer is too short");
-    if (bytes > 0) std::memcpy(outbuf, static_cast<const char*>(inbuf) + *position, bytes);
+    bdmpi::UnpackElements(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf,
+                          outcount, type);
     *position += static_cast<int>(bytes);
   });
 }
@@ -679,7 +817,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   return Guard("MPI_Pack_size", comm, [&] {
-    std::uint64_t bytes = bdmpi::BufferBytes(incount, datatype);
+    std::uint64_t bytes = bdmpi::WireBytes(incount, datatype);
     if (bytes > INT_MAX) throw Error(bdmpi::kErrCount, "MPI_Pack_size: more than 2 GiB");
     *size = static_cast<int>(bytes);
   });
@@ -695,7 +833,9 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return Guard("MPI_Get_elements", MPI_COMM_WORLD, [&] {
-    *count = bdmpi::ElementsOf(static_cast<std::uint64_t>(status->bdmpi_count), datatype);
+    std::int64_t elements =
+        bdmpi::ElementsOf(static_cast<std::uint64_t>(status->bdmpi_count), datatype);
+    *count = elements > INT_MAX ? MPI_UNDEFINED : static_cast<int>(elements);
   });
 }
 

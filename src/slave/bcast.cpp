@@ -1,5 +1,6 @@
-// The slave's half of MPI_Bcast: the root stages its buffer once and goes
-// on (the data is buffered); every other rank receives it when it runs.
+// The slave's half of MPI_Bcast: the root stages its buffer once (packed
+// when its type has gaps) and goes on (the data is buffered); every other
+// rank receives it when it runs.
 #include <string>
 
 #include "common/error.h"
@@ -8,6 +9,7 @@
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 
@@ -21,7 +23,7 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
            MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  std::uint64_t bytes = BufferBytes(count, datatype);
+  std::uint64_t bytes = WireBytes(count, datatype);
   CheckRoot(comm, root);
   if (comm.size == 1) return;
   Runtime* runtime = Runtime::Instance();
@@ -31,13 +33,15 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
   request.rank = comm.rank;
   request.peer = root;
   if (comm.rank == root) {
-    runtime->StagePayload(buffer, bytes, request);
+    WireData wire = ToWire(buffer, count, datatype);
+    runtime->StagePayload(wire.data, wire.bytes, request);
     runtime->PostStaged(request);
     return;
   }
   request.bytes = bytes;
   ReplyMsg reply = runtime->Call(request);
-  runtime->FetchPayload(reply, buffer, bytes);
+  const TypeInfo& type = LookupType(datatype);
+  FetchInto(reply, buffer, count, type.Dense() ? nullptr : &type, bytes);
   if (reply.error != MPI_SUCCESS)
     throw Error(reply.error, "the root broadcasts more data than count holds");
 }

@@ -1,6 +1,8 @@
 #include "slave/datatypes.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstring>
 #include <vector>
 
 #include "common/error.h"
@@ -20,6 +22,10 @@ std::vector<TypeInfo> MakePredefined() {
     type.base = id;
     type.size = info->size;
     type.extent = info->extent;
+    type.wire = info->extent;
+    type.alignment = info->alignment;
+    type.runs = {{0, info->extent}};
+    type.signature = {{id, 1}};
     // A value-index pair ends with its int: the padding after it (if any)
     // is not part of the true extent. size = value bytes + 4.
     type.true_extent = info->type_class == TypeClass::kPair
@@ -41,11 +47,37 @@ HandleTable<TypeInfo>& Derived() {
   return types;
 }
 
-TypeInfo* FindType(MPI_Datatype datatype) {
+// Also types the program has freed but another type's envelope still names.
+TypeInfo* FindAnyType(MPI_Datatype datatype) {
   if (!HandleIs(datatype, HandleKind::kDatatype)) return nullptr;
   int index = HandleIndex(datatype);
   if (index > 0 && index < kFirstDerived) return &Predefined()[index];
   return Derived().Find(datatype);
+}
+
+TypeInfo* FindType(MPI_Datatype datatype) {
+  TypeInfo* type = FindAnyType(datatype);
+  return type != nullptr && type->user_handles > 0 ? type : nullptr;
+}
+
+// Drops one envelope reference to each derived type in `envelope`.
+void ReleaseInner(const TypeEnvelope& envelope);
+
+void RemoveIfUnused(MPI_Datatype datatype) {
+  TypeInfo* type = Derived().Find(datatype);
+  if (type == nullptr || type->user_handles > 0 || type->inner_uses > 0) return;
+  TypeEnvelope envelope = std::move(type->envelope);
+  Derived().Remove(datatype);
+  ReleaseInner(envelope);
+}
+
+void ReleaseInner(const TypeEnvelope& envelope) {
+  for (MPI_Datatype inner : envelope.types) {
+    TypeInfo* type = FindAnyType(inner);
+    if (type == nullptr || type->predefined) continue;
+    --type->inner_uses;
+    RemoveIfUnused(inner);
+  }
 }
 
 TypeInfo& LookupDerived(MPI_Datatype datatype) {
@@ -59,6 +91,9 @@ TypeInfo& LookupDerived(MPI_Datatype datatype) {
 MPI_Datatype AddDerived(TypeInfo type) {
   type.predefined = false;
   type.committed = false;
+  type.envelope = {};  // set by SetEnvelope
+  type.user_handles = 1;
+  type.inner_uses = 0;
   return Derived().Add(std::move(type));
 }
 
@@ -66,6 +101,68 @@ std::uint64_t Times(std::uint64_t count, std::uint64_t bytes) {
   if (bytes != 0 && count > UINT64_MAX / bytes)
     throw Error(kErrCount, "datatype larger than 2^64 bytes");
   return count * bytes;
+}
+
+// Basic elements one predefined element counts for in MPI_Get_elements: a
+// value-index pair is two (its value and its index), as in Open MPI.
+std::uint64_t BasicElements(DatatypeId id) {
+  return FindPredefinedDatatype(id)->type_class == TypeClass::kPair ? 2 : 1;
+}
+
+void AppendRun(std::vector<TypeRun>& runs, TypeRun run) {
+  if (run.length == 0) return;
+  if (!runs.empty() && runs.back().offset + static_cast<std::int64_t>(runs.back().length) ==
+                           run.offset) {
+    runs.back().length += run.length;
+    return;
+  }
+  runs.push_back(run);
+}
+
+void AppendSignature(std::vector<SignatureRun>& signature, SignatureRun run) {
+  if (run.count == 0) return;
+  if (!signature.empty() && signature.back().type == run.type) {
+    signature.back().count += run.count;
+    return;
+  }
+  signature.push_back(run);
+}
+
+// Adds `count` elements of `type` whose first starts at byte `origin`.
+void AppendElements(TypeInfo& result, const TypeInfo& type, std::int64_t origin,
+                    std::uint64_t count) {
+  const auto extent = static_cast<std::int64_t>(type.extent);
+  if (type.runs.size() == 1 && type.runs[0].length == type.extent) {
+    // Elements that tile their extents: one run for all of them.
+    AppendRun(result.runs, {origin + type.runs[0].offset, Times(count, type.extent)});
+  } else {
+    for (std::uint64_t k = 0; k < count; ++k) {
+      const std::int64_t at = origin + static_cast<std::int64_t>(k) * extent;
+      for (const TypeRun& run : type.runs) AppendRun(result.runs, {at + run.offset, run.length});
+    }
+  }
+  if (type.signature.size() == 1) {
+    AppendSignature(result.signature,
+                    {type.signature[0].type, Times(count, type.signature[0].count)});
+  } else {
+    for (std::uint64_t k = 0; k < count; ++k)
+      for (const SignatureRun& run : type.signature) AppendSignature(result.signature, run);
+  }
+}
+
+// The base type and count of a signature, for reductions.
+void SetBase(TypeInfo& type) {
+  type.mixed = false;
+  type.count = 0;
+  type.base = type.signature.empty() ? DatatypeId::kByte : type.signature[0].type;
+  for (const SignatureRun& run : type.signature) {
+    if (run.type != type.base) type.mixed = true;
+    type.count += run.count;
+  }
+  if (type.mixed) {
+    type.base = DatatypeId::kByte;
+    type.count = type.wire;
+  }
 }
 
 }  // namespace
@@ -76,11 +173,25 @@ const TypeInfo& LookupType(MPI_Datatype datatype) {
   return *type;
 }
 
-std::uint64_t BufferBytes(int count, MPI_Datatype datatype) {
+const TypeInfo& CommType(int count, MPI_Datatype datatype) {
   if (count < 0) throw Error(kErrCount, "negative count " + std::to_string(count));
   const TypeInfo& type = LookupType(datatype);
   if (!type.committed)
     throw Error(kErrType, "the datatype has not been committed (MPI_Type_commit)");
+  return type;
+}
+
+std::uint64_t WireBytes(int count, MPI_Datatype datatype) {
+  return Times(static_cast<std::uint64_t>(count), CommType(count, datatype).wire);
+}
+
+std::uint64_t BufferBytes(int count, MPI_Datatype datatype, const char* call) {
+  const TypeInfo& type = CommType(count, datatype);
+  if (!type.Dense())
+    throw Error(kErrType, std::string(call) +
+                              ": datatypes with gaps, or with a lower bound other than 0, "
+                              "are not supported here yet (point-to-point calls, MPI_Bcast, "
+                              "and reductions with predefined operations take them)");
   return Times(static_cast<std::uint64_t>(count), type.extent);
 }
 
@@ -94,73 +205,157 @@ DatatypeId ReductionBase(MPI_Datatype datatype) {
 
 int CountOf(std::uint64_t bytes, MPI_Datatype datatype) {
   const TypeInfo& type = LookupType(datatype);
-  if (type.extent == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
-  if (bytes % type.extent != 0 || bytes / type.extent > INT_MAX) return MPI_UNDEFINED;
-  return static_cast<int>(bytes / type.extent);
+  if (type.wire == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
+  if (bytes % type.wire != 0 || bytes / type.wire > INT_MAX) return MPI_UNDEFINED;
+  return static_cast<int>(bytes / type.wire);
 }
 
-int ElementsOf(std::uint64_t bytes, MPI_Datatype datatype) {
+std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype) {
   const TypeInfo& type = LookupType(datatype);
-  if (type.mixed) return CountOf(bytes, datatype);
-  std::uint64_t base_extent = LookupType(MakeHandle(HandleKind::kDatatype,
-                                                    static_cast<int>(type.base))).extent;
-  if (bytes % base_extent != 0 || bytes / base_extent > INT_MAX) return MPI_UNDEFINED;
-  return static_cast<int>(bytes / base_extent);
+  if (type.wire == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
+  std::uint64_t per_element = 0;
+  for (const SignatureRun& run : type.signature)
+    per_element += run.count * BasicElements(run.type);
+  std::uint64_t elements = bytes / type.wire * per_element;
+  std::uint64_t rest = bytes % type.wire;
+  // A partial element: count its whole predefined elements in order.
+  for (const SignatureRun& run : type.signature) {
+    if (rest == 0) break;
+    std::uint64_t one = FindPredefinedDatatype(run.type)->extent;
+    std::uint64_t whole = std::min(run.count, rest / one);
+    elements += whole * BasicElements(run.type);
+    rest -= whole * one;
+    if (whole < run.count) break;
+  }
+  if (rest != 0 || elements > INT64_MAX) return MPI_UNDEFINED;
+  return static_cast<std::int64_t>(elements);
 }
 
-MPI_Datatype NewDenseType(std::span<const TypeBlock> blocks, const char* constructor) {
+void PackElements(const void* buffer, int count, const TypeInfo& type, std::byte* out) {
+  const auto* origin = static_cast<const std::byte*>(buffer);
+  const auto extent = static_cast<std::int64_t>(type.extent);
+  for (std::int64_t i = 0; i < count; ++i) {
+    for (const TypeRun& run : type.runs) {
+      std::memcpy(out, origin + i * extent + run.offset, run.length);
+      out += run.length;
+    }
+  }
+}
+
+void UnpackElements(const std::byte* in, std::uint64_t bytes, void* buffer, int count,
+                    const TypeInfo& type) {
+  auto* origin = static_cast<std::byte*>(buffer);
+  const auto extent = static_cast<std::int64_t>(type.extent);
+  for (std::int64_t i = 0; i < count && bytes > 0; ++i) {
+    for (const TypeRun& run : type.runs) {
+      std::uint64_t n = std::min<std::uint64_t>(run.length, bytes);
+      std::memcpy(origin + i * extent + run.offset, in, n);
+      in += n;
+      bytes -= n;
+      if (bytes == 0) return;
+    }
+  }
+}
+
+MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
+                     const char* constructor) {
   TypeInfo result;
-  result.count = 0;
-  std::uint64_t offset = 0;
-  bool first = true;
+  std::int64_t lb = INT64_MAX, ub = INT64_MIN;
+  std::int64_t true_lb = INT64_MAX, true_ub = INT64_MIN;
   for (const TypeBlock& block : blocks) {
     if (block.count < 0)
       throw Error(kErrCount, std::string(constructor) + ": negative block length");
     const TypeInfo& type = LookupType(block.type);
-    if (block.count == 0 || type.extent == 0) continue;
-    if (block.displacement < 0 || static_cast<std::uint64_t>(block.displacement) != offset)
-      throw Error(kErrType, std::string(constructor) +
-                                ": datatypes with gaps or overlaps are not supported "
-                                "(BDMPI supports only types whose blocks lie end to end "
-                                "from displacement 0)");
-    std::uint64_t count = static_cast<std::uint64_t>(block.count);
-    if (first) {
-      result.base = type.base;
-      result.mixed = type.mixed;
-    } else if (type.mixed || type.base != result.base) {
-      result.mixed = true;
+    if (block.count == 0) continue;  // MPI: no part of the type map
+    const auto count = static_cast<std::uint64_t>(block.count);
+    const auto extent = static_cast<std::int64_t>(type.extent);
+    const std::int64_t last = block.displacement + (block.count - 1) * extent;
+    AppendElements(result, type, block.displacement, count);
+    lb = std::min({lb, block.displacement + type.lb, last + type.lb});
+    ub = std::max({ub, block.displacement + type.lb + extent, last + type.lb + extent});
+    if (type.size > 0) {
+      const auto true_extent = static_cast<std::int64_t>(type.true_extent);
+      true_lb = std::min({true_lb, block.displacement + type.true_lb, last + type.true_lb});
+      true_ub = std::max({true_ub, block.displacement + type.true_lb + true_extent,
+                          last + type.true_lb + true_extent});
     }
-    first = false;
-    result.count += Times(count, type.count);  // replaced below when mixed
-    result.true_extent = offset + Times(count - 1, type.extent) + type.true_extent;
     result.size += Times(count, type.size);
-    offset += Times(count, type.extent);
+    result.wire += Times(count, type.wire);
+    result.alignment = std::max(result.alignment, type.alignment);
+    result.explicit_bounds = result.explicit_bounds || type.explicit_bounds;
   }
-  result.extent = offset;
-  if (first) {  // empty: zero elements of MPI_BYTE
-    result.base = DatatypeId::kByte;
-    result.count = 0;
-  } else if (result.mixed) {
-    result.base = DatatypeId::kByte;
-    result.count = result.extent;
-  }
+  if (lb > ub) lb = ub = 0;  // empty
+  if (true_lb > true_ub) true_lb = true_ub = 0;
+  result.lb = lb;
+  result.extent = static_cast<std::uint64_t>(ub - lb);
+  if (pad_to_alignment && !result.explicit_bounds && result.extent % result.alignment != 0)
+    result.extent += result.alignment - result.extent % result.alignment;
+  result.true_lb = true_lb;
+  result.true_extent = static_cast<std::uint64_t>(true_ub - true_lb);
+  SetBase(result);
   return AddDerived(std::move(result));
+}
+
+void CheckTypeCount(std::int64_t count, const char* constructor) {
+  if (count < 0) throw Error(kErrCount, std::string(constructor) + ": negative count");
 }
 
 MPI_Datatype NewVectorType(std::int64_t count, std::int64_t blocklength, std::int64_t stride,
                            MPI_Datatype oldtype, const char* constructor) {
-  if (count < 0) throw Error(kErrCount, std::string(constructor) + ": negative count");
-  std::int64_t block_bytes =
-      blocklength * static_cast<std::int64_t>(LookupType(oldtype).extent);
+  CheckTypeCount(count, constructor);
+  LookupType(oldtype);
   std::vector<TypeBlock> blocks;
-  if (count <= 1 || stride == block_bytes) {
-    blocks.push_back({count * blocklength, oldtype, 0});
-  } else {
-    // The first two blocks tell whether there is a gap (or an overlap).
-    blocks.push_back({blocklength, oldtype, 0});
-    blocks.push_back({blocklength, oldtype, stride});
+  for (std::int64_t i = 0; i < count; ++i) blocks.push_back({blocklength, oldtype, i * stride});
+  return NewType(blocks, false, constructor);
+}
+
+MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent) {
+  if (extent < 0)
+    throw Error(kErrArg, "MPI_Type_create_resized: a negative extent is not supported");
+  TypeInfo type = LookupType(oldtype);
+  type.name.clear();
+  type.lb = lb;
+  type.extent = static_cast<std::uint64_t>(extent);
+  type.explicit_bounds = true;
+  MPI_Datatype handle = AddDerived(std::move(type));
+  SetEnvelope(handle, MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype});
+  return handle;
+}
+
+MPI_Datatype NewSubarrayType(std::span<const int> sizes, std::span<const int> subsizes,
+                             std::span<const int> starts, bool row_major,
+                             MPI_Datatype oldtype) {
+  const char* what = "MPI_Type_create_subarray";
+  if (sizes.empty()) throw Error(kErrArg, std::string(what) + ": ndims must be positive");
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] <= 0 || subsizes[d] <= 0 || starts[d] < 0 ||
+        starts[d] > sizes[d] - subsizes[d])
+      throw Error(kErrArg, std::string(what) + ": dimension " + std::to_string(d) +
+                               " needs 0 < subsize <= size and 0 <= start <= size - "
+                               "subsize");
   }
-  return NewDenseType(blocks, constructor);
+  // Innermost dimension first: the last in C order, the first in Fortran's.
+  std::vector<std::size_t> order(sizes.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = row_major ? order.size() - 1 - i : i;
+  auto stride = static_cast<std::int64_t>(LookupType(oldtype).extent);
+  std::int64_t offset = 0;
+  MPI_Datatype inner = oldtype;
+  bool owned = false;  // inner is one of ours, to free once wrapped
+  for (std::size_t d : order) {
+    MPI_Datatype outer = NewVectorType(subsizes[d], 1, stride, inner, what);
+    if (owned) FreeType(&inner);
+    inner = outer;
+    owned = true;
+    offset += starts[d] * stride;
+    stride *= sizes[d];
+  }
+  TypeBlock placed{1, inner, offset};
+  MPI_Datatype shifted = NewType({&placed, 1}, false, what);
+  FreeType(&inner);
+  MPI_Datatype result = NewResizedType(shifted, 0, stride);
+  FreeType(&shifted);
+  return result;
 }
 
 MPI_Datatype DupType(MPI_Datatype datatype) {
@@ -169,6 +364,7 @@ MPI_Datatype DupType(MPI_Datatype datatype) {
   copy.name.clear();
   MPI_Datatype handle = AddDerived(std::move(copy));
   LookupDerived(handle).committed = committed;  // MPI: dup keeps the state
+  SetEnvelope(handle, MPI_COMBINER_DUP, {}, {}, {datatype});
   return handle;
 }
 
@@ -179,9 +375,32 @@ void CommitType(MPI_Datatype* datatype) {
 }
 
 void FreeType(MPI_Datatype* datatype) {
-  LookupDerived(*datatype);
-  Derived().Remove(*datatype);
+  --LookupDerived(*datatype).user_handles;
+  RemoveIfUnused(*datatype);
   *datatype = MPI_DATATYPE_NULL;
+}
+
+void SetEnvelope(MPI_Datatype datatype, int combiner, std::vector<int> ints,
+                 std::vector<MPI_Aint> aints, std::vector<MPI_Datatype> types) {
+  for (MPI_Datatype inner : types) {
+    TypeInfo* type = FindAnyType(inner);
+    if (type != nullptr && !type->predefined) ++type->inner_uses;
+  }
+  TypeEnvelope old = std::move(LookupDerived(datatype).envelope);
+  LookupDerived(datatype).envelope = {combiner, std::move(ints), std::move(aints),
+                                      std::move(types)};
+  ReleaseInner(old);
+}
+
+const TypeEnvelope& EnvelopeOf(MPI_Datatype datatype) {
+  return LookupType(datatype).envelope;
+}
+
+void TakeContentTypes(MPI_Datatype datatype) {
+  for (MPI_Datatype inner : LookupType(datatype).envelope.types) {
+    TypeInfo* type = FindAnyType(inner);
+    if (type != nullptr && !type->predefined) ++type->user_handles;
+  }
 }
 
 void SetTypeName(MPI_Datatype datatype, const char* name) {

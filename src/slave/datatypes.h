@@ -1,48 +1,112 @@
-// Datatypes as a slave sees them: the predefined ones and dense derived
-// ones (MPI_Type_contiguous, and the other constructors when what they
-// describe has no gaps). Each is `count` elements of one predefined `base`
-// type laid end to end, or a run of bytes of mixed types. The master only
-// ever sees the base type and the byte count, so a reduction on a
-// contiguous type of MPI_INT is a reduction of count * n ints.
+// Datatypes as a slave sees them. Every type, predefined or derived, is
+// kept flattened: the runs of bytes one element occupies (relative to the
+// buffer address, so a negative lower bound gives negative offsets), its
+// bounds, and its type signature as runs of predefined types.
 //
-// Types with gaps (strided vectors, indexed types with holes, resized
-// types, ...) are refused with MPI_ERR_TYPE: moving their bytes as one block
-// would write the receiver's gaps, which MPI leaves untouched.
+// On the wire (to the master and between ranks) an element is its runs
+// concatenated: a predefined element travels as its extent (a value-index
+// pair with its padding, as the master's reduction kernels expect). A
+// `dense` type, whose element is one run from offset 0 filling its extent,
+// travels as the user's buffer as is; any other type is packed once into a
+// contiguous staging buffer and unpacked on receipt (see PackElements).
+//
+// The master only ever sees bytes and, for reductions, one predefined base
+// type. Point-to-point, MPI_Bcast, MPI_Reduce and MPI_Allreduce (predefined
+// ops) pack and unpack (wire_data.h); the other collectives and user-defined
+// ops take dense types only for now and refuse others with MPI_ERR_TYPE
+// rather than move their gaps.
 #pragma once
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/datatype.h"
 #include "common/handles.h"
 
 namespace bdmpi {
 
+// Bytes [offset, offset + length) of one element.
+struct TypeRun {
+  std::int64_t offset = 0;
+  std::uint64_t length = 0;
+};
+
+// `count` consecutive predefined elements of `type` in the type signature.
+struct SignatureRun {
+  DatatypeId type = DatatypeId::kNull;
+  std::uint64_t count = 0;
+};
+
+// How a type was made (MPI_Type_get_envelope / get_contents). Derived
+// types named here are kept alive by this reference (`inner_uses`).
+struct TypeEnvelope {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> types;
+};
+
 struct TypeInfo {
   DatatypeId base = DatatypeId::kNull;  // kByte when `mixed`
   bool mixed = false;                   // of several predefined types
   bool predefined = true;
   bool committed = true;
+  // MPI_Type_create_resized fixed the bounds: MPI_Type_create_struct then
+  // adds no alignment padding.
+  bool explicit_bounds = false;
   std::uint64_t count = 1;    // elements of base in one element of the type
   std::uint64_t size = 0;     // bytes of data (MPI_Type_size)
-  std::uint64_t extent = 0;   // bytes in memory (lb is always 0)
+  std::int64_t lb = 0;
+  std::uint64_t extent = 0;   // ub - lb
+  std::int64_t true_lb = 0;
   std::uint64_t true_extent = 0;
+  std::uint64_t alignment = 1;  // largest alignof of its predefined types
+  std::uint64_t wire = 0;       // bytes of one element on the wire
+  std::vector<TypeRun> runs;    // in type-map order, adjacent runs merged
+  std::vector<SignatureRun> signature;
   std::string name;
+  TypeEnvelope envelope;
+  // MPI_Type_free drops a user handle; the type lives on while another
+  // type's envelope names it (MPI_Type_get_contents may hand it out again).
+  int user_handles = 1;
+  int inner_uses = 0;
+
+  // One run from offset 0 that fills the extent: the buffer moves as is.
+  bool Dense() const {
+    return lb == 0 && wire == extent &&
+           (runs.empty() || (runs.size() == 1 && runs[0].offset == 0));
+  }
 };
 
 // Throws kErrType for MPI_DATATYPE_NULL, freed types and non-datatypes.
 const TypeInfo& LookupType(MPI_Datatype datatype);
-// count elements of datatype in bytes, for a communication call: throws
-// kErrCount for a negative count and kErrType for a type not committed.
-std::uint64_t BufferBytes(int count, MPI_Datatype datatype);
+// A committed type, for a communication call: throws kErrCount for a
+// negative count and kErrType for a type not committed.
+const TypeInfo& CommType(int count, MPI_Datatype datatype);
+// Bytes `count` elements of `datatype` take on the wire (see above).
+std::uint64_t WireBytes(int count, MPI_Datatype datatype);
+// count elements of a dense datatype in bytes, for the calls that move the
+// user's buffer as is (collectives, reductions): like CommType, and throws
+// kErrType for a type with gaps, naming `call`.
+std::uint64_t BufferBytes(int count, MPI_Datatype datatype,
+                          const char* call = "this collective");
 // The predefined type a reduction works on (kErrOp for mixed types).
 DatatypeId ReductionBase(MPI_Datatype datatype);
-// MPI_Get_count / MPI_Get_elements of a received byte count.
+// MPI_Get_count / MPI_Get_elements of a received byte count (wire bytes).
 int CountOf(std::uint64_t bytes, MPI_Datatype datatype);
-int ElementsOf(std::uint64_t bytes, MPI_Datatype datatype);
+std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype);
+
+// Copies `count` elements at `buffer` into `out` (WireBytes of them).
+void PackElements(const void* buffer, int count, const TypeInfo& type, std::byte* out);
+// Copies the first `bytes` wire bytes of `in` into `count` elements at
+// `buffer`, leaving the rest (and every gap) untouched.
+void UnpackElements(const std::byte* in, std::uint64_t bytes, void* buffer, int count,
+                    const TypeInfo& type);
 
 // One block of a type constructor: `count` elements of `type` at byte
 // displacement `displacement`.
@@ -51,17 +115,34 @@ struct TypeBlock {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   std::int64_t displacement = 0;
 };
-// A new (uncommitted) type made of blocks that must lie end to end from
-// displacement 0; throws kErrType naming `constructor` otherwise.
-MPI_Datatype NewDenseType(std::span<const TypeBlock> blocks, const char* constructor);
-// count blocks of blocklength elements, `stride` bytes apart: dense only
-// when the stride is one block (or there is at most one block).
+// A new (uncommitted) type made of blocks, in type-map order. `pad_to_alignment`
+// (MPI_Type_create_struct) rounds the extent up to the largest alignment of
+// its predefined types, as MPI-3.1 section 4.1.6 and Open MPI do.
+MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
+                     const char* constructor);
+// kErrCount for a constructor's negative count.
+void CheckTypeCount(std::int64_t count, const char* constructor);
+// count blocks of blocklength elements, `stride` bytes apart.
 MPI_Datatype NewVectorType(std::int64_t count, std::int64_t blocklength, std::int64_t stride,
                            MPI_Datatype oldtype, const char* constructor);
+MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent);
+// MPI_Type_create_subarray: the subarray's elements, with the bounds of
+// the whole array (lb 0, extent its bytes). `row_major` is MPI_ORDER_C.
+MPI_Datatype NewSubarrayType(std::span<const int> sizes, std::span<const int> subsizes,
+                             std::span<const int> starts, bool row_major,
+                             MPI_Datatype oldtype);
 MPI_Datatype DupType(MPI_Datatype datatype);
 void CommitType(MPI_Datatype* datatype);
 // Frees a derived type and sets the handle to MPI_DATATYPE_NULL.
 void FreeType(MPI_Datatype* datatype);
 void SetTypeName(MPI_Datatype datatype, const char* name);
+// Records how `datatype` was made; derived `types` are kept alive by it.
+void SetEnvelope(MPI_Datatype datatype, int combiner, std::vector<int> ints,
+                 std::vector<MPI_Aint> aints, std::vector<MPI_Datatype> types);
+// MPI_Type_get_envelope (kErrType for a type that is not there).
+const TypeEnvelope& EnvelopeOf(MPI_Datatype datatype);
+// MPI_Type_get_contents' datatypes: each derived one counts as a new
+// handle the program must free.
+void TakeContentTypes(MPI_Datatype datatype);
 
 }  // namespace bdmpi

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,8 @@ struct PendingRequest {
   const void* send_buffer = nullptr;
   int count = 0;
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  // A receive into a datatype with gaps: where to unpack (see FinishRecv).
+  std::shared_ptr<const TypeInfo> layout;
   int peer = 0;
   int tag = 0;
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 namespace {
@@ -44,10 +46,11 @@ void CheckRecvTag(int tag) {
     throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
 }
 
-// Copies a completed receive's data and status out of the master's reply.
-int FinishRecv(const ReplyMsg& reply, void* buffer, std::uint64_t capacity,
-               MPI_Status* status) {
-  Runtime::Instance()->FetchPayload(reply, buffer, capacity);
+// Copies a completed receive's data and status out of the master's reply
+// (unpacking it when `scattered`, see wire_data.h).
+int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
+               std::uint64_t capacity, MPI_Status* status) {
+  FetchInto(reply, buffer, count, scattered, capacity);
   std::uint64_t received = reply.bytes < capacity ? reply.bytes : capacity;
   SetStatus(status, reply.source, reply.tag, reply.error, received);
   return reply.error;
@@ -67,10 +70,10 @@ RequestMsg RecvRequest(MsgType type, const CommInfo& comm, int source, int tag,
 }
 
 // A null buffer with data to move: MPI_ERR_BUFFER, as Open MPI returns
-// (its OMPI_CHECK_USER_BUFFER), instead of a crash in memcpy. Our datatypes
-// are contiguous, so MPI_BOTTOM with absolute addresses cannot occur.
-void CheckBuffer(const void* buffer, std::uint64_t bytes) {
-  if (buffer == nullptr && bytes > 0)
+// (its OMPI_CHECK_USER_BUFFER), instead of a crash in memcpy. Only for
+// dense types: a type with gaps may hold absolute addresses (MPI_BOTTOM).
+void CheckBuffer(const void* buffer, std::uint64_t bytes, MPI_Datatype datatype) {
+  if (buffer == nullptr && bytes > 0 && LookupType(datatype).Dense())
     throw Error(kErrBuffer, "a null buffer for " + std::to_string(bytes) + " bytes");
 }
 
@@ -84,11 +87,12 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
           int tag, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  std::uint64_t bytes = BufferBytes(count, datatype);
+  std::uint64_t bytes = WireBytes(count, datatype);
   CheckSendTag(tag);
   CheckDest(comm, dest);
-  CheckBuffer(buffer, bytes);
+  CheckBuffer(buffer, bytes, datatype);
   if (dest == MPI_PROC_NULL) return;
+  WireData wire = ToWire(buffer, count, datatype);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
   request.type = MsgType::kSend;
@@ -96,7 +100,7 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
   request.rank = comm.rank;
   request.peer = dest;
   request.tag = tag;
-  runtime->StagePayload(buffer, bytes, request);
+  runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);
 }
 
@@ -104,10 +108,10 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
           MPI_Comm comm_handle, MPI_Status* status) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  std::uint64_t capacity = BufferBytes(count, datatype);
+  std::uint64_t capacity = WireBytes(count, datatype);
   CheckRecvTag(tag);
   CheckSource(comm, source);
-  CheckBuffer(buffer, capacity);
+  CheckBuffer(buffer, capacity, datatype);
   if (source == MPI_PROC_NULL) {
     SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     return;
@@ -116,7 +120,9 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   // Post and wait in one request (the master treats wants_reply as wait).
   ReplyMsg reply = runtime->Call(RecvRequest(MsgType::kPostRecv, comm, source,
                                              tag, capacity, runtime->NewRecvId()));
-  ThrowIfError(FinishRecv(reply, buffer, capacity, status),
+  const TypeInfo& type = LookupType(datatype);
+  ThrowIfError(FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
+                          status),
                "message longer than the receive buffer");
 }
 
@@ -131,10 +137,12 @@ PendingRequest RecvRequestFor(void* buffer, int count, MPI_Datatype datatype, in
   pending.is_recv = true;
   pending.comm = comm_handle;
   pending.buffer = buffer;
-  pending.capacity = BufferBytes(count, datatype);
+  pending.capacity = WireBytes(count, datatype);
+  pending.count = count;
+  pending.layout = ScatteredLayout(datatype);
   CheckRecvTag(tag);
   CheckSource(comm, source);
-  CheckBuffer(buffer, pending.capacity);
+  CheckBuffer(buffer, pending.capacity, datatype);
   pending.peer = source;
   pending.tag = tag;
   return pending;
@@ -145,10 +153,10 @@ PendingRequest SendRequestFor(const void* buffer, int count, MPI_Datatype dataty
                               int dest, int tag, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  std::uint64_t bytes = BufferBytes(count, datatype);
+  std::uint64_t bytes = WireBytes(count, datatype);
   CheckSendTag(tag);
   CheckDest(comm, dest);
-  CheckBuffer(buffer, bytes);
+  CheckBuffer(buffer, bytes, datatype);
   PendingRequest pending;
   pending.comm = comm_handle;
   pending.send_buffer = buffer;
@@ -322,7 +330,8 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id) {
 
 // Copies the master's completion of a receive into its request.
 void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
-  FinishRecv(reply, pending.buffer, pending.capacity, &pending.status);
+  FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
+             &pending.status);
   pending.done = true;
 }
 

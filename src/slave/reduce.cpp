@@ -14,6 +14,7 @@
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 
@@ -23,10 +24,11 @@ namespace {
 
 // Common part: validate, handle one rank alone, stage the contribution.
 // Returns false when there is nothing more to do.
+// `wire` keeps the (packed) contribution until the request is posted.
 bool Contribute(MsgType type, const void* send, void* recv, int count,
                 MPI_Datatype datatype, MPI_Op op, int root,
-                const CommInfo& comm, RequestMsg& request) {
-  std::uint64_t bytes = BufferBytes(count, datatype);
+                const CommInfo& comm, RequestMsg& request, WireData& wire) {
+  WireBytes(count, datatype);
   OpId op_id = CheckOp(op, datatype).predefined;
   bool gets_result = type == MsgType::kAllreduce || comm.rank == root;
   if (send == MPI_IN_PLACE) {
@@ -35,7 +37,7 @@ bool Contribute(MsgType type, const void* send, void* recv, int count,
     send = recv;
   }
   if (comm.size == 1) {
-    if (send != recv && bytes > 0) std::memmove(recv, send, bytes);
+    CopyElements(send, recv, count, datatype);
     return false;
   }
   request.type = type;
@@ -44,25 +46,27 @@ bool Contribute(MsgType type, const void* send, void* recv, int count,
   request.peer = root;
   request.datatype = static_cast<std::uint16_t>(ReductionBase(datatype));
   request.op = static_cast<std::uint16_t>(op_id);
-  Runtime::Instance()->StagePayload(send, bytes, request);
+  wire = ToWire(send, count, datatype);
+  Runtime::Instance()->StagePayload(wire.data, wire.bytes, request);
   return true;
 }
 
 // True for a user-defined operation (checked, with the buffers).
 bool UserDefined(const void* send, int count, MPI_Datatype datatype, MPI_Op op,
                  bool gets_result) {
-  BufferBytes(count, datatype);
+  WireBytes(count, datatype);
   if (CheckOp(op, datatype).user == nullptr) return false;
+  BufferBytes(count, datatype, "a user-defined reduction");
   if (send == MPI_IN_PLACE && !gets_result)
     throw Error(kErrBuffer, "MPI_IN_PLACE is only valid at the root");
   return true;
 }
 
-void AwaitResult(RequestMsg& request, void* recv) {
-  Runtime* runtime = Runtime::Instance();
+void AwaitResult(RequestMsg& request, void* recv, int count, MPI_Datatype datatype) {
   std::uint64_t bytes = request.bytes;
-  ReplyMsg reply = runtime->Call(request);
-  runtime->FetchPayload(reply, recv, bytes);
+  ReplyMsg reply = Runtime::Instance()->Call(request);
+  const TypeInfo& type = LookupType(datatype);
+  FetchInto(reply, recv, count, type.Dense() ? nullptr : &type, bytes);
 }
 
 }  // namespace
@@ -78,11 +82,12 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
     return;
   }
   RequestMsg request;
+  WireData wire;
   if (!Contribute(MsgType::kReduce, send, recv, count, datatype, op, root, comm,
-                  request))
+                  request, wire))
     return;
   if (comm.rank == root) {
-    AwaitResult(request, recv);
+    AwaitResult(request, recv, count, datatype);
   } else {
     Runtime::Instance()->PostStaged(request);
   }
@@ -99,10 +104,11 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
     return;
   }
   RequestMsg request;
+  WireData wire;
   if (!Contribute(MsgType::kAllreduce, send, recv, count, datatype, op, 0, comm,
-                  request))
+                  request, wire))
     return;
-  AwaitResult(request, recv);
+  AwaitResult(request, recv, count, datatype);
 }
 
 }  // namespace bdmpi

@@ -80,7 +80,29 @@ constexpr int Op(OpId id) {
   X(MPI_CXX_BOOL, kCxxBool)                         \
   X(MPI_CXX_FLOAT_COMPLEX, kCxxFloatComplex)        \
   X(MPI_CXX_DOUBLE_COMPLEX, kCxxDoubleComplex)      \
-  X(MPI_CXX_LONG_DOUBLE_COMPLEX, kCxxLongDoubleComplex)
+  X(MPI_CXX_LONG_DOUBLE_COMPLEX, kCxxLongDoubleComplex) \
+  X(MPI_CHARACTER, kCharacter) \
+  X(MPI_LOGICAL, kLogical) \
+  X(MPI_INTEGER, kInteger) \
+  X(MPI_REAL, kReal) \
+  X(MPI_DOUBLE_PRECISION, kDoublePrecision) \
+  X(MPI_COMPLEX, kComplex) \
+  X(MPI_DOUBLE_COMPLEX, kDoubleComplex) \
+  X(MPI_INTEGER1, kInteger1) \
+  X(MPI_INTEGER2, kInteger2) \
+  X(MPI_INTEGER4, kInteger4) \
+  X(MPI_INTEGER8, kInteger8) \
+  X(MPI_REAL4, kReal4) \
+  X(MPI_REAL8, kReal8) \
+  X(MPI_COMPLEX8, kComplex8) \
+  X(MPI_COMPLEX16, kComplex16) \
+  X(MPI_LOGICAL1, kLogical1) \
+  X(MPI_LOGICAL2, kLogical2) \
+  X(MPI_LOGICAL4, kLogical4) \
+  X(MPI_LOGICAL8, kLogical8) \
+  X(MPI_2INTEGER, k2Integer) \
+  X(MPI_2REAL, k2Real) \
+  X(MPI_2DOUBLE_PRECISION, k2DoublePrecision)
 
 #define BDMPI_OPS(X)       \
   X(MPI_MAX, kMax)         \

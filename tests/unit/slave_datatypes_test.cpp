@@ -1,6 +1,6 @@
-// The slave's datatype table (src/slave/datatypes.cpp): which derived types
-// are dense, what the master sees of them (base type and byte count), and
-// the life cycle of handles. Compiled against our public mpi.h.
+// The slave's datatype table (src/slave/datatypes.cpp): the flattened
+// layout of derived types, which are dense, what the master sees of them
+// (base type and byte count), packing, and the life cycle of handles. Compiled against our public mpi.h.
 #include "slave/datatypes.h"
 
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ int ErrorClassOf(const std::function<void()>& call) {
 
 MPI_Datatype Contiguous(std::int64_t count, MPI_Datatype type) {
   TypeBlock block{count, type, 0};
-  return NewDenseType({&block, 1}, "test");
+  return NewType({&block, 1}, false, "test");
 }
 
 TEST(SlaveDatatypesTest, PredefinedTypes) {
@@ -78,34 +78,73 @@ TEST(SlaveDatatypesTest, PairTypesKeepTheirExtent) {
   FreeType(&pairs);
 }
 
-TEST(SlaveDatatypesTest, DenseBlocksOfMixedTypesAreBytes) {
-  std::vector<TypeBlock> blocks = {{1, MPI_DOUBLE, 0}, {2, MPI_INT, 8}};
-  MPI_Datatype mixed = NewDenseType(blocks, "test");
+TEST(SlaveDatatypesTest, StructsArePaddedToTheirAlignment) {
+  // struct { double d; int i; }: MPI-3.1 4.1.6 pads the extent to 16 so
+  // that count > 1 walks a C array of them.
+  std::vector<TypeBlock> blocks = {{1, MPI_DOUBLE, 0}, {1, MPI_INT, 8}};
+  MPI_Datatype mixed = NewType(blocks, true, "test");
   const TypeInfo& type = LookupType(mixed);
   EXPECT_TRUE(type.mixed);
-  EXPECT_EQ(type.base, DatatypeId::kByte);
+  EXPECT_EQ(type.size, 12u);
   EXPECT_EQ(type.extent, 16u);
-  EXPECT_EQ(type.count, 16u);
+  EXPECT_EQ(type.true_extent, 12u);
+  EXPECT_EQ(type.wire, 12u);
+  EXPECT_FALSE(type.Dense());
   EXPECT_EQ(ErrorClassOf([&] { ReductionBase(mixed); }), MPI_ERR_OP);
+  EXPECT_EQ(ElementsOf(24, mixed), 4);
+  EXPECT_EQ(ElementsOf(20, mixed), 3);
+  EXPECT_EQ(ElementsOf(10, mixed), MPI_UNDEFINED);
   FreeType(&mixed);
 }
 
-TEST(SlaveDatatypesTest, GapsAndOverlapsAreRefused) {
+TEST(SlaveDatatypesTest, GapsArePackedAndUnpacked) {
   std::vector<TypeBlock> hole = {{1, MPI_INT, 0}, {1, MPI_INT, 8}};
-  EXPECT_EQ(ErrorClassOf([&] { NewDenseType(hole, "test"); }), MPI_ERR_TYPE);
-  std::vector<TypeBlock> overlap = {{2, MPI_INT, 0}, {1, MPI_INT, 4}};
-  EXPECT_EQ(ErrorClassOf([&] { NewDenseType(overlap, "test"); }), MPI_ERR_TYPE);
-  std::vector<TypeBlock> offset = {{1, MPI_INT, 4}};
-  EXPECT_EQ(ErrorClassOf([&] { NewDenseType(offset, "test"); }), MPI_ERR_TYPE);
-  EXPECT_EQ(ErrorClassOf([] { NewVectorType(3, 1, 8, MPI_INT, "test"); }), MPI_ERR_TYPE);
-  // Empty blocks may be anywhere.
-  std::vector<TypeBlock> empty_anywhere = {{0, MPI_INT, 100}, {2, MPI_INT, 0}};
-  MPI_Datatype ok = NewDenseType(empty_anywhere, "test");
-  EXPECT_EQ(LookupType(ok).extent, 8u);
-  FreeType(&ok);
-  MPI_Datatype vector = NewVectorType(3, 2, 8, MPI_INT, "test");
+  MPI_Datatype gappy = NewType(hole, false, "test");
+  CommitType(&gappy);
+  const TypeInfo& type = LookupType(gappy);
+  EXPECT_FALSE(type.Dense());
+  EXPECT_EQ(type.extent, 12u);
+  EXPECT_EQ(type.count, 2u);
+  EXPECT_EQ(WireBytes(2, gappy), 16u);
+  EXPECT_EQ(ErrorClassOf([&] { BufferBytes(1, gappy); }), MPI_ERR_TYPE);
+  int in[6] = {1, 2, 3, 4, 5, 6};
+  int packed[4] = {};
+  PackElements(in, 2, type, reinterpret_cast<std::byte*>(packed));
+  EXPECT_EQ(std::vector<int>(packed, packed + 4), (std::vector<int>{1, 3, 4, 6}));
+  int out[6] = {0, -1, 0, 0, -1, 0};
+  // Three of the four ints arrived: the fourth and the gaps stay untouched.
+  UnpackElements(reinterpret_cast<std::byte*>(packed), 12, out, 2, type);
+  EXPECT_EQ(std::vector<int>(out, out + 6), (std::vector<int>{1, -1, 3, 4, -1, 0}));
+  FreeType(&gappy);
+  // A vector with stride: three blocks of two ints, 8 ints apart.
+  MPI_Datatype vector = NewVectorType(3, 2, 32, MPI_INT, "test");
   EXPECT_EQ(LookupType(vector).count, 6u);
+  EXPECT_EQ(LookupType(vector).extent, 72u);
+  EXPECT_EQ(LookupType(vector).runs.size(), 3u);
   FreeType(&vector);
+  // Empty blocks take no part in the bounds.
+  std::vector<TypeBlock> empty_anywhere = {{0, MPI_INT, 100}, {2, MPI_INT, 0}};
+  MPI_Datatype ok = NewType(empty_anywhere, false, "test");
+  EXPECT_EQ(LookupType(ok).extent, 8u);
+  EXPECT_TRUE(LookupType(ok).Dense());
+  FreeType(&ok);
+}
+
+TEST(SlaveDatatypesTest, ResizedMovesTheBounds) {
+  MPI_Datatype resized = NewResizedType(MPI_INT, -4, 16);
+  const TypeInfo& type = LookupType(resized);
+  EXPECT_EQ(type.lb, -4);
+  EXPECT_EQ(type.extent, 16u);
+  EXPECT_EQ(type.true_lb, 0);
+  EXPECT_EQ(type.true_extent, 4u);
+  EXPECT_FALSE(type.Dense());
+  // A struct of resized types keeps the explicit extent (no padding).
+  std::vector<TypeBlock> blocks = {{1, resized, 0}, {1, MPI_CHAR, 20}};
+  MPI_Datatype outer = NewType(blocks, true, "test");
+  EXPECT_EQ(LookupType(outer).lb, -4);
+  EXPECT_EQ(LookupType(outer).extent, 25u);
+  FreeType(&outer);
+  FreeType(&resized);
 }
 
 TEST(SlaveDatatypesTest, ErrorsAndHandleReuse) {
