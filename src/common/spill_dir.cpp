@@ -52,6 +52,18 @@ UniqueFd SpillDir::Create(std::uint64_t file_id, int access, std::uint64_t* inod
   return fd;
 }
 
+UniqueFd SpillDir::CreateReserved(std::uint64_t file_id, std::uint64_t bytes,
+                                  std::uint64_t* inode) const {
+  UniqueFd fd = Create(file_id, O_RDWR, inode);
+  if (bytes > 0) {
+    if (int err = posix_fallocate(fd.get(), 0, static_cast<off_t>(bytes)); err != 0) {
+      Unlink(file_id);
+      ThrowWriteError("allocate", FilePath(file_id), err);
+    }
+  }
+  return fd;
+}
+
 UniqueFd SpillDir::Open(std::uint64_t file_id, int access, std::uint64_t inode) const {
   CheckStillInPlace();
   std::string path = FilePath(file_id);

@@ -29,6 +29,11 @@ class SpillDir {
 
   // Creates spill file `file_id` exclusively; *inode receives its inode.
   UniqueFd Create(std::uint64_t file_id, int access, std::uint64_t* inode) const;
+  // Creates spill file `file_id` (read-write) with `bytes` of disk reserved,
+  // so that writing through a mapping of it can never fail (SIGBUS) for
+  // want of space: a full disk is an error here, naming the directory.
+  UniqueFd CreateReserved(std::uint64_t file_id, std::uint64_t bytes,
+                          std::uint64_t* inode) const;
   // Opens spill file `file_id`, which must be a regular file of this user
   // with one link and, unless `inode` is 0, that inode. Throws Error(kErrIo)
   // naming the file otherwise.

@@ -238,14 +238,8 @@ void Master::StartInterNodeStep(Collective& collective) {
       // Received straight into a spill file, never into master memory.
       std::uint64_t file_id = NewMasterFileId();
       std::uint64_t inode = 0;
-      UniqueFd file = spill_dir_.Create(file_id, O_RDWR, &inode);
-      // Space reserved now: a full disk is an error here, not a SIGBUS
-      // when the network thread writes into the mapping.
-      if (int err = posix_fallocate(file.get(), 0, static_cast<off_t>(collective.bytes));
-          err != 0) {
-        spill_dir_.Unlink(file_id);
-        ThrowWriteError("allocate", SpillPath(file_id), err);
-      }
+      // Reserved: the network thread writes into the mapping.
+      UniqueFd file = spill_dir_.CreateReserved(file_id, collective.bytes, &inode);
       collective.accumulator_map.emplace(
           MappedFile::Map(SpillPath(file_id), file.get(), collective.bytes, /*writable=*/true));
       collective.result = Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode),
