@@ -59,9 +59,10 @@ Slave* Master::AuthenticatedSender(const RequestMsg& request) {
   Slave* sender = named_in_range && slaves_[request.slave].token == request.token
                       ? &slaves_[request.slave]
                       : SlaveWithToken(request.token);
-  std::string what = Describe(request.type);
+  // Every request passes through here: the message text is built only
+  // when there is something to report.
   if (sender == nullptr) {
-    Fail(1, what + " (claiming to be from slave " + std::to_string(request.slave) +
+    Fail(1, Describe(request.type) + " (claiming to be from slave " + std::to_string(request.slave) +
                 ") carries none of this job's tokens: only the ranks this master "
                 "started may write to its request queue");
     return nullptr;
@@ -70,13 +71,14 @@ Slave* Master::AuthenticatedSender(const RequestMsg& request) {
     std::string claimed = request.type == MsgType::kEvent ? "the master"
                           : named_in_range ? Rank(slaves_[request.slave].world_rank)
                                            : "slave " + std::to_string(request.slave);
-    Fail(1, Rank(sender->world_rank) + " sent " + what + " claiming to be " + claimed +
+    Fail(1, Rank(sender->world_rank) + " sent " + Describe(request.type) + " claiming to be " +
+                claimed +
                 " (a program must not write to BDMPI's queues itself)");
     return nullptr;
   }
   std::string bad = ForgedField(*sender, request);
   if (!bad.empty()) {
-    Fail(1, Rank(sender->world_rank) + " sent " + what + " with " + bad);
+    Fail(1, Rank(sender->world_rank) + " sent " + Describe(request.type) + " with " + bad);
     return nullptr;
   }
   return sender;
