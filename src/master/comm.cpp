@@ -107,7 +107,10 @@ ReplyMsg Master::CompleteSplit(Slave& slave, Collective& collective) {
 }
 
 void Master::HandleCommFree(Slave& slave, const RequestMsg& request) {
-  slave.collective_seq.erase(request.comm);
+  // The slave's count of collectives joined on the communicator stays until
+  // the communicator goes (DropCommIfUnused): a collective the slave joined
+  // before freeing it (a non-root's MPI_Reduce returns at once) may still be
+  // pending, and the count is how MembersThatLeft knows the slave joined it.
   MasterComm* comm = comms_.Find(request.comm);
   BDMPI_ENFORCE(comm != nullptr && comm->live_members > 0,
                 "rank " + std::to_string(slave.world_rank) + " freed communicator " +
@@ -122,6 +125,7 @@ void Master::DropCommIfUnused(int id) {
   // Collectives started before the members freed it still finish on it.
   auto pending = collectives_.lower_bound({id, 0});
   if (pending != collectives_.end() && pending->first.first == id) return;
+  for (int rank : comm->local_ranks) LocalSlave(comm->world_ranks[rank])->collective_seq.erase(id);
   comms_.Erase(id);
 }
 
