@@ -92,11 +92,14 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
       launcher_pid_(getppid()),
       node_(node),
       nnodes_(nnodes),
+      // With -n, every master derives its share; else each runs -ns.
+      layout_(options_.nranks > 0 ? options_.nranks : options_.nslaves * nnodes, nnodes),
       names_(options_.job_id, node),
       job_dir_(names_.JobDir(options_.scratch_dir)),
       slaves_(options_.nrunning, options_.policy,
               [this](int slave) { return ResidentFraction(slave); }),
-      comms_(node, options_.nslaves, nnodes) {
+      comms_(node, layout_) {
+  options_.nslaves = layout_.Count(node);
   io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, event_token_);
 }
 
@@ -190,7 +193,6 @@ void Master::CreateJobDirectory() {
 }
 
 void Master::CreateSlaves() {
-  int world_size = options_.nslaves * nnodes_;
   std::vector<std::string> base_env;
   for (char** var = environ; *var != nullptr; ++var) {
     // Open MPI's variables describe the master's job, not the slaves'.
@@ -202,7 +204,7 @@ void Master::CreateSlaves() {
       continue;
     base_env.emplace_back(*var);
   }
-  slaves_.Create(options_.nslaves, node_ * options_.nslaves, event_token_);
+  slaves_.Create(options_.nslaves, layout_.FirstRank(node_), event_token_);
   SetNodeMemory();
   for (Slave& slave : slaves_) {
     SpawnSpec spec;
@@ -213,8 +215,9 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvNode) + "=" + std::to_string(node_));
     spec.env.push_back(std::string(kEnvSlave) + "=" + std::to_string(slave.index));
     spec.env.push_back(std::string(kEnvWorldRank) + "=" + std::to_string(slave.world_rank));
-    spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(world_size));
+    spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(layout_.world_size()));
     spec.env.push_back(std::string(kEnvNodeSize) + "=" + std::to_string(options_.nslaves));
+    spec.env.push_back(std::string(kEnvNodeCount) + "=" + std::to_string(nnodes_));
     spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(payloads_.window_size()));
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + payloads_.spill_dir().path());
     spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +

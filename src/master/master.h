@@ -17,6 +17,7 @@
 #include "common/job_names.h"
 #include "common/unique_fd.h"
 #include "common/protocol.h"
+#include "common/rank_layout.h"
 #include "master/collective.h"
 #include "master/comm_registry.h"
 #include "master/message_table.h"
@@ -194,6 +195,8 @@ class Master {
   pid_t launcher_pid_;  // bdmpiexec, mpirun or srun
   int node_;
   int nnodes_;
+  // Where every rank of the job runs; options_.nslaves is this node's share.
+  RankLayout layout_;
   JobNames names_;
   std::string job_dir_;
   std::string program_path_;
