@@ -30,14 +30,19 @@ void SlaveTable::Create(int count, int first_world_rank, std::uint32_t reserved_
   }
 }
 
-Slave* SlaveTable::ByWorldRank(int world_rank) {
+int SlaveTable::IndexOf(int world_rank) const {
   int index = world_rank - first_world_rank_;
-  if (index < 0 || index >= size()) return nullptr;
-  return &slaves_[index];
+  return index >= 0 && index < size() ? index : -1;
+}
+
+Slave* SlaveTable::ByWorldRank(int world_rank) {
+  int index = IndexOf(world_rank);
+  return index < 0 ? nullptr : &slaves_[index];
 }
 
 const Slave* SlaveTable::ByWorldRank(int world_rank) const {
-  return const_cast<SlaveTable*>(this)->ByWorldRank(world_rank);
+  int index = IndexOf(world_rank);
+  return index < 0 ? nullptr : &slaves_[index];
 }
 
 Slave* SlaveTable::ByToken(std::uint32_t token) {

@@ -72,6 +72,9 @@ class SlaveTable {
   bool idle() const { return scheduler_.idle(); }
 
  private:
+  // Index on this node of `world_rank`, or -1.
+  int IndexOf(int world_rank) const;
+
   std::vector<Slave> slaves_;
   int first_world_rank_ = 0;
   int live_ = 0;
