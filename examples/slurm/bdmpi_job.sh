@@ -6,8 +6,8 @@
 # `mpiexec -n RANKS` is BDMPI's own (bdmpiexec under the standard name):
 # inside the allocation it starts one master per node with `srun --mpi=pmix`
 # (one task per node; the node count is the allocation's) and each master
-# starts RANKS / nodes slaves, of which -nr run at a time. RANKS must be a
-# multiple of the node count (mpiexec says which counts would do). The rack
+# starts RANKS / nodes slaves (the first RANKS % nodes nodes one more), of
+# which -nr run at a time. The rack
 # of each node comes from SLURM_TOPOLOGY_ADDR when Slurm's topology/tree
 # plugin is on.
 #

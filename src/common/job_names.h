@@ -14,8 +14,10 @@ inline constexpr const char* kEnvNode = "BDMPI_NODE";
 inline constexpr const char* kEnvSlave = "BDMPI_SLAVE";
 inline constexpr const char* kEnvWorldRank = "BDMPI_WORLD_RANK";
 inline constexpr const char* kEnvWorldSize = "BDMPI_WORLD_SIZE";
-// Slaves per node (every node has as many; node = world rank / this).
+// Slaves on this node, and the job's nodes: the ranks are laid out in
+// blocks (common/rank_layout.h), so the first nodes may run one more.
 inline constexpr const char* kEnvNodeSize = "BDMPI_NODE_SIZE";
+inline constexpr const char* kEnvNodeCount = "BDMPI_NODE_COUNT";
 inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
 inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
 // Its inode: a slave checks it opens the directory its master created.

@@ -27,6 +27,13 @@ std::size_t SharedMemorySize() {
 
 const std::vector<Row>& JobOptionTable() {
   static const std::vector<Row> table = {
+      // The masters need it too: with -n, each derives its own share
+      // (common/rank_layout.h).
+      CountOption("-np", &JobOptions::nranks,
+                  "MPI ranks in all, in blocks over the nodes: each runs N / nodes, the "
+                  "first N % nodes one more (-ns is derived)")
+          .Alias("-n")
+          .Default("-nn x -ns"),
       CountOption("-ns", &JobOptions::nslaves, "slaves (MPI ranks) per node"),
       CountOption("-nr", &JobOptions::nrunning,
                   "slaves running at once per node (at most -ns: more is lowered, with a warning)"),

@@ -19,6 +19,7 @@ enum class Prefetch { kEager, kLazy };
 struct JobOptions {
   std::string job_id;                  // empty: make one
   std::string scratch_dir = "/tmp";    // parent of the job's spill directory
+  int nranks = 0;                      // -n: ranks in all; 0: -ns on every node
   int nslaves = 1;                     // -ns: slaves on this node
   int nrunning = 1;                    // -nr: slaves running at once
   int ncritical = 1;                   // -nc: slaves inside a critical section

@@ -8,7 +8,7 @@ namespace bdmpi {
 void Master::ContributeBcast(Collective& collective, Slave& slave,
                              const RequestMsg& request) {
   if (request.rank != collective.root) return;
-  collective.result = TakePayload(slave, request);
+  collective.result = payloads_.Take(request, io_->Window(slave.index), inline_payload_);
   collective.root_arrived = true;
 }
 

@@ -101,8 +101,7 @@ Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
 std::string Master::MembersThatLeft(const Collective& collective) const {
   std::string left;
   for (int rank : Comm(collective.comm).local_ranks) {
-    const Slave& member = slaves_[Comm(collective.comm).world_ranks[rank] -
-                                  node_ * options_.nslaves];
+    const Slave& member = *slaves_.ByWorldRank(Comm(collective.comm).world_ranks[rank]);
     if (member.state != SlaveState::kFinalized && member.state != SlaveState::kExited) continue;
     auto joined = member.collective_seq.find(collective.comm);
     if (joined != member.collective_seq.end() && joined->second > collective.seq) continue;
@@ -195,7 +194,8 @@ ReplyMsg Master::CompleteCollective(Slave& slave, const RequestMsg& request) {
   if (request.type == MsgType::kCommSplit) {
     reply = CompleteSplit(slave, collective);
   } else if (request.type != MsgType::kBarrier) {
-    GivePayload(slave, collective.result, request.bytes, reply);
+    payloads_.Give(collective.result, request.bytes, io_->Window(slave.index), reply,
+                   slave.held_files);
     if (reply.bytes > request.bytes) reply.error = kErrTruncate;
   }
   if (--collective.replies_due == 0) EraseCollective(it);
@@ -231,19 +231,10 @@ void Master::StartInterNodeStep(Collective& collective) {
       collective.bytes = collective.result.bytes();
       if (collective.result.on_disk() && collective.bytes > 0)
         collective.accumulator_map.emplace(
-            MapSpillFile(collective.result, collective.bytes, /*writable=*/true));
-    } else if (collective.bytes <= window_size_ && budget_.TryReserve(collective.bytes)) {
-      collective.result = Payload::InMemory(std::vector<std::byte>(collective.bytes), &budget_);
+            payloads_.Map(collective.result, collective.bytes, /*writable=*/true));
     } else {
-      // Received straight into a spill file, never into master memory.
-      std::uint64_t file_id = NewMasterFileId();
-      std::uint64_t inode = 0;
-      // Reserved: the network thread writes into the mapping.
-      UniqueFd file = spill_dir_.CreateReserved(file_id, collective.bytes, &inode);
-      collective.accumulator_map.emplace(
-          MappedFile::Map(SpillPath(file_id), file.get(), collective.bytes, /*writable=*/true));
-      collective.result = Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode),
-                                          file_id, collective.bytes);
+      // The data arrives from another node, into memory or a reserved spill file.
+      collective.result = payloads_.Allocate(collective.bytes, collective.accumulator_map);
     }
   }
   if (collective.type != MsgType::kBarrier) {

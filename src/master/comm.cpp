@@ -85,7 +85,7 @@ void Master::FinishSplit(Collective& collective) {
     auto chosen = collective.split_channels.find(planned.color);
     if (!comm.spans_nodes && chosen != collective.split_channels.end())
       comms_.ReleaseChannel(chosen->second);
-    collective.split_members.emplace(planned.id, StorePayload(std::move(list)));
+    collective.split_members.emplace(planned.id, payloads_.Store(std::move(list)));
     BDMPI_DEBUG("coll", "communicator %d: %zu members, %s", planned.id, members.size(),
                 comm.spans_nodes ? "several nodes" : "this node");
   }
@@ -101,8 +101,8 @@ ReplyMsg Master::CompleteSplit(Slave& slave, Collective& collective) {
   reply.comm = id;
   reply.source = rank;
   reply.tag = static_cast<std::int32_t>(Comm(id).world_ranks.size());
-  GivePayload(slave, collective.split_members.at(id),
-              std::numeric_limits<std::uint64_t>::max(), reply);
+  payloads_.Give(collective.split_members.at(id), std::numeric_limits<std::uint64_t>::max(),
+                 io_->Window(slave.index), reply, slave.held_files);
   return reply;
 }
 
@@ -131,16 +131,6 @@ void Master::DropCommIfUnused(int id) {
 
 int Master::AllocateChannel() {
   return comms_.AllocateChannel(network_ ? network_->max_channels() : 1);
-}
-
-Payload Master::StorePayload(std::vector<std::byte> data) {
-  std::size_t bytes = data.size();
-  if (bytes <= window_size_ && budget_.TryReserve(bytes))
-    return Payload::InMemory(std::move(data), &budget_);
-  std::uint64_t file_id = NewMasterFileId();
-  std::uint64_t inode = WriteSpillFile(file_id, data.data(), bytes);
-  return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode), file_id,
-                         bytes);
 }
 
 }  // namespace bdmpi

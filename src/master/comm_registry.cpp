@@ -8,14 +8,14 @@
 
 namespace bdmpi {
 
-CommRegistry::CommRegistry(int node, int nslaves, int nnodes)
-    : node_(node), nslaves_(nslaves), nnodes_(nnodes) {
+CommRegistry::CommRegistry(int node, const RankLayout& layout)
+    : node_(node), layout_(layout) {
   std::vector<int> world(WorldSize());
   for (int rank = 0; rank < static_cast<int>(world.size()); ++rank) world[rank] = rank;
   Add(kWorldCommId, std::move(world));
   // Each local slave's MPI_COMM_SELF (see CommId).
-  for (int index = 0; index < nslaves_; ++index) {
-    int world_rank = node_ * nslaves_ + index;
+  for (int index = 0; index < layout_.Count(node_); ++index) {
+    int world_rank = layout_.FirstRank(node_) + index;
     Add(CommId(world_rank, 0, WorldSize()), {world_rank});
   }
   AddBdmpiComms();
@@ -25,21 +25,21 @@ void CommRegistry::AddBdmpiComms() {
   // BDMPI_COMM_CWORLD: every rank, numbered cyclically across the nodes
   // (the slave with local index i on node k has rank i * nnodes + k).
   std::vector<int> cworld;
-  for (int rank = 0; rank < WorldSize(); ++rank)
-    cworld.push_back((rank % nnodes_) * nslaves_ + rank / nnodes_);
+  for (int rank = 0; rank < WorldSize(); ++rank) cworld.push_back(layout_.WorldRankOfCworld(rank));
   // Channel 1 on every node: its first communicator spanning nodes after
   // MPI_COMM_WORLD's channel 0 (MPI_TAG_UB >= 32767 allows two channels).
   std::map<int, int> channels;
-  if (nnodes_ > 1) {
+  if (layout_.nnodes() > 1) {
     BDMPI_ENFORCE(channel_used_.empty(), "channels allocated before BDMPI_COMM_CWORLD");
     channel_used_ = {true, true};  // never released: nobody frees CWORLD
-    for (int node = 0; node < nnodes_; ++node) channels[node] = 1;
+    for (int node = 0; node < layout_.nnodes(); ++node) channels[node] = 1;
   }
   Add(CworldCommId(WorldSize()), std::move(cworld), channels);
   // BDMPI_COMM_NODE: this node's ranks, by world rank.
   std::vector<int> local;
-  for (int index = 0; index < nslaves_; ++index) local.push_back(node_ * nslaves_ + index);
-  Add(NodeCommId(node_ * nslaves_, WorldSize()), std::move(local));
+  int first = layout_.FirstRank(node_);
+  for (int index = 0; index < layout_.Count(node_); ++index) local.push_back(first + index);
+  Add(NodeCommId(first, WorldSize()), std::move(local));
 }
 
 const MasterComm& CommRegistry::Add(int id, std::vector<int> world_ranks,

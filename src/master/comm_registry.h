@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/rank_layout.h"
 #include "master/mpi_transport.h"
 
 namespace bdmpi {
@@ -27,8 +28,8 @@ struct MasterComm {
 
 class CommRegistry {
  public:
-  // Registers the predefined communicators of node `node`.
-  CommRegistry(int node, int nslaves, int nnodes);
+  // Registers the predefined communicators of node `node` of `layout`.
+  CommRegistry(int node, const RankLayout& layout);
 
   // `id` or its collective twin (kCollectiveCommBit), which has the same
   // members; throws when unknown.
@@ -46,15 +47,14 @@ class CommRegistry {
   int AllocateChannel(int limit);
   void ReleaseChannel(int channel);
 
-  int NodeOf(int world_rank) const { return world_rank / nslaves_; }
-  int WorldSize() const { return nslaves_ * nnodes_; }
+  int NodeOf(int world_rank) const { return layout_.NodeOf(world_rank); }
+  int WorldSize() const { return layout_.world_size(); }
 
  private:
   void AddBdmpiComms();
 
   int node_;
-  int nslaves_;
-  int nnodes_;
+  RankLayout layout_;
   std::map<int, MasterComm> comms_;
   std::vector<bool> channel_used_;  // index: channel (0 is MPI_COMM_WORLD's)
 };

@@ -85,18 +85,21 @@ std::string LaunchSecret() {
 }  // namespace
 
 Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<SlaveIo> io)
-    : options_(std::move(options)),
+    // First member: made from the argument before options_ takes it over.
+    : payloads_(RoundUpToPage(options.mem_threshold), options.mem_budget),
+      options_(std::move(options)),
       launch_secret_(LaunchSecret()),
       launcher_pid_(getppid()),
       node_(node),
       nnodes_(nnodes),
+      // With -n, every master derives its share; else each runs -ns.
+      layout_(options_.nranks > 0 ? options_.nranks : options_.nslaves * nnodes, nnodes),
       names_(options_.job_id, node),
       job_dir_(names_.JobDir(options_.scratch_dir)),
-      window_size_(RoundUpToPage(options_.mem_threshold)),
-      scheduler_(options_.nrunning, options_.policy,
-                 [this](int slave) { return ResidentFraction(slave); }),
-      budget_(options_.mem_budget),
-      comms_(node, options_.nslaves, nnodes) {
+      slaves_(options_.nrunning, options_.policy,
+              [this](int slave) { return ResidentFraction(slave); }),
+      comms_(node, layout_) {
+  options_.nslaves = layout_.Count(node);
   io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, event_token_);
 }
 
@@ -105,12 +108,12 @@ Master::~Master() {
   io_.reset();
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.clear();
-  slaves_.clear();
-  if (!spill_dir_.path().empty()) {
+  slaves_.Clear();
+  if (!payloads_.spill_dir().path().empty()) {
     // Other masters of the job may share this host and the job directory:
     // remove our own spill directory, and the job directory once empty.
     // (The liveness file, lease_, goes last, after every other member.)
-    RemoveTree(spill_dir_.path());
+    RemoveTree(payloads_.spill_dir().path());
     RemoveJobDirIfEmpty(job_dir_);
   }
 }
@@ -120,7 +123,7 @@ int Master::Run() {
   EventLoop();
   // Read by tests that check the master stays within its memory budget.
   BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
-             budget_.peak(), options_.mem_budget, PeakRssKiB());
+             payloads_.budget().peak(), options_.mem_budget, PeakRssKiB());
   LogStorageSummary();
   return exit_status_;
 }
@@ -147,16 +150,16 @@ void Master::Start() {
     sched_param param{};
     if (cpu_ >= 0) sched_setscheduler(0, SCHED_BATCH, &param);
   } else if (options_.bind) {
-    binder_ = std::make_unique<CoreBinder>();
+    slaves_.BindToCores(std::make_unique<CoreBinder>());
   }
-  io_->Create(options_.nslaves, window_size_);
+  io_->Create(options_.nslaves, payloads_.window_size());
   if (nnodes_ > 1) {
     // The network thread wakes the event loop through the request queue.
     auto wake_queue = std::make_shared<MessageQueue>(
         MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
-    config.spill_dir = &spill_dir_;
-    config.inline_max = window_size_;
+    config.spill_dir = &payloads_.spill_dir();
+    config.inline_max = payloads_.window_size();
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
     config.peer_timeout = PeerWatch::TimeoutFromEnvironment();
@@ -185,12 +188,11 @@ void Master::CreateJobDirectory() {
   // own spill directory inside.
   UniqueFd job_dir = CreateOrJoinJobDir(job_dir_, launch_secret_);
   std::string spill_path = names_.SpillDir(options_.scratch_dir);
-  spill_dir_ = SpillDir(
-      CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_path), spill_path);
+  payloads_.SetSpillDir(SpillDir(
+      CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_path), spill_path));
 }
 
 void Master::CreateSlaves() {
-  int world_size = options_.nslaves * nnodes_;
   std::vector<std::string> base_env;
   for (char** var = environ; *var != nullptr; ++var) {
     // Open MPI's variables describe the master's job, not the slaves'.
@@ -202,13 +204,7 @@ void Master::CreateSlaves() {
       continue;
     base_env.emplace_back(*var);
   }
-  slaves_.resize(options_.nslaves);
-  for (int i = 0; i < options_.nslaves; ++i) {
-    Slave& slave = slaves_[i];
-    slave.index = i;
-    slave.world_rank = node_ * options_.nslaves + i;
-    slave.token = NewUniqueToken();
-  }
+  slaves_.Create(options_.nslaves, layout_.FirstRank(node_), event_token_);
   SetNodeMemory();
   for (Slave& slave : slaves_) {
     SpawnSpec spec;
@@ -219,19 +215,20 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvNode) + "=" + std::to_string(node_));
     spec.env.push_back(std::string(kEnvSlave) + "=" + std::to_string(slave.index));
     spec.env.push_back(std::string(kEnvWorldRank) + "=" + std::to_string(slave.world_rank));
-    spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(world_size));
+    spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(layout_.world_size()));
     spec.env.push_back(std::string(kEnvNodeSize) + "=" + std::to_string(options_.nslaves));
-    spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(window_size_));
-    spec.env.push_back(std::string(kEnvSpillDir) + "=" + spill_dir_.path());
+    spec.env.push_back(std::string(kEnvNodeCount) + "=" + std::to_string(nnodes_));
+    spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(payloads_.window_size()));
+    spec.env.push_back(std::string(kEnvSpillDir) + "=" + payloads_.spill_dir().path());
     spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
-                       std::to_string(spill_dir_.inode()));
+                       std::to_string(payloads_.spill_dir().inode()));
     spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
     spec.cpu = cpu_;
     slave.pid = io_->Spawn(slave.index, spec);
-    ++live_slaves_;
+    slaves_.CountStarted();
     if (slave.pid > 0) {
       std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
       // Optional: without it the memory policy sees the slave as not resident.
@@ -246,8 +243,8 @@ void Master::EventLoop() {
   alignas(8) std::byte message[kRequestMsgSize];
   // With other nodes, serve the network until every node is done: they may
   // still be sending to each other through us.
-  while (live_slaves_ > 0 || (network_ && !failed_ && !network_finished_)) {
-    if (live_slaves_ == 0 && network_ && !network_shutdown_) {
+  while (slaves_.live() > 0 || (network_ && !failed_ && !network_finished_)) {
+    if (slaves_.live() == 0 && network_ && !network_shutdown_) {
       network_shutdown_ = true;
       network_->Shutdown();
     }
@@ -296,7 +293,7 @@ void Master::HandleInit(Slave& slave, const RequestMsg& request) {
   slave.initialized = true;
   slave.pending = request;
   slave.state = SlaveState::kRunnable;
-  scheduler_.MakeRunnable(slave.index);
+  slaves_.MakeRunnable(slave);
   Schedule();
 }
 
@@ -336,7 +333,7 @@ void Master::OnEvent(const RequestMsg& event) {
              (nnodes_ > 1 ? " (mpirun/srun end every master when one of them fails)" : ""));
     return;
   }
-  if (event.peer < 0 || event.peer >= options_.nslaves) return;
+  if (event.peer < 0 || event.peer >= slaves_.size()) return;
   Slave& slave = slaves_[event.peer];
   if (slave.state == SlaveState::kExited) return;
   int status = 0;
@@ -348,9 +345,8 @@ void Master::OnEvent(const RequestMsg& event) {
 
 void Master::OnSlaveExit(Slave& slave, int wait_status) {
   SlaveState was = slave.state;
-  slave.state = SlaveState::kExited;
-  --live_slaves_;
-  scheduler_.Forget(slave.index);
+  slaves_.MarkExited(slave);
+  slaves_.Forget(slave);
   if (was == SlaveState::kRunning) StopRunning(slave);
   std::erase(critical_waiters_, slave.index);
   LeaveCritical(slave);
@@ -424,14 +420,13 @@ void Master::KillSlaves() {
     if (slave.pid > 0 && slave.state != SlaveState::kExited) {
       while (waitpid(slave.pid, nullptr, 0) < 0 && errno == EINTR) {
       }
-      slave.state = SlaveState::kExited;
-      --live_slaves_;
+      slaves_.MarkExited(slave);
     }
   }
 }
 
 std::optional<std::string> Master::BlockedRanks() const {
-  if (scheduler_.running() > 0 || !scheduler_.idle()) return std::nullopt;
+  if (slaves_.running() > 0 || !slaves_.idle()) return std::nullopt;
   std::string blocked;
   for (const Slave& slave : slaves_) {
     switch (slave.state) {
@@ -527,7 +522,7 @@ void Master::Yield(Slave& slave, const RequestMsg& request) {
   slave.state = SlaveState::kRunnable;
   slave.pending = request;
   StopRunning(slave);
-  scheduler_.MakeRunnableAfterYield(slave.index);
+  slaves_.MakeRunnableAfterYield(slave);
   Schedule();
 }
 
@@ -536,25 +531,22 @@ void Master::WakeIfReady(Slave& slave) {
     return;
   if (!Ready(slave, *slave.pending)) return;
   slave.state = SlaveState::kRunnable;
-  scheduler_.MakeRunnable(slave.index);
+  slaves_.MakeRunnable(slave);
   Schedule();
 }
 
 void Master::Schedule() {
-  while (auto next = scheduler_.PickNext()) Resume(slaves_[*next]);
+  while (Slave* next = slaves_.StartNext()) Resume(*next);
 }
 
 void Master::StopRunning(Slave& slave) {
   slave.storage_peak = std::max(slave.storage_peak, StorageBytes(slave));
-  scheduler_.StopRunning(slave.index);
-  if (binder_) binder_->Release(slave.core);
-  slave.core = -1;
+  slaves_.StopRunning(slave);
 }
 
 void Master::Resume(Slave& slave) {
   BDMPI_DEBUG("sched", "resume rank %d", slave.world_rank);
-  slave.state = SlaveState::kRunning;
-  if (binder_) slave.core = binder_->Bind(slave.pid);
+  slave.state = SlaveState::kRunning;  // bound to a core by StartNext
   if (!MemoryFor(slave)) {
     slave.waiting_for_memory = true;  // replied once others released theirs
     return;
@@ -580,82 +572,6 @@ ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
   return reply;
-}
-
-std::string Master::SpillPath(std::uint64_t file_id) const {
-  return spill_dir_.FilePath(file_id);
-}
-
-std::uint64_t Master::WriteSpillFile(std::uint64_t file_id, const void* data,
-                                     std::size_t size) {
-  return spill_dir_.Write(file_id, data, size);
-}
-
-MappedFile Master::MapSpillFile(const Payload& payload, std::uint64_t bytes,
-                                bool writable) const {
-  UniqueFd fd = spill_dir_.Open(payload.file_id(), writable ? O_RDWR : O_RDONLY,
-                                payload.file()->inode());
-  return MappedFile::Map(SpillPath(payload.file_id()), fd.get(), bytes, writable);
-}
-
-Payload Master::TakePayload(Slave& slave, const RequestMsg& request) {
-  switch (request.where) {
-    case Where::kNone:
-      return Payload();
-    case Where::kFile: {
-      // Written by the slave: checked now (a file of ours with one link),
-      // recognised by its inode from here on.
-      UniqueFd file = spill_dir_.Open(request.file_id, O_RDONLY, 0);
-      return Payload::OnDisk(
-          std::make_shared<OwnedFile>(SpillPath(request.file_id), InodeOf(file.get())),
-          request.file_id, request.bytes);
-    }
-    case Where::kInline:
-    case Where::kWindow:
-      break;
-  }
-  const std::byte* data = io_->Window(slave.index);
-  if (request.where == Where::kInline) {
-    BDMPI_ENFORCE(inline_payload_ != nullptr && request.bytes <= kInlinePayloadMax,
-                  "inline payload outside a request message");
-    data = inline_payload_;
-  }
-  BDMPI_ENFORCE(request.bytes <= window_size_, "window payload larger than window");
-  if (budget_.TryReserve(request.bytes)) {
-    return Payload::InMemory(std::vector<std::byte>(data, data + request.bytes),
-                             &budget_);
-  }
-  // Over budget: small payloads go to disk too.
-  std::uint64_t file_id = NewMasterFileId();
-  std::uint64_t inode = WriteSpillFile(file_id, data, request.bytes);
-  BDMPI_DEBUG("disk", "memory budget full: spilled %llu bytes",
-              static_cast<unsigned long long>(request.bytes));
-  return Payload::OnDisk(std::make_shared<OwnedFile>(SpillPath(file_id), inode), file_id,
-                         request.bytes);
-}
-
-void Master::GivePayload(Slave& slave, const Payload& payload,
-                         std::uint64_t capacity, ReplyMsg& reply) {
-  reply.bytes = payload.bytes();
-  std::uint64_t copy = std::min<std::uint64_t>(payload.bytes(), capacity);
-  if (copy == 0) {
-    reply.where = Where::kNone;
-  } else if (payload.on_disk()) {
-    reply.where = Where::kFile;
-    reply.file_id = payload.file_id();
-    reply.file_ino = payload.file()->inode();
-    slave.held_files.push_back(payload.file());
-  } else {
-    BDMPI_ENFORCE(copy <= window_size_, "memory payload larger than window");
-    std::memcpy(io_->Window(slave.index), payload.memory().data(), copy);
-    reply.where = Where::kWindow;
-  }
-}
-
-Slave* Master::LocalSlave(int world_rank) {
-  int index = world_rank - node_ * options_.nslaves;
-  if (index < 0 || index >= options_.nslaves) return nullptr;
-  return &slaves_[index];
 }
 
 }  // namespace bdmpi

@@ -17,15 +17,15 @@
 #include "common/job_names.h"
 #include "common/unique_fd.h"
 #include "common/protocol.h"
-#include "common/spill_dir.h"
+#include "common/rank_layout.h"
 #include "master/collective.h"
 #include "master/comm_registry.h"
-#include "master/core_binder.h"
 #include "master/message_table.h"
 #include "master/network.h"
 #include "master/options.h"
 #include "master/payload.h"
-#include "master/scheduler.h"
+#include "master/payload_store.h"
+#include "master/slave_table.h"
 #include "master/slave_io.h"
 #include "master/slave.h"
 
@@ -73,8 +73,6 @@ class Master {
   Slave* AuthenticatedSender(const RequestMsg& request);
   // What in the request is not the sender's to give; empty when all is.
   std::string ForgedField(const Slave& slave, const RequestMsg& request) const;
-  Slave* SlaveWithToken(std::uint32_t token);
-  std::uint32_t NewUniqueToken() const;
   void OnNetworkEvents();
   void DeliverRemoteMessage(IncomingMessage message);
   void OnSlaveExit(Slave& slave, int wait_status);
@@ -123,18 +121,6 @@ class Master {
   // message table's ready and complete functions of its request.
   bool Ready(const Slave& slave, const RequestMsg& request) const;
   ReplyMsg Complete(Slave& slave, const RequestMsg& request);
-
-  // Payloads (master.cpp). TakePayload finds inline payloads in the queue
-  // message being handled.
-  Payload TakePayload(Slave& slave, const RequestMsg& request);
-  void GivePayload(Slave& slave, const Payload& payload, std::uint64_t capacity,
-                   ReplyMsg& reply);
-  std::uint64_t NewMasterFileId() { return MakeFileId(kMasterFileOwner, ++file_seq_); }
-  std::string SpillPath(std::uint64_t file_id) const;
-  // A spill file made by the master itself; returns its inode.
-  std::uint64_t WriteSpillFile(std::uint64_t file_id, const void* data, std::size_t size);
-  // Maps the spill file of `payload` (checked: the file that was written).
-  MappedFile MapSpillFile(const Payload& payload, std::uint64_t bytes, bool writable) const;
 
   // Point-to-point (p2p.cpp).
   void HandleSend(Slave& slave, const RequestMsg& request);
@@ -186,8 +172,6 @@ class Master {
   void HandleCommFree(Slave& slave, const RequestMsg& request);
   void DropCommIfUnused(int id);
   int AllocateChannel();
-  // A payload made from master-side data (memory if it fits, else a file).
-  Payload StorePayload(std::vector<std::byte> data);
 
   // Critical sections (critical.cpp).
   void HandleEnterCritical(Slave& slave, const RequestMsg& request);
@@ -197,34 +181,32 @@ class Master {
 
   // Communicators (comm_registry.h).
   const MasterComm& Comm(int id) const { return comms_.Get(id); }
-  Slave* LocalSlave(int world_rank);
   int NodeOf(int world_rank) const { return comms_.NodeOf(world_rank); }
   int WorldSize() const { return comms_.WorldSize(); }
 
   // Declared first, so destroyed last: the liveness file outlives every
   // other object of the node.
   NodeLease lease_;
-  // Before every holder of a spill file (mailboxes, collectives, network).
-  SpillDir spill_dir_;
+  // Before every holder of a payload (mailboxes, collectives, network):
+  // it holds the spill directory and the budget they are charged to.
+  PayloadStore payloads_;
   MasterOptions options_;
   std::string launch_secret_;
   pid_t launcher_pid_;  // bdmpiexec, mpirun or srun
   int node_;
   int nnodes_;
+  // Where every rank of the job runs; options_.nslaves is this node's share.
+  RankLayout layout_;
   JobNames names_;
   std::string job_dir_;
-  std::size_t window_size_;
   std::string program_path_;
 
   // Stamped on the events of the master's own threads (RequestMsg::token).
   std::uint32_t event_token_ = NewRequestToken();
   std::unique_ptr<SlaveIo> io_;
-  std::vector<Slave> slaves_;
-  Scheduler scheduler_;
-  MemoryBudget budget_;
+  SlaveTable slaves_;
   CommRegistry comms_;
   std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
-  std::uint64_t file_seq_ = 0;
   int critical_holders_ = 0;
   std::deque<int> critical_waiters_;
 
@@ -233,13 +215,11 @@ class Master {
   std::uint64_t written_back_ = 0;
 
   std::unique_ptr<Network> network_;  // only with several nodes
-  std::unique_ptr<CoreBinder> binder_;  // only with -nr > 1
   bool network_finished_ = false;
   std::uint64_t remote_sent_ = 0;      // messages forwarded to other nodes
   std::uint64_t remote_received_ = 0;  // messages delivered from other nodes
   bool network_shutdown_ = false;
   const std::byte* inline_payload_ = nullptr;  // of the request being handled
-  int live_slaves_ = 0;
   bool failed_ = false;
   std::string failure_;
   int exit_status_ = 0;

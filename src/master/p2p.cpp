@@ -17,7 +17,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
                 "send to rank " + std::to_string(request.peer));
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
-  message.payload = TakePayload(slave, request);
+  message.payload = payloads_.Take(request, io_->Window(slave.index), inline_payload_);
   if (request.wants_reply) {
     // The payload has left the window: the sender may reuse it.
     ReplyMsg ack;
@@ -25,7 +25,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
     Reply(slave, ack);
   }
   int dest_rank = comm.world_ranks[request.peer];
-  Slave* dest = LocalSlave(dest_rank);
+  Slave* dest = slaves_.ByWorldRank(dest_rank);
   if (dest == nullptr) {
     // Another node's: its master buffers it (paper 5.3).
     OutgoingMessage outgoing;
@@ -50,14 +50,11 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   Message message;
   message.envelope = Envelope{header.comm, header.source, header.tag};
   if (incoming.on_disk) {
-    message.payload = Payload::OnDisk(
-        std::make_shared<OwnedFile>(SpillPath(incoming.file_id), incoming.file_inode),
-        incoming.file_id,
-        header.bytes);
+    message.payload = payloads_.Adopt(incoming.file_id, incoming.file_inode, header.bytes);
   } else {
-    message.payload = StorePayload(std::move(incoming.memory));
+    message.payload = payloads_.Store(std::move(incoming.memory));
   }
-  Slave* dest = LocalSlave(header.dest_world_rank);
+  Slave* dest = slaves_.ByWorldRank(header.dest_world_rank);
   BDMPI_ENFORCE(dest != nullptr, "a message for rank " +
                                      std::to_string(header.dest_world_rank) +
                                      " reached the wrong node");
@@ -84,7 +81,7 @@ void Master::HandleWaitRecv(Slave& slave, const RequestMsg& request) {
 void Master::HandleTestRecv(Slave& slave, const RequestMsg& request) {
   // A test that finds nothing lets others run first, so that a polling
   // loop cannot hold a running slot forever.
-  if (!slave.mailbox.IsComplete(request.id) && !scheduler_.idle()) {
+  if (!slave.mailbox.IsComplete(request.id) && !slaves_.idle()) {
     Yield(slave, request);
     return;
   }
@@ -93,24 +90,8 @@ void Master::HandleTestRecv(Slave& slave, const RequestMsg& request) {
 
 std::vector<std::uint64_t> Master::TakeIds(Slave& slave, const RequestMsg& request) {
   std::vector<std::uint64_t> ids(request.bytes / sizeof(std::uint64_t));
-  std::size_t bytes = ids.size() * sizeof(std::uint64_t);
-  switch (request.where) {
-    case Where::kNone:
-      break;
-    case Where::kInline:
-      BDMPI_ENFORCE(inline_payload_ != nullptr, "inline payload outside a request message");
-      std::memcpy(ids.data(), inline_payload_, bytes);
-      break;
-    case Where::kWindow:
-      BDMPI_ENFORCE(bytes <= window_size_, "window payload larger than window");
-      std::memcpy(ids.data(), io_->Window(slave.index), bytes);
-      break;
-    case Where::kFile: {
-      OwnedFile file(SpillPath(request.file_id));  // unlinked when read
-      spill_dir_.ReadPrefix(request.file_id, 0, ids.data(), bytes);
-      break;
-    }
-  }
+  payloads_.Read(request, io_->Window(slave.index), inline_payload_, ids.data(),
+                 ids.size() * sizeof(std::uint64_t));
   return ids;
 }
 
@@ -135,7 +116,7 @@ void Master::HandleAnyRecv(Slave& slave, const RequestMsg& request) {
     return;
   }
   // As in HandleTestRecv: a test that finds nothing lets others run first.
-  if (!ready && request.type != MsgType::kPollAny && !scheduler_.idle()) {
+  if (!ready && request.type != MsgType::kPollAny && !slaves_.idle()) {
     Yield(slave, request);
     return;
   }
@@ -152,7 +133,7 @@ void Master::HandleProbe(Slave& slave, const RequestMsg& request) {
       Block(slave, SlaveState::kRBlocked, request);
       return;
     }
-    if (!scheduler_.idle()) {
+    if (!slaves_.idle()) {
       Yield(slave, request);
       return;
     }
@@ -180,7 +161,8 @@ ReplyMsg Master::CompleteRecv(Slave& slave, const RequestMsg& request) {
   reply.flag = 1;
   reply.source = done->message.envelope.source;
   reply.tag = done->message.envelope.tag;
-  GivePayload(slave, done->message.payload, done->recv.capacity, reply);
+  payloads_.Give(done->message.payload, done->recv.capacity, io_->Window(slave.index), reply,
+                 slave.held_files);
   if (reply.bytes > done->recv.capacity) reply.error = kErrTruncate;
   return reply;
 }

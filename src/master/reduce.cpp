@@ -12,7 +12,8 @@ namespace bdmpi {
 
 void Master::ContributeReduce(Collective& collective, Slave& slave,
                               const RequestMsg& request) {
-  collective.contributions[request.rank] = TakePayload(slave, request);
+  collective.contributions[request.rank] =
+      payloads_.Take(request, io_->Window(slave.index), inline_payload_);
   FoldContributions(collective);
 }
 
@@ -31,12 +32,12 @@ void Master::FoldContributions(Collective& collective) {
       collective.result = std::move(next);
       if (collective.result.on_disk() && collective.bytes > 0)
         collective.accumulator_map.emplace(
-            MapSpillFile(collective.result, collective.bytes, /*writable=*/true));
+            payloads_.Map(collective.result, collective.bytes, /*writable=*/true));
     } else if (count > 0) {
       std::optional<MappedFile> in_map;
       const std::byte* in = next.memory().data();
       if (next.on_disk()) {
-        in_map.emplace(MapSpillFile(next, collective.bytes, /*writable=*/false));
+        in_map.emplace(payloads_.Map(next, collective.bytes, /*writable=*/false));
         in = in_map->data();
       }
       std::byte* accumulator = collective.result.on_disk()

@@ -29,23 +29,6 @@ std::string Describe(MsgType type) {
 
 }  // namespace
 
-std::uint32_t Master::NewUniqueToken() const {
-  for (;;) {
-    std::uint32_t token = NewRequestToken();
-    bool taken = token == event_token_ ||
-                 std::any_of(slaves_.begin(), slaves_.end(),
-                             [&](const Slave& s) { return s.token == token; });
-    if (!taken) return token;
-  }
-}
-
-Slave* Master::SlaveWithToken(std::uint32_t token) {
-  for (Slave& slave : slaves_) {
-    if (slave.token == token) return &slave;
-  }
-  return nullptr;
-}
-
 Slave* Master::AuthenticatedSender(const RequestMsg& request) {
   if (request.version != kProtocolVersion) {
     Fail(1, "a request of protocol version " + std::to_string(request.version) +
@@ -55,10 +38,10 @@ Slave* Master::AuthenticatedSender(const RequestMsg& request) {
     return nullptr;
   }
   // The common case first: the slave named by the request holds the token.
-  bool named_in_range = request.slave >= 0 && request.slave < options_.nslaves;
+  bool named_in_range = request.slave >= 0 && request.slave < slaves_.size();
   Slave* sender = named_in_range && slaves_[request.slave].token == request.token
                       ? &slaves_[request.slave]
-                      : SlaveWithToken(request.token);
+                      : slaves_.ByToken(request.token);
   // Every request passes through here: the message text is built only
   // when there is something to report.
   if (sender == nullptr) {
@@ -93,7 +76,7 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
         return "an inline payload of " + std::to_string(request.bytes) + " bytes";
       break;
     case Where::kWindow:
-      if (request.bytes > window_size_)
+      if (request.bytes > payloads_.window_size())
         return "a payload of " + std::to_string(request.bytes) +
                " bytes, larger than its window";
       break;

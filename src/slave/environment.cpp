@@ -42,8 +42,7 @@ void Initialize(int required, int* provided) {
   if (memory::malloc_hooks_linked == 0) std::abort();
   BecomeSingletonJobUnlessLaunched();
   Runtime::Start();
-  ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->world_size(),
-             Runtime::Instance()->node_size());
+  ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->layout());
   state.initialized = true;
 }
 

@@ -1,5 +1,5 @@
 // BDMPI's extensions that tell where a communicator's members run (bdmpi.h):
-// local, from the members' world ranks and the slaves per node.
+// local, from the members' world ranks and the job's rank layout.
 #include <bdmpi.h>
 #include <mpi.h>
 
@@ -20,12 +20,12 @@ NodeInfo Describe(MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   Runtime* runtime = Runtime::Instance();
-  int per_node = runtime->node_size();
+  RankLayout layout = runtime->layout();
   int my_node = runtime->node();
   std::set<int> nodes;
   NodeInfo info;
   for (int r = 0; r < comm.size; ++r) {
-    int node = comm.WorldRank(r) / per_node;
+    int node = layout.NodeOf(comm.WorldRank(r));
     nodes.insert(node);
     if (node != my_node) continue;
     if (info.rrank < 0) info.rrank = r;

@@ -70,7 +70,8 @@ bool IsPredefinedComm(MPI_Comm comm) {
          comm == BDMPI_COMM_NODE;
 }
 
-void ResetComms(int world_rank, int world_size, int node_size) {
+void ResetComms(int world_rank, const RankLayout& layout) {
+  int world_size = layout.world_size();
   HandleTable<CommInfo>& comms = Comms();
   comms.Clear();
   CommInfo world;
@@ -87,22 +88,20 @@ void ResetComms(int world_rank, int world_size, int node_size) {
   self.world_ranks = {world_rank};
   comms.Add(std::move(self));
   // The masters register the same two (src/master/master.cpp AddBdmpiComms).
-  int nnodes = world_size / node_size;
-  int node = world_rank / node_size, index = world_rank % node_size;
+  int node = layout.NodeOf(world_rank), first = layout.FirstRank(node);
   CommInfo cworld;
   cworld.id = CworldCommId(world_size);
-  cworld.rank = index * nnodes + node;
+  cworld.rank = layout.CworldRank(world_rank);
   cworld.size = world_size;
   cworld.name = "BDMPI_COMM_CWORLD";
-  for (int r = 0; r < world_size; ++r)
-    cworld.world_ranks.push_back((r % nnodes) * node_size + r / nnodes);
+  for (int r = 0; r < world_size; ++r) cworld.world_ranks.push_back(layout.WorldRankOfCworld(r));
   BDMPI_ENFORCE(comms.Add(std::move(cworld)) == BDMPI_COMM_CWORLD, "BDMPI_COMM_CWORLD's slot");
   CommInfo local;
-  local.id = NodeCommId(node * node_size, world_size);
-  local.rank = index;
-  local.size = node_size;
+  local.id = NodeCommId(first, world_size);
+  local.rank = world_rank - first;
+  local.size = layout.Count(node);
   local.name = "BDMPI_COMM_NODE";
-  for (int i = 0; i < node_size; ++i) local.world_ranks.push_back(node * node_size + i);
+  for (int i = 0; i < local.size; ++i) local.world_ranks.push_back(first + i);
   BDMPI_ENFORCE(comms.Add(std::move(local)) == BDMPI_COMM_NODE, "BDMPI_COMM_NODE's slot");
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/rank_layout.h"
 #include "slave/datatypes.h"
 
 namespace bdmpi {
@@ -32,8 +33,8 @@ struct CommInfo {
 CommInfo& LookupComm(MPI_Comm comm);
 // Sets up the predefined communicators (and forgets everything else) at
 // MPI_Init: MPI_COMM_WORLD, MPI_COMM_SELF, BDMPI_COMM_CWORLD and
-// BDMPI_COMM_NODE (bdmpi.h); node_size is the slaves per node.
-void ResetComms(int world_rank, int world_size, int node_size);
+// BDMPI_COMM_NODE (bdmpi.h), from where `layout` runs each rank.
+void ResetComms(int world_rank, const RankLayout& layout);
 // One of those four, which MPI_Comm_free refuses.
 bool IsPredefinedComm(MPI_Comm comm);
 MPI_Comm NewComm(CommInfo comm);

@@ -67,6 +67,7 @@ void Runtime::Connect() {
   world_rank_ = EnvInt(kEnvWorldRank);
   world_size_ = EnvInt(kEnvWorldSize);
   node_size_ = EnvInt(kEnvNodeSize);
+  nnodes_ = EnvInt(kEnvNodeCount);
   std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
   spill_dir_ = SpillDir::OpenExisting(
       RequireEnv(kEnvSpillDir), std::strtoull(RequireEnv(kEnvSpillDirInode), nullptr, 10));

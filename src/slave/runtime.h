@@ -9,6 +9,7 @@
 
 #include "common/message_queue.h"
 #include "common/protocol.h"
+#include "common/rank_layout.h"
 #include "common/shared_memory.h"
 #include "common/spill_dir.h"
 
@@ -27,8 +28,10 @@ class Runtime {
   int world_rank() const { return world_rank_; }
   int world_size() const { return world_size_; }
   int node() const { return node_; }
-  // Slaves per node: world rank r runs on node r / node_size().
+  // Slaves on this node.
   int node_size() const { return node_size_; }
+  // Where every rank of the job runs.
+  RankLayout layout() const { return RankLayout(world_size_, nnodes_); }
 
   // A request that wants no reply.
   void Post(RequestMsg request);
@@ -66,6 +69,7 @@ class Runtime {
   int world_size_ = 1;
   int node_ = 0;
   int node_size_ = 1;
+  int nnodes_ = 1;
   int slave_ = 0;
   std::uint32_t token_ = 0;  // proves to the master that we are slave_
   SpillDir spill_dir_;

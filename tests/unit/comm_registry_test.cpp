@@ -16,7 +16,7 @@ namespace {
 constexpr int kNode = 1, kSlaves = 3, kNodes = 2;
 
 TEST(CommRegistryTest, RegistersThePredefinedCommunicators) {
-  CommRegistry comms(kNode, kSlaves, kNodes);
+  CommRegistry comms(kNode, RankLayout(kSlaves * kNodes, kNodes));
   const MasterComm& world = comms.Get(kWorldCommId);
   EXPECT_EQ(world.world_ranks, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(world.local_ranks, (std::vector<int>{3, 4, 5}));
@@ -42,7 +42,7 @@ TEST(CommRegistryTest, RegistersThePredefinedCommunicators) {
 }
 
 TEST(CommRegistryTest, ChannelsAreReusedOnceFreedAndLimited) {
-  CommRegistry comms(kNode, kSlaves, kNodes);
+  CommRegistry comms(kNode, RankLayout(kSlaves * kNodes, kNodes));
   // 0 and 1 belong to MPI_COMM_WORLD and BDMPI_COMM_CWORLD.
   int channel = comms.AllocateChannel(4);
   EXPECT_EQ(channel, 2);
@@ -56,6 +56,26 @@ TEST(CommRegistryTest, ChannelsAreReusedOnceFreedAndLimited) {
   EXPECT_EQ(comms.Find(100), nullptr);
   EXPECT_EQ(comms.AllocateChannel(4), 2);
   EXPECT_THROW(comms.Add(kWorldCommId, {0}), Error);
+}
+
+TEST(CommRegistryTest, AnUnevenLayoutGivesEachNodeItsBlock) {
+  // -n 7 on 3 nodes: 0-2 on node 0, 3-4 on node 1 (this one), 5-6 on node 2.
+  CommRegistry comms(1, RankLayout(7, 3));
+  const MasterComm& world = comms.Get(kWorldCommId);
+  EXPECT_EQ(world.world_ranks.size(), 7u);
+  EXPECT_EQ(world.local_ranks, (std::vector<int>{3, 4}));
+  EXPECT_EQ(world.group->nodes, (std::vector<int>{0, 1, 2}));
+  const MasterComm& cworld = comms.Get(CworldCommId(7));
+  EXPECT_EQ(cworld.world_ranks, (std::vector<int>{0, 3, 5, 1, 4, 6, 2}));
+  EXPECT_EQ(cworld.local_ranks, (std::vector<int>{1, 4}));
+  const MasterComm& node = comms.Get(NodeCommId(3, 7));
+  EXPECT_EQ(node.world_ranks, (std::vector<int>{3, 4}));
+  EXPECT_FALSE(node.spans_nodes);
+  EXPECT_EQ(comms.Get(CommId(4, 0, 7)).world_ranks, (std::vector<int>{4}));
+  EXPECT_EQ(comms.Find(CommId(5, 0, 7)), nullptr);  // node 2's
+  EXPECT_EQ(comms.NodeOf(2), 0);
+  EXPECT_EQ(comms.NodeOf(5), 2);
+  EXPECT_EQ(comms.WorldSize(), 7);
 }
 
 }  // namespace

@@ -27,18 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using test_util::ScopedTempDir;
 
-// Runs `statement`, expecting an Error whose message contains `text`.
-#define EXPECT_ERROR_WITH(statement, text)                                  \
-  do {                                                                      \
-    try {                                                                   \
-      statement;                                                            \
-      ADD_FAILURE() << "no error thrown";                                   \
-    } catch (const Error& error) {                                          \
-      EXPECT_NE(std::string(error.what()).find(text), std::string::npos)   \
-          << error.what();                                                  \
-    }                                                                       \
-  } while (0)
-
 std::string UniqueJobId() {
   static std::atomic<int> counter{0};
   return "ut" + std::to_string(getpid()) + "x" + std::to_string(counter++);

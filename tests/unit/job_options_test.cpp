@@ -110,8 +110,10 @@ TEST(JobOptionsTest, SlavesGetTheRowsVariables) {
 
 TEST(JobOptionsTest, HelpListsEveryOptionWithItsDefault) {
   std::string usage = kLaunchUsage;
-  for (const OptionRow<JobOptions>& row : JobOptionTable())
-    EXPECT_NE(usage.find("  " + row.name), std::string::npos) << row.name;
+  for (const OptionRow<JobOptions>& row : JobOptionTable()) {
+    std::string names = row.alias.empty() ? row.name : row.alias + ", " + row.name;
+    EXPECT_NE(usage.find("  " + names), std::string::npos) << row.name;
+  }
   for (const char* own : {"-n, -np N", "-nn N", "-x VAR[=VALUE]", "-env, --env VAR VALUE",
                           "--timeout SECONDS", "--version", "--hostfile FILE", "--launcher auto|local|mpirun|srun",
                           "-v, --verbose", "-h, --help"})
@@ -200,24 +202,31 @@ TEST(MpiexecOptionsTest, RanksInAllAreSpreadOverTheNodes) {
 TEST(MpiexecOptionsTest, RanksFollowTheSlurmAllocation) {
   setenv("SLURM_JOB_NUM_NODES", "2", 1);
   LaunchOptions options = Launch({"-n", "8", kProgram});
-  std::string uneven = LaunchError({"-n", "7", kProgram});
+  std::string too_few = LaunchError({"-n", "1", kProgram});
   unsetenv("SLURM_JOB_NUM_NODES");
   EXPECT_EQ(options.nnodes, 2);
   EXPECT_EQ(options.nslaves, 4);
-  EXPECT_NE(uneven.find("over 2 nodes (the Slurm allocation)"), std::string::npos) << uneven;
+  EXPECT_NE(too_few.find("than the 2 nodes (the Slurm allocation)"), std::string::npos)
+      << too_few;
 }
 
-TEST(MpiexecOptionsTest, UnevenRanksNameTheNearestValidCounts) {
-  EXPECT_EQ(LaunchError({"-n", "7", "-nn", "3", kProgram}),
-            "bdmpiexec: -n 7 ranks cannot be spread evenly over 3 nodes (-nn), and BDMPI "
-            "runs the same number of ranks on every node: use -n 6 or -n 9 on 3 nodes, or "
-            "-nn 1 or -nn 7 for 7 ranks");
+TEST(MpiexecOptionsTest, UnevenRanksAreLaidOutInBlocks) {
+  // 3, 2 and 2 ranks: -ns is the largest share, and the masters get -n.
+  LaunchOptions seven = Launch({"-n", "7", "-nn", "3", kProgram});
+  EXPECT_EQ(seven.nranks, 7);
+  EXPECT_EQ(seven.nslaves, 3);
+  MasterOptions master = Master(MasterCommand(seven, "bdmprun"));
+  EXPECT_EQ(master.nranks, 7);  // each master derives its own share
+  EXPECT_EQ(master.nslaves, 3);
+  EXPECT_EQ(Launch({"-n", "5", "-nn", "2", kProgram}).nslaves, 3);
+  // -nr is checked against the largest share.
+  EXPECT_EQ(Launch({"-n", "7", "-nn", "3", "-nr", "3", kProgram}).nrunning, 3);
+}
+
+TEST(MpiexecOptionsTest, EveryNodeNeedsARank) {
   EXPECT_EQ(LaunchError({"-n", "2", "-nn", "3", kProgram}),
-            "bdmpiexec: -n 2 ranks cannot be spread evenly over 3 nodes (-nn), and BDMPI "
-            "runs the same number of ranks on every node: use -n 3 on 3 nodes, or -nn 2 for "
-            "2 ranks");
-  EXPECT_NE(LaunchError({"-n", "10", "-nn", "4", kProgram}).find("-nn 2 or -nn 5 for 10"),
-            std::string::npos);
+            "bdmpiexec: -n 2 ranks are fewer than the 3 nodes (-nn), and every node runs at "
+            "least one rank: use -n 3 or more, or -nn 2");
 }
 
 TEST(MpiexecOptionsTest, ContradictionsAndRepeatsAreErrors) {

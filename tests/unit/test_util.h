@@ -9,7 +9,20 @@
 #include <filesystem>
 #include <string>
 
+#include "common/error.h"
 #include "common/file_io.h"
+
+// Runs `statement`, expecting an Error whose message contains `text`.
+#define EXPECT_ERROR_WITH(statement, text)                                  \
+  do {                                                                      \
+    try {                                                                   \
+      statement;                                                            \
+      ADD_FAILURE() << "no error thrown";                                   \
+    } catch (const ::bdmpi::Error& error) {                                 \
+      EXPECT_NE(std::string(error.what()).find(text), std::string::npos)   \
+          << error.what();                                                  \
+    }                                                                       \
+  } while (0)
 
 namespace bdmpi::test_util {
 

@@ -1,6 +1,6 @@
 #include "bdmpiexec/launch_options.h"
 #include "bdmpiexec/mpirun_path.h"
-#include "bdmpiexec/rank_layout.h"
+#include "bdmpiexec/spread_ranks.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +36,7 @@ std::string DefaultScratch() {
 }
 
 using LauncherRow = OptionRow<LaunchOptions>;
+using JobRow = OptionRow<JobOptions>;
 
 // MPICH's spelling of an exported variable, with two values: --env VAR VALUE.
 constexpr const char* kEnvOption = "--env";
@@ -79,15 +80,10 @@ LauncherRow ExportOption(const char* name, std::string value_name, std::string h
       nullptr);
 }
 
-// bdmpiexec's own options; -n and -nn first in --help, the others after the
-// job's.
+// bdmpiexec's own options; -nn, after the job's -n, first in --help, the
+// others after the job's.
 const std::vector<LauncherRow>& LauncherOptionTable() {
   static const std::vector<LauncherRow> table = {
-      LauncherOnly(CountOption("-np", &LaunchOptions::nranks,
-                               "MPI ranks in all, spread evenly over the nodes (-ns is "
-                               "derived; N must be a multiple of the node count)")
-                       .Alias("-n")
-                       .Default("-nn x -ns")),
       LauncherOnly(CountOption("-nn", &LaunchOptions::nnodes, "nodes: one master each")
                        .Default("the Slurm allocation's node count, else 1")),
       LauncherOnly(TextOption("--hostfile", &LaunchOptions::hostfile, "FILE",
@@ -128,6 +124,7 @@ const std::vector<LauncherRow>& LauncherOptionTable() {
 
 std::string MakeUsage() {
   const std::vector<LauncherRow>& own = LauncherOptionTable();
+  const std::vector<JobRow>& job = JobOptionTable();
   return "usage: bdmpiexec [options] [--] program [args...]\n"
          "       (also installed as mpiexec and mpirun)\n"
          "\n"
@@ -135,9 +132,10 @@ std::string MakeUsage() {
          "memory: only RUNNING ranks per node run at a time; the others wait,\n"
          "descheduled at MPI's blocking points, with their messages buffered.\n"
          "\n" +
-         OptionHelp(std::vector<LauncherRow>(own.begin(), own.begin() + 2)) +
-         OptionHelp(JobOptionTable()) +
-         OptionHelp(std::vector<LauncherRow>(own.begin() + 2, own.end())) +
+         OptionHelp(std::vector<JobRow>(job.begin(), job.begin() + 1)) +
+         OptionHelp(std::vector<LauncherRow>(own.begin(), own.begin() + 1)) +
+         OptionHelp(std::vector<JobRow>(job.begin() + 1, job.end())) +
+         OptionHelp(std::vector<LauncherRow>(own.begin() + 1, own.end())) +
          "\n"
          "Every option is checked before anything starts; a bad one ends\n"
          "bdmpiexec with status 2 and a message naming it.\n"

@@ -21,7 +21,6 @@ struct ExportedVariable {
 
 struct LaunchOptions : JobOptions {
   int nnodes = 0;   // 0: the Slurm allocation's node count, else 1
-  int nranks = 0;   // -n/-np: ranks in all, spread over the nodes; 0: nn x ns
   int timeout_s = 0;  // --timeout / MPIEXEC_TIMEOUT; 0: no limit
   int verbosity = 0;
   bool help = false;
@@ -42,7 +41,7 @@ extern const char* const kLaunchVersion;
 // Throws Error(kErrArg) with a message naming the option on bad input, so
 // that nothing starts: values out of range, an option given twice, -n
 // against -nn/-ns, MPMD syntax, a program that is not an executable file, a
-// scratch directory that is not one. Derives -ns from -n (rank_layout.h). Fills job_id and
+// scratch directory that is not one. Derives -ns from -n (spread_ranks.h). Fills job_id and
 // scratch_dir with defaults when not given; warns on stderr about values
 // it adjusts.
 LaunchOptions ParseLaunchOptions(int argc, char** argv);

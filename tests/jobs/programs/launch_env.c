@@ -3,6 +3,9 @@
  *
  *   --size N          the world has N ranks
  *   --node-size N     under BDMPI, N ranks per node (BDMPI_NODE_SIZE)
+ *   --nodes N         under BDMPI, N nodes (BDMPI_NODE_COUNT) running the
+ *                     ranks in blocks: each size / N ranks, the first
+ *                     size % N nodes one more
  *   --env VAR=VALUE   every rank sees VAR set to VALUE (repeatable)
  *   --sleep S         the last rank sleeps S seconds while the others wait
  *                     for it in MPI_Barrier (a job for --timeout to end)
@@ -24,6 +27,16 @@ int main(int argc, char **argv) {
   const long long want_node = arg_ll(argc, argv, "--node-size", 0);
   CHECK(want_node == 0 || node_size == NULL || atoll(node_size) == want_node,
         "rank %d: %s ranks per node, want %lld", rank, node_size, want_node);
+  const char *node_count = getenv("BDMPI_NODE_COUNT");
+  const long long nodes = arg_ll(argc, argv, "--nodes", 0);
+  if (nodes > 0 && node_size != NULL) {
+    CHECK(node_count != NULL && atoll(node_count) == nodes, "rank %d: %s nodes, want %lld",
+          rank, node_count, nodes);
+    const long long base = size / nodes, extra = size % nodes;
+    const long long mine = rank < extra * (base + 1) ? base + 1 : base;
+    CHECK(atoll(node_size) == mine, "rank %d: %s ranks on its node, want %lld", rank,
+          node_size, mine);
+  }
   for (int i = 1; i + 1 < argc; ++i) {
     if (strcmp(argv[i], "--env") != 0) continue;
     const char *spec = argv[i + 1], *equals = strchr(spec, '=');

@@ -1,0 +1,243 @@
+// The master's payload hand-over (master/payload_store.h): what it keeps in
+// memory and what it spills, the budget it charges, the replies it fills as
+// the slave's FetchPayload expects them, and the inode check that refuses a
+// spill file swapped under it.
+#include "master/payload_store.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/private_dir.h"
+#include "test_util.h"
+
+namespace bdmpi {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kWindow = 4096;
+
+std::vector<std::byte> Bytes(std::size_t size, std::uint8_t value) {
+  return std::vector<std::byte>(size, std::byte{value});
+}
+
+// The bytes of a spill file, read back through its path.
+std::vector<std::byte> FileBytes(const std::string& path) {
+  std::vector<std::byte> data(fs::file_size(path));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  EXPECT_EQ(PreadFull(fd.get(), data.data(), data.size(), 0),
+            static_cast<ssize_t>(data.size()));
+  return data;
+}
+
+// A store with a `budget` byte memory budget over a fresh spill directory.
+class PayloadStoreTest : public ::testing::Test {
+ protected:
+  explicit PayloadStoreTest(std::size_t budget = 1000) : store_(kWindow, budget) {
+    std::string path = scratch_.Child("n0");
+    store_.SetSpillDir(SpillDir(CreatePrivateDirAt(AT_FDCWD, path, path), path));
+  }
+
+  // A request whose payload the slave staged `where`.
+  static RequestMsg Staged(Where where, std::uint64_t bytes, std::uint64_t file_id = 0) {
+    RequestMsg request;
+    request.type = MsgType::kSend;
+    request.where = where;
+    request.bytes = bytes;
+    request.file_id = file_id;
+    return request;
+  }
+
+  std::size_t SpillFiles() const {
+    return static_cast<std::size_t>(std::distance(
+        fs::directory_iterator(store_.spill_dir().path()), fs::directory_iterator()));
+  }
+
+  test_util::ScopedTempDir scratch_;
+  PayloadStore store_;
+  std::vector<std::byte> window_ = std::vector<std::byte>(kWindow);
+  std::vector<std::shared_ptr<OwnedFile>> held_;
+};
+
+class TightBudgetTest : public PayloadStoreTest {
+ protected:
+  TightBudgetTest() : PayloadStoreTest(100) {}
+};
+
+// ------------------------------------------------------------ Take
+
+TEST_F(PayloadStoreTest, TakesInlineAndWindowPayloadsIntoMemory) {
+  std::vector<std::byte> text = Bytes(10, 3);
+  Payload inline_payload = store_.Take(Staged(Where::kInline, 10), window_.data(), text.data());
+  std::memset(window_.data(), 5, 200);
+  Payload window_payload = store_.Take(Staged(Where::kWindow, 200), window_.data(), nullptr);
+  EXPECT_FALSE(inline_payload.on_disk());
+  EXPECT_EQ(inline_payload.memory(), text);
+  EXPECT_FALSE(window_payload.on_disk());
+  EXPECT_EQ(window_payload.memory(), Bytes(200, 5));
+  EXPECT_EQ(store_.budget().used(), 210u);
+  EXPECT_EQ(SpillFiles(), 0u);
+}
+
+TEST_F(TightBudgetTest, OverBudgetASmallPayloadIsSpilled) {
+  std::memset(window_.data(), 9, 80);
+  Payload first = store_.Take(Staged(Where::kWindow, 80), window_.data(), nullptr);
+  Payload second = store_.Take(Staged(Where::kWindow, 80), window_.data(), nullptr);
+  EXPECT_FALSE(first.on_disk());
+  ASSERT_TRUE(second.on_disk());
+  EXPECT_EQ(store_.budget().used(), 80u);  // the spilled one charges nothing
+  EXPECT_EQ(FileBytes(second.file()->path()), Bytes(80, 9));
+  EXPECT_EQ(FileIdOwner(second.file_id()), kMasterFileOwner);
+  std::string path = second.file()->path();
+  second = Payload();
+  EXPECT_FALSE(fs::exists(path));
+  first = Payload();
+  EXPECT_EQ(store_.budget().used(), 0u);
+  EXPECT_EQ(store_.budget().peak(), 80u);
+}
+
+TEST_F(PayloadStoreTest, AdoptsTheSlavesSpillFileByItsInode) {
+  std::uint64_t file_id = MakeFileId(2, 1);
+  std::vector<std::byte> data = Bytes(kWindow * 2, 4);
+  std::uint64_t inode = store_.spill_dir().Write(file_id, data.data(), data.size());
+  Payload payload = store_.Take(Staged(Where::kFile, data.size(), file_id), window_.data(), nullptr);
+  ASSERT_TRUE(payload.on_disk());
+  EXPECT_EQ(payload.file_id(), file_id);
+  EXPECT_EQ(payload.file()->inode(), inode);
+  EXPECT_EQ(payload.bytes(), data.size());
+  EXPECT_EQ(store_.budget().used(), 0u);
+  MappedFile map = store_.Map(payload, data.size(), /*writable=*/false);
+  EXPECT_EQ(std::memcmp(map.data(), data.data(), data.size()), 0);
+}
+
+TEST_F(PayloadStoreTest, RefusesASlaveFileWithASecondLink) {
+  std::uint64_t file_id = MakeFileId(2, 1);
+  char byte = 'x';
+  store_.spill_dir().Write(file_id, &byte, 1);
+  std::string path = store_.spill_dir().FilePath(file_id);
+  ASSERT_EQ(link(path.c_str(), scratch_.Child("other").c_str()), 0);
+  EXPECT_ERROR_WITH(store_.Take(Staged(Where::kFile, 1, file_id), window_.data(), nullptr),
+                    path);
+}
+
+TEST_F(PayloadStoreTest, ReadsAPayloadWithoutKeepingIt) {
+  std::vector<std::uint64_t> ids = {7, 8, 9}, back(3);
+  std::size_t bytes = ids.size() * sizeof ids[0];
+  store_.Read(Staged(Where::kInline, bytes), window_.data(),
+              reinterpret_cast<const std::byte*>(ids.data()), back.data(), bytes);
+  EXPECT_EQ(back, ids);
+  std::uint64_t file_id = MakeFileId(1, 3);
+  store_.spill_dir().Write(file_id, ids.data(), bytes);
+  back.assign(3, 0);
+  store_.Read(Staged(Where::kFile, bytes, file_id), window_.data(), nullptr, back.data(), bytes);
+  EXPECT_EQ(back, ids);
+  EXPECT_EQ(SpillFiles(), 0u);  // read once, then unlinked
+  EXPECT_EQ(store_.budget().used(), 0u);
+}
+
+// ------------------------------------------------------------ Give
+
+TEST_F(PayloadStoreTest, GivesAMemoryPayloadInTheWindowUpToTheCapacity) {
+  Payload payload = store_.Store(Bytes(100, 6));
+  ReplyMsg reply;
+  store_.Give(payload, 40, window_.data(), reply, held_);
+  EXPECT_EQ(reply.where, Where::kWindow);
+  EXPECT_EQ(reply.bytes, 100u);  // the full size: the slave reports truncation
+  EXPECT_EQ(window_[39], std::byte{6});
+  EXPECT_EQ(window_[40], std::byte{0});
+  EXPECT_TRUE(held_.empty());
+}
+
+TEST_F(PayloadStoreTest, GivesNothingForAnEmptyPayloadOrNoCapacity) {
+  ReplyMsg empty_reply;
+  store_.Give(Payload(), 100, window_.data(), empty_reply, held_);
+  EXPECT_EQ(empty_reply.where, Where::kNone);
+  ReplyMsg no_room;
+  store_.Give(store_.Store(Bytes(8, 1)), 0, window_.data(), no_room, held_);
+  EXPECT_EQ(no_room.where, Where::kNone);
+  EXPECT_EQ(no_room.bytes, 8u);
+}
+
+TEST_F(PayloadStoreTest, GivesASpilledPayloadByFileAndHoldsItForTheSlave) {
+  Payload payload = store_.Store(Bytes(kWindow + 1, 2));  // larger than a window
+  ASSERT_TRUE(payload.on_disk());
+  ReplyMsg reply;
+  store_.Give(payload, std::numeric_limits<std::uint64_t>::max(), window_.data(), reply, held_);
+  EXPECT_EQ(reply.where, Where::kFile);
+  EXPECT_EQ(reply.file_id, payload.file_id());
+  EXPECT_EQ(reply.file_ino, payload.file()->inode());
+  std::string path = payload.file()->path();
+  payload = Payload();
+  EXPECT_TRUE(fs::exists(path));  // the slave has not read it yet
+  held_.clear();
+  EXPECT_FALSE(fs::exists(path));
+}
+
+// ------------------------------------------------------------ master-made data
+
+TEST_F(TightBudgetTest, StoreKeepsInMemoryOnlyWhatFitsTheBudget) {
+  Payload small = store_.Store(Bytes(60, 1));
+  Payload over = store_.Store(Bytes(60, 2));
+  EXPECT_FALSE(small.on_disk());
+  EXPECT_TRUE(over.on_disk());
+  EXPECT_EQ(store_.budget().used(), 60u);
+  EXPECT_EQ(FileBytes(over.file()->path()), Bytes(60, 2));
+}
+
+TEST_F(PayloadStoreTest, AllocateMapsALargeResultInAReservedFile) {
+  std::optional<MappedFile> small_map;
+  Payload small = store_.Allocate(64, small_map);
+  EXPECT_FALSE(small.on_disk());
+  EXPECT_FALSE(small_map.has_value());
+  EXPECT_EQ(small.memory(), Bytes(64, 0));
+
+  std::optional<MappedFile> map;
+  Payload large = store_.Allocate(kWindow * 4, map);
+  ASSERT_TRUE(large.on_disk());
+  ASSERT_TRUE(map.has_value());
+  std::memset(map->data(), 7, kWindow * 4);
+  map.reset();
+  EXPECT_EQ(FileBytes(large.file()->path()), Bytes(kWindow * 4, 7));
+  EXPECT_EQ(store_.budget().used(), 64u);
+}
+
+TEST_F(PayloadStoreTest, AdoptedFileIsUnlinkedWithItsLastHolder) {
+  std::uint64_t file_id = MakeFileId(0xfffffe, 1);  // the network thread's
+  char byte = 'n';
+  std::uint64_t inode = store_.spill_dir().Write(file_id, &byte, 1);
+  std::string path;
+  {
+    Payload payload = store_.Adopt(file_id, inode, 1);
+    path = payload.file()->path();
+    EXPECT_TRUE(fs::exists(path));
+  }
+  EXPECT_FALSE(fs::exists(path));
+}
+
+// ------------------------------------------------------------ the inode check
+
+TEST_F(PayloadStoreTest, MapRefusesASpillFileSwappedUnderIt) {
+  Payload payload = store_.Store(Bytes(kWindow * 2, 1));
+  ASSERT_TRUE(payload.on_disk());
+  std::string path = payload.file()->path();
+  std::string forged = scratch_.Child("n0/forged");
+  std::vector<std::byte> other = Bytes(kWindow * 2, 9);
+  WriteNewFile(forged, other.data(), other.size());
+  ASSERT_EQ(rename(forged.c_str(), path.c_str()), 0);
+  EXPECT_ERROR_WITH(store_.Map(payload, kWindow * 2, /*writable=*/false),
+                    "is not the file the job wrote");
+}
+
+}  // namespace
+}  // namespace bdmpi
