@@ -57,7 +57,6 @@ void RequireInitialized() {
 int RaiseError(const char* function, MPI_Comm comm, int error_class,
                const char* detail) {
   MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
-  Runtime* runtime = Runtime::Instance();
   // Errors on an invalid communicator go to MPI_COMM_WORLD's handler.
   for (MPI_Comm candidate : {comm, MPI_COMM_WORLD}) {
     try {
@@ -66,7 +65,13 @@ int RaiseError(const char* function, MPI_Comm comm, int error_class,
     } catch (const Error&) {
     }
   }
+  return ApplyErrhandler(handler, function, error_class, detail);
+}
+
+int ApplyErrhandler(MPI_Errhandler handler, const char* function, int error_class,
+                    const char* detail) {
   if (handler == MPI_ERRORS_RETURN) return error_class;
+  Runtime* runtime = Runtime::Instance();
   std::string rank = runtime ? std::to_string(runtime->world_rank()) : "?";
   const char* text = ErrorClassString(error_class);
   std::fprintf(stderr, "BDMPI: rank %s: %s: %s (%s); MPI_ERRORS_ARE_FATAL ends the job\n",

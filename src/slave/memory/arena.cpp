@@ -806,6 +806,67 @@ void DiscardRange(void* p, std::size_t bytes) {
                });
 }
 
+namespace {
+
+// Copies up to `length` bytes from `fd` into the arena file; returns the
+// count (short only at the end of `fd`).
+std::uint64_t CopyIntoArenaFile(Arena& arena, int fd, std::uint64_t from, std::uint64_t to,
+                                std::uint64_t length) {
+  std::uint64_t done = 0;
+  while (done < length) {
+    loff_t in = static_cast<loff_t>(from + done), out = static_cast<loff_t>(to + done);
+    ssize_t n = copy_file_range(fd, &in, arena.fd, &out, length - done, 0);
+    if (n > 0) {
+      done += static_cast<std::uint64_t>(n);
+      continue;
+    }
+    if (n == 0) return done;
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+      ThrowSystemError("copy_file_range into the storage file in " + arena.dir, errno);
+    // The file systems refuse: through a small buffer, still never the
+    // whole range in memory.
+    std::vector<char> bounce(std::min<std::uint64_t>(length - done, 1 << 20));
+    while (done < length) {
+      std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(bounce.size(), length - done));
+      ssize_t got = PreadFull(fd, bounce.data(), chunk, from + done);
+      if (got < 0) ThrowSystemError("read of the file being read into storage-backed memory", errno);
+      if (got > 0 && PwriteFull(arena.fd, bounce.data(), static_cast<std::size_t>(got), to + done) < 0)
+        ThrowSystemError("write of the storage file in " + arena.dir, errno);
+      done += static_cast<std::uint64_t>(got);
+      if (static_cast<std::size_t>(got) < chunk) break;
+    }
+    return done;
+  }
+  return done;
+}
+
+}  // namespace
+
+std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t bytes) {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return 0;
+  Arena& arena = *g_arena;
+  auto addr = reinterpret_cast<std::uintptr_t>(p);
+  auto base = reinterpret_cast<std::uintptr_t>(arena.base);
+  if (addr % kPage != 0 || addr < base || addr >= base + arena.size) return 0;
+  std::uint64_t start = addr - base;
+  auto it = arena.used.upper_bound(start);
+  if (it == arena.used.begin()) return 0;
+  --it;
+  if (start >= it->first + it->second.length) return 0;
+  std::uint64_t length = std::min<std::uint64_t>(bytes, it->first + it->second.length - start);
+  length = length / kPage * kPage;
+  if (length == 0) return 0;
+  std::uint64_t copied = CopyIntoArenaFile(arena, fd, offset, start, length);
+  std::uint64_t pages = copied / kPage * kPage;
+  if (pages > 0) {
+    MapFile(arena, start, pages);
+    it->second.known_dirty = false;
+  }
+  return static_cast<std::size_t>(pages);
+}
+
 std::uint64_t AllocatedBytes() {
   Locked lock;
   return g_arena == nullptr ? 0 : g_arena->allocated;

@@ -1,0 +1,160 @@
+#include "slave/io/transfer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "slave/datatypes.h"
+#include "slave/memory/arena.h"
+
+namespace bdmpi::io {
+
+namespace {
+
+constexpr std::uint64_t kPage = 4096;
+// The most one pread/pwrite moves (Linux moves at most 2 GiB - 4 KiB).
+constexpr std::uint64_t kMaxRequest = 1ull << 30;
+
+// Reads file bytes [offset, offset + length) into `data`; returns the
+// count (short at the end of the file).
+std::uint64_t ReadPiece(const FileInfo& file, std::uint64_t offset, std::byte* data,
+                        std::uint64_t length) {
+  std::uint64_t done = 0;
+  while (done < length) {
+    std::byte* at = data + done;
+    std::uint64_t left = length - done;
+    auto address = reinterpret_cast<std::uintptr_t>(at);
+    bool storage = memory::Owns(at);
+    if (storage && address % kPage == 0 && left >= kPage) {
+      std::size_t placed = memory::ReadFileInto(file.fd.get(), offset + done, at,
+                                                static_cast<std::size_t>(left));
+      if (placed > 0) {
+        done += placed;
+        continue;
+      }
+    }
+    // Storage-backed memory: up to the next page, then the fast path again.
+    std::uint64_t chunk = std::min(left, kMaxRequest);
+    if (storage) chunk = std::min(left, kPage - address % kPage);
+    ssize_t n = PreadFull(file.fd.get(), at, static_cast<std::size_t>(chunk), offset + done);
+    if (n < 0) ThrowFileError("read of", file.path, errno);
+    done += static_cast<std::uint64_t>(n);
+    if (static_cast<std::uint64_t>(n) < chunk) break;
+  }
+  return done;
+}
+
+void WritePiece(const FileInfo& file, std::uint64_t offset, const std::byte* data,
+                std::uint64_t length) {
+  for (std::uint64_t done = 0; done < length;) {
+    std::size_t chunk = static_cast<std::size_t>(std::min(length - done, kMaxRequest));
+    if (PwriteFull(file.fd.get(), data + done, chunk, offset + done) < 0)
+      ThrowFileError("write of", file.path, errno);
+    done += chunk;
+  }
+}
+
+// Atomic mode (MPI_File_set_atomicity): an fcntl lock on the file range
+// an access touches, shared for reads, exclusive for writes, so that
+// concurrent accesses of the file's ranks (on any node) do not interleave
+// inside one MPI call. Nothing in non-atomic mode.
+class RangeLock {
+ public:
+  RangeLock(const FileInfo& file, std::uint64_t stream, std::uint64_t bytes, bool write)
+      : file_(file) {
+    if (!file.atomic || bytes == 0) return;
+    std::uint64_t first = file.view.FileOffset(stream);
+    std::uint64_t last = file.view.FileOffset(stream + bytes - 1);
+    lock_.l_type = static_cast<short>(write ? F_WRLCK : F_RDLCK);
+    lock_.l_whence = SEEK_SET;
+    lock_.l_start = static_cast<off_t>(first);
+    lock_.l_len = static_cast<off_t>(last - first + 1);
+    while (fcntl(file.fd.get(), F_OFD_SETLKW, &lock_) != 0) {
+      if (errno != EINTR) ThrowFileError("fcntl(F_OFD_SETLKW) for atomic mode on", file.path, errno);
+    }
+    held_ = true;
+  }
+  ~RangeLock() {
+    if (!held_) return;
+    lock_.l_type = F_UNLCK;
+    fcntl(file_.fd.get(), F_OFD_SETLK, &lock_);
+  }
+  RangeLock(const RangeLock&) = delete;
+  RangeLock& operator=(const RangeLock&) = delete;
+
+ private:
+  const FileInfo& file_;
+  struct flock lock_ {};
+  bool held_ = false;
+};
+
+}  // namespace
+
+std::uint64_t AccessBytes(const FileInfo& file, int count, MPI_Datatype datatype) {
+  const TypeInfo& type = CommType(count, datatype);
+  if (type.wire != type.size)
+    throw Error(MPI_ERR_UNSUPPORTED_OPERATION,
+                "file I/O of datatypes with padding inside a predefined element "
+                "(MPI_DOUBLE_INT and the other pair types) is not supported");
+  std::uint64_t bytes = static_cast<std::uint64_t>(count) * type.size;
+  if (bytes % file.view.etype_size() != 0)
+    throw Error(kErrArg, "the access is " + std::to_string(bytes) +
+                             " bytes, not a whole number of the view's etypes (" +
+                             std::to_string(file.view.etype_size()) + " bytes each)");
+  return bytes;
+}
+
+std::uint64_t ReadStream(FileInfo& file, std::uint64_t stream, void* buffer, int count,
+                         MPI_Datatype datatype) {
+  if ((file.amode & MPI_MODE_WRONLY) != 0)
+    throw Error(MPI_ERR_ACCESS, "read from " + file.path + ", opened MPI_MODE_WRONLY");
+  std::uint64_t bytes = AccessBytes(file, count, datatype);
+  const TypeInfo& type = LookupType(datatype);
+  std::vector<std::byte> staging;
+  std::byte* data = static_cast<std::byte*>(buffer);
+  if (!type.Dense()) {
+    staging.resize(bytes);
+    data = staging.data();
+  }
+  RangeLock lock(file, stream, bytes, false);
+  std::uint64_t got = 0;
+  bool short_read = false;
+  file.view.ForEachPiece(stream, bytes, [&](std::uint64_t offset, std::uint64_t length,
+                                            std::uint64_t at) {
+    if (short_read) return;
+    std::uint64_t n = ReadPiece(file, offset, data + (at - stream), length);
+    got += n;
+    short_read = n < length;
+  });
+  if (!type.Dense()) UnpackElements(staging.data(), got, buffer, count, type);
+  return got;
+}
+
+std::uint64_t WriteStream(FileInfo& file, std::uint64_t stream, const void* buffer, int count,
+                          MPI_Datatype datatype) {
+  if ((file.amode & MPI_MODE_RDONLY) != 0)
+    throw Error(MPI_ERR_READ_ONLY, "write to " + file.path + ", opened MPI_MODE_RDONLY");
+  std::uint64_t bytes = AccessBytes(file, count, datatype);
+  const TypeInfo& type = LookupType(datatype);
+  std::vector<std::byte> staging;
+  const std::byte* data = static_cast<const std::byte*>(buffer);
+  if (!type.Dense()) {
+    staging.resize(bytes);
+    PackElements(buffer, count, type, staging.data());
+    data = staging.data();
+  }
+  RangeLock lock(file, stream, bytes, true);
+  file.view.ForEachPiece(stream, bytes, [&](std::uint64_t offset, std::uint64_t length,
+                                            std::uint64_t at) {
+    WritePiece(file, offset, data + (at - stream), length);
+  });
+  return bytes;
+}
+
+}  // namespace bdmpi::io
