@@ -54,11 +54,14 @@ int OpenFlags(int amode) {
 
 int Rank(MPI_Comm comm) { return LookupComm(comm).rank; }
 
-// Runs `step` on every rank (or on rank 0 only), then agrees on the outcome
+// Runs `step` on every rank (or on rank 0 only, after the others' earlier
+// calls), then agrees on the outcome
 // with the other ranks of `comm` (an MPI_Allreduce, which also
 // synchronises): if any failed, every rank throws, the failing ones their
 // own error, the others its class.
 void Agree(MPI_Comm comm, bool rank0_only, const std::function<void()>& step) {
+  // What rank 0 does alone comes after the others' earlier calls.
+  if (rank0_only) Barrier(comm);
   std::optional<Error> failure;
   if (!rank0_only || Rank(comm) == 0) {
     try {
@@ -77,18 +80,15 @@ void Agree(MPI_Comm comm, bool rank0_only, const std::function<void()>& step) {
   }
 }
 
-// Runs a collective data access, then waits for the file's other ranks
-// (a blocking point), even when this rank's part failed.
+// A collective data access waits for the file's other ranks first (a
+// blocking point), then does this rank's part as independent I/O. Waiting
+// first orders it after everything the other ranks did before the call,
+// as ROMIO's two-phase I/O does (no rank's collective write overtakes
+// another's earlier read); see docs/architecture.md for why no
+// aggregation.
 void Collectively(FileInfo& file, bool collective, const std::function<void()>& access) {
-  if (!collective) return access();
-  std::optional<Error> failure;
-  try {
-    access();
-  } catch (const Error& error) {
-    failure = error;
-  }
-  Barrier(file.comm);
-  if (failure) throw *failure;
+  if (collective) Barrier(file.comm);
+  access();
 }
 
 std::uint64_t FileSize(const FileInfo& file) {
@@ -333,8 +333,8 @@ void Seek(FileInfo& file, MPI_Offset offset, int whence) {
 }
 
 void SeekShared(FileInfo& file, MPI_Offset offset, int whence) {
-  // Every rank's earlier shared accesses are done before rank 0 moves it.
-  Barrier(file.comm);
+  // (Agree: every rank's earlier shared accesses are done before rank 0
+  // moves it.)
   Agree(file.comm, true, [&] {
     file.shared.Set(NewPosition(file, file.shared.Get(), offset, whence));
   });
