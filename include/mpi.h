@@ -678,6 +678,16 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf,
                        int count, MPI_Datatype datatype,
                        MPI_Request *request);
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf,
+                          int count, MPI_Datatype datatype,
+                          MPI_Request *request);
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf,
+                           int count, MPI_Datatype datatype,
+                           MPI_Request *request);
+int MPI_File_iread_all(MPI_File fh, void *buf, int count,
+                       MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count,
+                        MPI_Datatype datatype, MPI_Request *request);
 int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                   MPI_Status *status);
 int MPI_File_read_all(MPI_File fh, void *buf, int count,
@@ -1062,6 +1072,16 @@ int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf,
                         int count, MPI_Datatype datatype,
                         MPI_Request *request);
+int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf,
+                           int count, MPI_Datatype datatype,
+                           MPI_Request *request);
+int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf,
+                            int count, MPI_Datatype datatype,
+                            MPI_Request *request);
+int PMPI_File_iread_all(MPI_File fh, void *buf, int count,
+                        MPI_Datatype datatype, MPI_Request *request);
+int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count,
+                         MPI_Datatype datatype, MPI_Request *request);
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                    MPI_Status *status);
 int PMPI_File_read_all(MPI_File fh, void *buf, int count,
@@ -1142,6 +1162,11 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 #define MPI_Message_c2f(message) ((MPI_Fint)(message))
 #define MPI_Message_f2c(message) ((MPI_Message)(message))
 #define MPI_File_c2f(file) ((MPI_Fint)(file))
+/* ROMIO's old names, still used by programs (Open MPI's mpi.h has them). */
+#define MPIO_Request MPI_Request
+#define MPIO_Test MPI_Test
+#define MPIO_Wait MPI_Wait
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
 #define MPI_File_f2c(file) ((MPI_File)(file))
 
 #if defined(__GNUC__)

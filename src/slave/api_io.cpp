@@ -254,57 +254,86 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
 // theirs in _begin.
 
 #pragma weak MPI_File_read_at = PMPI_File_read_at
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_read_at", fh, [&](FileInfo& f) { bdmpi::io::Read(f, At(offset), buf, count, datatype, status); });
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                      MPI_Status* status) {
+  return FileCall("MPI_File_read_at", fh, [&](FileInfo& f) {
+    bdmpi::io::Read(f, At(offset), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
-int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_read_at_all", fh, [&](FileInfo& f) { bdmpi::io::Read(f, At(offset, true), buf, count, datatype, status); });
+int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                          MPI_Datatype datatype, MPI_Status* status) {
+  return FileCall("MPI_File_read_at_all", fh, [&](FileInfo& f) {
+    bdmpi::io::Read(f, At(offset, true), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_write_at = PMPI_File_write_at
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_write_at", fh, [&](FileInfo& f) { bdmpi::io::Write(f, At(offset), buf, count, datatype, status); });
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                       MPI_Datatype datatype, MPI_Status* status) {
+  return FileCall("MPI_File_write_at", fh, [&](FileInfo& f) {
+    bdmpi::io::Write(f, At(offset), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
-int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_write_at_all", fh, [&](FileInfo& f) { bdmpi::io::Write(f, At(offset, true), buf, count, datatype, status); });
+int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                           MPI_Datatype datatype, MPI_Status* status) {
+  return FileCall("MPI_File_write_at_all", fh, [&](FileInfo& f) {
+    bdmpi::io::Write(f, At(offset, true), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_read = PMPI_File_read
 int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_read", fh, [&](FileInfo& f) { bdmpi::io::Read(f, Individual(), buf, count, datatype, status); });
+  return FileCall("MPI_File_read", fh, [&](FileInfo& f) {
+    bdmpi::io::Read(f, Individual(), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_read_all = PMPI_File_read_all
-int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_read_all", fh, [&](FileInfo& f) { bdmpi::io::Read(f, Individual(true), buf, count, datatype, status); });
+int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                       MPI_Status* status) {
+  return FileCall("MPI_File_read_all", fh, [&](FileInfo& f) {
+    bdmpi::io::Read(f, Individual(true), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_write = PMPI_File_write
-int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_write", fh, [&](FileInfo& f) { bdmpi::io::Write(f, Individual(), buf, count, datatype, status); });
+int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                    MPI_Status* status) {
+  return FileCall("MPI_File_write", fh, [&](FileInfo& f) {
+    bdmpi::io::Write(f, Individual(), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_write_all = PMPI_File_write_all
-int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_write_all", fh, [&](FileInfo& f) { bdmpi::io::Write(f, Individual(true), buf, count, datatype, status); });
+int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                        MPI_Status* status) {
+  return FileCall("MPI_File_write_all", fh, [&](FileInfo& f) {
+    bdmpi::io::Write(f, Individual(true), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_read_shared = PMPI_File_read_shared
-int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_read_shared", fh, [&](FileInfo& f) { bdmpi::io::Read(f, Shared(), buf, count, datatype, status); });
+int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status) {
+  return FileCall("MPI_File_read_shared", fh,
+                  [&](FileInfo& f) { bdmpi::io::Read(f, Shared(), buf, count, datatype, status); });
 }
 
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
-int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_write_shared", fh, [&](FileInfo& f) { bdmpi::io::Write(f, Shared(), buf, count, datatype, status); });
+int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Status* status) {
+  return FileCall("MPI_File_write_shared", fh, [&](FileInfo& f) {
+    bdmpi::io::Write(f, Shared(), buf, count, datatype, status);
+  });
 }
 
 #pragma weak MPI_File_iread_at = PMPI_File_iread_at
-int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                       MPI_Request* request) {
   return FileCall("MPI_File_iread_at", fh, [&](FileInfo& f) {
     MPI_Status status;
     bdmpi::io::Read(f, At(offset), buf, count, datatype, &status);
@@ -313,7 +342,8 @@ int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI
 }
 
 #pragma weak MPI_File_iwrite_at = PMPI_File_iwrite_at
-int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                        MPI_Datatype datatype, MPI_Request* request) {
   return FileCall("MPI_File_iwrite_at", fh, [&](FileInfo& f) {
     MPI_Status status;
     bdmpi::io::Write(f, At(offset), buf, count, datatype, &status);
@@ -322,7 +352,8 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int cou
 }
 
 #pragma weak MPI_File_iread = PMPI_File_iread
-int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                    MPI_Request* request) {
   return FileCall("MPI_File_iread", fh, [&](FileInfo& f) {
     MPI_Status status;
     bdmpi::io::Read(f, Individual(), buf, count, datatype, &status);
@@ -331,7 +362,8 @@ int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MP
 }
 
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
-int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                     MPI_Request* request) {
   return FileCall("MPI_File_iwrite", fh, [&](FileInfo& f) {
     MPI_Status status;
     bdmpi::io::Write(f, Individual(), buf, count, datatype, &status);
@@ -340,7 +372,8 @@ int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datat
 }
 
 #pragma weak MPI_File_iread_shared = PMPI_File_iread_shared
-int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                           MPI_Request* request) {
   return FileCall("MPI_File_iread_shared", fh, [&](FileInfo& f) {
     MPI_Status status;
     bdmpi::io::Read(f, Shared(), buf, count, datatype, &status);
@@ -349,7 +382,8 @@ int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datat
 }
 
 #pragma weak MPI_File_iwrite_shared = PMPI_File_iwrite_shared
-int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                            MPI_Request* request) {
   return FileCall("MPI_File_iwrite_shared", fh, [&](FileInfo& f) {
     MPI_Status status;
     bdmpi::io::Write(f, Shared(), buf, count, datatype, &status);
@@ -357,18 +391,67 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatyp
   });
 }
 
+// A non-blocking collective: the collective access, done at once.
+#pragma weak MPI_File_iread_at_all = PMPI_File_iread_at_all
+int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                           MPI_Datatype datatype, MPI_Request* request) {
+  return FileCall("MPI_File_iread_at_all", fh, [&](FileInfo& f) {
+    MPI_Status status;
+    bdmpi::io::Read(f, At(offset, true), buf, count, datatype, &status);
+    *request = DoneRequest(status);
+  });
+}
+
+// A non-blocking collective: the collective access, done at once.
+#pragma weak MPI_File_iwrite_at_all = PMPI_File_iwrite_at_all
+int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                            MPI_Datatype datatype, MPI_Request* request) {
+  return FileCall("MPI_File_iwrite_at_all", fh, [&](FileInfo& f) {
+    MPI_Status status;
+    bdmpi::io::Write(f, At(offset, true), buf, count, datatype, &status);
+    *request = DoneRequest(status);
+  });
+}
+
+// A non-blocking collective: the collective access, done at once.
+#pragma weak MPI_File_iread_all = PMPI_File_iread_all
+int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                        MPI_Request* request) {
+  return FileCall("MPI_File_iread_all", fh, [&](FileInfo& f) {
+    MPI_Status status;
+    bdmpi::io::Read(f, Individual(true), buf, count, datatype, &status);
+    *request = DoneRequest(status);
+  });
+}
+
+// A non-blocking collective: the collective access, done at once.
+#pragma weak MPI_File_iwrite_all = PMPI_File_iwrite_all
+int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                         MPI_Request* request) {
+  return FileCall("MPI_File_iwrite_all", fh, [&](FileInfo& f) {
+    MPI_Status status;
+    bdmpi::io::Write(f, Individual(true), buf, count, datatype, &status);
+    *request = DoneRequest(status);
+  });
+}
+
 #pragma weak MPI_File_read_ordered = PMPI_File_read_ordered
-int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_read_ordered", fh, [&](FileInfo& f) { bdmpi::io::ReadOrdered(f, buf, count, datatype, status); });
+int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                           MPI_Status* status) {
+  return FileCall("MPI_File_read_ordered", fh,
+                  [&](FileInfo& f) { bdmpi::io::ReadOrdered(f, buf, count, datatype, status); });
 }
 
 #pragma weak MPI_File_write_ordered = PMPI_File_write_ordered
-int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return FileCall("MPI_File_write_ordered", fh, [&](FileInfo& f) { bdmpi::io::WriteOrdered(f, buf, count, datatype, status); });
+int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                            MPI_Status* status) {
+  return FileCall("MPI_File_write_ordered", fh,
+                  [&](FileInfo& f) { bdmpi::io::WriteOrdered(f, buf, count, datatype, status); });
 }
 
 #pragma weak MPI_File_read_at_all_begin = PMPI_File_read_at_all_begin
-int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype) {
+int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                                MPI_Datatype datatype) {
   return FileCall("MPI_File_read_at_all_begin", fh, [&](FileInfo& f) {
     BeginSplit(f);
     bdmpi::io::Read(f, At(offset, true), buf, count, datatype, &f.split_status);
@@ -383,7 +466,8 @@ int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status) {
 }
 
 #pragma weak MPI_File_write_at_all_begin = PMPI_File_write_at_all_begin
-int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype) {
+int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                 MPI_Datatype datatype) {
   return FileCall("MPI_File_write_at_all_begin", fh, [&](FileInfo& f) {
     BeginSplit(f);
     bdmpi::io::Write(f, At(offset, true), buf, count, datatype, &f.split_status);
@@ -464,22 +548,26 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
 
 #pragma weak MPI_File_get_position = PMPI_File_get_position
 int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
-  return FileCall("MPI_File_get_position", fh, [&](FileInfo& f) { *offset = static_cast<MPI_Offset>(f.position); });
+  return FileCall("MPI_File_get_position", fh,
+                  [&](FileInfo& f) { *offset = static_cast<MPI_Offset>(f.position); });
 }
 
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
-  return FileCall("MPI_File_seek_shared", fh, [&](FileInfo& f) { bdmpi::io::SeekShared(f, offset, whence); });
+  return FileCall("MPI_File_seek_shared", fh,
+                  [&](FileInfo& f) { bdmpi::io::SeekShared(f, offset, whence); });
 }
 
 #pragma weak MPI_File_get_position_shared = PMPI_File_get_position_shared
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
-  return FileCall("MPI_File_get_position_shared", fh, [&](FileInfo& f) { *offset = bdmpi::io::GetPositionShared(f); });
+  return FileCall("MPI_File_get_position_shared", fh,
+                  [&](FileInfo& f) { *offset = bdmpi::io::GetPositionShared(f); });
 }
 
 #pragma weak MPI_File_get_byte_offset = PMPI_File_get_byte_offset
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
-  return FileCall("MPI_File_get_byte_offset", fh, [&](FileInfo& f) { *disp = bdmpi::io::GetByteOffset(f, offset); });
+  return FileCall("MPI_File_get_byte_offset", fh,
+                  [&](FileInfo& f) { *disp = bdmpi::io::GetByteOffset(f, offset); });
 }
 
 }  // extern "C"

@@ -164,8 +164,9 @@ void Ordered(FileInfo& file, Buffer buffer, int count, MPI_Datatype datatype,
     total += parts[static_cast<std::size_t>(r)];
   }
   long long base = 0;
-  Agree(file.comm, true,
-        [&] { base = static_cast<long long>(file.shared.FetchAdd(static_cast<std::uint64_t>(total))); });
+  Agree(file.comm, true, [&] {
+    base = static_cast<long long>(file.shared.FetchAdd(static_cast<std::uint64_t>(total)));
+  });
   Bcast(&base, 1, MPI_LONG_LONG, 0, file.comm);
   std::uint64_t start = static_cast<std::uint64_t>(base + before) * etype;
   SetIoStatus(status, transfer(file, start, buffer, count, datatype));
@@ -268,7 +269,7 @@ void SetView(FileInfo& file, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype f
       disp = static_cast<MPI_Offset>(file.view.FileOffset(file.shared.Get() *
                                                           file.view.etype_size()));
     }
-    file.view = View(disp, etype, filetype);
+    file.view = View(disp, etype, filetype, (file.amode & MPI_MODE_RDONLY) == 0);
     file.position = 0;
   });
   Agree(file.comm, true, [&] { file.shared.Set(0); });
@@ -328,7 +329,8 @@ std::uint64_t NewPosition(const FileInfo& file, std::uint64_t current, MPI_Offse
 
 void Seek(FileInfo& file, MPI_Offset offset, int whence) {
   if ((file.amode & MPI_MODE_SEQUENTIAL) != 0)
-    throw Error(MPI_ERR_UNSUPPORTED_OPERATION, "MPI_File_seek on a file opened MPI_MODE_SEQUENTIAL");
+    throw Error(MPI_ERR_UNSUPPORTED_OPERATION,
+                "MPI_File_seek on a file opened MPI_MODE_SEQUENTIAL");
   file.position = NewPosition(file, file.position, offset, whence);
 }
 

@@ -76,7 +76,8 @@ class RangeLock {
     lock_.l_start = static_cast<off_t>(first);
     lock_.l_len = static_cast<off_t>(last - first + 1);
     while (fcntl(file.fd.get(), F_OFD_SETLKW, &lock_) != 0) {
-      if (errno != EINTR) ThrowFileError("fcntl(F_OFD_SETLKW) for atomic mode on", file.path, errno);
+      if (errno != EINTR)
+        ThrowFileError("fcntl(F_OFD_SETLKW) for atomic mode on", file.path, errno);
     }
     held_ = true;
   }

@@ -11,6 +11,28 @@ namespace {
 
 bool IsPredefined(MPI_Datatype type) { return LookupType(type).predefined; }
 
+// MPI-3.1 13.3: an etype's and a filetype's displacements are non-negative
+// and monotonically non-decreasing, and in a file opened for writing they
+// must not overlap. MPI_ERR_IO, as ROMIO reports it.
+void CheckMonotonic(const TypeInfo& type, const char* what, bool writable) {
+  std::int64_t start = 0, end = 0;
+  for (const TypeRun& run : type.runs) {
+    const char* why = nullptr;
+    if (run.offset < 0)
+      why = " has a negative displacement";
+    else if (run.offset < start)
+      why = " has decreasing displacements";
+    else if (writable && run.offset < end)
+      why = " overlaps itself in a file opened for writing";
+    if (why != nullptr)
+      throw Error(MPI_ERR_IO, std::string("the view's ") + what + why +
+                                  " (MPI-3.1 13.3 requires displacements non-negative, "
+                                  "non-decreasing and, for writing, disjoint)");
+    start = run.offset;
+    end = std::max(end, run.offset + static_cast<std::int64_t>(run.length));
+  }
+}
+
 MPI_Datatype Keep(MPI_Datatype type) { return IsPredefined(type) ? type : DupType(type); }
 
 }  // namespace
@@ -22,7 +44,8 @@ View::View() {
   run_starts_ = {0};
 }
 
-View::View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype) : disp_(disp) {
+View::View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool writable)
+    : disp_(disp) {
   const TypeInfo& e = LookupType(etype);
   const TypeInfo& f = LookupType(filetype);
   if (!e.committed || !f.committed)
@@ -33,13 +56,10 @@ View::View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype) : disp_
                               " bytes) is not a positive multiple of the etype's (" +
                               std::to_string(e.size) + ")");
   if (disp < 0) throw Error(kErrArg, "the displacement of a view must not be negative");
+  CheckMonotonic(e, "etype", writable);
+  CheckMonotonic(f, "filetype", writable);
   auto layout = std::make_shared<TypeInfo>(f);
   if (layout->runs.empty()) layout->runs = {TypeRun{0, f.size}};
-  for (const TypeRun& run : layout->runs) {
-    if (run.offset < 0)
-      throw Error(kErrType, "a filetype must not reach below its displacement "
-                            "(negative offsets in its type map)");
-  }
   std::uint64_t at = 0;
   for (const TypeRun& run : layout->runs) {
     run_starts_.push_back(at);

@@ -20,7 +20,8 @@ class View {
   View();
   // Copies the layouts; the handles are duplicated so that MPI_File_get_view
   // can hand them out after the program freed its own (see Release).
-  View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype);
+  // `writable`: the file is open for writing (no overlaps allowed then).
+  View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool writable);
   View(const View&) = delete;
   View& operator=(const View&) = delete;
   View(View&& other) noexcept;

@@ -828,10 +828,13 @@ std::uint64_t CopyIntoArenaFile(Arena& arena, int fd, std::uint64_t from, std::u
     // whole range in memory.
     std::vector<char> bounce(std::min<std::uint64_t>(length - done, 1 << 20));
     while (done < length) {
-      std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(bounce.size(), length - done));
+      std::size_t chunk =
+          static_cast<std::size_t>(std::min<std::uint64_t>(bounce.size(), length - done));
       ssize_t got = PreadFull(fd, bounce.data(), chunk, from + done);
-      if (got < 0) ThrowSystemError("read of the file being read into storage-backed memory", errno);
-      if (got > 0 && PwriteFull(arena.fd, bounce.data(), static_cast<std::size_t>(got), to + done) < 0)
+      if (got < 0)
+        ThrowSystemError("read of the file being read into storage-backed memory", errno);
+      std::size_t bytes = static_cast<std::size_t>(got);
+      if (bytes > 0 && PwriteFull(arena.fd, bounce.data(), bytes, to + done) < 0)
         ThrowSystemError("write of the storage file in " + arena.dir, errno);
       done += static_cast<std::uint64_t>(got);
       if (static_cast<std::size_t>(got) < chunk) break;
