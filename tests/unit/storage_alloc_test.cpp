@@ -394,6 +394,33 @@ TEST_F(StorageAlloc, ReadFileIntoPlacesWholePagesAndKeepsTheRest) {
   EXPECT_EQ(Leaked(), 0u);
 }
 
+// MPI-IO's writes from storage-backed memory (WriteFileFrom): pages whose
+// data is in the backing file (released, never touched since) and pages
+// rewritten in memory since come out right, in one call.
+TEST_F(StorageAlloc, WriteFileFromMixesFilePagesAndMemoryPages) {
+  const std::size_t page = 4096, bytes = 16 * page;
+  std::string path = std::string(STORAGE_TEST_DIR) + "/write_file_from.dst";
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  unlink(path.c_str());
+  auto* p = static_cast<unsigned char*>(std::malloc(bytes));
+  ASSERT_TRUE(Owns(p));
+  Fill(p, bytes, 5);
+  ReleaseAll();  // all of it in the backing file now
+  for (std::size_t i = 3; i < 16; i += 4) std::memset(p + i * page, static_cast<int>(i), page);
+  std::vector<unsigned char> want(p, p + bytes);
+  EXPECT_EQ(WriteFileFrom(fd, 100, p, bytes), static_cast<std::int64_t>(bytes));
+  std::vector<unsigned char> got(bytes);
+  ASSERT_EQ(pread(fd, got.data(), bytes, 100), static_cast<ssize_t>(bytes));
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), bytes), 0);
+  EXPECT_EQ(WriteFileFrom(fd, 0, p + 1, page), 0);
+  std::free(p);
+  close(fd);
+  std::vector<unsigned char>().swap(want);
+  std::vector<unsigned char>().swap(got);
+  EXPECT_EQ(Leaked(), 0u);
+}
+
 TEST_F(StorageAlloc, CxxNewOfLargeArrays) {
   std::unique_ptr<double[]> a(new double[T()]);
   EXPECT_TRUE(Owns(a.get()));

@@ -22,7 +22,9 @@ constexpr std::uint64_t kPage = 4096;
 constexpr std::uint64_t kMaxRequest = 1ull << 30;
 
 // Reads file bytes [offset, offset + length) into `data`; returns the
-// count (short at the end of the file).
+// count (short at the end of the file). Whole pages of storage-backed
+// memory go through the rank's backing file (memory::ReadFileInto), the
+// partial pages at either end with pread; WritePiece likewise.
 std::uint64_t ReadPiece(const FileInfo& file, std::uint64_t offset, std::byte* data,
                         std::uint64_t length) {
   std::uint64_t done = 0;
@@ -52,9 +54,24 @@ std::uint64_t ReadPiece(const FileInfo& file, std::uint64_t offset, std::byte* d
 
 void WritePiece(const FileInfo& file, std::uint64_t offset, const std::byte* data,
                 std::uint64_t length) {
-  for (std::uint64_t done = 0; done < length;) {
-    std::size_t chunk = static_cast<std::size_t>(std::min(length - done, kMaxRequest));
-    if (PwriteFull(file.fd.get(), data + done, chunk, offset + done) < 0)
+  std::uint64_t done = 0;
+  while (done < length) {
+    const std::byte* at = data + done;
+    std::uint64_t left = length - done;
+    auto address = reinterpret_cast<std::uintptr_t>(at);
+    bool storage = memory::Owns(at);
+    if (storage && address % kPage == 0 && left >= kPage) {
+      std::int64_t written = memory::WriteFileFrom(file.fd.get(), offset + done, at,
+                                                   static_cast<std::size_t>(left));
+      if (written < 0) ThrowFileError("write of", file.path, errno);
+      if (written > 0) {
+        done += static_cast<std::uint64_t>(written);
+        continue;
+      }
+    }
+    std::uint64_t chunk = std::min(left, kMaxRequest);
+    if (storage) chunk = std::min(left, kPage - address % kPage);
+    if (PwriteFull(file.fd.get(), at, static_cast<std::size_t>(chunk), offset + done) < 0)
       ThrowFileError("write of", file.path, errno);
     done += chunk;
   }

@@ -808,40 +808,54 @@ void DiscardRange(void* p, std::size_t bytes) {
 
 namespace {
 
-// Copies up to `length` bytes from `fd` into the arena file; returns the
-// count (short only at the end of `fd`).
-std::uint64_t CopyIntoArenaFile(Arena& arena, int fd, std::uint64_t from, std::uint64_t to,
-                                std::uint64_t length) {
+// Copies up to `length` bytes from in_fd at `from` to out_fd at `to`
+// (copy_file_range, else through a 1 MiB buffer where the file systems
+// refuse it: never the whole range in memory). Returns the count, short
+// only at the end of in_fd, or -1 with errno set.
+std::int64_t CopyRange(int in_fd, std::uint64_t from, int out_fd, std::uint64_t to,
+                       std::uint64_t length) {
   std::uint64_t done = 0;
   while (done < length) {
     loff_t in = static_cast<loff_t>(from + done), out = static_cast<loff_t>(to + done);
-    ssize_t n = copy_file_range(fd, &in, arena.fd, &out, length - done, 0);
+    ssize_t n = copy_file_range(in_fd, &in, out_fd, &out, length - done, 0);
     if (n > 0) {
       done += static_cast<std::uint64_t>(n);
       continue;
     }
-    if (n == 0) return done;
+    if (n == 0) break;
     if (errno == EINTR) continue;
-    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-      ThrowSystemError("copy_file_range into the storage file in " + arena.dir, errno);
-    // The file systems refuse: through a small buffer, still never the
-    // whole range in memory.
+    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) return -1;
     std::vector<char> bounce(std::min<std::uint64_t>(length - done, 1 << 20));
     while (done < length) {
       std::size_t chunk =
           static_cast<std::size_t>(std::min<std::uint64_t>(bounce.size(), length - done));
-      ssize_t got = PreadFull(fd, bounce.data(), chunk, from + done);
-      if (got < 0)
-        ThrowSystemError("read of the file being read into storage-backed memory", errno);
+      ssize_t got = PreadFull(in_fd, bounce.data(), chunk, from + done);
+      if (got < 0) return -1;
       std::size_t bytes = static_cast<std::size_t>(got);
-      if (bytes > 0 && PwriteFull(arena.fd, bounce.data(), bytes, to + done) < 0)
-        ThrowSystemError("write of the storage file in " + arena.dir, errno);
-      done += static_cast<std::uint64_t>(got);
-      if (static_cast<std::size_t>(got) < chunk) break;
+      if (bytes > 0 && PwriteFull(out_fd, bounce.data(), bytes, to + done) < 0) return -1;
+      done += bytes;
+      if (bytes < chunk) break;
     }
-    return done;
+    break;
   }
-  return done;
+  return static_cast<std::int64_t>(done);
+}
+
+// The block holding arena offset `start` and its whole pages from there,
+// at most `bytes`: the block's map entry, or end() when there is none.
+std::map<std::uint64_t, Block>::iterator WholePages(Arena& arena, const void* p,
+                                                    std::size_t bytes, std::uint64_t* start,
+                                                    std::uint64_t* length) {
+  auto addr = reinterpret_cast<std::uintptr_t>(p);
+  auto base = reinterpret_cast<std::uintptr_t>(arena.base);
+  if (addr % kPage != 0 || addr < base || addr >= base + arena.size) return arena.used.end();
+  *start = addr - base;
+  auto it = arena.used.upper_bound(*start);
+  if (it == arena.used.begin()) return arena.used.end();
+  --it;
+  if (*start >= it->first + it->second.length) return arena.used.end();
+  *length = std::min<std::uint64_t>(bytes, it->first + it->second.length - *start) / kPage * kPage;
+  return *length == 0 ? arena.used.end() : it;
 }
 
 }  // namespace
@@ -850,24 +864,61 @@ std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t byte
   Locked lock;
   if (g_arena == nullptr || !g_arena->ready) return 0;
   Arena& arena = *g_arena;
-  auto addr = reinterpret_cast<std::uintptr_t>(p);
-  auto base = reinterpret_cast<std::uintptr_t>(arena.base);
-  if (addr % kPage != 0 || addr < base || addr >= base + arena.size) return 0;
-  std::uint64_t start = addr - base;
-  auto it = arena.used.upper_bound(start);
-  if (it == arena.used.begin()) return 0;
-  --it;
-  if (start >= it->first + it->second.length) return 0;
-  std::uint64_t length = std::min<std::uint64_t>(bytes, it->first + it->second.length - start);
-  length = length / kPage * kPage;
-  if (length == 0) return 0;
-  std::uint64_t copied = CopyIntoArenaFile(arena, fd, offset, start, length);
-  std::uint64_t pages = copied / kPage * kPage;
+  std::uint64_t start = 0, length = 0;
+  auto it = WholePages(arena, p, bytes, &start, &length);
+  if (it == arena.used.end()) return 0;
+  std::int64_t copied = CopyRange(fd, offset, arena.fd, start, length);
+  if (copied < 0) ThrowSystemError("copy into the storage file in " + arena.dir, errno);
+  std::uint64_t pages = static_cast<std::uint64_t>(copied) / kPage * kPage;
   if (pages > 0) {
     MapFile(arena, start, pages);
     it->second.known_dirty = false;
   }
   return static_cast<std::size_t>(pages);
+}
+
+std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::size_t bytes) {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return 0;
+  Arena& arena = *g_arena;
+  std::uint64_t start = 0, length = 0;
+  if (WholePages(arena, p, bytes, &start, &length) == arena.used.end()) return 0;
+  // Runs of pages whose data is in the backing file (not resident, or
+  // clean file pages) go file to file; the others from memory.
+  std::uint64_t run_start = start, run_length = 0;
+  bool run_in_file = false;
+  auto flush = [&]() -> bool {
+    if (run_length == 0) return true;
+    std::uint64_t to = offset + (run_start - start);
+    bool ok = run_in_file
+                  ? CopyRange(arena.fd, run_start, fd, to, run_length) ==
+                        static_cast<std::int64_t>(run_length)
+                  : PwriteFull(fd, arena.base + run_start, run_length, to) >= 0;
+    run_length = 0;
+    return ok;
+  };
+  std::uint64_t pages = length / kPage;
+  for (std::uint64_t first = 0; first < pages; first += 4096) {
+    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(4096, pages - first));
+    ReadPagemap(arena, arena.base + start + first * kPage, count);
+    for (std::size_t i = 0; i < count; ++i) {
+      std::uint64_t entry = arena.pagemap_buffer[i];
+      bool in_memory = (entry & kPmSwapped) != 0 ||
+                       ((entry & kPmPresent) != 0 && (entry & kPmFile) == 0 &&
+                        !(arena.zero_pfn != 0 && (entry & kPmPfnMask) == arena.zero_pfn));
+      std::uint64_t at = start + (first + i) * kPage;
+      if (run_length > 0 && run_in_file == !in_memory && run_start + run_length == at) {
+        run_length += kPage;
+        continue;
+      }
+      if (!flush()) return -1;
+      run_start = at;
+      run_length = kPage;
+      run_in_file = !in_memory;
+    }
+  }
+  if (!flush()) return -1;
+  return static_cast<std::int64_t>(length);
 }
 
 std::uint64_t AllocatedBytes() {

@@ -101,6 +101,15 @@ void DiscardRange(void* p, std::size_t bytes);
 // the caller reads the rest itself. Throws bdmpi::Error on an I/O error.
 std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t bytes);
 
+// MPI-IO's write from storage-backed memory: writes the whole pages of
+// [p, p + bytes) in the block holding p (p page-aligned) to `fd` at
+// `offset`, the pages whose data is in the backing file (released, or
+// only read since) file to file, the others from memory, so that pages
+// that were not resident stay so. Returns the bytes written, a multiple of
+// the page size and possibly 0 (the caller writes the rest itself), or -1
+// with errno set when a write failed.
+std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::size_t bytes);
+
 // Bytes currently allocated from the arena.
 std::uint64_t AllocatedBytes();
 

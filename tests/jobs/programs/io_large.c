@@ -5,13 +5,15 @@
  * Every rank writes --mib MiB (default 16) of its pattern at rank * MiB with
  * MPI_File_write_at_all, then reads the next rank's part into a fresh
  * buffer with MPI_File_read_at (independent: no blocking point, so no
- * switch-out can shrink the rank meanwhile) and checks it, and reads it
+ * switch-out can shrink the rank meanwhile), writes that buffer, untouched,
+ * after all parts with MPI_File_write_at, checks both, and reads the part
  * again with MPI_File_read_at_all, odd-sized and unaligned, and checks that.
  *
  * --max-rss-growth-pct P (BDMPI, where large buffers are storage-backed):
- * the read may grow the rank's resident memory (VmRSS) by at most P% of the
- * bytes it read: the data goes into the buffer's backing file, not through
- * the rank's memory. Rank 0 prints "io_large: ok" and the growth it saw.
+ * the read and the write may each grow the rank's resident memory (VmRSS)
+ * by at most P% of the bytes they move: the data goes between the file and
+ * the buffer's backing file, not through the rank's memory. Rank 0 prints
+ * "io_large: ok" and the growth it saw.
  */
 #include "io_common.h"
 
@@ -57,7 +59,21 @@ int main(int argc, char **argv) {
   CHECK(max_growth_pct < 0 || growth * 1024 * 100 <= (long long)bytes * max_growth_pct,
         "reading %zu bytes grew VmRSS by %lld KiB, more than %lld%%", bytes, growth,
         max_growth_pct);
+  /* The copy goes after everyone's part, before anything touched `in`. */
+  const MPI_Offset copy_at = (MPI_Offset)bytes * (size + rank);
+  before = vm_rss_kib();
+  CHECK_MPI(MPI_File_write_at(fh, copy_at, in, (int)bytes, MPI_BYTE, &st));
+  long long write_growth = vm_rss_kib() - before;
+  CHECK_COUNT(st, MPI_BYTE, (int)bytes);
+  CHECK(max_growth_pct < 0 || write_growth * 1024 * 100 <= (long long)bytes * max_growth_pct,
+        "writing %zu bytes grew VmRSS by %lld KiB, more than %lld%%", bytes, write_growth,
+        max_growth_pct);
   CHECK_PATTERN(in, bytes, (uint64_t)peer, "read_at of the next rank's part");
+  unsigned char *copy = xmalloc(bytes);
+  CHECK_MPI(MPI_File_read_at(fh, copy_at, copy, (int)bytes, MPI_BYTE, &st));
+  CHECK_COUNT(st, MPI_BYTE, (int)bytes);
+  CHECK_PATTERN(copy, bytes, (uint64_t)peer, "the written copy");
+  free(copy);
   /* Unaligned and odd: 3 bytes into the buffer, from 5 bytes into the part. */
   const size_t odd = bytes - 4097;
   memset(in, 0, bytes);
@@ -72,8 +88,8 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_File_close(&fh));
   CHECK(!file_exists(path), "%s is still there", path);
   if (rank == 0)
-    printf("io_large: ok (%zu MiB per rank, VmRSS grew %lld KiB during the read)\n",
-           bytes >> 20, growth);
+    printf("io_large: ok (%zu MiB per rank, VmRSS grew %lld KiB during the read, "
+           "%lld KiB during the write)\n", bytes >> 20, growth, write_growth);
   MPI_Finalize();
   return 0;
 }
