@@ -52,6 +52,25 @@ MPI_Request DoneRequest(const MPI_Status& status) {
   return bdmpi::NewRequest(pending);
 }
 
+// The non-blocking calls: the access at once, then a complete request.
+int StartRead(const char* function, MPI_File fh, const Access& access, void* buf, int count,
+              MPI_Datatype datatype, MPI_Request* request) {
+  return FileCall(function, fh, [&](FileInfo& f) {
+    MPI_Status status;
+    bdmpi::io::Read(f, access, buf, count, datatype, &status);
+    *request = DoneRequest(status);
+  });
+}
+
+int StartWrite(const char* function, MPI_File fh, const Access& access, const void* buf,
+               int count, MPI_Datatype datatype, MPI_Request* request) {
+  return FileCall(function, fh, [&](FileInfo& f) {
+    MPI_Status status;
+    bdmpi::io::Write(f, access, buf, count, datatype, &status);
+    *request = DoneRequest(status);
+  });
+}
+
 Access At(MPI_Offset offset, bool collective = false) {
   return Access{Pointer::kExplicit, offset, collective};
 }
@@ -65,15 +84,23 @@ void CheckErrhandler(MPI_Errhandler errhandler) {
 }
 
 // A split collective: _begin does the work, _end hands out its status.
-void BeginSplit(FileInfo& file) {
-  if (file.split_pending)
-    throw Error(bdmpi::kErrOther, "a split collective is already active on this file");
+template <class Work>
+int BeginSplit(const char* function, MPI_File fh, Work&& work) {
+  return FileCall(function, fh, [&](FileInfo& f) {
+    if (f.split_pending)
+      throw Error(bdmpi::kErrOther, "a split collective is already active on this file");
+    work(f);
+    f.split_pending = true;
+  });
 }
-void EndSplit(FileInfo& file, MPI_Status* status) {
-  if (!file.split_pending)
-    throw Error(bdmpi::kErrOther, "no split collective is active on this file");
-  file.split_pending = false;
-  if (status != MPI_STATUS_IGNORE) *status = file.split_status;
+
+int EndSplit(const char* function, MPI_File fh, MPI_Status* status) {
+  return FileCall(function, fh, [&](FileInfo& f) {
+    if (!f.split_pending)
+      throw Error(bdmpi::kErrOther, "no split collective is active on this file");
+    f.split_pending = false;
+    if (status != MPI_STATUS_IGNORE) *status = f.split_status;
+  });
 }
 
 }  // namespace
@@ -334,105 +361,65 @@ int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
 #pragma weak MPI_File_iread_at = PMPI_File_iread_at
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                        MPI_Request* request) {
-  return FileCall("MPI_File_iread_at", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Read(f, At(offset), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartRead("MPI_File_iread_at", fh, At(offset), buf, count, datatype, request);
 }
 
 #pragma weak MPI_File_iwrite_at = PMPI_File_iwrite_at
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                         MPI_Datatype datatype, MPI_Request* request) {
-  return FileCall("MPI_File_iwrite_at", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Write(f, At(offset), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartWrite("MPI_File_iwrite_at", fh, At(offset), buf, count, datatype, request);
 }
 
 #pragma weak MPI_File_iread = PMPI_File_iread
 int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
                     MPI_Request* request) {
-  return FileCall("MPI_File_iread", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Read(f, Individual(), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartRead("MPI_File_iread", fh, Individual(), buf, count, datatype, request);
 }
 
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
 int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                      MPI_Request* request) {
-  return FileCall("MPI_File_iwrite", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Write(f, Individual(), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartWrite("MPI_File_iwrite", fh, Individual(), buf, count, datatype, request);
 }
 
 #pragma weak MPI_File_iread_shared = PMPI_File_iread_shared
 int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
                            MPI_Request* request) {
-  return FileCall("MPI_File_iread_shared", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Read(f, Shared(), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartRead("MPI_File_iread_shared", fh, Shared(), buf, count, datatype, request);
 }
 
 #pragma weak MPI_File_iwrite_shared = PMPI_File_iwrite_shared
 int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                             MPI_Request* request) {
-  return FileCall("MPI_File_iwrite_shared", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Write(f, Shared(), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartWrite("MPI_File_iwrite_shared", fh, Shared(), buf, count, datatype, request);
 }
 
 // A non-blocking collective: the collective access, done at once.
 #pragma weak MPI_File_iread_at_all = PMPI_File_iread_at_all
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
                            MPI_Datatype datatype, MPI_Request* request) {
-  return FileCall("MPI_File_iread_at_all", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Read(f, At(offset, true), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartRead("MPI_File_iread_at_all", fh, At(offset, true), buf, count, datatype, request);
 }
 
 // A non-blocking collective: the collective access, done at once.
 #pragma weak MPI_File_iwrite_at_all = PMPI_File_iwrite_at_all
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                             MPI_Datatype datatype, MPI_Request* request) {
-  return FileCall("MPI_File_iwrite_at_all", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Write(f, At(offset, true), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartWrite("MPI_File_iwrite_at_all", fh, At(offset, true), buf, count, datatype, request);
 }
 
 // A non-blocking collective: the collective access, done at once.
 #pragma weak MPI_File_iread_all = PMPI_File_iread_all
 int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
                         MPI_Request* request) {
-  return FileCall("MPI_File_iread_all", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Read(f, Individual(true), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartRead("MPI_File_iread_all", fh, Individual(true), buf, count, datatype, request);
 }
 
 // A non-blocking collective: the collective access, done at once.
 #pragma weak MPI_File_iwrite_all = PMPI_File_iwrite_all
 int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                          MPI_Request* request) {
-  return FileCall("MPI_File_iwrite_all", fh, [&](FileInfo& f) {
-    MPI_Status status;
-    bdmpi::io::Write(f, Individual(true), buf, count, datatype, &status);
-    *request = DoneRequest(status);
-  });
+  return StartWrite("MPI_File_iwrite_all", fh, Individual(true), buf, count, datatype, request);
 }
 
 #pragma weak MPI_File_read_ordered = PMPI_File_read_ordered
@@ -452,93 +439,81 @@ int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatyp
 #pragma weak MPI_File_read_at_all_begin = PMPI_File_read_at_all_begin
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count,
                                 MPI_Datatype datatype) {
-  return FileCall("MPI_File_read_at_all_begin", fh, [&](FileInfo& f) {
-    BeginSplit(f);
+  return BeginSplit("MPI_File_read_at_all_begin", fh, [&](FileInfo& f) {
     bdmpi::io::Read(f, At(offset, true), buf, count, datatype, &f.split_status);
-    f.split_pending = true;
   });
 }
 
 #pragma weak MPI_File_read_at_all_end = PMPI_File_read_at_all_end
 int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status) {
   (void)buf;
-  return FileCall("MPI_File_read_at_all_end", fh, [&](FileInfo& f) { EndSplit(f, status); });
+  return EndSplit("MPI_File_read_at_all_end", fh, status);
 }
 
 #pragma weak MPI_File_write_at_all_begin = PMPI_File_write_at_all_begin
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                                  MPI_Datatype datatype) {
-  return FileCall("MPI_File_write_at_all_begin", fh, [&](FileInfo& f) {
-    BeginSplit(f);
+  return BeginSplit("MPI_File_write_at_all_begin", fh, [&](FileInfo& f) {
     bdmpi::io::Write(f, At(offset, true), buf, count, datatype, &f.split_status);
-    f.split_pending = true;
   });
 }
 
 #pragma weak MPI_File_write_at_all_end = PMPI_File_write_at_all_end
 int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status) {
   (void)buf;
-  return FileCall("MPI_File_write_at_all_end", fh, [&](FileInfo& f) { EndSplit(f, status); });
+  return EndSplit("MPI_File_write_at_all_end", fh, status);
 }
 
 #pragma weak MPI_File_read_all_begin = PMPI_File_read_all_begin
 int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
-  return FileCall("MPI_File_read_all_begin", fh, [&](FileInfo& f) {
-    BeginSplit(f);
+  return BeginSplit("MPI_File_read_all_begin", fh, [&](FileInfo& f) {
     bdmpi::io::Read(f, Individual(true), buf, count, datatype, &f.split_status);
-    f.split_pending = true;
   });
 }
 
 #pragma weak MPI_File_read_all_end = PMPI_File_read_all_end
 int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status) {
   (void)buf;
-  return FileCall("MPI_File_read_all_end", fh, [&](FileInfo& f) { EndSplit(f, status); });
+  return EndSplit("MPI_File_read_all_end", fh, status);
 }
 
 #pragma weak MPI_File_write_all_begin = PMPI_File_write_all_begin
 int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
-  return FileCall("MPI_File_write_all_begin", fh, [&](FileInfo& f) {
-    BeginSplit(f);
+  return BeginSplit("MPI_File_write_all_begin", fh, [&](FileInfo& f) {
     bdmpi::io::Write(f, Individual(true), buf, count, datatype, &f.split_status);
-    f.split_pending = true;
   });
 }
 
 #pragma weak MPI_File_write_all_end = PMPI_File_write_all_end
 int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status) {
   (void)buf;
-  return FileCall("MPI_File_write_all_end", fh, [&](FileInfo& f) { EndSplit(f, status); });
+  return EndSplit("MPI_File_write_all_end", fh, status);
 }
 
 #pragma weak MPI_File_read_ordered_begin = PMPI_File_read_ordered_begin
 int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
-  return FileCall("MPI_File_read_ordered_begin", fh, [&](FileInfo& f) {
-    BeginSplit(f);
+  return BeginSplit("MPI_File_read_ordered_begin", fh, [&](FileInfo& f) {
     bdmpi::io::ReadOrdered(f, buf, count, datatype, &f.split_status);
-    f.split_pending = true;
   });
 }
 
 #pragma weak MPI_File_read_ordered_end = PMPI_File_read_ordered_end
 int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status) {
   (void)buf;
-  return FileCall("MPI_File_read_ordered_end", fh, [&](FileInfo& f) { EndSplit(f, status); });
+  return EndSplit("MPI_File_read_ordered_end", fh, status);
 }
 
 #pragma weak MPI_File_write_ordered_begin = PMPI_File_write_ordered_begin
 int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
-  return FileCall("MPI_File_write_ordered_begin", fh, [&](FileInfo& f) {
-    BeginSplit(f);
+  return BeginSplit("MPI_File_write_ordered_begin", fh, [&](FileInfo& f) {
     bdmpi::io::WriteOrdered(f, buf, count, datatype, &f.split_status);
-    f.split_pending = true;
   });
 }
 
 #pragma weak MPI_File_write_ordered_end = PMPI_File_write_ordered_end
 int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status) {
   (void)buf;
-  return FileCall("MPI_File_write_ordered_end", fh, [&](FileInfo& f) { EndSplit(f, status); });
+  return EndSplit("MPI_File_write_ordered_end", fh, status);
 }
 
 #pragma weak MPI_File_seek = PMPI_File_seek

@@ -358,16 +358,22 @@ TEST_F(StorageAlloc, ExplicitRangesReleasePrefetchDiscard) {
   std::free(p);
 }
 
+// A scratch file of the test's own, already unlinked; -1 on failure.
+int UnlinkedFile(const char* name) {
+  std::string path = std::string(STORAGE_TEST_DIR) + "/" + name;
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  unlink(path.c_str());
+  return fd;
+}
+
 // MPI-IO's reads into storage-backed memory (ReadFileInto): whole pages go
 // from the file into the block's backing file, fewer at the end of the
 // file; the rest of the block keeps its data, also through a switch-out
 // and back; unaligned or foreign pointers are left to the caller.
 TEST_F(StorageAlloc, ReadFileIntoPlacesWholePagesAndKeepsTheRest) {
   const std::size_t page = 4096, bytes = 16 * page;
-  std::string path = std::string(STORAGE_TEST_DIR) + "/read_file_into.src";
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  int fd = UnlinkedFile("read_file_into.src");
   ASSERT_GE(fd, 0) << std::strerror(errno);
-  unlink(path.c_str());
   std::vector<unsigned char> source(5 * page + page / 2);
   Fill(source.data(), source.size(), 9);
   ASSERT_EQ(pwrite(fd, source.data(), source.size(), 0), static_cast<ssize_t>(source.size()));
@@ -399,10 +405,8 @@ TEST_F(StorageAlloc, ReadFileIntoPlacesWholePagesAndKeepsTheRest) {
 // rewritten in memory since come out right, in one call.
 TEST_F(StorageAlloc, WriteFileFromMixesFilePagesAndMemoryPages) {
   const std::size_t page = 4096, bytes = 16 * page;
-  std::string path = std::string(STORAGE_TEST_DIR) + "/write_file_from.dst";
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  int fd = UnlinkedFile("write_file_from.dst");
   ASSERT_GE(fd, 0) << std::strerror(errno);
-  unlink(path.c_str());
   auto* p = static_cast<unsigned char*>(std::malloc(bytes));
   ASSERT_TRUE(Owns(p));
   Fill(p, bytes, 5);

@@ -21,60 +21,69 @@ constexpr std::uint64_t kPage = 4096;
 // The most one pread/pwrite moves (Linux moves at most 2 GiB - 4 KiB).
 constexpr std::uint64_t kMaxRequest = 1ull << 30;
 
-// Reads file bytes [offset, offset + length) into `data`; returns the
-// count (short at the end of the file). Whole pages of storage-backed
-// memory go through the rank's backing file (memory::ReadFileInto), the
-// partial pages at either end with pread; WritePiece likewise.
-std::uint64_t ReadPiece(const FileInfo& file, std::uint64_t offset, std::byte* data,
-                        std::uint64_t length) {
+// Moves file bytes [offset, offset + length) to or from `data` in steps:
+// whole pages of storage-backed memory with storage(at, file offset, left),
+// which goes through the rank's backing file and returns the bytes moved
+// (0: not here), everything else with plain(at, file offset, chunk) in
+// requests of up to kMaxRequest, or up to the next page boundary before
+// storage-backed pages. Stops at a short plain step (the end of the file);
+// returns the bytes moved.
+template <class Byte, class Storage, class Plain>
+std::uint64_t Steps(Byte* data, std::uint64_t offset, std::uint64_t length, Storage storage,
+                    Plain plain) {
   std::uint64_t done = 0;
   while (done < length) {
-    std::byte* at = data + done;
+    Byte* at = data + done;
     std::uint64_t left = length - done;
     auto address = reinterpret_cast<std::uintptr_t>(at);
-    bool storage = memory::Owns(at);
-    if (storage && address % kPage == 0 && left >= kPage) {
-      std::size_t placed = memory::ReadFileInto(file.fd.get(), offset + done, at,
-                                                static_cast<std::size_t>(left));
-      if (placed > 0) {
-        done += placed;
+    bool backed = memory::Owns(at);
+    if (backed && address % kPage == 0 && left >= kPage) {
+      std::uint64_t moved = storage(at, offset + done, left);
+      if (moved > 0) {
+        done += moved;
         continue;
       }
     }
-    // Storage-backed memory: up to the next page, then the fast path again.
     std::uint64_t chunk = std::min(left, kMaxRequest);
-    if (storage) chunk = std::min(left, kPage - address % kPage);
-    ssize_t n = PreadFull(file.fd.get(), at, static_cast<std::size_t>(chunk), offset + done);
-    if (n < 0) ThrowFileError("read of", file.path, errno);
-    done += static_cast<std::uint64_t>(n);
-    if (static_cast<std::uint64_t>(n) < chunk) break;
+    if (backed) chunk = std::min(left, kPage - address % kPage);
+    std::uint64_t moved = plain(at, offset + done, chunk);
+    done += moved;
+    if (moved < chunk) break;
   }
   return done;
 }
 
+// Reads; returns the count (short at the end of the file).
+std::uint64_t ReadPiece(const FileInfo& file, std::uint64_t offset, std::byte* data,
+                        std::uint64_t length) {
+  int fd = file.fd.get();
+  return Steps(
+      data, offset, length,
+      [&](std::byte* at, std::uint64_t from, std::uint64_t left) -> std::uint64_t {
+        return memory::ReadFileInto(fd, from, at, static_cast<std::size_t>(left));
+      },
+      [&](std::byte* at, std::uint64_t from, std::uint64_t chunk) -> std::uint64_t {
+        ssize_t n = PreadFull(fd, at, static_cast<std::size_t>(chunk), from);
+        if (n < 0) ThrowFileError("read of", file.path, errno);
+        return static_cast<std::uint64_t>(n);
+      });
+}
+
 void WritePiece(const FileInfo& file, std::uint64_t offset, const std::byte* data,
                 std::uint64_t length) {
-  std::uint64_t done = 0;
-  while (done < length) {
-    const std::byte* at = data + done;
-    std::uint64_t left = length - done;
-    auto address = reinterpret_cast<std::uintptr_t>(at);
-    bool storage = memory::Owns(at);
-    if (storage && address % kPage == 0 && left >= kPage) {
-      std::int64_t written = memory::WriteFileFrom(file.fd.get(), offset + done, at,
-                                                   static_cast<std::size_t>(left));
-      if (written < 0) ThrowFileError("write of", file.path, errno);
-      if (written > 0) {
-        done += static_cast<std::uint64_t>(written);
-        continue;
-      }
-    }
-    std::uint64_t chunk = std::min(left, kMaxRequest);
-    if (storage) chunk = std::min(left, kPage - address % kPage);
-    if (PwriteFull(file.fd.get(), at, static_cast<std::size_t>(chunk), offset + done) < 0)
-      ThrowFileError("write of", file.path, errno);
-    done += chunk;
-  }
+  int fd = file.fd.get();
+  Steps(
+      data, offset, length,
+      [&](const std::byte* at, std::uint64_t to, std::uint64_t left) -> std::uint64_t {
+        std::int64_t n = memory::WriteFileFrom(fd, to, at, static_cast<std::size_t>(left));
+        if (n < 0) ThrowFileError("write of", file.path, errno);
+        return static_cast<std::uint64_t>(n);
+      },
+      [&](const std::byte* at, std::uint64_t to, std::uint64_t chunk) -> std::uint64_t {
+        if (PwriteFull(fd, at, static_cast<std::size_t>(chunk), to) < 0)
+          ThrowFileError("write of", file.path, errno);
+        return chunk;
+      });
 }
 
 // Atomic mode (MPI_File_set_atomicity): an fcntl lock on the file range

@@ -421,6 +421,32 @@ void ReadPagemap(Arena& arena, const char* addr, std::size_t count) {
   ReadExactlyAt(arena.pagemap, arena.pagemap_buffer, count * 8, where, "/proc/self/pagemap");
 }
 
+// Whether a page (by its pagemap entry) is resident, i.e. holds memory
+// the file may not have; the shared zero page counts as not resident.
+bool Resident(const Arena& arena, std::uint64_t entry) {
+  if ((entry & kPmPresent) != 0 && arena.zero_pfn != 0 && (entry & kPmPfnMask) == arena.zero_pfn)
+    return false;
+  return (entry & (kPmPresent | kPmSwapped)) != 0;
+}
+
+// Whether a page's data is newer than the file's: resident and not a
+// clean file page (anonymous or swapped).
+bool Dirty(const Arena& arena, std::uint64_t entry) {
+  return Resident(arena, entry) && (entry & kPmFile) == 0;
+}
+
+// Calls fn(arena offset, pagemap entry) for `pages` pages from arena
+// offset `offset`, reading the pagemap in batches.
+template <typename Fn>
+void ForEachPageEntry(Arena& arena, std::uint64_t offset, std::uint64_t pages, Fn fn) {
+  for (std::uint64_t first = 0; first < pages; first += 4096) {
+    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(4096, pages - first));
+    ReadPagemap(arena, arena.base + offset + first * kPage, count);
+    for (std::size_t i = 0; i < count; ++i)
+      fn(offset + (first + i) * kPage, arena.pagemap_buffer[i]);
+  }
+}
+
 void WriteAll(Arena& arena, const char* data, std::uint64_t length, std::uint64_t offset) {
   bool direct = arena.direct_fd >= 0;
   while (length > 0) {
@@ -480,40 +506,28 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
     }
     run_length = 0;
   };
-  std::uint64_t pages = length / kPage;
-  for (std::uint64_t first = 0; first < pages; first += 4096) {
-    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(4096, pages - first));
-    ReadPagemap(arena, arena.base + offset + first * kPage, count);
-    for (std::size_t i = 0; i < count; ++i) {
-      std::uint64_t entry = arena.pagemap_buffer[i];
-      std::uint64_t at = offset + (first + i) * kPage;
-      bool resident = (entry & (kPmPresent | kPmSwapped)) != 0;
-      if ((entry & kPmPresent) != 0 && arena.zero_pfn != 0 &&
-          (entry & kPmPfnMask) == arena.zero_pfn)
-        resident = false;
-      bool dirty = resident && (entry & kPmFile) == 0;
-      if (dirty) {
-        ++dirty_pages;
-        if (dirty_length > 0 && dirty_start + dirty_length == at) {
-          dirty_length += kPage;
-        } else {
-          flush_dirty();
-          dirty_start = at;
-          dirty_length = kPage;
-        }
-      }
-      if (resident) {
-        ++resident_pages;
-        if (run_length > 0 && run_start + run_length == at) {
-          run_length += kPage;
-        } else {
-          flush_run();
-          run_start = at;
-          run_length = kPage;
-        }
+  ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
+    if (Dirty(arena, entry)) {
+      ++dirty_pages;
+      if (dirty_length > 0 && dirty_start + dirty_length == at) {
+        dirty_length += kPage;
+      } else {
+        flush_dirty();
+        dirty_start = at;
+        dirty_length = kPage;
       }
     }
-  }
+    if (Resident(arena, entry)) {
+      ++resident_pages;
+      if (run_length > 0 && run_start + run_length == at) {
+        run_length += kPage;
+      } else {
+        flush_run();
+        run_start = at;
+        run_length = kPage;
+      }
+    }
+  });
   flush_dirty();
   flush_run();
   if (remember) block.mostly_dirty = block.known_dirty && 2 * dirty_pages > resident_pages;
@@ -886,38 +900,28 @@ std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::siz
   // Runs of pages whose data is in the backing file (not resident, or
   // clean file pages) go file to file; the others from memory.
   std::uint64_t run_start = start, run_length = 0;
-  bool run_in_file = false;
-  auto flush = [&]() -> bool {
-    if (run_length == 0) return true;
+  bool run_in_file = false, ok = true;
+  auto flush = [&] {
+    if (run_length == 0 || !ok) return;
     std::uint64_t to = offset + (run_start - start);
-    bool ok = run_in_file
-                  ? CopyRange(arena.fd, run_start, fd, to, run_length) ==
-                        static_cast<std::int64_t>(run_length)
-                  : PwriteFull(fd, arena.base + run_start, run_length, to) >= 0;
+    ok = run_in_file ? CopyRange(arena.fd, run_start, fd, to, run_length) ==
+                           static_cast<std::int64_t>(run_length)
+                     : PwriteFull(fd, arena.base + run_start, run_length, to) >= 0;
     run_length = 0;
-    return ok;
   };
-  std::uint64_t pages = length / kPage;
-  for (std::uint64_t first = 0; first < pages; first += 4096) {
-    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(4096, pages - first));
-    ReadPagemap(arena, arena.base + start + first * kPage, count);
-    for (std::size_t i = 0; i < count; ++i) {
-      std::uint64_t entry = arena.pagemap_buffer[i];
-      bool in_memory = (entry & kPmSwapped) != 0 ||
-                       ((entry & kPmPresent) != 0 && (entry & kPmFile) == 0 &&
-                        !(arena.zero_pfn != 0 && (entry & kPmPfnMask) == arena.zero_pfn));
-      std::uint64_t at = start + (first + i) * kPage;
-      if (run_length > 0 && run_in_file == !in_memory && run_start + run_length == at) {
-        run_length += kPage;
-        continue;
-      }
-      if (!flush()) return -1;
-      run_start = at;
-      run_length = kPage;
-      run_in_file = !in_memory;
+  ForEachPageEntry(arena, start, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
+    bool in_file = !Dirty(arena, entry);
+    if (run_length > 0 && run_in_file == in_file && run_start + run_length == at) {
+      run_length += kPage;
+      return;
     }
-  }
-  if (!flush()) return -1;
+    flush();
+    run_start = at;
+    run_length = kPage;
+    run_in_file = in_file;
+  });
+  flush();
+  if (!ok) return -1;
   return static_cast<std::int64_t>(length);
 }
 
