@@ -8,6 +8,9 @@
  * MPI_File_set/get_errhandler, MPI_File_delete, get/set_size, preallocate,
  * get_amode/group/info/set_info, atomicity, sync, MPI_MODE_APPEND and
  * MPI_MODE_DELETE_ON_CLOSE. Rank 0 prints "io_files: ok".
+ *
+ * --fatal-open: MPI_FILE_NULL's handler set to MPI_ERRORS_ARE_FATAL, the
+ * open of a missing file must end the job (with a message naming it).
  */
 #include "io_common.h"
 
@@ -27,6 +30,11 @@ int main(int argc, char **argv) {
   io_path("files", path);
   io_path("missing", missing);
   MPI_File fh;
+  if (arg_flag(argc, argv, "--fatal-open")) {
+    CHECK_MPI(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_ARE_FATAL));
+    MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    CHECK(0, "MPI_File_open of the missing %s returned under MPI_ERRORS_ARE_FATAL", missing);
+  }
 
   /* Files default to MPI_ERRORS_RETURN whatever MPI_COMM_WORLD has. */
   MPI_Errhandler eh;
@@ -36,6 +44,8 @@ int main(int argc, char **argv) {
               MPI_ERR_NO_SUCH_FILE);
   CHECK(fh == MPI_FILE_NULL, "a failed open left a handle");
   CHECK_CLASS(MPI_File_delete(missing, MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
+  MPI_Offset none;
+  CHECK_CLASS(MPI_File_get_size(MPI_FILE_NULL, &none), MPI_ERR_FILE);
   /* Bad access modes. */
   CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_CREATE,
                             MPI_INFO_NULL, &fh), MPI_ERR_AMODE);
