@@ -54,13 +54,12 @@ int OpenFlags(int amode) {
 
 int Rank(MPI_Comm comm) { return LookupComm(comm).rank; }
 
-// Runs `step` on every rank (or on rank 0 only, after the others' earlier
-// calls), then agrees on the outcome
-// with the other ranks of `comm` (an MPI_Allreduce, which also
+// Runs `step` on every rank (or on rank 0 only, after a barrier: what it
+// does alone comes after the others' earlier calls), then agrees on the
+// outcome with the other ranks of `comm` (an MPI_Allreduce, which also
 // synchronises): if any failed, every rank throws, the failing ones their
 // own error, the others its class.
 void Agree(MPI_Comm comm, bool rank0_only, const std::function<void()>& step) {
-  // What rank 0 does alone comes after the others' earlier calls.
   if (rank0_only) Barrier(comm);
   std::optional<Error> failure;
   if (!rank0_only || Rank(comm) == 0) {
