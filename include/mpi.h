@@ -61,6 +61,8 @@ typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len,
                                 MPI_Datatype *datatype);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *errcode, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef void(MPI_File_errhandler_function)(MPI_File *file, int *errcode, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm, int, void *, void *, void *,
                                          int *);
 typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
@@ -747,6 +749,8 @@ int MPI_File_sync(MPI_File fh);
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 int MPI_File_call_errhandler(MPI_File fh, int errorcode);
+int MPI_File_create_errhandler(MPI_File_errhandler_function *function,
+                               MPI_Errhandler *errhandler);
 
 /* ------------------------------------------- profiling interface (PMPI) */
 
@@ -1141,6 +1145,8 @@ int PMPI_File_sync(MPI_File fh);
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *function,
+                                MPI_Errhandler *errhandler);
 
 /* Handle conversions (handles are integers, so these are identities). */
 #define MPI_Comm_c2f(comm) ((MPI_Fint)(comm))

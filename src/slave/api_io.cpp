@@ -11,6 +11,7 @@
 #include "slave/datatypes.h"
 #include "slave/errors.h"
 #include "slave/info.h"
+#include "slave/io/errhandlers.h"
 #include "slave/io/file.h"
 #include "slave/io/operations.h"
 #include "slave/objects.h"
@@ -30,17 +31,32 @@ MPI_Errhandler HandlerOf(MPI_File file) {
   }
 }
 
+// An error of `file` through its handler (MPI_FILE_NULL's for no file).
+int Raise(MPI_File file, const char* function, int error_class, const char* detail) {
+  return bdmpi::io::ApplyFileErrhandler(HandlerOf(file), file, function, error_class, detail);
+}
+
 // Runs `body` on the open file `file` under its error handler.
 template <class Body>
 int FileCall(const char* function, MPI_File file, Body&& body) {
   return bdmpi::GuardWith(
       [&](int error_class, const char* detail) {
-        return bdmpi::ApplyErrhandler(HandlerOf(file), function, error_class, detail);
+        return Raise(file, function, error_class, detail);
       },
       [&] {
         bdmpi::RequireInitialized();
         body(bdmpi::io::LookupFile(file));
       });
+}
+
+// Runs `body`, which has no open file, under MPI_FILE_NULL's handler.
+template <class Body>
+int NullFileCall(const char* function, Body&& body) {
+  return bdmpi::GuardWith(
+      [&](int error_class, const char* detail) {
+        return Raise(MPI_FILE_NULL, function, error_class, detail);
+      },
+      body);
 }
 
 // A non-blocking call's request: the I/O is done, the request complete.
@@ -77,12 +93,6 @@ Access At(MPI_Offset offset, bool collective = false) {
 Access Individual(bool collective = false) { return Access{Pointer::kIndividual, 0, collective}; }
 Access Shared() { return Access{Pointer::kShared, 0, false}; }
 
-void CheckErrhandler(MPI_Errhandler errhandler) {
-  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-    throw Error(bdmpi::kErrArg,
-                "a file's error handler must be MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN");
-}
-
 // A split collective: _begin does the work, _end hands out its status.
 template <class Work>
 int BeginSplit(const char* function, MPI_File fh, Work&& work) {
@@ -113,12 +123,8 @@ extern "C" {
 int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
                    MPI_File* fh) {
   *fh = MPI_FILE_NULL;
-  return bdmpi::GuardWith(
-      [&](int error_class, const char* detail) {
-        return bdmpi::ApplyErrhandler(bdmpi::io::DefaultFileErrhandler(), "MPI_File_open",
-                                      error_class, detail);
-      },
-      [&] { *fh = bdmpi::io::Open(comm, filename, amode, info); });
+  return NullFileCall("MPI_File_open",
+                      [&] { *fh = bdmpi::io::Open(comm, filename, amode, info); });
 }
 
 #pragma weak MPI_File_close = PMPI_File_close
@@ -128,15 +134,10 @@ int PMPI_File_close(MPI_File* fh) {
 
 #pragma weak MPI_File_delete = PMPI_File_delete
 int PMPI_File_delete(const char* filename, MPI_Info info) {
-  return bdmpi::GuardWith(
-      [&](int error_class, const char* detail) {
-        return bdmpi::ApplyErrhandler(bdmpi::io::DefaultFileErrhandler(), "MPI_File_delete",
-                                      error_class, detail);
-      },
-      [&] {
-        bdmpi::CheckInfoArgument(info);
-        bdmpi::io::Delete(filename);
-      });
+  return NullFileCall("MPI_File_delete", [&] {
+    bdmpi::CheckInfoArgument(info);
+    bdmpi::io::Delete(filename);
+  });
 }
 
 #pragma weak MPI_File_set_size = PMPI_File_set_size
@@ -241,18 +242,13 @@ int PMPI_File_sync(MPI_File fh) {
 #pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
   if (file == MPI_FILE_NULL) {
-    return bdmpi::GuardWith(
-        [&](int error_class, const char* detail) {
-          return bdmpi::ApplyErrhandler(bdmpi::io::DefaultFileErrhandler(),
-                                        "MPI_File_set_errhandler", error_class, detail);
-        },
-        [&] {
-          CheckErrhandler(errhandler);
-          bdmpi::io::SetDefaultFileErrhandler(errhandler);
-        });
+    return NullFileCall("MPI_File_set_errhandler", [&] {
+      bdmpi::io::CheckFileErrhandler(errhandler);
+      bdmpi::io::SetDefaultFileErrhandler(errhandler);
+    });
   }
   return FileCall("MPI_File_set_errhandler", file, [&](FileInfo& f) {
-    CheckErrhandler(errhandler);
+    bdmpi::io::CheckFileErrhandler(errhandler);
     f.errhandler = errhandler;
   });
 }
@@ -269,9 +265,15 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
 
 #pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
-  bdmpi::ApplyErrhandler(HandlerOf(fh), "MPI_File_call_errhandler", errorcode,
-                         "raised by the program");
+  Raise(fh, "MPI_File_call_errhandler", errorcode, "raised by the program");
   return MPI_SUCCESS;
+}
+
+#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+int PMPI_File_create_errhandler(MPI_File_errhandler_function* function,
+                                MPI_Errhandler* errhandler) {
+  return NullFileCall("MPI_File_create_errhandler",
+                      [&] { *errhandler = bdmpi::io::NewFileErrhandler(function); });
 }
 
 // ------------------------------------------------------------ data access

@@ -5,7 +5,8 @@
  * MPI_ERR_NO_SUCH_FILE, MPI_ERR_FILE_EXISTS with MPI_MODE_EXCL, writing a
  * read-only file, reading a write-only one), the default error handler of
  * files (MPI_ERRORS_RETURN, even when MPI_COMM_WORLD's is fatal) and
- * MPI_File_set/get_errhandler, MPI_File_delete, get/set_size, preallocate,
+ * MPI_File_set/get_errhandler and a handler of MPI_File_create_errhandler
+ * (called with the file and the code), MPI_File_delete, get/set_size, preallocate,
  * get_amode/group/info/set_info, atomicity, sync, MPI_MODE_APPEND and
  * MPI_MODE_DELETE_ON_CLOSE. Rank 0 prints "io_files: ok".
  *
@@ -22,6 +23,15 @@
           "%s returned class %d, want %s (%d) or %s (%d)", #call, cls_, #a, \
           (a), #b, (b));                                                     \
   } while (0)
+
+/* The user error handler: counts its calls, remembers the file and code. */
+static int handler_calls = 0, handler_code = 0;
+static MPI_File handler_file = MPI_FILE_NULL;
+static void count_errors(MPI_File *file, int *code, ...) {
+  ++handler_calls;
+  handler_file = *file;
+  handler_code = *code;
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -135,7 +145,16 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
   CHECK_CLASS_IN(MPI_File_read_at(fh, 0, back, 1, MPI_CHAR, &st), MPI_ERR_ACCESS,
                  MPI_ERR_IO);
-  CHECK_MPI(MPI_File_close(&fh));
+  /* The same error through a handler of the program's. */
+  MPI_Errhandler mine;
+  CHECK_MPI(MPI_File_create_errhandler(count_errors, &mine));
+  CHECK_MPI(MPI_File_set_errhandler(fh, mine));
+  CHECK_MPI(MPI_Errhandler_free(&mine)); /* the file keeps it */
+  MPI_File_read_at(fh, 0, back, 1, MPI_CHAR, &st);
+  CHECK(handler_calls == 1 && handler_file == fh && handler_code != MPI_SUCCESS,
+        "the file's handler was called %d times (file ok: %d, code %d)", handler_calls,
+        handler_file == fh, handler_code);
+  CHECK_MPI(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
 
   /* APPEND: the pointers start at the end. */
   CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_APPEND,
