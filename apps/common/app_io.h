@@ -34,6 +34,24 @@ static inline int app_pread_all(int fd, const char* path, void* buf,
   return 0;
 }
 
+/* Where a rank's block of a data file comes from when not from pread: the
+ * MPI-IO reader (apps/common/mpiio_reader.h) reads it collectively. Reads
+ * exactly `bytes` at `offset`; returns 0, or -1 after printing why. Every
+ * rank reads its block through it the same number of times. */
+typedef struct app_block_reader {
+  int (*read)(void* ctx, const char* path, void* buf, uint64_t bytes,
+              uint64_t offset);
+  void* ctx;
+} app_block_reader;
+
+/* A block through `reader`, or with app_pread_all when it has none. */
+static inline int app_read_block(const app_block_reader* reader, int fd,
+                                 const char* path, void* buf, uint64_t bytes,
+                                 uint64_t offset) {
+  if (reader->read != NULL) return reader->read(reader->ctx, path, buf, bytes, offset);
+  return app_pread_all(fd, path, buf, bytes, offset);
+}
+
 /* Checks the header of `path` (app_header_read) and opens it for reading.
  * Returns the descriptor, or -1 after printing why. */
 static inline int app_data_open(const char* path, enum app_data_kind kind,

@@ -49,16 +49,19 @@ void app_documents_close(app_documents* doc) {
   doc->fd = -1;
 }
 
-int app_documents_read_rowptr(const app_documents* doc, uint64_t first,
-                              uint64_t count, uint64_t* out) {
+/* pread, for the calls every reader of a file makes (split, stream). */
+static const app_block_reader kPread = {NULL, NULL};
+
+static int read_rowptr_via(const app_documents* doc, const app_block_reader* reader,
+                           uint64_t first, uint64_t count, uint64_t* out) {
   if (first + count > doc->rows) {
     fprintf(stderr, "%s: row pointers %llu..%llu requested, file has %llu\n",
             doc->path, (unsigned long long)first,
             (unsigned long long)(first + count), (unsigned long long)doc->rows);
     return -1;
   }
-  if (app_pread_all(doc->fd, doc->path, out, 8 * (count + 1),
-                    app_documents_rowptr_offset(first)))
+  if (app_read_block(reader, doc->fd, doc->path, out, 8 * (count + 1),
+                     app_documents_rowptr_offset(first)))
     return -1;
   for (uint64_t i = 0; i <= count; ++i) {
     int bad = out[i] > doc->nnz || (i > 0 && out[i] < out[i - 1]) ||
@@ -75,11 +78,12 @@ int app_documents_read_rowptr(const app_documents* doc, uint64_t first,
   return 0;
 }
 
-int app_documents_read_entries(const app_documents* doc, uint64_t first,
-                               uint64_t count, app_doc_entry* out) {
-  if (count == 0) return 0;
-  if (app_pread_all(doc->fd, doc->path, out, sizeof(app_doc_entry) * count,
-                    app_documents_entry_offset(doc->rows, first)))
+/* A collective reader is called even for no entries: every rank reads. */
+static int read_entries_via(const app_documents* doc, const app_block_reader* reader,
+                            uint64_t first, uint64_t count, app_doc_entry* out) {
+  if (count == 0 && reader->read == NULL) return 0;
+  if (app_read_block(reader, doc->fd, doc->path, out, sizeof(app_doc_entry) * count,
+                     app_documents_entry_offset(doc->rows, first)))
     return -1;
   for (uint64_t i = 0; i < count; ++i) {
     if (out[i].col >= doc->cols) {
@@ -90,6 +94,16 @@ int app_documents_read_entries(const app_documents* doc, uint64_t first,
     }
   }
   return 0;
+}
+
+int app_documents_read_rowptr(const app_documents* doc, uint64_t first,
+                              uint64_t count, uint64_t* out) {
+  return read_rowptr_via(doc, &kPread, first, count, out);
+}
+
+int app_documents_read_entries(const app_documents* doc, uint64_t first,
+                               uint64_t count, app_doc_entry* out) {
+  return read_entries_via(doc, &kPread, first, count, out);
 }
 
 uint64_t app_documents_split(const app_documents* doc, uint64_t part,
@@ -121,7 +135,7 @@ int app_documents_read_rows(const app_documents* doc, uint64_t first,
             (unsigned long long)count + 1);
     return -1;
   }
-  if (app_documents_read_rowptr(doc, first, count, rowptr) != 0) {
+  if (read_rowptr_via(doc, &doc->blocks, first, count, rowptr) != 0) {
     free(rowptr);
     return -1;
   }
@@ -134,7 +148,7 @@ int app_documents_read_rows(const app_documents* doc, uint64_t first,
     free(rowptr);
     return -1;
   }
-  if (app_documents_read_entries(doc, base, nnz, entries) != 0) {
+  if (read_entries_via(doc, &doc->blocks, base, nnz, entries) != 0) {
     free(rowptr);
     free(entries);
     return -1;

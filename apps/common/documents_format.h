@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "app_io.h"
 #include "file_header.h"
 
 typedef struct app_doc_entry {
@@ -43,6 +44,7 @@ typedef struct app_documents {
   app_header header;
   uint64_t rows, cols, nnz;
   int fd;
+  app_block_reader blocks; /* app_documents_read_rows' reads (none: pread) */
 } app_documents;
 
 /* The exact size of a file with this header (for app_header_read). */

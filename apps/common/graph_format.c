@@ -77,8 +77,8 @@ int graph_block_edges(graph_file* g, uint64_t lo, uint64_t hi,
 
 int graph_read_rows(graph_file* g, uint64_t lo, uint64_t hi, uint64_t* rowptr,
                     uint32_t* targets) {
-  if (app_pread_all(g->fd, g->path, rowptr, 8 * (hi - lo + 1),
-                    graph_rowptr_offset(lo)) != 0)
+  if (app_read_block(&g->blocks, g->fd, g->path, rowptr, 8 * (hi - lo + 1),
+                     graph_rowptr_offset(lo)) != 0)
     return -1;
   for (uint64_t i = 0; i < hi - lo; ++i) {
     if (rowptr[i + 1] < rowptr[i] || rowptr[i + 1] > g->m) {
@@ -88,8 +88,8 @@ int graph_read_rows(graph_file* g, uint64_t lo, uint64_t hi, uint64_t* rowptr,
     }
   }
   uint64_t edges = rowptr[hi - lo] - rowptr[0];
-  if (app_pread_all(g->fd, g->path, targets, 4 * edges,
-                    graph_target_offset(g->n, rowptr[0])) != 0)
+  if (app_read_block(&g->blocks, g->fd, g->path, targets, 4 * edges,
+                     graph_target_offset(g->n, rowptr[0])) != 0)
     return -1;
   for (uint64_t e = 0; e < edges; ++e) {
     if (targets[e] >= g->n) {

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "app_io.h"
 #include "file_header.h"
 
 typedef struct graph_file {
@@ -30,6 +31,7 @@ typedef struct graph_file {
   uint64_t n; /* vertices */
   uint64_t m; /* edges */
   uint64_t seed;
+  app_block_reader blocks; /* graph_read_rows' reads (none: pread) */
 } graph_file;
 
 /* Byte offsets of the two arrays. */

@@ -9,9 +9,10 @@
 #include "app_util.h"
 
 static void usage(FILE* f, const char* prog, unsigned allowed) {
-  fprintf(f, "usage: %s FILE [--k K] [--iters N] [--seed S]%s%s\n", prog,
+  fprintf(f, "usage: %s FILE [--k K] [--iters N] [--seed S]%s%s%s\n", prog,
           allowed & KM_OPT_OOC_DIR ? " [--ooc-dir DIR]" : "",
-          allowed & KM_OPT_CHUNK ? " [--chunk SIZE]" : "");
+          allowed & KM_OPT_CHUNK ? " [--chunk SIZE]" : "",
+          allowed & KM_OPT_READER ? " [--reader posix|mpiio]" : "");
   fprintf(f,
           "  FILE          a documents file (gen_documents)\n"
           "  --k K         clusters (default 16)\n"
@@ -24,6 +25,8 @@ static void usage(FILE* f, const char* prog, unsigned allowed) {
   if (allowed & KM_OPT_CHUNK)
     fprintf(f, "  --chunk SIZE  bytes of the matrix read at a time "
                "(default 64m)\n");
+  if (allowed & KM_OPT_READER)
+    fprintf(f, "  --reader R    posix (pread, default) or mpiio (MPI_File_read_at_all)\n");
 }
 
 static int parse_number(const char* prog, const char* flag, const char* text,
@@ -44,7 +47,7 @@ static int parse_number(const char* prog, const char* flag, const char* text,
 int km_parse_options(int argc, char** argv, const char* prog, unsigned allowed,
                      int verbose, km_options* o) {
   const char* tmp = getenv("TMPDIR");
-  *o = (km_options){NULL, 16, 10, 1, tmp && *tmp ? tmp : "/tmp", 64ull << 20};
+  *o = (km_options){NULL, 16, 10, 1, tmp && *tmp ? tmp : "/tmp", 64ull << 20, "posix"};
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -62,7 +65,8 @@ int km_parse_options(int argc, char** argv, const char* prog, unsigned allowed,
     int known = strcmp(a, "--k") == 0 || strcmp(a, "--iters") == 0 ||
                 strcmp(a, "--seed") == 0 ||
                 (allowed & KM_OPT_OOC_DIR && strcmp(a, "--ooc-dir") == 0) ||
-                (allowed & KM_OPT_CHUNK && strcmp(a, "--chunk") == 0);
+                (allowed & KM_OPT_CHUNK && strcmp(a, "--chunk") == 0) ||
+                (allowed & KM_OPT_READER && strcmp(a, "--reader") == 0);
     if (!known || i + 1 >= argc) {
       if (verbose) {
         fprintf(stderr, "%s: %s option '%s'\n", prog,
@@ -75,6 +79,12 @@ int km_parse_options(int argc, char** argv, const char* prog, unsigned allowed,
     uint64_t n = 0;
     if (strcmp(a, "--ooc-dir") == 0) {
       o->ooc_dir = v;
+    } else if (strcmp(a, "--reader") == 0) {
+      if (strcmp(v, "posix") != 0 && strcmp(v, "mpiio") != 0) {
+        if (verbose) fprintf(stderr, "%s: --reader %s: want posix or mpiio\n", prog, v);
+        return 2;
+      }
+      o->reader = v;
     } else if (strcmp(a, "--chunk") == 0) {
       o->chunk = app_parse_size(v, "--chunk");
     } else if (strcmp(a, "--seed") == 0) {

@@ -19,7 +19,7 @@
 #include "documents_format.h"
 
 /* Which of the optional flags a program takes. */
-enum { KM_OPT_OOC_DIR = 1, KM_OPT_CHUNK = 2 };
+enum { KM_OPT_OOC_DIR = 1, KM_OPT_CHUNK = 2, KM_OPT_READER = 4 };
 
 typedef struct km_options {
   const char* path;
@@ -28,6 +28,7 @@ typedef struct km_options {
   uint64_t seed;
   const char* ooc_dir; /* kmeans_ooc: where each rank keeps its file */
   uint64_t chunk;      /* kmeans_serial_ooc: bytes of entries per piece */
+  const char* reader;  /* MPI programs: "posix" or "mpiio" (--reader) */
 } km_options;
 
 /* Parses `prog FILE [--k K] [--iters N] [--seed S]` and the flags in

@@ -1,8 +1,10 @@
 /* pagerank / pagerank_ooc: push-style PageRank as in section 6 of the BDMPI
  * paper, a plain MPI program.
  *
- *   pagerank FILE [--iters N] [--tol T]
- *   pagerank_ooc FILE [--iters N] [--tol T] [--ooc-dir DIR]
+ *   pagerank FILE [--iters N] [--tol T] [--reader posix|mpiio]
+ *   pagerank_ooc FILE [--iters N] [--tol T] [--ooc-dir DIR] [--reader ..]
+ * (--reader mpiio: each rank's block comes from MPI_File_read_at_all,
+ * apps/common/mpiio_reader.h, instead of pread; same results)
  *
  * 1-D decomposition: rank k owns the consecutive vertices
  * graph_split(p, k) .. graph_split(p, k+1) - 1 (balanced by edges +
@@ -36,6 +38,7 @@
 #include "app_alloc.h"
 #include "app_util.h"
 #include "graph_format.h"
+#include "mpiio_reader.h"
 #include "ooc_lazy.h"
 #include "ooc_store.h"
 #include "pagerank_kernel.h"
@@ -234,15 +237,20 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &s.me);
   pr_options o;
 #ifdef APP_OOC
-  pr_parse_args(argc, argv, "pagerank_ooc", 1, 0, &o);
+  pr_parse_args(argc, argv, "pagerank_ooc", 1, 0, 1, &o);
   for (int k = 0; k < kGroups; ++k)
     s.ooc[k].store = app_ooc_open(o.ooc_dir, s.me);
 #else
-  pr_parse_args(argc, argv, "pagerank", 0, 0, &o);
+  pr_parse_args(argc, argv, "pagerank", 0, 0, 1, &o);
 #endif
   graph_file g;
   if (graph_open(o.file, &g) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
+  app_mpiio mpiio;
+  int use_mpiio = strcmp(o.reader, "mpiio") == 0;
+  if (use_mpiio && app_mpiio_open(&mpiio, o.file, &g.blocks) != 0)
+    MPI_Abort(MPI_COMM_WORLD, 1);
   setup(&s, &g);
+  if (use_mpiio) app_mpiio_close(&mpiio);
   graph_close(&g);
 
   app_ooc_lazy_need(&s.ooc[kVertices]);

@@ -2,22 +2,27 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "app_args.h"
 #include "app_util.h"
 
 void pr_parse_args(int argc, char** argv, const char* program, int ooc_dir,
-                   int chunk, pr_options* o) {
-  *o = (pr_options){NULL, 10, 0, NULL, 64ull << 20};
+                   int chunk, int reader, pr_options* o) {
+  *o = (pr_options){NULL, 10, 0, NULL, 64ull << 20, "posix"};
   app_arg args[] = {
       APP_ARG("--iters", APP_ARG_INT, &o->iters),
       APP_ARG("--tol", APP_ARG_DOUBLE, &o->tol),
       APP_ARG(ooc_dir ? "--ooc-dir" : "", APP_ARG_STRING, &o->ooc_dir),
-      APP_ARG(chunk ? "--chunk" : "", APP_ARG_SIZE, &o->chunk)};
+      APP_ARG(chunk ? "--chunk" : "", APP_ARG_SIZE, &o->chunk),
+      APP_ARG(reader ? "--reader" : "", APP_ARG_STRING, &o->reader)};
   char usage[200];
-  snprintf(usage, sizeof usage, "%s FILE [--iters N] [--tol T]%s%s", program,
-           ooc_dir ? " [--ooc-dir DIR]" : "", chunk ? " [--chunk SIZE]" : "");
-  app_parse_args(argc, argv, args, 4, &o->file, usage);
+  snprintf(usage, sizeof usage, "%s FILE [--iters N] [--tol T]%s%s%s", program,
+           ooc_dir ? " [--ooc-dir DIR]" : "", chunk ? " [--chunk SIZE]" : "",
+           reader ? " [--reader posix|mpiio]" : "");
+  app_parse_args(argc, argv, args, 5, &o->file, usage);
+  if (strcmp(o->reader, "posix") != 0 && strcmp(o->reader, "mpiio") != 0)
+    app_args_fail(usage, "--reader takes posix or mpiio, not ", o->reader);
   if (o->file == NULL) app_args_fail(usage, "no graph file given", "");
   if (args[1].seen && !args[0].seen) o->iters = 1000;
   if (o->tol < 0 || o->chunk < 4096)

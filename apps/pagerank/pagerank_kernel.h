@@ -29,12 +29,13 @@ typedef struct pr_options {
   const char* ooc_dir; /* pagerank_ooc: where ranks keep their arrays (NULL:
                         * $TMPDIR or /tmp) */
   uint64_t chunk;      /* pagerank_serial_ooc: bytes of graph read at a time */
+  const char* reader;  /* MPI programs: "posix" or "mpiio" (--reader) */
 } pr_options;
 
-/* Parses "FILE [--iters N] [--tol T]" plus --ooc-dir / --chunk where
- * `program` takes them. Defaults: 10 iterations, or up to 1000 with --tol. */
+/* Parses "FILE [--iters N] [--tol T]" plus --ooc-dir / --chunk / --reader
+ * (the MPI programs' posix or mpiio) where `program` takes them. Defaults: 10 iterations, or up to 1000 with --tol. */
 void pr_parse_args(int argc, char** argv, const char* program, int ooc_dir,
-                   int chunk, pr_options* options);
+                   int chunk, int reader, pr_options* options);
 
 /* Step 1 for rows [0, nrows) of a CSR block (rowptr absolute, `targets`
  * starting at edge rowptr[0]): acc[targets[e]] += rank[i] / degree for each

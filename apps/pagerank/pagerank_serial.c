@@ -28,7 +28,7 @@
 
 int main(int argc, char** argv) {
   pr_options o;
-  pr_parse_args(argc, argv, PROGRAM, 0, STREAMING, &o);
+  pr_parse_args(argc, argv, PROGRAM, 0, STREAMING, 0, &o);
   graph_file g;
   if (graph_open(o.file, &g) != 0) return 1;
   uint64_t n = g.n;

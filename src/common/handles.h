@@ -18,6 +18,7 @@ enum class HandleKind : std::uint32_t {
   kErrhandler = 0x54,
   kOp = 0x58,
   kRequest = 0x2c,
+  kFile = 0x70,  // MPI_FILE_NULL is 0x30 << 24
 };
 
 inline constexpr int kHandleIndexMask = 0x00ffffff;

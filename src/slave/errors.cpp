@@ -41,6 +41,18 @@ const char* ErrorClassString(int error_class) {
     case MPI_ERR_NO_SPACE: return "MPI_ERR_NO_SPACE: no space left (or a system limit reached)";
     case MPI_ERR_UNSUPPORTED_OPERATION:
       return "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported";
+    // MPI-IO's classes (src/slave/io).
+    case MPI_ERR_ACCESS: return "MPI_ERR_ACCESS: permission denied";
+    case MPI_ERR_AMODE: return "MPI_ERR_AMODE: invalid access mode";
+    case MPI_ERR_BAD_FILE: return "MPI_ERR_BAD_FILE: invalid file name";
+    case MPI_ERR_FILE_EXISTS: return "MPI_ERR_FILE_EXISTS: file exists";
+    case MPI_ERR_FILE_IN_USE: return "MPI_ERR_FILE_IN_USE: file in use";
+    case MPI_ERR_FILE: return "MPI_ERR_FILE: invalid file handle";
+    case MPI_ERR_NO_SUCH_FILE: return "MPI_ERR_NO_SUCH_FILE: no such file or directory";
+    case MPI_ERR_QUOTA: return "MPI_ERR_QUOTA: quota exceeded";
+    case MPI_ERR_READ_ONLY: return "MPI_ERR_READ_ONLY: read-only file or file system";
+    case MPI_ERR_UNSUPPORTED_DATAREP:
+      return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
     default: break;
   }
   if (error_class > 0 && error_class <= MPI_ERR_LASTCODE)
@@ -57,7 +69,6 @@ void RequireInitialized() {
 int RaiseError(const char* function, MPI_Comm comm, int error_class,
                const char* detail) {
   MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
-  Runtime* runtime = Runtime::Instance();
   // Errors on an invalid communicator go to MPI_COMM_WORLD's handler.
   for (MPI_Comm candidate : {comm, MPI_COMM_WORLD}) {
     try {
@@ -66,7 +77,13 @@ int RaiseError(const char* function, MPI_Comm comm, int error_class,
     } catch (const Error&) {
     }
   }
+  return ApplyErrhandler(handler, function, error_class, detail);
+}
+
+int ApplyErrhandler(MPI_Errhandler handler, const char* function, int error_class,
+                    const char* detail) {
   if (handler == MPI_ERRORS_RETURN) return error_class;
+  Runtime* runtime = Runtime::Instance();
   std::string rank = runtime ? std::to_string(runtime->world_rank()) : "?";
   const char* text = ErrorClassString(error_class);
   std::fprintf(stderr, "BDMPI: rank %s: %s: %s (%s); MPI_ERRORS_ARE_FATAL ends the job\n",

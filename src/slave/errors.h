@@ -18,23 +18,36 @@ namespace bdmpi {
 int RaiseError(const char* function, MPI_Comm comm, int error_class,
                const char* detail);
 
+// The same with the handler given (a file's, src/slave/io).
+int ApplyErrhandler(MPI_Errhandler handler, const char* function, int error_class,
+                    const char* detail);
+
 const char* ErrorClassString(int error_class);
 
 // Throws unless between MPI_Init and MPI_Finalize.
 void RequireInitialized();
 
-template <class Body>
-int Guard(const char* function, MPI_Comm comm, Body&& body) {
+// Runs `body`, turning its exceptions into MPI error classes handed to
+// raise(error_class, detail), whose result is returned.
+template <class Raise, class Body>
+int GuardWith(Raise&& raise, Body&& body) {
   try {
     body();
     return MPI_SUCCESS;
   } catch (const Error& error) {
-    return RaiseError(function, comm, error.error_class(), error.what());
+    return raise(error.error_class(), error.what());
   } catch (const std::bad_alloc&) {
-    return RaiseError(function, comm, MPI_ERR_NO_MEM, "out of memory");
+    return raise(MPI_ERR_NO_MEM, "out of memory");
   } catch (const std::exception& error) {
-    return RaiseError(function, comm, MPI_ERR_INTERN, error.what());
+    return raise(MPI_ERR_INTERN, error.what());
   }
+}
+
+template <class Body>
+int Guard(const char* function, MPI_Comm comm, Body&& body) {
+  return GuardWith([&](int error_class, const char* detail) {
+    return RaiseError(function, comm, error_class, detail);
+  }, body);
 }
 
 }  // namespace bdmpi

@@ -30,7 +30,7 @@
 #             PROG ARGS...
 # and afterwards, pass or fail, must have left nothing behind: no entry
 # containing "bdmpi-ID" in /dev/shm or /dev/mqueue, an empty DIR (which is
-# then removed) and no process of the job's session still running.
+# then removed; the job sees it as JOB_IO_DIR, for its MPI-IO files) and no process of the job's session still running.
 # direct runs start PROG itself, which makes itself a job of one rank
 # (singleton MPI_Init), with BDMPI_SINGLETON_OPTIONS="--scratch-dir DIR
 # --job-id ID" and the same checks.
@@ -165,6 +165,9 @@ if [[ $launcher != mpirun ]]; then
   # Lower-case letters and digits only, so it is safe in any IPC name.
   job_id="jt$$$(od -An -N4 -tx4 /dev/urandom | tr -d ' \n')"
 fi
+# MPI-IO programs put their files here (programs/io_common.h), so that the
+# scratch check below also finds what they (or the runtime) left beside them.
+[[ -n $scratch ]] && export JOB_IO_DIR=$scratch
 if [[ $launcher == direct ]]; then
   export BDMPI_SINGLETON_OPTIONS="--scratch-dir $scratch --job-id $job_id"
   cmd=()

@@ -188,6 +188,7 @@ TEST(HandlesTest, NullHandlesAreOfNoValidKind) {
   EXPECT_TRUE(HandleIs(MPI_REQUEST_NULL, HandleKind::kRequest));
   EXPECT_FALSE(HandleIs(MPI_INFO_NULL, HandleKind::kInfo));
   EXPECT_TRUE(HandleIs(MPI_INFO_ENV, HandleKind::kInfo));
+  EXPECT_FALSE(HandleIs(MPI_FILE_NULL, HandleKind::kFile));
 }
 
 // The C types behind MPI_Aint/MPI_Offset/MPI_Count are the ones the

@@ -358,6 +358,73 @@ TEST_F(StorageAlloc, ExplicitRangesReleasePrefetchDiscard) {
   std::free(p);
 }
 
+// A scratch file of the test's own, already unlinked; -1 on failure.
+int UnlinkedFile(const char* name) {
+  std::string path = std::string(STORAGE_TEST_DIR) + "/" + name;
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  unlink(path.c_str());
+  return fd;
+}
+
+// MPI-IO's reads into storage-backed memory (ReadFileInto): whole pages go
+// from the file into the block's backing file, fewer at the end of the
+// file; the rest of the block keeps its data, also through a switch-out
+// and back; unaligned or foreign pointers are left to the caller.
+TEST_F(StorageAlloc, ReadFileIntoPlacesWholePagesAndKeepsTheRest) {
+  const std::size_t page = 4096, bytes = 16 * page;
+  int fd = UnlinkedFile("read_file_into.src");
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  std::vector<unsigned char> source(5 * page + page / 2);
+  Fill(source.data(), source.size(), 9);
+  ASSERT_EQ(pwrite(fd, source.data(), source.size(), 0), static_cast<ssize_t>(source.size()));
+  auto* p = static_cast<unsigned char*>(std::malloc(bytes));
+  ASSERT_TRUE(Owns(p));
+  Fill(p, bytes, 4);
+  std::vector<unsigned char> before(p, p + bytes);
+  // From page 1 of the file: 4.5 pages are left, so 4 whole ones come.
+  EXPECT_EQ(ReadFileInto(fd, page, p, 8 * page), 4 * page);
+  auto check = [&] {
+    EXPECT_EQ(std::memcmp(p, source.data() + page, 4 * page), 0);
+    EXPECT_EQ(std::memcmp(p + 4 * page, before.data() + 4 * page, bytes - 4 * page), 0);
+  };
+  check();
+  int outside = 0;
+  EXPECT_EQ(ReadFileInto(fd, 0, p + 1, page), 0u);
+  EXPECT_EQ(ReadFileInto(fd, 0, &outside, page), 0u);
+  ReleaseAll();
+  PrefetchAll();
+  check();
+  std::free(p);
+  close(fd);
+  std::vector<unsigned char>().swap(before);  // itself from the arena
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+// MPI-IO's writes from storage-backed memory (WriteFileFrom): pages whose
+// data is in the backing file (released, never touched since) and pages
+// rewritten in memory since come out right, in one call.
+TEST_F(StorageAlloc, WriteFileFromMixesFilePagesAndMemoryPages) {
+  const std::size_t page = 4096, bytes = 16 * page;
+  int fd = UnlinkedFile("write_file_from.dst");
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  auto* p = static_cast<unsigned char*>(std::malloc(bytes));
+  ASSERT_TRUE(Owns(p));
+  Fill(p, bytes, 5);
+  ReleaseAll();  // all of it in the backing file now
+  for (std::size_t i = 3; i < 16; i += 4) std::memset(p + i * page, static_cast<int>(i), page);
+  std::vector<unsigned char> want(p, p + bytes);
+  EXPECT_EQ(WriteFileFrom(fd, 100, p, bytes), static_cast<std::int64_t>(bytes));
+  std::vector<unsigned char> got(bytes);
+  ASSERT_EQ(pread(fd, got.data(), bytes, 100), static_cast<ssize_t>(bytes));
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), bytes), 0);
+  EXPECT_EQ(WriteFileFrom(fd, 0, p + 1, page), 0);
+  std::free(p);
+  close(fd);
+  std::vector<unsigned char>().swap(want);
+  std::vector<unsigned char>().swap(got);
+  EXPECT_EQ(Leaked(), 0u);
+}
+
 TEST_F(StorageAlloc, CxxNewOfLargeArrays) {
   std::unique_ptr<double[]> a(new double[T()]);
   EXPECT_TRUE(Owns(a.get()));

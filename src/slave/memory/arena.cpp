@@ -421,6 +421,32 @@ void ReadPagemap(Arena& arena, const char* addr, std::size_t count) {
   ReadExactlyAt(arena.pagemap, arena.pagemap_buffer, count * 8, where, "/proc/self/pagemap");
 }
 
+// Whether a page (by its pagemap entry) is resident, i.e. holds memory
+// the file may not have; the shared zero page counts as not resident.
+bool Resident(const Arena& arena, std::uint64_t entry) {
+  if ((entry & kPmPresent) != 0 && arena.zero_pfn != 0 && (entry & kPmPfnMask) == arena.zero_pfn)
+    return false;
+  return (entry & (kPmPresent | kPmSwapped)) != 0;
+}
+
+// Whether a page's data is newer than the file's: resident and not a
+// clean file page (anonymous or swapped).
+bool Dirty(const Arena& arena, std::uint64_t entry) {
+  return Resident(arena, entry) && (entry & kPmFile) == 0;
+}
+
+// Calls fn(arena offset, pagemap entry) for `pages` pages from arena
+// offset `offset`, reading the pagemap in batches.
+template <typename Fn>
+void ForEachPageEntry(Arena& arena, std::uint64_t offset, std::uint64_t pages, Fn fn) {
+  for (std::uint64_t first = 0; first < pages; first += 4096) {
+    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(4096, pages - first));
+    ReadPagemap(arena, arena.base + offset + first * kPage, count);
+    for (std::size_t i = 0; i < count; ++i)
+      fn(offset + (first + i) * kPage, arena.pagemap_buffer[i]);
+  }
+}
+
 void WriteAll(Arena& arena, const char* data, std::uint64_t length, std::uint64_t offset) {
   bool direct = arena.direct_fd >= 0;
   while (length > 0) {
@@ -480,40 +506,28 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
     }
     run_length = 0;
   };
-  std::uint64_t pages = length / kPage;
-  for (std::uint64_t first = 0; first < pages; first += 4096) {
-    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(4096, pages - first));
-    ReadPagemap(arena, arena.base + offset + first * kPage, count);
-    for (std::size_t i = 0; i < count; ++i) {
-      std::uint64_t entry = arena.pagemap_buffer[i];
-      std::uint64_t at = offset + (first + i) * kPage;
-      bool resident = (entry & (kPmPresent | kPmSwapped)) != 0;
-      if ((entry & kPmPresent) != 0 && arena.zero_pfn != 0 &&
-          (entry & kPmPfnMask) == arena.zero_pfn)
-        resident = false;
-      bool dirty = resident && (entry & kPmFile) == 0;
-      if (dirty) {
-        ++dirty_pages;
-        if (dirty_length > 0 && dirty_start + dirty_length == at) {
-          dirty_length += kPage;
-        } else {
-          flush_dirty();
-          dirty_start = at;
-          dirty_length = kPage;
-        }
-      }
-      if (resident) {
-        ++resident_pages;
-        if (run_length > 0 && run_start + run_length == at) {
-          run_length += kPage;
-        } else {
-          flush_run();
-          run_start = at;
-          run_length = kPage;
-        }
+  ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
+    if (Dirty(arena, entry)) {
+      ++dirty_pages;
+      if (dirty_length > 0 && dirty_start + dirty_length == at) {
+        dirty_length += kPage;
+      } else {
+        flush_dirty();
+        dirty_start = at;
+        dirty_length = kPage;
       }
     }
-  }
+    if (Resident(arena, entry)) {
+      ++resident_pages;
+      if (run_length > 0 && run_start + run_length == at) {
+        run_length += kPage;
+      } else {
+        flush_run();
+        run_start = at;
+        run_length = kPage;
+      }
+    }
+  });
   flush_dirty();
   flush_run();
   if (remember) block.mostly_dirty = block.known_dirty && 2 * dirty_pages > resident_pages;
@@ -804,6 +818,111 @@ void DiscardRange(void* p, std::size_t bytes) {
                    ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
                  block.known_dirty = false;
                });
+}
+
+namespace {
+
+// Copies up to `length` bytes from in_fd at `from` to out_fd at `to`
+// (copy_file_range, else through a 1 MiB buffer where the file systems
+// refuse it: never the whole range in memory). Returns the count, short
+// only at the end of in_fd, or -1 with errno set.
+std::int64_t CopyRange(int in_fd, std::uint64_t from, int out_fd, std::uint64_t to,
+                       std::uint64_t length) {
+  std::uint64_t done = 0;
+  while (done < length) {
+    loff_t in = static_cast<loff_t>(from + done), out = static_cast<loff_t>(to + done);
+    ssize_t n = copy_file_range(in_fd, &in, out_fd, &out, length - done, 0);
+    if (n > 0) {
+      done += static_cast<std::uint64_t>(n);
+      continue;
+    }
+    if (n == 0) break;
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) return -1;
+    std::vector<char> bounce(std::min<std::uint64_t>(length - done, 1 << 20));
+    while (done < length) {
+      std::size_t chunk =
+          static_cast<std::size_t>(std::min<std::uint64_t>(bounce.size(), length - done));
+      ssize_t got = PreadFull(in_fd, bounce.data(), chunk, from + done);
+      if (got < 0) return -1;
+      std::size_t bytes = static_cast<std::size_t>(got);
+      if (bytes > 0 && PwriteFull(out_fd, bounce.data(), bytes, to + done) < 0) return -1;
+      done += bytes;
+      if (bytes < chunk) break;
+    }
+    break;
+  }
+  return static_cast<std::int64_t>(done);
+}
+
+// The block holding arena offset `start` and its whole pages from there,
+// at most `bytes`: the block's map entry, or end() when there is none.
+std::map<std::uint64_t, Block>::iterator WholePages(Arena& arena, const void* p,
+                                                    std::size_t bytes, std::uint64_t* start,
+                                                    std::uint64_t* length) {
+  auto addr = reinterpret_cast<std::uintptr_t>(p);
+  auto base = reinterpret_cast<std::uintptr_t>(arena.base);
+  if (addr % kPage != 0 || addr < base || addr >= base + arena.size) return arena.used.end();
+  *start = addr - base;
+  auto it = arena.used.upper_bound(*start);
+  if (it == arena.used.begin()) return arena.used.end();
+  --it;
+  if (*start >= it->first + it->second.length) return arena.used.end();
+  *length = std::min<std::uint64_t>(bytes, it->first + it->second.length - *start) / kPage * kPage;
+  return *length == 0 ? arena.used.end() : it;
+}
+
+}  // namespace
+
+std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t bytes) {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return 0;
+  Arena& arena = *g_arena;
+  std::uint64_t start = 0, length = 0;
+  auto it = WholePages(arena, p, bytes, &start, &length);
+  if (it == arena.used.end()) return 0;
+  std::int64_t copied = CopyRange(fd, offset, arena.fd, start, length);
+  if (copied < 0) ThrowSystemError("copy into the storage file in " + arena.dir, errno);
+  std::uint64_t pages = static_cast<std::uint64_t>(copied) / kPage * kPage;
+  if (pages > 0) {
+    MapFile(arena, start, pages);
+    it->second.known_dirty = false;
+  }
+  return static_cast<std::size_t>(pages);
+}
+
+std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::size_t bytes) {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return 0;
+  Arena& arena = *g_arena;
+  std::uint64_t start = 0, length = 0;
+  if (WholePages(arena, p, bytes, &start, &length) == arena.used.end()) return 0;
+  // Runs of pages whose data is in the backing file (not resident, or
+  // clean file pages) go file to file; the others from memory.
+  std::uint64_t run_start = start, run_length = 0;
+  bool run_in_file = false, ok = true;
+  auto flush = [&] {
+    if (run_length == 0 || !ok) return;
+    std::uint64_t to = offset + (run_start - start);
+    ok = run_in_file ? CopyRange(arena.fd, run_start, fd, to, run_length) ==
+                           static_cast<std::int64_t>(run_length)
+                     : PwriteFull(fd, arena.base + run_start, run_length, to) >= 0;
+    run_length = 0;
+  };
+  ForEachPageEntry(arena, start, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
+    bool in_file = !Dirty(arena, entry);
+    if (run_length > 0 && run_in_file == in_file && run_start + run_length == at) {
+      run_length += kPage;
+      return;
+    }
+    flush();
+    run_start = at;
+    run_length = kPage;
+    run_in_file = in_file;
+  });
+  flush();
+  if (!ok) return -1;
+  return static_cast<std::int64_t>(length);
 }
 
 std::uint64_t AllocatedBytes() {

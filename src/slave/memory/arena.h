@@ -91,6 +91,25 @@ void PrefetchRange(void* p, std::size_t bytes);
 // they read as zero afterwards.
 void DiscardRange(void* p, std::size_t bytes);
 
+// MPI-IO's read into storage-backed memory: copies file bytes from `fd` at
+// `offset` into the arena's backing file for the whole pages of
+// [p, p + bytes) that lie in the block holding p (p page-aligned), and maps
+// them from there, so the data never passes through the rank's memory
+// (copy_file_range, or a 1 MiB bounce buffer across file systems that
+// refuse it). Returns the bytes placed, a multiple of the page size and
+// possibly 0 (p not in the arena, or end of file within the first page):
+// the caller reads the rest itself. Throws bdmpi::Error on an I/O error.
+std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t bytes);
+
+// MPI-IO's write from storage-backed memory: writes the whole pages of
+// [p, p + bytes) in the block holding p (p page-aligned) to `fd` at
+// `offset`, the pages whose data is in the backing file (released, or
+// only read since) file to file, the others from memory, so that pages
+// that were not resident stay so. Returns the bytes written, a multiple of
+// the page size and possibly 0 (the caller writes the rest itself), or -1
+// with errno set when a write failed.
+std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::size_t bytes);
+
 // Bytes currently allocated from the arena.
 std::uint64_t AllocatedBytes();
 
