@@ -125,7 +125,8 @@ void Master::DropCommIfUnused(int id) {
   // Collectives started before the members freed it still finish on it.
   auto pending = collectives_.lower_bound({id, 0});
   if (pending != collectives_.end() && pending->first.first == id) return;
-  for (int rank : comm->local_ranks) LocalSlave(comm->world_ranks[rank])->collective_seq.erase(id);
+  for (int rank : comm->local_ranks)
+    slaves_.ByWorldRank(comm->world_ranks[rank])->collective_seq.erase(id);
   comms_.Erase(id);
 }
 
