@@ -75,6 +75,8 @@ typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL ((MPI_Message)0x2c800000)
+/* What MPI_Mprobe/MPI_Improbe give for source MPI_PROC_NULL. */
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x2cffffff)
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 #define MPI_INFO_ENV ((MPI_Info)0x5c000000)
 #define MPI_WIN_NULL ((MPI_Win)0x20000000)
@@ -505,8 +507,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                          int dest, int sendtag, int source, int recvtag,
                          MPI_Comm comm, MPI_Status *status);
-/* Every send is buffered by the runtime, so the buffered and ready modes
- * are ordinary sends and an attached buffer is never used. */
+/* Every send is copied out by the runtime when it is made, so the ready
+ * mode is an ordinary send, and a buffered one must fit in the attached
+ * buffer but never occupies it after the call. */
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
               int tag, MPI_Comm comm);
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -528,9 +531,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request array_of_requests[]);
-/* Declared so that programs compile; not provided by libbdmpi yet (linking
- * fails): synchronous sends (MPI_Ssend above too), cancellation, matched
- * probes. */
+/* Synchronous sends complete when a receive has taken the message. */
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
@@ -625,6 +626,20 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
 
 /* Process topologies: only the arithmetic of MPI_Dims_create. */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+
+/* Point-to-point beyond the above: matched receives, request status,
+ * MPI-4's non-blocking sendrecv. */
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+               MPI_Message *message, MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag,
+                           MPI_Status *status);
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  int dest, int sendtag, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                          int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Request *request);
 
 /* ------------------------------------------- profiling interface (PMPI) */
 
@@ -917,6 +932,17 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request);
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+                MPI_Message *message, MPI_Request *request);
+int PMPI_Request_get_status(MPI_Request request, int *flag,
+                            MPI_Status *status);
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   int dest, int sendtag, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                           int dest, int sendtag, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request);
 
 /* Handle conversions (handles are integers, so these are identities). */
 #define MPI_Comm_c2f(comm) ((MPI_Fint)(comm))

@@ -18,6 +18,11 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = TakePayload(slave, request);
+  if (request.id != 0) {
+    // A synchronous send: complete when its message is matched.
+    message.sync = SyncSender{slave.world_rank, request.id};
+    slave.mailbox.AwaitMatch(AwaitedMatch{request.id, request.comm, request.peer, request.tag});
+  }
   if (request.wants_reply) {
     // The payload has left the window: the sender may reuse it.
     ReplyMsg ack;
@@ -34,6 +39,8 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
     outgoing.header.comm = request.comm;
     outgoing.header.source = request.rank;
     outgoing.header.tag = request.tag;
+    outgoing.header.sync_sender = message.sync.world_rank;
+    outgoing.header.sync_id = message.sync.id;
     outgoing.payload = std::move(message.payload);
     network_->Send(std::move(outgoing));
     ++remote_sent_;
@@ -41,14 +48,43 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   }
   if (dest->state == SlaveState::kExited) return;  // nobody will receive it
   dest->mailbox.Deliver(std::move(message));
+  TellMatchedSenders(*dest);
   WakeIfReady(*dest);
+}
+
+void Master::TellMatchedSenders(Slave& receiver) {
+  for (const SyncSender& sender : receiver.mailbox.TakeMatchedSenders()) {
+    Slave* local = LocalSlave(sender.world_rank);
+    if (local != nullptr) {
+      if (local->mailbox.Matched(sender.id)) WakeIfReady(*local);
+      continue;
+    }
+    // The sender's master completes it; the news travels behind this
+    // node's earlier messages to that node, like any message.
+    OutgoingMessage news;
+    news.dest_node = NodeOf(sender.world_rank);
+    news.header.kind = WireKind::kSyncMatched;
+    news.header.dest_world_rank = sender.world_rank;
+    news.header.sync_id = sender.id;
+    network_->Send(std::move(news));
+    ++remote_sent_;
+  }
 }
 
 void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   ++remote_received_;
   const WireHeader& header = incoming.header;
+  Slave* dest = LocalSlave(header.dest_world_rank);
+  BDMPI_ENFORCE(dest != nullptr, "a message for rank " +
+                                     std::to_string(header.dest_world_rank) +
+                                     " reached the wrong node");
+  if (header.kind == WireKind::kSyncMatched) {
+    if (dest->mailbox.Matched(header.sync_id)) WakeIfReady(*dest);
+    return;
+  }
   Message message;
   message.envelope = Envelope{header.comm, header.source, header.tag};
+  message.sync = SyncSender{header.sync_sender, header.sync_id};
   if (incoming.on_disk) {
     message.payload = Payload::OnDisk(
         std::make_shared<OwnedFile>(SpillPath(incoming.file_id), incoming.file_inode),
@@ -57,18 +93,16 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   } else {
     message.payload = StorePayload(std::move(incoming.memory));
   }
-  Slave* dest = LocalSlave(header.dest_world_rank);
-  BDMPI_ENFORCE(dest != nullptr, "a message for rank " +
-                                     std::to_string(header.dest_world_rank) +
-                                     " reached the wrong node");
   if (dest->state == SlaveState::kExited) return;
   dest->mailbox.Deliver(std::move(message));
+  TellMatchedSenders(*dest);
   WakeIfReady(*dest);
 }
 
 void Master::HandlePostRecv(Slave& slave, const RequestMsg& request) {
   slave.mailbox.Post(PostedRecv{request.id, request.comm, request.peer,
                                 request.tag, request.bytes});
+  TellMatchedSenders(slave);
   // MPI_Recv posts and waits in one request.
   if (request.wants_reply) HandleWaitRecv(slave, request);
 }
@@ -146,9 +180,11 @@ void Master::HandleFreeRecv(Slave& slave, const RequestMsg& request) {
   slave.mailbox.Discard(request.id);
 }
 
+// MPI_Probe, MPI_Iprobe, MPI_Mprobe, MPI_Improbe: the row's completion
+// says whether the message found leaves matching.
 void Master::HandleProbe(Slave& slave, const RequestMsg& request) {
-  if (slave.mailbox.Probe(request.comm, request.peer, request.tag) == nullptr) {
-    if (request.type == MsgType::kProbe) {
+  if (!ProbeReady(slave, request)) {
+    if (FindMessageRow(request.type)->blocks == Blocks::kRBlocked) {
       Block(slave, SlaveState::kRBlocked, request);
       return;
     }
@@ -157,7 +193,31 @@ void Master::HandleProbe(Slave& slave, const RequestMsg& request) {
       return;
     }
   }
-  Reply(slave, CompleteProbe(slave, request));
+  Reply(slave, Complete(slave, request));
+}
+
+void Master::HandleMrecv(Slave& slave, const RequestMsg& request) {
+  slave.mailbox.SetCapacity(request.id, request.bytes);
+  Reply(slave, CompleteRecv(slave, request));
+}
+
+void Master::HandleCancel(Slave& slave, const RequestMsg& request) {
+  ReplyMsg reply;
+  reply.type = request.type;
+  reply.flag = slave.mailbox.CancelRecv(request.id) || WithdrawSyncSend(slave, request.id);
+  Reply(slave, reply);
+}
+
+bool Master::WithdrawSyncSend(Slave& slave, std::uint64_t id) {
+  const AwaitedMatch* send = slave.mailbox.FindAwaited(id);
+  if (send == nullptr) return false;
+  Slave* dest = LocalSlave(Comm(send->comm).world_ranks[send->dest]);
+  // On another node the message is that master's: it may be matched
+  // there at any moment, so the send is not cancelled (MPI allows that).
+  if (dest == nullptr || !dest->mailbox.WithdrawMessage(SyncSender{slave.world_rank, id}))
+    return false;
+  slave.mailbox.ForgetAwaited(id);
+  return true;
 }
 
 bool Master::RecvReady(const Slave& slave, const RequestMsg& request) const {
@@ -216,6 +276,15 @@ ReplyMsg Master::CompleteProbe(Slave& slave, const RequestMsg& request) {
   reply.source = message->envelope.source;
   reply.tag = message->envelope.tag;
   reply.bytes = message->payload.bytes();
+  return reply;
+}
+
+ReplyMsg Master::CompleteMprobe(Slave& slave, const RequestMsg& request) {
+  ReplyMsg reply = CompleteProbe(slave, request);
+  if (reply.flag) {
+    slave.mailbox.MatchProbe(request.id, request.comm, request.peer, request.tag);
+    TellMatchedSenders(slave);
+  }
   return reply;
 }
 

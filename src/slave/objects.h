@@ -48,6 +48,13 @@ const GroupInfo& LookupGroup(MPI_Group group);
 MPI_Group NewGroup(GroupInfo members);
 void FreeGroup(MPI_Group* group);
 
+// How a send completes. Every message is copied out when it is sent, so a
+// standard send (and MPI's ready mode) completes at once; a buffered one
+// also needs a large enough attached buffer (MPI_Buffer_attach); a
+// synchronous one completes when a receive on the destination has taken
+// its message.
+enum class SendMode { kStandard, kBuffered, kSynchronous };
+
 // A non-blocking operation in flight.
 struct PendingRequest {
   bool is_recv = false;
@@ -55,7 +62,9 @@ struct PendingRequest {
   MPI_Comm comm = MPI_COMM_NULL;
   void* buffer = nullptr;
   std::uint64_t capacity = 0;
-  std::uint64_t id = 0;  // the master's receive id
+  // The master's receive id; for a synchronous send, the id the master
+  // completes when its message is matched.
+  std::uint64_t id = 0;
   MPI_Status status{};
   // Persistent requests (MPI_Send_init, MPI_Recv_init): the arguments each
   // MPI_Start uses; between a completion and the next start the request
@@ -69,6 +78,7 @@ struct PendingRequest {
   std::shared_ptr<const TypeInfo> layout;
   int peer = 0;
   int tag = 0;
+  SendMode mode = SendMode::kStandard;
 };
 
 MPI_Request NewRequest(const PendingRequest& request);

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "slave/errors.h"
 #include "slave/objects.h"
+#include "slave/p2p_internal.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
 
@@ -29,6 +30,13 @@ void CheckDest(const CommInfo& comm, int dest) {
                               " is not in [0, " + std::to_string(comm.size) + ")");
 }
 
+void CheckSendTag(int tag) {
+  if (tag < 0 || tag > kTagUpperBound)
+    throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
+}
+
+}  // namespace
+
 void CheckSource(const CommInfo& comm, int source) {
   if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE) return;
   if (source < 0 || source >= comm.size)
@@ -36,18 +44,11 @@ void CheckSource(const CommInfo& comm, int source) {
                               " is not in [0, " + std::to_string(comm.size) + ")");
 }
 
-void CheckSendTag(int tag) {
-  if (tag < 0 || tag > kTagUpperBound)
-    throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
-}
-
 void CheckRecvTag(int tag) {
   if (tag != MPI_ANY_TAG && tag < 0)
     throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
 }
 
-// Copies a completed receive's data and status out of the master's reply
-// (unpacking it when `scattered`, see wire_data.h).
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
                std::uint64_t capacity, MPI_Status* status) {
   FetchInto(reply, buffer, count, scattered, capacity);
@@ -81,17 +82,54 @@ void ThrowIfError(int error_class, const char* what) {
   if (error_class != MPI_SUCCESS) throw Error(error_class, what);
 }
 
-}  // namespace
+RequestMsg IdRequest(MsgType type, std::uint64_t id) {
+  RequestMsg request;
+  request.type = type;
+  request.id = id;
+  return request;
+}
 
-void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
-          int tag, MPI_Comm comm_handle) {
+namespace {
+
+// What MPI_Bsend may use of the attached buffer. The runtime copies every
+// message out when it is sent, so a buffered message never occupies the
+// buffer after the call; it must still fit in it, as in Open MPI.
+struct AttachedBuffer {
+  void* data = nullptr;
+  int size = 0;
+  bool attached = false;
+};
+
+AttachedBuffer& Attached() {
+  static AttachedBuffer buffer;
+  return buffer;
+}
+
+void CheckBufferedSendFits(std::uint64_t bytes) {
+  const AttachedBuffer& attached = Attached();
+  if (!attached.attached)
+    throw Error(kErrBuffer, "a buffered send (MPI_Bsend) needs a buffer attached with "
+                            "MPI_Buffer_attach first");
+  if (bytes + MPI_BSEND_OVERHEAD > static_cast<std::uint64_t>(attached.size))
+    throw Error(kErrBuffer, "a buffered send of " + std::to_string(bytes) +
+                                " bytes does not fit in the attached buffer of " +
+                                std::to_string(attached.size) + " bytes (MPI_BSEND_OVERHEAD " +
+                                std::to_string(MPI_BSEND_OVERHEAD) + " included)");
+}
+
+// Stages a message for the master. A synchronous one gets an id that the
+// master completes when a receive takes it; returns that id (0: none, the
+// send is complete).
+std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int dest,
+                       int tag, MPI_Comm comm_handle, SendMode mode) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   std::uint64_t bytes = WireBytes(count, datatype);
   CheckSendTag(tag);
   CheckDest(comm, dest);
   CheckBuffer(buffer, bytes, datatype);
-  if (dest == MPI_PROC_NULL) return;
+  if (mode == SendMode::kBuffered) CheckBufferedSendFits(bytes);
+  if (dest == MPI_PROC_NULL) return 0;
   WireData wire = ToWire(buffer, count, datatype);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
@@ -100,8 +138,20 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
   request.rank = comm.rank;
   request.peer = dest;
   request.tag = tag;
+  if (mode == SendMode::kSynchronous) request.id = runtime->NewRecvId();
   runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);
+  return request.id;
+}
+
+}  // namespace
+
+void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
+          int tag, MPI_Comm comm_handle, SendMode mode) {
+  std::uint64_t id = PostSend(buffer, count, datatype, dest, tag, comm_handle, mode);
+  // A synchronous send is a blocking point: the rank waits, like a
+  // receive, until the destination takes the message.
+  if (id != 0) Runtime::Instance()->Call(IdRequest(MsgType::kWaitSsend, id));
 }
 
 void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
@@ -150,7 +200,7 @@ PendingRequest RecvRequestFor(void* buffer, int count, MPI_Datatype datatype, in
 
 // A send request for these arguments, checked, not started.
 PendingRequest SendRequestFor(const void* buffer, int count, MPI_Datatype datatype,
-                              int dest, int tag, MPI_Comm comm_handle) {
+                              int dest, int tag, MPI_Comm comm_handle, SendMode mode) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   std::uint64_t bytes = WireBytes(count, datatype);
@@ -164,6 +214,7 @@ PendingRequest SendRequestFor(const void* buffer, int count, MPI_Datatype dataty
   pending.datatype = datatype;
   pending.peer = dest;
   pending.tag = tag;
+  pending.mode = mode;
   return pending;
 }
 
@@ -183,12 +234,14 @@ void StartRecv(PendingRequest& pending) {
                             pending.capacity, pending.id));
 }
 
-// Sends are buffered: the request is complete as soon as it is started.
+// Sends are buffered: the request is complete as soon as it is started,
+// unless it is synchronous; then the master completes its id when the
+// message is matched.
 void StartSend(PendingRequest& pending) {
-  Send(pending.send_buffer, pending.count, pending.datatype, pending.peer, pending.tag,
-       pending.comm);
+  pending.id = PostSend(pending.send_buffer, pending.count, pending.datatype, pending.peer,
+                        pending.tag, pending.comm, pending.mode);
   pending.active = true;
-  pending.done = true;
+  pending.done = pending.id == 0;
   SetEmptyStatus(&pending.status);
 }
 
@@ -202,15 +255,15 @@ MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
 }
 
 MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
-                  int tag, MPI_Comm comm) {
-  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm);
+                  int tag, MPI_Comm comm, SendMode mode) {
+  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
   StartSend(pending);
   return NewRequest(pending);
 }
 
 MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int dest,
-                     int tag, MPI_Comm comm) {
-  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm);
+                     int tag, MPI_Comm comm, SendMode mode) {
+  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
   pending.persistent = true;
   pending.active = false;
   pending.done = true;
@@ -237,21 +290,6 @@ void Start(MPI_Request* request) {
     StartSend(pending);
   }
 }
-
-namespace {
-
-struct AttachedBuffer {
-  void* data = nullptr;
-  int size = 0;
-  bool attached = false;
-};
-
-AttachedBuffer& Attached() {
-  static AttachedBuffer buffer;
-  return buffer;
-}
-
-}  // namespace
 
 void AttachBuffer(void* buffer, int size) {
   if (size < 0) throw Error(kErrArg, "negative buffer size");
@@ -319,21 +357,19 @@ MPI_Comm RequestsComm(int count, const MPI_Request requests[]) {
 // (sends are buffered) or a receive whose data has been copied; other
 // receives are completed by asking the master, which holds the messages.
 
-namespace {
-
-RequestMsg IdRequest(MsgType type, std::uint64_t id) {
-  RequestMsg request;
-  request.type = type;
-  request.id = id;
-  return request;
-}
-
-// Copies the master's completion of a receive into its request.
+// Copies the master's completion of a receive into its request; for a
+// synchronous send it only says that the message was matched.
 void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
-  FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
-             &pending.status);
+  if (pending.is_recv) {
+    FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
+               &pending.status);
+  } else {
+    SetEmptyStatus(&pending.status);
+  }
   pending.done = true;
 }
+
+namespace {
 
 // Hands out a done request's status, frees it and nulls the handle;
 // returns the error class of the operation.

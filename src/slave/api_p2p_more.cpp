@@ -1,0 +1,116 @@
+// The extern "C" entry points of point-to-point beyond api.cpp's:
+// synchronous sends, cancellation, matched probes, request status and
+// MPI-4's non-blocking sendrecv. Each is PMPI_name with MPI_name a weak
+// alias, as in api.cpp.
+#include <mpi.h>
+
+#include "common/error.h"
+#include "slave/errors.h"
+#include "slave/objects.h"
+#include "slave/p2p.h"
+#include "slave/p2p_more.h"
+
+using bdmpi::Error;
+using bdmpi::Guard;
+using bdmpi::SendMode;
+
+namespace {
+
+void ThrowIfTruncated(int error_class) {
+  if (error_class != MPI_SUCCESS) throw Error(error_class, "message truncated");
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Ssend = PMPI_Ssend
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm) {
+  return Guard("MPI_Ssend", comm, [&] {
+    bdmpi::Send(buf, count, datatype, dest, tag, comm, SendMode::kSynchronous);
+  });
+}
+
+#pragma weak MPI_Issend = PMPI_Issend
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Issend", comm, [&] {
+    *request = bdmpi::Isend(buf, count, datatype, dest, tag, comm, SendMode::kSynchronous);
+  });
+}
+
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Ssend_init", comm, [&] {
+    *request = bdmpi::SendInit(buf, count, datatype, dest, tag, comm, SendMode::kSynchronous);
+  });
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request* request) {
+  return Guard("MPI_Cancel", bdmpi::RequestComm(*request), [&] { bdmpi::Cancel(request); });
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  return Guard("MPI_Request_get_status", bdmpi::RequestComm(request), [&] {
+    ThrowIfTruncated(bdmpi::RequestGetStatus(request, flag, status));
+  });
+}
+
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
+                MPI_Status* status) {
+  return Guard("MPI_Mprobe", comm,
+               [&] { *message = bdmpi::Mprobe(source, tag, comm, status); });
+}
+
+#pragma weak MPI_Improbe = PMPI_Improbe
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                 MPI_Status* status) {
+  return Guard("MPI_Improbe", comm, [&] {
+    *message = bdmpi::Improbe(source, tag, comm, status);
+    *flag = *message != MPI_MESSAGE_NULL;
+  });
+}
+
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+               MPI_Status* status) {
+  return Guard("MPI_Mrecv", bdmpi::MessageComm(*message), [&] {
+    ThrowIfTruncated(bdmpi::Mrecv(buf, count, datatype, message, status));
+  });
+}
+
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                MPI_Request* request) {
+  return Guard("MPI_Imrecv", bdmpi::MessageComm(*message),
+               [&] { *request = bdmpi::Imrecv(buf, count, datatype, message); });
+}
+
+// Sends are copied out when they are made, so the send half of these is
+// complete at once and the request is the receive's.
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                   int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Isendrecv", comm, [&] {
+    bdmpi::Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    *request = bdmpi::Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm);
+  });
+}
+
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
+                           int sendtag, int source, int recvtag, MPI_Comm comm,
+                           MPI_Request* request) {
+  return Guard("MPI_Isendrecv_replace", comm, [&] {
+    bdmpi::Send(buf, count, datatype, dest, sendtag, comm);
+    *request = bdmpi::Irecv(buf, count, datatype, source, recvtag, comm);
+  });
+}
+
+}  // extern "C"
