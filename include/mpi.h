@@ -640,6 +640,19 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                           int dest, int sendtag, int source, int recvtag,
                           MPI_Comm comm, MPI_Request *request);
+/* Statuses made by the program (generalized requests, tools). */
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
+                            int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+                              MPI_Count count);
+/* MPI-4.1: buffered messages never occupy the attached buffer, so there is
+ * nothing to flush; MPI_Buffer_iflush's request is complete at once. */
+int MPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+/* Also the macros below, for programs that take their address. */
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
 
 /* ------------------------------------------- profiling interface (PMPI) */
 
@@ -943,6 +956,15 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                            int dest, int sendtag, int source, int recvtag,
                            MPI_Comm comm, MPI_Request *request);
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
+                             int count);
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+                               MPI_Count count);
+int PMPI_Buffer_flush(void);
+int PMPI_Buffer_iflush(MPI_Request *request);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
 
 /* Handle conversions (handles are integers, so these are identities). */
 #define MPI_Comm_c2f(comm) ((MPI_Fint)(comm))

@@ -45,12 +45,12 @@ inline constexpr std::uint16_t kProtocolVersion = 5;
 // Point-to-point.
 //   Send:     payload in the window (wants_reply: the reply says the window
 //             is free again) or in a spill file written by the sender (no
-//             reply). Buffered: never blocks. id != 0: a synchronous send
-//             (MPI_Ssend, MPI_Issend): `id` (from the sender's receive ids)
-//             completes, as a receive would, when a receive or a matched
-//             probe on the destination takes the message; the sender waits
-//             for it with WaitRecv/WaitAny/... like for a receive, or
-//             with WaitSsend.
+//             reply). Buffered: never blocks. id != 0 names the send (from
+//             the sender's receive ids) for Cancel. code = 1: synchronous
+//             (MPI_Ssend, MPI_Issend): `id` completes, as a receive would,
+//             when a receive or a matched probe on the destination takes
+//             the message; the sender waits for it with WaitRecv/WaitAny/
+//             ... like for a receive, or with WaitSsend.
 //   PostRecv: no reply; registers receive `id` (MPI_Irecv/MPI_Recv), which
 //             the master matches against queued messages in MPI order.
 //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
@@ -76,9 +76,9 @@ inline constexpr std::uint16_t kProtocolVersion = 5;
 //             order, and that message is discarded. For a synchronous
 //             send's id: nothing waits for its match any more.
 //   Cancel:   reply at once: flag = 1 when receive `id` was still unmatched
-//             (it is withdrawn) or synchronous send `id`'s message was
-//             still unmatched on this node (it is withdrawn), else 0 (it
-//             completes as usual). MPI_Cancel.
+//             or (code = 1) the message of send `id` to rank `peer` of
+//             `comm` is still unmatched on this node; it is withdrawn.
+//             Else 0: it completes as usual. MPI_Cancel.
 //   Mprobe:   as Probe, but the message found leaves matching: it becomes
 //             completed receive `id` (no other receive can take it), whose
 //             data Mrecv collects. Blocks. MPI_Mprobe.
@@ -268,6 +268,9 @@ constexpr std::int32_t UserCommId(std::int32_t id) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(id) & ~kCollectiveCommBit);
 }
 inline constexpr std::int32_t kUndefinedColor = -1;
+// RequestMsg::code of a synchronous Send, and of a Cancel of a send.
+inline constexpr std::int32_t kSynchronousSend = 1;
+inline constexpr std::int32_t kCancelSend = 1;
 
 // What each member of a CommSplit contributes; the masters of the parent
 // allgather these (parent ranks in node order) when it spans nodes.

@@ -130,23 +130,24 @@ const AwaitedMatch* Mailbox::FindAwaited(std::uint64_t id) const {
   return nullptr;
 }
 
-bool Mailbox::WithdrawMessage(const SyncSender& sender) {
+bool Mailbox::WithdrawMessage(int sender, std::uint64_t id) {
+  if (id == 0) return false;
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (it->sync.id != sender.id || it->sync.world_rank != sender.world_rank) continue;
+    if (it->sent_by.id != id || it->sent_by.world_rank != sender) continue;
     unexpected_.erase(it);
     return true;
   }
   return false;
 }
 
-std::vector<SyncSender> Mailbox::TakeMatchedSenders() {
-  std::vector<SyncSender> senders;
+std::vector<SentBy> Mailbox::TakeMatchedSenders() {
+  std::vector<SentBy> senders;
   senders.swap(matched_senders_);
   return senders;
 }
 
 void Mailbox::NoteMatched(const Message& message) {
-  if (message.sync.id != 0) matched_senders_.push_back(message.sync);
+  if (message.sent_by.synchronous) matched_senders_.push_back(message.sent_by);
 }
 
 }  // namespace bdmpi

@@ -28,17 +28,18 @@ struct Envelope {
   int tag = 0;
 };
 
-// Who waits for a synchronous send's message to be matched; id 0: nobody
-// (a buffered send).
-struct SyncSender {
+// Which send a message came from (id 0: one that cannot be cancelled),
+// and whether that sender waits for it to be matched.
+struct SentBy {
   int world_rank = -1;
   std::uint64_t id = 0;
+  bool synchronous = false;
 };
 
 struct Message {
   Envelope envelope;
   Payload payload;
-  SyncSender sync;
+  SentBy sent_by;
 };
 
 // A synchronous send of this slave whose message is not matched yet.
@@ -100,11 +101,12 @@ class Mailbox {
   // MPI_Cancel of synchronous send `id`, once its message is withdrawn.
   void ForgetAwaited(std::uint64_t id);
   const AwaitedMatch* FindAwaited(std::uint64_t id) const;
-  // Withdraws the still unmatched message of `sender`'s synchronous send.
-  bool WithdrawMessage(const SyncSender& sender);
+  // Withdraws the still unmatched message of send `id` of world rank
+  // `sender` (MPI_Cancel).
+  bool WithdrawMessage(int sender, std::uint64_t id);
   // The synchronous senders whose messages were matched here since the
   // last call: the master tells them.
-  std::vector<SyncSender> TakeMatchedSenders();
+  std::vector<SentBy> TakeMatchedSenders();
 
   // A posted receive still waiting for its message, or null (for messages
   // that name what a blocked rank waits for).
@@ -122,7 +124,7 @@ class Mailbox {
   std::deque<PostedRecv> posted_;
   std::unordered_map<std::uint64_t, CompletedRecv> completed_;
   std::deque<AwaitedMatch> awaited_;
-  std::vector<SyncSender> matched_senders_;
+  std::vector<SentBy> matched_senders_;
 };
 
 }  // namespace bdmpi

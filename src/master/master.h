@@ -148,9 +148,9 @@ class Master {
   void HandleFreeRecv(Slave& slave, const RequestMsg& request);
   void HandleMrecv(Slave& slave, const RequestMsg& request);
   void HandleCancel(Slave& slave, const RequestMsg& request);
-  // MPI_Cancel of synchronous send `id`: withdraws its message if it is
-  // still unmatched in a mailbox of this node.
-  bool WithdrawSyncSend(Slave& slave, std::uint64_t id);
+  // MPI_Cancel of a send: withdraws its message if it is still unmatched
+  // in a mailbox of this node.
+  bool WithdrawSend(Slave& slave, const RequestMsg& request);
   // Tells the synchronous senders whose messages `receiver`'s mailbox has
   // just matched (locally, or through their node's master).
   void TellMatchedSenders(Slave& receiver);

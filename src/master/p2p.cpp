@@ -18,9 +18,10 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = TakePayload(slave, request);
-  if (request.id != 0) {
-    // A synchronous send: complete when its message is matched.
-    message.sync = SyncSender{slave.world_rank, request.id};
+  message.sent_by = SentBy{slave.world_rank, request.id, false};
+  if (request.id != 0 && request.code == kSynchronousSend) {
+    // Complete when its message is matched.
+    message.sent_by.synchronous = true;
     slave.mailbox.AwaitMatch(AwaitedMatch{request.id, request.comm, request.peer, request.tag});
   }
   if (request.wants_reply) {
@@ -39,8 +40,10 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
     outgoing.header.comm = request.comm;
     outgoing.header.source = request.rank;
     outgoing.header.tag = request.tag;
-    outgoing.header.sync_sender = message.sync.world_rank;
-    outgoing.header.sync_id = message.sync.id;
+    if (message.sent_by.synchronous) {
+      outgoing.header.sync_sender = message.sent_by.world_rank;
+      outgoing.header.sync_id = message.sent_by.id;
+    }
     outgoing.payload = std::move(message.payload);
     network_->Send(std::move(outgoing));
     ++remote_sent_;
@@ -53,7 +56,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
 }
 
 void Master::TellMatchedSenders(Slave& receiver) {
-  for (const SyncSender& sender : receiver.mailbox.TakeMatchedSenders()) {
+  for (const SentBy& sender : receiver.mailbox.TakeMatchedSenders()) {
     Slave* local = LocalSlave(sender.world_rank);
     if (local != nullptr) {
       if (local->mailbox.Matched(sender.id)) WakeIfReady(*local);
@@ -84,7 +87,7 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   }
   Message message;
   message.envelope = Envelope{header.comm, header.source, header.tag};
-  message.sync = SyncSender{header.sync_sender, header.sync_id};
+  message.sent_by = SentBy{header.sync_sender, header.sync_id, header.sync_id != 0};
   if (incoming.on_disk) {
     message.payload = Payload::OnDisk(
         std::make_shared<OwnedFile>(SpillPath(incoming.file_id), incoming.file_inode),
@@ -204,19 +207,22 @@ void Master::HandleMrecv(Slave& slave, const RequestMsg& request) {
 void Master::HandleCancel(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
-  reply.flag = slave.mailbox.CancelRecv(request.id) || WithdrawSyncSend(slave, request.id);
+  reply.flag = request.code == kCancelSend ? WithdrawSend(slave, request)
+                                           : slave.mailbox.CancelRecv(request.id);
   Reply(slave, reply);
 }
 
-bool Master::WithdrawSyncSend(Slave& slave, std::uint64_t id) {
-  const AwaitedMatch* send = slave.mailbox.FindAwaited(id);
-  if (send == nullptr) return false;
-  Slave* dest = LocalSlave(Comm(send->comm).world_ranks[send->dest]);
+bool Master::WithdrawSend(Slave& slave, const RequestMsg& request) {
+  const MasterComm* comm = comms_.Find(request.comm);
+  if (comm == nullptr || request.peer < 0 ||
+      request.peer >= static_cast<int>(comm->world_ranks.size()))
+    return false;
+  Slave* dest = LocalSlave(comm->world_ranks[request.peer]);
   // On another node the message is that master's: it may be matched
   // there at any moment, so the send is not cancelled (MPI allows that).
-  if (dest == nullptr || !dest->mailbox.WithdrawMessage(SyncSender{slave.world_rank, id}))
+  if (dest == nullptr || !dest->mailbox.WithdrawMessage(slave.world_rank, request.id))
     return false;
-  slave.mailbox.ForgetAwaited(id);
+  slave.mailbox.ForgetAwaited(request.id);  // a synchronous one waits no more
   return true;
 }
 

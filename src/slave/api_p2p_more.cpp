@@ -1,10 +1,12 @@
 // The extern "C" entry points of point-to-point beyond api.cpp's:
-// synchronous sends, cancellation, matched probes, request status and
-// MPI-4's non-blocking sendrecv. Each is PMPI_name with MPI_name a weak
+// synchronous sends, cancellation, matched probes, request status,
+// statuses set by the program, MPI-4's non-blocking sendrecv and buffer
+// flushes. Each is PMPI_name with MPI_name a weak
 // alias, as in api.cpp.
 #include <mpi.h>
 
 #include "common/error.h"
+#include "slave/datatypes.h"
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/p2p.h"
@@ -18,6 +20,18 @@ namespace {
 
 void ThrowIfTruncated(int error_class) {
   if (error_class != MPI_SUCCESS) throw Error(error_class, "message truncated");
+}
+
+// The wire bytes of `elements` basic elements of `datatype`, which
+// MPI_Get_elements of the status then gives back (a derived type's
+// elements are taken as equally sized).
+long long BytesOfElements(MPI_Count elements, MPI_Datatype datatype) {
+  if (elements < 0) throw Error(bdmpi::kErrCount, "negative element count");
+  const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+  auto per_element = static_cast<MPI_Count>(bdmpi::ElementsOf(type.wire, datatype));
+  if (per_element <= 0) return 0;
+  auto wire = static_cast<MPI_Count>(type.wire);
+  return (elements / per_element) * wire + (elements % per_element) * (wire / per_element);
 }
 
 }  // namespace
@@ -112,5 +126,47 @@ int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest
     *request = bdmpi::Irecv(buf, count, datatype, source, recvtag, comm);
   });
 }
+
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  status->bdmpi_cancelled = flag != 0;
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  return Guard("MPI_Status_set_elements", MPI_COMM_WORLD,
+               [&] { status->bdmpi_count = BytesOfElements(count, datatype); });
+}
+
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return Guard("MPI_Status_set_elements_x", MPI_COMM_WORLD,
+               [&] { status->bdmpi_count = BytesOfElements(count, datatype); });
+}
+
+// Buffered messages never occupy the attached buffer (slave/p2p.h).
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+int PMPI_Buffer_flush(void) {
+  return Guard("MPI_Buffer_flush", MPI_COMM_WORLD, [] { bdmpi::RequireInitialized(); });
+}
+
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+int PMPI_Buffer_iflush(MPI_Request* request) {
+  return Guard("MPI_Buffer_iflush", MPI_COMM_WORLD, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::PendingRequest done;
+    done.done = true;
+    done.comm = MPI_COMM_WORLD;
+    bdmpi::SetEmptyStatus(&done.status);
+    *request = bdmpi::NewRequest(done);
+  });
+}
+
+#pragma weak MPI_Message_c2f = PMPI_Message_c2f
+MPI_Fint PMPI_Message_c2f(MPI_Message message) { return static_cast<MPI_Fint>(message); }
+
+#pragma weak MPI_Message_f2c = PMPI_Message_f2c
+MPI_Message PMPI_Message_f2c(MPI_Fint message) { return static_cast<MPI_Message>(message); }
 
 }  // extern "C"

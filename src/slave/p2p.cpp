@@ -117,11 +117,12 @@ void CheckBufferedSendFits(std::uint64_t bytes) {
                                 std::to_string(MPI_BSEND_OVERHEAD) + " included)");
 }
 
-// Stages a message for the master. A synchronous one gets an id that the
-// master completes when a receive takes it; returns that id (0: none, the
-// send is complete).
+// Stages a message for the master. A send with a request (`named`) or a
+// synchronous one gets an id: MPI_Cancel names the send by it, and the
+// master completes a synchronous one's id when a receive takes it. Returns
+// the id (0: none).
 std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int dest,
-                       int tag, MPI_Comm comm_handle, SendMode mode) {
+                       int tag, MPI_Comm comm_handle, SendMode mode, bool named) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   std::uint64_t bytes = WireBytes(count, datatype);
@@ -138,7 +139,8 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   request.rank = comm.rank;
   request.peer = dest;
   request.tag = tag;
-  if (mode == SendMode::kSynchronous) request.id = runtime->NewRecvId();
+  if (named || mode == SendMode::kSynchronous) request.id = runtime->NewRecvId();
+  if (mode == SendMode::kSynchronous) request.code = kSynchronousSend;
   runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);
   return request.id;
@@ -148,10 +150,12 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
 
 void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
           int tag, MPI_Comm comm_handle, SendMode mode) {
-  std::uint64_t id = PostSend(buffer, count, datatype, dest, tag, comm_handle, mode);
+  std::uint64_t id = PostSend(buffer, count, datatype, dest, tag, comm_handle, mode,
+                              /*named=*/false);
   // A synchronous send is a blocking point: the rank waits, like a
   // receive, until the destination takes the message.
-  if (id != 0) Runtime::Instance()->Call(IdRequest(MsgType::kWaitSsend, id));
+  if (mode == SendMode::kSynchronous && id != 0)
+    Runtime::Instance()->Call(IdRequest(MsgType::kWaitSsend, id));
 }
 
 void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
@@ -239,9 +243,9 @@ void StartRecv(PendingRequest& pending) {
 // message is matched.
 void StartSend(PendingRequest& pending) {
   pending.id = PostSend(pending.send_buffer, pending.count, pending.datatype, pending.peer,
-                        pending.tag, pending.comm, pending.mode);
+                        pending.tag, pending.comm, pending.mode, /*named=*/true);
   pending.active = true;
-  pending.done = pending.id == 0;
+  pending.done = pending.mode != SendMode::kSynchronous || pending.id == 0;
   SetEmptyStatus(&pending.status);
 }
 
@@ -264,6 +268,10 @@ MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest
 MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int dest,
                      int tag, MPI_Comm comm, SendMode mode) {
   PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
+  // MPI lets the program free a derived type while a persistent request
+  // still uses it: the request keeps a duplicate of its own, freed with it.
+  if (LookupType(datatype).envelope.combiner != MPI_COMBINER_NAMED)
+    pending.datatype = DupType(datatype);
   pending.persistent = true;
   pending.active = false;
   pending.done = true;
@@ -602,6 +610,9 @@ void RequestFree(MPI_Request* request) {
   // in MPI order, and drops that message (see MsgType::kFreeRecv).
   if (pending.active && !pending.done)
     Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, pending.id));
+  if (pending.persistent && !pending.is_recv &&
+      LookupType(pending.datatype).envelope.combiner != MPI_COMBINER_NAMED)
+    FreeType(&pending.datatype);  // SendInit's duplicate
   FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
 }

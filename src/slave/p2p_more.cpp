@@ -16,9 +16,17 @@ void Cancel(MPI_Request* request) {
   RequireInitialized();
   if (*request == MPI_REQUEST_NULL) throw Error(kErrRequest, "MPI_Cancel of MPI_REQUEST_NULL");
   PendingRequest& pending = LookupRequest(*request);
-  // Complete (or an inactive persistent request): nothing left to cancel.
-  if (!pending.active || pending.done) return;
-  ReplyMsg reply = Runtime::Instance()->Call(IdRequest(MsgType::kCancel, pending.id));
+  if (!pending.active || pending.status.bdmpi_cancelled) return;
+  // A receive that has its data is complete; a send's message may still
+  // wait unreceived (in the master) even when its request is complete.
+  if (pending.is_recv ? pending.done : pending.id == 0) return;
+  RequestMsg cancel = IdRequest(MsgType::kCancel, pending.id);
+  if (!pending.is_recv) {
+    cancel.code = kCancelSend;
+    cancel.comm = LookupComm(pending.comm).id;
+    cancel.peer = pending.peer;
+  }
+  ReplyMsg reply = Runtime::Instance()->Call(cancel);
   if (reply.flag == 0) return;  // matched already: it completes as usual
   pending.done = true;
   SetStatus(&pending.status, pending.is_recv ? MPI_ANY_SOURCE : pending.peer, MPI_ANY_TAG,

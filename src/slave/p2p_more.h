@@ -7,10 +7,10 @@
 
 namespace bdmpi {
 
-// MPI_Cancel: a receive still unmatched is withdrawn, and so is a
-// synchronous send whose message is still unmatched on this node; anything
-// else completes as usual (MPI_Test_cancelled then says false). A standard
-// or buffered send is complete when it returns, so it is never cancelled.
+// MPI_Cancel: a receive still unmatched is withdrawn, and so is a send
+// (MPI_Isend & co.) whose message waits unreceived on this node; anything
+// else completes as usual (MPI_Test_cancelled then says false), such as a
+// send whose message went to another node's master.
 void Cancel(MPI_Request* request);
 // MPI_Request_get_status: like MPI_Test, but the request stays.
 int RequestGetStatus(MPI_Request request, int* flag, MPI_Status* status);

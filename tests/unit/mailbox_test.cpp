@@ -458,19 +458,21 @@ TEST(MailboxTest, CancelRecvWithdrawsOnlyUnmatchedReceives) {
 
 Message SyncMessage(int tag, std::uint8_t marker, int sender, std::uint64_t id) {
   Message message = MakeMessage(0, 1, tag, marker);
-  message.sync = SyncSender{sender, id};
+  message.sent_by = SentBy{sender, id, /*synchronous=*/true};
   return message;
 }
 
 TEST(MailboxTest, MatchingASynchronousMessageNamesItsSender) {
   Mailbox mailbox;
   mailbox.Deliver(SyncMessage(3, 7, /*sender=*/4, /*id=*/11));
-  mailbox.Deliver(MakeMessage(0, 1, 5, 8));
+  Message buffered = MakeMessage(0, 1, 5, 8);
+  buffered.sent_by = SentBy{4, 10, /*synchronous=*/false};
+  mailbox.Deliver(std::move(buffered));
   EXPECT_TRUE(mailbox.TakeMatchedSenders().empty());  // queued, not matched
   mailbox.Post(MakeRecv(1, 0, 1, 5));
-  EXPECT_TRUE(mailbox.TakeMatchedSenders().empty());  // a buffered one
+  EXPECT_TRUE(mailbox.TakeMatchedSenders().empty());  // nobody waits for it
   mailbox.Post(MakeRecv(2, 0, 1, 3));
-  std::vector<SyncSender> senders = mailbox.TakeMatchedSenders();
+  std::vector<SentBy> senders = mailbox.TakeMatchedSenders();
   ASSERT_EQ(senders.size(), 1u);
   EXPECT_EQ(senders[0].world_rank, 4);
   EXPECT_EQ(senders[0].id, 11u);
@@ -512,9 +514,10 @@ TEST(MailboxTest, WithdrawMessageTakesOnlyThatSendersUnmatchedMessage) {
   Mailbox mailbox;
   mailbox.Deliver(SyncMessage(3, 7, 4, 11));
   mailbox.Deliver(SyncMessage(3, 8, 5, 11));
-  EXPECT_FALSE(mailbox.WithdrawMessage(SyncSender{4, 12}));
-  EXPECT_TRUE(mailbox.WithdrawMessage(SyncSender{4, 11}));
-  EXPECT_FALSE(mailbox.WithdrawMessage(SyncSender{4, 11}));
+  EXPECT_FALSE(mailbox.WithdrawMessage(4, 12));
+  EXPECT_TRUE(mailbox.WithdrawMessage(4, 11));
+  EXPECT_FALSE(mailbox.WithdrawMessage(4, 11));
+  EXPECT_FALSE(mailbox.WithdrawMessage(5, 0));  // id 0: not cancellable
   EXPECT_TRUE(mailbox.Post(MakeRecv(1, 0, kAnySource, kAnyTag)));
   EXPECT_EQ(TakeMarker(mailbox, 1), 8);
 }

@@ -10,6 +10,7 @@
  *     barrier.
  *   * MPI_Request_get_status: complete receives stay requests (their
  *     status is read twice) until MPI_Wait.
+ *   * MPI_Send_init with a derived type freed before MPI_Start.
  *   * MPI_Sendrecv_replace with a vector type around the ring; MPI-4's
  *     MPI_Isendrecv and MPI_Isendrecv_replace (where the MPI has them).
  */
@@ -107,6 +108,25 @@ int main(int argc, char **argv) {
     int want = i % 2 == 0 ? 100 * left + i : -7;
     CHECK(ring[i] == want, "MPI_Sendrecv_replace: ring[%d] = %d, want %d", i, ring[i], want);
   }
+
+  /* A persistent send keeps its derived type after MPI_Type_free. */
+  MPI_Datatype pair_type;
+  MPI_Type_contiguous(2, MPI_INT, &pair_type);
+  MPI_Type_commit(&pair_type);
+  int pair[2] = {60 + rank, 61 + rank}, pair_in[2];
+  MPI_Send_init(pair, 1, pair_type, right, 11, comm, &persistent);
+  MPI_Type_free(&pair_type);
+  for (int round = 0; round < 2; ++round) {
+    MPI_Request recv;
+    MPI_Irecv(pair_in, 2, MPI_INT, left, 11, comm, &recv);
+    MPI_Start(&persistent);
+    MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+    MPI_Wait(&recv, &st);
+    CHECK_STATUS(st, left, 11, MPI_INT, 2);
+    CHECK(pair_in[0] == 60 + left && pair_in[1] == 61 + left,
+          "round %d: persistent send of a freed type gave %d %d", round, pair_in[0], pair_in[1]);
+  }
+  MPI_Request_free(&persistent);
 
 #if MPI_VERSION >= 4 || defined(BDMPI)
   MPI_Request req;
