@@ -1,6 +1,6 @@
 // The extern "C" entry points of point-to-point beyond api.cpp's:
 // synchronous sends, cancellation, matched probes, request status,
-// statuses set by the program, MPI-4's non-blocking sendrecv and buffer
+// generalized requests, statuses set by the program, MPI-4's non-blocking sendrecv and buffer
 // flushes. Each is PMPI_name with MPI_name a weak
 // alias, as in api.cpp.
 #include <mpi.h>
@@ -125,6 +125,22 @@ int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest
     bdmpi::Send(buf, count, datatype, dest, sendtag, comm);
     *request = bdmpi::Irecv(buf, count, datatype, source, recvtag, comm);
   });
+}
+
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn,
+                        MPI_Grequest_free_function* free_fn,
+                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                        MPI_Request* request) {
+  return Guard("MPI_Grequest_start", MPI_COMM_WORLD, [&] {
+    *request = bdmpi::GrequestStart(query_fn, free_fn, cancel_fn, extra_state);
+  });
+}
+
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+int PMPI_Grequest_complete(MPI_Request request) {
+  return Guard("MPI_Grequest_complete", MPI_COMM_WORLD,
+               [&] { bdmpi::GrequestComplete(request); });
 }
 
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled

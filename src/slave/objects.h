@@ -55,6 +55,16 @@ void FreeGroup(MPI_Group* group);
 // its message.
 enum class SendMode { kStandard, kBuffered, kSynchronous };
 
+// MPI_Grequest_start's callbacks: an operation the program completes
+// itself (MPI_Grequest_complete); see p2p_more.h.
+struct GeneralizedRequest {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra_state = nullptr;
+  bool freed = false;  // MPI_Request_free came before MPI_Grequest_complete
+};
+
 // A non-blocking operation in flight.
 struct PendingRequest {
   bool is_recv = false;
@@ -79,6 +89,8 @@ struct PendingRequest {
   int peer = 0;
   int tag = 0;
   SendMode mode = SendMode::kStandard;
+  // A generalized request (done once the program completes it).
+  std::shared_ptr<GeneralizedRequest> generalized;
 };
 
 MPI_Request NewRequest(const PendingRequest& request);

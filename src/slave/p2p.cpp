@@ -1,8 +1,10 @@
 // The slave's half of point-to-point. A send stages its payload (window or
-// spill file) and returns: it never blocks. A receive is posted to the
-// master, which matches it in MPI order; waiting for it is the point where
-// the slave may be descheduled.
+// spill file) and returns; only a synchronous one then waits for its
+// match. A receive is posted to the master, which matches it in MPI order;
+// waiting for it is the point where the slave may be descheduled.
 #include "slave/p2p.h"
+
+#include <sched.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -15,6 +17,7 @@
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/p2p_internal.h"
+#include "slave/p2p_more.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
 
@@ -55,6 +58,20 @@ int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* s
   std::uint64_t received = reply.bytes < capacity ? reply.bytes : capacity;
   SetStatus(status, reply.source, reply.tag, reply.error, received);
   return reply.error;
+}
+
+void SetResult(MPI_Status* status, int source, int tag, std::uint64_t bytes) {
+  if (status == MPI_STATUS_IGNORE) return;
+  int error = status->MPI_ERROR;
+  SetStatus(status, source, tag, MPI_SUCCESS, bytes);
+  status->MPI_ERROR = error;
+}
+
+void CopyResult(MPI_Status* to, const MPI_Status& from) {
+  if (to == MPI_STATUS_IGNORE) return;
+  int error = to->MPI_ERROR;
+  *to = from;
+  to->MPI_ERROR = error;
 }
 
 RequestMsg RecvRequest(MsgType type, const CommInfo& comm, int source, int tag,
@@ -167,7 +184,7 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   CheckSource(comm, source);
   CheckBuffer(buffer, capacity, datatype);
   if (source == MPI_PROC_NULL) {
-    SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     return;
   }
   Runtime* runtime = Runtime::Instance();
@@ -175,9 +192,11 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   ReplyMsg reply = runtime->Call(RecvRequest(MsgType::kPostRecv, comm, source,
                                              tag, capacity, runtime->NewRecvId()));
   const TypeInfo& type = LookupType(datatype);
-  ThrowIfError(FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
-                          status),
-               "message longer than the receive buffer");
+  MPI_Status received;
+  int error = FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
+                         &received);
+  CopyResult(status, received);
+  ThrowIfError(error, "message longer than the receive buffer");
 }
 
 namespace {
@@ -320,12 +339,12 @@ void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   CheckRecvTag(tag);
   CheckSource(comm, source);
   if (source == MPI_PROC_NULL) {
-    SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     return;
   }
   ReplyMsg reply = Runtime::Instance()->Call(
       RecvRequest(MsgType::kProbe, comm, source, tag, 0, 0));
-  SetStatus(status, reply.source, reply.tag, MPI_SUCCESS, reply.bytes);
+  SetResult(status, reply.source, reply.tag, reply.bytes);
 }
 
 bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
@@ -334,12 +353,12 @@ bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   CheckRecvTag(tag);
   CheckSource(comm, source);
   if (source == MPI_PROC_NULL) {
-    SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     return true;
   }
   ReplyMsg reply = Runtime::Instance()->Call(
       RecvRequest(MsgType::kIprobe, comm, source, tag, 0, 0));
-  if (reply.flag) SetStatus(status, reply.source, reply.tag, MPI_SUCCESS, reply.bytes);
+  if (reply.flag) SetResult(status, reply.source, reply.tag, reply.bytes);
   return reply.flag != 0;
 }
 
@@ -383,12 +402,13 @@ namespace {
 // returns the error class of the operation.
 int Retire(MPI_Request* request, MPI_Status* status) {
   PendingRequest& pending = LookupRequest(*request);
+  if (pending.generalized) return RetireGeneralized(request, status);
   if (pending.persistent && !pending.active) {  // MPI: like a null request
     SetEmptyStatus(status);
     return MPI_SUCCESS;
   }
   int error = pending.status.MPI_ERROR;
-  if (status != MPI_STATUS_IGNORE) *status = pending.status;
+  CopyResult(status, pending.status);
   if (pending.persistent) {
     pending.active = false;  // the handle stays for the next MPI_Start
     return error;
@@ -413,7 +433,9 @@ struct RequestSet {
   std::vector<int> done;            // positions complete on our side
   std::vector<int> waiting;         // positions of receives the master holds
   std::vector<std::uint64_t> ids;   // their receive ids, in the same order
-  bool empty() const { return done.empty() && waiting.empty(); }
+  // Generalized requests the program has not completed yet.
+  bool program_pending = false;
+  bool empty() const { return done.empty() && waiting.empty() && !program_pending; }
 };
 
 RequestSet Classify(int count, const MPI_Request requests[]) {
@@ -423,7 +445,9 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
     const PendingRequest& pending = LookupRequest(requests[i]);
     if (!pending.active) continue;  // an inactive persistent request
-    if (pending.done) {
+    if (pending.generalized && !pending.done) {
+      set.program_pending = true;
+    } else if (pending.done) {
       set.done.push_back(i);
     } else {
       set.waiting.push_back(i);
@@ -438,12 +462,24 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
 int Any(bool wait, int count, MPI_Request requests[], int* index, int* flag,
         MPI_Status* status) {
   RequestSet set = Classify(count, requests);
+  if (wait && set.program_pending && set.done.empty()) {
+    // A generalized request is completed by the program itself: poll.
+    for (;;) {
+      int error = Any(/*wait=*/false, count, requests, index, flag, status);
+      if (*flag) return error;
+      sched_yield();
+    }
+  }
   *flag = 1;
   if (!set.done.empty()) {
     *index = set.done.front();
     return Retire(&requests[*index], status);
   }
   *index = MPI_UNDEFINED;
+  if (set.waiting.empty() && set.program_pending) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (set.waiting.empty()) {  // only null requests
     SetEmptyStatus(status);
     return MPI_SUCCESS;
@@ -466,6 +502,14 @@ int Some(bool wait, int incount, MPI_Request requests[], int* outcount,
   if (set.empty()) {
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
+  }
+  if (wait && set.program_pending && set.done.empty()) {
+    // A generalized request is completed by the program itself: poll.
+    for (;;) {
+      int error = Some(/*wait=*/false, incount, requests, outcount, indices, statuses);
+      if (*outcount > 0) return error;
+      sched_yield();
+    }
   }
   std::vector<int> completed = set.done;
   // The first question may block (or yield) only when nothing is complete
@@ -506,6 +550,10 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   PendingRequest& pending = LookupRequest(*request);
+  if (!pending.done && pending.generalized) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (!pending.done) {
     ReplyMsg reply = Runtime::Instance()->Call(IdRequest(MsgType::kTestRecv, pending.id));
     if (!reply.flag) {
@@ -525,7 +573,9 @@ int Wait(MPI_Request* request, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   PendingRequest& pending = LookupRequest(*request);
-  if (!pending.done) {
+  if (!pending.done && pending.generalized) {
+    WaitGeneralized(*request);
+  } else if (!pending.done) {
     Absorb(pending, Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, pending.id)));
   }
   return Retire(request, status);
@@ -572,6 +622,10 @@ int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
 int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   RequireInitialized();
   RequestSet set = Classify(count, requests);
+  if (set.program_pending) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (!set.waiting.empty()) {
     // MPI: unless every request is complete, none may be completed.
     if (!CallWithIds(MsgType::kTestAll, set.ids).flag) {
@@ -606,6 +660,10 @@ void RequestFree(MPI_Request* request) {
   if (*request == MPI_REQUEST_NULL)
     throw Error(kErrRequest, "MPI_Request_free of MPI_REQUEST_NULL");
   PendingRequest& pending = LookupRequest(*request);
+  if (pending.generalized) {
+    FreeGeneralized(request);
+    return;
+  }
   // The master keeps the receive posted so that it still takes its message
   // in MPI order, and drops that message (see MsgType::kFreeRecv).
   if (pending.active && !pending.done)

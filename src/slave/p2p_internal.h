@@ -27,6 +27,11 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id);
 // (unpacking it when `scattered`, see wire_data.h); returns its error class.
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
                std::uint64_t capacity, MPI_Status* status);
+// A status the single-completion calls hand out (MPI_Recv, MPI_Wait,
+// MPI_Probe, ...): every field but MPI_ERROR, which only the calls with an
+// array of statuses set (MPI-3.1 3.7.5), as in Open MPI.
+void SetResult(MPI_Status* status, int source, int tag, std::uint64_t bytes);
+void CopyResult(MPI_Status* to, const MPI_Status& from);
 // Copies the master's completion of request `pending` into it.
 void Absorb(PendingRequest& pending, const ReplyMsg& reply);
 

@@ -1,5 +1,7 @@
 #include "slave/p2p_more.h"
 
+#include <sched.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +18,12 @@ void Cancel(MPI_Request* request) {
   RequireInitialized();
   if (*request == MPI_REQUEST_NULL) throw Error(kErrRequest, "MPI_Cancel of MPI_REQUEST_NULL");
   PendingRequest& pending = LookupRequest(*request);
+  if (pending.generalized) {
+    const GeneralizedRequest& generalized = *pending.generalized;
+    int error = generalized.cancel(generalized.extra_state, pending.done ? 1 : 0);
+    if (error != MPI_SUCCESS) throw Error(error, "the generalized request's cancel function failed");
+    return;
+  }
   if (!pending.active || pending.status.bdmpi_cancelled) return;
   // A receive that has its data is complete; a send's message may still
   // wait unreceived (in the master) even when its request is complete.
@@ -46,6 +54,10 @@ int RequestGetStatus(MPI_Request request, int* flag, MPI_Status* status) {
     SetEmptyStatus(status);
     return MPI_SUCCESS;
   }
+  if (!pending.done && pending.generalized) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (!pending.done) {
     // The master hands the completion over once; the request keeps it
     // until MPI_Wait/MPI_Test retire it.
@@ -56,8 +68,68 @@ int RequestGetStatus(MPI_Request request, int* flag, MPI_Status* status) {
     }
     Absorb(pending, reply);
   }
-  if (status != MPI_STATUS_IGNORE) *status = pending.status;
+  if (pending.generalized) {
+    MPI_Status queried = pending.status;
+    int error = pending.generalized->query(pending.generalized->extra_state, &queried);
+    if (status != MPI_STATUS_IGNORE) *status = queried;
+    return error;
+  }
+  CopyResult(status, pending.status);
   return pending.status.MPI_ERROR;
+}
+
+// --------------------------------------------------- generalized requests
+
+MPI_Request GrequestStart(MPI_Grequest_query_function* query, MPI_Grequest_free_function* free,
+                          MPI_Grequest_cancel_function* cancel, void* extra_state) {
+  RequireInitialized();
+  PendingRequest pending;
+  pending.comm = MPI_COMM_WORLD;
+  pending.done = false;
+  pending.generalized = std::make_shared<GeneralizedRequest>(
+      GeneralizedRequest{query, free, cancel, extra_state, false});
+  SetEmptyStatus(&pending.status);
+  return NewRequest(pending);
+}
+
+void GrequestComplete(MPI_Request request) {
+  PendingRequest& pending = LookupRequest(request);
+  if (!pending.generalized) throw Error(kErrRequest, "not a generalized request");
+  if (pending.done) throw Error(kErrRequest, "MPI_Grequest_complete called twice");
+  pending.done = true;
+  if (pending.generalized->freed) {  // freed by the program already
+    std::shared_ptr<GeneralizedRequest> generalized = pending.generalized;
+    FreeRequest(request);
+    generalized->free(generalized->extra_state);
+  }
+}
+
+void WaitGeneralized(MPI_Request request) {
+  while (!LookupRequest(request).done) sched_yield();
+}
+
+int RetireGeneralized(MPI_Request* request, MPI_Status* status) {
+  std::shared_ptr<GeneralizedRequest> generalized = LookupRequest(*request).generalized;
+  MPI_Status queried;
+  SetEmptyStatus(&queried);
+  int error = generalized->query(generalized->extra_state, &queried);
+  if (status != MPI_STATUS_IGNORE) *status = queried;
+  FreeRequest(*request);
+  *request = MPI_REQUEST_NULL;
+  int free_error = generalized->free(generalized->extra_state);
+  return error != MPI_SUCCESS ? error : free_error;
+}
+
+void FreeGeneralized(MPI_Request* request) {
+  PendingRequest& pending = LookupRequest(*request);
+  std::shared_ptr<GeneralizedRequest> generalized = pending.generalized;
+  if (pending.done) {
+    FreeRequest(*request);
+    generalized->free(generalized->extra_state);
+  } else {
+    generalized->freed = true;  // MPI_Grequest_complete frees it
+  }
+  *request = MPI_REQUEST_NULL;
 }
 
 // ---------------------------------------------------------- matched probes
@@ -110,14 +182,14 @@ MPI_Message MatchedProbe(MsgType type, int source, int tag, MPI_Comm comm_handle
   CheckRecvTag(tag);
   CheckSource(comm, source);
   if (source == MPI_PROC_NULL) {
-    SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     return MPI_MESSAGE_NO_PROC;
   }
   Runtime* runtime = Runtime::Instance();
   std::uint64_t id = runtime->NewRecvId();
   ReplyMsg reply = runtime->Call(RecvRequest(type, comm, source, tag, 0, id));
   if (reply.flag == 0) return MPI_MESSAGE_NULL;
-  SetStatus(status, reply.source, reply.tag, MPI_SUCCESS, reply.bytes);
+  SetResult(status, reply.source, reply.tag, reply.bytes);
   return NewMessage(id, comm_handle);
 }
 
@@ -136,7 +208,7 @@ int Mrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
   RequireInitialized();
   std::uint64_t capacity = WireBytes(count, datatype);
   if (*message == MPI_MESSAGE_NO_PROC) {
-    SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
   }
@@ -149,7 +221,11 @@ int Mrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
   *message = MPI_MESSAGE_NULL;
   if (reply.flag == 0) throw Error(kErrOther, "the master no longer holds this matched message");
   const TypeInfo& type = LookupType(datatype);
-  return FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity, status);
+  MPI_Status received;
+  int error = FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
+                         &received);
+  CopyResult(status, received);
+  return error;
 }
 
 MPI_Request Imrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message) {
@@ -158,7 +234,9 @@ MPI_Request Imrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* 
   pending.is_recv = true;
   pending.done = true;
   pending.comm = comm;
-  Mrecv(buffer, count, datatype, message, &pending.status);
+  SetEmptyStatus(&pending.status);
+  int error = Mrecv(buffer, count, datatype, message, &pending.status);
+  pending.status.MPI_ERROR = error;  // for MPI_Wait's return
   return NewRequest(pending);
 }
 

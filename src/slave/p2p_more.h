@@ -29,4 +29,20 @@ MPI_Request Imrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* 
 // The communicator a message was probed on, for its error handler.
 MPI_Comm MessageComm(MPI_Message message);
 
+// Generalized requests (MPI_Grequest_start): MPI_Test says complete once
+// MPI_Grequest_complete was called; MPI_Wait waits for that, yielding the
+// processor (another thread of the program completes it). On completion the
+// status comes from the query function, then the free function runs.
+MPI_Request GrequestStart(MPI_Grequest_query_function* query,
+                          MPI_Grequest_free_function* free,
+                          MPI_Grequest_cancel_function* cancel, void* extra_state);
+void GrequestComplete(MPI_Request request);
+// For p2p.cpp: waits until `request` (generalized) is complete.
+void WaitGeneralized(MPI_Request request);
+// Hands out a complete generalized request's status and frees it; returns
+// the error of its query (or free) function.
+int RetireGeneralized(MPI_Request* request, MPI_Status* status);
+// MPI_Request_free of a generalized request.
+void FreeGeneralized(MPI_Request* request);
+
 }  // namespace bdmpi

@@ -11,6 +11,7 @@
  *     MPI_ANY_TAG receive gets the second, not the probed one.
  *   * MPI_Mprobe + MPI_Mrecv complete an MPI_Issend.
  *   * MPI_PROC_NULL gives MPI_MESSAGE_NO_PROC, whose receive is empty.
+ *   * MPI_Recv and MPI_Mprobe leave the status's MPI_ERROR alone.
  *   * MPI_Mrecv into a vector type (a strided receive buffer).
  */
 #include "check.h"
@@ -92,8 +93,10 @@ int main(int argc, char **argv) {
   MPI_Send(&second, 1, MPI_INT, right, 41, MPI_COMM_WORLD);
   MPI_Mprobe(left, MPI_ANY_TAG, MPI_COMM_WORLD, &message, &st);
   CHECK(st.MPI_TAG == 40, "MPI_Mprobe found tag %d, want the first message (40)", st.MPI_TAG);
+  st.MPI_ERROR = MPI_ERR_TOPOLOGY;
   MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
   CHECK_STATUS(st, left, 41, MPI_INT, 1);
+  CHECK(st.MPI_ERROR == MPI_ERR_TOPOLOGY, "MPI_Recv set MPI_ERROR to %d", st.MPI_ERROR);
   CHECK(got == 2000 + left, "MPI_Recv after MPI_Mprobe got %d, want %d", got, 2000 + left);
   MPI_Mrecv(&probed, 1, MPI_INT, &message, &st);
   CHECK(probed == 1000 + left, "MPI_Mrecv got %d, want %d", probed, 1000 + left);
@@ -106,8 +109,10 @@ int main(int argc, char **argv) {
   MPI_Wait(&ssend, MPI_STATUS_IGNORE);
   CHECK(probed == 1000 + left, "MPI_Mrecv after MPI_Issend got %d", probed);
 
-  /* MPI_PROC_NULL. */
+  /* MPI_PROC_NULL. The single-completion calls leave MPI_ERROR alone. */
+  st.MPI_ERROR = MPI_ERR_DIMS;
   MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &message, &st);
+  CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "MPI_Mprobe set MPI_ERROR to %d", st.MPI_ERROR);
   CHECK(message == MPI_MESSAGE_NO_PROC, "MPI_Mprobe(MPI_PROC_NULL) gave %d",
         (int)MPI_Message_c2f(message));
   CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG,
