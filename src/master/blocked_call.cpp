@@ -12,11 +12,11 @@ std::string DescribeMatch(int source, int tag) {
 }
 
 // A wait names a receive posted earlier (its source and tag are there) or
-// a synchronous send waiting for its match.
+// a synchronous or buffered send waiting for its match.
 std::string DescribePosted(const Slave& slave, std::uint64_t id) {
   if (const AwaitedMatch* send = slave.mailbox.FindAwaited(id))
-    return "(synchronous send to rank " + std::to_string(send->dest) + ", tag " +
-           std::to_string(send->tag) + ")";
+    return "(its send to rank " + std::to_string(send->dest) + ", tag " +
+           std::to_string(send->tag) + ", not received yet)";
   const PostedRecv* recv = slave.mailbox.FindPosted(id);
   return recv == nullptr ? std::string("(a completed receive)")
                          : DescribeMatch(recv->source, recv->tag);

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include "common/error.h"
+#include "slave/bsend_buffer.h"
 #include "slave/datatypes.h"
 #include "slave/errors.h"
 #include "slave/objects.h"
@@ -161,21 +162,20 @@ int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Co
                [&] { status->bdmpi_count = BytesOfElements(count, datatype); });
 }
 
-// Buffered messages never occupy the attached buffer (slave/p2p.h).
+// Wait for the buffered messages to be received (slave/bsend_buffer.h).
 #pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
 int PMPI_Buffer_flush(void) {
-  return Guard("MPI_Buffer_flush", MPI_COMM_WORLD, [] { bdmpi::RequireInitialized(); });
+  return Guard("MPI_Buffer_flush", MPI_COMM_WORLD, [] {
+    bdmpi::RequireInitialized();
+    bdmpi::FlushBuffered();
+  });
 }
 
 #pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
 int PMPI_Buffer_iflush(MPI_Request* request) {
   return Guard("MPI_Buffer_iflush", MPI_COMM_WORLD, [&] {
     bdmpi::RequireInitialized();
-    bdmpi::PendingRequest done;
-    done.done = true;
-    done.comm = MPI_COMM_WORLD;
-    bdmpi::SetEmptyStatus(&done.status);
-    *request = bdmpi::NewRequest(done);
+    *request = bdmpi::IflushBuffered();
   });
 }
 

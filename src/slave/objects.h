@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,9 @@ struct GeneralizedRequest {
   MPI_Grequest_cancel_function* cancel = nullptr;
   void* extra_state = nullptr;
   bool freed = false;  // MPI_Request_free came before MPI_Grequest_complete
+  // One the runtime completes itself (MPI_Buffer_iflush), with no
+  // callbacks: makes progress, waiting when asked; true when complete.
+  std::function<bool(bool wait)> progress;
 };
 
 // A non-blocking operation in flight.

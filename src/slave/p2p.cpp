@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "slave/errors.h"
+#include "slave/bsend_buffer.h"
 #include "slave/objects.h"
 #include "slave/p2p_internal.h"
 #include "slave/p2p_more.h"
@@ -108,36 +109,10 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id) {
 
 namespace {
 
-// What MPI_Bsend may use of the attached buffer. The runtime copies every
-// message out when it is sent, so a buffered message never occupies the
-// buffer after the call; it must still fit in it, as in Open MPI.
-struct AttachedBuffer {
-  void* data = nullptr;
-  int size = 0;
-  bool attached = false;
-};
-
-AttachedBuffer& Attached() {
-  static AttachedBuffer buffer;
-  return buffer;
-}
-
-void CheckBufferedSendFits(std::uint64_t bytes) {
-  const AttachedBuffer& attached = Attached();
-  if (!attached.attached)
-    throw Error(kErrBuffer, "a buffered send (MPI_Bsend) needs a buffer attached with "
-                            "MPI_Buffer_attach first");
-  if (bytes + MPI_BSEND_OVERHEAD > static_cast<std::uint64_t>(attached.size))
-    throw Error(kErrBuffer, "a buffered send of " + std::to_string(bytes) +
-                                " bytes does not fit in the attached buffer of " +
-                                std::to_string(attached.size) + " bytes (MPI_BSEND_OVERHEAD " +
-                                std::to_string(MPI_BSEND_OVERHEAD) + " included)");
-}
-
-// Stages a message for the master. A send with a request (`named`) or a
-// synchronous one gets an id: MPI_Cancel names the send by it, and the
-// master completes a synchronous one's id when a receive takes it. Returns
-// the id (0: none).
+// Stages a message for the master. A send with a request (`named`), a
+// synchronous or a buffered one gets an id: MPI_Cancel names the send by
+// it, and the master completes a synchronous or buffered one's id when a
+// receive takes it. Returns the id (0: none).
 std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int dest,
                        int tag, MPI_Comm comm_handle, SendMode mode, bool named) {
   RequireInitialized();
@@ -146,7 +121,7 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   CheckSendTag(tag);
   CheckDest(comm, dest);
   CheckBuffer(buffer, bytes, datatype);
-  if (mode == SendMode::kBuffered) CheckBufferedSendFits(bytes);
+  if (mode == SendMode::kBuffered) ReserveBuffered(bytes);
   if (dest == MPI_PROC_NULL) return 0;
   WireData wire = ToWire(buffer, count, datatype);
   Runtime* runtime = Runtime::Instance();
@@ -156,10 +131,13 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   request.rank = comm.rank;
   request.peer = dest;
   request.tag = tag;
-  if (named || mode == SendMode::kSynchronous) request.id = runtime->NewRecvId();
-  if (mode == SendMode::kSynchronous) request.code = kSynchronousSend;
+  if (named || mode != SendMode::kStandard) request.id = runtime->NewRecvId();
+  // A buffered message also wants to know when it is matched: until then
+  // it holds its room in the attached buffer.
+  if (mode != SendMode::kStandard) request.code = kSynchronousSend;
   runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);
+  if (mode == SendMode::kBuffered) RecordBuffered(request.id, wire.bytes);
   return request.id;
 }
 
@@ -318,21 +296,6 @@ void Start(MPI_Request* request) {
   }
 }
 
-void AttachBuffer(void* buffer, int size) {
-  if (size < 0) throw Error(kErrArg, "negative buffer size");
-  AttachedBuffer& attached = Attached();
-  if (attached.attached) throw Error(kErrBuffer, "a buffer is attached already");
-  attached = AttachedBuffer{buffer, size, true};
-}
-
-void DetachBuffer(void** buffer, int* size) {
-  AttachedBuffer& attached = Attached();
-  if (!attached.attached) throw Error(kErrBuffer, "no buffer is attached");
-  *buffer = attached.data;
-  *size = attached.size;
-  attached = AttachedBuffer{};
-}
-
 void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
@@ -443,9 +406,9 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
   RequestSet set;
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
-    const PendingRequest& pending = LookupRequest(requests[i]);
+    PendingRequest& pending = LookupRequest(requests[i]);
     if (!pending.active) continue;  // an inactive persistent request
-    if (pending.generalized && !pending.done) {
+    if (pending.generalized && !pending.done && !PollGeneralized(pending)) {
       set.program_pending = true;
     } else if (pending.done) {
       set.done.push_back(i);
@@ -550,7 +513,7 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   PendingRequest& pending = LookupRequest(*request);
-  if (!pending.done && pending.generalized) {
+  if (!pending.done && pending.generalized && !PollGeneralized(pending)) {
     *flag = 0;
     return MPI_SUCCESS;
   }

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "slave/errors.h"
+#include "slave/bsend_buffer.h"
 #include "slave/objects.h"
 #include "slave/p2p_internal.h"
 #include "slave/runtime.h"
@@ -20,6 +21,7 @@ void Cancel(MPI_Request* request) {
   PendingRequest& pending = LookupRequest(*request);
   if (pending.generalized) {
     const GeneralizedRequest& generalized = *pending.generalized;
+    if (generalized.cancel == nullptr) return;  // the runtime's own
     int error = generalized.cancel(generalized.extra_state, pending.done ? 1 : 0);
     if (error != MPI_SUCCESS) throw Error(error, "the generalized request's cancel function failed");
     return;
@@ -36,6 +38,7 @@ void Cancel(MPI_Request* request) {
   }
   ReplyMsg reply = Runtime::Instance()->Call(cancel);
   if (reply.flag == 0) return;  // matched already: it completes as usual
+  if (!pending.is_recv && pending.mode == SendMode::kBuffered) ForgetBuffered(pending.id);
   pending.done = true;
   SetStatus(&pending.status, pending.is_recv ? MPI_ANY_SOURCE : pending.peer, MPI_ANY_TAG,
             MPI_SUCCESS, 0);
@@ -54,7 +57,7 @@ int RequestGetStatus(MPI_Request request, int* flag, MPI_Status* status) {
     SetEmptyStatus(status);
     return MPI_SUCCESS;
   }
-  if (!pending.done && pending.generalized) {
+  if (!pending.done && pending.generalized && !PollGeneralized(pending)) {
     *flag = 0;
     return MPI_SUCCESS;
   }
@@ -68,7 +71,7 @@ int RequestGetStatus(MPI_Request request, int* flag, MPI_Status* status) {
     }
     Absorb(pending, reply);
   }
-  if (pending.generalized) {
+  if (pending.generalized && pending.generalized->query != nullptr) {
     MPI_Status queried = pending.status;
     int error = pending.generalized->query(pending.generalized->extra_state, &queried);
     if (status != MPI_STATUS_IGNORE) *status = queried;
@@ -86,8 +89,12 @@ MPI_Request GrequestStart(MPI_Grequest_query_function* query, MPI_Grequest_free_
   PendingRequest pending;
   pending.comm = MPI_COMM_WORLD;
   pending.done = false;
-  pending.generalized = std::make_shared<GeneralizedRequest>(
-      GeneralizedRequest{query, free, cancel, extra_state, false});
+  auto generalized = std::make_shared<GeneralizedRequest>();
+  generalized->query = query;
+  generalized->free = free;
+  generalized->cancel = cancel;
+  generalized->extra_state = extra_state;
+  pending.generalized = generalized;
   SetEmptyStatus(&pending.status);
   return NewRequest(pending);
 }
@@ -104,7 +111,17 @@ void GrequestComplete(MPI_Request request) {
   }
 }
 
+bool PollGeneralized(PendingRequest& pending) {
+  if (!pending.done && pending.generalized->progress) pending.done = pending.generalized->progress(false);
+  return pending.done;
+}
+
 void WaitGeneralized(MPI_Request request) {
+  PendingRequest& pending = LookupRequest(request);
+  if (pending.generalized->progress) {
+    pending.done = pending.generalized->progress(true);
+    return;
+  }
   while (!LookupRequest(request).done) sched_yield();
 }
 
@@ -112,10 +129,14 @@ int RetireGeneralized(MPI_Request* request, MPI_Status* status) {
   std::shared_ptr<GeneralizedRequest> generalized = LookupRequest(*request).generalized;
   MPI_Status queried;
   SetEmptyStatus(&queried);
-  int error = generalized->query(generalized->extra_state, &queried);
-  if (status != MPI_STATUS_IGNORE) *status = queried;
   FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
+  if (generalized->query == nullptr) {  // the runtime's own: no callbacks
+    CopyResult(status, queried);
+    return MPI_SUCCESS;
+  }
+  int error = generalized->query(generalized->extra_state, &queried);
+  if (status != MPI_STATUS_IGNORE) *status = queried;
   int free_error = generalized->free(generalized->extra_state);
   return error != MPI_SUCCESS ? error : free_error;
 }
@@ -123,9 +144,9 @@ int RetireGeneralized(MPI_Request* request, MPI_Status* status) {
 void FreeGeneralized(MPI_Request* request) {
   PendingRequest& pending = LookupRequest(*request);
   std::shared_ptr<GeneralizedRequest> generalized = pending.generalized;
-  if (pending.done) {
+  if (pending.done || generalized->free == nullptr) {
     FreeRequest(*request);
-    generalized->free(generalized->extra_state);
+    if (generalized->free != nullptr) generalized->free(generalized->extra_state);
   } else {
     generalized->freed = true;  // MPI_Grequest_complete frees it
   }

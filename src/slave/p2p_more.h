@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include "slave/objects.h"
+
 namespace bdmpi {
 
 // MPI_Cancel: a receive still unmatched is withdrawn, and so is a send
@@ -37,6 +39,8 @@ MPI_Request GrequestStart(MPI_Grequest_query_function* query,
                           MPI_Grequest_free_function* free,
                           MPI_Grequest_cancel_function* cancel, void* extra_state);
 void GrequestComplete(MPI_Request request);
+// For p2p.cpp: whether generalized request `pending` is complete now.
+bool PollGeneralized(PendingRequest& pending);
 // For p2p.cpp: waits until `request` (generalized) is complete.
 void WaitGeneralized(MPI_Request request);
 // Hands out a complete generalized request's status and frees it; returns

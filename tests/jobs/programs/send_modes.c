@@ -66,6 +66,50 @@ int main(int argc, char **argv) {
         buffer_size);
   free(buffer);
 
+#ifdef BDMPI
+  /* A buffered message holds its room until it is received (Open MPI
+   * frees it once the message left, which MPI also allows): to itself. */
+  {
+    const int n = 1000;
+    int *first = xmalloc(n * sizeof(int)), *second = xmalloc(n * sizeof(int));
+    int *in = xmalloc(n * sizeof(int));
+    for (int i = 0; i < n; ++i) first[i] = i, second[i] = -i;
+    int room = 0;
+    MPI_Pack_size(n, MPI_INT, comm, &room);
+    room += MPI_BSEND_OVERHEAD;
+    char *one = xmalloc((size_t)room);
+    MPI_Buffer_attach(one, room);
+    MPI_Bsend(first, n, MPI_INT, rank, 12, comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Bsend(second, n, MPI_INT, rank, 12, comm), MPI_ERR_BUFFER);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+    MPI_Request flush;
+    MPI_Buffer_iflush(&flush);
+    int flag = 1;
+    MPI_Test(&flush, &flag, MPI_STATUS_IGNORE);
+    CHECK(!flag, "MPI_Buffer_iflush complete before its message was received");
+    MPI_Recv(in, n, MPI_INT, rank, 12, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&flush, MPI_STATUS_IGNORE);
+    MPI_Bsend(second, n, MPI_INT, rank, 12, comm);  /* the room is free again */
+    MPI_Recv(in, n, MPI_INT, rank, 12, comm, MPI_STATUS_IGNORE);
+    CHECK(in[1] == -1, "second buffered message: in[1] = %d", in[1]);
+    /* Detaching waits until the right neighbour has the message (it
+     * posted the receive, but may run only once this rank blocks). */
+    MPI_Request from_left;
+    MPI_Irecv(in, n, MPI_INT, left, 13, comm, &from_left);
+    MPI_Bsend(first, n, MPI_INT, right, 13, comm);
+    void *back = NULL;
+    int back_size = 0;
+    MPI_Buffer_detach(&back, &back_size);
+    MPI_Wait(&from_left, MPI_STATUS_IGNORE);
+    CHECK(back == one && in[n - 1] == n - 1, "detach gave %p, in[last] %d", back, in[n - 1]);
+    free(one);
+    free(first);
+    free(second);
+    free(in);
+  }
+#endif
+
   /* Ready sends: the receive is posted before the barrier. */
   for (int i = 0; i < 3; ++i) MPI_Irecv(&got[i], 1, MPI_INT, left, 5 + i, comm, &reqs[i]);
   MPI_Barrier(comm);
