@@ -508,8 +508,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                          int dest, int sendtag, int source, int recvtag,
                          MPI_Comm comm, MPI_Status *status);
 /* Every send is copied out by the runtime when it is made, so the ready
- * mode is an ordinary send, and a buffered one must fit in the attached
- * buffer but never occupies it after the call. */
+ * mode is an ordinary send; a buffered one counts against the attached
+ * buffer until it is received, and MPI_Buffer_detach waits for that. */
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
               int tag, MPI_Comm comm);
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -656,8 +656,7 @@ int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
                             int count);
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
                               MPI_Count count);
-/* MPI-4.1: buffered messages never occupy the attached buffer, so there is
- * nothing to flush; MPI_Buffer_iflush's request is complete at once. */
+/* MPI-4.1: wait until the buffered messages have been received. */
 int MPI_Buffer_flush(void);
 int MPI_Buffer_iflush(MPI_Request *request);
 /* Also the macros below, for programs that take their address. */

@@ -46,11 +46,13 @@ inline constexpr std::uint16_t kProtocolVersion = 5;
 //   Send:     payload in the window (wants_reply: the reply says the window
 //             is free again) or in a spill file written by the sender (no
 //             reply). Buffered: never blocks. id != 0 names the send (from
-//             the sender's receive ids) for Cancel. code = 1: synchronous
-//             (MPI_Ssend, MPI_Issend): `id` completes, as a receive would,
-//             when a receive or a matched probe on the destination takes
-//             the message; the sender waits for it with WaitRecv/WaitAny/
-//             ... like for a receive, or with WaitSsend.
+//             the sender's receive ids) for Cancel. code = 1: the sender
+//             wants to know when it is matched (MPI_Ssend, MPI_Issend; a
+//             buffered send, which frees its room in the attached buffer
+//             then): `id` completes, as a receive would, when a receive or
+//             a matched probe on the destination takes the message; the
+//             sender waits for it with WaitRecv/WaitAny/... like for a
+//             receive, or with WaitSsend.
 //   PostRecv: no reply; registers receive `id` (MPI_Irecv/MPI_Recv), which
 //             the master matches against queued messages in MPI order.
 //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);

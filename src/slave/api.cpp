@@ -846,8 +846,9 @@ int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 // --------------------------------------------------------- point-to-point
 
 // Every send is copied out by the runtime: the ready mode is an ordinary
-// send, a buffered one must fit in the attached buffer, and a non-blocking
-// send is complete when it returns (synchronous ones: api_p2p_more.cpp).
+// send, a buffered one must fit in what the attached buffer has left
+// (slave/bsend_buffer.h), and a non-blocking send is complete when it
+// returns (synchronous ones: api_p2p_more.cpp).
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm) {

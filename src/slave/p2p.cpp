@@ -296,31 +296,27 @@ void Start(MPI_Request* request) {
   }
 }
 
-void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
+bool ProbeNeedsMaster(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   CheckRecvTag(tag);
   CheckSource(comm, source);
-  if (source == MPI_PROC_NULL) {
-    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-    return;
-  }
+  if (source != MPI_PROC_NULL) return true;
+  SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+  return false;
+}
+
+void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
+  if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return;
   ReplyMsg reply = Runtime::Instance()->Call(
-      RecvRequest(MsgType::kProbe, comm, source, tag, 0, 0));
+      RecvRequest(MsgType::kProbe, LookupComm(comm_handle), source, tag, 0, 0));
   SetResult(status, reply.source, reply.tag, reply.bytes);
 }
 
 bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
-  RequireInitialized();
-  const CommInfo& comm = LookupComm(comm_handle);
-  CheckRecvTag(tag);
-  CheckSource(comm, source);
-  if (source == MPI_PROC_NULL) {
-    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-    return true;
-  }
+  if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return true;
   ReplyMsg reply = Runtime::Instance()->Call(
-      RecvRequest(MsgType::kIprobe, comm, source, tag, 0, 0));
+      RecvRequest(MsgType::kIprobe, LookupComm(comm_handle), source, tag, 0, 0));
   if (reply.flag) SetResult(status, reply.source, reply.tag, reply.bytes);
   return reply.flag != 0;
 }

@@ -28,9 +28,8 @@ MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int d
 MPI_Request RecvInit(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm);
 void Start(MPI_Request* request);
-// MPI_Buffer_attach / detach: a buffered send must fit in the attached
-// buffer, but never occupies it after the call (the runtime copies each
-// message out at once), so detaching has no message to wait for.
+// MPI_Buffer_attach / detach (slave/bsend_buffer.cpp): detaching waits
+// until the buffered messages have been received.
 void AttachBuffer(void* buffer, int size);
 void DetachBuffer(void** buffer, int* size);
 void Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);

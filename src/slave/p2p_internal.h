@@ -19,6 +19,10 @@ void CheckRecvTag(int tag);
 void CheckBuffer(const void* buffer, std::uint64_t bytes, MPI_Datatype datatype);
 void ThrowIfError(int error_class, const char* what);
 
+// Checks a probe's arguments; false for MPI_PROC_NULL, whose status it
+// sets (the probe is then answered without the master).
+bool ProbeNeedsMaster(int source, int tag, MPI_Comm comm, MPI_Status* status);
+
 RequestMsg RecvRequest(MsgType type, const CommInfo& comm, int source, int tag,
                        std::uint64_t capacity, std::uint64_t id);
 RequestMsg IdRequest(MsgType type, std::uint64_t id);

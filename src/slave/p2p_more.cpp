@@ -198,17 +198,11 @@ MatchedMessage& LookupMessage(MPI_Message message) {
 // Asks the master for a matched probe; MPI_MESSAGE_NULL when none.
 MPI_Message MatchedProbe(MsgType type, int source, int tag, MPI_Comm comm_handle,
                          MPI_Status* status) {
-  RequireInitialized();
-  const CommInfo& comm = LookupComm(comm_handle);
-  CheckRecvTag(tag);
-  CheckSource(comm, source);
-  if (source == MPI_PROC_NULL) {
-    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-    return MPI_MESSAGE_NO_PROC;
-  }
+  if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return MPI_MESSAGE_NO_PROC;
   Runtime* runtime = Runtime::Instance();
   std::uint64_t id = runtime->NewRecvId();
-  ReplyMsg reply = runtime->Call(RecvRequest(type, comm, source, tag, 0, id));
+  ReplyMsg reply =
+      runtime->Call(RecvRequest(type, LookupComm(comm_handle), source, tag, 0, id));
   if (reply.flag == 0) return MPI_MESSAGE_NULL;
   SetResult(status, reply.source, reply.tag, reply.bytes);
   return NewMessage(id, comm_handle);

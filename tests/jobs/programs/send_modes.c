@@ -16,6 +16,18 @@
  */
 #include "check.h"
 
+/* Every other int of 16 holds the rank's values; the gaps hold -7. */
+static void fill_ring(int ring[16], int rank) {
+  for (int i = 0; i < 16; ++i) ring[i] = i % 2 == 0 ? 100 * rank + i : -7;
+}
+
+static void check_ring(const int ring[16], int from, const char *call) {
+  for (int i = 0; i < 16; ++i) {
+    int want = i % 2 == 0 ? 100 * from + i : -7;
+    CHECK(ring[i] == want, "%s: ring[%d] = %d, want %d", call, i, ring[i], want);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
@@ -145,13 +157,10 @@ int main(int argc, char **argv) {
   MPI_Type_vector(8, 1, 2, MPI_INT, &every_other);
   MPI_Type_commit(&every_other);
   int ring[16];
-  for (int i = 0; i < 16; ++i) ring[i] = i % 2 == 0 ? 100 * rank + i : -7;
+  fill_ring(ring, rank);
   MPI_Sendrecv_replace(ring, 1, every_other, right, 8, left, 8, comm, &st);
   CHECK_STATUS(st, left, 8, MPI_INT, 8);
-  for (int i = 0; i < 16; ++i) {
-    int want = i % 2 == 0 ? 100 * left + i : -7;
-    CHECK(ring[i] == want, "MPI_Sendrecv_replace: ring[%d] = %d, want %d", i, ring[i], want);
-  }
+  check_ring(ring, left, "MPI_Sendrecv_replace");
 
   /* A persistent send keeps its derived type after MPI_Type_free. */
   MPI_Datatype pair_type;
@@ -179,14 +188,11 @@ int main(int argc, char **argv) {
   MPI_Wait(&req, &st);
   CHECK_STATUS(st, left, 9, MPI_INT, 1);
   CHECK(got[0] == 50 + left, "MPI_Isendrecv got %d", got[0]);
-  for (int i = 0; i < 16; ++i) ring[i] = i % 2 == 0 ? 100 * rank + i : -7;
+  fill_ring(ring, rank);
   MPI_Isendrecv_replace(ring, 1, every_other, right, 10, left, 10, comm, &req);
   MPI_Wait(&req, &st);
   CHECK_STATUS(st, left, 10, MPI_INT, 8);
-  for (int i = 0; i < 16; ++i) {
-    int want = i % 2 == 0 ? 100 * left + i : -7;
-    CHECK(ring[i] == want, "MPI_Isendrecv_replace: ring[%d] = %d, want %d", i, ring[i], want);
-  }
+  check_ring(ring, left, "MPI_Isendrecv_replace");
 #endif
   MPI_Type_free(&every_other);
 

@@ -3,7 +3,8 @@
  *
  *   * MPI_Init_thread(MPI_THREAD_MULTIPLE): `provided` is a level, the one
  *     MPI_Query_thread reports (BDMPI: MPI_THREAD_FUNNELED, see README);
- *     MPI_Is_thread_main is true in the main thread, false in another.
+ *     MPI_Is_thread_main is true in the main thread, false in another;
+ *     under BDMPI an MPI_Send from another thread fails (MPI_ERR_OTHER).
  *   * MPI_Get_version, MPI_Get_library_version, MPI_Pcontrol.
  *   * MPI_Alloc_mem/MPI_Free_mem of a small and a large (16 MiB) block,
  *     written and read back whole.
@@ -16,6 +17,14 @@ static void *ask_is_main(void *result) {
   MPI_Is_thread_main((int *)result);
   return NULL;
 }
+
+#ifdef BDMPI
+static void *send_from_thread(void *rc) {
+  int value = 1;
+  *(int *)rc = MPI_Send(&value, 1, MPI_INT, world_rank(), 99, MPI_COMM_WORLD);
+  return NULL;
+}
+#endif
 
 int main(int argc, char **argv) {
   int provided = -1, queried = -2, is_main = -1, other_is_main = -1;
@@ -34,6 +43,17 @@ int main(int argc, char **argv) {
   CHECK(pthread_create(&thread, NULL, ask_is_main, &other_is_main) == 0, "pthread_create");
   pthread_join(thread, NULL);
   CHECK(other_is_main == 0, "MPI_Is_thread_main %d in another thread", other_is_main);
+#ifdef BDMPI
+  /* FUNNELED: a call from another thread is refused with an error. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int other_rc = MPI_SUCCESS;
+  CHECK(pthread_create(&thread, NULL, send_from_thread, &other_rc) == 0, "pthread_create");
+  pthread_join(thread, NULL);
+  CHECK(error_class_of(other_rc) == MPI_ERR_OTHER,
+        "MPI_Send from another thread returned class %d, want MPI_ERR_OTHER",
+        error_class_of(other_rc));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
 
   int version = 0, subversion = -1;
   MPI_Get_version(&version, &subversion);
