@@ -78,6 +78,8 @@ typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL ((MPI_Message)0x2c800000)
+/* What MPI_Mprobe/MPI_Improbe give for source MPI_PROC_NULL. */
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x2cffffff)
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 #define MPI_INFO_ENV ((MPI_Info)0x5c000000)
 #define MPI_WIN_NULL ((MPI_Win)0x20000000)
@@ -524,8 +526,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                          int dest, int sendtag, int source, int recvtag,
                          MPI_Comm comm, MPI_Status *status);
-/* Every send is buffered by the runtime, so the buffered and ready modes
- * are ordinary sends and an attached buffer is never used. */
+/* Every send is copied out by the runtime when it is made, so the ready
+ * mode is an ordinary send; a buffered one counts against the attached
+ * buffer until it is received, and MPI_Buffer_detach waits for that. */
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
               int tag, MPI_Comm comm);
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -547,9 +550,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request array_of_requests[]);
-/* Declared so that programs compile; not provided by libbdmpi yet (linking
- * fails): synchronous sends (MPI_Ssend above too), cancellation, matched
- * probes. */
+/* Synchronous sends complete when a receive has taken the message. */
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
@@ -751,6 +752,41 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 int MPI_File_call_errhandler(MPI_File fh, int errorcode);
 int MPI_File_create_errhandler(MPI_File_errhandler_function *function,
                                MPI_Errhandler *errhandler);
+/* Point-to-point beyond the above: matched receives, request status,
+ * MPI-4's non-blocking sendrecv. */
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+               MPI_Message *message, MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag,
+                           MPI_Status *status);
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  int dest, int sendtag, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                          int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Request *request);
+/* Generalized requests: operations the program completes itself. */
+typedef int(MPI_Grequest_query_function)(void *extra_state,
+                                         MPI_Status *status);
+typedef int(MPI_Grequest_free_function)(void *extra_state);
+typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                       MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn,
+                       void *extra_state, MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
+/* Statuses made by the program (generalized requests, tools). */
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
+                            int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+                              MPI_Count count);
+/* MPI-4.1: wait until the buffered messages have been received. */
+int MPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+/* Also the macros below, for programs that take their address. */
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
 
 /* ------------------------------------------- profiling interface (PMPI) */
 
@@ -1043,6 +1079,31 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request);
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+                MPI_Message *message, MPI_Request *request);
+int PMPI_Request_get_status(MPI_Request request, int *flag,
+                            MPI_Status *status);
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   int dest, int sendtag, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                           int dest, int sendtag, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request);
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                        MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn,
+                        void *extra_state, MPI_Request *request);
+int PMPI_Grequest_complete(MPI_Request request);
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
+                             int count);
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+                               MPI_Count count);
+int PMPI_Buffer_flush(void);
+int PMPI_Buffer_iflush(MPI_Request *request);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
 
 /* MPI-IO. */
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode,

@@ -45,7 +45,14 @@ inline constexpr std::uint16_t kProtocolVersion = 5;
 // Point-to-point.
 //   Send:     payload in the window (wants_reply: the reply says the window
 //             is free again) or in a spill file written by the sender (no
-//             reply). Buffered: never blocks.
+//             reply). Buffered: never blocks. id != 0 names the send (from
+//             the sender's receive ids) for Cancel. code = 1: the sender
+//             wants to know when it is matched (MPI_Ssend, MPI_Issend; a
+//             buffered send, which frees its room in the attached buffer
+//             then): `id` completes, as a receive would, when a receive or
+//             a matched probe on the destination takes the message; the
+//             sender waits for it with WaitRecv/WaitAny/... like for a
+//             receive, or with WaitSsend.
 //   PostRecv: no reply; registers receive `id` (MPI_Irecv/MPI_Recv), which
 //             the master matches against queued messages in MPI order.
 //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
@@ -68,7 +75,22 @@ inline constexpr std::uint16_t kProtocolVersion = 5;
 //             with WaitRecv), else 0 after letting others run first.
 //   FreeRecv: no reply; receive `id` was freed (MPI_Request_free). It
 //             stays posted, so that it still takes its message in MPI
-//             order, and that message is discarded.
+//             order, and that message is discarded. For a synchronous
+//             send's id: nothing waits for its match any more.
+//   Cancel:   reply at once: flag = 1 when receive `id` was still unmatched
+//             or (code = 1) the message of send `id` to rank `peer` of
+//             `comm` is still unmatched on this node; it is withdrawn.
+//             Else 0: it completes as usual. MPI_Cancel.
+//   Mprobe:   as Probe, but the message found leaves matching: it becomes
+//             completed receive `id` (no other receive can take it), whose
+//             data Mrecv collects. Blocks. MPI_Mprobe.
+//   Improbe:  as Mprobe, reply at once (flag = 0: none; after letting
+//             others run first). MPI_Improbe.
+//   WaitSsend: as WaitRecv for synchronous send `id`: MPI_Ssend, which
+//             is described as such in a deadlock report.
+//   Mrecv:    reply at once with matched message `id`'s status and data
+//             as for WaitRecv; bytes = the receive's capacity. MPI_Mrecv,
+//             MPI_Imrecv.
 //
 // Collectives, two phases as in the paper: every member deposits its part
 // with its master; the master replies when the operation's result for this
@@ -121,6 +143,11 @@ inline constexpr std::uint16_t kProtocolVersion = 5;
   X(PollAny, 0x0209)       \
   X(TestAll, 0x020a)       \
   X(FreeRecv, 0x020b)      \
+  X(Cancel, 0x020c)        \
+  X(Mprobe, 0x020d)        \
+  X(Improbe, 0x020e)       \
+  X(Mrecv, 0x020f)         \
+  X(WaitSsend, 0x0210)     \
   X(Barrier, 0x0301)       \
   X(Bcast, 0x0302)         \
   X(Reduce, 0x0303)        \
@@ -243,6 +270,9 @@ constexpr std::int32_t UserCommId(std::int32_t id) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(id) & ~kCollectiveCommBit);
 }
 inline constexpr std::int32_t kUndefinedColor = -1;
+// RequestMsg::code of a synchronous Send, and of a Cancel of a send.
+inline constexpr std::int32_t kSynchronousSend = 1;
+inline constexpr std::int32_t kCancelSend = 1;
 
 // What each member of a CommSplit contributes; the masters of the parent
 // allgather these (parent ranks in node order) when it spans nodes.

@@ -11,8 +11,12 @@ std::string DescribeMatch(int source, int tag) {
          ", tag " + (tag == kAnyTag ? "MPI_ANY_TAG" : std::to_string(tag)) + ")";
 }
 
-// A wait names a receive posted earlier: its source and tag are there.
+// A wait names a receive posted earlier (its source and tag are there) or
+// a synchronous or buffered send waiting for its match.
 std::string DescribePosted(const Slave& slave, std::uint64_t id) {
+  if (const AwaitedMatch* send = slave.mailbox.FindAwaited(id))
+    return "(its send to rank " + std::to_string(send->dest) + ", tag " +
+           std::to_string(send->tag) + ", not received yet)";
   const PostedRecv* recv = slave.mailbox.FindPosted(id);
   return recv == nullptr ? std::string("(a completed receive)")
                          : DescribeMatch(recv->source, recv->tag);
@@ -52,6 +56,14 @@ std::string Master::DescribeWaitAny(const Slave& slave, const RequestMsg& reques
   for (std::size_t i = 0; i < slave.wait_ids.size(); ++i)
     text += (i == 0 ? " " : ", ") + DescribePosted(slave, slave.wait_ids[i]);
   return text;
+}
+
+// MPI_Ssend: waits for its message to be received.
+std::string Master::DescribeAwaitedSend(const Slave& slave, const RequestMsg& request) const {
+  const AwaitedMatch* send = slave.mailbox.FindAwaited(request.id);
+  if (send == nullptr) return MpiCallName(request.type);
+  return MpiCallName(request.type) + ("(dest " + std::to_string(send->dest) + ", tag " +
+                                      std::to_string(send->tag) + ")");
 }
 
 std::string Master::DescribeRooted(const Slave&, const RequestMsg& request) const {

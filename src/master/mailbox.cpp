@@ -15,6 +15,7 @@ std::optional<std::uint64_t> Mailbox::Deliver(Message message) {
     if (!Matches(*it, message.envelope)) continue;
     std::uint64_t id = it->id;
     bool discard = it->discard;
+    NoteMatched(message);
     if (!discard) completed_.emplace(id, CompletedRecv{*it, std::move(message)});
     posted_.erase(it);  // a discarded message is released here
     if (discard) return std::nullopt;
@@ -27,6 +28,7 @@ std::optional<std::uint64_t> Mailbox::Deliver(Message message) {
 bool Mailbox::Post(const PostedRecv& recv) {
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
     if (!Matches(recv, it->envelope)) continue;
+    NoteMatched(*it);
     completed_.emplace(recv.id, CompletedRecv{recv, std::move(*it)});
     unexpected_.erase(it);
     return true;
@@ -45,6 +47,12 @@ std::optional<CompletedRecv> Mailbox::TakeCompleted(std::uint64_t id) {
 
 void Mailbox::Discard(std::uint64_t id) {
   if (completed_.erase(id) != 0) return;
+  for (AwaitedMatch& send : awaited_) {
+    if (send.id == id) {
+      send.discard = true;
+      return;
+    }
+  }
   for (PostedRecv& recv : posted_) {
     if (recv.id == id) {
       recv.discard = true;
@@ -66,6 +74,80 @@ const Message* Mailbox::Probe(int comm, int source, int tag) const {
     if (Matches(probe, message.envelope)) return &message;
   }
   return nullptr;
+}
+
+bool Mailbox::MatchProbe(std::uint64_t id, int comm, int source, int tag) {
+  PostedRecv probe{id, comm, source, tag, 0};
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (!Matches(probe, it->envelope)) continue;
+    NoteMatched(*it);
+    completed_.emplace(id, CompletedRecv{probe, std::move(*it)});
+    unexpected_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+void Mailbox::SetCapacity(std::uint64_t id, std::uint64_t capacity) {
+  auto it = completed_.find(id);
+  if (it != completed_.end()) it->second.recv.capacity = capacity;
+}
+
+bool Mailbox::CancelRecv(std::uint64_t id) {
+  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
+    if (it->id != id) continue;
+    posted_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+void Mailbox::AwaitMatch(const AwaitedMatch& send) { awaited_.push_back(send); }
+
+bool Mailbox::Matched(std::uint64_t id) {
+  for (auto it = awaited_.begin(); it != awaited_.end(); ++it) {
+    if (it->id != id) continue;
+    AwaitedMatch send = *it;
+    awaited_.erase(it);
+    if (send.discard) return false;
+    Message none;
+    none.envelope = Envelope{send.comm, send.dest, send.tag};
+    completed_.emplace(id, CompletedRecv{PostedRecv{id, send.comm, send.dest, send.tag, 0},
+                                         std::move(none)});
+    return true;
+  }
+  return false;
+}
+
+void Mailbox::ForgetAwaited(std::uint64_t id) {
+  std::erase_if(awaited_, [id](const AwaitedMatch& send) { return send.id == id; });
+}
+
+const AwaitedMatch* Mailbox::FindAwaited(std::uint64_t id) const {
+  for (const AwaitedMatch& send : awaited_) {
+    if (send.id == id) return &send;
+  }
+  return nullptr;
+}
+
+bool Mailbox::WithdrawMessage(int sender, std::uint64_t id) {
+  if (id == 0) return false;
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (it->sent_by.id != id || it->sent_by.world_rank != sender) continue;
+    unexpected_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+std::vector<SentBy> Mailbox::TakeMatchedSenders() {
+  std::vector<SentBy> senders;
+  senders.swap(matched_senders_);
+  return senders;
+}
+
+void Mailbox::NoteMatched(const Message& message) {
+  if (message.sent_by.synchronous) matched_senders_.push_back(message.sent_by);
 }
 
 }  // namespace bdmpi

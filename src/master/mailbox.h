@@ -3,13 +3,17 @@
 // (in posting order) whose communicator, source and tag accept it; a new
 // receive matches the first queued message (in arrival order) it accepts.
 // Since one sender's messages arrive in send order, this gives MPI's
-// non-overtaking rule.
+// non-overtaking rule. A matched probe (MPI_Mprobe) takes a message out of
+// matching as a completed receive of its own. The slave's synchronous sends
+// wait here too, as receives that complete when their message is matched
+// at the destination.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "master/payload.h"
 
@@ -24,9 +28,27 @@ struct Envelope {
   int tag = 0;
 };
 
+// Which send a message came from (id 0: one that cannot be cancelled),
+// and whether that sender waits for it to be matched.
+struct SentBy {
+  int world_rank = -1;
+  std::uint64_t id = 0;
+  bool synchronous = false;
+};
+
 struct Message {
   Envelope envelope;
   Payload payload;
+  SentBy sent_by;
+};
+
+// A synchronous send of this slave whose message is not matched yet.
+struct AwaitedMatch {
+  std::uint64_t id = 0;
+  int comm = 0;
+  int dest = 0;  // rank in comm
+  int tag = 0;
+  bool discard = false;  // its request was freed: nobody will collect it
 };
 
 struct PostedRecv {
@@ -63,6 +85,28 @@ class Mailbox {
   // The first queued (not yet matched) message a receive with these
   // arguments would take, for MPI_Probe.
   const Message* Probe(int comm, int source, int tag) const;
+  // MPI_Mprobe: takes that message out of matching as completed receive
+  // `id` (capacity 0 until SetCapacity); false if there is none.
+  bool MatchProbe(std::uint64_t id, int comm, int source, int tag);
+  // MPI_Mrecv: the receive buffer's size for matched message `id`.
+  void SetCapacity(std::uint64_t id, std::uint64_t capacity);
+  // MPI_Cancel of receive `id`: withdraws it if it is still unmatched.
+  bool CancelRecv(std::uint64_t id);
+
+  // Synchronous send `id` of this slave waits for its message's match.
+  void AwaitMatch(const AwaitedMatch& send);
+  // Its message was matched: it completes (as a receive with no data).
+  // False if it is unknown (freed or cancelled meanwhile).
+  bool Matched(std::uint64_t id);
+  // MPI_Cancel of synchronous send `id`, once its message is withdrawn.
+  void ForgetAwaited(std::uint64_t id);
+  const AwaitedMatch* FindAwaited(std::uint64_t id) const;
+  // Withdraws the still unmatched message of send `id` of world rank
+  // `sender` (MPI_Cancel).
+  bool WithdrawMessage(int sender, std::uint64_t id);
+  // The synchronous senders whose messages were matched here since the
+  // last call: the master tells them.
+  std::vector<SentBy> TakeMatchedSenders();
 
   // A posted receive still waiting for its message, or null (for messages
   // that name what a blocked rank waits for).
@@ -74,9 +118,13 @@ class Mailbox {
   std::size_t posted() const { return posted_.size(); }
 
  private:
+  void NoteMatched(const Message& message);
+
   std::deque<Message> unexpected_;
   std::deque<PostedRecv> posted_;
   std::unordered_map<std::uint64_t, CompletedRecv> completed_;
+  std::deque<AwaitedMatch> awaited_;
+  std::vector<SentBy> matched_senders_;
 };
 
 }  // namespace bdmpi

@@ -92,6 +92,7 @@ class Master {
   std::string DescribeSourceTag(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeWaitRecv(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeWaitAny(const Slave& slave, const RequestMsg& request) const;
+  std::string DescribeAwaitedSend(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeRooted(const Slave& slave, const RequestMsg& request) const;
   double ResidentFraction(int slave);
 
@@ -131,9 +132,18 @@ class Master {
   // WaitAny, TestAny, PollAny, TestAll over the ids in slave.wait_ids.
   void HandleAnyRecv(Slave& slave, const RequestMsg& request);
   void HandleFreeRecv(Slave& slave, const RequestMsg& request);
+  void HandleMrecv(Slave& slave, const RequestMsg& request);
+  void HandleCancel(Slave& slave, const RequestMsg& request);
+  // MPI_Cancel of a send: withdraws its message if it is still unmatched
+  // in a mailbox of this node.
+  bool WithdrawSend(Slave& slave, const RequestMsg& request);
+  // Tells the synchronous senders whose messages `receiver`'s mailbox has
+  // just matched (locally, or through their node's master).
+  void TellMatchedSenders(Slave& receiver);
   ReplyMsg CompleteRecv(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteAnyRecv(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteProbe(Slave& slave, const RequestMsg& request);
+  ReplyMsg CompleteMprobe(Slave& slave, const RequestMsg& request);
   bool RecvReady(const Slave& slave, const RequestMsg& request) const;
   bool ProbeReady(const Slave& slave, const RequestMsg& request) const;
   bool AnyRecvReady(const Slave& slave, const RequestMsg& request) const;

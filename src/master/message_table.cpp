@@ -66,6 +66,16 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kTestAll, .mpi_call = "MPI_Testall", .blocks = Blocks::kRunnable,
        .handle = &M::HandleAnyRecv, .complete = &M::CompleteAnyRecv},
       {.type = MsgType::kFreeRecv, .handle = &M::HandleFreeRecv},
+      {.type = MsgType::kCancel, .mpi_call = "MPI_Cancel", .handle = &M::HandleCancel},
+      {.type = MsgType::kMprobe, .mpi_call = "MPI_Mprobe", .blocks = Blocks::kRBlocked,
+       .handle = &M::HandleProbe, .ready = &M::ProbeReady, .complete = &M::CompleteMprobe,
+       .describe = &M::DescribeSourceTag},
+      {.type = MsgType::kImprobe, .mpi_call = "MPI_Improbe", .blocks = Blocks::kRunnable,
+       .handle = &M::HandleProbe, .complete = &M::CompleteMprobe},
+      {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = &M::HandleMrecv},
+      {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .blocks = Blocks::kRBlocked,
+       .handle = &M::HandleWaitRecv, .ready = &M::RecvReady, .complete = &M::CompleteRecv,
+       .describe = &M::DescribeAwaitedSend},
 
       // Collectives (collective.cpp, bcast.cpp, reduce.cpp).
       {.type = MsgType::kBarrier, .mpi_call = "MPI_Barrier", .blocks = Blocks::kCBlocked,

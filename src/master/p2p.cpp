@@ -18,6 +18,12 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = payloads_.Take(request, io_->Window(slave.index), inline_payload_);
+  message.sent_by = SentBy{slave.world_rank, request.id, false};
+  if (request.id != 0 && request.code == kSynchronousSend) {
+    // Complete when its message is matched.
+    message.sent_by.synchronous = true;
+    slave.mailbox.AwaitMatch(AwaitedMatch{request.id, request.comm, request.peer, request.tag});
+  }
   if (request.wants_reply) {
     // The payload has left the window: the sender may reuse it.
     ReplyMsg ack;
@@ -34,6 +40,10 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
     outgoing.header.comm = request.comm;
     outgoing.header.source = request.rank;
     outgoing.header.tag = request.tag;
+    if (message.sent_by.synchronous) {
+      outgoing.header.sync_sender = message.sent_by.world_rank;
+      outgoing.header.sync_id = message.sent_by.id;
+    }
     outgoing.payload = std::move(message.payload);
     network_->Send(std::move(outgoing));
     ++remote_sent_;
@@ -41,31 +51,58 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   }
   if (dest->state == SlaveState::kExited) return;  // nobody will receive it
   dest->mailbox.Deliver(std::move(message));
+  TellMatchedSenders(*dest);
   WakeIfReady(*dest);
+}
+
+void Master::TellMatchedSenders(Slave& receiver) {
+  for (const SentBy& sender : receiver.mailbox.TakeMatchedSenders()) {
+    Slave* local = slaves_.ByWorldRank(sender.world_rank);
+    if (local != nullptr) {
+      if (local->mailbox.Matched(sender.id)) WakeIfReady(*local);
+      continue;
+    }
+    // The sender's master completes it; the news travels behind this
+    // node's earlier messages to that node, like any message.
+    OutgoingMessage news;
+    news.dest_node = NodeOf(sender.world_rank);
+    news.header.kind = WireKind::kSyncMatched;
+    news.header.dest_world_rank = sender.world_rank;
+    news.header.sync_id = sender.id;
+    network_->Send(std::move(news));
+    ++remote_sent_;
+  }
 }
 
 void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   ++remote_received_;
   const WireHeader& header = incoming.header;
+  Slave* dest = slaves_.ByWorldRank(header.dest_world_rank);
+  BDMPI_ENFORCE(dest != nullptr, "a message for rank " +
+                                     std::to_string(header.dest_world_rank) +
+                                     " reached the wrong node");
+  if (header.kind == WireKind::kSyncMatched) {
+    if (dest->mailbox.Matched(header.sync_id)) WakeIfReady(*dest);
+    return;
+  }
   Message message;
   message.envelope = Envelope{header.comm, header.source, header.tag};
+  message.sent_by = SentBy{header.sync_sender, header.sync_id, header.sync_id != 0};
   if (incoming.on_disk) {
     message.payload = payloads_.Adopt(incoming.file_id, incoming.file_inode, header.bytes);
   } else {
     message.payload = payloads_.Store(std::move(incoming.memory));
   }
-  Slave* dest = slaves_.ByWorldRank(header.dest_world_rank);
-  BDMPI_ENFORCE(dest != nullptr, "a message for rank " +
-                                     std::to_string(header.dest_world_rank) +
-                                     " reached the wrong node");
   if (dest->state == SlaveState::kExited) return;
   dest->mailbox.Deliver(std::move(message));
+  TellMatchedSenders(*dest);
   WakeIfReady(*dest);
 }
 
 void Master::HandlePostRecv(Slave& slave, const RequestMsg& request) {
   slave.mailbox.Post(PostedRecv{request.id, request.comm, request.peer,
                                 request.tag, request.bytes});
+  TellMatchedSenders(slave);
   // MPI_Recv posts and waits in one request.
   if (request.wants_reply) HandleWaitRecv(slave, request);
 }
@@ -127,9 +164,11 @@ void Master::HandleFreeRecv(Slave& slave, const RequestMsg& request) {
   slave.mailbox.Discard(request.id);
 }
 
+// MPI_Probe, MPI_Iprobe, MPI_Mprobe, MPI_Improbe: the row's completion
+// says whether the message found leaves matching.
 void Master::HandleProbe(Slave& slave, const RequestMsg& request) {
-  if (slave.mailbox.Probe(request.comm, request.peer, request.tag) == nullptr) {
-    if (request.type == MsgType::kProbe) {
+  if (!ProbeReady(slave, request)) {
+    if (FindMessageRow(request.type)->blocks == Blocks::kRBlocked) {
       Block(slave, SlaveState::kRBlocked, request);
       return;
     }
@@ -138,7 +177,34 @@ void Master::HandleProbe(Slave& slave, const RequestMsg& request) {
       return;
     }
   }
-  Reply(slave, CompleteProbe(slave, request));
+  Reply(slave, Complete(slave, request));
+}
+
+void Master::HandleMrecv(Slave& slave, const RequestMsg& request) {
+  slave.mailbox.SetCapacity(request.id, request.bytes);
+  Reply(slave, CompleteRecv(slave, request));
+}
+
+void Master::HandleCancel(Slave& slave, const RequestMsg& request) {
+  ReplyMsg reply;
+  reply.type = request.type;
+  reply.flag = request.code == kCancelSend ? WithdrawSend(slave, request)
+                                           : slave.mailbox.CancelRecv(request.id);
+  Reply(slave, reply);
+}
+
+bool Master::WithdrawSend(Slave& slave, const RequestMsg& request) {
+  const MasterComm* comm = comms_.Find(request.comm);
+  if (comm == nullptr || request.peer < 0 ||
+      request.peer >= static_cast<int>(comm->world_ranks.size()))
+    return false;
+  Slave* dest = slaves_.ByWorldRank(comm->world_ranks[request.peer]);
+  // On another node the message is that master's: it may be matched
+  // there at any moment, so the send is not cancelled (MPI allows that).
+  if (dest == nullptr || !dest->mailbox.WithdrawMessage(slave.world_rank, request.id))
+    return false;
+  slave.mailbox.ForgetAwaited(request.id);  // a synchronous one waits no more
+  return true;
 }
 
 bool Master::RecvReady(const Slave& slave, const RequestMsg& request) const {
@@ -198,6 +264,15 @@ ReplyMsg Master::CompleteProbe(Slave& slave, const RequestMsg& request) {
   reply.source = message->envelope.source;
   reply.tag = message->envelope.tag;
   reply.bytes = message->payload.bytes();
+  return reply;
+}
+
+ReplyMsg Master::CompleteMprobe(Slave& slave, const RequestMsg& request) {
+  ReplyMsg reply = CompleteProbe(slave, request);
+  if (reply.flag) {
+    slave.mailbox.MatchProbe(request.id, request.comm, request.peer, request.tag);
+    TellMatchedSenders(slave);
+  }
   return reply;
 }
 

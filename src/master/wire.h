@@ -19,6 +19,11 @@
 
 namespace bdmpi {
 
+// A forwarded message, or (kind kSyncMatched, no payload) the news that
+// a synchronous send's message was matched: it goes back to the sender's
+// master, which completes send `sync_id` of rank `dest_world_rank`.
+enum class WireKind : std::uint32_t { kMessage = 0, kSyncMatched = 1 };
+
 struct WireHeader {
   std::int32_t dest_world_rank = 0;
   std::int32_t comm = 0;
@@ -26,7 +31,11 @@ struct WireHeader {
   std::int32_t tag = 0;
   std::uint64_t bytes = 0;
   std::uint32_t chunks = 0;  // 0: the payload follows in this MPI message
-  std::uint32_t reserved = 0;
+  WireKind kind = WireKind::kMessage;
+  // A synchronous send's (0: none): the sender's world rank and send id.
+  std::int32_t sync_sender = -1;
+  std::int32_t reserved = 0;
+  std::uint64_t sync_id = 0;
 };
 
 // kHeartbeat: "still here" (master/peer_watch.h); kAbort: the job ends;

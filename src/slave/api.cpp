@@ -1,7 +1,6 @@
 // The extern "C" MPI entry points of libbdmpi: thin wrappers that check
 // output pointers, call into the runtime and pass errors through Guard.
 #include <mpi.h>
-#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,8 +28,6 @@ using bdmpi::Error;
 using bdmpi::Guard;
 
 namespace {
-
-pthread_t main_thread = pthread_self();
 
 const char kLibraryVersion[] = "BDMPI 0.1 (MPI 3.1 subset, out-of-core runtime)";
 
@@ -83,7 +80,7 @@ int PMPI_Query_thread(int* provided) {
 
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 int PMPI_Is_thread_main(int* flag) {
-  *flag = pthread_equal(pthread_self(), main_thread) != 0;
+  *flag = bdmpi::IsThreadMain();
   return MPI_SUCCESS;
 }
 
@@ -848,8 +845,10 @@ int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 
 // --------------------------------------------------------- point-to-point
 
-// Every send is buffered by the runtime: the buffered and ready modes are
-// ordinary sends, and a non-blocking send is complete when it returns.
+// Every send is copied out by the runtime: the ready mode is an ordinary
+// send, a buffered one must fit in what the attached buffer has left
+// (slave/bsend_buffer.h), and a non-blocking send is complete when it
+// returns (synchronous ones: api_p2p_more.cpp).
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm) {
@@ -861,7 +860,9 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm) {
   return Guard("MPI_Bsend", comm,
-               [&] { bdmpi::Send(buf, count, datatype, dest, tag, comm); });
+               [&] {
+                 bdmpi::Send(buf, count, datatype, dest, tag, comm, bdmpi::SendMode::kBuffered);
+               });
 }
 
 #pragma weak MPI_Rsend = PMPI_Rsend
@@ -882,7 +883,10 @@ int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Ibsend", comm,
-               [&] { *request = bdmpi::Isend(buf, count, datatype, dest, tag, comm); });
+               [&] {
+                 *request = bdmpi::Isend(buf, count, datatype, dest, tag, comm,
+                                         bdmpi::SendMode::kBuffered);
+               });
 }
 
 #pragma weak MPI_Irsend = PMPI_Irsend
@@ -903,7 +907,10 @@ int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Bsend_init", comm,
-               [&] { *request = bdmpi::SendInit(buf, count, datatype, dest, tag, comm); });
+               [&] {
+                 *request = bdmpi::SendInit(buf, count, datatype, dest, tag, comm,
+                                            bdmpi::SendMode::kBuffered);
+               });
 }
 
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init

@@ -1,6 +1,7 @@
 #include "slave/environment.h"
 
 #include <mpi.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,9 @@ struct Lifecycle {
   bool initialized = false;
   bool finalized = false;
   int thread_level = MPI_THREAD_SINGLE;
+  // MPI_Is_thread_main's thread: set at static initialisation (the main
+  // thread) and again by MPI_Init, in case another thread called it.
+  pthread_t main_thread = pthread_self();
 };
 
 Lifecycle& State() {
@@ -38,6 +42,7 @@ void Initialize(int required, int* provided) {
   // their MPI calls through the main thread.
   state.thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
   if (provided != nullptr) *provided = state.thread_level;
+  state.main_thread = pthread_self();
   // Keeps the malloc family in a static link (see malloc_hooks.cpp).
   if (memory::malloc_hooks_linked == 0) std::abort();
   BecomeSingletonJobUnlessLaunched();
@@ -56,6 +61,7 @@ void Finalize() {
 bool IsInitialized() { return State().initialized; }
 bool IsFinalized() { return State().finalized; }
 int ThreadLevel() { return State().thread_level; }
+bool IsThreadMain() { return pthread_equal(pthread_self(), State().main_thread) != 0; }
 
 void AbortJob(int code) {
   Runtime* runtime = Runtime::Instance();

@@ -11,5 +11,8 @@ bool IsFinalized();
 double Wtime();
 double Wtick();
 int ThreadLevel();
+// Whether the calling thread is the one that called MPI_Init(_thread) (the
+// program's main thread before that).
+bool IsThreadMain();
 
 }  // namespace bdmpi

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,26 @@ const GroupInfo& LookupGroup(MPI_Group group);
 MPI_Group NewGroup(GroupInfo members);
 void FreeGroup(MPI_Group* group);
 
+// How a send completes. Every message is copied out when it is sent, so a
+// standard send (and MPI's ready mode) completes at once; a buffered one
+// also needs a large enough attached buffer (MPI_Buffer_attach); a
+// synchronous one completes when a receive on the destination has taken
+// its message.
+enum class SendMode { kStandard, kBuffered, kSynchronous };
+
+// MPI_Grequest_start's callbacks: an operation the program completes
+// itself (MPI_Grequest_complete); see p2p_more.h.
+struct GeneralizedRequest {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra_state = nullptr;
+  bool freed = false;  // MPI_Request_free came before MPI_Grequest_complete
+  // One the runtime completes itself (MPI_Buffer_iflush), with no
+  // callbacks: makes progress, waiting when asked; true when complete.
+  std::function<bool(bool wait)> progress;
+};
+
 // A non-blocking operation in flight.
 struct PendingRequest {
   bool is_recv = false;
@@ -56,7 +77,9 @@ struct PendingRequest {
   MPI_Comm comm = MPI_COMM_NULL;
   void* buffer = nullptr;
   std::uint64_t capacity = 0;
-  std::uint64_t id = 0;  // the master's receive id
+  // The master's receive id; for a synchronous send, the id the master
+  // completes when its message is matched.
+  std::uint64_t id = 0;
   MPI_Status status{};
   // Persistent requests (MPI_Send_init, MPI_Recv_init): the arguments each
   // MPI_Start uses; between a completion and the next start the request
@@ -70,6 +93,9 @@ struct PendingRequest {
   std::shared_ptr<const TypeInfo> layout;
   int peer = 0;
   int tag = 0;
+  SendMode mode = SendMode::kStandard;
+  // A generalized request (done once the program completes it).
+  std::shared_ptr<GeneralizedRequest> generalized;
 };
 
 MPI_Request NewRequest(const PendingRequest& request);

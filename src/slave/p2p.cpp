@@ -1,8 +1,10 @@
 // The slave's half of point-to-point. A send stages its payload (window or
-// spill file) and returns: it never blocks. A receive is posted to the
-// master, which matches it in MPI order; waiting for it is the point where
-// the slave may be descheduled.
+// spill file) and returns; only a synchronous one then waits for its
+// match. A receive is posted to the master, which matches it in MPI order;
+// waiting for it is the point where the slave may be descheduled.
 #include "slave/p2p.h"
+
+#include <sched.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -13,7 +15,10 @@
 
 #include "common/error.h"
 #include "slave/errors.h"
+#include "slave/bsend_buffer.h"
 #include "slave/objects.h"
+#include "slave/p2p_internal.h"
+#include "slave/p2p_more.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
 
@@ -29,6 +34,13 @@ void CheckDest(const CommInfo& comm, int dest) {
                               " is not in [0, " + std::to_string(comm.size) + ")");
 }
 
+void CheckSendTag(int tag) {
+  if (tag < 0 || tag > kTagUpperBound)
+    throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
+}
+
+}  // namespace
+
 void CheckSource(const CommInfo& comm, int source) {
   if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE) return;
   if (source < 0 || source >= comm.size)
@@ -36,24 +48,31 @@ void CheckSource(const CommInfo& comm, int source) {
                               " is not in [0, " + std::to_string(comm.size) + ")");
 }
 
-void CheckSendTag(int tag) {
-  if (tag < 0 || tag > kTagUpperBound)
-    throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
-}
-
 void CheckRecvTag(int tag) {
   if (tag != MPI_ANY_TAG && tag < 0)
     throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
 }
 
-// Copies a completed receive's data and status out of the master's reply
-// (unpacking it when `scattered`, see wire_data.h).
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
                std::uint64_t capacity, MPI_Status* status) {
   FetchInto(reply, buffer, count, scattered, capacity);
   std::uint64_t received = reply.bytes < capacity ? reply.bytes : capacity;
   SetStatus(status, reply.source, reply.tag, reply.error, received);
   return reply.error;
+}
+
+void SetResult(MPI_Status* status, int source, int tag, std::uint64_t bytes) {
+  if (status == MPI_STATUS_IGNORE) return;
+  int error = status->MPI_ERROR;
+  SetStatus(status, source, tag, MPI_SUCCESS, bytes);
+  status->MPI_ERROR = error;
+}
+
+void CopyResult(MPI_Status* to, const MPI_Status& from) {
+  if (to == MPI_STATUS_IGNORE) return;
+  int error = to->MPI_ERROR;
+  *to = from;
+  to->MPI_ERROR = error;
 }
 
 RequestMsg RecvRequest(MsgType type, const CommInfo& comm, int source, int tag,
@@ -81,17 +100,29 @@ void ThrowIfError(int error_class, const char* what) {
   if (error_class != MPI_SUCCESS) throw Error(error_class, what);
 }
 
-}  // namespace
+RequestMsg IdRequest(MsgType type, std::uint64_t id) {
+  RequestMsg request;
+  request.type = type;
+  request.id = id;
+  return request;
+}
 
-void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
-          int tag, MPI_Comm comm_handle) {
+namespace {
+
+// Stages a message for the master. A send with a request (`named`), a
+// synchronous or a buffered one gets an id: MPI_Cancel names the send by
+// it, and the master completes a synchronous or buffered one's id when a
+// receive takes it. Returns the id (0: none).
+std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int dest,
+                       int tag, MPI_Comm comm_handle, SendMode mode, bool named) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   std::uint64_t bytes = WireBytes(count, datatype);
   CheckSendTag(tag);
   CheckDest(comm, dest);
   CheckBuffer(buffer, bytes, datatype);
-  if (dest == MPI_PROC_NULL) return;
+  if (mode == SendMode::kBuffered) ReserveBuffered(bytes);
+  if (dest == MPI_PROC_NULL) return 0;
   WireData wire = ToWire(buffer, count, datatype);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
@@ -100,8 +131,26 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
   request.rank = comm.rank;
   request.peer = dest;
   request.tag = tag;
+  if (named || mode != SendMode::kStandard) request.id = runtime->NewRecvId();
+  // A buffered message also wants to know when it is matched: until then
+  // it holds its room in the attached buffer.
+  if (mode != SendMode::kStandard) request.code = kSynchronousSend;
   runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);
+  if (mode == SendMode::kBuffered) RecordBuffered(request.id, wire.bytes);
+  return request.id;
+}
+
+}  // namespace
+
+void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
+          int tag, MPI_Comm comm_handle, SendMode mode) {
+  std::uint64_t id = PostSend(buffer, count, datatype, dest, tag, comm_handle, mode,
+                              /*named=*/false);
+  // A synchronous send is a blocking point: the rank waits, like a
+  // receive, until the destination takes the message.
+  if (mode == SendMode::kSynchronous && id != 0)
+    Runtime::Instance()->Call(IdRequest(MsgType::kWaitSsend, id));
 }
 
 void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
@@ -113,7 +162,7 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   CheckSource(comm, source);
   CheckBuffer(buffer, capacity, datatype);
   if (source == MPI_PROC_NULL) {
-    SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     return;
   }
   Runtime* runtime = Runtime::Instance();
@@ -121,9 +170,11 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   ReplyMsg reply = runtime->Call(RecvRequest(MsgType::kPostRecv, comm, source,
                                              tag, capacity, runtime->NewRecvId()));
   const TypeInfo& type = LookupType(datatype);
-  ThrowIfError(FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
-                          status),
-               "message longer than the receive buffer");
+  MPI_Status received;
+  int error = FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
+                         &received);
+  CopyResult(status, received);
+  ThrowIfError(error, "message longer than the receive buffer");
 }
 
 namespace {
@@ -150,7 +201,7 @@ PendingRequest RecvRequestFor(void* buffer, int count, MPI_Datatype datatype, in
 
 // A send request for these arguments, checked, not started.
 PendingRequest SendRequestFor(const void* buffer, int count, MPI_Datatype datatype,
-                              int dest, int tag, MPI_Comm comm_handle) {
+                              int dest, int tag, MPI_Comm comm_handle, SendMode mode) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   std::uint64_t bytes = WireBytes(count, datatype);
@@ -164,6 +215,7 @@ PendingRequest SendRequestFor(const void* buffer, int count, MPI_Datatype dataty
   pending.datatype = datatype;
   pending.peer = dest;
   pending.tag = tag;
+  pending.mode = mode;
   return pending;
 }
 
@@ -183,12 +235,14 @@ void StartRecv(PendingRequest& pending) {
                             pending.capacity, pending.id));
 }
 
-// Sends are buffered: the request is complete as soon as it is started.
+// Sends are buffered: the request is complete as soon as it is started,
+// unless it is synchronous; then the master completes its id when the
+// message is matched.
 void StartSend(PendingRequest& pending) {
-  Send(pending.send_buffer, pending.count, pending.datatype, pending.peer, pending.tag,
-       pending.comm);
+  pending.id = PostSend(pending.send_buffer, pending.count, pending.datatype, pending.peer,
+                        pending.tag, pending.comm, pending.mode, /*named=*/true);
   pending.active = true;
-  pending.done = true;
+  pending.done = pending.mode != SendMode::kSynchronous || pending.id == 0;
   SetEmptyStatus(&pending.status);
 }
 
@@ -202,15 +256,19 @@ MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
 }
 
 MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
-                  int tag, MPI_Comm comm) {
-  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm);
+                  int tag, MPI_Comm comm, SendMode mode) {
+  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
   StartSend(pending);
   return NewRequest(pending);
 }
 
 MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int dest,
-                     int tag, MPI_Comm comm) {
-  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm);
+                     int tag, MPI_Comm comm, SendMode mode) {
+  PendingRequest pending = SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
+  // MPI lets the program free a derived type while a persistent request
+  // still uses it: the request keeps a duplicate of its own, freed with it.
+  if (LookupType(datatype).envelope.combiner != MPI_COMBINER_NAMED)
+    pending.datatype = DupType(datatype);
   pending.persistent = true;
   pending.active = false;
   pending.done = true;
@@ -238,62 +296,28 @@ void Start(MPI_Request* request) {
   }
 }
 
-namespace {
-
-struct AttachedBuffer {
-  void* data = nullptr;
-  int size = 0;
-  bool attached = false;
-};
-
-AttachedBuffer& Attached() {
-  static AttachedBuffer buffer;
-  return buffer;
-}
-
-}  // namespace
-
-void AttachBuffer(void* buffer, int size) {
-  if (size < 0) throw Error(kErrArg, "negative buffer size");
-  AttachedBuffer& attached = Attached();
-  if (attached.attached) throw Error(kErrBuffer, "a buffer is attached already");
-  attached = AttachedBuffer{buffer, size, true};
-}
-
-void DetachBuffer(void** buffer, int* size) {
-  AttachedBuffer& attached = Attached();
-  if (!attached.attached) throw Error(kErrBuffer, "no buffer is attached");
-  *buffer = attached.data;
-  *size = attached.size;
-  attached = AttachedBuffer{};
+bool ProbeNeedsMaster(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
+  RequireInitialized();
+  const CommInfo& comm = LookupComm(comm_handle);
+  CheckRecvTag(tag);
+  CheckSource(comm, source);
+  if (source != MPI_PROC_NULL) return true;
+  SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+  return false;
 }
 
 void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
-  RequireInitialized();
-  const CommInfo& comm = LookupComm(comm_handle);
-  CheckRecvTag(tag);
-  CheckSource(comm, source);
-  if (source == MPI_PROC_NULL) {
-    SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
-    return;
-  }
+  if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return;
   ReplyMsg reply = Runtime::Instance()->Call(
-      RecvRequest(MsgType::kProbe, comm, source, tag, 0, 0));
-  SetStatus(status, reply.source, reply.tag, MPI_SUCCESS, reply.bytes);
+      RecvRequest(MsgType::kProbe, LookupComm(comm_handle), source, tag, 0, 0));
+  SetResult(status, reply.source, reply.tag, reply.bytes);
 }
 
 bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
-  RequireInitialized();
-  const CommInfo& comm = LookupComm(comm_handle);
-  CheckRecvTag(tag);
-  CheckSource(comm, source);
-  if (source == MPI_PROC_NULL) {
-    SetStatus(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
-    return true;
-  }
+  if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return true;
   ReplyMsg reply = Runtime::Instance()->Call(
-      RecvRequest(MsgType::kIprobe, comm, source, tag, 0, 0));
-  if (reply.flag) SetStatus(status, reply.source, reply.tag, MPI_SUCCESS, reply.bytes);
+      RecvRequest(MsgType::kIprobe, LookupComm(comm_handle), source, tag, 0, 0));
+  if (reply.flag) SetResult(status, reply.source, reply.tag, reply.bytes);
   return reply.flag != 0;
 }
 
@@ -319,32 +343,31 @@ MPI_Comm RequestsComm(int count, const MPI_Request requests[]) {
 // (sends are buffered) or a receive whose data has been copied; other
 // receives are completed by asking the master, which holds the messages.
 
-namespace {
-
-RequestMsg IdRequest(MsgType type, std::uint64_t id) {
-  RequestMsg request;
-  request.type = type;
-  request.id = id;
-  return request;
-}
-
-// Copies the master's completion of a receive into its request.
+// Copies the master's completion of a receive into its request; for a
+// synchronous send it only says that the message was matched.
 void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
-  FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
-             &pending.status);
+  if (pending.is_recv) {
+    FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
+               &pending.status);
+  } else {
+    SetEmptyStatus(&pending.status);
+  }
   pending.done = true;
 }
+
+namespace {
 
 // Hands out a done request's status, frees it and nulls the handle;
 // returns the error class of the operation.
 int Retire(MPI_Request* request, MPI_Status* status) {
   PendingRequest& pending = LookupRequest(*request);
+  if (pending.generalized) return RetireGeneralized(request, status);
   if (pending.persistent && !pending.active) {  // MPI: like a null request
     SetEmptyStatus(status);
     return MPI_SUCCESS;
   }
   int error = pending.status.MPI_ERROR;
-  if (status != MPI_STATUS_IGNORE) *status = pending.status;
+  CopyResult(status, pending.status);
   if (pending.persistent) {
     pending.active = false;  // the handle stays for the next MPI_Start
     return error;
@@ -369,7 +392,9 @@ struct RequestSet {
   std::vector<int> done;            // positions complete on our side
   std::vector<int> waiting;         // positions of receives the master holds
   std::vector<std::uint64_t> ids;   // their receive ids, in the same order
-  bool empty() const { return done.empty() && waiting.empty(); }
+  // Generalized requests the program has not completed yet.
+  bool program_pending = false;
+  bool empty() const { return done.empty() && waiting.empty() && !program_pending; }
 };
 
 RequestSet Classify(int count, const MPI_Request requests[]) {
@@ -377,9 +402,11 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
   RequestSet set;
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
-    const PendingRequest& pending = LookupRequest(requests[i]);
+    PendingRequest& pending = LookupRequest(requests[i]);
     if (!pending.active) continue;  // an inactive persistent request
-    if (pending.done) {
+    if (pending.generalized && !pending.done && !PollGeneralized(pending)) {
+      set.program_pending = true;
+    } else if (pending.done) {
       set.done.push_back(i);
     } else {
       set.waiting.push_back(i);
@@ -394,12 +421,24 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
 int Any(bool wait, int count, MPI_Request requests[], int* index, int* flag,
         MPI_Status* status) {
   RequestSet set = Classify(count, requests);
+  if (wait && set.program_pending && set.done.empty()) {
+    // A generalized request is completed by the program itself: poll.
+    for (;;) {
+      int error = Any(/*wait=*/false, count, requests, index, flag, status);
+      if (*flag) return error;
+      sched_yield();
+    }
+  }
   *flag = 1;
   if (!set.done.empty()) {
     *index = set.done.front();
     return Retire(&requests[*index], status);
   }
   *index = MPI_UNDEFINED;
+  if (set.waiting.empty() && set.program_pending) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (set.waiting.empty()) {  // only null requests
     SetEmptyStatus(status);
     return MPI_SUCCESS;
@@ -422,6 +461,14 @@ int Some(bool wait, int incount, MPI_Request requests[], int* outcount,
   if (set.empty()) {
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
+  }
+  if (wait && set.program_pending && set.done.empty()) {
+    // A generalized request is completed by the program itself: poll.
+    for (;;) {
+      int error = Some(/*wait=*/false, incount, requests, outcount, indices, statuses);
+      if (*outcount > 0) return error;
+      sched_yield();
+    }
   }
   std::vector<int> completed = set.done;
   // The first question may block (or yield) only when nothing is complete
@@ -462,6 +509,10 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   PendingRequest& pending = LookupRequest(*request);
+  if (!pending.done && pending.generalized && !PollGeneralized(pending)) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (!pending.done) {
     ReplyMsg reply = Runtime::Instance()->Call(IdRequest(MsgType::kTestRecv, pending.id));
     if (!reply.flag) {
@@ -481,7 +532,9 @@ int Wait(MPI_Request* request, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   PendingRequest& pending = LookupRequest(*request);
-  if (!pending.done) {
+  if (!pending.done && pending.generalized) {
+    WaitGeneralized(*request);
+  } else if (!pending.done) {
     Absorb(pending, Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, pending.id)));
   }
   return Retire(request, status);
@@ -528,6 +581,10 @@ int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
 int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   RequireInitialized();
   RequestSet set = Classify(count, requests);
+  if (set.program_pending) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (!set.waiting.empty()) {
     // MPI: unless every request is complete, none may be completed.
     if (!CallWithIds(MsgType::kTestAll, set.ids).flag) {
@@ -562,10 +619,17 @@ void RequestFree(MPI_Request* request) {
   if (*request == MPI_REQUEST_NULL)
     throw Error(kErrRequest, "MPI_Request_free of MPI_REQUEST_NULL");
   PendingRequest& pending = LookupRequest(*request);
+  if (pending.generalized) {
+    FreeGeneralized(request);
+    return;
+  }
   // The master keeps the receive posted so that it still takes its message
   // in MPI order, and drops that message (see MsgType::kFreeRecv).
   if (pending.active && !pending.done)
     Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, pending.id));
+  if (pending.persistent && !pending.is_recv &&
+      LookupType(pending.datatype).envelope.combiner != MPI_COMBINER_NAMED)
+    FreeType(&pending.datatype);  // SendInit's duplicate
   FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
 }

@@ -5,26 +5,31 @@
 
 #include <mpi.h>
 
+#include "slave/objects.h"
+
 namespace bdmpi {
 
+// Sends of every SendMode (slave/objects.h); MPI_Ssend blocks until a
+// receive on the destination has taken its message.
 void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
-          int tag, MPI_Comm comm);
+          int tag, MPI_Comm comm, SendMode mode = SendMode::kStandard);
 void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
           MPI_Comm comm, MPI_Status* status);
 MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm);
-// MPI_Isend: sends are buffered, so the request is complete at once.
+// MPI_Isend: sends are buffered, so the request is complete at once
+// (unless synchronous).
 MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
-                  int tag, MPI_Comm comm);
+                  int tag, MPI_Comm comm, SendMode mode = SendMode::kStandard);
 // Persistent requests: made inactive; MPI_Start starts one (a send is then
 // made and complete at once, a receive posted).
 MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int dest,
-                     int tag, MPI_Comm comm);
+                     int tag, MPI_Comm comm, SendMode mode = SendMode::kStandard);
 MPI_Request RecvInit(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm);
 void Start(MPI_Request* request);
-// MPI_Buffer_attach / detach: sends never need the buffer (the runtime
-// buffers them), but MPI's rules for attaching one are kept.
+// MPI_Buffer_attach / detach (slave/bsend_buffer.cpp): detaching waits
+// until the buffered messages have been received.
 void AttachBuffer(void* buffer, int size);
 void DetachBuffer(void** buffer, int* size);
 void Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);

@@ -12,6 +12,7 @@
 #include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
+#include "slave/environment.h"
 #include "slave/memory/arena.h"
 
 namespace bdmpi {
@@ -84,7 +85,16 @@ void Runtime::Connect() {
   window_ = SharedMemory::Open(names.Window(slave_), window_size);
 }
 
+void Runtime::CheckCallingThread() const {
+  if (!IsThreadMain())
+    throw Error(kErrOther,
+                "an MPI call from a thread other than the one that called MPI_Init: BDMPI "
+                "provides MPI_THREAD_FUNNELED, so only that thread may talk to the master");
+}
+
 void Runtime::Enqueue(RequestMsg request) {
+  // MPI_Abort may come from any thread; everything else only from MPI_Init's.
+  if (request.type != MsgType::kAbort) CheckCallingThread();
   request.slave = slave_;
   request.token = token_;
   if (!batch_.Fits(request)) Flush();
@@ -179,6 +189,7 @@ void Runtime::Abort(int code) {
 
 void Runtime::StagePayload(const void* data, std::uint64_t bytes,
                            RequestMsg& request) {
+  CheckCallingThread();  // before a payload is written anywhere
   request.bytes = bytes;
   if (bytes == 0) {
     request.where = Where::kNone;

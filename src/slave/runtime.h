@@ -61,6 +61,9 @@ class Runtime {
   ReplyMsg ReceiveReply();
   // Writes back and drops the storage-backed memory, tells the master.
   void SwitchOut();
+  // Throws MPI_ERR_OTHER unless called from MPI_Init's thread
+  // (MPI_THREAD_FUNNELED): the go-queue and the batch are the rank's only.
+  void CheckCallingThread() const;
   // Adds a request to the batch (sending the batch first if it is full).
   void Enqueue(RequestMsg request);
   void Flush();

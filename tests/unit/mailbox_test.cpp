@@ -426,5 +426,101 @@ TEST(MailboxTest, DiscardCompletedReceiveDropsItsMessage) {
   EXPECT_EQ(mailbox.queued(), 0u);
 }
 
+// ------------------------------------------- matched probes, cancellation
+
+TEST(MailboxTest, MatchProbeTakesMessageOutOfMatching) {
+  Mailbox mailbox;
+  mailbox.Deliver(MakeMessage(0, 1, 3, 7));
+  mailbox.Deliver(MakeMessage(0, 2, 4, 8));
+  ASSERT_TRUE(mailbox.MatchProbe(/*id=*/5, 0, kAnySource, kAnyTag));
+  // Neither a probe nor a wildcard receive sees the probed message again.
+  const Message* next = mailbox.Probe(0, kAnySource, kAnyTag);
+  ASSERT_NE(next, nullptr);
+  EXPECT_EQ(next->envelope.source, 2);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(6, 0, kAnySource, kAnyTag)));
+  EXPECT_EQ(TakeMarker(mailbox, 6), 8);
+  mailbox.SetCapacity(5, 1);
+  EXPECT_EQ(TakeMarker(mailbox, 5), 7);
+  EXPECT_FALSE(mailbox.MatchProbe(7, 0, kAnySource, kAnyTag));
+}
+
+TEST(MailboxTest, CancelRecvWithdrawsOnlyUnmatchedReceives) {
+  Mailbox mailbox;
+  mailbox.Post(MakeRecv(1, 0, kAnySource, 3));
+  EXPECT_TRUE(mailbox.CancelRecv(1));
+  // The message it would have taken goes to the next receive.
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 3, 7)), std::nullopt);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(2, 0, 1, 3)));
+  EXPECT_FALSE(mailbox.CancelRecv(2));  // matched: not cancelled
+  EXPECT_EQ(TakeMarker(mailbox, 2), 7);
+  EXPECT_FALSE(mailbox.CancelRecv(99));
+}
+
+Message SyncMessage(int tag, std::uint8_t marker, int sender, std::uint64_t id) {
+  Message message = MakeMessage(0, 1, tag, marker);
+  message.sent_by = SentBy{sender, id, /*synchronous=*/true};
+  return message;
+}
+
+TEST(MailboxTest, MatchingASynchronousMessageNamesItsSender) {
+  Mailbox mailbox;
+  mailbox.Deliver(SyncMessage(3, 7, /*sender=*/4, /*id=*/11));
+  Message buffered = MakeMessage(0, 1, 5, 8);
+  buffered.sent_by = SentBy{4, 10, /*synchronous=*/false};
+  mailbox.Deliver(std::move(buffered));
+  EXPECT_TRUE(mailbox.TakeMatchedSenders().empty());  // queued, not matched
+  mailbox.Post(MakeRecv(1, 0, 1, 5));
+  EXPECT_TRUE(mailbox.TakeMatchedSenders().empty());  // nobody waits for it
+  mailbox.Post(MakeRecv(2, 0, 1, 3));
+  std::vector<SentBy> senders = mailbox.TakeMatchedSenders();
+  ASSERT_EQ(senders.size(), 1u);
+  EXPECT_EQ(senders[0].world_rank, 4);
+  EXPECT_EQ(senders[0].id, 11u);
+  EXPECT_TRUE(mailbox.TakeMatchedSenders().empty());
+  // Matched on arrival (posted receive) and by a matched probe too.
+  mailbox.Post(MakeRecv(3, 0, 1, 6));
+  mailbox.Deliver(SyncMessage(6, 9, 4, 12));
+  mailbox.Deliver(SyncMessage(7, 10, 4, 13));
+  mailbox.MatchProbe(4, 0, 1, 7);
+  senders = mailbox.TakeMatchedSenders();
+  ASSERT_EQ(senders.size(), 2u);
+  EXPECT_EQ(senders[0].id, 12u);
+  EXPECT_EQ(senders[1].id, 13u);
+}
+
+TEST(MailboxTest, AwaitedSynchronousSendCompletesWhenMatched) {
+  Mailbox mailbox;
+  mailbox.AwaitMatch(AwaitedMatch{21, 0, 2, 3});
+  ASSERT_NE(mailbox.FindAwaited(21), nullptr);
+  EXPECT_EQ(mailbox.FindAwaited(21)->dest, 2);
+  EXPECT_FALSE(mailbox.IsComplete(21));
+  EXPECT_TRUE(mailbox.Matched(21));
+  EXPECT_TRUE(mailbox.IsComplete(21));
+  EXPECT_EQ(mailbox.FindAwaited(21), nullptr);
+  EXPECT_TRUE(mailbox.TakeCompleted(21).has_value());
+  EXPECT_FALSE(mailbox.Matched(21));  // told twice: ignored
+  // Freed before its match: nothing is kept for it.
+  mailbox.AwaitMatch(AwaitedMatch{22, 0, 2, 3});
+  mailbox.Discard(22);
+  EXPECT_FALSE(mailbox.Matched(22));
+  EXPECT_FALSE(mailbox.IsComplete(22));
+  // Cancelled: forgotten.
+  mailbox.AwaitMatch(AwaitedMatch{23, 0, 2, 3});
+  mailbox.ForgetAwaited(23);
+  EXPECT_EQ(mailbox.FindAwaited(23), nullptr);
+}
+
+TEST(MailboxTest, WithdrawMessageTakesOnlyThatSendersUnmatchedMessage) {
+  Mailbox mailbox;
+  mailbox.Deliver(SyncMessage(3, 7, 4, 11));
+  mailbox.Deliver(SyncMessage(3, 8, 5, 11));
+  EXPECT_FALSE(mailbox.WithdrawMessage(4, 12));
+  EXPECT_TRUE(mailbox.WithdrawMessage(4, 11));
+  EXPECT_FALSE(mailbox.WithdrawMessage(4, 11));
+  EXPECT_FALSE(mailbox.WithdrawMessage(5, 0));  // id 0: not cancellable
+  EXPECT_TRUE(mailbox.Post(MakeRecv(1, 0, kAnySource, kAnyTag)));
+  EXPECT_EQ(TakeMarker(mailbox, 1), 8);
+}
+
 }  // namespace
 }  // namespace bdmpi

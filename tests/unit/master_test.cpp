@@ -204,6 +204,124 @@ TEST(MasterTest, ReportsASingleNodeDeadlockNamingEachCall) {
             "rank 2 in MPI_Bcast(root 0)");
 }
 
+// MPI_Ssend: the sender stays rblocked until a receive takes its message;
+// a matched probe takes a message out of matching; MPI_Cancel withdraws an
+// unmatched receive and an unmatched send of the node.
+TEST(MasterTest, SynchronousSendWaitsForItsMatch) {
+  MasterHarness harness(2, 2);
+  harness.InitAll();
+  ExpectReply(harness, 0);
+  ExpectReply(harness, 1);
+  RequestMsg ssend;
+  ssend.type = MsgType::kSend;
+  ssend.peer = 1;
+  ssend.tag = 3;
+  ssend.id = 40;
+  ssend.code = kSynchronousSend;
+  harness.Send(0, ssend);
+  RequestMsg wait;
+  wait.type = MsgType::kWaitSsend;
+  wait.id = 40;
+  wait.wants_reply = true;
+  harness.Send(0, wait);
+  EXPECT_EQ(harness.state(0), SlaveState::kRBlocked);
+  ExpectNoReply(harness, 0);
+  harness.Recv(1, 50, 0, 3);  // the match completes the send
+  ExpectReply(harness, 1);
+  ReplyMsg done = ExpectReply(harness, 0);
+  EXPECT_EQ(done.type, MsgType::kWaitSsend);
+  EXPECT_EQ(done.flag, 1);
+}
+
+TEST(MasterTest, SynchronousSendDeadlockNamesTheSend) {
+  MasterHarness harness(2, 2);
+  harness.InitAll();
+  for (int rank = 0; rank < 2; ++rank) {
+    ExpectReply(harness, rank);
+    RequestMsg ssend;
+    ssend.type = MsgType::kSend;
+    ssend.peer = 1 - rank;
+    ssend.tag = 7;
+    ssend.id = 1;
+    ssend.code = kSynchronousSend;
+    harness.Send(rank, ssend);
+    RequestMsg wait;
+    wait.type = MsgType::kWaitSsend;
+    wait.id = 1;
+    wait.wants_reply = true;
+    harness.Send(rank, wait);
+  }
+  ASSERT_TRUE(harness.master().failed());
+  EXPECT_EQ(harness.master().failure(),
+            "deadlock: every live rank is blocked: rank 0 in MPI_Ssend(dest 1, tag 7); "
+            "rank 1 in MPI_Ssend(dest 0, tag 7)");
+}
+
+TEST(MasterTest, MatchedProbeAndCancel) {
+  MasterHarness harness(2, 2);
+  harness.InitAll();
+  ExpectReply(harness, 0);
+  ExpectReply(harness, 1);
+  harness.SendText(0, 1, 4, "probed");
+  harness.SendText(0, 1, 4, "next");
+  RequestMsg mprobe;
+  mprobe.type = MsgType::kMprobe;
+  mprobe.peer = kAnySource;
+  mprobe.tag = kAnyTag;
+  mprobe.id = 60;
+  mprobe.wants_reply = true;
+  harness.Send(1, mprobe);
+  ReplyMsg found = ExpectReply(harness, 1);
+  EXPECT_EQ(found.flag, 1);
+  EXPECT_EQ(found.bytes, 6u);
+  // A wildcard receive now gets the second message, the probed one is 60's.
+  harness.Recv(1, 61, kAnySource, kAnyTag);
+  ExpectMessage(harness, 1, 0, 4, "next");
+  RequestMsg mrecv;
+  mrecv.type = MsgType::kMrecv;
+  mrecv.id = 60;
+  mrecv.bytes = 64;
+  mrecv.wants_reply = true;
+  harness.Send(1, mrecv);
+  ExpectMessage(harness, 1, 0, 4, "probed");
+
+  // An unmatched receive is cancelled; a send with an id too, while its
+  // message waits unreceived on this node.
+  RequestMsg irecv;
+  irecv.type = MsgType::kPostRecv;
+  irecv.id = 70;
+  irecv.peer = 0;
+  irecv.tag = 9;
+  irecv.bytes = 8;
+  harness.Send(1, irecv);
+  RequestMsg cancel;
+  cancel.type = MsgType::kCancel;
+  cancel.id = 70;
+  cancel.wants_reply = true;
+  harness.Send(1, cancel);
+  EXPECT_EQ(ExpectReply(harness, 1).flag, 1);
+  harness.Send(1, cancel);  // gone already
+  EXPECT_EQ(ExpectReply(harness, 1).flag, 0);
+  RequestMsg isend;
+  isend.type = MsgType::kSend;
+  isend.peer = 1;
+  isend.tag = 9;
+  isend.id = 80;
+  harness.Send(0, isend);
+  cancel.id = 80;
+  cancel.code = kCancelSend;
+  cancel.peer = 1;
+  harness.Send(0, cancel);
+  EXPECT_EQ(ExpectReply(harness, 0).flag, 1);
+  RequestMsg iprobe;
+  iprobe.type = MsgType::kIprobe;
+  iprobe.peer = 0;
+  iprobe.tag = 9;
+  iprobe.wants_reply = true;
+  harness.Send(1, iprobe);
+  EXPECT_EQ(ExpectReply(harness, 1).flag, 0) << "the cancelled message is gone";
+}
+
 TEST(MasterTest, HoldsAResumedSlavesReplyUntilReleased) {
   constexpr std::uint64_t kMiB = 1024 * 1024;
   MasterHarness harness(2, 1, [](MasterOptions& options) { options.node_memory = kMiB; });

@@ -11,6 +11,8 @@
  *                 then MPI_Waitall
  *   waitany       MPI_Irecv from the left (tag 7) and the right (tag 8),
  *                 then MPI_Waitany
+ *   ssend         every rank MPI_Ssend's to its right neighbour, tag 7,
+ *                 and nobody receives
  *   barrier_exit  the last rank finalizes and exits; the others call
  *                 MPI_Barrier
  *   reduce_counts MPI_Allreduce with count 2 on the last rank, 1 elsewhere
@@ -47,6 +49,8 @@ int main(int argc, char **argv) {
     MPI_Irecv(buf, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &reqs[0]);
     MPI_Irecv(buf + 1, 1, MPI_INT, right, 8, MPI_COMM_WORLD, &reqs[1]);
     MPI_Waitany(2, reqs, &index, MPI_STATUS_IGNORE);
+  } else if (strcmp(mode, "ssend") == 0) {
+    MPI_Ssend(buf, 1, MPI_INT, right, 7, MPI_COMM_WORLD);
   } else if (strcmp(mode, "barrier_exit") == 0) {
     if (rank != last) MPI_Barrier(MPI_COMM_WORLD);
   } else if (strcmp(mode, "reduce_counts") == 0) {
