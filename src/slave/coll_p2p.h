@@ -29,6 +29,14 @@ enum CollTag : int {
   kTagScan,
   kTagExscan,
   kTagUserReduce,
+  // The schedules of nbc_move.cpp and nbc_reduce.cpp (blocking or not).
+  kTagBarrier,
+  kTagBcast,
+  kTagReduce,
+  kTagAllreduce,
+  kTagReduceScatter,
+  kTagIscan,
+  kTagIexscan,
 };
 
 void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::uint64_t bytes);
@@ -48,14 +56,12 @@ CheckedOp CheckOp(MPI_Op op, MPI_Datatype datatype);
 // order of an MPI_User_function: `in` holds the lower ranks).
 void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
              int count);
+// ApplyOp on wire bytes (wire_data.h): a user-defined function sees the
+// elements laid out as in memory, so a type with gaps is unpacked for it.
+void ApplyOpWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
+                 int count);
 MPI_Op OpCreate(MPI_User_function* function, int commute);
 void OpFree(MPI_Op* op);
 bool OpCommutative(MPI_Op op);
-
-// MPI_Reduce with any operation: user-defined ones are folded by the root
-// from point-to-point contributions (see ops.cpp), predefined ones by the
-// master.
-void UserReduce(const void* send, void* recv, int count, MPI_Datatype datatype,
-                const CheckedOp& op, int root, const CommInfo& comm);
 
 }  // namespace bdmpi

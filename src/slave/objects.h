@@ -48,6 +48,8 @@ const GroupInfo& LookupGroup(MPI_Group group);
 MPI_Group NewGroup(GroupInfo members);
 void FreeGroup(MPI_Group* group);
 
+struct CollectiveRequest;  // nbc.h
+
 // A non-blocking operation in flight.
 struct PendingRequest {
   bool is_recv = false;
@@ -69,6 +71,9 @@ struct PendingRequest {
   std::shared_ptr<const TypeInfo> layout;
   int peer = 0;
   int tag = 0;
+  // A nonblocking or persistent collective (nbc.h): `id` is the receive
+  // its schedule waits for next, and `done` says the schedule is complete.
+  std::shared_ptr<CollectiveRequest> collective;
 };
 
 MPI_Request NewRequest(const PendingRequest& request);

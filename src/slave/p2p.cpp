@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "slave/errors.h"
+#include "slave/nbc.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
@@ -231,7 +232,9 @@ void Start(MPI_Request* request) {
   PendingRequest& pending = LookupRequest(*request);
   if (!pending.persistent) throw Error(kErrRequest, "MPI_Start of a non-persistent request");
   if (pending.active) throw Error(kErrRequest, "MPI_Start of an active request");
-  if (pending.is_recv) {
+  if (pending.collective) {
+    StartCollective(pending);
+  } else if (pending.is_recv) {
     StartRecv(pending);
   } else {
     StartSend(pending);
@@ -328,8 +331,14 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id) {
   return request;
 }
 
-// Copies the master's completion of a receive into its request.
+// Copies the master's completion of a receive into its request. A
+// collective request takes it as one step of its schedule: it is done only
+// after its last one.
 void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
+  if (pending.collective) {
+    AbsorbCollective(pending, reply);
+    return;
+  }
   FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
              &pending.status);
   pending.done = true;
@@ -393,25 +402,29 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
 // (blocking until one is when `wait`).
 int Any(bool wait, int count, MPI_Request requests[], int* index, int* flag,
         MPI_Status* status) {
-  RequestSet set = Classify(count, requests);
-  *flag = 1;
-  if (!set.done.empty()) {
-    *index = set.done.front();
-    return Retire(&requests[*index], status);
+  for (;;) {
+    RequestSet set = Classify(count, requests);
+    *flag = 1;
+    if (!set.done.empty()) {
+      *index = set.done.front();
+      return Retire(&requests[*index], status);
+    }
+    *index = MPI_UNDEFINED;
+    if (set.waiting.empty()) {  // only null requests
+      SetEmptyStatus(status);
+      return MPI_SUCCESS;
+    }
+    ReplyMsg reply = CallWithIds(wait ? MsgType::kWaitAny : MsgType::kTestAny, set.ids);
+    if (reply.flag == 0) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+    *index = set.waiting[static_cast<std::size_t>(reply.flag - 1)];
+    PendingRequest& pending = LookupRequest(requests[*index]);
+    Absorb(pending, reply);
+    // A collective with steps left: ask again (with its next receive).
+    if (pending.done) return Retire(&requests[*index], status);
   }
-  *index = MPI_UNDEFINED;
-  if (set.waiting.empty()) {  // only null requests
-    SetEmptyStatus(status);
-    return MPI_SUCCESS;
-  }
-  ReplyMsg reply = CallWithIds(wait ? MsgType::kWaitAny : MsgType::kTestAny, set.ids);
-  if (reply.flag == 0) {
-    *flag = 0;
-    return MPI_SUCCESS;
-  }
-  *index = set.waiting[static_cast<std::size_t>(reply.flag - 1)];
-  Absorb(LookupRequest(requests[*index]), reply);
-  return Retire(&requests[*index], status);
 }
 
 // MPI_Waitsome / MPI_Testsome: completes what is complete (at least one
@@ -432,7 +445,12 @@ int Some(bool wait, int incount, MPI_Request requests[], int* outcount,
     ReplyMsg reply = CallWithIds(ask, set.ids);
     if (reply.flag == 0) break;
     std::size_t k = static_cast<std::size_t>(reply.flag - 1);
-    Absorb(LookupRequest(requests[set.waiting[k]]), reply);
+    PendingRequest& pending = LookupRequest(requests[set.waiting[k]]);
+    Absorb(pending, reply);
+    if (!pending.done) {  // a collective with steps left: its next receive
+      set.ids[k] = pending.id;
+      continue;
+    }
     completed.push_back(set.waiting[k]);
     set.waiting.erase(set.waiting.begin() + static_cast<std::ptrdiff_t>(k));
     set.ids.erase(set.ids.begin() + static_cast<std::ptrdiff_t>(k));
@@ -462,7 +480,7 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   PendingRequest& pending = LookupRequest(*request);
-  if (!pending.done) {
+  while (!pending.done) {
     ReplyMsg reply = Runtime::Instance()->Call(IdRequest(MsgType::kTestRecv, pending.id));
     if (!reply.flag) {
       *flag = 0;
@@ -481,7 +499,7 @@ int Wait(MPI_Request* request, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   PendingRequest& pending = LookupRequest(*request);
-  if (!pending.done) {
+  while (!pending.done) {
     Absorb(pending, Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, pending.id)));
   }
   return Retire(request, status);
@@ -527,9 +545,11 @@ int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
 
 int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   RequireInitialized();
-  RequestSet set = Classify(count, requests);
-  if (!set.waiting.empty()) {
-    // MPI: unless every request is complete, none may be completed.
+  // MPI: unless every request is complete, none may be completed. A
+  // collective may need several rounds (one per step of its schedule);
+  // what a round absorbs stays done on our side for the next call.
+  for (RequestSet set = Classify(count, requests); !set.waiting.empty();
+       set = Classify(count, requests)) {
     if (!CallWithIds(MsgType::kTestAll, set.ids).flag) {
       *flag = 0;
       return MPI_SUCCESS;
@@ -564,8 +584,11 @@ void RequestFree(MPI_Request* request) {
   PendingRequest& pending = LookupRequest(*request);
   // The master keeps the receive posted so that it still takes its message
   // in MPI order, and drops that message (see MsgType::kFreeRecv).
-  if (pending.active && !pending.done)
+  if (pending.collective) {
+    AbandonCollective(pending);
+  } else if (pending.active && !pending.done) {
     Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, pending.id));
+  }
   FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
 }
