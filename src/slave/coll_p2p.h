@@ -1,14 +1,15 @@
-// Collectives built from point-to-point messages (issue 4): gather,
-// scatter, allgather, alltoall and their v forms, scan, exscan,
-// reduce_scatter, and the reductions with user-defined operations.
+// Collectives built from point-to-point messages (issue 4): the blocking
+// scan and exscan chain here, and the helpers of the schedules in nbc*.cpp
+// (gather, scatter, allgather, alltoall, reduce_scatter, user-defined
+// reductions and every nonblocking and persistent collective).
 //
 // They travel on the communicator's collective twin (CollectiveCommId in
 // common/protocol.h): the master buffers them like any message (its memory
 // or a spill file, by size), but they never match user messages. Each
 // operation has its own tag; since the members of a communicator call its
-// collectives in the same order and messages between a pair do not
-// overtake, no sequence numbers are needed. Every rank sends first, then
-// receives: sends are buffered, so this never deadlocks.
+// collectives in the same order, receives match in the order they were
+// posted and messages between a pair do not overtake, no sequence numbers
+// are needed. Sends are buffered, so sending first never deadlocks.
 #pragma once
 
 #include <mpi.h>
