@@ -33,7 +33,8 @@ static int *gapped_buffer(int n) {
 }
 
 static void check_holes(const int *b, int n, const char *what) {
-  for (int k = 1; k < 2 * n; k += 2) CHECK(b[k] == kHole, "%s: hole %d overwritten (%d)", what, k, b[k]);
+  for (int k = 1; k < 2 * n; k += 2)
+    CHECK(b[k] == kHole, "%s: hole %d overwritten (%d)", what, k, b[k]);
 }
 
 static void wait(MPI_Request *req) { CHECK_MPI(MPI_Wait(req, MPI_STATUS_IGNORE)); }
@@ -68,12 +69,14 @@ static void test_gather_family(int nonblocking) {
   } else {
     CHECK_MPI(MPI_Scatterv(g, counts, displs, gapped, mine, kCount, gapped, root, MPI_COMM_WORLD));
   }
-  for (int i = 0; i < kCount; ++i) CHECK(mine[2 * i] == value(rank, i), "scatter [%d] = %d", i, mine[2 * i]);
+  for (int i = 0; i < kCount; ++i)
+    CHECK(mine[2 * i] == value(rank, i), "scatter [%d] = %d", i, mine[2 * i]);
   check_holes(mine, kCount, "scatter");
   /* Allgather(v) from gapped into gapped. */
   int *all = gapped_buffer(n);
   if (nonblocking) {
-    CHECK_MPI(MPI_Iallgatherv(mine, kCount, gapped, all, counts, displs, gapped, MPI_COMM_WORLD, &req));
+    CHECK_MPI(
+        MPI_Iallgatherv(mine, kCount, gapped, all, counts, displs, gapped, MPI_COMM_WORLD, &req));
     wait(&req);
   } else {
     CHECK_MPI(MPI_Allgather(mine, kCount, gapped, all, kCount, gapped, MPI_COMM_WORLD));
@@ -105,7 +108,8 @@ static void test_alltoall_family(int nonblocking) {
     CHECK_MPI(MPI_Ialltoall(s, kCount, gapped, r_plain, kCount, MPI_INT, MPI_COMM_WORLD, &req));
     wait(&req);
   } else {
-    CHECK_MPI(MPI_Alltoallv(s, counts, displs, gapped, r_plain, counts, displs, MPI_INT, MPI_COMM_WORLD));
+    CHECK_MPI(
+        MPI_Alltoallv(s, counts, displs, gapped, r_plain, counts, displs, MPI_INT, MPI_COMM_WORLD));
   }
   for (int p = 0; p < size; ++p)
     for (int i = 0; i < kCount; ++i)
@@ -117,16 +121,19 @@ static void test_alltoall_family(int nonblocking) {
     bdispls[p] = p * kCount * 2 * (int)sizeof(int);
   }
   if (nonblocking) {
-    CHECK_MPI(MPI_Ialltoallw(s, counts, bdispls, stypes, r_g, counts, bdispls, rtypes, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Ialltoallw(s, counts, bdispls, stypes, r_g, counts, bdispls, rtypes,
+                             MPI_COMM_WORLD, &req));
     wait(&req);
   } else {
-    CHECK_MPI(MPI_Alltoallw(s, counts, bdispls, stypes, r_g, counts, bdispls, rtypes, MPI_COMM_WORLD));
+    CHECK_MPI(
+        MPI_Alltoallw(s, counts, bdispls, stypes, r_g, counts, bdispls, rtypes, MPI_COMM_WORLD));
   }
   for (int p = 0; p < size; ++p)
     for (int i = 0; i < kCount; ++i)
       CHECK(r_g[(p * kCount + i) * 2] == p * 1000 + rank * 10 + i, "alltoallw from %d", p);
   check_holes(r_g, n, "alltoallw");
-  free(s), free(r_g), free(r_plain), free(counts), free(displs), free(bdispls), free(stypes), free(rtypes);
+  free(s), free(r_g), free(r_plain), free(counts), free(displs), free(bdispls), free(stypes),
+      free(rtypes);
 }
 
 static void test_reductions(int nonblocking) {
@@ -149,7 +156,8 @@ static void test_reductions(int nonblocking) {
       for (int k = 0; k < n; ++k) {
         sum_all = 0;
         for (int r = 0; r < size; ++r) sum_all += value(r, k);
-        CHECK(out[2 * k] == sum_all, "%sreduce op %d [%d] = %d", nonblocking ? "Iall" : "", o, k, out[2 * k]);
+        CHECK(out[2 * k] == sum_all, "%sreduce op %d [%d] = %d", nonblocking ? "Iall" : "", o, k,
+              out[2 * k]);
       }
       check_holes(out, n, "reduce");
     }

@@ -15,8 +15,9 @@
  *     products mod a prime: the result is right only in rank order).
  *  3. Several collectives outstanding on one communicator, completed in
  *     the reverse order of their calls.
- *  4. Persistent collectives started three times with new data, with
- *     MPI_Start and MPI_Startall, then freed.
+ *  4. Persistent collectives: all of 2. again with MPI_*_init, MPI_Start,
+ *     the same completion calls and MPI_Request_free; and some started
+ *     three times with new data, with MPI_Start and MPI_Startall.
  */
 #include <mpi.h>
 
@@ -89,7 +90,32 @@ static void complete_request(MPI_Request *coll, int persistent) {
   CHECK(in == ((rank + size - 1) % size) * 1000 + m, "ring exchange got %d", in);
 }
 
-static void complete(MPI_Request *coll) { complete_request(coll, 0); }
+/* Set for the second pass of the tests below, where every collective is
+ * a persistent one (MPI_*_init, MPI_Start, complete, MPI_Request_free). */
+static int persistent_mode;
+
+#if MPI_VERSION >= 4 || defined(BDMPI)
+static int start_persistent(int rc, MPI_Request *req) {
+  return rc != MPI_SUCCESS ? rc : MPI_Start(req);
+}
+#define START(icall, initcall, ...)                                                     \
+  (persistent_mode ? start_persistent(initcall(__VA_ARGS__, MPI_INFO_NULL, &req), &req) \
+                   : icall(__VA_ARGS__, &req))
+#define HAVE_PERSISTENT 1
+#else
+#define START(icall, initcall, ...) icall(__VA_ARGS__, &req)
+#define HAVE_PERSISTENT 0
+#endif
+
+static void complete(MPI_Request *coll) {
+  if (!persistent_mode) {
+    complete_request(coll, 0);
+    return;
+  }
+  complete_request(coll, 1);
+  CHECK_MPI(MPI_Request_free(coll));
+  CHECK(*coll == MPI_REQUEST_NULL, "MPI_Request_free left the handle");
+}
 
 /* ------------------------------------------------------------ test data */
 
@@ -138,7 +164,7 @@ static void test_progress(void) {
   if (size < 2) return;
   MPI_Request req;
   int data = 0;
-  CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+  CHECK_MPI(START(MPI_Ibarrier, MPI_Barrier_init, MPI_COMM_WORLD));
   if (rank == 0) {
     CHECK_MPI(MPI_Recv(&data, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(data == 42, "rank 1 sent %d", data);
@@ -152,7 +178,7 @@ static void test_progress(void) {
   }
   /* The same with a bcast whose root waits in a receive. */
   int b = rank == 0 ? 7 : 0;
-  CHECK_MPI(MPI_Ibcast(&b, 1, MPI_INT, 0, MPI_COMM_WORLD, &req));
+  CHECK_MPI(START(MPI_Ibcast, MPI_Bcast_init, &b, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (rank == 0) {
     CHECK_MPI(MPI_Recv(&data, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
@@ -167,12 +193,12 @@ static void test_progress(void) {
 
 static void test_bcast_barrier(void) {
   MPI_Request req;
-  CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+  CHECK_MPI(START(MPI_Ibarrier, MPI_Barrier_init, MPI_COMM_WORLD));
   complete(&req);
-  for (int root = 0; root < size; root += size > 2 ? size - 1 : 1) {
+  for (int root = 0; root<size; root += size> 2 ? size - 1 : 1) {
     int buf[kCount];
     for (int i = 0; i < kCount; ++i) buf[i] = rank == root ? value(root, i) : -1;
-    CHECK_MPI(MPI_Ibcast(buf, kCount, MPI_INT, root, MPI_COMM_WORLD, &req));
+    CHECK_MPI(START(MPI_Ibcast, MPI_Bcast_init, buf, kCount, MPI_INT, root, MPI_COMM_WORLD));
     complete(&req);
     for (int i = 0; i < kCount; ++i) CHECK(buf[i] == value(root, i), "Ibcast[%d] = %d", i, buf[i]);
   }
@@ -187,13 +213,14 @@ static void test_reduce(int in_place) {
     for (int i = 0; i < kCount; ++i) sum[i] += value(r, i);
   MPI_Request req;
   const void *s = in_place && rank == root ? MPI_IN_PLACE : send;
-  CHECK_MPI(MPI_Ireduce(s, recv, kCount, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &req));
+  CHECK_MPI(
+      START(MPI_Ireduce, MPI_Reduce_init, s, recv, kCount, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD));
   complete(&req);
   if (rank == root)
     for (int i = 0; i < kCount; ++i) CHECK(recv[i] == sum[i], "Ireduce[%d] = %d", i, recv[i]);
   for (int i = 0; i < kCount; ++i) recv[i] = value(rank, i);
-  CHECK_MPI(MPI_Iallreduce(in_place ? MPI_IN_PLACE : send, recv, kCount, MPI_INT, MPI_SUM,
-                           MPI_COMM_WORLD, &req));
+  CHECK_MPI(START(MPI_Iallreduce, MPI_Allreduce_init, in_place ? MPI_IN_PLACE : send, recv, kCount,
+                  MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   complete(&req);
   for (int i = 0; i < kCount; ++i) CHECK(recv[i] == sum[i], "Iallreduce[%d] = %d", i, recv[i]);
 
@@ -204,15 +231,16 @@ static void test_reduce(int in_place) {
     memcpy(mrecv[i], msend[i], sizeof want);
   }
   const void *ms = in_place && rank == root ? MPI_IN_PLACE : (const void *)msend;
-  CHECK_MPI(MPI_Ireduce(ms, mrecv, kCount, mat_type, mat_op, root, MPI_COMM_WORLD, &req));
+  CHECK_MPI(START(MPI_Ireduce, MPI_Reduce_init, ms, mrecv, kCount, mat_type, mat_op, root,
+                  MPI_COMM_WORLD));
   complete(&req);
   for (int i = 0; i < kCount && rank == root; ++i) {
     product(0, size, i, want);
     CHECK(memcmp(mrecv[i], want, sizeof want) == 0, "Ireduce user op [%d]", i);
   }
   for (int i = 0; i < kCount; ++i) memcpy(mrecv[i], msend[i], sizeof want);
-  CHECK_MPI(MPI_Iallreduce(in_place ? MPI_IN_PLACE : (const void *)msend, mrecv, kCount, mat_type,
-                           mat_op, MPI_COMM_WORLD, &req));
+  CHECK_MPI(START(MPI_Iallreduce, MPI_Allreduce_init, in_place ? MPI_IN_PLACE : (const void *)msend,
+                  mrecv, kCount, mat_type, mat_op, MPI_COMM_WORLD));
   complete(&req);
   for (int i = 0; i < kCount; ++i) {
     product(0, size, i, want);
@@ -224,9 +252,11 @@ static void test_reduce(int in_place) {
     for (int i = 0; i < kCount; ++i) memcpy(mrecv[i], msend[i], sizeof want);
     const void *src = in_place ? MPI_IN_PLACE : (const void *)msend;
     if (exclusive) {
-      CHECK_MPI(MPI_Iexscan(src, mrecv, kCount, mat_type, mat_op, MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Iexscan, MPI_Exscan_init, src, mrecv, kCount, mat_type, mat_op,
+                      MPI_COMM_WORLD));
     } else {
-      CHECK_MPI(MPI_Iscan(src, mrecv, kCount, mat_type, mat_op, MPI_COMM_WORLD, &req));
+      CHECK_MPI(
+          START(MPI_Iscan, MPI_Scan_init, src, mrecv, kCount, mat_type, mat_op, MPI_COMM_WORLD));
     }
     complete(&req);
     if (exclusive && rank == 0) continue;
@@ -237,17 +267,19 @@ static void test_reduce(int in_place) {
   }
 
   /* Reduce_scatter(_block) with the user op: rank r gets blocks r. */
-  int (*mall)[4] = xmalloc(sizeof(int[4]) * (size_t)size * kCount);
+  int(*mall)[4] = xmalloc(sizeof(int[4]) * (size_t)size * kCount);
   int *counts = xmalloc(sizeof(int) * (size_t)size);
   for (int b = 0; b < size * kCount; ++b) matrix_of(rank, b, mall[b]);
   for (int r = 0; r < size; ++r) counts[r] = kCount;
   for (int block = 0; block < 2; ++block) {
-    int (*out)[4] = in_place ? mall : mrecv;
+    int(*out)[4] = in_place ? mall : mrecv;
     const void *src = in_place ? MPI_IN_PLACE : (const void *)mall;
     if (block) {
-      CHECK_MPI(MPI_Ireduce_scatter_block(src, out, kCount, mat_type, mat_op, MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Ireduce_scatter_block, MPI_Reduce_scatter_block_init, src, out, kCount,
+                      mat_type, mat_op, MPI_COMM_WORLD));
     } else {
-      CHECK_MPI(MPI_Ireduce_scatter(src, out, counts, mat_type, mat_op, MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Ireduce_scatter, MPI_Reduce_scatter_init, src, out, counts, mat_type,
+                      mat_op, MPI_COMM_WORLD));
     }
     complete(&req);
     for (int i = 0; i < kCount; ++i) {
@@ -272,13 +304,15 @@ static void test_gather_scatter(int in_place) {
   MPI_Request req;
   for (int v = 0; v < 2; ++v) {
     for (int k = 0; k < n; ++k) all[k] = -1;
-    if (in_place && rank == root) memcpy(all + (v ? displs[rank] : rank * kCount), mine, sizeof mine);
+    if (in_place && rank == root)
+      memcpy(all + (v ? displs[rank] : rank * kCount), mine, sizeof mine);
     const void *s = in_place && rank == root ? MPI_IN_PLACE : mine;
     if (v) {
-      CHECK_MPI(MPI_Igatherv(s, kCount, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD,
-                             &req));
+      CHECK_MPI(START(MPI_Igatherv, MPI_Gatherv_init, s, kCount, MPI_INT, all, counts, displs,
+                      MPI_INT, root, MPI_COMM_WORLD));
     } else {
-      CHECK_MPI(MPI_Igather(s, kCount, MPI_INT, all, kCount, MPI_INT, root, MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Igather, MPI_Gather_init, s, kCount, MPI_INT, all, kCount, MPI_INT, root,
+                      MPI_COMM_WORLD));
     }
     complete(&req);
     for (int r = 0; r < size && rank == root; ++r)
@@ -294,10 +328,11 @@ static void test_gather_scatter(int in_place) {
         for (int i = 0; i < kCount; ++i) all[(v ? displs[r] : r * kCount) + i] = value(r, i) + 7;
     void *rb = in_place && rank == root ? MPI_IN_PLACE : back;
     if (v) {
-      CHECK_MPI(MPI_Iscatterv(all, counts, displs, MPI_INT, rb, kCount, MPI_INT, root,
-                              MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Iscatterv, MPI_Scatterv_init, all, counts, displs, MPI_INT, rb, kCount,
+                      MPI_INT, root, MPI_COMM_WORLD));
     } else {
-      CHECK_MPI(MPI_Iscatter(all, kCount, MPI_INT, rb, kCount, MPI_INT, root, MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Iscatter, MPI_Scatter_init, all, kCount, MPI_INT, rb, kCount, MPI_INT,
+                      root, MPI_COMM_WORLD));
     }
     complete(&req);
     if (!(in_place && rank == root))
@@ -308,10 +343,11 @@ static void test_gather_scatter(int in_place) {
     if (in_place) memcpy(all + (v ? displs[rank] : rank * kCount), mine, sizeof mine);
     s = in_place ? MPI_IN_PLACE : mine;
     if (v) {
-      CHECK_MPI(MPI_Iallgatherv(s, kCount, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD,
-                                &req));
+      CHECK_MPI(START(MPI_Iallgatherv, MPI_Allgatherv_init, s, kCount, MPI_INT, all, counts, displs,
+                      MPI_INT, MPI_COMM_WORLD));
     } else {
-      CHECK_MPI(MPI_Iallgather(s, kCount, MPI_INT, all, kCount, MPI_INT, MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Iallgather, MPI_Allgather_init, s, kCount, MPI_INT, all, kCount, MPI_INT,
+                      MPI_COMM_WORLD));
     }
     complete(&req);
     for (int r = 0; r < size; ++r)
@@ -349,13 +385,14 @@ static void test_alltoall(int in_place) {
       s = MPI_IN_PLACE;
     }
     if (form == 0)
-      CHECK_MPI(MPI_Ialltoall(s, kCount, MPI_INT, out, kCount, MPI_INT, MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Ialltoall, MPI_Alltoall_init, s, kCount, MPI_INT, out, kCount, MPI_INT,
+                      MPI_COMM_WORLD));
     if (form == 1)
-      CHECK_MPI(MPI_Ialltoallv(s, counts, displs, MPI_INT, out, counts, displs, MPI_INT,
-                               MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Ialltoallv, MPI_Alltoallv_init, s, counts, displs, MPI_INT, out, counts,
+                      displs, MPI_INT, MPI_COMM_WORLD));
     if (form == 2)
-      CHECK_MPI(MPI_Ialltoallw(s, counts, bdispls, types, out, counts, bdispls, types,
-                               MPI_COMM_WORLD, &req));
+      CHECK_MPI(START(MPI_Ialltoallw, MPI_Alltoallw_init, s, counts, bdispls, types, out, counts,
+                      bdispls, types, MPI_COMM_WORLD));
     complete(&req);
     for (int r = 0; r < size; ++r)
       for (int i = 0; i < kCount; ++i) {
@@ -368,9 +405,11 @@ static void test_alltoall(int in_place) {
   MPI_Datatype pair;
   CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &pair));
   CHECK_MPI(MPI_Type_commit(&pair));
-  int *scounts = xmalloc(sizeof(int) * (size_t)size), *rcounts = xmalloc(sizeof(int) * (size_t)size);
+  int *scounts = xmalloc(sizeof(int) * (size_t)size),
+      *rcounts = xmalloc(sizeof(int) * (size_t)size);
   MPI_Datatype *stypes = xmalloc(sizeof(MPI_Datatype) * (size_t)size);
-  int *big_s = xmalloc(sizeof(int) * (size_t)size * 2), *big_r = xmalloc(sizeof(int) * (size_t)size * 2);
+  int *big_s = xmalloc(sizeof(int) * (size_t)size * 2),
+      *big_r = xmalloc(sizeof(int) * (size_t)size * 2);
   for (int r = 0; r < size; ++r) {
     /* Two ints to every peer: as 2 x MPI_INT or 1 x pair by the sender's parity. */
     stypes[r] = rank % 2 ? pair : MPI_INT;
@@ -475,8 +514,8 @@ static void test_persistent(void) {
   /* Barrier_init, Reduce_init and Scan_init once each. */
   int s = -1, one = 1;
   CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[0]));
-  CHECK_MPI(MPI_Reduce_init(&one, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
-                            &reqs[1]));
+  CHECK_MPI(
+      MPI_Reduce_init(&one, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[1]));
   CHECK_MPI(MPI_Scan_init(&one, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[2]));
   CHECK_MPI(MPI_Startall(3, reqs));
   CHECK_MPI(MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE));
@@ -498,12 +537,15 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Op_create(matmul, 0, &mat_op));
 
   test_progress();
-  test_bcast_barrier();
-  for (int in_place = 0; in_place < 2; ++in_place) {
-    test_reduce(in_place);
-    test_gather_scatter(in_place);
-    test_alltoall(in_place);
+  for (persistent_mode = 0; persistent_mode <= HAVE_PERSISTENT; ++persistent_mode) {
+    test_bcast_barrier();
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      test_reduce(in_place);
+      test_gather_scatter(in_place);
+      test_alltoall(in_place);
+    }
   }
+  persistent_mode = 0;
   test_outstanding();
   test_local();
   test_persistent();
