@@ -35,8 +35,7 @@ void Schedule::SendBytes(int dest, int tag, const void* data, std::uint64_t byte
   runtime->PostStaged(request);
 }
 
-void Schedule::SendElements(int dest, int tag, const void* buffer, int count,
-                            MPI_Datatype type) {
+void Schedule::SendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type) {
   WireData wire = ToWire(buffer, count, type);
   SendBytes(dest, tag, wire.data, wire.bytes);
 }
@@ -55,8 +54,7 @@ void Schedule::Recv(int source, int tag, std::uint64_t capacity, Deliver deliver
   steps_.push_back(Step{request.id, std::move(deliver), nullptr});
 }
 
-void Schedule::RecvElements(int source, int tag, void* buffer, int count,
-                            MPI_Datatype type) {
+void Schedule::RecvElements(int source, int tag, void* buffer, int count, MPI_Datatype type) {
   std::uint64_t capacity = WireBytes(count, type);
   std::shared_ptr<const TypeInfo> layout = ScatteredLayout(type);
   Recv(source, tag, capacity, [=](const ReplyMsg& reply) {
@@ -83,8 +81,7 @@ void Schedule::Absorb(const ReplyMsg& reply) {
 }
 
 void Schedule::Wait() {
-  while (!done())
-    Absorb(Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id())));
+  while (!done()) Absorb(Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id())));
 }
 
 bool Schedule::Test() {

@@ -28,7 +28,9 @@ struct Block {
 };
 using Blocks = std::vector<Block>;
 
-void* At(void* buffer, const Block& block) { return static_cast<std::byte*>(buffer) + block.offset; }
+void* At(void* buffer, const Block& block) {
+  return static_cast<std::byte*>(buffer) + block.offset;
+}
 const void* At(const void* buffer, const Block& block) {
   return static_cast<const std::byte*>(buffer) + block.offset;
 }
@@ -84,8 +86,7 @@ void LocalCopy(const void* send, int sendcount, MPI_Datatype sendtype, void* rec
   if (type.Dense()) {
     if (wire.bytes > 0 && recv != wire.data) std::memmove(recv, wire.data, wire.bytes);
   } else {
-    UnpackElements(static_cast<const std::byte*>(wire.data), wire.bytes, recv, block.count,
-                   type);
+    UnpackElements(static_cast<const std::byte*>(wire.data), wire.bytes, recv, block.count, type);
   }
 }
 
@@ -133,16 +134,15 @@ CollectivePlan ScatterBlocks(const void* send, Blocks blocks, void* recv, int re
       if (r != root) {
         schedule.SendElements(r, kTagScatter, At(send, block), block.count, block.type);
       } else if (recv != MPI_IN_PLACE) {
-        LocalCopy(At(send, block), block.count, block.type, recv,
-                  Block{recvcount, 0, recvtype});
+        LocalCopy(At(send, block), block.count, block.type, recv, Block{recvcount, 0, recvtype});
       }
     }
     return schedule;
   };
 }
 
-CollectivePlan AllgatherBlocks(const void* send, int sendcount, MPI_Datatype sendtype,
-                               void* recv, Blocks blocks, const CommInfo& comm) {
+CollectivePlan AllgatherBlocks(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
+                               Blocks blocks, const CommInfo& comm) {
   if (send != MPI_IN_PLACE) WireBytes(sendcount, sendtype);
   return [=]() {
     Schedule schedule(comm);
@@ -178,8 +178,8 @@ CollectivePlan AlltoallBlocks(const void* send, Blocks sblocks, void* recv, Bloc
     }
     std::size_t me = static_cast<std::size_t>(comm.rank);
     if (!in_place)
-      LocalCopy(At(send, sblocks[me]), sblocks[me].count, sblocks[me].type,
-                At(recv, rblocks[me]), rblocks[me]);
+      LocalCopy(At(send, sblocks[me]), sblocks[me].count, sblocks[me].type, At(recv, rblocks[me]),
+                rblocks[me]);
     for (int r = 0; r < comm.size; ++r) {
       const Block& block = rblocks[static_cast<std::size_t>(r)];
       if (r != comm.rank)
@@ -205,8 +205,9 @@ CollectivePlan BarrierPlan(MPI_Comm comm_handle) {
     }
     for (int r = 0; r < comm.size; ++r) {
       if (r != comm.rank)
-        schedule.Recv(r, kTagBarrier, 0,
-                      [](const ReplyMsg& reply) { Runtime::Instance()->FetchPayload(reply, nullptr, 0); });
+        schedule.Recv(r, kTagBarrier, 0, [](const ReplyMsg& reply) {
+          Runtime::Instance()->FetchPayload(reply, nullptr, 0);
+        });
     }
     return schedule;
   };
@@ -232,8 +233,7 @@ CollectivePlan BcastPlan(void* buffer, int count, MPI_Datatype datatype, int roo
 }
 
 CollectivePlan GatherPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                          int recvcount, MPI_Datatype recvtype, int root,
-                          MPI_Comm comm_handle) {
+                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   CheckRoot(comm, root);
   Blocks blocks;
@@ -252,8 +252,7 @@ CollectivePlan GathervPlan(const void* send, int sendcount, MPI_Datatype sendtyp
 }
 
 CollectivePlan ScatterPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                           int recvcount, MPI_Datatype recvtype, int root,
-                           MPI_Comm comm_handle) {
+                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   CheckRoot(comm, root);
   Blocks blocks;
@@ -262,8 +261,8 @@ CollectivePlan ScatterPlan(const void* send, int sendcount, MPI_Datatype sendtyp
 }
 
 CollectivePlan ScattervPlan(const void* send, const int sendcounts[], const int displs[],
-                            MPI_Datatype sendtype, void* recv, int recvcount,
-                            MPI_Datatype recvtype, int root, MPI_Comm comm_handle) {
+                            MPI_Datatype sendtype, void* recv, int recvcount, MPI_Datatype recvtype,
+                            int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   CheckRoot(comm, root);
   Blocks blocks;
@@ -274,13 +273,13 @@ CollectivePlan ScattervPlan(const void* send, const int sendcounts[], const int 
 CollectivePlan AllgatherPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
-  return AllgatherBlocks(send, sendcount, sendtype, recv,
-                         Regular(comm.size, recvcount, recvtype), comm);
+  return AllgatherBlocks(send, sendcount, sendtype, recv, Regular(comm.size, recvcount, recvtype),
+                         comm);
 }
 
-CollectivePlan AllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype,
-                              void* recv, const int recvcounts[], const int displs[],
-                              MPI_Datatype recvtype, MPI_Comm comm_handle) {
+CollectivePlan AllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
+                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                              MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   return AllgatherBlocks(send, sendcount, sendtype, recv,
                          Given(comm.size, recvcounts, displs, recvtype), comm);
@@ -296,13 +295,11 @@ CollectivePlan AlltoallPlan(const void* send, int sendcount, MPI_Datatype sendty
 
 CollectivePlan AlltoallvPlan(const void* send, const int sendcounts[], const int sdispls[],
                              MPI_Datatype sendtype, void* recv, const int recvcounts[],
-                             const int rdispls[], MPI_Datatype recvtype,
-                             MPI_Comm comm_handle) {
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   Blocks sblocks;
   if (send != MPI_IN_PLACE) sblocks = Given(comm.size, sendcounts, sdispls, sendtype);
-  return AlltoallBlocks(send, sblocks, recv, Given(comm.size, recvcounts, rdispls, recvtype),
-                        comm);
+  return AlltoallBlocks(send, sblocks, recv, Given(comm.size, recvcounts, rdispls, recvtype), comm);
 }
 
 CollectivePlan AlltoallwPlan(const void* send, const int sendcounts[], const int sdispls[],
@@ -312,8 +309,8 @@ CollectivePlan AlltoallwPlan(const void* send, const int sendcounts[], const int
   const CommInfo& comm = Checked(comm_handle);
   Blocks sblocks;
   if (send != MPI_IN_PLACE) sblocks = GivenW(comm.size, sendcounts, sdispls, sendtypes);
-  return AlltoallBlocks(send, sblocks, recv,
-                        GivenW(comm.size, recvcounts, rdispls, recvtypes), comm);
+  return AlltoallBlocks(send, sblocks, recv, GivenW(comm.size, recvcounts, rdispls, recvtypes),
+                        comm);
 }
 
 }  // namespace bdmpi

@@ -22,13 +22,13 @@ CollectivePlan GathervPlan(const void* send, int sendcount, MPI_Datatype sendtyp
 CollectivePlan ScatterPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 CollectivePlan ScattervPlan(const void* send, const int sendcounts[], const int displs[],
-                            MPI_Datatype sendtype, void* recv, int recvcount,
-                            MPI_Datatype recvtype, int root, MPI_Comm comm);
+                            MPI_Datatype sendtype, void* recv, int recvcount, MPI_Datatype recvtype,
+                            int root, MPI_Comm comm);
 CollectivePlan AllgatherPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-CollectivePlan AllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype,
-                              void* recv, const int recvcounts[], const int displs[],
-                              MPI_Datatype recvtype, MPI_Comm comm);
+CollectivePlan AllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
+                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                              MPI_Comm comm);
 CollectivePlan AlltoallPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 CollectivePlan AlltoallvPlan(const void* send, const int sendcounts[], const int sdispls[],
@@ -36,23 +36,22 @@ CollectivePlan AlltoallvPlan(const void* send, const int sendcounts[], const int
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 CollectivePlan AlltoallwPlan(const void* send, const int sendcounts[], const int sdispls[],
                              const MPI_Datatype sendtypes[], void* recv, const int recvcounts[],
-                             const int rdispls[], const MPI_Datatype recvtypes[],
-                             MPI_Comm comm);
+                             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 // Reductions (nbc_reduce.cpp), folded in rank order by the ranks that
 // need the result.
-CollectivePlan ReducePlan(const void* send, void* recv, int count, MPI_Datatype datatype,
-                          MPI_Op op, int root, MPI_Comm comm);
+CollectivePlan ReducePlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
+                          int root, MPI_Comm comm);
 CollectivePlan AllreducePlan(const void* send, void* recv, int count, MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm);
 CollectivePlan ReduceScatterPlan(const void* send, void* recv, const int recvcounts[],
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 CollectivePlan ReduceScatterBlockPlan(const void* send, void* recv, int recvcount,
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-CollectivePlan ScanPlan(const void* send, void* recv, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm);
-CollectivePlan ExscanPlan(const void* send, void* recv, int count, MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm);
+CollectivePlan ScanPlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm);
+CollectivePlan ExscanPlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm);
 
 // MPI_Reduce_local: inout = in op inout on buffers of any datatype.
 void ReduceLocal(const void* in, void* inout, int count, MPI_Datatype datatype, MPI_Op op);

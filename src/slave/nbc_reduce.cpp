@@ -69,8 +69,8 @@ class Fold {
 // Adds the steps that fold the contributions of `sources` (increasing
 // ranks; this rank's own, `own`, at its place) and then writes the result.
 void FoldSteps(Schedule& schedule, int tag, const std::vector<int>& sources,
-               std::shared_ptr<Fold> fold, std::shared_ptr<const Bytes> own, void* recv,
-               int count, std::shared_ptr<const TypeInfo> layout) {
+               std::shared_ptr<Fold> fold, std::shared_ptr<const Bytes> own, void* recv, int count,
+               std::shared_ptr<const TypeInfo> layout) {
   for (int r : sources) {
     if (r == schedule.rank()) {
       schedule.Then([fold, own] { fold->Add(*own); });
@@ -103,8 +103,8 @@ Checked Check(int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
 }
 
 // Reduce to `root`, or to every rank when root < 0 (allreduce).
-CollectivePlan ReduceTo(const void* send, void* recv, int count, MPI_Datatype datatype,
-                        MPI_Op op, int root, MPI_Comm comm_handle) {
+CollectivePlan ReduceTo(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
+                        int root, MPI_Comm comm_handle) {
   Checked checked = Check(count, datatype, op, comm_handle);
   const CommInfo& comm = checked.comm;
   bool everyone = root < 0;
@@ -132,8 +132,8 @@ CollectivePlan ReduceTo(const void* send, void* recv, int count, MPI_Datatype da
 }
 
 // Scan (inclusive) and exscan: rank r folds x_0 ... x_{r-1} (and x_r).
-CollectivePlan Prefix(const void* send, void* recv, int count, MPI_Datatype datatype,
-                      MPI_Op op, MPI_Comm comm_handle, bool exclusive) {
+CollectivePlan Prefix(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm_handle, bool exclusive) {
   Checked checked = Check(count, datatype, op, comm_handle);
   const CommInfo& comm = checked.comm;
   if (send == MPI_IN_PLACE) send = recv;
@@ -171,16 +171,16 @@ CollectivePlan ReduceScatterCounts(const void* send, void* recv, std::vector<int
     std::size_t me = static_cast<std::size_t>(comm.rank);
     std::uint64_t offset = 0, my_offset = 0;
     for (int r = 0; r < comm.size; ++r) {
-      std::uint64_t bytes = static_cast<std::uint64_t>(counts[static_cast<std::size_t>(r)]) *
-                            element;
+      std::uint64_t bytes =
+          static_cast<std::uint64_t>(counts[static_cast<std::size_t>(r)]) * element;
       if (r != comm.rank) schedule.SendBytes(r, kTagReduceScatter, input.data() + offset, bytes);
       if (r == comm.rank) my_offset = offset;
       offset += bytes;
     }
     std::uint64_t my_bytes = static_cast<std::uint64_t>(counts[me]) * element;
-    auto own = std::make_shared<const Bytes>(input.begin() + static_cast<std::ptrdiff_t>(my_offset),
-                                             input.begin() +
-                                                 static_cast<std::ptrdiff_t>(my_offset + my_bytes));
+    auto own = std::make_shared<const Bytes>(
+        input.begin() + static_cast<std::ptrdiff_t>(my_offset),
+        input.begin() + static_cast<std::ptrdiff_t>(my_offset + my_bytes));
     FoldSteps(schedule, kTagReduceScatter, Ranks(0, comm.size),
               std::make_shared<Fold>(checked_op, datatype, counts[me]), own, recv, counts[me],
               ScatteredLayout(datatype));
@@ -190,9 +190,10 @@ CollectivePlan ReduceScatterCounts(const void* send, void* recv, std::vector<int
 
 }  // namespace
 
-CollectivePlan ReducePlan(const void* send, void* recv, int count, MPI_Datatype datatype,
-                          MPI_Op op, int root, MPI_Comm comm) {
-  if (root < 0) CheckRoot(LookupComm(comm), root);  // ReduceTo takes -1 for "every rank"
+CollectivePlan ReducePlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
+                          int root, MPI_Comm comm) {
+  RequireInitialized();
+  CheckRoot(LookupComm(comm), root);  // ReduceTo takes -1 for "every rank"
   return ReduceTo(send, recv, count, datatype, op, root, comm);
 }
 
@@ -206,8 +207,8 @@ CollectivePlan ReduceScatterPlan(const void* send, void* recv, const int recvcou
   RequireInitialized();
   int n = LookupComm(comm).size;
   if (recvcounts == nullptr) throw Error(kErrCount, "no counts given");
-  return ReduceScatterCounts(send, recv, std::vector<int>(recvcounts, recvcounts + n), datatype,
-                             op, comm);
+  return ReduceScatterCounts(send, recv, std::vector<int>(recvcounts, recvcounts + n), datatype, op,
+                             comm);
 }
 
 CollectivePlan ReduceScatterBlockPlan(const void* send, void* recv, int recvcount,
@@ -218,13 +219,13 @@ CollectivePlan ReduceScatterBlockPlan(const void* send, void* recv, int recvcoun
                              datatype, op, comm);
 }
 
-CollectivePlan ScanPlan(const void* send, void* recv, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm) {
+CollectivePlan ScanPlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm) {
   return Prefix(send, recv, count, datatype, op, comm, /*exclusive=*/false);
 }
 
-CollectivePlan ExscanPlan(const void* send, void* recv, int count, MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm) {
+CollectivePlan ExscanPlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm) {
   return Prefix(send, recv, count, datatype, op, comm, /*exclusive=*/true);
 }
 
