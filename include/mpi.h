@@ -631,8 +631,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        MPI_Op op, MPI_Comm comm);
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
-/* Declared so that programs compile; not provided by libbdmpi yet (linking
- * fails): non-blocking collectives. */
+/* Nonblocking (MPI-3) and persistent (MPI-4) collectives, MPI_Alltoallw,
+ * MPI_Reduce_local, MPI_Op_commutative: src/slave/api_nbc.cpp. */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                MPI_Comm comm, MPI_Request *request);
@@ -642,6 +642,120 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request *request);
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm, MPI_Request *request);
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, const int recvcounts[], const int displs[],
+                 MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request);
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request);
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[],
+                  const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request);
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
+                        const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
+                              int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request *request);
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count,
+              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                MPI_Request *request);
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request);
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request);
+int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request);
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request);
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
+                      const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Allgather_init(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request);
+int MPI_Alltoall_init(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request);
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], const MPI_Datatype sendtypes[],
+                       void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[],
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                            const int recvcounts[], MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request);
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+                                  int recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                  MPI_Info info, MPI_Request *request);
+int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request);
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                  const int sdispls[], const MPI_Datatype sendtypes[],
+                  void *recvbuf, const int recvcounts[], const int rdispls[],
+                  const MPI_Datatype recvtypes[], MPI_Comm comm);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
 
 /* Process topologies: only the arithmetic of MPI_Dims_create. */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
@@ -1078,6 +1192,123 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request);
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request);
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int displs[],
+                  MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request);
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *request);
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
+                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request);
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request);
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int rdispls[],
+                    MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request);
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], const MPI_Datatype sendtypes[],
+                    void *recvbuf, const int recvcounts[], const int rdispls[],
+                    const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request);
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
+                         const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
+                               int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request);
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *request);
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request);
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request);
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request);
+int PMPI_Scatter_init(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request);
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int PMPI_Allgather_init(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request);
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request);
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], const MPI_Datatype sendtypes[],
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[],
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                             const int recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request);
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+                                   int recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request);
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request);
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm);
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op);
+int PMPI_Op_commutative(MPI_Op op, int *commute);
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
                 MPI_Message *message, MPI_Request *request);

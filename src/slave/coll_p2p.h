@@ -1,14 +1,15 @@
-// Collectives built from point-to-point messages (issue 4): gather,
-// scatter, allgather, alltoall and their v forms, scan, exscan,
-// reduce_scatter, and the reductions with user-defined operations.
+// Collectives built from point-to-point messages (issue 4): the blocking
+// scan and exscan chain here, and the helpers of the schedules in nbc*.cpp
+// (gather, scatter, allgather, alltoall, reduce_scatter, user-defined
+// reductions and every nonblocking and persistent collective).
 //
 // They travel on the communicator's collective twin (CollectiveCommId in
 // common/protocol.h): the master buffers them like any message (its memory
 // or a spill file, by size), but they never match user messages. Each
 // operation has its own tag; since the members of a communicator call its
-// collectives in the same order and messages between a pair do not
-// overtake, no sequence numbers are needed. Every rank sends first, then
-// receives: sends are buffered, so this never deadlocks.
+// collectives in the same order, receives match in the order they were
+// posted and messages between a pair do not overtake, no sequence numbers
+// are needed. Sends are buffered, so sending first never deadlocks.
 #pragma once
 
 #include <mpi.h>
@@ -29,6 +30,14 @@ enum CollTag : int {
   kTagScan,
   kTagExscan,
   kTagUserReduce,
+  // The schedules of nbc_move.cpp and nbc_reduce.cpp (blocking or not).
+  kTagBarrier,
+  kTagBcast,
+  kTagReduce,
+  kTagAllreduce,
+  kTagReduceScatter,
+  kTagIscan,
+  kTagIexscan,
 };
 
 void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::uint64_t bytes);
@@ -48,14 +57,12 @@ CheckedOp CheckOp(MPI_Op op, MPI_Datatype datatype);
 // order of an MPI_User_function: `in` holds the lower ranks).
 void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
              int count);
+// ApplyOp on wire bytes (wire_data.h): a user-defined function sees the
+// elements laid out as in memory, so a type with gaps is unpacked for it.
+void ApplyOpWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
+                 int count);
 MPI_Op OpCreate(MPI_User_function* function, int commute);
 void OpFree(MPI_Op* op);
 bool OpCommutative(MPI_Op op);
-
-// MPI_Reduce with any operation: user-defined ones are folded by the root
-// from point-to-point contributions (see ops.cpp), predefined ones by the
-// master.
-void UserReduce(const void* send, void* recv, int count, MPI_Datatype datatype,
-                const CheckedOp& op, int root, const CommInfo& comm);
 
 }  // namespace bdmpi

@@ -35,6 +35,9 @@ void Alltoall(const void* send, int sendcount, MPI_Datatype sendtype, void* recv
 void Alltoallv(const void* send, const int sendcounts[], const int sdispls[],
                MPI_Datatype sendtype, void* recv, const int recvcounts[], const int rdispls[],
                MPI_Datatype recvtype, MPI_Comm comm);
+void Alltoallw(const void* send, const int sendcounts[], const int sdispls[],
+               const MPI_Datatype sendtypes[], void* recv, const int recvcounts[],
+               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 void Scan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
           MPI_Comm comm);
 void Exscan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,

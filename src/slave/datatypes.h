@@ -11,10 +11,9 @@
 // contiguous staging buffer and unpacked on receipt (see PackElements).
 //
 // The master only ever sees bytes and, for reductions, one predefined base
-// type. Point-to-point, MPI_Bcast, MPI_Reduce and MPI_Allreduce (predefined
-// ops) pack and unpack (wire_data.h); the other collectives and user-defined
-// ops take dense types only for now and refuse others with MPI_ERR_TYPE
-// rather than move their gaps.
+// type. Point-to-point and every collective pack and unpack (wire_data.h);
+// user-defined operations see their operands as laid out in memory
+// (ApplyOpWire, coll_p2p.h).
 #pragma once
 
 #include <mpi.h>

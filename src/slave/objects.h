@@ -69,6 +69,7 @@ struct GeneralizedRequest {
   // callbacks: makes progress, waiting when asked; true when complete.
   std::function<bool(bool wait)> progress;
 };
+struct CollectiveRequest;  // nbc.h
 
 // A non-blocking operation in flight.
 struct PendingRequest {
@@ -96,6 +97,9 @@ struct PendingRequest {
   SendMode mode = SendMode::kStandard;
   // A generalized request (done once the program completes it).
   std::shared_ptr<GeneralizedRequest> generalized;
+  // A nonblocking or persistent collective (nbc.h): `id` is the receive
+  // its schedule waits for next, and `done` says the schedule is complete.
+  std::shared_ptr<CollectiveRequest> collective;
 };
 
 MPI_Request NewRequest(const PendingRequest& request);

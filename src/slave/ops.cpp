@@ -2,15 +2,9 @@
 // user-defined ones of MPI_Op_create.
 //
 // User-defined reductions run in the slaves, never in the master (which
-// cannot call into a user program): every member sends its contribution to
-// the root over the communicator's collective twin, and the root folds
-// them in rank order, acc = acc op x_r for r = 0, 1, ..., n-1, so that a
-// non-commutative operation (commute == 0) sees its operands in MPI's
-// canonical order. The root holds two buffers (its accumulator and one
-// incoming contribution); contributions wait, buffered by the master (or
-// spilled to disk), until the root takes them. MPI_Allreduce then
-// broadcasts the root's result through the master's MPI_Bcast;
-// scan/exscan/reduce_scatter use the same folding (scan.cpp).
+// cannot call into a user program): see nbc_reduce.cpp, which folds the
+// contributions in rank order so that a non-commutative operation
+// (commute == 0) sees its operands in MPI's canonical order.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -85,6 +79,27 @@ void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* i
          static_cast<std::size_t>(count) * info.count);
 }
 
+void ApplyOpWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
+                 int count) {
+  const TypeInfo& type = LookupType(datatype);
+  // Wire bytes are what predefined operations work on, and the memory
+  // layout of a dense type.
+  if (op.user == nullptr || type.Dense() || count == 0) {
+    ApplyOp(op, datatype, in, inout, count);
+    return;
+  }
+  std::uint64_t bytes = WireBytes(count, datatype);
+  std::uint64_t span = static_cast<std::uint64_t>(count - 1) * type.extent + type.true_extent;
+  std::vector<std::byte> in_memory(span), inout_memory(span);
+  // Element i's bytes start at i * extent + true_lb from the buffer's address.
+  std::byte* in_buffer = in_memory.data() - type.true_lb;
+  std::byte* inout_buffer = inout_memory.data() - type.true_lb;
+  UnpackElements(static_cast<const std::byte*>(in), bytes, in_buffer, count, type);
+  UnpackElements(static_cast<const std::byte*>(inout), bytes, inout_buffer, count, type);
+  ApplyOp(op, datatype, in_buffer, inout_buffer, count);
+  PackElements(inout_buffer, count, type, static_cast<std::byte*>(inout));
+}
+
 MPI_Op OpCreate(MPI_User_function* function, int commute) {
   if (function == nullptr) throw Error(kErrArg, "MPI_Op_create: no function");
   std::vector<UserOp>& ops = UserOps();
@@ -108,27 +123,6 @@ bool OpCommutative(MPI_Op op) {
       HandleIndex(op) >= kFirstUserOp)
     throw Error(kErrOp, "invalid reduction operation");
   return true;
-}
-
-void UserReduce(const void* send, void* recv, int count, MPI_Datatype datatype,
-                const CheckedOp& op, int root, const CommInfo& comm) {
-  std::uint64_t bytes = BufferBytes(count, datatype);
-  if (comm.rank != root) {
-    CollSend(comm, root, kTagUserReduce, send, bytes);
-    return;
-  }
-  // acc = x_0 op ... op x_{r-1}; each step: incoming = acc op incoming.
-  std::vector<std::byte> acc(bytes), incoming(bytes);
-  for (int r = 0; r < comm.size; ++r) {
-    if (r == root) {
-      if (bytes > 0) std::memcpy(incoming.data(), send, bytes);
-    } else {
-      CollRecv(comm, r, kTagUserReduce, incoming.data(), bytes);
-    }
-    if (r > 0) ApplyOp(op, datatype, acc.data(), incoming.data(), count);
-    acc.swap(incoming);
-  }
-  if (bytes > 0) std::memcpy(recv, acc.data(), bytes);
 }
 
 }  // namespace bdmpi

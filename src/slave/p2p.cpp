@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "slave/errors.h"
 #include "slave/bsend_buffer.h"
+#include "slave/nbc.h"
 #include "slave/objects.h"
 #include "slave/p2p_internal.h"
 #include "slave/p2p_more.h"
@@ -289,7 +290,9 @@ void Start(MPI_Request* request) {
   PendingRequest& pending = LookupRequest(*request);
   if (!pending.persistent) throw Error(kErrRequest, "MPI_Start of a non-persistent request");
   if (pending.active) throw Error(kErrRequest, "MPI_Start of an active request");
-  if (pending.is_recv) {
+  if (pending.collective) {
+    StartCollective(pending);
+  } else if (pending.is_recv) {
     StartRecv(pending);
   } else {
     StartSend(pending);
@@ -344,8 +347,14 @@ MPI_Comm RequestsComm(int count, const MPI_Request requests[]) {
 // receives are completed by asking the master, which holds the messages.
 
 // Copies the master's completion of a receive into its request; for a
-// synchronous send it only says that the message was matched.
+// synchronous send it only says that the message was matched. A collective
+// request takes it as one step of its schedule: it is done only after its
+// last one.
 void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
+  if (pending.collective) {
+    AbsorbCollective(pending, reply);
+    return;
+  }
   if (pending.is_recv) {
     FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
                &pending.status);
@@ -420,37 +429,41 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
 // (blocking until one is when `wait`).
 int Any(bool wait, int count, MPI_Request requests[], int* index, int* flag,
         MPI_Status* status) {
-  RequestSet set = Classify(count, requests);
-  if (wait && set.program_pending && set.done.empty()) {
-    // A generalized request is completed by the program itself: poll.
-    for (;;) {
-      int error = Any(/*wait=*/false, count, requests, index, flag, status);
-      if (*flag) return error;
-      sched_yield();
+  for (;;) {
+    RequestSet set = Classify(count, requests);
+    if (wait && set.program_pending && set.done.empty()) {
+      // A generalized request is completed by the program itself: poll.
+      for (;;) {
+        int error = Any(/*wait=*/false, count, requests, index, flag, status);
+        if (*flag) return error;
+        sched_yield();
+      }
     }
+    *flag = 1;
+    if (!set.done.empty()) {
+      *index = set.done.front();
+      return Retire(&requests[*index], status);
+    }
+    *index = MPI_UNDEFINED;
+    if (set.waiting.empty() && set.program_pending) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+    if (set.waiting.empty()) {  // only null requests
+      SetEmptyStatus(status);
+      return MPI_SUCCESS;
+    }
+    ReplyMsg reply = CallWithIds(wait ? MsgType::kWaitAny : MsgType::kTestAny, set.ids);
+    if (reply.flag == 0) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+    *index = set.waiting[static_cast<std::size_t>(reply.flag - 1)];
+    PendingRequest& pending = LookupRequest(requests[*index]);
+    Absorb(pending, reply);
+    // A collective with steps left: ask again (with its next receive).
+    if (pending.done) return Retire(&requests[*index], status);
   }
-  *flag = 1;
-  if (!set.done.empty()) {
-    *index = set.done.front();
-    return Retire(&requests[*index], status);
-  }
-  *index = MPI_UNDEFINED;
-  if (set.waiting.empty() && set.program_pending) {
-    *flag = 0;
-    return MPI_SUCCESS;
-  }
-  if (set.waiting.empty()) {  // only null requests
-    SetEmptyStatus(status);
-    return MPI_SUCCESS;
-  }
-  ReplyMsg reply = CallWithIds(wait ? MsgType::kWaitAny : MsgType::kTestAny, set.ids);
-  if (reply.flag == 0) {
-    *flag = 0;
-    return MPI_SUCCESS;
-  }
-  *index = set.waiting[static_cast<std::size_t>(reply.flag - 1)];
-  Absorb(LookupRequest(requests[*index]), reply);
-  return Retire(&requests[*index], status);
 }
 
 // MPI_Waitsome / MPI_Testsome: completes what is complete (at least one
@@ -479,7 +492,12 @@ int Some(bool wait, int incount, MPI_Request requests[], int* outcount,
     ReplyMsg reply = CallWithIds(ask, set.ids);
     if (reply.flag == 0) break;
     std::size_t k = static_cast<std::size_t>(reply.flag - 1);
-    Absorb(LookupRequest(requests[set.waiting[k]]), reply);
+    PendingRequest& pending = LookupRequest(requests[set.waiting[k]]);
+    Absorb(pending, reply);
+    if (!pending.done) {  // a collective with steps left: its next receive
+      set.ids[k] = pending.id;
+      continue;
+    }
     completed.push_back(set.waiting[k]);
     set.waiting.erase(set.waiting.begin() + static_cast<std::ptrdiff_t>(k));
     set.ids.erase(set.ids.begin() + static_cast<std::ptrdiff_t>(k));
@@ -513,7 +531,7 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
     *flag = 0;
     return MPI_SUCCESS;
   }
-  if (!pending.done) {
+  while (!pending.done) {
     ReplyMsg reply = Runtime::Instance()->Call(IdRequest(MsgType::kTestRecv, pending.id));
     if (!reply.flag) {
       *flag = 0;
@@ -534,8 +552,9 @@ int Wait(MPI_Request* request, MPI_Status* status) {
   PendingRequest& pending = LookupRequest(*request);
   if (!pending.done && pending.generalized) {
     WaitGeneralized(*request);
-  } else if (!pending.done) {
-    Absorb(pending, Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, pending.id)));
+  } else {
+    while (!pending.done)
+      Absorb(pending, Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, pending.id)));
   }
   return Retire(request, status);
 }
@@ -580,13 +599,15 @@ int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
 
 int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   RequireInitialized();
-  RequestSet set = Classify(count, requests);
-  if (set.program_pending) {
-    *flag = 0;
-    return MPI_SUCCESS;
-  }
-  if (!set.waiting.empty()) {
-    // MPI: unless every request is complete, none may be completed.
+  // MPI: unless every request is complete, none may be completed. A
+  // collective may need several rounds (one per step of its schedule);
+  // what a round absorbs stays done on our side for the next call.
+  for (RequestSet set = Classify(count, requests); !set.waiting.empty() || set.program_pending;
+       set = Classify(count, requests)) {
+    if (set.program_pending) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
     if (!CallWithIds(MsgType::kTestAll, set.ids).flag) {
       *flag = 0;
       return MPI_SUCCESS;
@@ -625,9 +646,12 @@ void RequestFree(MPI_Request* request) {
   }
   // The master keeps the receive posted so that it still takes its message
   // in MPI order, and drops that message (see MsgType::kFreeRecv).
-  if (pending.active && !pending.done)
+  if (pending.collective) {
+    AbandonCollective(pending);
+  } else if (pending.active && !pending.done) {
     Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, pending.id));
-  if (pending.persistent && !pending.is_recv &&
+  }
+  if (pending.persistent && !pending.is_recv && !pending.collective &&
       LookupType(pending.datatype).envelope.combiner != MPI_COMBINER_NAMED)
     FreeType(&pending.datatype);  // SendInit's duplicate
   FreeRequest(*request);

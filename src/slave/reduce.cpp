@@ -1,7 +1,7 @@
 // The slave's half of MPI_Reduce and MPI_Allreduce: each rank stages its
 // contribution, the master reduces (src/master/reduce.cpp), and the ranks
 // that need the result wait for it. User-defined operations are reduced in
-// the slaves instead (UserReduce, ops.cpp).
+// the slaves instead (ReducePlan, nbc_reduce.cpp).
 #include <cstring>
 #include <string>
 
@@ -12,6 +12,7 @@
 #include "slave/coll_p2p.h"
 #include "slave/collectives.h"
 #include "slave/errors.h"
+#include "slave/nbc_plans.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
@@ -51,15 +52,9 @@ bool Contribute(MsgType type, const void* send, void* recv, int count,
   return true;
 }
 
-// True for a user-defined operation (checked, with the buffers).
-bool UserDefined(const void* send, int count, MPI_Datatype datatype, MPI_Op op,
-                 bool gets_result) {
+bool UserDefined(int count, MPI_Datatype datatype, MPI_Op op) {
   WireBytes(count, datatype);
-  if (CheckOp(op, datatype).user == nullptr) return false;
-  BufferBytes(count, datatype, "a user-defined reduction");
-  if (send == MPI_IN_PLACE && !gets_result)
-    throw Error(kErrBuffer, "MPI_IN_PLACE is only valid at the root");
-  return true;
+  return CheckOp(op, datatype).user != nullptr;
 }
 
 void AwaitResult(RequestMsg& request, void* recv, int count, MPI_Datatype datatype) {
@@ -76,9 +71,8 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   CheckRoot(comm, root);
-  if (UserDefined(send, count, datatype, op, comm.rank == root)) {
-    UserReduce(send == MPI_IN_PLACE ? recv : send, recv, count, datatype,
-               CheckOp(op, datatype), root, comm);
+  if (UserDefined(count, datatype, op)) {
+    RunBlocking(ReducePlan(send, recv, count, datatype, op, root, comm_handle));
     return;
   }
   RequestMsg request;
@@ -97,9 +91,11 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  if (UserDefined(send, count, datatype, op, true)) {
-    UserReduce(send == MPI_IN_PLACE ? recv : send, recv, count, datatype,
-               CheckOp(op, datatype), 0, comm);
+  if (UserDefined(count, datatype, op)) {
+    // Rank 0 folds (n messages rather than AllreducePlan's n^2), the
+    // master broadcasts.
+    if (send == MPI_IN_PLACE) send = recv;  // valid at every rank here
+    RunBlocking(ReducePlan(send, recv, count, datatype, op, 0, comm_handle));
     Bcast(recv, count, datatype, 0, comm_handle);
     return;
   }

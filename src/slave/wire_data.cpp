@@ -19,6 +19,22 @@ WireData ToWire(const void* buffer, int count, MPI_Datatype datatype) {
   return wire;
 }
 
+std::vector<std::byte> WireCopy(const void* buffer, int count, MPI_Datatype datatype) {
+  WireData wire = ToWire(buffer, count, datatype);
+  if (!wire.packed.empty()) return std::move(wire.packed);
+  const std::byte* data = static_cast<const std::byte*>(wire.data);
+  return std::vector<std::byte>(data, data + wire.bytes);
+}
+
+void WriteWire(const std::vector<std::byte>& wire, void* buffer, int count,
+               const TypeInfo* scattered) {
+  if (scattered != nullptr) {
+    UnpackElements(wire.data(), wire.size(), buffer, count, *scattered);
+  } else if (!wire.empty()) {
+    std::memcpy(buffer, wire.data(), wire.size());
+  }
+}
+
 std::shared_ptr<const TypeInfo> ScatteredLayout(MPI_Datatype datatype) {
   const TypeInfo& type = LookupType(datatype);
   if (type.Dense()) return nullptr;

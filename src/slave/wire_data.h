@@ -25,6 +25,14 @@ struct WireData {
 };
 WireData ToWire(const void* buffer, int count, MPI_Datatype datatype);
 
+// The same, always copied (a reduction's contribution, which the result may
+// overwrite).
+std::vector<std::byte> WireCopy(const void* buffer, int count, MPI_Datatype datatype);
+// Writes wire bytes of `count` elements into `buffer` laid out as
+// `scattered` (null: as is).
+void WriteWire(const std::vector<std::byte>& wire, void* buffer, int count,
+               const TypeInfo* scattered);
+
 // The layout a receive unpacks into, or null when the data goes into the
 // buffer as is. A copy: MPI lets the program free the type meanwhile.
 std::shared_ptr<const TypeInfo> ScatteredLayout(MPI_Datatype datatype);
