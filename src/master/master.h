@@ -184,6 +184,8 @@ class Master {
   void FinishSplit(Collective& collective);
   ReplyMsg CompleteSplit(Slave& slave, Collective& collective);
   void HandleCommFree(Slave& slave, const RequestMsg& request);
+  // Communicators the members agree on themselves (comm_register.cpp).
+  void HandleCommRegister(Slave& slave, const RequestMsg& request);
   void DropCommIfUnused(int id);
   int AllocateChannel();
   // A payload made from master-side data (memory if it fits, else a file).
@@ -223,6 +225,9 @@ class Master {
   Scheduler scheduler_;
   MemoryBudget budget_;
   CommRegistry comms_;
+  // Channels handed out for communicators being registered, by id, until
+  // their members are registered (comm_register.cpp).
+  std::map<int, int> registering_channels_;
   std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
   std::uint64_t file_seq_ = 0;
   int critical_holders_ = 0;

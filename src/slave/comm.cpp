@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/protocol.h"
+#include "slave/attributes.h"
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
@@ -122,7 +123,18 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
 
 MPI_Comm CommDup(MPI_Comm comm) {
   RequireInitialized();
-  return CommSplit(comm, 0, LookupComm(comm).rank);
+  MPI_Comm copy = CommSplit(comm, 0, LookupComm(comm).rank);
+  // MPI-3.1 6.4.2: the copy has the same topology and the attributes whose
+  // copy callbacks ask for it; its name is not copied.
+  LookupComm(copy).topology = LookupComm(comm).topology;
+  try {
+    CopyAttrs(AttrKind::kComm, comm, copy);
+  } catch (const Error&) {
+    DeleteAllAttrs(AttrKind::kComm, copy);
+    CommFree(&copy);
+    throw;
+  }
+  return copy;
 }
 
 MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key) {
@@ -151,10 +163,13 @@ MPI_Comm CommCreate(MPI_Comm comm_handle, MPI_Group group) {
 
 void CommFree(MPI_Comm* comm_handle) {
   RequireInitialized();
-  const CommInfo& comm = LookupComm(*comm_handle);
+  LookupComm(*comm_handle);
   if (IsPredefinedComm(*comm_handle))
     throw Error(kErrComm, "a predefined communicator (MPI_COMM_WORLD, MPI_COMM_SELF, "
                           "BDMPI_COMM_CWORLD, BDMPI_COMM_NODE) cannot be freed");
+  // The delete callbacks run first: one that fails leaves the communicator.
+  DeleteAllAttrs(AttrKind::kComm, *comm_handle);
+  const CommInfo& comm = LookupComm(*comm_handle);
   RequestMsg request;
   request.type = MsgType::kCommFree;
   request.comm = comm.id;

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "slave/datatypes.h"
+#include "slave/info.h"
+#include "slave/topology.h"
 
 namespace bdmpi {
 
@@ -23,6 +25,10 @@ struct CommInfo {
   // The members' world ranks by rank; empty for MPI_COMM_WORLD, where a
   // rank is its world rank.
   std::vector<int> world_ranks;
+  // Its process topology (MPI_Cart_create, ...); null for none.
+  std::shared_ptr<const Topology> topology;
+  // The hints MPI_Comm_set_info gave (BDMPI acts on none).
+  InfoEntries hints;
 
   int WorldRank(int r) const { return world_ranks.empty() ? r : world_ranks[r]; }
   std::vector<int> WorldRanks() const;

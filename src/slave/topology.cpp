@@ -11,6 +11,71 @@
 
 namespace bdmpi {
 
+int Topology::CartRank(const std::vector<int>& coords) const {
+  int rank = 0;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    int c = coords[d];
+    if (periods[d]) {
+      c %= dims[d];
+      if (c < 0) c += dims[d];
+    } else if (c < 0 || c >= dims[d]) {
+      throw Error(kErrRank, "coordinate " + std::to_string(coords[d]) + " of dimension " +
+                                std::to_string(d) + " is outside its extent " +
+                                std::to_string(dims[d]));
+    }
+    rank = rank * dims[d] + c;
+  }
+  return rank;
+}
+
+std::vector<int> Topology::CartCoords(int rank) const {
+  std::vector<int> coords(dims.size());
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    coords[d] = rank % dims[d];
+    rank /= dims[d];
+  }
+  return coords;
+}
+
+void Topology::CartShift(int rank, int dim, int disp, int* source, int* dest) const {
+  std::vector<int> coords = CartCoords(rank);
+  auto moved = [&](int step) {
+    std::vector<int> there = coords;
+    there[static_cast<std::size_t>(dim)] += step;
+    int c = there[static_cast<std::size_t>(dim)];
+    int extent = dims[static_cast<std::size_t>(dim)];
+    if (!periods[static_cast<std::size_t>(dim)] && (c < 0 || c >= extent)) return MPI_PROC_NULL;
+    return CartRank(there);
+  };
+  *source = moved(-disp);
+  *dest = moved(disp);
+}
+
+std::vector<int> Topology::InNeighbors(int rank) const {
+  switch (kind) {
+    case MPI_CART: {
+      std::vector<int> neighbors;
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        int down = 0, up = 0;
+        CartShift(rank, static_cast<int>(d), 1, &down, &up);
+        neighbors.push_back(down);
+        neighbors.push_back(up);
+      }
+      return neighbors;
+    }
+    case MPI_GRAPH: {
+      int first = rank == 0 ? 0 : index[static_cast<std::size_t>(rank) - 1];
+      return std::vector<int>(edges.begin() + first,
+                              edges.begin() + index[static_cast<std::size_t>(rank)]);
+    }
+    default: return sources;
+  }
+}
+
+std::vector<int> Topology::OutNeighbors(int rank) const {
+  return kind == MPI_DIST_GRAPH ? destinations : InNeighbors(rank);
+}
+
 void DimsCreate(int nnodes, int ndims, int dims[]) {
   if (ndims < 0) throw Error(MPI_ERR_DIMS, "negative number of dimensions");
   if (nnodes <= 0) throw Error(kErrArg, "MPI_Dims_create of " + std::to_string(nnodes) + " nodes");

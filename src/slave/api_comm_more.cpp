@@ -1,0 +1,138 @@
+// MPI entry points for communicators beyond creation by split: MPI_Comm_idup
+// (MPI-3.1 and its MPI-4 _with_info form), communicator hints, and the
+// questions about intercommunicators, which BDMPI does not make.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "common/error.h"
+#include "slave/comm.h"
+#include "slave/comm_register.h"
+#include "slave/errors.h"
+#include "slave/info.h"
+#include "slave/objects.h"
+
+using bdmpi::Error;
+using bdmpi::Guard;
+
+namespace {
+
+// MPI_Comm_idup completes at once: BDMPI duplicates in the call (every
+// member calls it in the same order as its other collectives, so this
+// blocks no more than MPI_Comm_dup would) and hands back a done request.
+MPI_Request DoneRequest(MPI_Comm comm) {
+  bdmpi::PendingRequest pending;
+  pending.done = true;
+  pending.comm = comm;
+  bdmpi::SetEmptyStatus(&pending.status);
+  return bdmpi::NewRequest(pending);
+}
+
+void SetHints(MPI_Comm comm, MPI_Info info) {
+  bdmpi::CheckInfoArgument(info);
+  bdmpi::LookupComm(comm).hints =
+      info == MPI_INFO_NULL ? bdmpi::InfoEntries{} : bdmpi::LookupInfo(info);
+}
+
+[[noreturn]] void NotAnIntercommunicator(const char* what) {
+  throw Error(MPI_ERR_COMM, std::string(what) +
+                                " needs an intercommunicator; BDMPI makes intracommunicators "
+                                "only");
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  return Guard("MPI_Comm_create_group", comm,
+               [&] { *newcomm = bdmpi::CommCreateGroup(comm, group, tag); });
+}
+
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  return Guard("MPI_Comm_idup", comm, [&] {
+    *newcomm = bdmpi::CommDup(comm);
+    *request = DoneRequest(*newcomm);
+  });
+}
+
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                             MPI_Request* request) {
+  return Guard("MPI_Comm_idup_with_info", comm, [&] {
+    bdmpi::CheckInfoArgument(info);
+    *newcomm = bdmpi::CommDup(comm);
+    SetHints(*newcomm, info);
+    *request = DoneRequest(*newcomm);
+  });
+}
+
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  return Guard("MPI_Comm_set_info", comm, [&] {
+    bdmpi::RequireInitialized();
+    if (info == MPI_INFO_NULL) throw Error(MPI_ERR_INFO, "MPI_INFO_NULL is not an info object");
+    SetHints(comm, info);
+  });
+}
+
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  return Guard("MPI_Comm_get_info", comm, [&] {
+    bdmpi::RequireInitialized();
+    *info_used = bdmpi::NewInfo(bdmpi::LookupComm(comm).hints);
+  });
+}
+
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  return Guard("MPI_Comm_test_inter", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    *flag = 0;
+  });
+}
+
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  return Guard("MPI_Comm_remote_size", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    *size = 0;
+    NotAnIntercommunicator("MPI_Comm_remote_size");
+  });
+}
+
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  return Guard("MPI_Comm_remote_group", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    *group = MPI_GROUP_NULL;
+    NotAnIntercommunicator("MPI_Comm_remote_group");
+  });
+}
+
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  return Guard("MPI_Info_get_string", MPI_COMM_WORLD, [&] {
+    const std::string* found = bdmpi::FindInfo(info, key);
+    *flag = found != nullptr;
+    if (found == nullptr) return;
+    // MPI-4.0 9.4: at most *buflen - 1 characters and the null; *buflen
+    // becomes the length the whole value needs.
+    int room = *buflen;
+    if (room > 0) {
+      std::size_t length = std::min<std::size_t>(found->size(), static_cast<std::size_t>(room - 1));
+      std::memcpy(value, found->data(), length);
+      value[length] = '\0';
+    }
+    *buflen = static_cast<int>(found->size()) + 1;
+  });
+}
+
+}  // extern "C"
