@@ -663,6 +663,7 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
                         char *value, int *flag);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                            MPI_Type_delete_attr_function *type_delete_attr_fn,
                            int *type_keyval, void *extra_state);
@@ -1088,6 +1089,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
                          char *value, int *flag);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                             MPI_Type_delete_attr_function *type_delete_attr_fn,
                             int *type_keyval, void *extra_state);

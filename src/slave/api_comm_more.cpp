@@ -117,6 +117,15 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   });
 }
 
+#pragma weak MPI_Info_create_env = PMPI_Info_create_env
+int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  (void)argc;
+  (void)argv;
+  // MPI-4.0 9.3: a copy of MPI_INFO_ENV, callable before MPI_Init too.
+  return Guard("MPI_Info_create_env", MPI_COMM_WORLD,
+               [&] { *info = bdmpi::NewInfo(bdmpi::LookupInfo(MPI_INFO_ENV)); });
+}
+
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
   return Guard("MPI_Info_get_string", MPI_COMM_WORLD, [&] {

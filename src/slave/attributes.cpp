@@ -105,7 +105,10 @@ int CreateKeyval(AttrKind kind, CopyAttrFunction* copy, DeleteAttrFunction* del,
 void FreeKeyval(AttrKind kind, int* keyval) {
   if (IsPredefinedKeyval(*keyval))
     throw Error(MPI_ERR_KEYVAL, "a predefined keyval cannot be freed");
-  Keyval& key = CheckedKeyval(kind, *keyval);
+  // Freeing again while attributes still use it is harmless (MPICH counts
+  // those uses as references, and programs free keyvals in delete
+  // callbacks); once the last attribute is gone the keyval is.
+  Keyval& key = CheckedKeyval(kind, *keyval, /*allow_freed=*/true);
   key.freed = true;
   if (key.uses == 0) State().keyvals.erase(*keyval);
   *keyval = MPI_KEYVAL_INVALID;

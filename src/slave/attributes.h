@@ -22,7 +22,8 @@ using DeleteAttrFunction = int(int object, int keyval, void* value, void* extra_
 int CreateKeyval(AttrKind kind, CopyAttrFunction* copy, DeleteAttrFunction* del,
                  void* extra_state);
 // Sets *keyval to MPI_KEYVAL_INVALID; attributes already set with it stay
-// until deleted (their delete callback still runs).
+// until deleted (their delete callback still runs), and until then freeing
+// it again is no error.
 void FreeKeyval(AttrKind kind, int* keyval);
 
 // MPI_Comm_set_attr: replacing a value runs the delete callback on the old.

@@ -158,7 +158,12 @@ MPI_Comm CommCreate(MPI_Comm comm_handle, MPI_Group group) {
   }
   auto mine = std::find(subgroup.begin(), subgroup.end(), MyWorldRank());
   if (mine == subgroup.end()) return CommSplit(comm_handle, MPI_UNDEFINED, 0);
-  return CommSplit(comm_handle, 0, static_cast<int>(mine - subgroup.begin()));
+  // MPI-2.2 6.4.2: processes may pass different, disjoint groups, each
+  // making a communicator of its own. The parent rank of the group's first
+  // member names the group among them.
+  int color = static_cast<int>(std::find(members.begin(), members.end(), subgroup.front()) -
+                               members.begin());
+  return CommSplit(comm_handle, color, static_cast<int>(mine - subgroup.begin()));
 }
 
 void CommFree(MPI_Comm* comm_handle) {

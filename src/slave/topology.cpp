@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -76,6 +75,51 @@ std::vector<int> Topology::OutNeighbors(int rank) const {
   return kind == MPI_DIST_GRAPH ? destinations : InNeighbors(rank);
 }
 
+namespace {
+
+// The k factors of n (non-increasing) whose largest and smallest differ
+// least, the one with the largest first factor among equals: what MPICH's
+// MPI_Dims_create gives (its test suite checks 75 000 cases). A search over
+// divisors, cut where it cannot beat the best found.
+struct FactorSearch {
+  std::vector<int> current, best;
+  int best_spread = -1;
+
+  void Run(int n, int k, int largest) {
+    if (k == 1) {
+      if (n > largest) return;
+      current.push_back(n);
+      int spread = current.front() - n;
+      if (best_spread < 0 || spread < best_spread) {
+        best_spread = spread;
+        best = current;
+      }
+      current.pop_back();
+      return;
+    }
+    for (int d = std::min(largest, n); d >= 1; --d) {
+      if (n % d != 0) continue;
+      // The rest must fit below d: d^k >= n, else no smaller d can do.
+      long long power = 1;
+      for (int i = 0; i < k && power < n; ++i) power *= d;
+      if (power < n) break;
+      // Smaller factors only spread further from the first.
+      if (best_spread >= 0 && !current.empty() && current.front() - d >= best_spread) break;
+      current.push_back(d);
+      Run(n / d, k - 1, d);
+      current.pop_back();
+    }
+  }
+};
+
+std::vector<int> BalancedFactors(int n, int k) {
+  FactorSearch search;
+  search.Run(n, k, n);
+  return search.best;
+}
+
+}  // namespace
+
 void DimsCreate(int nnodes, int ndims, int dims[]) {
   if (ndims < 0) throw Error(MPI_ERR_DIMS, "negative number of dimensions");
   if (nnodes <= 0) throw Error(kErrArg, "MPI_Dims_create of " + std::to_string(nnodes) + " nodes");
@@ -92,20 +136,8 @@ void DimsCreate(int nnodes, int ndims, int dims[]) {
   if (nnodes % fixed != 0 || (free_dims.empty() && fixed != nnodes))
     throw Error(MPI_ERR_DIMS, "the given dimensions do not divide " + std::to_string(nnodes));
   if (free_dims.empty()) return;
-  // Prime factors, largest first, each to the currently smallest dimension.
-  std::vector<int> factors;
-  int rest = static_cast<int>(nnodes / fixed);
-  for (int p = 2; static_cast<long long>(p) * p <= rest; ++p) {
-    while (rest % p == 0) {
-      factors.push_back(p);
-      rest /= p;
-    }
-  }
-  if (rest > 1) factors.push_back(rest);
-  std::vector<int> sizes(free_dims.size(), 1);
-  for (auto it = factors.rbegin(); it != factors.rend(); ++it)
-    *std::min_element(sizes.begin(), sizes.end()) *= *it;
-  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  std::vector<int> sizes = BalancedFactors(static_cast<int>(nnodes / fixed),
+                                           static_cast<int>(free_dims.size()));
   for (std::size_t i = 0; i < free_dims.size(); ++i) dims[free_dims[i]] = sizes[i];
 }
 

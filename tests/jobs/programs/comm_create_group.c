@@ -9,7 +9,9 @@
  *     barrier, bcast, allreduce, gather; freed while the others still work.
  *  2. Twice in a row on one communicator with the same tag, and a
  *     single-member group; MPI_GROUP_EMPTY gives MPI_COMM_NULL.
- *  3. MPI_Comm_create from a group not in rank order; MPI_Comm_split_type
+ *  3. MPI_Comm_create from a group not in rank order, and with each rank
+ *     passing the group of its own parity (disjoint groups, MPI-2.2: two
+ *     communicators); MPI_Comm_split_type
  *     with MPI_UNDEFINED; MPI_Comm_set_name/get_name (names are not
  *     copied by MPI_Comm_dup).
  */
@@ -141,6 +143,20 @@ static void create_and_names(void) {
   CHECK_MPI(MPI_Comm_free(&copy));
   CHECK_MPI(MPI_Comm_free(&comm));
   MPI_Group_free(&reversed);
+  MPI_Group_free(&world);
+  /* Disjoint groups: odd ranks pass the odd ones, even ranks the even. */
+  int parity[256], n = 0;
+  for (int r = me % 2; r < size; r += 2) parity[n++] = r;
+  MPI_Group mine;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  CHECK_MPI(MPI_Group_incl(world, n, parity, &mine));
+  CHECK_MPI(MPI_Comm_create(MPI_COMM_WORLD, mine, &comm));
+  CHECK(comm != MPI_COMM_NULL && size_of(comm) == n && rank_in(comm) == me / 2,
+        "disjoint groups: rank %d of %d, want %d of %d", rank_in(comm), size_of(comm), me / 2,
+        n);
+  exercise(comm, parity);
+  CHECK_MPI(MPI_Comm_free(&comm));
+  MPI_Group_free(&mine);
   MPI_Group_free(&world);
   MPI_Comm undefined = MPI_COMM_WORLD;
   CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &undefined));

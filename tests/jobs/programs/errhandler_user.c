@@ -13,7 +13,8 @@
  *     Open MPI's header leaves them out, BDMPI still has them).
  *  4. MPI_Add_error_class/code/string: codes above MPI_ERR_LASTCODE, their
  *     classes under MPI_Error_class, their strings, MPI_LASTUSEDCODE.
- *  5. MPI_Info_get_string (MPI-4), MPI_Comm_set_info/get_info, and
+ *  5. MPI_Info_get_string and MPI_Info_create_env (MPI-4),
+ *     MPI_Comm_set_info/get_info, and
  *     MPI_Comm_idup / MPI_Comm_idup_with_info (MPI-4; the new communicator
  *     works once the request is complete). The MPI-4 calls are left out
  *     under an MPI-3 library (Open MPI 4.1).
@@ -115,6 +116,9 @@ static void info_and_idup(void) {
         value);
   CHECK_MPI(MPI_Info_get_string(info, "absent", &buflen, value, &flag));
   CHECK(!flag, "an absent key found");
+  MPI_Info env;
+  CHECK_MPI(MPI_Info_create_env(0, NULL, &env));
+  CHECK_MPI(MPI_Info_free(&env));
 #endif
 
   MPI_Comm comm, hinted;

@@ -2,7 +2,9 @@
  * topologies: Cartesian, graph and distributed graph communicators and the
  * neighbourhood collectives on them.
  *
- *  1. MPI_Dims_create into 2 dimensions; MPI_Cart_create of that periodic
+ *  1. MPI_Dims_create: the most balanced factors (72 in 2 dimensions is
+ *     9 x 8, not 12 x 6 as Open MPI 4.1 has it), with fixed entries kept; into 2 dimensions for
+ *     the world size, and MPI_Cart_create of that periodic
  *     grid: MPI_Topo_test, MPI_Cartdim_get, MPI_Cart_get, MPI_Cart_rank of
  *     MPI_Cart_coords (and of wrapped coordinates), MPI_Cart_shift against
  *     the coordinates; MPI_Comm_dup keeps the topology.
@@ -98,6 +100,23 @@ static void cart_neighbors(MPI_Comm cart, int ndims) {
     slots[2 * d + 1] = 2 * d;
   }
   check_alltoall(cart, 2 * ndims, ins, 2 * ndims, slots);
+}
+
+static void dims_create(void) {
+  int two[2] = {0, 0}, three[3] = {0, 0, 0}, fixed[3] = {0, 5, 0};
+  CHECK_MPI(MPI_Dims_create(72, 2, two));
+  CHECK_MPI(MPI_Dims_create(180, 3, three));
+  CHECK_MPI(MPI_Dims_create(60, 3, fixed));
+  CHECK(two[0] * two[1] == 72 && two[0] >= two[1], "72 in 2d: %d x %d", two[0], two[1]);
+  CHECK(fixed[1] == 5 && fixed[0] * fixed[2] == 12, "60 with a fixed 5: %d x %d x %d",
+        fixed[0], fixed[1], fixed[2]);
+#ifdef BDMPI /* Open MPI 4.1 gives 12 x 6 for 72, not the closest factors */
+  CHECK(two[0] == 9 && two[1] == 8, "72 in 2d: %d x %d", two[0], two[1]);
+  CHECK(three[0] == 6 && three[1] == 6 && three[2] == 5, "180 in 3d: %d x %d x %d", three[0],
+        three[1], three[2]);
+  CHECK(fixed[0] == 4 && fixed[2] == 3, "60 with a fixed 5: %d x %d x %d", fixed[0], fixed[1],
+        fixed[2]);
+#endif
 }
 
 static void grid(void) {
@@ -283,6 +302,7 @@ static void dist_graph(void) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  dims_create();
   grid();
   line();
   graph();
