@@ -409,7 +409,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
                           MPI_Comm *newcomm);
 /* MPI_Comm_idup completes in the call (the request comes back done). */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
-/* Intercommunicators are not made by BDMPI: these fail with MPI_ERR_COMM. */
+/* Intercommunicators: point-to-point, MPI_Barrier, MPI_Comm_dup/free and
+ * MPI_Intercomm_merge on them; other collectives fail with MPI_ERR_COMM. */
 int MPI_Comm_remote_size(MPI_Comm comm, int *size);
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                            MPI_Comm_delete_attr_function *delete_fn,
@@ -657,6 +658,10 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 #define MPI_NULL_DELETE_FN MPI_Null_delete_fn
 #define MPI_DUP_FN MPI_Dup_fn
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
+                         MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm *newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                             MPI_Request *request);
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
@@ -1083,6 +1088,11 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
 
 /* Communicators, attributes, error handlers, topologies (see above). */
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
+                          MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm *newintercomm);
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
+                         MPI_Comm *newintracomm);
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                              MPI_Request *request);
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);

@@ -1,17 +1,19 @@
-// MPI entry points for communicators beyond creation by split: MPI_Comm_idup
-// (MPI-3.1 and its MPI-4 _with_info form), communicator hints, and the
-// questions about intercommunicators, which BDMPI does not make.
+// MPI entry points for communicators beyond creation by split:
+// MPI_Comm_create_group, MPI_Comm_idup (and its MPI-4 _with_info form),
+// communicator hints, and intercommunicators (intercomm.h).
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "slave/comm.h"
 #include "slave/comm_register.h"
 #include "slave/errors.h"
 #include "slave/info.h"
+#include "slave/intercomm.h"
 #include "slave/objects.h"
 
 using bdmpi::Error;
@@ -36,10 +38,12 @@ void SetHints(MPI_Comm comm, MPI_Info info) {
       info == MPI_INFO_NULL ? bdmpi::InfoEntries{} : bdmpi::LookupInfo(info);
 }
 
-[[noreturn]] void NotAnIntercommunicator(const char* what) {
-  throw Error(MPI_ERR_COMM, std::string(what) +
-                                " needs an intercommunicator; BDMPI makes intracommunicators "
-                                "only");
+// The remote group's world ranks; MPI_ERR_COMM for an intracommunicator.
+const std::vector<int>& RemoteGroup(MPI_Comm comm) {
+  bdmpi::RequireInitialized();
+  const bdmpi::CommInfo& info = bdmpi::LookupComm(comm);
+  if (!info.inter) throw Error(MPI_ERR_COMM, "an intracommunicator has no remote group");
+  return info.remote_world_ranks;
 }
 
 }  // namespace
@@ -92,29 +96,35 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return Guard("MPI_Comm_test_inter", comm, [&] {
     bdmpi::RequireInitialized();
-    bdmpi::LookupComm(comm);
-    *flag = 0;
+    *flag = bdmpi::LookupComm(comm).inter;
   });
 }
 
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
-  return Guard("MPI_Comm_remote_size", comm, [&] {
-    bdmpi::RequireInitialized();
-    bdmpi::LookupComm(comm);
-    *size = 0;
-    NotAnIntercommunicator("MPI_Comm_remote_size");
-  });
+  return Guard("MPI_Comm_remote_size", comm,
+               [&] { *size = static_cast<int>(RemoteGroup(comm).size()); });
 }
 
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
-  return Guard("MPI_Comm_remote_group", comm, [&] {
-    bdmpi::RequireInitialized();
-    bdmpi::LookupComm(comm);
-    *group = MPI_GROUP_NULL;
-    NotAnIntercommunicator("MPI_Comm_remote_group");
+  return Guard("MPI_Comm_remote_group", comm,
+               [&] { *group = bdmpi::NewGroup(RemoteGroup(comm)); });
+}
+
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm* newintercomm) {
+  return Guard("MPI_Intercomm_create", local_comm, [&] {
+    *newintercomm =
+        bdmpi::IntercommCreate(local_comm, local_leader, peer_comm, remote_leader, tag);
   });
+}
+
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  return Guard("MPI_Intercomm_merge", intercomm,
+               [&] { *newintracomm = bdmpi::IntercommMerge(intercomm, high); });
 }
 
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env

@@ -12,6 +12,7 @@
 #include "common/protocol.h"
 #include "slave/collectives.h"
 #include "slave/errors.h"
+#include "slave/intercomm.h"
 #include "slave/runtime.h"
 
 namespace bdmpi {
@@ -19,6 +20,7 @@ namespace bdmpi {
 void CheckRoot(const CommInfo& comm, int root);  // bcast.cpp
 
 void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::uint64_t bytes) {
+  RequireIntracomm(comm);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
   request.type = MsgType::kSend;
@@ -31,6 +33,7 @@ void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::ui
 }
 
 void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64_t capacity) {
+  RequireIntracomm(comm);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
   request.type = MsgType::kPostRecv;

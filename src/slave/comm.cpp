@@ -11,6 +11,7 @@
 #include "common/protocol.h"
 #include "slave/attributes.h"
 #include "slave/errors.h"
+#include "slave/intercomm.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 
@@ -96,6 +97,7 @@ int CompareMembers(const std::vector<int>& a, const std::vector<int>& b) {
 MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   RequireInitialized();
   const CommInfo& parent = LookupComm(comm_handle);
+  RequireIntracomm(parent);
   if (color < 0 && color != MPI_UNDEFINED)
     throw Error(kErrArg, "color " + std::to_string(color) + " is negative");
   MPI_Errhandler errhandler = parent.errhandler;
@@ -123,7 +125,8 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
 
 MPI_Comm CommDup(MPI_Comm comm) {
   RequireInitialized();
-  MPI_Comm copy = CommSplit(comm, 0, LookupComm(comm).rank);
+  MPI_Comm copy = LookupComm(comm).inter ? IntercommDup(comm)
+                                         : CommSplit(comm, 0, LookupComm(comm).rank);
   // MPI-3.1 6.4.2: the copy has the same topology and the attributes whose
   // copy callbacks ask for it; its name is not copied.
   LookupComm(copy).topology = LookupComm(comm).topology;

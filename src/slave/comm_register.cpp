@@ -10,6 +10,7 @@
 #include "common/protocol.h"
 #include "slave/coll_p2p.h"
 #include "slave/errors.h"
+#include "slave/intercomm.h"
 #include "slave/runtime.h"
 
 namespace bdmpi {
@@ -80,6 +81,7 @@ int AgreeOnComm(const CommInfo& exchange, const std::vector<int>& exchange_ranks
 MPI_Comm CommCreateGroup(MPI_Comm comm_handle, MPI_Group group, int tag) {
   RequireInitialized();
   const CommInfo& parent = LookupComm(comm_handle);
+  RequireIntracomm(parent);
   if (tag < 0) throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
   const GroupInfo& members = LookupGroup(group);
   if (members.empty()) return MPI_COMM_NULL;

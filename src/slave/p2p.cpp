@@ -24,16 +24,16 @@ constexpr int kTagUpperBound = std::numeric_limits<int>::max();
 
 void CheckDest(const CommInfo& comm, int dest) {
   if (dest == MPI_PROC_NULL) return;
-  if (dest < 0 || dest >= comm.size)
+  if (dest < 0 || dest >= comm.PeerGroupSize())
     throw Error(kErrRank, "destination rank " + std::to_string(dest) +
-                              " is not in [0, " + std::to_string(comm.size) + ")");
+                              " is not in [0, " + std::to_string(comm.PeerGroupSize()) + ")");
 }
 
 void CheckSource(const CommInfo& comm, int source) {
   if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE) return;
-  if (source < 0 || source >= comm.size)
+  if (source < 0 || source >= comm.PeerGroupSize())
     throw Error(kErrRank, "source rank " + std::to_string(source) +
-                              " is not in [0, " + std::to_string(comm.size) + ")");
+                              " is not in [0, " + std::to_string(comm.PeerGroupSize()) + ")");
 }
 
 void CheckSendTag(int tag) {
@@ -48,11 +48,13 @@ void CheckRecvTag(int tag) {
 
 // Copies a completed receive's data and status out of the master's reply
 // (unpacking it when `scattered`, see wire_data.h).
+// `comm`: for the source's number (an intercommunicator's remote rank).
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
-               std::uint64_t capacity, MPI_Status* status) {
+               std::uint64_t capacity, MPI_Status* status, const CommInfo* comm) {
   FetchInto(reply, buffer, count, scattered, capacity);
   std::uint64_t received = reply.bytes < capacity ? reply.bytes : capacity;
-  SetStatus(status, reply.source, reply.tag, reply.error, received);
+  int source = comm != nullptr ? comm->UserSource(reply.source) : reply.source;
+  SetStatus(status, source, reply.tag, reply.error, received);
   return reply.error;
 }
 
@@ -61,8 +63,8 @@ RequestMsg RecvRequest(MsgType type, const CommInfo& comm, int source, int tag,
   RequestMsg request;
   request.type = type;
   request.comm = comm.id;
-  request.rank = comm.rank;
-  request.peer = source;
+  request.rank = comm.WireRank();
+  request.peer = comm.WirePeer(source);
   request.tag = tag;
   request.bytes = capacity;
   request.id = id;
@@ -97,8 +99,8 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
   RequestMsg request;
   request.type = MsgType::kSend;
   request.comm = comm.id;
-  request.rank = comm.rank;
-  request.peer = dest;
+  request.rank = comm.WireRank();
+  request.peer = comm.WirePeer(dest);
   request.tag = tag;
   runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);
@@ -122,7 +124,7 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
                                              tag, capacity, runtime->NewRecvId()));
   const TypeInfo& type = LookupType(datatype);
   ThrowIfError(FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
-                          status),
+                          status, &comm),
                "message longer than the receive buffer");
 }
 
@@ -279,7 +281,7 @@ void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   }
   ReplyMsg reply = Runtime::Instance()->Call(
       RecvRequest(MsgType::kProbe, comm, source, tag, 0, 0));
-  SetStatus(status, reply.source, reply.tag, MPI_SUCCESS, reply.bytes);
+  SetStatus(status, comm.UserSource(reply.source), reply.tag, MPI_SUCCESS, reply.bytes);
 }
 
 bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
@@ -293,7 +295,8 @@ bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   }
   ReplyMsg reply = Runtime::Instance()->Call(
       RecvRequest(MsgType::kIprobe, comm, source, tag, 0, 0));
-  if (reply.flag) SetStatus(status, reply.source, reply.tag, MPI_SUCCESS, reply.bytes);
+  if (reply.flag)
+    SetStatus(status, comm.UserSource(reply.source), reply.tag, MPI_SUCCESS, reply.bytes);
   return reply.flag != 0;
 }
 
@@ -330,8 +333,9 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id) {
 
 // Copies the master's completion of a receive into its request.
 void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
+  const CommInfo* comm = FindComm(pending.comm);  // the program may have freed it
   FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
-             &pending.status);
+             &pending.status, comm);
   pending.done = true;
 }
 

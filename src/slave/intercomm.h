@@ -1,0 +1,27 @@
+// Intercommunicators (MPI-3.1 6.6). Both groups' members form a hidden
+// intracommunicator that the masters know like any other (registered with
+// MsgType::kCommRegister, see comm_register.h); point-to-point on the
+// intercommunicator travels on it, with ranks translated (CommInfo::
+// WirePeer, UserSource), and MPI_Intercomm_merge and MPI_Comm_dup split it.
+// MPI_Barrier works across the two groups; other collectives on an
+// intercommunicator are refused with MPI_ERR_COMM.
+#pragma once
+
+#include <mpi.h>
+
+#include "slave/objects.h"
+
+namespace bdmpi {
+
+MPI_Comm IntercommCreate(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag);
+MPI_Comm IntercommMerge(MPI_Comm intercomm, int high);
+// MPI_Comm_dup of an intercommunicator.
+MPI_Comm IntercommDup(MPI_Comm intercomm);
+void IntercommBarrier(MPI_Comm intercomm);
+// Throws MPI_ERR_COMM for an intercommunicator: the calls that take
+// intracommunicators only (the collectives other than MPI_Barrier, the
+// communicator constructors other than MPI_Comm_dup).
+void RequireIntracomm(const CommInfo& comm);
+
+}  // namespace bdmpi

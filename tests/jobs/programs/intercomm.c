@@ -1,0 +1,143 @@
+/*
+ * intercomm: intercommunicators between the even and the odd world ranks.
+ *
+ *  1. MPI_Intercomm_create (peer MPI_COMM_WORLD, leaders the lowest rank of
+ *     each group): MPI_Comm_test_inter, sizes, MPI_Comm_remote_size,
+ *     MPI_Comm_remote_group (translated to world ranks).
+ *  2. Point-to-point names remote ranks: each rank sends to remote rank
+ *     (its rank mod the remote size) and receives with MPI_ANY_SOURCE as
+ *     many messages as are sent to it; statuses give remote ranks; then
+ *     MPI_Isend/MPI_Irecv with a named source, MPI_Probe and MPI_Iprobe.
+ *  3. MPI_Barrier across the groups.
+ *  4. MPI_Intercomm_merge with the odd group high: even ranks first; an
+ *     allreduce on the result. MPI_Comm_dup of the intercommunicator keeps
+ *     the groups and its messages apart from the original's.
+ *  5. Another collective on an intercommunicator fails with MPI_ERR_COMM
+ *     in BDMPI (which supports only MPI_Barrier there; not checked under
+ *     Open MPI, which supports them).
+ */
+#include "check.h"
+
+static int rank_in(MPI_Comm c) {
+  int r;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+static int size_of(MPI_Comm c) {
+  int s;
+  MPI_Comm_size(c, &s);
+  return s;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int me = world_rank(), size = world_size();
+  if (size < 2) {
+    if (me == 0) printf("intercomm: ok (needs 2 ranks; skipped)\n");
+    MPI_Finalize();
+    return 0;
+  }
+  int parity = me % 2;
+  int nlocal = (size - parity + 1) / 2, nremote = size - nlocal;
+  MPI_Comm local, inter;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, parity, me, &local));
+  CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - parity, 12, &inter));
+  int flag = 0, remote_size = -1;
+  CHECK_MPI(MPI_Comm_test_inter(inter, &flag));
+  CHECK(flag, "MPI_Comm_test_inter says no");
+  CHECK_MPI(MPI_Comm_test_inter(local, &flag));
+  CHECK(!flag, "an intracommunicator tests as inter");
+  CHECK(size_of(inter) == nlocal && rank_in(inter) == me / 2, "local %d of %d",
+        rank_in(inter), size_of(inter));
+  CHECK_MPI(MPI_Comm_remote_size(inter, &remote_size));
+  CHECK(remote_size == nremote, "remote size %d, want %d", remote_size, nremote);
+  MPI_Group remote, world;
+  CHECK_MPI(MPI_Comm_remote_group(inter, &remote));
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  for (int r = 0; r < nremote; ++r) {
+    int w = -1;
+    MPI_Group_translate_ranks(remote, 1, &r, world, &w);
+    CHECK(w == 2 * r + 1 - parity, "remote rank %d is world rank %d", r, w);
+  }
+  MPI_Group_free(&remote);
+  MPI_Group_free(&world);
+
+  /* 2. Point-to-point. */
+  int mine = me / 2, value = me, got = -1;
+  CHECK_MPI(MPI_Send(&value, 1, MPI_INT, mine % nremote, 3, inter));
+  int expected = 0;
+  for (int j = 0; j < nremote; ++j)
+    if (j % nlocal == mine) ++expected;
+  for (int k = 0; k < expected; ++k) {
+    MPI_Status status;
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 3, inter, &status));
+    int j = status.MPI_SOURCE;
+    CHECK(j >= 0 && j < nremote && j % nlocal == mine, "a message from remote rank %d", j);
+    CHECK(got == 2 * j + 1 - parity, "remote rank %d sent %d", j, got);
+  }
+  int partner = mine < nremote ? mine : nremote - 1;
+  MPI_Request requests[2];
+  int in = -1, out = 100 + me;
+  if (mine < nremote) {
+    /* Pairs: local rank i and remote rank i, both ways. */
+    CHECK_MPI(MPI_Irecv(&in, 1, MPI_INT, partner, 4, inter, &requests[0]));
+    CHECK_MPI(MPI_Isend(&out, 1, MPI_INT, partner, 4, inter, &requests[1]));
+    MPI_Status statuses[2];
+    CHECK_MPI(MPI_Waitall(2, requests, statuses));
+    CHECK(in == 100 + 2 * partner + 1 - parity && statuses[0].MPI_SOURCE == partner,
+          "pair exchange: %d from %d", in, statuses[0].MPI_SOURCE);
+    CHECK_MPI(MPI_Send(&out, 1, MPI_INT, partner, 5, inter));
+    MPI_Status status;
+    CHECK_MPI(MPI_Probe(partner, 5, inter, &status));
+    CHECK(status.MPI_SOURCE == partner, "probe: source %d", status.MPI_SOURCE);
+    int found = 0;
+    while (!found) CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 5, inter, &found, &status));
+    CHECK(status.MPI_SOURCE == partner, "iprobe: source %d", status.MPI_SOURCE);
+    CHECK_MPI(MPI_Recv(&in, 1, MPI_INT, partner, 5, inter, MPI_STATUS_IGNORE));
+  }
+
+  /* 3. Barrier across the groups. */
+  CHECK_MPI(MPI_Barrier(inter));
+
+  /* 4. Merge and dup. */
+  MPI_Comm merged, copy;
+  CHECK_MPI(MPI_Intercomm_merge(inter, parity, &merged));
+  int want_rank = parity ? (size + 1) / 2 + mine : mine;
+  CHECK(size_of(merged) == size && rank_in(merged) == want_rank, "merged: rank %d of %d, want %d",
+        rank_in(merged), size_of(merged), want_rank);
+  CHECK_MPI(MPI_Comm_test_inter(merged, &flag));
+  CHECK(!flag, "the merged communicator tests as inter");
+  int sum = 0;
+  CHECK_MPI(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, merged));
+  CHECK(sum == size * (size - 1) / 2, "allreduce on the merged communicator: %d", sum);
+  CHECK_MPI(MPI_Comm_dup(inter, &copy));
+  CHECK_MPI(MPI_Comm_test_inter(copy, &flag));
+  CHECK(flag && size_of(copy) == nlocal, "the duplicate is not the same intercommunicator");
+  if (mine < nremote) {
+    /* The same tag on both: each arrives on its own communicator. */
+    int a = 1000 + me, b = 2000 + me, ra = -1, rb = -1;
+    CHECK_MPI(MPI_Send(&a, 1, MPI_INT, partner, 6, inter));
+    CHECK_MPI(MPI_Send(&b, 1, MPI_INT, partner, 6, copy));
+    CHECK_MPI(MPI_Recv(&rb, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, copy, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Recv(&ra, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, inter, MPI_STATUS_IGNORE));
+    int other = 2 * partner + 1 - parity;
+    CHECK(ra == 1000 + other && rb == 2000 + other, "dup: %d and %d", ra, rb);
+  }
+  CHECK_MPI(MPI_Barrier(copy));
+
+  /* 5. Collectives other than the barrier are refused by BDMPI. */
+#ifdef BDMPI
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  CHECK_CLASS(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
+  CHECK_CLASS(MPI_Gather(&me, 1, MPI_INT, &sum, 1, MPI_INT, 0, inter), MPI_ERR_COMM);
+#endif
+
+  CHECK_MPI(MPI_Comm_free(&copy));
+  CHECK_MPI(MPI_Comm_free(&merged));
+  CHECK_MPI(MPI_Comm_free(&inter));
+  CHECK_MPI(MPI_Comm_free(&local));
+  if (me == 0) printf("intercomm: ok\n");
+  MPI_Finalize();
+  return 0;
+}
