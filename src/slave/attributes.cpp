@@ -139,7 +139,8 @@ void SetAttr(AttrKind kind, int object, int keyval, void* value) {
 }
 
 bool GetAttr(AttrKind kind, int object, int keyval, void** value) {
-  CheckedKeyval(kind, keyval);
+  // A freed keyval still names the attributes set with it (MPI-3.1 6.7.2).
+  CheckedKeyval(kind, keyval, /*allow_freed=*/true);
   auto list = State().attrs.find({kind, object});
   if (list == State().attrs.end()) return false;
   auto it = FindAttr(list->second, keyval);
@@ -151,7 +152,7 @@ bool GetAttr(AttrKind kind, int object, int keyval, void** value) {
 void DeleteAttr(AttrKind kind, int object, int keyval) {
   if (IsPredefinedKeyval(keyval))
     throw Error(MPI_ERR_KEYVAL, "a predefined attribute cannot be deleted");
-  CheckedKeyval(kind, keyval);
+  CheckedKeyval(kind, keyval, /*allow_freed=*/true);
   void* value = nullptr;
   if (!GetAttr(kind, object, keyval, &value))
     throw Error(MPI_ERR_KEYVAL, "no attribute is set with keyval " + std::to_string(keyval));

@@ -97,9 +97,9 @@ int CompareMembers(const std::vector<int>& a, const std::vector<int>& b) {
 MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   RequireInitialized();
   const CommInfo& parent = LookupComm(comm_handle);
-  RequireIntracomm(parent);
   if (color < 0 && color != MPI_UNDEFINED)
     throw Error(kErrArg, "color " + std::to_string(color) + " is negative");
+  if (parent.inter) return IntercommSplit(comm_handle, color, key);
   MPI_Errhandler errhandler = parent.errhandler;
   RequestMsg request;
   request.type = MsgType::kCommSplit;
@@ -161,6 +161,9 @@ MPI_Comm CommCreate(MPI_Comm comm_handle, MPI_Group group) {
   }
   auto mine = std::find(subgroup.begin(), subgroup.end(), MyWorldRank());
   if (mine == subgroup.end()) return CommSplit(comm_handle, MPI_UNDEFINED, 0);
+  // Each side of an intercommunicator passes a group of its own.
+  if (LookupComm(comm_handle).inter)
+    return CommSplit(comm_handle, 0, static_cast<int>(mine - subgroup.begin()));
   // MPI-2.2 6.4.2: processes may pass different, disjoint groups, each
   // making a communicator of its own. The parent rank of the group's first
   // member names the group among them.

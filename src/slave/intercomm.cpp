@@ -194,6 +194,48 @@ MPI_Comm IntercommDup(MPI_Comm intercomm) {
   return NewComm(std::move(made));
 }
 
+MPI_Comm IntercommSplit(MPI_Comm intercomm, int color, int key) {
+  CommInfo inter = CheckedIntercomm(intercomm);  // a copy, as in IntercommDup
+  constexpr int kKeyLimit = 1 << 30;
+  if (key <= -kKeyLimit || key >= kKeyLimit)
+    throw Error(kErrArg, "key " + std::to_string(key) +
+                             ": BDMPI splits intercommunicators with keys within ±2^30 only");
+  // The first group's keys below 0, the second's above.
+  bool local_first = inter.remote_offset != 0;
+  MPI_Comm whole = UnionHandle(inter);
+  MPI_Comm split = MPI_COMM_NULL;
+  try {
+    split = CommSplit(whole, color, (local_first ? -kKeyLimit : kKeyLimit) + key);
+  } catch (...) {
+    ReleaseComm(whole);
+    throw;
+  }
+  ReleaseComm(whole);
+  if (split == MPI_COMM_NULL) return MPI_COMM_NULL;
+  const CommInfo both = LookupComm(split);
+  CommInfo made;
+  made.id = both.id;
+  made.inter = true;
+  made.errhandler = inter.errhandler;
+  made.union_rank = both.rank;
+  for (int world_rank : both.world_ranks) {
+    bool ours = std::find(inter.world_ranks.begin(), inter.world_ranks.end(), world_rank) !=
+                inter.world_ranks.end();
+    (ours ? made.world_ranks : made.remote_world_ranks).push_back(world_rank);
+  }
+  if (made.remote_world_ranks.empty()) {  // nobody of this color across
+    CommFree(&split);
+    return MPI_COMM_NULL;
+  }
+  ReleaseComm(split);
+  made.size = static_cast<int>(made.world_ranks.size());
+  made.rank = static_cast<int>(
+      std::find(made.world_ranks.begin(), made.world_ranks.end(), Runtime::Instance()->world_rank()) -
+      made.world_ranks.begin());
+  made.remote_offset = local_first ? made.size : 0;
+  return NewComm(std::move(made));
+}
+
 void IntercommBarrier(MPI_Comm intercomm) {
   MPI_Comm whole = UnionHandle(CheckedIntercomm(intercomm));
   try {
@@ -207,8 +249,9 @@ void IntercommBarrier(MPI_Comm intercomm) {
 
 void RequireIntracomm(const CommInfo& comm) {
   if (comm.inter)
-    throw Error(kErrComm, "BDMPI supports point-to-point, MPI_Barrier, MPI_Comm_dup/free and "
-                          "MPI_Intercomm_merge on intercommunicators, not this call");
+    throw Error(kErrComm, "BDMPI supports point-to-point, MPI_Barrier, MPI_Comm_dup/split/"
+                          "create/free and MPI_Intercomm_merge on intercommunicators, not "
+                          "this call");
 }
 
 }  // namespace bdmpi

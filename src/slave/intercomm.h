@@ -3,7 +3,8 @@
 // MsgType::kCommRegister, see comm_register.h); point-to-point on the
 // intercommunicator travels on it, with ranks translated (CommInfo::
 // WirePeer, UserSource), and MPI_Intercomm_merge and MPI_Comm_dup split it.
-// MPI_Barrier works across the two groups; other collectives on an
+// MPI_Barrier works across the two groups, MPI_Comm_split and
+// MPI_Comm_create make intercommunicators; other collectives on an
 // intercommunicator are refused with MPI_ERR_COMM.
 #pragma once
 
@@ -18,6 +19,12 @@ MPI_Comm IntercommCreate(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 MPI_Comm IntercommMerge(MPI_Comm intercomm, int high);
 // MPI_Comm_dup of an intercommunicator.
 MPI_Comm IntercommDup(MPI_Comm intercomm);
+// MPI_Comm_split (and MPI_Comm_create) of an intercommunicator: the
+// members of each color on either side, ordered by key, face those of the
+// same color on the other; MPI_COMM_NULL when one side has none. Keys
+// must lie within ±2^30 (the two sides share one split of the hidden
+// communicator).
+MPI_Comm IntercommSplit(MPI_Comm intercomm, int color, int key);
 void IntercommBarrier(MPI_Comm intercomm);
 // Throws MPI_ERR_COMM for an intercommunicator: the calls that take
 // intracommunicators only (the collectives other than MPI_Barrier, the

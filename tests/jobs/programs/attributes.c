@@ -10,8 +10,9 @@
  *     delete callback, MPI_Comm_delete_attr runs it and the value is gone.
  *  3. MPI_COMM_NULL_COPY_FN is not copied, MPI_COMM_DUP_FN is; a keyval
  *     freed while an attribute uses it keeps working for that attribute,
- *     and may be freed again until that attribute is gone (as in a delete
- *     callback that frees its keyval, MPICH's keyval_double_free).
+ *     (get, delete, and the delete callback when its communicator is
+ *     freed), and may be freed again until that attribute is gone (as in a
+ *     delete callback that frees its keyval, MPICH's keyval_double_free).
  *  4. A copy callback that fails makes MPI_Comm_dup fail with its code
  *     (MPI_ERRORS_RETURN).
  *  5. The MPI-1 names: MPI_Keyval_create, MPI_Attr_put/get/delete,
@@ -90,8 +91,9 @@ static void predefined(void) {
 
 static void callbacks(void) {
   static char base[4];
-  int keyval = MPI_KEYVAL_INVALID, flag = 0;
+  int keyval = MPI_KEYVAL_INVALID, keyval2 = MPI_KEYVAL_INVALID, flag = 0;
   CHECK_MPI(MPI_Comm_create_keyval(count_copy, count_delete, &keyval, &copies));
+  CHECK_MPI(MPI_Comm_create_keyval(count_copy, count_delete, &keyval2, &copies));
   MPI_Comm comm;
   CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
   get(comm, keyval, &flag);
@@ -118,9 +120,14 @@ static void callbacks(void) {
 #ifdef BDMPI /* Open MPI refuses the second free */
   CHECK_MPI(MPI_Comm_free_keyval(&again));
 #endif
-  (void)again;
+  /* The freed keyval still gets and deletes its attribute. */
+  CHECK(get(comm, keyval, &flag) == base + 1 && flag, "get with a freed keyval");
+  CHECK_MPI(MPI_Comm_delete_attr(comm, keyval));
+  CHECK(deletes == 4 && last_deleted == base + 1, "delete with a freed keyval: %d", deletes);
+  CHECK_MPI(MPI_Comm_set_attr(comm, keyval2, base + 1));
   CHECK_MPI(MPI_Comm_free(&comm));
-  CHECK(deletes == 4 && last_deleted == base + 1, "freed keyval: %d deletes", deletes);
+  CHECK(deletes == 5 && last_deleted == base + 1, "freed keyval: %d deletes", deletes);
+  CHECK_MPI(MPI_Comm_free_keyval(&keyval2));
 }
 
 static void predefined_callbacks(void) {

@@ -12,7 +12,10 @@
  *  4. MPI_Intercomm_merge with the odd group high: even ranks first; an
  *     allreduce on the result. MPI_Comm_dup of the intercommunicator keeps
  *     the groups and its messages apart from the original's.
- *  5. Another collective on an intercommunicator fails with MPI_ERR_COMM
+ *  5. MPI_Comm_split of the intercommunicator by local rank parity with
+ *     reversed keys: the local and remote groups of each color, in key
+ *     order; MPI_Comm_create with the local group minus its rank 0.
+ *  6. Another collective on an intercommunicator fails with MPI_ERR_COMM
  *     in BDMPI (which supports only MPI_Barrier there; not checked under
  *     Open MPI, which supports them).
  */
@@ -126,7 +129,54 @@ int main(int argc, char **argv) {
   }
   CHECK_MPI(MPI_Barrier(copy));
 
-  /* 5. Collectives other than the barrier are refused by BDMPI. */
+  /* 5. Split and create. */
+  MPI_Comm half;
+  int color = mine % 2;
+  CHECK_MPI(MPI_Comm_split(inter, color, -mine, &half));
+  int nl = 0, nr = 0;
+  for (int i = 0; i < nlocal; ++i) nl += i % 2 == color;
+  for (int j = 0; j < nremote; ++j) nr += j % 2 == color;
+  if (nr == 0) {
+    CHECK(half == MPI_COMM_NULL, "a split with nobody across gave a communicator");
+  } else {
+    int rsize = -1, higher = 0;
+    for (int i = mine + 1; i < nlocal; ++i) higher += i % 2 == color;
+    CHECK_MPI(MPI_Comm_remote_size(half, &rsize));
+    CHECK(size_of(half) == nl && rsize == nr && rank_in(half) == higher,
+          "split: rank %d of %d (remote %d), want %d of %d (remote %d)", rank_in(half),
+          size_of(half), rsize, higher, nl, nr);
+    /* Remote rank 0 of the half is the highest remote rank of the color. */
+    int top = nremote - 1;
+    while (top % 2 != color) --top;
+    if (rank_in(half) == 0) { /* the two ranks 0 of a color swap world ranks */
+      int v = me, w = -1;
+      MPI_Status status;
+      CHECK_MPI(MPI_Sendrecv(&v, 1, MPI_INT, 0, 8, &w, 1, MPI_INT, 0, 8, half, &status));
+      CHECK(w == 2 * top + 1 - parity, "split: remote rank 0 is world rank %d", w);
+    }
+    CHECK_MPI(MPI_Barrier(half));
+    CHECK_MPI(MPI_Comm_free(&half));
+  }
+  MPI_Group local_group, rest;
+  int zero = 0;
+  CHECK_MPI(MPI_Comm_group(inter, &local_group));
+  CHECK_MPI(MPI_Group_excl(local_group, 1, &zero, &rest));
+  MPI_Comm part;
+  CHECK_MPI(MPI_Comm_create(inter, rest, &part));
+  if (mine == 0 || nlocal == 1 || nremote == 1) {
+    CHECK(part == MPI_COMM_NULL, "MPI_Comm_create: rank %d of %d got a communicator", mine,
+          nlocal);
+  } else {
+    int rsize = -1;
+    CHECK_MPI(MPI_Comm_remote_size(part, &rsize));
+    CHECK(size_of(part) == nlocal - 1 && rsize == nremote - 1 && rank_in(part) == mine - 1,
+          "MPI_Comm_create: rank %d of %d, remote %d", rank_in(part), size_of(part), rsize);
+    CHECK_MPI(MPI_Comm_free(&part));
+  }
+  MPI_Group_free(&rest);
+  MPI_Group_free(&local_group);
+
+  /* 6. Collectives other than the barrier are refused by BDMPI. */
 #ifdef BDMPI
   MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
   CHECK_CLASS(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
