@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,35 +79,44 @@ std::vector<int> Topology::OutNeighbors(int rank) const {
 namespace {
 
 // The k factors of n (non-increasing) whose largest and smallest differ
-// least, the one with the largest first factor among equals: what MPICH's
-// MPI_Dims_create gives (its test suite checks 75 000 cases). A search over
-// divisors, cut where it cannot beat the best found.
+// least, and among those the one whose smallest factors are largest: what
+// MPICH's MPI_Dims_create gives (its test suite checks 75 000 cases). A search over
+// n's divisors, largest first, cut where it cannot beat the best found.
 struct FactorSearch {
+  std::vector<int> divisors;  // of n, descending
   std::vector<int> current, best;
   int best_spread = -1;
 
-  void Run(int n, int k, int largest) {
+  // Factors `rest` into k factors of at most `largest`, from divisors[from].
+  void Run(int rest, int k, std::size_t from) {
     if (k == 1) {
-      if (n > largest) return;
-      current.push_back(n);
-      int spread = current.front() - n;
-      if (best_spread < 0 || spread < best_spread) {
+      if (rest > (current.empty() ? rest : current.back())) return;
+      int spread = (current.empty() ? rest : current.front()) - rest;
+      current.push_back(rest);
+      // Among equal spreads: the largest smallest factor, then the largest
+      // next smallest, ...
+      bool better = best_spread < 0 || spread < best_spread ||
+                    (spread == best_spread &&
+                     std::lexicographical_compare(best.rbegin(), best.rend(), current.rbegin(),
+                                                  current.rend()));
+      if (better) {
         best_spread = spread;
         best = current;
       }
       current.pop_back();
       return;
     }
-    for (int d = std::min(largest, n); d >= 1; --d) {
-      if (n % d != 0) continue;
-      // The rest must fit below d: d^k >= n, else no smaller d can do.
+    for (std::size_t i = from; i < divisors.size(); ++i) {
+      int d = divisors[i];
+      if (d > rest || rest % d != 0) continue;
+      // The other k - 1 factors are at most d: d^k must reach rest.
       long long power = 1;
-      for (int i = 0; i < k && power < n; ++i) power *= d;
-      if (power < n) break;
+      for (int j = 0; j < k && power < rest; ++j) power *= d;
+      if (power < rest) break;
       // Smaller factors only spread further from the first.
-      if (best_spread >= 0 && !current.empty() && current.front() - d >= best_spread) break;
+      if (best_spread >= 0 && !current.empty() && current.front() - d > best_spread) break;
       current.push_back(d);
-      Run(n / d, k - 1, d);
+      Run(rest / d, k - 1, i);
       current.pop_back();
     }
   }
@@ -114,7 +124,13 @@ struct FactorSearch {
 
 std::vector<int> BalancedFactors(int n, int k) {
   FactorSearch search;
-  search.Run(n, k, n);
+  for (int d = 1; static_cast<long long>(d) * d <= n; ++d) {
+    if (n % d != 0) continue;
+    search.divisors.push_back(d);
+    if (d != n / d) search.divisors.push_back(n / d);
+  }
+  std::sort(search.divisors.begin(), search.divisors.end(), std::greater<>());
+  search.Run(n, k, 0);
   return search.best;
 }
 
