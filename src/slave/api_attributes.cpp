@@ -60,8 +60,8 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
                             MPI_Comm_delete_attr_function* delete_fn, int* keyval,
                             void* extra_state) {
   return Guard("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&] {
-    *keyval = bdmpi::CreateKeyval(AttrKind::kComm, AsCopy(copy_fn), AsDelete(delete_fn),
-                                  extra_state);
+    *keyval =
+        bdmpi::CreateKeyval(AttrKind::kComm, AsCopy(copy_fn), AsDelete(delete_fn), extra_state);
   });
 }
 
@@ -81,8 +81,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
 
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  return Guard("MPI_Comm_get_attr", comm,
-               [&] { GetCommAttr(comm, keyval, attribute_val, flag); });
+  return Guard("MPI_Comm_get_attr", comm, [&] { GetCommAttr(comm, keyval, attribute_val, flag); });
 }
 
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
@@ -100,10 +99,9 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn,
                             MPI_Type_delete_attr_function* delete_fn, int* keyval,
                             void* extra_state) {
   return Guard("MPI_Type_create_keyval", MPI_COMM_WORLD, [&] {
-    *keyval = bdmpi::CreateKeyval(AttrKind::kType,
-                                  reinterpret_cast<bdmpi::CopyAttrFunction*>(copy_fn),
-                                  reinterpret_cast<bdmpi::DeleteAttrFunction*>(delete_fn),
-                                  extra_state);
+    *keyval =
+        bdmpi::CreateKeyval(AttrKind::kType, reinterpret_cast<bdmpi::CopyAttrFunction*>(copy_fn),
+                            reinterpret_cast<bdmpi::DeleteAttrFunction*>(delete_fn), extra_state);
   });
 }
 
@@ -142,8 +140,8 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int keyval) {
 // ------------------------------------------------------------ MPI-1 names
 
 #pragma weak MPI_Keyval_create = PMPI_Keyval_create
-int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn,
-                       int* keyval, void* extra_state) {
+int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                       void* extra_state) {
   return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
 }
 
@@ -193,9 +191,7 @@ int PMPI_Type_dup_fn(MPI_Datatype, int, void*, void* in, void* out, int* flag) {
 int PMPI_Type_null_delete_fn(MPI_Datatype, int, void*, void*) { return MPI_SUCCESS; }
 
 #pragma weak MPI_Null_copy_fn = PMPI_Null_copy_fn
-int PMPI_Null_copy_fn(MPI_Comm, int, void*, void*, void*, int* flag) {
-  return CopyNothing(flag);
-}
+int PMPI_Null_copy_fn(MPI_Comm, int, void*, void*, void*, int* flag) { return CopyNothing(flag); }
 
 #pragma weak MPI_Dup_fn = PMPI_Dup_fn
 int PMPI_Dup_fn(MPI_Comm, int, void*, void* in, void* out, int* flag) {

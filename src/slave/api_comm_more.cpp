@@ -108,16 +108,14 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
 
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
-  return Guard("MPI_Comm_remote_group", comm,
-               [&] { *group = bdmpi::NewGroup(RemoteGroup(comm)); });
+  return Guard("MPI_Comm_remote_group", comm, [&] { *group = bdmpi::NewGroup(RemoteGroup(comm)); });
 }
 
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm* newintercomm) {
   return Guard("MPI_Intercomm_create", local_comm, [&] {
-    *newintercomm =
-        bdmpi::IntercommCreate(local_comm, local_leader, peer_comm, remote_leader, tag);
+    *newintercomm = bdmpi::IntercommCreate(local_comm, local_leader, peer_comm, remote_leader, tag);
   });
 }
 

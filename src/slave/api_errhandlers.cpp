@@ -66,8 +66,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
 
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  return Guard("MPI_Errhandler_free", MPI_COMM_WORLD,
-               [&] { bdmpi::FreeErrhandler(errhandler); });
+  return Guard("MPI_Errhandler_free", MPI_COMM_WORLD, [&] { bdmpi::FreeErrhandler(errhandler); });
 }
 
 #pragma weak MPI_Errhandler_create = PMPI_Errhandler_create

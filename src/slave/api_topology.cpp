@@ -49,9 +49,8 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
-  return Guard("MPI_Cartdim_get", comm, [&] {
-    *ndims = static_cast<int>(bdmpi::TopologyOf(comm, MPI_CART).dims.size());
-  });
+  return Guard("MPI_Cartdim_get", comm,
+               [&] { *ndims = static_cast<int>(bdmpi::TopologyOf(comm, MPI_CART).dims.size()); });
 }
 
 #pragma weak MPI_Cart_get = PMPI_Cart_get
@@ -98,8 +97,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
 }
 
 #pragma weak MPI_Cart_map = PMPI_Cart_map
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
-                  int* newrank) {
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   (void)periods;
   return Guard("MPI_Cart_map", comm, [&] { *newrank = bdmpi::CartMap(comm, ndims, dims); });
 }
@@ -151,8 +149,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 }
 
 #pragma weak MPI_Graph_map = PMPI_Graph_map
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
-                   int* newrank) {
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
   return Guard("MPI_Graph_map", comm,
                [&] { *newrank = bdmpi::GraphMap(comm, nnodes, index, edges); });
 }
@@ -167,9 +164,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
   (void)reorder;
   return Guard("MPI_Dist_graph_create_adjacent", comm_old, [&] {
     bdmpi::CheckInfoArgument(info);
-    *comm_dist_graph = bdmpi::DistGraphCreateAdjacent(comm_old, indegree, sources,
-                                                      sourceweights, outdegree, destinations,
-                                                      destweights);
+    *comm_dist_graph = bdmpi::DistGraphCreateAdjacent(comm_old, indegree, sources, sourceweights,
+                                                      outdegree, destinations, destweights);
   });
 }
 
@@ -180,14 +176,12 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
   (void)reorder;
   return Guard("MPI_Dist_graph_create", comm_old, [&] {
     bdmpi::CheckInfoArgument(info);
-    *comm_dist_graph =
-        bdmpi::DistGraphCreate(comm_old, n, sources, degrees, destinations, weights);
+    *comm_dist_graph = bdmpi::DistGraphCreate(comm_old, n, sources, degrees, destinations, weights);
   });
 }
 
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
-                                    int* weighted) {
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
   return Guard("MPI_Dist_graph_neighbors_count", comm, [&] {
     const Topology& graph = bdmpi::TopologyOf(comm, MPI_DIST_GRAPH);
     *indegree = static_cast<int>(graph.sources.size());
@@ -197,9 +191,8 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree
 }
 
 #pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
-                              int sourceweights[], int maxoutdegree, int destinations[],
-                              int destweights[]) {
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                              int maxoutdegree, int destinations[], int destweights[]) {
   return Guard("MPI_Dist_graph_neighbors", comm, [&] {
     const Topology& graph = bdmpi::TopologyOf(comm, MPI_DIST_GRAPH);
     CopyOut(graph.sources, maxindegree, sources);
@@ -221,8 +214,7 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
 
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                            MPI_Comm comm) {
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return Guard("MPI_Neighbor_allgather", comm, [&] {
     bdmpi::NeighborAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
@@ -233,14 +225,14 @@ int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm) {
   return Guard("MPI_Neighbor_allgatherv", comm, [&] {
-    bdmpi::NeighborAllgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                              recvtype, comm);
+    bdmpi::NeighborAllgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                              comm);
   });
 }
 
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
-int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return Guard("MPI_Neighbor_alltoall", comm, [&] {
     bdmpi::NeighborAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
@@ -251,19 +243,19 @@ int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   return Guard("MPI_Neighbor_alltoallv", comm, [&] {
-    bdmpi::NeighborAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                             rdispls, recvtype, comm);
+    bdmpi::NeighborAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                             recvtype, comm);
   });
 }
 
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
-int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[],
-                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                            void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                            const MPI_Datatype recvtypes[], MPI_Comm comm) {
+int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm) {
   return Guard("MPI_Neighbor_alltoallw", comm, [&] {
-    bdmpi::NeighborAlltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                             rdispls, recvtypes, comm);
+    bdmpi::NeighborAlltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                             recvtypes, comm);
   });
 }
 

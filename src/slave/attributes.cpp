@@ -52,8 +52,8 @@ Keyval& CheckedKeyval(AttrKind kind, int keyval, bool allow_freed = false) {
   if (found == State().keyvals.end() || (found->second.freed && !allow_freed))
     throw Error(MPI_ERR_KEYVAL, "invalid keyval " + std::to_string(keyval));
   if (found->second.kind != kind)
-    throw Error(MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) + " was not made for a " +
-                                    KindName(kind));
+    throw Error(MPI_ERR_KEYVAL,
+                "keyval " + std::to_string(keyval) + " was not made for a " + KindName(kind));
   return found->second;
 }
 
@@ -76,8 +76,8 @@ void RunDelete(AttrKind kind, int object, int keyval, void* value) {
   if (key.del == nullptr) return;
   int code = key.del(object, keyval, value, key.extra_state);
   if (code != MPI_SUCCESS)
-    throw Error(code, std::string("the delete callback of a ") + KindName(kind) +
-                          " attribute failed");
+    throw Error(code,
+                std::string("the delete callback of a ") + KindName(kind) + " attribute failed");
 }
 
 // Removes the attribute (keyval) of object without running callbacks.
@@ -171,8 +171,8 @@ void CopyAttrs(AttrKind kind, int from, int to) {
     int flag = 0;
     int code = key.copy(from, keyval, key.extra_state, value, &copied, &flag);
     if (code != MPI_SUCCESS)
-      throw Error(code, std::string("the copy callback of a ") + KindName(kind) +
-                            " attribute failed");
+      throw Error(code,
+                  std::string("the copy callback of a ") + KindName(kind) + " attribute failed");
     if (!flag) continue;
     AttrList& target = State().attrs[{kind, to}];
     target.emplace_back(keyval, copied);
@@ -194,8 +194,7 @@ void DeleteAllAttrs(AttrKind kind, int object) {
 }
 
 bool IsPredefinedKeyval(int keyval) {
-  return (keyval & ~0x00ffffff) == kKeyvalTag &&
-         (keyval & kPredefinedKeyvalBit) != 0;
+  return (keyval & ~0x00ffffff) == kKeyvalTag && (keyval & kPredefinedKeyvalBit) != 0;
 }
 
 bool GetPredefinedAttr(int keyval, void** value) {

@@ -19,8 +19,7 @@ using CopyAttrFunction = int(int object, int keyval, void* extra_state, void* va
                              void* value_out, int* flag);
 using DeleteAttrFunction = int(int object, int keyval, void* value, void* extra_state);
 
-int CreateKeyval(AttrKind kind, CopyAttrFunction* copy, DeleteAttrFunction* del,
-                 void* extra_state);
+int CreateKeyval(AttrKind kind, CopyAttrFunction* copy, DeleteAttrFunction* del, void* extra_state);
 // Sets *keyval to MPI_KEYVAL_INVALID; attributes already set with it stay
 // until deleted (their delete callback still runs), and until then freeing
 // it again is no error.

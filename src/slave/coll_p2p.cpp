@@ -13,6 +13,7 @@
 #include "slave/collectives.h"
 #include "slave/errors.h"
 #include "slave/intercomm.h"
+#include "slave/intercomm_coll.h"
 #include "slave/runtime.h"
 
 namespace bdmpi {
@@ -197,6 +198,9 @@ void Gather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, 
             MPI_Datatype recvtype, int root, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter)
+    return InterGather(send, sendcount, sendtype, recv, nullptr, nullptr, recvcount, recvtype,
+                       root, comm);
   CheckRoot(comm, root);
   Layout layout;
   if (comm.rank == root) {
@@ -211,6 +215,9 @@ void Gatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
              MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter)
+    return InterGather(send, sendcount, sendtype, recv, recvcounts, displs, 0, recvtype, root,
+                       comm);
   CheckRoot(comm, root);
   Layout layout;
   if (comm.rank == root) layout = Given(comm.size, recvcounts, displs, recvtype);
@@ -221,6 +228,9 @@ void Scatter(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
              MPI_Datatype recvtype, int root, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter)
+    return InterScatter(send, nullptr, nullptr, sendcount, sendtype, recv, recvcount, recvtype,
+                        root, comm);
   CheckRoot(comm, root);
   Layout layout;
   if (comm.rank == root) {
@@ -235,6 +245,9 @@ void Scatterv(const void* send, const int sendcounts[], const int displs[],
               MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter)
+    return InterScatter(send, sendcounts, displs, 0, sendtype, recv, recvcount, recvtype, root,
+                        comm);
   CheckRoot(comm, root);
   Layout layout;
   if (comm.rank == root) layout = Given(comm.size, sendcounts, displs, sendtype);
@@ -245,6 +258,9 @@ void Allgather(const void* send, int sendcount, MPI_Datatype sendtype, void* rec
                int recvcount, MPI_Datatype recvtype, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter)
+    return InterAllgather(send, sendcount, sendtype, recv, nullptr, nullptr, recvcount, recvtype,
+                          comm);
   BufferBytes(recvcount, recvtype);
   AllgatherImpl(send, sendcount, sendtype, recv, Regular(comm.size, recvcount), recvtype,
                 comm);
@@ -255,6 +271,8 @@ void Allgatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* re
                 MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter)
+    return InterAllgather(send, sendcount, sendtype, recv, recvcounts, displs, 0, recvtype, comm);
   AllgatherImpl(send, sendcount, sendtype, recv,
                 Given(comm.size, recvcounts, displs, recvtype), recvtype, comm);
 }
@@ -263,6 +281,9 @@ void Alltoall(const void* send, int sendcount, MPI_Datatype sendtype, void* recv
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter)
+    return InterAlltoall(send, nullptr, nullptr, sendcount, sendtype, recv, nullptr, nullptr,
+                         recvcount, recvtype, comm);
   BufferBytes(recvcount, recvtype);
   Layout slayout;
   if (send != MPI_IN_PLACE) {
@@ -277,6 +298,9 @@ void Alltoallv(const void* send, const int sendcounts[], const int sdispls[],
                MPI_Datatype recvtype, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter)
+    return InterAlltoall(send, sendcounts, sdispls, 0, sendtype, recv, recvcounts, rdispls, 0,
+                         recvtype, comm);
   Layout rlayout = Given(comm.size, recvcounts, rdispls, recvtype);
   Layout slayout;
   if (send != MPI_IN_PLACE) slayout = Given(comm.size, sendcounts, sdispls, sendtype);

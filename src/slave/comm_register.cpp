@@ -36,8 +36,7 @@ ReplyMsg AskMaster(CommRegisterStep step, int id) {
 int AgreeOnComm(const CommInfo& exchange, const std::vector<int>& exchange_ranks,
                 const std::vector<int>& world_ranks, int tag) {
   std::size_t n = world_ranks.size();
-  int me = static_cast<int>(std::find(exchange_ranks.begin(), exchange_ranks.end(),
-                                      exchange.rank) -
+  int me = static_cast<int>(std::find(exchange_ranks.begin(), exchange_ranks.end(), exchange.rank) -
                             exchange_ranks.begin());
   BDMPI_ENFORCE(me < static_cast<int>(n), "agreeing on a communicator one is not in");
   int leader = exchange_ranks[0];
@@ -94,13 +93,13 @@ MPI_Comm CommCreateGroup(MPI_Comm comm_handle, MPI_Group group, int tag) {
   for (std::size_t i = 0; i < members.size(); ++i) {
     auto found = parent_rank.find(members[i]);
     if (found == parent_rank.end())
-      throw Error(kErrGroup, "MPI_Comm_create_group: the group is not a subgroup of the "
-                             "communicator's group");
+      throw Error(kErrGroup,
+                  "MPI_Comm_create_group: the group is not a subgroup of the "
+                  "communicator's group");
     if (found->second == parent.rank) me = static_cast<int>(i);
     exchange_ranks.push_back(found->second);
   }
-  if (me < 0)
-    throw Error(kErrGroup, "MPI_Comm_create_group is called by the group's members only");
+  if (me < 0) throw Error(kErrGroup, "MPI_Comm_create_group is called by the group's members only");
   CommInfo made;
   made.id = AgreeOnComm(parent, exchange_ranks, members, tag);
   made.rank = me;

@@ -61,8 +61,7 @@ MPI_Errhandler CreateErrhandler(MPI_Comm_errhandler_function* function) {
 void CheckErrhandler(MPI_Errhandler handler) {
   if (IsPredefinedHandler(handler)) return;
   UserHandler* user = FindUser(handler);
-  if (user == nullptr || user->references <= 0)
-    throw Error(kErrArg, "invalid error handler");
+  if (user == nullptr || user->references <= 0) throw Error(kErrArg, "invalid error handler");
 }
 
 MPI_Comm_errhandler_function* ErrhandlerFunction(MPI_Errhandler handler) {
@@ -102,8 +101,10 @@ int AddErrorCode(int error_class) {
 void AddErrorString(int code, const char* text) {
   auto added = AddedCodes().find(code);
   if (added == AddedCodes().end())
-    throw Error(kErrArg, "only codes and classes added with MPI_Add_error_class/code "
-                         "take a string (code " + std::to_string(code) + ")");
+    throw Error(kErrArg,
+                "only codes and classes added with MPI_Add_error_class/code "
+                "take a string (code " +
+                    std::to_string(code) + ")");
   if (std::strlen(text) >= MPI_MAX_ERROR_STRING)
     throw Error(kErrArg, "error strings have fewer than MPI_MAX_ERROR_STRING characters");
   added->second.text = text;

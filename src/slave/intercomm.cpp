@@ -229,9 +229,9 @@ MPI_Comm IntercommSplit(MPI_Comm intercomm, int color, int key) {
   }
   ReleaseComm(split);
   made.size = static_cast<int>(made.world_ranks.size());
-  made.rank = static_cast<int>(
-      std::find(made.world_ranks.begin(), made.world_ranks.end(), Runtime::Instance()->world_rank()) -
-      made.world_ranks.begin());
+  made.rank = static_cast<int>(std::find(made.world_ranks.begin(), made.world_ranks.end(),
+                                         Runtime::Instance()->world_rank()) -
+                               made.world_ranks.begin());
   made.remote_offset = local_first ? made.size : 0;
   return NewComm(std::move(made));
 }
@@ -249,9 +249,9 @@ void IntercommBarrier(MPI_Comm intercomm) {
 
 void RequireIntracomm(const CommInfo& comm) {
   if (comm.inter)
-    throw Error(kErrComm, "BDMPI supports point-to-point, MPI_Barrier, MPI_Comm_dup/split/"
-                          "create/free and MPI_Intercomm_merge on intercommunicators, not "
-                          "this call");
+    throw Error(kErrComm, "this call takes an intracommunicator (on intercommunicators BDMPI "
+                          "has point-to-point, the collectives of MPI-3.1 5.2.2 other than "
+                          "the reduce-scatters, and MPI_Comm_dup/split/create/free)");
 }
 
 }  // namespace bdmpi

@@ -3,9 +3,9 @@
 // MsgType::kCommRegister, see comm_register.h); point-to-point on the
 // intercommunicator travels on it, with ranks translated (CommInfo::
 // WirePeer, UserSource), and MPI_Intercomm_merge and MPI_Comm_dup split it.
-// MPI_Barrier works across the two groups, MPI_Comm_split and
-// MPI_Comm_create make intercommunicators; other collectives on an
-// intercommunicator are refused with MPI_ERR_COMM.
+// MPI_Comm_split and MPI_Comm_create make intercommunicators; MPI_Barrier
+// and the collectives of intercomm_coll.h work across the two groups; the
+// rest (reduce-scatters, scans) refuse them with MPI_ERR_COMM.
 #pragma once
 
 #include <mpi.h>
@@ -26,9 +26,8 @@ MPI_Comm IntercommDup(MPI_Comm intercomm);
 // communicator).
 MPI_Comm IntercommSplit(MPI_Comm intercomm, int color, int key);
 void IntercommBarrier(MPI_Comm intercomm);
-// Throws MPI_ERR_COMM for an intercommunicator: the calls that take
-// intracommunicators only (the collectives other than MPI_Barrier, the
-// communicator constructors other than MPI_Comm_dup).
+// Throws MPI_ERR_COMM for an intercommunicator: for the calls that take
+// intracommunicators only.
 void RequireIntracomm(const CommInfo& comm);
 
 }  // namespace bdmpi

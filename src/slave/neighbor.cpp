@@ -64,7 +64,9 @@ const std::byte* Offset(const void* base, std::int64_t bytes) {
 }
 std::byte* Offset(void* base, std::int64_t bytes) { return static_cast<std::byte*>(base) + bytes; }
 
-std::int64_t Extent(MPI_Datatype type) { return static_cast<std::int64_t>(LookupType(type).extent); }
+std::int64_t Extent(MPI_Datatype type) {
+  return static_cast<std::int64_t>(LookupType(type).extent);
+}
 
 // Blocks of counts[i] elements at displs[i] extents (or a regular layout).
 std::vector<Block> SendBlocks(const void* send, std::size_t n, const int counts[],
@@ -73,7 +75,9 @@ std::vector<Block> SendBlocks(const void* send, std::size_t n, const int counts[
   std::int64_t extent = Extent(type);
   for (std::size_t i = 0; i < n; ++i) {
     int c = counts != nullptr ? counts[i] : count;
-    std::int64_t at = same ? 0 : displs != nullptr ? displs[i] : static_cast<std::int64_t>(i) * count;
+    std::int64_t at = same                ? 0
+                      : displs != nullptr ? displs[i]
+                                          : static_cast<std::int64_t>(i) * count;
     blocks.push_back({Offset(send, at * extent), BufferBytes(c, type)});
   }
   return blocks;
@@ -134,8 +138,7 @@ void NeighborAlltoallv(const void* send, const int sendcounts[], const int sdisp
 
 void NeighborAlltoallw(const void* send, const int sendcounts[], const MPI_Aint sdispls[],
                        const MPI_Datatype sendtypes[], void* recv, const int recvcounts[],
-                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                       MPI_Comm comm) {
+                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   RequireInitialized();
   NoInPlace(send);
   std::vector<Block> blocks;

@@ -12,7 +12,7 @@
 #include "slave/coll_p2p.h"
 #include "slave/collectives.h"
 #include "slave/errors.h"
-#include "slave/intercomm.h"
+#include "slave/intercomm_coll.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
@@ -76,7 +76,7 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
             MPI_Op op, int root, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  RequireIntracomm(comm);
+  if (comm.inter) return InterReduce(send, recv, count, datatype, op, root, comm);
   CheckRoot(comm, root);
   if (UserDefined(send, count, datatype, op, comm.rank == root)) {
     UserReduce(send == MPI_IN_PLACE ? recv : send, recv, count, datatype,
@@ -99,7 +99,7 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  RequireIntracomm(comm);
+  if (comm.inter) return InterAllreduce(send, recv, count, datatype, op, comm);
   if (UserDefined(send, count, datatype, op, true)) {
     UserReduce(send == MPI_IN_PLACE ? recv : send, recv, count, datatype,
                CheckOp(op, datatype), 0, comm);

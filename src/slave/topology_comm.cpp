@@ -72,8 +72,8 @@ void CheckNeighbors(int degree, const int ranks[], int size) {
   if (degree < 0) throw Error(kErrArg, "negative degree");
   for (int i = 0; i < degree; ++i) {
     if (ranks[i] < 0 || ranks[i] >= size)
-      throw Error(kErrRank, "neighbour " + std::to_string(ranks[i]) +
-                                " is not a rank of the communicator");
+      throw Error(kErrRank,
+                  "neighbour " + std::to_string(ranks[i]) + " is not a rank of the communicator");
   }
 }
 
@@ -190,8 +190,7 @@ MPI_Comm DistGraphCreate(MPI_Comm comm, int n, const int sources[], const int de
     total += counts[static_cast<std::size_t>(r)];
   }
   std::vector<int> all(static_cast<std::size_t>(total) + 1);
-  Allgatherv(mine.data(), count, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
-             made);
+  Allgatherv(mine.data(), count, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, made);
   int me = LookupComm(made).rank;
   for (int i = 0; i + 2 < total; i += 3) {
     int from = all[static_cast<std::size_t>(i)], to = all[static_cast<std::size_t>(i) + 1];
@@ -213,8 +212,8 @@ const Topology& TopologyOf(MPI_Comm comm, int kind) {
   RequireInitialized();
   const CommInfo& info = LookupComm(comm);
   if (info.topology == nullptr || (kind != 0 && info.topology->kind != kind)) {
-    const char* wanted = kind == MPI_CART        ? "a Cartesian topology"
-                         : kind == MPI_GRAPH     ? "a graph topology"
+    const char* wanted = kind == MPI_CART         ? "a Cartesian topology"
+                         : kind == MPI_GRAPH      ? "a graph topology"
                          : kind == MPI_DIST_GRAPH ? "a distributed graph topology"
                                                   : "a topology";
     throw Error(MPI_ERR_TOPOLOGY, std::string("the communicator has no ") + wanted);

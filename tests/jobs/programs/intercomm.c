@@ -15,9 +15,10 @@
  *  5. MPI_Comm_split of the intercommunicator by local rank parity with
  *     reversed keys: the local and remote groups of each color, in key
  *     order; MPI_Comm_create with the local group minus its rank 0.
- *  6. Another collective on an intercommunicator fails with MPI_ERR_COMM
- *     in BDMPI (which supports only MPI_Barrier there; not checked under
- *     Open MPI, which supports them).
+ *  6. Collectives across the groups (MPI_ROOT / MPI_PROC_NULL roots):
+ *     bcast, reduce, allreduce (each group gets the other's sum), gather,
+ *     scatter, allgather, alltoall; MPI_Scan, which MPI leaves undefined
+ *     there, fails with MPI_ERR_COMM.
  */
 #include "check.h"
 
@@ -176,11 +177,45 @@ int main(int argc, char **argv) {
   MPI_Group_free(&rest);
   MPI_Group_free(&local_group);
 
-  /* 6. Collectives other than the barrier are refused by BDMPI. */
-#ifdef BDMPI
+  /* 6. Collectives across the groups: the even group's rank 0 is the root
+   * of the rooted ones. */
+  int root = parity == 0 ? (mine == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  int data[3] = {-1, -1, -1};
+  if (root == MPI_ROOT) data[0] = 77, data[1] = 78, data[2] = 79;
+  CHECK_MPI(MPI_Bcast(data, 3, MPI_INT, root, inter));
+  if (parity == 1) CHECK(data[0] == 77 && data[2] == 79, "bcast: %d %d", data[0], data[2]);
+  if (root == MPI_PROC_NULL) CHECK(data[0] == -1, "bcast wrote an idle rank's buffer");
+  int odd_sum = 0, even_sum = 0; /* of world ranks + 1 */
+  for (int r = 0; r < size; ++r) *(r % 2 ? &odd_sum : &even_sum) += r + 1;
+  int mine1 = me + 1, result = -1;
+  CHECK_MPI(MPI_Reduce(&mine1, &result, 1, MPI_INT, MPI_SUM, root, inter));
+  if (root == MPI_ROOT) CHECK(result == odd_sum, "reduce: %d, want %d", result, odd_sum);
+  CHECK_MPI(MPI_Allreduce(&mine1, &result, 1, MPI_INT, MPI_SUM, inter));
+  CHECK(result == (parity ? even_sum : odd_sum), "allreduce: %d", result);
+  int all[64], block[2];
+  if (size <= 64) {
+    for (int j = 0; j < 64; ++j) all[j] = -1;
+    CHECK_MPI(MPI_Gather(&me, 1, MPI_INT, all, 1, MPI_INT, root, inter));
+    for (int j = 0; root == MPI_ROOT && j < nremote; ++j)
+      CHECK(all[j] == 2 * j + 1, "gather block %d: %d", j, all[j]);
+    if (root == MPI_ROOT)
+      for (int j = 0; j < nremote; ++j) all[j] = 500 + j;
+    int piece = -1;
+    CHECK_MPI(MPI_Scatter(all, 1, MPI_INT, &piece, 1, MPI_INT, root, inter));
+    if (parity == 1) CHECK(piece == 500 + mine, "scatter: %d", piece);
+    CHECK_MPI(MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, inter));
+    for (int j = 0; j < nremote; ++j)
+      CHECK(all[j] == 2 * j + 1 - parity, "allgather block %d: %d", j, all[j]);
+    int out[64];
+    for (int j = 0; j < nremote; ++j) out[j] = 1000 * me + j;
+    CHECK_MPI(MPI_Alltoall(out, 1, MPI_INT, all, 1, MPI_INT, inter));
+    for (int j = 0; j < nremote; ++j)
+      CHECK(all[j] == 1000 * (2 * j + 1 - parity) + mine, "alltoall block %d: %d", j, all[j]);
+  }
+  (void)block;
+#ifdef BDMPI /* MPI_Scan is not defined on intercommunicators */
   MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-  CHECK_CLASS(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
-  CHECK_CLASS(MPI_Gather(&me, 1, MPI_INT, &sum, 1, MPI_INT, 0, inter), MPI_ERR_COMM);
+  CHECK_CLASS(MPI_Scan(&me, &sum, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
 #endif
 
   CHECK_MPI(MPI_Comm_free(&copy));
