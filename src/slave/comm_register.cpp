@@ -23,15 +23,26 @@ constexpr int kTagAgreement = 0x50000000;
 
 int TagFor(int tag, int round) { return kTagAgreement + ((tag & 0x07ffffff) << 1) + round; }
 
-ReplyMsg AskMaster(CommRegisterStep step, int id) {
+ReplyMsg AskMaster(CommRegisterStep step, int id, const std::vector<std::uint64_t>& entries = {}) {
   RequestMsg request;
   request.type = MsgType::kCommRegister;
   request.code = step;
   request.comm = id;
-  return Runtime::Instance()->Call(request);
+  Runtime* runtime = Runtime::Instance();
+  if (!entries.empty())
+    runtime->StagePayload(entries.data(), entries.size() * sizeof(std::uint64_t), request);
+  return runtime->Call(request);
 }
 
 }  // namespace
+
+int NewCommId() { return AskMaster(kRegisterNewId, 0).comm; }
+
+int NodeChannelFor(int id) { return AskMaster(kRegisterChannel, id).tag; }
+
+void RegisterMembers(int id, const std::vector<std::uint64_t>& entries) {
+  AskMaster(kRegisterMembers, id, entries);
+}
 
 int AgreeOnComm(const CommInfo& exchange, const std::vector<int>& exchange_ranks,
                 const std::vector<int>& world_ranks, int tag) {
@@ -43,7 +54,7 @@ int AgreeOnComm(const CommInfo& exchange, const std::vector<int>& exchange_ranks
   // Round 1: the leader's master names it.
   std::int32_t id = 0;
   if (me == 0) {
-    id = AskMaster(kRegisterNewId, 0).comm;
+    id = NewCommId();
     for (std::size_t i = 1; i < n; ++i)
       CollSend(exchange, exchange_ranks[i], TagFor(tag, 0), &id, sizeof id);
   } else {
@@ -51,7 +62,7 @@ int AgreeOnComm(const CommInfo& exchange, const std::vector<int>& exchange_ranks
   }
   // Round 2: every node's channel for it, gathered by the leader and
   // handed to all.
-  std::uint32_t channel = static_cast<std::uint32_t>(AskMaster(kRegisterChannel, id).tag);
+  std::uint32_t channel = static_cast<std::uint32_t>(NodeChannelFor(id));
   std::vector<std::uint64_t> entries(n);
   if (me == 0) {
     entries[0] = static_cast<std::uint64_t>(world_ranks[0]) << 32 | channel;
@@ -67,13 +78,7 @@ int AgreeOnComm(const CommInfo& exchange, const std::vector<int>& exchange_ranks
     CollSend(exchange, leader, TagFor(tag, 1), &channel, sizeof channel);
     CollRecv(exchange, leader, TagFor(tag, 1), entries.data(), n * sizeof(std::uint64_t));
   }
-  RequestMsg request;
-  request.type = MsgType::kCommRegister;
-  request.code = kRegisterMembers;
-  request.comm = id;
-  Runtime* runtime = Runtime::Instance();
-  runtime->StagePayload(entries.data(), n * sizeof(std::uint64_t), request);
-  runtime->Call(request);
+  RegisterMembers(id, entries);
   return id;
 }
 

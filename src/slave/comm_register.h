@@ -6,11 +6,20 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "slave/objects.h"
 
 namespace bdmpi {
+
+// The steps of MsgType::kCommRegister. A fresh communicator id, led by
+// this rank; this node's channel for communicator `id`; and the members
+// (world rank << 32 | its node's channel, by rank), which this rank's
+// master adds the communicator with.
+int NewCommId();
+int NodeChannelFor(int id);
+void RegisterMembers(int id, const std::vector<std::uint64_t>& entries);
 
 // Makes a communicator of `world_ranks` (the members by their new rank;
 // this rank among them). They talk on `exchange`'s collective twin, where

@@ -12,6 +12,7 @@
 #include "slave/coll_p2p.h"
 #include "slave/collectives.h"
 #include "slave/comm.h"
+#include "slave/comm_register.h"
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
@@ -24,14 +25,6 @@ namespace {
 constexpr int kTagIntercomm = 0x58000000;
 
 int LeaderTag(int tag) { return kTagIntercomm + (tag & 0x00ffffff); }
-
-ReplyMsg AskMaster(CommRegisterStep step, int id) {
-  RequestMsg request;
-  request.type = MsgType::kCommRegister;
-  request.code = step;
-  request.comm = id;
-  return Runtime::Instance()->Call(request);
-}
 
 // The leaders swap a list of ints (its length first).
 std::vector<int> SwapWithRemoteLeader(const CommInfo& peer, int remote_leader, int tag,
@@ -112,14 +105,14 @@ MPI_Comm IntercommCreate(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
                      *std::min_element(remote.begin(), remote.end());
   std::vector<int> id_list;
   if (leader) {
-    std::int32_t id = local_first ? AskMaster(kRegisterNewId, 0).comm : 0;
+    std::int32_t id = local_first ? NewCommId() : 0;
     std::vector<int> theirs = SwapWithRemoteLeader(*peer, remote_leader, tag, {id});
     id_list = {local_first ? id : theirs.at(0)};
   }
   std::int32_t id = ShareFromLeader(local_comm, local_leader, id_list).at(0);
   // 2. Every node's channel for it: gathered by each leader, swapped,
   // handed to all.
-  int channel = AskMaster(kRegisterChannel, id).tag;
+  int channel = NodeChannelFor(id);
   std::vector<int> local_channels(static_cast<std::size_t>(local.size));
   Gather(&channel, 1, MPI_INT, local_channels.data(), 1, MPI_INT, local_leader, local_comm);
   std::vector<int> remote_channels;
@@ -134,13 +127,7 @@ MPI_Comm IntercommCreate(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
   };
   add(local_first ? members : remote, local_first ? local_channels : remote_channels);
   add(local_first ? remote : members, local_first ? remote_channels : local_channels);
-  RequestMsg request;
-  request.type = MsgType::kCommRegister;
-  request.code = kRegisterMembers;
-  request.comm = id;
-  Runtime* runtime = Runtime::Instance();
-  runtime->StagePayload(entries.data(), entries.size() * sizeof(std::uint64_t), request);
-  runtime->Call(request);
+  RegisterMembers(id, entries);
 
   CommInfo made;
   made.id = id;
@@ -249,9 +236,10 @@ void IntercommBarrier(MPI_Comm intercomm) {
 
 void RequireIntracomm(const CommInfo& comm) {
   if (comm.inter)
-    throw Error(kErrComm, "this call takes an intracommunicator (on intercommunicators BDMPI "
-                          "has point-to-point, the collectives of MPI-3.1 5.2.2 other than "
-                          "the reduce-scatters, and MPI_Comm_dup/split/create/free)");
+    throw Error(kErrComm,
+                "this call takes an intracommunicator (on intercommunicators BDMPI "
+                "has point-to-point, the collectives of MPI-3.1 5.2.2 other than "
+                "the reduce-scatters, and MPI_Comm_dup/split/create/free)");
 }
 
 }  // namespace bdmpi

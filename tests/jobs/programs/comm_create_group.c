@@ -17,17 +17,6 @@
  */
 #include "check.h"
 
-static int rank_in(MPI_Comm c) {
-  int r;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-static int size_of(MPI_Comm c) {
-  int s;
-  MPI_Comm_size(c, &s);
-  return s;
-}
-
 /* Exercises comm, whose rank r is world rank world_of[r]. */
 static void exercise(MPI_Comm comm, const int *world_of) {
   int me = rank_in(comm), n = size_of(comm);

@@ -22,17 +22,6 @@
  */
 #include "check.h"
 
-static int rank_in(MPI_Comm c) {
-  int r;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-static int size_of(MPI_Comm c) {
-  int s;
-  MPI_Comm_size(c, &s);
-  return s;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
