@@ -641,7 +641,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request *request);
 
-/* Process topologies: only the arithmetic of MPI_Dims_create. */
+/* Process topologies: MPI_Dims_create here, the rest below. */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 
 /* Communicators beyond split (hints, MPI-4 idup_with_info), attribute
