@@ -66,6 +66,13 @@ typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm, int, void *, void *, void *,
                                          int *);
 typedef int(MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype, int, void *, void *,
+                                         void *, int *);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void *, void *);
+/* The MPI-1 names of the same (deprecated, still in use). */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
 
 /* ------------------------------------------------------------- handles */
 
@@ -245,6 +252,15 @@ enum {
 #define MPI_WTIME_IS_GLOBAL 0x64400007
 #define MPI_UNIVERSE_SIZE 0x64400009
 #define MPI_APPNUM 0x6440000b
+/* The largest error code or class MPI_Add_error_class/code has made. */
+#define MPI_LASTUSEDCODE 0x6440000d
+
+/* Process topologies (MPI_Topo_test) and distributed graph weights. */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+#define MPI_UNWEIGHTED ((int *)2)
+#define MPI_WEIGHTS_EMPTY ((int *)3)
 
 /* MPI-IO: access modes (bit flags), seek origins, views. */
 #define MPI_MODE_RDONLY 2
@@ -383,8 +399,9 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
-/* The predefined keys only (MPI_TAG_UB, MPI_HOST, MPI_IO,
- * MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM). */
+/* The predefined keys (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
+ * MPI_UNIVERSE_SIZE, MPI_APPNUM, MPI_LASTUSEDCODE) on any communicator, and
+ * the program's own (MPI_Comm_create_keyval). */
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
                       int *flag);
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
@@ -408,12 +425,13 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2,
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2,
                          MPI_Group *newgroup);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
-/* Declared so that programs compile; not provided by libbdmpi yet (linking
- * fails): intercommunicators, communicators created by a group alone,
- * attribute caching. */
+/* Only the group's members call it. */
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
                           MPI_Comm *newcomm);
+/* MPI_Comm_idup completes in the call (the request comes back done). */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+/* Intercommunicators: point-to-point, MPI_Barrier, MPI_Comm_dup/free and
+ * MPI_Intercomm_merge on them; other collectives fail with MPI_ERR_COMM. */
 int MPI_Comm_remote_size(MPI_Comm comm, int *size);
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                            MPI_Comm_delete_attr_function *delete_fn,
@@ -757,7 +775,7 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
                      MPI_Datatype datatype, MPI_Op op);
 int MPI_Op_commutative(MPI_Op op, int *commute);
 
-/* Process topologies: only the arithmetic of MPI_Dims_create. */
+/* Process topologies: MPI_Dims_create here, the rest below. */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 
 /* MPI-IO (src/slave/io, api_io.cpp): files on a directory every rank of
@@ -901,6 +919,135 @@ int MPI_Buffer_iflush(MPI_Request *request);
 /* Also the macros below, for programs that take their address. */
 MPI_Fint MPI_Message_c2f(MPI_Message message);
 MPI_Message MPI_Message_f2c(MPI_Fint message);
+/* Communicators beyond split (hints, MPI-4 idup_with_info), attribute
+ * caching on communicators and datatypes with the MPI-1 names and the
+ * predefined callbacks, error handlers and added error codes, process
+ * topologies and neighbourhood collectives (BDMPI never reorders ranks). */
+#define MPI_COMM_NULL_COPY_FN MPI_Comm_null_copy_fn
+#define MPI_COMM_NULL_DELETE_FN MPI_Comm_null_delete_fn
+#define MPI_COMM_DUP_FN MPI_Comm_dup_fn
+#define MPI_TYPE_NULL_COPY_FN MPI_Type_null_copy_fn
+#define MPI_TYPE_NULL_DELETE_FN MPI_Type_null_delete_fn
+#define MPI_TYPE_DUP_FN MPI_Type_dup_fn
+#define MPI_NULL_COPY_FN MPI_Null_copy_fn
+#define MPI_NULL_DELETE_FN MPI_Null_delete_fn
+#define MPI_DUP_FN MPI_Dup_fn
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
+                         MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm *newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
+                        char *value, int *flag);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn,
+                           int *type_keyval, void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval,
+                      void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval,
+                      void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn,
+                      MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Comm_null_copy_fn(MPI_Comm comm, int keyval, void *extra_state,
+                          void *attribute_val_in, void *attribute_val_out,
+                          int *flag);
+int MPI_Comm_dup_fn(MPI_Comm comm, int keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out,
+                    int *flag);
+int MPI_Comm_null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val,
+                            void *extra_state);
+int MPI_Type_null_copy_fn(MPI_Datatype datatype, int keyval,
+                          void *extra_state, void *attribute_val_in,
+                          void *attribute_val_out, int *flag);
+int MPI_Type_dup_fn(MPI_Datatype datatype, int keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out,
+                    int *flag);
+int MPI_Type_null_delete_fn(MPI_Datatype datatype, int keyval,
+                            void *attribute_val, void *extra_state);
+int MPI_Null_copy_fn(MPI_Comm comm, int keyval, void *extra_state,
+                     void *attribute_val_in, void *attribute_val_out,
+                     int *flag);
+int MPI_Dup_fn(MPI_Comm comm, int keyval, void *extra_state,
+               void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_Null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val,
+                       void *extra_state);
+int MPI_Errhandler_create(MPI_Handler_function *function,
+                          MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
+                    const int periods[], int reorder, MPI_Comm *comm_cart);
+int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
+                 int coords[]);
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
+                   int *rank_dest);
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[],
+                 const int periods[], int *newrank);
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
+                     const int edges[], int reorder, MPI_Comm *comm_graph);
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[],
+                  int edges[]);
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors,
+                        int neighbors[]);
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[],
+                  const int edges[], int *newrank);
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
+                                   const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[],
+                                   const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+                          const int degrees[], const int destinations[],
+                          const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree,
+                                   int *outdegree, int *weighted);
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+                             int sourceweights[], int maxoutdegree,
+                             int destinations[], int destweights[]);
+int MPI_Topo_test(MPI_Comm comm, int *status);
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype,
+                           MPI_Comm comm);
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                           const int sdispls[], MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm);
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                           const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf,
+                           const int recvcounts[], const MPI_Aint rdispls[],
+                           const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 /* ------------------------------------------- profiling interface (PMPI) */
 
@@ -1466,6 +1613,125 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *function,
 #define MPIO_Wait MPI_Wait
 #define MPIO_REQUEST_NULL MPI_REQUEST_NULL
 #define MPI_File_f2c(file) ((MPI_File)(file))
+
+/* Communicators, attributes, error handlers, topologies (see above). */
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
+                          MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm *newintercomm);
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
+                         MPI_Comm *newintracomm);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request);
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
+                         char *value, int *flag);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn,
+                            int *type_keyval, void *extra_state);
+int PMPI_Type_free_keyval(int *type_keyval);
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval,
+                       void *attribute_val);
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval,
+                       void *attribute_val, int *flag);
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn,
+                       MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state);
+int PMPI_Keyval_free(int *keyval);
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int PMPI_Attr_delete(MPI_Comm comm, int keyval);
+int PMPI_Comm_null_copy_fn(MPI_Comm comm, int keyval, void *extra_state,
+                           void *attribute_val_in, void *attribute_val_out,
+                           int *flag);
+int PMPI_Comm_dup_fn(MPI_Comm comm, int keyval, void *extra_state,
+                     void *attribute_val_in, void *attribute_val_out,
+                     int *flag);
+int PMPI_Comm_null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val,
+                             void *extra_state);
+int PMPI_Type_null_copy_fn(MPI_Datatype datatype, int keyval,
+                           void *extra_state, void *attribute_val_in,
+                           void *attribute_val_out, int *flag);
+int PMPI_Type_dup_fn(MPI_Datatype datatype, int keyval, void *extra_state,
+                     void *attribute_val_in, void *attribute_val_out,
+                     int *flag);
+int PMPI_Type_null_delete_fn(MPI_Datatype datatype, int keyval,
+                             void *attribute_val, void *extra_state);
+int PMPI_Null_copy_fn(MPI_Comm comm, int keyval, void *extra_state,
+                      void *attribute_val_in, void *attribute_val_out,
+                      int *flag);
+int PMPI_Dup_fn(MPI_Comm comm, int keyval, void *extra_state,
+                void *attribute_val_in, void *attribute_val_out, int *flag);
+int PMPI_Null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val,
+                        void *extra_state);
+int PMPI_Errhandler_create(MPI_Handler_function *function,
+                           MPI_Errhandler *errhandler);
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Add_error_class(int *errorclass);
+int PMPI_Add_error_code(int errorclass, int *errorcode);
+int PMPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
+                     const int periods[], int reorder, MPI_Comm *comm_cart);
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims);
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
+                  int coords[]);
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
+                    int *rank_dest);
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[],
+                  const int periods[], int *newrank);
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
+                      const int edges[], int reorder, MPI_Comm *comm_graph);
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[],
+                   int edges[]);
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors,
+                         int neighbors[]);
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[],
+                   const int edges[], int *newrank);
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
+                                    const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[],
+                                    const int destweights[], MPI_Info info,
+                                    int reorder, MPI_Comm *comm_dist_graph);
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+                           const int degrees[], const int destinations[],
+                           const int weights[], MPI_Info info, int reorder,
+                           MPI_Comm *comm_dist_graph);
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree,
+                                    int *outdegree, int *weighted);
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+                              int sourceweights[], int maxoutdegree,
+                              int destinations[], int destweights[]);
+int PMPI_Topo_test(MPI_Comm comm, int *status);
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm);
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                            const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm);
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                            const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf,
+                            const int recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

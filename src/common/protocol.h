@@ -118,6 +118,16 @@ inline constexpr std::uint16_t kProtocolVersion = 5;
 //              Across nodes the masters of `comm` allgather their members'
 //              SplitEntry records and each builds the result alike.
 //   CommFree:  no reply; the slave has freed communicator `comm`.
+//   CommRegister: a communicator that no split made (MPI_Comm_create_group,
+//              intercommunicators), whose members agree on it among
+//              themselves by point-to-point messages (src/slave/
+//              comm_register.cpp). Three steps in `code`
+//              (CommRegisterStep): kNewId answers comm = a fresh id led by
+//              the sender; kChannel answers tag = this node's channel for
+//              communicator `comm` (the same for all its local members);
+//              kMembers carries the members as uint64 (world rank << 32 |
+//              its node's channel) by rank and adds the communicator, if
+//              this master does not have it yet. Each answered at once.
 //
 // Memory (storage-backed allocations, src/slave/memory).
 //   Release:  master -> slave only, a reply-queue message that is not a
@@ -156,6 +166,7 @@ inline constexpr std::uint16_t kProtocolVersion = 5;
   X(ExitCritical, 0x0402)  \
   X(CommSplit, 0x0501)     \
   X(CommFree, 0x0502)      \
+  X(CommRegister, 0x0503)  \
   X(Release, 0x0601)       \
   X(Released, 0x0602)      \
   /* end of BDMPI_MSG_TYPES */
@@ -273,6 +284,9 @@ inline constexpr std::int32_t kUndefinedColor = -1;
 // RequestMsg::code of a synchronous Send, and of a Cancel of a send.
 inline constexpr std::int32_t kSynchronousSend = 1;
 inline constexpr std::int32_t kCancelSend = 1;
+
+// The steps of MsgType::kCommRegister (in RequestMsg::code).
+enum CommRegisterStep : std::int32_t { kRegisterNewId = 0, kRegisterChannel = 1, kRegisterMembers = 2 };
 
 // What each member of a CommSplit contributes; the masters of the parent
 // allgather these (parent ranks in node order) when it spans nodes.

@@ -180,6 +180,8 @@ class Master {
   void FinishSplit(Collective& collective);
   ReplyMsg CompleteSplit(Slave& slave, Collective& collective);
   void HandleCommFree(Slave& slave, const RequestMsg& request);
+  // Communicators the members agree on themselves (comm_register.cpp).
+  void HandleCommRegister(Slave& slave, const RequestMsg& request);
   void DropCommIfUnused(int id);
   int AllocateChannel();
 
@@ -216,6 +218,9 @@ class Master {
   std::unique_ptr<SlaveIo> io_;
   SlaveTable slaves_;
   CommRegistry comms_;
+  // Channels handed out for communicators being registered, by id, until
+  // their members are registered (comm_register.cpp).
+  std::map<int, int> registering_channels_;
   std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
   int critical_holders_ = 0;
   std::deque<int> critical_waiters_;

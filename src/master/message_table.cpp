@@ -115,6 +115,9 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .start_step = &StartSplitStep},
       {.type = MsgType::kCommFree, .comm_check = CommCheck::kLiveMember,
        .handle = &M::HandleCommFree},
+      // Checked by its handler: the communicator does not exist yet.
+      {.type = MsgType::kCommRegister, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
+       .handle = &M::HandleCommRegister},
 
       // Memory (memory.cpp). Release goes master -> slave only.
       {.type = MsgType::kRelease},

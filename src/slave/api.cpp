@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/handles.h"
+#include "slave/attributes.h"
 #include "slave/coll_p2p.h"
 #include "slave/collectives.h"
 #include "slave/comm.h"
@@ -62,7 +63,12 @@ int PMPI_Finalized(int* flag) {
 
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void) {
-  return Guard("MPI_Finalize", MPI_COMM_WORLD, [] { bdmpi::Finalize(); });
+  return Guard("MPI_Finalize", MPI_COMM_WORLD, [] {
+    // MPI-3.1 8.7.1: MPI_COMM_SELF is freed first, its attributes deleted.
+    if (bdmpi::IsInitialized() && !bdmpi::IsFinalized())
+      bdmpi::DeleteAllAttrs(bdmpi::AttrKind::kComm, MPI_COMM_SELF);
+    bdmpi::Finalize();
+  });
 }
 
 #pragma weak MPI_Abort = PMPI_Abort
@@ -212,56 +218,6 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   });
 }
 
-// ----------------------------------------------------------------- errors
-
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
-  return Guard("MPI_Comm_set_errhandler", comm, [&] {
-    bdmpi::RequireInitialized();
-    bdmpi::CommInfo& info = bdmpi::LookupComm(comm);
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-      throw Error(bdmpi::kErrArg, "invalid error handler");
-    info.errhandler = errhandler;
-  });
-}
-
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
-  return Guard("MPI_Comm_get_errhandler", comm, [&] {
-    bdmpi::RequireInitialized();
-    *errhandler = bdmpi::LookupComm(comm).errhandler;
-  });
-}
-
-#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
-int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  // Predefined handlers cannot be freed; the handle just becomes null.
-  *errhandler = MPI_ERRHANDLER_NULL;
-  return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Error_class = PMPI_Error_class
-int PMPI_Error_class(int errorcode, int* errorclass) {
-  if (bdmpi::ErrorClassString(errorcode) == nullptr) {
-    return bdmpi::RaiseError("MPI_Error_class", MPI_COMM_WORLD, MPI_ERR_ARG,
-                             "not an error code");
-  }
-  *errorclass = errorcode;  // every code we return is a class
-  return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Error_string = PMPI_Error_string
-int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
-  const char* text = bdmpi::ErrorClassString(errorcode);
-  if (text == nullptr) {
-    return bdmpi::RaiseError("MPI_Error_string", MPI_COMM_WORLD, MPI_ERR_ARG,
-                             "not an error code");
-  }
-  std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
-  *resultlen = static_cast<int>(std::strlen(string));
-  return MPI_SUCCESS;
-}
-
 // ---------------------------------------------------------- communicators
 
 #pragma weak MPI_Comm_size = PMPI_Comm_size
@@ -407,44 +363,6 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgrou
                [&] { *newgroup = bdmpi::GroupDifference(group1, group2); });
 }
 
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
-  // The values of MPI_COMM_WORLD's predefined attributes (MPI-3.1 8.1.2),
-  // which programs read through the pointer they get.
-  static int tag_ub = INT_MAX;
-  static int host = MPI_PROC_NULL;     // no rank is "the host"
-  static int io = MPI_ANY_SOURCE;      // every rank can do I/O
-  static int wtime_is_global = 0;      // clocks are per process
-  static int universe_size = 0;
-  static int appnum = 0;
-  return Guard("MPI_Comm_get_attr", comm, [&] {
-    bdmpi::RequireInitialized();
-    bdmpi::LookupComm(comm);
-    *flag = 1;
-    int** out = static_cast<int**>(value);
-    switch (keyval) {
-      case MPI_TAG_UB: *out = &tag_ub; break;
-      case MPI_HOST: *out = &host; break;
-      case MPI_IO: *out = &io; break;
-      case MPI_WTIME_IS_GLOBAL: *out = &wtime_is_global; break;
-      case MPI_UNIVERSE_SIZE:
-        universe_size = bdmpi::LookupComm(MPI_COMM_WORLD).size;
-        *out = &universe_size;
-        break;
-      case MPI_APPNUM: *out = &appnum; break;
-      default:
-        if (keyval == MPI_KEYVAL_INVALID) throw Error(MPI_ERR_KEYVAL, "MPI_KEYVAL_INVALID");
-        *flag = 0;
-        break;
-    }
-  });
-}
-
-#pragma weak MPI_Attr_get = PMPI_Attr_get
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void* value, int* flag) {
-  return PMPI_Comm_get_attr(comm, keyval, value, flag);
-}
-
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
   return Guard("MPI_Comm_set_name", comm, [&] {
@@ -459,15 +377,6 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     bdmpi::RequireInitialized();
     std::snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", bdmpi::LookupComm(comm).name.c_str());
     *resultlen = static_cast<int>(std::strlen(comm_name));
-  });
-}
-
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
-  return Guard("MPI_Comm_test_inter", comm, [&] {
-    bdmpi::RequireInitialized();
-    bdmpi::LookupComm(comm);
-    *flag = 0;  // BDMPI has intracommunicators only
   });
 }
 
@@ -747,8 +656,10 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return Guard("MPI_Type_dup", MPI_COMM_WORLD,
-               [&] { *newtype = bdmpi::DupType(oldtype); });
+  return Guard("MPI_Type_dup", MPI_COMM_WORLD, [&] {
+    *newtype = bdmpi::DupType(oldtype);
+    bdmpi::CopyAttrs(bdmpi::AttrKind::kType, oldtype, *newtype);
+  });
 }
 
 #pragma weak MPI_Type_commit = PMPI_Type_commit
@@ -758,7 +669,11 @@ int PMPI_Type_commit(MPI_Datatype* datatype) {
 
 #pragma weak MPI_Type_free = PMPI_Type_free
 int PMPI_Type_free(MPI_Datatype* datatype) {
-  return Guard("MPI_Type_free", MPI_COMM_WORLD, [&] { bdmpi::FreeType(datatype); });
+  return Guard("MPI_Type_free", MPI_COMM_WORLD, [&] {
+    bdmpi::LookupType(*datatype);
+    bdmpi::DeleteAllAttrs(bdmpi::AttrKind::kType, *datatype);
+    bdmpi::FreeType(datatype);
+  });
 }
 
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name

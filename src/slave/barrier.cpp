@@ -1,6 +1,7 @@
 #include "common/protocol.h"
 #include "slave/collectives.h"
 #include "slave/errors.h"
+#include "slave/intercomm.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 
@@ -9,6 +10,7 @@ namespace bdmpi {
 void Barrier(MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter) return IntercommBarrier(comm_handle);
   if (comm.size == 1) return;
   RequestMsg request;
   request.type = MsgType::kBarrier;

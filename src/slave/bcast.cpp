@@ -7,6 +7,7 @@
 #include "common/protocol.h"
 #include "slave/collectives.h"
 #include "slave/errors.h"
+#include "slave/intercomm_coll.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
@@ -23,6 +24,7 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
            MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter) return InterBcast(buffer, count, datatype, root, comm);
   std::uint64_t bytes = WireBytes(count, datatype);
   CheckRoot(comm, root);
   if (comm.size == 1) return;

@@ -11,12 +11,15 @@
 #include "slave/collectives.h"
 #include "slave/errors.h"
 #include "slave/nbc_plans.h"
+#include "slave/intercomm.h"
+#include "slave/intercomm_coll.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
 
 namespace bdmpi {
 
 void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::uint64_t bytes) {
+  RequireIntracomm(comm);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
   request.type = MsgType::kSend;
@@ -29,6 +32,7 @@ void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::ui
 }
 
 void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64_t capacity) {
+  RequireIntracomm(comm);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
   request.type = MsgType::kPostRecv;
@@ -45,60 +49,93 @@ void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64
                                  " contributes more data than the receive count holds");
 }
 
+namespace {
+
+// Intercommunicators have their own algorithms (intercomm_coll.h).
+bool IsInter(MPI_Comm comm) {
+  RequireInitialized();
+  return LookupComm(comm).inter;
+}
+const CommInfo& InterComm(MPI_Comm comm) { return LookupComm(comm); }
+
+}  // namespace
+
 // The blocking forms run the schedules of nbc_move.cpp / nbc_reduce.cpp.
 void Gather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (IsInter(comm))
+    return InterGather(send, sendcount, sendtype, recv, nullptr, nullptr, recvcount, recvtype, root,
+                       InterComm(comm));
   RunBlocking(GatherPlan(send, sendcount, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
 void Gatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
              MPI_Comm comm) {
-  RunBlocking(GathervPlan(send, sendcount, sendtype, recv, recvcounts, displs, recvtype, root,
-                          comm));
+  if (IsInter(comm))
+    return InterGather(send, sendcount, sendtype, recv, recvcounts, displs, 0, recvtype, root,
+                       InterComm(comm));
+  RunBlocking(
+      GathervPlan(send, sendcount, sendtype, recv, recvcounts, displs, recvtype, root, comm));
 }
 
 void Scatter(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
              MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (IsInter(comm))
+    return InterScatter(send, nullptr, nullptr, sendcount, sendtype, recv, recvcount, recvtype,
+                        root, InterComm(comm));
   RunBlocking(ScatterPlan(send, sendcount, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
-void Scatterv(const void* send, const int sendcounts[], const int displs[],
-              MPI_Datatype sendtype, void* recv, int recvcount, MPI_Datatype recvtype, int root,
-              MPI_Comm comm) {
-  RunBlocking(ScattervPlan(send, sendcounts, displs, sendtype, recv, recvcount, recvtype, root,
-                           comm));
+void Scatterv(const void* send, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+              void* recv, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (IsInter(comm))
+    return InterScatter(send, sendcounts, displs, 0, sendtype, recv, recvcount, recvtype, root,
+                        InterComm(comm));
+  RunBlocking(
+      ScattervPlan(send, sendcounts, displs, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
-void Allgather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+void Allgather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
+               MPI_Datatype recvtype, MPI_Comm comm) {
+  if (IsInter(comm))
+    return InterAllgather(send, sendcount, sendtype, recv, nullptr, nullptr, recvcount, recvtype,
+                          InterComm(comm));
   RunBlocking(AllgatherPlan(send, sendcount, sendtype, recv, recvcount, recvtype, comm));
 }
 
 void Allgatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                MPI_Comm comm) {
-  RunBlocking(AllgathervPlan(send, sendcount, sendtype, recv, recvcounts, displs, recvtype,
-                             comm));
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (IsInter(comm))
+    return InterAllgather(send, sendcount, sendtype, recv, recvcounts, displs, 0, recvtype,
+                          InterComm(comm));
+  RunBlocking(AllgathervPlan(send, sendcount, sendtype, recv, recvcounts, displs, recvtype, comm));
 }
 
-void Alltoall(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+void Alltoall(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm) {
+  if (IsInter(comm))
+    return InterAlltoall(send, nullptr, nullptr, sendcount, sendtype, recv, nullptr, nullptr,
+                         recvcount, recvtype, InterComm(comm));
   RunBlocking(AlltoallPlan(send, sendcount, sendtype, recv, recvcount, recvtype, comm));
 }
 
-void Alltoallv(const void* send, const int sendcounts[], const int sdispls[],
-               MPI_Datatype sendtype, void* recv, const int recvcounts[], const int rdispls[],
-               MPI_Datatype recvtype, MPI_Comm comm) {
+void Alltoallv(const void* send, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+               void* recv, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+               MPI_Comm comm) {
+  if (IsInter(comm))
+    return InterAlltoall(send, sendcounts, sdispls, 0, sendtype, recv, recvcounts, rdispls, 0,
+                         recvtype, InterComm(comm));
   RunBlocking(AlltoallvPlan(send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls,
                             recvtype, comm));
 }
 
-void Alltoallw(const void* send, const int sendcounts[], const int sdispls[],
-               const MPI_Datatype sendtypes[], void* recv, const int recvcounts[],
-               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  RunBlocking(AlltoallwPlan(send, sendcounts, sdispls, sendtypes, recv, recvcounts, rdispls,
-                            recvtypes, comm));
+void Alltoallw(const void *send, const int sendcounts[], const int sdispls[],
+               const MPI_Datatype sendtypes[], void *recv,
+               const int recvcounts[], const int rdispls[],
+               const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  RunBlocking(AlltoallwPlan(send, sendcounts, sdispls, sendtypes, recv,
+                            recvcounts, rdispls, recvtypes, comm));
 }
 
 // Blocking scan and exscan: a chain in rank order (n - 1 messages, where

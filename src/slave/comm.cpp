@@ -9,7 +9,9 @@
 
 #include "common/error.h"
 #include "common/protocol.h"
+#include "slave/attributes.h"
 #include "slave/errors.h"
+#include "slave/intercomm.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 
@@ -97,6 +99,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   const CommInfo& parent = LookupComm(comm_handle);
   if (color < 0 && color != MPI_UNDEFINED)
     throw Error(kErrArg, "color " + std::to_string(color) + " is negative");
+  if (parent.inter) return IntercommSplit(comm_handle, color, key);
   MPI_Errhandler errhandler = parent.errhandler;
   RequestMsg request;
   request.type = MsgType::kCommSplit;
@@ -122,7 +125,19 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
 
 MPI_Comm CommDup(MPI_Comm comm) {
   RequireInitialized();
-  return CommSplit(comm, 0, LookupComm(comm).rank);
+  MPI_Comm copy = LookupComm(comm).inter ? IntercommDup(comm)
+                                         : CommSplit(comm, 0, LookupComm(comm).rank);
+  // MPI-3.1 6.4.2: the copy has the same topology and the attributes whose
+  // copy callbacks ask for it; its name is not copied.
+  LookupComm(copy).topology = LookupComm(comm).topology;
+  try {
+    CopyAttrs(AttrKind::kComm, comm, copy);
+  } catch (const Error&) {
+    DeleteAllAttrs(AttrKind::kComm, copy);
+    CommFree(&copy);
+    throw;
+  }
+  return copy;
 }
 
 MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key) {
@@ -146,15 +161,26 @@ MPI_Comm CommCreate(MPI_Comm comm_handle, MPI_Group group) {
   }
   auto mine = std::find(subgroup.begin(), subgroup.end(), MyWorldRank());
   if (mine == subgroup.end()) return CommSplit(comm_handle, MPI_UNDEFINED, 0);
-  return CommSplit(comm_handle, 0, static_cast<int>(mine - subgroup.begin()));
+  // Each side of an intercommunicator passes a group of its own.
+  if (LookupComm(comm_handle).inter)
+    return CommSplit(comm_handle, 0, static_cast<int>(mine - subgroup.begin()));
+  // MPI-2.2 6.4.2: processes may pass different, disjoint groups, each
+  // making a communicator of its own. The parent rank of the group's first
+  // member names the group among them.
+  int color = static_cast<int>(std::find(members.begin(), members.end(), subgroup.front()) -
+                               members.begin());
+  return CommSplit(comm_handle, color, static_cast<int>(mine - subgroup.begin()));
 }
 
 void CommFree(MPI_Comm* comm_handle) {
   RequireInitialized();
-  const CommInfo& comm = LookupComm(*comm_handle);
+  LookupComm(*comm_handle);
   if (IsPredefinedComm(*comm_handle))
     throw Error(kErrComm, "a predefined communicator (MPI_COMM_WORLD, MPI_COMM_SELF, "
                           "BDMPI_COMM_CWORLD, BDMPI_COMM_NODE) cannot be freed");
+  // The delete callbacks run first: one that fails leaves the communicator.
+  DeleteAllAttrs(AttrKind::kComm, *comm_handle);
+  const CommInfo& comm = LookupComm(*comm_handle);
   RequestMsg request;
   request.type = MsgType::kCommFree;
   request.comm = comm.id;

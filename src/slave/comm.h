@@ -13,7 +13,8 @@ MPI_Comm CommSplit(MPI_Comm comm, int color, int key);
 MPI_Comm CommDup(MPI_Comm comm);
 // MPI_COMM_TYPE_SHARED: the ranks of this node.
 MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key);
-// MPI_Comm_create: `group` must be a subgroup of comm's, the same on all.
+// MPI_Comm_create: `group` must be a subgroup of comm's, the same on all
+// its members; different processes may pass disjoint groups (MPI-2.2).
 MPI_Comm CommCreate(MPI_Comm comm, MPI_Group group);
 void CommFree(MPI_Comm* comm);
 int CommCompare(MPI_Comm comm1, MPI_Comm comm2);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/handles.h"
+#include "slave/errhandlers.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 
@@ -57,7 +58,8 @@ const char* ErrorClassString(int error_class) {
   }
   if (error_class > 0 && error_class <= MPI_ERR_LASTCODE)
     return "MPI error (see the MPI standard's list of error classes)";
-  return nullptr;
+  const std::string* added = AddedErrorString(error_class);
+  return added != nullptr ? added->c_str() : nullptr;
 }
 
 void RequireInitialized() {
@@ -70,12 +72,19 @@ int RaiseError(const char* function, MPI_Comm comm, int error_class,
                const char* detail) {
   MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
   // Errors on an invalid communicator go to MPI_COMM_WORLD's handler.
+  MPI_Comm handled = MPI_COMM_WORLD;
   for (MPI_Comm candidate : {comm, MPI_COMM_WORLD}) {
     try {
       handler = LookupComm(candidate).errhandler;
+      handled = candidate;
       break;
     } catch (const Error&) {
     }
+  }
+  if (MPI_Comm_errhandler_function* user = ErrhandlerFunction(handler)) {
+    int code = error_class;
+    user(&handled, &code);
+    return error_class;
   }
   return ApplyErrhandler(handler, function, error_class, detail);
 }

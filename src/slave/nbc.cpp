@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "slave/intercomm.h"
 #include "slave/p2p_internal.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
@@ -12,7 +13,9 @@
 namespace bdmpi {
 
 Schedule::Schedule(const CommInfo& comm)
-    : twin_(CollectiveCommId(comm.id)), rank_(comm.rank), size_(comm.size) {}
+    : twin_(CollectiveCommId(comm.id)), rank_(comm.rank), size_(comm.size) {
+  RequireIntracomm(comm);  // the plans number ranks within one group
+}
 
 void Schedule::SendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
   Runtime* runtime = Runtime::Instance();

@@ -58,6 +58,8 @@ CommInfo& LookupComm(MPI_Comm comm) {
   return *info;
 }
 
+const CommInfo* FindComm(MPI_Comm comm) { return Comms().Find(comm); }
+
 std::vector<int> CommInfo::WorldRanks() const {
   if (!world_ranks.empty()) return world_ranks;
   std::vector<int> identity(static_cast<std::size_t>(size));

@@ -13,6 +13,8 @@
 
 #include "common/rank_layout.h"
 #include "slave/datatypes.h"
+#include "slave/info.h"
+#include "slave/topology.h"
 
 namespace bdmpi {
 
@@ -25,13 +27,35 @@ struct CommInfo {
   // The members' world ranks by rank; empty for MPI_COMM_WORLD, where a
   // rank is its world rank.
   std::vector<int> world_ranks;
+  // Its process topology (MPI_Cart_create, ...); null for none.
+  std::shared_ptr<const Topology> topology;
+  // The hints MPI_Comm_set_info gave (BDMPI acts on none).
+  InfoEntries hints;
+  // An intercommunicator (intercomm.h): rank, size and world_ranks are the
+  // local group's; its messages travel on `id`, a hidden communicator of
+  // both groups (the group with the lowest world rank first), where this
+  // rank is union_rank and the remote group starts at remote_offset.
+  bool inter = false;
+  std::vector<int> remote_world_ranks;
+  int union_rank = 0;
+  int remote_offset = 0;
 
   int WorldRank(int r) const { return world_ranks.empty() ? r : world_ranks[r]; }
   std::vector<int> WorldRanks() const;
+  // Point-to-point names peers in the remote group of an intercommunicator:
+  // how many there are, and their and this rank's numbers on the wire.
+  int PeerGroupSize() const { return inter ? static_cast<int>(remote_world_ranks.size()) : size; }
+  int WireRank() const { return inter ? union_rank : rank; }
+  int WirePeer(int peer) const { return inter && peer >= 0 ? remote_offset + peer : peer; }
+  int UserSource(int wire_source) const {
+    return inter && wire_source >= 0 ? wire_source - remote_offset : wire_source;
+  }
 };
 
 // Throws kErrComm for MPI_COMM_NULL and anything that is not a communicator.
 CommInfo& LookupComm(MPI_Comm comm);
+// The communicator, or nullptr.
+const CommInfo* FindComm(MPI_Comm comm);
 // Sets up the predefined communicators (and forgets everything else) at
 // MPI_Init: MPI_COMM_WORLD, MPI_COMM_SELF, BDMPI_COMM_CWORLD and
 // BDMPI_COMM_NODE (bdmpi.h), from where `layout` runs each rank.

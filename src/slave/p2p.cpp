@@ -30,9 +30,9 @@ constexpr int kTagUpperBound = std::numeric_limits<int>::max();
 
 void CheckDest(const CommInfo& comm, int dest) {
   if (dest == MPI_PROC_NULL) return;
-  if (dest < 0 || dest >= comm.size)
+  if (dest < 0 || dest >= comm.PeerGroupSize())
     throw Error(kErrRank, "destination rank " + std::to_string(dest) +
-                              " is not in [0, " + std::to_string(comm.size) + ")");
+                              " is not in [0, " + std::to_string(comm.PeerGroupSize()) + ")");
 }
 
 void CheckSendTag(int tag) {
@@ -44,9 +44,9 @@ void CheckSendTag(int tag) {
 
 void CheckSource(const CommInfo& comm, int source) {
   if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE) return;
-  if (source < 0 || source >= comm.size)
+  if (source < 0 || source >= comm.PeerGroupSize())
     throw Error(kErrRank, "source rank " + std::to_string(source) +
-                              " is not in [0, " + std::to_string(comm.size) + ")");
+                              " is not in [0, " + std::to_string(comm.PeerGroupSize()) + ")");
 }
 
 void CheckRecvTag(int tag) {
@@ -54,11 +54,15 @@ void CheckRecvTag(int tag) {
     throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
 }
 
+// Copies a completed receive's data and status out of the master's reply
+// (unpacking it when `scattered`, see wire_data.h).
+// `comm`: for the source's number (an intercommunicator's remote rank).
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
-               std::uint64_t capacity, MPI_Status* status) {
+               std::uint64_t capacity, MPI_Status* status, const CommInfo* comm) {
   FetchInto(reply, buffer, count, scattered, capacity);
   std::uint64_t received = reply.bytes < capacity ? reply.bytes : capacity;
-  SetStatus(status, reply.source, reply.tag, reply.error, received);
+  int source = comm != nullptr ? comm->UserSource(reply.source) : reply.source;
+  SetStatus(status, source, reply.tag, reply.error, received);
   return reply.error;
 }
 
@@ -81,8 +85,8 @@ RequestMsg RecvRequest(MsgType type, const CommInfo& comm, int source, int tag,
   RequestMsg request;
   request.type = type;
   request.comm = comm.id;
-  request.rank = comm.rank;
-  request.peer = source;
+  request.rank = comm.WireRank();
+  request.peer = comm.WirePeer(source);
   request.tag = tag;
   request.bytes = capacity;
   request.id = id;
@@ -129,8 +133,8 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   RequestMsg request;
   request.type = MsgType::kSend;
   request.comm = comm.id;
-  request.rank = comm.rank;
-  request.peer = dest;
+  request.rank = comm.WireRank();
+  request.peer = comm.WirePeer(dest);
   request.tag = tag;
   if (named || mode != SendMode::kStandard) request.id = runtime->NewRecvId();
   // A buffered message also wants to know when it is matched: until then
@@ -173,7 +177,7 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   const TypeInfo& type = LookupType(datatype);
   MPI_Status received;
   int error = FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
-                         &received);
+                         &received, &comm);
   CopyResult(status, received);
   ThrowIfError(error, "message longer than the receive buffer");
 }
@@ -311,16 +315,18 @@ bool ProbeNeedsMaster(int source, int tag, MPI_Comm comm_handle, MPI_Status* sta
 
 void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return;
+  const CommInfo& comm = LookupComm(comm_handle);
   ReplyMsg reply = Runtime::Instance()->Call(
-      RecvRequest(MsgType::kProbe, LookupComm(comm_handle), source, tag, 0, 0));
-  SetResult(status, reply.source, reply.tag, reply.bytes);
+      RecvRequest(MsgType::kProbe, comm, source, tag, 0, 0));
+  SetResult(status, comm.UserSource(reply.source), reply.tag, reply.bytes);
 }
 
 bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return true;
+  const CommInfo& comm = LookupComm(comm_handle);
   ReplyMsg reply = Runtime::Instance()->Call(
-      RecvRequest(MsgType::kIprobe, LookupComm(comm_handle), source, tag, 0, 0));
-  if (reply.flag) SetResult(status, reply.source, reply.tag, reply.bytes);
+      RecvRequest(MsgType::kIprobe, comm, source, tag, 0, 0));
+  if (reply.flag) SetResult(status, comm.UserSource(reply.source), reply.tag, reply.bytes);
   return reply.flag != 0;
 }
 
@@ -356,8 +362,9 @@ void Absorb(PendingRequest& pending, const ReplyMsg& reply) {
     return;
   }
   if (pending.is_recv) {
+    const CommInfo* comm = FindComm(pending.comm);  // the program may have freed it
     FinishRecv(reply, pending.buffer, pending.count, pending.layout.get(), pending.capacity,
-               &pending.status);
+               &pending.status, comm);
   } else {
     SetEmptyStatus(&pending.status);
   }

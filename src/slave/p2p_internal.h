@@ -29,8 +29,9 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id);
 
 // Copies a completed receive's data and status out of the master's reply
 // (unpacking it when `scattered`, see wire_data.h); returns its error class.
+// `comm`: for the source's number (an intercommunicator's remote rank).
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
-               std::uint64_t capacity, MPI_Status* status);
+               std::uint64_t capacity, MPI_Status* status, const CommInfo* comm = nullptr);
 // A status the single-completion calls hand out (MPI_Recv, MPI_Wait,
 // MPI_Probe, ...): every field but MPI_ERROR, which only the calls with an
 // array of statuses set (MPI-3.1 3.7.5), as in Open MPI.

@@ -201,10 +201,10 @@ MPI_Message MatchedProbe(MsgType type, int source, int tag, MPI_Comm comm_handle
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return MPI_MESSAGE_NO_PROC;
   Runtime* runtime = Runtime::Instance();
   std::uint64_t id = runtime->NewRecvId();
-  ReplyMsg reply =
-      runtime->Call(RecvRequest(type, LookupComm(comm_handle), source, tag, 0, id));
+  const CommInfo& comm = LookupComm(comm_handle);
+  ReplyMsg reply = runtime->Call(RecvRequest(type, comm, source, tag, 0, id));
   if (reply.flag == 0) return MPI_MESSAGE_NULL;
-  SetResult(status, reply.source, reply.tag, reply.bytes);
+  SetResult(status, comm.UserSource(reply.source), reply.tag, reply.bytes);
   return NewMessage(id, comm_handle);
 }
 
@@ -238,7 +238,7 @@ int Mrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
   const TypeInfo& type = LookupType(datatype);
   MPI_Status received;
   int error = FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
-                         &received);
+                         &received, FindComm(matched.comm));
   CopyResult(status, received);
   return error;
 }

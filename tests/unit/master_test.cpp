@@ -108,6 +108,53 @@ TEST(MasterTest, MatchesInMpiOrderWithAnySourceAndAnyTag) {
   ExpectNothingLeft(job_id);
 }
 
+// MPI_Comm_create_group's master side (MsgType::kCommRegister): a fresh id
+// led by the asker, this node's channel, then the members; the new
+// communicator carries messages and is freed like any other, and a rank
+// that registers a communicator it is not in ends the job.
+TEST(MasterTest, RegistersACommunicatorItsMembersAgreedOn) {
+  MasterHarness harness(3);
+  harness.InitAll();
+  ExpectReply(harness, 0);
+  RequestMsg ask;
+  ask.type = MsgType::kCommRegister;
+  ask.code = kRegisterNewId;
+  harness.Send(0, ask);
+  std::int32_t id = ExpectReply(harness, 0).comm;
+  EXPECT_EQ(id, CommId(0, kFirstCommCreation, 3));
+  ask.code = kRegisterChannel;
+  ask.comm = id;
+  harness.Send(0, ask);
+  EXPECT_EQ(ExpectReply(harness, 0).tag, 0);  // one node: no channels
+  // Members: world rank 2, then world rank 0 (rank 1 of the new one).
+  std::uint64_t members[2] = {std::uint64_t{2} << 32, std::uint64_t{0} << 32};
+  ask.code = kRegisterMembers;
+  harness.Send(0, ask, std::as_bytes(std::span(members)));
+  ExpectReply(harness, 0);
+  RequestMsg send;
+  send.type = MsgType::kSend;
+  send.comm = id;
+  send.rank = 1;
+  send.peer = 0;
+  send.tag = 3;
+  std::string text = "hi";
+  harness.Send(0, send, std::as_bytes(std::span(text.data(), text.size())));
+  RequestMsg free;
+  free.type = MsgType::kCommFree;
+  free.comm = id;
+  harness.Send(0, free);
+  EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+  // World rank 1 is not among the members it names.
+  harness.Recv(0, 1, 2, 0);  // rank 0 waits: rank 1 runs
+  ExpectReply(harness, 1);
+  std::uint64_t others[1] = {std::uint64_t{2} << 32};
+  ask.comm = CommId(2, kFirstCommCreation, 3);
+  harness.Send(1, ask, std::as_bytes(std::span(others)));
+  EXPECT_TRUE(harness.master().failed());
+  EXPECT_NE(harness.master().failure().find("rank 1 registered communicator"), std::string::npos)
+      << harness.master().failure();
+}
+
 TEST(MasterTest, BcastIsTwoPhase) {
   MasterHarness harness(4, 4);
   harness.InitAll();

@@ -1,40 +1,18 @@
 #include "slave/io/errhandlers.h"
 
-#include <vector>
-
 #include "common/error.h"
 #include "common/handles.h"
+#include "slave/errhandlers.h"
 #include "slave/errors.h"
 
 namespace bdmpi::io {
 
-namespace {
-
-constexpr int kFileErrhandlerFirst = 0x800000;
-
-std::vector<MPI_File_errhandler_function*>& Functions() {
-  static std::vector<MPI_File_errhandler_function*> functions;
-  return functions;
-}
-
-}  // namespace
-
 MPI_Errhandler NewFileErrhandler(MPI_File_errhandler_function* function) {
-  if (function == nullptr) throw Error(kErrArg, "the error handler function is NULL");
-  std::vector<MPI_File_errhandler_function*>& functions = Functions();
-  if (functions.size() >= static_cast<std::size_t>(kHandleIndexMask - kFileErrhandlerFirst))
-    throw Error(kErrNoMem, "too many file error handlers");
-  functions.push_back(function);
-  return MakeHandle(HandleKind::kErrhandler,
-                    kFileErrhandlerFirst + static_cast<int>(functions.size()) - 1);
+  return CreateFileErrhandler(function);
 }
 
 MPI_File_errhandler_function* FindFileErrhandler(MPI_Errhandler errhandler) {
-  if (!HandleIs(errhandler, HandleKind::kErrhandler)) return nullptr;
-  int index = HandleIndex(errhandler) - kFileErrhandlerFirst;
-  const std::vector<MPI_File_errhandler_function*>& functions = Functions();
-  if (index < 0 || index >= static_cast<int>(functions.size())) return nullptr;
-  return functions[static_cast<std::size_t>(index)];
+  return FileErrhandlerFunction(errhandler);
 }
 
 void CheckFileErrhandler(MPI_Errhandler errhandler) {

@@ -40,6 +40,19 @@ static inline int world_size(void) {
   return size;
 }
 
+/* This rank's rank in, and the size of, a communicator (-1 on error). */
+static inline int rank_in(MPI_Comm comm) {
+  int rank = -1;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+static inline int size_of(MPI_Comm comm) {
+  int size = -1;
+  MPI_Comm_size(comm, &size);
+  return size;
+}
+
 /* Prints "rank R: file:line: message" to stderr and aborts the job. Not
  * exit(): the other ranks may be blocked waiting for this one. */
 static inline void check_fail(const char *file, int line, const char *fmt,
