@@ -64,6 +64,7 @@ Network::Network(Config config, std::function<void()> wake)
   max_channels_ = flag ? static_cast<int>((static_cast<long long>(*tag_ub) + 1) / kOpTagSpace) : 1;
   BDMPI_ENFORCE(max_channels_ >= 1, "MPI_TAG_UB below the operation tags");
   ExchangeNodeNames();
+  records_.AlignClocks(control_, node_);
   heartbeat_.kind = ControlKind::kHeartbeat;
   heartbeat_requests_.assign(nnodes_, MPI_REQUEST_NULL);
   states_.assign(nnodes_, ControlMsg{});
@@ -216,6 +217,7 @@ void Network::Run() {
       return;
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
+      records_.Receive(control_, node_, nnodes_);
       // Every master is done: heartbeats still in flight need no answer.
       for (MPI_Request& request : heartbeat_requests_) {
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
@@ -290,6 +292,7 @@ bool Network::TakeWork() {
     });
     if (idle) {
       shutting_down_ = true;
+      records_.Send(control_, node_);
       CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
     }
   }

@@ -30,6 +30,7 @@
 #include "master/mpi_transport.h"
 #include "master/payload.h"
 #include "master/peer_watch.h"
+#include "master/record_exchange.h"
 #include "master/wire.h"
 
 namespace bdmpi {
@@ -128,6 +129,8 @@ class Network {
   // Cheap check the event loop makes after every request, in case a wake-up
   // could not be queued.
   bool HasEvents() const { return wake_pending_.load(std::memory_order_relaxed); }
+  // The masters' end-of-job records and node 0's clock (record_exchange.h).
+  RecordExchange& records() { return records_; }
 
  private:
   struct ChunkSlot {
@@ -236,6 +239,7 @@ class Network {
   NodeState local_state_;
   std::vector<NetworkEvent> events_;
   std::atomic<bool> wake_pending_{false};
+  RecordExchange records_;
   std::thread thread_;
 };
 

@@ -26,6 +26,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   }
   int dest_rank = comm.world_ranks[request.peer];
   Slave* dest = LocalSlave(dest_rank);
+  RecordSend(slave, request, message.payload, dest == nullptr);
   if (dest == nullptr) {
     // Another node's: its master buffers it (paper 5.3).
     OutgoingMessage outgoing;
@@ -47,6 +48,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
 void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   ++remote_received_;
   const WireHeader& header = incoming.header;
+  if (incoming.on_disk) recorder_.Spilled(header.bytes);
   Message message;
   message.envelope = Envelope{header.comm, header.source, header.tag};
   if (incoming.on_disk) {

@@ -224,6 +224,8 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
         options.timeout_s = ParseSeconds("MPIEXEC_TIMEOUT", limit);
     }
     FinishJobOptions(options);
+    if (options.progress == Progress::kAuto)
+      options.progress = isatty(STDOUT_FILENO) ? Progress::kOn : Progress::kOff;
     CheckProgramAndScratch(options);
   } catch (const Error& error) {
     Bad(error.what());

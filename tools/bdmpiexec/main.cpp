@@ -49,6 +49,12 @@ void ForwardSignal(int sig) {
 
 void CountAlarm(int) { alarms = alarms + 1; }
 
+// SIGUSR1: the masters print their ranks' state (mpirun passes it on to
+// every master); the job goes on.
+void ForwardStatusRequest(int sig) {
+  if (master_pid > 0) kill(master_pid, sig);
+}
+
 // The time limit's first alarm: say so, with what this node's ranks were
 // doing, and ask the masters to end the job; the second: kill them.
 void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t pid) {
@@ -98,6 +104,10 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   action.sa_handler = ForwardSignal;
   sigemptyset(&action.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+  action.sa_handler = ForwardStatusRequest;
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGUSR1, &action, nullptr);
+  action.sa_flags = 0;
   // No SA_RESTART: the alarm interrupts waitpid below.
   action.sa_handler = CountAlarm;
   sigaction(SIGALRM, &action, nullptr);
