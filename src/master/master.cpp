@@ -318,6 +318,7 @@ void Master::OnEvent(const RequestMsg& event) {
   }
   if (event.code == SIGUSR1) {
     PrintRankStatus();
+    if (network_) network_->RequestStatus();
     return;
   }
   if (event.code != 0) {
@@ -404,6 +405,9 @@ void Master::OnNetworkEvents() {
         break;
       case NetworkEvent::Kind::kDeadlock:
         Fail(event.status, event.text);
+        break;
+      case NetworkEvent::Kind::kStatus:
+        PrintRankStatus();
         break;
     }
   }

@@ -223,6 +223,9 @@ void Network::Run() {
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
       if (state_request_ != MPI_REQUEST_NULL) MPI_Request_free(&state_request_);
+      for (MPI_Request& request : status_requests_) {
+        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+      }
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kFinished;
       Push(std::move(event));
@@ -494,8 +497,20 @@ void Network::FinishAbortNotices(std::chrono::milliseconds limit) {
   abort_cv_.notify_all();
 }
 
+void Network::SendStatusRequests() {
+  status_msg_.kind = ControlKind::kStatus;
+  status_requests_.resize(static_cast<std::size_t>(nnodes_), MPI_REQUEST_NULL);
+  for (int peer = 0; peer < nnodes_; ++peer) {
+    if (peer == node_ || !TestRequest(status_requests_[peer])) continue;
+    CheckMpi(MPI_Isend(&status_msg_, sizeof status_msg_, MPI_BYTE, peer, kTagControl, control_,
+                       &status_requests_[peer]),
+             "MPI_Isend");
+  }
+}
+
 bool Network::ProgressControl() {
   bool busy = false;
+  if (status_wanted_.exchange(false)) SendStatusRequests();
   if (!notice_requests_.empty()) {
     int done = 0;
     MPI_Testall(static_cast<int>(notice_requests_.size()), notice_requests_.data(), &done,
@@ -529,6 +544,12 @@ bool Network::ProgressControl() {
     if (notice.kind == ControlKind::kHeartbeat) continue;
     if (notice.kind == ControlKind::kState) {
       if (node_ == 0) states_[status.MPI_SOURCE] = notice;
+      continue;
+    }
+    if (notice.kind == ControlKind::kStatus) {
+      NetworkEvent event;
+      event.kind = NetworkEvent::Kind::kStatus;
+      Push(std::move(event));
       continue;
     }
     NetworkEvent event;

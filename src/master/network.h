@@ -80,7 +80,8 @@ struct NodeState {
 struct NetworkEvent {
   // kDeadlock (node 0 only): every node has been quiescent with no message
   // in flight for several rounds; `text` names the blocked ranks.
-  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock };
+  // kStatus: another master asks for this node's ranks' status (SIGUSR1).
+  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus };
   Kind kind = Kind::kMessage;
   IncomingMessage message;      // kMessage
   int comm = 0;                 // kCollectiveDone
@@ -129,6 +130,8 @@ class Network {
   // Cheap check the event loop makes after every request, in case a wake-up
   // could not be queued.
   bool HasEvents() const { return wake_pending_.load(std::memory_order_relaxed); }
+  // Asks every other master to print its ranks' status (kStatus).
+  void RequestStatus() { status_wanted_.store(true); }
   // The masters' end-of-job records and node 0's clock (record_exchange.h).
   RecordExchange& records() { return records_; }
 
@@ -186,6 +189,8 @@ class Network {
   // Whether some step that every master of its group has started (active
   // or lately finished on each) is still active: then it will complete.
   bool StepsProgress() const;
+  // Sends kStatus to every other master once RequestStatus was called.
+  void SendStatusRequests();
   // Waits (at most `limit`) for the notices to leave, when this thread
   // ends and ProgressControl will not run again.
   void FinishAbortNotices(std::chrono::milliseconds limit);
@@ -240,6 +245,9 @@ class Network {
   std::vector<NetworkEvent> events_;
   std::atomic<bool> wake_pending_{false};
   RecordExchange records_;
+  std::atomic<bool> status_wanted_{false};
+  ControlMsg status_msg_;                     // network thread only
+  std::vector<MPI_Request> status_requests_;  // one outstanding per peer
   std::thread thread_;
 };
 

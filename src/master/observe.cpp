@@ -3,6 +3,8 @@
 // are stored and collectives' inter-node steps run), the status printed on
 // SIGUSR1, the --progress line, and at the end the node's record for node
 // 0, which prints the report and writes the JSON and the trace.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>

@@ -30,8 +30,9 @@ struct WireHeader {
 };
 
 // kHeartbeat: "still here" (master/peer_watch.h); kAbort: the job ends;
-// kState: a master's ranks and traffic, to node 0.
-enum class ControlKind : std::int32_t { kAbort = 1, kHeartbeat = 2, kState = 3 };
+// kState: a master's ranks and traffic, to node 0; kStatus: print your
+// ranks' status (a master that got SIGUSR1 asks the others).
+enum class ControlKind : std::int32_t { kAbort = 1, kHeartbeat = 2, kState = 3, kStatus = 4 };
 
 // An inter-node collective step a master has under way (or finished
 // lately), for the deadlock watch: a step every master of its group has

@@ -32,10 +32,11 @@ while (($#)); do
     --status-after) status_after=${2?}; shift 2 ;;
     --plot) plot=${2?}; shift 2 ;;
     --) shift; break ;;
+    --launcher-arg | --expect-* | --timeout | --nr | --np) passthrough+=("$1" "${2?}"); shift 2 ;;
     *) passthrough+=("$1"); shift ;;
   esac
 done
-if [[ -n $plot ]] && ! python3 -c 'import matplotlib' 2>/dev/null; then
+if [[ -n $plot ]] && ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   echo "observe_job: python3-matplotlib is not installed: skipped"
   exit 77
 fi
