@@ -36,8 +36,10 @@ std::int64_t MonotonicNs() {
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
-void JobRecorder::Start(int node, int nslaves, int first_rank, bool trace) {
+void JobRecorder::Start(int node, int nslaves, int first_rank, bool trace,
+                        std::size_t trace_cap) {
   on_ = true;
+  trace_cap_ = trace_cap;
   trace_ = trace;
   node_ = node;
   first_rank_ = first_rank;
@@ -134,7 +136,7 @@ void JobRecorder::InterNodeStepDone(int comm, std::uint64_t seq, bool counted_he
 }
 
 void JobRecorder::Keep(Event event) {
-  if (events_.size() >= kTraceEventCap) {
+  if (events_.size() >= trace_cap_) {
     ++dropped_;
     return;
   }

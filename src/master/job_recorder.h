@@ -30,8 +30,9 @@ class JobRecorder {
 
   JobRecorder() = default;
   // Turns recording on for `nslaves` ranks from `first_rank` on `node`;
-  // `trace`: keep trace events too.
-  void Start(int node, int nslaves, int first_rank, bool trace);
+  // `trace`: keep trace events too, at most `trace_cap`.
+  void Start(int node, int nslaves, int first_rank, bool trace,
+             std::size_t trace_cap = kTraceEventCap);
   bool on() const { return on_; }
   bool tracing() const { return trace_; }
   std::int64_t start_ns() const { return start_ns_; }
@@ -102,6 +103,7 @@ class JobRecorder {
   // Inter-node steps under way: (comm, seq) -> (start, operation).
   std::map<std::pair<int, std::uint64_t>, std::pair<std::int64_t, const char*>> steps_;
   std::vector<Event> events_;
+  std::size_t trace_cap_ = kTraceEventCap;
   std::uint64_t next_id_ = 0;
   std::uint64_t dropped_ = 0;
 };
