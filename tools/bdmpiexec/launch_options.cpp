@@ -228,8 +228,9 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
         options.timeout_s = ParseSeconds("MPIEXEC_TIMEOUT", limit);
     }
     FinishJobOptions(options);
-    if (options.progress == Progress::kAuto)
-      options.progress = isatty(STDOUT_FILENO) ? Progress::kOn : Progress::kOff;
+    // Off stays the default, not passed on: the masters show the line only when told.
+    if (options.progress == Progress::kAuto && isatty(STDOUT_FILENO))
+      options.progress = Progress::kOn;
     CheckProgramAndScratch(options);
   } catch (const Error& error) {
     Bad(error.what());
