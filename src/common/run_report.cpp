@@ -20,23 +20,6 @@ std::string Seconds(std::uint64_t ns) {
   return text;
 }
 
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::uint64_t BlockedNs(const RankFigures& rank) {
   return rank.ns[static_cast<int>(RankActivity::kBlockedReceive)] +
          rank.ns[static_cast<int>(RankActivity::kBlockedCollective)] +
@@ -96,6 +79,23 @@ const char* MessagePathKey(MessagePath path) {
     case MessagePath::kCrossNode: return "cross_node";
   }
   return "?";
+}
+
+std::string JsonQuoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
 }
 
 std::string HumanBytes(std::uint64_t bytes) {
@@ -259,7 +259,7 @@ std::string RunReport::Json() const {
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")
-      << ",\n  \"partial_reason\": " << JsonString(partial) << ",\n";
+      << ",\n  \"partial_reason\": " << JsonQuoted(partial) << ",\n";
   out << "  \"nodes\": [";
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const NodeFigures& node = nodes[i];
@@ -288,7 +288,7 @@ std::string RunReport::Json() const {
   out << "\n  ],\n  \"collectives\": [";
   for (std::size_t i = 0; i < collectives.size(); ++i) {
     const CollectiveFigures& coll = collectives[i];
-    out << (i ? "," : "") << "\n    {\"operation\": " << JsonString(coll.operation)
+    out << (i ? "," : "") << "\n    {\"operation\": " << JsonQuoted(coll.operation)
         << ", \"count\": " << coll.count << ", \"bytes\": " << coll.bytes
         << ", \"inter_node_seconds\": " << static_cast<double>(coll.inter_node_ns) / 1e9
         << ", \"inter_node_steps\": " << coll.inter_node_steps << "}";

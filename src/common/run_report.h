@@ -97,4 +97,7 @@ struct RunReport {
 // "12.3 MiB", "512 B".
 std::string HumanBytes(std::uint64_t bytes);
 
+// `text` as a JSON string, quoted and escaped (also for the trace).
+std::string JsonQuoted(const std::string& text);
+
 }  // namespace bdmpi

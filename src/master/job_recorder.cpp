@@ -19,15 +19,6 @@ std::string Micros(std::int64_t ns) {
   return text;
 }
 
-std::string JsonText(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 std::int64_t MonotonicNs() {
@@ -62,7 +53,7 @@ void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity
         static_cast<std::uint64_t>(now - rank.since_ns);
     if (trace_) {
       Event event{rank.since_ns, now, rank.figures.rank, 0, rank.label, ""};
-      if (!rank.detail.empty()) event.args = "\"call\": " + JsonText(rank.detail);
+      if (!rank.detail.empty()) event.args = "\"call\": " + JsonQuoted(rank.detail);
       Keep(std::move(event));
     }
   }
@@ -177,7 +168,7 @@ std::string JobRecorder::TraceEvents(std::int64_t offset_ns, std::int64_t origin
     if (event.track == kMasterTrack) {
       // Async events: write-backs and steps of a master overlap.
       std::string common = "\"cat\": \"master\", \"id\": " + std::to_string(event.id) +
-                           ", \"pid\": " + pid + ", \"tid\": -1, \"name\": " + JsonText(event.name);
+                           ", \"pid\": " + pid + ", \"tid\": -1, \"name\": " + JsonQuoted(event.name);
       out += "{" + common + ", \"ph\": \"b\", \"ts\": " + ts(event.begin_ns) + ", \"args\": " +
              args + "}\n";
       out += "{" + common + ", \"ph\": \"e\", \"ts\": " + ts(event.end_ns) + "}\n";
@@ -185,7 +176,7 @@ std::string JobRecorder::TraceEvents(std::int64_t offset_ns, std::int64_t origin
     }
     std::string common = "\"cat\": \"rank\", \"pid\": " + pid +
                          ", \"tid\": " + std::to_string(event.track) +
-                         ", \"name\": " + JsonText(event.name);
+                         ", \"name\": " + JsonQuoted(event.name);
     out += "{" + common + ", \"ph\": \"B\", \"ts\": " + ts(event.begin_ns) + ", \"args\": " + args +
            "}\n";
     out += "{" + common + ", \"ph\": \"E\", \"ts\": " + ts(event.end_ns) + "}\n";
