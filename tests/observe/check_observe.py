@@ -4,6 +4,7 @@
 
   check_observe.py [--report FILE] [--trace FILE] --nranks N --nnodes M
                    [--partial] [--collective MPI_Bcast ...] [--sent-min N]
+                   [--written-back-min BYTES]
 
 Report: the schema, one entry per rank and node, times that add up to at
 most the wall time, messages counted, the named collectives present;
@@ -51,6 +52,9 @@ def check_report(path, args):
         if not args.partial and seconds["running"] <= 0:
             fail("rank %d never ran" % rank["rank"])
         sent += sum(path["messages"] for key, path in rank["sent"].items() if key != "cross_node")
+    written = sum(rank["written_back_bytes"] for rank in report["ranks"])
+    if written < args.written_back_min:
+        fail("%d bytes written back in all, expected at least %d" % (written, args.written_back_min))
     if sent < args.sent_min:
         fail("%d messages sent in all, expected at least %d" % (sent, args.sent_min))
     for node in report["nodes"]:
@@ -62,8 +66,8 @@ def check_report(path, args):
             fail("collective %s missing from %s" % (name, sorted(operations)))
         if args.nnodes > 1 and operations[name]["inter_node_steps"] < 1:
             fail("collective %s has no inter-node step on %d nodes" % (name, args.nnodes))
-    print("check_observe: report OK: %d ranks, %d nodes, %d messages, collectives %s, %.3f s"
-          % (len(ranks), len(nodes), sent, sorted(operations), wall))
+    print("check_observe: report OK: %d ranks, %d nodes, %d messages, %d bytes written back, "
+          "collectives %s, %.3f s" % (len(ranks), len(nodes), sent, written, sorted(operations), wall))
 
 
 def check_trace(path, args):
@@ -109,6 +113,9 @@ def check_trace(path, args):
         fail("tracks left open: %s" % unbalanced)
     if async_open:
         fail("async events never ended: %s" % list(async_open)[:5])
+    write_backs = sum(1 for e in events if e["ph"] == "b" and e["name"].startswith("write-back"))
+    if args.written_back_min > 0 and write_backs == 0:
+        fail("no write-back event in the trace")
     missing = [r for r in range(args.nranks) if rank_events[r] == 0]
     if missing and not args.partial:
         fail("ranks without events: %s" % missing)
@@ -128,6 +135,7 @@ def main():
     parser.add_argument("--partial", action="store_true")
     parser.add_argument("--collective", action="append", default=[])
     parser.add_argument("--sent-min", type=int, default=0)
+    parser.add_argument("--written-back-min", type=int, default=0)
     args = parser.parse_args()
     if args.report:
         check_report(args.report, args)
