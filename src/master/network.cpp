@@ -40,6 +40,25 @@ bool TestRequest(MPI_Request& request) {
   return done != 0;
 }
 
+// The job's --progress figures from the nodes' latest kState.
+NodeProgress SumProgress(const std::vector<ControlMsg>& states) {
+  NodeProgress job;
+  for (const ControlMsg& state : states) {
+    const NodeProgress& node = state.activity;
+    job.running += node.running;
+    job.runnable += node.runnable;
+    job.blocked += node.blocked;
+    job.finished += node.finished;
+    job.spilled += node.spilled;
+    job.written_back += node.written_back;
+    if (node.top_call_ranks > job.top_call_ranks) {
+      job.top_call_ranks = node.top_call_ranks;
+      std::memcpy(job.top_call, node.top_call, sizeof job.top_call);
+    }
+  }
+  return job;
+}
+
 }  // namespace
 
 Network::Network(Config config, std::function<void()> wake)
@@ -497,6 +516,16 @@ void Network::FinishAbortNotices(std::chrono::milliseconds limit) {
   abort_cv_.notify_all();
 }
 
+void Network::ReportProgress(const NodeProgress& progress) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  local_progress_ = progress;
+}
+
+NodeProgress Network::JobProgress() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return job_progress_;
+}
+
 void Network::SendStatusRequests() {
   status_msg_.kind = ControlKind::kStatus;
   status_requests_.resize(static_cast<std::size_t>(nnodes_), MPI_REQUEST_NULL);
@@ -578,6 +607,7 @@ void Network::ProgressDeadlockWatch() {
     std::string blocked = local_state_.blocked;
     if (blocked.size() >= sizeof state.text) blocked = blocked.substr(0, sizeof state.text - 4) + "...";
     std::snprintf(state.text, sizeof state.text, "%s", blocked.c_str());
+    state.activity = local_progress_;
   }
   // A collective step that still moves data is progress, however slowly.
   state.progress = progress_;
@@ -600,6 +630,11 @@ void Network::ProgressDeadlockWatch() {
   for (const StepRef& ref : finished_steps_) add_step(ref);
   if (node_ == 0) {
     states_[0] = state;
+    NodeProgress job = SumProgress(states_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_progress_ = job;
+    }
     CheckGlobalDeadlock();
   } else if (TestRequest(state_request_)) {
     state_msg_ = state;

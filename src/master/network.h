@@ -130,6 +130,10 @@ class Network {
   // Cheap check the event loop makes after every request, in case a wake-up
   // could not be queued.
   bool HasEvents() const { return wake_pending_.load(std::memory_order_relaxed); }
+  // --progress: this node's figures, sent with its kState; on node 0, the
+  // sum over the nodes that have reported.
+  void ReportProgress(const NodeProgress& progress);
+  NodeProgress JobProgress();
   // Asks every other master to print its ranks' status (kStatus).
   void RequestStatus() { status_wanted_.store(true); }
   // The masters' end-of-job records and node 0's clock (record_exchange.h).
@@ -246,6 +250,8 @@ class Network {
   std::atomic<bool> wake_pending_{false};
   RecordExchange records_;
   std::atomic<bool> status_wanted_{false};
+  NodeProgress local_progress_;  // guarded by mutex_
+  NodeProgress job_progress_;    // node 0; guarded by mutex_
   ControlMsg status_msg_;                     // network thread only
   std::vector<MPI_Request> status_requests_;  // one outstanding per peer
   std::thread thread_;

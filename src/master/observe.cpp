@@ -94,15 +94,16 @@ void Master::StartRecording() {
       options_.progress != Progress::kOn)
     return;
   recorder_.Start(node_, options_.nslaves, node_ * options_.nslaves, tracing);
-  if (options_.progress == Progress::kOn && node_ == 0)
-    progress_ = std::make_unique<ProgressLine>(
-        recorder_.start_ns(),
-        nnodes_ > 1 ? "node 0 of " + std::to_string(nnodes_) : std::string());
+  if (options_.progress != Progress::kOn || node_ != 0) return;
+  std::function<NodeProgress()> job;
+  if (network_) job = [network = network_.get()] { return network->JobProgress(); };
+  progress_ = std::make_unique<ProgressLine>(recorder_.start_ns(), std::move(job));
 }
 
 void Master::RecordRankStates() {
   std::int64_t now = MonotonicNs();
-  ProgressFigures figures;
+  bool progress = options_.progress == Progress::kOn;
+  NodeProgress figures;
   std::map<const char*, int> calls;
   for (const Slave& slave : slaves_) {
     std::optional<RankActivity> activity = ActivityOf(slave);
@@ -117,7 +118,7 @@ void Master::RecordRankStates() {
                                    : std::string(),
                                now);
     if (slave.storage_releasing) recorder_.ReleaseAsked(slave.index, now);
-    if (!progress_) continue;
+    if (!progress) continue;
     if (activity == RankActivity::kRunning || activity == RankActivity::kWaitingMemory)
       ++figures.running;
     else if (activity == RankActivity::kRunnable) ++figures.runnable;
@@ -125,13 +126,17 @@ void Master::RecordRankStates() {
     else if (slave.state == SlaveState::kFinalized || slave.state == SlaveState::kExited)
       ++figures.finished;
   }
-  if (!progress_) return;
+  if (!progress) return;
   auto top = std::max_element(calls.begin(), calls.end(),
                               [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (top != calls.end()) figures.top_call = top->first;
+  if (top != calls.end()) {
+    std::snprintf(figures.top_call, sizeof figures.top_call, "%s", top->first);
+    figures.top_call_ranks = top->second;
+  }
   figures.spilled = recorder_.spill_bytes();
   figures.written_back = recorder_.written_back();
-  progress_->Publish(std::move(figures));
+  if (network_) network_->ReportProgress(figures);
+  else if (progress_) progress_->Publish(figures);
 }
 
 void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,

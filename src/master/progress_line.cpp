@@ -10,8 +10,8 @@
 
 namespace bdmpi {
 
-ProgressLine::ProgressLine(std::int64_t start_ns, std::string what)
-    : start_ns_(start_ns), what_(std::move(what)), thread_([this] { Run(); }) {}
+ProgressLine::ProgressLine(std::int64_t start_ns, std::function<NodeProgress()> job)
+    : start_ns_(start_ns), job_(std::move(job)), thread_([this] { Run(); }) {}
 
 ProgressLine::~ProgressLine() {
   {
@@ -26,41 +26,44 @@ ProgressLine::~ProgressLine() {
   (void)ignored;
 }
 
-void ProgressLine::Publish(ProgressFigures figures) {
+void ProgressLine::Publish(const NodeProgress& figures) {
   std::lock_guard<std::mutex> lock(mutex_);
-  latest_ = std::move(figures);
+  latest_ = figures;
 }
 
 void ProgressLine::Run() {
   constexpr auto kInterval = std::chrono::seconds(1);
-  ProgressFigures before;
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stop_cv_.wait_for(lock, kInterval, [this] { return stop_; })) {
-    ProgressFigures now = latest_;
+  NodeProgress before;
+  for (;;) {
+    NodeProgress now;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (stop_cv_.wait_for(lock, kInterval, [this] { return stop_; })) return;
+      now = latest_;
+    }
+    if (job_) now = job_();
     std::string line = Line(now, before, 1.0);
     before = now;
-    lock.unlock();
     ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
     (void)ignored;
-    lock.lock();
   }
 }
 
-std::string ProgressLine::Line(const ProgressFigures& now, const ProgressFigures& before,
+std::string ProgressLine::Line(const NodeProgress& now, const NodeProgress& before,
                                double interval_s) const {
   double elapsed = static_cast<double>(MonotonicNs() - start_ns_) / 1e9;
   double spill_rate = static_cast<double>(now.spilled - before.spilled) / interval_s;
   double back_rate = static_cast<double>(now.written_back - before.written_back) / interval_s;
   char text[512];
   std::snprintf(text, sizeof text,
-                "\r\033[Kbdmpi%s%s: %.0f s, ranks %d running %d runnable %d blocked %d done; "
+                "\r\033[Kbdmpi: %.0f s, ranks %d running %d runnable %d blocked %d done; "
                 "spill %s (%s/s), written back %s (%s/s)%s%s",
-                what_.empty() ? "" : " ", what_.c_str(), elapsed, now.running, now.runnable,
+                elapsed, now.running, now.runnable,
                 now.blocked, now.finished, HumanBytes(now.spilled).c_str(),
                 HumanBytes(static_cast<std::uint64_t>(spill_rate)).c_str(),
                 HumanBytes(now.written_back).c_str(),
                 HumanBytes(static_cast<std::uint64_t>(back_rate)).c_str(),
-                now.top_call.empty() ? "" : "; most wait in ", now.top_call.c_str());
+                now.top_call[0] == '\0' ? "" : "; most wait in ", now.top_call);
   return text;
 }
 

@@ -1,47 +1,41 @@
 // --progress: a status line on stderr, rewritten every second by a thread
-// of its own from the latest figures the event loop published (the loop
-// blocks in mq_receive and has no timer). Cleared when the job ends.
+// of its own (the event loop blocks in mq_receive and has no timer), from
+// the figures the event loop published or, with several nodes, from the
+// job's sum that node 0's network thread keeps (Network::JobProgress).
+// Cleared when the job ends.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 
-namespace bdmpi {
+#include "master/wire.h"
 
-struct ProgressFigures {
-  int running = 0;
-  int runnable = 0;
-  int blocked = 0;
-  int finished = 0;           // finalized or exited
-  std::uint64_t spilled = 0;  // bytes through spill files so far
-  std::uint64_t written_back = 0;
-  std::string top_call;       // the call most blocked ranks wait in
-};
+namespace bdmpi {
 
 class ProgressLine {
  public:
-  // `what`: "" on one node, "node 0 of 2" with several.
-  ProgressLine(std::int64_t start_ns, std::string what);
+  // `job`: where the job's figures come from; empty: from Publish.
+  ProgressLine(std::int64_t start_ns, std::function<NodeProgress()> job);
   ~ProgressLine();  // stops the thread and clears the line
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
-  void Publish(ProgressFigures figures);
+  void Publish(const NodeProgress& figures);
 
  private:
   void Run();
-  std::string Line(const ProgressFigures& now, const ProgressFigures& before,
-                   double interval_s) const;
+  std::string Line(const NodeProgress& now, const NodeProgress& before, double interval_s) const;
 
   std::int64_t start_ns_;
-  std::string what_;
+  std::function<NodeProgress()> job_;
   std::mutex mutex_;
   std::condition_variable stop_cv_;
   bool stop_ = false;
-  ProgressFigures latest_;
+  NodeProgress latest_;
   std::thread thread_;
 };
 

@@ -47,6 +47,19 @@ struct StepRef {
 
 inline constexpr int kMaxStepRefs = 16;
 
+// kState, for --progress: the node's ranks by state and its disk traffic
+// so far; node 0 adds them up for the job's status line.
+struct NodeProgress {
+  std::int32_t running = 0;
+  std::int32_t runnable = 0;
+  std::int32_t blocked = 0;
+  std::int32_t finished = 0;
+  std::uint64_t spilled = 0;
+  std::uint64_t written_back = 0;
+  std::int32_t top_call_ranks = 0;  // ranks blocked in top_call
+  char top_call[28] = {};           // the call most of its blocked ranks wait in
+};
+
 struct ControlMsg {
   ControlKind kind = ControlKind::kAbort;
   std::int32_t status = 0;  // the job's exit status
@@ -65,10 +78,12 @@ struct ControlMsg {
   std::int32_t nsteps = 0;
   std::int32_t steps_overflow = 0;
   StepRef steps[kMaxStepRefs];
+  NodeProgress activity;
 };
 
 static_assert(std::is_trivially_copyable_v<WireHeader>);
 static_assert(std::is_trivially_copyable_v<ControlMsg>);
 static_assert(std::is_trivially_copyable_v<StepRef>);
+static_assert(std::is_trivially_copyable_v<NodeProgress>);
 
 }  // namespace bdmpi
