@@ -101,28 +101,30 @@ void Master::StartRecording() {
 }
 
 void Master::RecordRankStates() {
-  std::int64_t now = MonotonicNs();
+  // Called after every queue message: the clock is read and labels are
+  // looked up only when some rank's activity changed.
+  std::int64_t now = -1;
+  auto clock = [&now] { return now >= 0 ? now : (now = MonotonicNs()); };
   bool progress = options_.progress == Progress::kOn;
   NodeProgress figures;
   std::map<const char*, int> calls;
   for (const Slave& slave : slaves_) {
     std::optional<RankActivity> activity = ActivityOf(slave);
-    const char* label = ActivityLabel(slave, activity);
     // A rank changes activity at most once per message it or the network
     // sends (it must run between two blocking calls), so comparing the
     // activity catches every change.
     if (activity != recorder_.activity(slave.index))
-      recorder_.RankActivityIs(slave.index, activity, label,
+      recorder_.RankActivityIs(slave.index, activity, ActivityLabel(slave, activity),
                                recorder_.tracing() && Blocked(activity)
                                    ? DescribeBlockedCall(slave)
                                    : std::string(),
-                               now);
-    if (slave.storage_releasing) recorder_.ReleaseAsked(slave.index, now);
+                               clock());
+    if (slave.storage_releasing) recorder_.ReleaseAsked(slave.index, clock());
     if (!progress) continue;
     if (activity == RankActivity::kRunning || activity == RankActivity::kWaitingMemory)
       ++figures.running;
     else if (activity == RankActivity::kRunnable) ++figures.runnable;
-    else if (Blocked(activity)) ++figures.blocked, ++calls[label];
+    else if (Blocked(activity)) ++figures.blocked, ++calls[ActivityLabel(slave, activity)];
     else if (slave.state == SlaveState::kFinalized || slave.state == SlaveState::kExited)
       ++figures.finished;
   }
