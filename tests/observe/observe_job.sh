@@ -12,13 +12,14 @@
 #                   MPI_Bcast, --partial, --sent-min N, ...)
 # --status-after S  sends SIGUSR1 to bdmpiexec S seconds into the job (the
 #                   statuses are then checked with run_job's --expect-stderr)
+# --status-command  ... runs `bdmpiexec --status JOBID` instead
 # --plot PLOTTER    draws the trace with bdmpi-trace-plot; the picture must be
 #                   a PNG. Skipped (77) when python3-matplotlib is missing.
 # Other options go to run_job.sh, which checks the exit status, stderr and
 # that nothing of the job is left behind.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-run_job="" bdmpiexec="" nn=1 ns=1 report=0 trace=0 status_after="" plot=""
+run_job="" bdmpiexec="" nn=1 ns=1 report=0 trace=0 status_after="" status_command=0 plot=""
 checks=() passthrough=()
 while (($#)); do
   case "$1" in
@@ -30,6 +31,7 @@ while (($#)); do
     --trace) trace=1; shift ;;
     --check) checks+=("${2?}"); shift 2 ;;
     --status-after) status_after=${2?}; shift 2 ;;
+    --status-command) status_command=1; shift ;;
     --plot) plot=${2?}; shift 2 ;;
     --) shift; break ;;
     --launcher-arg | --expect-* | --timeout | --nr | --np) passthrough+=("$1" "${2?}"); shift 2 ;;
@@ -61,7 +63,12 @@ if [[ -n $status_after ]]; then
   sleep "$status_after"
   pid=$(pgrep -f "^$bdmpiexec .*$marker" | head -1)
   [[ -n $pid ]] || { echo "observe_job: FAIL: bdmpiexec not found"; kill "$job"; exit 1; }
-  kill -USR1 "$pid"
+  if ((status_command)); then
+    job_id=$(tr '\0' '\n' <"/proc/$pid/cmdline" | sed -n '/^--job-id$/{n;p;q}')
+    "$bdmpiexec" --status "$job_id" || { echo "observe_job: FAIL: --status $job_id"; exit 1; }
+  else
+    kill -USR1 "$pid"
+  fi
 fi
 wait "$job" || exit $?
 if ((${#files[@]})); then
