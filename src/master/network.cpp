@@ -242,8 +242,10 @@ void Network::Run() {
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
       if (state_request_ != MPI_REQUEST_NULL) MPI_Request_free(&state_request_);
-      for (MPI_Request& request : status_requests_) {
-        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+      for (std::vector<MPI_Request>* requests : {&status_requests_, &wave_requests_}) {
+        for (MPI_Request& request : *requests) {
+          if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+        }
       }
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kFinished;
@@ -572,7 +574,11 @@ bool Network::ProgressControl() {
     watch_.Heard(status.MPI_SOURCE, PeerWatch::Clock::now());
     if (notice.kind == ControlKind::kHeartbeat) continue;
     if (notice.kind == ControlKind::kState) {
-      if (node_ == 0) states_[status.MPI_SOURCE] = notice;
+      if (node_ == 0 && notice.round == round_) states_[status.MPI_SOURCE] = notice;
+      continue;
+    }
+    if (notice.kind == ControlKind::kStateRequest) {
+      requested_round_ = std::max(requested_round_, notice.round);
       continue;
     }
     if (notice.kind == ControlKind::kStatus) {
@@ -592,10 +598,7 @@ bool Network::ProgressControl() {
   return busy;
 }
 
-void Network::ProgressDeadlockWatch() {
-  PeerWatch::Clock::time_point now = PeerWatch::Clock::now();
-  if (now < next_state_) return;
-  next_state_ = now + std::chrono::milliseconds(500);
+ControlMsg Network::LocalState() {
   ControlMsg state;
   state.kind = ControlKind::kState;
   {
@@ -628,26 +631,59 @@ void Network::ProgressDeadlockWatch() {
     add_step(ref);
   }
   for (const StepRef& ref : finished_steps_) add_step(ref);
-  if (node_ == 0) {
-    states_[0] = state;
+  return state;
+}
+
+void Network::ProgressDeadlockWatch() {
+  if (node_ != 0) {
+    // Answer node 0's latest wave with this node's state as it is now.
+    if (requested_round_ > answered_round_ && TestRequest(state_request_)) {
+      state_msg_ = LocalState();
+      state_msg_.round = requested_round_;
+      answered_round_ = requested_round_;
+      CheckMpi(MPI_Isend(&state_msg_, sizeof state_msg_, MPI_BYTE, 0, kTagControl, control_,
+                         &state_request_),
+               "MPI_Isend");
+    }
+    return;
+  }
+  PeerWatch::Clock::time_point now = PeerWatch::Clock::now();
+  if (now < next_state_) return;
+  // A wave is judged only once every master has answered it: a state that
+  // is late is never mistaken for a fresh one.
+  bool complete = std::all_of(states_.begin(), states_.end(),
+                              [this](const ControlMsg& state) { return state.round == round_; });
+  if (!complete) return;
+  next_state_ = now + std::chrono::milliseconds(500);
+  if (round_ > 0) {
     NodeProgress job = SumProgress(states_);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_progress_ = job;
     }
     CheckGlobalDeadlock();
-  } else if (TestRequest(state_request_)) {
-    state_msg_ = state;
-    CheckMpi(MPI_Isend(&state_msg_, sizeof state_msg_, MPI_BYTE, 0, kTagControl, control_,
-                       &state_request_),
-             "MPI_Isend");
   }
+  ++round_;
+  states_[0] = LocalState();
+  states_[0].round = round_;
+  wave_requests_.resize(static_cast<std::size_t>(nnodes_), MPI_REQUEST_NULL);
+  // Every peer answered the last request: it has arrived, so these finish.
+  for (MPI_Request& request : wave_requests_) {
+    if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  wave_msg_.kind = ControlKind::kStateRequest;
+  wave_msg_.round = round_;
+  for (int peer = 1; peer < nnodes_; ++peer)
+    CheckMpi(MPI_Isend(&wave_msg_, sizeof wave_msg_, MPI_BYTE, peer, kTagControl, control_,
+                       &wave_requests_[peer]),
+             "MPI_Isend");
 }
 
 void Network::CheckGlobalDeadlock() {
   // Deadlocked: every node quiescent, every message sent across nodes
   // received (none in flight), and nothing changed on any node between
-  // consecutive checks (no collective step moving data either).
+  // consecutive complete waves (no collective step moving data either):
+  // Mattern's four-counter termination detection, with one more wave.
   std::uint64_t sent = 0, received = 0;
   bool quiet = true, anyone_blocked = false, unchanged = last_states_.size() == states_.size();
   for (std::size_t node = 0; node < states_.size(); ++node) {

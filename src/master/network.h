@@ -186,9 +186,14 @@ class Network {
   // The notice Abort() and a failing network thread send (mutex_ held).
   void RequestAbortLocked(int status, const std::string& text);
   void SendAbortNotices();
-  // Every half second: sends this node's kState to node 0; on node 0,
-  // declares a deadlock when every node stayed quiescent and balanced.
+  // The deadlock watch, a termination detection in numbered waves: every
+  // half second, once every master has answered the last wave, node 0
+  // checks it and asks for the next (kStateRequest); the others answer
+  // with their kState. Node 0 declares a deadlock when consecutive
+  // complete waves found every node quiescent and balanced, unchanged.
   void ProgressDeadlockWatch();
+  // This node's kState now.
+  ControlMsg LocalState();
   void CheckGlobalDeadlock();
   // Whether some step that every master of its group has started (active
   // or lately finished on each) is still active: then it will complete.
@@ -229,8 +234,13 @@ class Network {
   PeerWatch::Clock::time_point next_state_{};
   ControlMsg state_msg_;
   MPI_Request state_request_ = MPI_REQUEST_NULL;
-  std::vector<ControlMsg> states_;        // node 0: each node's latest kState
-  std::vector<ControlMsg> last_states_;   // node 0: at the previous check
+  std::int32_t requested_round_ = 0;      // others: the latest wave asked for
+  std::int32_t answered_round_ = 0;       // others: the latest wave answered
+  std::int32_t round_ = 0;                // node 0: the wave under way
+  ControlMsg wave_msg_;                   // node 0: its kStateRequest
+  std::vector<MPI_Request> wave_requests_;  // node 0: one per peer
+  std::vector<ControlMsg> states_;        // node 0: each node's kState of round_
+  std::vector<ControlMsg> last_states_;   // node 0: of the previous complete wave
   int quiet_rounds_ = 0;                  // node 0: checks in a row all quiet
   bool deadlock_reported_ = false;
 

@@ -10,8 +10,8 @@
 // non-overtaking rule holds across nodes.
 //
 // Control (communicator "control"): ControlMsg, e.g. the job is ending, and
-// every half second each master's kState for node 0's deadlock watch
-// (master/network.h, DeadlockWatch).
+// every half second a numbered wave of kStateRequest from node 0 answered
+// by each master's kState, for node 0's deadlock watch (master/network.h).
 #pragma once
 
 #include <cstdint>
@@ -30,9 +30,17 @@ struct WireHeader {
 };
 
 // kHeartbeat: "still here" (master/peer_watch.h); kAbort: the job ends;
-// kState: a master's ranks and traffic, to node 0; kStatus: print your
-// ranks' status (a master that got SIGUSR1 asks the others).
-enum class ControlKind : std::int32_t { kAbort = 1, kHeartbeat = 2, kState = 3, kStatus = 4 };
+// kStateRequest: node 0 asks for every master's kState in round `round`;
+// kState: a master's ranks and traffic, to node 0, answering a round;
+// kStatus: print your ranks' status (a master that got SIGUSR1 asks the
+// others).
+enum class ControlKind : std::int32_t {
+  kAbort = 1,
+  kHeartbeat = 2,
+  kState = 3,
+  kStatus = 4,
+  kStateRequest = 5,
+};
 
 // An inter-node collective step a master has under way (or finished
 // lately), for the deadlock watch: a step every master of its group has
@@ -69,7 +77,7 @@ struct ControlMsg {
   // it has sent to and received from other nodes, a counter of its
   // network progress, and `text`: its blocked ranks and their calls.
   std::int32_t quiescent = 0;
-  std::int32_t reserved = 0;
+  std::int32_t round = 0;  // kStateRequest, kState: the deadlock watch's wave
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
   std::uint64_t progress = 0;
