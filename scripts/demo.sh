@@ -15,6 +15,10 @@
 # relative; see apps/README.md), prints the time per iteration of each and
 # their ratio, ends with PASSED or FAILED, and removes the data.
 #
+# The BDMPI run also writes its run report (report.txt, report.json), its
+# timeline (trace.json, for Perfetto) and a picture of it (timeline.png,
+# bdmpi-trace-plot) into build/demo/, and says where.
+#
 # Options: --bytes SIZE (default 1g), --iters N (default 3), --ns N (ranks,
 # default 32), --dir DIR (where the data goes; default $TMPDIR or /tmp).
 set -euo pipefail
@@ -37,6 +41,8 @@ done
 bdmpi_setup
 
 bin=$BDMPI_BUILD_DIR/bin
+results=$BDMPI_BUILD_DIR/demo
+mkdir -p "$results"
 work=$(mktemp -d "$dir/bdmpi-demo.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 data=$work/documents.bin
@@ -57,9 +63,13 @@ run apps/compare_result.sh --app kmeans --save-output "$work/serial.out" -- \
   "$bin/kmeans_serial_ooc" "$data" --iters "$iters" || status=FAILED
 run apps/compare_result.sh --app kmeans --tol 1e-9 \
   --ref-output "$work/serial.out" --same '^kmeans: iteration [0-9]+ moved [0-9]+' -- \
-  "$bin/bdmpiexec" -ns "$ns" -nr 1 --scratch-dir "$work" \
-  "$bin/kmeans" "$data" --iters "$iters" | tee "$work/bdmpi.out" ||
-  status=FAILED
+  "$bin/bdmpiexec" -ns "$ns" -nr 1 --scratch-dir "$work" --report \
+  --report=json "$results/report.json" --trace "$results/trace.json" \
+  "$bin/kmeans" "$data" --iters "$iters" 2> >(tee "$results/report.txt" >&2) |
+  tee "$work/bdmpi.out" || status=FAILED
+if ! "$bin/bdmpi-trace-plot" "$results/trace.json" -o "$results/timeline.png"; then
+  echo "demo: no picture (python3-matplotlib missing? scripts/install-deps.sh installs it)"
+fi
 
 serial=$(per_iteration "$work/serial.out")
 bdmpi=$(per_iteration "$work/bdmpi.out")
@@ -67,6 +77,8 @@ echo
 ratio=$(awk -v a="$bdmpi" -v b="$serial" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
 echo "seconds per iteration: bdmpiexec -ns $ns -nr 1 kmeans $bdmpi," \
   "kmeans_serial_ooc $serial (ratio ${ratio:-n/a})"
+echo "run report: $results/report.txt (JSON: $results/report.json)"
+echo "timeline: $results/trace.json (open in https://ui.perfetto.dev), picture: $results/timeline.png"
 echo "demo took $(($(date +%s) - start)) s; removing $work"
 echo "k-means out-of-core demo: $status"
 [[ $status == PASSED ]]

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
-          libgtest-dev libbenchmark-dev environment-modules)
+          libgtest-dev libbenchmark-dev environment-modules
+          python3-matplotlib)  # bdmpi-trace-plot
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "install-deps: not a Debian-based system; install these by hand:" \

@@ -1,8 +1,12 @@
 #include "common/job_options.h"
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "common/error.h"
 #include "common/job_names.h"
@@ -21,6 +25,25 @@ std::size_t SharedMemorySize() {
   struct statvfs fs {};
   if (statvfs("/dev/shm", &fs) != 0) return 0;
   return static_cast<std::size_t>(fs.f_blocks) * fs.f_frsize;
+}
+
+// --trace FILE, --report=json FILE: absolute (the masters may run
+// elsewhere in the tree), in a directory that exists and is writable now
+// rather than at the end of a long job.
+void CheckOutputFile(const std::string& option, std::string& path) {
+  if (path.empty()) return;
+  path = std::filesystem::absolute(path).lexically_normal().string();
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error(kErrArg, option + " " + path + ": cannot write to the directory " + dir + " (" +
+                             std::strerror(errno) + ")");
+}
+
+Row ProgressFlag(const char* name, Progress value, const char* help) {
+  return {name, "", help, [value](JobOptions& o, const std::string&) { o.progress = value; },
+          [value](const JobOptions& o) {
+            return o.progress == value ? std::string("1") : std::string();
+          }};
 }
 
 }  // namespace
@@ -80,6 +103,19 @@ const std::vector<Row>& JobOptionTable() {
       TextOption("--topology", &JobOptions::topology_file, "FILE",
                  "lines 'HOST RACK': chains cross each rack once")
           .Default("Slurm's SLURM_TOPOLOGY_ADDR"),
+      FlagOption("--report", &JobOptions::report, true,
+                 "print at the end where each rank's time went (running, waiting, blocked "
+                 "by kind), its messages by path, what went to disk and the collectives; "
+                 "also BDMPI_REPORT=1"),
+      TextOption("--report=json", &JobOptions::report_json, "FILE",
+                 "write the same report as JSON (schema in docs/architecture.md)"),
+      TextOption("--trace", &JobOptions::trace_file, "FILE",
+                 "write a timeline of every rank's states and the masters' work in the "
+                 "Chrome trace-event format (Perfetto, chrome://tracing, bdmpi-trace-plot)"),
+      ProgressFlag("--progress", Progress::kOn,
+                   "print a status line every second (default when the output is a "
+                   "terminal); SIGUSR1 to bdmpiexec prints each rank's state at any time"),
+      ProgressFlag("--no-progress", Progress::kOff, "no status line, even on a terminal"),
   };
   return table;
 }
@@ -103,6 +139,10 @@ void FinishJobOptions(JobOptions& options) {
                              "), where each rank's window of that size lives");
   if (options.storage_threshold < kMinStorageThreshold)
     options.storage_threshold = kMinStorageThreshold;
+  const char* report = std::getenv("BDMPI_REPORT");
+  if (report != nullptr && *report != '\0' && std::strcmp(report, "0") != 0) options.report = true;
+  CheckOutputFile("--report=json", options.report_json);
+  CheckOutputFile("--trace", options.trace_file);
 }
 
 std::vector<std::string> JobOptionArgs(const JobOptions& options) {

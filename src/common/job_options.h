@@ -15,6 +15,9 @@ namespace bdmpi {
 
 enum class SchedulePolicy { kMemory, kFifo };
 enum class Prefetch { kEager, kLazy };
+// --progress / --no-progress; bdmpiexec turns kAuto into on when its
+// standard output is a terminal. Masters show the line only when kOn.
+enum class Progress { kAuto, kOn, kOff };
 
 struct JobOptions {
   std::string job_id;                  // empty: make one
@@ -34,6 +37,14 @@ struct JobOptions {
   std::size_t node_memory = 0;  // budget for the slaves' storage; 0: default
   // Measured on a sweep (bench/memory): lazy won; see README.
   Prefetch prefetch = Prefetch::kLazy;
+  // What the job did (docs/architecture.md, Observability): --report
+  // prints a table at the end (also BDMPI_REPORT=1), --report=json FILE
+  // writes it as JSON, --trace FILE a Chrome trace-event timeline,
+  // --progress a status line every second. Paths are made absolute.
+  bool report = false;
+  std::string report_json;
+  std::string trace_file;
+  Progress progress = Progress::kAuto;
   std::vector<std::string> program;    // the slave program and its arguments
 };
 

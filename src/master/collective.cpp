@@ -146,6 +146,7 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
   bool local_complete = row.locally_complete(collective, comm);
   if (local_complete && !collective.local_complete) {
     collective.local_complete = true;
+    RecordCollective(collective, comm);
     if (comm.spans_nodes) {
       StartInterNodeStep(collective);
     } else {
@@ -209,6 +210,7 @@ void Master::EraseCollective(std::map<std::pair<int, std::uint64_t>, Collective>
 }
 
 void Master::StartInterNodeStep(Collective& collective) {
+  recorder_.InterNodeStepStarted(collective.comm, collective.seq, MpiCallName(collective.type));
   CollectiveStep step;
   step.type = collective.type;
   step.comm = collective.comm;
@@ -252,6 +254,7 @@ void Master::OnInterNodeStepDone(int comm, std::uint64_t seq) {
   it->second.accumulator_map.reset();  // the data stays in its file
   if (it->second.type == MsgType::kCommSplit) FinishSplit(it->second);
   it->second.done = true;
+  RecordStepDone(comm, seq);
   FinishCollective(comm, seq);
 }
 

@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/message_queue.h"
 #include "common/private_dir.h"
+#include "common/process_memory.h"
 #include "common/program_path.h"
 #include "master/process_slave_io.h"
 #include "master/spawn.h"
@@ -33,19 +34,6 @@ namespace {
 std::size_t RoundUpToPage(std::size_t bytes) {
   std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
-}
-
-// VmHWM of this process, from /proc/self/status.
-long PeakRssKiB() {
-  FILE* file = std::fopen("/proc/self/status", "r");
-  if (file == nullptr) return -1;
-  char line[256];
-  long kib = -1;
-  while (std::fgets(line, sizeof line, file) != nullptr) {
-    if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
-  }
-  std::fclose(file);
-  return kib;
 }
 
 std::string DescribeWaitStatus(int status) {
@@ -121,6 +109,7 @@ Master::~Master() {
 int Master::Run() {
   Start();
   EventLoop();
+  FinishRecording();
   // Read by tests that check the master stays within its memory budget.
   BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
              payloads_.budget().peak(), options_.mem_budget, PeakRssKiB());
@@ -177,6 +166,7 @@ void Master::Start() {
       }
     });
   }
+  StartRecording();
   CreateSlaves();
   io_->StartWatching();
   if (network_) network_->Start();
@@ -246,6 +236,7 @@ void Master::EventLoop() {
   while (slaves_.live() > 0 || (network_ && !failed_ && !network_finished_)) {
     if (slaves_.live() == 0 && network_ && !network_shutdown_) {
       network_shutdown_ = true;
+      PostRecord();
       network_->Shutdown();
     }
     std::size_t size = io_->ReceiveRequests(message, sizeof message);
@@ -264,6 +255,7 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
               "write to BDMPI's queues itself)");
     if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
     if (!failed_) CheckDeadlock();
+    if (recorder_.on()) RecordRankStates();
   } catch (const std::exception& error) {
     // E.g. a full scratch disk under a master-side spill file: the job
     // ends here, and the other masters hear why instead of being killed.
@@ -319,6 +311,11 @@ void Master::HandleAbort(Slave& slave, const RequestMsg& request) {
 void Master::OnEvent(const RequestMsg& event) {
   if (event.peer == kNetworkEventPeer) {
     if (network_) OnNetworkEvents();
+    return;
+  }
+  if (event.code == SIGUSR1) {
+    PrintRankStatus();
+    if (network_) network_->RequestStatus();
     return;
   }
   if (event.code != 0) {
@@ -404,6 +401,9 @@ void Master::OnNetworkEvents() {
         break;
       case NetworkEvent::Kind::kDeadlock:
         Fail(event.status, event.text);
+        break;
+      case NetworkEvent::Kind::kStatus:
+        PrintRankStatus();
         break;
     }
   }

@@ -20,14 +20,16 @@
 #include "common/rank_layout.h"
 #include "master/collective.h"
 #include "master/comm_registry.h"
+#include "master/job_recorder.h"
 #include "master/message_table.h"
 #include "master/network.h"
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/payload_store.h"
-#include "master/slave_table.h"
-#include "master/slave_io.h"
+#include "master/progress_line.h"
 #include "master/slave.h"
+#include "master/slave_io.h"
+#include "master/slave_table.h"
 
 namespace bdmpi {
 
@@ -191,6 +193,26 @@ class Master {
   bool CriticalReady(const Slave& slave, const RequestMsg& request) const;
   void LeaveCritical(Slave& slave);
 
+  // Observability (observe.cpp): the run report, trace, live status and
+  // progress line. Off unless asked for; each hook tests recorder_.on().
+  void StartRecording();
+  // After each served queue message: every rank's activity now.
+  void RecordRankStates();
+  void RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
+                  bool cross_node);
+  void RecordCollective(const Collective& collective, const MasterComm& comm);
+  void RecordStepDone(int comm, std::uint64_t seq);
+  // Whether this node counts a collective on `comm` (its first node does).
+  bool CountedHere(const MasterComm& comm) const;
+  // SIGUSR1: each rank's state and, when blocked, its call, on stderr.
+  void PrintRankStatus() const;
+  // This node's figures and trace events, as node 0 reads them.
+  std::string NodeRecord();
+  // Before the network shuts down: hands this node's record to node 0.
+  void PostRecord();
+  // End of the job, node 0: prints the report, writes the JSON and trace.
+  void FinishRecording();
+
   // Communicators (comm_registry.h).
   const MasterComm& Comm(int id) const { return comms_.Get(id); }
   int NodeOf(int world_rank) const { return comms_.NodeOf(world_rank); }
@@ -239,6 +261,8 @@ class Master {
   std::string failure_;
   int exit_status_ = 0;
   int cpu_ = -1;  // CPU shared by the master and its slaves with -nr 1
+  JobRecorder recorder_;
+  std::unique_ptr<ProgressLine> progress_;  // --progress, node 0
 };
 
 }  // namespace bdmpi

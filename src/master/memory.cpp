@@ -90,6 +90,7 @@ void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
   slave.storage_released = true;
   ++switch_outs_;
   written_back_ += request.bytes;
+  recorder_.WrittenBack(slave.index, request.bytes);
   ResumeWaitingForMemory();
 }
 

@@ -40,6 +40,25 @@ bool TestRequest(MPI_Request& request) {
   return done != 0;
 }
 
+// The job's --progress figures from the nodes' latest kState.
+NodeProgress SumProgress(const std::vector<ControlMsg>& states) {
+  NodeProgress job;
+  for (const ControlMsg& state : states) {
+    const NodeProgress& node = state.activity;
+    job.running += node.running;
+    job.runnable += node.runnable;
+    job.blocked += node.blocked;
+    job.finished += node.finished;
+    job.spilled += node.spilled;
+    job.written_back += node.written_back;
+    if (node.top_call_ranks > job.top_call_ranks) {
+      job.top_call_ranks = node.top_call_ranks;
+      std::memcpy(job.top_call, node.top_call, sizeof job.top_call);
+    }
+  }
+  return job;
+}
+
 }  // namespace
 
 Network::Network(Config config, std::function<void()> wake)
@@ -64,6 +83,7 @@ Network::Network(Config config, std::function<void()> wake)
   max_channels_ = flag ? static_cast<int>((static_cast<long long>(*tag_ub) + 1) / kOpTagSpace) : 1;
   BDMPI_ENFORCE(max_channels_ >= 1, "MPI_TAG_UB below the operation tags");
   ExchangeNodeNames();
+  records_.AlignClocks(control_, node_);
   heartbeat_.kind = ControlKind::kHeartbeat;
   heartbeat_requests_.assign(nnodes_, MPI_REQUEST_NULL);
   states_.assign(nnodes_, ControlMsg{});
@@ -216,11 +236,17 @@ void Network::Run() {
       return;
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
+      records_.Receive(control_, node_, nnodes_);
       // Every master is done: heartbeats still in flight need no answer.
       for (MPI_Request& request : heartbeat_requests_) {
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
       if (state_request_ != MPI_REQUEST_NULL) MPI_Request_free(&state_request_);
+      for (std::vector<MPI_Request>* requests : {&status_requests_, &wave_requests_}) {
+        for (MPI_Request& request : *requests) {
+          if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+        }
+      }
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kFinished;
       Push(std::move(event));
@@ -290,6 +316,7 @@ bool Network::TakeWork() {
     });
     if (idle) {
       shutting_down_ = true;
+      records_.Send(control_, node_);
       CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
     }
   }
@@ -491,8 +518,30 @@ void Network::FinishAbortNotices(std::chrono::milliseconds limit) {
   abort_cv_.notify_all();
 }
 
+void Network::ReportProgress(const NodeProgress& progress) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  local_progress_ = progress;
+}
+
+NodeProgress Network::JobProgress() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return job_progress_;
+}
+
+void Network::SendStatusRequests() {
+  status_msg_.kind = ControlKind::kStatus;
+  status_requests_.resize(static_cast<std::size_t>(nnodes_), MPI_REQUEST_NULL);
+  for (int peer = 0; peer < nnodes_; ++peer) {
+    if (peer == node_ || !TestRequest(status_requests_[peer])) continue;
+    CheckMpi(MPI_Isend(&status_msg_, sizeof status_msg_, MPI_BYTE, peer, kTagControl, control_,
+                       &status_requests_[peer]),
+             "MPI_Isend");
+  }
+}
+
 bool Network::ProgressControl() {
   bool busy = false;
+  if (status_wanted_.exchange(false)) SendStatusRequests();
   if (!notice_requests_.empty()) {
     int done = 0;
     MPI_Testall(static_cast<int>(notice_requests_.size()), notice_requests_.data(), &done,
@@ -525,7 +574,17 @@ bool Network::ProgressControl() {
     watch_.Heard(status.MPI_SOURCE, PeerWatch::Clock::now());
     if (notice.kind == ControlKind::kHeartbeat) continue;
     if (notice.kind == ControlKind::kState) {
-      if (node_ == 0) states_[status.MPI_SOURCE] = notice;
+      if (node_ == 0 && notice.round == round_) states_[status.MPI_SOURCE] = notice;
+      continue;
+    }
+    if (notice.kind == ControlKind::kStateRequest) {
+      requested_round_ = std::max(requested_round_, notice.round);
+      continue;
+    }
+    if (notice.kind == ControlKind::kStatus) {
+      NetworkEvent event;
+      event.kind = NetworkEvent::Kind::kStatus;
+      Push(std::move(event));
       continue;
     }
     NetworkEvent event;
@@ -539,10 +598,7 @@ bool Network::ProgressControl() {
   return busy;
 }
 
-void Network::ProgressDeadlockWatch() {
-  PeerWatch::Clock::time_point now = PeerWatch::Clock::now();
-  if (now < next_state_) return;
-  next_state_ = now + std::chrono::milliseconds(500);
+ControlMsg Network::LocalState() {
   ControlMsg state;
   state.kind = ControlKind::kState;
   {
@@ -554,6 +610,7 @@ void Network::ProgressDeadlockWatch() {
     std::string blocked = local_state_.blocked;
     if (blocked.size() >= sizeof state.text) blocked = blocked.substr(0, sizeof state.text - 4) + "...";
     std::snprintf(state.text, sizeof state.text, "%s", blocked.c_str());
+    state.activity = local_progress_;
   }
   // A collective step that still moves data is progress, however slowly.
   state.progress = progress_;
@@ -574,21 +631,59 @@ void Network::ProgressDeadlockWatch() {
     add_step(ref);
   }
   for (const StepRef& ref : finished_steps_) add_step(ref);
-  if (node_ == 0) {
-    states_[0] = state;
-    CheckGlobalDeadlock();
-  } else if (TestRequest(state_request_)) {
-    state_msg_ = state;
-    CheckMpi(MPI_Isend(&state_msg_, sizeof state_msg_, MPI_BYTE, 0, kTagControl, control_,
-                       &state_request_),
-             "MPI_Isend");
+  return state;
+}
+
+void Network::ProgressDeadlockWatch() {
+  if (node_ != 0) {
+    // Answer node 0's latest wave with this node's state as it is now.
+    if (requested_round_ > answered_round_ && TestRequest(state_request_)) {
+      state_msg_ = LocalState();
+      state_msg_.round = requested_round_;
+      answered_round_ = requested_round_;
+      CheckMpi(MPI_Isend(&state_msg_, sizeof state_msg_, MPI_BYTE, 0, kTagControl, control_,
+                         &state_request_),
+               "MPI_Isend");
+    }
+    return;
   }
+  PeerWatch::Clock::time_point now = PeerWatch::Clock::now();
+  if (now < next_state_) return;
+  // A wave is judged only once every master has answered it: a state that
+  // is late is never mistaken for a fresh one.
+  bool complete = std::all_of(states_.begin(), states_.end(),
+                              [this](const ControlMsg& state) { return state.round == round_; });
+  if (!complete) return;
+  next_state_ = now + std::chrono::milliseconds(500);
+  if (round_ > 0) {
+    NodeProgress job = SumProgress(states_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_progress_ = job;
+    }
+    CheckGlobalDeadlock();
+  }
+  ++round_;
+  states_[0] = LocalState();
+  states_[0].round = round_;
+  wave_requests_.resize(static_cast<std::size_t>(nnodes_), MPI_REQUEST_NULL);
+  // Every peer answered the last request: it has arrived, so these finish.
+  for (MPI_Request& request : wave_requests_) {
+    if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  wave_msg_.kind = ControlKind::kStateRequest;
+  wave_msg_.round = round_;
+  for (int peer = 1; peer < nnodes_; ++peer)
+    CheckMpi(MPI_Isend(&wave_msg_, sizeof wave_msg_, MPI_BYTE, peer, kTagControl, control_,
+                       &wave_requests_[peer]),
+             "MPI_Isend");
 }
 
 void Network::CheckGlobalDeadlock() {
   // Deadlocked: every node quiescent, every message sent across nodes
   // received (none in flight), and nothing changed on any node between
-  // consecutive checks (no collective step moving data either).
+  // consecutive complete waves (no collective step moving data either):
+  // Mattern's four-counter termination detection, with one more wave.
   std::uint64_t sent = 0, received = 0;
   bool quiet = true, anyone_blocked = false, unchanged = last_states_.size() == states_.size();
   for (std::size_t node = 0; node < states_.size(); ++node) {

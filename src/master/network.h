@@ -30,6 +30,7 @@
 #include "master/mpi_transport.h"
 #include "master/payload.h"
 #include "master/peer_watch.h"
+#include "master/record_exchange.h"
 #include "master/wire.h"
 
 namespace bdmpi {
@@ -79,7 +80,8 @@ struct NodeState {
 struct NetworkEvent {
   // kDeadlock (node 0 only): every node has been quiescent with no message
   // in flight for several rounds; `text` names the blocked ranks.
-  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock };
+  // kStatus: another master asks for this node's ranks' status (SIGUSR1).
+  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus };
   Kind kind = Kind::kMessage;
   IncomingMessage message;      // kMessage
   int comm = 0;                 // kCollectiveDone
@@ -128,6 +130,14 @@ class Network {
   // Cheap check the event loop makes after every request, in case a wake-up
   // could not be queued.
   bool HasEvents() const { return wake_pending_.load(std::memory_order_relaxed); }
+  // --progress: this node's figures, sent with its kState; on node 0, the
+  // sum over the nodes that have reported.
+  void ReportProgress(const NodeProgress& progress);
+  NodeProgress JobProgress();
+  // Asks every other master to print its ranks' status (kStatus).
+  void RequestStatus() { status_wanted_.store(true); }
+  // The masters' end-of-job records and node 0's clock (record_exchange.h).
+  RecordExchange& records() { return records_; }
 
  private:
   struct ChunkSlot {
@@ -176,13 +186,20 @@ class Network {
   // The notice Abort() and a failing network thread send (mutex_ held).
   void RequestAbortLocked(int status, const std::string& text);
   void SendAbortNotices();
-  // Every half second: sends this node's kState to node 0; on node 0,
-  // declares a deadlock when every node stayed quiescent and balanced.
+  // The deadlock watch, a termination detection in numbered waves: every
+  // half second, once every master has answered the last wave, node 0
+  // checks it and asks for the next (kStateRequest); the others answer
+  // with their kState. Node 0 declares a deadlock when consecutive
+  // complete waves found every node quiescent and balanced, unchanged.
   void ProgressDeadlockWatch();
+  // This node's kState now.
+  ControlMsg LocalState();
   void CheckGlobalDeadlock();
   // Whether some step that every master of its group has started (active
   // or lately finished on each) is still active: then it will complete.
   bool StepsProgress() const;
+  // Sends kStatus to every other master once RequestStatus was called.
+  void SendStatusRequests();
   // Waits (at most `limit`) for the notices to leave, when this thread
   // ends and ProgressControl will not run again.
   void FinishAbortNotices(std::chrono::milliseconds limit);
@@ -217,8 +234,13 @@ class Network {
   PeerWatch::Clock::time_point next_state_{};
   ControlMsg state_msg_;
   MPI_Request state_request_ = MPI_REQUEST_NULL;
-  std::vector<ControlMsg> states_;        // node 0: each node's latest kState
-  std::vector<ControlMsg> last_states_;   // node 0: at the previous check
+  std::int32_t requested_round_ = 0;      // others: the latest wave asked for
+  std::int32_t answered_round_ = 0;       // others: the latest wave answered
+  std::int32_t round_ = 0;                // node 0: the wave under way
+  ControlMsg wave_msg_;                   // node 0: its kStateRequest
+  std::vector<MPI_Request> wave_requests_;  // node 0: one per peer
+  std::vector<ControlMsg> states_;        // node 0: each node's kState of round_
+  std::vector<ControlMsg> last_states_;   // node 0: of the previous complete wave
   int quiet_rounds_ = 0;                  // node 0: checks in a row all quiet
   bool deadlock_reported_ = false;
 
@@ -236,6 +258,12 @@ class Network {
   NodeState local_state_;
   std::vector<NetworkEvent> events_;
   std::atomic<bool> wake_pending_{false};
+  RecordExchange records_;
+  std::atomic<bool> status_wanted_{false};
+  NodeProgress local_progress_;  // guarded by mutex_
+  NodeProgress job_progress_;    // node 0; guarded by mutex_
+  ControlMsg status_msg_;                     // network thread only
+  std::vector<MPI_Request> status_requests_;  // one outstanding per peer
   std::thread thread_;
 };
 

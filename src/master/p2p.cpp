@@ -32,6 +32,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   }
   int dest_rank = comm.world_ranks[request.peer];
   Slave* dest = slaves_.ByWorldRank(dest_rank);
+  RecordSend(slave, request, message.payload, dest == nullptr);
   if (dest == nullptr) {
     // Another node's: its master buffers it (paper 5.3).
     OutgoingMessage outgoing;
@@ -89,6 +90,7 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   message.envelope = Envelope{header.comm, header.source, header.tag};
   message.sent_by = SentBy{header.sync_sender, header.sync_id, header.sync_id != 0};
   if (incoming.on_disk) {
+    recorder_.Spilled(header.bytes);
     message.payload = payloads_.Adopt(incoming.file_id, incoming.file_inode, header.bytes);
   } else {
     message.payload = payloads_.Store(std::move(incoming.memory));

@@ -10,8 +10,8 @@
 // non-overtaking rule holds across nodes.
 //
 // Control (communicator "control"): ControlMsg, e.g. the job is ending, and
-// every half second each master's kState for node 0's deadlock watch
-// (master/network.h, DeadlockWatch).
+// every half second a numbered wave of kStateRequest from node 0 answered
+// by each master's kState, for node 0's deadlock watch (master/network.h).
 #pragma once
 
 #include <cstdint>
@@ -39,8 +39,17 @@ struct WireHeader {
 };
 
 // kHeartbeat: "still here" (master/peer_watch.h); kAbort: the job ends;
-// kState: a master's ranks and traffic, to node 0.
-enum class ControlKind : std::int32_t { kAbort = 1, kHeartbeat = 2, kState = 3 };
+// kStateRequest: node 0 asks for every master's kState in round `round`;
+// kState: a master's ranks and traffic, to node 0, answering a round;
+// kStatus: print your ranks' status (a master that got SIGUSR1 asks the
+// others).
+enum class ControlKind : std::int32_t {
+  kAbort = 1,
+  kHeartbeat = 2,
+  kState = 3,
+  kStatus = 4,
+  kStateRequest = 5,
+};
 
 // An inter-node collective step a master has under way (or finished
 // lately), for the deadlock watch: a step every master of its group has
@@ -55,6 +64,19 @@ struct StepRef {
 
 inline constexpr int kMaxStepRefs = 16;
 
+// kState, for --progress: the node's ranks by state and its disk traffic
+// so far; node 0 adds them up for the job's status line.
+struct NodeProgress {
+  std::int32_t running = 0;
+  std::int32_t runnable = 0;
+  std::int32_t blocked = 0;
+  std::int32_t finished = 0;
+  std::uint64_t spilled = 0;
+  std::uint64_t written_back = 0;
+  std::int32_t top_call_ranks = 0;  // ranks blocked in top_call
+  char top_call[28] = {};           // the call most of its blocked ranks wait in
+};
+
 struct ControlMsg {
   ControlKind kind = ControlKind::kAbort;
   std::int32_t status = 0;  // the job's exit status
@@ -64,7 +86,7 @@ struct ControlMsg {
   // it has sent to and received from other nodes, a counter of its
   // network progress, and `text`: its blocked ranks and their calls.
   std::int32_t quiescent = 0;
-  std::int32_t reserved = 0;
+  std::int32_t round = 0;  // kStateRequest, kState: the deadlock watch's wave
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
   std::uint64_t progress = 0;
@@ -73,10 +95,12 @@ struct ControlMsg {
   std::int32_t nsteps = 0;
   std::int32_t steps_overflow = 0;
   StepRef steps[kMaxStepRefs];
+  NodeProgress activity;
 };
 
 static_assert(std::is_trivially_copyable_v<WireHeader>);
 static_assert(std::is_trivially_copyable_v<ControlMsg>);
 static_assert(std::is_trivially_copyable_v<StepRef>);
+static_assert(std::is_trivially_copyable_v<NodeProgress>);
 
 }  // namespace bdmpi

@@ -115,6 +115,10 @@ const std::vector<LauncherRow>& LauncherOptionTable() {
                     o.timeout_s = ParseSeconds("--timeout", v);
                   },
                   nullptr, "$MPIEXEC_TIMEOUT, else none"),
+      LauncherOnly(TextOption("--status", &LaunchOptions::status_job, "JOBID",
+                              "make the masters of a running job print each rank's state "
+                              "(blocked ranks with their call) on that job's standard error, "
+                              "as SIGUSR1 to its bdmpiexec does")),
       LauncherOnly(FlagOption("--version", &LaunchOptions::version, true,
                               "print BDMPI's version and the MPI standard it implements")),
       LauncherOnly(FlagOption("--help", &LaunchOptions::help, true, "this text").Alias("-h")),
@@ -194,7 +198,7 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
         }
         return true;
       });
-  if (options.help || options.version) return options;
+  if (options.help || options.version || !options.status_job.empty()) return options;
   try {
     // MPMD (`mpiexec -n 2 a : -n 2 b`): a ':' the user did not protect
     // with '--' would otherwise reach the program as an argument.
@@ -222,6 +226,9 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
         options.timeout_s = ParseSeconds("MPIEXEC_TIMEOUT", limit);
     }
     FinishJobOptions(options);
+    // Off stays the default, not passed on: the masters show the line only when told.
+    if (options.progress == Progress::kAuto && isatty(STDOUT_FILENO))
+      options.progress = Progress::kOn;
     CheckProgramAndScratch(options);
   } catch (const Error& error) {
     Bad(error.what());

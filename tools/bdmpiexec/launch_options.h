@@ -30,6 +30,8 @@ struct LaunchOptions : JobOptions {
   std::string hostfile;
   std::string hosts;
   std::vector<std::string> launcher_args;  // passed to mpirun / srun
+  // --status JOBID: ask that running job's masters for their ranks' state.
+  std::string status_job;
 };
 
 // --help, printed from the option tables.

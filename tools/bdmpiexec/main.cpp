@@ -49,6 +49,21 @@ void ForwardSignal(int sig) {
 
 void CountAlarm(int) { alarms = alarms + 1; }
 
+volatile sig_atomic_t status_requests = 0;
+
+void CountStatusRequest(int) { status_requests = status_requests + 1; }
+
+// SIGUSR1: one master of the job prints its ranks' state and asks the
+// others to (Master::PrintRankStatus); the job goes on. Not through
+// mpirun, which would signal the ranks too. Before any rank has started,
+// the master that bdmpiexec started itself, if it did.
+void RequestStatus(const std::string& job_id, pid_t child, bool child_is_master) {
+  std::vector<long> masters = bdmpi::LocalMasterPids(job_id);
+  if (!masters.empty()) kill(static_cast<pid_t>(masters.front()), SIGUSR1);
+  else if (child_is_master) kill(child, SIGUSR1);
+  else std::fprintf(stderr, "bdmpiexec: no rank of job %s runs on this node yet\n", job_id.c_str());
+}
+
 // The time limit's first alarm: say so, with what this node's ranks were
 // doing, and ask the masters to end the job; the second: kill them.
 void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t pid) {
@@ -98,6 +113,8 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   action.sa_handler = ForwardSignal;
   sigemptyset(&action.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+  action.sa_handler = CountStatusRequest;
+  sigaction(SIGUSR1, &action, nullptr);
   // No SA_RESTART: the alarm interrupts waitpid below.
   action.sa_handler = CountAlarm;
   sigaction(SIGALRM, &action, nullptr);
@@ -122,12 +139,15 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   if (options.timeout_s > 0) alarm(static_cast<unsigned>(options.timeout_s));
   int status = 0;
   int alarms_seen = 0;
+  int status_requests_seen = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
       std::perror("bdmpiexec: waitpid");
       return 1;
     }
     while (alarms_seen < alarms) EndJobOnAlarm(options, ++alarms_seen, pid);
+    for (; status_requests_seen < status_requests; ++status_requests_seen)
+      RequestStatus(options.job_id, pid, options.launcher == bdmpi::Launcher::kLocal);
   }
   alarm(0);
   master_pid = -1;
@@ -157,6 +177,18 @@ int main(int argc, char** argv) {
   }
   if (options.version) {
     std::fputs(bdmpi::kLaunchVersion, stdout);
+    return 0;
+  }
+  if (!options.status_job.empty()) {
+    std::vector<long> masters = bdmpi::LocalMasterPids(options.status_job);
+    if (masters.empty()) {
+      std::fprintf(stderr, "bdmpiexec: no rank of job %s runs on this node\n",
+                   options.status_job.c_str());
+      return 1;
+    }
+    RequestStatus(options.status_job, -1, false);
+    std::printf("bdmpiexec: asked the masters of job %s for their ranks' state; they print it "
+                "on the job's standard error\n", options.status_job.c_str());
     return 0;
   }
   bdmpi::ExportVariables(options);

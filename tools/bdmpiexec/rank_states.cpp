@@ -51,12 +51,12 @@ std::string StateInWords(const std::string& stat) {
   }
 }
 
-}  // namespace
-
-std::vector<std::string> DescribeLocalRanks(const std::string& job_id) {
-  std::vector<std::pair<long, std::string>> ranks;
+// Calls visit(pid, environment, world rank) for each process of
+// the job whose environment names it as a rank.
+template <class Visit>
+void ForEachLocalRank(const std::string& job_id, Visit visit) {
   DIR* proc = opendir("/proc");
-  if (proc == nullptr) return {};
+  if (proc == nullptr) return;
   while (dirent* entry = readdir(proc)) {
     if (!std::isdigit(static_cast<unsigned char>(entry->d_name[0]))) continue;
     std::string dir = std::string("/proc/") + entry->d_name;
@@ -65,14 +65,36 @@ std::vector<std::string> DescribeLocalRanks(const std::string& job_id) {
     if (!FindVariable(environment, kEnvJobId, id) || id != job_id ||
         !FindVariable(environment, kEnvWorldRank, rank))
       continue;
-    ranks.emplace_back(std::atol(rank.c_str()), "rank " + rank + " (pid " + entry->d_name +
-                                                    "): " + StateInWords(ReadProcFile(dir + "/stat")));
+    visit(entry->d_name, environment, rank);
   }
   closedir(proc);
+}
+
+}  // namespace
+
+std::vector<std::string> DescribeLocalRanks(const std::string& job_id) {
+  std::vector<std::pair<long, std::string>> ranks;
+  ForEachLocalRank(job_id, [&](const std::string& pid, const std::string&, const std::string& rank) {
+    ranks.emplace_back(std::atol(rank.c_str()),
+                       "rank " + rank + " (pid " + pid + "): " +
+                           StateInWords(ReadProcFile("/proc/" + pid + "/stat")));
+  });
   std::sort(ranks.begin(), ranks.end());
   std::vector<std::string> lines;
   for (auto& [rank, line] : ranks) lines.push_back(std::move(line));
   return lines;
+}
+
+std::vector<long> LocalMasterPids(const std::string& job_id) {
+  std::vector<long> masters;
+  ForEachLocalRank(job_id, [&](const std::string&, const std::string& environment,
+                               const std::string&) {
+    std::string master;
+    if (FindVariable(environment, kEnvMasterPid, master)) masters.push_back(std::atol(master.c_str()));
+  });
+  std::sort(masters.begin(), masters.end());
+  masters.erase(std::unique(masters.begin(), masters.end()), masters.end());
+  return masters;
 }
 
 }  // namespace bdmpi

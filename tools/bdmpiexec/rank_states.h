@@ -13,4 +13,8 @@ namespace bdmpi {
 // environment names it as a rank, in rank order.
 std::vector<std::string> DescribeLocalRanks(const std::string& job_id);
 
+// The pids of the masters of the job's ranks on this node (from the
+// ranks' BDMPI_MASTER_PID), ascending; empty before any rank started.
+std::vector<long> LocalMasterPids(const std::string& job_id);
+
 }  // namespace bdmpi

@@ -1,0 +1,187 @@
+#include "master/job_recorder.h"
+
+#include <time.h>
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace bdmpi {
+namespace {
+
+bool HoldsSlot(std::optional<RankActivity> activity) {
+  return activity == RankActivity::kRunning || activity == RankActivity::kWaitingMemory;
+}
+
+// Microseconds with a fraction, as the trace format wants them.
+std::string Micros(std::int64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1e3);
+  return text;
+}
+
+}  // namespace
+
+std::int64_t MonotonicNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+void JobRecorder::Start(int node, int nslaves, int first_rank, bool trace,
+                        std::size_t trace_cap) {
+  on_ = true;
+  trace_cap_ = trace_cap;
+  trace_ = trace;
+  node_ = node;
+  first_rank_ = first_rank;
+  start_ns_ = MonotonicNs();
+  ranks_.assign(static_cast<std::size_t>(nslaves), Rank{});
+  for (int i = 0; i < nslaves; ++i) {
+    ranks_[i].figures.rank = first_rank + i;
+    ranks_[i].figures.node = node;
+    ranks_[i].since_ns = start_ns_;
+  }
+}
+
+void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity,
+                                 const char* label, const std::string& detail,
+                                 std::int64_t now) {
+  Rank& rank = ranks_[slave];
+  if (rank.activity == activity) return;
+  if (rank.activity) {
+    rank.figures.ns[static_cast<int>(*rank.activity)] +=
+        static_cast<std::uint64_t>(now - rank.since_ns);
+    if (trace_) {
+      Event event{rank.since_ns, now, rank.figures.rank, 0, rank.label, ""};
+      if (!rank.detail.empty()) event.args = "\"call\": " + JsonQuoted(rank.detail);
+      Keep(std::move(event));
+    }
+  }
+  if (HoldsSlot(rank.activity) && !HoldsSlot(activity)) ++rank.figures.switches;
+  rank.activity = activity;
+  rank.since_ns = now;
+  if (trace_) {
+    rank.label = label;
+    rank.detail = detail;
+  }
+}
+
+void JobRecorder::Sent(int slave, MessagePath path, std::uint64_t bytes) {
+  if (!on_) return;
+  Count& count = ranks_[slave].figures.sent[static_cast<int>(path)];
+  ++count.messages;
+  count.bytes += bytes;
+  if (path == MessagePath::kMasterSpill || path == MessagePath::kSpillFile)
+    spill_bytes_ += bytes;
+}
+
+void JobRecorder::StoragePeak(int slave, std::uint64_t bytes) {
+  if (on_ && bytes > ranks_[slave].figures.storage_peak) ranks_[slave].figures.storage_peak = bytes;
+}
+
+void JobRecorder::ReleaseAsked(int slave, std::int64_t now) {
+  if (ranks_[slave].release_asked_ns < 0) ranks_[slave].release_asked_ns = now;
+}
+
+void JobRecorder::WrittenBack(int slave, std::uint64_t bytes) {
+  if (!on_) return;
+  std::int64_t asked_ns = ranks_[slave].release_asked_ns;
+  ranks_[slave].release_asked_ns = -1;
+  RankFigures& figures = ranks_[slave].figures;
+  ++figures.released;
+  figures.written_back += bytes;
+  if (trace_ && asked_ns >= 0)
+    Keep({asked_ns, MonotonicNs(), kMasterTrack, ++next_id_,
+          "write-back rank " + std::to_string(figures.rank),
+          "\"bytes\": " + std::to_string(bytes)});
+}
+
+void JobRecorder::CollectiveRan(const char* operation, std::uint64_t bytes, bool counted_here) {
+  if (!on_ || !counted_here) return;
+  CollectiveFigures& coll = collectives_[operation];
+  coll.operation = operation;
+  ++coll.count;
+  coll.bytes += bytes;
+}
+
+void JobRecorder::InterNodeStepStarted(int comm, std::uint64_t seq, const char* operation) {
+  if (on_) steps_[{comm, seq}] = {MonotonicNs(), operation};
+}
+
+void JobRecorder::InterNodeStepDone(int comm, std::uint64_t seq, bool counted_here) {
+  if (!on_) return;
+  auto it = steps_.find({comm, seq});
+  if (it == steps_.end()) return;
+  auto [begin, operation] = it->second;
+  steps_.erase(it);
+  std::int64_t end = MonotonicNs();
+  if (counted_here) {
+    CollectiveFigures& coll = collectives_[operation];
+    coll.operation = operation;
+    coll.inter_node_ns += static_cast<std::uint64_t>(end - begin);
+    ++coll.inter_node_steps;
+  }
+  if (trace_)
+    Keep({begin, end, kMasterTrack, ++next_id_, std::string(operation) + " inter-node step",
+          "\"comm\": " + std::to_string(comm) + ", \"seq\": " + std::to_string(seq)});
+}
+
+void JobRecorder::Keep(Event event) {
+  if (events_.size() >= trace_cap_) {
+    ++dropped_;
+    return;
+  }
+  events_.push_back(std::move(event));
+}
+
+std::uint64_t JobRecorder::written_back() const {
+  std::uint64_t bytes = 0;
+  for (const Rank& rank : ranks_) bytes += rank.figures.written_back;
+  return bytes;
+}
+
+RunReport JobRecorder::NodeReport(int nnodes, long peak_rss_kib,
+                                  std::uint64_t buffered_peak) const {
+  RunReport report;
+  report.nnodes = nnodes;
+  report.nranks = static_cast<int>(ranks_.size()) * nnodes;
+  report.wall_s = static_cast<double>(MonotonicNs() - start_ns_) / 1e9;
+  report.nodes.push_back({node_, peak_rss_kib, spill_bytes_, buffered_peak});
+  for (const Rank& rank : ranks_) report.ranks.push_back(rank.figures);
+  for (const auto& [name, coll] : collectives_) report.collectives.push_back(coll);
+  return report;
+}
+
+std::string JobRecorder::TraceEvents(std::int64_t offset_ns, std::int64_t origin_ns) const {
+  auto ts = [&](std::int64_t ns) { return Micros(ns + offset_ns - origin_ns); };
+  std::string pid = std::to_string(node_);
+  std::string out;
+  out += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid +
+         ", \"args\": {\"name\": \"node " + pid + "\"}}\n";
+  for (const Rank& rank : ranks_) {
+    std::string tid = std::to_string(rank.figures.rank);
+    out += "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + pid + ", \"tid\": " + tid +
+           ", \"args\": {\"name\": \"rank " + tid + "\"}}\n";
+  }
+  for (const Event& event : events_) {
+    std::string args = "{" + event.args + "}";
+    if (event.track == kMasterTrack) {
+      // Async events: write-backs and steps of a master overlap.
+      std::string common = "\"cat\": \"master\", \"id\": " + std::to_string(event.id) +
+                           ", \"pid\": " + pid + ", \"tid\": -1, \"name\": " + JsonQuoted(event.name);
+      out += "{" + common + ", \"ph\": \"b\", \"ts\": " + ts(event.begin_ns) + ", \"args\": " +
+             args + "}\n";
+      out += "{" + common + ", \"ph\": \"e\", \"ts\": " + ts(event.end_ns) + "}\n";
+      continue;
+    }
+    std::string common = "\"cat\": \"rank\", \"pid\": " + pid +
+                         ", \"tid\": " + std::to_string(event.track) +
+                         ", \"name\": " + JsonQuoted(event.name);
+    out += "{" + common + ", \"ph\": \"B\", \"ts\": " + ts(event.begin_ns) + ", \"args\": " + args +
+           "}\n";
+    out += "{" + common + ", \"ph\": \"E\", \"ts\": " + ts(event.end_ns) + "}\n";
+  }
+  return out;
+}
+
+}  // namespace bdmpi

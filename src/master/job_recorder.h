@@ -1,0 +1,111 @@
+// What one master records of its node for the run report, the timeline
+// trace and the live status: per rank the time spent in each activity
+// (common/run_report.h), switches, messages by path, storage written back;
+// per node spill bytes; collectives by operation with the time of their
+// inter-node steps; and, with a trace, begin/end events in a bounded
+// buffer. The event loop is its only user (no locking). Off (the default)
+// every entry point returns after one test of `on()`, so a job without
+// --report, --trace or --progress pays nothing else.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/run_report.h"
+
+namespace bdmpi {
+
+// CLOCK_MONOTONIC in nanoseconds: the clock of every figure and event.
+std::int64_t MonotonicNs();
+
+class JobRecorder {
+ public:
+  // Most trace events a master keeps (about 64 bytes each plus their
+  // text); later ones are counted as dropped, and the file says so.
+  static constexpr std::size_t kTraceEventCap = 1 << 18;
+
+  JobRecorder() = default;
+  // Turns recording on for `nslaves` ranks from `first_rank` on `node`;
+  // `trace`: keep trace events too, at most `trace_cap`.
+  void Start(int node, int nslaves, int first_rank, bool trace,
+             std::size_t trace_cap = kTraceEventCap);
+  bool on() const { return on_; }
+  bool tracing() const { return trace_; }
+  std::int64_t start_ns() const { return start_ns_; }
+
+  // A rank's activity now; nullopt outside the scheduled states (before
+  // MPI_Init, after MPI_Finalize). `label` names it in the trace
+  // ("MPI_Recv", static text), `detail` its arguments; both only read when
+  // the activity changed.
+  void RankActivityIs(int slave, std::optional<RankActivity> activity, const char* label,
+                      const std::string& detail, std::int64_t now);
+  std::optional<RankActivity> activity(int slave) const { return ranks_[slave].activity; }
+  std::int64_t activity_since(int slave) const { return ranks_[slave].since_ns; }
+
+  void Sent(int slave, MessagePath path, std::uint64_t bytes);
+  void Spilled(std::uint64_t bytes) { if (on_) spill_bytes_ += bytes; }
+  void StoragePeak(int slave, std::uint64_t bytes);
+  // A rank has been asked to write its storage-backed memory back (noted
+  // once per request, for the trace), and has written `bytes`.
+  void ReleaseAsked(int slave, std::int64_t now);
+  void WrittenBack(int slave, std::uint64_t bytes);
+  // A collective completed its node part; counted on the first node of
+  // its communicator only, so that the job's count is one per operation.
+  void CollectiveRan(const char* operation, std::uint64_t bytes, bool counted_here);
+  void InterNodeStepStarted(int comm, std::uint64_t seq, const char* operation);
+  void InterNodeStepDone(int comm, std::uint64_t seq, bool counted_here);
+
+  // This node's figures for the report.
+  RunReport NodeReport(int nnodes, long peak_rss_kib, std::uint64_t buffered_peak) const;
+  // This node's trace events as JSON objects, one a line, with times in
+  // microseconds on node 0's clock from `origin_ns` (node 0's start):
+  // `offset_ns` is node 0's clock minus this node's.
+  std::string TraceEvents(std::int64_t offset_ns, std::int64_t origin_ns) const;
+  std::uint64_t dropped_events() const { return dropped_; }
+
+  // For the live status: ranks in each activity and totals so far.
+  std::uint64_t spill_bytes() const { return spill_bytes_; }
+  std::uint64_t written_back() const;
+
+ private:
+  struct Rank {
+    std::optional<RankActivity> activity;
+    std::int64_t since_ns = 0;
+    const char* label = "";  // trace only
+    std::string detail;      // trace only
+    std::int64_t release_asked_ns = -1;
+    RankFigures figures;
+  };
+  struct Event {
+    std::int64_t begin_ns = 0;
+    std::int64_t end_ns = 0;
+    int track = 0;         // world rank, or kMasterTrack
+    std::uint64_t id = 0;  // master events (async: they may overlap)
+    std::string name;
+    std::string args;  // a JSON object's members, may be empty
+  };
+  static constexpr int kMasterTrack = -1;
+
+  void Keep(Event event);
+
+  bool on_ = false;
+  bool trace_ = false;
+  int node_ = 0;
+  int first_rank_ = 0;
+  std::int64_t start_ns_ = 0;
+  std::vector<Rank> ranks_;
+  std::uint64_t spill_bytes_ = 0;
+  std::map<std::string, CollectiveFigures> collectives_;
+  // Inter-node steps under way: (comm, seq) -> (start, operation).
+  std::map<std::pair<int, std::uint64_t>, std::pair<std::int64_t, const char*>> steps_;
+  std::vector<Event> events_;
+  std::size_t trace_cap_ = kTraceEventCap;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t dropped_ = 0;
+};
+
+}  // namespace bdmpi

@@ -1,0 +1,256 @@
+// The master's side of observability: what it tells its JobRecorder (one
+// call per served queue message, plus a few one-line hooks where payloads
+// are stored and collectives' inter-node steps run), the status printed on
+// SIGUSR1, the --progress line, and at the end the node's record for node
+// 0, which prints the report and writes the JSON and the trace.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "common/log.h"
+#include "common/process_memory.h"
+#include "master/master.h"
+
+namespace bdmpi {
+namespace {
+
+// Separates a node's report figures from its trace events in its record.
+constexpr char kTraceMark[] = "--trace--\n";
+
+std::optional<RankActivity> ActivityOf(const Slave& slave) {
+  switch (slave.state) {
+    case SlaveState::kRunning:
+      return slave.waiting_for_memory ? RankActivity::kWaitingMemory : RankActivity::kRunning;
+    case SlaveState::kRunnable:
+      return RankActivity::kRunnable;
+    case SlaveState::kRBlocked:
+      return RankActivity::kBlockedReceive;
+    case SlaveState::kCBlocked:
+      return slave.pending && slave.pending->type == MsgType::kEnterCritical
+                 ? RankActivity::kBlockedCritical
+                 : RankActivity::kBlockedCollective;
+    default:
+      return std::nullopt;
+  }
+}
+
+bool Blocked(std::optional<RankActivity> activity) {
+  return activity == RankActivity::kBlockedReceive ||
+         activity == RankActivity::kBlockedCollective ||
+         activity == RankActivity::kBlockedCritical;
+}
+
+// How the trace names an activity; blocked ranks by their MPI call.
+const char* ActivityLabel(const Slave& slave, std::optional<RankActivity> activity) {
+  if (!activity) return "";
+  if (Blocked(activity)) return MpiCallName(slave.pending->type);
+  switch (*activity) {
+    case RankActivity::kRunning: return "running";
+    case RankActivity::kRunnable: return "runnable";
+    case RankActivity::kWaitingMemory: return "waiting for memory";
+    default: return "";
+  }
+}
+
+void WriteFile(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) std::fprintf(stderr, "bdmpi: could not write the %s to %s\n", what, path.c_str());
+}
+
+std::string TraceFile(const std::string& events, std::uint64_t dropped) {
+  std::string out = "{\"traceEvents\": [\n";
+  std::size_t begin = 0;
+  bool first = true;
+  while (begin < events.size()) {
+    std::size_t end = events.find('\n', begin);
+    if (end == std::string::npos) end = events.size();
+    if (end > begin) {
+      out += (first ? "" : ",\n") + events.substr(begin, end - begin);
+      first = false;
+    }
+    begin = end + 1;
+  }
+  out += "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"producer\": \"bdmpi\", "
+         "\"clock\": \"CLOCK_MONOTONIC of node 0, microseconds from node 0's start\", "
+         "\"event_cap_per_master\": " + std::to_string(JobRecorder::kTraceEventCap) +
+         ", \"dropped_events\": " + std::to_string(dropped) + ", \"note\": \"" +
+         (dropped == 0 ? std::string("complete")
+                       : "a master's buffer was full: " + std::to_string(dropped) +
+                             " later events are missing") +
+         "\"}}\n";
+  return out;
+}
+
+}  // namespace
+
+void Master::StartRecording() {
+  bool tracing = !options_.trace_file.empty();
+  if (!options_.report && options_.report_json.empty() && !tracing &&
+      options_.progress != Progress::kOn)
+    return;
+  recorder_.Start(node_, options_.nslaves, node_ * options_.nslaves, tracing);
+  if (options_.progress != Progress::kOn || node_ != 0) return;
+  std::function<NodeProgress()> job;
+  if (network_) job = [network = network_.get()] { return network->JobProgress(); };
+  progress_ = std::make_unique<ProgressLine>(recorder_.start_ns(), std::move(job));
+}
+
+void Master::RecordRankStates() {
+  // Called after every queue message: the clock is read and labels are
+  // looked up only when some rank's activity changed.
+  std::int64_t now = -1;
+  auto clock = [&now] { return now >= 0 ? now : (now = MonotonicNs()); };
+  bool progress = options_.progress == Progress::kOn;
+  NodeProgress figures;
+  std::map<const char*, int> calls;
+  for (const Slave& slave : slaves_) {
+    std::optional<RankActivity> activity = ActivityOf(slave);
+    // A rank changes activity at most once per message it or the network
+    // sends (it must run between two blocking calls), so comparing the
+    // activity catches every change.
+    if (activity != recorder_.activity(slave.index))
+      recorder_.RankActivityIs(slave.index, activity, ActivityLabel(slave, activity),
+                               recorder_.tracing() && Blocked(activity)
+                                   ? DescribeBlockedCall(slave)
+                                   : std::string(),
+                               clock());
+    if (slave.storage_releasing) recorder_.ReleaseAsked(slave.index, clock());
+    if (!progress) continue;
+    if (activity == RankActivity::kRunning || activity == RankActivity::kWaitingMemory)
+      ++figures.running;
+    else if (activity == RankActivity::kRunnable) ++figures.runnable;
+    else if (Blocked(activity)) ++figures.blocked, ++calls[ActivityLabel(slave, activity)];
+    else if (slave.state == SlaveState::kFinalized || slave.state == SlaveState::kExited)
+      ++figures.finished;
+  }
+  if (!progress) return;
+  auto top = std::max_element(calls.begin(), calls.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (top != calls.end()) {
+    std::snprintf(figures.top_call, sizeof figures.top_call, "%s", top->first);
+    figures.top_call_ranks = top->second;
+  }
+  figures.spilled = recorder_.spill_bytes();
+  figures.written_back = recorder_.written_back();
+  if (network_) network_->ReportProgress(figures);
+  else if (progress_) progress_->Publish(figures);
+}
+
+void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
+                        bool cross_node) {
+  if (!recorder_.on()) return;
+  MessagePath path = request.where == Where::kInline ? MessagePath::kInline
+                     : request.where == Where::kFile ? MessagePath::kSpillFile
+                     : payload.on_disk()             ? MessagePath::kMasterSpill
+                                                     : MessagePath::kMasterMemory;
+  recorder_.Sent(slave.index, path, request.bytes);
+  if (cross_node) recorder_.Sent(slave.index, MessagePath::kCrossNode, request.bytes);
+}
+
+bool Master::CountedHere(const MasterComm& comm) const {
+  return !comm.spans_nodes || comm.group->nodes.front() == node_;
+}
+
+void Master::RecordCollective(const Collective& collective, const MasterComm& comm) {
+  recorder_.CollectiveRan(MpiCallName(collective.type), collective.bytes,
+                          recorder_.on() && CountedHere(comm));
+}
+
+void Master::RecordStepDone(int comm, std::uint64_t seq) {
+  if (recorder_.on()) recorder_.InterNodeStepDone(comm, seq, CountedHere(Comm(comm)));
+}
+
+void Master::PrintRankStatus() const {
+  std::int64_t now = MonotonicNs();
+  std::string text = "bdmpi: status of node " + std::to_string(node_) + " (SIGUSR1):\n";
+  for (const Slave& slave : slaves_) {
+    std::optional<RankActivity> activity = ActivityOf(slave);
+    std::string line = "bdmpi:   rank " + std::to_string(slave.world_rank) + " (pid " +
+                       std::to_string(slave.pid) + ") ";
+    if (Blocked(activity)) {
+      const RequestMsg& request = *slave.pending;
+      line += "blocked in " + DescribeBlockedCall(slave) + " on communicator " +
+              std::to_string(request.comm) + ", " + std::to_string(request.bytes) + " bytes";
+    } else if (activity == RankActivity::kWaitingMemory) {
+      line += "waits for other ranks to release memory";
+    } else {
+      line += SlaveStateName(slave.state);
+    }
+    if (activity && recorder_.on() && recorder_.activity(slave.index) == activity) {
+      char since[48];
+      std::snprintf(since, sizeof since, " for %.1f s",
+                    static_cast<double>(now - recorder_.activity_since(slave.index)) / 1e9);
+      line += since;
+    }
+    text += line + "\n";
+  }
+  ssize_t ignored = write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+std::string Master::NodeRecord() {
+  RecordRankStates();  // closes the last intervals
+  for (const Slave& slave : slaves_) recorder_.StoragePeak(slave.index, slave.storage_peak);
+  std::string record =
+      recorder_.NodeReport(nnodes_, PeakRssKiB(), payloads_.budget().peak()).Serialize() + kTraceMark;
+  if (recorder_.tracing()) {
+    std::int64_t offset = network_ ? network_->records().clock_offset_ns() : 0;
+    std::int64_t origin = network_ ? network_->records().origin_ns() : recorder_.start_ns();
+    record += "D " + std::to_string(recorder_.dropped_events()) + "\n" +
+              recorder_.TraceEvents(offset, origin);
+  }
+  return record;
+}
+
+void Master::PostRecord() {
+  if (recorder_.on() && node_ != 0) network_->records().Post(NodeRecord());
+}
+
+void Master::FinishRecording() {
+  progress_.reset();
+  if (!recorder_.on() || node_ != 0) return;
+  std::vector<std::string> records = {NodeRecord()};
+  bool others_arrived = network_ && network_finished_;
+  if (others_arrived) {
+    for (std::string& record : network_->records().TakeReceived())
+      records.push_back(std::move(record));
+  }
+  RunReport report;
+  std::string events;
+  std::uint64_t dropped = 0;
+  for (const std::string& record : records) {
+    std::size_t mark = record.find(kTraceMark);
+    RunReport part = RunReport::Parse(record.substr(0, mark));
+    if (report.nodes.empty()) report = part;
+    else report.Merge(part);
+    if (mark == std::string::npos) continue;
+    std::string trace = record.substr(mark + sizeof kTraceMark - 1);
+    if (trace.rfind("D ", 0) == 0) {
+      dropped += std::stoull(trace.substr(2));
+      trace.erase(0, trace.find('\n') + 1);
+    }
+    events += trace;
+  }
+  report.nnodes = nnodes_;
+  report.nranks = nnodes_ * options_.nslaves;
+  report.Sort();
+  if (failed_) report.partial = "the job failed: " + failure_;
+  if (nnodes_ > 1 && !others_arrived)
+    report.partial += std::string(report.partial.empty() ? "" : "; ") +
+                      "only node 0's figures (the other masters did not finish)";
+  if (options_.report) {
+    std::string table = report.Table();
+    ssize_t ignored = write(STDERR_FILENO, table.data(), table.size());
+    (void)ignored;
+  }
+  if (!options_.report_json.empty()) WriteFile(options_.report_json, report.Json(), "report");
+  if (!options_.trace_file.empty())
+    WriteFile(options_.trace_file, TraceFile(events, dropped), "trace");
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""check_observe.py: checks a run report (--report=json) and a trace
+(--trace) that bdmpiexec wrote, against what the job must have done.
+
+  check_observe.py [--report FILE] [--trace FILE] --nranks N --nnodes M
+                   [--partial] [--collective MPI_Bcast ...] [--sent-min N]
+                   [--written-back-min BYTES]
+
+Report: the schema, one entry per rank and node, times that add up to at
+most the wall time, messages counted, the named collectives present;
+partial only when --partial. Trace: valid JSON in the trace-event format;
+every rank's track has events, balanced B/E (nested properly), times in
+order; async master events paired. Prints what it checked; exit 1 on the
+first failed check.
+"""
+import argparse
+import collections
+import json
+import sys
+
+
+def fail(message):
+    print("check_observe: FAIL: " + message)
+    sys.exit(1)
+
+
+def check_report(path, args):
+    with open(path) as f:
+        report = json.load(f)
+    if report.get("schema") != "bdmpi-run-report/1":
+        fail("report schema is %r" % report.get("schema"))
+    if report["nranks"] != args.nranks or report["nnodes"] != args.nnodes:
+        fail("report says %d ranks on %d nodes" % (report["nranks"], report["nnodes"]))
+    if report["partial"] != args.partial:
+        fail("report partial=%s (%s), expected %s"
+             % (report["partial"], report["partial_reason"], args.partial))
+    expected_ranks = args.nranks if not args.partial else None
+    ranks = sorted(r["rank"] for r in report["ranks"])
+    if expected_ranks is not None and ranks != list(range(args.nranks)):
+        fail("report ranks %s" % ranks)
+    nodes = sorted(n["node"] for n in report["nodes"])
+    if not args.partial and nodes != list(range(args.nnodes)):
+        fail("report nodes %s" % nodes)
+    wall = report["wall_s"]
+    sent = 0
+    for rank in report["ranks"]:
+        seconds = rank["seconds"]
+        total = sum(seconds.values())
+        if total > wall * 1.05 + 0.05:
+            fail("rank %d spent %.3f s in all, more than the wall time %.3f s"
+                 % (rank["rank"], total, wall))
+        if not args.partial and seconds["running"] <= 0:
+            fail("rank %d never ran" % rank["rank"])
+        sent += sum(path["messages"] for key, path in rank["sent"].items() if key != "cross_node")
+    written = sum(rank["written_back_bytes"] for rank in report["ranks"])
+    if written < args.written_back_min:
+        fail("%d bytes written back in all, expected at least %d" % (written, args.written_back_min))
+    if sent < args.sent_min:
+        fail("%d messages sent in all, expected at least %d" % (sent, args.sent_min))
+    for node in report["nodes"]:
+        if node["master_peak_rss_bytes"] <= 0:
+            fail("node %d has no master peak RSS" % node["node"])
+    operations = {c["operation"]: c for c in report["collectives"]}
+    for name in args.collective:
+        if name not in operations or operations[name]["count"] < 1:
+            fail("collective %s missing from %s" % (name, sorted(operations)))
+        if args.nnodes > 1 and operations[name]["inter_node_steps"] < 1:
+            fail("collective %s has no inter-node step on %d nodes" % (name, args.nnodes))
+    print("check_observe: report OK: %d ranks, %d nodes, %d messages, %d bytes written back, "
+          "collectives %s, %.3f s" % (len(ranks), len(nodes), sent, written, sorted(operations), wall))
+
+
+def check_trace(path, args):
+    with open(path) as f:
+        trace = json.load(f)
+    events = trace["traceEvents"]
+    other = trace["otherData"]
+    if other.get("dropped_events", -1) != 0:
+        fail("trace dropped %s events" % other.get("dropped_events"))
+    stacks = collections.defaultdict(list)
+    last_ts = {}
+    rank_events = collections.Counter()
+    async_open = {}
+    for event in events:
+        phase = event["ph"]
+        if phase == "M":
+            continue
+        key = (event["pid"], event["tid"])
+        ts = float(event["ts"])
+        if phase in "BE":
+            if ts < last_ts.get(key, float("-inf")):
+                fail("track %s goes back in time at %s" % (key, event))
+            last_ts[key] = ts
+            rank_events[event["tid"]] += 1
+            if phase == "B":
+                stacks[key].append(event["name"])
+            else:
+                if not stacks[key] or stacks[key][-1] != event["name"]:
+                    fail("track %s ends %r, which is not open (%s)"
+                         % (key, event["name"], stacks[key]))
+                stacks[key].pop()
+        elif phase in "be":
+            akey = (event["pid"], event["id"], event["name"])
+            if phase == "b":
+                async_open[akey] = ts
+            else:
+                if akey not in async_open or async_open.pop(akey) > ts:
+                    fail("async event %s ends before it began" % (akey,))
+        else:
+            fail("unexpected phase in %s" % event)
+    unbalanced = {k: v for k, v in stacks.items() if v}
+    if unbalanced:
+        fail("tracks left open: %s" % unbalanced)
+    if async_open:
+        fail("async events never ended: %s" % list(async_open)[:5])
+    write_backs = sum(1 for e in events if e["ph"] == "b" and e["name"].startswith("write-back"))
+    if args.written_back_min > 0 and write_backs == 0:
+        fail("no write-back event in the trace")
+    missing = [r for r in range(args.nranks) if rank_events[r] == 0]
+    if missing and not args.partial:
+        fail("ranks without events: %s" % missing)
+    pids = {e["pid"] for e in events}
+    if not args.partial and pids != set(range(args.nnodes)):
+        fail("trace has nodes %s" % sorted(pids))
+    print("check_observe: trace OK: %d events, %d rank tracks, nodes %s"
+          % (len(events), len(rank_events), sorted(pids)))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--report")
+    parser.add_argument("--trace")
+    parser.add_argument("--nranks", type=int, required=True)
+    parser.add_argument("--nnodes", type=int, required=True)
+    parser.add_argument("--partial", action="store_true")
+    parser.add_argument("--collective", action="append", default=[])
+    parser.add_argument("--sent-min", type=int, default=0)
+    parser.add_argument("--written-back-min", type=int, default=0)
+    args = parser.parse_args()
+    if args.report:
+        check_report(args.report, args)
+    if args.trace:
+        check_trace(args.trace, args)
+
+
+if __name__ == "__main__":
+    main()
