@@ -1,6 +1,6 @@
-// User-defined error handlers of files (MPI_File_create_errhandler). Their
-// handles are error-handler handles from kFileErrhandlerFirst up, a range
-// of their own so that they never meet the communicators' handlers. A
+// User-defined error handlers of files (MPI_File_create_errhandler). They
+// live in the one table of user error handlers (slave/errhandlers.h), with
+// their kind, so MPI_Errhandler_free works on them as on any other. A
 // handler lives until the process ends: MPI_Errhandler_free only forgets
 // the program's handle, and a file it is attached to keeps using it, as
 // the standard's reference counting has it.
