@@ -64,21 +64,37 @@ void RequestStatus(const std::string& job_id, pid_t child, bool child_is_master)
   else std::fprintf(stderr, "bdmpiexec: no rank of job %s runs on this node yet\n", job_id.c_str());
 }
 
-// The time limit's first alarm: say so, with what this node's ranks were
-// doing, and ask the masters to end the job; the second: kill them.
+// With several nodes, how long the masters get to print their ranks'
+// states (RequestStatus) before the job is ended.
+constexpr unsigned kStatusWaitS = 1;
+
+// The time limit's alarms. The first says so, with what this node's ranks
+// were doing; with several nodes it also asks every master for its ranks'
+// states (bdmpiexec sees only this node's) and gives them a moment. Then
+// the masters are asked to end the job, and the last alarm kills them.
 void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t pid) {
-  if (alarms_seen > 1) {
+  bool ask_every_node = options.nnodes > 1;
+  if (alarms_seen >= (ask_every_node ? 3 : 2)) {
     kill(pid, SIGKILL);
     return;
   }
-  std::string text = "bdmpiexec: job " + options.job_id + " reached its time limit of " +
-                     std::to_string(options.timeout_s) + " s (--timeout / MPIEXEC_TIMEOUT) on " +
-                     std::to_string(options.nnodes) + " node(s) and is ended";
-  std::vector<std::string> ranks = bdmpi::DescribeLocalRanks(options.job_id);
-  if (ranks.empty()) text += "; no rank of it runs on this node\n";
-  else text += "; its ranks on this node:\n";
-  for (const std::string& rank : ranks) text += "bdmpiexec:   " + rank + "\n";
-  std::fputs(text.c_str(), stderr);
+  if (alarms_seen == 1) {
+    std::string text = "bdmpiexec: job " + options.job_id + " reached its time limit of " +
+                       std::to_string(options.timeout_s) +
+                       " s (--timeout / MPIEXEC_TIMEOUT) on " + std::to_string(options.nnodes) +
+                       " node(s) and is ended";
+    std::vector<std::string> ranks = bdmpi::DescribeLocalRanks(options.job_id);
+    if (ranks.empty()) text += "; no rank of it runs on this node\n";
+    else text += "; its ranks on this node:\n";
+    for (const std::string& rank : ranks) text += "bdmpiexec:   " + rank + "\n";
+    if (ask_every_node) text += "bdmpiexec: every node's ranks, as their masters see them:\n";
+    std::fputs(text.c_str(), stderr);
+    if (ask_every_node) {
+      RequestStatus(options.job_id, pid, options.launcher == bdmpi::Launcher::kLocal);
+      alarm(kStatusWaitS);
+      return;
+    }
+  }
   kill(pid, SIGTERM);
   alarm(kTimeoutGraceS);
 }

@@ -240,15 +240,6 @@ static void test_errors(void) {
   CHECK_CLASS(MPI_Type_commit(&t), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Type_contiguous(-1, MPI_INT, &nt), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &nt), MPI_ERR_TYPE);
-#ifdef BDMPI
-  /* MPI_Gather & co. take types without gaps only (point-to-point, bcast
-   * and reductions take any: see datatypes_gaps.c), and say so. */
-  CHECK(MPI_Type_vector(3, 1, 2, MPI_INT, &nt) == MPI_SUCCESS, "vector");
-  MPI_Type_commit(&nt);
-  int v[5] = {0}, all[5 * 64] = {0};
-  CHECK_CLASS(MPI_Gather(v, 1, nt, all, 1, nt, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
-  MPI_Type_free(&nt);
-#endif
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
