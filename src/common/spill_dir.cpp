@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -102,6 +103,34 @@ void SpillDir::ReadPrefix(std::uint64_t file_id, std::uint64_t inode, void* data
 
 void SpillDir::Unlink(std::uint64_t file_id) const noexcept {
   unlinkat(fd_.get(), FileName(file_id).c_str(), 0);
+}
+
+void SpillDir::RecordJobFile(const std::string& path) const {
+  UniqueFd fd(openat(fd_.get(), kJobFilesRecord,
+                     O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  std::string line = path + "\n";
+  // O_APPEND: each rank's line lands whole (one write of a short line).
+  if (!fd.valid() || write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+    throw Error(kErrIo, "cannot record " + path + " in " + path_ + "/" + kJobFilesRecord +
+                            ": " + std::strerror(errno));
+}
+
+std::vector<std::string> SpillDir::RecordedJobFiles() const {
+  std::vector<std::string> paths;
+  UniqueFd fd(openat(fd_.get(), kJobFilesRecord, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return paths;
+  std::string text;
+  char buffer[4096];
+  for (off_t offset = 0;;) {
+    ssize_t n = PreadFull(fd.get(), buffer, sizeof buffer, offset);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    offset += n;
+  }
+  for (std::size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1)
+    paths.push_back(text.substr(start, end - start));
+  return paths;
 }
 
 }  // namespace bdmpi

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/unique_fd.h"
 
@@ -44,6 +45,14 @@ class SpillDir {
   void ReadPrefix(std::uint64_t file_id, std::uint64_t inode, void* data,
                   std::size_t capacity) const;
   void Unlink(std::uint64_t file_id) const noexcept;
+
+  // Files a rank made outside the job's directories (the MPI-IO shared
+  // file pointer's lock file, next to the data file), one path per line in
+  // the record file `kJobFilesRecord`, so that the master removes them at
+  // the end of the job even when the rank that would have did not live.
+  static constexpr const char* kJobFilesRecord = "job-files";
+  void RecordJobFile(const std::string& path) const;
+  std::vector<std::string> RecordedJobFiles() const;
 
  private:
   // Throws unless path_ still names the directory held open.

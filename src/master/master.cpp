@@ -98,11 +98,24 @@ Master::~Master() {
   collectives_.clear();
   slaves_.Clear();
   if (!payloads_.spill_dir().path().empty()) {
+    RemoveRecordedJobFiles();
     // Other masters of the job may share this host and the job directory:
     // remove our own spill directory, and the job directory once empty.
     // (The liveness file, lease_, goes last, after every other member.)
     RemoveTree(payloads_.spill_dir().path());
     RemoveJobDirIfEmpty(job_dir_);
+  }
+}
+
+void Master::RemoveRecordedJobFiles() const {
+  // Only the lock files of this job's shared file pointers (io/operations.cpp
+  // names them): the record is the ranks' to write, not a list of anything
+  // to delete.
+  const std::string mark = ".bdmpi-shfp-" + options_.job_id + "-";
+  for (const std::string& path : payloads_.spill_dir().RecordedJobFiles()) {
+    std::size_t at = path.rfind(mark);
+    if (at != std::string::npos && path.find('/', at) == std::string::npos)
+      unlink(path.c_str());
   }
 }
 

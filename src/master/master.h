@@ -61,6 +61,9 @@ class Master {
   friend struct MessageTable;
 
   // Life cycle (master.cpp).
+  // Removes the files outside the job's directories that ranks recorded
+  // (SpillDir::RecordJobFile) and left behind, e.g. by crashing.
+  void RemoveRecordedJobFiles() const;
   void CreateJobDirectory();
   void CreateSlaves();
   void EventLoop();

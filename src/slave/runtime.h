@@ -32,6 +32,9 @@ class Runtime {
   int node_size() const { return node_size_; }
   // Where every rank of the job runs.
   RankLayout layout() const { return RankLayout(world_size_, nnodes_); }
+  // This node's spill directory, where the master also finds the files a
+  // rank made elsewhere (SpillDir::RecordJobFile) to remove them at the end.
+  const SpillDir& spill_dir() const { return spill_dir_; }
 
   // A request that wants no reply.
   void Post(RequestMsg request);

@@ -7,6 +7,7 @@
 
 #include "common/file_io.h"
 #include "slave/io/file.h"
+#include "slave/runtime.h"
 
 namespace bdmpi::io {
 
@@ -44,6 +45,9 @@ int SharedPointer::Fd() {
     fd_.reset(open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
     if (!fd_.valid())
       ThrowFileError("creating the shared file pointer's lock file", path_, errno);
+    // Rank 0 removes it at MPI_File_close; the master, should no rank live
+    // to close the file.
+    if (Runtime* runtime = Runtime::Instance()) runtime->spill_dir().RecordJobFile(path_);
   }
   return fd_.get();
 }

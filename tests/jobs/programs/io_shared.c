@@ -11,7 +11,13 @@
  *    MPI_File_read_ordered gives each rank its own part back and the shared
  *    pointer ends past all parts.
  * Rank 0 prints "io_shared: ok".
+ *
+ * --crash: after 1., rank 0 removes the data file (an open file may go)
+ * and the last rank crashes, so no rank closes the file: the job must still
+ * leave nothing behind, the shared pointer's lock file included.
  */
+#include <signal.h>
+
 #include "io_common.h"
 
 int main(int argc, char **argv) {
@@ -31,6 +37,12 @@ int main(int argc, char **argv) {
   }
   CHECK_MPI(MPI_File_sync(fh));
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (arg_flag(argc, argv, "--crash")) {
+    if (rank == 0) CHECK(unlink(path) == 0, "unlink %s", path);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == size - 1) raise(SIGSEGV);
+    MPI_Barrier(MPI_COMM_WORLD); /* the job ends here */
+  }
   CHECK_MPI(MPI_File_sync(fh));
   const int total = records * size;
   MPI_Offset pos = -1, fsize = -1;
