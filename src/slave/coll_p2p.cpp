@@ -18,15 +18,21 @@
 
 namespace bdmpi {
 
+RequestMsg CollRequest(MsgType type, std::int32_t twin, int rank, int peer, int tag) {
+  RequestMsg request;
+  request.type = type;
+  request.comm = twin;
+  request.rank = rank;
+  request.peer = peer;
+  request.tag = tag;
+  return request;
+}
+
 void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::uint64_t bytes) {
   RequireIntracomm(comm);
   Runtime* runtime = Runtime::Instance();
-  RequestMsg request;
-  request.type = MsgType::kSend;
-  request.comm = CollectiveCommId(comm.id);
-  request.rank = comm.rank;
-  request.peer = dest;
-  request.tag = tag;
+  RequestMsg request =
+      CollRequest(MsgType::kSend, CollectiveCommId(comm.id), comm.rank, dest, tag);
   runtime->StagePayload(data, bytes, request);
   runtime->PostStaged(request);
 }
@@ -34,12 +40,8 @@ void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::ui
 void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64_t capacity) {
   RequireIntracomm(comm);
   Runtime* runtime = Runtime::Instance();
-  RequestMsg request;
-  request.type = MsgType::kPostRecv;
-  request.comm = CollectiveCommId(comm.id);
-  request.rank = comm.rank;
-  request.peer = source;
-  request.tag = tag;
+  RequestMsg request =
+      CollRequest(MsgType::kPostRecv, CollectiveCommId(comm.id), comm.rank, source, tag);
   request.bytes = capacity;
   request.id = runtime->NewRecvId();
   ReplyMsg reply = runtime->Call(request);

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "common/handles.h"
+#include "common/protocol.h"
 #include "slave/objects.h"
 
 namespace bdmpi {
@@ -39,6 +40,11 @@ enum CollTag : int {
   kTagIscan,
   kTagIexscan,
 };
+
+// A point-to-point request on a collective context (`twin`: the hidden
+// CollectiveCommId of a communicator), shared by CollSend/CollRecv and the
+// nonblocking collectives' schedules (nbc.cpp).
+RequestMsg CollRequest(MsgType type, std::int32_t twin, int rank, int peer, int tag);
 
 void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::uint64_t bytes);
 // Receives into data (at most capacity bytes; more is MPI_ERR_TRUNCATE).

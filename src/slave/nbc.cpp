@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "slave/coll_p2p.h"
 #include "slave/intercomm.h"
 #include "slave/p2p_internal.h"
 #include "slave/runtime.h"
@@ -19,12 +20,7 @@ Schedule::Schedule(const CommInfo& comm)
 
 void Schedule::SendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
   Runtime* runtime = Runtime::Instance();
-  RequestMsg request;
-  request.type = MsgType::kSend;
-  request.comm = twin_;
-  request.rank = rank_;
-  request.peer = dest;
-  request.tag = tag;
+  RequestMsg request = CollRequest(MsgType::kSend, twin_, rank_, dest, tag);
   runtime->StagePayload(data, bytes, request);
   runtime->PostStaged(request);
 }
@@ -36,12 +32,7 @@ void Schedule::SendElements(int dest, int tag, const void* buffer, int count, MP
 
 void Schedule::Recv(int source, int tag, std::uint64_t capacity, Deliver deliver) {
   Runtime* runtime = Runtime::Instance();
-  RequestMsg request;
-  request.type = MsgType::kPostRecv;
-  request.comm = twin_;
-  request.rank = rank_;
-  request.peer = source;
-  request.tag = tag;
+  RequestMsg request = CollRequest(MsgType::kPostRecv, twin_, rank_, source, tag);
   request.bytes = capacity;
   request.id = runtime->NewRecvId();
   runtime->Post(request);
