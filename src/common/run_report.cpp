@@ -54,6 +54,8 @@ void Add(RankFigures& total, const RankFigures& rank) {
   total.released += rank.released;
   total.written_back += rank.written_back;
   total.storage_peak = std::max(total.storage_peak, rank.storage_peak);
+  total.read_back += rank.read_back;
+  total.major_faults += rank.major_faults;
 }
 
 }  // namespace
@@ -125,7 +127,7 @@ std::string RunReport::Serialize() const {
     out << "R " << rank.rank << ' ' << rank.node;
     for (std::uint64_t ns : rank.ns) out << ' ' << ns;
     out << ' ' << rank.switches << ' ' << rank.released << ' ' << rank.written_back << ' '
-        << rank.storage_peak;
+        << rank.storage_peak << ' ' << rank.read_back << ' ' << rank.major_faults;
     for (const Count& count : rank.sent) out << ' ' << count.messages << ' ' << count.bytes;
     out << '\n';
   }
@@ -153,7 +155,8 @@ RunReport RunReport::Parse(const std::string& text) {
       RankFigures rank;
       fields >> rank.rank >> rank.node;
       for (std::uint64_t& ns : rank.ns) fields >> ns;
-      fields >> rank.switches >> rank.released >> rank.written_back >> rank.storage_peak;
+      fields >> rank.switches >> rank.released >> rank.written_back >> rank.storage_peak >>
+          rank.read_back >> rank.major_faults;
       for (Count& count : rank.sent) fields >> count.messages >> count.bytes;
       report.ranks.push_back(rank);
     } else if (kind == 'C') {
@@ -231,8 +234,10 @@ std::string RunReport::Table() const {
   }
   std::snprintf(line, sizeof line,
                 "storage-backed memory: %s written back in %" PRIu64
-                " switch-out(s); largest rank %s\n",
+                " switch-out(s); read back %s eagerly, %" PRIu64
+                " major page fault(s); largest rank %s\n",
                 HumanBytes(total.written_back).c_str(), total.released,
+                HumanBytes(total.read_back).c_str(), total.major_faults,
                 HumanBytes(total.storage_peak).c_str());
   out += line;
   for (const NodeFigures& node : nodes) {
@@ -255,7 +260,7 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/1\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/2\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")
@@ -278,7 +283,9 @@ std::string RunReport::Json() const {
           << "\": " << static_cast<double>(rank.ns[a]) / 1e9;
     out << "}, \"switches\": " << rank.switches << ", \"switch_outs\": " << rank.released
         << ", \"written_back_bytes\": " << rank.written_back
-        << ", \"storage_peak_bytes\": " << rank.storage_peak << ", \"sent\": {";
+        << ", \"storage_peak_bytes\": " << rank.storage_peak
+        << ", \"read_back_bytes\": " << rank.read_back
+        << ", \"major_faults\": " << rank.major_faults << ", \"sent\": {";
     for (int p = 0; p < kMessagePaths; ++p)
       out << (p ? ", " : "") << '"' << MessagePathKey(MessagePath(p))
           << "\": {\"messages\": " << rank.sent[p].messages << ", \"bytes\": " << rank.sent[p].bytes

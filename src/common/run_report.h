@@ -51,6 +51,11 @@ struct RankFigures {
   std::uint64_t released = 0;      // times it wrote its storage-backed memory back
   std::uint64_t written_back = 0;  // bytes of storage-backed memory written back
   std::uint64_t storage_peak = 0;  // most storage-backed bytes seen
+  // Read back: bytes read eagerly at switch-ins (the rank counts them), and
+  // the rank's major page faults (lazy read-back and any other page the
+  // process waited for the disk for; page cache hits are not counted).
+  std::uint64_t read_back = 0;
+  std::uint64_t major_faults = 0;
   std::array<Count, kMessagePaths> sent{};
 };
 

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -10,6 +11,12 @@ namespace {
 
 bool HoldsSlot(std::optional<RankActivity> activity) {
   return activity == RankActivity::kRunning || activity == RankActivity::kWaitingMemory;
+}
+
+bool IsBlocked(std::optional<RankActivity> activity) {
+  return activity == RankActivity::kBlockedReceive ||
+         activity == RankActivity::kBlockedCollective ||
+         activity == RankActivity::kBlockedCritical;
 }
 
 // Microseconds with a fraction, as the trace format wants them.
@@ -43,27 +50,56 @@ void JobRecorder::Start(int node, int nslaves, int first_rank, bool trace,
   }
 }
 
-void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity,
+void JobRecorder::TouchAll() {
+  for (int slave = 0; slave < static_cast<int>(ranks_.size()); ++slave) Touched(slave);
+}
+
+void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity, bool finished,
                                  const char* label, const std::string& detail,
                                  std::int64_t now) {
   Rank& rank = ranks_[slave];
+  if (rank.activity == activity && rank.finished == finished) return;
+  progress_changed_ = true;
+  if (rank.finished != finished) finished_ += finished ? 1 : -1;
+  rank.finished = finished;
   if (rank.activity == activity) return;
   if (rank.activity) {
     rank.figures.ns[static_cast<int>(*rank.activity)] +=
         static_cast<std::uint64_t>(now - rank.since_ns);
+    --in_activity_[static_cast<int>(*rank.activity)];
+    if (IsBlocked(rank.activity) && --blocked_in_[rank.label] == 0) blocked_in_.erase(rank.label);
     if (trace_) {
       Event event{rank.since_ns, now, rank.figures.rank, 0, rank.label, ""};
       if (!rank.detail.empty()) event.args = "\"call\": " + JsonQuoted(rank.detail);
       Keep(std::move(event));
     }
   }
+  if (activity) ++in_activity_[static_cast<int>(*activity)];
+  if (IsBlocked(activity)) ++blocked_in_[label];
   if (HoldsSlot(rank.activity) && !HoldsSlot(activity)) ++rank.figures.switches;
   rank.activity = activity;
   rank.since_ns = now;
-  if (trace_) {
-    rank.label = label;
-    rank.detail = detail;
+  rank.label = label;
+  if (trace_) rank.detail = detail;
+}
+
+NodeProgress JobRecorder::Progress() const {
+  NodeProgress progress;
+  auto in = [this](RankActivity activity) { return in_activity_[static_cast<int>(activity)]; };
+  progress.running = in(RankActivity::kRunning) + in(RankActivity::kWaitingMemory);
+  progress.runnable = in(RankActivity::kRunnable);
+  progress.blocked = in(RankActivity::kBlockedReceive) + in(RankActivity::kBlockedCollective) +
+                     in(RankActivity::kBlockedCritical);
+  progress.finished = finished_;
+  auto top = std::max_element(blocked_in_.begin(), blocked_in_.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (top != blocked_in_.end()) {
+    std::snprintf(progress.top_call, sizeof progress.top_call, "%s", top->first);
+    progress.top_call_ranks = top->second;
   }
+  progress.spilled = spill_bytes_;
+  progress.written_back = written_back_;
+  return progress;
 }
 
 void JobRecorder::Sent(int slave, MessagePath path, std::uint64_t bytes) {
@@ -71,16 +107,18 @@ void JobRecorder::Sent(int slave, MessagePath path, std::uint64_t bytes) {
   Count& count = ranks_[slave].figures.sent[static_cast<int>(path)];
   ++count.messages;
   count.bytes += bytes;
-  if (path == MessagePath::kMasterSpill || path == MessagePath::kSpillFile)
+  if (path == MessagePath::kMasterSpill || path == MessagePath::kSpillFile) {
     spill_bytes_ += bytes;
+    progress_changed_ = true;
+  }
 }
 
 void JobRecorder::StoragePeak(int slave, std::uint64_t bytes) {
   if (on_ && bytes > ranks_[slave].figures.storage_peak) ranks_[slave].figures.storage_peak = bytes;
 }
 
-void JobRecorder::ReleaseAsked(int slave, std::int64_t now) {
-  if (ranks_[slave].release_asked_ns < 0) ranks_[slave].release_asked_ns = now;
+void JobRecorder::ReleaseAsked(int slave) {
+  if (trace_ && ranks_[slave].release_asked_ns < 0) ranks_[slave].release_asked_ns = MonotonicNs();
 }
 
 void JobRecorder::WrittenBack(int slave, std::uint64_t bytes) {
@@ -90,10 +128,19 @@ void JobRecorder::WrittenBack(int slave, std::uint64_t bytes) {
   RankFigures& figures = ranks_[slave].figures;
   ++figures.released;
   figures.written_back += bytes;
+  written_back_ += bytes;
+  progress_changed_ = true;
   if (trace_ && asked_ns >= 0)
     Keep({asked_ns, MonotonicNs(), kMasterTrack, ++next_id_,
           "write-back rank " + std::to_string(figures.rank),
           "\"bytes\": " + std::to_string(bytes)});
+}
+
+void JobRecorder::ReadBack(int slave, std::uint64_t eager_bytes, long major_faults) {
+  if (!on_) return;
+  RankFigures& figures = ranks_[slave].figures;
+  figures.read_back = std::max(figures.read_back, eager_bytes);
+  if (major_faults >= 0) figures.major_faults = static_cast<std::uint64_t>(major_faults);
 }
 
 void JobRecorder::CollectiveRan(const char* operation, std::uint64_t bytes, bool counted_here) {
@@ -132,12 +179,6 @@ void JobRecorder::Keep(Event event) {
     return;
   }
   events_.push_back(std::move(event));
-}
-
-std::uint64_t JobRecorder::written_back() const {
-  std::uint64_t bytes = 0;
-  for (const Rank& rank : ranks_) bytes += rank.figures.written_back;
-  return bytes;
 }
 
 RunReport JobRecorder::NodeReport(int nnodes, long peak_rss_kib,

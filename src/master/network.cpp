@@ -237,15 +237,14 @@ void Network::Run() {
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
       records_.Receive(control_, node_, nnodes_);
+      PushStatus(status_.Progress(control_, node_, nnodes_, /*final=*/true));
       // Every master is done: heartbeats still in flight need no answer.
       for (MPI_Request& request : heartbeat_requests_) {
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
       if (state_request_ != MPI_REQUEST_NULL) MPI_Request_free(&state_request_);
-      for (std::vector<MPI_Request>* requests : {&status_requests_, &wave_requests_}) {
-        for (MPI_Request& request : *requests) {
-          if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
-        }
+      for (MPI_Request& request : wave_requests_) {
+        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kFinished;
@@ -528,20 +527,22 @@ NodeProgress Network::JobProgress() {
   return job_progress_;
 }
 
-void Network::SendStatusRequests() {
-  status_msg_.kind = ControlKind::kStatus;
-  status_requests_.resize(static_cast<std::size_t>(nnodes_), MPI_REQUEST_NULL);
-  for (int peer = 0; peer < nnodes_; ++peer) {
-    if (peer == node_ || !TestRequest(status_requests_[peer])) continue;
-    CheckMpi(MPI_Isend(&status_msg_, sizeof status_msg_, MPI_BYTE, peer, kTagControl, control_,
-                       &status_requests_[peer]),
-             "MPI_Isend");
+void Network::PushStatus(std::vector<StatusExchange::Found> found) {
+  for (StatusExchange::Found& item : found) {
+    NetworkEvent event;
+    event.kind = item.kind == StatusExchange::Found::Kind::kAsked
+                     ? NetworkEvent::Kind::kStatus
+                     : NetworkEvent::Kind::kStatusGathered;
+    event.status = item.node;
+    event.asker = item.asker;
+    event.text = std::move(item.text);
+    Push(std::move(event));
   }
 }
 
 bool Network::ProgressControl() {
   bool busy = false;
-  if (status_wanted_.exchange(false)) SendStatusRequests();
+  PushStatus(status_.Progress(control_, node_, nnodes_));
   if (!notice_requests_.empty()) {
     int done = 0;
     MPI_Testall(static_cast<int>(notice_requests_.size()), notice_requests_.data(), &done,
@@ -579,12 +580,6 @@ bool Network::ProgressControl() {
     }
     if (notice.kind == ControlKind::kStateRequest) {
       requested_round_ = std::max(requested_round_, notice.round);
-      continue;
-    }
-    if (notice.kind == ControlKind::kStatus) {
-      NetworkEvent event;
-      event.kind = NetworkEvent::Kind::kStatus;
-      Push(std::move(event));
       continue;
     }
     NetworkEvent event;

@@ -31,6 +31,7 @@
 #include "master/payload.h"
 #include "master/peer_watch.h"
 #include "master/record_exchange.h"
+#include "master/status_exchange.h"
 #include "master/wire.h"
 
 namespace bdmpi {
@@ -80,13 +81,17 @@ struct NodeState {
 struct NetworkEvent {
   // kDeadlock (node 0 only): every node has been quiescent with no message
   // in flight for several rounds; `text` names the blocked ranks.
-  // kStatus: another master asks for this node's ranks' status (SIGUSR1).
-  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus };
+  // kStatus: node `status` asks for this node's ranks' status for `asker`
+  // (SIGUSR1); kStatusGathered: every node's status for `asker`, in `text`.
+  enum class Kind {
+    kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus, kStatusGathered
+  };
   Kind kind = Kind::kMessage;
   IncomingMessage message;      // kMessage
   int comm = 0;                 // kCollectiveDone
   std::uint64_t seq = 0;
   int status = 0;               // kAbort
+  int asker = 0;                // kStatus, kStatusGathered
   std::string text;
 };
 
@@ -134,8 +139,8 @@ class Network {
   // sum over the nodes that have reported.
   void ReportProgress(const NodeProgress& progress);
   NodeProgress JobProgress();
-  // Asks every other master to print its ranks' status (kStatus).
-  void RequestStatus() { status_wanted_.store(true); }
+  // A live status over every node (status_exchange.h).
+  StatusExchange& status() { return status_; }
   // The masters' end-of-job records and node 0's clock (record_exchange.h).
   RecordExchange& records() { return records_; }
 
@@ -178,6 +183,8 @@ class Network {
   bool ProgressReceives();
   bool ProgressCollectives();
   bool ProgressControl();
+  // Hands the live status's questions and gathered texts to the event loop.
+  void PushStatus(std::vector<StatusExchange::Found> found);
   // Heartbeats out; throws when a peer has been silent too long.
   void ProgressLiveness();
   std::string Describe(int node) const;  // "node 2 (host vc2)"
@@ -198,8 +205,6 @@ class Network {
   // Whether some step that every master of its group has started (active
   // or lately finished on each) is still active: then it will complete.
   bool StepsProgress() const;
-  // Sends kStatus to every other master once RequestStatus was called.
-  void SendStatusRequests();
   // Waits (at most `limit`) for the notices to leave, when this thread
   // ends and ProgressControl will not run again.
   void FinishAbortNotices(std::chrono::milliseconds limit);
@@ -259,11 +264,9 @@ class Network {
   std::vector<NetworkEvent> events_;
   std::atomic<bool> wake_pending_{false};
   RecordExchange records_;
-  std::atomic<bool> status_wanted_{false};
   NodeProgress local_progress_;  // guarded by mutex_
   NodeProgress job_progress_;    // node 0; guarded by mutex_
-  ControlMsg status_msg_;                     // network thread only
-  std::vector<MPI_Request> status_requests_;  // one outstanding per peer
+  StatusExchange status_;
   std::thread thread_;
 };
 

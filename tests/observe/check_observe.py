@@ -4,7 +4,7 @@
 
   check_observe.py [--report FILE] [--trace FILE] --nranks N --nnodes M
                    [--partial] [--collective MPI_Bcast ...] [--sent-min N]
-                   [--written-back-min BYTES]
+                   [--written-back-min BYTES] [--read-back-min BYTES]
 
 Report: the schema, one entry per rank and node, times that add up to at
 most the wall time, messages counted, the named collectives present;
@@ -27,7 +27,7 @@ def fail(message):
 def check_report(path, args):
     with open(path) as f:
         report = json.load(f)
-    if report.get("schema") != "bdmpi-run-report/1":
+    if report.get("schema") != "bdmpi-run-report/2":
         fail("report schema is %r" % report.get("schema"))
     if report["nranks"] != args.nranks or report["nnodes"] != args.nnodes:
         fail("report says %d ranks on %d nodes" % (report["nranks"], report["nnodes"]))
@@ -55,6 +55,11 @@ def check_report(path, args):
     written = sum(rank["written_back_bytes"] for rank in report["ranks"])
     if written < args.written_back_min:
         fail("%d bytes written back in all, expected at least %d" % (written, args.written_back_min))
+    read = sum(rank["read_back_bytes"] for rank in report["ranks"])
+    if read < args.read_back_min:
+        fail("%d bytes read back in all, expected at least %d" % (read, args.read_back_min))
+    if any(rank["major_faults"] < 0 for rank in report["ranks"]):
+        fail("negative major faults")
     if sent < args.sent_min:
         fail("%d messages sent in all, expected at least %d" % (sent, args.sent_min))
     for node in report["nodes"]:
@@ -67,7 +72,8 @@ def check_report(path, args):
         if args.nnodes > 1 and operations[name]["inter_node_steps"] < 1:
             fail("collective %s has no inter-node step on %d nodes" % (name, args.nnodes))
     print("check_observe: report OK: %d ranks, %d nodes, %d messages, %d bytes written back, "
-          "collectives %s, %.3f s" % (len(ranks), len(nodes), sent, written, sorted(operations), wall))
+          "%d read back, collectives %s, %.3f s"
+          % (len(ranks), len(nodes), sent, written, read, sorted(operations), wall))
 
 
 def check_trace(path, args):
@@ -136,6 +142,7 @@ def main():
     parser.add_argument("--collective", action="append", default=[])
     parser.add_argument("--sent-min", type=int, default=0)
     parser.add_argument("--written-back-min", type=int, default=0)
+    parser.add_argument("--read-back-min", type=int, default=0)
     args = parser.parse_args()
     if args.report:
         check_report(args.report, args)
