@@ -20,7 +20,10 @@
 #             iterations (the figure is the wall time)
 # For each workload and mode it prints the median and the spread
 # ((max - min) / median) of the runs, and the ratio of each mode's median
-# to the median without observability.
+# to the median without observability, for two figures: the workload's own
+# (wall time), and the CPU time (user + system) of the whole job, master
+# and ranks. On a machine shared with other work the wall figures are
+# noisy; the CPU time is what recording costs and is steadier.
 # Exit status: 0, or 1 when a run failed.
 set -u -o pipefail
 
@@ -51,14 +54,24 @@ modes=(off report trace)
 mode_args() {
   case $1 in
     off) ;;
-    report) echo "--report=json $out/report.json" ;;
+    report) echo "--report --report=json $out/report.json" ;;
     trace) echo "--trace $out/trace.json" ;;
   esac
 }
 
-# One run; prints its figure (seconds).
+# One run; prints its figure and the job's CPU seconds.
 run() {
-  local workload=$1 mode=$2 log=$out/$1.$2.$3.log start figure
+  local workload=$1 mode=$2 log=$out/$1.$2.$3.log start figure cpu
+  local TIMEFORMAT='%3U %3S'
+  cpu=$( { time run_once "$workload" "$mode" "$log" 2>/dev/null; } 2>&1 >/dev/null) || return 1
+  figure=$(<"$log.figure")
+  [[ -n $figure ]] || return 1
+  echo "$figure $(awk -v u="${cpu% *}" -v s="${cpu#* }" 'BEGIN { printf "%.3f", u + s }')"
+}
+
+# The workload itself; leaves its figure in LOG.figure.
+run_once() {
+  local workload=$1 mode=$2 log=$3 start figure
   # shellcheck disable=SC2046 # the mode's options are words
   case $workload in
     barrier)
@@ -72,17 +85,17 @@ run() {
         return 1
       figure=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }') ;;
   esac
-  [[ -n $figure ]] || return 1
-  echo "$figure"
+  echo "$figure" >"$log.figure"
 }
 
 status=0
-declare -A figures=()
+declare -A figures=() cpus=()
 for workload in barrier kmeans; do
   for ((k = 1; k <= reps; ++k)); do
     for mode in "${modes[@]}"; do
-      if figure=$(run "$workload" "$mode" "$k"); then
-        figures[$workload.$mode]+="$figure "
+      if result=$(run "$workload" "$mode" "$k"); then
+        figures[$workload.$mode]+="${result% *} "
+        cpus[$workload.$mode]+="${result#* } "
       else
         echo "$0: $workload with $mode failed; see $out/$workload.$mode.$k.log" >&2
         tail -3 "$out/$workload.$mode.$k.log" >&2
@@ -100,14 +113,23 @@ stats() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '
         printf "%.6g %.1f%%\n", m, 100 * (v[NR] - v[1]) / m }'; }
 echo "Observability overhead: $reps runs per mode, alternating; figure = median, spread = (max - min) / median."
 echo
-echo "| workload | mode | median s | spread | ratio to off | runs |"
-echo "|---|---|---|---|---|---|"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "n/a" }'; }
+echo "| workload | mode | median s | spread | ratio to off | CPU s (median) | CPU spread | CPU ratio to off |"
+echo "|---|---|---|---|---|---|---|---|"
 for workload in barrier kmeans; do
   read -r off_median _ < <(stats <<<"${figures[$workload.off]:-}")
+  read -r off_cpu _ < <(stats <<<"${cpus[$workload.off]:-}")
   for mode in "${modes[@]}"; do
     read -r median spread < <(stats <<<"${figures[$workload.$mode]:-}")
-    ratio=$(awk -v a="$median" -v b="$off_median" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "n/a" }')
-    echo "| $workload | $mode | $median | $spread | $ratio | ${figures[$workload.$mode]:-} |"
+    read -r cpu cpu_spread < <(stats <<<"${cpus[$workload.$mode]:-}")
+    echo "| $workload | $mode | $median | $spread | $(ratio "$median" "$off_median") | $cpu | $cpu_spread | $(ratio "$cpu" "$off_cpu") |"
+  done
+done
+echo
+echo "Runs (figure, CPU s):"
+for workload in barrier kmeans; do
+  for mode in "${modes[@]}"; do
+    echo "  $workload $mode: ${figures[$workload.$mode]:-} / ${cpus[$workload.$mode]:-}"
   done
 done
 exit "$status"

@@ -152,25 +152,46 @@ void JobRecorder::CollectiveRan(const char* operation, std::uint64_t bytes, bool
 }
 
 void JobRecorder::InterNodeStepStarted(int comm, std::uint64_t seq, const char* operation) {
-  if (on_) steps_[{comm, seq}] = {MonotonicNs(), operation};
+  if (on_) steps_[{comm, seq}] = {MonotonicNs(), operation, {}};
+}
+
+void JobRecorder::InterNodeStepAlgorithm(int comm, std::uint64_t seq,
+                                         std::string_view algorithm) {
+  if (!on_) return;
+  auto it = steps_.find({comm, seq});
+  if (it != steps_.end()) it->second.algorithm = algorithm;
+}
+
+void JobRecorder::AddTransfers(const NetworkFigures& figures,
+                               std::vector<TransferLog::Event> events, std::uint64_t dropped) {
+  if (!on_) return;
+  network_ = figures;
+  dropped_ += dropped;
+  for (TransferLog::Event& event : events)
+    Keep({event.begin_ns, event.end_ns, kMasterTrack, ++next_id_, std::move(event.name),
+          std::move(event.args)});
 }
 
 void JobRecorder::InterNodeStepDone(int comm, std::uint64_t seq, bool counted_here) {
   if (!on_) return;
   auto it = steps_.find({comm, seq});
   if (it == steps_.end()) return;
-  auto [begin, operation] = it->second;
+  Step step = it->second;
   steps_.erase(it);
   std::int64_t end = MonotonicNs();
+  std::string algorithm(step.algorithm.empty() ? "unknown" : step.algorithm);
   if (counted_here) {
-    CollectiveFigures& coll = collectives_[operation];
-    coll.operation = operation;
-    coll.inter_node_ns += static_cast<std::uint64_t>(end - begin);
+    CollectiveFigures& coll = collectives_[step.operation];
+    coll.operation = step.operation;
+    coll.inter_node_ns += static_cast<std::uint64_t>(end - step.begin_ns);
     ++coll.inter_node_steps;
+    ++coll.algorithms[algorithm];
   }
   if (trace_)
-    Keep({begin, end, kMasterTrack, ++next_id_, std::string(operation) + " inter-node step",
-          "\"comm\": " + std::to_string(comm) + ", \"seq\": " + std::to_string(seq)});
+    Keep({step.begin_ns, end, kMasterTrack, ++next_id_,
+          std::string(step.operation) + " inter-node step",
+          "\"comm\": " + std::to_string(comm) + ", \"seq\": " + std::to_string(seq) +
+              ", \"algorithm\": " + JsonQuoted(algorithm)});
 }
 
 void JobRecorder::Keep(Event event) {
@@ -187,7 +208,7 @@ RunReport JobRecorder::NodeReport(int nnodes, long peak_rss_kib,
   report.nnodes = nnodes;
   report.nranks = static_cast<int>(ranks_.size()) * nnodes;
   report.wall_s = static_cast<double>(MonotonicNs() - start_ns_) / 1e9;
-  report.nodes.push_back({node_, peak_rss_kib, spill_bytes_, buffered_peak});
+  report.nodes.push_back({node_, peak_rss_kib, spill_bytes_, buffered_peak, network_});
   for (const Rank& rank : ranks_) report.ranks.push_back(rank.figures);
   for (const auto& [name, coll] : collectives_) report.collectives.push_back(coll);
   return report;

@@ -12,10 +12,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "common/run_report.h"
+#include "master/transfer_log.h"
 #include "master/wire.h"
 
 namespace bdmpi {
@@ -85,7 +87,13 @@ class JobRecorder {
   // its communicator only, so that the job's count is one per operation.
   void CollectiveRan(const char* operation, std::uint64_t bytes, bool counted_here);
   void InterNodeStepStarted(int comm, std::uint64_t seq, const char* operation);
+  // The algorithm the network chose for it (static text), before Done.
+  void InterNodeStepAlgorithm(int comm, std::uint64_t seq, std::string_view algorithm);
   void InterNodeStepDone(int comm, std::uint64_t seq, bool counted_here);
+  // The network thread's transfers (transfer_log.h), before NodeReport
+  // and TraceEvents.
+  void AddTransfers(const NetworkFigures& figures, std::vector<TransferLog::Event> events,
+                    std::uint64_t dropped);
 
   // This node's figures for the report.
   RunReport NodeReport(int nnodes, long peak_rss_kib, std::uint64_t buffered_peak) const;
@@ -139,8 +147,14 @@ class JobRecorder {
   std::map<const char*, int> blocked_in_;
   bool progress_changed_ = false;
   std::map<std::string, CollectiveFigures> collectives_;
-  // Inter-node steps under way: (comm, seq) -> (start, operation).
-  std::map<std::pair<int, std::uint64_t>, std::pair<std::int64_t, const char*>> steps_;
+  // Inter-node steps under way, by (comm, seq).
+  struct Step {
+    std::int64_t begin_ns = 0;
+    const char* operation = "";
+    std::string_view algorithm;
+  };
+  std::map<std::pair<int, std::uint64_t>, Step> steps_;
+  NetworkFigures network_;
   std::vector<Event> events_;
   std::size_t trace_cap_ = kTraceEventCap;
   std::uint64_t next_id_ = 0;

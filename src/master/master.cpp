@@ -407,6 +407,7 @@ void Master::OnNetworkEvents() {
         DeliverRemoteMessage(std::move(event.message));
         break;
       case NetworkEvent::Kind::kCollectiveDone:
+        recorder_.InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
         OnInterNodeStepDone(event.comm, event.seq);
         break;
       case NetworkEvent::Kind::kAbort:

@@ -32,6 +32,7 @@
 #include "master/peer_watch.h"
 #include "master/record_exchange.h"
 #include "master/status_exchange.h"
+#include "master/transfer_log.h"
 #include "master/wire.h"
 
 namespace bdmpi {
@@ -90,6 +91,8 @@ struct NetworkEvent {
   IncomingMessage message;      // kMessage
   int comm = 0;                 // kCollectiveDone
   std::uint64_t seq = 0;
+  // kCollectiveDone: the algorithm of the inter-node step (static text).
+  std::string_view algorithm;
   int status = 0;               // kAbort
   int asker = 0;                // kStatus, kStatusGathered
   std::string text;
@@ -141,6 +144,8 @@ class Network {
   NodeProgress JobProgress();
   // A live status over every node (status_exchange.h).
   StatusExchange& status() { return status_; }
+  // What went to and came from other nodes, when recording (transfer_log.h).
+  TransferLog& transfers() { return transfers_; }
   // The masters' end-of-job records and node 0's clock (record_exchange.h).
   RecordExchange& records() { return records_; }
 
@@ -159,6 +164,7 @@ class Network {
     std::uint32_t next_chunk = 0;
     std::uint32_t chunks = 0;
     ChunkSlot slots[2];  // double buffering: read one chunk while one flies
+    std::int64_t started_ns = 0;  // with transfers_ on
   };
   // The message being received from one source node.
   struct RecvStream {
@@ -167,12 +173,14 @@ class Network {
     std::uint32_t chunks_left = 0;
     UniqueFd fd;  // the spill file the chunks go to
     std::uint64_t offset = 0;
+    std::int64_t started_ns = 0;  // with transfers_ on
   };
   struct ActiveStep {
     CollectiveStep step;
     std::vector<int> racks;  // of the group's masters
     std::unique_ptr<MpiTransport> transport;
     std::unique_ptr<coll::Operation> operation;  // uses transport: destroyed first
+    std::string_view algorithm;  // static text (coll::LastAlgorithm)
   };
 
   void ExchangeNodeNames();
@@ -267,6 +275,7 @@ class Network {
   NodeProgress local_progress_;  // guarded by mutex_
   NodeProgress job_progress_;    // node 0; guarded by mutex_
   StatusExchange status_;
+  TransferLog transfers_;
   std::thread thread_;
 };
 

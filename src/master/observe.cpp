@@ -96,6 +96,7 @@ void Master::StartRecording() {
       options_.progress != Progress::kOn)
     return;
   recorder_.Start(node_, options_.nslaves, node_ * options_.nslaves, tracing);
+  if (network_) network_->transfers().Enable(tracing);
   if (options_.progress != Progress::kOn || node_ != 0) return;
   std::function<NodeProgress()> job;
   if (network_) job = [network = network_.get()] { return network->JobProgress(); };
@@ -195,6 +196,11 @@ void Master::RecordReadBack(const Slave& slave) {
 }
 
 std::string Master::NodeRecord() {
+  if (network_ && network_->transfers().on()) {
+    std::uint64_t dropped = 0;
+    std::vector<TransferLog::Event> events = network_->transfers().TakeEvents(dropped);
+    recorder_.AddTransfers(network_->transfers().Figures(), std::move(events), dropped);
+  }
   recorder_.TouchAll();
   RecordRankStates();  // closes the last intervals
   for (const Slave& slave : slaves_) {
