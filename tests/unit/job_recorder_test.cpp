@@ -126,8 +126,42 @@ TEST(RunReport, TravelsAsTextAndMerges) {
   std::string json = report.Json();
   EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/2\""), std::string::npos);
   EXPECT_NE(json.find("\"master_memory\": {\"messages\": 1, \"bytes\": 1000}"), std::string::npos);
+  EXPECT_NE(json.find("\"read_back_bytes\": 0, \"major_faults\": 0"), std::string::npos);
   report.partial = "the job failed: rank 3";
   EXPECT_NE(report.Table().find("PARTIAL: the job failed: rank 3"), std::string::npos);
+}
+
+// Version 2's figures make the trip to node 0 and add up there.
+TEST(RunReport, NetworkAlgorithmsAndReadBackTravel) {
+  JobRecorder node0, node1;
+  node0.Start(0, 1, 0, false);
+  node1.Start(1, 1, 1, false);
+  for (JobRecorder* recorder : {&node0, &node1}) {
+    recorder->InterNodeStepStarted(5, 1, "MPI_Bcast");
+    recorder->InterNodeStepAlgorithm(5, 1, "binomial");
+    recorder->InterNodeStepDone(5, 1, recorder == &node0);
+  }
+  NetworkFigures net;
+  net.sent = {3, 3000};
+  net.sent_chunks = 2;
+  net.received = {1, 10};
+  node1.AddTransfers(net, {}, 0);
+  node1.ReadBack(0, 4096, 7);
+  RunReport report = node0.NodeReport(2, 1024, 0);
+  report.Merge(RunReport::Parse(node1.NodeReport(2, 1024, 0).Serialize()));
+  report.Sort();
+  ASSERT_EQ(report.collectives.size(), 1u);
+  EXPECT_EQ(report.collectives[0].algorithms.at("binomial"), 1u);
+  EXPECT_EQ(report.nodes[1].network.sent.bytes, 3000u);
+  EXPECT_EQ(report.nodes[1].network.sent_chunks, 2u);
+  EXPECT_EQ(report.nodes[1].network.received.messages, 1u);
+  EXPECT_EQ(report.ranks[1].read_back, 4096u);
+  EXPECT_EQ(report.ranks[1].major_faults, 7u);
+  std::string json = report.Json();
+  EXPECT_NE(json.find("\"algorithms\": {\"binomial\": 1}"), std::string::npos);
+  EXPECT_NE(json.find("\"sent\": {\"messages\": 3, \"bytes\": 3000, \"chunks\": 2"),
+            std::string::npos);
+  EXPECT_NE(report.Table().find("node 1 network: sent 3 message(s)"), std::string::npos);
 }
 
 }  // namespace
