@@ -218,6 +218,7 @@ std::string JobRecorder::TraceEvents(std::int64_t offset_ns, std::int64_t origin
   auto ts = [&](std::int64_t ns) { return Micros(ns + offset_ns - origin_ns); };
   std::string pid = std::to_string(node_);
   std::string out;
+  out.reserve(events_.size() * 300);  // two lines of about 150 bytes each
   out += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid +
          ", \"args\": {\"name\": \"node " + pid + "\"}}\n";
   for (const Rank& rank : ranks_) {

@@ -38,6 +38,9 @@ class JobRecorder {
              std::size_t trace_cap = kTraceEventCap);
   bool on() const { return on_; }
   bool tracing() const { return trace_; }
+  // Whether another trace event would be kept (else its details need not
+  // be formatted).
+  bool trace_has_room() const { return trace_ && events_.size() < trace_cap_; }
   std::int64_t start_ns() const { return start_ns_; }
 
   // A rank's state may have changed (the master calls this where it

@@ -65,14 +65,17 @@ void WriteFile(const std::string& path, const std::string& text, const char* wha
 }
 
 std::string TraceFile(const std::string& events, std::uint64_t dropped) {
+  // Up to a few hundred MB at the cap: one pass, no copy per line.
   std::string out = "{\"traceEvents\": [\n";
+  out.reserve(events.size() + events.size() / 64 + 1024);
   std::size_t begin = 0;
   bool first = true;
   while (begin < events.size()) {
     std::size_t end = events.find('\n', begin);
     if (end == std::string::npos) end = events.size();
     if (end > begin) {
-      out += (first ? "" : ",\n") + events.substr(begin, end - begin);
+      if (!first) out += ",\n";
+      out.append(events, begin, end - begin);
       first = false;
     }
     begin = end + 1;
@@ -115,8 +118,9 @@ void Master::RecordRankStates() {
     if (activity == recorder_.activity(index) && finished == recorder_.finished(index)) return;
     if (now < 0) now = MonotonicNs();
     recorder_.RankActivityIs(index, activity, finished, ActivityLabel(slave, activity),
-                             recorder_.tracing() && Blocked(activity) ? DescribeBlockedCall(slave)
-                                                                      : std::string(),
+                             recorder_.trace_has_room() && Blocked(activity)
+                                 ? DescribeBlockedCall(slave)
+                                 : std::string(),
                              now);
   });
   if (options_.progress != Progress::kOn || !recorder_.TakeProgressChanged()) return;
