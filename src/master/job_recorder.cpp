@@ -67,7 +67,7 @@ void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity
     rank.figures.ns[static_cast<int>(*rank.activity)] +=
         static_cast<std::uint64_t>(now - rank.since_ns);
     --in_activity_[static_cast<int>(*rank.activity)];
-    if (IsBlocked(rank.activity) && --blocked_in_[rank.label] == 0) blocked_in_.erase(rank.label);
+    if (IsBlocked(rank.activity)) --BlockedIn(rank.label);
     if (trace_) {
       Event event{rank.since_ns, now, rank.figures.rank, 0, rank.label, ""};
       if (!rank.detail.empty()) event.args = "\"call\": " + JsonQuoted(rank.detail);
@@ -75,12 +75,19 @@ void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity
     }
   }
   if (activity) ++in_activity_[static_cast<int>(*activity)];
-  if (IsBlocked(activity)) ++blocked_in_[label];
+  if (IsBlocked(activity)) ++BlockedIn(label);
   if (HoldsSlot(rank.activity) && !HoldsSlot(activity)) ++rank.figures.switches;
   rank.activity = activity;
   rank.since_ns = now;
   rank.label = label;
   if (trace_) rank.detail = detail;
+}
+
+int& JobRecorder::BlockedIn(const char* call) {
+  for (auto& [name, ranks] : blocked_in_) {
+    if (name == call) return ranks;
+  }
+  return blocked_in_.emplace_back(call, 0).second;
 }
 
 NodeProgress JobRecorder::Progress() const {
@@ -93,7 +100,7 @@ NodeProgress JobRecorder::Progress() const {
   progress.finished = finished_;
   auto top = std::max_element(blocked_in_.begin(), blocked_in_.end(),
                               [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (top != blocked_in_.end()) {
+  if (top != blocked_in_.end() && top->second > 0) {
     std::snprintf(progress.top_call, sizeof progress.top_call, "%s", top->first);
     progress.top_call_ranks = top->second;
   }

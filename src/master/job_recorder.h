@@ -147,7 +147,9 @@ class JobRecorder {
   // blocked ranks per call (labels are static text).
   int in_activity_[kRankActivities] = {};
   int finished_ = 0;
-  std::map<const char*, int> blocked_in_;
+  // A few calls at most, never removed: no allocation per change.
+  std::vector<std::pair<const char*, int>> blocked_in_;
+  int& BlockedIn(const char* call);
   bool progress_changed_ = false;
   std::map<std::string, CollectiveFigures> collectives_;
   // Inter-node steps under way, by (comm, seq).

@@ -55,6 +55,7 @@ class Master {
   // Why the job failed ("deadlock: ..."), as printed.
   const std::string& failure() const { return failure_; }
   const Slave& slave(int index) const { return slaves_[index]; }
+  const JobRecorder& recorder() const { return recorder_; }
 
  private:
   // Builds the message table from the handlers below (message_table.cpp).
