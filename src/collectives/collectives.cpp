@@ -15,8 +15,11 @@
 namespace bdmpi::coll {
 namespace {
 
+thread_local std::string_view last_algorithm = "";
+
 void LogChoice(const char* what, std::size_t bytes, int npeers,
                const Choice& c) {
+  last_algorithm = AlgorithmName(c.algorithm);
   BDMPI_DEBUG("coll", "%s of %zu bytes among %d masters: %s, %zu-byte chunks",
               what, bytes, npeers,
               std::string(AlgorithmName(c.algorithm)).c_str(), c.chunk_bytes);
@@ -77,6 +80,7 @@ std::unique_ptr<Operation> StartAllgatherv(
 std::unique_ptr<Operation> StartGatherv(
     Transport& t, int tag, std::span<std::byte> data,
     std::span<const std::size_t> block_bytes, int root, const Tuning& tuning) {
+  last_algorithm = "linear";
   return StartGathervLinear(t, tag, data, block_bytes, root,
                             FixedChunkBytes(tuning));
 }
@@ -84,6 +88,7 @@ std::unique_ptr<Operation> StartGatherv(
 std::unique_ptr<Operation> StartScatterv(
     Transport& t, int tag, std::span<std::byte> data,
     std::span<const std::size_t> block_bytes, int root, const Tuning& tuning) {
+  last_algorithm = "linear";
   return StartScattervLinear(t, tag, data, block_bytes, root,
                              FixedChunkBytes(tuning));
 }
@@ -92,12 +97,16 @@ std::unique_ptr<Operation> StartAlltoallv(
     Transport& t, int tag, std::span<const std::byte> send,
     std::span<const std::size_t> send_bytes, std::span<std::byte> recv,
     std::span<const std::size_t> recv_bytes, const Tuning& tuning) {
+  last_algorithm = "pairwise";
   return StartAlltoallvPairwise(t, tag, send, send_bytes, recv, recv_bytes,
                                 FixedChunkBytes(tuning));
 }
 
 std::unique_ptr<Operation> StartBarrier(Transport& t, int tag) {
+  last_algorithm = "dissemination";
   return StartBarrierDissemination(t, tag);
 }
+
+std::string_view LastAlgorithm() { return last_algorithm; }
 
 }  // namespace bdmpi::coll

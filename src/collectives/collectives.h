@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "collectives/operation.h"
 #include "collectives/select.h"
@@ -39,5 +40,10 @@ std::unique_ptr<Operation> StartAlltoallv(
     std::span<const std::size_t> send_bytes, std::span<std::byte> recv,
     std::span<const std::size_t> recv_bytes, const Tuning& tuning);
 std::unique_ptr<Operation> StartBarrier(Transport& t, int tag);
+
+// The algorithm the last Start call on this thread chose ("binomial",
+// "ring", ...; "linear", "pairwise", "dissemination" for those without a
+// choice), for the run report.
+std::string_view LastAlgorithm();
 
 }  // namespace bdmpi::coll

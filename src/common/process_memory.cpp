@@ -1,6 +1,7 @@
 #include "common/process_memory.h"
 
 #include <cstdio>
+#include <cstring>
 
 namespace bdmpi {
 
@@ -14,6 +15,25 @@ long PeakRssKiB() {
   }
   std::fclose(file);
   return kib;
+}
+
+long MajorFaults(pid_t pid) {
+  char path[32];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE* file = std::fopen(path, "r");
+  if (file == nullptr) return -1;
+  char text[1024];
+  std::size_t n = std::fread(text, 1, sizeof text - 1, file);
+  std::fclose(file);
+  text[n] = '\0';
+  // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags minflt
+  // cminflt majflt; comm may hold spaces and parentheses, hence the last ')'.
+  const char* after = std::strrchr(text, ')');
+  long majflt = -1;
+  if (after == nullptr ||
+      std::sscanf(after + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %ld", &majflt) != 1)
+    return -1;
+  return majflt;
 }
 
 }  // namespace bdmpi

@@ -54,6 +54,8 @@ void Add(RankFigures& total, const RankFigures& rank) {
   total.released += rank.released;
   total.written_back += rank.written_back;
   total.storage_peak = std::max(total.storage_peak, rank.storage_peak);
+  total.read_back += rank.read_back;
+  total.major_faults += rank.major_faults;
 }
 
 }  // namespace
@@ -118,20 +120,27 @@ std::string HumanBytes(std::uint64_t bytes) {
 std::string RunReport::Serialize() const {
   std::ostringstream out;
   out << "W " << wall_s << ' ' << nnodes << ' ' << nranks << '\n';
-  for (const NodeFigures& node : nodes)
+  for (const NodeFigures& node : nodes) {
+    const NetworkFigures& net = node.network;
     out << "N " << node.node << ' ' << node.peak_rss_kib << ' ' << node.spill_bytes << ' '
-        << node.buffered_peak << '\n';
+        << node.buffered_peak << ' ' << net.sent.messages << ' ' << net.sent.bytes << ' '
+        << net.sent_chunks << ' ' << net.send_ns << ' ' << net.received.messages << ' '
+        << net.received.bytes << ' ' << net.received_chunks << ' ' << net.receive_ns << '\n';
+  }
   for (const RankFigures& rank : ranks) {
     out << "R " << rank.rank << ' ' << rank.node;
     for (std::uint64_t ns : rank.ns) out << ' ' << ns;
     out << ' ' << rank.switches << ' ' << rank.released << ' ' << rank.written_back << ' '
-        << rank.storage_peak;
+        << rank.storage_peak << ' ' << rank.read_back << ' ' << rank.major_faults;
     for (const Count& count : rank.sent) out << ' ' << count.messages << ' ' << count.bytes;
     out << '\n';
   }
-  for (const CollectiveFigures& coll : collectives)
+  for (const CollectiveFigures& coll : collectives) {
     out << "C " << coll.operation << ' ' << coll.count << ' ' << coll.bytes << ' '
-        << coll.inter_node_ns << ' ' << coll.inter_node_steps << '\n';
+        << coll.inter_node_ns << ' ' << coll.inter_node_steps << ' ' << coll.algorithms.size();
+    for (const auto& [name, steps] : coll.algorithms) out << ' ' << name << ' ' << steps;
+    out << '\n';
+  }
   return out.str();
 }
 
@@ -147,19 +156,29 @@ RunReport RunReport::Parse(const std::string& text) {
       fields >> report.wall_s >> report.nnodes >> report.nranks;
     } else if (kind == 'N') {
       NodeFigures node;
-      fields >> node.node >> node.peak_rss_kib >> node.spill_bytes >> node.buffered_peak;
+      NetworkFigures& net = node.network;
+      fields >> node.node >> node.peak_rss_kib >> node.spill_bytes >> node.buffered_peak >>
+          net.sent.messages >> net.sent.bytes >> net.sent_chunks >> net.send_ns >>
+          net.received.messages >> net.received.bytes >> net.received_chunks >> net.receive_ns;
       report.nodes.push_back(node);
     } else if (kind == 'R') {
       RankFigures rank;
       fields >> rank.rank >> rank.node;
       for (std::uint64_t& ns : rank.ns) fields >> ns;
-      fields >> rank.switches >> rank.released >> rank.written_back >> rank.storage_peak;
+      fields >> rank.switches >> rank.released >> rank.written_back >> rank.storage_peak >>
+          rank.read_back >> rank.major_faults;
       for (Count& count : rank.sent) fields >> count.messages >> count.bytes;
       report.ranks.push_back(rank);
     } else if (kind == 'C') {
       CollectiveFigures coll;
+      std::size_t algorithms = 0;
       fields >> coll.operation >> coll.count >> coll.bytes >> coll.inter_node_ns >>
-          coll.inter_node_steps;
+          coll.inter_node_steps >> algorithms;
+      for (std::size_t i = 0; i < algorithms; ++i) {
+        std::string name;
+        std::uint64_t steps = 0;
+        if (fields >> name >> steps) coll.algorithms[name] += steps;
+      }
       report.collectives.push_back(coll);
     }
   }
@@ -180,6 +199,7 @@ void RunReport::Merge(const RunReport& other) {
     same->bytes += coll.bytes;
     same->inter_node_ns += coll.inter_node_ns;
     same->inter_node_steps += coll.inter_node_steps;
+    for (const auto& [name, steps] : coll.algorithms) same->algorithms[name] += steps;
   }
 }
 
@@ -231,8 +251,10 @@ std::string RunReport::Table() const {
   }
   std::snprintf(line, sizeof line,
                 "storage-backed memory: %s written back in %" PRIu64
-                " switch-out(s); largest rank %s\n",
+                " switch-out(s); read back %s eagerly, %" PRIu64
+                " major page fault(s); largest rank %s\n",
                 HumanBytes(total.written_back).c_str(), total.released,
+                HumanBytes(total.read_back).c_str(), total.major_faults,
                 HumanBytes(total.storage_peak).c_str());
   out += line;
   for (const NodeFigures& node : nodes) {
@@ -241,13 +263,28 @@ std::string RunReport::Table() const {
                   node.node, HumanBytes(static_cast<std::uint64_t>(node.peak_rss_kib) * 1024).c_str(),
                   HumanBytes(node.spill_bytes).c_str(), HumanBytes(node.buffered_peak).c_str());
     out += line;
+    const NetworkFigures& net = node.network;
+    if (nnodes < 2) continue;
+    std::snprintf(line, sizeof line,
+                  "node %d network: sent %" PRIu64 " message(s) (%s, %" PRIu64
+                  " chunk(s), %s s), received %" PRIu64 " (%s, %" PRIu64 " chunk(s), %s s)\n",
+                  node.node, net.sent.messages, HumanBytes(net.sent.bytes).c_str(),
+                  net.sent_chunks, Seconds(net.send_ns).c_str(), net.received.messages,
+                  HumanBytes(net.received.bytes).c_str(), net.received_chunks,
+                  Seconds(net.receive_ns).c_str());
+    out += line;
   }
   for (const CollectiveFigures& coll : collectives) {
+    std::string algorithms;
+    for (const auto& [name, steps] : coll.algorithms)
+      algorithms += (algorithms.empty() ? " (" : ", ") + name + " " + std::to_string(steps);
+    if (!algorithms.empty()) algorithms += ")";
     std::snprintf(line, sizeof line,
                   "collective %s: %" PRIu64 " call(s), %s, inter-node %s s in %" PRIu64
-                  " step(s)\n",
+                  " step(s)%s\n",
                   coll.operation.c_str(), coll.count, HumanBytes(coll.bytes).c_str(),
-                  Seconds(coll.inter_node_ns).c_str(), coll.inter_node_steps);
+                  Seconds(coll.inter_node_ns).c_str(), coll.inter_node_steps,
+                  algorithms.c_str());
     out += line;
   }
   return out;
@@ -255,7 +292,7 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/1\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/2\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")
@@ -266,7 +303,14 @@ std::string RunReport::Json() const {
     out << (i ? "," : "") << "\n    {\"node\": " << node.node
         << ", \"master_peak_rss_bytes\": " << (node.peak_rss_kib < 0 ? 0 : node.peak_rss_kib * 1024)
         << ", \"spill_bytes\": " << node.spill_bytes
-        << ", \"buffered_peak_bytes\": " << node.buffered_peak << "}";
+        << ", \"buffered_peak_bytes\": " << node.buffered_peak << ", \"network\": {";
+    const NetworkFigures& net = node.network;
+    out << "\"sent\": {\"messages\": " << net.sent.messages << ", \"bytes\": " << net.sent.bytes
+        << ", \"chunks\": " << net.sent_chunks
+        << ", \"seconds\": " << static_cast<double>(net.send_ns) / 1e9
+        << "}, \"received\": {\"messages\": " << net.received.messages
+        << ", \"bytes\": " << net.received.bytes << ", \"chunks\": " << net.received_chunks
+        << ", \"seconds\": " << static_cast<double>(net.receive_ns) / 1e9 << "}}}";
   }
   out << "\n  ],\n  \"ranks\": [";
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -278,7 +322,9 @@ std::string RunReport::Json() const {
           << "\": " << static_cast<double>(rank.ns[a]) / 1e9;
     out << "}, \"switches\": " << rank.switches << ", \"switch_outs\": " << rank.released
         << ", \"written_back_bytes\": " << rank.written_back
-        << ", \"storage_peak_bytes\": " << rank.storage_peak << ", \"sent\": {";
+        << ", \"storage_peak_bytes\": " << rank.storage_peak
+        << ", \"read_back_bytes\": " << rank.read_back
+        << ", \"major_faults\": " << rank.major_faults << ", \"sent\": {";
     for (int p = 0; p < kMessagePaths; ++p)
       out << (p ? ", " : "") << '"' << MessagePathKey(MessagePath(p))
           << "\": {\"messages\": " << rank.sent[p].messages << ", \"bytes\": " << rank.sent[p].bytes
@@ -291,7 +337,13 @@ std::string RunReport::Json() const {
     out << (i ? "," : "") << "\n    {\"operation\": " << JsonQuoted(coll.operation)
         << ", \"count\": " << coll.count << ", \"bytes\": " << coll.bytes
         << ", \"inter_node_seconds\": " << static_cast<double>(coll.inter_node_ns) / 1e9
-        << ", \"inter_node_steps\": " << coll.inter_node_steps << "}";
+        << ", \"inter_node_steps\": " << coll.inter_node_steps << ", \"algorithms\": {";
+    bool first = true;
+    for (const auto& [name, steps] : coll.algorithms) {
+      out << (first ? "" : ", ") << JsonQuoted(name) << ": " << steps;
+      first = false;
+    }
+    out << "}}";
   }
   out << "\n  ]\n}\n";
   return out.str();

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,20 @@ struct RankFigures {
   std::uint64_t released = 0;      // times it wrote its storage-backed memory back
   std::uint64_t written_back = 0;  // bytes of storage-backed memory written back
   std::uint64_t storage_peak = 0;  // most storage-backed bytes seen
+  // Read back: bytes read eagerly at switch-ins (the rank counts them), and
+  // the rank's major page faults (lazy read-back and any other page the
+  // process waited for the disk for; page cache hits are not counted).
+  std::uint64_t read_back = 0;
+  std::uint64_t major_faults = 0;
   std::array<Count, kMessagePaths> sent{};
+};
+
+// What a master's network thread moved (point-to-point messages between
+// nodes; collective steps are counted with their collective).
+struct NetworkFigures {
+  Count sent, received;
+  std::uint64_t sent_chunks = 0, received_chunks = 0;  // of large messages
+  std::uint64_t send_ns = 0, receive_ns = 0;  // summed over messages, which overlap
 };
 
 struct NodeFigures {
@@ -59,6 +73,7 @@ struct NodeFigures {
   long peak_rss_kib = -1;           // the master's VmHWM
   std::uint64_t spill_bytes = 0;    // payload bytes that went through spill files
   std::uint64_t buffered_peak = 0;  // most message bytes held in master memory
+  NetworkFigures network;
 };
 
 // One kind of collective, counted once per operation (on the first node of
@@ -69,6 +84,8 @@ struct CollectiveFigures {
   std::uint64_t bytes = 0;
   std::uint64_t inter_node_ns = 0;
   std::uint64_t inter_node_steps = 0;
+  // Inter-node steps by the algorithm the network chose ("binomial": 3).
+  std::map<std::string, std::uint64_t> algorithms;
 };
 
 struct RunReport {

@@ -14,7 +14,10 @@ namespace bdmpi {
 
 struct StorageSlot {
   std::atomic<std::uint64_t> allocated;  // bytes mapped for large allocations
-  std::atomic<std::uint64_t> pad[7];     // one cache line per slave
+  // Bytes read back eagerly at switch-ins so far (the run report; lazy
+  // read-back is page faults, which the master reads from /proc).
+  std::atomic<std::uint64_t> read_back;
+  std::atomic<std::uint64_t> pad[6];     // one cache line per slave
 };
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,

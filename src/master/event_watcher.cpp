@@ -83,20 +83,21 @@ void EventWatcher::Run() {
       if (tag == kTagSignal) {
         signalfd_siginfo info{};
         while (read(signal_fd_.get(), &info, sizeof info) == sizeof info)
-          Report(-1, static_cast<int>(info.ssi_signo));
+          Report(-1, static_cast<int>(info.ssi_signo), static_cast<int>(info.ssi_pid));
       } else {
-        Report(static_cast<int>(tag), 0);
+        Report(static_cast<int>(tag), 0, 0);
       }
     }
   }
 }
 
-void EventWatcher::Report(int slave, int signal) {
+void EventWatcher::Report(int slave, int signal, int sender) {
   RequestMsg event;
   event.type = MsgType::kEvent;
   event.token = token_;
   event.peer = slave;
   event.code = signal;
+  event.tag = sender;
   RequestBatch message;
   message.Append(event, nullptr);
   try {

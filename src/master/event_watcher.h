@@ -30,7 +30,9 @@ class EventWatcher {
 
  private:
   void Run();
-  void Report(int slave, int signal);
+  // A signal's event carries its sender's pid in `tag` (SIGUSR1: whom the
+  // status answers, common/status_reply.h).
+  void Report(int slave, int signal, int sender);
 
   // Members are destroyed in reverse: the thread (joined by the destructor)
   // goes before the descriptors it waits on.

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -10,6 +11,12 @@ namespace {
 
 bool HoldsSlot(std::optional<RankActivity> activity) {
   return activity == RankActivity::kRunning || activity == RankActivity::kWaitingMemory;
+}
+
+bool IsBlocked(std::optional<RankActivity> activity) {
+  return activity == RankActivity::kBlockedReceive ||
+         activity == RankActivity::kBlockedCollective ||
+         activity == RankActivity::kBlockedCritical;
 }
 
 // Microseconds with a fraction, as the trace format wants them.
@@ -43,27 +50,63 @@ void JobRecorder::Start(int node, int nslaves, int first_rank, bool trace,
   }
 }
 
-void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity,
+void JobRecorder::TouchAll() {
+  for (int slave = 0; slave < static_cast<int>(ranks_.size()); ++slave) Touched(slave);
+}
+
+void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity, bool finished,
                                  const char* label, const std::string& detail,
                                  std::int64_t now) {
   Rank& rank = ranks_[slave];
+  if (rank.activity == activity && rank.finished == finished) return;
+  progress_changed_ = true;
+  if (rank.finished != finished) finished_ += finished ? 1 : -1;
+  rank.finished = finished;
   if (rank.activity == activity) return;
   if (rank.activity) {
     rank.figures.ns[static_cast<int>(*rank.activity)] +=
         static_cast<std::uint64_t>(now - rank.since_ns);
+    --in_activity_[static_cast<int>(*rank.activity)];
+    if (IsBlocked(rank.activity)) --BlockedIn(rank.label);
     if (trace_) {
       Event event{rank.since_ns, now, rank.figures.rank, 0, rank.label, ""};
       if (!rank.detail.empty()) event.args = "\"call\": " + JsonQuoted(rank.detail);
       Keep(std::move(event));
     }
   }
+  if (activity) ++in_activity_[static_cast<int>(*activity)];
+  if (IsBlocked(activity)) ++BlockedIn(label);
   if (HoldsSlot(rank.activity) && !HoldsSlot(activity)) ++rank.figures.switches;
   rank.activity = activity;
   rank.since_ns = now;
-  if (trace_) {
-    rank.label = label;
-    rank.detail = detail;
+  rank.label = label;
+  if (trace_) rank.detail = detail;
+}
+
+int& JobRecorder::BlockedIn(const char* call) {
+  for (auto& [name, ranks] : blocked_in_) {
+    if (name == call) return ranks;
   }
+  return blocked_in_.emplace_back(call, 0).second;
+}
+
+NodeProgress JobRecorder::Progress() const {
+  NodeProgress progress;
+  auto in = [this](RankActivity activity) { return in_activity_[static_cast<int>(activity)]; };
+  progress.running = in(RankActivity::kRunning) + in(RankActivity::kWaitingMemory);
+  progress.runnable = in(RankActivity::kRunnable);
+  progress.blocked = in(RankActivity::kBlockedReceive) + in(RankActivity::kBlockedCollective) +
+                     in(RankActivity::kBlockedCritical);
+  progress.finished = finished_;
+  auto top = std::max_element(blocked_in_.begin(), blocked_in_.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (top != blocked_in_.end() && top->second > 0) {
+    std::snprintf(progress.top_call, sizeof progress.top_call, "%s", top->first);
+    progress.top_call_ranks = top->second;
+  }
+  progress.spilled = spill_bytes_;
+  progress.written_back = written_back_;
+  return progress;
 }
 
 void JobRecorder::Sent(int slave, MessagePath path, std::uint64_t bytes) {
@@ -71,16 +114,18 @@ void JobRecorder::Sent(int slave, MessagePath path, std::uint64_t bytes) {
   Count& count = ranks_[slave].figures.sent[static_cast<int>(path)];
   ++count.messages;
   count.bytes += bytes;
-  if (path == MessagePath::kMasterSpill || path == MessagePath::kSpillFile)
+  if (path == MessagePath::kMasterSpill || path == MessagePath::kSpillFile) {
     spill_bytes_ += bytes;
+    progress_changed_ = true;
+  }
 }
 
 void JobRecorder::StoragePeak(int slave, std::uint64_t bytes) {
   if (on_ && bytes > ranks_[slave].figures.storage_peak) ranks_[slave].figures.storage_peak = bytes;
 }
 
-void JobRecorder::ReleaseAsked(int slave, std::int64_t now) {
-  if (ranks_[slave].release_asked_ns < 0) ranks_[slave].release_asked_ns = now;
+void JobRecorder::ReleaseAsked(int slave) {
+  if (trace_ && ranks_[slave].release_asked_ns < 0) ranks_[slave].release_asked_ns = MonotonicNs();
 }
 
 void JobRecorder::WrittenBack(int slave, std::uint64_t bytes) {
@@ -90,10 +135,19 @@ void JobRecorder::WrittenBack(int slave, std::uint64_t bytes) {
   RankFigures& figures = ranks_[slave].figures;
   ++figures.released;
   figures.written_back += bytes;
+  written_back_ += bytes;
+  progress_changed_ = true;
   if (trace_ && asked_ns >= 0)
     Keep({asked_ns, MonotonicNs(), kMasterTrack, ++next_id_,
           "write-back rank " + std::to_string(figures.rank),
           "\"bytes\": " + std::to_string(bytes)});
+}
+
+void JobRecorder::ReadBack(int slave, std::uint64_t eager_bytes, long major_faults) {
+  if (!on_) return;
+  RankFigures& figures = ranks_[slave].figures;
+  figures.read_back = std::max(figures.read_back, eager_bytes);
+  if (major_faults >= 0) figures.major_faults = static_cast<std::uint64_t>(major_faults);
 }
 
 void JobRecorder::CollectiveRan(const char* operation, std::uint64_t bytes, bool counted_here) {
@@ -105,25 +159,46 @@ void JobRecorder::CollectiveRan(const char* operation, std::uint64_t bytes, bool
 }
 
 void JobRecorder::InterNodeStepStarted(int comm, std::uint64_t seq, const char* operation) {
-  if (on_) steps_[{comm, seq}] = {MonotonicNs(), operation};
+  if (on_) steps_[{comm, seq}] = {MonotonicNs(), operation, {}};
+}
+
+void JobRecorder::InterNodeStepAlgorithm(int comm, std::uint64_t seq,
+                                         std::string_view algorithm) {
+  if (!on_) return;
+  auto it = steps_.find({comm, seq});
+  if (it != steps_.end()) it->second.algorithm = algorithm;
+}
+
+void JobRecorder::AddTransfers(const NetworkFigures& figures,
+                               std::vector<TransferLog::Event> events, std::uint64_t dropped) {
+  if (!on_) return;
+  network_ = figures;
+  dropped_ += dropped;
+  for (TransferLog::Event& event : events)
+    Keep({event.begin_ns, event.end_ns, kMasterTrack, ++next_id_, std::move(event.name),
+          std::move(event.args)});
 }
 
 void JobRecorder::InterNodeStepDone(int comm, std::uint64_t seq, bool counted_here) {
   if (!on_) return;
   auto it = steps_.find({comm, seq});
   if (it == steps_.end()) return;
-  auto [begin, operation] = it->second;
+  Step step = it->second;
   steps_.erase(it);
   std::int64_t end = MonotonicNs();
+  std::string algorithm(step.algorithm.empty() ? "unknown" : step.algorithm);
   if (counted_here) {
-    CollectiveFigures& coll = collectives_[operation];
-    coll.operation = operation;
-    coll.inter_node_ns += static_cast<std::uint64_t>(end - begin);
+    CollectiveFigures& coll = collectives_[step.operation];
+    coll.operation = step.operation;
+    coll.inter_node_ns += static_cast<std::uint64_t>(end - step.begin_ns);
     ++coll.inter_node_steps;
+    ++coll.algorithms[algorithm];
   }
   if (trace_)
-    Keep({begin, end, kMasterTrack, ++next_id_, std::string(operation) + " inter-node step",
-          "\"comm\": " + std::to_string(comm) + ", \"seq\": " + std::to_string(seq)});
+    Keep({step.begin_ns, end, kMasterTrack, ++next_id_,
+          std::string(step.operation) + " inter-node step",
+          "\"comm\": " + std::to_string(comm) + ", \"seq\": " + std::to_string(seq) +
+              ", \"algorithm\": " + JsonQuoted(algorithm)});
 }
 
 void JobRecorder::Keep(Event event) {
@@ -134,19 +209,13 @@ void JobRecorder::Keep(Event event) {
   events_.push_back(std::move(event));
 }
 
-std::uint64_t JobRecorder::written_back() const {
-  std::uint64_t bytes = 0;
-  for (const Rank& rank : ranks_) bytes += rank.figures.written_back;
-  return bytes;
-}
-
 RunReport JobRecorder::NodeReport(int nnodes, long peak_rss_kib,
                                   std::uint64_t buffered_peak) const {
   RunReport report;
   report.nnodes = nnodes;
   report.nranks = static_cast<int>(ranks_.size()) * nnodes;
   report.wall_s = static_cast<double>(MonotonicNs() - start_ns_) / 1e9;
-  report.nodes.push_back({node_, peak_rss_kib, spill_bytes_, buffered_peak});
+  report.nodes.push_back({node_, peak_rss_kib, spill_bytes_, buffered_peak, network_});
   for (const Rank& rank : ranks_) report.ranks.push_back(rank.figures);
   for (const auto& [name, coll] : collectives_) report.collectives.push_back(coll);
   return report;
@@ -156,6 +225,7 @@ std::string JobRecorder::TraceEvents(std::int64_t offset_ns, std::int64_t origin
   auto ts = [&](std::int64_t ns) { return Micros(ns + offset_ns - origin_ns); };
   std::string pid = std::to_string(node_);
   std::string out;
+  out.reserve(events_.size() * 300);  // two lines of about 150 bytes each
   out += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid +
          ", \"args\": {\"name\": \"node " + pid + "\"}}\n";
   for (const Rank& rank : ranks_) {

@@ -298,6 +298,7 @@ void Master::HandleInit(Slave& slave, const RequestMsg& request) {
   slave.initialized = true;
   slave.pending = request;
   slave.state = SlaveState::kRunnable;
+  NoteStateChange(slave);
   slaves_.MakeRunnable(slave);
   Schedule();
 }
@@ -306,6 +307,8 @@ void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
   LeaveCritical(slave);
   StopRunning(slave);
   slave.state = SlaveState::kFinalized;
+  NoteStateChange(slave);
+  RecordReadBack(slave);
   ReplyMsg reply;
   reply.type = request.type;
   Reply(slave, reply);
@@ -327,8 +330,7 @@ void Master::OnEvent(const RequestMsg& event) {
     return;
   }
   if (event.code == SIGUSR1) {
-    PrintRankStatus();
-    if (network_) network_->RequestStatus();
+    OnStatusAsked(event.tag);  // the sender's pid (EventWatcher)
     return;
   }
   if (event.code != 0) {
@@ -356,6 +358,7 @@ void Master::OnEvent(const RequestMsg& event) {
 void Master::OnSlaveExit(Slave& slave, int wait_status) {
   SlaveState was = slave.state;
   slaves_.MarkExited(slave);
+  NoteStateChange(slave);
   slaves_.Forget(slave);
   if (was == SlaveState::kRunning) StopRunning(slave);
   std::erase(critical_waiters_, slave.index);
@@ -404,6 +407,7 @@ void Master::OnNetworkEvents() {
         DeliverRemoteMessage(std::move(event.message));
         break;
       case NetworkEvent::Kind::kCollectiveDone:
+        recorder_.InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
         OnInterNodeStepDone(event.comm, event.seq);
         break;
       case NetworkEvent::Kind::kAbort:
@@ -416,7 +420,10 @@ void Master::OnNetworkEvents() {
         Fail(event.status, event.text);
         break;
       case NetworkEvent::Kind::kStatus:
-        PrintRankStatus();
+        network_->status().Answer(event.status, event.asker, RankStatusText());
+        break;
+      case NetworkEvent::Kind::kStatusGathered:
+        DeliverStatus(event.asker, event.text);
         break;
     }
   }
@@ -524,6 +531,7 @@ void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
                     " does not block in state " + SlaveStateName(state));
   slave.state = state;
   slave.pending = request;
+  NoteStateChange(slave);
   StopRunning(slave);
   Schedule();
 }
@@ -534,6 +542,7 @@ void Master::Yield(Slave& slave, const RequestMsg& request) {
                     " never yields");
   slave.state = SlaveState::kRunnable;
   slave.pending = request;
+  NoteStateChange(slave);
   StopRunning(slave);
   slaves_.MakeRunnableAfterYield(slave);
   Schedule();
@@ -544,6 +553,7 @@ void Master::WakeIfReady(Slave& slave) {
     return;
   if (!Ready(slave, *slave.pending)) return;
   slave.state = SlaveState::kRunnable;
+  NoteStateChange(slave);
   slaves_.MakeRunnable(slave);
   Schedule();
 }
@@ -560,6 +570,7 @@ void Master::StopRunning(Slave& slave) {
 void Master::Resume(Slave& slave) {
   BDMPI_DEBUG("sched", "resume rank %d", slave.world_rank);
   slave.state = SlaveState::kRunning;  // bound to a core by StartNext
+  NoteStateChange(slave);
   if (!MemoryFor(slave)) {
     slave.waiting_for_memory = true;  // replied once others released theirs
     return;

@@ -55,6 +55,7 @@ class Master {
   // Why the job failed ("deadlock: ..."), as printed.
   const std::string& failure() const { return failure_; }
   const Slave& slave(int index) const { return slaves_[index]; }
+  const JobRecorder& recorder() const { return recorder_; }
 
  private:
   // Builds the message table from the handlers below (message_table.cpp).
@@ -199,16 +200,26 @@ class Master {
   // Observability (observe.cpp): the run report, trace, live status and
   // progress line. Off unless asked for; each hook tests recorder_.on().
   void StartRecording();
-  // After each served queue message: every rank's activity now.
+  // After each served queue message: the activity of each rank noted by
+  // NoteStateChange, which every change of a slave's state (or of its
+  // waiting_for_memory) calls.
   void RecordRankStates();
+  void NoteStateChange(const Slave& slave) { recorder_.Touched(slave.index); }
   void RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
                   bool cross_node);
   void RecordCollective(const Collective& collective, const MasterComm& comm);
   void RecordStepDone(int comm, std::uint64_t seq);
+  // Its read-back so far (at MPI_Finalize, while its /proc entry exists,
+  // and at the end).
+  void RecordReadBack(const Slave& slave);
   // Whether this node counts a collective on `comm` (its first node does).
   bool CountedHere(const MasterComm& comm) const;
-  // SIGUSR1: each rank's state and, when blocked, its call, on stderr.
-  void PrintRankStatus() const;
+  // SIGUSR1 from `asker`: every node's ranks' states and, when blocked,
+  // their calls, for the asker (common/status_reply.h).
+  void OnStatusAsked(int asker);
+  std::string RankStatusText() const;  // this node's
+  // Into the asker's reply file, or on stderr when it made none.
+  void DeliverStatus(int asker, const std::string& text) const;
   // This node's figures and trace events, as node 0 reads them.
   std::string NodeRecord();
   // Before the network shuts down: hands this node's record to node 0.

@@ -79,6 +79,7 @@ bool Master::MemoryFor(Slave& slave) {
     release.type = MsgType::kRelease;
     Reply(*victim, release);
     victim->storage_releasing = true;
+    recorder_.ReleaseAsked(victim->index);
     releasing += StorageBytes(*victim);
   }
   // Nobody left to switch out: run anyway (the kernel has the last word).
@@ -99,6 +100,7 @@ void Master::ResumeWaitingForMemory() {
     if (!slave.waiting_for_memory || slave.state != SlaveState::kRunning) continue;
     if (!MemoryFor(slave)) continue;
     slave.waiting_for_memory = false;
+    NoteStateChange(slave);
     SendResumeReply(slave);
   }
 }

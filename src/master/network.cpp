@@ -15,6 +15,8 @@
 #include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
+#include "collectives/collectives.h"
+#include "master/job_recorder.h"
 #include "master/message_table.h"
 
 namespace bdmpi {
@@ -237,15 +239,14 @@ void Network::Run() {
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
       records_.Receive(control_, node_, nnodes_);
+      PushStatus(status_.Progress(control_, node_, nnodes_, /*final=*/true));
       // Every master is done: heartbeats still in flight need no answer.
       for (MPI_Request& request : heartbeat_requests_) {
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
       if (state_request_ != MPI_REQUEST_NULL) MPI_Request_free(&state_request_);
-      for (std::vector<MPI_Request>* requests : {&status_requests_, &wave_requests_}) {
-        for (MPI_Request& request : *requests) {
-          if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
-        }
+      for (MPI_Request& request : wave_requests_) {
+        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
       }
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kFinished;
@@ -346,6 +347,7 @@ bool Network::ProgressSends(int dest) {
              "MPI_Isend");
     stream.chunks = message.header.chunks;
     stream.next_chunk = 0;
+    if (transfers_.on()) stream.started_ns = MonotonicNs();
     if (stream.chunks > 0) {
       stream.fd = config_.spill_dir->Open(payload.file_id(), O_RDONLY, payload.file()->inode());
     }
@@ -372,6 +374,9 @@ bool Network::ProgressSends(int dest) {
                   std::all_of(std::begin(stream.slots), std::end(stream.slots),
                               [](ChunkSlot& slot) { return TestRequest(slot.request); });
   if (all_sent) {
+    if (transfers_.on())
+      transfers_.Sent(dest, message.payload.bytes(), stream.chunks, stream.started_ns,
+                      MonotonicNs());
     stream.fd.reset();
     stream.queue.pop_front();  // releases the payload (and its spill file)
     stream.active = false;
@@ -405,6 +410,10 @@ bool Network::ProgressReceives() {
       std::memcpy(&stream.message.header, receive_buffer_.data(), sizeof(WireHeader));
       const WireHeader& header = stream.message.header;
       if (header.chunks == 0) {
+        if (transfers_.on()) {
+          std::int64_t now = MonotonicNs();
+          transfers_.Received(status.MPI_SOURCE, header.bytes, 0, now, now);
+        }
         stream.message.memory.assign(receive_buffer_.data() + sizeof(WireHeader),
                                      receive_buffer_.data() + count);
         NetworkEvent event;
@@ -419,6 +428,7 @@ bool Network::ProgressReceives() {
       stream.chunks_left = header.chunks;
       stream.offset = 0;
       stream.active = true;
+      if (transfers_.on()) stream.started_ns = MonotonicNs();
       continue;
     }
     if (PwriteFull(stream.fd.get(), receive_buffer_.data(), static_cast<std::size_t>(count),
@@ -427,6 +437,9 @@ bool Network::ProgressReceives() {
     }
     stream.offset += static_cast<std::uint64_t>(count);
     if (--stream.chunks_left == 0) {
+      if (transfers_.on())
+        transfers_.Received(status.MPI_SOURCE, stream.message.header.bytes,
+                            stream.message.header.chunks, stream.started_ns, MonotonicNs());
       stream.fd.reset();
       stream.active = false;
       NetworkEvent event;
@@ -443,7 +456,7 @@ void Network::StartStep(const CollectiveStep& step) {
   int tag = static_cast<int>(step.seq % 4096) * coll::kTagsPerOperation;
   static_assert(4096 * coll::kTagsPerOperation <= kOpTagSpace);
   std::span<std::byte> data(step.data, step.data == nullptr ? 0 : step.bytes);
-  ActiveStep active{step, {}, std::make_unique<MpiTransport>(coll_, step.group), nullptr};
+  ActiveStep active{step, {}, std::make_unique<MpiTransport>(coll_, step.group), nullptr, {}};
   for (int node : step.group->nodes) active.racks.push_back(racks_[node]);
   std::span<const int> racks(active.racks);
   coll::Transport& transport = *active.transport;
@@ -451,6 +464,7 @@ void Network::StartStep(const CollectiveStep& step) {
   if (row == nullptr || row->start_step == nullptr)
     throw Error(kErrIntern, std::string("no inter-node step for ") + MsgTypeName(step.type));
   active.operation = row->start_step({transport, tag, data, step, racks, config_.tuning});
+  active.algorithm = coll::LastAlgorithm();
   steps_.push_back(std::move(active));
 }
 
@@ -474,6 +488,7 @@ bool Network::ProgressCollectives() {
     event.kind = NetworkEvent::Kind::kCollectiveDone;
     event.comm = it->step.comm;
     event.seq = it->step.seq;
+    event.algorithm = it->algorithm;
     Push(std::move(event));
     StepRef finished;
     finished.comm = it->step.comm;
@@ -528,20 +543,22 @@ NodeProgress Network::JobProgress() {
   return job_progress_;
 }
 
-void Network::SendStatusRequests() {
-  status_msg_.kind = ControlKind::kStatus;
-  status_requests_.resize(static_cast<std::size_t>(nnodes_), MPI_REQUEST_NULL);
-  for (int peer = 0; peer < nnodes_; ++peer) {
-    if (peer == node_ || !TestRequest(status_requests_[peer])) continue;
-    CheckMpi(MPI_Isend(&status_msg_, sizeof status_msg_, MPI_BYTE, peer, kTagControl, control_,
-                       &status_requests_[peer]),
-             "MPI_Isend");
+void Network::PushStatus(std::vector<StatusExchange::Found> found) {
+  for (StatusExchange::Found& item : found) {
+    NetworkEvent event;
+    event.kind = item.kind == StatusExchange::Found::Kind::kAsked
+                     ? NetworkEvent::Kind::kStatus
+                     : NetworkEvent::Kind::kStatusGathered;
+    event.status = item.node;
+    event.asker = item.asker;
+    event.text = std::move(item.text);
+    Push(std::move(event));
   }
 }
 
 bool Network::ProgressControl() {
   bool busy = false;
-  if (status_wanted_.exchange(false)) SendStatusRequests();
+  PushStatus(status_.Progress(control_, node_, nnodes_));
   if (!notice_requests_.empty()) {
     int done = 0;
     MPI_Testall(static_cast<int>(notice_requests_.size()), notice_requests_.data(), &done,
@@ -579,12 +596,6 @@ bool Network::ProgressControl() {
     }
     if (notice.kind == ControlKind::kStateRequest) {
       requested_round_ = std::max(requested_round_, notice.round);
-      continue;
-    }
-    if (notice.kind == ControlKind::kStatus) {
-      NetworkEvent event;
-      event.kind = NetworkEvent::Kind::kStatus;
-      Push(std::move(event));
       continue;
     }
     NetworkEvent event;

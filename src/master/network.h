@@ -31,6 +31,8 @@
 #include "master/payload.h"
 #include "master/peer_watch.h"
 #include "master/record_exchange.h"
+#include "master/status_exchange.h"
+#include "master/transfer_log.h"
 #include "master/wire.h"
 
 namespace bdmpi {
@@ -80,13 +82,19 @@ struct NodeState {
 struct NetworkEvent {
   // kDeadlock (node 0 only): every node has been quiescent with no message
   // in flight for several rounds; `text` names the blocked ranks.
-  // kStatus: another master asks for this node's ranks' status (SIGUSR1).
-  enum class Kind { kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus };
+  // kStatus: node `status` asks for this node's ranks' status for `asker`
+  // (SIGUSR1); kStatusGathered: every node's status for `asker`, in `text`.
+  enum class Kind {
+    kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus, kStatusGathered
+  };
   Kind kind = Kind::kMessage;
   IncomingMessage message;      // kMessage
   int comm = 0;                 // kCollectiveDone
   std::uint64_t seq = 0;
+  // kCollectiveDone: the algorithm of the inter-node step (static text).
+  std::string_view algorithm;
   int status = 0;               // kAbort
+  int asker = 0;                // kStatus, kStatusGathered
   std::string text;
 };
 
@@ -134,8 +142,10 @@ class Network {
   // sum over the nodes that have reported.
   void ReportProgress(const NodeProgress& progress);
   NodeProgress JobProgress();
-  // Asks every other master to print its ranks' status (kStatus).
-  void RequestStatus() { status_wanted_.store(true); }
+  // A live status over every node (status_exchange.h).
+  StatusExchange& status() { return status_; }
+  // What went to and came from other nodes, when recording (transfer_log.h).
+  TransferLog& transfers() { return transfers_; }
   // The masters' end-of-job records and node 0's clock (record_exchange.h).
   RecordExchange& records() { return records_; }
 
@@ -154,6 +164,7 @@ class Network {
     std::uint32_t next_chunk = 0;
     std::uint32_t chunks = 0;
     ChunkSlot slots[2];  // double buffering: read one chunk while one flies
+    std::int64_t started_ns = 0;  // with transfers_ on
   };
   // The message being received from one source node.
   struct RecvStream {
@@ -162,12 +173,14 @@ class Network {
     std::uint32_t chunks_left = 0;
     UniqueFd fd;  // the spill file the chunks go to
     std::uint64_t offset = 0;
+    std::int64_t started_ns = 0;  // with transfers_ on
   };
   struct ActiveStep {
     CollectiveStep step;
     std::vector<int> racks;  // of the group's masters
     std::unique_ptr<MpiTransport> transport;
     std::unique_ptr<coll::Operation> operation;  // uses transport: destroyed first
+    std::string_view algorithm;  // static text (coll::LastAlgorithm)
   };
 
   void ExchangeNodeNames();
@@ -178,6 +191,8 @@ class Network {
   bool ProgressReceives();
   bool ProgressCollectives();
   bool ProgressControl();
+  // Hands the live status's questions and gathered texts to the event loop.
+  void PushStatus(std::vector<StatusExchange::Found> found);
   // Heartbeats out; throws when a peer has been silent too long.
   void ProgressLiveness();
   std::string Describe(int node) const;  // "node 2 (host vc2)"
@@ -198,8 +213,6 @@ class Network {
   // Whether some step that every master of its group has started (active
   // or lately finished on each) is still active: then it will complete.
   bool StepsProgress() const;
-  // Sends kStatus to every other master once RequestStatus was called.
-  void SendStatusRequests();
   // Waits (at most `limit`) for the notices to leave, when this thread
   // ends and ProgressControl will not run again.
   void FinishAbortNotices(std::chrono::milliseconds limit);
@@ -259,11 +272,10 @@ class Network {
   std::vector<NetworkEvent> events_;
   std::atomic<bool> wake_pending_{false};
   RecordExchange records_;
-  std::atomic<bool> status_wanted_{false};
   NodeProgress local_progress_;  // guarded by mutex_
   NodeProgress job_progress_;    // node 0; guarded by mutex_
-  ControlMsg status_msg_;                     // network thread only
-  std::vector<MPI_Request> status_requests_;  // one outstanding per peer
+  StatusExchange status_;
+  TransferLog transfers_;
   std::thread thread_;
 };
 

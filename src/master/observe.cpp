@@ -1,6 +1,7 @@
-// The master's side of observability: what it tells its JobRecorder (one
-// call per served queue message, plus a few one-line hooks where payloads
-// are stored and collectives' inter-node steps run), the status printed on
+// The master's side of observability: what it tells its JobRecorder (the
+// ranks whose state changed, after each served queue message, plus a few
+// one-line hooks where payloads are stored and collectives' inter-node
+// steps run), the status printed on
 // SIGUSR1, the --progress line, and at the end the node's record for node
 // 0, which prints the report and writes the JSON and the trace.
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/process_memory.h"
+#include "common/status_reply.h"
 #include "master/master.h"
 
 namespace bdmpi {
@@ -63,14 +65,17 @@ void WriteFile(const std::string& path, const std::string& text, const char* wha
 }
 
 std::string TraceFile(const std::string& events, std::uint64_t dropped) {
+  // Up to a few hundred MB at the cap: one pass, no copy per line.
   std::string out = "{\"traceEvents\": [\n";
+  out.reserve(events.size() + events.size() / 64 + 1024);
   std::size_t begin = 0;
   bool first = true;
   while (begin < events.size()) {
     std::size_t end = events.find('\n', begin);
     if (end == std::string::npos) end = events.size();
     if (end > begin) {
-      out += (first ? "" : ",\n") + events.substr(begin, end - begin);
+      if (!first) out += ",\n";
+      out.append(events, begin, end - begin);
       first = false;
     }
     begin = end + 1;
@@ -94,6 +99,7 @@ void Master::StartRecording() {
       options_.progress != Progress::kOn)
     return;
   recorder_.Start(node_, options_.nslaves, node_ * options_.nslaves, tracing);
+  if (network_) network_->transfers().Enable(tracing);
   if (options_.progress != Progress::kOn || node_ != 0) return;
   std::function<NodeProgress()> job;
   if (network_) job = [network = network_.get()] { return network->JobProgress(); };
@@ -101,44 +107,25 @@ void Master::StartRecording() {
 }
 
 void Master::RecordRankStates() {
-  // Called after every queue message: the clock is read and labels are
-  // looked up only when some rank's activity changed.
+  // Called after every served queue message; looks only at the ranks whose
+  // state the handlers changed (recorder_.Touched), and reads the clock
+  // and the labels only when one did.
   std::int64_t now = -1;
-  auto clock = [&now] { return now >= 0 ? now : (now = MonotonicNs()); };
-  bool progress = options_.progress == Progress::kOn;
-  NodeProgress figures;
-  std::map<const char*, int> calls;
-  for (const Slave& slave : slaves_) {
+  recorder_.ForEachTouched([&](int index) {
+    const Slave& slave = slaves_[index];
     std::optional<RankActivity> activity = ActivityOf(slave);
-    // A rank changes activity at most once per message it or the network
-    // sends (it must run between two blocking calls), so comparing the
-    // activity catches every change.
-    if (activity != recorder_.activity(slave.index))
-      recorder_.RankActivityIs(slave.index, activity, ActivityLabel(slave, activity),
-                               recorder_.tracing() && Blocked(activity)
-                                   ? DescribeBlockedCall(slave)
-                                   : std::string(),
-                               clock());
-    if (slave.storage_releasing) recorder_.ReleaseAsked(slave.index, clock());
-    if (!progress) continue;
-    if (activity == RankActivity::kRunning || activity == RankActivity::kWaitingMemory)
-      ++figures.running;
-    else if (activity == RankActivity::kRunnable) ++figures.runnable;
-    else if (Blocked(activity)) ++figures.blocked, ++calls[ActivityLabel(slave, activity)];
-    else if (slave.state == SlaveState::kFinalized || slave.state == SlaveState::kExited)
-      ++figures.finished;
-  }
-  if (!progress) return;
-  auto top = std::max_element(calls.begin(), calls.end(),
-                              [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (top != calls.end()) {
-    std::snprintf(figures.top_call, sizeof figures.top_call, "%s", top->first);
-    figures.top_call_ranks = top->second;
-  }
-  figures.spilled = recorder_.spill_bytes();
-  figures.written_back = recorder_.written_back();
-  if (network_) network_->ReportProgress(figures);
-  else if (progress_) progress_->Publish(figures);
+    bool finished = slave.state == SlaveState::kFinalized || slave.state == SlaveState::kExited;
+    if (activity == recorder_.activity(index) && finished == recorder_.finished(index)) return;
+    if (now < 0) now = MonotonicNs();
+    recorder_.RankActivityIs(index, activity, finished, ActivityLabel(slave, activity),
+                             recorder_.trace_has_room() && Blocked(activity)
+                                 ? DescribeBlockedCall(slave)
+                                 : std::string(),
+                             now);
+  });
+  if (options_.progress != Progress::kOn || !recorder_.TakeProgressChanged()) return;
+  if (network_) network_->ReportProgress(recorder_.Progress());
+  else if (progress_) progress_->Publish(recorder_.Progress());
 }
 
 void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
@@ -165,7 +152,18 @@ void Master::RecordStepDone(int comm, std::uint64_t seq) {
   if (recorder_.on()) recorder_.InterNodeStepDone(comm, seq, CountedHere(Comm(comm)));
 }
 
-void Master::PrintRankStatus() const {
+void Master::OnStatusAsked(int asker) {
+  if (network_) network_->status().Ask(asker, RankStatusText());
+  else DeliverStatus(asker, RankStatusText());
+}
+
+void Master::DeliverStatus(int asker, const std::string& text) const {
+  if (WriteStatusReply(job_dir_, asker, text)) return;
+  ssize_t ignored = write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+std::string Master::RankStatusText() const {
   std::int64_t now = MonotonicNs();
   std::string text = "bdmpi: status of node " + std::to_string(node_) + " (SIGUSR1):\n";
   for (const Slave& slave : slaves_) {
@@ -189,13 +187,30 @@ void Master::PrintRankStatus() const {
     }
     text += line + "\n";
   }
-  ssize_t ignored = write(STDERR_FILENO, text.data(), text.size());
-  (void)ignored;
+  return text;
+}
+
+void Master::RecordReadBack(const Slave& slave) {
+  if (!recorder_.on()) return;
+  const StorageSlot* table = io_->StorageTable();
+  std::uint64_t eager = table != nullptr ? table[slave.index].read_back.load(std::memory_order_relaxed)
+                                         : 0;
+  long faults = slave.pid > 0 && slave.state != SlaveState::kExited ? MajorFaults(slave.pid) : -1;
+  recorder_.ReadBack(slave.index, eager, faults);
 }
 
 std::string Master::NodeRecord() {
+  if (network_ && network_->transfers().on()) {
+    std::uint64_t dropped = 0;
+    std::vector<TransferLog::Event> events = network_->transfers().TakeEvents(dropped);
+    recorder_.AddTransfers(network_->transfers().Figures(), std::move(events), dropped);
+  }
+  recorder_.TouchAll();
   RecordRankStates();  // closes the last intervals
-  for (const Slave& slave : slaves_) recorder_.StoragePeak(slave.index, slave.storage_peak);
+  for (const Slave& slave : slaves_) {
+    recorder_.StoragePeak(slave.index, slave.storage_peak);
+    RecordReadBack(slave);
+  }
   std::string record =
       recorder_.NodeReport(nnodes_, PeakRssKiB(), payloads_.budget().peak()).Serialize() + kTraceMark;
   if (recorder_.tracing()) {

@@ -41,8 +41,8 @@ struct WireHeader {
 // kHeartbeat: "still here" (master/peer_watch.h); kAbort: the job ends;
 // kStateRequest: node 0 asks for every master's kState in round `round`;
 // kState: a master's ranks and traffic, to node 0, answering a round;
-// kStatus: print your ranks' status (a master that got SIGUSR1 asks the
-// others).
+// kStatus: no longer sent (the live status travels as text,
+// master/status_exchange.h); its value stays reserved.
 enum class ControlKind : std::int32_t {
   kAbort = 1,
   kHeartbeat = 2,

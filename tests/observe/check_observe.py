@@ -4,7 +4,7 @@
 
   check_observe.py [--report FILE] [--trace FILE] --nranks N --nnodes M
                    [--partial] [--collective MPI_Bcast ...] [--sent-min N]
-                   [--written-back-min BYTES]
+                   [--written-back-min BYTES] [--read-back-min BYTES]
 
 Report: the schema, one entry per rank and node, times that add up to at
 most the wall time, messages counted, the named collectives present;
@@ -27,7 +27,7 @@ def fail(message):
 def check_report(path, args):
     with open(path) as f:
         report = json.load(f)
-    if report.get("schema") != "bdmpi-run-report/1":
+    if report.get("schema") != "bdmpi-run-report/2":
         fail("report schema is %r" % report.get("schema"))
     if report["nranks"] != args.nranks or report["nnodes"] != args.nnodes:
         fail("report says %d ranks on %d nodes" % (report["nranks"], report["nnodes"]))
@@ -55,19 +55,36 @@ def check_report(path, args):
     written = sum(rank["written_back_bytes"] for rank in report["ranks"])
     if written < args.written_back_min:
         fail("%d bytes written back in all, expected at least %d" % (written, args.written_back_min))
+    read = sum(rank["read_back_bytes"] for rank in report["ranks"])
+    if read < args.read_back_min:
+        fail("%d bytes read back in all, expected at least %d" % (read, args.read_back_min))
+    if any(rank["major_faults"] < 0 for rank in report["ranks"]):
+        fail("negative major faults")
     if sent < args.sent_min:
         fail("%d messages sent in all, expected at least %d" % (sent, args.sent_min))
     for node in report["nodes"]:
         if node["master_peak_rss_bytes"] <= 0:
             fail("node %d has no master peak RSS" % node["node"])
+    cross_node = sum(rank["sent"]["cross_node"]["messages"] for rank in report["ranks"])
+    net_sent = sum(n["network"]["sent"]["messages"] for n in report["nodes"])
+    net_received = sum(n["network"]["received"]["messages"] for n in report["nodes"])
+    if not args.partial and not (cross_node == net_sent == net_received):
+        fail("%d messages to other nodes, the networks sent %d and received %d"
+             % (cross_node, net_sent, net_received))
     operations = {c["operation"]: c for c in report["collectives"]}
+    for coll in report["collectives"]:
+        if sum(coll["algorithms"].values()) != coll["inter_node_steps"]:
+            fail("collective %s: algorithms %s for %d inter-node steps"
+                 % (coll["operation"], coll["algorithms"], coll["inter_node_steps"]))
     for name in args.collective:
         if name not in operations or operations[name]["count"] < 1:
             fail("collective %s missing from %s" % (name, sorted(operations)))
         if args.nnodes > 1 and operations[name]["inter_node_steps"] < 1:
             fail("collective %s has no inter-node step on %d nodes" % (name, args.nnodes))
-    print("check_observe: report OK: %d ranks, %d nodes, %d messages, %d bytes written back, "
-          "collectives %s, %.3f s" % (len(ranks), len(nodes), sent, written, sorted(operations), wall))
+    print("check_observe: report OK: %d ranks, %d nodes, %d messages (%d between nodes), "
+          "%d bytes written back, %d read back, collectives %s, %.3f s"
+          % (len(ranks), len(nodes), sent, net_sent, written, read,
+             {c["operation"]: c["algorithms"] for c in report["collectives"]}, wall))
 
 
 def check_trace(path, args):
@@ -113,6 +130,12 @@ def check_trace(path, args):
         fail("tracks left open: %s" % unbalanced)
     if async_open:
         fail("async events never ended: %s" % list(async_open)[:5])
+    transfers = sum(1 for e in events if e["ph"] == "b" and e["name"].startswith("send to node"))
+    if args.nnodes > 1 and not args.partial and transfers == 0:
+        fail("no network transfer in the trace of a job on %d nodes" % args.nnodes)
+    steps = [e for e in events if e["ph"] == "b" and e["name"].endswith("inter-node step")]
+    if any("algorithm" not in e["args"] for e in steps):
+        fail("an inter-node step without its algorithm")
     write_backs = sum(1 for e in events if e["ph"] == "b" and e["name"].startswith("write-back"))
     if args.written_back_min > 0 and write_backs == 0:
         fail("no write-back event in the trace")
@@ -122,8 +145,9 @@ def check_trace(path, args):
     pids = {e["pid"] for e in events}
     if not args.partial and pids != set(range(args.nnodes)):
         fail("trace has nodes %s" % sorted(pids))
-    print("check_observe: trace OK: %d events, %d rank tracks, nodes %s"
-          % (len(events), len(rank_events), sorted(pids)))
+    print("check_observe: trace OK: %d events, %d rank tracks, nodes %s, %d transfers, "
+          "%d inter-node steps" % (len(events), len(rank_events), sorted(pids), transfers,
+                                   len(steps)))
 
 
 def main():
@@ -136,6 +160,7 @@ def main():
     parser.add_argument("--collective", action="append", default=[])
     parser.add_argument("--sent-min", type=int, default=0)
     parser.add_argument("--written-back-min", type=int, default=0)
+    parser.add_argument("--read-back-min", type=int, default=0)
     args = parser.parse_args()
     if args.report:
         check_report(args.report, args)

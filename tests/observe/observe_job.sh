@@ -12,19 +12,24 @@
 #                   MPI_Bcast, --partial, --sent-min N, ...)
 # --status-after S  sends SIGUSR1 to bdmpiexec S seconds into the job (the
 #                   statuses are then checked with run_job's --expect-stderr)
-# --status-command  ... runs `bdmpiexec --status JOBID` instead
+# --status-command  ... runs `bdmpiexec --status JOBID` instead, which must
+#                   succeed and print what every --status-expect matches
+# --status-expect R an extended regex the --status-command output must match
+# --bdmpiexec-launcher P  run_job starts the job with P instead of
+#                   bdmpiexec (a wrapper; --bdmpiexec still finds the job)
 # --plot PLOTTER    draws the trace with bdmpi-trace-plot; the picture must be
 #                   a PNG. Skipped (77) when python3-matplotlib is missing.
 # Other options go to run_job.sh, which checks the exit status, stderr and
 # that nothing of the job is left behind.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-run_job="" bdmpiexec="" nn=1 ns=1 report=0 trace=0 status_after="" status_command=0 plot=""
-checks=() passthrough=()
+run_job="" bdmpiexec="" launcher="" nn=1 ns=1 report=0 trace=0 status_after="" status_command=0 plot=""
+checks=() passthrough=() status_expect=()
 while (($#)); do
   case "$1" in
     --run-job) run_job=${2?}; shift 2 ;;
     --bdmpiexec) bdmpiexec=${2?}; shift 2 ;;
+    --bdmpiexec-launcher) launcher=${2?}; shift 2 ;;
     --nn) nn=${2?}; shift 2 ;;
     --ns) ns=${2?}; shift 2 ;;
     --report) report=1; shift ;;
@@ -32,6 +37,7 @@ while (($#)); do
     --check) checks+=("${2?}"); shift 2 ;;
     --status-after) status_after=${2?}; shift 2 ;;
     --status-command) status_command=1; shift ;;
+    --status-expect) status_expect+=("${2?}"); shift 2 ;;
     --plot) plot=${2?}; shift 2 ;;
     --) shift; break ;;
     --launcher-arg | --expect-* | --timeout | --nr | --np) passthrough+=("$1" "${2?}"); shift 2 ;;
@@ -44,7 +50,7 @@ if [[ -n $plot ]] && ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-args=(--launcher bdmpiexec --bdmpiexec "$bdmpiexec" --nn "$nn" --ns "$ns")
+args=(--launcher bdmpiexec --bdmpiexec "${launcher:-$bdmpiexec}" --nn "$nn" --ns "$ns")
 files=()
 if ((report)); then
   args+=(--launcher-arg --report --launcher-arg --report=json --launcher-arg "$out/report.json"
@@ -65,7 +71,15 @@ if [[ -n $status_after ]]; then
   [[ -n $pid ]] || { echo "observe_job: FAIL: bdmpiexec not found"; kill "$job"; exit 1; }
   if ((status_command)); then
     job_id=$(tr '\0' '\n' <"/proc/$pid/cmdline" | sed -n '/^--job-id$/{n;p;q}')
-    "$bdmpiexec" --status "$job_id" || { echo "observe_job: FAIL: --status $job_id"; exit 1; }
+    asked=$EPOCHREALTIME
+    "$bdmpiexec" --status "$job_id" >"$out/status.txt" ||
+      { echo "observe_job: FAIL: --status $job_id"; kill "$job"; exit 1; }
+    echo "observe_job: --status answered in $(awk -v a="$asked" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s:"
+    cat "$out/status.txt"
+    for regex in "${status_expect[@]}"; do
+      grep -Eq -- "$regex" "$out/status.txt" ||
+        { echo "observe_job: FAIL: the status printed does not match: $regex"; kill "$job"; exit 1; }
+    done
   else
     kill -USR1 "$pid"
   fi

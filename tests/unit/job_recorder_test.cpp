@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "common/run_report.h"
 #include "master/job_recorder.h"
@@ -17,12 +18,12 @@ TEST(JobRecorder, AddsTimePerActivityAndCountsSwitches) {
   JobRecorder recorder;
   recorder.Start(/*node=*/1, /*nslaves=*/2, /*first_rank=*/4, /*trace=*/false);
   std::int64_t t = recorder.start_ns();
-  recorder.RankActivityIs(0, RankActivity::kRunning, "running", "", t);
-  recorder.RankActivityIs(0, RankActivity::kBlockedReceive, "MPI_Recv", "", t + 3 * kMs);
-  recorder.RankActivityIs(0, RankActivity::kRunnable, "runnable", "", t + 10 * kMs);
-  recorder.RankActivityIs(0, RankActivity::kRunning, "running", "", t + 11 * kMs);
-  recorder.RankActivityIs(0, RankActivity::kWaitingMemory, "waiting for memory", "", t + 12 * kMs);
-  recorder.RankActivityIs(0, std::nullopt, "", "", t + 15 * kMs);
+  recorder.RankActivityIs(0, RankActivity::kRunning, false, "running", "", t);
+  recorder.RankActivityIs(0, RankActivity::kBlockedReceive, false, "MPI_Recv", "", t + 3 * kMs);
+  recorder.RankActivityIs(0, RankActivity::kRunnable, false, "runnable", "", t + 10 * kMs);
+  recorder.RankActivityIs(0, RankActivity::kRunning, false, "running", "", t + 11 * kMs);
+  recorder.RankActivityIs(0, RankActivity::kWaitingMemory, false, "waiting for memory", "", t + 12 * kMs);
+  recorder.RankActivityIs(0, std::nullopt, /*finished=*/true, "", "", t + 15 * kMs);
   recorder.Sent(0, MessagePath::kSpillFile, 100000);
   recorder.Sent(0, MessagePath::kInline, 8);
   RunReport report = recorder.NodeReport(/*nnodes=*/2, 1024, 0);
@@ -46,7 +47,7 @@ TEST(JobRecorder, TraceIsCappedAndStaysBalanced) {
   std::int64_t t = recorder.start_ns();
   for (int i = 0; i < 10; ++i)
     recorder.RankActivityIs(0, i % 2 ? RankActivity::kRunning : RankActivity::kBlockedReceive,
-                            i % 2 ? "running" : "MPI_Recv", "MPI_Recv(source 1, tag 7)",
+                            false, i % 2 ? "running" : "MPI_Recv", "MPI_Recv(source 1, tag 7)",
                             t + i * kMs);
   EXPECT_EQ(recorder.dropped_events(), 6u);  // 9 intervals ended, 3 kept
   std::string events = recorder.TraceEvents(0, t);
@@ -65,7 +66,43 @@ TEST(JobRecorder, OffRecordsNothing) {
   recorder.Sent(0, MessagePath::kInline, 8);  // no ranks yet: must not touch them
   recorder.CollectiveRan("MPI_Bcast", 8, true);
   EXPECT_FALSE(recorder.on());
-  EXPECT_EQ(recorder.spill_bytes(), 0u);
+  EXPECT_EQ(recorder.Progress().spilled, 0u);
+}
+
+// The event loop looks only at the ranks whose state changed, and the
+// progress figures follow each change without a scan of the node's ranks.
+TEST(JobRecorder, LooksAtTouchedRanksOnlyAndKeepsProgressCounts) {
+  JobRecorder recorder;
+  recorder.Start(0, 4, 0, false);
+  std::int64_t t = recorder.start_ns();
+  recorder.Touched(2);
+  recorder.Touched(0);
+  recorder.Touched(2);  // once per look, however often it changed
+  std::vector<int> looked;
+  recorder.ForEachTouched([&](int slave) { looked.push_back(slave); });
+  EXPECT_EQ(looked, (std::vector<int>{2, 0}));
+  looked.clear();
+  recorder.ForEachTouched([&](int slave) { looked.push_back(slave); });
+  EXPECT_TRUE(looked.empty());
+
+  EXPECT_FALSE(recorder.TakeProgressChanged());
+  recorder.RankActivityIs(0, RankActivity::kRunning, false, "running", "", t);
+  recorder.RankActivityIs(1, RankActivity::kBlockedReceive, false, "MPI_Recv", "", t);
+  recorder.RankActivityIs(2, RankActivity::kBlockedReceive, false, "MPI_Recv", "", t);
+  recorder.RankActivityIs(3, RankActivity::kBlockedCollective, false, "MPI_Bcast", "", t);
+  EXPECT_TRUE(recorder.TakeProgressChanged());
+  NodeProgress progress = recorder.Progress();
+  EXPECT_EQ(progress.running, 1);
+  EXPECT_EQ(progress.blocked, 3);
+  EXPECT_STREQ(progress.top_call, "MPI_Recv");
+  EXPECT_EQ(progress.top_call_ranks, 2);
+  recorder.RankActivityIs(1, RankActivity::kRunnable, false, "runnable", "", t + kMs);
+  recorder.RankActivityIs(2, std::nullopt, /*finished=*/true, "", "", t + kMs);
+  progress = recorder.Progress();
+  EXPECT_EQ(progress.runnable, 1);
+  EXPECT_EQ(progress.blocked, 1);
+  EXPECT_EQ(progress.finished, 1);
+  EXPECT_STREQ(progress.top_call, "MPI_Bcast");
 }
 
 TEST(RunReport, TravelsAsTextAndMerges) {
@@ -87,10 +124,44 @@ TEST(RunReport, TravelsAsTextAndMerges) {
   ASSERT_EQ(report.collectives.size(), 1u);
   EXPECT_EQ(report.collectives[0].count, 1u);
   std::string json = report.Json();
-  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/1\""), std::string::npos);
+  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/2\""), std::string::npos);
   EXPECT_NE(json.find("\"master_memory\": {\"messages\": 1, \"bytes\": 1000}"), std::string::npos);
+  EXPECT_NE(json.find("\"read_back_bytes\": 0, \"major_faults\": 0"), std::string::npos);
   report.partial = "the job failed: rank 3";
   EXPECT_NE(report.Table().find("PARTIAL: the job failed: rank 3"), std::string::npos);
+}
+
+// Version 2's figures make the trip to node 0 and add up there.
+TEST(RunReport, NetworkAlgorithmsAndReadBackTravel) {
+  JobRecorder node0, node1;
+  node0.Start(0, 1, 0, false);
+  node1.Start(1, 1, 1, false);
+  for (JobRecorder* recorder : {&node0, &node1}) {
+    recorder->InterNodeStepStarted(5, 1, "MPI_Bcast");
+    recorder->InterNodeStepAlgorithm(5, 1, "binomial");
+    recorder->InterNodeStepDone(5, 1, recorder == &node0);
+  }
+  NetworkFigures net;
+  net.sent = {3, 3000};
+  net.sent_chunks = 2;
+  net.received = {1, 10};
+  node1.AddTransfers(net, {}, 0);
+  node1.ReadBack(0, 4096, 7);
+  RunReport report = node0.NodeReport(2, 1024, 0);
+  report.Merge(RunReport::Parse(node1.NodeReport(2, 1024, 0).Serialize()));
+  report.Sort();
+  ASSERT_EQ(report.collectives.size(), 1u);
+  EXPECT_EQ(report.collectives[0].algorithms.at("binomial"), 1u);
+  EXPECT_EQ(report.nodes[1].network.sent.bytes, 3000u);
+  EXPECT_EQ(report.nodes[1].network.sent_chunks, 2u);
+  EXPECT_EQ(report.nodes[1].network.received.messages, 1u);
+  EXPECT_EQ(report.ranks[1].read_back, 4096u);
+  EXPECT_EQ(report.ranks[1].major_faults, 7u);
+  std::string json = report.Json();
+  EXPECT_NE(json.find("\"algorithms\": {\"binomial\": 1}"), std::string::npos);
+  EXPECT_NE(json.find("\"sent\": {\"messages\": 3, \"bytes\": 3000, \"chunks\": 2"),
+            std::string::npos);
+  EXPECT_NE(report.Table().find("node 1 network: sent 3 message(s)"), std::string::npos);
 }
 
 }  // namespace

@@ -116,9 +116,9 @@ const std::vector<LauncherRow>& LauncherOptionTable() {
                   },
                   nullptr, "$MPIEXEC_TIMEOUT, else none"),
       LauncherOnly(TextOption("--status", &LaunchOptions::status_job, "JOBID",
-                              "make the masters of a running job print each rank's state "
-                              "(blocked ranks with their call) on that job's standard error, "
-                              "as SIGUSR1 to its bdmpiexec does")),
+                              "print each rank of a running job on every node, with its "
+                              "state (blocked ranks with their call), as SIGUSR1 to its "
+                              "bdmpiexec does on the job's standard error")),
       LauncherOnly(FlagOption("--version", &LaunchOptions::version, true,
                               "print BDMPI's version and the MPI standard it implements")),
       LauncherOnly(FlagOption("--help", &LaunchOptions::help, true, "this text").Alias("-h")),

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bdmpiexec/ask_status.h"
 #include "bdmpiexec/cleanup.h"
 #include "bdmpiexec/launch_options.h"
 #include "bdmpiexec/rank_states.h"
@@ -53,19 +54,14 @@ volatile sig_atomic_t status_requests = 0;
 
 void CountStatusRequest(int) { status_requests = status_requests + 1; }
 
-// SIGUSR1: one master of the job prints its ranks' state and asks the
-// others to (Master::PrintRankStatus); the job goes on. Not through
-// mpirun, which would signal the ranks too. Before any rank has started,
-// the master that bdmpiexec started itself, if it did.
+// SIGUSR1: the job's ranks, as their masters see them, on stderr
+// (AskStatus); the job goes on.
 void RequestStatus(const std::string& job_id, pid_t child, bool child_is_master) {
-  std::vector<long> masters = bdmpi::LocalMasterPids(job_id);
-  if (!masters.empty()) kill(static_cast<pid_t>(masters.front()), SIGUSR1);
-  else if (child_is_master) kill(child, SIGUSR1);
-  else std::fprintf(stderr, "bdmpiexec: no rank of job %s runs on this node yet\n", job_id.c_str());
+  bdmpi::AskStatus(job_id, child_is_master ? child : -1, stderr);
 }
 
-// With several nodes, how long the masters get to print their ranks'
-// states (RequestStatus) before the job is ended.
+// With several nodes, how long after the ranks' states (RequestStatus,
+// which waits for them) the job is ended.
 constexpr unsigned kStatusWaitS = 1;
 
 // The time limit's alarms. The first says so, with what this node's ranks
@@ -120,7 +116,7 @@ std::string FindMaster() {
 // Runs the master (or mpirun/srun) and returns its exit status; with a
 // time limit, ends it then, and sets `timed_out`.
 int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOptions& options,
-              bool& timed_out) {
+              const sigset_t& usr1, bool& timed_out) {
   std::vector<char*> argv;
   for (const std::string& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
@@ -144,6 +140,8 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   if (pid == 0) {
     // Killed with SIGKILL, bdmpiexec cannot pass anything on: the master
     // (or mpirun/srun, which pass it to every master) then gets SIGTERM.
+    // SIGUSR1 stays held (main) until the master blocks it itself, first
+    // thing: one asking for the status early must not kill it.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(128 + SIGTERM);
     execvp(argv[0], argv.data());
@@ -152,18 +150,22 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
     _exit(127);
   }
   master_pid = pid;
+  // A SIGUSR1 that came before its handler existed was held (main), even
+  // one inherited pending: now it is counted, and answered below.
+  sigprocmask(SIG_UNBLOCK, &usr1, nullptr);
   if (options.timeout_s > 0) alarm(static_cast<unsigned>(options.timeout_s));
   int status = 0;
   int alarms_seen = 0;
   int status_requests_seen = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  for (;;) {
+    while (alarms_seen < alarms) EndJobOnAlarm(options, ++alarms_seen, pid);
+    for (; status_requests_seen < status_requests; ++status_requests_seen)
+      RequestStatus(options.job_id, pid, options.launcher == bdmpi::Launcher::kLocal);
+    if (waitpid(pid, &status, 0) >= 0) break;
     if (errno != EINTR) {
       std::perror("bdmpiexec: waitpid");
       return 1;
     }
-    while (alarms_seen < alarms) EndJobOnAlarm(options, ++alarms_seen, pid);
-    for (; status_requests_seen < status_requests; ++status_requests_seen)
-      RequestStatus(options.job_id, pid, options.launcher == bdmpi::Launcher::kLocal);
   }
   alarm(0);
   master_pid = -1;
@@ -180,6 +182,13 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
 }  // namespace
 
 int main(int argc, char** argv) {
+  // SIGUSR1 asks for the job's status; its default action would end
+  // bdmpiexec: held until RunMaster installs its handler (also for
+  // --status: a status command must not die of another's question).
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  sigprocmask(SIG_BLOCK, &usr1, nullptr);
   bdmpi::LaunchOptions options;
   try {
     options = bdmpi::ParseLaunchOptions(argc, argv);
@@ -195,18 +204,7 @@ int main(int argc, char** argv) {
     std::fputs(bdmpi::kLaunchVersion, stdout);
     return 0;
   }
-  if (!options.status_job.empty()) {
-    std::vector<long> masters = bdmpi::LocalMasterPids(options.status_job);
-    if (masters.empty()) {
-      std::fprintf(stderr, "bdmpiexec: no rank of job %s runs on this node\n",
-                   options.status_job.c_str());
-      return 1;
-    }
-    RequestStatus(options.status_job, -1, false);
-    std::printf("bdmpiexec: asked the masters of job %s for their ranks' state; they print it "
-                "on the job's standard error\n", options.status_job.c_str());
-    return 0;
-  }
+  if (!options.status_job.empty()) return bdmpi::AskStatus(options.status_job, -1, stdout);
   bdmpi::ExportVariables(options);
   if (options.verbosity > 0 && std::getenv("BDMPI_LOG") == nullptr)
     setenv("BDMPI_LOG", options.verbosity > 1 ? "debug" : "info", 1);
@@ -228,7 +226,7 @@ int main(int argc, char** argv) {
   }
   bdmpi::CollectDeadJobs();
   bool timed_out = false;
-  int status = RunMaster(command, options, timed_out);
+  int status = RunMaster(command, options, usr1, timed_out);
   // mpirun may return before its masters and ranks are gone; those of this
   // node are waited for. Normally the masters removed everything; after a
   // crash this finds the rest.

@@ -85,15 +85,20 @@ std::vector<std::string> DescribeLocalRanks(const std::string& job_id) {
   return lines;
 }
 
-std::vector<long> LocalMasterPids(const std::string& job_id) {
-  std::vector<long> masters;
+std::vector<LocalMaster> LocalMasters(const std::string& job_id) {
+  std::vector<LocalMaster> masters;
   ForEachLocalRank(job_id, [&](const std::string&, const std::string& environment,
                                const std::string&) {
-    std::string master;
-    if (FindVariable(environment, kEnvMasterPid, master)) masters.push_back(std::atol(master.c_str()));
+    std::string pid, spill_dir;
+    if (!FindVariable(environment, kEnvMasterPid, pid)) return;
+    FindVariable(environment, kEnvSpillDir, spill_dir);
+    masters.push_back({std::atol(pid.c_str()), spill_dir.substr(0, spill_dir.rfind('/'))});
   });
-  std::sort(masters.begin(), masters.end());
-  masters.erase(std::unique(masters.begin(), masters.end()), masters.end());
+  auto by_pid = [](const LocalMaster& a, const LocalMaster& b) { return a.pid < b.pid; };
+  std::sort(masters.begin(), masters.end(), by_pid);
+  masters.erase(std::unique(masters.begin(), masters.end(),
+                            [](const LocalMaster& a, const LocalMaster& b) { return a.pid == b.pid; }),
+                masters.end());
   return masters;
 }
 

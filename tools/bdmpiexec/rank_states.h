@@ -13,8 +13,13 @@ namespace bdmpi {
 // environment names it as a rank, in rank order.
 std::vector<std::string> DescribeLocalRanks(const std::string& job_id);
 
-// The pids of the masters of the job's ranks on this node (from the
-// ranks' BDMPI_MASTER_PID), ascending; empty before any rank started.
-std::vector<long> LocalMasterPids(const std::string& job_id);
+// The masters of the job's ranks on this node (from the ranks'
+// BDMPI_MASTER_PID), by ascending pid, with the job's private directory
+// (the parent of the ranks' BDMPI_SPILL_DIR); empty before any rank started.
+struct LocalMaster {
+  long pid = 0;
+  std::string job_dir;
+};
+std::vector<LocalMaster> LocalMasters(const std::string& job_id);
 
 }  // namespace bdmpi

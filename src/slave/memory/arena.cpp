@@ -744,9 +744,12 @@ void PrefetchAll() {
   if (g_arena == nullptr || !g_arena->ready) return;
   Arena& arena = *g_arena;
   if (arena.eager) {
+    std::uint64_t loaded = 0;
     for (auto& [offset, block] : arena.used) {
       auto load = [&](std::uint64_t at, std::uint64_t length) {
-        if (block.mostly_dirty) ReadAnonymous(arena, at, length);
+        if (!block.mostly_dirty) return;
+        ReadAnonymous(arena, at, length);
+        loaded += length;
       };
       if (block.mostly_dirty) block.known_dirty = false;
       if (block.resident_all) {
@@ -755,6 +758,7 @@ void PrefetchAll() {
         for (const Run& run : block.resident) load(offset + run.start, run.length);
       }
     }
+    if (arena.slot != nullptr) arena.slot->read_back.fetch_add(loaded, std::memory_order_relaxed);
   }
   for (auto& entry : arena.used) {
     entry.second.resident.clear();

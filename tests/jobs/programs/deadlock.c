@@ -17,6 +17,10 @@
  *                 MPI_Barrier
  *   reduce_counts MPI_Allreduce with count 2 on the last rank, 1 elsewhere
  *   bcast_sizes   MPI_Bcast of 4 ints from rank 0, 8 ints elsewhere
+ *   some_barrier  the first half of the ranks call MPI_Barrier, the others
+ *                 MPI_Recv from their left neighbour (tag 9): a collective
+ *                 called by some ranks only
+ *   mixed_colls   rank 0 calls MPI_Bcast, the others MPI_Barrier
  */
 #include "check.h"
 
@@ -57,6 +61,12 @@ int main(int argc, char **argv) {
     MPI_Allreduce(buf, sum, rank == last ? 2 : 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   } else if (strcmp(mode, "bcast_sizes") == 0) {
     MPI_Bcast(buf, rank == 0 ? 4 : 8, MPI_INT, 0, MPI_COMM_WORLD);
+  } else if (strcmp(mode, "some_barrier") == 0) {
+    if (rank < size / 2) MPI_Barrier(MPI_COMM_WORLD);
+    else MPI_Recv(buf, 1, MPI_INT, left, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (strcmp(mode, "mixed_colls") == 0) {
+    if (rank == 0) MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    else MPI_Barrier(MPI_COMM_WORLD);
   } else {
     CHECK(0, "unknown --mode '%s'", mode);
   }
