@@ -148,17 +148,24 @@ bool MessageQueue::TrySend(const void* message, std::size_t size) {
 }
 
 std::size_t MessageQueue::Receive(void* buffer, std::size_t capacity) {
-  return ReceiveInto(buffer, capacity, /*wait=*/true);
+  return *ReceiveInto(buffer, capacity, /*wait=*/true);
 }
 
 std::size_t MessageQueue::TryReceive(void* buffer, std::size_t capacity) {
-  return ReceiveInto(buffer, capacity, /*wait=*/false);
+  return ReceiveInto(buffer, capacity, /*wait=*/false).value_or(0);
 }
 
-std::size_t MessageQueue::ReceiveInto(void* buffer, std::size_t capacity,
-                                      bool wait) {
+std::optional<std::size_t> MessageQueue::ReceiveUntil(void* buffer, std::size_t capacity,
+                                                      const timespec& deadline) {
+  return ReceiveInto(buffer, capacity, /*wait=*/true, &deadline);
+}
+
+std::optional<std::size_t> MessageQueue::ReceiveInto(void* buffer, std::size_t capacity,
+                                      bool wait, const timespec* deadline) {
   for (;;) {
-    ssize_t n = mq_receive(mq_, staging_.data(), staging_.size(), nullptr);
+    ssize_t n = deadline != nullptr
+                    ? mq_timedreceive(mq_, staging_.data(), staging_.size(), nullptr, deadline)
+                    : mq_receive(mq_, staging_.data(), staging_.size(), nullptr);
     if (n >= 0) {
       if (static_cast<std::size_t>(n) > capacity)
         throw Error(kErrIntern, "message of " + std::to_string(n) +
@@ -167,7 +174,8 @@ std::size_t MessageQueue::ReceiveInto(void* buffer, std::size_t capacity,
       std::memcpy(buffer, staging_.data(), static_cast<std::size_t>(n));
       return static_cast<std::size_t>(n);
     }
-    if (errno == EAGAIN && !wait) return 0;
+    if (errno == EAGAIN && !wait) return std::nullopt;
+    if (errno == ETIMEDOUT && deadline != nullptr) return std::nullopt;
     if (errno != EINTR) ThrowSystemError("mq_receive " + name_, errno);
   }
 }

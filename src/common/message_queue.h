@@ -6,6 +6,7 @@
 #include <mqueue.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ class MessageQueue {
   std::size_t Receive(void* buffer, std::size_t capacity);
   // Non-blocking queues only: 0 when the queue is empty.
   std::size_t TryReceive(void* buffer, std::size_t capacity);
+  // Blocking queues: like Receive, but nothing once CLOCK_REALTIME passes
+  // `deadline` (mq_timedreceive's clock) with the queue still empty.
+  std::optional<std::size_t> ReceiveUntil(void* buffer, std::size_t capacity,
+                                          const timespec& deadline);
 
   bool valid() const { return mq_ != static_cast<mqd_t>(-1); }
   // Linux message queue descriptors are file descriptors (pollable).
@@ -45,7 +50,10 @@ class MessageQueue {
 
  private:
   void Reset() noexcept;
-  std::size_t ReceiveInto(void* buffer, std::size_t capacity, bool wait);
+  // Waits unless `wait` is false, until `deadline` if not null; nothing
+  // when it did not wait or the deadline passed.
+  std::optional<std::size_t> ReceiveInto(void* buffer, std::size_t capacity, bool wait,
+                                         const timespec* deadline = nullptr);
   mqd_t mq_ = static_cast<mqd_t>(-1);
   std::string name_;
   bool owner_ = false;

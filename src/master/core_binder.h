@@ -1,10 +1,18 @@
 // Spreads the running slaves over the node's cores (hwloc): with -nr > 1 a
 // slave that resumes is bound to the least busy core, so that the running
 // slaves do not pile up on one core while others idle.
+//
+// A slave takes the preferred core (the master's, where hand-overs are
+// cheap) when it is among the least busy, else keeps the core it had when
+// that one is: a move costs the slave a migration. Binding the whole
+// process on every resume (a walk of /proc/<pid>/task, a dozen system calls
+// in the master) made an 8-byte round trip with -nr 2 cost 5-30x the -nr 1
+// one (issue 15); now a move binds the main thread, one system call.
 #pragma once
 
 #include <sys/types.h>
 
+#include <functional>
 #include <vector>
 
 struct hwloc_topology;
@@ -13,19 +21,34 @@ namespace bdmpi {
 
 class CoreBinder {
  public:
+  // Binds `pid` to core `core`; false if it could not.
+  using BindFunction = std::function<bool(pid_t pid, int core)>;
+
+  // The node's cores, bound through hwloc.
   CoreBinder();
+  // `cores` cores, bound by `bind` (tests).
+  CoreBinder(int cores, BindFunction bind);
   ~CoreBinder();
   CoreBinder(const CoreBinder&) = delete;
   CoreBinder& operator=(const CoreBinder&) = delete;
 
   int cores() const { return static_cast<int>(load_.size()); }
-  // Binds `pid` to the core with the fewest running slaves; returns it, or
-  // -1 if binding failed (the slave then runs wherever the kernel puts it).
-  int Bind(pid_t pid);
+  // Running slaves bound to `core`.
+  int load(int core) const { return core >= 0 && core < cores() ? load_[core] : 0; }
+  // Binds `pid` to the core with the fewest running slaves, `bound_core`
+  // (where it is bound already, or -1) when that is one of them, which
+  // needs no system call. Returns the core, or -1 if binding failed (the
+  // slave then runs wherever the kernel puts it).
+  int Bind(pid_t pid, int bound_core, int preferred_core = -1);
+  // The core holding CPU `cpu`, or -1.
+  int CoreOfCpu(int cpu) const;
   void Release(int core);
 
  private:
+  bool BindWithHwloc(pid_t pid, int core);
+
   hwloc_topology* topology_ = nullptr;
+  BindFunction bind_;
   std::vector<int> load_;  // running slaves per core
 };
 

@@ -152,7 +152,7 @@ void Master::Start() {
     sched_param param{};
     if (cpu_ >= 0) sched_setscheduler(0, SCHED_BATCH, &param);
   } else if (options_.bind) {
-    slaves_.BindToCores(std::make_unique<CoreBinder>());
+    BindToCores();
   }
   io_->Create(options_.nslaves, payloads_.window_size());
   if (nnodes_ > 1) {
@@ -252,17 +252,29 @@ void Master::EventLoop() {
       PostRecord();
       network_->Shutdown();
     }
-    std::size_t size = io_->ReceiveRequests(message, sizeof message);
-    ServeMessage(message, size);
+    std::optional<std::size_t> size = ReceiveBeforeHandoverDeadline(message, sizeof message);
+    if (size) {
+      ServeMessage(message, *size);
+    } else {
+      OnHandoverDeadline();
+    }
   }
 }
 
 void Master::ServeMessage(const std::byte* message, std::size_t size) {
   try {
+    // A slave's batch often holds a send that wakes a peer and then a call
+    // that blocks the sender: starting the peer only after the whole batch
+    // lets it take the core the sender leaves (a cheap hand-over) instead of
+    // waking it on another core.
+    serving_message_ = true;
+    served_sender_ = -1;
     bool well_formed = ForEachRequest(
         message, size, [this](const RequestMsg& request, const std::byte* payload) {
           if (!failed_) OnRequest(request, payload);
         });
+    serving_message_ = false;
+    if (!failed_) ScheduleAfterMessage();
     if (!well_formed && !failed_)
       Fail(1, "a malformed message reached the request queue (a program must not "
               "write to BDMPI's queues itself)");
@@ -270,6 +282,7 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
     if (!failed_) CheckDeadlock();
     if (recorder_.on()) RecordRankStates();
   } catch (const std::exception& error) {
+    serving_message_ = false;
     // E.g. a full scratch disk under a master-side spill file: the job
     // ends here, and the other masters hear why instead of being killed.
     Fail(1, error.what());
@@ -286,6 +299,7 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   Slave& slave = *sender;
   if (slave.state == SlaveState::kExited) return;  // sent before it died
   inline_payload_ = inline_payload;
+  served_sender_ = slave.index;
   // The slave has consumed its previous reply.
   slave.held_files.clear();
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
@@ -559,7 +573,14 @@ void Master::WakeIfReady(Slave& slave) {
 }
 
 void Master::Schedule() {
-  while (Slave* next = slaves_.StartNext()) Resume(*next);
+  // ServeMessage schedules at the end; a hold schedules when it ends.
+  if (serving_message_ || handover_.holding()) return;
+  handover_.ClearSpread();
+  while (MayStartNext()) {
+    Slave* next = slaves_.StartNext();
+    if (next == nullptr) break;
+    Resume(*next);
+  }
 }
 
 void Master::StopRunning(Slave& slave) {

@@ -19,6 +19,7 @@
 #include "common/protocol.h"
 #include "common/rank_layout.h"
 #include "master/collective.h"
+#include "master/handover_hold.h"
 #include "master/comm_registry.h"
 #include "master/job_recorder.h"
 #include "master/message_table.h"
@@ -119,6 +120,16 @@ class Master {
   void Yield(Slave& slave, const RequestMsg& request);
   void WakeIfReady(Slave& slave);
   void Schedule();
+  // Hand-over with -nr > 1 (handover.cpp, master/handover_hold.h): binds
+  // the master and the slaves to cores; after a queue message, schedules or
+  // holds; whether Schedule may start a slave now; the event loop's wait.
+  void BindToCores();
+  void ScheduleAfterMessage();
+  bool MayStartNext();
+  std::optional<std::size_t> ReceiveBeforeHandoverDeadline(std::byte* message,
+                                                           std::size_t capacity);
+  void OnHandoverDeadline();
+  void FollowRunningSlaves();
   void Resume(Slave& slave);
   // The reply that lets a resumed slave run.
   void SendResumeReply(Slave& slave);
@@ -272,6 +283,12 @@ class Master {
   bool network_shutdown_ = false;
   const std::byte* inline_payload_ = nullptr;  // of the request being handled
   bool failed_ = false;
+  // Set while the requests of one queue message are served: Schedule waits
+  // for the end of the message (see ServeMessage).
+  bool serving_message_ = false;
+  int served_sender_ = -1;  // slave index of the message's last request
+  HandoverHold handover_;   // -nr > 1 with binding
+  bool master_batch_ = false;  // SCHED_BATCH (handover.cpp)
   std::string failure_;
   int exit_status_ = 0;
   int cpu_ = -1;  // CPU shared by the master and its slaves with -nr 1

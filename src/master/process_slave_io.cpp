@@ -33,6 +33,12 @@ std::size_t ProcessSlaveIo::ReceiveRequests(std::byte* message, std::size_t capa
   return request_queue_.Receive(message, capacity);
 }
 
+std::optional<std::size_t> ProcessSlaveIo::ReceiveRequestsUntil(std::byte* message,
+                                                                std::size_t capacity,
+                                                                const timespec& deadline) {
+  return request_queue_.ReceiveUntil(message, capacity, deadline);
+}
+
 bool ProcessSlaveIo::SendReply(int slave, const ReplyMsg& reply) {
   return go_queues_[slave].TrySend(&reply, sizeof reply);
 }

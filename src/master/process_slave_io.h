@@ -24,6 +24,8 @@ class ProcessSlaveIo : public SlaveIo {
 
   void Create(int nslaves, std::size_t window_size) override;
   std::size_t ReceiveRequests(std::byte* message, std::size_t capacity) override;
+  std::optional<std::size_t> ReceiveRequestsUntil(std::byte* message, std::size_t capacity,
+                                                  const timespec& deadline) override;
   bool SendReply(int slave, const ReplyMsg& reply) override;
   std::byte* Window(int slave) override { return windows_[slave].data(); }
   const StorageSlot* StorageTable() const override;

@@ -31,6 +31,8 @@ class Scheduler {
   std::optional<int> PickNext();
 
   int running() const { return running_; }
+  // PickNext would start a slave.
+  bool CanPick() const { return running_ < nrunning_ && !idle(); }
   bool idle() const { return runnable_.empty() && yielded_.empty(); }
 
  private:

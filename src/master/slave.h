@@ -40,6 +40,8 @@ struct Slave {
   bool in_critical = false;  // inside BDMPI_Enter/Exit_critical
   UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
+  int bound_core = -1;    // core its affinity names, kept while it waits
+  std::int64_t runnable_since_ns = -1;  // CLOCK_MONOTONIC, while runnable
   // Last reading of the resident fraction and when it was taken: reading
   // statm costs microseconds, and residency changes on the scale of page
   // I/O, not of a slave switch.

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <sys/types.h>
+#include <time.h>
 
 #include <cstddef>
+#include <optional>
 
 #include "common/protocol.h"
 #include "common/storage_table.h"
@@ -24,6 +26,13 @@ class SlaveIo {
   virtual void Create(int nslaves, std::size_t window_size) = 0;
   // Waits for the next request queue message; returns its size.
   virtual std::size_t ReceiveRequests(std::byte* message, std::size_t capacity) = 0;
+  // The same, but nothing once CLOCK_REALTIME passes `deadline` first.
+  virtual std::optional<std::size_t> ReceiveRequestsUntil(std::byte* message,
+                                                          std::size_t capacity,
+                                                          const timespec& deadline) {
+    (void)deadline;
+    return ReceiveRequests(message, capacity);
+  }
   // Queues `reply` (or a Release) on `slave`'s go-queue; false when full.
   virtual bool SendReply(int slave, const ReplyMsg& reply) = 0;
   virtual std::byte* Window(int slave) = 0;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/job_names.h"
+#include "master/job_recorder.h"
 
 namespace bdmpi {
 
@@ -57,6 +58,25 @@ void SlaveTable::MarkExited(Slave& slave) {
   --live_;
 }
 
+void SlaveTable::MakeRunnable(Slave& slave) {
+  slave.runnable_since_ns = MonotonicNs();
+  scheduler_.MakeRunnable(slave.index);
+}
+
+void SlaveTable::MakeRunnableAfterYield(Slave& slave) {
+  slave.runnable_since_ns = MonotonicNs();
+  scheduler_.MakeRunnableAfterYield(slave.index);
+}
+
+std::int64_t SlaveTable::OldestRunnableSince() const {
+  std::int64_t oldest = -1;
+  for (const Slave& slave : slaves_) {
+    if (slave.state != SlaveState::kRunnable || slave.runnable_since_ns < 0) continue;
+    if (oldest < 0 || slave.runnable_since_ns < oldest) oldest = slave.runnable_since_ns;
+  }
+  return oldest;
+}
+
 void SlaveTable::StopRunning(Slave& slave) {
   scheduler_.StopRunning(slave.index);
   if (binder_) binder_->Release(slave.core);
@@ -67,7 +87,10 @@ Slave* SlaveTable::StartNext() {
   std::optional<int> next = scheduler_.PickNext();
   if (!next) return nullptr;
   Slave& slave = slaves_[*next];
-  if (binder_) slave.core = binder_->Bind(slave.pid);
+  if (binder_) {
+    slave.core = binder_->Bind(slave.pid, slave.bound_core, preferred_core_);
+    if (slave.core >= 0) slave.bound_core = slave.core;
+  }
   return &slave;
 }
 

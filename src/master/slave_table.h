@@ -31,6 +31,9 @@ class SlaveTable {
   void Create(int count, int first_world_rank, std::uint32_t reserved_token);
   // Binds running slaves to cores from now on (-nr > 1).
   void BindToCores(std::unique_ptr<CoreBinder> binder) { binder_ = std::move(binder); }
+  // Of the least busy cores, a resumed slave takes `core` (the master's: a
+  // hand-over within one core is cheap), else the one it had.
+  void PreferCore(int core) { preferred_core_ = core; }
   // Drops every record (the master's end).
   void Clear() { slaves_.clear(); }
 
@@ -57,15 +60,26 @@ class SlaveTable {
   // Scheduling: a slave becomes runnable (after a yield: behind every other
   // runnable slave), gives up its running slot and core, or, having died
   // while runnable, is forgotten.
-  void MakeRunnable(const Slave& slave) { scheduler_.MakeRunnable(slave.index); }
-  void MakeRunnableAfterYield(const Slave& slave) {
-    scheduler_.MakeRunnableAfterYield(slave.index);
-  }
+  void MakeRunnable(Slave& slave);
+  void MakeRunnableAfterYield(Slave& slave);
   void StopRunning(Slave& slave);
   void Forget(const Slave& slave) { scheduler_.Forget(slave.index); }
   // If a running slot is free and a slave runnable: takes the slot for the
   // next one, binds it to a core (with a binder), returns it; else nullptr.
   Slave* StartNext();
+  // StartNext would start a slave.
+  bool CanStartNext() const { return scheduler_.CanPick(); }
+  // No running slave is bound to the preferred core (or none is preferred).
+  bool PreferredCoreFree() const {
+    return !binder_ || preferred_core_ < 0 || binder_->load(preferred_core_) == 0;
+  }
+  // Every running slave is bound to the preferred core.
+  bool OnlyPreferredCoreBusy() const {
+    return binder_ && preferred_core_ >= 0 && binder_->load(preferred_core_) == scheduler_.running();
+  }
+  // When the slave that has been runnable longest became so (CLOCK_MONOTONIC
+  // ns), or -1 when none is.
+  std::int64_t OldestRunnableSince() const;
   // Slaves holding a running slot.
   int running() const { return scheduler_.running(); }
   // No slave is runnable.
@@ -80,6 +94,7 @@ class SlaveTable {
   int live_ = 0;
   Scheduler scheduler_;
   std::unique_ptr<CoreBinder> binder_;  // only with -nr > 1
+  int preferred_core_ = -1;
 };
 
 }  // namespace bdmpi

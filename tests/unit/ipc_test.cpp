@@ -189,6 +189,24 @@ TEST(MessageQueueTest, TryReceiveReturnsZeroWhenEmpty) {
   EXPECT_EQ(queue.TryReceive(buffer, sizeof buffer), 0u);
 }
 
+// The master's wait while it holds a hand-over (master/handover_hold.h).
+TEST(MessageQueueTest, ReceiveUntilGivesUpAtTheDeadline) {
+  MessageQueue queue =
+      MessageQueue::Create(UniqueIpcName("until"), 2, 16, /*nonblocking=*/false);
+  char buffer[16];
+  timespec deadline{};
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += 2'000'000;  // 2 ms
+  if (deadline.tv_nsec >= 1'000'000'000) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1'000'000'000;
+  }
+  EXPECT_FALSE(queue.ReceiveUntil(buffer, sizeof buffer, deadline).has_value());
+  int value = 5;
+  queue.Send(&value, sizeof value);
+  EXPECT_EQ(queue.ReceiveUntil(buffer, sizeof buffer, deadline), sizeof value);
+}
+
 TEST(MessageQueueTest, MessagesKeepTheirSizeAndOrder) {
   MessageQueue queue = MessageQueue::Create(UniqueIpcName("sizes"), 8, 32, true);
   for (std::size_t size = 1; size <= 8; ++size) {
