@@ -105,6 +105,7 @@ Master::~Master() {
     RemoveTree(payloads_.spill_dir().path());
     RemoveJobDirIfEmpty(job_dir_);
   }
+  if (payloads_.has_memory_dir()) RemoveTree(payloads_.memory_dir().path());
 }
 
 void Master::RemoveRecordedJobFiles() const {
@@ -193,6 +194,7 @@ void Master::CreateJobDirectory() {
   std::string spill_path = names_.SpillDir(options_.scratch_dir);
   payloads_.SetSpillDir(SpillDir(
       CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_path), spill_path));
+  CreateMemoryDirectory();
 }
 
 void Master::CreateSlaves() {
@@ -203,7 +205,8 @@ void Master::CreateSlaves() {
       continue;
     // Ours come below; getenv would find an inherited one first.
     if (IsJobOptionVariable(*var) || SetsVariable(*var, kEnvMasterPid) ||
-        SetsVariable(*var, kEnvSlaveToken) || SetsVariable(*var, kEnvLaunchSecret))
+        SetsVariable(*var, kEnvSlaveToken) || SetsVariable(*var, kEnvLaunchSecret) ||
+        SetsVariable(*var, kEnvMemoryDir) || SetsVariable(*var, kEnvMemoryDirInode))
       continue;
     base_env.emplace_back(*var);
   }
@@ -225,6 +228,11 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + payloads_.spill_dir().path());
     spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
                        std::to_string(payloads_.spill_dir().inode()));
+    if (payloads_.has_memory_dir()) {
+      spec.env.push_back(std::string(kEnvMemoryDir) + "=" + payloads_.memory_dir().path());
+      spec.env.push_back(std::string(kEnvMemoryDirInode) + "=" +
+                         std::to_string(payloads_.memory_dir().inode()));
+    }
     spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));

@@ -52,6 +52,10 @@ bool Master::MemoryFor(Slave& slave) {
     resident += bytes;
     if (other.storage_releasing) releasing += bytes;
   }
+  // Held payloads in memory files count too, and go to disk first: a
+  // buffered message is read once, a slave's data again and again.
+  resident += payloads_.memory_file_bytes();
+  if (resident > node_memory_) resident -= MovePayloadsToDisk(resident - node_memory_);
   if (resident <= node_memory_) return true;
   if (resident - releasing <= node_memory_) return false;  // wait for them
   // Blocked slaves first (a runnable one would run soon and read its data

@@ -138,6 +138,7 @@ std::string Network::Describe(int node) const {
 }
 
 void Network::Send(OutgoingMessage message) {
+  message.payload.Pin();  // read by this network's thread from now on
   {
     std::lock_guard<std::mutex> lock(mutex_);
     outbox_.push_back(std::move(message));
@@ -347,7 +348,8 @@ bool Network::ProgressSends(int dest) {
     stream.chunks = message.header.chunks;
     stream.next_chunk = 0;
     if (stream.chunks > 0) {
-      stream.fd = config_.spill_dir->Open(payload.file_id(), O_RDONLY, payload.file()->inode());
+      // A memory or a spill file.
+      stream.fd = payload.Open(O_RDONLY);
     }
     stream.active = true;
     busy = true;

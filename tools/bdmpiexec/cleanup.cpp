@@ -55,6 +55,14 @@ int RemoveNodeObjects(const std::string& job_id, int node, const DeadNode& dead)
     if (mq_unlink(name.c_str()) == 0) ++removed;
   for (const std::string& name : OwnEntries("/dev/shm", prefix))
     if (name != names.Liveness() && shm_unlink(name.c_str()) == 0) ++removed;
+  // The memory directory, with the payloads in it, if it is ours
+  // (RemoveTree does not follow symlinks).
+  struct stat memory_dir {};
+  if (lstat(names.MemoryDir().c_str(), &memory_dir) == 0 && S_ISDIR(memory_dir.st_mode) &&
+      memory_dir.st_uid == geteuid()) {
+    RemoveTree(names.MemoryDir());
+    ++removed;
+  }
   // The spill directory, only inside a job directory of the same launch.
   std::string job_dir = names.JobDir(dead.record.scratch_dir);
   if (IsJobDirOf(job_dir, dead.record.launch_secret)) {

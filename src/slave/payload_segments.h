@@ -1,0 +1,44 @@
+// The slave's payload segments (common/payload_segments.h): reusable memory
+// files for payloads larger than the window, mapped once and written
+// again and again, so that a large send costs one copy into warm pages.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "common/file_io.h"
+#include "common/spill_dir.h"
+#include "common/unique_fd.h"
+#include "common/payload_segments.h"
+
+namespace bdmpi {
+
+class PayloadSegments {
+ public:
+  PayloadSegments() = default;
+  // The segments of slave `owner` in `dir`, whose flags file the master made.
+  PayloadSegments(const SpillDir* dir, std::uint64_t owner);
+
+  // Copies `bytes` of `data` into a free segment and returns its file id,
+  // or 0 when none is free (all busy, or the memory is short: a full tmpfs).
+  std::uint64_t Write(const void* data, std::uint64_t bytes);
+
+ private:
+  struct Segment {
+    UniqueFd fd;
+    std::optional<MappedFile> map;
+    std::uint64_t capacity = 0;
+  };
+  // Makes segment `index` hold at least `bytes` (creating or growing it).
+  bool Reserve(int index, std::uint64_t bytes);
+  std::uint32_t* Flag(int index) const {
+    return reinterpret_cast<std::uint32_t*>(flags_->data()) + index;
+  }
+
+  const SpillDir* dir_ = nullptr;
+  std::uint64_t owner_ = 0;
+  std::optional<MappedFile> flags_;
+  Segment segments_[kMaxSegments];
+};
+
+}  // namespace bdmpi
