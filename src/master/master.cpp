@@ -162,6 +162,7 @@ void Master::Start() {
         MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
     config.spill_dir = &payloads_.spill_dir();
+    if (payloads_.has_memory_dir()) config.memory_dir = &payloads_.memory_dir();
     config.inline_max = payloads_.window_size();
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();

@@ -415,9 +415,10 @@ bool Network::ProgressReceives() {
         continue;
       }
       stream.message.on_disk = true;
+      stream.message.in_memory = config_.memory_dir != nullptr;
       stream.message.file_id = MakeFileId(kNetworkFileOwner, ++file_seq_);
-      stream.fd = config_.spill_dir->Create(stream.message.file_id, O_WRONLY,
-                                            &stream.message.file_inode);
+      stream.fd = IncomingDir(stream.message).Create(stream.message.file_id, O_WRONLY,
+                                                      &stream.message.file_inode);
       stream.chunks_left = header.chunks;
       stream.offset = 0;
       stream.active = true;
@@ -425,7 +426,8 @@ bool Network::ProgressReceives() {
     }
     if (PwriteFull(stream.fd.get(), receive_buffer_.data(), static_cast<std::size_t>(count),
                    stream.offset) < 0) {
-      ThrowWriteError("write", config_.spill_dir->FilePath(stream.message.file_id), errno);
+      ThrowWriteError("write", IncomingDir(stream.message).FilePath(stream.message.file_id),
+                      errno);
     }
     stream.offset += static_cast<std::uint64_t>(count);
     if (--stream.chunks_left == 0) {

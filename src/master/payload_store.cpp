@@ -160,11 +160,16 @@ Payload PayloadStore::TakeMemoryFile(const RequestMsg& request) {
   if (fstat(file.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < request.bytes)
     throw Error(kErrIo, "the memory file " + memory_dir_.FilePath(request.file_id) +
                             " is shorter than the message it holds");
-  Payload payload = AdoptMemoryFile(request.file_id, inode, request.bytes);
+  return AdoptIncoming(request.file_id, inode, request.bytes);
+}
+
+Payload PayloadStore::AdoptIncoming(std::uint64_t file_id, std::uint64_t inode,
+                                    std::uint64_t bytes) {
+  Payload payload = AdoptMemoryFile(file_id, inode, bytes);
   if (!memory_room_(0)) {
     // The node's memory is short (counting this one): to disk right away.
     BDMPI_DEBUG("disk", "node memory short: moved a %llu-byte payload to disk",
-                static_cast<unsigned long long>(request.bytes));
+                static_cast<unsigned long long>(bytes));
     MoveToDisk(*payload.shared_file());
   }
   return payload;

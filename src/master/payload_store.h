@@ -81,6 +81,9 @@ class PayloadStore {
   // received from other nodes): memory if it fits, else a spill file with
   // its disk reserved, mapped writable into `map`.
   Payload Allocate(std::uint64_t bytes, std::optional<MappedFile>& map);
+  // A memory file the network thread wrote (a message from another node):
+  // held in memory, or moved to a spill file when the node's memory is short.
+  Payload AdoptIncoming(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes);
   // A spill file of this directory written by another part of the master
   // (the network thread), with the inode it recorded.
   Payload Adopt(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes) const;

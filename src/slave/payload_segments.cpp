@@ -1,6 +1,7 @@
 #include "slave/payload_segments.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cstring>
@@ -75,6 +76,32 @@ bool PayloadSegments::Reserve(int index, std::uint64_t bytes) {
     return false;
   }
   return true;
+}
+
+void SegmentReader::Read(const SpillDir& dir, std::uint64_t file_id, std::uint64_t inode,
+                         void* out, std::uint64_t bytes) {
+  if (SegmentIndex(file_id) < 0) {  // a file made for one message
+    dir.ReadPrefix(file_id, inode, out, bytes);
+    return;
+  }
+  auto found = mappings_.find(file_id);
+  // The same inode: the same file, whatever its name names now.
+  if (found == mappings_.end() || found->second.inode != inode ||
+      found->second.map->size() < bytes) {
+    UniqueFd fd = dir.Open(file_id, O_RDONLY, inode);
+    struct stat info {};
+    if (fstat(fd.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < bytes)
+      throw Error(kErrIo, "the memory file " + dir.FilePath(file_id) +
+                              " is shorter than the message it holds");
+    if (found == mappings_.end() && mappings_.size() >= kMaxMappings) mappings_.clear();
+    Mapping& mapping = mappings_[file_id];
+    mapping.map.reset();
+    mapping.map.emplace(MappedFile::Map(dir.FilePath(file_id), fd.get(),
+                                        static_cast<std::size_t>(info.st_size), false));
+    mapping.inode = inode;
+    found = mappings_.find(file_id);
+  }
+  std::memcpy(out, found->second.map->data(), bytes);
 }
 
 }  // namespace bdmpi

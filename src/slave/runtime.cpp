@@ -224,7 +224,7 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
       spill_dir_.ReadPrefix(reply.file_id, reply.file_ino, data, bytes);
       break;
     case Where::kMemoryFile:
-      memory_dir_.ReadPrefix(reply.file_id, reply.file_ino, data, bytes);
+      segment_reader_.Read(memory_dir_, reply.file_id, reply.file_ino, data, bytes);
       break;
   }
 }

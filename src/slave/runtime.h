@@ -87,6 +87,7 @@ class Runtime {
   SpillDir spill_dir_;
   SpillDir memory_dir_;  // empty path: none
   std::optional<PayloadSegments> segments_;  // with a memory directory
+  SegmentReader segment_reader_;
   MessageQueue request_queue_;
   MessageQueue go_queue_;
   SharedMemory window_;
