@@ -108,10 +108,14 @@ void Master::ResumeWaitingForMemory() {
 }
 
 void Master::LogStorageSummary() const {
-  BDMPI_INFO("disk", "storage: %llu switch-outs, %llu bytes written back (budget %llu)",
+  BDMPI_INFO("disk",
+             "storage: %llu switch-outs, %llu bytes written back (budget %llu), "
+             "%llu message bytes moved from memory to disk (%llu while held)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
-             static_cast<unsigned long long>(node_memory_));
+             static_cast<unsigned long long>(node_memory_),
+             static_cast<unsigned long long>(payloads_.moved_to_disk()),
+             static_cast<unsigned long long>(payloads_.moved_while_held()));
 }
 
 }  // namespace bdmpi

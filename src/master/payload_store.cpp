@@ -235,6 +235,7 @@ void PayloadStore::MoveToDisk(PayloadFile& file) {
   file.file_id = file_id;
   file.dir = &spill_dir_;
   file.Uncharge();
+  moved_to_disk_ += bytes;
 }
 
 std::uint64_t PayloadStore::MoveMemoryFilesToDisk(std::uint64_t wanted) {
@@ -252,6 +253,7 @@ std::uint64_t PayloadStore::MoveMemoryFilesToDisk(std::uint64_t wanted) {
     held.reset();
   }
   std::erase_if(memory_files_, [](const auto& held) { return held.expired(); });
+  moved_while_held_ += freed;
   return freed;
 }
 

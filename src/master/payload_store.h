@@ -57,6 +57,10 @@ class PayloadStore {
   // bytes are freed; skips those a slave may be reading (handed out in a
   // reply) or the network thread sends. Returns the bytes freed.
   std::uint64_t MoveMemoryFilesToDisk(std::uint64_t wanted);
+  // Bytes of memory files moved to disk so far (at arrival or later).
+  std::uint64_t moved_to_disk() const { return moved_to_disk_; }
+  // Of those, moved by MoveMemoryFilesToDisk (after they had been held).
+  std::uint64_t moved_while_held() const { return moved_while_held_; }
   const MemoryBudget& budget() const { return budget_; }
   std::size_t window_size() const { return window_size_; }
 
@@ -120,6 +124,8 @@ class PayloadStore {
   std::atomic<std::uint64_t> memory_file_bytes_{0};
   std::vector<std::weak_ptr<PayloadFile>> memory_files_;  // oldest first
   std::vector<MappedFile> segment_flags_;                 // by slave
+  std::uint64_t moved_to_disk_ = 0;
+  std::uint64_t moved_while_held_ = 0;
   std::uint64_t file_seq_ = 0;
 };
 
