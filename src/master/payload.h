@@ -75,9 +75,10 @@ class Payload {
   bool in_memory_file() const { return file_ != nullptr && file_->memory_charge != nullptr; }
   const std::vector<std::byte>& memory() const { return memory_; }
   std::vector<std::byte>& memory() { return memory_; }
-  const std::shared_ptr<OwnedFile>& file() const { return file_->owned; }
-  std::uint64_t file_id() const { return file_->file_id; }
-  const SpillDir* dir() const { return file_->dir; }
+  // Null, 0 and null for a payload in master memory.
+  const std::shared_ptr<OwnedFile>& file() const { return file_ ? file_->owned : kNoFile; }
+  std::uint64_t file_id() const { return file_ ? file_->file_id : 0; }
+  const SpillDir* dir() const { return file_ ? file_->dir : nullptr; }
   const std::shared_ptr<PayloadFile>& shared_file() const { return file_; }
   // Opens the file, checked to be the one that was written (same inode).
   UniqueFd Open(int access) const;
@@ -86,6 +87,7 @@ class Payload {
 
  private:
   void Reset() noexcept;
+  static inline const std::shared_ptr<OwnedFile> kNoFile;
   std::uint64_t bytes_ = 0;
   std::vector<std::byte> memory_;
   MemoryBudget* budget_ = nullptr;
