@@ -85,21 +85,25 @@ void SegmentReader::Read(const SpillDir& dir, std::uint64_t file_id, std::uint64
     return;
   }
   auto found = mappings_.find(file_id);
-  // The same inode: the same file, whatever its name names now.
-  if (found == mappings_.end() || found->second.inode != inode ||
-      found->second.map->size() < bytes) {
+  if (found == mappings_.end() || found->second.inode != inode) {
+    // First sight of this segment: read it (a mapping pays a fault per page
+    // on first touch, worth it only for a segment that comes again).
+    if (found == mappings_.end() && mappings_.size() >= kMaxMappings) mappings_.clear();
+    Mapping& seen = mappings_[file_id];
+    seen.map.reset();
+    seen.inode = inode;
+    dir.ReadPrefix(file_id, inode, out, bytes);
+    return;
+  }
+  if (!found->second.map || found->second.map->size() < bytes) {
     UniqueFd fd = dir.Open(file_id, O_RDONLY, inode);
     struct stat info {};
     if (fstat(fd.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < bytes)
       throw Error(kErrIo, "the memory file " + dir.FilePath(file_id) +
                               " is shorter than the message it holds");
-    if (found == mappings_.end() && mappings_.size() >= kMaxMappings) mappings_.clear();
-    Mapping& mapping = mappings_[file_id];
-    mapping.map.reset();
-    mapping.map.emplace(MappedFile::Map(dir.FilePath(file_id), fd.get(),
-                                        static_cast<std::size_t>(info.st_size), false));
-    mapping.inode = inode;
-    found = mappings_.find(file_id);
+    found->second.map.reset();
+    found->second.map.emplace(MappedFile::Map(dir.FilePath(file_id), fd.get(),
+                                              static_cast<std::size_t>(info.st_size), false));
   }
   std::memcpy(out, found->second.map->data(), bytes);
 }

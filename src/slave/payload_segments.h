@@ -44,7 +44,9 @@ class PayloadSegments {
 
 // Reads other slaves' payload segments through mappings kept from one
 // message to the next: a mapping's page tables are filled once, not per
-// message (a first touch of a 4 MiB mapping costs about as much as the copy).
+// message (a first touch of a 4 MiB mapping costs about as much as the
+// copy), and only for a segment read a second time (the first read is a
+// pread).
 class SegmentReader {
  public:
   // Copies `bytes` of memory file `file_id` of `dir`, which must be the file
@@ -55,7 +57,7 @@ class SegmentReader {
  private:
   struct Mapping {
     std::uint64_t inode = 0;
-    std::optional<MappedFile> map;
+    std::optional<MappedFile> map;  // from the second read on
   };
   static constexpr std::size_t kMaxMappings = 64;
   std::unordered_map<std::uint64_t, Mapping> mappings_;  // by file id
