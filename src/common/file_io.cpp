@@ -101,7 +101,9 @@ std::size_t ReadAll(int fd, const std::string& path, void* data, std::size_t cap
   return static_cast<std::size_t>(n);
 }
 
-OwnedFile::~OwnedFile() { unlink(path_.c_str()); }
+OwnedFile::~OwnedFile() {
+  if (remove_) unlink(path_.c_str());
+}
 
 MappedFile MappedFile::Map(const std::string& path, int fd, std::size_t size,
                            bool writable) {

@@ -58,8 +58,8 @@ std::size_t ReadAll(int fd, const std::string& path, void* data, std::size_t cap
 // written (SpillDir::Open).
 class OwnedFile {
  public:
-  explicit OwnedFile(std::string path, std::uint64_t inode = 0)
-      : path_(std::move(path)), inode_(inode) {}
+  explicit OwnedFile(std::string path, std::uint64_t inode = 0, bool remove = true)
+      : path_(std::move(path)), inode_(inode), remove_(remove) {}
   OwnedFile(const OwnedFile&) = delete;
   OwnedFile& operator=(const OwnedFile&) = delete;
   ~OwnedFile();
@@ -69,6 +69,7 @@ class OwnedFile {
  private:
   std::string path_;
   std::uint64_t inode_;
+  bool remove_;  // false: a file reused by its owner (a payload segment)
 };
 
 // A read-only or read-write mapping of a whole file, unmapped on destruction.

@@ -22,6 +22,10 @@ inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
 inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
 // Its inode: a slave checks it opens the directory its master created.
 inline constexpr const char* kEnvSpillDirInode = "BDMPI_SPILL_DIR_INODE";
+// The node's memory directory (JobNames::MemoryDir) and its inode; absent
+// when the master could not create one (payloads then go to spill files).
+inline constexpr const char* kEnvMemoryDir = "BDMPI_MEMORY_DIR";
+inline constexpr const char* kEnvMemoryDirInode = "BDMPI_MEMORY_DIR_INODE";
 // The slave's secret that it puts in every request (RequestMsg::token).
 inline constexpr const char* kEnvSlaveToken = "BDMPI_SLAVE_TOKEN";
 // "1" when the slave may hold back requests that need no reply until its
@@ -77,6 +81,9 @@ class JobNames {
   std::string JobDir(const std::string& scratch) const;
   // <job dir>/n<node>: this master's spill files.
   std::string SpillDir(const std::string& scratch) const;
+  // /dev/shm/bdmpi-<id>-n<node>-payloads: the node's private directory
+  // (0700) of payloads kept in memory (tmpfs), laid out like SpillDir.
+  std::string MemoryDir() const { return "/dev/shm" + NodePrefix() + "payloads"; }
 
  private:
   std::string job_id_;

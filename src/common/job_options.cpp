@@ -62,8 +62,14 @@ const std::vector<Row>& JobOptionTable() {
                   "slaves running at once per node (at most -ns: more is lowered, with a warning)"),
       CountOption("-nc", &JobOptions::ncritical, "slaves allowed in a critical section"),
       SizeOption("--mem-threshold", &JobOptions::mem_threshold,
-                 "messages larger than this go through disk; smaller ones through "
-                 "each rank's shared-memory window of this size (k/m/g suffixes)"),
+                 "messages larger than this go through a file each (in memory, see "
+                 "--memory-payloads, else on disk); smaller ones through each rank's "
+                 "shared-memory window of this size (k/m/g suffixes)"),
+      ChoiceOption("--memory-payloads", &JobOptions::memory_payloads,
+                   {{"on", true}, {"off", false}},
+                   "keep messages larger than --mem-threshold in memory (a file in "
+                   "/dev/shm) while the node's memory (--node-memory) has room, and move "
+                   "them to disk when it has not; off: they always go through disk"),
       SizeOption("--mem-budget", &JobOptions::mem_budget,
                  "bytes of small messages a master buffers in memory before "
                  "spilling them too"),

@@ -26,7 +26,8 @@ struct JobOptions {
   int nslaves = 1;                     // -ns: slaves on this node
   int nrunning = 1;                    // -nr: slaves running at once
   int ncritical = 1;                   // -nc: slaves inside a critical section
-  std::size_t mem_threshold = 64 * 1024;        // larger payloads go to disk
+  std::size_t mem_threshold = 64 * 1024;        // larger payloads: memory files
+  bool memory_payloads = true;  // payloads above mem_threshold in memory files
   std::size_t mem_budget = 256 * 1024 * 1024;   // buffered bytes in memory
   SchedulePolicy policy = SchedulePolicy::kMemory;
   bool bind = true;  // with -nr 1, keep the master and its slaves on one core

@@ -25,7 +25,7 @@
 
 namespace bdmpi {
 
-inline constexpr std::uint16_t kProtocolVersion = 5;
+inline constexpr std::uint16_t kProtocolVersion = 6;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -190,7 +190,12 @@ const char* MsgTypeName(MsgType type);
 
 // Where the payload of a request or reply is. Inline payloads follow the
 // request in the same queue message (no window acknowledgement needed).
-enum class Where : std::uint8_t { kNone = 0, kWindow = 1, kFile = 2, kInline = 3 };
+// kMemoryFile: a file of the node's memory directory (tmpfs, named by
+// file_id like a spill file), for payloads larger than the window while
+// the node's memory budget has room.
+enum class Where : std::uint8_t {
+  kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4
+};
 
 struct RequestMsg {
   std::uint16_t version = kProtocolVersion;

@@ -105,6 +105,7 @@ Master::~Master() {
     RemoveTree(payloads_.spill_dir().path());
     RemoveJobDirIfEmpty(job_dir_);
   }
+  if (payloads_.has_memory_dir()) RemoveTree(payloads_.memory_dir().path());
 }
 
 void Master::RemoveRecordedJobFiles() const {
@@ -161,6 +162,7 @@ void Master::Start() {
         MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
     config.spill_dir = &payloads_.spill_dir();
+    if (payloads_.has_memory_dir()) config.memory_dir = &payloads_.memory_dir();
     config.inline_max = payloads_.window_size();
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
@@ -193,6 +195,7 @@ void Master::CreateJobDirectory() {
   std::string spill_path = names_.SpillDir(options_.scratch_dir);
   payloads_.SetSpillDir(SpillDir(
       CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_path), spill_path));
+  CreateMemoryDirectory();
 }
 
 void Master::CreateSlaves() {
@@ -203,7 +206,8 @@ void Master::CreateSlaves() {
       continue;
     // Ours come below; getenv would find an inherited one first.
     if (IsJobOptionVariable(*var) || SetsVariable(*var, kEnvMasterPid) ||
-        SetsVariable(*var, kEnvSlaveToken) || SetsVariable(*var, kEnvLaunchSecret))
+        SetsVariable(*var, kEnvSlaveToken) || SetsVariable(*var, kEnvLaunchSecret) ||
+        SetsVariable(*var, kEnvMemoryDir) || SetsVariable(*var, kEnvMemoryDirInode))
       continue;
     base_env.emplace_back(*var);
   }
@@ -225,6 +229,11 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvSpillDir) + "=" + payloads_.spill_dir().path());
     spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
                        std::to_string(payloads_.spill_dir().inode()));
+    if (payloads_.has_memory_dir()) {
+      spec.env.push_back(std::string(kEnvMemoryDir) + "=" + payloads_.memory_dir().path());
+      spec.env.push_back(std::string(kEnvMemoryDirInode) + "=" +
+                         std::to_string(payloads_.memory_dir().inode()));
+    }
     spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
@@ -300,8 +309,10 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   if (slave.state == SlaveState::kExited) return;  // sent before it died
   inline_payload_ = inline_payload;
   served_sender_ = slave.index;
-  // The slave has consumed its previous reply.
-  slave.held_files.clear();
+  // The slave has consumed its previous reply; not so a Released, which a
+  // slave sends while it waits for a reply that may be made already (a
+  // runnable slave switched out), naming files it has yet to read.
+  if (request.type != MsgType::kReleased) slave.held_files.clear();
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
   const MessageRow* row = FindMessageRow(request.type);
   if (row != nullptr && row->handle != nullptr) (this->*row->handle)(slave, request);

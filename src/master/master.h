@@ -113,6 +113,13 @@ class Master {
   // Sends the replies of resumed slaves whose memory is now there.
   void ResumeWaitingForMemory();
   void LogStorageSummary() const;
+  // Payloads larger than the window in memory files (memory_payloads.cpp).
+  void CreateMemoryDirectory();
+  // Whether memory files of `bytes` more fit the node budget.
+  bool MemoryRoomForPayloads(std::uint64_t bytes) const;
+  // Moves held memory files to disk to free `wanted` bytes; returns the
+  // bytes freed.
+  std::uint64_t MovePayloadsToDisk(std::uint64_t wanted);
 
   // Scheduling (master.cpp).
   void Reply(Slave& slave, const ReplyMsg& reply);

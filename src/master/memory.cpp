@@ -52,6 +52,10 @@ bool Master::MemoryFor(Slave& slave) {
     resident += bytes;
     if (other.storage_releasing) releasing += bytes;
   }
+  // Held payloads in memory files count too, and go to disk first: a
+  // buffered message is read once, a slave's data again and again.
+  resident += payloads_.memory_file_bytes();
+  if (resident > node_memory_) resident -= MovePayloadsToDisk(resident - node_memory_);
   if (resident <= node_memory_) return true;
   if (resident - releasing <= node_memory_) return false;  // wait for them
   // Blocked slaves first (a runnable one would run soon and read its data
@@ -106,10 +110,14 @@ void Master::ResumeWaitingForMemory() {
 }
 
 void Master::LogStorageSummary() const {
-  BDMPI_INFO("disk", "storage: %llu switch-outs, %llu bytes written back (budget %llu)",
+  BDMPI_INFO("disk",
+             "storage: %llu switch-outs, %llu bytes written back (budget %llu), "
+             "%llu message bytes moved from memory to disk (%llu while held)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
-             static_cast<unsigned long long>(node_memory_));
+             static_cast<unsigned long long>(node_memory_),
+             static_cast<unsigned long long>(payloads_.moved_to_disk()),
+             static_cast<unsigned long long>(payloads_.moved_while_held()));
 }
 
 }  // namespace bdmpi

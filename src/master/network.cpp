@@ -140,6 +140,7 @@ std::string Network::Describe(int node) const {
 }
 
 void Network::Send(OutgoingMessage message) {
+  message.payload.Pin();  // read by this network's thread from now on
   {
     std::lock_guard<std::mutex> lock(mutex_);
     outbox_.push_back(std::move(message));
@@ -349,7 +350,8 @@ bool Network::ProgressSends(int dest) {
     stream.next_chunk = 0;
     if (transfers_.on()) stream.started_ns = MonotonicNs();
     if (stream.chunks > 0) {
-      stream.fd = config_.spill_dir->Open(payload.file_id(), O_RDONLY, payload.file()->inode());
+      // A memory or a spill file.
+      stream.fd = payload.Open(O_RDONLY);
     }
     stream.active = true;
     busy = true;
@@ -422,9 +424,10 @@ bool Network::ProgressReceives() {
         continue;
       }
       stream.message.on_disk = true;
+      stream.message.in_memory = config_.memory_dir != nullptr;
       stream.message.file_id = MakeFileId(kNetworkFileOwner, ++file_seq_);
-      stream.fd = config_.spill_dir->Create(stream.message.file_id, O_WRONLY,
-                                            &stream.message.file_inode);
+      stream.fd = IncomingDir(stream.message).Create(stream.message.file_id, O_WRONLY,
+                                                      &stream.message.file_inode);
       stream.chunks_left = header.chunks;
       stream.offset = 0;
       stream.active = true;
@@ -433,7 +436,8 @@ bool Network::ProgressReceives() {
     }
     if (PwriteFull(stream.fd.get(), receive_buffer_.data(), static_cast<std::size_t>(count),
                    stream.offset) < 0) {
-      ThrowWriteError("write", config_.spill_dir->FilePath(stream.message.file_id), errno);
+      ThrowWriteError("write", IncomingDir(stream.message).FilePath(stream.message.file_id),
+                      errno);
     }
     stream.offset += static_cast<std::uint64_t>(count);
     if (--stream.chunks_left == 0) {

@@ -49,7 +49,8 @@ struct OutgoingMessage {
 struct IncomingMessage {
   WireHeader header;
   std::vector<std::byte> memory;  // small payloads
-  bool on_disk = false;           // large ones: a spill file of this node
+  bool on_disk = false;           // large ones: a spill file of this node,
+  bool in_memory = false;         // or a memory file (Config::memory_dir)
   std::uint64_t file_id = 0;
   std::uint64_t file_inode = 0;
 };
@@ -102,6 +103,10 @@ class Network {
  public:
   struct Config {
     const SpillDir* spill_dir = nullptr;  // the master's, outlives the network
+    // The master's memory directory, where large incoming messages go
+    // (the master moves them to disk if the node's memory is short); null:
+    // to the spill directory.
+    const SpillDir* memory_dir = nullptr;
     std::string rack;  // this node's rack ("" when unknown)
     coll::Tuning tuning;
     std::size_t inline_max = 64 * 1024;   // payloads up to this go in one message
@@ -188,6 +193,9 @@ class Network {
   bool TakeWork();
   bool InFlight() const;  // transfers or collective steps under way
   bool ProgressSends(int dest);
+  const SpillDir& IncomingDir(const IncomingMessage& message) const {
+    return message.in_memory ? *config_.memory_dir : *config_.spill_dir;
+  }
   bool ProgressReceives();
   bool ProgressCollectives();
   bool ProgressControl();

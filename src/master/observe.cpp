@@ -133,7 +133,8 @@ void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Pay
   if (!recorder_.on()) return;
   MessagePath path = request.where == Where::kInline ? MessagePath::kInline
                      : request.where == Where::kFile ? MessagePath::kSpillFile
-                     : payload.on_disk()             ? MessagePath::kMasterSpill
+                     // A memory file held by the master counts as its memory.
+                     : payload.on_disk() && !payload.in_memory_file() ? MessagePath::kMasterSpill
                                                      : MessagePath::kMasterMemory;
   recorder_.Sent(slave.index, path, request.bytes);
   if (cross_node) recorder_.Sent(slave.index, MessagePath::kCrossNode, request.bytes);

@@ -89,7 +89,9 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
   Message message;
   message.envelope = Envelope{header.comm, header.source, header.tag};
   message.sent_by = SentBy{header.sync_sender, header.sync_id, header.sync_id != 0};
-  if (incoming.on_disk) {
+  if (incoming.on_disk && incoming.in_memory) {
+    message.payload = payloads_.AdoptIncoming(incoming.file_id, incoming.file_inode, header.bytes);
+  } else if (incoming.on_disk) {
     recorder_.Spilled(header.bytes);
     message.payload = payloads_.Adopt(incoming.file_id, incoming.file_inode, header.bytes);
   } else {

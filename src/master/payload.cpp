@@ -19,21 +19,33 @@ Payload Payload::InMemory(std::vector<std::byte> data, MemoryBudget* budget) {
   return payload;
 }
 
+void PayloadFile::Uncharge() noexcept {
+  if (memory_charge != nullptr) memory_charge->fetch_sub(charged, std::memory_order_relaxed);
+  memory_charge = nullptr;
+  charged = 0;
+}
+
 Payload Payload::OnDisk(std::shared_ptr<OwnedFile> file, std::uint64_t file_id,
-                        std::uint64_t bytes) {
+                        std::uint64_t bytes, const SpillDir* dir) {
+  return InFile(std::make_shared<PayloadFile>(std::move(file), file_id, dir), bytes);
+}
+
+Payload Payload::InFile(std::shared_ptr<PayloadFile> file, std::uint64_t bytes) {
   Payload payload;
   payload.bytes_ = bytes;
   payload.file_ = std::move(file);
-  payload.file_id_ = file_id;
   return payload;
+}
+
+UniqueFd Payload::Open(int access) const {
+  return file_->dir->Open(file_->file_id, access, file_->owned->inode());
 }
 
 Payload::Payload(Payload&& other) noexcept
     : bytes_(std::exchange(other.bytes_, 0)),
       memory_(std::move(other.memory_)),
       budget_(std::exchange(other.budget_, nullptr)),
-      file_(std::move(other.file_)),
-      file_id_(other.file_id_) {}
+      file_(std::move(other.file_)) {}
 
 Payload& Payload::operator=(Payload&& other) noexcept {
   if (this != &other) {
@@ -42,7 +54,6 @@ Payload& Payload::operator=(Payload&& other) noexcept {
     memory_ = std::move(other.memory_);
     budget_ = std::exchange(other.budget_, nullptr);
     file_ = std::move(other.file_);
-    file_id_ = other.file_id_;
   }
   return *this;
 }

@@ -1,16 +1,33 @@
 #include "master/payload_store.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/payload_segments.h"
 #include "common/private_dir.h"
 
 namespace bdmpi {
+namespace {
+
+// Gives a payload segment back to its slave when the last holder of the
+// message lets go.
+struct SegmentRelease {
+  std::uint32_t* flag;
+  std::uint32_t value = kSegmentFree;  // kSegmentFreeEmptied once punched
+  void operator()(OwnedFile* file) const {
+    delete file;
+    std::atomic_ref<std::uint32_t>(*flag).store(value, std::memory_order_release);
+  }
+};
+
+}  // namespace
 
 PayloadStore::PayloadStore(std::size_t window_size, std::size_t memory_budget)
     : window_size_(window_size), budget_(memory_budget) {}
@@ -26,6 +43,8 @@ Payload PayloadStore::Take(const RequestMsg& request, const std::byte* window,
       UniqueFd file = spill_dir_.Open(request.file_id, O_RDONLY, 0);
       return Adopt(request.file_id, InodeOf(file.get()), request.bytes);
     }
+    case Where::kMemoryFile:
+      return TakeMemoryFile(request);
     case Where::kInline:
     case Where::kWindow:
       break;
@@ -59,9 +78,14 @@ void PayloadStore::Read(const RequestMsg& request, const std::byte* window,
       BDMPI_ENFORCE(bytes <= window_size_, "window payload larger than window");
       std::memcpy(out, window, bytes);
       break;
-    case Where::kFile: {
-      OwnedFile file(spill_dir_.FilePath(request.file_id));  // unlinked when read
-      spill_dir_.ReadPrefix(request.file_id, 0, out, bytes);
+    case Where::kFile:
+    case Where::kMemoryFile: {
+      const SpillDir& dir = SourceDir(request.where);
+      // Unlinked (or the segment given back) when read.
+      std::shared_ptr<OwnedFile> file = request.where == Where::kFile
+                                            ? std::make_shared<OwnedFile>(dir.FilePath(request.file_id))
+                                            : OwnMemoryFile(request.file_id, 0);
+      dir.ReadPrefix(request.file_id, 0, out, bytes);
       break;
     }
   }
@@ -75,7 +99,7 @@ void PayloadStore::Give(const Payload& payload, std::uint64_t capacity, std::byt
   if (copy == 0) {
     reply.where = Where::kNone;
   } else if (payload.on_disk()) {
-    reply.where = Where::kFile;
+    reply.where = payload.in_memory_file() ? Where::kMemoryFile : Where::kFile;
     reply.file_id = payload.file_id();
     reply.file_ino = payload.file()->inode();
     held_files.push_back(payload.file());
@@ -90,31 +114,154 @@ Payload PayloadStore::Store(std::vector<std::byte> data) {
   std::size_t bytes = data.size();
   if (bytes <= window_size_ && budget_.TryReserve(bytes))
     return Payload::InMemory(std::move(data), &budget_);
+  if (bytes > window_size_ && has_memory_dir() && memory_room_(bytes)) {
+    std::uint64_t file_id = NewFileId();
+    try {
+      std::uint64_t inode = memory_dir_.Write(file_id, data.data(), bytes);
+      return AdoptMemoryFile(file_id, inode, bytes);
+    } catch (const Error& error) {
+      // A full tmpfs: to disk (Write removed what it had written).
+      BDMPI_DEBUG("disk", "memory file: %s; using a spill file", error.what());
+    }
+  }
   return Spill(data.data(), bytes);
 }
 
 Payload PayloadStore::Allocate(std::uint64_t bytes, std::optional<MappedFile>& map) {
   if (bytes <= window_size_ && budget_.TryReserve(bytes))
     return Payload::InMemory(std::vector<std::byte>(bytes), &budget_);
-  // Filled straight in a spill file, never in master memory.
+  // Filled straight in a file, never in master memory: a memory file while
+  // the node has room (the network thread writes into the mapping, so it
+  // is pinned where it is), else a spill file.
+  bool in_memory = has_memory_dir() && memory_room_(bytes);
+  const SpillDir& dir = in_memory ? memory_dir_ : spill_dir_;
   std::uint64_t file_id = NewFileId();
   std::uint64_t inode = 0;
-  // Reserved: the network thread writes into the mapping.
-  UniqueFd file = spill_dir_.CreateReserved(file_id, bytes, &inode);
-  map.emplace(MappedFile::Map(spill_dir_.FilePath(file_id), file.get(), bytes, /*writable=*/true));
-  return Adopt(file_id, inode, bytes);
+  // Reserved: a full disk or tmpfs is an error here, not a SIGBUS later.
+  UniqueFd file = dir.CreateReserved(file_id, bytes, &inode);
+  map.emplace(MappedFile::Map(dir.FilePath(file_id), file.get(), bytes, /*writable=*/true));
+  Payload payload = in_memory ? AdoptMemoryFile(file_id, inode, bytes) : Adopt(file_id, inode, bytes);
+  payload.Pin();
+  return payload;
 }
 
 Payload PayloadStore::Adopt(std::uint64_t file_id, std::uint64_t inode,
                             std::uint64_t bytes) const {
   return Payload::OnDisk(std::make_shared<OwnedFile>(spill_dir_.FilePath(file_id), inode),
-                         file_id, bytes);
+                         file_id, bytes, &spill_dir_);
+}
+
+Payload PayloadStore::TakeMemoryFile(const RequestMsg& request) {
+  BDMPI_ENFORCE(has_memory_dir(), "a memory-file payload without a memory directory");
+  // Checked now (a file of ours with one link), recognised by its inode.
+  UniqueFd file = memory_dir_.Open(request.file_id, O_RDONLY, 0);
+  std::uint64_t inode = InodeOf(file.get());
+  struct stat info {};
+  if (fstat(file.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < request.bytes)
+    throw Error(kErrIo, "the memory file " + memory_dir_.FilePath(request.file_id) +
+                            " is shorter than the message it holds");
+  return AdoptIncoming(request.file_id, inode, request.bytes);
+}
+
+Payload PayloadStore::AdoptIncoming(std::uint64_t file_id, std::uint64_t inode,
+                                    std::uint64_t bytes) {
+  Payload payload = AdoptMemoryFile(file_id, inode, bytes);
+  if (!memory_room_(0)) {
+    // The node's memory is short (counting this one): to disk right away.
+    BDMPI_DEBUG("disk", "node memory short: moved a %llu-byte payload to disk",
+                static_cast<unsigned long long>(bytes));
+    MoveToDisk(*payload.shared_file());
+  }
+  return payload;
+}
+
+Payload PayloadStore::AdoptMemoryFile(std::uint64_t file_id, std::uint64_t inode,
+                                      std::uint64_t bytes) {
+  auto file = std::make_shared<PayloadFile>(OwnMemoryFile(file_id, inode), file_id, &memory_dir_);
+  file->memory_charge = &memory_file_bytes_;
+  file->charged = bytes;
+  memory_file_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  // Forget the ones gone, so that the list stays as long as what is held.
+  if (memory_files_.size() >= 64 && memory_files_.size() % 64 == 0)
+    std::erase_if(memory_files_, [](const auto& held) { return held.expired(); });
+  memory_files_.push_back(file);
+  return Payload::InFile(std::move(file), bytes);
+}
+
+void PayloadStore::CreateSegmentFlags(int slaves) {
+  segment_flags_.reserve(static_cast<std::size_t>(slaves));
+  for (int slave = 0; slave < slaves; ++slave) {
+    std::uint64_t file_id = SegmentFlagsFileId(static_cast<std::uint64_t>(slave));
+    std::uint64_t inode = 0;
+    UniqueFd fd = memory_dir_.CreateReserved(file_id, kSegmentFlagsBytes, &inode);
+    segment_flags_.push_back(MappedFile::Map(memory_dir_.FilePath(file_id), fd.get(),
+                                             kSegmentFlagsBytes, /*writable=*/true));
+  }
+}
+
+std::uint32_t* PayloadStore::SegmentFlag(std::uint64_t file_id) const {
+  int index = SegmentIndex(file_id);
+  std::uint64_t owner = FileIdOwner(file_id);
+  if (index < 0 || owner >= segment_flags_.size()) return nullptr;
+  return reinterpret_cast<std::uint32_t*>(segment_flags_[owner].data()) + index;
+}
+
+std::shared_ptr<OwnedFile> PayloadStore::OwnMemoryFile(std::uint64_t file_id,
+                                                       std::uint64_t inode) const {
+  std::string path = memory_dir_.FilePath(file_id);
+  if (std::uint32_t* flag = SegmentFlag(file_id))
+    return std::shared_ptr<OwnedFile>(new OwnedFile(path, inode, /*remove=*/false),
+                                      SegmentRelease{flag});
+  return std::make_shared<OwnedFile>(path, inode);
+}
+
+void PayloadStore::MoveToDisk(PayloadFile& file) {
+  std::uint64_t bytes = file.charged;
+  std::uint64_t file_id = NewFileId();
+  std::uint64_t inode = 0;
+  {
+    UniqueFd source = memory_dir_.Open(file.file_id, O_RDWR, file.owned->inode());
+    MappedFile data = MappedFile::Map(file.owned->path(), source.get(), bytes, /*writable=*/false);
+    inode = spill_dir_.Write(file_id, data.data(), bytes);
+    if (auto* release = std::get_deleter<SegmentRelease>(file.owned)) {
+      // The segment stays its slave's: give its memory back to the system
+      // now, the slave reserves it again before it reuses the segment.
+      fallocate(source.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+                static_cast<off_t>(bytes));
+      release->value = kSegmentFreeEmptied;
+    }
+  }
+  file.owned = std::make_shared<OwnedFile>(spill_dir_.FilePath(file_id), inode);
+  file.file_id = file_id;
+  file.dir = &spill_dir_;
+  file.Uncharge();
+  moved_to_disk_ += bytes;
+}
+
+std::uint64_t PayloadStore::MoveMemoryFilesToDisk(std::uint64_t wanted) {
+  std::uint64_t freed = 0;
+  for (std::weak_ptr<PayloadFile>& held : memory_files_) {
+    if (freed >= wanted) break;
+    std::shared_ptr<PayloadFile> file = held.lock();
+    // owned.use_count() > 1: handed to a slave in a reply, which may be
+    // reading it by name right now.
+    if (file == nullptr || file->memory_charge == nullptr || file->pinned ||
+        file->owned.use_count() > 1)
+      continue;
+    freed += file->charged;
+    MoveToDisk(*file);
+    held.reset();
+  }
+  std::erase_if(memory_files_, [](const auto& held) { return held.expired(); });
+  moved_while_held_ += freed;
+  return freed;
 }
 
 MappedFile PayloadStore::Map(const Payload& payload, std::uint64_t bytes, bool writable) const {
-  UniqueFd fd = spill_dir_.Open(payload.file_id(), writable ? O_RDWR : O_RDONLY,
-                                payload.file()->inode());
-  return MappedFile::Map(spill_dir_.FilePath(payload.file_id()), fd.get(), bytes, writable);
+  // Written through the mapping later on: the file must stay where it is.
+  if (writable) payload.Pin();
+  UniqueFd fd = payload.Open(writable ? O_RDWR : O_RDONLY);
+  return MappedFile::Map(payload.file()->path(), fd.get(), bytes, writable);
 }
 
 Payload PayloadStore::Spill(const void* data, std::uint64_t bytes) {

@@ -1,15 +1,21 @@
 // The master's half of the payload hand-over; the slave's half is
 // Runtime::StagePayload / FetchPayload (src/slave/runtime.cpp). A slave
-// stages a request's payload inline, in its window or in a spill file; the
-// master takes it into a Payload it holds (memory while its budget lasts,
-// else a spill file of its own) and gives held payloads back in replies
-// (the window, or a spill file named by id and inode). It owns the node's
-// spill directory and the memory budget every held payload is charged to,
-// so it must outlive every Payload it made.
+// stages a request's payload inline, in its window, in a memory file or in
+// a spill file; the master takes it into a Payload it holds (window
+// payloads: memory while its budget lasts, else a spill file of its own;
+// memory files: kept while the node's memory has room, else copied to a
+// spill file) and gives held payloads back in replies (the window, or a
+// memory or spill file named by id and inode). Memory files it holds
+// move to spill files when the node needs their memory
+// (MoveMemoryFilesToDisk). It owns the node's spill and memory directories
+// and the budget every held payload is charged to, so it must outlive
+// every Payload it made.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -31,6 +37,30 @@ class PayloadStore {
   // The node's spill directory, once created (Master::Start).
   void SetSpillDir(SpillDir dir) { spill_dir_ = std::move(dir); }
   const SpillDir& spill_dir() const { return spill_dir_; }
+  // The node's memory directory (tmpfs), if the master could create one,
+  // and whether a memory file of `bytes` more fits the node's budget
+  // (without them, every large payload goes to a spill file).
+  void SetMemoryDir(SpillDir dir) { memory_dir_ = std::move(dir); }
+  // Creates the flags files of the payload segments of slaves 0..slaves-1
+  // (common/payload_segments.h), before the slaves start.
+  void CreateSegmentFlags(int slaves);
+  const SpillDir& memory_dir() const { return memory_dir_; }
+  bool has_memory_dir() const { return !memory_dir_.path().empty(); }
+  void SetMemoryRoom(std::function<bool(std::uint64_t bytes)> room) {
+    memory_room_ = std::move(room);
+  }
+  // Bytes of the memory files held now (any thread may drop one).
+  std::uint64_t memory_file_bytes() const {
+    return memory_file_bytes_.load(std::memory_order_relaxed);
+  }
+  // Moves held memory files, oldest first, to spill files until `wanted`
+  // bytes are freed; skips those a slave may be reading (handed out in a
+  // reply) or the network thread sends. Returns the bytes freed.
+  std::uint64_t MoveMemoryFilesToDisk(std::uint64_t wanted);
+  // Bytes of memory files moved to disk so far (at arrival or later).
+  std::uint64_t moved_to_disk() const { return moved_to_disk_; }
+  // Of those, moved by MoveMemoryFilesToDisk (after they had been held).
+  std::uint64_t moved_while_held() const { return moved_while_held_; }
   const MemoryBudget& budget() const { return budget_; }
   std::size_t window_size() const { return window_size_; }
 
@@ -55,6 +85,9 @@ class PayloadStore {
   // received from other nodes): memory if it fits, else a spill file with
   // its disk reserved, mapped writable into `map`.
   Payload Allocate(std::uint64_t bytes, std::optional<MappedFile>& map);
+  // A memory file the network thread wrote (a message from another node):
+  // held in memory, or moved to a spill file when the node's memory is short.
+  Payload AdoptIncoming(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes);
   // A spill file of this directory written by another part of the master
   // (the network thread), with the inode it recorded.
   Payload Adopt(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes) const;
@@ -66,10 +99,33 @@ class PayloadStore {
   std::uint64_t NewFileId() { return MakeFileId(kMasterFileOwner, ++file_seq_); }
   // `bytes` of `data` in a new spill file of the master's.
   Payload Spill(const void* data, std::uint64_t bytes);
+  // A memory file a slave wrote: held in memory, or copied to a spill
+  // file when the node's memory is short.
+  Payload TakeMemoryFile(const RequestMsg& request);
+  // A memory file of `bytes`, charged to memory_file_bytes_ and listed for
+  // MoveMemoryFilesToDisk. A slave's payload segment is given back to it
+  // (its flag cleared) when the last holder lets go; any other memory file
+  // is unlinked then.
+  Payload AdoptMemoryFile(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes);
+  std::shared_ptr<OwnedFile> OwnMemoryFile(std::uint64_t file_id, std::uint64_t inode) const;
+  // Copies memory file `file` to a new spill file and points `file` there
+  // (a segment's memory is given back to the system too).
+  void MoveToDisk(PayloadFile& file);
+  std::uint32_t* SegmentFlag(std::uint64_t file_id) const;
+  const SpillDir& SourceDir(Where where) const {
+    return where == Where::kMemoryFile ? memory_dir_ : spill_dir_;
+  }
 
   std::size_t window_size_;
   MemoryBudget budget_;
   SpillDir spill_dir_;
+  SpillDir memory_dir_;
+  std::function<bool(std::uint64_t)> memory_room_ = [](std::uint64_t) { return true; };
+  std::atomic<std::uint64_t> memory_file_bytes_{0};
+  std::vector<std::weak_ptr<PayloadFile>> memory_files_;  // oldest first
+  std::vector<MappedFile> segment_flags_;                 // by slave
+  std::uint64_t moved_to_disk_ = 0;
+  std::uint64_t moved_while_held_ = 0;
   std::uint64_t file_seq_ = 0;
 };
 

@@ -81,11 +81,12 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
                " bytes, larger than its window";
       break;
     case Where::kFile:
+    case Where::kMemoryFile:
       // A file id names its creator (MakeFileId); taking another rank's file
       // would steal that rank's message.
       if (FileIdOwner(request.file_id) != static_cast<std::uint64_t>(slave.index))
-        return "spill file " + std::to_string(request.file_id) +
-               ", which it did not write";
+        return std::string(request.where == Where::kFile ? "spill" : "memory") + " file " +
+               std::to_string(request.file_id) + ", which it did not write";
       break;
   }
   const MessageRow* row = FindMessageRow(request.type);

@@ -72,6 +72,11 @@ void Runtime::Connect() {
   std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
   spill_dir_ = SpillDir::OpenExisting(
       RequireEnv(kEnvSpillDir), std::strtoull(RequireEnv(kEnvSpillDirInode), nullptr, 10));
+  if (const char* memory_dir = std::getenv(kEnvMemoryDir)) {
+    memory_dir_ = SpillDir::OpenExisting(memory_dir, std::strtoull(RequireEnv(kEnvMemoryDirInode),
+                                                                   nullptr, 10));
+    segments_.emplace(&memory_dir_, static_cast<std::uint64_t>(slave_));
+  }
   token_ = static_cast<std::uint32_t>(std::strtoul(RequireEnv(kEnvSlaveToken), nullptr, 10));
   // Not for the programs this one may start: they are not this rank.
   unsetenv(kEnvSlaveToken);
@@ -201,9 +206,7 @@ void Runtime::StagePayload(const void* data, std::uint64_t bytes,
     std::memcpy(window_.data(), data, bytes);
     request.where = Where::kWindow;
   } else {
-    request.file_id = MakeFileId(static_cast<std::uint64_t>(slave_), ++file_seq_);
-    spill_dir_.Write(request.file_id, data, bytes);
-    request.where = Where::kFile;
+    WriteFile(data, bytes, request);
   }
 }
 
@@ -220,7 +223,23 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
     case Where::kFile:
       spill_dir_.ReadPrefix(reply.file_id, reply.file_ino, data, bytes);
       break;
+    case Where::kMemoryFile:
+      segment_reader_.Read(memory_dir_, reply.file_id, reply.file_ino, data, bytes);
+      break;
   }
+}
+
+void Runtime::WriteFile(const void* data, std::uint64_t bytes, RequestMsg& request) {
+  if (segments_) {
+    if (std::uint64_t segment = segments_->Write(data, bytes); segment != 0) {
+      request.file_id = segment;
+      request.where = Where::kMemoryFile;
+      return;
+    }
+  }
+  request.file_id = MakeFileId(static_cast<std::uint64_t>(slave_), ++file_seq_);
+  spill_dir_.Write(request.file_id, data, bytes);
+  request.where = Where::kFile;
 }
 
 }  // namespace bdmpi

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/message_queue.h"
@@ -12,6 +13,7 @@
 #include "common/rank_layout.h"
 #include "common/shared_memory.h"
 #include "common/spill_dir.h"
+#include "slave/payload_segments.h"
 
 namespace bdmpi {
 
@@ -49,7 +51,8 @@ class Runtime {
 
   // Puts a payload where the master will find it: inline in the request
   // when tiny, the window when it fits (the caller then posts with
-  // PostStaged or Call), else a new spill file.
+  // PostStaged or Call), else a free payload segment (memory), else a new
+  // spill file (no memory directory, every segment busy, tmpfs full).
   void StagePayload(const void* data, std::uint64_t bytes, RequestMsg& request);
   // Copies min(reply.bytes, capacity) bytes of a reply's payload to `data`.
   void FetchPayload(const ReplyMsg& reply, void* data, std::uint64_t capacity);
@@ -67,6 +70,9 @@ class Runtime {
   // Throws MPI_ERR_OTHER unless called from MPI_Init's thread
   // (MPI_THREAD_FUNNELED): the go-queue and the batch are the rank's only.
   void CheckCallingThread() const;
+  // Writes a payload too large for the window to a payload segment if one
+  // is free, else a new spill file; sets the request's file id and where.
+  void WriteFile(const void* data, std::uint64_t bytes, RequestMsg& request);
   // Adds a request to the batch (sending the batch first if it is full).
   void Enqueue(RequestMsg request);
   void Flush();
@@ -79,6 +85,9 @@ class Runtime {
   int slave_ = 0;
   std::uint32_t token_ = 0;  // proves to the master that we are slave_
   SpillDir spill_dir_;
+  SpillDir memory_dir_;  // empty path: none
+  std::optional<PayloadSegments> segments_;  // with a memory directory
+  SegmentReader segment_reader_;
   MessageQueue request_queue_;
   MessageQueue go_queue_;
   SharedMemory window_;

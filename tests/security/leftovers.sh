@@ -3,7 +3,8 @@
 #
 # A job is killed so that it cannot clean up: bdmpiexec and its master both
 # get SIGKILL (the ranks follow their master). What it left (queues, shared
-# memory, its spill directory) must be removed by the next bdmpiexec on the
+# memory, the payload segments in its memory directory, its spill directory)
+# must be removed by the next bdmpiexec on the
 # node, which says so; a job that is still running is not touched.
 source "$(dirname "$0")/lib.sh"
 require_root
@@ -24,6 +25,9 @@ no_processes() { [[ -z $(job_processes "$job") ]]; }
 wait_for 10 no_processes || fail "processes of the killed job outlived it"
 [[ -n $(ipc_objects "$job") && -d $scratch/bdmpi-$job ]] ||
   fail "the killed job left nothing: this test cannot check the collection"
+# Its 4 MiB broadcasts were in payload segments (memory files) when it died.
+[[ -n $(find "/dev/shm/bdmpi-$job-n0-payloads" -type f 2>/dev/null) ]] ||
+  fail "the killed job left no payload segments: this test cannot check their collection"
 
 start_job next "$bdmpiexec" -ns 2 --job-id "$next" --scratch-dir "$scratch" "$quick"
 finish_job next

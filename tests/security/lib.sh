@@ -45,7 +45,7 @@ ipc_objects() {
 remove_job() {
   local pid
   for pid in $(job_processes "$1"); do kill -KILL "$pid" 2>/dev/null; done
-  ipc_objects "$1" | xargs -r rm -f
+  ipc_objects "$1" | xargs -r rm -rf  # the memory directory too
 }
 
 on_exit() {

@@ -13,7 +13,9 @@ mode=$1 bdmpiexec=$2 program=$3
 go=$logs/go
 spill=$scratch/bdmpi-$job/n0
 
-start_job job "$bdmpiexec" -ns 2 -nr 2 --job-id "$job" --scratch-dir "$scratch" "$program" "$go"
+# --memory-payloads off: the message must wait in a spill file, not in memory.
+start_job job "$bdmpiexec" -ns 2 -nr 2 --memory-payloads off --job-id "$job" --scratch-dir "$scratch" \
+  "$program" "$go"
 spill_file() { file=$(find "$spill" -maxdepth 1 -type f 2>/dev/null | head -1); [[ -n $file ]]; }
 wait_for 10 spill_file || fail "no spill file appeared in $spill"
 sleep 0.5  # the master has taken the file by now

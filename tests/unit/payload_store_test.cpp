@@ -1,7 +1,8 @@
 // The master's payload hand-over (master/payload_store.h): what it keeps in
 // memory and what it spills, the budget it charges, the replies it fills as
-// the slave's FetchPayload expects them, and the inode check that refuses a
-// spill file swapped under it.
+// the slave's FetchPayload expects them, the inode check that refuses a
+// spill file swapped under it, and memory files: charged while held, moved
+// to disk when the node's memory is short.
 #include "master/payload_store.h"
 
 #include <fcntl.h>
@@ -237,6 +238,140 @@ TEST_F(PayloadStoreTest, MapRefusesASpillFileSwappedUnderIt) {
   ASSERT_EQ(rename(forged.c_str(), path.c_str()), 0);
   EXPECT_ERROR_WITH(store_.Map(payload, kWindow * 2, /*writable=*/false),
                     "is not the file the job wrote");
+}
+
+// ------------------------------------------------------------ memory files
+
+// A store with a memory directory (a plain directory here; /dev/shm in a
+// job) whose node memory has room while `room_` says so.
+class MemoryFileTest : public PayloadStoreTest {
+ protected:
+  MemoryFileTest() {
+    std::string path = scratch_.Child("mem");
+    store_.SetMemoryDir(SpillDir(CreatePrivateDirAt(AT_FDCWD, path, path), path));
+    store_.SetMemoryRoom([this](std::uint64_t bytes) {
+      return store_.memory_file_bytes() + bytes <= room_;
+    });
+  }
+
+  // What a slave's StagePayload does for a payload larger than its window.
+  RequestMsg SlaveWrites(std::uint64_t seq, std::size_t bytes, std::uint8_t value) {
+    std::uint64_t file_id = MakeFileId(2, seq);
+    std::vector<std::byte> data = Bytes(bytes, value);
+    store_.memory_dir().Write(file_id, data.data(), data.size());
+    return Staged(Where::kMemoryFile, bytes, file_id);
+  }
+
+  std::size_t MemoryFiles() const {
+    return static_cast<std::size_t>(std::distance(
+        fs::directory_iterator(store_.memory_dir().path()), fs::directory_iterator()));
+  }
+
+  std::uint64_t room_ = std::numeric_limits<std::uint64_t>::max();
+};
+
+TEST_F(MemoryFileTest, TakesAMemoryFileChargesItAndGivesItByName) {
+  Payload payload = store_.Take(SlaveWrites(1, kWindow * 2, 3), window_.data(), nullptr);
+  ASSERT_TRUE(payload.in_memory_file());
+  EXPECT_EQ(store_.memory_file_bytes(), kWindow * 2);
+  EXPECT_EQ(SpillFiles(), 0u);
+  ReplyMsg reply;
+  store_.Give(payload, std::numeric_limits<std::uint64_t>::max(), window_.data(), reply, held_);
+  EXPECT_EQ(reply.where, Where::kMemoryFile);
+  EXPECT_EQ(reply.file_id, MakeFileId(2, 1));
+  EXPECT_EQ(reply.file_ino, payload.file()->inode());
+  std::vector<std::byte> read(kWindow * 2);
+  store_.memory_dir().ReadPrefix(reply.file_id, reply.file_ino, read.data(), read.size());
+  EXPECT_EQ(read, Bytes(kWindow * 2, 3));
+  payload = Payload();
+  EXPECT_EQ(MemoryFiles(), 1u);  // the slave has not read it yet
+  held_.clear();
+  EXPECT_EQ(MemoryFiles(), 0u);
+  EXPECT_EQ(store_.memory_file_bytes(), 0u);
+}
+
+TEST_F(MemoryFileTest, AMemoryFileOverTheNodeBudgetGoesToDiskAtOnce) {
+  room_ = kWindow * 3;
+  Payload first = store_.Take(SlaveWrites(1, kWindow * 2, 1), window_.data(), nullptr);
+  Payload second = store_.Take(SlaveWrites(2, kWindow * 2, 2), window_.data(), nullptr);
+  EXPECT_TRUE(first.in_memory_file());
+  ASSERT_TRUE(second.on_disk());
+  EXPECT_FALSE(second.in_memory_file());
+  EXPECT_EQ(FileIdOwner(second.file_id()), kMasterFileOwner);
+  EXPECT_EQ(FileBytes(second.file()->path()), Bytes(kWindow * 2, 2));
+  EXPECT_EQ(store_.memory_file_bytes(), kWindow * 2);
+  EXPECT_EQ(MemoryFiles(), 1u);
+  EXPECT_EQ(SpillFiles(), 1u);
+  ReplyMsg reply;
+  store_.Give(second, kWindow * 2, window_.data(), reply, held_);
+  EXPECT_EQ(reply.where, Where::kFile);
+}
+
+TEST_F(MemoryFileTest, MovesHeldMemoryFilesToDiskButNotThoseInUse) {
+  Payload handed_out = store_.Take(SlaveWrites(1, kWindow * 2, 1), window_.data(), nullptr);
+  Payload pinned = store_.Take(SlaveWrites(2, kWindow * 2, 2), window_.data(), nullptr);
+  Payload held = store_.Take(SlaveWrites(3, kWindow * 2, 3), window_.data(), nullptr);
+  ReplyMsg reply;
+  store_.Give(handed_out, kWindow * 2, window_.data(), reply, held_);  // being read
+  pinned.Pin();                                                        // the network's
+  EXPECT_EQ(store_.MoveMemoryFilesToDisk(std::numeric_limits<std::uint64_t>::max()),
+            kWindow * 2);
+  EXPECT_TRUE(handed_out.in_memory_file());
+  EXPECT_TRUE(pinned.in_memory_file());
+  ASSERT_FALSE(held.in_memory_file());
+  ASSERT_TRUE(held.on_disk());
+  EXPECT_EQ(FileBytes(held.file()->path()), Bytes(kWindow * 2, 3));
+  MappedFile map = store_.Map(held, kWindow * 2, /*writable=*/false);
+  EXPECT_EQ(map.data()[kWindow * 2 - 1], std::byte{3});
+  EXPECT_EQ(store_.memory_file_bytes(), kWindow * 4);
+  EXPECT_EQ(MemoryFiles(), 2u);
+  EXPECT_EQ(SpillFiles(), 1u);
+  // Given out again, it is a spill file now.
+  store_.Give(held, kWindow * 2, window_.data(), reply, held_);
+  EXPECT_EQ(reply.where, Where::kFile);
+  EXPECT_EQ(reply.file_id, held.file_id());
+}
+
+TEST_F(MemoryFileTest, MovesOnlyAsMuchAsWanted) {
+  Payload first = store_.Take(SlaveWrites(1, kWindow * 2, 1), window_.data(), nullptr);
+  Payload second = store_.Take(SlaveWrites(2, kWindow * 2, 2), window_.data(), nullptr);
+  EXPECT_EQ(store_.MoveMemoryFilesToDisk(1), kWindow * 2);
+  EXPECT_FALSE(first.in_memory_file());  // the oldest first
+  EXPECT_TRUE(second.in_memory_file());
+}
+
+TEST_F(MemoryFileTest, StoreAndAllocatePutLargeDataInMemoryFiles) {
+  Payload stored = store_.Store(Bytes(kWindow + 8, 4));
+  ASSERT_TRUE(stored.in_memory_file());
+  EXPECT_EQ(FileBytes(stored.file()->path()), Bytes(kWindow + 8, 4));
+  std::optional<MappedFile> map;
+  Payload allocated = store_.Allocate(kWindow * 2, map);
+  ASSERT_TRUE(allocated.in_memory_file());
+  std::memset(map->data(), 6, kWindow * 2);
+  map.reset();
+  EXPECT_EQ(store_.memory_file_bytes(), kWindow * 3 + 8);
+  // Filled through a mapping the network thread holds: it stays put.
+  EXPECT_EQ(store_.MoveMemoryFilesToDisk(kWindow * 10), kWindow + 8);
+  EXPECT_TRUE(allocated.in_memory_file());
+  EXPECT_EQ(FileBytes(allocated.file()->path()), Bytes(kWindow * 2, 6));
+  room_ = 0;
+  EXPECT_FALSE(store_.Store(Bytes(kWindow + 8, 5)).in_memory_file());
+}
+
+TEST_F(MemoryFileTest, RefusesAMemoryFileWithASecondLink) {
+  RequestMsg request = SlaveWrites(1, kWindow * 2, 1);
+  std::string path = store_.memory_dir().FilePath(request.file_id);
+  ASSERT_EQ(link(path.c_str(), scratch_.Child("other").c_str()), 0);
+  EXPECT_ERROR_WITH(store_.Take(request, window_.data(), nullptr), path);
+  EXPECT_EQ(store_.memory_file_bytes(), 0u);
+}
+
+TEST_F(MemoryFileTest, ReadsAMemoryFileWithoutKeepingIt) {
+  RequestMsg request = SlaveWrites(1, 64, 7);
+  std::vector<std::byte> back(64);
+  store_.Read(request, window_.data(), nullptr, back.data(), back.size());
+  EXPECT_EQ(back, Bytes(64, 7));
+  EXPECT_EQ(MemoryFiles(), 0u);
 }
 
 }  // namespace

@@ -38,6 +38,17 @@ std::vector<std::string> OwnEntries(const char* dir, const std::string& prefix) 
   return names;
 }
 
+// Removes the node's memory directory, with the payloads in it, if it is
+// ours (RemoveTree does not follow symlinks).
+bool RemoveMemoryDir(const JobNames& names) {
+  struct stat info {};
+  if (lstat(names.MemoryDir().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) ||
+      info.st_uid != geteuid())
+    return false;
+  RemoveTree(names.MemoryDir());
+  return true;
+}
+
 // Removes every object of node `node` of a job whose processes there are
 // gone (`dead` holds its liveness file locked); the liveness file goes last.
 int RemoveNodeObjects(const std::string& job_id, int node, const DeadNode& dead) {
@@ -55,6 +66,7 @@ int RemoveNodeObjects(const std::string& job_id, int node, const DeadNode& dead)
     if (mq_unlink(name.c_str()) == 0) ++removed;
   for (const std::string& name : OwnEntries("/dev/shm", prefix))
     if (name != names.Liveness() && shm_unlink(name.c_str()) == 0) ++removed;
+  if (RemoveMemoryDir(names)) ++removed;
   // The spill directory, only inside a job directory of the same launch.
   std::string job_dir = names.JobDir(dead.record.scratch_dir);
   if (IsJobDirOf(job_dir, dead.record.launch_secret)) {
@@ -78,7 +90,13 @@ int RemoveLaunchLeftovers(const std::string& job_id, const std::string& launch_s
   for (int node = 0; node < nnodes; ++node) {
     std::string name = JobNames(job_id, node).Liveness();
     struct stat info {};
-    if (stat(("/dev/shm" + name).c_str(), &info) != 0) continue;  // gone, or elsewhere
+    if (stat(("/dev/shm" + name).c_str(), &info) != 0) {
+      // Gone, or elsewhere. A master makes its memory directory after its
+      // liveness file and removes it before: without one, the directory is
+      // an orphan (a collector that does not know it took the rest).
+      if (RemoveMemoryDir(JobNames(job_id, node))) ++removed;
+      continue;
+    }
     std::optional<DeadNode> dead = LockIfDead(name, wait_ms);
     if (!dead) return -1;
     // Another launch's, with the same job id: not ours to touch.

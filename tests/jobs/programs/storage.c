@@ -12,9 +12,15 @@
  * Between steps it blocks in Barrier, Allreduce (of a checksum that every
  * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
  *
- * Usage: storage [--mib N] [--steps S] [--crash-step C]
+ * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H]
  *   N MiB per array (default 3), S steps (default 6); with --crash-step the
  *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
+ *   With --held, each rank sends H messages of 512 KiB + 8 (above the window,
+ *   below the storage threshold) to the next rank right after MPI_Init,
+ *   before it allocates anything large, and that rank
+ *   receives them only after the last step: under BDMPI they wait in
+ *   memory while the node has room, and must move to disk (bit for bit)
+ *   once the arrays fill a small --node-memory.
  */
 #include <signal.h>
 #include "check.h"
@@ -79,12 +85,26 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
-  int steps = 6, crash_step = -1;
+  int steps = 6, crash_step = -1, held = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--crash-step") == 0 && i + 1 < argc) crash_step = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--held") == 0 && i + 1 < argc) held = atoi(argv[++i]);
   }
+  /* Array 8 + k: the k-th held message (Isend: Open MPI would wait for the
+   * receive in MPI_Send). */
+  const size_t held_words = (1 << 16) + 1;
+  uint64_t **held_out = xmalloc(sizeof(uint64_t *) * (size_t)(held + 1));
+  MPI_Request *held_requests = xmalloc(sizeof(MPI_Request) * (size_t)(held + 1));
+  for (int k = 0; k < held; ++k) {
+    held_out[k] = xmalloc(held_words * 8);
+    fill(held_out[k], held_words, rank, 8 + k, 0);
+    MPI_Isend(held_out[k], (int)held_words, MPI_UINT64_T, (rank + 1) % size, 100 + k,
+              MPI_COMM_WORLD, &held_requests[k]);
+  }
+  /* Every rank's messages are with the runtime before anyone allocates. */
+  if (held > 0) MPI_Barrier(MPI_COMM_WORLD);
   const size_t bytes = mib << 20;
   const size_t words = bytes / 8;
 
@@ -165,6 +185,18 @@ int main(int argc, char **argv) {
     /* After the blocking calls. */
     rw_verify(rw, words, rank, step);
   }
+  uint64_t *held_in = xmalloc(held_words * 8);
+  for (int k = 0; k < held; ++k) {
+    int prev = (rank + size - 1) % size;
+    MPI_Recv(held_in, (int)held_words, MPI_UINT64_T, prev, 100 + k, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    verify(held_in, held_words, prev, 8 + k, 0, "held message", steps);
+  }
+  MPI_Waitall(held, held_requests, MPI_STATUSES_IGNORE);
+  for (int k = 0; k < held; ++k) free(held_out[k]);
+  free(held_out);
+  free(held_requests);
+  free(held_in);
   verify(ro, words, rank, 1, 0, "read-only array at the end", steps);
   verify(grow, grow_words, rank, 5, 0, "realloc'ed array at the end", steps);
   /* Shrink across the threshold: the prefix survives. */

@@ -1,0 +1,54 @@
+// Large payloads in memory: the node's memory directory (tmpfs) where
+// slaves write payloads larger than their window, and the rule that keeps
+// those memory files within the node budget that storage-backed data uses
+// (memory.cpp): a memory file counts like resident storage-backed bytes; a
+// new one that does not fit goes to disk at once, and held ones go to disk
+// before any slave is switched out.
+#include <fcntl.h>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/log.h"
+#include "common/private_dir.h"
+#include "master/master.h"
+
+namespace bdmpi {
+
+void Master::CreateMemoryDirectory() {
+  if (!options_.memory_payloads) return;
+  const std::string path = names_.MemoryDir();
+  const std::string parent_path = "/dev/shm";
+  UniqueFd parent(open(parent_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  try {
+    if (!parent.valid()) ThrowSystemError("open " + parent_path, errno);
+    payloads_.SetMemoryDir(
+        SpillDir(CreatePrivateDirAt(parent.get(), path.substr(parent_path.size() + 1), path),
+                 path));
+    payloads_.CreateSegmentFlags(options_.nslaves);
+  } catch (const Error& error) {
+    // Still correct, only slower: every large payload goes to a spill file.
+    if (payloads_.has_memory_dir()) RemoveTree(path);
+    payloads_.SetMemoryDir(SpillDir());
+    BDMPI_INFO("disk", "no memory directory (%s): large messages go through spill files",
+               error.what());
+    return;
+  }
+  payloads_.SetMemoryRoom([this](std::uint64_t bytes) { return MemoryRoomForPayloads(bytes); });
+}
+
+bool Master::MemoryRoomForPayloads(std::uint64_t bytes) const {
+  std::uint64_t used = payloads_.memory_file_bytes() + bytes;
+  for (const Slave& slave : slaves_)
+    if (!slave.storage_released) used += StorageBytes(slave);
+  return used <= node_memory_;
+}
+
+std::uint64_t Master::MovePayloadsToDisk(std::uint64_t wanted) {
+  std::uint64_t moved = payloads_.MoveMemoryFilesToDisk(wanted);
+  if (moved > 0)
+    BDMPI_DEBUG("disk", "node memory short: moved %llu bytes of held payloads to disk",
+                static_cast<unsigned long long>(moved));
+  return moved;
+}
+
+}  // namespace bdmpi

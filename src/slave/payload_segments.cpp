@@ -1,0 +1,111 @@
+#include "slave/payload_segments.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "common/error.h"
+#include "common/log.h"
+
+namespace bdmpi {
+namespace {
+
+// Segments grow in steps of this much, so that messages of slightly
+// different sizes reuse one segment.
+constexpr std::uint64_t kGrowthStep = 256 * 1024;
+
+std::atomic_ref<std::uint32_t> FlagWord(std::uint32_t* word) {
+  return std::atomic_ref<std::uint32_t>(*word);
+}
+
+}  // namespace
+
+PayloadSegments::PayloadSegments(const SpillDir* dir, std::uint64_t owner)
+    : dir_(dir), owner_(owner) {
+  std::uint64_t id = SegmentFlagsFileId(owner);
+  UniqueFd fd = dir->Open(id, O_RDWR, 0);
+  flags_.emplace(MappedFile::Map(dir->FilePath(id), fd.get(), kSegmentFlagsBytes, true));
+}
+
+std::uint64_t PayloadSegments::Write(const void* data, std::uint64_t bytes) {
+  // A free segment that is large enough, else a free one to grow, else a
+  // new one.
+  int pick = -1;
+  for (int index = 0; index < kMaxSegments; ++index) {
+    if (FlagWord(Flag(index)).load(std::memory_order_acquire) == kSegmentBusy) continue;
+    std::uint64_t capacity = segments_[index].capacity;
+    if (capacity >= bytes) {
+      pick = index;
+      break;
+    }
+    if (pick < 0 || (capacity > 0 && segments_[pick].capacity == 0)) pick = index;
+  }
+  if (pick < 0) return 0;  // all busy: the caller uses a spill file
+  // The master gave back its memory (moved the message to disk): reserve
+  // it again, or a write through the mapping could fault on a full tmpfs.
+  bool punched = FlagWord(Flag(pick)).load(std::memory_order_relaxed) == kSegmentFreeEmptied;
+  if ((punched || segments_[pick].capacity < bytes) && !Reserve(pick, bytes)) return 0;
+  std::memcpy(segments_[pick].map->data(), data, bytes);
+  FlagWord(Flag(pick)).store(kSegmentBusy, std::memory_order_relaxed);
+  return SegmentFileId(owner_, pick);
+}
+
+bool PayloadSegments::Reserve(int index, std::uint64_t bytes) {
+  Segment& segment = segments_[index];
+  std::uint64_t id = SegmentFileId(owner_, index);
+  std::uint64_t capacity = std::max(segment.capacity,
+                                    (bytes + kGrowthStep - 1) / kGrowthStep * kGrowthStep);
+  try {
+    if (!segment.fd.valid()) {
+      std::uint64_t inode = 0;
+      segment.fd = dir_->Create(id, O_RDWR, &inode);
+    }
+    // Pages allocated now: a full tmpfs is an error here, not a SIGBUS.
+    if (int err = posix_fallocate(segment.fd.get(), 0, static_cast<off_t>(capacity)); err != 0)
+      ThrowWriteError("allocate", dir_->FilePath(id), err);
+    if (capacity != segment.capacity) {
+      segment.map.reset();
+      segment.capacity = 0;
+      segment.map.emplace(MappedFile::Map(dir_->FilePath(id), segment.fd.get(), capacity, true));
+      segment.capacity = capacity;
+    }
+  } catch (const Error& error) {
+    BDMPI_DEBUG("disk", "payload segment: %s; using a spill file", error.what());
+    return false;
+  }
+  return true;
+}
+
+void SegmentReader::Read(const SpillDir& dir, std::uint64_t file_id, std::uint64_t inode,
+                         void* out, std::uint64_t bytes) {
+  if (SegmentIndex(file_id) < 0) {  // a file made for one message
+    dir.ReadPrefix(file_id, inode, out, bytes);
+    return;
+  }
+  auto found = mappings_.find(file_id);
+  if (found == mappings_.end() || found->second.inode != inode) {
+    // First sight of this segment: read it (a mapping pays a fault per page
+    // on first touch, worth it only for a segment that comes again).
+    if (found == mappings_.end() && mappings_.size() >= kMaxMappings) mappings_.clear();
+    Mapping& seen = mappings_[file_id];
+    seen.map.reset();
+    seen.inode = inode;
+    dir.ReadPrefix(file_id, inode, out, bytes);
+    return;
+  }
+  if (!found->second.map || found->second.map->size() < bytes) {
+    UniqueFd fd = dir.Open(file_id, O_RDONLY, inode);
+    struct stat info {};
+    if (fstat(fd.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < bytes)
+      throw Error(kErrIo, "the memory file " + dir.FilePath(file_id) +
+                              " is shorter than the message it holds");
+    found->second.map.reset();
+    found->second.map.emplace(MappedFile::Map(dir.FilePath(file_id), fd.get(),
+                                              static_cast<std::size_t>(info.st_size), false));
+  }
+  std::memcpy(out, found->second.map->data(), bytes);
+}
+
+}  // namespace bdmpi
