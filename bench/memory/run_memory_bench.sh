@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # run_memory_bench.sh -- storage-backed memory under a memory cgroup: the
 # memsweep program (each rank rewrites its own array between barriers) with
-# eager and lazy switch-in, optionally against the same binary with
+# eager, lazy and ahead (read-ahead) switch-in, optionally against the same binary with
 # --storage-alloc off relying on swap, and the dd bound for the same bytes.
 #
 # Usage: run_memory_bench.sh [--build DIR] [--ranks N] [--bytes-per-rank SIZE]
 #          [--limit SIZE] [--iters N] [--scratch DIR] [--read-only] [--random]
-#          [--modes "eager lazy swap dd"] [--swap-size SIZE]
+#          [--modes "eager lazy ahead swap dd"] [--swap-size SIZE]
 # Defaults: build dir ./build, 8 ranks x 256m under a 512m cgroup (data =
 # 4x the limit), 3 iterations, scratch $TMPDIR or /tmp, modes "eager lazy dd".
 # "swap" creates a swap file of --swap-size (default: the data size) in the
@@ -80,6 +80,7 @@ run_mode() {
   case $mode in
     eager) opts=(--prefetch eager) ;;
     lazy) opts=(--prefetch lazy) ;;
+    ahead) opts=(--prefetch ahead) ;;
     swap) opts=(--storage-alloc off) ;;
   esac
   sync
@@ -118,7 +119,7 @@ run_dd() {
 echo "memsweep: $ranks ranks x $bytes (data $((data_bytes >> 20)) MiB) under a $limit memory cgroup, -nr 1, $iters iterations ${read_only:+(read-only)}"
 for mode in $modes; do
   case $mode in
-    eager | lazy) run_mode "$mode" ;;
+    eager | lazy | ahead) run_mode "$mode" ;;
     swap)
       swapfile=$work/swapfile
       fallocate -l "${swap_size:-$data_bytes}" "$swapfile"

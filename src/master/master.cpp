@@ -550,6 +550,7 @@ void Master::WakeIfReady(Slave& slave) {
 
 void Master::Schedule() {
   while (Slave* next = slaves_.StartNext()) Resume(*next);
+  ReadAheadNext();
 }
 
 void Master::StopRunning(Slave& slave) {
@@ -569,6 +570,7 @@ void Master::Resume(Slave& slave) {
 
 void Master::SendResumeReply(Slave& slave) {
   slave.storage_released = false;
+  NoteResidentStorage();
   RequestMsg request = *slave.pending;
   slave.pending.reset();
   Reply(slave, Complete(slave, request));

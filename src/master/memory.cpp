@@ -44,6 +44,13 @@ bool Master::MemoryFor(Slave& slave) {
     for (const Slave& other : slaves_) mine = std::max(mine, other.storage_peak);
   }
   if (mine == 0) return true;
+  // Nobody left to switch out: run anyway (the kernel has the last word).
+  return MakeRoom(slave, mine) != Room::kReleasing;
+}
+
+Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine) {
+  // Released slaves hold nothing; a slave reading ahead counts in full
+  // from the moment it was told to.
   std::uint64_t resident = mine;
   std::uint64_t releasing = 0;
   for (const Slave& other : slaves_) {
@@ -52,8 +59,8 @@ bool Master::MemoryFor(Slave& slave) {
     resident += bytes;
     if (other.storage_releasing) releasing += bytes;
   }
-  if (resident <= node_memory_) return true;
-  if (resident - releasing <= node_memory_) return false;  // wait for them
+  if (resident <= node_memory_) return Room::kFits;
+  if (resident - releasing <= node_memory_) return Room::kReleasing;  // wait for them
   // Blocked slaves first (a runnable one would run soon and read its data
   // straight back), the largest first (fewest switch-outs).
   std::vector<Slave*> candidates;
@@ -81,8 +88,7 @@ bool Master::MemoryFor(Slave& slave) {
     victim->storage_releasing = true;
     releasing += StorageBytes(*victim);
   }
-  // Nobody left to switch out: run anyway (the kernel has the last word).
-  return releasing == 0;
+  return releasing == 0 ? Room::kNobody : Room::kReleasing;
 }
 
 void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
@@ -92,6 +98,7 @@ void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
   written_back_ += request.bytes;
   recorder_.WrittenBack(slave.index, request.bytes);
   ResumeWaitingForMemory();
+  ReadAheadNext();
 }
 
 void Master::ResumeWaitingForMemory() {
@@ -103,10 +110,46 @@ void Master::ResumeWaitingForMemory() {
   }
 }
 
+void Master::ReadAheadNext() {
+  if (options_.prefetch != Prefetch::kAhead) return;
+  // A resumed slave still waiting for memory goes first: read-ahead would
+  // take the room it waits for.
+  for (const Slave& slave : slaves_)
+    if (slave.waiting_for_memory) return;
+  Slave* next = slaves_.PeekNext();
+  if (next == nullptr || !next->pending || !next->storage_released ||
+      next->storage_releasing)
+    return;
+  // Its data as of its switch-out, all of it: what it held resident then
+  // is not known here, and may be all.
+  std::uint64_t bytes = StorageBytes(*next);
+  if (bytes == 0 || MakeRoom(*next, bytes) != Room::kFits) return;  // again at Released
+  BDMPI_DEBUG("sched", "rank %d reads ahead (%llu bytes)", next->world_rank,
+              static_cast<unsigned long long>(bytes));
+  ReplyMsg read_ahead;
+  read_ahead.type = MsgType::kReadAhead;
+  Reply(*next, read_ahead);
+  next->storage_released = false;  // counted as resident from now on
+  ++read_aheads_;
+  NoteResidentStorage();
+}
+
+void Master::NoteResidentStorage() {
+  std::uint64_t resident = 0;
+  for (const Slave& slave : slaves_)
+    if (!slave.storage_released) resident += StorageBytes(slave);
+  peak_resident_ = std::max(peak_resident_, resident);
+}
+
 void Master::LogStorageSummary() const {
-  BDMPI_INFO("disk", "storage: %llu switch-outs, %llu bytes written back (budget %llu)",
+  BDMPI_INFO("disk",
+             "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
+             "at most %llu bytes resident at a resume (%s the budget of %llu)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
+             static_cast<unsigned long long>(read_aheads_),
+             static_cast<unsigned long long>(peak_resident_),
+             peak_resident_ <= node_memory_ ? "within" : "over",
              static_cast<unsigned long long>(node_memory_));
 }
 

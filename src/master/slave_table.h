@@ -66,6 +66,11 @@ class SlaveTable {
   // If a running slot is free and a slave runnable: takes the slot for the
   // next one, binds it to a core (with a binder), returns it; else nullptr.
   Slave* StartNext();
+  // The slave StartNext will start next, if one is runnable.
+  Slave* PeekNext() {
+    std::optional<int> next = scheduler_.PeekNext();
+    return next ? &slaves_[*next] : nullptr;
+  }
   // Slaves holding a running slot.
   int running() const { return scheduler_.running(); }
   // No slave is runnable.

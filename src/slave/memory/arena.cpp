@@ -215,7 +215,9 @@ bool EnsureReady(Arena*& out) {
     int slave = static_cast<int>(EnvLong(kEnvSlave, 0));
     arena.rank = static_cast<int>(EnvLong(kEnvWorldRank, -1));
     const char* prefetch = std::getenv(kEnvPrefetch);
-    arena.eager = prefetch != nullptr && std::strcmp(prefetch, "eager") == 0;
+    // Ahead: a rank resumed before its read-ahead came reads back as eager.
+    arena.eager = prefetch != nullptr &&
+                  (std::strcmp(prefetch, "eager") == 0 || std::strcmp(prefetch, "ahead") == 0);
     // Address space only: PROT_NONE and MAP_NORESERVE cost no memory.
     for (std::uint64_t size = 1ull << 40; size >= (1ull << 32); size >>= 2) {
       void* p = mmap(nullptr, size, PROT_NONE,
@@ -739,27 +741,56 @@ bool EagerPrefetch() {
   return g_arena != nullptr && g_arena->eager;
 }
 
-void PrefetchAll() {
-  Locked lock;
-  if (g_arena == nullptr || !g_arena->ready) return;
-  Arena& arena = *g_arena;
-  if (arena.eager) {
-    for (auto& [offset, block] : arena.used) {
-      auto load = [&](std::uint64_t at, std::uint64_t length) {
-        if (block.mostly_dirty) ReadAnonymous(arena, at, length);
-      };
-      if (block.mostly_dirty) block.known_dirty = false;
-      if (block.resident_all) {
-        load(offset, block.length);
+namespace {
+
+// What a switch-in reads back of the pages resident at the last ReleaseAll.
+enum class ReadBack {
+  kNothing,    // lazy: all come back on first touch
+  kRewritten,  // eager: the runs of mostly rewritten blocks
+  kAll,        // read-ahead: those and the others
+};
+
+// Reads back as `what` says: runs of mostly rewritten blocks as anonymous
+// memory with large direct reads, the others as clean file pages
+// (readahead, then mapped), which a later switch-out drops without
+// writing. Then forgets the runs.
+void ReadBackLocked(Arena& arena, ReadBack what) {
+  for (auto& [offset, block] : arena.used) {
+    bool anonymous = block.mostly_dirty;
+    if (what == ReadBack::kNothing || (!anonymous && what != ReadBack::kAll)) continue;
+    auto load = [&](std::uint64_t at, std::uint64_t length) {
+      if (anonymous) {
+        ReadAnonymous(arena, at, length);
       } else {
-        for (const Run& run : block.resident) load(offset + run.start, run.length);
+        Readahead(arena, at, length);
+        Populate(arena, at, length);
       }
+    };
+    if (anonymous) block.known_dirty = false;
+    if (block.resident_all) {
+      load(offset, block.length);
+    } else {
+      for (const Run& run : block.resident) load(offset + run.start, run.length);
     }
   }
   for (auto& entry : arena.used) {
     entry.second.resident.clear();
     entry.second.resident_all = false;
   }
+}
+
+}  // namespace
+
+void PrefetchAll() {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return;
+  ReadBackLocked(*g_arena, g_arena->eager ? ReadBack::kRewritten : ReadBack::kNothing);
+}
+
+void ReadAhead() {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready) return;
+  ReadBackLocked(*g_arena, ReadBack::kAll);
 }
 
 ReleaseStats ReleaseRange(void* p, std::size_t bytes) {

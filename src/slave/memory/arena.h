@@ -82,6 +82,11 @@ ReleaseStats ReleaseAll();
 // back on first touch).
 void PrefetchAll();
 bool EagerPrefetch();
+// Read-ahead (--prefetch ahead), while the slave waits for its reply and
+// another computes: reads back every page that was resident at the last
+// ReleaseAll, the rewritten blocks' as PrefetchAll's eager mode does, the
+// others as clean file pages that a later switch-out need not write.
+void ReadAhead();
 
 // The same for the pages of [p, p + bytes) that belong to arena blocks
 // (partial pages included; memory outside the arena is left alone).
