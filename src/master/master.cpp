@@ -570,6 +570,7 @@ void Master::Resume(Slave& slave) {
 
 void Master::SendResumeReply(Slave& slave) {
   slave.storage_released = false;
+  slave.storage_read_ahead = false;
   NoteResidentStorage();
   RequestMsg request = *slave.pending;
   slave.pending.reset();

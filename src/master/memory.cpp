@@ -62,7 +62,8 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine) {
   if (resident <= node_memory_) return Room::kFits;
   if (resident - releasing <= node_memory_) return Room::kReleasing;  // wait for them
   // Blocked slaves first (a runnable one would run soon and read its data
-  // straight back), the largest first (fewest switch-outs).
+  // straight back), one that reads ahead last (its reads would be wasted),
+  // the largest first (fewest switch-outs).
   std::vector<Slave*> candidates;
   for (Slave& other : slaves_) {
     bool waiting = other.state == SlaveState::kRBlocked ||
@@ -76,6 +77,7 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine) {
     bool a_blocked = a->state != SlaveState::kRunnable;
     bool b_blocked = b->state != SlaveState::kRunnable;
     if (a_blocked != b_blocked) return a_blocked;
+    if (a->storage_read_ahead != b->storage_read_ahead) return b->storage_read_ahead;
     return StorageBytes(*a) > StorageBytes(*b);
   });
   for (Slave* victim : candidates) {
@@ -86,6 +88,7 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine) {
     release.type = MsgType::kRelease;
     Reply(*victim, release);
     victim->storage_releasing = true;
+    victim->storage_read_ahead = false;
     releasing += StorageBytes(*victim);
   }
   return releasing == 0 ? Room::kNobody : Room::kReleasing;
@@ -130,6 +133,7 @@ void Master::ReadAheadNext() {
   read_ahead.type = MsgType::kReadAhead;
   Reply(*next, read_ahead);
   next->storage_released = false;  // counted as resident from now on
+  next->storage_read_ahead = true;
   ++read_aheads_;
   NoteResidentStorage();
 }
