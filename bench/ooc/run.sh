@@ -192,7 +192,8 @@ fi
 [[ -x $bin/bdmpiexec ]] || die "$bin/bdmpiexec not found: build first (cmake -S $repo -B $build && cmake --build $build) or pass --build DIR"
 
 storage_alloc=0
-"$bin/bdmpiexec" --help 2>&1 | grep -q -- --storage-alloc && storage_alloc=1
+# (Not "| grep -q": with pipefail, grep leaving early fails the pipeline.)
+[[ $("$bin/bdmpiexec" --help 2>&1) == *--storage-alloc* ]] && storage_alloc=1
 
 ranks_for() { # app -> rank count it runs with
   if [[ $1 == sgd ]]; then

@@ -99,7 +99,7 @@ const std::vector<Row>& JobOptionTable() {
                    "with large reads before its MPI call returns (the rest on first "
                    "touch); lazy: all on first touch; ahead: the rank to run next reads "
                    "what it held while another computes, when the node's memory has room "
-                   "(else as eager)")
+                   "(else as lazy)")
           .Env(kEnvPrefetch),
       TextOption("--job-id", &JobOptions::job_id, "ID",
                  "name of the job's IPC objects (letters, digits, '-' and '_', at most 32)")

@@ -215,9 +215,9 @@ bool EnsureReady(Arena*& out) {
     int slave = static_cast<int>(EnvLong(kEnvSlave, 0));
     arena.rank = static_cast<int>(EnvLong(kEnvWorldRank, -1));
     const char* prefetch = std::getenv(kEnvPrefetch);
-    // Ahead: a rank resumed before its read-ahead came reads back as eager.
-    arena.eager = prefetch != nullptr &&
-                  (std::strcmp(prefetch, "eager") == 0 || std::strcmp(prefetch, "ahead") == 0);
+    // Ahead: a rank resumed without a read-ahead (no room for it) gets its
+    // data back as lazy, which overlaps the reads with its computation.
+    arena.eager = prefetch != nullptr && std::strcmp(prefetch, "eager") == 0;
     // Address space only: PROT_NONE and MAP_NORESERVE cost no memory.
     for (std::uint64_t size = 1ull << 40; size >= (1ull << 32); size >>= 2) {
       void* p = mmap(nullptr, size, PROT_NONE,
