@@ -108,10 +108,10 @@ class Master {
   // asks blocked slaves to release their memory and returns false.
   bool MemoryFor(Slave& slave);
   // Whether `bytes` more for `slave` fit in the budget now (kFits); if
-  // not, asks slaves that wait to release theirs (kReleasing), or finds
-  // nobody to ask (kNobody).
+  // not, asks slaves that wait (with `blocked_only`, only blocked ones) to
+  // release theirs (kReleasing), or finds nobody to ask (kNobody).
   enum class Room { kFits, kReleasing, kNobody };
-  Room MakeRoom(const Slave& slave, std::uint64_t bytes);
+  Room MakeRoom(const Slave& slave, std::uint64_t bytes, bool blocked_only);
   void HandleReleased(Slave& slave, const RequestMsg& request);
   // Sends the replies of resumed slaves whose memory is now there.
   void ResumeWaitingForMemory();

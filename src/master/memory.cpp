@@ -45,10 +45,10 @@ bool Master::MemoryFor(Slave& slave) {
   }
   if (mine == 0) return true;
   // Nobody left to switch out: run anyway (the kernel has the last word).
-  return MakeRoom(slave, mine) != Room::kReleasing;
+  return MakeRoom(slave, mine, false) != Room::kReleasing;
 }
 
-Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine) {
+Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool blocked_only) {
   // Released slaves hold nothing; a slave reading ahead counts in full
   // from the moment it was told to.
   std::uint64_t resident = mine;
@@ -68,7 +68,7 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine) {
   for (Slave& other : slaves_) {
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
-                   other.state == SlaveState::kRunnable;
+                   (other.state == SlaveState::kRunnable && !blocked_only);
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
         !other.storage_releasing && StorageBytes(other) > 0)
       candidates.push_back(&other);
@@ -126,7 +126,9 @@ void Master::ReadAheadNext() {
   // Its data as of its switch-out, all of it: what it held resident then
   // is not known here, and may be all.
   std::uint64_t bytes = StorageBytes(*next);
-  if (bytes == 0 || MakeRoom(*next, bytes) != Room::kFits) return;  // again at Released
+  // Room is made from blocked slaves only: a runnable one released now
+  // would be read back soon after, for nothing.
+  if (bytes == 0 || MakeRoom(*next, bytes, true) != Room::kFits) return;  // again at Released
   BDMPI_DEBUG("sched", "rank %d reads ahead (%llu bytes)", next->world_rank,
               static_cast<unsigned long long>(bytes));
   ReplyMsg read_ahead;

@@ -84,8 +84,8 @@ void PrefetchAll();
 bool EagerPrefetch();
 // Read-ahead (--prefetch ahead), while the slave waits for its reply and
 // another computes: reads back every page that was resident at the last
-// ReleaseAll, the rewritten blocks' as PrefetchAll's eager mode does, the
-// others as clean file pages that a later switch-out need not write.
+// ReleaseAll as clean file pages (what lazy faults would bring in), which
+// a later switch-out need not write unless they were modified.
 void ReadAhead();
 
 // The same for the pages of [p, p + bytes) that belong to arena blocks
