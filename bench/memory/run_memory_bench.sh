@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # run_memory_bench.sh -- storage-backed memory under a memory cgroup: the
 # memsweep program (each rank rewrites its own array between barriers) with
-# eager and lazy switch-in, optionally against the same binary with
+# eager, lazy and ahead (read-ahead) switch-in, optionally against the same binary with
 # --storage-alloc off relying on swap, and the dd bound for the same bytes.
 #
 # Usage: run_memory_bench.sh [--build DIR] [--ranks N] [--bytes-per-rank SIZE]
 #          [--limit SIZE] [--iters N] [--scratch DIR] [--read-only] [--random]
-#          [--modes "eager lazy swap dd"] [--swap-size SIZE]
+#          [--modes "eager lazy ahead swap mpirun dd"] [--swap-size SIZE]
 # Defaults: build dir ./build, 8 ranks x 256m under a 512m cgroup (data =
 # 4x the limit), 3 iterations, scratch $TMPDIR or /tmp, modes "eager lazy dd".
-# "swap" creates a swap file of --swap-size (default: the data size) in the
-# scratch dir for that run and removes it after.
+# "swap" (bdmpiexec --storage-alloc off) and "mpirun" (memsweep.ompi under
+# mpirun --oversubscribe, all ranks at once) create a swap file of
+# --swap-size (default: the data size) in the scratch dir for that run and
+# remove it after.
 #
 # Needs root (cgroup v1 at /sys/fs/cgroup/memory). Prints one line per
 # iteration and a table: seconds per iteration (mean over the iterations
-# after the first; the first includes the initial fill) and the ratio to
-# eager. List a mode several times to interleave repeated runs; the table
+# after the first; the first includes the initial fill) and the ratios to
+# eager, from mpirun (above 1: faster than mpirun) and to dd (whose time is
+# one write and one read of all the data, what an iteration must move). List a mode several times to interleave repeated runs; the table
 # shows the mean of its runs and each run. Every cgroup, swap file and scratch file it makes is removed, also
 # when interrupted.
 set -euo pipefail
@@ -80,13 +83,16 @@ run_mode() {
   case $mode in
     eager) opts=(--prefetch eager) ;;
     lazy) opts=(--prefetch lazy) ;;
+    ahead) opts=(--prefetch ahead) ;;
     swap) opts=(--storage-alloc off) ;;
   esac
+  local launch=("$bdmpiexec" -ns "$ranks" -nr 1 --scratch-dir "$work" "${opts[@]}" "$memsweep")
+  [[ $mode == mpirun ]] &&
+    launch=(mpirun --allow-run-as-root --oversubscribe -np "$ranks" "$memsweep.ompi")
   sync
   local start end
   start=$(date +%s.%N)
-  if ! in_cgroup "$bdmpiexec" -ns "$ranks" -nr 1 --scratch-dir "$work" "${opts[@]}" \
-    "$memsweep" --bytes-per-rank "$bytes" --iters "$iters" $read_only; then
+  if ! in_cgroup "${launch[@]}" --bytes-per-rank "$bytes" --iters "$iters" $read_only; then
     echo "run_memory_bench: $mode run failed:" >&2
     cat "$work/err" >&2
     runs[$mode]+="fail "
@@ -118,14 +124,14 @@ run_dd() {
 echo "memsweep: $ranks ranks x $bytes (data $((data_bytes >> 20)) MiB) under a $limit memory cgroup, -nr 1, $iters iterations ${read_only:+(read-only)}"
 for mode in $modes; do
   case $mode in
-    eager | lazy) run_mode "$mode" ;;
-    swap)
+    eager | lazy | ahead) run_mode "$mode" ;;
+    swap | mpirun)
       swapfile=$work/swapfile
       fallocate -l "${swap_size:-$data_bytes}" "$swapfile"
       chmod 600 "$swapfile"
       mkswap "$swapfile" >/dev/null
       swapon "$swapfile"
-      run_mode swap
+      run_mode "$mode"
       swapoff "$swapfile"
       rm -f "$swapfile"
       swapfile=""
@@ -142,11 +148,12 @@ for mode in "${!runs[@]}"; do
     END { if (f || !n) print "fail"; else printf "%.3f", s / n }')
 done
 echo
-printf '%-8s %12s %10s  %s\n' mode "s/iter" "vs eager" "runs"
+printf '%-8s %12s %10s %12s %10s  %s\n' mode "s/iter" "vs eager" "mpirun/mode" "vs dd" "runs"
+ratio() { # numerator denominator
+  if [[ ${1:-fail} != fail && ${2:-fail} != fail ]]; then echo "scale=2; $1 / $2" | bc; else echo -; fi
+}
 for mode in $(tr ' ' '\n' <<<"$modes" | awk '!seen[$0]++'); do
-  ratio=-
-  if [[ ${mean[eager]:-fail} != fail && ${mean[$mode]} != fail ]]; then
-    ratio=$(echo "scale=2; ${mean[$mode]} / ${mean[eager]}" | bc)
-  fi
-  printf '%-8s %12s %10s  %s\n' "$mode" "${mean[$mode]}" "$ratio" "${runs[$mode]}"
+  printf '%-8s %12s %10s %12s %10s  %s\n' "$mode" "${mean[$mode]}" \
+    "$(ratio "${mean[$mode]}" "${mean[eager]:-}")" "$(ratio "${mean[mpirun]:-}" "${mean[$mode]}")" \
+    "$(ratio "${mean[$mode]}" "${mean[dd]:-}")" "${runs[$mode]}"
 done

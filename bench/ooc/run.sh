@@ -15,7 +15,8 @@
 #                     (default all four; those whose programs are not built
 #                     are skipped with the reason)
 #   --modes LIST      comma-separated subset of serial-ooc,bdmpi-ooc,bdmpi,
-#                     bdmpi-swap,mpirun (default all; see below)
+#                     bdmpi-swap,mpirun (default all; see below) and of
+#                     bdmpi-lazy,bdmpi-eager,bdmpi-ahead (not by default)
 #   --ranks N         MPI ranks (default 16); sgd needs a perfect square and
 #                     runs with the largest square <= N otherwise
 #   --iters N         iterations of every run (default 5)
@@ -37,6 +38,8 @@
 #   bdmpi-swap   the same with --storage-alloc off (relies on swap; only when
 #                bdmpiexec has the option)
 #   mpirun       mpirun --oversubscribe -np N <app>.ompi (relies on swap)
+#   bdmpi-lazy, bdmpi-eager, bdmpi-ahead   bdmpi with --prefetch lazy,
+#                eager or ahead (how a switched-out rank gets its data back)
 # and once: dd writing and reading the same number of bytes with direct I/O
 # (the I/O bound). Every run's RESULT must agree with the others (exactly for
 # sweep, within a relative tolerance for the others); a disagreement is
@@ -118,7 +121,9 @@ done
 ((${#apps[@]})) || die "--apps is empty"
 IFS=, read -r -a modes_wanted <<<"$modes_text"
 for m in "${modes_wanted[@]}"; do
-  case $m in serial-ooc | bdmpi-ooc | bdmpi | bdmpi-swap | mpirun) ;; *) die "--modes: unknown mode '$m' (serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun)" ;; esac
+  case $m in serial-ooc | bdmpi-ooc | bdmpi | bdmpi-swap | mpirun | bdmpi-lazy | bdmpi-eager | bdmpi-ahead) ;;
+    *) die "--modes: unknown mode '$m' (serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun,bdmpi-lazy,bdmpi-eager,bdmpi-ahead)" ;;
+  esac
 done
 ((${#modes_wanted[@]})) || die "--modes is empty"
 [[ -n $out ]] || out=$PWD/ooc-bench-$(date -u +%Y%m%d-%H%M%S)
@@ -153,11 +158,12 @@ prog_for() { # app mode
       esac ;;
     serial-ooc) echo "${app}_serial_ooc" ;;
     bdmpi-ooc) echo "${app}_ooc" ;;
-    bdmpi | bdmpi-swap) echo "$app" ;;
+    bdmpi | bdmpi-swap | bdmpi-lazy | bdmpi-eager | bdmpi-ahead) echo "$app" ;;
     mpirun) echo "$app.ompi" ;;
   esac
 }
-modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun)
+modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun bdmpi-lazy bdmpi-eager bdmpi-ahead)
+prefetch_modes=(bdmpi-lazy bdmpi-eager bdmpi-ahead)
 
 if ((do_build)) && [[ -f $build/CMakeCache.txt ]]; then
   # Every program involved, so that none is stale (cmake skips what is
@@ -186,7 +192,8 @@ fi
 [[ -x $bin/bdmpiexec ]] || die "$bin/bdmpiexec not found: build first (cmake -S $repo -B $build && cmake --build $build) or pass --build DIR"
 
 storage_alloc=0
-"$bin/bdmpiexec" --help 2>&1 | grep -q -- --storage-alloc && storage_alloc=1
+# (Not "| grep -q": with pipefail, grep leaving early fails the pipeline.)
+[[ $("$bin/bdmpiexec" --help 2>&1) == *--storage-alloc* ]] && storage_alloc=1
 
 ranks_for() { # app -> rank count it runs with
   if [[ $1 == sgd ]]; then
@@ -216,7 +223,7 @@ for a in "${apps[@]}"; do
     p=$(prog_for "$a" "$m")
     if [[ ",$modes_text," != *",$m,"* ]]; then
       continue  # not asked for
-    elif [[ $m == bdmpi-swap ]] && ((!storage_alloc)); then
+    elif [[ $m == bdmpi-swap || " ${prefetch_modes[*]} " == *" $m "* ]] && ((!storage_alloc)); then
       skipped[$a.$m]="bdmpiexec has no --storage-alloc (runtime-managed memory not in this build): 'bdmpi' already relies on swap"
     elif [[ $m == mpirun && -z $mpirun_bin ]]; then
       skipped[$a.$m]="mpirun not found"
@@ -545,6 +552,7 @@ for app in "${run_apps[@]}"; do
       bdmpi-ooc) bdmpi_cmd "$p" "${app_args[@]}" --ooc-dir "$work/ooc" ;;
       bdmpi) bdmpi_cmd "$p" "${app_args[@]}" ;;
       bdmpi-swap) bdmpi_cmd --storage-alloc off "$p" "${app_args[@]}" ;;
+      bdmpi-lazy | bdmpi-eager | bdmpi-ahead) bdmpi_cmd --prefetch "${mode#bdmpi-}" "$p" "${app_args[@]}" ;;
       mpirun)
         # Open MPI's shared-memory segments go to our work dir, so that a
         # capped (killed) run cannot leave them in /dev/shm.
@@ -632,6 +640,21 @@ dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
     echo "| $app | $(ratio "$app" bdmpi-ooc serial-ooc) | $(ratio "$app" mpirun bdmpi) | $(ratio "$app" bdmpi-swap bdmpi) | $(ratio "$app" bdmpi bdmpi-ooc) | $(dd_ratio "$app" bdmpi "$dd_wr") | $(dd_ratio "$app" bdmpi "$dd_read") |"
   done
   echo
+  # The switch-in modes, each against the same baselines.
+  if [[ ",$modes_text," == *,bdmpi-[lea]* ]]; then
+    echo "Switch-in (--prefetch) modes against the baselines of this run:"
+    echo
+    echo "| app | mode | mpirun / mode | mode / serial-ooc | mode / bdmpi-ooc | mode / dd (write+read) | mode / dd read |"
+    echo "|---|---|---|---|---|---|---|"
+    for app in "${run_apps[@]}"; do
+      [[ -n ${skipped[$app]:-} ]] && continue
+      for m in "${prefetch_modes[@]}"; do
+        [[ " ${runs_mode[$app]} " == *" $m "* ]] || continue
+        echo "| $app | $m | $(ratio "$app" mpirun "$m") | $(ratio "$app" "$m" serial-ooc) | $(ratio "$app" "$m" bdmpi-ooc) | $(dd_ratio "$app" "$m" "$dd_wr") | $(dd_ratio "$app" "$m" "$dd_read") |"
+      done
+    done
+    echo
+  fi
 } >>"$table"
 
 # Results side by side, checked against the first run that finished.
@@ -719,6 +742,9 @@ set style line 2 lc rgb '#d95f02' pt 2 lw 1.5
 set style line 3 lc rgb '#7570b3' pt 7 lw 1.5
 set style line 4 lc rgb '#e7298a' pt 5 lw 1.5
 set style line 5 lc rgb '#444444' pt 9 lw 1.5
+set style line 6 lc rgb '#66a61e' pt 4 lw 1.5
+set style line 7 lc rgb '#e6ab02' pt 6 lw 1.5
+set style line 8 lc rgb '#a6761d' pt 8 lw 1.5
 set ylabel 'seconds per iteration'
 set key below font ',9'
 set grid

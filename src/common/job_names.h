@@ -44,7 +44,7 @@ inline constexpr const char* kEnvPeerTimeout = "BDMPI_PEER_TIMEOUT";
 inline constexpr const char* kEnvMasterPid = "BDMPI_MASTER_PID";
 // Storage-backed allocations (src/slave/memory): "on" or "off", the
 // smallest request served from storage (bytes), and how a resumed slave
-// reads its data back ("eager" or "lazy").
+// reads its data back ("eager", "lazy" or "ahead").
 inline constexpr const char* kEnvStorageAlloc = "BDMPI_STORAGE_ALLOC";
 inline constexpr const char* kEnvStorageThreshold = "BDMPI_STORAGE_THRESHOLD";
 inline constexpr const char* kEnvPrefetch = "BDMPI_PREFETCH";

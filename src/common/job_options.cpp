@@ -98,10 +98,14 @@ const std::vector<Row>& JobOptionTable() {
           })
           .Default("the memory cgroup's limit, else the available memory, less a margin"),
       ChoiceOption("--prefetch", &JobOptions::prefetch,
-                   {{"eager", Prefetch::kEager}, {"lazy", Prefetch::kLazy}},
+                   {{"eager", Prefetch::kEager},
+                    {"lazy", Prefetch::kLazy},
+                    {"ahead", Prefetch::kAhead}},
                    "how a resumed rank gets its data back: eager reads what it rewrote "
                    "with large reads before its MPI call returns (the rest on first "
-                   "touch); lazy: all on first touch")
+                   "touch); lazy: all on first touch; ahead: the rank to run next reads "
+                   "what it held while another computes, when the node's memory has room "
+                   "(else as lazy)")
           .Env(kEnvPrefetch),
       TextOption("--job-id", &JobOptions::job_id, "ID",
                  "name of the job's IPC objects (letters, digits, '-' and '_', at most 32)")

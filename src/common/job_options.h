@@ -14,7 +14,7 @@
 namespace bdmpi {
 
 enum class SchedulePolicy { kMemory, kFifo };
-enum class Prefetch { kEager, kLazy };
+enum class Prefetch { kEager, kLazy, kAhead };
 // --progress / --no-progress; bdmpiexec turns kAuto into on when its
 // standard output is a terminal. Masters show the line only when kOn.
 enum class Progress { kAuto, kOn, kOff };

@@ -137,6 +137,11 @@ inline constexpr std::uint16_t kProtocolVersion = 6;
 //             them and answers with Released, then keeps waiting for its
 //             reply. At most one is outstanding per slave.
 //   Released: slave -> master, no reply; bytes = bytes written back.
+//   ReadAhead: master -> slave only, like Release (--prefetch ahead): sent
+//             to a released slave that the scheduler will resume next, once
+//             the node's budget has room for its data (counted as resident
+//             from then on). The slave reads back what it held at its last
+//             switch-out, then keeps waiting for its reply. No answer.
 #define BDMPI_MSG_TYPES(X) \
   X(Init, 0x0101)          \
   X(Finalize, 0x0102)      \
@@ -169,6 +174,7 @@ inline constexpr std::uint16_t kProtocolVersion = 6;
   X(CommRegister, 0x0503)  \
   X(Release, 0x0601)       \
   X(Released, 0x0602)      \
+  X(ReadAhead, 0x0603)     \
   /* end of BDMPI_MSG_TYPES */
 
 enum class MsgType : std::uint16_t {

@@ -592,6 +592,7 @@ void Master::Schedule() {
     if (next == nullptr) break;
     Resume(*next);
   }
+  ReadAheadNext();
 }
 
 void Master::StopRunning(Slave& slave) {
@@ -612,6 +613,8 @@ void Master::Resume(Slave& slave) {
 
 void Master::SendResumeReply(Slave& slave) {
   slave.storage_released = false;
+  slave.storage_read_ahead = false;
+  NoteResidentStorage();
   RequestMsg request = *slave.pending;
   slave.pending.reset();
   Reply(slave, Complete(slave, request));

@@ -109,9 +109,20 @@ class Master {
   // Whether `slave` may run now without exceeding the node budget; if not,
   // asks blocked slaves to release their memory and returns false.
   bool MemoryFor(Slave& slave);
+  // Whether `bytes` more for `slave` fit in the budget now (kFits); if
+  // not, asks slaves that wait (with `blocked_only`, only blocked ones) to
+  // release theirs (kReleasing), or finds nobody to ask (kNobody).
+  enum class Room { kFits, kReleasing, kNobody };
+  Room MakeRoom(const Slave& slave, std::uint64_t bytes, bool blocked_only);
   void HandleReleased(Slave& slave, const RequestMsg& request);
   // Sends the replies of resumed slaves whose memory is now there.
   void ResumeWaitingForMemory();
+  // --prefetch ahead: the slave the scheduler runs next reads its data
+  // back while others compute, when the budget has room (memory.cpp).
+  void ReadAheadNext();
+  // Notes the storage-backed bytes resident (or being read) on the node
+  // after a decision to resume or read ahead, for the -v summary.
+  void NoteResidentStorage();
   void LogStorageSummary() const;
   // Payloads larger than the window in memory files (memory_payloads.cpp).
   void CreateMemoryDirectory();
@@ -282,6 +293,8 @@ class Master {
   std::uint64_t node_memory_ = 0;
   std::uint64_t switch_outs_ = 0;
   std::uint64_t written_back_ = 0;
+  std::uint64_t read_aheads_ = 0;
+  std::uint64_t peak_resident_ = 0;  // NoteResidentStorage's largest
 
   std::unique_ptr<Network> network_;  // only with several nodes
   bool network_finished_ = false;

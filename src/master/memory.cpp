@@ -44,6 +44,13 @@ bool Master::MemoryFor(Slave& slave) {
     for (const Slave& other : slaves_) mine = std::max(mine, other.storage_peak);
   }
   if (mine == 0) return true;
+  // Nobody left to switch out: run anyway (the kernel has the last word).
+  return MakeRoom(slave, mine, false) != Room::kReleasing;
+}
+
+Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool blocked_only) {
+  // Released slaves hold nothing; a slave reading ahead counts in full
+  // from the moment it was told to.
   std::uint64_t resident = mine;
   std::uint64_t releasing = 0;
   for (const Slave& other : slaves_) {
@@ -56,15 +63,16 @@ bool Master::MemoryFor(Slave& slave) {
   // buffered message is read once, a slave's data again and again.
   resident += payloads_.memory_file_bytes();
   if (resident > node_memory_) resident -= MovePayloadsToDisk(resident - node_memory_);
-  if (resident <= node_memory_) return true;
-  if (resident - releasing <= node_memory_) return false;  // wait for them
+  if (resident <= node_memory_) return Room::kFits;
+  if (resident - releasing <= node_memory_) return Room::kReleasing;  // wait for them
   // Blocked slaves first (a runnable one would run soon and read its data
-  // straight back), the largest first (fewest switch-outs).
+  // straight back), one that reads ahead last (its reads would be wasted),
+  // the largest first (fewest switch-outs).
   std::vector<Slave*> candidates;
   for (Slave& other : slaves_) {
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
-                   other.state == SlaveState::kRunnable;
+                   (other.state == SlaveState::kRunnable && !blocked_only);
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
         !other.storage_releasing && StorageBytes(other) > 0)
       candidates.push_back(&other);
@@ -73,6 +81,7 @@ bool Master::MemoryFor(Slave& slave) {
     bool a_blocked = a->state != SlaveState::kRunnable;
     bool b_blocked = b->state != SlaveState::kRunnable;
     if (a_blocked != b_blocked) return a_blocked;
+    if (a->storage_read_ahead != b->storage_read_ahead) return b->storage_read_ahead;
     return StorageBytes(*a) > StorageBytes(*b);
   });
   for (Slave* victim : candidates) {
@@ -84,10 +93,10 @@ bool Master::MemoryFor(Slave& slave) {
     Reply(*victim, release);
     victim->storage_releasing = true;
     recorder_.ReleaseAsked(victim->index);
+    victim->storage_read_ahead = false;
     releasing += StorageBytes(*victim);
   }
-  // Nobody left to switch out: run anyway (the kernel has the last word).
-  return releasing == 0;
+  return releasing == 0 ? Room::kNobody : Room::kReleasing;
 }
 
 void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
@@ -97,6 +106,7 @@ void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
   written_back_ += request.bytes;
   recorder_.WrittenBack(slave.index, request.bytes);
   ResumeWaitingForMemory();
+  ReadAheadNext();
 }
 
 void Master::ResumeWaitingForMemory() {
@@ -109,12 +119,50 @@ void Master::ResumeWaitingForMemory() {
   }
 }
 
+void Master::ReadAheadNext() {
+  if (options_.prefetch != Prefetch::kAhead) return;
+  // A resumed slave still waiting for memory goes first: read-ahead would
+  // take the room it waits for.
+  for (const Slave& slave : slaves_)
+    if (slave.waiting_for_memory) return;
+  Slave* next = slaves_.PeekNext();
+  if (next == nullptr || !next->pending || !next->storage_released ||
+      next->storage_releasing)
+    return;
+  // Its data as of its switch-out, all of it: what it held resident then
+  // is not known here, and may be all.
+  std::uint64_t bytes = StorageBytes(*next);
+  // Room is made from blocked slaves only: a runnable one released now
+  // would be read back soon after, for nothing.
+  if (bytes == 0 || MakeRoom(*next, bytes, true) != Room::kFits) return;  // again at Released
+  BDMPI_DEBUG("sched", "rank %d reads ahead (%llu bytes)", next->world_rank,
+              static_cast<unsigned long long>(bytes));
+  ReplyMsg read_ahead;
+  read_ahead.type = MsgType::kReadAhead;
+  Reply(*next, read_ahead);
+  next->storage_released = false;  // counted as resident from now on
+  next->storage_read_ahead = true;
+  ++read_aheads_;
+  NoteResidentStorage();
+}
+
+void Master::NoteResidentStorage() {
+  std::uint64_t resident = 0;
+  for (const Slave& slave : slaves_)
+    if (!slave.storage_released) resident += StorageBytes(slave);
+  peak_resident_ = std::max(peak_resident_, resident);
+}
+
 void Master::LogStorageSummary() const {
   BDMPI_INFO("disk",
-             "storage: %llu switch-outs, %llu bytes written back (budget %llu), "
+             "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
+             "at most %llu bytes resident at a resume (%s the budget of %llu), "
              "%llu message bytes moved from memory to disk (%llu while held)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
+             static_cast<unsigned long long>(read_aheads_),
+             static_cast<unsigned long long>(peak_resident_),
+             peak_resident_ <= node_memory_ ? "within" : "over",
              static_cast<unsigned long long>(node_memory_),
              static_cast<unsigned long long>(payloads_.moved_to_disk()),
              static_cast<unsigned long long>(payloads_.moved_while_held()));

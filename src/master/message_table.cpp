@@ -119,8 +119,9 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kCommRegister, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
        .handle = &M::HandleCommRegister},
 
-      // Memory (memory.cpp). Release goes master -> slave only.
+      // Memory (memory.cpp). Release and ReadAhead go master -> slave only.
       {.type = MsgType::kRelease},
+      {.type = MsgType::kReadAhead},
       {.type = MsgType::kReleased, .handle = &M::HandleReleased},
   };
 

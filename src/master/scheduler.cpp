@@ -30,15 +30,35 @@ void Scheduler::Forget(int slave) {
 
 std::optional<int> Scheduler::PickNext() {
   if (running_ >= nrunning_) return std::nullopt;
-  std::deque<int>& queue = runnable_.empty() ? yielded_ : runnable_;
-  if (queue.empty()) return std::nullopt;
-  auto pick = queue.begin();
+  std::deque<int>* queue = nullptr;
+  std::deque<int>::iterator pick = Choose(queue);
+  if (queue == nullptr) return std::nullopt;
+  int slave = *pick;
+  queue->erase(pick);
+  ++running_;
+  return slave;
+}
+
+std::optional<int> Scheduler::PeekNext() {
+  std::deque<int>* queue = nullptr;
+  std::deque<int>::iterator pick = Choose(queue);
+  if (queue == nullptr) return std::nullopt;
+  return *pick;
+}
+
+std::deque<int>::iterator Scheduler::Choose(std::deque<int>*& queue) {
+  queue = runnable_.empty() ? &yielded_ : &runnable_;
+  if (queue->empty()) {
+    queue = nullptr;
+    return {};
+  }
+  auto pick = queue->begin();
   // Reading residency costs a few microseconds per slave: only when there
   // is a choice to make. Yielded slaves go strictly in turn, or the most
   // resident poller would be picked again and again.
-  if (policy_ == SchedulePolicy::kMemory && &queue == &runnable_ && queue.size() > 1) {
+  if (policy_ == SchedulePolicy::kMemory && queue == &runnable_ && queue->size() > 1) {
     double best = -1;
-    for (auto it = queue.begin(); it != queue.end(); ++it) {
+    for (auto it = queue->begin(); it != queue->end(); ++it) {
       double fraction = resident_fraction_(*it);
       if (fraction > best) {
         best = fraction;
@@ -46,10 +66,7 @@ std::optional<int> Scheduler::PickNext() {
       }
     }
   }
-  int slave = *pick;
-  queue.erase(pick);
-  ++running_;
-  return slave;
+  return pick;
 }
 
 }  // namespace bdmpi

@@ -29,6 +29,8 @@ class Scheduler {
   // If a slot is free and someone is runnable, takes the next slave, counts
   // it as running and returns it.
   std::optional<int> PickNext();
+  // The slave PickNext would take once a slot is free (read-ahead).
+  std::optional<int> PeekNext();
 
   int running() const { return running_; }
   // PickNext would start a slave.
@@ -36,6 +38,9 @@ class Scheduler {
   bool idle() const { return runnable_.empty() && yielded_.empty(); }
 
  private:
+  // The next slave's place in its queue; queue is null when nobody waits.
+  std::deque<int>::iterator Choose(std::deque<int>*& queue);
+
   int nrunning_;
   SchedulePolicy policy_;
   std::function<double(int)> resident_fraction_;

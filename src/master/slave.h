@@ -53,6 +53,7 @@ struct Slave {
   bool storage_released = false;
   bool storage_releasing = false;
   bool waiting_for_memory = false;
+  bool storage_read_ahead = false;  // told to read back before it runs
   // Most storage-backed bytes seen when it stopped running: what it is
   // expected to need when it runs again (it may allocate after resuming).
   std::uint64_t storage_peak = 0;

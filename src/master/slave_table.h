@@ -80,6 +80,11 @@ class SlaveTable {
   // When the slave that has been runnable longest became so (CLOCK_MONOTONIC
   // ns), or -1 when none is.
   std::int64_t OldestRunnableSince() const;
+  // The slave StartNext will start next, if one is runnable.
+  Slave* PeekNext() {
+    std::optional<int> next = scheduler_.PeekNext();
+    return next ? &slaves_[*next] : nullptr;
+  }
   // Slaves holding a running slot.
   int running() const { return scheduler_.running(); }
   // No slave is runnable.

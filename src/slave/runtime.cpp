@@ -161,9 +161,23 @@ ReplyMsg Runtime::ReceiveReply() {
     std::size_t size = go_queue_.Receive(&reply, sizeof reply);
     BDMPI_ENFORCE(size == sizeof reply && reply.version == kProtocolVersion,
                   "malformed reply from the master");
-    if (reply.type != MsgType::kRelease) return reply;
-    SwitchOut();
+    if (reply.type == MsgType::kReadAhead) {
+      ReadAhead();
+    } else if (reply.type == MsgType::kRelease) {
+      SwitchOut();
+    } else {
+      return reply;
+    }
   }
+}
+
+void Runtime::ReadAhead() {
+  // Only data that was switched out comes back: anything else is live.
+  if (!storage_released_) return;
+  double start = Now();
+  memory::ReadAhead();
+  storage_released_ = false;
+  BDMPI_DEBUG("disk", "read-ahead in %.3f s", Now() - start);
 }
 
 void Runtime::SwitchOut() {

@@ -63,10 +63,14 @@ class Runtime {
   Runtime() = default;
   void Connect();
   void DrainAcks();
-  // The next reply; handles the master's Release messages on the way.
+  // The next reply; handles the master's Release and ReadAhead messages on
+  // the way.
   ReplyMsg ReceiveReply();
   // Writes back and drops the storage-backed memory, tells the master.
   void SwitchOut();
+  // Reads back what SwitchOut dropped (the master has counted it against
+  // the node's budget), so that the next reply finds it resident.
+  void ReadAhead();
   // Throws MPI_ERR_OTHER unless called from MPI_Init's thread
   // (MPI_THREAD_FUNNELED): the go-queue and the batch are the rank's only.
   void CheckCallingThread() const;

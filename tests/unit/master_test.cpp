@@ -398,5 +398,43 @@ TEST(MasterTest, HoldsAResumedSlavesReplyUntilReleased) {
   EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
 }
 
+// --prefetch ahead: a released slave that will run next is told to read
+// its data back while another runs, only when both fit in the budget.
+TEST(MasterTest, ReadsAheadTheNextSlaveWithinTheBudget) {
+  constexpr std::uint64_t kKiB = 1024;
+  for (std::uint64_t running_bytes : {300 * kKiB, 500 * kKiB}) {
+    SCOPED_TRACE("the running rank holds " + std::to_string(running_bytes) + " bytes");
+    MasterHarness harness(2, 1, [](MasterOptions& options) {
+      options.node_memory = 1024 * kKiB;
+      options.prefetch = Prefetch::kAhead;
+    });
+    harness.InitAll();
+    ExpectReply(harness, 0);
+    harness.SetStorageBytes(0, 600 * kKiB);
+    harness.Recv(0, 1, 1, 0);  // rank 1 starts: rank 0 is switched out
+    EXPECT_EQ(ExpectReply(harness, 0).type, MsgType::kRelease);
+    RequestMsg released;
+    released.type = MsgType::kReleased;
+    harness.Send(0, released);
+    EXPECT_EQ(ExpectReply(harness, 1).type, MsgType::kInit);
+
+    harness.SetStorageBytes(1, running_bytes);
+    harness.SendText(1, 0, 0, "x");  // rank 0 is runnable, next to run
+    bool fits = 600 * kKiB + running_bytes <= 1024 * kKiB;
+    if (fits) {
+      EXPECT_EQ(ExpectReply(harness, 0).type, MsgType::kReadAhead);
+    }
+    ExpectNoReply(harness, 0);
+    ExpectNoReply(harness, 1);  // the running rank is never asked to release
+    harness.Recv(1, 2, 0, 0);   // rank 0 runs
+    if (!fits) {  // its data comes back at resume, after rank 1 released
+      EXPECT_EQ(ExpectReply(harness, 1).type, MsgType::kRelease);
+      harness.Send(1, released);
+    }
+    ExpectMessage(harness, 0, 1, 0, "x");
+    EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+  }
+}
+
 }  // namespace
 }  // namespace bdmpi

@@ -200,6 +200,7 @@ TEST(MasterOptionsTest, StorageOptions) {
   EXPECT_EQ(o.storage_threshold, 64u << 10);
   EXPECT_EQ(o.node_memory, 2ull << 30);
   EXPECT_EQ(o.prefetch, Prefetch::kEager);
+  EXPECT_EQ(Parse({"--prefetch", "ahead", "prog"}).prefetch, Prefetch::kAhead);
   // Below a page a block would waste most of its page.
   EXPECT_EQ(Parse({"--storage-threshold", "1", "prog"}).storage_threshold, 4096u);
   EXPECT_EQ(ParseErrorClass({"--storage-alloc", "yes", "prog"}), kErrArg);

@@ -82,6 +82,11 @@ ReleaseStats ReleaseAll();
 // back on first touch).
 void PrefetchAll();
 bool EagerPrefetch();
+// Read-ahead (--prefetch ahead), while the slave waits for its reply and
+// another computes: reads back every page that was resident at the last
+// ReleaseAll as clean file pages (what lazy faults would bring in), which
+// a later switch-out need not write unless they were modified.
+void ReadAhead();
 
 // The same for the pages of [p, p + bytes) that belong to arena blocks
 // (partial pages included; memory outside the arena is left alone).
