@@ -90,6 +90,10 @@ class Mailbox {
   bool MatchProbe(std::uint64_t id, int comm, int source, int tag);
   // MPI_Mrecv: the receive buffer's size for matched message `id`.
   void SetCapacity(std::uint64_t id, std::uint64_t capacity);
+  // Receive `id`, which the slave never posted, completes with `message`:
+  // how the master hands out the outcome of a nonblocking collective it
+  // runs (MPI_Comm_idup), so every completion call finds it like a receive.
+  void CompleteUnposted(std::uint64_t id, Message message);
   // MPI_Cancel of receive `id`: withdraws it if it is still unmatched.
   bool CancelRecv(std::uint64_t id);
 
