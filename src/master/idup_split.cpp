@@ -13,9 +13,10 @@
 
 namespace bdmpi {
 
-void Master::JoinWithoutWaiting(Collective& collective, const Slave& slave,
+void Master::JoinWithoutWaiting(Collective& collective, Slave& slave,
                                 const RequestMsg& request) {
   collective.nonblocking_members[slave.world_rank] = request.id;
+  slave.mailbox.AwaitUnposted(request.id);
 }
 
 void Master::HandOutToNonblocking(Collective& collective) {

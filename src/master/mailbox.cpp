@@ -77,6 +77,7 @@ const Message* Mailbox::Probe(int comm, int source, int tag) const {
 }
 
 void Mailbox::CompleteUnposted(std::uint64_t id, Message message) {
+  unposted_.erase(id);
   PostedRecv recv{id, message.envelope.comm, message.envelope.source, message.envelope.tag,
                   message.payload.bytes()};
   completed_.emplace(id, CompletedRecv{recv, std::move(message)});

@@ -186,7 +186,7 @@ class Master {
   ReplyMsg CompleteSplit(Slave& slave, Collective& collective);
   // MPI_Comm_idup (idup_split.cpp): a member that joins a split with a
   // receive id is not blocked; the outcome completes that receive.
-  void JoinWithoutWaiting(Collective& collective, const Slave& slave, const RequestMsg& request);
+  void JoinWithoutWaiting(Collective& collective, Slave& slave, const RequestMsg& request);
   void HandOutToNonblocking(Collective& collective);
   void HandleCommFree(Slave& slave, const RequestMsg& request);
   // Communicators the members agree on themselves (comm_register.cpp).

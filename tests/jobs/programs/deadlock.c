@@ -17,6 +17,8 @@
  *                 MPI_Barrier
  *   reduce_counts MPI_Allreduce with count 2 on the last rank, 1 elsewhere
  *   bcast_sizes   MPI_Bcast of 4 ints from rank 0, 8 ints elsewhere
+ *   idup          every rank but the last MPI_Comm_idup's MPI_COMM_WORLD and
+ *                 waits; the last receives from rank 0, tag 7
  */
 #include "check.h"
 
@@ -57,6 +59,14 @@ int main(int argc, char **argv) {
     MPI_Allreduce(buf, sum, rank == last ? 2 : 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   } else if (strcmp(mode, "bcast_sizes") == 0) {
     MPI_Bcast(buf, rank == 0 ? 4 : 8, MPI_INT, 0, MPI_COMM_WORLD);
+  } else if (strcmp(mode, "idup") == 0) {
+    MPI_Comm copy;
+    if (rank == last) {
+      MPI_Recv(buf, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Comm_idup(MPI_COMM_WORLD, &copy, &reqs[0]);
+      MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    }
   } else {
     CHECK(0, "unknown --mode '%s'", mode);
   }
