@@ -12,6 +12,7 @@
  *     the parent's members in order, works for collectives and keeps its
  *     messages apart from the others'.
  *  3. MPI_Comm_idup keeps attributes whose copy callback asks for it.
+ *  4. MPI_Comm_disconnect of an idup'd communicator: it is freed.
  */
 #include "check.h"
 
@@ -108,8 +109,10 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_get_attr(copy, keyval, &got, &flag));
   CHECK(flag && got == &value && copies == 1, "attribute on the copy: flag %d, copies %d", flag,
         copies);
-  CHECK_MPI(MPI_Comm_free(&copy));
   CHECK_MPI(MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval));
+  /* 4. Disconnect instead of free. */
+  CHECK_MPI(MPI_Comm_disconnect(&copy));
+  CHECK(copy == MPI_COMM_NULL, "MPI_Comm_disconnect left the handle");
   CHECK_MPI(MPI_Comm_free_keyval(&keyval));
 
   if (me == 0) printf("comm_idup: ok\n");
