@@ -428,10 +428,12 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 /* Only the group's members call it. */
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
                           MPI_Comm *newcomm);
-/* MPI_Comm_idup completes in the call (the request comes back done). */
+/* MPI_Comm_idup returns at once; the new communicator is usable once the
+   request completes. */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
-/* Intercommunicators: point-to-point, MPI_Barrier, MPI_Comm_dup/free and
- * MPI_Intercomm_merge on them; other collectives fail with MPI_ERR_COMM. */
+/* Intercommunicators: point-to-point, every collective with MPI's
+ * intercommunicator semantics except the scans (MPI defines none there),
+ * MPI_Comm_dup/idup/split/create/free and MPI_Intercomm_merge. */
 int MPI_Comm_remote_size(MPI_Comm comm, int *size);
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                            MPI_Comm_delete_attr_function *delete_fn,
@@ -1048,6 +1050,35 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const MPI_Datatype sendtypes[], void *recvbuf,
                            const int recvcounts[], const MPI_Aint rdispls[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm);
+
+/* Nonblocking neighbourhood collectives (MPI-3.1 7.7) and
+ * MPI_Comm_disconnect (MPI-3.1 10.5.4; BDMPI has no dynamic processes, so it
+ * is a barrier and MPI_Comm_free). */
+int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request);
+int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Request *request);
+int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                           const int sdispls[], MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Request *request);
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                           const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf,
+                           const int recvcounts[], const MPI_Aint rdispls[],
+                           const MPI_Datatype recvtypes[], MPI_Comm comm,
+                           MPI_Request *request);
+int MPI_Comm_disconnect(MPI_Comm *comm);
 
 /* ------------------------------------------- profiling interface (PMPI) */
 
@@ -1732,6 +1763,32 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                             const MPI_Datatype sendtypes[], void *recvbuf,
                             const int recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm);
+
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request);
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Request *request);
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                           const int sdispls[], MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Request *request);
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                           const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf,
+                           const int recvcounts[], const MPI_Aint rdispls[],
+                           const MPI_Datatype recvtypes[], MPI_Comm comm,
+                           MPI_Request *request);
+int PMPI_Comm_disconnect(MPI_Comm *comm);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

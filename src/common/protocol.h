@@ -117,6 +117,10 @@ inline constexpr std::uint16_t kProtocolVersion = 6;
 //              MPI_Comm_create and MPI_Comm_split_type are splits too.
 //              Across nodes the masters of `comm` allgather their members'
 //              SplitEntry records and each builds the result alike.
+//              With `id` (a receive id; posted, no reply: MPI_Comm_idup)
+//              the member does not wait: the outcome completes receive
+//              `id` instead (status source = rank, tag = size; payload =
+//              the new id, then the members' world ranks).
 //   CommFree:  no reply; the slave has freed communicator `comm`.
 //   CommRegister: a communicator that no split made (MPI_Comm_create_group,
 //              intercommunicators), whose members agree on it among

@@ -17,6 +17,7 @@ std::string DescribePosted(const Slave& slave, std::uint64_t id) {
   if (const AwaitedMatch* send = slave.mailbox.FindAwaited(id))
     return "(its send to rank " + std::to_string(send->dest) + ", tag " +
            std::to_string(send->tag) + ", not received yet)";
+  if (slave.mailbox.AwaitsUnposted(id)) return "(its MPI_Comm_idup, not complete yet)";
   const PostedRecv* recv = slave.mailbox.FindPosted(id);
   return recv == nullptr ? std::string("(a completed receive)")
                          : DescribeMatch(recv->source, recv->tag);

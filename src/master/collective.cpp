@@ -157,7 +157,9 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
   bool is_root = request.rank == collective.root;
   bool finished_now = collective.done && !was_done;
   // Replies and resumes below may erase `collective`: only keys from here.
-  if (NeedsResult(request.type, is_root)) {
+  if (request.id != 0) {
+    JoinWithoutWaiting(collective, slave, request);
+  } else if (NeedsResult(request.type, is_root)) {
     if (collective.done) {
       Reply(slave, CompleteCollective(slave, joined));
     } else {
@@ -175,6 +177,7 @@ void Master::FinishCollective(int comm, std::uint64_t seq) {
   BDMPI_DEBUG("coll", "collective #%llu on comm %d complete",
               static_cast<unsigned long long>(seq), comm);
   auto it = collectives_.find({comm, seq});
+  if (it != collectives_.end()) HandOutToNonblocking(it->second);
   if (it != collectives_.end() && it->second.replies_due == 0) {
     EraseCollective(it);  // e.g. a reduce on a node without its root
     return;

@@ -52,6 +52,9 @@ struct Collective {
   std::map<int, int> split_channels;
   std::map<int, std::pair<int, int>> split_outcome;  // -> (id, rank)
   std::map<int, Payload> split_members;
+  // Members that joined without waiting (MPI_Comm_idup): world rank -> the
+  // receive id whose completion hands them the outcome (idup_split.cpp).
+  std::map<int, std::uint64_t> nonblocking_members;
 };
 
 struct MasterComm;

@@ -76,6 +76,13 @@ const Message* Mailbox::Probe(int comm, int source, int tag) const {
   return nullptr;
 }
 
+void Mailbox::CompleteUnposted(std::uint64_t id, Message message) {
+  unposted_.erase(id);
+  PostedRecv recv{id, message.envelope.comm, message.envelope.source, message.envelope.tag,
+                  message.payload.bytes()};
+  completed_.emplace(id, CompletedRecv{recv, std::move(message)});
+}
+
 bool Mailbox::MatchProbe(std::uint64_t id, int comm, int source, int tag) {
   PostedRecv probe{id, comm, source, tag, 0};
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {

@@ -13,6 +13,7 @@
 #include <deque>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "master/payload.h"
@@ -90,6 +91,13 @@ class Mailbox {
   bool MatchProbe(std::uint64_t id, int comm, int source, int tag);
   // MPI_Mrecv: the receive buffer's size for matched message `id`.
   void SetCapacity(std::uint64_t id, std::uint64_t capacity);
+  // Receive `id`, which the slave never posted, completes with `message`:
+  // how the master hands out the outcome of a nonblocking collective it
+  // runs (MPI_Comm_idup), so every completion call finds it like a receive.
+  // Until then it is awaited (for the description of a blocked rank).
+  void AwaitUnposted(std::uint64_t id) { unposted_.insert(id); }
+  bool AwaitsUnposted(std::uint64_t id) const { return unposted_.count(id) != 0; }
+  void CompleteUnposted(std::uint64_t id, Message message);
   // MPI_Cancel of receive `id`: withdraws it if it is still unmatched.
   bool CancelRecv(std::uint64_t id);
 
@@ -124,6 +132,7 @@ class Mailbox {
   std::deque<PostedRecv> posted_;
   std::unordered_map<std::uint64_t, CompletedRecv> completed_;
   std::deque<AwaitedMatch> awaited_;
+  std::unordered_set<std::uint64_t> unposted_;
   std::vector<SentBy> matched_senders_;
 };
 

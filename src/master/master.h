@@ -214,6 +214,10 @@ class Master {
   // Builds the new communicators once every member's entry is known.
   void FinishSplit(Collective& collective);
   ReplyMsg CompleteSplit(Slave& slave, Collective& collective);
+  // MPI_Comm_idup (idup_split.cpp): a member that joins a split with a
+  // receive id is not blocked; the outcome completes that receive.
+  void JoinWithoutWaiting(Collective& collective, Slave& slave, const RequestMsg& request);
+  void HandOutToNonblocking(Collective& collective);
   void HandleCommFree(Slave& slave, const RequestMsg& request);
   // Communicators the members agree on themselves (comm_register.cpp).
   void HandleCommRegister(Slave& slave, const RequestMsg& request);

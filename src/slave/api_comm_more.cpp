@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "common/error.h"
+#include "slave/collectives.h"
 #include "slave/comm.h"
+#include "slave/comm_idup.h"
 #include "slave/comm_register.h"
 #include "slave/errors.h"
 #include "slave/info.h"
@@ -20,17 +22,6 @@ using bdmpi::Error;
 using bdmpi::Guard;
 
 namespace {
-
-// MPI_Comm_idup completes at once: BDMPI duplicates in the call (every
-// member calls it in the same order as its other collectives, so this
-// blocks no more than MPI_Comm_dup would) and hands back a done request.
-MPI_Request DoneRequest(MPI_Comm comm) {
-  bdmpi::PendingRequest pending;
-  pending.done = true;
-  pending.comm = comm;
-  bdmpi::SetEmptyStatus(&pending.status);
-  return bdmpi::NewRequest(pending);
-}
 
 void SetHints(MPI_Comm comm, MPI_Info info) {
   bdmpi::CheckInfoArgument(info);
@@ -59,8 +50,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   return Guard("MPI_Comm_idup", comm, [&] {
-    *newcomm = bdmpi::CommDup(comm);
-    *request = DoneRequest(*newcomm);
+    *request = bdmpi::CommIdup(comm, std::nullopt, newcomm);
   });
 }
 
@@ -69,9 +59,18 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
                              MPI_Request* request) {
   return Guard("MPI_Comm_idup_with_info", comm, [&] {
     bdmpi::CheckInfoArgument(info);
-    *newcomm = bdmpi::CommDup(comm);
-    SetHints(*newcomm, info);
-    *request = DoneRequest(*newcomm);
+    *request = bdmpi::CommIdup(
+        comm, info == MPI_INFO_NULL ? bdmpi::InfoEntries{} : bdmpi::LookupInfo(info), newcomm);
+  });
+}
+
+#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
+int PMPI_Comm_disconnect(MPI_Comm* comm) {
+  // Without dynamic processes there is nobody to detach from: what is left
+  // is the wait for the other members (MPI-3.1 10.5.4) and the free.
+  return Guard("MPI_Comm_disconnect", *comm, [&] {
+    bdmpi::Barrier(*comm);
+    bdmpi::CommFree(comm);
   });
 }
 

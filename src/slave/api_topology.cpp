@@ -9,7 +9,6 @@
 #include "common/error.h"
 #include "slave/errors.h"
 #include "slave/info.h"
-#include "slave/neighbor.h"
 #include "slave/objects.h"
 #include "slave/topology_comm.h"
 
@@ -208,55 +207,6 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 #pragma weak MPI_Topo_test = PMPI_Topo_test
 int PMPI_Topo_test(MPI_Comm comm, int* status) {
   return Guard("MPI_Topo_test", comm, [&] { *status = bdmpi::TopoTest(comm); });
-}
-
-// ------------------------------------------- neighbourhood collectives
-
-#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
-int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return Guard("MPI_Neighbor_allgather", comm, [&] {
-    bdmpi::NeighborAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  });
-}
-
-#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
-int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, const int recvcounts[], const int displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm) {
-  return Guard("MPI_Neighbor_allgatherv", comm, [&] {
-    bdmpi::NeighborAllgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                              comm);
-  });
-}
-
-#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
-int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return Guard("MPI_Neighbor_alltoall", comm, [&] {
-    bdmpi::NeighborAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  });
-}
-
-#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
-int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return Guard("MPI_Neighbor_alltoallv", comm, [&] {
-    bdmpi::NeighborAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                             recvtype, comm);
-  });
-}
-
-#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
-int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                            MPI_Comm comm) {
-  return Guard("MPI_Neighbor_alltoallw", comm, [&] {
-    bdmpi::NeighborAlltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                             recvtypes, comm);
-  });
 }
 
 }  // extern "C"

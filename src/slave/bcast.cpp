@@ -7,7 +7,7 @@
 #include "common/protocol.h"
 #include "slave/collectives.h"
 #include "slave/errors.h"
-#include "slave/intercomm_coll.h"
+#include "slave/nbc_inter.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
@@ -24,7 +24,7 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
            MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  if (comm.inter) return InterBcast(buffer, count, datatype, root, comm);
+  if (comm.inter) return RunBlocking(InterBcastPlan(buffer, count, datatype, root, comm));
   std::uint64_t bytes = WireBytes(count, datatype);
   CheckRoot(comm, root);
   if (comm.size == 1) return;

@@ -12,7 +12,6 @@
 #include "slave/errors.h"
 #include "slave/nbc_plans.h"
 #include "slave/intercomm.h"
-#include "slave/intercomm_coll.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
 
@@ -51,83 +50,49 @@ void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64
                                  " contributes more data than the receive count holds");
 }
 
-namespace {
-
-// Intercommunicators have their own algorithms (intercomm_coll.h).
-bool IsInter(MPI_Comm comm) {
-  RequireInitialized();
-  return LookupComm(comm).inter;
-}
-const CommInfo& InterComm(MPI_Comm comm) { return LookupComm(comm); }
-
-}  // namespace
-
-// The blocking forms run the schedules of nbc_move.cpp / nbc_reduce.cpp.
+// The blocking forms run the schedules of nbc_move.cpp / nbc_reduce.cpp
+// (nbc_inter.cpp on intercommunicators).
 void Gather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (IsInter(comm))
-    return InterGather(send, sendcount, sendtype, recv, nullptr, nullptr, recvcount, recvtype, root,
-                       InterComm(comm));
   RunBlocking(GatherPlan(send, sendcount, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
 void Gatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
              MPI_Comm comm) {
-  if (IsInter(comm))
-    return InterGather(send, sendcount, sendtype, recv, recvcounts, displs, 0, recvtype, root,
-                       InterComm(comm));
   RunBlocking(
       GathervPlan(send, sendcount, sendtype, recv, recvcounts, displs, recvtype, root, comm));
 }
 
 void Scatter(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
              MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (IsInter(comm))
-    return InterScatter(send, nullptr, nullptr, sendcount, sendtype, recv, recvcount, recvtype,
-                        root, InterComm(comm));
   RunBlocking(ScatterPlan(send, sendcount, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
 void Scatterv(const void* send, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
               void* recv, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (IsInter(comm))
-    return InterScatter(send, sendcounts, displs, 0, sendtype, recv, recvcount, recvtype, root,
-                        InterComm(comm));
   RunBlocking(
       ScattervPlan(send, sendcounts, displs, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
 void Allgather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
                MPI_Datatype recvtype, MPI_Comm comm) {
-  if (IsInter(comm))
-    return InterAllgather(send, sendcount, sendtype, recv, nullptr, nullptr, recvcount, recvtype,
-                          InterComm(comm));
   RunBlocking(AllgatherPlan(send, sendcount, sendtype, recv, recvcount, recvtype, comm));
 }
 
 void Allgatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  if (IsInter(comm))
-    return InterAllgather(send, sendcount, sendtype, recv, recvcounts, displs, 0, recvtype,
-                          InterComm(comm));
   RunBlocking(AllgathervPlan(send, sendcount, sendtype, recv, recvcounts, displs, recvtype, comm));
 }
 
 void Alltoall(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm) {
-  if (IsInter(comm))
-    return InterAlltoall(send, nullptr, nullptr, sendcount, sendtype, recv, nullptr, nullptr,
-                         recvcount, recvtype, InterComm(comm));
   RunBlocking(AlltoallPlan(send, sendcount, sendtype, recv, recvcount, recvtype, comm));
 }
 
 void Alltoallv(const void* send, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                void* recv, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                MPI_Comm comm) {
-  if (IsInter(comm))
-    return InterAlltoall(send, sendcounts, sdispls, 0, sendtype, recv, recvcounts, rdispls, 0,
-                         recvtype, InterComm(comm));
   RunBlocking(AlltoallvPlan(send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls,
                             recvtype, comm));
 }

@@ -237,9 +237,8 @@ void IntercommBarrier(MPI_Comm intercomm) {
 void RequireIntracomm(const CommInfo& comm) {
   if (comm.inter)
     throw Error(kErrComm,
-                "this call takes an intracommunicator (on intercommunicators BDMPI "
-                "has point-to-point, the collectives of MPI-3.1 5.2.2 other than "
-                "the reduce-scatters, and MPI_Comm_dup/split/create/free)");
+                "this call takes an intracommunicator (MPI defines it on "
+                "intracommunicators only)");
 }
 
 }  // namespace bdmpi

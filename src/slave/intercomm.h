@@ -4,8 +4,8 @@
 // intercommunicator travels on it, with ranks translated (CommInfo::
 // WirePeer, UserSource), and MPI_Intercomm_merge and MPI_Comm_dup split it.
 // MPI_Comm_split and MPI_Comm_create make intercommunicators; MPI_Barrier
-// and the collectives of intercomm_coll.h work across the two groups; the
-// rest (reduce-scatters, scans) refuse them with MPI_ERR_COMM.
+// and the collectives of nbc_inter.h work across the two groups; the scans,
+// which MPI defines on intracommunicators only, refuse them (MPI_ERR_COMM).
 #pragma once
 
 #include <mpi.h>

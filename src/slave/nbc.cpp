@@ -6,17 +6,18 @@
 
 #include "common/error.h"
 #include "slave/coll_p2p.h"
-#include "slave/intercomm.h"
 #include "slave/p2p_internal.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
 
 namespace bdmpi {
 
+// On an intercommunicator the plans (nbc_inter.cpp) name ranks of the
+// hidden communicator of both groups, whose twin carries the messages.
 Schedule::Schedule(const CommInfo& comm)
-    : twin_(CollectiveCommId(comm.id)), rank_(comm.rank), size_(comm.size) {
-  RequireIntracomm(comm);  // the plans number ranks within one group
-}
+    : twin_(CollectiveCommId(comm.id)),
+      rank_(comm.WireRank()),
+      size_(comm.inter ? comm.size + comm.PeerGroupSize() : comm.size) {}
 
 void Schedule::SendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
   Runtime* runtime = Runtime::Instance();
@@ -48,6 +49,10 @@ void Schedule::RecvElements(int source, int tag, void* buffer, int count, MPI_Da
       throw Error(reply.error, "rank " + std::to_string(source) +
                                    " sends more data than the receive count holds");
   });
+}
+
+void Schedule::Await(std::uint64_t id, Deliver deliver) {
+  steps_.push_back(Step{id, std::move(deliver), nullptr});
 }
 
 void Schedule::Then(Action action) { steps_.push_back(Step{0, nullptr, std::move(action)}); }

@@ -48,6 +48,9 @@ class Schedule {
   // Posts a receive of `count` elements into `buffer` (unpacked when the
   // type has gaps; more data than that is MPI_ERR_TRUNCATE).
   void RecvElements(int source, int tag, void* buffer, int count, MPI_Datatype type);
+  // A step that completes receive `id`, which something other than this
+  // schedule posted (the master completes it; see comm_idup.cpp).
+  void Await(std::uint64_t id, Deliver deliver);
   // A local action, run when the steps before it are complete.
   void Then(Action action);
 

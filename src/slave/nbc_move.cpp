@@ -9,6 +9,8 @@
 #include "common/error.h"
 #include "slave/coll_p2p.h"
 #include "slave/errors.h"
+#include "slave/nbc_blocks.h"
+#include "slave/nbc_inter.h"
 #include "slave/nbc_plans.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
@@ -18,22 +20,6 @@ namespace bdmpi {
 void CheckRoot(const CommInfo& comm, int root);  // bcast.cpp
 
 namespace {
-
-// Where one rank's block of a buffer is: `count` elements of `type` at
-// `offset` bytes.
-struct Block {
-  int count = 0;
-  std::int64_t offset = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-};
-using Blocks = std::vector<Block>;
-
-void* At(void* buffer, const Block& block) {
-  return static_cast<std::byte*>(buffer) + block.offset;
-}
-const void* At(const void* buffer, const Block& block) {
-  return static_cast<const std::byte*>(buffer) + block.offset;
-}
 
 std::int64_t Extent(MPI_Datatype type) {
   return static_cast<std::int64_t>(LookupType(type).extent);
@@ -194,10 +180,24 @@ const CommInfo& Checked(MPI_Comm comm) {
   return LookupComm(comm);
 }
 
+// The root's blocks of an intercommunicator's gather or scatter, one for
+// each remote rank; none elsewhere.
+template <typename MakeBlocks>
+Blocks RootsBlocks(const CommInfo& comm, int root, MakeBlocks make) {
+  return root == MPI_ROOT ? make(comm.PeerGroupSize()) : Blocks{};
+}
+
+CollectivePlan AlltoallFor(const void* send, Blocks sblocks, void* recv, Blocks rblocks,
+                           const CommInfo& comm) {
+  if (comm.inter) return InterAlltoallPlan(send, sblocks, recv, rblocks, comm);
+  return AlltoallBlocks(send, sblocks, recv, rblocks, comm);
+}
+
 }  // namespace
 
 CollectivePlan BarrierPlan(MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  if (comm.inter) return InterBarrierPlan(comm);
   return [=]() {
     Schedule schedule(comm);
     for (int r = 0; r < comm.size; ++r) {
@@ -216,6 +216,7 @@ CollectivePlan BarrierPlan(MPI_Comm comm_handle) {
 CollectivePlan BcastPlan(void* buffer, int count, MPI_Datatype datatype, int root,
                          MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  if (comm.inter) return InterBcastPlan(buffer, count, datatype, root, comm);
   WireBytes(count, datatype);
   CheckRoot(comm, root);
   return [=]() {
@@ -235,6 +236,12 @@ CollectivePlan BcastPlan(void* buffer, int count, MPI_Datatype datatype, int roo
 CollectivePlan GatherPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  if (comm.inter)
+    return InterGatherPlan(send, sendcount, sendtype, recv,
+                           RootsBlocks(comm, root, [&](int n) {
+                             return Regular(n, recvcount, recvtype);
+                           }),
+                           root, comm);
   CheckRoot(comm, root);
   Blocks blocks;
   if (comm.rank == root) blocks = Regular(comm.size, recvcount, recvtype);
@@ -245,6 +252,12 @@ CollectivePlan GathervPlan(const void* send, int sendcount, MPI_Datatype sendtyp
                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                            int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  if (comm.inter)
+    return InterGatherPlan(send, sendcount, sendtype, recv,
+                           RootsBlocks(comm, root, [&](int n) {
+                             return Given(n, recvcounts, displs, recvtype);
+                           }),
+                           root, comm);
   CheckRoot(comm, root);
   Blocks blocks;
   if (comm.rank == root) blocks = Given(comm.size, recvcounts, displs, recvtype);
@@ -254,6 +267,12 @@ CollectivePlan GathervPlan(const void* send, int sendcount, MPI_Datatype sendtyp
 CollectivePlan ScatterPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  if (comm.inter)
+    return InterScatterPlan(send,
+                            RootsBlocks(comm, root, [&](int n) {
+                              return Regular(n, sendcount, sendtype);
+                            }),
+                            recv, recvcount, recvtype, root, comm);
   CheckRoot(comm, root);
   Blocks blocks;
   if (comm.rank == root) blocks = Regular(comm.size, sendcount, sendtype);
@@ -264,6 +283,12 @@ CollectivePlan ScattervPlan(const void* send, const int sendcounts[], const int 
                             MPI_Datatype sendtype, void* recv, int recvcount, MPI_Datatype recvtype,
                             int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  if (comm.inter)
+    return InterScatterPlan(send,
+                            RootsBlocks(comm, root, [&](int n) {
+                              return Given(n, sendcounts, displs, sendtype);
+                            }),
+                            recv, recvcount, recvtype, root, comm);
   CheckRoot(comm, root);
   Blocks blocks;
   if (comm.rank == root) blocks = Given(comm.size, sendcounts, displs, sendtype);
@@ -273,33 +298,37 @@ CollectivePlan ScattervPlan(const void* send, const int sendcounts[], const int 
 CollectivePlan AllgatherPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
-  return AllgatherBlocks(send, sendcount, sendtype, recv, Regular(comm.size, recvcount, recvtype),
-                         comm);
+  Blocks blocks = Regular(comm.PeerGroupSize(), recvcount, recvtype);
+  if (comm.inter) return InterAllgatherPlan(send, sendcount, sendtype, recv, blocks, comm);
+  return AllgatherBlocks(send, sendcount, sendtype, recv, blocks, comm);
 }
 
 CollectivePlan AllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                               MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
-  return AllgatherBlocks(send, sendcount, sendtype, recv,
-                         Given(comm.size, recvcounts, displs, recvtype), comm);
+  Blocks blocks = Given(comm.PeerGroupSize(), recvcounts, displs, recvtype);
+  if (comm.inter) return InterAllgatherPlan(send, sendcount, sendtype, recv, blocks, comm);
+  return AllgatherBlocks(send, sendcount, sendtype, recv, blocks, comm);
 }
 
 CollectivePlan AlltoallPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  int n = comm.PeerGroupSize();
   Blocks sblocks;
-  if (send != MPI_IN_PLACE) sblocks = Regular(comm.size, sendcount, sendtype);
-  return AlltoallBlocks(send, sblocks, recv, Regular(comm.size, recvcount, recvtype), comm);
+  if (send != MPI_IN_PLACE) sblocks = Regular(n, sendcount, sendtype);
+  return AlltoallFor(send, sblocks, recv, Regular(n, recvcount, recvtype), comm);
 }
 
 CollectivePlan AlltoallvPlan(const void* send, const int sendcounts[], const int sdispls[],
                              MPI_Datatype sendtype, void* recv, const int recvcounts[],
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  int n = comm.PeerGroupSize();
   Blocks sblocks;
-  if (send != MPI_IN_PLACE) sblocks = Given(comm.size, sendcounts, sdispls, sendtype);
-  return AlltoallBlocks(send, sblocks, recv, Given(comm.size, recvcounts, rdispls, recvtype), comm);
+  if (send != MPI_IN_PLACE) sblocks = Given(n, sendcounts, sdispls, sendtype);
+  return AlltoallFor(send, sblocks, recv, Given(n, recvcounts, rdispls, recvtype), comm);
 }
 
 CollectivePlan AlltoallwPlan(const void* send, const int sendcounts[], const int sdispls[],
@@ -307,10 +336,10 @@ CollectivePlan AlltoallwPlan(const void* send, const int sendcounts[], const int
                              const int rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
+  int n = comm.PeerGroupSize();
   Blocks sblocks;
-  if (send != MPI_IN_PLACE) sblocks = GivenW(comm.size, sendcounts, sdispls, sendtypes);
-  return AlltoallBlocks(send, sblocks, recv, GivenW(comm.size, recvcounts, rdispls, recvtypes),
-                        comm);
+  if (send != MPI_IN_PLACE) sblocks = GivenW(n, sendcounts, sdispls, sendtypes);
+  return AlltoallFor(send, sblocks, recv, GivenW(n, recvcounts, rdispls, recvtypes), comm);
 }
 
 }  // namespace bdmpi

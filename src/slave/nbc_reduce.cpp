@@ -12,6 +12,8 @@
 #include "common/error.h"
 #include "slave/coll_p2p.h"
 #include "slave/errors.h"
+#include "slave/intercomm.h"
+#include "slave/nbc_inter.h"
 #include "slave/nbc_plans.h"
 #include "slave/runtime.h"
 #include "slave/wire_data.h"
@@ -136,6 +138,7 @@ CollectivePlan Prefix(const void* send, void* recv, int count, MPI_Datatype data
                       MPI_Comm comm_handle, bool exclusive) {
   Checked checked = Check(count, datatype, op, comm_handle);
   const CommInfo& comm = checked.comm;
+  RequireIntracomm(comm);  // MPI defines no scan across two groups
   if (send == MPI_IN_PLACE) send = recv;
   int tag = exclusive ? kTagIexscan : kTagIscan;
   CheckedOp checked_op = checked.op;
@@ -190,15 +193,32 @@ CollectivePlan ReduceScatterCounts(const void* send, void* recv, std::vector<int
 
 }  // namespace
 
+void FoldReceived(Schedule& schedule, int tag, const std::vector<int>& sources,
+                  const CheckedOp& op, MPI_Datatype datatype, int count,
+                  std::function<void(const std::vector<std::byte>&)> use) {
+  auto fold = std::make_shared<Fold>(op, datatype, count);
+  for (int r : sources)
+    schedule.Recv(r, tag, fold->bytes(),
+                  [fold, r](const ReplyMsg& reply) { fold->Receive(reply, r); });
+  schedule.Then([fold, use] {
+    if (!fold->empty()) use(fold->result());
+  });
+}
+
 CollectivePlan ReducePlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
                           int root, MPI_Comm comm) {
   RequireInitialized();
+  if (LookupComm(comm).inter)
+    return InterReducePlan(send, recv, count, datatype, op, root, LookupComm(comm));
   CheckRoot(LookupComm(comm), root);  // ReduceTo takes -1 for "every rank"
   return ReduceTo(send, recv, count, datatype, op, root, comm);
 }
 
 CollectivePlan AllreducePlan(const void* send, void* recv, int count, MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm) {
+  RequireInitialized();
+  if (LookupComm(comm).inter)
+    return InterAllreducePlan(send, recv, count, datatype, op, LookupComm(comm));
   return ReduceTo(send, recv, count, datatype, op, -1, comm);
 }
 
@@ -207,16 +227,20 @@ CollectivePlan ReduceScatterPlan(const void* send, void* recv, const int recvcou
   RequireInitialized();
   int n = LookupComm(comm).size;
   if (recvcounts == nullptr) throw Error(kErrCount, "no counts given");
-  return ReduceScatterCounts(send, recv, std::vector<int>(recvcounts, recvcounts + n), datatype, op,
-                             comm);
+  std::vector<int> counts(recvcounts, recvcounts + n);
+  if (LookupComm(comm).inter)
+    return InterReduceScatterPlan(send, recv, std::move(counts), datatype, op, LookupComm(comm));
+  return ReduceScatterCounts(send, recv, std::move(counts), datatype, op, comm);
 }
 
 CollectivePlan ReduceScatterBlockPlan(const void* send, void* recv, int recvcount,
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   RequireInitialized();
   int n = LookupComm(comm).size;
-  return ReduceScatterCounts(send, recv, std::vector<int>(static_cast<std::size_t>(n), recvcount),
-                             datatype, op, comm);
+  std::vector<int> counts(static_cast<std::size_t>(n), recvcount);
+  if (LookupComm(comm).inter)
+    return InterReduceScatterPlan(send, recv, std::move(counts), datatype, op, LookupComm(comm));
+  return ReduceScatterCounts(send, recv, std::move(counts), datatype, op, comm);
 }
 
 CollectivePlan ScanPlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,

@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "common/error.h"
-#include "slave/coll_p2p.h"
 #include "slave/datatypes.h"
 #include "slave/errors.h"
+#include "slave/nbc_blocks.h"
 #include "slave/objects.h"
 #include "slave/topology_comm.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 namespace {
@@ -21,35 +22,32 @@ namespace {
 // number), so that blocks land in the right place.
 constexpr int kTagNeighbor = 0x4e0000;
 
-struct Block {
-  const void* data;
-  std::uint64_t bytes;
-};
-struct Slot {
-  void* data;
-  std::uint64_t capacity;
-};
-
-// Sends block i to out-neighbour i, then receives block j from
-// in-neighbour j.
-void Exchange(MPI_Comm comm_handle, const std::vector<Block>& blocks,
-              const std::vector<Slot>& slots) {
+// Sends block i of `send` to out-neighbour i and receives block j of
+// `recv` from in-neighbour j.
+CollectivePlan Exchange(MPI_Comm comm_handle, const void* send, Blocks blocks, void* recv,
+                        Blocks slots) {
   const CommInfo& comm = LookupComm(comm_handle);
   const Topology& topology = TopologyOf(comm_handle);
   std::vector<int> outs = topology.OutNeighbors(comm.rank);
   std::vector<int> ins = topology.InNeighbors(comm.rank);
   bool cartesian = topology.kind == MPI_CART;
-  for (std::size_t i = 0; i < outs.size(); ++i) {
-    if (outs[i] == MPI_PROC_NULL) continue;
-    // Sent down a dimension it arrives as the receiver's "from above" block.
-    int tag = kTagNeighbor + (cartesian ? static_cast<int>(i ^ 1) : 0);
-    CollSend(comm, outs[i], tag, blocks[i].data, blocks[i].bytes);
-  }
-  for (std::size_t j = 0; j < ins.size(); ++j) {
-    if (ins[j] == MPI_PROC_NULL) continue;
-    int tag = kTagNeighbor + (cartesian ? static_cast<int>(j) : 0);
-    CollRecv(comm, ins[j], tag, slots[j].data, slots[j].capacity);
-  }
+  for (const Block& block : blocks) WireBytes(block.count, block.type);
+  for (const Block& slot : slots) WireBytes(slot.count, slot.type);
+  return [=]() {
+    Schedule schedule(comm);
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i] == MPI_PROC_NULL) continue;
+      // Sent down a dimension it arrives as the receiver's "from above" block.
+      int tag = kTagNeighbor + (cartesian ? static_cast<int>(i ^ 1) : 0);
+      schedule.SendElements(outs[i], tag, At(send, blocks[i]), blocks[i].count, blocks[i].type);
+    }
+    for (std::size_t j = 0; j < ins.size(); ++j) {
+      if (ins[j] == MPI_PROC_NULL) continue;
+      int tag = kTagNeighbor + (cartesian ? static_cast<int>(j) : 0);
+      schedule.RecvElements(ins[j], tag, At(recv, slots[j]), slots[j].count, slots[j].type);
+    }
+    return schedule;
+  };
 }
 
 std::size_t OutDegree(MPI_Comm comm) {
@@ -59,95 +57,84 @@ std::size_t InDegree(MPI_Comm comm) {
   return TopologyOf(comm).InNeighbors(LookupComm(comm).rank).size();
 }
 
-const std::byte* Offset(const void* base, std::int64_t bytes) {
-  return static_cast<const std::byte*>(base) + bytes;
-}
-std::byte* Offset(void* base, std::int64_t bytes) { return static_cast<std::byte*>(base) + bytes; }
-
 std::int64_t Extent(MPI_Datatype type) {
   return static_cast<std::int64_t>(LookupType(type).extent);
 }
 
-// Blocks of counts[i] elements at displs[i] extents (or a regular layout).
-std::vector<Block> SendBlocks(const void* send, std::size_t n, const int counts[],
-                              const int displs[], int count, MPI_Datatype type, bool same) {
-  std::vector<Block> blocks;
+// Blocks of counts[i] elements at displs[i] extents, or of `count` each
+// one after the other, or (`same`) all the same block at the start.
+Blocks Layout(std::size_t n, const int counts[], const int displs[], int count, MPI_Datatype type,
+              bool same = false) {
+  Blocks blocks;
   std::int64_t extent = Extent(type);
   for (std::size_t i = 0; i < n; ++i) {
     int c = counts != nullptr ? counts[i] : count;
     std::int64_t at = same                ? 0
                       : displs != nullptr ? displs[i]
                                           : static_cast<std::int64_t>(i) * count;
-    blocks.push_back({Offset(send, at * extent), BufferBytes(c, type)});
+    blocks.push_back(Block{c, at * extent, type});
   }
   return blocks;
 }
 
-std::vector<Slot> RecvSlots(void* recv, std::size_t n, const int counts[], const int displs[],
-                            int count, MPI_Datatype type) {
-  std::vector<Slot> slots;
-  std::int64_t extent = Extent(type);
-  for (std::size_t j = 0; j < n; ++j) {
-    int c = counts != nullptr ? counts[j] : count;
-    std::int64_t at = displs != nullptr ? displs[j] : static_cast<std::int64_t>(j) * count;
-    slots.push_back({Offset(recv, at * extent), BufferBytes(c, type)});
-  }
-  return slots;
+// MPI_Neighbor_alltoallw's: byte displacements, a type for each.
+Blocks LayoutW(std::size_t n, const int counts[], const MPI_Aint displs[],
+               const MPI_Datatype types[]) {
+  Blocks blocks;
+  for (std::size_t i = 0; i < n; ++i)
+    blocks.push_back(Block{counts[i], static_cast<std::int64_t>(displs[i]), types[i]});
+  return blocks;
 }
 
 void NoInPlace(const void* send) {
+  RequireInitialized();
   if (send == MPI_IN_PLACE)
     throw Error(kErrBuffer, "neighbourhood collectives take no MPI_IN_PLACE");
 }
 
 }  // namespace
 
-void NeighborAllgather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  RequireInitialized();
+CollectivePlan NeighborAllgatherPlan(const void* send, int sendcount, MPI_Datatype sendtype,
+                                     void* recv, int recvcount, MPI_Datatype recvtype,
+                                     MPI_Comm comm) {
   NoInPlace(send);
-  Exchange(comm, SendBlocks(send, OutDegree(comm), nullptr, nullptr, sendcount, sendtype, true),
-           RecvSlots(recv, InDegree(comm), nullptr, nullptr, recvcount, recvtype));
+  return Exchange(comm, send,
+                  Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype, /*same=*/true),
+                  recv, Layout(InDegree(comm), nullptr, nullptr, recvcount, recvtype));
 }
 
-void NeighborAllgatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                        MPI_Comm comm) {
-  RequireInitialized();
+CollectivePlan NeighborAllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype,
+                                      void* recv, const int recvcounts[], const int displs[],
+                                      MPI_Datatype recvtype, MPI_Comm comm) {
   NoInPlace(send);
-  Exchange(comm, SendBlocks(send, OutDegree(comm), nullptr, nullptr, sendcount, sendtype, true),
-           RecvSlots(recv, InDegree(comm), recvcounts, displs, 0, recvtype));
+  return Exchange(comm, send,
+                  Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype, /*same=*/true),
+                  recv, Layout(InDegree(comm), recvcounts, displs, 0, recvtype));
 }
 
-void NeighborAlltoall(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  RequireInitialized();
+CollectivePlan NeighborAlltoallPlan(const void* send, int sendcount, MPI_Datatype sendtype,
+                                    void* recv, int recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm) {
   NoInPlace(send);
-  Exchange(comm, SendBlocks(send, OutDegree(comm), nullptr, nullptr, sendcount, sendtype, false),
-           RecvSlots(recv, InDegree(comm), nullptr, nullptr, recvcount, recvtype));
+  return Exchange(comm, send, Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype),
+                  recv, Layout(InDegree(comm), nullptr, nullptr, recvcount, recvtype));
 }
 
-void NeighborAlltoallv(const void* send, const int sendcounts[], const int sdispls[],
-                       MPI_Datatype sendtype, void* recv, const int recvcounts[],
-                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  RequireInitialized();
+CollectivePlan NeighborAlltoallvPlan(const void* send, const int sendcounts[], const int sdispls[],
+                                     MPI_Datatype sendtype, void* recv, const int recvcounts[],
+                                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   NoInPlace(send);
-  Exchange(comm, SendBlocks(send, OutDegree(comm), sendcounts, sdispls, 0, sendtype, false),
-           RecvSlots(recv, InDegree(comm), recvcounts, rdispls, 0, recvtype));
+  return Exchange(comm, send, Layout(OutDegree(comm), sendcounts, sdispls, 0, sendtype), recv,
+                  Layout(InDegree(comm), recvcounts, rdispls, 0, recvtype));
 }
 
-void NeighborAlltoallw(const void* send, const int sendcounts[], const MPI_Aint sdispls[],
-                       const MPI_Datatype sendtypes[], void* recv, const int recvcounts[],
-                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  RequireInitialized();
+CollectivePlan NeighborAlltoallwPlan(const void* send, const int sendcounts[],
+                                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                     void* recv, const int recvcounts[], const MPI_Aint rdispls[],
+                                     const MPI_Datatype recvtypes[], MPI_Comm comm) {
   NoInPlace(send);
-  std::vector<Block> blocks;
-  for (std::size_t i = 0; i < OutDegree(comm); ++i)
-    blocks.push_back({Offset(send, sdispls[i]), BufferBytes(sendcounts[i], sendtypes[i])});
-  std::vector<Slot> slots;
-  for (std::size_t j = 0; j < InDegree(comm); ++j)
-    slots.push_back({Offset(recv, rdispls[j]), BufferBytes(recvcounts[j], recvtypes[j])});
-  Exchange(comm, blocks, slots);
+  return Exchange(comm, send, LayoutW(OutDegree(comm), sendcounts, sdispls, sendtypes), recv,
+                  LayoutW(InDegree(comm), recvcounts, rdispls, recvtypes));
 }
 
 }  // namespace bdmpi

@@ -12,7 +12,7 @@
 #include "slave/coll_p2p.h"
 #include "slave/collectives.h"
 #include "slave/errors.h"
-#include "slave/intercomm_coll.h"
+#include "slave/nbc_inter.h"
 #include "slave/nbc_plans.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
@@ -71,7 +71,7 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
             MPI_Op op, int root, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  if (comm.inter) return InterReduce(send, recv, count, datatype, op, root, comm);
+  if (comm.inter) return RunBlocking(InterReducePlan(send, recv, count, datatype, op, root, comm));
   CheckRoot(comm, root);
   if (UserDefined(count, datatype, op)) {
     RunBlocking(ReducePlan(send, recv, count, datatype, op, root, comm_handle));
@@ -93,7 +93,7 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  if (comm.inter) return InterAllreduce(send, recv, count, datatype, op, comm);
+  if (comm.inter) return RunBlocking(InterAllreducePlan(send, recv, count, datatype, op, comm));
   if (UserDefined(count, datatype, op)) {
     // Rank 0 folds (n messages rather than AllreducePlan's n^2), the
     // master broadcasts.

@@ -21,6 +21,8 @@
  *                 MPI_Recv from their left neighbour (tag 9): a collective
  *                 called by some ranks only
  *   mixed_colls   rank 0 calls MPI_Bcast, the others MPI_Barrier
+ *   idup          every rank but the last MPI_Comm_idup's MPI_COMM_WORLD and
+ *                 waits; the last receives from rank 0, tag 7
  */
 #include "check.h"
 
@@ -67,6 +69,14 @@ int main(int argc, char **argv) {
   } else if (strcmp(mode, "mixed_colls") == 0) {
     if (rank == 0) MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_WORLD);
     else MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(mode, "idup") == 0) {
+    MPI_Comm copy;
+    if (rank == last) {
+      MPI_Recv(buf, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Comm_idup(MPI_COMM_WORLD, &copy, &reqs[0]);
+      MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    }
   } else {
     CHECK(0, "unknown --mode '%s'", mode);
   }

@@ -6,7 +6,8 @@
  *     to a rank outside it) calls the handler with the communicator and an
  *     MPI_ERR_RANK code, and the call returns that code; MPI_Comm_dup
  *     inherits the handler; MPI_Comm_get_errhandler hands it back (freed
- *     after); MPI_Errhandler_free of a handler in use leaves it working.
+ *     after); MPI_Errhandler_free of a handler in use leaves it working;
+ *     a handler of MPI_File_create_errhandler is refused (MPI_ERR_ARG).
  *  2. MPI_Comm_call_errhandler calls it with the given code and returns
  *     MPI_SUCCESS (MPI-3.1 8.3.6), also under MPI_ERRORS_RETURN.
  *  3. The MPI-1 names MPI_Errhandler_create/set/get (removed in MPI-3.0:
@@ -29,6 +30,8 @@ static void handler(MPI_Comm *comm, int *code, ...) {
   last_code = *code;
   last_comm = *comm;
 }
+
+static void file_handler(MPI_File *file, int *code, ...) { (void)file, (void)code; }
 
 static void user_handlers(void) {
   MPI_Errhandler eh;
@@ -57,6 +60,11 @@ static void user_handlers(void) {
   CHECK_MPI(MPI_Comm_set_errhandler(copy, MPI_ERRORS_RETURN));
   rc = MPI_Comm_call_errhandler(copy, MPI_ERR_COUNT);
   CHECK(rc == MPI_SUCCESS && calls == 2, "MPI_ERRORS_RETURN: returned %d", rc);
+  /* A handler made for files is refused (MPI_ERR_ARG, as Open MPI does). */
+  MPI_Errhandler for_files;
+  CHECK_MPI(MPI_File_create_errhandler(file_handler, &for_files));
+  CHECK_CLASS(MPI_Comm_set_errhandler(copy, for_files), MPI_ERR_ARG);
+  CHECK_MPI(MPI_Errhandler_free(&for_files));
   CHECK_MPI(MPI_Comm_free(&copy));
   CHECK_MPI(MPI_Comm_free(&comm));
 }

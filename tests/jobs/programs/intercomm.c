@@ -19,8 +19,25 @@
  *     bcast, reduce, allreduce (each group gets the other's sum), gather,
  *     scatter, allgather, alltoall; MPI_Scan, which MPI leaves undefined
  *     there, fails with MPI_ERR_COMM.
+ *  7. MPI_Reduce_scatter_block, MPI_Reduce_scatter (each group gets blocks
+ *     of the other's sum) and MPI_Alltoallw across the groups.
+ *  8. Nonblocking collectives across the groups, started together and
+ *     completed in reverse order: Ibarrier, Ibcast, Iallreduce, Ireduce,
+ *     Igather, Ireduce_scatter_block, Ialltoall; MPI_Comm_idup of the
+ *     intercommunicator, twice, completed in reverse order, between them.
  */
 #include "check.h"
+
+/* Open MPI 4.1 hangs now and then when an idup of an intercommunicator is
+ * outstanding with other nonblocking collectives on it: there, it is
+ * completed at once. */
+static void settle_idup(MPI_Request *request) {
+#ifdef BDMPI
+  (void)request;
+#else
+  CHECK_MPI(MPI_Wait(request, MPI_STATUS_IGNORE));
+#endif
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -206,6 +223,81 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
   CHECK_CLASS(MPI_Scan(&me, &sum, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
 #endif
+
+  /* 7. Reduce-scatters: the other group's vectors summed; both groups'
+   * vectors hold 2 * nlocal * nremote elements, 2 * nremote per local rank. */
+  if (size <= 64) {
+    int n = 2 * nlocal * nremote; /* the same total in both groups */
+    int vec[2 * 32 * 32], got_block[2 * 64];
+    for (int i = 0; i < n; ++i) vec[i] = (me + 1) * 1000 + i;
+    int rsum = parity ? even_sum : odd_sum;
+    int per = 2 * nremote; /* each local rank's block */
+    CHECK_MPI(MPI_Reduce_scatter_block(vec, got_block, per, MPI_INT, MPI_SUM, inter));
+    for (int i = 0; i < per; ++i) {
+      int index = mine * per + i;
+      CHECK(got_block[i] == rsum * 1000 + nremote * index, "reduce_scatter_block [%d]: %d", i,
+            got_block[i]);
+    }
+    int counts[64];
+    for (int j = 0; j < nlocal; ++j) counts[j] = per;
+    CHECK_MPI(MPI_Reduce_scatter(vec, got_block, counts, MPI_INT, MPI_SUM, inter));
+    for (int i = 0; i < per; ++i)
+      CHECK(got_block[i] == rsum * 1000 + nremote * (mine * per + i), "reduce_scatter [%d]: %d",
+            i, got_block[i]);
+    int wcounts[64], wdispls[64], out[64];
+    MPI_Datatype wtypes[64];
+    for (int j = 0; j < nremote; ++j) {
+      out[j] = 100 * me + j, all[j] = -1;
+      wcounts[j] = 1, wdispls[j] = j * (int)sizeof(int), wtypes[j] = MPI_INT;
+    }
+    CHECK_MPI(MPI_Alltoallw(out, wcounts, wdispls, wtypes, all, wcounts, wdispls, wtypes, inter));
+    for (int j = 0; j < nremote; ++j)
+      CHECK(all[j] == 100 * (2 * j + 1 - parity) + mine, "alltoallw block %d: %d", j, all[j]);
+
+    /* 8. Nonblocking, completed in reverse order. */
+    MPI_Request requests[9];
+    int bvalue = root == MPI_ROOT ? 4242 : -1, isum = -1, ired = -1;
+    int gathered[64], ialltoall_out[64], ialltoall_in[64], iblock[2 * 64];
+    for (int j = 0; j < nremote; ++j) ialltoall_out[j] = 10 * me + j;
+    CHECK_MPI(MPI_Ibarrier(inter, &requests[0]));
+    CHECK_MPI(MPI_Ibcast(&bvalue, 1, MPI_INT, root, inter, &requests[1]));
+    CHECK_MPI(MPI_Iallreduce(&mine1, &isum, 1, MPI_INT, MPI_SUM, inter, &requests[2]));
+    MPI_Comm dup1, dup2;
+    CHECK_MPI(MPI_Comm_idup(inter, &dup1, &requests[3]));
+    settle_idup(&requests[3]);
+    CHECK_MPI(MPI_Ireduce(&mine1, &ired, 1, MPI_INT, MPI_SUM, root, inter, &requests[4]));
+    CHECK_MPI(MPI_Igather(&me, 1, MPI_INT, gathered, 1, MPI_INT, root, inter, &requests[5]));
+    CHECK_MPI(MPI_Comm_idup(inter, &dup2, &requests[6]));
+    settle_idup(&requests[6]);
+    CHECK_MPI(MPI_Ireduce_scatter_block(vec, iblock, per, MPI_INT, MPI_SUM, inter, &requests[7]));
+    CHECK_MPI(MPI_Ialltoall(ialltoall_out, 1, MPI_INT, ialltoall_in, 1, MPI_INT, inter,
+                            &requests[8]));
+    for (int k = 8; k >= 0; --k) CHECK_MPI(MPI_Wait(&requests[k], MPI_STATUS_IGNORE));
+    if (parity == 1) CHECK(bvalue == 4242, "ibcast: %d", bvalue);
+    CHECK(isum == (parity ? even_sum : odd_sum), "iallreduce: %d", isum);
+    if (root == MPI_ROOT) {
+      CHECK(ired == odd_sum, "ireduce: %d, want %d", ired, odd_sum);
+      for (int j = 0; j < nremote; ++j)
+        CHECK(gathered[j] == 2 * j + 1, "igather block %d: %d", j, gathered[j]);
+    }
+    for (int i = 0; i < per; ++i)
+      CHECK(iblock[i] == rsum * 1000 + nremote * (mine * per + i),
+            "ireduce_scatter_block [%d]: %d", i, iblock[i]);
+    for (int j = 0; j < nremote; ++j)
+      CHECK(ialltoall_in[j] == 10 * (2 * j + 1 - parity) + mine, "ialltoall block %d: %d", j,
+            ialltoall_in[j]);
+    MPI_Comm dups[2] = {dup1, dup2};
+    for (int k = 0; k < 2; ++k) {
+      int rsize = -1, inter_flag = 0;
+      CHECK_MPI(MPI_Comm_test_inter(dups[k], &inter_flag));
+      CHECK_MPI(MPI_Comm_remote_size(dups[k], &rsize));
+      CHECK(inter_flag && rsize == nremote && rank_in(dups[k]) == mine, "idup %d: %d %d %d", k,
+            inter_flag, rsize, rank_in(dups[k]));
+      CHECK_MPI(MPI_Allreduce(&mine1, &isum, 1, MPI_INT, MPI_SUM, dups[k]));
+      CHECK(isum == (parity ? even_sum : odd_sum), "allreduce on idup %d: %d", k, isum);
+      CHECK_MPI(MPI_Comm_free(&dups[k]));
+    }
+  }
 
   CHECK_MPI(MPI_Comm_free(&copy));
   CHECK_MPI(MPI_Comm_free(&merged));
