@@ -140,7 +140,6 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
 #define MPI_UINT64_T ((MPI_Datatype)0x4c000018)
 #define MPI_C_BOOL ((MPI_Datatype)0x4c000019)
 #define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c00001a)
-#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 #define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00001b)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00001c)
 #define MPI_AINT ((MPI_Datatype)0x4c00001d)
@@ -199,6 +198,10 @@ enum {
 #define MPI_2INTEGER ((MPI_Datatype)0x4c00003e)
 #define MPI_2REAL ((MPI_Datatype)0x4c00003f)
 #define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c000040)
+/* Names the standard gives a type of the same layout as another: a handle
+ * of their own, so that MPI_Type_get_name returns the name the program
+ * used. (MPI_LONG_LONG is only a synonym of MPI_LONG_LONG_INT.) */
+#define MPI_C_COMPLEX ((MPI_Datatype)0x4c000041)
 
 /* ----------------------------------------------------------- constants */
 

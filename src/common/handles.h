@@ -101,6 +101,7 @@ enum class DatatypeId : std::uint16_t {
   k2Integer,
   k2Real,
   k2DoublePrecision,
+  kCComplex,  // MPI_C_COMPLEX: MPI_C_FLOAT_COMPLEX under its other name
   kPredefinedEnd,  // first index free for derived datatypes
 };
 

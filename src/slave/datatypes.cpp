@@ -13,29 +13,9 @@ namespace {
 
 constexpr int kFirstDerived = static_cast<int>(DatatypeId::kPredefinedEnd);
 
-std::vector<TypeInfo> MakePredefined() {
-  std::vector<TypeInfo> types(kFirstDerived);
-  for (int index = 1; index < kFirstDerived; ++index) {
-    auto id = static_cast<DatatypeId>(index);
-    const DatatypeInfo* info = FindPredefinedDatatype(id);
-    TypeInfo& type = types[index];
-    type.base = id;
-    type.size = info->size;
-    type.extent = info->extent;
-    type.wire = info->extent;
-    type.alignment = info->alignment;
-    type.runs = {{0, info->extent}};
-    type.signature = {{id, 1}};
-    // A value-index pair ends with its int: the padding after it (if any)
-    // is not part of the true extent. size = value bytes + 4.
-    type.true_extent = info->type_class == TypeClass::kPair
-                           ? (info->size - sizeof(int) + sizeof(int) - 1) /
-                                     sizeof(int) * sizeof(int) + sizeof(int)
-                           : info->size;
-    type.name = info->name;
-  }
-  return types;
-}
+// The predefined types' flattened form (defined below, after the helpers
+// that build runs).
+std::vector<TypeInfo> MakePredefined();
 
 std::vector<TypeInfo>& Predefined() {
   static std::vector<TypeInfo> types = MakePredefined();
@@ -117,6 +97,34 @@ void AppendRun(std::vector<TypeRun>& runs, TypeRun run) {
     return;
   }
   runs.push_back(run);
+}
+
+std::vector<TypeInfo> MakePredefined() {
+  std::vector<TypeInfo> types(kFirstDerived);
+  for (int index = 1; index < kFirstDerived; ++index) {
+    auto id = static_cast<DatatypeId>(index);
+    const DatatypeInfo* info = FindPredefinedDatatype(id);
+    TypeInfo& type = types[index];
+    type.base = id;
+    type.size = info->size;
+    type.extent = info->extent;
+    type.wire = info->size;
+    type.alignment = info->alignment;
+    if (info->index_size == 0) {
+      type.runs = {{0, info->extent}};
+    } else {
+      // A pair travels packed: its value, then its index (datatype.h).
+      AppendRun(type.runs, {0, info->size - info->index_size});
+      AppendRun(type.runs, {info->index_offset, info->index_size});
+    }
+    type.signature = {{id, 1}};
+    // A value-index pair ends with its index: the padding after it (if
+    // any) is not part of the true extent.
+    type.true_extent = info->index_size != 0 ? info->index_offset + info->index_size
+                                             : info->size;
+    type.name = info->name;
+  }
+  return types;
 }
 
 void AppendSignature(std::vector<SignatureRun>& signature, SignatureRun run) {
@@ -221,7 +229,7 @@ std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype) {
   // A partial element: count its whole predefined elements in order.
   for (const SignatureRun& run : type.signature) {
     if (rest == 0) break;
-    std::uint64_t one = FindPredefinedDatatype(run.type)->extent;
+    std::uint64_t one = FindPredefinedDatatype(run.type)->size;
     std::uint64_t whole = std::min(run.count, rest / one);
     elements += whole * BasicElements(run.type);
     rest -= whole * one;

@@ -4,8 +4,9 @@
 // bounds, and its type signature as runs of predefined types.
 //
 // On the wire (to the master and between ranks) an element is its runs
-// concatenated: a predefined element travels as its extent (a value-index
-// pair with its padding, as the master's reduction kernels expect). A
+// concatenated: a predefined element travels as its size (a value-index
+// pair packed, without its padding, so that it matches a struct of the
+// same type signature; the master's reduction kernels read that form). A
 // `dense` type, whose element is one run from offset 0 filling its extent,
 // travels as the user's buffer as is; any other type is packed once into a
 // contiguous staging buffer and unpacked on receipt (see PackElements).

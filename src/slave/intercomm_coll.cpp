@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "slave/coll_p2p.h"
 #include "slave/datatypes.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 namespace {
@@ -55,6 +56,17 @@ struct Both {
   void RecvLocal(int i, int tag, void* data, std::uint64_t capacity) const {
     CollRecv(info, local_offset + i, tag, data, capacity);
   }
+  // `count` elements as wire bytes (wire_data.h), so that any datatype
+  // matches any other of the same type signature.
+  void SendRemote(int j, int tag, const void* buffer, int count, MPI_Datatype type) const {
+    WireData wire = ToWire(buffer, count, type);
+    SendRemote(j, tag, wire.data, wire.bytes);
+  }
+  void RecvRemote(int j, int tag, void* buffer, int count, MPI_Datatype type) const {
+    WireSink sink(buffer, count, type);
+    RecvRemote(j, tag, sink.data(), sink.bytes());
+    sink.Finish();
+  }
 };
 
 // Which side of a rooted collective this rank is on.
@@ -87,27 +99,30 @@ std::int64_t DisplOf(const int displs[], int count, int j) {
 // order into `result`.
 void FoldRemote(const Both& both, int tag, void* result, int count, MPI_Datatype datatype,
                 const CheckedOp& op) {
-  std::uint64_t bytes = BufferBytes(count, datatype);
-  std::vector<std::byte> part(bytes);
+  std::uint64_t bytes = WireBytes(count, datatype);
+  std::vector<std::byte> folded(bytes), part(bytes);
   // result = c_0 op (c_1 op (... op c_last)): the lower ranks on the left.
-  both.RecvRemote(both.remote_size - 1, tag, result, bytes);
+  both.RecvRemote(both.remote_size - 1, tag, folded.data(), bytes);
   for (int j = both.remote_size - 2; j >= 0; --j) {
     both.RecvRemote(j, tag, part.data(), bytes);
-    ApplyOp(op, datatype, part.data(), result, count);
+    ApplyOpWire(op, datatype, part.data(), folded.data(), count);
   }
+  WriteWire(folded, result, count, ScatteredLayout(datatype).get());
 }
 
 }  // namespace
 
 void InterBcast(void* buffer, int count, MPI_Datatype datatype, int root, const CommInfo& comm) {
   Both both(comm);
-  std::uint64_t bytes = BufferBytes(count, datatype);
   switch (SideOf(root, both)) {
-    case Side::kRoot:
-      for (int j = 0; j < both.remote_size; ++j) both.SendRemote(j, kTagInterBcast, buffer, bytes);
+    case Side::kRoot: {
+      WireData wire = ToWire(buffer, count, datatype);
+      for (int j = 0; j < both.remote_size; ++j)
+        both.SendRemote(j, kTagInterBcast, wire.data, wire.bytes);
       break;
+    }
     case Side::kIdle: break;
-    case Side::kOther: both.RecvRemote(root, kTagInterBcast, buffer, bytes); break;
+    case Side::kOther: both.RecvRemote(root, kTagInterBcast, buffer, count, datatype); break;
   }
 }
 
@@ -119,7 +134,7 @@ void InterReduce(const void* send, void* recv, int count, MPI_Datatype datatype,
     case Side::kRoot: FoldRemote(both, kTagInterReduce, recv, count, datatype, checked); break;
     case Side::kIdle: break;
     case Side::kOther:
-      both.SendRemote(root, kTagInterReduce, send, BufferBytes(count, datatype));
+      both.SendRemote(root, kTagInterReduce, send, count, datatype);
       break;
   }
 }
@@ -128,15 +143,18 @@ void InterAllreduce(const void* send, void* recv, int count, MPI_Datatype dataty
                     const CommInfo& comm) {
   Both both(comm);
   CheckedOp checked = CheckOp(op, datatype);
-  std::uint64_t bytes = BufferBytes(count, datatype);
   // Every rank gives its data to the remote group's rank 0, which folds
   // and hands the result to its own group.
-  both.SendRemote(0, kTagInterAllreduce, send, bytes);
+  both.SendRemote(0, kTagInterAllreduce, send, count, datatype);
   if (comm.rank == 0) {
     FoldRemote(both, kTagInterAllreduce, recv, count, datatype, checked);
-    for (int i = 1; i < comm.size; ++i) both.SendLocal(i, kTagInterAllreduceResult, recv, bytes);
+    WireData result = ToWire(recv, count, datatype);
+    for (int i = 1; i < comm.size; ++i)
+      both.SendLocal(i, kTagInterAllreduceResult, result.data, result.bytes);
   } else {
-    both.RecvLocal(0, kTagInterAllreduceResult, recv, bytes);
+    WireSink sink(recv, count, datatype);
+    both.RecvLocal(0, kTagInterAllreduceResult, sink.data(), sink.bytes());
+    sink.Finish();
   }
 }
 
@@ -148,11 +166,11 @@ void InterGather(const void* send, int sendcount, MPI_Datatype sendtype, void* r
     case Side::kRoot:
       for (int j = 0; j < both.remote_size; ++j)
         both.RecvRemote(j, kTagInterGather, At(recv, DisplOf(displs, recvcount, j), recvtype),
-                        BufferBytes(CountOf(recvcounts, recvcount, j), recvtype));
+                        CountOf(recvcounts, recvcount, j), recvtype);
       break;
     case Side::kIdle: break;
     case Side::kOther:
-      both.SendRemote(root, kTagInterGather, send, BufferBytes(sendcount, sendtype));
+      both.SendRemote(root, kTagInterGather, send, sendcount, sendtype);
       break;
   }
 }
@@ -165,11 +183,11 @@ void InterScatter(const void* send, const int sendcounts[], const int displs[], 
     case Side::kRoot:
       for (int j = 0; j < both.remote_size; ++j)
         both.SendRemote(j, kTagInterScatter, At(send, DisplOf(displs, sendcount, j), sendtype),
-                        BufferBytes(CountOf(sendcounts, sendcount, j), sendtype));
+                        CountOf(sendcounts, sendcount, j), sendtype);
       break;
     case Side::kIdle: break;
     case Side::kOther:
-      both.RecvRemote(root, kTagInterScatter, recv, BufferBytes(recvcount, recvtype));
+      both.RecvRemote(root, kTagInterScatter, recv, recvcount, recvtype);
       break;
   }
 }
@@ -178,11 +196,12 @@ void InterAllgather(const void* send, int sendcount, MPI_Datatype sendtype, void
                     const int recvcounts[], const int displs[], int recvcount,
                     MPI_Datatype recvtype, const CommInfo& comm) {
   Both both(comm);
-  std::uint64_t bytes = BufferBytes(sendcount, sendtype);
-  for (int j = 0; j < both.remote_size; ++j) both.SendRemote(j, kTagInterAllgather, send, bytes);
+  WireData wire = ToWire(send, sendcount, sendtype);
+  for (int j = 0; j < both.remote_size; ++j)
+    both.SendRemote(j, kTagInterAllgather, wire.data, wire.bytes);
   for (int j = 0; j < both.remote_size; ++j)
     both.RecvRemote(j, kTagInterAllgather, At(recv, DisplOf(displs, recvcount, j), recvtype),
-                    BufferBytes(CountOf(recvcounts, recvcount, j), recvtype));
+                    CountOf(recvcounts, recvcount, j), recvtype);
 }
 
 void InterAlltoall(const void* send, const int sendcounts[], const int sdispls[], int sendcount,
@@ -191,10 +210,10 @@ void InterAlltoall(const void* send, const int sendcounts[], const int sdispls[]
   Both both(comm);
   for (int j = 0; j < both.remote_size; ++j)
     both.SendRemote(j, kTagInterAlltoall, At(send, DisplOf(sdispls, sendcount, j), sendtype),
-                    BufferBytes(CountOf(sendcounts, sendcount, j), sendtype));
+                    CountOf(sendcounts, sendcount, j), sendtype);
   for (int j = 0; j < both.remote_size; ++j)
     both.RecvRemote(j, kTagInterAlltoall, At(recv, DisplOf(rdispls, recvcount, j), recvtype),
-                    BufferBytes(CountOf(recvcounts, recvcount, j), recvtype));
+                    CountOf(recvcounts, recvcount, j), recvtype);
 }
 
 }  // namespace bdmpi

@@ -3,7 +3,7 @@
 // communicator of both groups (intercomm.h), like those of coll_p2p.h.
 // Rooted ones: the root passes MPI_ROOT, the rest of its group
 // MPI_PROC_NULL, the other group the root's rank in the remote group.
-// Data types without gaps only, as for coll_p2p.h.
+// Data travels as wire bytes (wire_data.h), so any datatype works.
 #pragma once
 
 #include <mpi.h>

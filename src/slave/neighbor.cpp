@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -11,6 +12,7 @@
 #include "slave/errors.h"
 #include "slave/objects.h"
 #include "slave/topology_comm.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 namespace {
@@ -21,19 +23,15 @@ namespace {
 // number), so that blocks land in the right place.
 constexpr int kTagNeighbor = 0x4e0000;
 
-struct Block {
-  const void* data;
-  std::uint64_t bytes;
-};
-struct Slot {
-  void* data;
-  std::uint64_t capacity;
-};
+// A block travels as wire bytes (wire_data.h), so that any datatype
+// matches any other of the same type signature.
+using Block = WireData;
+using Slot = WireSink;
 
 // Sends block i to out-neighbour i, then receives block j from
 // in-neighbour j.
 void Exchange(MPI_Comm comm_handle, const std::vector<Block>& blocks,
-              const std::vector<Slot>& slots) {
+              std::vector<Slot> slots) {
   const CommInfo& comm = LookupComm(comm_handle);
   const Topology& topology = TopologyOf(comm_handle);
   std::vector<int> outs = topology.OutNeighbors(comm.rank);
@@ -48,7 +46,8 @@ void Exchange(MPI_Comm comm_handle, const std::vector<Block>& blocks,
   for (std::size_t j = 0; j < ins.size(); ++j) {
     if (ins[j] == MPI_PROC_NULL) continue;
     int tag = kTagNeighbor + (cartesian ? static_cast<int>(j) : 0);
-    CollRecv(comm, ins[j], tag, slots[j].data, slots[j].capacity);
+    CollRecv(comm, ins[j], tag, slots[j].data(), slots[j].bytes());
+    slots[j].Finish();
   }
 }
 
@@ -78,7 +77,7 @@ std::vector<Block> SendBlocks(const void* send, std::size_t n, const int counts[
     std::int64_t at = same                ? 0
                       : displs != nullptr ? displs[i]
                                           : static_cast<std::int64_t>(i) * count;
-    blocks.push_back({Offset(send, at * extent), BufferBytes(c, type)});
+    blocks.push_back(ToWire(Offset(send, at * extent), c, type));
   }
   return blocks;
 }
@@ -90,7 +89,7 @@ std::vector<Slot> RecvSlots(void* recv, std::size_t n, const int counts[], const
   for (std::size_t j = 0; j < n; ++j) {
     int c = counts != nullptr ? counts[j] : count;
     std::int64_t at = displs != nullptr ? displs[j] : static_cast<std::int64_t>(j) * count;
-    slots.push_back({Offset(recv, at * extent), BufferBytes(c, type)});
+    slots.emplace_back(Offset(recv, at * extent), c, type);
   }
   return slots;
 }
@@ -143,11 +142,11 @@ void NeighborAlltoallw(const void* send, const int sendcounts[], const MPI_Aint 
   NoInPlace(send);
   std::vector<Block> blocks;
   for (std::size_t i = 0; i < OutDegree(comm); ++i)
-    blocks.push_back({Offset(send, sdispls[i]), BufferBytes(sendcounts[i], sendtypes[i])});
+    blocks.push_back(ToWire(Offset(send, sdispls[i]), sendcounts[i], sendtypes[i]));
   std::vector<Slot> slots;
   for (std::size_t j = 0; j < InDegree(comm); ++j)
-    slots.push_back({Offset(recv, rdispls[j]), BufferBytes(recvcounts[j], recvtypes[j])});
-  Exchange(comm, blocks, slots);
+    slots.emplace_back(Offset(recv, rdispls[j]), recvcounts[j], recvtypes[j]);
+  Exchange(comm, blocks, std::move(slots));
 }
 
 }  // namespace bdmpi

@@ -14,6 +14,7 @@
 #include "common/reduce.h"
 #include "slave/coll_p2p.h"
 #include "slave/errors.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 namespace {
@@ -65,6 +66,17 @@ CheckedOp CheckOp(MPI_Op op, MPI_Datatype datatype) {
   return checked;
 }
 
+namespace {
+
+// A predefined operation on wire bytes, which its kernels take.
+void ReduceWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
+                int count) {
+  Reduce(op.predefined, ReductionBase(datatype), in, inout,
+         static_cast<std::size_t>(count) * LookupType(datatype).count);
+}
+
+}  // namespace
+
 void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
              int count) {
   if (count == 0) return;
@@ -74,17 +86,28 @@ void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* i
     op.user(const_cast<void*>(in), inout, &len, &type);
     return;
   }
-  const TypeInfo& info = LookupType(datatype);
-  Reduce(op.predefined, ReductionBase(datatype), in, inout,
-         static_cast<std::size_t>(count) * info.count);
+  const TypeInfo& type = LookupType(datatype);
+  if (type.Dense()) {
+    ReduceWire(op, datatype, in, inout, count);
+    return;
+  }
+  // Gaps, or pairs with padding: the kernels work on the elements packed.
+  std::vector<std::byte> a = WireCopy(in, count, datatype);
+  std::vector<std::byte> b = WireCopy(inout, count, datatype);
+  ReduceWire(op, datatype, a.data(), b.data(), count);
+  WriteWire(b, inout, count, &type);
 }
 
 void ApplyOpWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
                  int count) {
+  if (count == 0) return;
   const TypeInfo& type = LookupType(datatype);
-  // Wire bytes are what predefined operations work on, and the memory
-  // layout of a dense type.
-  if (op.user == nullptr || type.Dense() || count == 0) {
+  if (op.user == nullptr) {
+    ReduceWire(op, datatype, in, inout, count);
+    return;
+  }
+  // A user-defined function sees the elements as laid out in memory.
+  if (type.Dense()) {
     ApplyOp(op, datatype, in, inout, count);
     return;
   }

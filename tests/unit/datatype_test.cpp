@@ -97,6 +97,7 @@ constexpr Expected kExpected[] = {
     {D::k2Integer, "MPI_2INTEGER", 8, 8, C::kPair},
     {D::k2Real, "MPI_2REAL", 8, 8, C::kPair},
     {D::k2DoublePrecision, "MPI_2DOUBLE_PRECISION", 16, 16, C::kPair},
+    {D::kCComplex, "MPI_C_COMPLEX", 8, 8, C::kComplex},
 };
 
 // Every id between kNull and kPredefinedEnd appears exactly once above.

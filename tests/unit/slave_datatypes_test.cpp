@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -76,6 +77,47 @@ TEST(SlaveDatatypesTest, PairTypesKeepTheirExtent) {
   EXPECT_EQ(LookupType(pairs).true_extent, 24u);
   EXPECT_EQ(ReductionBase(pairs), DatatypeId::kShortInt);
   FreeType(&pairs);
+}
+
+TEST(SlaveDatatypesTest, PairTypesTravelPackedLikeAStructOfTheSameSignature) {
+  // MPICH's get_elements_pairtype: struct { double a; int b; double c; int
+  // d; } sent, received as 2 x MPI_DOUBLE_INT. Both must give the same wire
+  // bytes: the values and indices without the padding.
+  struct DoubleInt {
+    double value;
+    int index;
+  };
+  const DoubleInt pairs[2] = {{1.5, 7}, {-2.25, 9}};
+  const TypeInfo& pair = LookupType(MPI_DOUBLE_INT);
+  EXPECT_EQ(pair.wire, 12u);
+  EXPECT_FALSE(pair.Dense());
+  std::vector<TypeBlock> blocks = {{1, MPI_DOUBLE, 0}, {1, MPI_INT, 8},
+                                   {1, MPI_DOUBLE, 16}, {1, MPI_INT, 24}};
+  MPI_Datatype mixed = NewType(blocks, true, "test");
+  const TypeInfo& split = LookupType(mixed);
+  std::vector<std::byte> from_pairs(2 * pair.wire), from_struct(split.wire);
+  ASSERT_EQ(from_pairs.size(), from_struct.size());
+  PackElements(pairs, 2, pair, from_pairs.data());
+  PackElements(pairs, 1, split, from_struct.data());
+  EXPECT_EQ(from_pairs, from_struct);
+  double second = 0;
+  std::memcpy(&second, from_pairs.data() + 12, sizeof second);
+  EXPECT_EQ(second, -2.25);
+  // Back into pairs: the padding is left alone.
+  DoubleInt out[2];
+  std::memset(out, 0x5a, sizeof out);
+  UnpackElements(from_struct.data(), from_struct.size(), out, 2, pair);
+  EXPECT_EQ(out[1].value, -2.25);
+  EXPECT_EQ(out[1].index, 9);
+  EXPECT_EQ(CountOf(24, MPI_DOUBLE_INT), 2);
+  EXPECT_EQ(ElementsOf(24, MPI_DOUBLE_INT), 4);
+  EXPECT_EQ(ElementsOf(24, mixed), 4);
+  // The Fortran pairs and MPI_2INT have no padding and stay dense.
+  EXPECT_TRUE(LookupType(MPI_2INT).Dense());
+  EXPECT_TRUE(LookupType(MPI_2REAL).Dense());
+  EXPECT_EQ(LookupType(MPI_SHORT_INT).wire, 6u);
+  EXPECT_EQ(LookupType(MPI_LONG_DOUBLE_INT).wire, sizeof(long double) + sizeof(int));
+  FreeType(&mixed);
 }
 
 TEST(SlaveDatatypesTest, StructsArePaddedToTheirAlignment) {

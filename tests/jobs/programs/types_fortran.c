@@ -3,7 +3,9 @@
  * that C programs use (MPI_COMPLEX, MPI_INTEGER, MPI_2REAL, MPI_LOGICAL,
  * ...), with the sizes Open MPI 4.1 gives them, and their reductions:
  *
- *  1. MPI_Type_size and extent of each, against the C type it stands for.
+ *  1. MPI_Type_size and extent of each, against the C type it stands for;
+ *     MPI_Type_get_name gives the name the program used, also for types of
+ *     the same layout (MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX).
  *  2. MPI_Allreduce SUM and PROD on the complex types, SUM/MAX on the
  *     integer and real ones (and MPI_AINT/OFFSET/COUNT), MINLOC/MAXLOC on
  *     MPI_2INTEGER/2REAL/2DOUBLE_PRECISION, LAND/LOR/LXOR on MPI_LOGICAL
@@ -54,6 +56,28 @@ static void test_sizes(void) {
   SIZE(MPI_COUNT, (int)sizeof(MPI_Count));
   SIZE(MPI_LONG_LONG, (int)sizeof(long long));
 #undef SIZE
+}
+
+/* `synonym`: another name MPI lets the type carry (or NULL). */
+static void check_name(MPI_Datatype type, const char *want, const char *synonym) {
+  char name[MPI_MAX_OBJECT_NAME];
+  int length = -1;
+  MPI_Type_get_name(type, name, &length);
+  const int known = strcmp(name, want) == 0 || (synonym != NULL && strcmp(name, synonym) == 0);
+  CHECK(known && length == (int)strlen(name), "name '%s' (%d), want '%s'", name, length, want);
+}
+
+static void test_names(void) {
+#define NAME(type) check_name(type, #type, NULL)
+  NAME(MPI_C_COMPLEX);
+  /* Open MPI 4.1 names both MPI_C_COMPLEX; MPICH's typename test allows it. */
+  check_name(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", "MPI_C_COMPLEX");
+  NAME(MPI_COMPLEX);
+  NAME(MPI_COMPLEX8);
+  NAME(MPI_INTEGER);
+  NAME(MPI_INTEGER4);
+  NAME(MPI_DOUBLE_INT);
+#undef NAME
 }
 
 static void test_complex(int rank, int size) {
@@ -165,6 +189,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   test_sizes();
+  test_names();
   test_complex(rank, size);
   test_integers_and_reals(rank, size);
   test_pairs(rank, size);
