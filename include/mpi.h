@@ -1736,6 +1736,49 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                             const int recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm);
 
+/* ----------------------------- datatypes: darray, external32, match size */
+
+/* MPI_Type_create_darray's distributions (Open MPI's values). */
+#define MPI_DISTRIBUTE_BLOCK 0
+#define MPI_DISTRIBUTE_CYCLIC 1
+#define MPI_DISTRIBUTE_NONE 2
+#define MPI_DISTRIBUTE_DFLT_DARG (-1)
+/* MPI_Type_match_size's type classes. */
+#define MPI_TYPECLASS_INTEGER 1
+#define MPI_TYPECLASS_REAL 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+int MPI_Type_create_darray(int size, int rank, int ndims,
+                           const int array_of_gsizes[],
+                           const int array_of_distribs[],
+                           const int array_of_dargs[],
+                           const int array_of_psizes[], int order,
+                           MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                      MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                      MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf,
+                        MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                        int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount,
+                           MPI_Datatype datatype, MPI_Aint *size);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_create_darray(int size, int rank, int ndims,
+                            const int array_of_gsizes[],
+                            const int array_of_distribs[],
+                            const int array_of_dargs[],
+                            const int array_of_psizes[], int order,
+                            MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                       MPI_Aint *position);
+int PMPI_Unpack_external(const char datarep[], const void *inbuf,
+                         MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                         int outcount, MPI_Datatype datatype);
+int PMPI_Pack_external_size(const char datarep[], int incount,
+                            MPI_Datatype datatype, MPI_Aint *size);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -64,7 +64,7 @@ TypeInfo& LookupDerived(MPI_Datatype datatype) {
   TypeInfo* type = FindType(datatype);
   if (type == nullptr) throw Error(kErrType, "invalid datatype");
   if (type->predefined)
-    throw Error(kErrType, "a predefined datatype cannot be freed or renamed");
+    throw Error(kErrType, "a predefined datatype cannot be freed");
   return *type;
 }
 
@@ -412,7 +412,10 @@ void TakeContentTypes(MPI_Datatype datatype) {
 }
 
 void SetTypeName(MPI_Datatype datatype, const char* name) {
-  LookupDerived(datatype).name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+  // MPI-3.1 6.8: predefined types may be renamed too (in this process).
+  TypeInfo* type = FindType(datatype);
+  if (type == nullptr) throw Error(kErrType, "invalid datatype");
+  type->name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
 }
 
 }  // namespace bdmpi
