@@ -7,9 +7,11 @@
 
 #include <cstring>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
+#include "slave/darray.h"
 
 namespace bdmpi {
 namespace {
@@ -172,6 +174,56 @@ TEST(SlaveDatatypesTest, GapsArePackedAndUnpacked) {
   FreeType(&ok);
 }
 
+TEST(SlaveDatatypesTest, DarrayOwnedIndices) {
+  auto blocks = [](int size, int distrib, int darg, int nprocs, int coord) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (const IndexBlock& b : OwnedIndices(size, distrib, darg, nprocs, coord))
+      out.emplace_back(b.start, b.length);
+    return out;
+  };
+  using Blocks = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  // 10 over 4 by default blocks of 3: 3, 3, 3, 1.
+  EXPECT_EQ(blocks(10, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_DFLT_DARG, 4, 3), (Blocks{{9, 1}}));
+  EXPECT_EQ(blocks(10, MPI_DISTRIBUTE_BLOCK, 5, 4, 2), Blocks{});  // nothing left
+  EXPECT_EQ(ErrorClassOf([&] { blocks(10, MPI_DISTRIBUTE_BLOCK, 2, 4, 0); }), MPI_ERR_ARG);
+  // Cyclic(2) of 11 over 3: rank 1 owns 2-3 and 8-9.
+  EXPECT_EQ(blocks(11, MPI_DISTRIBUTE_CYCLIC, 2, 3, 1), (Blocks{{2, 2}, {8, 2}}));
+  EXPECT_EQ(blocks(11, MPI_DISTRIBUTE_CYCLIC, 2, 3, 2), (Blocks{{4, 2}, {10, 1}}));
+  EXPECT_EQ(blocks(5, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_DFLT_DARG, 2, 0),
+            (Blocks{{0, 1}, {2, 1}, {4, 1}}));
+  EXPECT_EQ(blocks(7, MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_DFLT_DARG, 1, 0), (Blocks{{0, 7}}));
+  EXPECT_EQ(ErrorClassOf([&] { blocks(7, MPI_DISTRIBUTE_NONE, 0, 2, 0); }), MPI_ERR_ARG);
+}
+
+TEST(SlaveDatatypesTest, DarrayOfAGridInBothOrders) {
+  // A 4 x 6 int array on a 2 x 2 grid, blocks: rank 1 (grid row 0, column
+  // 1) owns rows 0-1, columns 3-5 in C order; in Fortran order (column
+  // major, 4 fastest) it owns indices 0-1 of the first dimension and 3-5 of
+  // the second, i.e. elements 12-13, 16-17, 20-21.
+  const int gsizes[2] = {4, 6}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
+  const int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
+  const int psizes[2] = {2, 2};
+  MPI_Datatype c_order = NewDarrayType(4, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT);
+  const TypeInfo& c = LookupType(c_order);
+  EXPECT_EQ(c.lb, 0);
+  EXPECT_EQ(c.extent, 24 * sizeof(int));
+  EXPECT_EQ(c.size, 6 * sizeof(int));
+  ASSERT_EQ(c.runs.size(), 2u);
+  EXPECT_EQ(c.runs[0].offset, 3 * 4);
+  EXPECT_EQ(c.runs[1].offset, 9 * 4);
+  EXPECT_EQ(c.runs[1].length, 3 * 4u);
+  MPI_Datatype f_order =
+      NewDarrayType(4, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN, MPI_INT);
+  const TypeInfo& f = LookupType(f_order);
+  ASSERT_EQ(f.runs.size(), 3u);
+  EXPECT_EQ(f.runs[0].offset, 12 * 4);
+  EXPECT_EQ(f.runs[2].offset, 20 * 4);
+  EXPECT_EQ(f.runs[2].length, 2 * 4u);
+  EXPECT_EQ(f.extent, 24 * sizeof(int));
+  FreeType(&c_order);
+  FreeType(&f_order);
+}
+
 TEST(SlaveDatatypesTest, ResizedMovesTheBounds) {
   MPI_Datatype resized = NewResizedType(MPI_INT, -4, 16);
   const TypeInfo& type = LookupType(resized);
@@ -207,6 +259,10 @@ TEST(SlaveDatatypesTest, ErrorsAndHandleReuse) {
   MPI_Datatype c = DupType(b);
   EXPECT_TRUE(LookupType(c).committed);
   EXPECT_EQ(LookupType(c).name, "");
+  // Predefined types may be renamed too (MPI-3.1 6.8).
+  SetTypeName(MPI_SHORT, "short");
+  EXPECT_EQ(LookupType(MPI_SHORT).name, "short");
+  SetTypeName(MPI_SHORT, "MPI_SHORT");
   FreeType(&b);
   FreeType(&c);
 }
