@@ -202,6 +202,10 @@ enum {
  * of their own, so that MPI_Type_get_name returns the name the program
  * used. (MPI_LONG_LONG is only a synonym of MPI_LONG_LONG_INT.) */
 #define MPI_C_COMPLEX ((MPI_Datatype)0x4c000041)
+/* MPI-1's bound markers (deprecated, removed in MPI-3.0; Open MPI 4.1 and
+ * MPICH still accept them in MPI_Type_struct / MPI_Type_create_struct). */
+#define MPI_LB ((MPI_Datatype)0x4c000042)
+#define MPI_UB ((MPI_Datatype)0x4c000043)
 
 /* ----------------------------------------------------------- constants */
 

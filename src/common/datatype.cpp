@@ -137,6 +137,8 @@ constexpr Entry kTable[] = {
     SamePair<float>(D::k2Real, "MPI_2REAL"),
     SamePair<double>(D::k2DoublePrecision, "MPI_2DOUBLE_PRECISION"),
     Plain<std::complex<float>>(D::kCComplex, "MPI_C_COMPLEX", C::kComplex),
+    {D::kLb, {"MPI_LB", 0, 0, 1, C::kOther}},
+    {D::kUb, {"MPI_UB", 0, 0, 1, C::kOther}},
 };
 
 constexpr std::size_t kTableSize = sizeof(kTable) / sizeof(kTable[0]);

@@ -118,6 +118,9 @@ Layout LayoutOf(DatatypeId type) {
       return {Swap(2), Swap(4)};
     case D::kLongDoubleInt:
       return {kLongDouble, Swap(4)};
+    case D::kLb:  // markers: no data
+    case D::kUb:
+      return {Swap(0)};
     case D::kNull:
     case D::kPredefinedEnd:
       break;

@@ -372,6 +372,8 @@ Kernel KernelFor(DatatypeId type) {
     case D::kCharacter:
     case D::kWchar:
     case D::kPacked:
+    case D::kLb:
+    case D::kUb:
     case D::kPredefinedEnd:
       return nullptr;
   }

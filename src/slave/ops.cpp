@@ -5,6 +5,7 @@
 // cannot call into a user program): see nbc_reduce.cpp, which folds the
 // contributions in rank order so that a non-commutative operation
 // (commute == 0) sees its operands in MPI's canonical order.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -112,11 +113,16 @@ void ApplyOpWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, voi
     return;
   }
   std::uint64_t bytes = WireBytes(count, datatype);
-  std::uint64_t span = static_cast<std::uint64_t>(count - 1) * type.extent + type.true_extent;
+  // Element i's bytes start at i * extent + true_lb from the buffer's
+  // address (the last element lies lowest when the extent is negative).
+  const std::int64_t spread = (count - 1) * type.extent;
+  const std::int64_t low = std::min<std::int64_t>(0, spread) + type.true_lb;
+  const std::int64_t high = std::max<std::int64_t>(0, spread) + type.true_lb +
+                            static_cast<std::int64_t>(type.true_extent);
+  const auto span = static_cast<std::size_t>(high - low);
   std::vector<std::byte> in_memory(span), inout_memory(span);
-  // Element i's bytes start at i * extent + true_lb from the buffer's address.
-  std::byte* in_buffer = in_memory.data() - type.true_lb;
-  std::byte* inout_buffer = inout_memory.data() - type.true_lb;
+  std::byte* in_buffer = in_memory.data() - low;
+  std::byte* inout_buffer = inout_memory.data() - low;
   UnpackElements(static_cast<const std::byte*>(in), bytes, in_buffer, count, type);
   UnpackElements(static_cast<const std::byte*>(inout), bytes, inout_buffer, count, type);
   ApplyOp(op, datatype, in_buffer, inout_buffer, count);

@@ -49,8 +49,11 @@ TEST(External32Test, StandardSizes) {
   EXPECT_EQ(External32Size(D::kLongInt), 8u);
   EXPECT_EQ(External32Size(D::kLongDoubleInt), 20u);
   // Every predefined type has a size.
-  for (int t = 1; t < static_cast<int>(D::kPredefinedEnd); ++t)
-    EXPECT_GT(External32Size(static_cast<D>(t)), 0u) << t;
+  for (int t = 1; t < static_cast<int>(D::kPredefinedEnd); ++t) {
+    const auto type = static_cast<D>(t);
+    if (type == D::kLb || type == D::kUb) continue;  // markers hold no data
+    EXPECT_GT(External32Size(type), 0u) << t;
+  }
 }
 
 TEST(External32Test, IntegersAreBigEndian) {

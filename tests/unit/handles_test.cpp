@@ -102,7 +102,9 @@ constexpr int Op(OpId id) {
   X(MPI_2INTEGER, k2Integer) \
   X(MPI_2REAL, k2Real) \
   X(MPI_2DOUBLE_PRECISION, k2DoublePrecision) \
-  X(MPI_C_COMPLEX, kCComplex)
+  X(MPI_C_COMPLEX, kCComplex) \
+  X(MPI_LB, kLb)              \
+  X(MPI_UB, kUb)
 
 #define BDMPI_OPS(X)       \
   X(MPI_MAX, kMax)         \

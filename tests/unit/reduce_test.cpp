@@ -112,6 +112,8 @@ constexpr Validity kValidity[] = {
     {D::k2Real, kPairOps},
     {D::k2DoublePrecision, kPairOps},
     {D::kCComplex, kComplexOps},
+    {D::kLb, kNoOps},
+    {D::kUb, kNoOps},
 };
 
 TEST(ReductionDefinedTest, EveryOpOnEveryPredefinedType) {

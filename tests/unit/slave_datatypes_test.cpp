@@ -228,17 +228,51 @@ TEST(SlaveDatatypesTest, ResizedMovesTheBounds) {
   MPI_Datatype resized = NewResizedType(MPI_INT, -4, 16);
   const TypeInfo& type = LookupType(resized);
   EXPECT_EQ(type.lb, -4);
-  EXPECT_EQ(type.extent, 16u);
+  EXPECT_EQ(type.extent, 16);
   EXPECT_EQ(type.true_lb, 0);
   EXPECT_EQ(type.true_extent, 4u);
   EXPECT_FALSE(type.Dense());
-  // A struct of resized types keeps the explicit extent (no padding).
+  // A resized type's bounds are markers: they win over the char at 20
+  // (MPI-3.1 4.1.6/4.1.7), and the struct gets no padding.
   std::vector<TypeBlock> blocks = {{1, resized, 0}, {1, MPI_CHAR, 20}};
   MPI_Datatype outer = NewType(blocks, true, "test");
   EXPECT_EQ(LookupType(outer).lb, -4);
-  EXPECT_EQ(LookupType(outer).extent, 25u);
+  EXPECT_EQ(LookupType(outer).extent, 16);
   FreeType(&outer);
   FreeType(&resized);
+}
+
+TEST(SlaveDatatypesTest, BoundMarkersAndNegativeExtents) {
+  // { (LB,-3), 4*(BYTE,0), (UB,6) } as MPI-1 builds it.
+  std::vector<TypeBlock> marked = {{1, MPI_LB, -3}, {4, MPI_BYTE, 0}, {1, MPI_UB, 6}};
+  MPI_Datatype evil = NewType(marked, true, "test");
+  EXPECT_EQ(LookupType(evil).lb, -3);
+  EXPECT_EQ(LookupType(evil).extent, 9);
+  EXPECT_EQ(LookupType(evil).size, 4u);
+  EXPECT_EQ(LookupType(evil).true_lb, 0);
+  // Markers stick: 3 of them span lb -3 .. ub 24.
+  MPI_Datatype three = Contiguous(3, evil);
+  EXPECT_EQ(LookupType(three).lb, -3);
+  EXPECT_EQ(LookupType(three).extent, 27);
+  // Resized to lb 6, extent -9; 3 of them: lb -12, extent 9, true lb -18
+  // (MPICH's datatype/lbub).
+  MPI_Datatype bytes = Contiguous(4, MPI_BYTE);
+  MPI_Datatype backwards = NewResizedType(bytes, 6, -9);
+  MPI_Datatype walk = Contiguous(3, backwards);
+  const TypeInfo& type = LookupType(walk);
+  EXPECT_EQ(type.lb, -12);
+  EXPECT_EQ(type.extent, 9);
+  EXPECT_EQ(type.true_lb, -18);
+  EXPECT_EQ(type.true_extent, 22u);
+  // Packed in type-map order: element 0 at 0, element 1 at -9, 2 at -18.
+  unsigned char memory[40];
+  for (int i = 0; i < 40; ++i) memory[i] = static_cast<unsigned char>(i);
+  std::byte packed[12];
+  PackElements(memory + 20, 1, type, packed);
+  EXPECT_EQ(std::to_integer<int>(packed[0]), 20);
+  EXPECT_EQ(std::to_integer<int>(packed[4]), 11);
+  EXPECT_EQ(std::to_integer<int>(packed[8]), 2);
+  for (MPI_Datatype* t : {&evil, &three, &bytes, &backwards, &walk}) FreeType(t);
 }
 
 TEST(SlaveDatatypesTest, ErrorsAndHandleReuse) {
