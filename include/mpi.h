@@ -1740,13 +1740,17 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                             const int recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm);
 
-/* ----------------------------- datatypes: darray, external32, match size */
+/* ----------------- datatypes: darray, external32, match size, Fortran 90 */
 
 /* MPI_Type_create_darray's distributions (Open MPI's values). */
 #define MPI_DISTRIBUTE_BLOCK 0
 #define MPI_DISTRIBUTE_CYCLIC 1
 #define MPI_DISTRIBUTE_NONE 2
 #define MPI_DISTRIBUTE_DFLT_DARG (-1)
+/* MPI_Type_create_f90_*'s combiners (Open MPI's values). */
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
 /* MPI_Type_match_size's type classes. */
 #define MPI_TYPECLASS_INTEGER 1
 #define MPI_TYPECLASS_REAL 2
@@ -1767,6 +1771,9 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf,
 int MPI_Pack_external_size(const char datarep[], int incount,
                            MPI_Datatype datatype, MPI_Aint *size);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 int PMPI_Type_create_darray(int size, int rank, int ndims,
                             const int array_of_gsizes[],
                             const int array_of_distribs[],
@@ -1782,6 +1789,9 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
 int PMPI_Pack_external_size(const char datarep[], int incount,
                             MPI_Datatype datatype, MPI_Aint *size);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -153,3 +153,80 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
                     std::to_string(size) + " bytes");
   });
 }
+
+namespace {
+
+// MPI_Type_create_f90_*: the predefined type of the smallest kind that has
+// the precision and range asked for (gfortran's kinds), as a handle of its
+// own whose envelope names the call (MPI-3.1 17.1.9). The same arguments
+// give the same handle, which the program must not free.
+MPI_Datatype F90Type(int combiner, int precision, int range, MPI_Datatype match,
+                     std::vector<int> ints) {
+  struct Made {
+    int combiner, precision, range;
+    MPI_Datatype type;
+  };
+  static std::vector<Made> made;
+  for (const Made& m : made) {
+    if (m.combiner == combiner && m.precision == precision && m.range == range) return m.type;
+  }
+  MPI_Datatype type = bdmpi::DupType(match);
+  bdmpi::SetEnvelope(type, combiner, std::move(ints), {}, {});
+  made.push_back({combiner, precision, range, type});
+  return type;
+}
+
+// The real kind of at least `precision` decimal digits and exponent range
+// `range` (MPI_UNDEFINED: any): 4, 8 or 16 bytes.
+int RealKind(int precision, int range, const char* call) {
+  struct Kind {
+    int precision, range, bytes;
+  };
+  static const Kind kKinds[] = {{6, 37, 4}, {15, 307, 8}, {18, 4931, 16}};
+  for (const Kind& kind : kKinds) {
+    if ((precision == MPI_UNDEFINED || precision <= kind.precision) &&
+        (range == MPI_UNDEFINED || range <= kind.range))
+      return kind.bytes;
+  }
+  throw Error(bdmpi::kErrArg, std::string(call) + ": no real type has precision " +
+                                  std::to_string(precision) + " and range " +
+                                  std::to_string(range));
+}
+
+}  // namespace
+
+#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_f90_real", MPI_COMM_WORLD, [&] {
+    int bytes = RealKind(p, r, "MPI_Type_create_f90_real");
+    MPI_Datatype match = bytes == 4 ? MPI_REAL4 : bytes == 8 ? MPI_REAL8 : MPI_LONG_DOUBLE;
+    *newtype = F90Type(MPI_COMBINER_F90_REAL, p, r, match, {p, r});
+  });
+}
+
+#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_f90_complex", MPI_COMM_WORLD, [&] {
+    int bytes = RealKind(p, r, "MPI_Type_create_f90_complex");
+    MPI_Datatype match = bytes == 4   ? MPI_COMPLEX8
+                         : bytes == 8 ? MPI_COMPLEX16
+                                      : MPI_C_LONG_DOUBLE_COMPLEX;
+    *newtype = F90Type(MPI_COMBINER_F90_COMPLEX, p, r, match, {p, r});
+  });
+}
+
+#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_f90_integer", MPI_COMM_WORLD, [&] {
+    // Decimal digits each integer kind holds in full.
+    MPI_Datatype match = r == MPI_UNDEFINED || r <= 2 ? MPI_INTEGER1
+                         : r <= 4                     ? MPI_INTEGER2
+                         : r <= 9                     ? MPI_INTEGER4
+                         : r <= 18                    ? MPI_INTEGER8
+                                                      : MPI_DATATYPE_NULL;
+    if (match == MPI_DATATYPE_NULL)
+      throw Error(bdmpi::kErrArg, "MPI_Type_create_f90_integer: no integer type has range " +
+                                      std::to_string(r));
+    *newtype = F90Type(MPI_COMBINER_F90_INTEGER, r, 0, match, {r});
+  });
+}
