@@ -218,28 +218,35 @@ std::uint64_t External32Size(DatatypeId type) {
   return layout.first.external + layout.second.external;
 }
 
-void ToExternal32(DatatypeId type, const std::byte* wire, std::uint64_t count, std::byte* out) {
+namespace {
+
+// Calls step(part) for each part of `count` elements of `type`, in order.
+template <class Step>
+void EachPart(DatatypeId type, std::uint64_t count, Step step) {
   const Layout layout = LayoutOf(type);
   for (std::uint64_t i = 0; i < count; ++i) {
     for (const Part* part : {&layout.first, &layout.second}) {
-      if (part->native == 0) continue;
-      PartOut(*part, wire, out);
-      wire += part->native;
-      out += part->external;
+      if (part->native != 0) step(*part);
     }
   }
 }
 
+}  // namespace
+
+void ToExternal32(DatatypeId type, const std::byte* wire, std::uint64_t count, std::byte* out) {
+  EachPart(type, count, [&](const Part& part) {
+    PartOut(part, wire, out);
+    wire += part.native;
+    out += part.external;
+  });
+}
+
 void FromExternal32(DatatypeId type, const std::byte* in, std::uint64_t count, std::byte* wire) {
-  const Layout layout = LayoutOf(type);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    for (const Part* part : {&layout.first, &layout.second}) {
-      if (part->native == 0) continue;
-      PartIn(*part, in, wire);
-      in += part->external;
-      wire += part->native;
-    }
-  }
+  EachPart(type, count, [&](const Part& part) {
+    PartIn(part, in, wire);
+    in += part.external;
+    wire += part.native;
+  });
 }
 
 }  // namespace bdmpi
