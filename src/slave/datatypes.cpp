@@ -234,14 +234,22 @@ std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype) {
     per_element += run.count * BasicElements(run.type);
   std::uint64_t elements = bytes / type.wire * per_element;
   std::uint64_t rest = bytes % type.wire;
-  // A partial element: count its whole predefined elements in order.
+  // A partial element: count its whole predefined elements in order, and
+  // the value of a pair whose index did not come.
   for (const SignatureRun& run : type.signature) {
     if (rest == 0) break;
-    std::uint64_t one = FindPredefinedDatatype(run.type)->size;
-    std::uint64_t whole = std::min(run.count, rest / one);
+    const DatatypeInfo* info = FindPredefinedDatatype(run.type);
+    std::uint64_t whole = std::min<std::uint64_t>(run.count, rest / info->size);
     elements += whole * BasicElements(run.type);
-    rest -= whole * one;
-    if (whole < run.count) break;
+    rest -= whole * info->size;
+    if (whole < run.count) {
+      const std::uint64_t value = info->size - info->index_size;
+      if (info->index_size != 0 && rest >= value) {
+        elements += 1;
+        rest -= value;
+      }
+      break;
+    }
   }
   if (rest != 0 || elements > INT64_MAX) return MPI_UNDEFINED;
   return static_cast<std::int64_t>(elements);

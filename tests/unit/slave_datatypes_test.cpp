@@ -114,6 +114,10 @@ TEST(SlaveDatatypesTest, PairTypesTravelPackedLikeAStructOfTheSameSignature) {
   EXPECT_EQ(CountOf(24, MPI_DOUBLE_INT), 2);
   EXPECT_EQ(ElementsOf(24, MPI_DOUBLE_INT), 4);
   EXPECT_EQ(ElementsOf(24, mixed), 4);
+  // A pair cut after its value counts the value (as a struct would).
+  EXPECT_EQ(ElementsOf(20, MPI_DOUBLE_INT), 3);
+  EXPECT_EQ(ElementsOf(20, mixed), 3);
+  EXPECT_EQ(ElementsOf(22, MPI_DOUBLE_INT), MPI_UNDEFINED);
   // The Fortran pairs and MPI_2INT have no padding and stay dense.
   EXPECT_TRUE(LookupType(MPI_2INT).Dense());
   EXPECT_TRUE(LookupType(MPI_2REAL).Dense());
