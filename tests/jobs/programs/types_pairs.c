@@ -13,6 +13,9 @@
  *  2. MPI_Bcast (root sends split, the others receive pairs), MPI_Gather
  *     (every rank sends split, the root receives pairs).
  *  3. MPI_Pack of n pairs, MPI_Unpack as split.
+ *  3b. On an intercommunicator of the even and the odd ranks: MPI_Bcast
+ *     (split from the root, pairs on the other side) and MPI_Allreduce
+ *     MAXLOC on pairs.
  *  4. MPI_MAXLOC and MPI_MINLOC by MPI_Allreduce (on the pairs and, BDMPI
  *     only, on a contiguous type of them and a strided vector of them),
  *     MPI_Reduce, MPI_Scan and MPI_Reduce_local; ties go to the lower index.
@@ -211,6 +214,38 @@ static void test_pack(const PairType *t, int rank) {
   MPI_Type_free(&split.type);
 }
 
+static void test_intercomm(const PairType *t, int rank, int size) {
+  if (size < 2) return;
+  MPI_Comm half, inter;
+  const int odd = rank % 2;
+  MPI_Comm_split(MPI_COMM_WORLD, odd, rank, &half);
+  /* Local leader 0 of each half; the other half's leader is world rank 1 or 0. */
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, odd ? 0 : 1, 7, &inter);
+  unsigned char pairs[kPairs * sizeof(LongDoubleInt)];
+  Split split;
+  split_init(t, &split, kPairs);
+  /* Bcast from world rank 0 (even rank 0) to the odd ranks. */
+  if (!odd) {
+    int root = rank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    for (int k = 0; k < kPairs; ++k) put_split(t, &split, k, value_of(0, k), index_of(0, k));
+    MPI_Bcast(MPI_BOTTOM, 1, split.type, root, inter);
+  } else {
+    memset(pairs, 0, sizeof pairs);
+    MPI_Bcast(pairs, kPairs, t->pair, 0, inter);
+    for (int k = 0; k < kPairs; ++k)
+      check_pair(t, pairs, k, value_of(0, k), index_of(0, k), "intercomm Bcast");
+  }
+  /* MAXLOC: each side gets the other side's maximum, (world rank, rank). */
+  unsigned char in[sizeof(LongDoubleInt)], out[sizeof(LongDoubleInt)];
+  put_pair(t, in, 0, rank, rank);
+  MPI_Allreduce(in, out, 1, t->pair, MPI_MAXLOC, inter);
+  int last_other = (size - 1) % 2 != odd ? size - 1 : size - 2;
+  check_pair(t, out, 0, last_other, last_other, "intercomm Allreduce MAXLOC");
+  MPI_Type_free(&split.type);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 /* Few distinct values, so that ties (lower index wins) are common. */
 static int loc_value(int r, int k) { return (r * 5 + k * 3) % 7 - 3; }
 
@@ -295,6 +330,7 @@ int main(int argc, char **argv) {
     test_point_to_point(t, rank, right, left);
     test_collectives(t, rank, size);
     test_pack(t, rank);
+    test_intercomm(t, rank, size);
     test_reductions(t, MPI_MAXLOC, rank, size);
     test_reductions(t, MPI_MINLOC, rank, size);
   }
