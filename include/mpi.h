@@ -140,7 +140,6 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
 #define MPI_UINT64_T ((MPI_Datatype)0x4c000018)
 #define MPI_C_BOOL ((MPI_Datatype)0x4c000019)
 #define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c00001a)
-#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 #define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00001b)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00001c)
 #define MPI_AINT ((MPI_Datatype)0x4c00001d)
@@ -199,6 +198,14 @@ enum {
 #define MPI_2INTEGER ((MPI_Datatype)0x4c00003e)
 #define MPI_2REAL ((MPI_Datatype)0x4c00003f)
 #define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c000040)
+/* Names the standard gives a type of the same layout as another: a handle
+ * of their own, so that MPI_Type_get_name returns the name the program
+ * used. (MPI_LONG_LONG is only a synonym of MPI_LONG_LONG_INT.) */
+#define MPI_C_COMPLEX ((MPI_Datatype)0x4c000041)
+/* MPI-1's bound markers (deprecated, removed in MPI-3.0; Open MPI 4.1 and
+ * MPICH still accept them in MPI_Type_struct / MPI_Type_create_struct). */
+#define MPI_LB ((MPI_Datatype)0x4c000042)
+#define MPI_UB ((MPI_Datatype)0x4c000043)
 
 /* ----------------------------------------------------------- constants */
 
@@ -1789,6 +1796,58 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm,
                            MPI_Request *request);
 int PMPI_Comm_disconnect(MPI_Comm *comm);
+/* ----------------- datatypes: darray, external32, match size, Fortran 90 */
+
+/* MPI_Type_create_darray's distributions (Open MPI's values). */
+#define MPI_DISTRIBUTE_BLOCK 0
+#define MPI_DISTRIBUTE_CYCLIC 1
+#define MPI_DISTRIBUTE_NONE 2
+#define MPI_DISTRIBUTE_DFLT_DARG (-1)
+/* MPI_Type_create_f90_*'s combiners (Open MPI's values). */
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
+/* MPI_Type_match_size's type classes. */
+#define MPI_TYPECLASS_INTEGER 1
+#define MPI_TYPECLASS_REAL 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+int MPI_Type_create_darray(int size, int rank, int ndims,
+                           const int array_of_gsizes[],
+                           const int array_of_distribs[],
+                           const int array_of_dargs[],
+                           const int array_of_psizes[], int order,
+                           MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                      MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                      MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf,
+                        MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                        int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount,
+                           MPI_Datatype datatype, MPI_Aint *size);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_darray(int size, int rank, int ndims,
+                            const int array_of_gsizes[],
+                            const int array_of_distribs[],
+                            const int array_of_dargs[],
+                            const int array_of_psizes[], int order,
+                            MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                       MPI_Aint *position);
+int PMPI_Unpack_external(const char datarep[], const void *inbuf,
+                         MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                         int outcount, MPI_Datatype datatype);
+int PMPI_Pack_external_size(const char datarep[], int incount,
+                            MPI_Datatype datatype, MPI_Aint *size);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

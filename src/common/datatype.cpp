@@ -10,7 +10,8 @@
 //   MPI_LONG_INT         size 12 extent 16
 //   MPI_LONG_DOUBLE_INT  size 20 extent 32
 // i.e. the size of a value-index pair counts its two members without the
-// padding between or after them, and its extent is sizeof the struct.
+// padding between or after them, and its extent is sizeof the struct. On
+// the wire a pair is packed to its size (see datatype.h).
 #include "common/datatype.h"
 
 #include <complex>
@@ -39,16 +40,16 @@ constexpr Entry Plain(DatatypeId id, const char* name, TypeClass type_class) {
 
 template <class V>
 constexpr Entry Pair(DatatypeId id, const char* name) {
-  return {
-      id,
-      {name, sizeof(V) + sizeof(int), sizeof(ValueIndex<V>), alignof(ValueIndex<V>),
-        TypeClass::kPair}};
+  return {id,
+          {name, sizeof(V) + sizeof(int), sizeof(ValueIndex<V>), alignof(ValueIndex<V>),
+           TypeClass::kPair, offsetof(ValueIndex<V>, index), sizeof(int)}};
 }
 
 // A Fortran MINLOC/MAXLOC pair: value and index of one type.
 template <class V>
 constexpr Entry SamePair(DatatypeId id, const char* name) {
-  return {id, {name, 2 * sizeof(V), 2 * sizeof(V), alignof(V), TypeClass::kPair}};
+  return {id,
+          {name, 2 * sizeof(V), 2 * sizeof(V), alignof(V), TypeClass::kPair, sizeof(V), sizeof(V)}};
 }
 
 using C = TypeClass;
@@ -135,6 +136,9 @@ constexpr Entry kTable[] = {
     SamePair<std::int32_t>(D::k2Integer, "MPI_2INTEGER"),
     SamePair<float>(D::k2Real, "MPI_2REAL"),
     SamePair<double>(D::k2DoublePrecision, "MPI_2DOUBLE_PRECISION"),
+    Plain<std::complex<float>>(D::kCComplex, "MPI_C_COMPLEX", C::kComplex),
+    {D::kLb, {"MPI_LB", 0, 0, 1, C::kOther}},
+    {D::kUb, {"MPI_UB", 0, 0, 1, C::kOther}},
 };
 
 constexpr std::size_t kTableSize = sizeof(kTable) / sizeof(kTable[0]);

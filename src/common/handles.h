@@ -101,6 +101,11 @@ enum class DatatypeId : std::uint16_t {
   k2Integer,
   k2Real,
   k2DoublePrecision,
+  kCComplex,  // MPI_C_COMPLEX: MPI_C_FLOAT_COMPLEX under its other name
+  // MPI-1's bound markers (MPI_LB, MPI_UB): no data, only a lower or upper
+  // bound for the type they are part of.
+  kLb,
+  kUb,
   kPredefinedEnd,  // first index free for derived datatypes
 };
 

@@ -219,8 +219,9 @@ void ComplexKernel(OpId op, DatatypeId type, const void* in, void* inout,
   }
 }
 
-// The C layout of MPI_FLOAT_INT & co. (MPI-3.1 section 5.9.4); the
-// Fortran pairs (MPI_2REAL, ...) have an index of the value's type.
+// A value-index pair (MPI-3.1 section 5.9.4): the C pairs (MPI_FLOAT_INT
+// & co.) have an int index, the Fortran pairs (MPI_2REAL, ...) an index of
+// the value's type.
 template <class V, class I = int>
 struct ValueIndex {
   V value;
@@ -237,17 +238,34 @@ T Loc(T a, T b, Better better) {
   return b;
 }
 
+// Pairs arrive packed, the index right after the value (datatype.h), so
+// an element is read and written member by member rather than as a struct,
+// whose padding would shift every element after the first.
+template <class V, class I, class Better>
+void ApplyPacked(const void* in, void* inout, std::size_t n, Better better) {
+  constexpr std::size_t kStride = sizeof(V) + sizeof(I);
+  const auto* src = static_cast<const unsigned char*>(in);
+  auto* dst = static_cast<unsigned char*>(inout);
+  for (std::size_t i = 0; i < n; ++i) {
+    ValueIndex<V, I> a, b;
+    std::memcpy(&a.value, src + i * kStride, sizeof(V));
+    std::memcpy(&a.index, src + i * kStride + sizeof(V), sizeof(I));
+    std::memcpy(&b.value, dst + i * kStride, sizeof(V));
+    std::memcpy(&b.index, dst + i * kStride + sizeof(V), sizeof(I));
+    const ValueIndex<V, I> r = Loc(a, b, better);
+    std::memcpy(dst + i * kStride, &r.value, sizeof(V));
+    std::memcpy(dst + i * kStride + sizeof(V), &r.index, sizeof(I));
+  }
+}
+
 template <class V, class I = int>
 void PairKernel(OpId op, DatatypeId type, const void* in, void* inout,
                 std::size_t n) {
-  using T = ValueIndex<V, I>;
   switch (op) {
     case OpId::kMaxloc:
-      return Apply<T>(in, inout, n,
-                      [](T a, T b) { return Loc(a, b, std::greater<V>()); });
+      return ApplyPacked<V, I>(in, inout, n, std::greater<V>());
     case OpId::kMinloc:
-      return Apply<T>(in, inout, n,
-                      [](T a, T b) { return Loc(a, b, std::less<V>()); });
+      return ApplyPacked<V, I>(in, inout, n, std::less<V>());
     default:
       NoKernel(op, type);
   }
@@ -319,6 +337,7 @@ Kernel KernelFor(DatatypeId type) {
     case D::kLongDouble:
       return &FloatingKernel<long double>;
     case D::kCFloatComplex:
+    case D::kCComplex:
     case D::kCxxFloatComplex:
     case D::kComplex:
     case D::kComplex8:
@@ -353,6 +372,8 @@ Kernel KernelFor(DatatypeId type) {
     case D::kCharacter:
     case D::kWchar:
     case D::kPacked:
+    case D::kLb:
+    case D::kUb:
     case D::kPredefinedEnd:
       return nullptr;
   }
@@ -401,7 +422,7 @@ void Reduce(OpId op, DatatypeId type, const void* in, void* inout,
   if (op == OpId::kNoOp || count == 0) return;
   if (op == OpId::kReplace) {
     // memmove: REPLACE of a buffer onto itself must be harmless.
-    std::memmove(inout, in, count * FindPredefinedDatatype(type)->extent);
+    std::memmove(inout, in, count * FindPredefinedDatatype(type)->size);
     return;
   }
   KernelFor(type)(op, type, in, inout, count);

@@ -14,7 +14,9 @@ namespace bdmpi {
 bool ReductionDefined(OpId op, DatatypeId type);
 
 // inout[i] = in[i] op inout[i] for i < count (elements, not bytes), as an
-// MPI_User_function would.  MINLOC/MAXLOC keep the smaller index on ties.
+// MPI_User_function would, on elements in their wire form (datatype.h):
+// value-index pairs packed, every other type as in memory.  MINLOC/MAXLOC
+// keep the smaller index on ties.
 // Requires ReductionDefined(op, type).
 void Reduce(OpId op, DatatypeId type, const void* in, void* inout,
             std::size_t count);

@@ -10,18 +10,18 @@ namespace bdmpi {
 namespace {
 
 // The step's predefined operation on its predefined datatype, applied to
-// whole elements.
+// whole elements in their wire form (datatype.h).
 coll::Reduction ReductionOf(const CollectiveStep& step) {
   const DatatypeInfo* info = FindPredefinedDatatype(step.datatype);
   BDMPI_ENFORCE(info != nullptr, "reduction on an unknown datatype");
-  std::size_t extent = info->extent;
+  std::size_t element = info->size;
   OpId op = step.op;
   DatatypeId type = step.datatype;
   coll::Reduction reduction;
-  reduction.fn = [op, type, extent](const std::byte* in, std::byte* inout, std::size_t bytes) {
-    Reduce(op, type, in, inout, bytes / extent);
+  reduction.fn = [op, type, element](const std::byte* in, std::byte* inout, std::size_t bytes) {
+    Reduce(op, type, in, inout, bytes / element);
   };
-  reduction.element_bytes = extent;
+  reduction.element_bytes = element;
   reduction.commutative = true;  // every predefined operation is
   return reduction;
 }

@@ -21,7 +21,7 @@ void Master::FoldContributions(Collective& collective) {
   const DatatypeInfo* type =
       FindPredefinedDatatype(static_cast<DatatypeId>(collective.datatype));
   BDMPI_ENFORCE(type != nullptr, "reduction on an unknown datatype");
-  std::size_t count = collective.bytes / type->extent;
+  std::size_t count = collective.bytes / type->size;  // wire bytes (datatype.h)
   const std::vector<int>& local_ranks = Comm(collective.comm).local_ranks;
   int local = static_cast<int>(local_ranks.size());
   while (collective.folded < local &&

@@ -13,29 +13,9 @@ namespace {
 
 constexpr int kFirstDerived = static_cast<int>(DatatypeId::kPredefinedEnd);
 
-std::vector<TypeInfo> MakePredefined() {
-  std::vector<TypeInfo> types(kFirstDerived);
-  for (int index = 1; index < kFirstDerived; ++index) {
-    auto id = static_cast<DatatypeId>(index);
-    const DatatypeInfo* info = FindPredefinedDatatype(id);
-    TypeInfo& type = types[index];
-    type.base = id;
-    type.size = info->size;
-    type.extent = info->extent;
-    type.wire = info->extent;
-    type.alignment = info->alignment;
-    type.runs = {{0, info->extent}};
-    type.signature = {{id, 1}};
-    // A value-index pair ends with its int: the padding after it (if any)
-    // is not part of the true extent. size = value bytes + 4.
-    type.true_extent = info->type_class == TypeClass::kPair
-                           ? (info->size - sizeof(int) + sizeof(int) - 1) /
-                                     sizeof(int) * sizeof(int) + sizeof(int)
-                           : info->size;
-    type.name = info->name;
-  }
-  return types;
-}
+// The predefined types' flattened form (defined below, after the helpers
+// that build runs).
+std::vector<TypeInfo> MakePredefined();
 
 std::vector<TypeInfo>& Predefined() {
   static std::vector<TypeInfo> types = MakePredefined();
@@ -84,7 +64,7 @@ TypeInfo& LookupDerived(MPI_Datatype datatype) {
   TypeInfo* type = FindType(datatype);
   if (type == nullptr) throw Error(kErrType, "invalid datatype");
   if (type->predefined)
-    throw Error(kErrType, "a predefined datatype cannot be freed or renamed");
+    throw Error(kErrType, "a predefined datatype cannot be freed");
   return *type;
 }
 
@@ -119,6 +99,41 @@ void AppendRun(std::vector<TypeRun>& runs, TypeRun run) {
   runs.push_back(run);
 }
 
+std::vector<TypeInfo> MakePredefined() {
+  std::vector<TypeInfo> types(kFirstDerived);
+  for (int index = 1; index < kFirstDerived; ++index) {
+    auto id = static_cast<DatatypeId>(index);
+    const DatatypeInfo* info = FindPredefinedDatatype(id);
+    TypeInfo& type = types[index];
+    type.base = id;
+    type.size = info->size;
+    type.extent = info->extent;
+    type.wire = info->size;
+    type.alignment = info->alignment;
+    if (info->index_size == 0) {
+      type.runs = {{0, info->extent}};
+    } else {
+      // A pair travels packed: its value, then its index (datatype.h).
+      AppendRun(type.runs, {0, info->size - info->index_size});
+      AppendRun(type.runs, {info->index_offset, info->index_size});
+    }
+    type.signature = {{id, 1}};
+    if (info->size == 0) {
+      // MPI_LB, MPI_UB: a bound, no data.
+      type.runs.clear();
+      type.signature.clear();
+      type.lb_marker = id == DatatypeId::kLb;
+      type.ub_marker = id == DatatypeId::kUb;
+    }
+    // A value-index pair ends with its index: the padding after it (if
+    // any) is not part of the true extent.
+    type.true_extent = info->index_size != 0 ? info->index_offset + info->index_size
+                                             : info->size;
+    type.name = info->name;
+  }
+  return types;
+}
+
 void AppendSignature(std::vector<SignatureRun>& signature, SignatureRun run) {
   if (run.count == 0) return;
   if (!signature.empty() && signature.back().type == run.type) {
@@ -131,10 +146,11 @@ void AppendSignature(std::vector<SignatureRun>& signature, SignatureRun run) {
 // Adds `count` elements of `type` whose first starts at byte `origin`.
 void AppendElements(TypeInfo& result, const TypeInfo& type, std::int64_t origin,
                     std::uint64_t count) {
-  const auto extent = static_cast<std::int64_t>(type.extent);
-  if (type.runs.size() == 1 && type.runs[0].length == type.extent) {
+  const std::int64_t extent = type.extent;
+  if (type.runs.size() == 1 && extent > 0 &&
+      type.runs[0].length == static_cast<std::uint64_t>(extent)) {
     // Elements that tile their extents: one run for all of them.
-    AppendRun(result.runs, {origin + type.runs[0].offset, Times(count, type.extent)});
+    AppendRun(result.runs, {origin + type.runs[0].offset, Times(count, type.runs[0].length)});
   } else {
     for (std::uint64_t k = 0; k < count; ++k) {
       const std::int64_t at = origin + static_cast<std::int64_t>(k) * extent;
@@ -192,7 +208,7 @@ std::uint64_t BufferBytes(int count, MPI_Datatype datatype, const char* call) {
                               ": datatypes with gaps, or with a lower bound other than 0, "
                               "are not supported here yet (point-to-point calls, MPI_Bcast, "
                               "and reductions with predefined operations take them)");
-  return Times(static_cast<std::uint64_t>(count), type.extent);
+  return Times(static_cast<std::uint64_t>(count), type.wire);  // dense: wire == extent
 }
 
 DatatypeId ReductionBase(MPI_Datatype datatype) {
@@ -218,14 +234,22 @@ std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype) {
     per_element += run.count * BasicElements(run.type);
   std::uint64_t elements = bytes / type.wire * per_element;
   std::uint64_t rest = bytes % type.wire;
-  // A partial element: count its whole predefined elements in order.
+  // A partial element: count its whole predefined elements in order, and
+  // the value of a pair whose index did not come.
   for (const SignatureRun& run : type.signature) {
     if (rest == 0) break;
-    std::uint64_t one = FindPredefinedDatatype(run.type)->extent;
-    std::uint64_t whole = std::min(run.count, rest / one);
+    const DatatypeInfo* info = FindPredefinedDatatype(run.type);
+    std::uint64_t whole = std::min<std::uint64_t>(run.count, rest / info->size);
     elements += whole * BasicElements(run.type);
-    rest -= whole * one;
-    if (whole < run.count) break;
+    rest -= whole * info->size;
+    if (whole < run.count) {
+      const std::uint64_t value = info->size - info->index_size;
+      if (info->index_size != 0 && rest >= value) {
+        elements += 1;
+        rest -= value;
+      }
+      break;
+    }
   }
   if (rest != 0 || elements > INT64_MAX) return MPI_UNDEFINED;
   return static_cast<std::int64_t>(elements);
@@ -233,7 +257,7 @@ std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype) {
 
 void PackElements(const void* buffer, int count, const TypeInfo& type, std::byte* out) {
   const auto* origin = static_cast<const std::byte*>(buffer);
-  const auto extent = static_cast<std::int64_t>(type.extent);
+  const std::int64_t extent = type.extent;
   for (std::int64_t i = 0; i < count; ++i) {
     for (const TypeRun& run : type.runs) {
       std::memcpy(out, origin + i * extent + run.offset, run.length);
@@ -245,7 +269,7 @@ void PackElements(const void* buffer, int count, const TypeInfo& type, std::byte
 void UnpackElements(const std::byte* in, std::uint64_t bytes, void* buffer, int count,
                     const TypeInfo& type) {
   auto* origin = static_cast<std::byte*>(buffer);
-  const auto extent = static_cast<std::int64_t>(type.extent);
+  const std::int64_t extent = type.extent;
   for (std::int64_t i = 0; i < count && bytes > 0; ++i) {
     for (const TypeRun& run : type.runs) {
       std::uint64_t n = std::min<std::uint64_t>(run.length, bytes);
@@ -257,10 +281,50 @@ void UnpackElements(const std::byte* in, std::uint64_t bytes, void* buffer, int 
   }
 }
 
+namespace {
+
+// The lowest lower bound and highest upper bound of some elements, kept
+// apart for those with a marker (MPI_LB/MPI_UB or a resized type), which
+// win over the others (MPI-1's rules for markers, MPI-3.1 4.1.7).
+struct Bounds {
+  std::int64_t low = INT64_MAX, high = INT64_MIN;
+  std::int64_t marked_low = INT64_MAX, marked_high = INT64_MIN;
+  bool lb_marker = false, ub_marker = false;
+
+  // `count` elements of `type`, the first at `displacement`.
+  void Add(const TypeInfo& type, std::int64_t displacement, std::int64_t count) {
+    // With a negative extent the last element lies lowest.
+    const std::int64_t span = (count - 1) * type.extent;
+    const std::int64_t element_low = displacement + type.lb + std::min<std::int64_t>(0, span);
+    const std::int64_t element_high =
+        displacement + type.lb + type.extent + std::max<std::int64_t>(0, span);
+    // A type without data (a marker, an empty type) bounds only the side
+    // its marker is for, as in MPICH: { (LB, 10) } has lb 10, ub 0.
+    const bool data = type.size > 0;
+    if (type.lb_marker) {
+      marked_low = std::min(marked_low, element_low);
+    } else if (data) {
+      low = std::min(low, element_low);
+    }
+    if (type.ub_marker) {
+      marked_high = std::max(marked_high, element_high);
+    } else if (data) {
+      high = std::max(high, element_high);
+    }
+    lb_marker = lb_marker || type.lb_marker;
+    ub_marker = ub_marker || type.ub_marker;
+  }
+  // An empty type has bounds 0.
+  std::int64_t Lb() const { return lb_marker ? marked_low : low != INT64_MAX ? low : 0; }
+  std::int64_t Ub() const { return ub_marker ? marked_high : high != INT64_MIN ? high : 0; }
+};
+
+}  // namespace
+
 MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
                      const char* constructor) {
   TypeInfo result;
-  std::int64_t lb = INT64_MAX, ub = INT64_MIN;
+  Bounds bounds;
   std::int64_t true_lb = INT64_MAX, true_ub = INT64_MIN;
   for (const TypeBlock& block : blocks) {
     if (block.count < 0)
@@ -268,11 +332,9 @@ MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
     const TypeInfo& type = LookupType(block.type);
     if (block.count == 0) continue;  // MPI: no part of the type map
     const auto count = static_cast<std::uint64_t>(block.count);
-    const auto extent = static_cast<std::int64_t>(type.extent);
-    const std::int64_t last = block.displacement + (block.count - 1) * extent;
+    const std::int64_t last = block.displacement + (block.count - 1) * type.extent;
     AppendElements(result, type, block.displacement, count);
-    lb = std::min({lb, block.displacement + type.lb, last + type.lb});
-    ub = std::max({ub, block.displacement + type.lb + extent, last + type.lb + extent});
+    bounds.Add(type, block.displacement, block.count);
     if (type.size > 0) {
       const auto true_extent = static_cast<std::int64_t>(type.true_extent);
       true_lb = std::min({true_lb, block.displacement + type.true_lb, last + type.true_lb});
@@ -282,14 +344,16 @@ MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
     result.size += Times(count, type.size);
     result.wire += Times(count, type.wire);
     result.alignment = std::max(result.alignment, type.alignment);
-    result.explicit_bounds = result.explicit_bounds || type.explicit_bounds;
   }
-  if (lb > ub) lb = ub = 0;  // empty
   if (true_lb > true_ub) true_lb = true_ub = 0;
-  result.lb = lb;
-  result.extent = static_cast<std::uint64_t>(ub - lb);
-  if (pad_to_alignment && !result.explicit_bounds && result.extent % result.alignment != 0)
-    result.extent += result.alignment - result.extent % result.alignment;
+  result.lb = bounds.Lb();
+  result.extent = bounds.Ub() - result.lb;
+  result.lb_marker = bounds.lb_marker;
+  result.ub_marker = bounds.ub_marker;
+  const auto alignment = static_cast<std::int64_t>(result.alignment);
+  if (pad_to_alignment && !result.lb_marker && !result.ub_marker &&
+      result.extent % alignment != 0)
+    result.extent += alignment - result.extent % alignment;
   result.true_lb = true_lb;
   result.true_extent = static_cast<std::uint64_t>(true_ub - true_lb);
   SetBase(result);
@@ -310,13 +374,11 @@ MPI_Datatype NewVectorType(std::int64_t count, std::int64_t blocklength, std::in
 }
 
 MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent) {
-  if (extent < 0)
-    throw Error(kErrArg, "MPI_Type_create_resized: a negative extent is not supported");
   TypeInfo type = LookupType(oldtype);
   type.name.clear();
   type.lb = lb;
-  type.extent = static_cast<std::uint64_t>(extent);
-  type.explicit_bounds = true;
+  type.extent = extent;
+  type.lb_marker = type.ub_marker = true;
   MPI_Datatype handle = AddDerived(std::move(type));
   SetEnvelope(handle, MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype});
   return handle;
@@ -404,7 +466,10 @@ void TakeContentTypes(MPI_Datatype datatype) {
 }
 
 void SetTypeName(MPI_Datatype datatype, const char* name) {
-  LookupDerived(datatype).name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+  // MPI-3.1 6.8: predefined types may be renamed too (in this process).
+  TypeInfo* type = FindType(datatype);
+  if (type == nullptr) throw Error(kErrType, "invalid datatype");
+  type->name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
 }
 
 }  // namespace bdmpi

@@ -4,8 +4,9 @@
 // bounds, and its type signature as runs of predefined types.
 //
 // On the wire (to the master and between ranks) an element is its runs
-// concatenated: a predefined element travels as its extent (a value-index
-// pair with its padding, as the master's reduction kernels expect). A
+// concatenated: a predefined element travels as its size (a value-index
+// pair packed, without its padding, so that it matches a struct of the
+// same type signature; the master's reduction kernels read that form). A
 // `dense` type, whose element is one run from offset 0 filling its extent,
 // travels as the user's buffer as is; any other type is packed once into a
 // contiguous staging buffer and unpacked on receipt (see PackElements).
@@ -55,13 +56,15 @@ struct TypeInfo {
   bool mixed = false;                   // of several predefined types
   bool predefined = true;
   bool committed = true;
-  // MPI_Type_create_resized fixed the bounds: MPI_Type_create_struct then
-  // adds no alignment padding.
-  bool explicit_bounds = false;
+  // The bounds come from MPI_LB / MPI_UB markers or MPI_Type_create_resized
+  // (which sets both): they stick through further constructors (the MPI-1
+  // rules, MPI-3.1 4.1.7), and MPI_Type_create_struct adds no padding.
+  bool lb_marker = false;
+  bool ub_marker = false;
   std::uint64_t count = 1;    // elements of base in one element of the type
   std::uint64_t size = 0;     // bytes of data (MPI_Type_size)
   std::int64_t lb = 0;
-  std::uint64_t extent = 0;   // ub - lb
+  std::int64_t extent = 0;    // ub - lb: negative after a resize to one
   std::int64_t true_lb = 0;
   std::uint64_t true_extent = 0;
   std::uint64_t alignment = 1;  // largest alignof of its predefined types
@@ -77,7 +80,7 @@ struct TypeInfo {
 
   // One run from offset 0 that fills the extent: the buffer moves as is.
   bool Dense() const {
-    return lb == 0 && wire == extent &&
+    return lb == 0 && extent >= 0 && wire == static_cast<std::uint64_t>(extent) &&
            (runs.empty() || (runs.size() == 1 && runs[0].offset == 0));
   }
 };

@@ -256,16 +256,7 @@ CollectivePlan ExscanPlan(const void* send, void* recv, int count, MPI_Datatype 
 void ReduceLocal(const void* in, void* inout, int count, MPI_Datatype datatype, MPI_Op op) {
   RequireInitialized();
   WireBytes(count, datatype);
-  CheckedOp checked = CheckOp(op, datatype);
-  const TypeInfo& type = LookupType(datatype);
-  if (checked.user != nullptr || type.Dense()) {
-    ApplyOp(checked, datatype, in, inout, count);
-    return;
-  }
-  // A predefined operation works on the elements packed together.
-  Bytes a = WireCopy(in, count, datatype), b = WireCopy(inout, count, datatype);
-  ApplyOp(checked, datatype, a.data(), b.data(), count);
-  WriteWire(b, inout, count, &type);
+  ApplyOp(CheckOp(op, datatype), datatype, in, inout, count);
 }
 
 }  // namespace bdmpi

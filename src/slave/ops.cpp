@@ -5,6 +5,7 @@
 // cannot call into a user program): see nbc_reduce.cpp, which folds the
 // contributions in rank order so that a non-commutative operation
 // (commute == 0) sees its operands in MPI's canonical order.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "common/reduce.h"
 #include "slave/coll_p2p.h"
 #include "slave/errors.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 namespace {
@@ -65,6 +67,17 @@ CheckedOp CheckOp(MPI_Op op, MPI_Datatype datatype) {
   return checked;
 }
 
+namespace {
+
+// A predefined operation on wire bytes, which its kernels take.
+void ReduceWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
+                int count) {
+  Reduce(op.predefined, ReductionBase(datatype), in, inout,
+         static_cast<std::size_t>(count) * LookupType(datatype).count);
+}
+
+}  // namespace
+
 void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
              int count) {
   if (count == 0) return;
@@ -74,26 +87,42 @@ void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* i
     op.user(const_cast<void*>(in), inout, &len, &type);
     return;
   }
-  const TypeInfo& info = LookupType(datatype);
-  Reduce(op.predefined, ReductionBase(datatype), in, inout,
-         static_cast<std::size_t>(count) * info.count);
+  const TypeInfo& type = LookupType(datatype);
+  if (type.Dense()) {
+    ReduceWire(op, datatype, in, inout, count);
+    return;
+  }
+  // Gaps, or pairs with padding: the kernels work on the elements packed.
+  std::vector<std::byte> a = WireCopy(in, count, datatype);
+  std::vector<std::byte> b = WireCopy(inout, count, datatype);
+  ReduceWire(op, datatype, a.data(), b.data(), count);
+  WriteWire(b, inout, count, &type);
 }
 
 void ApplyOpWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
                  int count) {
+  if (count == 0) return;
   const TypeInfo& type = LookupType(datatype);
-  // Wire bytes are what predefined operations work on, and the memory
-  // layout of a dense type.
-  if (op.user == nullptr || type.Dense() || count == 0) {
+  if (op.user == nullptr) {
+    ReduceWire(op, datatype, in, inout, count);
+    return;
+  }
+  // A user-defined function sees the elements as laid out in memory.
+  if (type.Dense()) {
     ApplyOp(op, datatype, in, inout, count);
     return;
   }
   std::uint64_t bytes = WireBytes(count, datatype);
-  std::uint64_t span = static_cast<std::uint64_t>(count - 1) * type.extent + type.true_extent;
+  // Element i's bytes start at i * extent + true_lb from the buffer's
+  // address (the last element lies lowest when the extent is negative).
+  const std::int64_t spread = (count - 1) * type.extent;
+  const std::int64_t low = std::min<std::int64_t>(0, spread) + type.true_lb;
+  const std::int64_t high = std::max<std::int64_t>(0, spread) + type.true_lb +
+                            static_cast<std::int64_t>(type.true_extent);
+  const auto span = static_cast<std::size_t>(high - low);
   std::vector<std::byte> in_memory(span), inout_memory(span);
-  // Element i's bytes start at i * extent + true_lb from the buffer's address.
-  std::byte* in_buffer = in_memory.data() - type.true_lb;
-  std::byte* inout_buffer = inout_memory.data() - type.true_lb;
+  std::byte* in_buffer = in_memory.data() - low;
+  std::byte* inout_buffer = inout_memory.data() - low;
   UnpackElements(static_cast<const std::byte*>(in), bytes, in_buffer, count, type);
   UnpackElements(static_cast<const std::byte*>(inout), bytes, inout_buffer, count, type);
   ApplyOp(op, datatype, in_buffer, inout_buffer, count);

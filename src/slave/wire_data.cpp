@@ -53,6 +53,18 @@ void FetchInto(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* s
   UnpackElements(staging.data(), received, buffer, count, *scattered);
 }
 
+WireSink::WireSink(void* buffer, int count, MPI_Datatype datatype)
+    : buffer_(buffer),
+      count_(count),
+      bytes_(WireBytes(count, datatype)),
+      scattered_(ScatteredLayout(datatype)) {
+  if (scattered_ != nullptr) staging_.resize(bytes_);
+}
+
+void WireSink::Finish() {
+  if (scattered_ != nullptr) UnpackElements(staging_.data(), bytes_, buffer_, count_, *scattered_);
+}
+
 void CopyElements(const void* send, void* recv, int count, MPI_Datatype datatype) {
   if (send == recv) return;
   WireData wire = ToWire(send, count, datatype);

@@ -42,6 +42,24 @@ std::shared_ptr<const TypeInfo> ScatteredLayout(MPI_Datatype datatype);
 void FetchInto(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
                std::uint64_t capacity);
 
+// Where a receive of `count` elements puts its wire bytes: the buffer itself
+// for a dense type, else a staging buffer that Finish() unpacks into it.
+class WireSink {
+ public:
+  WireSink(void* buffer, int count, MPI_Datatype datatype);
+  void* data() { return scattered_ == nullptr ? buffer_ : staging_.data(); }
+  std::uint64_t bytes() const { return bytes_; }
+  // Call once the bytes have arrived.
+  void Finish();
+
+ private:
+  void* buffer_;
+  int count_;
+  std::uint64_t bytes_;
+  std::shared_ptr<const TypeInfo> scattered_;
+  std::vector<std::byte> staging_;
+};
+
 // Copies `count` elements from `send` to `recv` (a rank alone, or
 // MPI_Sendrecv to itself), through wire bytes when the type has gaps.
 void CopyElements(const void* send, void* recv, int count, MPI_Datatype datatype);

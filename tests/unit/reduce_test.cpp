@@ -111,6 +111,9 @@ constexpr Validity kValidity[] = {
     {D::k2Integer, kPairOps},
     {D::k2Real, kPairOps},
     {D::k2DoublePrecision, kPairOps},
+    {D::kCComplex, kComplexOps},
+    {D::kLb, kNoOps},
+    {D::kUb, kNoOps},
 };
 
 TEST(ReductionDefinedTest, EveryOpOnEveryPredefinedType) {
@@ -450,6 +453,40 @@ struct ValueIndex {
   }
 };
 
+// Pairs as the kernels take them (common/datatype.h): each value followed
+// at once by its index, without the struct's padding.
+template <class V>
+std::vector<unsigned char> Packed(const std::vector<ValueIndex<V>>& pairs) {
+  constexpr std::size_t kStride = sizeof(V) + sizeof(int);
+  std::vector<unsigned char> bytes(pairs.size() * kStride);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    std::memcpy(&bytes[k * kStride], &pairs[k].value, sizeof(V));
+    std::memcpy(&bytes[k * kStride + sizeof(V)], &pairs[k].index, sizeof(int));
+  }
+  return bytes;
+}
+
+template <class V>
+std::vector<ValueIndex<V>> Unpacked(const std::vector<unsigned char>& bytes) {
+  constexpr std::size_t kStride = sizeof(V) + sizeof(int);
+  std::vector<ValueIndex<V>> pairs(bytes.size() / kStride);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    std::memcpy(&pairs[k].value, &bytes[k * kStride], sizeof(V));
+    std::memcpy(&pairs[k].index, &bytes[k * kStride + sizeof(V)], sizeof(int));
+  }
+  return pairs;
+}
+
+template <class V>
+std::vector<ValueIndex<V>> ReducedPairs(OpId op, DatatypeId type,
+                                        const std::vector<ValueIndex<V>>& in,
+                                        const std::vector<ValueIndex<V>>& inout) {
+  const std::vector<unsigned char> packed_in = Packed(in);
+  std::vector<unsigned char> packed_inout = Packed(inout);
+  Reduce(op, type, packed_in.data(), packed_inout.data(), in.size());
+  return Unpacked<V>(packed_inout);
+}
+
 template <class P>
 class PairReduceTest : public ::testing::Test {};
 
@@ -465,6 +502,7 @@ TYPED_TEST(PairReduceTest, MaxlocAndMinlocKeepTheSmallerIndexOnTies) {
   using P = ValueIndex<V>;
   const D id = TypeParam::id;
   ASSERT_EQ(FindPredefinedDatatype(id)->extent, sizeof(P));
+  ASSERT_EQ(FindPredefinedDatatype(id)->size, sizeof(V) + sizeof(int));
   struct Case {
     P in, inout, max, min;
   };
@@ -485,8 +523,8 @@ TYPED_TEST(PairReduceTest, MaxlocAndMinlocKeepTheSmallerIndexOnTies) {
       min.push_back(c.min);
     }
   }
-  const auto got_max = Reduced(OpId::kMaxloc, id, in, inout);
-  const auto got_min = Reduced(OpId::kMinloc, id, in, inout);
+  const auto got_max = ReducedPairs<V>(OpId::kMaxloc, id, in, inout);
+  const auto got_min = ReducedPairs<V>(OpId::kMinloc, id, in, inout);
   for (std::size_t k = 0; k < in.size(); ++k) {
     ASSERT_EQ(got_max[k], max[k]) << "case " << k % std::size(cases);
     ASSERT_EQ(got_min[k], min[k]) << "case " << k % std::size(cases);
@@ -502,7 +540,7 @@ TEST(ReduceTest, ReplaceCopiesWholeElementsAndNoOpLeavesThem) {
     SCOPED_TRACE(info->name);
     constexpr std::size_t kCount = 3;
     // One element more than reduced, to see that it stays untouched.
-    const std::size_t bytes = (kCount + 1) * info->extent;
+    const std::size_t bytes = (kCount + 1) * info->size;  // wire bytes
     std::vector<unsigned char> in(bytes), inout(bytes);
     for (std::size_t i = 0; i < bytes; ++i) {
       in[i] = static_cast<unsigned char>(i * 7 + 1);
@@ -512,10 +550,10 @@ TEST(ReduceTest, ReplaceCopiesWholeElementsAndNoOpLeavesThem) {
     Reduce(OpId::kNoOp, type, in.data(), inout.data(), kCount);
     EXPECT_EQ(inout, before);
     Reduce(OpId::kReplace, type, in.data(), inout.data(), kCount);
-    const std::size_t reduced = kCount * info->extent;
+    const std::size_t reduced = kCount * info->size;
     EXPECT_EQ(std::memcmp(inout.data(), in.data(), reduced), 0);
     EXPECT_EQ(std::memcmp(inout.data() + reduced, before.data() + reduced,
-                          info->extent),
+                          info->size),
               0);
   }
 }

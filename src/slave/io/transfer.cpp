@@ -195,10 +195,6 @@ class RangeLock {
 
 std::uint64_t AccessBytes(const FileInfo& file, int count, MPI_Datatype datatype) {
   const TypeInfo& type = CommType(count, datatype);
-  if (type.wire != type.size)
-    throw Error(MPI_ERR_UNSUPPORTED_OPERATION,
-                "file I/O of datatypes with padding inside a predefined element "
-                "(MPI_DOUBLE_INT and the other pair types) is not supported");
   std::uint64_t bytes = static_cast<std::uint64_t>(count) * type.size;
   if (bytes % file.view.etype_size() != 0)
     throw Error(kErrArg, "the access is " + std::to_string(bytes) +

@@ -66,7 +66,10 @@ View::View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool wr
     at += run.length;
   }
   tile_bytes_ = at;
-  extent_ = f.extent;
+  if (f.extent < 0)
+    throw Error(kErrArg, "the view's filetype has a negative extent (MPI-3.1 13.3 tiles the "
+                         "file with it upwards)");
+  extent_ = static_cast<std::uint64_t>(f.extent);
   layout_ = std::move(layout);
   etype_size_ = e.size;
   etype_ = Keep(etype);

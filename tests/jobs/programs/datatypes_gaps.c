@@ -17,9 +17,10 @@
  *  5. MPI_BOTTOM with absolute addresses (MPI_Get_address).
  *  6. MPI_Pack / MPI_Unpack / MPI_Pack_size of a vector.
  *  7. MPI_Type_create_subarray in C and Fortran order, and
- *     MPI_Type_create_hindexed_block; the MPI-1 names MPI_Type_hvector,
- *     MPI_Type_struct, MPI_Type_extent/lb/ub, MPI_Address (not in an
- *     MPI-3 header without compatibility flags, so BDMPI only).
+ *     MPI_Type_create_hindexed_block; a negative extent (MPI_Type_create_
+ *     resized); the MPI-1 names MPI_Type_hvector, MPI_Type_struct,
+ *     MPI_Type_extent/lb/ub, MPI_Address and the MPI_LB/MPI_UB markers (not
+ *     in an MPI-3 header without compatibility flags, so BDMPI only).
  *  8. MPI_Bcast, and under BDMPI only MPI_Reduce and MPI_Allreduce (also
  *     MPI_IN_PLACE), on a strided vector: gaps keep their sentinel.
  *  9. MPI_Type_get_envelope / get_contents of named, vector, struct, dup,
@@ -325,7 +326,36 @@ static void test_subarray_and_more(int right, int left) {
   MPI_Type_free(&c_order);
   MPI_Type_free(&f_order);
   MPI_Type_free(&hblock);
+  /* A negative extent: element k of one int at 30 lies at int 30 - 8k. */
+  MPI_Datatype at30, backwards;
+  MPI_Aint d30 = 30 * sizeof(int), blo, bext;
+  int one = 1;
+  MPI_Type_create_hindexed(1, &one, &d30, MPI_INT, &at30);
+  MPI_Type_create_resized(at30, 0, -8 * (MPI_Aint)sizeof(int), &backwards);
+  MPI_Type_get_extent(backwards, &blo, &bext);
+  CHECK(blo == 0 && bext == -8 * (MPI_Aint)sizeof(int), "negative extent: %ld %ld", (long)blo,
+        (long)bext);
+  MPI_Type_commit(&backwards);
+  const int b_picks[3] = {30, 22, 14};
+  check_picks(backwards, 3, b_picks, 3, right, left, "negative extent");
+  MPI_Type_free(&backwards);
+  MPI_Type_free(&at30);
 #ifdef BDMPI
+  /* MPI-1 bound markers { (LB,-1 int), (INT,2 ints), (UB,5 ints) }: lb -1
+   * int, extent 6 ints, so count 2 picks ints 2 and 8. */
+  int mbl[3] = {1, 1, 1};
+  MPI_Aint mdisp[3] = {-(MPI_Aint)sizeof(int), 2 * sizeof(int), 5 * sizeof(int)};
+  MPI_Datatype mtypes[3] = {MPI_LB, MPI_INT, MPI_UB}, marked;
+  MPI_Type_create_struct(3, mbl, mdisp, mtypes, &marked);
+  MPI_Aint mlo, mext;
+  MPI_Type_get_extent(marked, &mlo, &mext);
+  CHECK(mlo == -(MPI_Aint)sizeof(int) && mext == 6 * (MPI_Aint)sizeof(int),
+        "MPI_LB/MPI_UB bounds %ld %ld", (long)mlo, (long)mext);
+  MPI_Type_commit(&marked);
+  const int m_picks[2] = {2, 8};
+  check_picks(marked, 2, m_picks, 2, right, left, "MPI_LB/MPI_UB markers");
+  MPI_Type_free(&marked);
+
   MPI_Datatype hv, st;
   MPI_Type_hvector(2, 1, 3 * sizeof(int), MPI_INT, &hv); /* ints 0, 3 */
   MPI_Aint a0, a1;

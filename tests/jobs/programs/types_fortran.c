@@ -3,12 +3,17 @@
  * that C programs use (MPI_COMPLEX, MPI_INTEGER, MPI_2REAL, MPI_LOGICAL,
  * ...), with the sizes Open MPI 4.1 gives them, and their reductions:
  *
- *  1. MPI_Type_size and extent of each, against the C type it stands for.
+ *  1. MPI_Type_size and extent of each, against the C type it stands for;
+ *     MPI_Type_get_name gives the name the program used, also for types of
+ *     the same layout (MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX).
  *  2. MPI_Allreduce SUM and PROD on the complex types, SUM/MAX on the
  *     integer and real ones (and MPI_AINT/OFFSET/COUNT), MINLOC/MAXLOC on
  *     MPI_2INTEGER/2REAL/2DOUBLE_PRECISION, LAND/LOR/LXOR on MPI_LOGICAL
  *     and MPI_C_BOOL.
  *  3. A ring exchange of MPI_CHARACTER.
+ *  4. MPI_Type_match_size, and (BDMPI only: Open MPI 4.1 crashes in
+ *     MPICH's createf90types) MPI_Type_create_f90_real/complex/integer:
+ *     sizes, envelopes, the same handle for the same arguments, and a sum.
  */
 #include "check.h"
 
@@ -54,6 +59,28 @@ static void test_sizes(void) {
   SIZE(MPI_COUNT, (int)sizeof(MPI_Count));
   SIZE(MPI_LONG_LONG, (int)sizeof(long long));
 #undef SIZE
+}
+
+/* `synonym`: another name MPI lets the type carry (or NULL). */
+static void check_name(MPI_Datatype type, const char *want, const char *synonym) {
+  char name[MPI_MAX_OBJECT_NAME];
+  int length = -1;
+  MPI_Type_get_name(type, name, &length);
+  const int known = strcmp(name, want) == 0 || (synonym != NULL && strcmp(name, synonym) == 0);
+  CHECK(known && length == (int)strlen(name), "name '%s' (%d), want '%s'", name, length, want);
+}
+
+static void test_names(void) {
+#define NAME(type) check_name(type, #type, NULL)
+  NAME(MPI_C_COMPLEX);
+  /* Open MPI 4.1 names both MPI_C_COMPLEX; MPICH's typename test allows it. */
+  check_name(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", "MPI_C_COMPLEX");
+  NAME(MPI_COMPLEX);
+  NAME(MPI_COMPLEX8);
+  NAME(MPI_INTEGER);
+  NAME(MPI_INTEGER4);
+  NAME(MPI_DOUBLE_INT);
+#undef NAME
 }
 
 static void test_complex(int rank, int size) {
@@ -161,15 +188,56 @@ static void test_character(int rank, int size) {
   CHECK(strcmp(in, want) == 0, "MPI_CHARACTER: '%s', want '%s'", in, want);
 }
 
+static void check_type_size(MPI_Datatype type, int want, const char *what) {
+  int size = -1;
+  MPI_Type_size(type, &size);
+  CHECK(size == want, "%s: size %d, want %d", what, size, want);
+}
+
+static void test_sized_types(int size) {
+  MPI_Datatype matched;
+  const int classes[3] = {MPI_TYPECLASS_INTEGER, MPI_TYPECLASS_REAL, MPI_TYPECLASS_COMPLEX};
+  const int sizes[3][2] = {{2, 8}, {4, 8}, {8, 16}};
+  for (int c = 0; c < 3; ++c)
+    for (int s = 0; s < 2; ++s) {
+      MPI_Type_match_size(classes[c], sizes[c][s], &matched);
+      check_type_size(matched, sizes[c][s], "MPI_Type_match_size");
+    }
+#ifdef BDMPI
+  MPI_Datatype real, again, cplx, integer;
+  MPI_Type_create_f90_real(10, MPI_UNDEFINED, &real);
+  MPI_Type_create_f90_real(10, MPI_UNDEFINED, &again);
+  MPI_Type_create_f90_complex(5, 30, &cplx);
+  MPI_Type_create_f90_integer(5, &integer);
+  CHECK(real == again, "MPI_Type_create_f90_real gave two handles for the same arguments");
+  check_type_size(real, 8, "f90 real(10)");
+  check_type_size(cplx, 8, "f90 complex(5, 30)");
+  check_type_size(integer, 4, "f90 integer(5)");
+  int nints, naddrs, ntypes, combiner, ints[2];
+  MPI_Type_get_envelope(real, &nints, &naddrs, &ntypes, &combiner);
+  MPI_Type_get_contents(real, 2, 0, 0, ints, NULL, NULL);
+  CHECK(combiner == MPI_COMBINER_F90_REAL && nints == 2 && ntypes == 0 && ints[0] == 10 &&
+            ints[1] == MPI_UNDEFINED,
+        "f90 real envelope %d %d %d (%d, %d)", combiner, nints, ntypes, ints[0], ints[1]);
+  int one = 1, sum = 0;
+  MPI_Allreduce(&one, &sum, 1, integer, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(sum == size, "f90 integer sum %d", sum);
+#else
+  (void)size;
+#endif
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   test_sizes();
+  test_names();
   test_complex(rank, size);
   test_integers_and_reals(rank, size);
   test_pairs(rank, size);
   test_logicals(rank, size);
   test_character(rank, size);
+  test_sized_types(size);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("types_fortran: OK\n");
   MPI_Finalize();
