@@ -5,7 +5,7 @@
 // liveness file /dev/shm/bdmpi-<id>-n<node>-live exclusively (EEXIST: the
 // job id is in use on this node; the master stops without touching
 // anything), writes into it what a collector needs (the launch secret, the
-// slaves per node, the scratch directory) and takes a shared flock on it.
+// slaves per node, the scratch directory, its own pid) and takes a shared flock on it.
 // The descriptor is not close-on-exec: every slave inherits it, and with it
 // the lock, which the kernel drops only when the last process holding the
 // open file is gone, however they end. A collector that gets the exclusive
