@@ -22,7 +22,8 @@ constexpr const char* kRecordEnd = "end\n";
 
 std::string EncodeRecord(const JobRecord& record) {
   return "secret " + record.launch_secret + "\nnslaves " + std::to_string(record.nslaves) +
-         "\nscratch " + record.scratch_dir + "\n" + kRecordEnd;
+         "\nscratch " + record.scratch_dir + "\nmaster " + std::to_string(record.master_pid) +
+         "\n" + kRecordEnd;
 }
 
 std::optional<JobRecord> ParseRecord(const std::string& text) {
@@ -38,6 +39,7 @@ std::optional<JobRecord> ParseRecord(const std::string& text) {
     if (key == "secret") record.launch_secret = value;
     else if (key == "nslaves") record.nslaves = std::atoi(value.c_str());
     else if (key == "scratch") record.scratch_dir = value;
+    else if (key == "master") record.master_pid = std::atol(value.c_str());
   }
   if (record.launch_secret.empty() || record.nslaves <= 0) return std::nullopt;
   return record;
@@ -85,22 +87,42 @@ void NodeLease::Release() noexcept {
   fd_.reset();
 }
 
-std::optional<DeadNode> LockIfDead(const std::string& name, int wait_ms) {
-  UniqueFd fd(shm_open(name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0));
-  if (!fd.valid()) return std::nullopt;
+namespace {
+
+// The liveness file `name`, if it is a regular file of this user.
+UniqueFd OpenOwnLivenessFile(const std::string& name, int flags) {
+  UniqueFd fd(shm_open(name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, 0));
   struct stat info {};
-  if (fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != geteuid())
-    return std::nullopt;
+  if (!fd.valid() || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
+      info.st_uid != geteuid())
+    return UniqueFd();
+  return fd;
+}
+
+std::optional<JobRecord> ReadRecord(int fd) {
+  char text[4096];
+  ssize_t n = pread(fd, text, sizeof text, 0);
+  return ParseRecord(n > 0 ? std::string(text, static_cast<std::size_t>(n)) : "");
+}
+
+}  // namespace
+
+std::optional<JobRecord> ReadLivenessRecord(const std::string& name) {
+  UniqueFd fd = OpenOwnLivenessFile(name, O_RDONLY);
+  if (!fd.valid()) return std::nullopt;
+  return ReadRecord(fd.get());
+}
+
+std::optional<DeadNode> LockIfDead(const std::string& name, int wait_ms) {
+  UniqueFd fd = OpenOwnLivenessFile(name, O_RDWR);
+  if (!fd.valid()) return std::nullopt;
   for (int waited = 0; flock(fd.get(), LOCK_EX | LOCK_NB) != 0; waited += 20) {
     if (errno != EWOULDBLOCK && errno != EINTR) return std::nullopt;
     if (waited >= wait_ms) return std::nullopt;
     timespec pause{0, 20'000'000};
     nanosleep(&pause, nullptr);
   }
-  char text[4096];
-  ssize_t n = pread(fd.get(), text, sizeof text, 0);
-  std::optional<JobRecord> record =
-      ParseRecord(n > 0 ? std::string(text, static_cast<std::size_t>(n)) : "");
+  std::optional<JobRecord> record = ReadRecord(fd.get());
   if (!record) return std::nullopt;  // a master between creating and writing it
   return DeadNode{std::move(fd), std::move(*record)};
 }

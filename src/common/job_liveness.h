@@ -5,7 +5,7 @@
 // liveness file /dev/shm/bdmpi-<id>-n<node>-live exclusively (EEXIST: the
 // job id is in use on this node; the master stops without touching
 // anything), writes into it what a collector needs (the launch secret, the
-// slaves per node, the scratch directory) and takes a shared flock on it.
+// slaves per node, the scratch directory, its own pid) and takes a shared flock on it.
 // The descriptor is not close-on-exec: every slave inherits it, and with it
 // the lock, which the kernel drops only when the last process holding the
 // open file is gone, however they end. A collector that gets the exclusive
@@ -28,6 +28,9 @@ struct JobRecord {
   std::string launch_secret;
   int nslaves = 0;
   std::string scratch_dir;
+  // The master holding the lease: `bdmpiexec --status` finds it here as
+  // soon as it started, before any of its ranks exists.
+  long master_pid = 0;
 };
 
 // A master's claim on its node of a job: the locked liveness file.
@@ -52,6 +55,10 @@ struct DeadNode {
   UniqueFd lock;
   JobRecord record;
 };
+
+// The record in the liveness file `name` of a live (or dead) node, if it
+// belongs to this user and is complete; no lock taken.
+std::optional<JobRecord> ReadLivenessRecord(const std::string& name);
 
 // The node behind liveness file `name` if the file belongs to this user,
 // holds a complete record, and its lock comes free within `wait_ms`.

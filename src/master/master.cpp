@@ -137,7 +137,7 @@ void Master::Start() {
   // finds an object of a live job without it (common/job_liveness.h).
   lease_ = NodeLease::Claim(
       names_, {launch_secret_, options_.nslaves,
-               std::filesystem::absolute(options_.scratch_dir).string()});
+               std::filesystem::absolute(options_.scratch_dir).string(), getpid()});
   CreateJobDirectory();
   // With one running slave, the master and the slave it serves take turns:
   // on one core a wake-up costs ~5 us, across cores ~55 us.

@@ -15,6 +15,9 @@
 # --status-command  ... runs `bdmpiexec --status JOBID` instead, which must
 #                   succeed and print what every --status-expect matches
 # --status-expect R an extended regex the --status-command output must match
+# --status-when R   after --status-after, asks `bdmpiexec --status JOBID`
+#                   until its output matches R (at most 20 s) before the
+#                   status checked: a loaded machine starts ranks late
 # --bdmpiexec-launcher P  run_job starts the job with P instead of
 #                   bdmpiexec (a wrapper; --bdmpiexec still finds the job)
 # --plot PLOTTER    draws the trace with bdmpi-trace-plot; the picture must be
@@ -23,7 +26,7 @@
 # that nothing of the job is left behind.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-run_job="" bdmpiexec="" launcher="" nn=1 ns=1 report=0 trace=0 status_after="" status_command=0 plot=""
+run_job="" bdmpiexec="" launcher="" nn=1 ns=1 report=0 trace=0 status_after="" status_command=0 status_when="" plot=""
 checks=() passthrough=() status_expect=()
 while (($#)); do
   case "$1" in
@@ -38,6 +41,7 @@ while (($#)); do
     --status-after) status_after=${2?}; shift 2 ;;
     --status-command) status_command=1; shift ;;
     --status-expect) status_expect+=("${2?}"); shift 2 ;;
+    --status-when) status_when=${2?}; shift 2 ;;
     --plot) plot=${2?}; shift 2 ;;
     --) shift; break ;;
     --launcher-arg | --expect-* | --timeout | --nr | --np) passthrough+=("$1" "${2?}"); shift 2 ;;
@@ -67,10 +71,21 @@ marker="observe-$$-$RANDOM"
 job=$!
 if [[ -n $status_after ]]; then
   sleep "$status_after"
-  pid=$(pgrep -f "^$bdmpiexec .*$marker" | head -1)
-  [[ -n $pid ]] || { echo "observe_job: FAIL: bdmpiexec not found"; kill "$job"; exit 1; }
+  pid="" job_id=""
+  for ((tries = 0; tries < 100 && ${#job_id} == 0; ++tries)); do
+    pid=$(pgrep -f "^$bdmpiexec .*$marker" | head -1)
+    [[ -n $pid ]] && job_id=$(tr '\0' '\n' <"/proc/$pid/cmdline" | sed -n '/^--job-id$/{n;p;q}')
+    ((${#job_id})) || sleep 0.1
+  done
+  [[ -n $job_id ]] || { echo "observe_job: FAIL: bdmpiexec not found"; kill "$job"; exit 1; }
+  if [[ -n $status_when ]]; then
+    for ((tries = 0; tries < 100; ++tries)); do
+      "$bdmpiexec" --status "$job_id" 2>&1 | grep -Eq -- "$status_when" && break
+      sleep 0.2
+    done
+    echo "observe_job: the status matched '$status_when' after $tries probe(s)"
+  fi
   if ((status_command)); then
-    job_id=$(tr '\0' '\n' <"/proc/$pid/cmdline" | sed -n '/^--job-id$/{n;p;q}')
     asked=$EPOCHREALTIME
     "$bdmpiexec" --status "$job_id" >"$out/status.txt" ||
       { echo "observe_job: FAIL: --status $job_id"; kill "$job"; exit 1; }

@@ -123,6 +123,17 @@ TEST(JobLivenessTest, LiveWhileClaimedAndIdInUse) {
   EXPECT_ERROR_WITH(NodeLease::Claim(names, {"t", 1, "/x"}), "is in use on this node");
 }
 
+// bdmpiexec --status finds a master from its record before any rank exists.
+TEST(JobLivenessTest, RecordNamesTheMasterWhileLive) {
+  JobNames names(UniqueJobId(), 1);
+  NodeLease lease = NodeLease::Claim(names, {"s", 2, "/scratch", 4321});
+  std::optional<JobRecord> record = ReadLivenessRecord(names.Liveness());
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->master_pid, 4321);
+  EXPECT_EQ(record->scratch_dir, "/scratch");
+  EXPECT_FALSE(ReadLivenessRecord(JobNames(UniqueJobId(), 1).Liveness()).has_value());
+}
+
 TEST(JobLivenessTest, DeadOnceEveryHolderIsGone) {
   JobNames names(UniqueJobId(), 2);
   pid_t child = fork();

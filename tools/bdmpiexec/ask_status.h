@@ -16,10 +16,12 @@ namespace bdmpi {
 // the other nodes (StatusExchange::kAnswerWait).
 inline constexpr int kStatusAnswerWaitMs = 8000;
 
-// Writes the status of job `job_id` to `out`. `fallback_master`: the
-// master to signal when no rank has started yet (> 0 only for bdmpiexec's
-// own child); it then prints on the job's standard error. Returns 0 when
+// Writes the status of job `job_id` to `out`: a master that has not
+// started its ranks yet answers with their "starting" state. `launched`:
+// bdmpiexec's own child (master, mpirun or srun), > 0 only when bdmpiexec
+// asks for its own job; it then waits (while the child lives, at most
+// kStatusAnswerWaitMs) for a master that is still starting. Returns 0 when
 // the status was printed, 1 with a message on stderr when not.
-int AskStatus(const std::string& job_id, pid_t fallback_master, std::FILE* out);
+int AskStatus(const std::string& job_id, pid_t launched, std::FILE* out);
 
 }  // namespace bdmpi

@@ -50,14 +50,17 @@ void ForwardSignal(int sig) {
 
 void CountAlarm(int) { alarms = alarms + 1; }
 
+// Only wakes RunMaster's sigsuspend (SIGCHLD is ignored by default).
+void NoteChildEnd(int) {}
+
 volatile sig_atomic_t status_requests = 0;
 
 void CountStatusRequest(int) { status_requests = status_requests + 1; }
 
 // SIGUSR1: the job's ranks, as their masters see them, on stderr
 // (AskStatus); the job goes on.
-void RequestStatus(const std::string& job_id, pid_t child, bool child_is_master) {
-  bdmpi::AskStatus(job_id, child_is_master ? child : -1, stderr);
+void RequestStatus(const std::string& job_id, pid_t child) {
+  bdmpi::AskStatus(job_id, child, stderr);
 }
 
 // With several nodes, how long after the ranks' states (RequestStatus,
@@ -86,7 +89,7 @@ void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t p
     if (ask_every_node) text += "bdmpiexec: every node's ranks, as their masters see them:\n";
     std::fputs(text.c_str(), stderr);
     if (ask_every_node) {
-      RequestStatus(options.job_id, pid, options.launcher == bdmpi::Launcher::kLocal);
+      RequestStatus(options.job_id, pid);
       alarm(kStatusWaitS);
       return;
     }
@@ -127,7 +130,6 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
   action.sa_handler = CountStatusRequest;
   sigaction(SIGUSR1, &action, nullptr);
-  // No SA_RESTART: the alarm interrupts waitpid below.
   action.sa_handler = CountAlarm;
   sigaction(SIGALRM, &action, nullptr);
 
@@ -150,9 +152,18 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
     _exit(127);
   }
   master_pid = pid;
-  // A SIGUSR1 that came before its handler existed was held (main), even
-  // one inherited pending: now it is counted, and answered below.
-  sigprocmask(SIG_UNBLOCK, &usr1, nullptr);
+  // The alarms, the status requests and the child's end are taken only in
+  // sigsuspend below, so that none comes between the check and the wait
+  // (a blocking waitpid would see it only at the next signal, or never). A
+  // SIGUSR1 that came before its handler existed was held (main), even one
+  // inherited pending: it is counted there, and answered.
+  action.sa_handler = NoteChildEnd;
+  sigaction(SIGCHLD, &action, nullptr);
+  sigset_t handled = usr1, waiting;
+  sigaddset(&handled, SIGALRM);
+  sigaddset(&handled, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &handled, &waiting);
+  for (int sig : {SIGUSR1, SIGALRM, SIGCHLD}) sigdelset(&waiting, sig);
   if (options.timeout_s > 0) alarm(static_cast<unsigned>(options.timeout_s));
   int status = 0;
   int alarms_seen = 0;
@@ -160,13 +171,16 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   for (;;) {
     while (alarms_seen < alarms) EndJobOnAlarm(options, ++alarms_seen, pid);
     for (; status_requests_seen < status_requests; ++status_requests_seen)
-      RequestStatus(options.job_id, pid, options.launcher == bdmpi::Launcher::kLocal);
-    if (waitpid(pid, &status, 0) >= 0) break;
-    if (errno != EINTR) {
+      RequestStatus(options.job_id, pid);
+    pid_t ended = waitpid(pid, &status, WNOHANG);
+    if (ended == pid) break;
+    if (ended < 0 && errno != EINTR) {
       std::perror("bdmpiexec: waitpid");
       return 1;
     }
+    sigsuspend(&waiting);
   }
+  sigprocmask(SIG_SETMASK, &waiting, nullptr);
   alarm(0);
   master_pid = -1;
   timed_out = alarms_seen > 0;

@@ -13,9 +13,9 @@ namespace bdmpi {
 // environment names it as a rank, in rank order.
 std::vector<std::string> DescribeLocalRanks(const std::string& job_id);
 
-// The masters of the job's ranks on this node (from the ranks'
-// BDMPI_MASTER_PID), by ascending pid, with the job's private directory
-// (the parent of the ranks' BDMPI_SPILL_DIR); empty before any rank started.
+// The masters of the job on this host (from their liveness files, which
+// exist from a master's start, before its ranks), by ascending pid, with
+// the job's private directory; empty before any master started.
 struct LocalMaster {
   long pid = 0;
   std::string job_dir;
