@@ -1,6 +1,7 @@
 #include "master/network.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -201,6 +202,10 @@ void Network::Push(NetworkEvent event) {
 }
 
 void Network::Run() {
+  pthread_setname_np(pthread_self(), "bdmpi-network");  // for ps, top and perf
+  if (!config_.placement.ApplyToCallingThread())
+    BDMPI_DEBUG("sched", "the network thread stays where the master runs: %s",
+                std::strerror(errno));
   // Polling MPI costs a core; back off to short sleeps when idle, so that
   // the slaves keep the processors.
   int idle_rounds = 0;
