@@ -14,7 +14,12 @@ job=netplace$$
 scratch=$(mktemp -d)
 log=$(mktemp)
 trap 'rm -rf "$scratch" "$log"' EXIT
-fail() { echo "FAIL: $*"; echo "--- job output:"; cat "$log"; exit 1; }
+launcher=
+fail() {
+  # A check that fails while the job runs: end the job before the scratch dir goes.
+  [[ -n $launcher ]] && kill "$launcher" 2>/dev/null && wait "$launcher"
+  echo "FAIL: $*"; echo "--- job output:"; cat "$log"; exit 1
+}
 allowed() { awk '$1 == "Cpus_allowed_list:" { print $2 }' "$1"; }
 policy() { sed 's/.*) //' "$1" | awk '{ print $39 }'; }  # field 41 of stat
 readonly SCHED_BATCH=3
