@@ -132,6 +132,8 @@ int Master::Run() {
 }
 
 void Master::Start() {
+  // Before the master pins itself: where its network thread will run.
+  ThreadPlacement placement = ThreadPlacement::OfCallingThread();
   program_path_ = ResolveProgram(options_.program.front());
   // Before anything else of the job on this node, so that a collector never
   // finds an object of a live job without it (common/job_liveness.h).
@@ -161,6 +163,7 @@ void Master::Start() {
     auto wake_queue = std::make_shared<MessageQueue>(
         MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
+    config.placement = placement;
     config.spill_dir = &payloads_.spill_dir();
     if (payloads_.has_memory_dir()) config.memory_dir = &payloads_.memory_dir();
     config.inline_max = payloads_.window_size();

@@ -30,6 +30,7 @@
 #include "master/mpi_transport.h"
 #include "master/payload.h"
 #include "master/peer_watch.h"
+#include "master/thread_placement.h"
 #include "master/record_exchange.h"
 #include "master/status_exchange.h"
 #include "master/transfer_log.h"
@@ -112,6 +113,9 @@ class Network {
     std::size_t inline_max = 64 * 1024;   // payloads up to this go in one message
     std::size_t chunk_size = 1 << 20;     // large payloads travel in chunks
     PeerWatch::Clock::duration peer_timeout = std::chrono::seconds(120);
+    // Where the network thread runs: the master's processors and policy
+    // before it pinned itself (master/thread_placement.h says why).
+    ThreadPlacement placement = ThreadPlacement::OfCallingThread();
   };
 
   // Duplicates MPI_COMM_WORLD (collective over all masters). `wake` is

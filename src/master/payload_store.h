@@ -25,6 +25,7 @@
 #include "common/protocol.h"
 #include "common/spill_dir.h"
 #include "master/payload.h"
+#include "master/segment_mappings.h"
 
 namespace bdmpi {
 
@@ -94,6 +95,14 @@ class PayloadStore {
   // Maps the spill file of `payload`, checked to be the file that was
   // written (same inode): a swapped file throws Error(kErrIo).
   MappedFile Map(const Payload& payload, std::uint64_t bytes, bool writable) const;
+  // The first `bytes` of `payload`, writable, through a mapping kept from
+  // one call to the next, if it lies in a slave's payload segment
+  // (master/segment_mappings.h); null for any other payload (use Map). The
+  // pointer stays valid until TrimKeptMappings.
+  std::byte* KeptMapping(const Payload& payload, std::uint64_t bytes) {
+    return segment_mappings_.Find(payload, bytes);
+  }
+  void TrimKeptMappings() { segment_mappings_.Trim(); }
 
  private:
   std::uint64_t NewFileId() { return MakeFileId(kMasterFileOwner, ++file_seq_); }
@@ -127,6 +136,7 @@ class PayloadStore {
   std::uint64_t moved_to_disk_ = 0;
   std::uint64_t moved_while_held_ = 0;
   std::uint64_t file_seq_ = 0;
+  SegmentMappings segment_mappings_;
 };
 
 }  // namespace bdmpi

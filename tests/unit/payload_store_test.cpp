@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/payload_segments.h"
 #include "common/private_dir.h"
 #include "test_util.h"
 
@@ -372,6 +373,60 @@ TEST_F(MemoryFileTest, ReadsAMemoryFileWithoutKeepingIt) {
   store_.Read(request, window_.data(), nullptr, back.data(), back.size());
   EXPECT_EQ(back, Bytes(64, 7));
   EXPECT_EQ(MemoryFiles(), 0u);
+}
+
+// ------------------------------------------------------------ kept mappings
+
+// A slave's payload segment (common/payload_segments.h) holding `bytes` of
+// `value`: written in place when it exists, as the slave reuses it.
+RequestMsg SegmentHolds(const SpillDir& dir, std::size_t bytes, std::uint8_t value) {
+  std::uint64_t file_id = SegmentFileId(2, 0);
+  std::vector<std::byte> data = Bytes(bytes, value);
+  UniqueFd fd(open(dir.FilePath(file_id).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  EXPECT_EQ(pwrite(fd.get(), data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  RequestMsg request;
+  request.type = MsgType::kSend;
+  request.where = Where::kMemoryFile;
+  request.bytes = bytes;
+  request.file_id = file_id;
+  return request;
+}
+
+TEST_F(MemoryFileTest, KeepsTheMappingOfASlavesSegmentFromOnePayloadToTheNext) {
+  store_.CreateSegmentFlags(3);  // slave 2's segments are given back, not unlinked
+  Payload first = store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 2, 1),
+                              window_.data(), nullptr);
+  std::byte* mapped = store_.KeptMapping(first, first.bytes());
+  ASSERT_NE(mapped, nullptr);
+  EXPECT_EQ(std::vector<std::byte>(mapped, mapped + kWindow * 2), Bytes(kWindow * 2, 1));
+  std::memset(mapped, 9, 16);  // the master reduces into it in place
+  EXPECT_EQ(FileBytes(first.file()->path())[15], std::byte{9});
+  first = Payload();
+
+  // The slave writes its segment again: the same mapping, the new bytes.
+  Payload second = store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 2, 2),
+                               window_.data(), nullptr);
+  EXPECT_EQ(store_.KeptMapping(second, second.bytes()), mapped);
+  EXPECT_EQ(mapped[kWindow * 2 - 1], std::byte{2});
+  std::string path = second.file()->path();
+  second = Payload();
+
+  // A segment made anew (another inode, larger) is mapped anew.
+  ASSERT_EQ(unlink(path.c_str()), 0);
+  Payload third = store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 4, 3),
+                              window_.data(), nullptr);
+  std::byte* remapped = store_.KeptMapping(third, third.bytes());
+  ASSERT_NE(remapped, nullptr);
+  EXPECT_EQ(std::vector<std::byte>(remapped, remapped + kWindow * 4), Bytes(kWindow * 4, 3));
+}
+
+TEST_F(MemoryFileTest, KeepsNoMappingOfAFileMadeForOneMessageOrOfASpillFile) {
+  Payload once = store_.Take(SlaveWrites(1, kWindow * 2, 1), window_.data(), nullptr);
+  ASSERT_TRUE(once.in_memory_file());
+  EXPECT_EQ(store_.KeptMapping(once, once.bytes()), nullptr);
+  store_.MoveMemoryFilesToDisk(kWindow * 4);
+  ASSERT_FALSE(once.in_memory_file());
+  EXPECT_EQ(store_.KeptMapping(once, once.bytes()), nullptr);
 }
 
 }  // namespace
