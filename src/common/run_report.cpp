@@ -292,11 +292,15 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/2\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/3\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")
       << ",\n  \"partial_reason\": " << JsonQuoted(partial) << ",\n";
+  out << "  \"missing_nodes\": [";
+  for (std::size_t i = 0; i < missing_nodes.size(); ++i)
+    out << (i == 0 ? "" : ", ") << missing_nodes[i];
+  out << "],\n";
   out << "  \"nodes\": [";
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const NodeFigures& node = nodes[i];

@@ -94,6 +94,9 @@ struct RunReport {
   int nranks = 0;
   // Set when the job failed or a node's figures are missing; says why.
   std::string partial;
+  // Nodes whose figures never reached node 0 (their masters did not send
+  // them in time after a failure); `partial` names them too.
+  std::vector<int> missing_nodes;
   std::vector<NodeFigures> nodes;
   std::vector<RankFigures> ranks;
   std::vector<CollectiveFigures> collectives;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -21,6 +22,10 @@ namespace {
 
 // Separates a node's report figures from its trace events in its record.
 constexpr char kTraceMark[] = "--trace--\n";
+// How long node 0 waits for the other masters' records after a failure;
+// they try to send theirs a little longer. Bounded: main.cpp then waits at
+// most 2 s for every master before MPI_Abort.
+constexpr auto kFailedRecordWait = std::chrono::milliseconds(1500);
 
 std::optional<RankActivity> ActivityOf(const Slave& slave) {
   switch (slave.state) {
@@ -229,9 +234,22 @@ void Master::PostRecord() {
 
 void Master::FinishRecording() {
   progress_.reset();
-  if (!recorder_.on() || node_ != 0) return;
+  if (!recorder_.on()) return;
+  // After a failure the masters exchange their records here, each with a
+  // deadline, before they end: node 0 gives up first and names the nodes
+  // whose figures did not come.
+  bool exchange_after_failure = network_ && failed_ && !network_finished_;
+  auto now = std::chrono::steady_clock::now();
+  if (node_ != 0) {
+    if (exchange_after_failure)
+      network_->records().SendAfterFailure(NodeRecord(), now + kFailedRecordWait * 3 / 2);
+    return;
+  }
   std::vector<std::string> records = {NodeRecord()};
-  bool others_arrived = network_ && network_finished_;
+  std::vector<int> missing;
+  if (exchange_after_failure)
+    missing = network_->records().ReceiveAfterFailure(now + kFailedRecordWait);
+  bool others_arrived = network_ && (network_finished_ || exchange_after_failure);
   if (others_arrived) {
     for (std::string& record : network_->records().TakeReceived())
       records.push_back(std::move(record));
@@ -257,8 +275,14 @@ void Master::FinishRecording() {
   report.Sort();
   if (failed_) report.partial = "the job failed: " + failure_;
   if (nnodes_ > 1 && !others_arrived)
-    report.partial += std::string(report.partial.empty() ? "" : "; ") +
-                      "only node 0's figures (the other masters did not finish)";
+    for (int node = 1; node < nnodes_; ++node) missing.push_back(node);
+  if (!missing.empty()) {
+    std::string names;
+    for (int node : missing) names += (names.empty() ? "node " : ", node ") + std::to_string(node);
+    report.partial += std::string(report.partial.empty() ? "" : "; ") + "no figures from " +
+                      names + " (its master did not send them in time)";
+  }
+  report.missing_nodes = missing;
   if (options_.report) {
     std::string table = report.Table();
     ssize_t ignored = write(STDERR_FILENO, table.data(), table.size());

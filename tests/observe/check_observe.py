@@ -3,12 +3,15 @@
 (--trace) that bdmpiexec wrote, against what the job must have done.
 
   check_observe.py [--report FILE] [--trace FILE] --nranks N --nnodes M
-                   [--partial] [--collective MPI_Bcast ...] [--sent-min N]
+                   [--partial] [--missing-nodes none|N,N...]
+                   [--collective MPI_Bcast ...] [--sent-min N]
                    [--written-back-min BYTES] [--read-back-min BYTES]
 
 Report: the schema, one entry per rank and node, times that add up to at
 most the wall time, messages counted, the named collectives present;
-partial only when --partial. Trace: valid JSON in the trace-event format;
+partial only when --partial; with --missing-nodes, the report names
+exactly those nodes as missing and has every other node's figures and
+ranks. Trace: valid JSON in the trace-event format;
 every rank's track has events, balanced B/E (nested properly), times in
 order; async master events paired. Prints what it checked; exit 1 on the
 first failed check.
@@ -27,7 +30,7 @@ def fail(message):
 def check_report(path, args):
     with open(path) as f:
         report = json.load(f)
-    if report.get("schema") != "bdmpi-run-report/2":
+    if report.get("schema") != "bdmpi-run-report/3":
         fail("report schema is %r" % report.get("schema"))
     if report["nranks"] != args.nranks or report["nnodes"] != args.nnodes:
         fail("report says %d ranks on %d nodes" % (report["nranks"], report["nnodes"]))
@@ -41,6 +44,8 @@ def check_report(path, args):
     nodes = sorted(n["node"] for n in report["nodes"])
     if not args.partial and nodes != list(range(args.nnodes)):
         fail("report nodes %s" % nodes)
+    if args.missing_nodes is not None:
+        check_missing_nodes(report, nodes, args)
     wall = report["wall_s"]
     sent = 0
     for rank in report["ranks"]:
@@ -85,6 +90,28 @@ def check_report(path, args):
           "%d bytes written back, %d read back, collectives %s, %.3f s"
           % (len(ranks), len(nodes), sent, net_sent, written, read,
              {c["operation"]: c["algorithms"] for c in report["collectives"]}, wall))
+
+
+def check_missing_nodes(report, nodes, args):
+    """A failed job's report: the nodes it names as missing, and every
+    other node's figures (its master sent them to node 0)."""
+    missing = [] if args.missing_nodes == "none" else \
+        sorted(int(n) for n in args.missing_nodes.split(","))
+    if report["missing_nodes"] != missing:
+        fail("report names nodes %s as missing, expected %s (%s)"
+             % (report["missing_nodes"], missing, report["partial_reason"]))
+    present = [n for n in range(args.nnodes) if n not in missing]
+    if nodes != present:
+        fail("report has the figures of nodes %s, expected %s (%s)"
+             % (nodes, present, report["partial_reason"]))
+    per_node = args.nranks // args.nnodes
+    rank_nodes = sorted({r["node"] for r in report["ranks"]})
+    if rank_nodes != present or len(report["ranks"]) != per_node * len(present):
+        fail("report has %d ranks of nodes %s, expected %d of nodes %s"
+             % (len(report["ranks"]), rank_nodes, per_node * len(present), present))
+    for name in missing:
+        if ("node %d" % name) not in report["partial_reason"]:
+            fail("the partial reason does not name node %d: %s" % (name, report["partial_reason"]))
 
 
 def check_trace(path, args):
@@ -157,6 +184,7 @@ def main():
     parser.add_argument("--nranks", type=int, required=True)
     parser.add_argument("--nnodes", type=int, required=True)
     parser.add_argument("--partial", action="store_true")
+    parser.add_argument("--missing-nodes")
     parser.add_argument("--collective", action="append", default=[])
     parser.add_argument("--sent-min", type=int, default=0)
     parser.add_argument("--written-back-min", type=int, default=0)
