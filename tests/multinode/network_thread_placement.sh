@@ -8,6 +8,7 @@
 # slave it should leave alone (issue 15). Then the usual end checks: exit 0,
 # nothing of the job left. Skipped (77) with a single processor.
 set -uo pipefail
+source "$(dirname "$0")/left_nothing.sh"
 bdmpiexec=$1
 shift
 job=netplace$$
@@ -62,8 +63,5 @@ elapsed=$(($(date +%s) - start))
 ((checked == 2)) || fail "did not find both masters' network threads (bdmpi-network) while the job ran"
 ((status == 0)) || fail "the job exited $status after ${elapsed} s"
 sleep 0.5
-left=$(pgrep -f "$job" | grep -v "^$$\$" || true)
-[[ -z $left ]] || fail "processes of the job left: $(ps -o pid,stat,args -p "$(echo $left | tr ' ' ,)")"
-ls /dev/shm /dev/mqueue 2>/dev/null | grep -q "bdmpi-$job" && fail "IPC objects of the job left"
-[[ -z $(ls -A "$scratch") ]] || fail "scratch dir not empty: $(ls -A "$scratch")"
+expect_nothing_left "$job" "$scratch"
 echo "PASS: both network threads on processors $mine, not batch tasks; the job ended in ${elapsed} s"

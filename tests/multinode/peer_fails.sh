@@ -8,6 +8,7 @@
 # nothing of the job left: no process, no /dev/shm or /dev/mqueue object, an
 # empty scratch dir.
 set -uo pipefail
+source "$(dirname "$0")/left_nothing.sh"
 mode=$1 bdmpiexec=$2
 shift 2
 job=peerfail$$
@@ -52,9 +53,6 @@ if [[ $mode == stop ]]; then
     fail "no message naming the silent node 2"
 fi
 sleep 1
-left=$(pgrep -f "$job" | grep -v "^$$\$" || true)
-[[ -z $left ]] || fail "processes of the job left: $(ps -o pid,stat,args -p "$(echo $left | tr ' ' ,)")"
-ls /dev/shm /dev/mqueue 2>/dev/null | grep -q "bdmpi-$job" && fail "IPC objects of the job left: $(ls -d /dev/shm/*bdmpi-$job* /dev/mqueue/*bdmpi-$job* 2>/dev/null)"
-[[ -z $(ls -A "$scratch") ]] || fail "scratch dir not empty: $(ls -A "$scratch")"
+expect_nothing_left "$job" "$scratch"
 echo "PASS: node 2's master $done_to; the job ended in ${elapsed} s with exit $status:"
 grep -m 3 -i "node 2\|bdmpi" "$log" | sed 's/^/  /'
