@@ -29,9 +29,9 @@ void ThrowIfTruncated(int error_class) {
 long long BytesOfElements(MPI_Count elements, MPI_Datatype datatype) {
   if (elements < 0) throw Error(bdmpi::kErrCount, "negative element count");
   const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
-  auto per_element = static_cast<MPI_Count>(bdmpi::ElementsOf(type.wire, datatype));
+  auto per_element = static_cast<MPI_Count>(bdmpi::ElementsOf(type.size, datatype));
   if (per_element <= 0) return 0;
-  auto wire = static_cast<MPI_Count>(type.wire);
+  auto wire = static_cast<MPI_Count>(type.size);
   return (elements / per_element) * wire + (elements % per_element) * (wire / per_element);
 }
 

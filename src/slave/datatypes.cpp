@@ -108,7 +108,6 @@ std::vector<TypeInfo> MakePredefined() {
     type.base = id;
     type.size = info->size;
     type.extent = info->extent;
-    type.wire = info->size;
     type.alignment = info->alignment;
     if (info->index_size == 0) {
       type.runs = {{0, info->extent}};
@@ -177,7 +176,7 @@ void SetBase(TypeInfo& type) {
   }
   if (type.mixed) {
     type.base = DatatypeId::kByte;
-    type.count = type.wire;
+    type.count = type.size;
   }
 }
 
@@ -198,7 +197,7 @@ const TypeInfo& CommType(int count, MPI_Datatype datatype) {
 }
 
 std::uint64_t WireBytes(int count, MPI_Datatype datatype) {
-  return Times(static_cast<std::uint64_t>(count), CommType(count, datatype).wire);
+  return Times(static_cast<std::uint64_t>(count), CommType(count, datatype).size);
 }
 
 std::uint64_t BufferBytes(int count, MPI_Datatype datatype, const char* call) {
@@ -208,7 +207,7 @@ std::uint64_t BufferBytes(int count, MPI_Datatype datatype, const char* call) {
                               ": datatypes with gaps, or with a lower bound other than 0, "
                               "are not supported here yet (point-to-point calls, MPI_Bcast, "
                               "and reductions with predefined operations take them)");
-  return Times(static_cast<std::uint64_t>(count), type.wire);  // dense: wire == extent
+  return Times(static_cast<std::uint64_t>(count), type.size);  // dense: size == extent
 }
 
 DatatypeId ReductionBase(MPI_Datatype datatype) {
@@ -221,19 +220,19 @@ DatatypeId ReductionBase(MPI_Datatype datatype) {
 
 int CountOf(std::uint64_t bytes, MPI_Datatype datatype) {
   const TypeInfo& type = LookupType(datatype);
-  if (type.wire == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
-  if (bytes % type.wire != 0 || bytes / type.wire > INT_MAX) return MPI_UNDEFINED;
-  return static_cast<int>(bytes / type.wire);
+  if (type.size == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
+  if (bytes % type.size != 0 || bytes / type.size > INT_MAX) return MPI_UNDEFINED;
+  return static_cast<int>(bytes / type.size);
 }
 
 std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype) {
   const TypeInfo& type = LookupType(datatype);
-  if (type.wire == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
+  if (type.size == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
   std::uint64_t per_element = 0;
   for (const SignatureRun& run : type.signature)
     per_element += run.count * BasicElements(run.type);
-  std::uint64_t elements = bytes / type.wire * per_element;
-  std::uint64_t rest = bytes % type.wire;
+  std::uint64_t elements = bytes / type.size * per_element;
+  std::uint64_t rest = bytes % type.size;
   // A partial element: count its whole predefined elements in order, and
   // the value of a pair whose index did not come.
   for (const SignatureRun& run : type.signature) {
@@ -342,7 +341,6 @@ MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
                           last + type.true_lb + true_extent});
     }
     result.size += Times(count, type.size);
-    result.wire += Times(count, type.wire);
     result.alignment = std::max(result.alignment, type.alignment);
   }
   if (true_lb > true_ub) true_lb = true_ub = 0;

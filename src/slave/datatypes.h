@@ -62,13 +62,12 @@ struct TypeInfo {
   bool lb_marker = false;
   bool ub_marker = false;
   std::uint64_t count = 1;    // elements of base in one element of the type
-  std::uint64_t size = 0;     // bytes of data (MPI_Type_size)
+  std::uint64_t size = 0;     // bytes of data (MPI_Type_size), and of one element on the wire
   std::int64_t lb = 0;
   std::int64_t extent = 0;    // ub - lb: negative after a resize to one
   std::int64_t true_lb = 0;
   std::uint64_t true_extent = 0;
   std::uint64_t alignment = 1;  // largest alignof of its predefined types
-  std::uint64_t wire = 0;       // bytes of one element on the wire
   std::vector<TypeRun> runs;    // in type-map order, adjacent runs merged
   std::vector<SignatureRun> signature;
   std::string name;
@@ -80,7 +79,7 @@ struct TypeInfo {
 
   // One run from offset 0 that fills the extent: the buffer moves as is.
   bool Dense() const {
-    return lb == 0 && extent >= 0 && wire == static_cast<std::uint64_t>(extent) &&
+    return lb == 0 && extent >= 0 && size == static_cast<std::uint64_t>(extent) &&
            (runs.empty() || (runs.size() == 1 && runs[0].offset == 0));
   }
 };

@@ -91,13 +91,13 @@ TEST(SlaveDatatypesTest, PairTypesTravelPackedLikeAStructOfTheSameSignature) {
   };
   const DoubleInt pairs[2] = {{1.5, 7}, {-2.25, 9}};
   const TypeInfo& pair = LookupType(MPI_DOUBLE_INT);
-  EXPECT_EQ(pair.wire, 12u);
+  EXPECT_EQ(pair.size, 12u);
   EXPECT_FALSE(pair.Dense());
   std::vector<TypeBlock> blocks = {{1, MPI_DOUBLE, 0}, {1, MPI_INT, 8},
                                    {1, MPI_DOUBLE, 16}, {1, MPI_INT, 24}};
   MPI_Datatype mixed = NewType(blocks, true, "test");
   const TypeInfo& split = LookupType(mixed);
-  std::vector<std::byte> from_pairs(2 * pair.wire), from_struct(split.wire);
+  std::vector<std::byte> from_pairs(2 * pair.size), from_struct(split.size);
   ASSERT_EQ(from_pairs.size(), from_struct.size());
   PackElements(pairs, 2, pair, from_pairs.data());
   PackElements(pairs, 1, split, from_struct.data());
@@ -121,8 +121,8 @@ TEST(SlaveDatatypesTest, PairTypesTravelPackedLikeAStructOfTheSameSignature) {
   // The Fortran pairs and MPI_2INT have no padding and stay dense.
   EXPECT_TRUE(LookupType(MPI_2INT).Dense());
   EXPECT_TRUE(LookupType(MPI_2REAL).Dense());
-  EXPECT_EQ(LookupType(MPI_SHORT_INT).wire, 6u);
-  EXPECT_EQ(LookupType(MPI_LONG_DOUBLE_INT).wire, sizeof(long double) + sizeof(int));
+  EXPECT_EQ(LookupType(MPI_SHORT_INT).size, 6u);
+  EXPECT_EQ(LookupType(MPI_LONG_DOUBLE_INT).size, sizeof(long double) + sizeof(int));
   FreeType(&mixed);
 }
 
@@ -136,7 +136,7 @@ TEST(SlaveDatatypesTest, StructsArePaddedToTheirAlignment) {
   EXPECT_EQ(type.size, 12u);
   EXPECT_EQ(type.extent, 16u);
   EXPECT_EQ(type.true_extent, 12u);
-  EXPECT_EQ(type.wire, 12u);
+  EXPECT_EQ(type.size, 12u);
   EXPECT_FALSE(type.Dense());
   EXPECT_EQ(ErrorClassOf([&] { ReductionBase(mixed); }), MPI_ERR_OP);
   EXPECT_EQ(ElementsOf(24, mixed), 4);
