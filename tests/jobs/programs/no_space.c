@@ -11,6 +11,12 @@
  * --bcast: rank 0 broadcasts one message of --bytes instead (fatal only):
  * across nodes the other masters receive it into spill files of their own.
  *
+ * --pile-up: rank 0 starts every send with MPI_Isend and then sends its list;
+ * the last rank waits for the list before receiving any message. Under BDMPI
+ * all --count messages are then buffered by the masters at once, whatever the
+ * timing, so a budget and a scratch directory smaller than their sum must run
+ * out; without it a fast receiver can drain them as they come (fatal only).
+ *
  * --return: MPI_ERRORS_RETURN. Every send either succeeds or returns
  * MPI_ERR_NO_SPACE; the last rank receives and verifies what arrives, then
  * compares with rank 0's list of the sends that succeeded (a small message
@@ -30,15 +36,32 @@ int main(int argc, char **argv) {
   const int count = (int)arg_ll(argc, argv, "--count", 1);
   const int handle_errors = arg_flag(argc, argv, "--return");
   const int expect_no_space = arg_flag(argc, argv, "--expect-no-space");
+  const int pile_up = arg_flag(argc, argv, "--pile-up");
   if (handle_errors)
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   CHECK(count >= 1 && count <= 64, "--count %d out of 1..64", count);
+  CHECK(!(pile_up && handle_errors), "--pile-up needs fatal errors");
   unsigned char *buf = xmalloc(bytes);
 
   if (arg_flag(argc, argv, "--bcast")) {
     if (rank == 0) fill_pattern(buf, bytes, msg_seed(0, 0, bytes));
     CHECK_MPI(MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
     CHECK_PATTERN(buf, bytes, msg_seed(0, 0, bytes), "broadcast");
+  } else if (rank == 0 && last != 0 && pile_up) {
+    /* Every message must be buffered before the receiver looks: one buffer
+     * per pending send, and the list goes after them (non-overtaking). */
+    unsigned char *bufs = xmalloc(bytes * (size_t)count);
+    MPI_Request reqs[64];
+    char sent[64];
+    for (int i = 0; i < count; ++i) {
+      fill_pattern(bufs + bytes * (size_t)i, bytes, msg_seed(0, last, bytes) + (uint64_t)i);
+      CHECK_MPI(MPI_Isend(bufs + bytes * (size_t)i, (int)bytes, MPI_BYTE, last, i,
+                          MPI_COMM_WORLD, &reqs[i]));
+      sent[i] = 1;
+    }
+    CHECK_MPI(MPI_Send(sent, count, MPI_CHAR, last, kTagSent, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Waitall(count, reqs, MPI_STATUSES_IGNORE));
+    free(bufs);
   } else if (rank == 0 && last != 0) {
     char sent[64] = {0};
     for (int i = 0; i < count; ++i) {
@@ -57,6 +80,8 @@ int main(int argc, char **argv) {
     /* Probe rather than wait for the list first: under Open MPI a large
      * send does not complete before its receive is posted. */
     char got[64] = {0}, sent[64];
+    if (pile_up)
+      CHECK_MPI(MPI_Probe(0, kTagSent, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     for (;;) {
       MPI_Status st;
       CHECK_MPI(MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
