@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "slave/memory/arena.h"
 #include "slave/objects.h"
 #include "slave/runtime.h"
 #include "slave/singleton.h"
@@ -54,6 +55,9 @@ void Initialize(int required, int* provided) {
 void Finalize() {
   if (Runtime::Instance() == nullptr)
     throw Error(kErrOther, "MPI_Finalize without MPI_Init");
+  // Programs free their arrays before MPI_Finalize: blocks kept for reuse
+  // would count against the node's budget while the others finish.
+  memory::DropRecycled();
   Runtime::Stop();
   State().finalized = true;
 }

@@ -51,6 +51,19 @@ constexpr std::size_t kMaxRuns = 4096;
 constexpr std::uint64_t kReadaheadChunk = 2 << 20;
 constexpr std::uint64_t kIoChunk = 64ull << 20;
 
+// Freed blocks kept whole for the next allocation of about their size.
+// Dropping a block punches a hole in the storage file, which costs 4 ms
+// and more where the file system discards freed disk blocks at once (ext4
+// mounted with `discard`): 1 MiB malloc + touch + free took 4.3 ms against
+// 30 us under glibc. Programs that allocate a buffer per iteration, and
+// the library's own temporaries for large messages, reuse a block instead.
+// Bounded in count and bytes; a kept block's pages stay resident and
+// counted as allocated until the next switch-out unmaps them (keeping the
+// disk reserved: a later reuse maps fresh memory there, nothing to punch)
+// or an allocation that none of them fits drops them.
+constexpr std::size_t kMaxRecycled = 8;
+constexpr std::uint64_t kMaxRecycledBytes = 64ull << 20;
+
 enum Mode : int { kUnknown = 0, kOff = 1, kOn = 2 };
 std::atomic<int> g_mode{kUnknown};
 std::atomic<std::size_t> g_threshold{SIZE_MAX};
@@ -81,6 +94,14 @@ struct Block {
   bool known_dirty = false;
 };
 
+// A freed block kept for reuse (kMaxRecycled): its disk stays reserved;
+// `mapped` says whether its memory is still there (counted as allocated).
+struct Recycled {
+  std::uint64_t offset;
+  std::uint64_t length;
+  bool mapped;
+};
+
 struct Arena {
   bool tried = false;
   bool ready = false;
@@ -100,6 +121,7 @@ struct Arena {
   StorageSlot* slot = nullptr;
   std::map<std::uint64_t, std::uint64_t> free;  // offset -> length
   std::map<std::uint64_t, Block> used;          // offset -> block
+  std::vector<Recycled> recycled;               // oldest first
   std::uint64_t allocated = 0;
   // The kernel's shared zero page, which an anonymous page that was only
   // read maps: clean, and zero in the file too. 0 when pagemap hides frame
@@ -373,12 +395,88 @@ void ReportNoSpace(const Arena& arena, std::uint64_t bytes, int err) {
          std::strerror(err));
 }
 
+// Drops the oldest kept block: its range goes back to the free list.
+void DropOldestRecycled(Arena& arena) {
+  Recycled oldest = arena.recycled.front();
+  arena.recycled.erase(arena.recycled.begin());
+  if (oldest.mapped) arena.allocated -= oldest.length;
+  DropAndGiveBack(arena, oldest.offset, oldest.length);
+}
+
+// Keeps a freed block for reuse when it is not too large; false when the
+// caller must drop it.
+bool Recycle(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  if (length > kMaxRecycledBytes) return false;
+  auto kept_bytes = [&] {
+    std::uint64_t bytes = 0;
+    for (const Recycled& block : arena.recycled) bytes += block.length;
+    return bytes;
+  };
+  while (!arena.recycled.empty() &&
+         (arena.recycled.size() >= kMaxRecycled || kept_bytes() + length > kMaxRecycledBytes))
+    DropOldestRecycled(arena);
+  arena.recycled.push_back({offset, length, true});
+  return true;
+}
+
+// Takes the smallest kept block that holds `length` bytes at `align` with
+// at most a quarter to spare (more would waste memory that stays counted),
+// mapping fresh memory there if a switch-out had unmapped it. Returns its
+// offset and sets `taken` to its length; SIZE_MAX when none fits.
+std::uint64_t TakeRecycled(Arena& arena, std::uint64_t length, std::uint64_t align,
+                           std::uint64_t* taken) {
+  auto base = reinterpret_cast<std::uintptr_t>(arena.base);
+  auto best = arena.recycled.end();
+  for (auto it = arena.recycled.begin(); it != arena.recycled.end(); ++it) {
+    bool fits = it->length >= length && it->length - length <= length / 4 &&
+                (base + it->offset) % align == 0;
+    if (fits && (best == arena.recycled.end() || it->length < best->length)) best = it;
+  }
+  if (best == arena.recycled.end()) return SIZE_MAX;
+  Recycled block = *best;
+  arena.recycled.erase(best);
+  if (!block.mapped) {
+    if (!MapFresh(arena, block.offset, block.length)) {
+      DropAndGiveBack(arena, block.offset, block.length);
+      return SIZE_MAX;
+    }
+    arena.allocated += block.length;
+  }
+  *taken = block.length;
+  return block.offset;
+}
+
+// At a switch-out: the kept blocks' memory goes (nothing of it is worth
+// writing), their disk stays reserved for a reuse.
+void UnmapRecycled(Arena& arena) {
+  for (Recycled& block : arena.recycled) {
+    if (!block.mapped) continue;
+    if (mmap(arena.base + block.offset, block.length, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+      continue;  // still mapped and counted; dropped when evicted
+    block.mapped = false;
+    arena.allocated -= block.length;
+  }
+  Publish(arena);
+}
+
 AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
   Arena* arena_ptr = nullptr;
   if (!EnsureReady(arena_ptr)) return {};
   Arena& arena = *arena_ptr;
   std::uint64_t length = RoundUp(bytes == 0 ? 1 : bytes, kPage);
   std::uint64_t align = std::max<std::uint64_t>(alignment, kPage);
+  std::uint64_t kept_length = 0;
+  if (std::uint64_t kept = TakeRecycled(arena, length, align, &kept_length); kept != SIZE_MAX) {
+    Block block;
+    block.length = kept_length;
+    arena.used.emplace(kept, std::move(block));
+    Publish(arena);
+    return {arena.base + kept, AllocStatus::kOk, false};
+  }
+  // None fits: the program's sizes changed. Kept blocks then go, so that a
+  // rank never holds more memory than its live blocks at their peak.
+  while (!arena.recycled.empty()) DropOldestRecycled(arena);
   auto base = reinterpret_cast<std::uintptr_t>(arena.base);
   for (auto it = arena.free.begin(); it != arena.free.end(); ++it) {
     std::uint64_t start = RoundUp(base + it->first, align) - base;
@@ -401,7 +499,7 @@ AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
     arena.used.emplace(start, std::move(block));
     arena.allocated += length;
     Publish(arena);
-    return {arena.base + start, AllocStatus::kOk};
+    return {arena.base + start, AllocStatus::kOk, true};
   }
   return {};  // the reservation is full: glibc takes over
 }
@@ -412,8 +510,10 @@ void FreeLocked(Arena& arena, void* p) {
   if (it == arena.used.end()) InvalidPointer("free", p);
   std::uint64_t length = it->second.length;
   arena.used.erase(it);
-  DropAndGiveBack(arena, offset, length);
-  arena.allocated -= length;
+  if (!Recycle(arena, offset, length)) {
+    DropAndGiveBack(arena, offset, length);
+    arena.allocated -= length;
+  }
   Publish(arena);
 }
 
@@ -720,8 +820,10 @@ std::size_t UsableSize(const void* p) {
 ReleaseStats ReleaseAll() {
   Locked lock;
   ReleaseStats total;
-  if (g_arena == nullptr || !g_arena->ready || g_arena->used.empty()) return total;
+  if (g_arena == nullptr || !g_arena->ready) return total;
   Arena& arena = *g_arena;
+  UnmapRecycled(arena);
+  if (arena.used.empty()) return total;
   for (auto& [offset, block] : arena.used) {
     ReleaseStats stats = WriteBack(arena, offset, block, offset, block.length, true);
     total.written += stats.written;
@@ -963,7 +1065,18 @@ std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::siz
 
 std::uint64_t AllocatedBytes() {
   Locked lock;
-  return g_arena == nullptr ? 0 : g_arena->allocated;
+  if (g_arena == nullptr) return 0;
+  std::uint64_t kept = 0;
+  for (const Recycled& block : g_arena->recycled)
+    if (block.mapped) kept += block.length;
+  return g_arena->allocated - kept;
+}
+
+void DropRecycled() {
+  Locked lock;
+  if (g_arena == nullptr) return;
+  while (!g_arena->recycled.empty()) DropOldestRecycled(*g_arena);
+  Publish(*g_arena);
 }
 
 }  // namespace bdmpi::memory

@@ -50,10 +50,13 @@ enum class AllocStatus { kOk, kUnavailable, kNoSpace };
 struct AllocResult {
   void* pointer = nullptr;
   AllocStatus status = AllocStatus::kUnavailable;
+  bool zeroed = false;  // false: a recycled block, holding its old contents
 };
 
 // A block of at least `bytes` (rounded up to pages), aligned to
-// max(alignment, page size). Zero-filled. kUnavailable: the arena could
+// max(alignment, page size). Zero-filled when fresh; a block recycled
+// from a recent free keeps what it held (`zeroed` false), as glibc's
+// reused chunks do, so calloc must clear it. kUnavailable: the arena could
 // not be set up or is full (the caller falls back to glibc); kNoSpace: the
 // scratch disk is full (already reported on stderr).
 AllocResult Allocate(std::size_t bytes, std::size_t alignment);
@@ -115,7 +118,11 @@ std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t byte
 // with errno set when a write failed.
 std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::size_t bytes);
 
-// Bytes currently allocated from the arena.
+// Bytes currently allocated from the arena, not counting freed blocks
+// kept for reuse (the storage table counts those while they are mapped).
 std::uint64_t AllocatedBytes();
+// Drops the freed blocks kept for reuse: their ranges are punched out and
+// free again (what free() does to a block that is not kept).
+void DropRecycled();
 
 }  // namespace bdmpi::memory

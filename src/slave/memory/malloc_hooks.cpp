@@ -38,11 +38,13 @@ bool UseArena(size_t size) {
 }
 
 // nullptr with errno set: ENOMEM when the disk is full; `fallback` tells
-// the caller to use glibc instead.
-void* FromArena(size_t size, size_t alignment, bool* fallback) {
+// the caller to use glibc instead. `zeroed` (optional) says whether the
+// block is fresh (zero) or recycled.
+void* FromArena(size_t size, size_t alignment, bool* fallback, bool* zeroed = nullptr) {
   AllocResult result = Allocate(size, alignment);
   *fallback = result.status == AllocStatus::kUnavailable;
   if (result.status == AllocStatus::kNoSpace) errno = ENOMEM;
+  if (zeroed != nullptr) *zeroed = result.zeroed;
   return result.pointer;
 }
 
@@ -92,8 +94,9 @@ void* calloc(size_t count, size_t size) {
     return nullptr;
   }
   if (UseArena(total)) {
-    bool fallback = false;
-    void* p = FromArena(total, 0, &fallback);  // fresh blocks are zero
+    bool fallback = false, zeroed = false;
+    void* p = FromArena(total, 0, &fallback, &zeroed);
+    if (p != nullptr && !zeroed) memset(p, 0, total);
     if (!fallback) return p;
   }
   return __libc_calloc(count, size);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "slave/errors.h"
 #include "slave/memory/arena.h"
@@ -13,7 +14,10 @@ void* BDMPI_Alloc_storage(size_t size) {
   if (size == 0) size = 1;
   if (bdmpi::memory::Threshold() != SIZE_MAX && !bdmpi::memory::InsideArena()) {
     bdmpi::memory::AllocResult result = bdmpi::memory::Allocate(size, 0);
-    if (result.status == bdmpi::memory::AllocStatus::kOk) return result.pointer;
+    if (result.status == bdmpi::memory::AllocStatus::kOk) {
+      if (!result.zeroed) memset(result.pointer, 0, size);  // zero either way
+      return result.pointer;
+    }
     if (result.status == bdmpi::memory::AllocStatus::kNoSpace) {
       errno = ENOMEM;
       return nullptr;
