@@ -248,6 +248,36 @@ TEST(MpiexecOptionsTest, ContradictionsAndRepeatsAreErrors) {
   EXPECT_EQ(Launch({"-v", "-v", "-x", "A=1", "-x", "B=2", kProgram}).exported.size(), 2u);
 }
 
+// Scripts written for Open MPI's mpirun or MPICH's mpiexec run unchanged:
+// their options mean ours, or nothing (with a warning where they asked for
+// something BDMPI does not do), and the program still starts after them.
+TEST(MpiexecOptionsTest, OpenMpiAndMpichHabitsAreAccepted) {
+  testing::internal::CaptureStderr();
+  LaunchOptions ompi =
+      Launch({"--allow-run-as-root", "--oversubscribe", "--mca", "btl", "^openib", "-mca",
+              "pml", "ob1", "--map-by", "core", "--bind-to", "core", "-np", "4", kProgram,
+              "--mca"});
+  std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(ompi.nslaves, 4);
+  EXPECT_TRUE(ompi.bind);
+  EXPECT_EQ(ompi.program, (std::vector<std::string>{kProgram, "--mca"}));
+  EXPECT_NE(warnings.find("bdmpiexec: warning: --mca has no effect: Open MPI's MCA "
+                          "parameters do not apply"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("--map-by has no effect"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("--bind-to"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("--oversubscribe"), std::string::npos) << warnings;
+  EXPECT_FALSE(Launch({"--bind-to", "none", kProgram}).bind);
+  // Ranks per node and hosts.
+  LaunchOptions mpich = Launch({"-ppn", "3", "-n", "6", "-nn", "2", kProgram});
+  EXPECT_EQ(mpich.nslaves, 3);
+  EXPECT_EQ(Launch({"-N", "2", "-nn", "2", kProgram}).nslaves, 2);
+  EXPECT_EQ(Launch({"--npernode", "5", kProgram}).nslaves, 5);
+  EXPECT_EQ(Launch({"-H", "a:4,b:4", "-nn", "2", kProgram}).hosts, "a,b");
+  EXPECT_EQ(LaunchError({"-ppn", "2", "-ns", "3", kProgram}),
+            "bdmpiexec: -ns is given twice; give it once");
+  EXPECT_EQ(LaunchError({"--mca", "btl"}), "bdmpiexec: --mca needs a value");
+}
+
 TEST(MpiexecOptionsTest, ExportedVariablesReachEveryMaster) {
   setenv("BDMPI_TEST_INHERITED", "yes", 1);
   LaunchOptions options = Launch({"-nn", "2", "-x", "A=1=2", "-x", "BDMPI_TEST_INHERITED",

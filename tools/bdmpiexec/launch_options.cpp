@@ -1,4 +1,5 @@
 #include "bdmpiexec/launch_options.h"
+#include "bdmpiexec/foreign_options.h"
 #include "bdmpiexec/mpirun_path.h"
 #include "bdmpiexec/spread_ranks.h"
 
@@ -140,6 +141,7 @@ std::string MakeUsage() {
          OptionHelp(std::vector<LauncherRow>(own.begin(), own.begin() + 1)) +
          OptionHelp(std::vector<JobRow>(job.begin() + 1, job.end())) +
          OptionHelp(std::vector<LauncherRow>(own.begin() + 1, own.end())) +
+         "\n" + std::string(kForeignOptionsHelp) +
          "\n"
          "Every option is checked before anything starts; a bad one ends\n"
          "bdmpiexec with status 2 and a message naming it.\n"
@@ -182,8 +184,8 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
                                : arg + " is given twice (also as " + previous->second +
                                      "); give it once");
   };
-  options.program = ScanCommandLine(
-      "bdmpiexec", argc, argv,
+  std::set<std::string> warned;  // foreign options, one warning each
+  std::function<bool(const std::string&, const std::function<std::string()>&)> apply =
       [&](const std::string& arg, const std::function<std::string()>& value_of) {
         if (const LauncherRow* row = FindOption(LauncherOptionTable(), arg)) {
           apply_once(*row, arg);
@@ -193,11 +195,20 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
         } else if (const OptionRow<JobOptions>* job = FindOption(JobOptionTable(), arg)) {
           apply_once(*job, arg);
           job->set(options, job->Flag() ? std::string() : value_of());
+        } else if (const ForeignOption* foreign = FindForeignOption(arg)) {
+          std::string value = foreign->values > 0 ? value_of() : std::string();
+          for (int extra = 1; extra < foreign->values; ++extra) value_of();
+          NativeOption native = foreign->translate ? foreign->translate(value) : NativeOption{};
+          if (!native.name.empty()) return apply(native.name, [&] { return native.value; });
+          if (foreign->ignored_because != nullptr && warned.insert(arg).second)
+            std::fprintf(stderr, "bdmpiexec: warning: %s has no effect: %s\n", arg.c_str(),
+                         foreign->ignored_because);
         } else {
           return false;
         }
         return true;
-      });
+      };
+  options.program = ScanCommandLine("bdmpiexec", argc, argv, apply);
   if (options.help || options.version || !options.status_job.empty()) return options;
   try {
     // MPMD (`mpiexec -n 2 a : -n 2 b`): a ':' the user did not protect
