@@ -21,7 +21,7 @@
  *   receives them only after the last step: under BDMPI they wait in
  *   memory while the node has room, and must move to disk (bit for bit)
  *   once the arrays fill a small --node-memory.
- *   With --warm, each rank first exchanges W messages of 1 MiB with its
+ *   With --warm, each rank first exchanges W messages of 512 KiB with its
  *   neighbours, all in flight at once, and checks them: under BDMPI they
  *   leave W warm payload segments per rank behind, whose pages count
  *   against --node-memory and must be given back for the arrays.
@@ -85,24 +85,29 @@ static uint64_t checksum(const uint64_t *a, size_t words) {
   return sum;
 }
 
-/* --warm: `count` messages of 1 MiB (arrays 16 + k) to the next rank and
- * from the previous one, all in flight together, checked bit for bit. */
+/* --warm: `count` messages of 512 KiB + 8 (like --held: above the window,
+ * below the storage threshold) to the next rank and from the previous one,
+ * all in flight together, checked bit for bit. */
 static void exchange_warm(int rank, int size, int count) {
-  const size_t words = (1 << 20) / 8;
-  uint64_t *out = xmalloc(words * 8 * (size_t)count);
-  uint64_t *in = xmalloc(words * 8 * (size_t)count);
+  const size_t words = (1 << 16) + 1;
+  uint64_t **out = xmalloc(sizeof(uint64_t *) * (size_t)count);
+  uint64_t **in = xmalloc(sizeof(uint64_t *) * (size_t)count);
   MPI_Request *requests = xmalloc(sizeof(MPI_Request) * 2 * (size_t)count);
   int next = (rank + 1) % size, prev = (rank + size - 1) % size;
   for (int k = 0; k < count; ++k) {
-    fill(out + words * (size_t)k, words, rank, 16 + k, 0);
-    MPI_Irecv(in + words * (size_t)k, (int)words, MPI_UINT64_T, prev, 200 + k, MPI_COMM_WORLD,
-              &requests[2 * k]);
-    MPI_Isend(out + words * (size_t)k, (int)words, MPI_UINT64_T, next, 200 + k,
-              MPI_COMM_WORLD, &requests[2 * k + 1]);
+    out[k] = xmalloc(words * 8);
+    in[k] = xmalloc(words * 8);
+    fill(out[k], words, rank, 16 + k, 0);
+    MPI_Irecv(in[k], (int)words, MPI_UINT64_T, prev, 200 + k, MPI_COMM_WORLD, &requests[2 * k]);
+    MPI_Isend(out[k], (int)words, MPI_UINT64_T, next, 200 + k, MPI_COMM_WORLD,
+              &requests[2 * k + 1]);
   }
   MPI_Waitall(2 * count, requests, MPI_STATUSES_IGNORE);
-  for (int k = 0; k < count; ++k)
-    verify(in + words * (size_t)k, words, prev, 16 + k, 0, "warm-up message", -1);
+  for (int k = 0; k < count; ++k) {
+    verify(in[k], words, prev, 16 + k, 0, "warm-up message", -1);
+    free(out[k]);
+    free(in[k]);
+  }
   free(out);
   free(in);
   free(requests);
