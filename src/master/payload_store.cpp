@@ -172,7 +172,9 @@ Payload PayloadStore::TakeMemoryFile(const RequestMsg& request) {
   if (fstat(file.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < request.bytes)
     throw Error(kErrIo, "the memory file " + memory_dir_.FilePath(request.file_id) +
                             " is shorter than the message it holds");
-  return AdoptIncoming(request.file_id, inode, request.bytes, AllocatedBytes(file.get()));
+  // Its pages, not its size: a segment reserves more than its message.
+  return AdoptIncoming(request.file_id, inode, request.bytes,
+                       static_cast<std::uint64_t>(info.st_blocks) * 512);
 }
 
 Payload PayloadStore::AdoptIncoming(std::uint64_t file_id, std::uint64_t inode,
