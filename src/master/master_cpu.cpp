@@ -22,7 +22,8 @@ int EnvNumber(std::initializer_list<const char*> names) {
 
 int ChooseMasterCpu(const cpu_set_t& allowed, int current, int local_rank, int local_size) {
   int count = CPU_COUNT(&allowed);
-  if (local_rank < 0 || local_size < 2 || count < 2) return current;
+  bool alone = local_rank < 0 || (local_size >= 0 && local_size < 2);
+  if (alone || count < 2) return current;
   // The (local_rank mod count)-th allowed processor: distinct ones for the
   // masters of one host while there are enough. (Linux numbers one thread
   // of every core before the second threads, so these are distinct cores

@@ -17,7 +17,9 @@ namespace bdmpi {
 
 // Pure, for tests: `allowed` the processors the master may use, `current`
 // the one it runs on, `local_rank` its rank among its host's masters or
-// -1 when unknown, `local_size` their count (0 when unknown).
+// -1 when unknown, `local_size` their count (-1 when unknown: a local rank
+// alone is taken to mean several masters; Slurm's count of tasks per node
+// may be a list).
 int ChooseMasterCpu(const cpu_set_t& allowed, int current, int local_rank, int local_size);
 
 // The processor for this master, from the environment and its affinity.

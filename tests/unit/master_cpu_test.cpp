@@ -17,7 +17,7 @@ cpu_set_t Cpus(std::initializer_list<int> cpus) {
 }
 
 TEST(MasterCpuTest, AMasterAloneStaysOnItsProcessor) {
-  EXPECT_EQ(ChooseMasterCpu(Cpus({0, 1, 2, 3}), 2, -1, 0), 2);  // -nn 1: no local rank
+  EXPECT_EQ(ChooseMasterCpu(Cpus({0, 1, 2, 3}), 2, -1, -1), 2);  // -nn 1: no local rank
   EXPECT_EQ(ChooseMasterCpu(Cpus({0, 1, 2, 3}), 2, 0, 1), 2);   // one master on this host
 }
 
@@ -31,6 +31,7 @@ TEST(MasterCpuTest, TheMastersOfOneHostTakeDifferentProcessors) {
   EXPECT_EQ(ChooseMasterCpu(some, 0, 1, 4), 5);
   EXPECT_EQ(ChooseMasterCpu(some, 0, 2, 4), 7);
   EXPECT_EQ(ChooseMasterCpu(some, 0, 3, 4), 2);
+  EXPECT_EQ(ChooseMasterCpu(some, 0, 1, -1), 5);  // a local rank, no count
 }
 
 TEST(MasterCpuTest, AMasterBoundToOneProcessorStaysThere) {
