@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
+#include <vector>
 
 #include "common/error.h"
 #include "common/log.h"
