@@ -19,11 +19,17 @@ namespace bdmpi {
 
 inline constexpr int kMaxSegments = 16;
 // One 32-bit word per segment: busy while the segment holds a message;
-// the master sets free, or free-emptied when it moved the message to disk
-// and gave the segment's memory back (the slave reserves it again).
+// the master sets free, or free-emptied when it gave the segment's memory
+// back (moved its message to disk, or trimmed the warm pages of a free
+// segment for the node budget: the slave reserves it again). The slave
+// claims a free segment by compare-and-swap to busy before it writes, and
+// the master a free one to trimming before it punches its pages, so that
+// neither punches nor writes under the other; a trimming segment is not
+// free (the slave skips it), nor is one of a rank that has finished.
 inline constexpr std::uint32_t kSegmentFree = 0;
 inline constexpr std::uint32_t kSegmentBusy = 1;
 inline constexpr std::uint32_t kSegmentFreeEmptied = 2;
+inline constexpr std::uint32_t kSegmentTrimming = 3;
 inline constexpr std::uint64_t kSegmentFlagsBytes = 4096;
 static_assert(kMaxSegments * sizeof(std::uint32_t) <= kSegmentFlagsBytes);
 

@@ -7,15 +7,17 @@
 #include <algorithm>
 
 #include "master/master.h"
+#include "master/master_cpu.h"
 
 namespace bdmpi {
 
 void Master::BindToCores() {
   auto binder = std::make_unique<CoreBinder>();
-  // The master stays on the core it starts on, and a resumed slave takes
-  // that core whenever it is free: a slave that blocks and the one it wakes
-  // take turns there, as with -nr 1.
-  int cpu = sched_getcpu();
+  // The master stays on the core it starts on (its own, when other masters
+  // share the host: master_cpu.h), and a resumed slave takes that core
+  // whenever it is free: a slave that blocks and the one it wakes take
+  // turns there, as with -nr 1.
+  int cpu = MasterCpu();
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
   if (cpu >= 0) CPU_SET(cpu, &cpus);

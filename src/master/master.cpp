@@ -22,6 +22,7 @@
 #include "common/private_dir.h"
 #include "common/process_memory.h"
 #include "common/program_path.h"
+#include "master/master_cpu.h"
 #include "master/process_slave_io.h"
 #include "master/spawn.h"
 #include "master/topology.h"
@@ -144,7 +145,7 @@ void Master::Start() {
   // With one running slave, the master and the slave it serves take turns:
   // on one core a wake-up costs ~5 us, across cores ~55 us.
   if (options_.bind && options_.nrunning == 1) {
-    cpu_ = sched_getcpu();
+    cpu_ = MasterCpu();  // its own, when other masters share the host
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     CPU_SET(cpu_, &cpus);
@@ -393,6 +394,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   LeaveCritical(slave);
   slave.held_files.clear();
   if (failed_) return;  // killed by us while ending the job
+  payloads_.RetireSegments(static_cast<std::uint64_t>(slave.index));
   // Its memory is gone: whoever waited for it may run.
   slave.storage_releasing = false;
   slave.waiting_for_memory = false;

@@ -120,14 +120,21 @@ class Master {
   // --prefetch ahead: the slave the scheduler runs next reads its data
   // back while others compute, when the budget has room (memory.cpp).
   void ReadAheadNext();
-  // Notes the storage-backed bytes resident (or being read) on the node
-  // after a decision to resume or read ahead, for the -v summary.
+  // Notes the bytes the budget counts (storage-backed data resident or
+  // being read, payloads in memory) after a decision to resume or read
+  // ahead, for the -v summary.
   void NoteResidentStorage();
   void LogStorageSummary() const;
   // Payloads larger than the window in memory files (memory_payloads.cpp).
   void CreateMemoryDirectory();
-  // Whether memory files of `bytes` more fit the node budget.
-  bool MemoryRoomForPayloads(std::uint64_t bytes) const;
+  // Whether memory files of `bytes` more fit the node budget (after giving
+  // back idle payload segments if they do not).
+  bool MemoryRoomForPayloads(std::uint64_t bytes);
+  // Memory files held plus the warm pages of free payload segments.
+  std::uint64_t PayloadMemory() const;
+  // Gives back idle payload segments to free `wanted` bytes; returns the
+  // bytes freed.
+  std::uint64_t TrimIdleSegments(std::uint64_t wanted);
   // Moves held memory files to disk to free `wanted` bytes; returns the
   // bytes freed.
   std::uint64_t MovePayloadsToDisk(std::uint64_t wanted);

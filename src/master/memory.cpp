@@ -60,8 +60,10 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
     if (other.storage_releasing) releasing += bytes;
   }
   // Held payloads in memory files count too, and go to disk first: a
-  // buffered message is read once, a slave's data again and again.
-  resident += payloads_.memory_file_bytes();
+  // buffered message is read once, a slave's data again and again. Before
+  // them, the idle warm pages of free payload segments, which cost no I/O.
+  resident += PayloadMemory();
+  if (resident > node_memory_) resident -= TrimIdleSegments(resident - node_memory_);
   if (resident > node_memory_) resident -= MovePayloadsToDisk(resident - node_memory_);
   if (resident <= node_memory_) return Room::kFits;
   if (resident - releasing <= node_memory_) return Room::kReleasing;  // wait for them
@@ -146,8 +148,13 @@ void Master::ReadAheadNext() {
   NoteResidentStorage();
 }
 
+std::uint64_t Master::PayloadMemory() const {
+  return payloads_.memory_file_bytes() + payloads_.idle_segment_bytes();
+}
+
 void Master::NoteResidentStorage() {
-  std::uint64_t resident = 0;
+  // Everything the budget counts, messages in memory included.
+  std::uint64_t resident = PayloadMemory();
   for (const Slave& slave : slaves_)
     if (!slave.storage_released) resident += StorageBytes(slave);
   peak_resident_ = std::max(peak_resident_, resident);
@@ -157,7 +164,8 @@ void Master::LogStorageSummary() const {
   BDMPI_INFO("disk",
              "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
              "at most %llu bytes resident at a resume (%s the budget of %llu), "
-             "%llu message bytes moved from memory to disk (%llu while held)",
+             "%llu message bytes moved from memory to disk (%llu while held), "
+             "%llu bytes of idle payload segments given back",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
              static_cast<unsigned long long>(read_aheads_),
@@ -165,7 +173,8 @@ void Master::LogStorageSummary() const {
              peak_resident_ <= node_memory_ ? "within" : "over",
              static_cast<unsigned long long>(node_memory_),
              static_cast<unsigned long long>(payloads_.moved_to_disk()),
-             static_cast<unsigned long long>(payloads_.moved_while_held()));
+             static_cast<unsigned long long>(payloads_.moved_while_held()),
+             static_cast<unsigned long long>(payloads_.trimmed_segment_bytes()));
 }
 
 }  // namespace bdmpi

@@ -1,9 +1,10 @@
 // Large payloads in memory: the node's memory directory (tmpfs) where
 // slaves write payloads larger than their window, and the rule that keeps
 // those memory files within the node budget that storage-backed data uses
-// (memory.cpp): a memory file counts like resident storage-backed bytes; a
-// new one that does not fit goes to disk at once, and held ones go to disk
-// before any slave is switched out.
+// (memory.cpp): a memory file counts like resident storage-backed bytes, and
+// so do the warm pages of the slaves' free payload segments; those are
+// given back first when a new one does not fit, which then goes to disk at
+// once, and held ones go to disk before any slave is switched out.
 #include <fcntl.h>
 
 #include "common/error.h"
@@ -36,11 +37,21 @@ void Master::CreateMemoryDirectory() {
   payloads_.SetMemoryRoom([this](std::uint64_t bytes) { return MemoryRoomForPayloads(bytes); });
 }
 
-bool Master::MemoryRoomForPayloads(std::uint64_t bytes) const {
-  std::uint64_t used = payloads_.memory_file_bytes() + bytes;
+bool Master::MemoryRoomForPayloads(std::uint64_t bytes) {
+  std::uint64_t used = payloads_.memory_file_bytes() + bytes + payloads_.idle_segment_bytes();
   for (const Slave& slave : slaves_)
     if (!slave.storage_released) used += StorageBytes(slave);
+  // Idle warm pages are worth less than a message kept off the disk.
+  if (used > node_memory_) used -= TrimIdleSegments(used - node_memory_);
   return used <= node_memory_;
+}
+
+std::uint64_t Master::TrimIdleSegments(std::uint64_t wanted) {
+  std::uint64_t trimmed = payloads_.TrimIdleSegments(wanted);
+  if (trimmed > 0)
+    BDMPI_DEBUG("disk", "node memory short: gave back %llu bytes of idle payload segments",
+                static_cast<unsigned long long>(trimmed));
+  return trimmed;
 }
 
 std::uint64_t Master::MovePayloadsToDisk(std::uint64_t wanted) {

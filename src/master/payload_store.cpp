@@ -19,13 +19,21 @@ namespace {
 // Gives a payload segment back to its slave when the last holder of the
 // message lets go.
 struct SegmentRelease {
-  std::uint32_t* flag;
-  std::uint32_t value = kSegmentFree;  // kSegmentFreeEmptied once punched
+  SlaveSegments* segments;
+  std::uint64_t file_id;
+  std::uint64_t resident;  // its allocated pages when taken
+  bool emptied = false;    // punched: it moved to disk
   void operator()(OwnedFile* file) const {
     delete file;
-    std::atomic_ref<std::uint32_t>(*flag).store(value, std::memory_order_release);
+    segments->Released(file_id, resident, emptied);
   }
 };
+
+// The bytes of memory file `fd` holds (pages allocated, not its size).
+std::uint64_t AllocatedBytes(int fd) {
+  struct stat info {};
+  return fstat(fd, &info) == 0 ? static_cast<std::uint64_t>(info.st_blocks) * 512 : 0;
+}
 
 }  // namespace
 
@@ -66,7 +74,7 @@ Payload PayloadStore::Take(const RequestMsg& request, const std::byte* window,
 }
 
 void PayloadStore::Read(const RequestMsg& request, const std::byte* window,
-                        const std::byte* inline_data, void* out, std::size_t bytes) const {
+                        const std::byte* inline_data, void* out, std::size_t bytes) {
   switch (request.where) {
     case Where::kNone:
       break;
@@ -82,9 +90,13 @@ void PayloadStore::Read(const RequestMsg& request, const std::byte* window,
     case Where::kMemoryFile: {
       const SpillDir& dir = SourceDir(request.where);
       // Unlinked (or the segment given back) when read.
-      std::shared_ptr<OwnedFile> file = request.where == Where::kFile
-                                            ? std::make_shared<OwnedFile>(dir.FilePath(request.file_id))
-                                            : OwnMemoryFile(request.file_id, 0);
+      std::shared_ptr<OwnedFile> file;
+      if (request.where == Where::kFile) {
+        file = std::make_shared<OwnedFile>(dir.FilePath(request.file_id));
+      } else {
+        UniqueFd fd = dir.Open(request.file_id, O_RDONLY, 0);
+        file = OwnMemoryFile(request.file_id, 0, AllocatedBytes(fd.get()));
+      }
       dir.ReadPrefix(request.file_id, 0, out, bytes);
       break;
     }
@@ -160,12 +172,14 @@ Payload PayloadStore::TakeMemoryFile(const RequestMsg& request) {
   if (fstat(file.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < request.bytes)
     throw Error(kErrIo, "the memory file " + memory_dir_.FilePath(request.file_id) +
                             " is shorter than the message it holds");
-  return AdoptIncoming(request.file_id, inode, request.bytes);
+  // Its pages, not its size: a segment reserves more than its message.
+  return AdoptIncoming(request.file_id, inode, request.bytes,
+                       static_cast<std::uint64_t>(info.st_blocks) * 512);
 }
 
 Payload PayloadStore::AdoptIncoming(std::uint64_t file_id, std::uint64_t inode,
-                                    std::uint64_t bytes) {
-  Payload payload = AdoptMemoryFile(file_id, inode, bytes);
+                                    std::uint64_t bytes, std::uint64_t resident) {
+  Payload payload = AdoptMemoryFile(file_id, inode, bytes, resident);
   if (!memory_room_(0)) {
     // The node's memory is short (counting this one): to disk right away.
     BDMPI_DEBUG("disk", "node memory short: moved a %llu-byte payload to disk",
@@ -176,11 +190,15 @@ Payload PayloadStore::AdoptIncoming(std::uint64_t file_id, std::uint64_t inode,
 }
 
 Payload PayloadStore::AdoptMemoryFile(std::uint64_t file_id, std::uint64_t inode,
-                                      std::uint64_t bytes) {
-  auto file = std::make_shared<PayloadFile>(OwnMemoryFile(file_id, inode), file_id, &memory_dir_);
+                                      std::uint64_t bytes, std::uint64_t resident) {
+  // A slave's segment may hold more pages than this message (an earlier,
+  // larger one): all of them count.
+  std::uint64_t charge = std::max(bytes, resident);
+  auto file = std::make_shared<PayloadFile>(OwnMemoryFile(file_id, inode, charge), file_id,
+                                            &memory_dir_);
   file->memory_charge = &memory_file_bytes_;
-  file->charged = bytes;
-  memory_file_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  file->charged = charge;
+  memory_file_bytes_.fetch_add(charge, std::memory_order_relaxed);
   // Forget the ones gone, so that the list stays as long as what is held.
   if (memory_files_.size() >= 64 && memory_files_.size() % 64 == 0)
     std::erase_if(memory_files_, [](const auto& held) { return held.expired(); });
@@ -188,30 +206,21 @@ Payload PayloadStore::AdoptMemoryFile(std::uint64_t file_id, std::uint64_t inode
   return Payload::InFile(std::move(file), bytes);
 }
 
-void PayloadStore::CreateSegmentFlags(int slaves) {
-  segment_flags_.reserve(static_cast<std::size_t>(slaves));
-  for (int slave = 0; slave < slaves; ++slave) {
-    std::uint64_t file_id = SegmentFlagsFileId(static_cast<std::uint64_t>(slave));
-    std::uint64_t inode = 0;
-    UniqueFd fd = memory_dir_.CreateReserved(file_id, kSegmentFlagsBytes, &inode);
-    segment_flags_.push_back(MappedFile::Map(memory_dir_.FilePath(file_id), fd.get(),
-                                             kSegmentFlagsBytes, /*writable=*/true));
-  }
+void PayloadStore::CreateSegmentFlags(int slaves) { segments_.Create(&memory_dir_, slaves); }
+
+void PayloadStore::RetireSegments(std::uint64_t owner) {
+  segment_mappings_.Forget(owner);
+  segments_.Retire(owner);
 }
 
-std::uint32_t* PayloadStore::SegmentFlag(std::uint64_t file_id) const {
-  int index = SegmentIndex(file_id);
-  std::uint64_t owner = FileIdOwner(file_id);
-  if (index < 0 || owner >= segment_flags_.size()) return nullptr;
-  return reinterpret_cast<std::uint32_t*>(segment_flags_[owner].data()) + index;
-}
-
-std::shared_ptr<OwnedFile> PayloadStore::OwnMemoryFile(std::uint64_t file_id,
-                                                       std::uint64_t inode) const {
+std::shared_ptr<OwnedFile> PayloadStore::OwnMemoryFile(std::uint64_t file_id, std::uint64_t inode,
+                                                       std::uint64_t resident) {
   std::string path = memory_dir_.FilePath(file_id);
-  if (std::uint32_t* flag = SegmentFlag(file_id))
+  if (segments_.IsSegment(file_id)) {
+    segments_.Taken(file_id);
     return std::shared_ptr<OwnedFile>(new OwnedFile(path, inode, /*remove=*/false),
-                                      SegmentRelease{flag});
+                                      SegmentRelease{&segments_, file_id, resident});
+  }
   return std::make_shared<OwnedFile>(path, inode);
 }
 
@@ -224,11 +233,13 @@ void PayloadStore::MoveToDisk(PayloadFile& file) {
     MappedFile data = MappedFile::Map(file.owned->path(), source.get(), bytes, /*writable=*/false);
     inode = spill_dir_.Write(file_id, data.data(), bytes);
     if (auto* release = std::get_deleter<SegmentRelease>(file.owned)) {
-      // The segment stays its slave's: give its memory back to the system
-      // now, the slave reserves it again before it reuses the segment.
-      fallocate(source.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
-                static_cast<off_t>(bytes));
-      release->value = kSegmentFreeEmptied;
+      // The segment stays its slave's: give all its memory (it was charged
+      // in full) back to the system now, the slave reserves it again
+      // before it reuses the segment.
+      struct stat info {};
+      if (fstat(source.get(), &info) == 0 && info.st_size > 0)
+        fallocate(source.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, info.st_size);
+      release->emptied = true;
     }
   }
   file.owned = std::make_shared<OwnedFile>(spill_dir_.FilePath(file_id), inode);

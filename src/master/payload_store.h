@@ -26,6 +26,7 @@
 #include "common/spill_dir.h"
 #include "master/payload.h"
 #include "master/segment_mappings.h"
+#include "master/slave_segments.h"
 
 namespace bdmpi {
 
@@ -73,7 +74,7 @@ class PayloadStore {
   // Copies the first `bytes` bytes of a request's payload to `out` without
   // keeping it (a spill file is unlinked once read).
   void Read(const RequestMsg& request, const std::byte* window, const std::byte* inline_data,
-            void* out, std::size_t bytes) const;
+            void* out, std::size_t bytes);
   // Puts min(payload.bytes(), capacity) bytes of `payload` in `reply`,
   // where the slave's FetchPayload looks: copied into its `window`, or the
   // spill file named, which `held_files` keeps until the slave has read it.
@@ -88,7 +89,10 @@ class PayloadStore {
   Payload Allocate(std::uint64_t bytes, std::optional<MappedFile>& map);
   // A memory file the network thread wrote (a message from another node):
   // held in memory, or moved to a spill file when the node's memory is short.
-  Payload AdoptIncoming(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes);
+  // `resident`: the pages it holds, charged when more than `bytes` (a
+  // slave's segment).
+  Payload AdoptIncoming(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes,
+                        std::uint64_t resident = 0);
   // A spill file of this directory written by another part of the master
   // (the network thread), with the inode it recorded.
   Payload Adopt(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes) const;
@@ -104,6 +108,17 @@ class PayloadStore {
   }
   void TrimKeptMappings() { segment_mappings_.Trim(); }
 
+  // The warm pages of the slaves' free payload segments, charged to the
+  // node budget with the memory files (master/slave_segments.h); given
+  // back, largest first, until `wanted` bytes are freed (returned).
+  std::uint64_t idle_segment_bytes() const { return segments_.idle_bytes(); }
+  std::uint64_t TrimIdleSegments(std::uint64_t wanted) { return segments_.Trim(wanted); }
+  // Bytes of idle segments given back so far (trimmed or retired).
+  std::uint64_t trimmed_segment_bytes() const { return segments_.trimmed(); }
+  // Slave `owner` has exited: its segments go (the free ones now, the
+  // busy ones with their message) and so do the master's mappings of them.
+  void RetireSegments(std::uint64_t owner);
+
  private:
   std::uint64_t NewFileId() { return MakeFileId(kMasterFileOwner, ++file_seq_); }
   // `bytes` of `data` in a new spill file of the master's.
@@ -115,12 +130,14 @@ class PayloadStore {
   // MoveMemoryFilesToDisk. A slave's payload segment is given back to it
   // (its flag cleared) when the last holder lets go; any other memory file
   // is unlinked then.
-  Payload AdoptMemoryFile(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes);
-  std::shared_ptr<OwnedFile> OwnMemoryFile(std::uint64_t file_id, std::uint64_t inode) const;
+  Payload AdoptMemoryFile(std::uint64_t file_id, std::uint64_t inode, std::uint64_t bytes,
+                          std::uint64_t resident = 0);
+  // `resident`: a segment's pages, idle once the last holder lets go.
+  std::shared_ptr<OwnedFile> OwnMemoryFile(std::uint64_t file_id, std::uint64_t inode,
+                                           std::uint64_t resident);
   // Copies memory file `file` to a new spill file and points `file` there
   // (a segment's memory is given back to the system too).
   void MoveToDisk(PayloadFile& file);
-  std::uint32_t* SegmentFlag(std::uint64_t file_id) const;
   const SpillDir& SourceDir(Where where) const {
     return where == Where::kMemoryFile ? memory_dir_ : spill_dir_;
   }
@@ -132,7 +149,7 @@ class PayloadStore {
   std::function<bool(std::uint64_t)> memory_room_ = [](std::uint64_t) { return true; };
   std::atomic<std::uint64_t> memory_file_bytes_{0};
   std::vector<std::weak_ptr<PayloadFile>> memory_files_;  // oldest first
-  std::vector<MappedFile> segment_flags_;                 // by slave
+  SlaveSegments segments_;
   std::uint64_t moved_to_disk_ = 0;
   std::uint64_t moved_while_held_ = 0;
   std::uint64_t file_seq_ = 0;

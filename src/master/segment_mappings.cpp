@@ -29,6 +29,10 @@ std::byte* SegmentMappings::Find(const Payload& payload, std::uint64_t bytes) {
   return mapping.map->data();
 }
 
+void SegmentMappings::Forget(std::uint64_t owner) {
+  std::erase_if(mappings_, [owner](const auto& entry) { return FileIdOwner(entry.first) == owner; });
+}
+
 void SegmentMappings::Trim() {
   if (mappings_.size() > kMaxMappings) mappings_.clear();
 }

@@ -32,6 +32,10 @@ class SegmentMappings {
   // space, not memory: the pages belong to the segments).
   void Trim();
 
+  // Drops the mappings of slave `owner`'s segments (it has exited: they
+  // go, and a mapping would keep the file's inode).
+  void Forget(std::uint64_t owner);
+
   std::size_t size() const { return mappings_.size(); }
 
  private:

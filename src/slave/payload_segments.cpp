@@ -64,22 +64,39 @@ std::uint64_t PayloadSegments::Write(const void* data, std::uint64_t bytes) {
   // A free segment that is large enough, else a free one to grow, else a
   // new one.
   int pick = -1;
+  std::uint32_t state = kSegmentFree;
   for (int index = 0; index < kMaxSegments; ++index) {
-    if (FlagWord(Flag(index)).load(std::memory_order_acquire) == kSegmentBusy) continue;
+    std::uint32_t now = FlagWord(Flag(index)).load(std::memory_order_acquire);
+    if (now != kSegmentFree && now != kSegmentFreeEmptied) continue;  // busy or trimming
     std::uint64_t capacity = segments_[index].capacity;
-    if (capacity >= bytes) {
+    bool fits = capacity >= bytes;
+    if (pick < 0 || fits || (capacity > 0 && segments_[pick].capacity == 0)) {
       pick = index;
-      break;
+      state = now;
     }
-    if (pick < 0 || (capacity > 0 && segments_[pick].capacity == 0)) pick = index;
+    if (fits) break;
   }
   if (pick < 0) return 0;  // all busy: the caller uses a spill file
-  // The master gave back its memory (moved the message to disk): reserve
-  // it again, or a write through the mapping could fault on a full tmpfs.
-  bool punched = FlagWord(Flag(pick)).load(std::memory_order_relaxed) == kSegmentFreeEmptied;
-  if ((punched || segments_[pick].capacity < bytes) && !Reserve(pick, bytes)) return 0;
+  // Claimed before the write: the master may be trimming a free segment's
+  // pages for the node budget right now (then another one, or a spill file).
+  if (!FlagWord(Flag(pick)).compare_exchange_strong(state, kSegmentBusy,
+                                                    std::memory_order_acquire))
+    return 0;
+  struct Unclaim {  // a segment not used after all is free again as it was
+    std::uint32_t* flag;
+    std::uint32_t state;
+    bool armed = true;
+    ~Unclaim() {
+      if (armed) FlagWord(flag).store(state, std::memory_order_release);
+    }
+  } unclaim{Flag(pick), state};
+  // The master gave back its memory (moved the message to disk, trimmed
+  // the segment): reserve it again, or a write through the mapping could
+  // fault on a full tmpfs.
+  if ((state == kSegmentFreeEmptied || segments_[pick].capacity < bytes) && !Reserve(pick, bytes))
+    return 0;
   CopyFromUser(segments_[pick].map->data(), data, bytes);
-  FlagWord(Flag(pick)).store(kSegmentBusy, std::memory_order_relaxed);
+  unclaim.armed = false;
   return SegmentFileId(owner_, pick);
 }
 

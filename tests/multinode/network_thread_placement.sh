@@ -5,8 +5,11 @@
 # and is a batch task) and checks that each master's network thread
 # ("bdmpi-network") is neither: it must run on every processor this test may
 # use and under the ordinary policy, or it polls Open MPI on the core of the
-# slave it should leave alone (issue 15). Then the usual end checks: exit 0,
-# nothing of the job left. Skipped (77) with a single processor.
+# slave it should leave alone (issue 15). Nor may the two masters pin
+# themselves (and so their slaves) to the same processor: each started on
+# CPU 0 and stayed there while the other processors idled. Then the usual
+# end checks: exit 0, nothing of the job left. Skipped (77) with a single
+# processor.
 set -uo pipefail
 source "$(dirname "$0")/left_nothing.sh"
 bdmpiexec=$1
@@ -37,12 +40,16 @@ timeout -k 10 60 "$bdmpiexec" -nn 2 -ns 2 -nr 1 --job-id "$job" \
 launcher=$!
 
 checked=0
+masters_cpus=()
 for _ in $(seq 100); do
   sleep 0.1
   threads=()
+  masters_cpus=()
   for pid in $(pgrep -f "bdmprun --job-id $job"); do
     for task in /proc/$pid/task/*; do
-      [[ $(cat "$task/comm" 2>/dev/null) == bdmpi-network ]] && threads+=("$task")
+      [[ $(cat "$task/comm" 2>/dev/null) == bdmpi-network ]] || continue
+      threads+=("$task")
+      masters_cpus+=("$(allowed "/proc/$pid/status")")  # the master's main thread
     done
   done
   ((${#threads[@]} == 2)) || continue
@@ -55,6 +62,9 @@ for _ in $(seq 100); do
     [[ $sched != "$SCHED_BATCH" ]] || fail "the network thread $task is a batch task"
     checked=$((checked + 1))
   done
+  ((${#masters_cpus[@]} == 2)) || fail "did not find both masters while the job ran"
+  [[ ${masters_cpus[0]} != "${masters_cpus[1]}" ]] ||
+    fail "both masters are pinned to processor(s) ${masters_cpus[0]}"
   break
 done
 wait "$launcher"
@@ -64,4 +74,4 @@ elapsed=$(($(date +%s) - start))
 ((status == 0)) || fail "the job exited $status after ${elapsed} s"
 sleep 0.5
 expect_nothing_left "$job" "$scratch"
-echo "PASS: both network threads on processors $mine, not batch tasks; the job ended in ${elapsed} s"
+echo "PASS: both network threads on processors $mine, not batch tasks; the masters on ${masters_cpus[*]}; the job ended in ${elapsed} s"

@@ -6,6 +6,7 @@
 #include "master/payload_store.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -427,6 +429,113 @@ TEST_F(MemoryFileTest, KeepsNoMappingOfAFileMadeForOneMessageOrOfASpillFile) {
   store_.MoveMemoryFilesToDisk(kWindow * 4);
   ASSERT_FALSE(once.in_memory_file());
   EXPECT_EQ(store_.KeptMapping(once, once.bytes()), nullptr);
+}
+
+// ------------------------------------------------------------ idle segments
+// The warm pages of a free segment count against the node budget and are
+// given back (punched, the flag free-emptied) on demand; a retired slave's
+// segments go with the master's mappings of them (master/slave_segments.h).
+
+std::uint64_t AllocatedBytes(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 ? static_cast<std::uint64_t>(info.st_blocks) * 512 : 0;
+}
+
+std::uint32_t& SegmentState(const SpillDir& dir, std::uint64_t owner, int index) {
+  static std::optional<MappedFile> flags;  // slave 2's flags file, mapped once per test
+  std::uint64_t file_id = SegmentFlagsFileId(owner);
+  UniqueFd fd = dir.Open(file_id, O_RDWR, 0);
+  flags.emplace(MappedFile::Map(dir.FilePath(file_id), fd.get(), kSegmentFlagsBytes, true));
+  return reinterpret_cast<std::uint32_t*>(flags->data())[index];
+}
+
+// Whether this process maps `path` (/proc/self/maps names mapped files).
+bool Mapped(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(path) != std::string::npos) return true;
+  return false;
+}
+
+class IdleSegmentTest : public MemoryFileTest {
+ protected:
+  IdleSegmentTest() { store_.CreateSegmentFlags(3); }
+  std::string SegmentPath() const { return store_.memory_dir().FilePath(SegmentFileId(2, 0)); }
+};
+
+TEST_F(IdleSegmentTest, AFreeSegmentsWarmPagesCountUntilTrimmed) {
+  Payload payload = store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 4, 1),
+                                window_.data(), nullptr);
+  std::uint64_t warm = AllocatedBytes(SegmentPath());
+  ASSERT_GE(warm, kWindow * 4);
+  EXPECT_EQ(store_.memory_file_bytes(), warm);  // held: charged with its message
+  EXPECT_EQ(store_.idle_segment_bytes(), 0u);
+  payload = Payload();
+  EXPECT_EQ(store_.memory_file_bytes(), 0u);
+  EXPECT_EQ(store_.idle_segment_bytes(), warm);  // free, its pages still there
+  EXPECT_EQ(SegmentState(store_.memory_dir(), 2, 0), kSegmentFree);
+
+  EXPECT_EQ(store_.TrimIdleSegments(1), warm);
+  EXPECT_EQ(store_.idle_segment_bytes(), 0u);
+  EXPECT_EQ(store_.trimmed_segment_bytes(), warm);
+  EXPECT_LT(AllocatedBytes(SegmentPath()), kWindow);  // punched, the file stays
+  EXPECT_EQ(fs::file_size(SegmentPath()), kWindow * 4);
+  EXPECT_EQ(SegmentState(store_.memory_dir(), 2, 0), kSegmentFreeEmptied);
+  EXPECT_EQ(store_.TrimIdleSegments(1), 0u);
+}
+
+TEST_F(IdleSegmentTest, ASegmentTheSlaveClaimedIsNotTrimmed) {
+  store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 4, 1), window_.data(), nullptr);
+  std::uint64_t warm = AllocatedBytes(SegmentPath());
+  SegmentState(store_.memory_dir(), 2, 0) = kSegmentBusy;  // the slave writes it again
+  EXPECT_EQ(store_.TrimIdleSegments(warm), 0u);
+  EXPECT_EQ(AllocatedBytes(SegmentPath()), warm);
+  EXPECT_EQ(SegmentState(store_.memory_dir(), 2, 0), kSegmentBusy);
+  // Its next message counts with the message, no longer as idle.
+  Payload again = store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 4, 2),
+                              window_.data(), nullptr);
+  EXPECT_EQ(store_.idle_segment_bytes(), 0u);
+  EXPECT_EQ(store_.memory_file_bytes(), warm);
+}
+
+TEST_F(IdleSegmentTest, ASegmentMovedToDiskGivesAllItsPagesBack) {
+  // An earlier, larger message left pages beyond this one's end.
+  store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 8, 1), window_.data(), nullptr);
+  Payload payload = store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 2, 2),
+                                window_.data(), nullptr);
+  EXPECT_EQ(store_.memory_file_bytes(), AllocatedBytes(SegmentPath()));
+  EXPECT_GT(store_.MoveMemoryFilesToDisk(1), kWindow * 2);
+  EXPECT_LT(AllocatedBytes(SegmentPath()), kWindow);
+  payload = Payload();
+  EXPECT_EQ(store_.idle_segment_bytes(), 0u);
+  EXPECT_EQ(SegmentState(store_.memory_dir(), 2, 0), kSegmentFreeEmptied);
+}
+
+TEST_F(IdleSegmentTest, ARetiredSlavesSegmentsGoWithTheMastersMappings) {
+  Payload payload = store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 4, 1),
+                                window_.data(), nullptr);
+  ASSERT_NE(store_.KeptMapping(payload, payload.bytes()), nullptr);  // a reduction's
+  payload = Payload();
+  ASSERT_TRUE(Mapped(SegmentPath()));
+  store_.RetireSegments(2);
+  EXPECT_FALSE(fs::exists(SegmentPath()));
+  EXPECT_FALSE(Mapped(SegmentPath()));  // no mapping keeps the deleted file
+  EXPECT_EQ(store_.idle_segment_bytes(), 0u);
+}
+
+TEST_F(IdleSegmentTest, ARetiredSlavesBusySegmentGoesWithItsMessage) {
+  Payload payload = store_.Take(SegmentHolds(store_.memory_dir(), kWindow * 4, 1),
+                                window_.data(), nullptr);
+  store_.RetireSegments(2);
+  EXPECT_TRUE(fs::exists(SegmentPath()));  // a receiver has yet to read it
+  ReplyMsg reply;
+  store_.Give(payload, kWindow * 4, window_.data(), reply, held_);
+  payload = Payload();
+  EXPECT_TRUE(fs::exists(SegmentPath()));
+  held_.clear();  // read
+  EXPECT_FALSE(fs::exists(SegmentPath()));
+  EXPECT_EQ(store_.idle_segment_bytes(), 0u);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
  * Between steps it blocks in Barrier, Allreduce (of a checksum that every
  * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
  *
- * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H]
+ * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H] [--warm W]
  *   N MiB per array (default 3), S steps (default 6); with --crash-step the
  *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
  *   With --held, each rank sends H messages of 512 KiB + 8 (above the window,
@@ -21,6 +21,10 @@
  *   receives them only after the last step: under BDMPI they wait in
  *   memory while the node has room, and must move to disk (bit for bit)
  *   once the arrays fill a small --node-memory.
+ *   With --warm, each rank first exchanges W messages of 512 KiB with its
+ *   neighbours, all in flight at once, and checks them: under BDMPI they
+ *   leave W warm payload segments per rank behind, whose pages count
+ *   against --node-memory and must be given back for the arrays.
  */
 #include <signal.h>
 #include "check.h"
@@ -81,17 +85,47 @@ static uint64_t checksum(const uint64_t *a, size_t words) {
   return sum;
 }
 
+/* --warm: `count` messages of 512 KiB + 8 (like --held: above the window,
+ * below the storage threshold) to the next rank and from the previous one,
+ * all in flight together, checked bit for bit. */
+static void exchange_warm(int rank, int size, int count) {
+  const size_t words = (1 << 16) + 1;
+  uint64_t **out = xmalloc(sizeof(uint64_t *) * (size_t)count);
+  uint64_t **in = xmalloc(sizeof(uint64_t *) * (size_t)count);
+  MPI_Request *requests = xmalloc(sizeof(MPI_Request) * 2 * (size_t)count);
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  for (int k = 0; k < count; ++k) {
+    out[k] = xmalloc(words * 8);
+    in[k] = xmalloc(words * 8);
+    fill(out[k], words, rank, 16 + k, 0);
+    MPI_Irecv(in[k], (int)words, MPI_UINT64_T, prev, 200 + k, MPI_COMM_WORLD, &requests[2 * k]);
+    MPI_Isend(out[k], (int)words, MPI_UINT64_T, next, 200 + k, MPI_COMM_WORLD,
+              &requests[2 * k + 1]);
+  }
+  MPI_Waitall(2 * count, requests, MPI_STATUSES_IGNORE);
+  for (int k = 0; k < count; ++k) {
+    verify(in[k], words, prev, 16 + k, 0, "warm-up message", -1);
+    free(out[k]);
+    free(in[k]);
+  }
+  free(out);
+  free(in);
+  free(requests);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
-  int steps = 6, crash_step = -1, held = 0;
+  int steps = 6, crash_step = -1, held = 0, warm = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--crash-step") == 0 && i + 1 < argc) crash_step = atoi(argv[++i]);
     else if (strcmp(argv[i], "--held") == 0 && i + 1 < argc) held = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc) warm = atoi(argv[++i]);
   }
+  if (warm > 0) exchange_warm(rank, size, warm);
   /* Array 8 + k: the k-th held message (Isend: Open MPI would wait for the
    * receive in MPI_Send). */
   const size_t held_words = (1 << 16) + 1;
