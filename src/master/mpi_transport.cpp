@@ -63,6 +63,14 @@ coll::RequestId MpiTransport::Isend(int peer, int tag, const std::byte* data,
   coll::RequestId id = ++next_id_;
   Pending& pending = pending_[id];
   pending.signature = signature_;  // lives (unordered_map node) until the send completes
+  if (bytes <= kSmallStepMessage) {
+    std::memcpy(pending.small.data(), &signature_, sizeof(StepSignature));
+    if (bytes > 0) std::memcpy(pending.small.data() + sizeof(StepSignature), data, bytes);
+    Check(MPI_Isend(pending.small.data(), static_cast<int>(sizeof(StepSignature) + bytes),
+                    MPI_BYTE, group_->nodes[peer], MpiTag(peer, tag), comm_, &pending.request),
+          "MPI_Isend");
+    return id;
+  }
   MPI_Datatype type = FramedType(&pending.signature, const_cast<std::byte*>(data), bytes);
   int rc = MPI_Isend(MPI_BOTTOM, 1, type, group_->nodes[peer], MpiTag(peer, tag), comm_,
                      &pending.request);
@@ -95,6 +103,13 @@ bool MpiTransport::Match(Pending& pending) {
   if (!flag) return false;
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
+  if (static_cast<std::size_t>(count) == sizeof(StepSignature) + pending.expected &&
+      pending.expected <= kSmallStepMessage) {
+    Check(MPI_Imrecv(pending.small.data(), count, MPI_BYTE, &message, &pending.request),
+          "MPI_Imrecv");
+    pending.in_small = true;
+    return true;
+  }
   if (static_cast<std::size_t>(count) == sizeof(StepSignature) + pending.expected) {
     MPI_Datatype type = FramedType(&pending.signature, pending.data, pending.expected);
     int rc = MPI_Imrecv(MPI_BOTTOM, 1, type, &message, &pending.request);
@@ -143,6 +158,11 @@ bool MpiTransport::Test(coll::RequestId id) {
   MPI_Status status;
   Check(MPI_Test(&pending.request, &done, &status), "MPI_Test");
   if (!done) return false;
+  if (pending.is_recv && pending.in_small) {
+    std::memcpy(&pending.signature, pending.small.data(), sizeof(StepSignature));
+    if (pending.expected > 0)
+      std::memcpy(pending.data, pending.small.data() + sizeof(StepSignature), pending.expected);
+  }
   if (pending.is_recv) CheckReceived(pending, group_->nodes[pending.peer]);
   pending_.erase(it);
   ++completed_;

@@ -28,6 +28,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -41,6 +42,8 @@ namespace bdmpi {
 // Operation tags (src/collectives) are below this.
 inline constexpr int kOpTagBits = 14;
 inline constexpr int kOpTagSpace = 1 << kOpTagBits;
+// Data up to this many bytes is copied next to the signature (MpiTransport).
+inline constexpr std::size_t kSmallStepMessage = 64;
 
 // The masters of one communicator.
 struct NodeGroup {
@@ -77,6 +80,10 @@ class MpiTransport : public coll::Transport {
     StepSignature signature;   // sent, or received
     std::vector<std::byte> odd_size;  // a received message of another size
     bool odd = false;                 // whether odd_size holds it
+    // Small messages (barriers, 8-byte reductions) travel through here as
+    // plain bytes: building a derived datatype costs more than the copy.
+    std::array<std::byte, sizeof(StepSignature) + kSmallStepMessage> small;
+    bool in_small = false;            // receives: matched into `small`
   };
   // Matches a pending receive's message if it has arrived; false if not.
   bool Match(Pending& pending);
