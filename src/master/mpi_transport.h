@@ -21,7 +21,8 @@
 //
 // Every message starts with the step's signature (step_signature.h), sent
 // from its own memory with the data through one derived datatype, so
-// neither side copies the data. Receives are matched with MPI_Improbe so
+// neither side copies the data (up to kSmallStepMessage bytes are copied:
+// cheaper than a datatype). Receives are matched with MPI_Improbe so
 // that a message of another size can still be read and its signature
 // compared before a size error is reported.
 #pragma once
