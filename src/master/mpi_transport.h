@@ -18,22 +18,33 @@
 // operation's own tag. Matching happens at the receiver, so a channel only
 // has to be unique there; every master learns the others' channels when
 // the communicator is created (SplitEntry::channel).
+//
+// Every message starts with the step's signature (step_signature.h), sent
+// from its own memory with the data through one derived datatype, so
+// neither side copies the data (up to kSmallStepMessage bytes are copied:
+// cheaper than a datatype). Receives are matched with MPI_Improbe so
+// that a message of another size can still be read and its signature
+// compared before a size error is reported.
 #pragma once
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "collectives/transport.h"
+#include "master/step_signature.h"
 
 namespace bdmpi {
 
 // Operation tags (src/collectives) are below this.
 inline constexpr int kOpTagBits = 14;
 inline constexpr int kOpTagSpace = 1 << kOpTagBits;
+// Data up to this many bytes is copied next to the signature (MpiTransport).
+inline constexpr std::size_t kSmallStepMessage = 64;
 
 // The masters of one communicator.
 struct NodeGroup {
@@ -44,8 +55,10 @@ struct NodeGroup {
 
 class MpiTransport : public coll::Transport {
  public:
-  // Peers are the masters of `group`, addressed in `comm`.
-  MpiTransport(MPI_Comm comm, std::shared_ptr<const NodeGroup> group);
+  // Peers are the masters of `group`, addressed in `comm`; `signature`
+  // goes with every message and must match the peers' (else StepMismatch).
+  MpiTransport(MPI_Comm comm, std::shared_ptr<const NodeGroup> group,
+               StepSignature signature);
 
   int rank() const override { return group_->self; }
   int size() const override { return static_cast<int>(group_->nodes.size()); }
@@ -59,16 +72,30 @@ class MpiTransport : public coll::Transport {
 
  private:
   struct Pending {
-    MPI_Request request;
-    std::size_t expected;  // receives: the exact size the algorithm wants
-    bool is_recv;
+    MPI_Request request = MPI_REQUEST_NULL;  // receives: null until matched
+    std::size_t expected = 0;  // receives: the exact size the algorithm wants
+    bool is_recv = false;
+    int peer = 0;              // receives: its index in the group
+    int mpi_tag = 0;           // receives
+    std::byte* data = nullptr;  // receives: where the algorithm wants it
+    StepSignature signature;   // sent, or received
+    std::vector<std::byte> odd_size;  // a received message of another size
+    bool odd = false;                 // whether odd_size holds it
+    // Small messages (barriers, 8-byte reductions) travel through here as
+    // plain bytes: building a derived datatype costs more than the copy.
+    std::array<std::byte, sizeof(StepSignature) + kSmallStepMessage> small;
+    bool in_small = false;            // receives: matched into `small`
   };
-  coll::RequestId Add(MPI_Request request, std::size_t bytes, bool is_recv);
+  // Matches a pending receive's message if it has arrived; false if not.
+  bool Match(Pending& pending);
+  // After a completed receive: the peer's signature against ours, then the size.
+  void CheckReceived(const Pending& pending, int source) const;
   // The MPI tag of a message to `peer` with operation tag `tag`.
   int MpiTag(int peer, int tag) const;
 
   MPI_Comm comm_;
   std::shared_ptr<const NodeGroup> group_;
+  StepSignature signature_;
   coll::RequestId next_id_ = 0;
   std::unordered_map<coll::RequestId, Pending> pending_;
   std::uint64_t completed_ = 0;

@@ -470,7 +470,7 @@ void Network::StartStep(const CollectiveStep& step) {
   int tag = static_cast<int>(step.seq % 4096) * coll::kTagsPerOperation;
   static_assert(4096 * coll::kTagsPerOperation <= kOpTagSpace);
   std::span<std::byte> data(step.data, step.data == nullptr ? 0 : step.bytes);
-  ActiveStep active{step, {}, std::make_unique<MpiTransport>(coll_, step.group), nullptr, {}};
+  ActiveStep active{step, {}, std::make_unique<MpiTransport>(coll_, step.group, step.signature), nullptr, {}};
   for (int node : step.group->nodes) active.racks.push_back(racks_[node]);
   std::span<const int> racks(active.racks);
   coll::Transport& transport = *active.transport;
@@ -488,6 +488,17 @@ bool Network::ProgressCollectives() {
     bool done = false;
     try {
       done = it->operation->Progress();
+    } catch (const StepMismatch& mismatch) {
+      // The master words it: it knows which ranks live on which node.
+      NetworkEvent event;
+      event.kind = NetworkEvent::Kind::kStepMismatch;
+      event.comm = it->step.comm;
+      event.seq = it->step.seq;
+      event.status = mismatch.peer_node;
+      event.theirs = mismatch.theirs;
+      Push(std::move(event));
+      it = steps_.erase(it);
+      continue;
     } catch (const Error& error) {
       if (error.error_class() != kErrTruncate) throw;
       throw Error(kErrOther, std::string(MpiCallName(it->step.type)) +

@@ -33,6 +33,7 @@
 #include "master/thread_placement.h"
 #include "master/record_exchange.h"
 #include "master/status_exchange.h"
+#include "master/step_signature.h"
 #include "master/transfer_log.h"
 #include "master/wire.h"
 
@@ -70,6 +71,8 @@ struct CollectiveStep {
   DatatypeId datatype = DatatypeId::kByte;
   OpId op = OpId::kNull;
   std::vector<std::size_t> block_bytes;  // comm split: each master's part
+  // What this node's ranks called, checked against every peer's message.
+  StepSignature signature;
 };
 
 // What the event loop tells node 0's deadlock watch about its node.
@@ -86,8 +89,11 @@ struct NetworkEvent {
   // in flight for several rounds; `text` names the blocked ranks.
   // kStatus: node `status` asks for this node's ranks' status for `asker`
   // (SIGUSR1); kStatusGathered: every node's status for `asker`, in `text`.
+  // kStepMismatch: node `status` called another collective than this
+  // node's ranks in step (comm, seq): `theirs`.
   enum class Kind {
-    kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus, kStatusGathered
+    kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus, kStatusGathered,
+    kStepMismatch
   };
   Kind kind = Kind::kMessage;
   IncomingMessage message;      // kMessage
@@ -95,8 +101,9 @@ struct NetworkEvent {
   std::uint64_t seq = 0;
   // kCollectiveDone: the algorithm of the inter-node step (static text).
   std::string_view algorithm;
-  int status = 0;               // kAbort
+  int status = 0;               // kAbort; kStepMismatch: the peer node
   int asker = 0;                // kStatus, kStatusGathered
+  StepSignature theirs;         // kStepMismatch
   std::string text;
 };
 
