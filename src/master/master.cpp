@@ -454,7 +454,7 @@ void Master::OnNetworkEvents() {
         DeliverStatus(event.asker, event.text);
         break;
       case NetworkEvent::Kind::kStepMismatch:
-        FailStepMismatch(event);
+        FailStepMismatch(event.conflict);
         break;
     }
   }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <string>
 
+#include "collectives/operation.h"
 #include "common/error.h"
 
 namespace bdmpi {
@@ -24,25 +25,6 @@ int Count(std::size_t bytes) {
   return static_cast<int>(bytes);
 }
 
-// The signature followed by `bytes` of data, addressed from MPI_BOTTOM:
-// one message without copying either. The caller frees it (MPI lets it go
-// while the operation that uses it is pending).
-MPI_Datatype FramedType(StepSignature* signature, std::byte* data, std::size_t bytes) {
-  int lengths[2] = {static_cast<int>(sizeof(StepSignature)), Count(bytes)};
-  MPI_Aint displacements[2];
-  Check(MPI_Get_address(signature, &displacements[0]), "MPI_Get_address");
-  int blocks = 1;
-  if (bytes > 0) {
-    Check(MPI_Get_address(data, &displacements[1]), "MPI_Get_address");
-    blocks = 2;
-  }
-  MPI_Datatype type;
-  Check(MPI_Type_create_hindexed(blocks, lengths, displacements, MPI_BYTE, &type),
-        "MPI_Type_create_hindexed");
-  Check(MPI_Type_commit(&type), "MPI_Type_commit");
-  return type;
-}
-
 }  // namespace
 
 MpiTransport::MpiTransport(MPI_Comm comm, std::shared_ptr<const NodeGroup> group,
@@ -51,6 +33,8 @@ MpiTransport::MpiTransport(MPI_Comm comm, std::shared_ptr<const NodeGroup> group
   BDMPI_ENFORCE(group_->nodes.size() == group_->channels.size() && group_->self >= 0 &&
                     group_->self < static_cast<int>(group_->nodes.size()),
                 "malformed node group");
+  signed_to_.resize(group_->nodes.size() * coll::kTagsPerOperation);
+  signed_from_.resize(signed_to_.size());
 }
 
 int MpiTransport::MpiTag(int peer, int tag) const {
@@ -58,112 +42,141 @@ int MpiTransport::MpiTag(int peer, int tag) const {
   return group_->channels[peer] * kOpTagSpace + tag;
 }
 
+bool MpiTransport::FirstLarge(std::vector<bool>& seen, int peer, int tag) {
+  std::size_t index = static_cast<std::size_t>(peer * coll::kTagsPerOperation +
+                                               tag % coll::kTagsPerOperation);
+  if (seen[index]) return false;
+  seen[index] = true;
+  return true;
+}
+
 coll::RequestId MpiTransport::Isend(int peer, int tag, const std::byte* data,
                                     std::size_t bytes) {
   coll::RequestId id = ++next_id_;
   Pending& pending = pending_[id];
-  pending.signature = signature_;  // lives (unordered_map node) until the send completes
+  pending.peer = peer;
+  int dest = group_->nodes[peer];
+  int mpi_tag = MpiTag(peer, tag);
   if (bytes <= kSmallStepMessage) {
-    std::memcpy(pending.small.data(), &signature_, sizeof(StepSignature));
-    if (bytes > 0) std::memcpy(pending.small.data() + sizeof(StepSignature), data, bytes);
-    Check(MPI_Isend(pending.small.data(), static_cast<int>(sizeof(StepSignature) + bytes),
-                    MPI_BYTE, group_->nodes[peer], MpiTag(peer, tag), comm_, &pending.request),
+    pending.framed = true;
+    std::memcpy(pending.frame.data(), &signature_, sizeof(StepSignature));
+    if (bytes > 0) std::memcpy(pending.frame.data() + sizeof(StepSignature), data, bytes);
+    Check(MPI_Isend(pending.frame.data(), static_cast<int>(sizeof(StepSignature) + bytes),
+                    MPI_BYTE, dest, mpi_tag, comm_, &pending.request),
           "MPI_Isend");
     return id;
   }
-  MPI_Datatype type = FramedType(&pending.signature, const_cast<std::byte*>(data), bytes);
-  int rc = MPI_Isend(MPI_BOTTOM, 1, type, group_->nodes[peer], MpiTag(peer, tag), comm_,
-                     &pending.request);
-  MPI_Type_free(&type);
-  Check(rc, "MPI_Isend");
+  // Ahead of the data with the same tag: MPI keeps their order.
+  if (FirstLarge(signed_to_, peer, tag))
+    Check(MPI_Isend(&signature_, sizeof(StepSignature), MPI_BYTE, dest, mpi_tag, comm_,
+                    &pending.signature_request),
+          "MPI_Isend");
+  Check(MPI_Isend(data, Count(bytes), MPI_BYTE, dest, mpi_tag, comm_, &pending.request),
+        "MPI_Isend");
   return id;
 }
 
 coll::RequestId MpiTransport::Irecv(int peer, int tag, std::byte* data,
                                     std::size_t bytes) {
-  Count(bytes);
   coll::RequestId id = ++next_id_;
   Pending& pending = pending_[id];
   pending.is_recv = true;
   pending.expected = bytes;
   pending.peer = peer;
-  pending.data = data;
+  int source = group_->nodes[peer];
   // Messages to us carry our own channel.
-  pending.mpi_tag = MpiTag(group_->self, tag);
+  int mpi_tag = MpiTag(group_->self, tag);
+  if (bytes <= kSmallStepMessage) {
+    pending.framed = true;
+    pending.data = data;
+    Check(MPI_Irecv(pending.frame.data(), static_cast<int>(pending.frame.size()), MPI_BYTE,
+                    source, mpi_tag, comm_, &pending.request),
+          "MPI_Irecv");
+    return id;
+  }
+  if (FirstLarge(signed_from_, peer, tag))
+    Check(MPI_Irecv(pending.frame.data(), static_cast<int>(pending.frame.size()), MPI_BYTE,
+                    source, mpi_tag, comm_, &pending.signature_request),
+          "MPI_Irecv");
+  Check(MPI_Irecv(data, Count(bytes), MPI_BYTE, source, mpi_tag, comm_, &pending.request),
+        "MPI_Irecv");
   return id;
 }
 
-bool MpiTransport::Match(Pending& pending) {
-  int flag = 0;
-  MPI_Message message;
+bool MpiTransport::TestReceive(MPI_Request& request, std::size_t capacity, int peer,
+                               int* count) const {
+  int done = 0;
   MPI_Status status;
-  Check(MPI_Improbe(group_->nodes[pending.peer], pending.mpi_tag, comm_, &flag, &message,
-                    &status),
-        "MPI_Improbe");
-  if (!flag) return false;
-  int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
-  if (static_cast<std::size_t>(count) == sizeof(StepSignature) + pending.expected &&
-      pending.expected <= kSmallStepMessage) {
-    Check(MPI_Imrecv(pending.small.data(), count, MPI_BYTE, &message, &pending.request),
-          "MPI_Imrecv");
-    pending.in_small = true;
-    return true;
-  }
-  if (static_cast<std::size_t>(count) == sizeof(StepSignature) + pending.expected) {
-    MPI_Datatype type = FramedType(&pending.signature, pending.data, pending.expected);
-    int rc = MPI_Imrecv(MPI_BOTTOM, 1, type, &message, &pending.request);
-    MPI_Type_free(&type);
-    Check(rc, "MPI_Imrecv");
-    return true;
-  }
-  // Another size: read it whole, to compare its signature before blaming the size.
-  pending.odd_size.resize(static_cast<std::size_t>(count));
-  Check(MPI_Imrecv(pending.odd_size.data(), count, MPI_BYTE, &message, &pending.request),
-        "MPI_Imrecv");
-  pending.odd = true;
+  int rc = MPI_Test(&request, &done, &status);
+  int error_class = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
+  // More bytes than this master expects: its members and those of another
+  // node gave different sizes (see Network::ProgressCollectives).
+  if (error_class == MPI_ERR_TRUNCATE)
+    throw Error(kErrTruncate, "node " + std::to_string(group_->nodes[peer]) + " sent more than " +
+                                  std::to_string(capacity) + " bytes");
+  Check(rc, "MPI_Test");
+  if (!done) return false;
+  MPI_Get_count(&status, MPI_BYTE, count);
   return true;
 }
 
-void MpiTransport::CheckReceived(const Pending& pending, int source) const {
-  StepSignature theirs = pending.signature;
-  std::size_t sent = pending.expected;
-  if (pending.odd) {
-    if (pending.odd_size.size() < sizeof(StepSignature))
-      throw Error(kErrIntern, "node " + std::to_string(source) +
-                                  " sent a collective message without its signature");
-    std::memcpy(&theirs, pending.odd_size.data(), sizeof(StepSignature));
-    sent = pending.odd_size.size() - sizeof(StepSignature);
-  }
-  if (!(theirs == signature_)) {
-    StepMismatch mismatch;
-    mismatch.peer_node = source;
-    mismatch.theirs = theirs;
-    throw mismatch;
-  }
-  // Same call, root and total size, yet another message size: its ranks
-  // and ours passed different datatypes (see Network::ProgressCollectives).
-  if (sent != pending.expected)
-    throw Error(kErrTruncate, "node " + std::to_string(source) + " sent " + std::to_string(sent) +
-                                  " bytes where " + std::to_string(pending.expected) +
-                                  " were expected");
+void MpiTransport::CheckSignature(const Frame& frame, int bytes, int peer) const {
+  int source = group_->nodes[peer];
+  if (bytes < static_cast<int>(sizeof(StepSignature)))
+    throw Error(kErrIntern, "node " + std::to_string(source) +
+                                " sent a collective message without its signature");
+  StepMismatch mismatch;
+  std::memcpy(&mismatch.theirs, frame.data(), sizeof(StepSignature));
+  if (mismatch.theirs == signature_) return;
+  mismatch.peer_node = source;
+  throw mismatch;
 }
 
 bool MpiTransport::Test(coll::RequestId id) {
   auto it = pending_.find(id);
   BDMPI_ENFORCE(it != pending_.end(), "testing an unknown transport request");
   Pending& pending = it->second;
-  if (pending.is_recv && pending.request == MPI_REQUEST_NULL && !Match(pending)) return false;
-  int done = 0;
-  MPI_Status status;
-  Check(MPI_Test(&pending.request, &done, &status), "MPI_Test");
-  if (!done) return false;
-  if (pending.is_recv && pending.in_small) {
-    std::memcpy(&pending.signature, pending.small.data(), sizeof(StepSignature));
-    if (pending.expected > 0)
-      std::memcpy(pending.data, pending.small.data() + sizeof(StepSignature), pending.expected);
+  int count = 0;
+  if (pending.signature_request != MPI_REQUEST_NULL) {
+    if (!pending.is_recv) {
+      int done = 0;
+      Check(MPI_Test(&pending.signature_request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) return false;
+    } else {
+      if (!TestReceive(pending.signature_request, pending.frame.size(), pending.peer, &count))
+        return false;
+      CheckSignature(pending.frame, count, pending.peer);
+      // The same call, root and size, yet a small message where a large
+      // one was due: the ranks passed different datatypes.
+      if (count != static_cast<int>(sizeof(StepSignature)))
+        throw Error(kErrTruncate, "node " + std::to_string(group_->nodes[pending.peer]) +
+                                      " sent " + std::to_string(static_cast<std::size_t>(count) - sizeof(StepSignature)) +
+                                      " bytes where " + std::to_string(pending.expected) +
+                                      " were expected");
+    }
   }
-  if (pending.is_recv) CheckReceived(pending, group_->nodes[pending.peer]);
+  std::size_t capacity = pending.framed ? pending.frame.size() : pending.expected;
+  if (!pending.is_recv) {
+    int done = 0;
+    Check(MPI_Test(&pending.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (!done) return false;
+  } else {
+    if (!TestReceive(pending.request, capacity, pending.peer, &count)) return false;
+    std::size_t received = static_cast<std::size_t>(count);
+    if (pending.framed) {
+      CheckSignature(pending.frame, count, pending.peer);
+      received -= sizeof(StepSignature);
+      if (received == pending.expected && received > 0)
+        std::memcpy(pending.data, pending.frame.data() + sizeof(StepSignature), received);
+    }
+    // Same call, root and total size, yet another message size: its ranks
+    // and ours passed different datatypes (see Network::ProgressCollectives).
+    if (received != pending.expected)
+      throw Error(kErrTruncate, "node " + std::to_string(group_->nodes[pending.peer]) +
+                                    " sent " + std::to_string(received) + " bytes where " +
+                                    std::to_string(pending.expected) + " were expected");
+  }
   pending_.erase(it);
   ++completed_;
   return true;

@@ -19,12 +19,14 @@
 // has to be unique there; every master learns the others' channels when
 // the communicator is created (SplitEntry::channel).
 //
-// Every message starts with the step's signature (step_signature.h), sent
-// from its own memory with the data through one derived datatype, so
-// neither side copies the data (up to kSmallStepMessage bytes are copied:
-// cheaper than a datatype). Receives are matched with MPI_Improbe so
-// that a message of another size can still be read and its signature
-// compared before a size error is reported.
+// The receiver checks that the sender's ranks called the same collective
+// (step_signature.h): a small message (up to kSmallStepMessage bytes:
+// barriers, small reductions) travels copied behind the signature; the
+// first large message from one master to another with one tag in a step
+// is preceded by the signature alone, and large data always travels as it
+// is, into receives posted ahead. A signature in every large message (a
+// derived datatype, or a probe before each receive) made 4 MiB broadcasts
+// several times slower: Open MPI packs non-contiguous data in pieces.
 #pragma once
 
 #include <mpi.h>
@@ -71,31 +73,38 @@ class MpiTransport : public coll::Transport {
   std::uint64_t completed() const { return completed_; }
 
  private:
+  // A small message with its signature, or a received signature (room
+  // for a small message: the sender may have thought the data small).
+  using Frame = std::array<std::byte, sizeof(StepSignature) + kSmallStepMessage>;
   struct Pending {
-    MPI_Request request = MPI_REQUEST_NULL;  // receives: null until matched
-    std::size_t expected = 0;  // receives: the exact size the algorithm wants
+    MPI_Request request = MPI_REQUEST_NULL;
+    // The signature sent or received ahead of a large message (or null).
+    MPI_Request signature_request = MPI_REQUEST_NULL;
+    std::size_t expected = 0;   // receives: the exact size the algorithm wants
     bool is_recv = false;
-    int peer = 0;              // receives: its index in the group
-    int mpi_tag = 0;           // receives
-    std::byte* data = nullptr;  // receives: where the algorithm wants it
-    StepSignature signature;   // sent, or received
-    std::vector<std::byte> odd_size;  // a received message of another size
-    bool odd = false;                 // whether odd_size holds it
-    // Small messages (barriers, 8-byte reductions) travel through here as
-    // plain bytes: building a derived datatype costs more than the copy.
-    std::array<std::byte, sizeof(StepSignature) + kSmallStepMessage> small;
-    bool in_small = false;            // receives: matched into `small`
+    bool framed = false;        // small: the message is `frame`
+    int peer = 0;               // its index in the group
+    std::byte* data = nullptr;  // framed receives: where the algorithm wants it
+    Frame frame;
   };
-  // Matches a pending receive's message if it has arrived; false if not.
-  bool Match(Pending& pending);
-  // After a completed receive: the peer's signature against ours, then the size.
-  void CheckReceived(const Pending& pending, int source) const;
+  // The first large message between this master and `peer` with `tag` in
+  // this step: marks it, true the first time.
+  bool FirstLarge(std::vector<bool>& seen, int peer, int tag);
+  // A completed receive of a signature (`bytes` of `frame`, from `peer`):
+  // throws StepMismatch unless it is ours.
+  void CheckSignature(const Frame& frame, int bytes, int peer) const;
+  // Tests `request`; false while pending. Throws Error(kErrTruncate) when
+  // more than `capacity` bytes came; else sets `*count` to the bytes received.
+  bool TestReceive(MPI_Request& request, std::size_t capacity, int peer, int* count) const;
   // The MPI tag of a message to `peer` with operation tag `tag`.
   int MpiTag(int peer, int tag) const;
 
   MPI_Comm comm_;
   std::shared_ptr<const NodeGroup> group_;
   StepSignature signature_;
+  // By peer * kTagsPerOperation + tag % kTagsPerOperation: whether a large
+  // message has gone to / come from that peer with that tag.
+  std::vector<bool> signed_to_, signed_from_;
   coll::RequestId next_id_ = 0;
   std::unordered_map<coll::RequestId, Pending> pending_;
   std::uint64_t completed_ = 0;

@@ -37,6 +37,12 @@ void CheckMpi(int rc, const char* what) {
   throw Error(kErrIntern, std::string(what) + ": " + text);
 }
 
+// The first operation tag of step `seq` of a communicator.
+int StepTag(std::uint64_t seq) {
+  static_assert(4096 * coll::kTagsPerOperation <= kOpTagSpace);
+  return static_cast<int>(seq % 4096) * coll::kTagsPerOperation;
+}
+
 bool TestRequest(MPI_Request& request) {
   if (request == MPI_REQUEST_NULL) return true;
   int done = 0;
@@ -323,10 +329,25 @@ bool Network::TakeWork() {
     SendAbortNotices();
   }
   if (shutdown) {
-    bool idle = std::all_of(sends_.begin(), sends_.end(), [](const SendStream& s) {
-      return !s.active && s.queue.empty();
-    });
-    if (idle) {
+    // A bcast's root rank may finalize before its step has sent the data.
+    bool idle = steps_.empty() &&
+                std::all_of(sends_.begin(), sends_.end(), [](const SendStream& s) {
+                  return !s.active && s.queue.empty();
+                });
+    // With every rank finalized and every step done, a step message still
+    // waiting here was sent by a master whose ranks called another
+    // collective or root.
+    if (idle && !stale_step_found_) {
+      if (std::optional<StepConflict> conflict = stale_steps_.Find(coll_, node_)) {
+        stale_step_found_ = true;
+        NetworkEvent event;
+        event.kind = NetworkEvent::Kind::kStepMismatch;
+        event.conflict = *conflict;
+        Push(std::move(event));
+        return true;
+      }
+    }
+    if (idle && !stale_step_found_) {
       shutting_down_ = true;
       records_.Send(control_, node_);
       CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
@@ -467,8 +488,7 @@ void Network::StartStep(const CollectiveStep& step) {
   // Steps of one communicator follow one another; a few may overlap (a root
   // goes on to its next collective), so each gets its own tag range. The
   // transport keeps communicators apart (mpi_transport.h).
-  int tag = static_cast<int>(step.seq % 4096) * coll::kTagsPerOperation;
-  static_assert(4096 * coll::kTagsPerOperation <= kOpTagSpace);
+  int tag = StepTag(step.seq);
   std::span<std::byte> data(step.data, step.data == nullptr ? 0 : step.bytes);
   ActiveStep active{step, {}, std::make_unique<MpiTransport>(coll_, step.group, step.signature), nullptr, {}};
   for (int node : step.group->nodes) active.racks.push_back(racks_[node]);
@@ -492,10 +512,8 @@ bool Network::ProgressCollectives() {
       // The master words it: it knows which ranks live on which node.
       NetworkEvent event;
       event.kind = NetworkEvent::Kind::kStepMismatch;
-      event.comm = it->step.comm;
-      event.seq = it->step.seq;
-      event.status = mismatch.peer_node;
-      event.theirs = mismatch.theirs;
+      event.conflict = {it->step.comm, it->step.seq, node_, it->step.signature,
+                        mismatch.peer_node, mismatch.theirs};
       Push(std::move(event));
       it = steps_.erase(it);
       continue;
@@ -519,6 +537,10 @@ bool Network::ProgressCollectives() {
     finished.comm = it->step.comm;
     finished.seq = it->step.seq;
     finished.group_size = static_cast<int>(it->step.group->nodes.size());
+    finished.signature = it->step.signature;
+    const NodeGroup& group = *it->step.group;
+    stale_steps_.Finished(group.channels[group.self] * kOpTagSpace + StepTag(it->step.seq),
+                          it->step.comm, it->step.seq, it->step.signature);
     finished_steps_.push_back(finished);
     if (finished_steps_.size() > kMaxStepRefs / 2) finished_steps_.pop_front();
     it = steps_.erase(it);
@@ -664,6 +686,7 @@ ControlMsg Network::LocalState() {
     ref.seq = step.step.seq;
     ref.group_size = static_cast<int>(step.step.group->nodes.size());
     ref.active = 1;
+    ref.signature = step.step.signature;
     add_step(ref);
   }
   for (const StepRef& ref : finished_steps_) add_step(ref);
@@ -716,6 +739,19 @@ void Network::ProgressDeadlockWatch() {
 }
 
 void Network::CheckGlobalDeadlock() {
+  if (deadlock_reported_) return;
+  // Masters that disagree on a step's collective: no wait for quiet rounds,
+  // the step never completes (or completed wrongly).
+  if (std::optional<StepConflict> conflict = FindStepConflict(states_)) {
+    deadlock_reported_ = true;
+    NetworkEvent event;
+    event.kind = NetworkEvent::Kind::kStepMismatch;
+    event.comm = conflict->comm;
+    event.seq = conflict->seq;
+    event.conflict = *conflict;
+    Push(std::move(event));
+    return;
+  }
   // Deadlocked: every node quiescent, every message sent across nodes
   // received (none in flight), and nothing changed on any node between
   // consecutive complete waves (no collective step moving data either):
@@ -738,7 +774,7 @@ void Network::CheckGlobalDeadlock() {
   quiet_rounds_ = quiet && anyone_blocked && sent == received && unchanged && !StepsProgress()
                       ? quiet_rounds_ + 1
                       : 0;
-  if (quiet_rounds_ < 2 || deadlock_reported_) return;
+  if (quiet_rounds_ < 2) return;
   deadlock_reported_ = true;
   std::string blocked;
   for (std::size_t node = 0; node < states_.size(); ++node) {

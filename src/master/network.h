@@ -33,7 +33,8 @@
 #include "master/thread_placement.h"
 #include "master/record_exchange.h"
 #include "master/status_exchange.h"
-#include "master/step_signature.h"
+#include "master/stale_steps.h"
+#include "master/step_conflict.h"
 #include "master/transfer_log.h"
 #include "master/wire.h"
 
@@ -89,8 +90,8 @@ struct NetworkEvent {
   // in flight for several rounds; `text` names the blocked ranks.
   // kStatus: node `status` asks for this node's ranks' status for `asker`
   // (SIGUSR1); kStatusGathered: every node's status for `asker`, in `text`.
-  // kStepMismatch: node `status` called another collective than this
-  // node's ranks in step (comm, seq): `theirs`.
+  // kStepMismatch: two nodes' ranks called different collectives (or
+  // roots, or sizes) in one step: `conflict`.
   enum class Kind {
     kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus, kStatusGathered,
     kStepMismatch
@@ -101,9 +102,9 @@ struct NetworkEvent {
   std::uint64_t seq = 0;
   // kCollectiveDone: the algorithm of the inter-node step (static text).
   std::string_view algorithm;
-  int status = 0;               // kAbort; kStepMismatch: the peer node
+  int status = 0;               // kAbort
   int asker = 0;                // kStatus, kStatusGathered
-  StepSignature theirs;         // kStepMismatch
+  StepConflict conflict;        // kStepMismatch
   std::string text;
 };
 
@@ -263,6 +264,8 @@ class Network {
   std::vector<MPI_Request> heartbeat_requests_;  // one outstanding per peer
   std::uint64_t progress_ = 0;  // p2p transfers and finished steps
   std::deque<StepRef> finished_steps_;  // the last few, newest last
+  StaleStepCheck stale_steps_;          // looked at when shutting down
+  bool stale_step_found_ = false;       // then: never enter the shutdown barrier
   PeerWatch::Clock::time_point next_state_{};
   ControlMsg state_msg_;
   MPI_Request state_request_ = MPI_REQUEST_NULL;

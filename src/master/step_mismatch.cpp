@@ -44,30 +44,37 @@ StepSignature Master::SignatureOf(const Collective& collective) const {
   return signature;
 }
 
-void Master::FailStepMismatch(const NetworkEvent& event) {
-  auto it = collectives_.find({event.comm, event.seq});
-  BDMPI_ENFORCE(it != collectives_.end(), "inter-node step of an unknown collective");
-  const MasterComm& comm = Comm(event.comm);
-  std::vector<int> ours, theirs;
-  for (int world_rank : comm.world_ranks) {
-    if (NodeOf(world_rank) == node_) ours.push_back(world_rank);
-    else if (NodeOf(world_rank) == event.status) theirs.push_back(world_rank);
-  }
-  StepSignature mine = SignatureOf(it->second);
-  std::string comm_name =
-      UserCommId(event.comm) == kWorldCommId ? "MPI_COMM_WORLD" : "their communicator";
-  if (mine.type == event.theirs.type && mine.root == event.theirs.root) {
+void Master::FailStepMismatch(const StepConflict& conflict) {
+  // Node 0 may learn of a conflict on a communicator without members on it
+  // (the deadlock watch); it then names the nodes.
+  const MasterComm* comm = comms_.Find(conflict.comm);
+  auto ranks_of = [&](int node) {
+    std::vector<int> ranks;
+    if (comm != nullptr) {
+      for (int world_rank : comm->world_ranks)
+        if (NodeOf(world_rank) == node) ranks.push_back(world_rank);
+    }
+    return ranks.empty() ? "the ranks on node " + std::to_string(node) : RanksText(ranks);
+  };
+  std::string first = ranks_of(conflict.first_node), second = ranks_of(conflict.second_node);
+  const StepSignature& a = conflict.first;
+  const StepSignature& b = conflict.second;
+  if (a.type == b.type && a.root == b.root) {
     // Same call, other size: worded like the single-node case.
-    Fail(1, std::string(MpiCallName(static_cast<MsgType>(mine.type))) + " with different sizes on different nodes: " + RanksText(ours) +
-                " passed " + std::to_string(mine.bytes) + " bytes, " + RanksText(theirs) +
-                " passed " + std::to_string(event.theirs.bytes) +
+    Fail(1, std::string(MpiCallName(static_cast<MsgType>(a.type))) +
+                " with different sizes on different nodes: " + first + " passed " +
+                std::to_string(a.bytes) + " bytes, " + second + " passed " +
+                std::to_string(b.bytes) +
                 " bytes (every rank must give the same count and datatype)");
     return;
   }
+  std::string comm_name =
+      UserCommId(conflict.comm) == kWorldCommId ? "MPI_COMM_WORLD" : "their communicator";
   // MPI leaves this undefined; silently mixing them would corrupt data.
-  Fail(1, RanksText(ours) + " called " + CallText(mine) + " while " + RanksText(theirs) +
-              " called " + CallText(event.theirs) + " on " + comm_name +
-              " (every rank must call the same collectives in the same order)");
+  Fail(1, first + " called " + CallText(a) + " while " + second + " called " + CallText(b) +
+              " on " + comm_name +
+              " (every rank must call the same collectives, with the same root, in the same "
+              "order)");
 }
 
 }  // namespace bdmpi

@@ -13,7 +13,7 @@ namespace bdmpi {
 
 struct StepSignature {
   std::int32_t type = 0;    // the collective's MsgType
-  std::int32_t root = -1;   // its root's world rank (bcast, reduce), else -1
+  std::int32_t root = -1;   // its root, a rank of the communicator (bcast, reduce), else -1
   std::uint64_t bytes = 0;  // the data every node holds (0: barrier, comm split)
   bool operator==(const StepSignature&) const = default;
 };
