@@ -295,6 +295,14 @@ void Network::Run() {
   }
 }
 
+void Network::PushStepMismatch(const StepConflict& conflict) {
+  // The master words it: it knows which ranks live on which node.
+  NetworkEvent event;
+  event.kind = NetworkEvent::Kind::kStepMismatch;
+  event.conflict = conflict;
+  Push(std::move(event));
+}
+
 bool Network::InFlight() const {
   if (!steps_.empty()) return true;
   for (const SendStream& stream : sends_) {
@@ -340,14 +348,9 @@ bool Network::TakeWork() {
     if (idle && !stale_step_found_) {
       if (std::optional<StepConflict> conflict = stale_steps_.Find(coll_, node_)) {
         stale_step_found_ = true;
-        NetworkEvent event;
-        event.kind = NetworkEvent::Kind::kStepMismatch;
-        event.conflict = *conflict;
-        Push(std::move(event));
+        PushStepMismatch(*conflict);
         return true;
       }
-    }
-    if (idle && !stale_step_found_) {
       shutting_down_ = true;
       records_.Send(control_, node_);
       CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
@@ -509,12 +512,8 @@ bool Network::ProgressCollectives() {
     try {
       done = it->operation->Progress();
     } catch (const StepMismatch& mismatch) {
-      // The master words it: it knows which ranks live on which node.
-      NetworkEvent event;
-      event.kind = NetworkEvent::Kind::kStepMismatch;
-      event.conflict = {it->step.comm, it->step.seq, node_, it->step.signature,
-                        mismatch.peer_node, mismatch.theirs};
-      Push(std::move(event));
+      PushStepMismatch({it->step.comm, it->step.seq, node_, it->step.signature,
+                        mismatch.peer_node, mismatch.theirs});
       it = steps_.erase(it);
       continue;
     } catch (const Error& error) {
@@ -744,12 +743,7 @@ void Network::CheckGlobalDeadlock() {
   // the step never completes (or completed wrongly).
   if (std::optional<StepConflict> conflict = FindStepConflict(states_)) {
     deadlock_reported_ = true;
-    NetworkEvent event;
-    event.kind = NetworkEvent::Kind::kStepMismatch;
-    event.comm = conflict->comm;
-    event.seq = conflict->seq;
-    event.conflict = *conflict;
-    Push(std::move(event));
+    PushStepMismatch(*conflict);
     return;
   }
   // Deadlocked: every node quiescent, every message sent across nodes

@@ -218,6 +218,8 @@ class Network {
   std::string Describe(int node) const;  // "node 2 (host vc2)"
   void StartStep(const CollectiveStep& step);
   void Push(NetworkEvent event);
+  // Two nodes' ranks called different collectives in one step.
+  void PushStepMismatch(const StepConflict& conflict);
   // The notice Abort() and a failing network thread send (mutex_ held).
   void RequestAbortLocked(int status, const std::string& text);
   void SendAbortNotices();
