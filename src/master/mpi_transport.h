@@ -24,9 +24,11 @@
 // barriers, small reductions) travels copied behind the signature; the
 // first large message from one master to another with one tag in a step
 // is preceded by the signature alone, and large data always travels as it
-// is, into receives posted ahead. A signature in every large message (a
-// derived datatype, or a probe before each receive) made 4 MiB broadcasts
-// several times slower: Open MPI packs non-contiguous data in pieces.
+// is, into receives posted ahead. A signature in every large message (one
+// derived datatype with the data, read after a probe) made 4 MiB
+// broadcasts and allreduces 1.3-1.9 times as slow (docs/architecture.md;
+// likely causes, not measured apart: Open MPI packs non-contiguous data in
+// pieces, and a receive posted only after the probe starts late).
 #pragma once
 
 #include <mpi.h>
