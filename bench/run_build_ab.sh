@@ -4,7 +4,10 @@
 # -nn 2 -ns 1 -nr 1, alternately (A B, then B A, ...), in one invocation, so
 # that both see the same load on a shared machine.
 #
-#   bench/run_build_ab.sh A_BIN B_BIN [ROUNDS]      (default 5 rounds)
+#   bench/run_build_ab.sh A_BIN B_BIN [ROUNDS [ONLY]]
+#
+# ROUNDS: 5 unless given; ONLY: an extended regex of the benchmarks to run
+# (e.g. 'barrier|allreduce_8'), all unless given.
 #
 # A_BIN, B_BIN: bin directories with bdmpiexec, bdmprun, bench_barrier,
 # bench_coll and, when it is shared, libbdmpi (found first there: copy the
@@ -18,7 +21,7 @@
 # better than the medians.
 set -u -o pipefail
 a_bin=${1:?"usage: $0 A_BIN B_BIN [ROUNDS]"} b_bin=${2:?"usage: $0 A_BIN B_BIN [ROUNDS]"}
-rounds=${3:-5}
+rounds=${3:-5} only=${4:-.}
 out=$(mktemp -d /tmp/build_ab.XXXXXX)
 benches=(
   "barrier|bench_barrier"
@@ -48,11 +51,12 @@ for ((r = 0; r < rounds; ++r)); do
   order=(A B)
   ((r % 2)) && order=(B A)
   for entry in "${benches[@]}"; do
-    name=${entry%%|*} prog=${entry#*|}
+    name=${entry%%|*} command=${entry#*|}
+    [[ $name =~ $only ]] || continue
     for build in "${order[@]}"; do
       bin=$a_bin
       [[ $build == B ]] && bin=$b_bin
-      figure=$(run "$bin" "$name" "$prog" "$build" "$r")
+      figure=$(run "$bin" "$name" "$command" "$build" "$r")
       figures[$build.$name]+="$figure "
       echo "round $r $build $name $figure us"
     done
@@ -63,6 +67,7 @@ printf '%-14s %-26s %-26s %-7s %-9s %-9s %s\n' benchmark "A median (range) us" \
   "B median (range) us" B/A "A best" "B best" B/A
 for entry in "${benches[@]}"; do
   name=${entry%%|*}
+  [[ $name =~ $only ]] || continue
   python3 - "$name" "${figures[A.$name]}" "${figures[B.$name]}" <<'PY'
 import statistics, sys
 name, a, b = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()

@@ -510,12 +510,11 @@ bool Network::ProgressCollectives() {
   for (auto it = steps_.begin(); it != steps_.end();) {
     bool done = false;
     try {
-      done = it->operation->Progress();
+      if (!it->mismatched) done = it->operation->Progress();
     } catch (const StepMismatch& mismatch) {
       PushStepMismatch({it->step.comm, it->step.seq, node_, it->step.signature,
                         mismatch.peer_node, mismatch.theirs});
-      it = steps_.erase(it);
-      continue;
+      it->mismatched = true;
     } catch (const Error& error) {
       if (error.error_class() != kErrTruncate) throw;
       throw Error(kErrOther, std::string(MpiCallName(it->step.type)) +

@@ -198,6 +198,9 @@ class Network {
     std::unique_ptr<MpiTransport> transport;
     std::unique_ptr<coll::Operation> operation;  // uses transport: destroyed first
     std::string_view algorithm;  // static text (coll::LastAlgorithm)
+    // Its peers called another collective: never progressed again, but
+    // kept, since MPI may still write into its posted receives.
+    bool mismatched = false;
   };
 
   void ExchangeNodeNames();
