@@ -186,6 +186,9 @@ RunReport RunReport::Parse(const std::string& text) {
 }
 
 void RunReport::Merge(const RunReport& other) {
+  // Each master counts from its own start, and mpirun may start node 0's
+  // last: the job lasted as long as its longest-lived master saw.
+  wall_s = std::max(wall_s, other.wall_s);
   nodes.insert(nodes.end(), other.nodes.begin(), other.nodes.end());
   ranks.insert(ranks.end(), other.ranks.begin(), other.ranks.end());
   for (const CollectiveFigures& coll : other.collectives) {

@@ -220,6 +220,7 @@ void Master::StartInterNodeStep(Collective& collective) {
   step.seq = collective.seq;
   const MasterComm& comm = Comm(collective.comm);
   step.group = comm.group;
+  step.signature = SignatureOf(collective);
   if (collective.type == MsgType::kCommSplit) {
     PrepareSplitStep(collective, step);
     network_->StartCollective(step);

@@ -455,6 +455,9 @@ void Master::OnNetworkEvents() {
       case NetworkEvent::Kind::kStatusGathered:
         DeliverStatus(event.asker, event.text);
         break;
+      case NetworkEvent::Kind::kStepMismatch:
+        FailStepMismatch(event.conflict);
+        break;
     }
   }
 }

@@ -81,6 +81,10 @@ class Master {
   // What in the request is not the sender's to give; empty when all is.
   std::string ForgedField(const Slave& slave, const RequestMsg& request) const;
   void OnNetworkEvents();
+  // Ends the job naming the collectives of two nodes' ranks in a step whose
+  // signatures differ (step_mismatch.cpp).
+  void FailStepMismatch(const StepConflict& conflict);
+  StepSignature SignatureOf(const Collective& collective) const;
   void DeliverRemoteMessage(IncomingMessage message);
   void OnSlaveExit(Slave& slave, int wait_status);
   // Ends the job: kills the slaves and, unless the failure was reported by

@@ -37,6 +37,12 @@ void CheckMpi(int rc, const char* what) {
   throw Error(kErrIntern, std::string(what) + ": " + text);
 }
 
+// The first operation tag of step `seq` of a communicator.
+int StepTag(std::uint64_t seq) {
+  static_assert(4096 * coll::kTagsPerOperation <= kOpTagSpace);
+  return static_cast<int>(seq % 4096) * coll::kTagsPerOperation;
+}
+
 bool TestRequest(MPI_Request& request) {
   if (request == MPI_REQUEST_NULL) return true;
   int done = 0;
@@ -289,6 +295,14 @@ void Network::Run() {
   }
 }
 
+void Network::PushStepMismatch(const StepConflict& conflict) {
+  // The master words it: it knows which ranks live on which node.
+  NetworkEvent event;
+  event.kind = NetworkEvent::Kind::kStepMismatch;
+  event.conflict = conflict;
+  Push(std::move(event));
+}
+
 bool Network::InFlight() const {
   if (!steps_.empty()) return true;
   for (const SendStream& stream : sends_) {
@@ -323,10 +337,20 @@ bool Network::TakeWork() {
     SendAbortNotices();
   }
   if (shutdown) {
-    bool idle = std::all_of(sends_.begin(), sends_.end(), [](const SendStream& s) {
-      return !s.active && s.queue.empty();
-    });
-    if (idle) {
+    // A bcast's root rank may finalize before its step has sent the data.
+    bool idle = steps_.empty() &&
+                std::all_of(sends_.begin(), sends_.end(), [](const SendStream& s) {
+                  return !s.active && s.queue.empty();
+                });
+    // With every rank finalized and every step done, a step message still
+    // waiting here was sent by a master whose ranks called another
+    // collective or root.
+    if (idle && !stale_step_found_) {
+      if (std::optional<StepConflict> conflict = stale_steps_.Find(coll_, node_)) {
+        stale_step_found_ = true;
+        PushStepMismatch(*conflict);
+        return true;
+      }
       shutting_down_ = true;
       records_.Send(control_, node_);
       CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
@@ -467,10 +491,9 @@ void Network::StartStep(const CollectiveStep& step) {
   // Steps of one communicator follow one another; a few may overlap (a root
   // goes on to its next collective), so each gets its own tag range. The
   // transport keeps communicators apart (mpi_transport.h).
-  int tag = static_cast<int>(step.seq % 4096) * coll::kTagsPerOperation;
-  static_assert(4096 * coll::kTagsPerOperation <= kOpTagSpace);
+  int tag = StepTag(step.seq);
   std::span<std::byte> data(step.data, step.data == nullptr ? 0 : step.bytes);
-  ActiveStep active{step, {}, std::make_unique<MpiTransport>(coll_, step.group), nullptr, {}};
+  ActiveStep active{step, {}, std::make_unique<MpiTransport>(coll_, step.group, step.signature), nullptr, {}};
   for (int node : step.group->nodes) active.racks.push_back(racks_[node]);
   std::span<const int> racks(active.racks);
   coll::Transport& transport = *active.transport;
@@ -487,7 +510,11 @@ bool Network::ProgressCollectives() {
   for (auto it = steps_.begin(); it != steps_.end();) {
     bool done = false;
     try {
-      done = it->operation->Progress();
+      if (!it->mismatched) done = it->operation->Progress();
+    } catch (const StepMismatch& mismatch) {
+      PushStepMismatch({it->step.comm, it->step.seq, node_, it->step.signature,
+                        mismatch.peer_node, mismatch.theirs});
+      it->mismatched = true;
     } catch (const Error& error) {
       if (error.error_class() != kErrTruncate) throw;
       throw Error(kErrOther, std::string(MpiCallName(it->step.type)) +
@@ -508,6 +535,10 @@ bool Network::ProgressCollectives() {
     finished.comm = it->step.comm;
     finished.seq = it->step.seq;
     finished.group_size = static_cast<int>(it->step.group->nodes.size());
+    finished.signature = it->step.signature;
+    const NodeGroup& group = *it->step.group;
+    stale_steps_.Finished(group.channels[group.self] * kOpTagSpace + StepTag(it->step.seq),
+                          it->step.comm, it->step.seq, it->step.signature);
     finished_steps_.push_back(finished);
     if (finished_steps_.size() > kMaxStepRefs / 2) finished_steps_.pop_front();
     it = steps_.erase(it);
@@ -653,6 +684,7 @@ ControlMsg Network::LocalState() {
     ref.seq = step.step.seq;
     ref.group_size = static_cast<int>(step.step.group->nodes.size());
     ref.active = 1;
+    ref.signature = step.step.signature;
     add_step(ref);
   }
   for (const StepRef& ref : finished_steps_) add_step(ref);
@@ -705,6 +737,14 @@ void Network::ProgressDeadlockWatch() {
 }
 
 void Network::CheckGlobalDeadlock() {
+  if (deadlock_reported_) return;
+  // Masters that disagree on a step's collective: no wait for quiet rounds,
+  // the step never completes (or completed wrongly).
+  if (std::optional<StepConflict> conflict = FindStepConflict(states_)) {
+    deadlock_reported_ = true;
+    PushStepMismatch(*conflict);
+    return;
+  }
   // Deadlocked: every node quiescent, every message sent across nodes
   // received (none in flight), and nothing changed on any node between
   // consecutive complete waves (no collective step moving data either):
@@ -727,7 +767,7 @@ void Network::CheckGlobalDeadlock() {
   quiet_rounds_ = quiet && anyone_blocked && sent == received && unchanged && !StepsProgress()
                       ? quiet_rounds_ + 1
                       : 0;
-  if (quiet_rounds_ < 2 || deadlock_reported_) return;
+  if (quiet_rounds_ < 2) return;
   deadlock_reported_ = true;
   std::string blocked;
   for (std::size_t node = 0; node < states_.size(); ++node) {

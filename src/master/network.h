@@ -33,6 +33,8 @@
 #include "master/thread_placement.h"
 #include "master/record_exchange.h"
 #include "master/status_exchange.h"
+#include "master/stale_steps.h"
+#include "master/step_conflict.h"
 #include "master/transfer_log.h"
 #include "master/wire.h"
 
@@ -70,6 +72,8 @@ struct CollectiveStep {
   DatatypeId datatype = DatatypeId::kByte;
   OpId op = OpId::kNull;
   std::vector<std::size_t> block_bytes;  // comm split: each master's part
+  // What this node's ranks called, checked against every peer's message.
+  StepSignature signature;
 };
 
 // What the event loop tells node 0's deadlock watch about its node.
@@ -86,8 +90,11 @@ struct NetworkEvent {
   // in flight for several rounds; `text` names the blocked ranks.
   // kStatus: node `status` asks for this node's ranks' status for `asker`
   // (SIGUSR1); kStatusGathered: every node's status for `asker`, in `text`.
+  // kStepMismatch: two nodes' ranks called different collectives (or
+  // roots, or sizes) in one step: `conflict`.
   enum class Kind {
-    kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus, kStatusGathered
+    kMessage, kCollectiveDone, kAbort, kFinished, kDeadlock, kStatus, kStatusGathered,
+    kStepMismatch
   };
   Kind kind = Kind::kMessage;
   IncomingMessage message;      // kMessage
@@ -97,6 +104,7 @@ struct NetworkEvent {
   std::string_view algorithm;
   int status = 0;               // kAbort
   int asker = 0;                // kStatus, kStatusGathered
+  StepConflict conflict;        // kStepMismatch
   std::string text;
 };
 
@@ -190,6 +198,9 @@ class Network {
     std::unique_ptr<MpiTransport> transport;
     std::unique_ptr<coll::Operation> operation;  // uses transport: destroyed first
     std::string_view algorithm;  // static text (coll::LastAlgorithm)
+    // Its peers called another collective: never progressed again, but
+    // kept, since MPI may still write into its posted receives.
+    bool mismatched = false;
   };
 
   void ExchangeNodeNames();
@@ -210,6 +221,8 @@ class Network {
   std::string Describe(int node) const;  // "node 2 (host vc2)"
   void StartStep(const CollectiveStep& step);
   void Push(NetworkEvent event);
+  // Two nodes' ranks called different collectives in one step.
+  void PushStepMismatch(const StepConflict& conflict);
   // The notice Abort() and a failing network thread send (mutex_ held).
   void RequestAbortLocked(int status, const std::string& text);
   void SendAbortNotices();
@@ -256,6 +269,8 @@ class Network {
   std::vector<MPI_Request> heartbeat_requests_;  // one outstanding per peer
   std::uint64_t progress_ = 0;  // p2p transfers and finished steps
   std::deque<StepRef> finished_steps_;  // the last few, newest last
+  StaleStepCheck stale_steps_;          // looked at when shutting down
+  bool stale_step_found_ = false;       // then: never enter the shutdown barrier
   PeerWatch::Clock::time_point next_state_{};
   ControlMsg state_msg_;
   MPI_Request state_request_ = MPI_REQUEST_NULL;

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "master/step_signature.h"
+
 namespace bdmpi {
 
 // A forwarded message, or (kind kSyncMatched, no payload) the news that
@@ -53,13 +55,16 @@ enum class ControlKind : std::int32_t {
 
 // An inter-node collective step a master has under way (or finished
 // lately), for the deadlock watch: a step every master of its group has
-// started will complete, however long its data takes.
+// started with the same signature will complete, however long its data
+// takes; one whose masters' signatures differ never will, or completed
+// wrongly (step_conflict.h).
 struct StepRef {
   std::int32_t comm = 0;
   std::int32_t group_size = 0;  // masters taking part
   std::uint64_t seq = 0;
   std::int32_t active = 0;      // 0: finished lately
   std::int32_t reserved = 0;
+  StepSignature signature;      // what this node's ranks called
 };
 
 inline constexpr int kMaxStepRefs = 16;

@@ -9,6 +9,7 @@
 # empty scratch dir.
 set -uo pipefail
 source "$(dirname "$0")/left_nothing.sh"
+source "$(dirname "$0")/job_masters.sh"
 mode=$1 bdmpiexec=$2
 shift 2
 job=peerfail$$
@@ -23,17 +24,7 @@ timeout -k 10 90 "$bdmpiexec" -nn 3 -ns 2 -nr 1 --job-id "$job" \
   --scratch-dir "$scratch" "$@" >"$log" 2>&1 &
 launcher=$!
 
-# The master of node 2: the bdmprun of this job with Open MPI rank 2.
-victim=
-for _ in $(seq 100); do
-  sleep 0.1
-  for pid in $(pgrep -f "bdmprun --job-id $job"); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2; then
-      victim=$pid
-    fi
-  done
-  [[ -n $victim ]] && break
-done
+victim=$(master_of_node "$job" 2)
 [[ -n $victim ]] || fail "no master of node 2 found"
 sleep 1
 case $mode in

@@ -21,6 +21,9 @@
  *                 MPI_Recv from their left neighbour (tag 9): a collective
  *                 called by some ranks only
  *   mixed_colls   rank 0 calls MPI_Bcast, the others MPI_Barrier
+ *   bcast_roots   MPI_Bcast of 64 KiB with root 0 on the first half of the
+ *                 ranks, root `last` on the others: over 2 or 3 nodes no
+ *                 node receives from a node of the other view
  *   idup          every rank but the last MPI_Comm_idup's MPI_COMM_WORLD and
  *                 waits; the last receives from rank 0, tag 7
  */
@@ -69,6 +72,10 @@ int main(int argc, char **argv) {
   } else if (strcmp(mode, "mixed_colls") == 0) {
     if (rank == 0) MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_WORLD);
     else MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(mode, "bcast_roots") == 0) {
+    /* Above Open MPI's eager limit: the roots' sends wait for receives. */
+    static int big[16384];
+    MPI_Bcast(big, 16384, MPI_INT, rank < size / 2 ? 0 : last, MPI_COMM_WORLD);
   } else if (strcmp(mode, "idup") == 0) {
     MPI_Comm copy;
     if (rank == last) {

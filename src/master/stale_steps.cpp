@@ -1,0 +1,54 @@
+#include "master/stale_steps.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "collectives/operation.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "master/mpi_transport.h"
+
+namespace bdmpi {
+
+void StaleStepCheck::Finished(int mpi_tag, int comm, std::uint64_t seq,
+                              StepSignature signature) {
+  steps_.push_back({mpi_tag, comm, seq, signature});
+  if (steps_.size() > kKept) steps_.pop_front();
+}
+
+std::optional<StepConflict> StaleStepCheck::Find(MPI_Comm coll, int node) {
+  std::optional<StepConflict> found;
+  for (;;) {
+    int flag = 0;
+    MPI_Message message;
+    MPI_Status status;
+    if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, coll, &flag, &message, &status) != MPI_SUCCESS)
+      throw Error(kErrIntern, "MPI_Improbe failed");
+    if (!flag) return found;
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    BDMPI_DEBUG("coll", "a step message still waiting at shutdown: %d bytes from node %d, tag %d",
+                count, status.MPI_SOURCE, status.MPI_TAG);
+    std::vector<std::byte> bytes(static_cast<std::size_t>(count));
+    if (MPI_Mrecv(bytes.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      throw Error(kErrIntern, "MPI_Mrecv failed");
+    // Only a step's first messages carry the signature alone or with
+    // small data; a large message without one names nothing.
+    if (found || count < static_cast<int>(sizeof(StepSignature)) ||
+        count > static_cast<int>(sizeof(StepSignature) + kSmallStepMessage))
+      continue;
+    StepSignature theirs;
+    std::memcpy(&theirs, bytes.data(), sizeof theirs);
+    int mpi_tag = status.MPI_TAG - status.MPI_TAG % coll::kTagsPerOperation;
+    for (auto step = steps_.rbegin(); step != steps_.rend(); ++step) {
+      if (step->mpi_tag != mpi_tag) continue;
+      if (!(step->signature == theirs))
+        found = StepConflict{step->comm, step->seq, node, step->signature, status.MPI_SOURCE,
+                             theirs};
+      break;
+    }
+  }
+}
+
+}  // namespace bdmpi
