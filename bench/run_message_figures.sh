@@ -22,7 +22,9 @@
 # just these targets); the runs use a private copy of them, so the build
 # tree may be rebuilt meanwhile.  With --base-bin DIR (e.g. a copy of
 # main's build/bin), every BDMPI run is repeated with that build too and
-# the table shows new / base: before and after in one invocation.
+# the table shows new / base: before and after in one invocation; with
+# --base-args, the base runs take other bdmpiexec options (e.g.
+# --memory-payloads off), of the base build or of this one.
 # shellcheck disable=SC2034  # variables used by lib/cluster_bench.sh
 set -u -o pipefail
 
@@ -37,6 +39,8 @@ Usage: $0 [options]
   --no-build           use --bin as it is
   --base-bin DIR       a second build run alongside (before/after), used as it is:
                        e.g. OUT/bin of an earlier run (a copy with its libbdmpi)
+  --base-args STR      bdmpiexec options of the base runs instead of --bdmpiexec-args;
+                       without --base-bin, the base is this build with these options
   --sizes LIST         point-to-point sizes, or none        (default: 8,64k,1m,4m)
   --coll-sizes LIST    collective sizes                     (default: 1m,4m)
   --ranks LIST         ranks of the collectives             (default: 4,8)
@@ -63,6 +67,8 @@ BUILD=$repo/build
 BIN=
 DO_BUILD=1
 BASE_BIN=
+BASE_ARGS=
+HAVE_BASE_ARGS=0
 SIZES=
 COLL_SIZES=
 RANKS=
@@ -84,6 +90,7 @@ while (($#)); do
     --bin) BIN=$2; shift 2 ;;
     --no-build) DO_BUILD=0; shift ;;
     --base-bin) BASE_BIN=$2; shift 2 ;;
+    --base-args) BASE_ARGS=$2; HAVE_BASE_ARGS=1; shift 2 ;;
     --sizes) SIZES=$2; shift 2 ;;
     --coll-sizes) COLL_SIZES=$2; shift 2 ;;
     --ranks) RANKS=$2; shift 2 ;;
@@ -155,12 +162,16 @@ if [[ -n $BASE_BIN ]]; then
     [[ -n $base_lib ]] && base_lib_dir=$(dirname "$base_lib")
   fi
   BASE_ENV=(env "LD_LIBRARY_PATH=$base_lib_dir")
+elif ((HAVE_BASE_ARGS)); then
+  BASE_BIN=$BIN
 fi
+((HAVE_BASE_ARGS)) || BASE_ARGS=$BDMPIEXEC_ARGS
 
 CSV=$OUT/results.csv
 echo "rep,op,ranks,variant,bytes,seconds" >"$CSV"
 read -r -a mpirun_args <<<"$MPIRUN_ARGS"
 read -r -a bdmpiexec_args <<<"$BDMPIEXEC_ARGS"
+read -r -a base_args <<<"$BASE_ARGS"
 jobs_started=0
 
 # measure REP OP-GROUP RANKS VARIANT CMD... : one run; its BENCH lines go to
@@ -176,12 +187,11 @@ measure() {
   done
 }
 
-# bdmpi BIN-DIR RANKS NR : the bdmpiexec command line of one run.
+# bdmpi BIN-DIR RANKS NR OPTIONS... : the bdmpiexec command line of one run.
 bdmpi() {
-  local bin=$1 ranks=$2 nr=$3
+  local bin=$1 ranks=$2 nr=$3; shift 3
   ((++jobs_started))
-  CMD=("$bin/bdmpiexec" -ns "$ranks" -nr "$nr" --job-id "$JOB_PREFIX-$jobs_started"
-    "${bdmpiexec_args[@]}")
+  CMD=("$bin/bdmpiexec" -ns "$ranks" -nr "$nr" --job-id "$JOB_PREFIX-$jobs_started" "$@")
 }
 
 # group_runs REP GROUP RANKS PROGRAM ARGS... : the variants of one program,
@@ -194,8 +204,10 @@ group_runs() {
     v=${variants[(i + rep) % ${#variants[@]}]}
     case $v in
       ompi) CMD=("$MPIRUN" "${mpirun_args[@]}" -np "$ranks" "$BIN/$program.ompi") ;;
-      base-nr*) bdmpi "$BASE_BIN" "$ranks" "${v#base-nr}"; CMD=("${BASE_ENV[@]}" "${CMD[@]}" "$BASE_BIN/$program") ;;
-      nr*) bdmpi "$BIN" "$ranks" "${v#nr}"; CMD+=("$BIN/$program") ;;
+      base-nr*)
+        bdmpi "$BASE_BIN" "$ranks" "${v#base-nr}" "${base_args[@]}"
+        CMD=("${BASE_ENV[@]}" "${CMD[@]}" "$BASE_BIN/$program") ;;
+      nr*) bdmpi "$BIN" "$ranks" "${v#nr}" "${bdmpiexec_args[@]}"; CMD+=("$BIN/$program") ;;
     esac
     measure "$rep" "$group" "$ranks" "$v" "${CMD[@]}" "$@"
   done
