@@ -46,7 +46,8 @@ Usage: $0 [options]
   --ranks LIST         ranks of the collectives             (default: 4,8)
   --ops LIST           collectives, or none                 (default: bcast,allreduce,alltoall)
   --window N           messages per bandwidth window        (default: 64, as osu_bw)
-  --reps N             repetitions of every run             (default: 5)
+  --reps N             repetitions of every run             (default: 5; the full set
+                       takes about 15 minutes on a loaded 2-core machine)
   --quick              a check in under a minute: 1 repetition, 8 B and 1 MiB,
                        4 ranks, a tenth of the programs' repetitions (noisy)
   --mpirun PATH        Open MPI launcher                    (default: mpirun)
