@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline double bench_now(void) {
@@ -148,6 +149,25 @@ static inline double bench_run(const char *name, long long param,
   double med = bench_time_op(op, ctx, warmup, reps, trials, &lo, &hi);
   bench_report(name, param, med, lo, hi, reps, trials);
   return med;
+}
+
+/* Parses a comma-separated list of sizes in bytes (k, m, g suffixes: KiB,
+ * MiB, GiB), each a positive multiple of 8, into sizes[0..max-1]; returns
+ * how many.  A bad item ends the job naming it. */
+static inline int bench_parse_sizes(char *list, long *sizes, int max) {
+  int n = 0;
+  for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
+    char *end;
+    long bytes = strtol(item, &end, 10);
+    if (*end == 'k' || *end == 'K') bytes <<= 10, ++end;
+    else if (*end == 'm' || *end == 'M') bytes <<= 20, ++end;
+    else if (*end == 'g' || *end == 'G') bytes <<= 30, ++end;
+    if (*end != '\0' || bytes <= 0 || bytes % 8 != 0 || n == max)
+      bench_fail("bad size '%s': a positive multiple of 8 bytes (k, m, g), "
+                 "at most %d sizes", item, max);
+    sizes[n++] = bytes;
+  }
+  return n;
 }
 
 /*

@@ -1,10 +1,13 @@
 /*
- * coll -- MPI_Bcast (root 0) and MPI_Allreduce (MPI_DOUBLE, MPI_SUM) of
- * 8 B, 1 MiB and 64 MiB over all ranks.
+ * coll -- MPI_Bcast (root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM) and
+ * MPI_Alltoall (MPI_DOUBLE) of 8 B, 1 MiB and 64 MiB, or the sizes given,
+ * over all ranks.  As in the OSU micro-benchmarks, an alltoall's size is
+ * what each rank sends to each rank (its buffers hold ranks x size).
  *
- * Usage: coll [bcast|allreduce|all]        (default all)
- * Output: BENCH bcast <bytes> <seconds per call>
- *         BENCH allreduce <bytes> <seconds per call>
+ * Usage: coll [OPS] [SIZE,...]   OPS: bcast, allreduce, alltoall, or a
+ *                                comma-separated list of them; all (the
+ *                                default) is bcast,allreduce
+ * Output: BENCH <op> <bytes> <seconds per call>
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +16,7 @@
 
 struct coll {
   int rank, size;
-  long elements;
+  long elements; /* per rank for alltoall */
   double *send, *recv;
 };
 
@@ -42,6 +45,27 @@ static void allreduce(void *ctx, long iter) {
                           MPI_SUM, MPI_COMM_WORLD));
   bench_check(c->recv, c->elements, sum_of_bases, (double)c->size,
               "allreduce");
+}
+
+/* The block rank s sends rank d in call iter starts at a base of its own,
+ * so a block from the wrong sender, for the wrong receiver or of another
+ * call fails the check. */
+static double alltoall_base(long iter, int size, int from, int to) {
+  return (double)((iter * size + from) * size + to + 1) * BENCH_SEQ;
+}
+
+static void alltoall(void *ctx, long iter) {
+  struct coll *c = ctx;
+  for (int to = 0; to < c->size; ++to) {
+    bench_stamp(c->send + to * c->elements, c->elements,
+                alltoall_base(iter, c->size, c->rank, to));
+    bench_poison(c->recv + to * c->elements, c->elements);
+  }
+  BENCH_MPI(MPI_Alltoall(c->send, (int)c->elements, MPI_DOUBLE, c->recv,
+                         (int)c->elements, MPI_DOUBLE, MPI_COMM_WORLD));
+  for (int from = 0; from < c->size; ++from)
+    bench_check(c->recv + from * c->elements, c->elements,
+                alltoall_base(iter, c->size, from, c->rank), 1.0, "alltoall");
 }
 
 struct size_plan {
@@ -74,35 +98,22 @@ static struct size_plan plan_for(long bytes) {
 static long sizes[MAX_SIZES] = {8, 1L << 20, 64L << 20};
 static int nsizes = 3;
 
-static void parse_sizes(char *list) {
-  nsizes = 0;
-  for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
-    char *end;
-    long bytes = strtol(item, &end, 10);
-    if (*end == 'k' || *end == 'K') bytes <<= 10, ++end;
-    else if (*end == 'm' || *end == 'M') bytes <<= 20, ++end;
-    else if (*end == 'g' || *end == 'G') bytes <<= 30, ++end;
-    if (*end != '\0' || bytes <= 0 || bytes % 8 != 0 || nsizes == MAX_SIZES)
-      bench_fail("bad size '%s': a positive multiple of 8 bytes (k, m, g), "
-                 "at most %d sizes", item, MAX_SIZES);
-    sizes[nsizes++] = bytes;
-  }
-}
-
-static void run_op(const char *name, bench_op_fn op, int rank, int size) {
+/* Runs `op` for every size; `blocks` is how many messages of the size each
+ * rank's buffers hold (1, or the ranks for alltoall), and what the
+ * repetitions are planned by. */
+static void run_op(const char *name, bench_op_fn op, int rank, int size,
+                   int blocks) {
   for (int p = 0; p < nsizes; ++p) {
-    struct size_plan plan_storage = plan_for(sizes[p]);
-    const struct size_plan *plan = &plan_storage;
-    struct coll c = {rank, size, plan->bytes / (long)sizeof(double), NULL,
-                     NULL};
-    c.send = bench_alloc((size_t)plan->bytes);
-    c.recv = bench_alloc((size_t)plan->bytes);
+    struct size_plan plan = plan_for(sizes[p] * blocks);
+    size_t buffer = (size_t)sizes[p] * (size_t)blocks;
+    struct coll c = {rank, size, sizes[p] / (long)sizeof(double), NULL, NULL};
+    c.send = bench_alloc(buffer);
+    c.recv = bench_alloc(buffer);
     /* Zero, so the unsampled elements of every contribution sum to 0; this
      * also touches the pages before timing. */
-    memset(c.send, 0, (size_t)plan->bytes);
-    memset(c.recv, 0, (size_t)plan->bytes);
-    bench_run(name, plan->bytes, op, &c, plan->warmup, plan->reps,
-              plan->trials);
+    memset(c.send, 0, buffer);
+    memset(c.recv, 0, buffer);
+    bench_run(name, sizes[p], op, &c, plan.warmup, plan.reps, plan.trials);
     free(c.send);
     free(c.recv);
   }
@@ -110,15 +121,20 @@ static void run_op(const char *name, bench_op_fn op, int rank, int size) {
 
 int main(int argc, char **argv) {
   BENCH_MPI(MPI_Init(&argc, &argv));
-  const char *which = argc > 1 ? argv[1] : "all";
-  int all = strcmp(which, "all") == 0;
-  if (!all && strcmp(which, "bcast") != 0 && strcmp(which, "allreduce") != 0)
-    bench_fail("usage: %s [bcast|allreduce|all] [SIZE,...]", argv[0]);
-  if (argc > 2) parse_sizes(argv[2]);
+  char ops[64] = "bcast,allreduce";
+  if (argc > 1 && strcmp(argv[1], "all") != 0) snprintf(ops, sizeof ops, "%s", argv[1]);
+  int want_bcast = 0, want_allreduce = 0, want_alltoall = 0;
+  for (char *op = strtok(ops, ","); op; op = strtok(NULL, ",")) {
+    if (strcmp(op, "bcast") == 0) want_bcast = 1;
+    else if (strcmp(op, "allreduce") == 0) want_allreduce = 1;
+    else if (strcmp(op, "alltoall") == 0) want_alltoall = 1;
+    else bench_fail("usage: %s [bcast|allreduce|alltoall|all][,...] [SIZE,...]", argv[0]);
+  }
+  if (argc > 2) nsizes = bench_parse_sizes(argv[2], sizes, MAX_SIZES);
   int rank = bench_rank(), size = bench_size();
-  if (all || strcmp(which, "bcast") == 0) run_op("bcast", bcast, rank, size);
-  if (all || strcmp(which, "allreduce") == 0)
-    run_op("allreduce", allreduce, rank, size);
+  if (want_bcast) run_op("bcast", bcast, rank, size, 1);
+  if (want_allreduce) run_op("allreduce", allreduce, rank, size, 1);
+  if (want_alltoall) run_op("alltoall", alltoall, rank, size, size);
   BENCH_MPI(MPI_Finalize());
   return 0;
 }

@@ -1,12 +1,12 @@
 /*
- * pingpong -- round trip between ranks 0 and 1: 8 bytes, or BYTES bytes
- * (a multiple of 8, k/m suffixes) when given.
+ * pingpong -- round trip between ranks 0 and 1: 8 bytes, or each of the
+ * sizes given (multiples of 8, k/m suffixes, comma-separated).
  *
  * Every other rank only takes part in the barriers and reductions of the
  * timing harness, so under BDMPI with -nr 1 it stays blocked in a collective
  * and each round trip costs two slave switches plus two messages.
  *
- * Usage:  pingpong [BYTES]
+ * Usage:  pingpong [BYTES[,BYTES...]]
  * Output: BENCH pingpong <bytes> <seconds per round trip>
  */
 #include <stdlib.h>
@@ -67,28 +67,26 @@ static void round_trip(void *ctx, long iter) {
   }
 }
 
+static void run_size(int rank, long bytes) {
+  if (bytes == 8) {
+    bench_run("pingpong", 8, round_trip, &rank, 1000, 10000, 5);
+    return;
+  }
+  struct large l = {rank, bytes / (long)sizeof(double), bench_alloc((size_t)bytes)};
+  memset(l.buf, 0, (size_t)bytes);
+  long reps = bytes <= (64L << 10) ? 1000 : 100;
+  bench_run("pingpong", bytes, large_round_trip, &l, reps / 10, reps, 5);
+  free(l.buf);
+}
+
 int main(int argc, char **argv) {
   BENCH_MPI(MPI_Init(&argc, &argv));
   if (bench_size() < 2) bench_fail("pingpong needs at least 2 ranks");
   int rank = bench_rank();
-  long bytes = 8;
-  if (argc > 1) {
-    char *end;
-    bytes = strtol(argv[1], &end, 10);
-    if (*end == 'k' || *end == 'K') bytes <<= 10, ++end;
-    else if (*end == 'm' || *end == 'M') bytes <<= 20, ++end;
-    if (*end != '\0' || bytes <= 0 || bytes % 8 != 0)
-      bench_fail("bad size '%s': a positive multiple of 8 bytes (k, m)", argv[1]);
-  }
-  if (bytes == 8) {
-    bench_run("pingpong", 8, round_trip, &rank, 1000, 10000, 5);
-  } else {
-    struct large l = {rank, bytes / (long)sizeof(double), bench_alloc((size_t)bytes)};
-    memset(l.buf, 0, (size_t)bytes);
-    long reps = bytes <= (64L << 10) ? 1000 : 100;
-    bench_run("pingpong", bytes, large_round_trip, &l, reps / 10, reps, 5);
-    free(l.buf);
-  }
+  enum { kMaxSizes = 32 };
+  long sizes[kMaxSizes] = {8};
+  int nsizes = argc > 1 ? bench_parse_sizes(argv[1], sizes, kMaxSizes) : 1;
+  for (int p = 0; p < nsizes; ++p) run_size(rank, sizes[p]);
   BENCH_MPI(MPI_Finalize());
   return 0;
 }

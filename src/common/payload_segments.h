@@ -17,7 +17,8 @@
 
 namespace bdmpi {
 
-inline constexpr int kMaxSegments = 16;
+// As many as osu_bw's window of sends that wait for a receiver not yet run.
+inline constexpr int kMaxSegments = 64;
 // One 32-bit word per segment: busy while the segment holds a message;
 // the master sets free, or free-emptied when it gave the segment's memory
 // back (moved its message to disk, or trimmed the warm pages of a free

@@ -59,7 +59,8 @@ class SegmentReader {
     std::uint64_t inode = 0;
     std::optional<MappedFile> map;  // from the second read on
   };
-  static constexpr std::size_t kMaxMappings = 64;
+  // The full pools of 4 senders (a window of 64 from one sender fits).
+  static constexpr std::size_t kMaxMappings = 256;
   std::unordered_map<std::uint64_t, Mapping> mappings_;  // by file id
 };
 
