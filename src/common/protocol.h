@@ -139,8 +139,15 @@ inline constexpr std::uint16_t kProtocolVersion = 6;
 //             runnable) when the node's memory budget needs its memory.
 //             The slave writes back its dirty storage-backed pages, drops
 //             them and answers with Released, then keeps waiting for its
-//             reply. At most one is outstanding per slave.
+//             reply; bytes = how often to report progress (below). At most
+//             one is outstanding per slave.
 //   Released: slave -> master, no reply; bytes = bytes written back.
+//   ReleaseProgress: slave -> master, no reply, between Release and
+//             Released: bytes = storage-backed bytes written back and
+//             dropped so far (the slave drops its data piece by piece as it
+//             is written, src/slave/memory/arena.h). The master counts only
+//             the rest as resident, so the rank waiting for the room may
+//             start while the write-back goes on.
 //   ReadAhead: master -> slave only, like Release (--prefetch ahead): sent
 //             to a released slave that the scheduler will resume next, once
 //             the node's budget has room for its data (counted as resident
@@ -179,6 +186,7 @@ inline constexpr std::uint16_t kProtocolVersion = 6;
   X(Release, 0x0601)       \
   X(Released, 0x0602)      \
   X(ReadAhead, 0x0603)     \
+  X(ReleaseProgress, 0x0604) \
   /* end of BDMPI_MSG_TYPES */
 
 enum class MsgType : std::uint16_t {

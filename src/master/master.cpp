@@ -313,10 +313,12 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   if (slave.state == SlaveState::kExited) return;  // sent before it died
   inline_payload_ = inline_payload;
   served_sender_ = slave.index;
-  // The slave has consumed its previous reply; not so a Released, which a
-  // slave sends while it waits for a reply that may be made already (a
-  // runnable slave switched out), naming files it has yet to read.
-  if (request.type != MsgType::kReleased) slave.held_files.clear();
+  // The slave has consumed its previous reply; not so a Released (or its
+  // progress), which a slave sends while it waits for a reply that may be
+  // made already (a runnable slave switched out), naming files it has yet
+  // to read.
+  if (request.type != MsgType::kReleased && request.type != MsgType::kReleaseProgress)
+    slave.held_files.clear();
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
   const MessageRow* row = FindMessageRow(request.type);
   if (row != nullptr && row->handle != nullptr) (this->*row->handle)(slave, request);

@@ -110,6 +110,11 @@ class Master {
   // Node memory budget for storage-backed data (memory.cpp).
   void SetNodeMemory();
   std::uint64_t StorageBytes(const Slave& slave) const;
+  // What of it counts against the budget: none once released, what is
+  // left to write while it releases.
+  std::uint64_t ResidentStorageBytes(const Slave& slave) const;
+  // How many bytes a releasing slave writes between progress reports.
+  std::uint64_t ReleaseStep() const;
   // Whether `slave` may run now without exceeding the node budget; if not,
   // asks blocked slaves to release their memory and returns false.
   bool MemoryFor(Slave& slave);
@@ -119,6 +124,7 @@ class Master {
   enum class Room { kFits, kReleasing, kNobody };
   Room MakeRoom(const Slave& slave, std::uint64_t bytes, bool blocked_only);
   void HandleReleased(Slave& slave, const RequestMsg& request);
+  void HandleReleaseProgress(Slave& slave, const RequestMsg& request);
   // Sends the replies of resumed slaves whose memory is now there.
   void ResumeWaitingForMemory();
   // --prefetch ahead: the slave the scheduler runs next reads its data
@@ -309,6 +315,8 @@ class Master {
   std::uint64_t switch_outs_ = 0;
   std::uint64_t written_back_ = 0;
   std::uint64_t read_aheads_ = 0;
+  // Resumes sent while the write-back that made their room went on.
+  std::uint64_t overlapped_resumes_ = 0;
   std::uint64_t peak_resident_ = 0;  // NoteResidentStorage's largest
 
   std::unique_ptr<Network> network_;  // only with several nodes

@@ -7,10 +7,13 @@
 // resume and the storage-backed bytes of every slave whose data is resident
 // (its own included) exceed the budget, the master sends Release to blocked
 // slaves (then runnable ones), largest first, until the rest fits, and
-// holds back the resumed slave's reply until they answer Released. So
-// nothing is written or dropped while the budget is not exceeded, a slave
-// is only switched out when it really waits, and a resumed slave never
-// competes for memory with the write-back of the slave it replaces.
+// holds back the resumed slave's reply until what they have still to
+// write fits (a releasing slave reports its progress, ReleaseProgress, as
+// it drops its data piece by piece). So nothing is written or dropped while
+// the budget is not exceeded, a slave is only switched out when it really
+// waits, and a resumed slave never holds more memory than the write-back
+// of the slave it replaces has freed: its reads overlap the rest of that
+// write-back on the disk, within the budget.
 #include <algorithm>
 #include <vector>
 
@@ -34,6 +37,22 @@ std::uint64_t Master::StorageBytes(const Slave& slave) const {
   return table[slave.index].allocated.load(std::memory_order_relaxed);
 }
 
+std::uint64_t Master::ResidentStorageBytes(const Slave& slave) const {
+  if (slave.storage_released) return 0;
+  std::uint64_t bytes = StorageBytes(slave);
+  if (slave.storage_releasing) bytes -= std::min(bytes, slave.storage_dropped);
+  return bytes;
+}
+
+std::uint64_t Master::ReleaseStep() const {
+  // Fine enough that a resumed rank starts soon after the write-back that
+  // makes its room begins, coarse enough that the reports cost nothing
+  // against the writes (a few per budget's worth; the request queue holds
+  // ten messages).
+  constexpr std::uint64_t kMin = 1ull << 20, kMax = 64ull << 20;
+  return std::clamp<std::uint64_t>(node_memory_ / 8, kMin, kMax);
+}
+
 bool Master::MemoryFor(Slave& slave) {
   // What it will hold while it runs: at least as much as when it last
   // stopped. A slave that never stopped with data (its first run after
@@ -49,13 +68,14 @@ bool Master::MemoryFor(Slave& slave) {
 }
 
 Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool blocked_only) {
-  // Released slaves hold nothing; a slave reading ahead counts in full
-  // from the moment it was told to.
+  // Released slaves hold nothing, releasing ones what they have yet to
+  // write; a slave reading ahead counts in full from the moment it was
+  // told to.
   std::uint64_t resident = mine;
   std::uint64_t releasing = 0;
   for (const Slave& other : slaves_) {
-    if (&other == &slave || other.storage_released) continue;
-    std::uint64_t bytes = StorageBytes(other);
+    if (&other == &slave) continue;
+    std::uint64_t bytes = ResidentStorageBytes(other);
     resident += bytes;
     if (other.storage_releasing) releasing += bytes;
   }
@@ -92,8 +112,10 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
                 static_cast<unsigned long long>(StorageBytes(*victim)), slave.world_rank);
     ReplyMsg release;
     release.type = MsgType::kRelease;
+    release.bytes = ReleaseStep();
     Reply(*victim, release);
     victim->storage_releasing = true;
+    victim->storage_dropped = 0;
     recorder_.ReleaseAsked(victim->index);
     victim->storage_read_ahead = false;
     releasing += StorageBytes(*victim);
@@ -101,8 +123,16 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
   return releasing == 0 ? Room::kNobody : Room::kReleasing;
 }
 
+void Master::HandleReleaseProgress(Slave& slave, const RequestMsg& request) {
+  if (!slave.storage_releasing) return;
+  slave.storage_dropped = std::max(slave.storage_dropped, request.bytes);
+  ResumeWaitingForMemory();
+  ReadAheadNext();
+}
+
 void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
   slave.storage_releasing = false;
+  slave.storage_dropped = 0;
   slave.storage_released = true;
   ++switch_outs_;
   written_back_ += request.bytes;
@@ -115,6 +145,8 @@ void Master::ResumeWaitingForMemory() {
   for (Slave& slave : slaves_) {
     if (!slave.waiting_for_memory || slave.state != SlaveState::kRunning) continue;
     if (!MemoryFor(slave)) continue;
+    if (std::ranges::any_of(slaves_, [](const Slave& other) { return other.storage_releasing; }))
+      ++overlapped_resumes_;
     slave.waiting_for_memory = false;
     NoteStateChange(slave);
     SendResumeReply(slave);
@@ -155,8 +187,7 @@ std::uint64_t Master::PayloadMemory() const {
 void Master::NoteResidentStorage() {
   // Everything the budget counts, messages in memory included.
   std::uint64_t resident = PayloadMemory();
-  for (const Slave& slave : slaves_)
-    if (!slave.storage_released) resident += StorageBytes(slave);
+  for (const Slave& slave : slaves_) resident += ResidentStorageBytes(slave);
   peak_resident_ = std::max(peak_resident_, resident);
 }
 
@@ -165,7 +196,8 @@ void Master::LogStorageSummary() const {
              "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
              "at most %llu bytes resident at a resume (%s the budget of %llu), "
              "%llu message bytes moved from memory to disk (%llu while held), "
-             "%llu bytes of idle payload segments given back",
+             "%llu bytes of idle payload segments given back, "
+             "%llu resumes during a write-back",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
              static_cast<unsigned long long>(read_aheads_),
@@ -174,7 +206,8 @@ void Master::LogStorageSummary() const {
              static_cast<unsigned long long>(node_memory_),
              static_cast<unsigned long long>(payloads_.moved_to_disk()),
              static_cast<unsigned long long>(payloads_.moved_while_held()),
-             static_cast<unsigned long long>(payloads_.trimmed_segment_bytes()));
+             static_cast<unsigned long long>(payloads_.trimmed_segment_bytes()),
+             static_cast<unsigned long long>(overlapped_resumes_));
 }
 
 }  // namespace bdmpi

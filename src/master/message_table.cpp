@@ -123,6 +123,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kRelease},
       {.type = MsgType::kReadAhead},
       {.type = MsgType::kReleased, .handle = &M::HandleReleased},
+      {.type = MsgType::kReleaseProgress, .handle = &M::HandleReleaseProgress},
   };
 
   static constexpr auto kSlots = [] {

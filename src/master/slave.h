@@ -54,6 +54,9 @@ struct Slave {
   bool storage_releasing = false;
   bool waiting_for_memory = false;
   bool storage_read_ahead = false;  // told to read back before it runs
+  // Of a releasing slave: bytes written back and dropped so far
+  // (ReleaseProgress); only the rest counts as resident.
+  std::uint64_t storage_dropped = 0;
   // Most storage-backed bytes seen when it stopped running: what it is
   // expected to need when it runs again (it may allocate after resuming).
   std::uint64_t storage_peak = 0;

@@ -164,7 +164,7 @@ ReplyMsg Runtime::ReceiveReply() {
     if (reply.type == MsgType::kReadAhead) {
       ReadAhead();
     } else if (reply.type == MsgType::kRelease) {
-      SwitchOut();
+      SwitchOut(reply.bytes);
     } else {
       return reply;
     }
@@ -180,9 +180,20 @@ void Runtime::ReadAhead() {
   BDMPI_DEBUG("disk", "read-ahead in %.3f s", Now() - start);
 }
 
-void Runtime::SwitchOut() {
+void Runtime::SwitchOut(std::uint64_t step) {
   double start = Now();
-  memory::ReleaseStats stats = memory::ReleaseAll();
+  // The master lets the rank that waits for this memory start as soon as
+  // what is left to write fits: its reads overlap the rest of ours.
+  auto progress = [](void* self, std::uint64_t dropped) {
+    RequestMsg report;
+    report.type = MsgType::kReleaseProgress;
+    report.bytes = dropped;
+    report.wants_reply = false;
+    auto& runtime = *static_cast<Runtime*>(self);
+    runtime.Enqueue(report);
+    runtime.Flush();
+  };
+  memory::ReleaseStats stats = memory::ReleaseAll(step, progress, this);
   storage_released_ = true;
   BDMPI_DEBUG("disk", "switch-out: wrote back %llu bytes, dropped %llu in %.3f s",
               static_cast<unsigned long long>(stats.written),

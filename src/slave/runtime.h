@@ -66,8 +66,9 @@ class Runtime {
   // The next reply; handles the master's Release and ReadAhead messages on
   // the way.
   ReplyMsg ReceiveReply();
-  // Writes back and drops the storage-backed memory, tells the master.
-  void SwitchOut();
+  // Writes back and drops the storage-backed memory, tells the master,
+  // with progress reports every `step` bytes (the Release says how many).
+  void SwitchOut(std::uint64_t step);
   // Reads back what SwitchOut dropped (the master has counted it against
   // the node's budget), so that the next reply finds it resident.
   void ReadAhead();

@@ -398,6 +398,49 @@ TEST(MasterTest, HoldsAResumedSlavesReplyUntilReleased) {
   EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
 }
 
+// A releasing slave reports its progress as it drops its data piece by
+// piece: the resumed slave's reply goes out as soon as what is left to
+// write fits the budget next to its own data, not at Released.
+TEST(MasterTest, ResumesOnceTheRestOfAWriteBackFits) {
+  constexpr std::uint64_t kMiB = 1024 * 1024;
+  MasterHarness harness(2, 1, [](MasterOptions& options) { options.node_memory = 8 * kMiB; });
+  harness.InitAll();
+  ExpectReply(harness, 0);
+  harness.SetStorageBytes(0, 6 * kMiB);
+  harness.Recv(0, 1, 1, 0);  // rank 1 is expected to need 6 MiB too
+  ReplyMsg release = ExpectReply(harness, 0);
+  EXPECT_EQ(release.type, MsgType::kRelease);
+  EXPECT_EQ(release.bytes, kMiB) << "progress every eighth of the budget";
+  ExpectNoReply(harness, 1);
+
+  RequestMsg progress;
+  progress.type = MsgType::kReleaseProgress;
+  progress.bytes = 3 * kMiB;  // 3 left + 6 > 8
+  harness.Send(0, progress);
+  ExpectNoReply(harness, 1);
+  progress.bytes = 4 * kMiB;  // 2 left + 6 = 8
+  harness.Send(0, progress);
+  EXPECT_EQ(ExpectReply(harness, 1).type, MsgType::kInit) << "started during the write-back";
+  ExpectNoReply(harness, 0);
+
+  RequestMsg released;
+  released.type = MsgType::kReleased;
+  released.bytes = 6 * kMiB;
+  harness.Send(0, released);
+  progress.bytes = 6 * kMiB;  // late: ignored once released
+  harness.Send(0, progress);
+  ExpectNoReply(harness, 0);
+  ExpectNoReply(harness, 1);
+  harness.SetStorageBytes(1, 6 * kMiB);
+  harness.SendText(1, 0, 0, "x");
+  harness.Recv(1, 2, 0, 0);  // rank 1 blocks: rank 0 runs again, rank 1 releases
+  EXPECT_EQ(ExpectReply(harness, 1).type, MsgType::kRelease);
+  released.bytes = 0;
+  harness.Send(1, released);
+  ExpectMessage(harness, 0, 1, 0, "x");
+  EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+}
+
 // --prefetch ahead: a released slave that will run next is told to read
 // its data back while another runs, only when both fit in the budget.
 TEST(MasterTest, ReadsAheadTheNextSlaveWithinTheBudget) {

@@ -393,6 +393,48 @@ TEST_F(StorageAlloc, EagerPrefetchReadsBackWhatWasRewritten) {
   std::free(p);
 }
 
+// A switch-out writes back and drops piece by piece, reporting the bytes
+// dropped so far after each step: memory comes free while the rest is
+// still being written (the master lets the next rank start then), and the
+// block, written back in pieces, is read back whole and bit for bit.
+struct Progress {
+  unsigned char* block;
+  std::size_t size;
+  std::vector<std::uint64_t> reports;
+  std::vector<std::size_t> resident;  // the block's pages at each report
+};
+
+TEST_F(StorageAlloc, SwitchOutDropsPieceByPieceAndReportsProgress) {
+  ASSERT_TRUE(EagerPrefetch());
+  std::size_t size = 64 * T();  // 4 MiB
+  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  Fill(p, size, 21);
+  Progress progress{p, size, {}, {}};
+  auto report = [](void* context, std::uint64_t dropped) {
+    auto& seen = *static_cast<Progress*>(context);
+    seen.reports.push_back(dropped);
+    seen.resident.push_back(ResidentPages(seen.block, seen.size));
+  };
+  ReleaseStats stats = ReleaseAll(1 << 20, report, &progress);
+  EXPECT_GE(stats.written, size);
+  ASSERT_GE(progress.reports.size(), 3u);
+  for (std::size_t i = 1; i < progress.reports.size(); ++i) {
+    EXPECT_GE(progress.reports[i], progress.reports[i - 1] + (1 << 20)) << i;
+  }
+  EXPECT_LE(progress.reports.back(), AllocatedBytes());
+  // At the first report some of the block was gone and most was not yet.
+  EXPECT_LT(progress.resident.front(), size / 4096);
+  EXPECT_GE(progress.resident.front(), size / 4096 / 2);
+  EXPECT_EQ(ResidentPages(p, size), 0u);
+  // Rewritten whole and released in pieces again: eager reads it all back.
+  Fill(p, size, 22);
+  ReleaseAll(1 << 20, report, &progress);
+  PrefetchAll();
+  EXPECT_EQ(ResidentPages(p, size), size / 4096);
+  EXPECT_EQ(Mismatch(p, size, 22), -1);
+  std::free(p);
+}
+
 TEST_F(StorageAlloc, ExplicitRangesReleasePrefetchDiscard) {
   std::size_t size = 16 * T();  // 1 MiB
   auto* p = static_cast<unsigned char*>(std::malloc(size));

@@ -581,16 +581,13 @@ void WriteAll(Arena& arena, const char* data, std::uint64_t length, std::uint64_
 }
 
 // Writes back the dirty pages of [offset, offset + length) of `block`
-// (which starts at block_offset) and, when `remember`, notes its resident
-// pages for the next switch-in.
+// (which starts at block_offset) and, when `remember`, adds its resident
+// pages to those noted for the next switch-in (a run that continues the
+// last one noted extends it: a block is written back piece by piece).
 ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
                        std::uint64_t offset, std::uint64_t length, bool remember) {
   ReleaseStats stats;
-  if (remember) {
-    block.resident.clear();
-    block.resident_all = false;
-  }
-  std::uint64_t dirty_pages = 0, resident_pages = 0;
+  std::uint64_t resident_pages = 0;
   std::uint64_t dirty_start = 0, dirty_length = 0;
   std::uint64_t run_start = 0, run_length = 0;
   auto flush_dirty = [&] {
@@ -601,8 +598,12 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
   };
   auto flush_run = [&] {
     if (run_length == 0 || !remember) return;
-    if (block.resident.size() < kMaxRuns) {
-      block.resident.push_back({run_start - block_offset, run_length});
+    std::uint64_t start = run_start - block_offset;
+    if (!block.resident.empty() &&
+        block.resident.back().start + block.resident.back().length == start) {
+      block.resident.back().length += run_length;
+    } else if (block.resident.size() < kMaxRuns) {
+      block.resident.push_back({start, run_length});
     } else {
       block.resident_all = true;
     }
@@ -610,7 +611,6 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
   };
   ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
     if (Dirty(arena, entry)) {
-      ++dirty_pages;
       if (dirty_length > 0 && dirty_start + dirty_length == at) {
         dirty_length += kPage;
       } else {
@@ -632,7 +632,6 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
   });
   flush_dirty();
   flush_run();
-  if (remember) block.mostly_dirty = block.known_dirty && 2 * dirty_pages > resident_pages;
   stats.dropped = resident_pages * kPage;
   return stats;
 }
@@ -817,24 +816,43 @@ std::size_t UsableSize(const void* p) {
   return it->second.length;
 }
 
-ReleaseStats ReleaseAll() {
+ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* context) {
   Locked lock;
   ReleaseStats total;
   if (g_arena == nullptr || !g_arena->ready) return total;
   Arena& arena = *g_arena;
   UnmapRecycled(arena);
   if (arena.used.empty()) return total;
+  step = step == 0 ? kIoChunk : RoundUp(step, kPage);
+  // Piece by piece, each dropped once written, so that the memory comes
+  // free at the disk's pace and the master can let the next rank start
+  // reading while the rest is written (memory.h, ReleaseProgress).
+  std::uint64_t dropped = 0, reported = 0;
   for (auto& [offset, block] : arena.used) {
-    ReleaseStats stats = WriteBack(arena, offset, block, offset, block.length, true);
-    total.written += stats.written;
-    total.dropped += stats.dropped;
-  }
-  if (total.written > 0) SyncFile(arena);
-  for (auto& [offset, block] : arena.used) {
-    MapFile(arena, offset, block.length);
+    block.resident.clear();
+    block.resident_all = false;
+    ReleaseStats of_block;
+    for (std::uint64_t at = 0; at < block.length; at += step) {
+      std::uint64_t piece = std::min(step, block.length - at);
+      ReleaseStats stats = WriteBack(arena, offset, block, offset + at, piece, true);
+      if (stats.written > 0) SyncFile(arena);
+      MapFile(arena, offset + at, piece);
+      posix_fadvise(arena.fd, static_cast<off_t>(offset + at), static_cast<off_t>(piece),
+                    POSIX_FADV_DONTNEED);
+      of_block.written += stats.written;
+      of_block.dropped += stats.dropped;
+      dropped += piece;
+      if (progress != nullptr && dropped - reported >= step) {
+        progress(context, dropped);
+        reported = dropped;
+      }
+    }
+    // Written bytes are the dirty pages among the resident ones.
+    block.mostly_dirty = block.known_dirty && 2 * of_block.written > of_block.dropped;
     block.known_dirty = true;
+    total.written += of_block.written;
+    total.dropped += of_block.dropped;
   }
-  posix_fadvise(arena.fd, 0, 0, POSIX_FADV_DONTNEED);
   return total;
 }
 

@@ -75,9 +75,18 @@ struct ReleaseStats {
   std::uint64_t dropped = 0;   // bytes that were resident and were dropped
 };
 
-// Switch-out: writes back and drops every block. Throws bdmpi::Error on an
-// I/O error.
-ReleaseStats ReleaseAll();
+// Called during a switch-out each time at least `step` more bytes of
+// storage-backed data (block lengths, as AllocatedBytes counts them) have
+// been written back and dropped, with the total so far: the master lets
+// the next rank run as soon as what is left fits the budget, so that its
+// reads overlap the rest of this write-back.
+using ReleaseProgress = void (*)(void* context, std::uint64_t dropped_so_far);
+
+// Switch-out: writes back and drops every block, in pieces of at most
+// `step` bytes (0: 64 MiB), each dropped as soon as it is written. Throws
+// bdmpi::Error on an I/O error.
+ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullptr,
+                        void* context = nullptr);
 // Switch-in: with eager prefetch, reads back with large direct reads the
 // pages that were resident at the last ReleaseAll in blocks the program
 // had mostly rewritten (clean blocks come back on touch, through the
