@@ -38,9 +38,9 @@ void Master::CreateMemoryDirectory() {
 }
 
 bool Master::MemoryRoomForPayloads(std::uint64_t bytes) {
-  std::uint64_t used = payloads_.memory_file_bytes() + bytes + payloads_.idle_segment_bytes();
-  for (const Slave& slave : slaves_)
-    if (!slave.storage_released) used += StorageBytes(slave);
+  // As MakeRoom counts: a releasing slave by what it has yet to write.
+  std::uint64_t used = PayloadMemory() + bytes;
+  for (const Slave& slave : slaves_) used += ResidentStorageBytes(slave);
   // Idle warm pages are worth less than a message kept off the disk.
   if (used > node_memory_) used -= TrimIdleSegments(used - node_memory_);
   return used <= node_memory_;
