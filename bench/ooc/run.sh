@@ -19,6 +19,8 @@
 #                     bdmpi-lazy,bdmpi-eager,bdmpi-ahead (not by default)
 #   --ranks N         MPI ranks (default 16); sgd needs a perfect square and
 #                     runs with the largest square <= N otherwise
+#   --running N       ranks running at once per node in the BDMPI modes (bdmpiexec -nr;
+#                     default 1, the paper's setting; 2 uses both cores of a 2-core node)
 #   --iters N         iterations of every run (default 5)
 #   --cap SECS        wall-clock cap per run (default 600); a capped run is
 #                     reported as "> cap" with the iterations it completed
@@ -79,6 +81,7 @@ factor=4
 apps_text=kmeans,pagerank,sgd,sweep
 modes_text=serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun
 ranks=16
+running=1
 iters=5
 cap=600
 build=$repo/build
@@ -94,6 +97,7 @@ while (($#)); do
     --apps) apps_text=${2?--apps needs a value}; shift 2 ;;
     --modes) modes_text=${2?--modes needs a value}; shift 2 ;;
     --ranks) ranks=${2?--ranks needs a value}; shift 2 ;;
+    --running) running=${2?--running needs a value}; shift 2 ;;
     --iters) iters=${2?--iters needs a value}; shift 2 ;;
     --cap) cap=${2?--cap needs a value}; shift 2 ;;
     --build) build=${2?--build needs a value}; shift 2 ;;
@@ -239,10 +243,10 @@ for a in "${apps[@]}"; do
   ((sq != ranks)) && say "note: $a needs a square rank count: runs with $sq ranks, not $ranks"
 done
 for k in "${!skipped[@]}"; do say "skipped $k: ${skipped[$k]}"; done
-# With -nr 1 a running rank should fit with room to spare.
+# The running ranks (-nr) should fit with room to spare.
 share=$((data_bytes / ranks))
-((share * 2 > limit)) &&
-  say "warning: each rank's share of the data ($(mib $share) MiB) is more than half the limit ($(mib "$limit") MiB): even one rank at a time will not fit; use more --ranks"
+((share * 2 * running > limit)) &&
+  say "warning: $running rank(s)' share of the data ($(mib $((share * running))) MiB) is more than half the limit ($(mib "$limit") MiB): the running ranks will not fit; use more --ranks or fewer --running"
 ((${#run_apps[@]})) || die "nothing to run (see the skipped list above)"
 
 # The serial baselines read their data in chunks of this size: 64 MiB, or
@@ -468,7 +472,7 @@ run_count=0
 bdmpi_cmd() { # options... -- program args: prints nothing, sets cmd array
   run_count=$((run_count + 1))
   job_id=$job_prefix$run_count
-  cmd=("$bin/bdmpiexec" -ns "$run_ranks" -nr 1 --scratch-dir "$work/scratch" --job-id "$job_id" "$@")
+  cmd=("$bin/bdmpiexec" -ns "$run_ranks" -nr "$running" --scratch-dir "$work/scratch" --job-id "$job_id" "$@")
 }
 check_bdmpi_leftovers() {
   local tag=$1 left
