@@ -150,6 +150,12 @@ CollectivePlan AllgatherBlocks(const void* send, int sendcount, MPI_Datatype sen
 
 // Alltoall in all its forms; in place (send == MPI_IN_PLACE) the blocks
 // sent are the receive blocks, copied when the operation starts.
+// An empty block travels nowhere: a receive of no bytes matches only a
+// send of no bytes (the pair's type signatures are equal), so both sides
+// skip it. A sparse MPI_Alltoallv then costs only its non-empty messages,
+// and a 0-byte MPI_Alltoall no message at all (IMB's took 122 us on 4 ranks).
+bool Empty(const Block& block) { return WireBytes(block.count, block.type) == 0; }
+
 CollectivePlan AlltoallBlocks(const void* send, Blocks sblocks, void* recv, Blocks rblocks,
                               const CommInfo& comm) {
   return [=]() {
@@ -159,7 +165,7 @@ CollectivePlan AlltoallBlocks(const void* send, Blocks sblocks, void* recv, Bloc
     const Blocks& from = in_place ? rblocks : sblocks;
     for (int r = 0; r < comm.size; ++r) {
       const Block& block = from[static_cast<std::size_t>(r)];
-      if (r != comm.rank)
+      if (r != comm.rank && !Empty(block))
         schedule.SendElements(r, kTagAlltoall, At(source, block), block.count, block.type);
     }
     std::size_t me = static_cast<std::size_t>(comm.rank);
@@ -168,7 +174,7 @@ CollectivePlan AlltoallBlocks(const void* send, Blocks sblocks, void* recv, Bloc
                 rblocks[me]);
     for (int r = 0; r < comm.size; ++r) {
       const Block& block = rblocks[static_cast<std::size_t>(r)];
-      if (r != comm.rank)
+      if (r != comm.rank && !Empty(block))
         schedule.RecvElements(r, kTagAlltoall, At(recv, block), block.count, block.type);
     }
     return schedule;
