@@ -10,16 +10,13 @@
 # checks: exit 0, nothing of the job left.
 set -uo pipefail
 source "$(dirname "$0")/../multinode/left_nothing.sh"
+source "$(dirname "$0")/../multinode/fail_running_job.sh"
 bdmpiexec=$1 program=$2
 job=segret$$
 scratch=$(mktemp -d)
 log=$(mktemp)
 trap 'rm -rf "$scratch" "$log"' EXIT
 launcher=
-fail() {
-  [[ -n $launcher ]] && kill "$launcher" 2>/dev/null && wait "$launcher"
-  echo "FAIL: $*"; echo "--- job output:"; cat "$log"; exit 1
-}
 memory_dir=/dev/shm/bdmpi-$job-n0-payloads
 # Segment files of slave 1: file ids (1 << 40) | (1 << 39) + index (common/payload_segments.h).
 rank1_segments() { ls "$memory_dir" 2>/dev/null | grep -c '^000001800000000[0-9a-f]$'; }

@@ -12,6 +12,7 @@
 # processor.
 set -uo pipefail
 source "$(dirname "$0")/left_nothing.sh"
+source "$(dirname "$0")/fail_running_job.sh"
 bdmpiexec=$1
 shift
 job=netplace$$
@@ -19,11 +20,6 @@ scratch=$(mktemp -d)
 log=$(mktemp)
 trap 'rm -rf "$scratch" "$log"' EXIT
 launcher=
-fail() {
-  # A check that fails while the job runs: end the job before the scratch dir goes.
-  [[ -n $launcher ]] && kill "$launcher" 2>/dev/null && wait "$launcher"
-  echo "FAIL: $*"; echo "--- job output:"; cat "$log"; exit 1
-}
 allowed() { awk '$1 == "Cpus_allowed_list:" { print $2 }' "$1"; }
 policy() { sed 's/.*) //' "$1" | awk '{ print $39 }'; }  # field 41 of stat
 readonly SCHED_BATCH=3

@@ -12,6 +12,7 @@
 set -uo pipefail
 here=$(dirname "$0")
 source "$here/../multinode/left_nothing.sh"
+source "$here/../multinode/fail_running_job.sh"
 source "$here/../multinode/job_masters.sh"
 bdmpiexec=$1 check_observe=$2
 shift 2
@@ -22,10 +23,6 @@ log=$out/log
 stopped=
 trap '[[ -n $stopped ]] && kill -KILL "$stopped" 2>/dev/null; rm -rf "$scratch" "$out"' EXIT
 launcher=
-fail() {
-  [[ -n $launcher ]] && kill "$launcher" 2>/dev/null && wait "$launcher"
-  echo "FAIL: $*"; echo "--- job output:"; cat "$log"; exit 1
-}
 
 start=$EPOCHREALTIME
 SLOW_START_MS=60000 timeout -k 10 60 "$bdmpiexec" -nn 3 -ns 1 -nr 1 --job-id "$job" \
