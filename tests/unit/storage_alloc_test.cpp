@@ -274,6 +274,26 @@ TEST_F(StorageAlloc, AFreedBlockIsReusedWithoutAHolePunch) {
   EXPECT_EQ(g_hole_punches - punches, 1);
 }
 
+// InLiveBlock (which lets a send copy with memcpy) holds for ranges inside
+// one live block only: not across its end, not for a freed (even a kept)
+// block, not for memory outside the arena.
+TEST_F(StorageAlloc, InLiveBlockCoversExactlyTheLiveBlocks) {
+  DropRecycled();
+  std::size_t size = 4 * T();
+  auto* p = static_cast<char*>(std::malloc(size));
+  std::size_t usable = UsableSize(p);
+  EXPECT_TRUE(InLiveBlock(p, size));
+  EXPECT_TRUE(InLiveBlock(p + 100, usable - 100));
+  EXPECT_FALSE(InLiveBlock(p + 100, usable));
+  EXPECT_FALSE(InLiveBlock(p - 1, 2));
+  char on_stack[64];
+  EXPECT_FALSE(InLiveBlock(on_stack, sizeof on_stack));
+  std::free(p);  // kept for reuse, still mapped, but not the program's
+  EXPECT_FALSE(InLiveBlock(p, size));
+  DropRecycled();
+  EXPECT_FALSE(InLiveBlock(p, size));
+}
+
 // At most 8 blocks and 64 MiB are kept, oldest dropped first; a much
 // larger or smaller request does not take a kept block.
 TEST_F(StorageAlloc, KeptBlocksAreBounded) {

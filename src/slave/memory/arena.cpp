@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <new>
 #include <string>
@@ -814,6 +815,17 @@ std::size_t UsableSize(const void* p) {
   auto it = arena.used.find(static_cast<const char*>(p) - arena.base);
   if (it == arena.used.end()) InvalidPointer("malloc_usable_size", p);
   return it->second.length;
+}
+
+bool InLiveBlock(const void* p, std::size_t bytes) {
+  if (!Owns(p)) return false;
+  Locked lock;
+  Arena& arena = *g_arena;
+  std::uint64_t offset = static_cast<const char*>(p) - arena.base;
+  auto after = arena.used.upper_bound(offset);
+  if (after == arena.used.begin()) return false;
+  auto block = std::prev(after);
+  return offset + bytes <= block->first + block->second.length;
 }
 
 ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* context) {

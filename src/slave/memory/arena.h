@@ -69,6 +69,11 @@ void Free(void* p);
 void* Reallocate(void* p, std::size_t bytes);
 // The block's usable size (its length in pages).
 std::size_t UsableSize(const void* p);
+// Whether [p, p + bytes) lies inside one live block: memory the program
+// allocated and may read (pages on disk come back on touch). The runtime
+// copies such a send buffer with memcpy; other buffers it copies through
+// the kernel, which checks them (payload_segments.cpp).
+bool InLiveBlock(const void* p, std::size_t bytes);
 
 struct ReleaseStats {
   std::uint64_t written = 0;   // bytes written back
