@@ -31,6 +31,12 @@ inline constexpr const char* kEnvSlaveToken = "BDMPI_SLAVE_TOKEN";
 // "1" when the slave may hold back requests that need no reply until its
 // next blocking call (the master runs one slave at a time).
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
+// "off": no rank writes a large message straight into a posted receive
+// (placed messages, slave/runtime_placed.cpp); every message goes through
+// a payload segment or spill file. A number: the smallest message placed
+// (default 256 KiB; never one that fits the window). Read by the slaves,
+// from the launch's environment.
+inline constexpr const char* kEnvPlacedMessages = "BDMPI_PLACED_MESSAGES";
 // A random secret of one bdmpiexec launch, passed to its masters through the
 // environment (never the command line, which other users can read): the
 // masters of one launch that share a host share the job directory, a master

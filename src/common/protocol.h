@@ -25,7 +25,7 @@
 
 namespace bdmpi {
 
-inline constexpr std::uint16_t kProtocolVersion = 7;
+inline constexpr std::uint16_t kProtocolVersion = 8;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -53,8 +53,20 @@ inline constexpr std::uint16_t kProtocolVersion = 7;
 //             a matched probe on the destination takes the message; the
 //             sender waits for it with WaitRecv/WaitAny/... like for a
 //             receive, or with WaitSsend.
+//             Where::kPutOffer (a standard send larger than the window,
+//             wants_reply): "is a receive for this posted?" The reply
+//             grants it (Where::kPutOffer: the receive buffer's address in
+//             file_id, the receiver's pid in file_ino), reserving that
+//             receive for this message, or refuses (kNone): the sender then
+//             sends the message as usual. A granted sender writes the data
+//             with process_vm_writev and sends Where::kPlaced (no reply;
+//             code = 0, or the errno of a failed write: the reservation
+//             is undone and the message follows as usual).
 //   PostRecv: no reply; registers receive `id` (MPI_Irecv/MPI_Recv), which
 //             the master matches against queued messages in MPI order.
+//             file_id: the receive buffer's address when a sender may
+//             write the data straight into it (a dense type, larger than
+//             the window), else 0.
 //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
 //             the reply carries status and the data (window or file).
 //   TestRecv: reply at once, flag = 1 with the data if matched.
@@ -211,8 +223,11 @@ const char* MsgTypeName(MsgType type);
 // kMemoryFile: a file of the node's memory directory (tmpfs, named by
 // file_id like a spill file), for payloads larger than the window while
 // the node's memory budget has room.
+// kPutOffer, kPlaced: a send written by the sender straight into a posted
+// receive on its node (the Send entry above; docs/architecture.md, "Placed
+// messages"); a receive's reply with kPlaced has its data in place.
 enum class Where : std::uint8_t {
-  kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4
+  kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4, kPutOffer = 6, kPlaced = 7
 };
 
 struct RequestMsg {

@@ -35,8 +35,9 @@ enum class MessagePath : int {
   kMasterSpill,   // the rank's window, then a spill file of the master (budget full)
   kSpillFile,     // a spill file the rank wrote
   kCrossNode,     // forwarded to another node's master (also counted by how it left)
+  kPlaced,        // written by the sender straight into the posted receive
 };
-inline constexpr int kMessagePaths = 5;
+inline constexpr int kMessagePaths = 6;
 const char* MessagePathKey(MessagePath path);
 
 struct Count {

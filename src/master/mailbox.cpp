@@ -12,7 +12,7 @@ bool Matches(const PostedRecv& recv, const Envelope& envelope) {
 
 std::optional<std::uint64_t> Mailbox::Deliver(Message message) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (!Matches(*it, message.envelope)) continue;
+    if (it->reserved || !Matches(*it, message.envelope)) continue;
     std::uint64_t id = it->id;
     bool discard = it->discard;
     NoteMatched(message);
@@ -103,10 +103,42 @@ void Mailbox::SetCapacity(std::uint64_t id, std::uint64_t capacity) {
 bool Mailbox::CancelRecv(std::uint64_t id) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it) {
     if (it->id != id) continue;
+    if (it->reserved) return false;  // matched: a sender writes its data
     posted_.erase(it);
     return true;
   }
   return false;
+}
+
+std::optional<PostedRecv> Mailbox::ReserveForPlacing(const Envelope& envelope,
+                                                     std::uint64_t bytes) {
+  for (PostedRecv& recv : posted_) {
+    if (recv.reserved || !Matches(recv, envelope)) continue;
+    // The first match is the one MPI order gives this message: if it
+    // cannot take the data in place, no other may.
+    if (recv.address == 0 || recv.capacity < bytes || recv.discard) return std::nullopt;
+    recv.reserved = true;
+    return recv;
+  }
+  return std::nullopt;
+}
+
+bool Mailbox::CompleteReserved(std::uint64_t id, Message message) {
+  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
+    if (it->id != id || !it->reserved) continue;
+    PostedRecv recv = *it;
+    posted_.erase(it);
+    if (recv.discard) return false;
+    completed_.emplace(id, CompletedRecv{recv, std::move(message)});
+    return true;
+  }
+  return false;
+}
+
+void Mailbox::Unreserve(std::uint64_t id) {
+  for (PostedRecv& recv : posted_) {
+    if (recv.id == id) recv.reserved = false;
+  }
 }
 
 void Mailbox::AwaitMatch(const AwaitedMatch& send) { awaited_.push_back(send); }

@@ -61,6 +61,12 @@ struct PostedRecv {
   // Freed by the slave (MPI_Request_free): still matched in MPI order, but
   // its message is dropped instead of kept for a wait that will not come.
   bool discard = false;
+  // Where a sender on this node may write the data itself (the receive
+  // buffer's address in the receiver, 0: nowhere), and whether one is
+  // doing so: the receive is then matched to that sender's message and
+  // skipped by every other (master/placed.cpp).
+  std::uint64_t address = 0;
+  bool reserved = false;
 };
 
 struct CompletedRecv {
@@ -100,6 +106,20 @@ class Mailbox {
   void CompleteUnposted(std::uint64_t id, Message message);
   // MPI_Cancel of receive `id`: withdraws it if it is still unmatched.
   bool CancelRecv(std::uint64_t id);
+
+  // Placed messages (master/placed.cpp). The posted receive that a
+  // message with `envelope` would complete now, if its buffer may take
+  // `bytes` written by the sender: reserved for that message (skipped by
+  // every other) and returned. None when no receive matches or the one
+  // that does cannot take it (the message then goes the usual way).
+  std::optional<PostedRecv> ReserveForPlacing(const Envelope& envelope, std::uint64_t bytes);
+  // The sender has written reserved receive `id`'s data: it completes
+  // with `message` (its payload says the data is in place). False if the
+  // receive was freed meanwhile.
+  bool CompleteReserved(std::uint64_t id, Message message);
+  // The sender could not write it: `id` is an ordinary posted receive again,
+  // in its place, and the sender's message follows as usual.
+  void Unreserve(std::uint64_t id);
 
   // Synchronous send `id` of this slave waits for its message's match.
   void AwaitMatch(const AwaitedMatch& send);

@@ -177,6 +177,9 @@ class Master {
 
   // Point-to-point (p2p.cpp).
   void HandleSend(Slave& slave, const RequestMsg& request);
+  // Placed messages (placed.cpp).
+  void HandlePutOffer(Slave& slave, const RequestMsg& request);
+  void HandlePutDone(Slave& slave, const RequestMsg& request);
   void HandlePostRecv(Slave& slave, const RequestMsg& request);
   void HandleWaitRecv(Slave& slave, const RequestMsg& request);
   void HandleTestRecv(Slave& slave, const RequestMsg& request);

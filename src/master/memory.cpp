@@ -95,8 +95,10 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
                    (other.state == SlaveState::kRunnable && !blocked_only);
+    // Not one that a sender writes into now (placed.cpp): the write-back
+    // would race those writes.
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
-        !other.storage_releasing && StorageBytes(other) > 0)
+        !other.storage_releasing && other.incoming_puts == 0 && StorageBytes(other) > 0)
       candidates.push_back(&other);
   }
   std::sort(candidates.begin(), candidates.end(), [this](Slave* a, Slave* b) {

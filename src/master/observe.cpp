@@ -137,6 +137,7 @@ void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Pay
                         bool cross_node) {
   if (!recorder_.on()) return;
   MessagePath path = request.where == Where::kInline ? MessagePath::kInline
+                     : request.where == Where::kPlaced ? MessagePath::kPlaced
                      : request.where == Where::kFile ? MessagePath::kSpillFile
                      // A memory file held by the master counts as its memory.
                      : payload.on_disk() && !payload.in_memory_file() ? MessagePath::kMasterSpill

@@ -15,6 +15,8 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   BDMPI_ENFORCE(request.peer >= 0 &&
                     request.peer < static_cast<int>(comm.world_ranks.size()),
                 "send to rank " + std::to_string(request.peer));
+  if (request.where == Where::kPutOffer) return HandlePutOffer(slave, request);
+  if (request.where == Where::kPlaced) return HandlePutDone(slave, request);
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = payloads_.Take(request, io_->Window(slave.index), inline_payload_);
@@ -104,8 +106,9 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
 }
 
 void Master::HandlePostRecv(Slave& slave, const RequestMsg& request) {
-  slave.mailbox.Post(PostedRecv{request.id, request.comm, request.peer,
-                                request.tag, request.bytes});
+  PostedRecv recv{request.id, request.comm, request.peer, request.tag, request.bytes};
+  recv.address = request.file_id;
+  slave.mailbox.Post(recv);
   TellMatchedSenders(slave);
   // MPI_Recv posts and waits in one request.
   if (request.wants_reply) HandleWaitRecv(slave, request);

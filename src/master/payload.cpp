@@ -37,12 +37,20 @@ Payload Payload::InFile(std::shared_ptr<PayloadFile> file, std::uint64_t bytes) 
   return payload;
 }
 
+Payload Payload::Placed(std::uint64_t bytes) {
+  Payload payload;
+  payload.bytes_ = bytes;
+  payload.placed_ = true;
+  return payload;
+}
+
 UniqueFd Payload::Open(int access) const {
   return file_->dir->Open(file_->file_id, access, file_->owned->inode());
 }
 
 Payload::Payload(Payload&& other) noexcept
     : bytes_(std::exchange(other.bytes_, 0)),
+      placed_(std::exchange(other.placed_, false)),
       memory_(std::move(other.memory_)),
       budget_(std::exchange(other.budget_, nullptr)),
       file_(std::move(other.file_)) {}
@@ -51,6 +59,7 @@ Payload& Payload::operator=(Payload&& other) noexcept {
   if (this != &other) {
     Reset();
     bytes_ = std::exchange(other.bytes_, 0);
+    placed_ = std::exchange(other.placed_, false);
     memory_ = std::move(other.memory_);
     budget_ = std::exchange(other.budget_, nullptr);
     file_ = std::move(other.file_);
@@ -67,6 +76,7 @@ void Payload::Reset() noexcept {
   memory_.shrink_to_fit();
   file_.reset();
   bytes_ = 0;
+  placed_ = false;
 }
 
 }  // namespace bdmpi

@@ -61,6 +61,9 @@ class Payload {
                         std::uint64_t bytes, const SpillDir* dir = nullptr);
   // In a file described by `file` (PayloadStore's memory files).
   static Payload InFile(std::shared_ptr<PayloadFile> file, std::uint64_t bytes);
+  // Nowhere: the sender wrote the `bytes` straight into the receive buffer
+  // (master/placed.cpp).
+  static Payload Placed(std::uint64_t bytes);
 
   Payload(Payload&& other) noexcept;
   Payload& operator=(Payload&& other) noexcept;
@@ -73,6 +76,7 @@ class Payload {
   bool on_disk() const { return file_ != nullptr; }
   // In a memory file (still: the store may move it to disk).
   bool in_memory_file() const { return file_ != nullptr && file_->memory_charge != nullptr; }
+  bool placed() const { return placed_; }
   const std::vector<std::byte>& memory() const { return memory_; }
   std::vector<std::byte>& memory() { return memory_; }
   // Null, 0 and null for a payload in master memory.
@@ -89,6 +93,7 @@ class Payload {
   void Reset() noexcept;
   static inline const std::shared_ptr<OwnedFile> kNoFile;
   std::uint64_t bytes_ = 0;
+  bool placed_ = false;
   std::vector<std::byte> memory_;
   MemoryBudget* budget_ = nullptr;
   std::shared_ptr<PayloadFile> file_;

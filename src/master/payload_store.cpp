@@ -53,6 +53,10 @@ Payload PayloadStore::Take(const RequestMsg& request, const std::byte* window,
     }
     case Where::kMemoryFile:
       return TakeMemoryFile(request);
+    case Where::kPutOffer:
+    case Where::kPlaced:
+      BDMPI_ENFORCE(false, "a placed message has no payload to take");
+      break;
     case Where::kInline:
     case Where::kWindow:
       break;
@@ -77,6 +81,10 @@ void PayloadStore::Read(const RequestMsg& request, const std::byte* window,
                         const std::byte* inline_data, void* out, std::size_t bytes) {
   switch (request.where) {
     case Where::kNone:
+      break;
+    case Where::kPutOffer:
+    case Where::kPlaced:
+      BDMPI_ENFORCE(false, "a placed message has no payload to read");
       break;
     case Where::kInline:
       BDMPI_ENFORCE(inline_data != nullptr, "inline payload outside a request message");
@@ -110,6 +118,8 @@ void PayloadStore::Give(const Payload& payload, std::uint64_t capacity, std::byt
   std::uint64_t copy = std::min<std::uint64_t>(payload.bytes(), capacity);
   if (copy == 0) {
     reply.where = Where::kNone;
+  } else if (payload.placed()) {
+    reply.where = Where::kPlaced;  // the sender wrote it into the receive buffer
   } else if (payload.on_disk()) {
     reply.where = payload.in_memory_file() ? Where::kMemoryFile : Where::kFile;
     reply.file_id = payload.file_id();

@@ -88,6 +88,10 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
         return std::string(request.where == Where::kFile ? "spill" : "memory") + " file " +
                std::to_string(request.file_id) + ", which it did not write";
       break;
+    case Where::kPutOffer:
+    case Where::kPlaced:
+      if (request.type != MsgType::kSend) return "a placed payload outside a send";
+      break;
   }
   const MessageRow* row = FindMessageRow(request.type);
   CommCheck check = row != nullptr ? row->comm_check : CommCheck::kNone;

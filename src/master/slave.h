@@ -61,6 +61,17 @@ struct Slave {
   // expected to need when it runs again (it may allocate after resuming).
   std::uint64_t storage_peak = 0;
   Mailbox mailbox;
+  // Placed messages (master/placed.cpp): the receive this slave was allowed
+  // to write into and has not reported on yet; and, as a receiver, how
+  // many senders may be writing into its memory now (it is not switched
+  // out meanwhile: a write-back would race their writes).
+  struct GrantedPut {
+    int dest_world_rank = -1;
+    std::uint64_t recv_id = 0;
+    Envelope envelope;
+  };
+  std::optional<GrantedPut> granted_put;
+  int incoming_puts = 0;
   // The receive ids of its last WaitAny / TestAny / PollAny / TestAll.
   std::vector<std::uint64_t> wait_ids;
   // The request whose reply is due when this slave next runs.

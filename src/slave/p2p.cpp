@@ -140,6 +140,11 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   // A buffered message also wants to know when it is matched: until then
   // it holds its room in the attached buffer.
   if (mode != SendMode::kStandard) request.code = kSynchronousSend;
+  // Straight into the receive buffer when the receive is posted on this
+  // node (runtime_placed.cpp); a synchronous or buffered send waits for
+  // its match's notice, which the usual path gives.
+  if (mode == SendMode::kStandard && runtime->TryPlace(wire.data, wire.bytes, request))
+    return request.id;
   runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);
   if (mode == SendMode::kBuffered) RecordBuffered(request.id, wire.bytes);
@@ -171,10 +176,12 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
     return;
   }
   Runtime* runtime = Runtime::Instance();
-  // Post and wait in one request (the master treats wants_reply as wait).
-  ReplyMsg reply = runtime->Call(RecvRequest(MsgType::kPostRecv, comm, source,
-                                             tag, capacity, runtime->NewRecvId()));
   const TypeInfo& type = LookupType(datatype);
+  // Post and wait in one request (the master treats wants_reply as wait).
+  RequestMsg request =
+      RecvRequest(MsgType::kPostRecv, comm, source, tag, capacity, runtime->NewRecvId());
+  request.file_id = runtime->PlaceableAddress(buffer, capacity, type.Dense());
+  ReplyMsg reply = runtime->Call(request);
   MPI_Status received;
   int error = FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
                          &received, &comm);
@@ -236,8 +243,11 @@ void StartRecv(PendingRequest& pending) {
   const CommInfo& comm = LookupComm(pending.comm);
   Runtime* runtime = Runtime::Instance();
   pending.id = runtime->NewRecvId();
-  runtime->Post(RecvRequest(MsgType::kPostRecv, comm, pending.peer, pending.tag,
-                            pending.capacity, pending.id));
+  RequestMsg request = RecvRequest(MsgType::kPostRecv, comm, pending.peer, pending.tag,
+                                   pending.capacity, pending.id);
+  request.file_id =
+      runtime->PlaceableAddress(pending.buffer, pending.capacity, pending.layout == nullptr);
+  runtime->Post(request);
 }
 
 // Sends are buffered: the request is complete as soon as it is started,

@@ -88,6 +88,7 @@ void Runtime::Connect() {
   request_queue_ = MessageQueue::Open(names.RequestQueue(), O_WRONLY);
   go_queue_ = MessageQueue::Open(names.GoQueue(slave_), O_RDONLY);
   window_ = SharedMemory::Open(names.Window(slave_), window_size);
+  StartPlacing();
 }
 
 void Runtime::CheckCallingThread() const {
@@ -250,6 +251,11 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
       break;
     case Where::kMemoryFile:
       segment_reader_.Read(memory_dir_, reply.file_id, reply.file_ino, data, bytes);
+      break;
+    case Where::kPlaced:  // the sender wrote it into `data` already
+      break;
+    case Where::kPutOffer:
+      BDMPI_ENFORCE(false, "a reply carrying a placement offer");
       break;
   }
 }

@@ -57,11 +57,25 @@ class Runtime {
   // Copies min(reply.bytes, capacity) bytes of a reply's payload to `data`.
   void FetchPayload(const ReplyMsg& reply, void* data, std::uint64_t capacity);
 
+  // Placed messages (runtime_placed.cpp, master/placed.cpp). A standard
+  // send of `bytes` (the request as it would be posted, without payload):
+  // true when the master knew its receive, posted on this node, and the
+  // data was written straight into that receive's buffer; false when it
+  // must be sent as usual (StagePayload and post), which the master then
+  // expects.
+  bool TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request);
+  // The address a receive of `capacity` bytes into `buffer` offers senders
+  // to write into (RequestMsg::file_id of its PostRecv), 0 for none: only
+  // dense buffers (`dense`) of messages too large for the window.
+  std::uint64_t PlaceableAddress(void* buffer, std::uint64_t capacity, bool dense) const;
+
   std::uint64_t NewRecvId() { return ++recv_seq_; }
 
  private:
   Runtime() = default;
   void Connect();
+  // Decides placing_ and place_min_bytes_ (runtime_placed.cpp).
+  void StartPlacing();
   void DrainAcks();
   // The next reply; handles the master's Release and ReadAhead messages on
   // the way.
@@ -99,6 +113,11 @@ class Runtime {
   RequestBatch batch_;                     // requests not sent yet
   const void* staged_inline_ = nullptr;    // StagePayload's inline data
   bool defer_posts_ = false;
+  // Placed messages: whether this rank writes into and offers receive
+  // buffers (off by BDMPI_PLACED_MESSAGES=off, or once the kernel refused
+  // a write), and from what size.
+  bool placing_ = false;
+  std::uint64_t place_min_bytes_ = 0;
   bool storage_released_ = false;  // switched out since the last reply
   int pending_acks_ = 0;
   std::uint64_t recv_seq_ = 0;

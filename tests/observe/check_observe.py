@@ -5,6 +5,7 @@
   check_observe.py [--report FILE] [--trace FILE] --nranks N --nnodes M
                    [--partial] [--missing-nodes none|N,N...]
                    [--collective MPI_Bcast ...] [--sent-min N]
+                   [--path-min PATH:N ...]
                    [--written-back-min BYTES] [--read-back-min BYTES]
 
 Report: the schema, one entry per rank and node, times that add up to at
@@ -67,6 +68,11 @@ def check_report(path, args):
         fail("negative major faults")
     if sent < args.sent_min:
         fail("%d messages sent in all, expected at least %d" % (sent, args.sent_min))
+    for path_min in args.path_min:
+        path, minimum = path_min.split(":")
+        count = sum(rank["sent"][path]["messages"] for rank in report["ranks"])
+        if count < int(minimum):
+            fail("%d messages went the %s way, expected at least %s" % (count, path, minimum))
     for node in report["nodes"]:
         if node["master_peak_rss_bytes"] <= 0:
             fail("node %d has no master peak RSS" % node["node"])
@@ -187,6 +193,7 @@ def main():
     parser.add_argument("--missing-nodes")
     parser.add_argument("--collective", action="append", default=[])
     parser.add_argument("--sent-min", type=int, default=0)
+    parser.add_argument("--path-min", action="append", default=[])
     parser.add_argument("--written-back-min", type=int, default=0)
     parser.add_argument("--read-back-min", type=int, default=0)
     args = parser.parse_args()

@@ -456,6 +456,80 @@ TEST(MailboxTest, CancelRecvWithdrawsOnlyUnmatchedReceives) {
   EXPECT_FALSE(mailbox.CancelRecv(99));
 }
 
+// ------------------------------------------------------ placed messages
+
+// A receive whose buffer a sender may write into (address != 0).
+PostedRecv PlaceableRecv(std::uint64_t id, int source, int tag, std::uint64_t capacity) {
+  PostedRecv recv{id, 0, source, tag, capacity};
+  recv.address = 0x1000 * id;
+  return recv;
+}
+
+TEST(MailboxTest, PlacingReservesTheReceiveMpiOrderGives) {
+  Mailbox mailbox;
+  mailbox.Post(PlaceableRecv(1, kAnySource, kAnyTag, 100));
+  mailbox.Post(PlaceableRecv(2, 1, 5, 100));
+  std::optional<PostedRecv> recv = mailbox.ReserveForPlacing(Envelope{0, 1, 5}, 100);
+  ASSERT_TRUE(recv);
+  EXPECT_EQ(recv->id, 1u);  // the first posted, though both accept it
+  EXPECT_EQ(recv->address, 0x1000u);
+  // Reserved: other messages skip it, and it cannot be cancelled.
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 2, 5, 7)), std::nullopt);  // queued
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 8)), 2u);
+  EXPECT_FALSE(mailbox.CancelRecv(1));
+  Message placed;
+  placed.envelope = Envelope{0, 1, 5};
+  placed.payload = Payload::Placed(100);
+  EXPECT_TRUE(mailbox.CompleteReserved(1, std::move(placed)));
+  std::optional<CompletedRecv> done = mailbox.TakeCompleted(1);
+  ASSERT_TRUE(done);
+  EXPECT_TRUE(done->message.payload.placed());
+  EXPECT_EQ(done->message.payload.bytes(), 100u);
+  EXPECT_EQ(mailbox.posted(), 0u);
+  EXPECT_EQ(mailbox.queued(), 1u);
+}
+
+TEST(MailboxTest, PlacingNeedsTheFirstMatchToTakeTheDataInPlace) {
+  Mailbox mailbox;
+  // Nothing posted, or the first match cannot take it: no other receive
+  // is chosen instead (that would break MPI order).
+  EXPECT_FALSE(mailbox.ReserveForPlacing(Envelope{0, 1, 5}, 100));
+  mailbox.Post(MakeRecv(1, 0, 1, 5));                 // no address
+  mailbox.Post(PlaceableRecv(2, 1, 5, 100));
+  EXPECT_FALSE(mailbox.ReserveForPlacing(Envelope{0, 1, 5}, 100));
+  EXPECT_TRUE(mailbox.CancelRecv(1));
+  EXPECT_FALSE(mailbox.ReserveForPlacing(Envelope{0, 1, 5}, 101));  // too small
+  mailbox.Discard(2);
+  EXPECT_FALSE(mailbox.ReserveForPlacing(Envelope{0, 1, 5}, 100));  // freed
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 7)), std::nullopt);  // dropped
+  EXPECT_EQ(mailbox.posted(), 0u);
+}
+
+TEST(MailboxTest, AnUndoneReservationKeepsTheReceiveInItsPlace) {
+  Mailbox mailbox;
+  mailbox.Post(PlaceableRecv(1, kAnySource, 5, 100));
+  mailbox.Post(PlaceableRecv(2, kAnySource, 5, 100));
+  ASSERT_TRUE(mailbox.ReserveForPlacing(Envelope{0, 1, 5}, 100));
+  mailbox.Unreserve(1);  // the write failed: the message comes the usual way
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 1, 5, 7)), 1u);
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 2, 5, 8)), 2u);
+  EXPECT_EQ(TakeMarker(mailbox, 1), 7);
+  EXPECT_EQ(TakeMarker(mailbox, 2), 8);
+}
+
+TEST(MailboxTest, AReservedReceiveFreedMeanwhileDropsItsMessage) {
+  Mailbox mailbox;
+  mailbox.Post(PlaceableRecv(1, 1, 5, 100));
+  ASSERT_TRUE(mailbox.ReserveForPlacing(Envelope{0, 1, 5}, 100));
+  mailbox.Discard(1);
+  Message placed;
+  placed.envelope = Envelope{0, 1, 5};
+  placed.payload = Payload::Placed(100);
+  EXPECT_FALSE(mailbox.CompleteReserved(1, std::move(placed)));
+  EXPECT_FALSE(mailbox.TakeCompleted(1));
+  EXPECT_EQ(mailbox.posted(), 0u);
+}
+
 Message SyncMessage(int tag, std::uint8_t marker, int sender, std::uint64_t id) {
   Message message = MakeMessage(0, 1, tag, marker);
   message.sent_by = SentBy{sender, id, /*synchronous=*/true};

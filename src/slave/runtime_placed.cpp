@@ -1,0 +1,111 @@
+// The slave's half of placed messages (master/placed.cpp): a large send
+// whose receive is already posted on this node is written straight into
+// the receive buffer with process_vm_writev: one copy instead of two, as
+// Open MPI's single-copy transfer (CMA) does.
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/job_names.h"
+#include "common/log.h"
+#include "slave/runtime.h"
+
+namespace bdmpi {
+namespace {
+
+// Below this a message is cheap to copy twice, and the offer's round trip
+// to the master (a few microseconds, more when it is refused because the
+// receive is not posted yet) would cost more than the copy it saves.
+constexpr std::uint64_t kPlaceMinBytes = 256 * 1024;
+
+// Tests only: every granted write fails with this errno, unwritten, so
+// that the way back (the master undoes the reservation, the message goes
+// the usual way) and giving up on EPERM are exercised where the kernel
+// allows every write (as root, without Yama).
+int TestWriteErrno() {
+  static const int value = [] {
+    const char* text = std::getenv("BDMPI_TEST_PLACE_ERRNO");
+    return text != nullptr ? std::atoi(text) : 0;
+  }();
+  return value;
+}
+
+// Writes `bytes` at `data` to `address` in process `pid`. Returns 0 or the
+// errno of the failed write (EFAULT for a bad buffer on either side, EPERM
+// where the system forbids it, ESRCH when the receiver is gone).
+int WriteInto(pid_t pid, std::uint64_t address, const void* data, std::uint64_t bytes) {
+  std::uint64_t done = 0;
+  while (done < bytes) {
+    iovec local{const_cast<char*>(static_cast<const char*>(data)) + done, bytes - done};
+    iovec remote{reinterpret_cast<char*>(address) + done, bytes - done};
+    ssize_t written = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+    if (written > 0) {
+      done += static_cast<std::uint64_t>(written);
+    } else if (written < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return written < 0 ? errno : EFAULT;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void Runtime::StartPlacing() {
+  const char* setting = std::getenv(kEnvPlacedMessages);
+  placing_ = setting == nullptr || std::strcmp(setting, "off") != 0;
+  // A number sets the smallest message placed (tests use small ones).
+  std::uint64_t min_bytes = kPlaceMinBytes;
+  if (placing_ && setting != nullptr && *setting != '\0') {
+    char* end = nullptr;
+    unsigned long long value = std::strtoull(setting, &end, 10);
+    if (*end == '\0') min_bytes = value;
+  }
+  place_min_bytes_ = std::max<std::uint64_t>(window_.size() + 1, min_bytes);
+  // Under Yama (ptrace_scope 1, Ubuntu's default) a process may write into
+  // the memory of its descendants only, unless the target names a tracer:
+  // the master, whose descendants are this node's ranks of the job. Where
+  // Yama is absent the call fails (EINVAL) and nothing is needed.
+  if (placing_) prctl(PR_SET_PTRACER, static_cast<unsigned long>(getppid()), 0, 0, 0);
+}
+
+bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request) {
+  if (!placing_ || bytes < place_min_bytes_) return false;
+  RequestMsg offer = request;
+  offer.where = Where::kPutOffer;
+  offer.bytes = bytes;
+  offer.file_id = 0;
+  ReplyMsg reply = Call(offer);
+  if (reply.where != Where::kPutOffer) return false;  // not posted: as usual
+  int error = TestWriteErrno();
+  if (error == 0)
+    error = WriteInto(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes);
+  RequestMsg done = request;
+  done.where = Where::kPlaced;
+  done.bytes = bytes;
+  done.file_id = 0;
+  done.code = error;
+  // With one running rank the news may wait for this rank's next blocking
+  // call: the receiver cannot run before it anyway.
+  Post(done);
+  if (error == EPERM || error == ENOSYS) {
+    BDMPI_DEBUG("p2p", "writing into another rank's memory is not allowed here (%s): "
+                "messages go through the master from now on", std::strerror(error));
+    placing_ = false;
+  }
+  return error == 0;
+}
+
+std::uint64_t Runtime::PlaceableAddress(void* buffer, std::uint64_t capacity,
+                                        bool dense) const {
+  if (!placing_ || !dense || capacity < place_min_bytes_) return 0;
+  return reinterpret_cast<std::uint64_t>(buffer);
+}
+
+}  // namespace bdmpi
