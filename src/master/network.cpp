@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "collectives/collectives.h"
 #include "master/job_recorder.h"
+#include "master/test_pause.h"
 #include "master/message_table.h"
 
 namespace bdmpi {
@@ -255,6 +256,7 @@ void Network::Run() {
       return;
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
+      if (node_ == 0) TestPause(kTestPauseAfterShutdown);
       records_.Receive(control_, node_, nnodes_);
       PushStatus(status_.Progress(control_, node_, nnodes_, /*final=*/true));
       // Every master is done: heartbeats still in flight need no answer.
