@@ -1,7 +1,8 @@
 // Test hooks: pauses that hold one thread of a master at a point where a
 // race has its window, long enough for a test to hit that window every
-// time. Each is off unless its environment variable (BDMPI_TEST_PAUSE_*,
-// milliseconds) is set; bdmpiexec passes BDMPI_* variables to every master.
+// time. Each is off unless its environment variable (BDMPI_TEST_PAUSE_*) is
+// set, to milliseconds ("3000"), or to milliseconds on one node only
+// ("3000@1"); bdmpiexec passes BDMPI_* variables to every master.
 #pragma once
 
 namespace bdmpi {
@@ -13,7 +14,8 @@ inline constexpr const char* kTestPauseAfterShutdown = "BDMPI_TEST_PAUSE_AFTER_S
 // process ends (common/job_liveness.h).
 inline constexpr const char* kTestPauseBeforeExit = "BDMPI_TEST_PAUSE_BEFORE_EXIT_MS";
 
-// Sleeps for the milliseconds in environment variable `name`, if it is set.
-void TestPause(const char* name);
+// Sleeps for the milliseconds in environment variable `name`, if it is set
+// for every node or for `node`.
+void TestPause(const char* name, int node);
 
 }  // namespace bdmpi
