@@ -3,8 +3,8 @@
 // masters agree on node 0's clock for the trace.
 //
 // The exchange has a communicator of its own (a duplicate of the masters',
-// made with the network's others), and each side of it one owner, so that no two
-// threads ever wait for the same message:
+// made with the network's others), and each side of it one owner, so that
+// no two threads ever wait for the same message:
 // * node 0 receives in one place, the event loop's thread (Collect), after
 //   the network's kFinished event or after a failure, with a deadline;
 // * every other node sends its record once: the network thread as it

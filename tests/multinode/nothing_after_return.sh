@@ -17,6 +17,7 @@ scratch=$(mktemp -d)
 out=$(mktemp -d)
 log=$out/log
 trap 'rm -rf "$scratch" "$out"' EXIT
+# shellcheck disable=SC2034  # fail's (fail_running_job.sh): no job in the background
 launcher=
 
 # run_and_check NAME NODES [ENV...]

@@ -54,8 +54,10 @@ elapsed=$(awk -v a="$signalled" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b 
 ((status == 143)) || fail "the job exited $status, not 143 (node 0's master got SIGTERM)"
 # The held network thread lets go after 4 s; then at most the masters'
 # 2 s wait for each other.
-awk -v e="$elapsed" 'BEGIN { exit !(e < 10) }' || fail "the job took ${elapsed} s to end after SIGTERM"
-grep -Eq "node 0: master received signal Terminated" "$log" || fail "no message naming the signal"
+awk -v e="$elapsed" 'BEGIN { exit !(e < 10) }' ||
+  fail "the job took ${elapsed} s to end after SIGTERM"
+grep -Eq "node 0: master received signal Terminated" "$log" ||
+  fail "no message naming the signal"
 grep -Eq "^bdmpi report: .*PARTIAL: the job failed" "$log" || fail "the report is not marked partial"
 grep -q "no figures from" "$log" && fail "the report names a node as missing"
 python3 "$check_observe" --report "$out/report.json" --nranks 2 --nnodes 2 --partial \

@@ -50,7 +50,8 @@ elapsed=$(awk -v a="$killed" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a
 # The job's end must have ended the stopped master too (mpirun continues
 # it with its SIGTERM), before bdmpiexec returned.
 if kill -0 "$node1" 2>/dev/null && [[ $(ps -o stat= -p "$node1") != Z* ]]; then
-  fail "the stopped master of node 1 (pid $node1, state $(ps -o stat= -p "$node1")) outlived the job"
+  fail "the stopped master of node 1 (pid $node1," \
+    "state $(ps -o stat= -p "$node1")) outlived the job"
 fi
 stopped=
 

@@ -250,9 +250,10 @@ int main(int argc, char** argv) {
   // also cover processes that are not bdmpiexec's descendants (srun's).
   std::vector<std::string> alive = bdmpi::WaitForDescendants(kProcessesGoneMs);
   if (!alive.empty()) {
-    std::string text = "bdmpiexec: processes of job " + options.job_id + " still ran on this node " +
-                       std::to_string(kProcessesGoneMs / 1000) +
-                       " s after its launcher ended, and were killed:";
+    std::string child = command.front().substr(command.front().rfind('/') + 1);
+    std::string text = "bdmpiexec: processes of job " + options.job_id +
+                       " still ran on this node " + std::to_string(kProcessesGoneMs / 1000) +
+                       " s after " + child + " ended; they were killed:";
     for (const std::string& process : alive) text += "\nbdmpiexec:   " + process;
     std::fprintf(stderr, "%s\n", text.c_str());
     bdmpi::KillDescendants();
