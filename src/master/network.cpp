@@ -258,7 +258,7 @@ void Network::Run() {
       return;
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
-      if (node_ == 0) TestPause(kTestPauseAfterShutdown, node_);
+      TestPause(kTestPauseAfterShutdown, node_);
       // Node 0's event loop receives the records after kFinished.
       records_.WaitSent();
       PushStatus(status_.Progress(control_, node_, nnodes_, /*final=*/true));

@@ -7,8 +7,8 @@
 
 namespace bdmpi {
 
-// The network thread of node 0, once the masters' shutdown barrier has
-// completed, before it reports the network finished (record_exchange.h).
+// The network thread, once the masters' shutdown barrier has completed,
+// before it reports the network finished (record_exchange.h).
 inline constexpr const char* kTestPauseAfterShutdown = "BDMPI_TEST_PAUSE_AFTER_SHUTDOWN_MS";
 // A master, after its job's objects and liveness file are gone, before the
 // process ends (common/job_liveness.h).

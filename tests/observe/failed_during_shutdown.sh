@@ -25,7 +25,7 @@ log=$out/log
 trap 'rm -rf "$scratch" "$out"' EXIT
 launcher=
 
-SLOW_START_MS=0 BDMPI_TEST_PAUSE_AFTER_SHUTDOWN_MS=4000 timeout -k 5 20 "$bdmpiexec" -nn 2 \
+SLOW_START_MS=0 BDMPI_TEST_PAUSE_AFTER_SHUTDOWN_MS=4000@0 timeout -k 5 20 "$bdmpiexec" -nn 2 \
   -ns 1 -nr 1 --job-id "$job" --scratch-dir "$scratch" --report \
   --report=json "$out/report.json" "$@" >"$log" 2>&1 &
 launcher=$!
