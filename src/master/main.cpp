@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "master/master.h"
 #include "master/options.h"
+#include "master/test_pause.h"
 
 namespace {
 
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bdmprun: node %d: %s\n", node, error.what());
     status = 1;
   }
+  // The master's objects and liveness file are gone by now.
+  bdmpi::TestPause(bdmpi::kTestPauseBeforeExit, node);
   if (status != 0 && nnodes > 1) {
     // The other masters are cleaning up too (they got our notice, or the
     // signal mpirun/srun sent to all). MPI_Abort kills them at once, so wait

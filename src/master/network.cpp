@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "collectives/collectives.h"
 #include "master/job_recorder.h"
+#include "master/test_pause.h"
 #include "master/message_table.h"
 
 namespace bdmpi {
@@ -75,8 +76,8 @@ Network::Network(Config config, std::function<void()> wake)
     : config_(std::move(config)), wake_(std::move(wake)) {
   MPI_Comm_rank(MPI_COMM_WORLD, &node_);
   MPI_Comm_size(MPI_COMM_WORLD, &nnodes_);
-  // Separate communicators keep the three kinds of traffic from matching
-  // each other's receives.
+  // Separate communicators keep the kinds of traffic from matching each
+  // other's receives (and the record exchange, record_exchange.h, has one).
   CheckMpi(MPI_Comm_dup(MPI_COMM_WORLD, &p2p_), "MPI_Comm_dup");
   CheckMpi(MPI_Comm_dup(MPI_COMM_WORLD, &coll_), "MPI_Comm_dup");
   CheckMpi(MPI_Comm_dup(MPI_COMM_WORLD, &control_), "MPI_Comm_dup");
@@ -93,7 +94,9 @@ Network::Network(Config config, std::function<void()> wake)
   max_channels_ = flag ? static_cast<int>((static_cast<long long>(*tag_ub) + 1) / kOpTagSpace) : 1;
   BDMPI_ENFORCE(max_channels_ >= 1, "MPI_TAG_UB below the operation tags");
   ExchangeNodeNames();
-  records_.AlignClocks(control_, node_);
+  MPI_Comm records = MPI_COMM_NULL;
+  CheckMpi(MPI_Comm_dup(MPI_COMM_WORLD, &records), "MPI_Comm_dup");
+  records_.Start(records, node_);
   heartbeat_.kind = ControlKind::kHeartbeat;
   heartbeat_requests_.assign(nnodes_, MPI_REQUEST_NULL);
   states_.assign(nnodes_, ControlMsg{});
@@ -255,7 +258,9 @@ void Network::Run() {
       return;
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
-      records_.Receive(control_, node_, nnodes_);
+      TestPause(kTestPauseAfterShutdown, node_);
+      // Node 0's event loop receives the records after kFinished.
+      records_.WaitSent();
       PushStatus(status_.Progress(control_, node_, nnodes_, /*final=*/true));
       // Every master is done: heartbeats still in flight need no answer.
       for (MPI_Request& request : heartbeat_requests_) {
@@ -352,7 +357,7 @@ bool Network::TakeWork() {
         return true;
       }
       shutting_down_ = true;
-      records_.Send(control_, node_);
+      records_.Send();
       CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
     }
   }

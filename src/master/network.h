@@ -1,10 +1,11 @@
 // The master's network thread: the only thread that calls Open MPI after
-// MPI_Init. It forwards BDMPI messages to other nodes' masters (streaming
-// large ones in chunks between spill files), runs the inter-node steps of
-// collectives as non-blocking MPI operations, and reports what arrived to
-// the event loop as NetworkEvents. Collectives on different communicators
-// and point-to-point traffic all progress here at the same time, so none
-// can block another.
+// MPI_Init, but for the record exchange at the job's end, which has a
+// communicator of its own (record_exchange.h). It forwards BDMPI messages to
+// other nodes' masters (streaming large ones in chunks between spill files),
+// runs the inter-node steps of collectives as non-blocking MPI operations,
+// and reports what arrived to the event loop as NetworkEvents. Collectives on
+// different communicators and point-to-point traffic all progress here at the
+// same time, so none can block another.
 #pragma once
 
 #include <mpi.h>

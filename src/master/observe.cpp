@@ -26,6 +26,9 @@ constexpr char kTraceMark[] = "--trace--\n";
 // they try to send theirs a little longer. Bounded: main.cpp then waits at
 // most 2 s for every master before MPI_Abort.
 constexpr auto kFailedRecordWait = std::chrono::milliseconds(1500);
+// At the normal end every record was sent before the shutdown barrier
+// completed: this only bounds the wait for a master that died since.
+constexpr auto kRecordWait = std::chrono::seconds(10);
 
 std::optional<RankActivity> ActivityOf(const Slave& slave) {
   switch (slave.state) {
@@ -238,22 +241,21 @@ void Master::FinishRecording() {
   if (!recorder_.on()) return;
   // After a failure the masters exchange their records here, each with a
   // deadline, before they end: node 0 gives up first and names the nodes
-  // whose figures did not come.
-  bool exchange_after_failure = network_ && failed_ && !network_finished_;
+  // whose figures did not come. At the normal end the others' records were
+  // sent before the shutdown barrier, and node 0 takes them here too.
   auto now = std::chrono::steady_clock::now();
   if (node_ != 0) {
-    if (exchange_after_failure)
+    if (network_ && failed_ && !network_finished_)
       network_->records().SendAfterFailure(NodeRecord(), now + kFailedRecordWait * 3 / 2);
     return;
   }
   std::vector<std::string> records = {NodeRecord()};
   std::vector<int> missing;
-  if (exchange_after_failure)
-    missing = network_->records().ReceiveAfterFailure(now + kFailedRecordWait);
-  bool others_arrived = network_ && (network_finished_ || exchange_after_failure);
-  if (others_arrived) {
-    for (std::string& record : network_->records().TakeReceived())
-      records.push_back(std::move(record));
+  if (network_) {
+    RecordExchange::Collected others = network_->records().Collect(
+        now + (network_finished_ ? kRecordWait : kFailedRecordWait));
+    for (std::string& record : others.records) records.push_back(std::move(record));
+    missing = std::move(others.missing);
   }
   RunReport report;
   std::string events;
@@ -275,8 +277,6 @@ void Master::FinishRecording() {
   report.nranks = nnodes_ * options_.nslaves;
   report.Sort();
   if (failed_) report.partial = "the job failed: " + failure_;
-  if (nnodes_ > 1 && !others_arrived)
-    for (int node = 1; node < nnodes_; ++node) missing.push_back(node);
   if (!missing.empty()) {
     std::string names;
     for (int node : missing) names += (names.empty() ? "node " : ", node ") + std::to_string(node);

@@ -1,25 +1,27 @@
 // How the masters' records (run report figures and trace events,
 // master/job_recorder.h) reach node 0 at the end of a job, and how the
-// masters agree on node 0's clock for the trace. The network thread does
-// the MPI calls: AlignClocks when it is built (collective over all
-// masters), Send when it enters the shutdown barrier, Receive when that
-// barrier has completed (every other master has then sent its record). The
-// event loop posts its record before Network::Shutdown and, on node 0,
-// takes the others' after the network's kFinished event.
+// masters agree on node 0's clock for the trace.
 //
-// After a failure no shutdown barrier completes: the event loop's thread
-// itself sends (SendAfterFailure) or, on node 0, receives
-// (ReceiveAfterFailure) on the communicator AlignClocks was given, each
-// with a deadline, before the master ends (mpirun may kill the others once
-// one has ended). A node whose network thread already sent its record at
-// its normal end does not send again.
+// The exchange has a communicator of its own (a duplicate of the masters',
+// made with the network's others), and each side of it one owner, so that
+// no two threads ever wait for the same message:
+// * node 0 receives in one place, the event loop's thread (Collect), after
+//   the network's kFinished event or after a failure, with a deadline;
+// * every other node sends its record once: the network thread as it
+//   enters the shutdown barrier (Send; it waits for that send in WaitSent
+//   before it reports kFinished), or, after a failure before that, the
+//   event loop's thread (SendAfterFailure, with a deadline). Which of the
+//   two sends is decided under the mutex.
+// (Node 0's network thread used to receive at the normal end with
+// MPI_Probe while, after a failure, its event loop received too: either
+// could take a record the other waited for, which hung the master or
+// named a node whose record had come as missing.)
 #pragma once
 
 #include <mpi.h>
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -28,42 +30,49 @@ namespace bdmpi {
 
 class RecordExchange {
  public:
-  // Network thread (or its constructor): measures node 0's clock minus
-  // this one's (CLOCK_MONOTONIC; within the latency of one broadcast) and
-  // learns node 0's start time.
-  void AlignClocks(MPI_Comm comm, int node);
-  // Non-zero nodes send their posted record (if any) to node 0.
-  void Send(MPI_Comm comm, int node);
-  // Node 0: receives every other node's record; others: waits for their send.
-  void Receive(MPI_Comm comm, int node, int nnodes);
-
-  // Event loop: this node's record, before Network::Shutdown. Empty: none.
-  void Post(std::string record);
-  // Node 0, after kFinished: the other nodes' records.
-  std::vector<std::string> TakeReceived();
-
   using Deadline = std::chrono::steady_clock::time_point;
+
+  // Network's constructor, collective over all masters: takes `comm`, the
+  // exchange's own communicator, measures node 0's clock minus this one's
+  // (CLOCK_MONOTONIC; within the latency of one broadcast) and learns node
+  // 0's start time.
+  void Start(MPI_Comm comm, int node);
+
+  // Event loop of a node other than 0: its record, before
+  // Network::Shutdown. Nothing is exchanged unless records are posted (the
+  // masters all record, or none does).
+  void Post(std::string record);
+  // Network thread of a node other than 0, entering the shutdown barrier:
+  // sends the posted record, if any, to node 0.
+  void Send();
+  // Network thread, once the barrier completed: waits for that send.
+  void WaitSent();
+
   // After a failure, a node other than 0: sends `record` to node 0 unless
   // its record is on the way already, and waits until node 0 has it or
   // `deadline`.
   void SendAfterFailure(std::string record, Deadline deadline);
-  // After a failure, node 0: receives the other nodes' records (then
-  // TakeReceived) until all have come or `deadline`; returns the nodes
-  // whose record did not come, in order.
-  std::vector<int> ReceiveAfterFailure(Deadline deadline);
+
+  // Node 0, event loop's thread: the other nodes' records, those that came
+  // (or began to come) before `deadline`, and the nodes whose did not.
+  struct Collected {
+    std::vector<std::string> records;
+    std::vector<int> missing;  // in order
+  };
+  Collected Collect(Deadline deadline);
 
   std::int64_t clock_offset_ns() const { return clock_offset_ns_; }
   std::int64_t origin_ns() const { return origin_ns_; }  // node 0's clock
 
  private:
-  MPI_Comm comm_ = MPI_COMM_NULL;  // from AlignClocks
+  MPI_Comm comm_ = MPI_COMM_NULL;
   int node_ = 0;
   int nnodes_ = 1;
   std::mutex mutex_;
-  bool sent_ = false;  // Send has started the normal end's send
+  bool posted_any_ = false;
+  bool sent_ = false;  // one of the two sends has started
   std::string posted_;
-  std::vector<std::string> received_;
-  MPI_Request send_request_ = MPI_REQUEST_NULL;
+  MPI_Request send_request_ = MPI_REQUEST_NULL;  // Send's
   std::string sending_;
   std::int64_t clock_offset_ns_ = 0;
   std::int64_t origin_ns_ = 0;

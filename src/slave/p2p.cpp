@@ -4,8 +4,6 @@
 // waiting for it is the point where the slave may be descheduled.
 #include "slave/p2p.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -15,6 +13,7 @@
 
 #include "common/error.h"
 #include "slave/errors.h"
+#include "slave/generalized_wait.h"
 #include "slave/bsend_buffer.h"
 #include "slave/nbc.h"
 #include "slave/objects.h"
@@ -450,11 +449,12 @@ int Any(bool wait, int count, MPI_Request requests[], int* index, int* flag,
     RequestSet set = Classify(count, requests);
     if (wait && set.program_pending && set.done.empty()) {
       // A generalized request is completed by the program itself: poll.
-      for (;;) {
-        int error = Any(/*wait=*/false, count, requests, index, flag, status);
-        if (*flag) return error;
-        sched_yield();
-      }
+      int error = MPI_SUCCESS;
+      PollUntilGeneralized([&] {
+        error = Any(/*wait=*/false, count, requests, index, flag, status);
+        return *flag != 0;
+      });
+      return error;
     }
     *flag = 1;
     if (!set.done.empty()) {
@@ -494,11 +494,12 @@ int Some(bool wait, int incount, MPI_Request requests[], int* outcount,
   }
   if (wait && set.program_pending && set.done.empty()) {
     // A generalized request is completed by the program itself: poll.
-    for (;;) {
-      int error = Some(/*wait=*/false, incount, requests, outcount, indices, statuses);
-      if (*outcount > 0) return error;
-      sched_yield();
-    }
+    int error = MPI_SUCCESS;
+    PollUntilGeneralized([&] {
+      error = Some(/*wait=*/false, incount, requests, outcount, indices, statuses);
+      return *outcount > 0;
+    });
+    return error;
   }
   std::vector<int> completed = set.done;
   // The first question may block (or yield) only when nothing is complete

@@ -1,13 +1,12 @@
 #include "slave/p2p_more.h"
 
-#include <sched.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "slave/errors.h"
+#include "slave/generalized_wait.h"
 #include "slave/bsend_buffer.h"
 #include "slave/objects.h"
 #include "slave/p2p_internal.h"
@@ -103,7 +102,8 @@ void GrequestComplete(MPI_Request request) {
   PendingRequest& pending = LookupRequest(request);
   if (!pending.generalized) throw Error(kErrRequest, "not a generalized request");
   if (pending.done) throw Error(kErrRequest, "MPI_Grequest_complete called twice");
-  pending.done = true;
+  // Another thread may be waiting for it (generalized_wait.h).
+  CompleteGeneralized([&pending] { pending.done = true; });
   if (pending.generalized->freed) {  // freed by the program already
     std::shared_ptr<GeneralizedRequest> generalized = pending.generalized;
     FreeRequest(request);
@@ -122,7 +122,7 @@ void WaitGeneralized(MPI_Request request) {
     pending.done = pending.generalized->progress(true);
     return;
   }
-  while (!LookupRequest(request).done) sched_yield();
+  AwaitGeneralized([request] { return LookupRequest(request).done; });
 }
 
 int RetireGeneralized(MPI_Request* request, MPI_Status* status) {

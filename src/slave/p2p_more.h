@@ -32,8 +32,8 @@ MPI_Request Imrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* 
 MPI_Comm MessageComm(MPI_Message message);
 
 // Generalized requests (MPI_Grequest_start): MPI_Test says complete once
-// MPI_Grequest_complete was called; MPI_Wait waits for that, yielding the
-// processor (another thread of the program completes it). On completion the
+// MPI_Grequest_complete was called; MPI_Wait waits for that, asleep
+// (another thread of the program completes it; generalized_wait.h). On completion the
 // status comes from the query function, then the free function runs.
 MPI_Request GrequestStart(MPI_Grequest_query_function* query,
                           MPI_Grequest_free_function* free,

@@ -252,11 +252,14 @@ if [[ -n $expect_stdout ]] && ! grep -Eq -- "$expect_stdout" "$logs/stdout"; the
   fail "stdout does not match /$expect_stdout/"
 fi
 
-# Processes of the job still alive after the launcher ended. Give those
-# that are being killed a few seconds to go.
+# Processes of the job still alive after the launcher ended. bdmpiexec
+# returns only once every process it started is gone (its descendants);
+# mpirun or a singleton may leave those it is killing a few seconds to go.
 if [[ -n $sid ]]; then
   survivors=$(live_in_session "$sid")
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
+  grace=(1 2 3 4 5 6 7 8 9 10)
+  [[ $launcher == bdmpiexec ]] && grace=()
+  for _ in "${grace[@]}"; do
     [[ -z $survivors ]] && break
     sleep 0.5
     survivors=$(live_in_session "$sid")

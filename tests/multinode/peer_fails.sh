@@ -43,7 +43,6 @@ if [[ $mode == stop ]]; then
   grep -q "node 2 (host .*) has sent nothing for 3 s" "$log" ||
     fail "no message naming the silent node 2"
 fi
-sleep 1
 expect_nothing_left "$job" "$scratch"
 echo "PASS: node 2's master $done_to; the job ended in ${elapsed} s with exit $status:"
 grep -m 3 -i "node 2\|bdmpi" "$log" | sed 's/^/  /'

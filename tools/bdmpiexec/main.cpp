@@ -5,9 +5,10 @@
 // It starts the master (bdmprun) of the node, which starts the slaves, or
 // mpirun/srun, which start a master per node; it passes signals on. Before
 // the launch it removes what dead jobs of this user left on the node; after
-// it, it waits until every process of the job on this node is gone and
-// removes whatever the masters could not (a master killed by SIGKILL cleans
-// up nothing). Masters end the job when bdmpiexec dies (PR_SET_PDEATHSIG).
+// it, it waits until every process of the job on this node is gone (its
+// descendants, descendants.h, and the liveness files) and removes whatever
+// the masters could not (a master killed by SIGKILL cleans up nothing).
+// Masters end the job when bdmpiexec dies (PR_SET_PDEATHSIG).
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -22,6 +23,7 @@
 
 #include "bdmpiexec/ask_status.h"
 #include "bdmpiexec/cleanup.h"
+#include "bdmpiexec/descendants.h"
 #include "bdmpiexec/launch_options.h"
 #include "bdmpiexec/rank_states.h"
 #include "common/error.h"
@@ -239,11 +241,26 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   bdmpi::CollectDeadJobs();
+  bdmpi::AdoptOrphanedDescendants();
   bool timed_out = false;
   int status = RunMaster(command, options, usr1, timed_out);
   // mpirun may return before its masters and ranks are gone; those of this
-  // node are waited for. Normally the masters removed everything; after a
-  // crash this finds the rest.
+  // node are waited for: first as processes (a master removes its liveness
+  // file a moment before it exits), then through the liveness files, which
+  // also cover processes that are not bdmpiexec's descendants (srun's).
+  std::vector<std::string> alive = bdmpi::WaitForDescendants(kProcessesGoneMs);
+  if (!alive.empty()) {
+    std::string child = command.front().substr(command.front().rfind('/') + 1);
+    std::string text = "bdmpiexec: processes of job " + options.job_id +
+                       " still ran on this node " + std::to_string(kProcessesGoneMs / 1000) +
+                       " s after " + child + " ended; they were killed:";
+    for (const std::string& process : alive) text += "\nbdmpiexec:   " + process;
+    std::fprintf(stderr, "%s\n", text.c_str());
+    bdmpi::KillDescendants();
+    if (status == 0) status = 1;
+  }
+  // Normally the masters removed everything; after a crash this finds the
+  // rest.
   int leftovers = bdmpi::RemoveLaunchLeftovers(options.job_id, secret, options.nnodes,
                                                kProcessesGoneMs);
   if (leftovers < 0) {

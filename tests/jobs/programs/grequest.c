@@ -9,7 +9,14 @@
  *     MPI_Grequest_complete.
  *   * MPI_Waitany over a generalized request and a receive; MPI_Cancel
  *     calls the cancel function with "complete" as it is.
+ *   * With --wait-for-thread: MPI_Wait, MPI_Waitany and MPI_Waitsome on a
+ *     request that another thread completes 200 ms later return with its
+ *     status, and the waiting thread sleeps meanwhile (under 50 ms of CPU
+ *     time each: a wait that spins would take most of the 200 ms).
  */
+#include <pthread.h>
+#include <time.h>
+
 #include "check.h"
 
 struct state {
@@ -37,6 +44,59 @@ static int cancel_fn(void *extra, int complete) {
   ++s->cancelled;
   s->cancel_complete = complete;
   return MPI_SUCCESS;
+}
+
+struct completion {
+  MPI_Request request;
+  long delay_ms;
+};
+
+static void *complete_later(void *arg) {
+  struct completion *c = (struct completion *)arg;
+  struct timespec pause = {c->delay_ms / 1000, (c->delay_ms % 1000) * 1000000L};
+  nanosleep(&pause, NULL);
+  MPI_Grequest_complete(c->request);
+  return NULL;
+}
+
+static double thread_cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+enum wait_call { kWait, kWaitany, kWaitsome };
+static const char *const kWaitNames[] = {"MPI_Wait", "MPI_Waitany", "MPI_Waitsome"};
+
+/* Waits with `call` (beside a null request, for the array calls) for a
+ * generalized request another thread completes 200 ms later. */
+static void wait_for_thread(struct state *s, enum wait_call call) {
+  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_Status st;
+  int index = -1, indices[2] = {-1, -1};
+  MPI_Grequest_start(query_fn, free_fn, cancel_fn, s, &reqs[1]);
+  struct completion completion = {reqs[1], 200};
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, complete_later, &completion) == 0, "pthread_create");
+  double cpu = thread_cpu_s();
+  if (call == kWait) {
+    MPI_Wait(&reqs[1], &st);
+  } else if (call == kWaitany) {
+    MPI_Waitany(2, reqs, &index, &st);
+    CHECK(index == 1, "MPI_Waitany: index %d", index);
+  } else {
+    MPI_Status sts[2];
+    int count = 0;
+    MPI_Waitsome(2, reqs, &count, indices, sts);
+    CHECK(count == 1 && indices[0] == 1, "MPI_Waitsome: %d done, first %d", count, indices[0]);
+    st = sts[0];
+  }
+  cpu = thread_cpu_s() - cpu;
+  pthread_join(thread, NULL);
+  CHECK(reqs[1] == MPI_REQUEST_NULL, "%s left the generalized request", kWaitNames[call]);
+  CHECK_STATUS(st, 77, 78, MPI_INT, 3);
+  CHECK(cpu < 0.05, "%s spent %.0f ms of CPU time waiting 200 ms for another thread",
+        kWaitNames[call], cpu * 1e3);
 }
 
 int main(int argc, char **argv) {
@@ -82,6 +142,10 @@ int main(int argc, char **argv) {
   MPI_Grequest_complete(pair[0]);
   MPI_Waitany(2, pair, &index, &st);
   CHECK(index == 0 && s.freed == 1, "MPI_Waitany: index %d, free %d calls", index, s.freed);
+
+  if (argc > 1 && strcmp(argv[1], "--wait-for-thread") == 0) {
+    for (int call = kWait; call <= kWaitsome; ++call) wait_for_thread(&s, (enum wait_call)call);
+  }
 
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
