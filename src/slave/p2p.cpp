@@ -142,7 +142,9 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   // Straight into the receive buffer when the receive is posted on this
   // node (runtime_placed.cpp); a synchronous or buffered send waits for
   // its match's notice, which the usual path gives.
-  if (mode == SendMode::kStandard && runtime->TryPlace(wire.data, wire.bytes, request))
+  int dest_world = comm.inter ? comm.remote_world_ranks[dest] : comm.WorldRank(dest);
+  if (mode == SendMode::kStandard &&
+      runtime->TryPlace(wire.data, wire.bytes, request, dest_world))
     return request.id;
   runtime->StagePayload(wire.data, wire.bytes, request);
   runtime->PostStaged(request);

@@ -58,12 +58,12 @@ class Runtime {
   void FetchPayload(const ReplyMsg& reply, void* data, std::uint64_t capacity);
 
   // Placed messages (runtime_placed.cpp, master/placed.cpp). A standard
-  // send of `bytes` (the request as it would be posted, without payload):
-  // true when the master knew its receive, posted on this node, and the
-  // data was written straight into that receive's buffer; false when it
-  // must be sent as usual (StagePayload and post), which the master then
-  // expects.
-  bool TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request);
+  // send of `bytes` to world rank `dest` (the request as it would be
+  // posted, without payload): true when the master knew its receive,
+  // posted on this node, and the data was written straight into that
+  // receive's buffer; false when it must be sent as usual (StagePayload
+  // and post), which the master then expects.
+  bool TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request, int dest);
   // The address a receive of `capacity` bytes into `buffer` offers senders
   // to write into (RequestMsg::file_id of its PostRecv), 0 for none: only
   // dense buffers (`dense`) of messages too large for the window.

@@ -75,8 +75,11 @@ void Runtime::StartPlacing() {
   if (placing_) prctl(PR_SET_PTRACER, static_cast<unsigned long>(getppid()), 0, 0, 0);
 }
 
-bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request) {
+bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request,
+                       int dest) {
   if (!placing_ || bytes < place_min_bytes_) return false;
+  // Another node's rank: not worth the question.
+  if (nnodes_ > 1 && layout().NodeOf(dest) != node_) return false;
   RequestMsg offer = request;
   offer.where = Where::kPutOffer;
   offer.bytes = bytes;
