@@ -180,6 +180,13 @@ class Master {
   // Placed messages (placed.cpp).
   void HandlePutOffer(Slave& slave, const RequestMsg& request);
   void HandlePutDone(Slave& slave, const RequestMsg& request);
+  // A window payload written by the master straight into its posted
+  // receive; false when it must go the usual way.
+  bool PlaceFromWindow(Slave& slave, const RequestMsg& request);
+  // The receiver a message may be written into, or null.
+  Slave* PlacementTarget(const Slave& sender, const RequestMsg& request);
+  void CompletePlaced(const Slave& sender, const RequestMsg& request, Slave& dest,
+                      std::uint64_t recv_id, const Envelope& envelope);
   void HandlePostRecv(Slave& slave, const RequestMsg& request);
   void HandleWaitRecv(Slave& slave, const RequestMsg& request);
   void HandleTestRecv(Slave& slave, const RequestMsg& request);

@@ -17,6 +17,7 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
                 "send to rank " + std::to_string(request.peer));
   if (request.where == Where::kPutOffer) return HandlePutOffer(slave, request);
   if (request.where == Where::kPlaced) return HandlePutDone(slave, request);
+  if (request.where == Where::kWindow && PlaceFromWindow(slave, request)) return;
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = payloads_.Take(request, io_->Window(slave.index), inline_payload_);

@@ -1,30 +1,84 @@
-// Placed messages: a large send whose receive is already posted on this
-// node is written by the sender straight into the receive buffer
-// (process_vm_writev), one copy instead of two (into a payload segment,
-// out of it), and nothing held by the master. The sender asks first
+// Placed messages: a send whose receive is already posted on this node is
+// written straight into the receive buffer (process_vm_writev) and held by
+// nobody. A large one (a payload segment's size) by the sender itself: one
+// copy instead of two (into the segment, out of it). The sender asks first
 // (Where::kPutOffer); the master reserves the receive that MPI order gives
 // the message, or refuses, and the sender then sends it as usual, so a
-// send still never waits for its receiver. docs/architecture.md, "Placed
-// messages"; the slave's half is Runtime::TryPlace.
+// send still never waits for its receiver. One that came through the
+// sender's window by the master, from the window: two copies instead of
+// four (into the window, into master memory, into the receiver's window,
+// out of it). docs/architecture.md, "Placed messages"; the slave's half is
+// Runtime::TryPlace.
+#include <sys/uio.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "common/log.h"
 #include "master/master.h"
 
 namespace bdmpi {
 
-void Master::HandlePutOffer(Slave& slave, const RequestMsg& request) {
-  ReplyMsg reply;
-  reply.type = request.type;  // where kNone: refused
+Slave* Master::PlacementTarget(const Slave& sender, const RequestMsg& request) {
   const MasterComm& comm = Comm(request.comm);
   Slave* dest = slaves_.ByWorldRank(comm.world_ranks[request.peer]);
   // A switched-out receiver's memory is on disk: writing into it would
   // bring pages back behind the budget's back (and race the write-back of
   // one being switched out). Such a message waits in memory as usual.
-  bool may_write = dest != nullptr && dest != &slave && dest->pid > 0 &&
+  bool may_write = dest != nullptr && dest != &sender && dest->pid > 0 &&
                    dest->state != SlaveState::kExited && !dest->storage_released &&
-                   !dest->storage_releasing && !slave.granted_put;
+                   !dest->storage_releasing;
+  return may_write ? dest : nullptr;
+}
+
+bool Master::PlaceFromWindow(Slave& slave, const RequestMsg& request) {
+  // A synchronous or buffered send needs the usual match notice.
+  if (request.code != 0) return false;
+  Slave* dest = PlacementTarget(slave, request);
+  if (dest == nullptr) return false;
+  Envelope envelope{request.comm, request.rank, request.tag};
+  std::optional<PostedRecv> recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);
+  if (!recv) return false;
+  iovec local{io_->Window(slave.index), request.bytes};
+  iovec remote{reinterpret_cast<void*>(recv->address), request.bytes};
+  ssize_t written = process_vm_writev(dest->pid, &local, 1, &remote, 1, 0);
+  if (written != static_cast<ssize_t>(request.bytes)) {
+    // Refused or a bad receive buffer: the usual way, which reports it.
+    BDMPI_DEBUG("p2p", "could not place a message for rank %d (%s)", dest->world_rank,
+                written < 0 ? std::strerror(errno) : "short write");
+    dest->mailbox.Unreserve(recv->id);
+    return false;
+  }
+  if (request.wants_reply) {
+    ReplyMsg ack;  // the window is free again
+    ack.type = request.type;
+    Reply(slave, ack);
+  }
+  RequestMsg placed = request;
+  placed.where = Where::kPlaced;
+  CompletePlaced(slave, placed, *dest, recv->id, envelope);
+  return true;
+}
+
+void Master::CompletePlaced(const Slave& sender, const RequestMsg& request, Slave& dest,
+                            std::uint64_t recv_id, const Envelope& envelope) {
+  Message message;
+  message.envelope = envelope;
+  message.payload = Payload::Placed(request.bytes);
+  message.sent_by = SentBy{sender.world_rank, request.id, false};
+  RecordSend(sender, request, message.payload, false);
+  if (dest.state == SlaveState::kExited) return;
+  dest.mailbox.CompleteReserved(recv_id, std::move(message));
+  WakeIfReady(dest);
+}
+
+void Master::HandlePutOffer(Slave& slave, const RequestMsg& request) {
+  ReplyMsg reply;
+  reply.type = request.type;  // where kNone: refused
+  Slave* dest = slave.granted_put ? nullptr : PlacementTarget(slave, request);
   Envelope envelope{request.comm, request.rank, request.tag};
   std::optional<PostedRecv> recv;
-  if (may_write) recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);
+  if (dest != nullptr) recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);
   if (recv) {
     reply.where = Where::kPutOffer;
     reply.bytes = request.bytes;
@@ -53,14 +107,7 @@ void Master::HandlePutDone(Slave& slave, const RequestMsg& request) {
     dest->mailbox.Unreserve(put.recv_id);
     return;
   }
-  Message message;
-  message.envelope = put.envelope;
-  message.payload = Payload::Placed(request.bytes);
-  message.sent_by = SentBy{slave.world_rank, request.id, false};
-  RecordSend(slave, request, message.payload, false);
-  if (dest->state == SlaveState::kExited) return;
-  dest->mailbox.CompleteReserved(put.recv_id, std::move(message));
-  WakeIfReady(*dest);
+  CompletePlaced(slave, request, *dest, put.recv_id, put.envelope);
 }
 
 }  // namespace bdmpi

@@ -65,8 +65,8 @@ class Runtime {
   // and post), which the master then expects.
   bool TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request, int dest);
   // The address a receive of `capacity` bytes into `buffer` offers senders
-  // to write into (RequestMsg::file_id of its PostRecv), 0 for none: only
-  // dense buffers (`dense`) of messages too large for the window.
+  // and the master to write into (RequestMsg::file_id of its PostRecv), 0
+  // for none: only dense buffers (`dense`) larger than an inline payload.
   std::uint64_t PlaceableAddress(void* buffer, std::uint64_t capacity, bool dense) const;
 
   std::uint64_t NewRecvId() { return ++recv_seq_; }

@@ -107,7 +107,8 @@ bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& 
 
 std::uint64_t Runtime::PlaceableAddress(void* buffer, std::uint64_t capacity,
                                         bool dense) const {
-  if (!placing_ || !dense || capacity < place_min_bytes_) return 0;
+  // From the window's sizes up: the master places those (from the window).
+  if (!placing_ || !dense || capacity <= kInlinePayloadMax) return 0;
   return reinterpret_cast<std::uint64_t>(buffer);
 }
 
