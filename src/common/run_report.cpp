@@ -79,6 +79,7 @@ const char* MessagePathKey(MessagePath path) {
     case MessagePath::kMasterSpill: return "master_spill";
     case MessagePath::kSpillFile: return "spill_file";
     case MessagePath::kCrossNode: return "cross_node";
+    case MessagePath::kLent: return "lent";
   }
   return "?";
 }

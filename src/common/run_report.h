@@ -35,8 +35,9 @@ enum class MessagePath : int {
   kMasterSpill,   // the rank's window, then a spill file of the master (budget full)
   kSpillFile,     // a spill file the rank wrote
   kCrossNode,     // forwarded to another node's master (also counted by how it left)
+  kLent,          // a collective's block the receiver read from the sender's memory
 };
-inline constexpr int kMessagePaths = 5;
+inline constexpr int kMessagePaths = 6;
 const char* MessagePathKey(MessagePath path);
 
 struct Count {

@@ -31,6 +31,30 @@ void Schedule::SendElements(int dest, int tag, const void* buffer, int count, MP
   SendBytes(dest, tag, wire.data, wire.bytes);
 }
 
+void Schedule::LendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
+  Runtime* runtime = Runtime::Instance();
+  RequestMsg request = CollRequest(MsgType::kSend, twin_, rank_, dest, tag);
+  if (!runtime->Lend(data, bytes, request)) {
+    SendBytes(dest, tag, data, bytes);
+    return;
+  }
+  runtime->Post(request);
+  lent_.push_back(request.id);
+}
+
+void Schedule::LendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type) {
+  LendWire(dest, tag, ToWire(buffer, count, type));
+}
+
+void Schedule::LendWire(int dest, int tag, const WireData& wire) {
+  // A packed copy dies with `wire`: only the user's own buffer is lent.
+  if (wire.packed.empty()) {
+    LendBytes(dest, tag, wire.data, wire.bytes);
+  } else {
+    SendBytes(dest, tag, wire.data, wire.bytes);
+  }
+}
+
 void Schedule::Recv(int source, int tag, std::uint64_t capacity, Deliver deliver) {
   Runtime* runtime = Runtime::Instance();
   RequestMsg request = CollRequest(MsgType::kPostRecv, twin_, rank_, source, tag);
@@ -61,7 +85,13 @@ void Schedule::RunLocalSteps() {
   while (!done() && steps_[next_].id == 0) steps_[next_++].action();
 }
 
-void Schedule::Begin() { RunLocalSteps(); }
+void Schedule::Begin() {
+  // Last: a lent block comes back only when its receiver has read it, which
+  // needs nothing more of this rank.
+  for (std::uint64_t id : lent_) steps_.push_back(Step{id, [](const ReplyMsg&) {}, nullptr});
+  lent_.clear();
+  RunLocalSteps();
+}
 
 std::uint64_t Schedule::waiting_id() const { return done() ? 0 : steps_[next_].id; }
 
