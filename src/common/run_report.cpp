@@ -296,7 +296,7 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/3\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/4\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")

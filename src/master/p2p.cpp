@@ -22,6 +22,8 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   message.payload = request.where == Where::kLent
                         ? LentPayload(slave, request, dest == nullptr)
                         : payloads_.Take(request, io_->Window(slave.index), inline_payload_);
+  // A lent block's id is what its sender waits for, not a send MPI_Cancel
+  // may withdraw (collectives cannot be cancelled).
   message.sent_by = SentBy{slave.world_rank, request.where == Where::kLent ? 0 : request.id,
                            false};
   if (request.id != 0 && request.code == kSynchronousSend) {

@@ -10,8 +10,12 @@
  * copy); the results must be the same bit for bit.
  *
  *   --rounds N   repeat everything N times (default 2)
+ *   --die        instead: rank 0 starts an MPI_Igather of 1 MiB to the
+ *                last rank (a lent block) and is killed by SIGSEGV; the
+ *                job must end naming it
  */
 #include <mpi.h>
+#include <signal.h>
 #include <string.h>
 
 #include "check.h"
@@ -148,6 +152,19 @@ static void test_ialltoall_interleaved(int round) {
   free(recv);
 }
 
+/* Rank 0 dies while the last rank may be reading its block. */
+static void die_lending(void) {
+  int *mine = xmalloc(sizeof(int) * kBlockInts);
+  int *all = xmalloc(sizeof(int) * kBlockInts * (size_t)size);
+  fill(mine, rank, size - 1, kBlockInts, 0);
+  MPI_Request req;
+  CHECK_MPI(MPI_Igather(mine, kBlockInts, MPI_INT, all, kBlockInts, MPI_INT, size - 1,
+                        MPI_COMM_WORLD, &req));
+  if (rank == 0) raise(SIGSEGV);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(0, "rank %d completed a gather whose rank 0 died", rank);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   rank = world_rank();
@@ -155,6 +172,8 @@ int main(int argc, char **argv) {
   int rounds = 2;
   for (int i = 1; i + 1 < argc; ++i)
     if (strcmp(argv[i], "--rounds") == 0) rounds = atoi(argv[i + 1]);
+  for (int i = 1; i < argc; ++i)
+    if (strcmp(argv[i], "--die") == 0) die_lending();
   for (int round = 0; round < rounds; ++round) {
     test_alltoall(round);
     test_alltoallv(round);
