@@ -142,6 +142,7 @@ void Master::Start() {
       names_, {launch_secret_, options_.nslaves,
                std::filesystem::absolute(options_.scratch_dir).string(), getpid()});
   CreateJobDirectory();
+  LogLending();
   // With one running slave, the master and the slave it serves take turns:
   // on one core a wake-up costs ~5 us, across cores ~55 us.
   if (options_.bind && options_.nrunning == 1) {

@@ -206,6 +206,12 @@ class Master {
     return copied;
   }
   void HandleCopyLent(Slave& slave, const RequestMsg& request);
+  // Reaps `slave` if it has died (its exit event may still be on its way)
+  // and ends the job as OnSlaveExit does; false if it lives.
+  bool ReapIfExited(Slave& slave);
+  // Says in -v whether this job's ranks lend blocks (slave/lent_blocks.h
+  // decides the same from the same facts).
+  void LogLending() const;
   // Tells the synchronous senders whose messages `receiver`'s mailbox has
   // just matched (locally, or through their node's master).
   void TellMatchedSenders(Slave& receiver);

@@ -7,24 +7,16 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include "common/error.h"
 #include "common/job_names.h"
+#include "common/process_memory.h"
 
 namespace bdmpi {
 namespace {
 
 constexpr std::uint64_t kPage = 4096;
-
-// Yama's ptrace_scope; 0 (classic rules) when Yama is not there.
-int PtraceScope() {
-  std::ifstream file("/proc/sys/kernel/yama/ptrace_scope");
-  int scope = 0;
-  if (!(file >> scope)) return 0;
-  return scope;
-}
 
 }  // namespace
 
@@ -37,7 +29,7 @@ bool LendingAllowed() {
   const char* single_copy = std::getenv(kEnvSingleCopy);
   if (single_copy != nullptr && std::strcmp(single_copy, "off") == 0) return false;
   // 2: only with CAP_SYS_PTRACE, 3: never.
-  return PtraceScope() < 2;
+  return YamaPtraceScope() < 2;
 }
 
 bool Readable(const void* data, std::uint64_t bytes) {
@@ -75,14 +67,14 @@ bool ReadLent(pid_t pid, std::uint64_t address, void* out, std::uint64_t bytes) 
     ssize_t copied = process_vm_readv(pid, &local, 1, &remote, 1, 0);
     if (copied > 0) {
       done += static_cast<std::uint64_t>(copied);
-    } else if (copied < 0 && (errno == EPERM || errno == EACCES)) {
-      if (done == 0) return false;
-      ThrowSystemError("reading a block lent by process " + std::to_string(pid), errno);
+    } else if (copied < 0 && (errno == EPERM || errno == EACCES || errno == ESRCH)) {
+      // ESRCH: the sender died; the master, asked for a copy, ends the
+      // job naming it.
+      return false;
     } else if (copied < 0 && errno == EINTR) {
       continue;
     } else {
-      // ESRCH: the sender died (the master ends the job naming it);
-      // EFAULT: its memory changed under a lent block, a bug.
+      // EFAULT: the sender's memory changed under a lent block, a bug.
       ThrowSystemError("reading a block lent by process " + std::to_string(pid),
                        copied < 0 ? errno : EFAULT);
     }

@@ -25,9 +25,10 @@ bool LendingAllowed();
 bool Readable(const void* data, std::uint64_t bytes);
 
 // Copies `bytes` at `address` in process `pid` to `out`. False when the
-// kernel refuses (EPERM, EACCES: this rank may not read its sibling), or
-// when BDMPI_TEST_REFUSE_LENT_READS=1 (the tests' way to force the
-// fallback); throws on any other error.
+// kernel refuses (EPERM, EACCES: this rank may not read its sibling; ESRCH:
+// the sender is gone), or when BDMPI_TEST_REFUSE_LENT_READS=1 (the tests'
+// way to force the fallback): the caller asks the master. Throws on any
+// other error.
 bool ReadLent(pid_t pid, std::uint64_t address, void* out, std::uint64_t bytes);
 
 }  // namespace bdmpi
