@@ -17,7 +17,15 @@ namespace bdmpi {
 Schedule::Schedule(const CommInfo& comm)
     : twin_(CollectiveCommId(comm.id)),
       rank_(comm.WireRank()),
-      size_(comm.inter ? comm.size + comm.PeerGroupSize() : comm.size) {}
+      size_(comm.inter ? comm.size + comm.PeerGroupSize() : comm.size),
+      world_ranks_(comm.inter ? std::vector<int>{} : comm.world_ranks) {}
+
+bool Schedule::OnThisNode(int dest) const {
+  const Runtime* runtime = Runtime::Instance();
+  if (runtime->layout().nnodes() == 1) return true;
+  int world_rank = world_ranks_.empty() ? dest : world_ranks_[static_cast<std::size_t>(dest)];
+  return runtime->layout().NodeOf(world_rank) == runtime->node();
+}
 
 void Schedule::SendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
   Runtime* runtime = Runtime::Instance();
@@ -34,7 +42,8 @@ void Schedule::SendElements(int dest, int tag, const void* buffer, int count, MP
 void Schedule::LendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
   Runtime* runtime = Runtime::Instance();
   RequestMsg request = CollRequest(MsgType::kSend, twin_, rank_, dest, tag);
-  if (!runtime->Lend(data, bytes, request)) {
+  // Another node's master could not read it: copied as before.
+  if (!OnThisNode(dest) || !runtime->Lend(data, bytes, request)) {
     SendBytes(dest, tag, data, bytes);
     return;
   }

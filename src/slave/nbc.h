@@ -87,10 +87,15 @@ class Schedule {
   };
   void RunLocalSteps();
   void LendBytes(int dest, int tag, const void* data, std::uint64_t bytes);
+  // Whether rank `dest` (of an intracommunicator) runs on this node.
+  bool OnThisNode(int dest) const;
 
   int twin_ = 0;
   int rank_ = 0;
   int size_ = 0;
+  // The members' world ranks (empty: MPI_COMM_WORLD, or an
+  // intercommunicator, whose blocks are never lent).
+  std::vector<int> world_ranks_;
   std::vector<Step> steps_;
   std::size_t next_ = 0;
   std::vector<std::uint64_t> lent_;  // ids of the lent blocks, until Begin
