@@ -43,9 +43,6 @@ struct LentBlock {
   std::uint64_t bytes;
   std::uint64_t send_id;
   std::vector<LentReturn>* returns;
-  // Named in a reply: its receiver may be reading it now, so its sender's
-  // memory must stay where it is until the receiver's next request.
-  bool in_hand = false;
 };
 
 }  // namespace bdmpi

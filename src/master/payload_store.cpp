@@ -284,8 +284,17 @@ Payload PayloadStore::Lend(const RequestMsg& request, pid_t pid, int lender, int
   auto file = std::make_shared<PayloadFile>(nullptr, 0, nullptr);
   file->lent = std::make_shared<LentBlock>(pid, lender, rank, request.file_id, request.bytes,
                                            request.id, &lent_returns_);
+  // Forget the ones gone, so that the list stays as long as what is lent.
+  if (lent_files_.size() >= 64 && lent_files_.size() % 64 == 0) ForgetReturnedLent();
   lent_files_.push_back(file);
   return Payload::InFile(std::move(file), request.bytes);
+}
+
+void PayloadStore::ForgetReturnedLent() {
+  std::erase_if(lent_files_, [](const auto& held) {
+    std::shared_ptr<PayloadFile> file = held.lock();
+    return file == nullptr || file->lent == nullptr;
+  });
 }
 
 void PayloadStore::GiveLent(Payload& payload, ReplyMsg& reply, std::shared_ptr<LentBlock>& held) {
@@ -294,10 +303,11 @@ void PayloadStore::GiveLent(Payload& payload, ReplyMsg& reply, std::shared_ptr<L
   reply.where = Where::kLent;
   reply.file_id = block.address;
   reply.file_ino = static_cast<std::uint64_t>(block.pid);
-  block.in_hand = true;
+  // Named in a reply: its receiver may be reading it now, so its sender's
+  // memory must stay where it is until the receiver's next request.
   handed_out_.push_back(payload.shared_file()->lent);
   if (handed_out_.size() % 64 == 0)
-    std::erase_if(handed_out_, [](const auto& block) { return block.expired(); });
+    std::erase_if(handed_out_, [](const auto& weak) { return weak.expired(); });
   // The message goes with the reply; the receiver alone holds the block.
   held = std::move(payload.shared_file()->lent);
 }

@@ -7,7 +7,9 @@
 // spill file) and gives held payloads back in replies (the window, or a
 // memory or spill file named by id and inode). Memory files it holds
 // move to spill files when the node needs their memory
-// (MoveMemoryFilesToDisk). It owns the node's spill and memory directories
+// (MoveMemoryFilesToDisk). A block a slave lends (Where::kLent) stays in
+// the slave's memory; the store names it in a reply, or copies it into a
+// file when it must not stay there (Materialize). It owns the node's spill and memory directories
 // and the budget every held payload is charged to, so it must outlive
 // every Payload it made.
 #pragma once
@@ -132,10 +134,7 @@ class PayloadStore {
         ++copied;
       }
     }
-    std::erase_if(lent_files_, [](const auto& held) {
-      auto file = held.lock();
-      return file == nullptr || file->lent == nullptr;
-    });
+    ForgetReturnedLent();
     return copied;
   }
   // Lent blocks copied so far (CopyLent, Materialize).
@@ -176,6 +175,8 @@ class PayloadStore {
   // (a segment's memory is given back to the system too).
   void MoveToDisk(PayloadFile& file);
   void Materialize(const std::shared_ptr<PayloadFile>& file);
+  // Drops from lent_files_ the blocks handed out or gone.
+  void ForgetReturnedLent();
   const SpillDir& SourceDir(Where where) const {
     return where == Where::kMemoryFile ? memory_dir_ : spill_dir_;
   }
