@@ -1,12 +1,14 @@
 /*
- * coll -- MPI_Bcast (root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM) and
- * MPI_Alltoall (MPI_DOUBLE) of 8 B, 1 MiB and 64 MiB, or the sizes given,
- * over all ranks.  As in the OSU micro-benchmarks, an alltoall's size is
- * what each rank sends to each rank (its buffers hold ranks x size).
+ * coll -- MPI_Bcast (root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM),
+ * MPI_Alltoall, MPI_Gather (root 0) and MPI_Allgather (MPI_DOUBLE) of 8 B,
+ * 1 MiB and 64 MiB, or the sizes given, over all ranks.  As in the OSU
+ * micro-benchmarks, an alltoall's size is what each rank sends to each
+ * rank (its buffers hold ranks x size), a gather's and an allgather's what
+ * each rank contributes.
  *
- * Usage: coll [OPS] [SIZE,...]   OPS: bcast, allreduce, alltoall, or a
- *                                comma-separated list of them; all (the
- *                                default) is bcast,allreduce
+ * Usage: coll [OPS] [SIZE,...]   OPS: bcast, allreduce, alltoall, gather,
+ *                                allgather, or a comma-separated list of
+ *                                them; all (the default) is bcast,allreduce
  * Output: BENCH <op> <bytes> <seconds per call>
  */
 #include <stdlib.h>
@@ -68,6 +70,29 @@ static void alltoall(void *ctx, long iter) {
                 alltoall_base(iter, c->size, from, c->rank), 1.0, "alltoall");
 }
 
+/* Rank r's contribution in call iter: a base of its own, so a block from
+ * the wrong rank or call fails the check. */
+static void gather_common(struct coll *c, long iter, int all) {
+  bench_stamp(c->send, c->elements, alltoall_base(iter, c->size, c->rank, 0));
+  int root = c->rank == 0;
+  if (all || root)
+    for (int from = 0; from < c->size; ++from) bench_poison(c->recv + from * c->elements, c->elements);
+  if (all) {
+    BENCH_MPI(MPI_Allgather(c->send, (int)c->elements, MPI_DOUBLE, c->recv, (int)c->elements,
+                            MPI_DOUBLE, MPI_COMM_WORLD));
+  } else {
+    BENCH_MPI(MPI_Gather(c->send, (int)c->elements, MPI_DOUBLE, c->recv, (int)c->elements,
+                         MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  }
+  if (all || root)
+    for (int from = 0; from < c->size; ++from)
+      bench_check(c->recv + from * c->elements, c->elements,
+                  alltoall_base(iter, c->size, from, 0), 1.0, all ? "allgather" : "gather");
+}
+
+static void gather(void *ctx, long iter) { gather_common(ctx, iter, 0); }
+static void allgather(void *ctx, long iter) { gather_common(ctx, iter, 1); }
+
 struct size_plan {
   long bytes, warmup, reps;
   int trials;
@@ -100,19 +125,21 @@ static int nsizes = 3;
 
 /* Runs `op` for every size; `blocks` is how many messages of the size each
  * rank's buffers hold (1, or the ranks for alltoall), and what the
- * repetitions are planned by. */
+ * repetitions are planned by; `recv_blocks` the same for the receive
+ * buffer (the ranks for gather and allgather). */
 static void run_op(const char *name, bench_op_fn op, int rank, int size,
-                   int blocks) {
+                   int blocks, int recv_blocks) {
   for (int p = 0; p < nsizes; ++p) {
-    struct size_plan plan = plan_for(sizes[p] * blocks);
+    struct size_plan plan = plan_for(sizes[p] * recv_blocks);
     size_t buffer = (size_t)sizes[p] * (size_t)blocks;
+    size_t recv_buffer = (size_t)sizes[p] * (size_t)recv_blocks;
     struct coll c = {rank, size, sizes[p] / (long)sizeof(double), NULL, NULL};
     c.send = bench_alloc(buffer);
-    c.recv = bench_alloc(buffer);
+    c.recv = bench_alloc(recv_buffer);
     /* Zero, so the unsampled elements of every contribution sum to 0; this
      * also touches the pages before timing. */
     memset(c.send, 0, buffer);
-    memset(c.recv, 0, buffer);
+    memset(c.recv, 0, recv_buffer);
     bench_run(name, sizes[p], op, &c, plan.warmup, plan.reps, plan.trials);
     free(c.send);
     free(c.recv);
@@ -123,18 +150,23 @@ int main(int argc, char **argv) {
   BENCH_MPI(MPI_Init(&argc, &argv));
   char ops[64] = "bcast,allreduce";
   if (argc > 1 && strcmp(argv[1], "all") != 0) snprintf(ops, sizeof ops, "%s", argv[1]);
-  int want_bcast = 0, want_allreduce = 0, want_alltoall = 0;
+  int want_bcast = 0, want_allreduce = 0, want_alltoall = 0, want_gather = 0, want_allgather = 0;
   for (char *op = strtok(ops, ","); op; op = strtok(NULL, ",")) {
     if (strcmp(op, "bcast") == 0) want_bcast = 1;
     else if (strcmp(op, "allreduce") == 0) want_allreduce = 1;
     else if (strcmp(op, "alltoall") == 0) want_alltoall = 1;
-    else bench_fail("usage: %s [bcast|allreduce|alltoall|all][,...] [SIZE,...]", argv[0]);
+    else if (strcmp(op, "gather") == 0) want_gather = 1;
+    else if (strcmp(op, "allgather") == 0) want_allgather = 1;
+    else bench_fail("usage: %s [bcast|allreduce|alltoall|gather|allgather|all][,...] [SIZE,...]",
+                    argv[0]);
   }
   if (argc > 2) nsizes = bench_parse_sizes(argv[2], sizes, MAX_SIZES);
   int rank = bench_rank(), size = bench_size();
-  if (want_bcast) run_op("bcast", bcast, rank, size, 1);
-  if (want_allreduce) run_op("allreduce", allreduce, rank, size, 1);
-  if (want_alltoall) run_op("alltoall", alltoall, rank, size, size);
+  if (want_bcast) run_op("bcast", bcast, rank, size, 1, 1);
+  if (want_allreduce) run_op("allreduce", allreduce, rank, size, 1, 1);
+  if (want_alltoall) run_op("alltoall", alltoall, rank, size, size, size);
+  if (want_gather) run_op("gather", gather, rank, size, 1, size);
+  if (want_allgather) run_op("allgather", allgather, rank, size, 1, size);
   BENCH_MPI(MPI_Finalize());
   return 0;
 }

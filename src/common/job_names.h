@@ -54,6 +54,8 @@ inline constexpr const char* kEnvMasterPid = "BDMPI_MASTER_PID";
 inline constexpr const char* kEnvStorageAlloc = "BDMPI_STORAGE_ALLOC";
 inline constexpr const char* kEnvStorageThreshold = "BDMPI_STORAGE_THRESHOLD";
 inline constexpr const char* kEnvPrefetch = "BDMPI_PREFETCH";
+// --single-copy: "0" makes every collective block travel the copied way.
+inline constexpr const char* kEnvSingleCopy = "BDMPI_SINGLE_COPY";
 
 // 16 hex digits from the kernel's random source.
 std::string NewJobId();

@@ -70,6 +70,14 @@ const std::vector<Row>& JobOptionTable() {
                    "keep messages larger than --mem-threshold in memory (a file in "
                    "/dev/shm) while the node's memory (--node-memory) has room, and move "
                    "them to disk when it has not; off: they always go through disk"),
+      ChoiceOption("--single-copy", &JobOptions::single_copy, {{"on", true}, {"off", false}},
+                   "move large messages between ranks of a node with one copy: a "
+                   "standard send whose receive is posted is written straight into "
+                   "it, and a rank reads a block of alltoall, gather, scatter or "
+                   "allgather larger than --mem-threshold straight from the memory of "
+                   "its sender; off: through a payload segment or spill file like any "
+                   "message (two copies)")
+          .Env(kEnvSingleCopy),
       SizeOption("--mem-budget", &JobOptions::mem_budget,
                  "bytes of small messages a master buffers in memory before "
                  "spilling them too"),

@@ -28,6 +28,9 @@ struct JobOptions {
   int ncritical = 1;                   // -nc: slaves inside a critical section
   std::size_t mem_threshold = 64 * 1024;        // larger payloads: memory files
   bool memory_payloads = true;  // payloads above mem_threshold in memory files
+  // Collective blocks above mem_threshold read by the receiver straight
+  // from the sender's memory (docs/architecture.md, "Lent blocks").
+  bool single_copy = true;
   std::size_t mem_budget = 256 * 1024 * 1024;   // buffered bytes in memory
   SchedulePolicy policy = SchedulePolicy::kMemory;
   bool bind = true;  // with -nr 1, keep the master and its slaves on one core

@@ -36,4 +36,13 @@ long MajorFaults(pid_t pid) {
   return majflt;
 }
 
+int YamaPtraceScope() {
+  std::FILE* file = std::fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+  if (file == nullptr) return 0;
+  int scope = 0;
+  if (std::fscanf(file, "%d", &scope) != 1) scope = 0;
+  std::fclose(file);
+  return scope;
+}
+
 }  // namespace bdmpi

@@ -52,7 +52,11 @@ inline constexpr std::uint16_t kProtocolVersion = 8;
 //             then): `id` completes, as a receive would, when a receive or
 //             a matched probe on the destination takes the message; the
 //             sender waits for it with WaitRecv/WaitAny/... like for a
-//             receive, or with WaitSsend.
+//             receive, or with WaitSsend. code = kLentSend (a collective's
+//             block, Where::kLent): `id` completes when the receiver has let
+//             go of the block (its next request after the reply that named
+//             it) or the master has copied it; the sender waits for it like
+//             for a receive and must not touch the block until then.
 //             Where::kPutOffer (a standard send larger than the window,
 //             wants_reply): "is a receive for this posted?" The reply
 //             grants it (Where::kPutOffer: the receive buffer's address in
@@ -66,7 +70,7 @@ inline constexpr std::uint16_t kProtocolVersion = 8;
 //             the master matches against queued messages in MPI order.
 //             file_id: the receive buffer's address when a sender may
 //             write the data straight into it (a dense type, larger than
-//             the window), else 0.
+//             an inline payload), else 0.
 //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
 //             the reply carries status and the data (window or file).
 //   TestRecv: reply at once, flag = 1 with the data if matched.
@@ -103,6 +107,11 @@ inline constexpr std::uint16_t kProtocolVersion = 8;
 //   Mrecv:    reply at once with matched message `id`'s status and data
 //             as for WaitRecv; bytes = the receive's capacity. MPI_Mrecv,
 //             MPI_Imrecv.
+//   CopyLent: the reply before this one handed out a lent block (Where::
+//             kLent) that this slave may not read (process_vm_readv
+//             refused): reply at once with the same data in a file of
+//             the master's, as WaitRecv's reply would carry it. From then
+//             on the master copies every lent block when it arrives.
 //
 // Collectives, two phases as in the paper: every member deposits its part
 // with its master; the master replies when the operation's result for this
@@ -186,6 +195,7 @@ inline constexpr std::uint16_t kProtocolVersion = 8;
   X(Improbe, 0x020e)       \
   X(Mrecv, 0x020f)         \
   X(WaitSsend, 0x0210)     \
+  X(CopyLent, 0x0211)      \
   X(Barrier, 0x0301)       \
   X(Bcast, 0x0302)         \
   X(Reduce, 0x0303)        \
@@ -223,11 +233,17 @@ const char* MsgTypeName(MsgType type);
 // kMemoryFile: a file of the node's memory directory (tmpfs, named by
 // file_id like a spill file), for payloads larger than the window while
 // the node's memory budget has room.
+// kLent: a block of a collective built from point-to-point messages that
+// stays in the sender's memory (docs/architecture.md, "Lent blocks"): a
+// Send names it by address (file_id) and size (bytes); a reply by the
+// same address and the sender's pid (file_ino), and the receiver reads it
+// with one process_vm_readv.
 // kPutOffer, kPlaced: a send written by the sender straight into a posted
 // receive on its node (the Send entry above; docs/architecture.md, "Placed
 // messages"); a receive's reply with kPlaced has its data in place.
 enum class Where : std::uint8_t {
-  kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4, kPutOffer = 6, kPlaced = 7
+  kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4, kLent = 5, kPutOffer = 6,
+  kPlaced = 7
 };
 
 struct RequestMsg {
@@ -322,6 +338,9 @@ inline constexpr std::int32_t kUndefinedColor = -1;
 // RequestMsg::code of a synchronous Send, and of a Cancel of a send.
 inline constexpr std::int32_t kSynchronousSend = 1;
 inline constexpr std::int32_t kCancelSend = 1;
+// RequestMsg::code of a Send whose payload is lent (Where::kLent): `id`
+// completes, as a receive would, once the receiver has let go of it.
+inline constexpr std::int32_t kLentSend = 2;
 
 // The steps of MsgType::kCommRegister (in RequestMsg::code).
 enum CommRegisterStep : std::int32_t { kRegisterNewId = 0, kRegisterChannel = 1, kRegisterMembers = 2 };

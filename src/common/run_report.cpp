@@ -80,6 +80,7 @@ const char* MessagePathKey(MessagePath path) {
     case MessagePath::kSpillFile: return "spill_file";
     case MessagePath::kCrossNode: return "cross_node";
     case MessagePath::kPlaced: return "placed";
+    case MessagePath::kLent: return "lent";
   }
   return "?";
 }
@@ -296,7 +297,7 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/3\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/4\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")

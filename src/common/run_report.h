@@ -35,9 +35,13 @@ enum class MessagePath : int {
   kMasterSpill,   // the rank's window, then a spill file of the master (budget full)
   kSpillFile,     // a spill file the rank wrote
   kCrossNode,     // forwarded to another node's master (also counted by how it left)
-  kPlaced,        // written by the sender straight into the posted receive
+  kPlaced,        // written straight into the posted receive (by the sender, or
+                  // by the master from the window)
+  kLent,          // a collective's block the receiver read from the sender's memory
 };
-inline constexpr int kMessagePaths = 6;
+inline constexpr int kMessagePaths = 7;
+// Arrays are indexed by path: a path added above must be counted here.
+static_assert(static_cast<int>(MessagePath::kLent) + 1 == kMessagePaths);
 const char* MessagePathKey(MessagePath path);
 
 struct Count {

@@ -14,6 +14,9 @@ std::string DescribeMatch(int source, int tag) {
 // A wait names a receive posted earlier (its source and tag are there) or
 // a synchronous or buffered send waiting for its match.
 std::string DescribePosted(const Slave& slave, std::uint64_t id) {
+  if (const AwaitedMatch* send = slave.mailbox.FindAwaited(id); send != nullptr && send->lent)
+    return "(its block for rank " + std::to_string(send->dest) + ", tag " +
+           std::to_string(send->tag) + ", not read yet)";
   if (const AwaitedMatch* send = slave.mailbox.FindAwaited(id))
     return "(its send to rank " + std::to_string(send->dest) + ", tag " +
            std::to_string(send->tag) + ", not received yet)";

@@ -50,6 +50,7 @@ struct AwaitedMatch {
   int dest = 0;  // rank in comm
   int tag = 0;
   bool discard = false;  // its request was freed: nobody will collect it
+  bool lent = false;     // a lent block that waits to be read, not matched
 };
 
 struct PostedRecv {

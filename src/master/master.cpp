@@ -142,6 +142,7 @@ void Master::Start() {
       names_, {launch_secret_, options_.nslaves,
                std::filesystem::absolute(options_.scratch_dir).string(), getpid()});
   CreateJobDirectory();
+  LogLending();
   // With one running slave, the master and the slave it serves take turns:
   // on one core a wake-up costs ~5 us, across cores ~55 us.
   if (options_.bind && options_.nrunning == 1) {
@@ -286,6 +287,7 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
         message, size, [this](const RequestMsg& request, const std::byte* payload) {
           if (!failed_) OnRequest(request, payload);
         });
+    if (!failed_) TakeBackLentBlocks();
     serving_message_ = false;
     if (!failed_) ScheduleAfterMessage();
     if (!well_formed && !failed_)
@@ -317,8 +319,12 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   // progress), which a slave sends while it waits for a reply that may be
   // made already (a runnable slave switched out), naming files it has yet
   // to read.
-  if (request.type != MsgType::kReleased && request.type != MsgType::kReleaseProgress)
+  // A CopyLent asks about the lent block of its last reply.
+  if (request.type != MsgType::kReleased && request.type != MsgType::kReleaseProgress &&
+      request.type != MsgType::kCopyLent) {
     slave.held_files.clear();
+    slave.held_lent.reset();
+  }
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
   const MessageRow* row = FindMessageRow(request.type);
   if (row != nullptr && row->handle != nullptr) (this->*row->handle)(slave, request);
@@ -395,6 +401,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   std::erase(critical_waiters_, slave.index);
   LeaveCritical(slave);
   slave.held_files.clear();
+  slave.held_lent.reset();
   if (failed_) return;  // killed by us while ending the job
   payloads_.RetireSegments(static_cast<std::uint64_t>(slave.index));
   // Its memory is gone: whoever waited for it may run.
@@ -502,6 +509,13 @@ std::optional<std::string> Master::BlockedRanks() const {
 
 void Master::CheckDeadlock() {
   std::optional<std::string> blocked = BlockedRanks();
+  // Nobody here can run: a rank that waits for its lent blocks to be read
+  // must not wait for a receiver that waits for it (a nonblocking
+  // collective with other calls in between): the blocks are copied.
+  if (blocked && !blocked->empty() && MaterializeLentBlocks([](int) { return true; }) > 0) {
+    Schedule();
+    return;
+  }
   if (network_) {
     // Across nodes a message may still come from elsewhere: node 0's
     // network thread decides from every node's state (Network::ReportState).
@@ -584,13 +598,17 @@ void Master::Yield(Slave& slave, const RequestMsg& request) {
 }
 
 void Master::WakeIfReady(Slave& slave) {
+  if (MakeRunnableIfReady(slave)) Schedule();
+}
+
+bool Master::MakeRunnableIfReady(Slave& slave) {
   if (slave.state != SlaveState::kRBlocked && slave.state != SlaveState::kCBlocked)
-    return;
-  if (!Ready(slave, *slave.pending)) return;
+    return false;
+  if (!Ready(slave, *slave.pending)) return false;
   slave.state = SlaveState::kRunnable;
   NoteStateChange(slave);
   slaves_.MakeRunnable(slave);
-  Schedule();
+  return true;
 }
 
 void Master::Schedule() {

@@ -154,6 +154,8 @@ class Master {
   void Block(Slave& slave, SlaveState state, const RequestMsg& request);
   void Yield(Slave& slave, const RequestMsg& request);
   void WakeIfReady(Slave& slave);
+  // WakeIfReady without scheduling; true if it made the slave runnable.
+  bool MakeRunnableIfReady(Slave& slave);
   void Schedule();
   // Hand-over with -nr > 1 (handover.cpp, master/handover_hold.h): binds
   // the master and the slaves to cores; after a queue message, schedules or
@@ -199,6 +201,27 @@ class Master {
   // MPI_Cancel of a send: withdraws its message if it is still unmatched
   // in a mailbox of this node.
   bool WithdrawSend(Slave& slave, const RequestMsg& request);
+  // Lent blocks (lent_blocks.cpp). The payload of a Send that lends its
+  // block, copied at once when it leaves the node or lending failed.
+  Payload LentPayload(Slave& slave, const RequestMsg& request, bool remote);
+  // Completes the sends whose lent blocks went back (without scheduling:
+  // the callers do).
+  void TakeBackLentBlocks();
+  // Copies the lent blocks no receiver holds of the lenders `which`
+  // accepts (by slave index) and completes their sends; returns how many.
+  template <class Which>
+  std::size_t MaterializeLentBlocks(Which which) {
+    std::size_t copied = payloads_.MaterializeLent(which);
+    if (copied > 0) TakeBackLentBlocks();
+    return copied;
+  }
+  void HandleCopyLent(Slave& slave, const RequestMsg& request);
+  // Reaps `slave` if it has died (its exit event may still be on its way)
+  // and ends the job as OnSlaveExit does; false if it lives.
+  bool ReapIfExited(Slave& slave);
+  // Says in -v whether this job's ranks lend blocks (slave/lent_blocks.h
+  // decides the same from the same facts).
+  void LogLending() const;
   // Tells the synchronous senders whose messages `receiver`'s mailbox has
   // just matched (locally, or through their node's master).
   void TellMatchedSenders(Slave& receiver);
@@ -336,6 +359,9 @@ class Master {
   bool network_shutdown_ = false;
   const std::byte* inline_payload_ = nullptr;  // of the request being handled
   bool failed_ = false;
+  // A rank could not read another's memory (CopyLent): every lent block
+  // is copied when it arrives from then on.
+  bool lending_refused_ = false;
   // Set while the requests of one queue message are served: Schedule waits
   // for the end of the message (see ServeMessage).
   bool serving_message_ = false;

@@ -95,10 +95,12 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
                    (other.state == SlaveState::kRunnable && !blocked_only);
-    // Not one that a sender writes into now (placed.cpp): the write-back
-    // would race those writes.
+    // Not one that a sender writes into now (placed.cpp), nor one whose
+    // lent block a receiver may be reading: its memory must stay where it
+    // is meanwhile, or the write-back would race them.
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
-        !other.storage_releasing && other.incoming_puts == 0 && StorageBytes(other) > 0)
+        !other.storage_releasing && other.incoming_puts == 0 && StorageBytes(other) > 0 &&
+        !payloads_.LentInHand(other.index))
       candidates.push_back(&other);
   }
   std::sort(candidates.begin(), candidates.end(), [this](Slave* a, Slave* b) {
@@ -112,6 +114,9 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
     if (resident - releasing <= node_memory_) break;
     BDMPI_DEBUG("sched", "switch out rank %d (%llu bytes) for rank %d", victim->world_rank,
                 static_cast<unsigned long long>(StorageBytes(*victim)), slave.world_rank);
+    // Its lent blocks become ordinary messages first: once switched out,
+    // its memory cannot be read from outside.
+    MaterializeLentBlocks([victim](int lender) { return lender == victim->index; });
     ReplyMsg release;
     release.type = MsgType::kRelease;
     release.bytes = ReleaseStep();
@@ -199,7 +204,7 @@ void Master::LogStorageSummary() const {
              "at most %llu bytes resident at a resume (%s the budget of %llu), "
              "%llu message bytes moved from memory to disk (%llu while held), "
              "%llu bytes of idle payload segments given back, "
-             "%llu resumes during a write-back",
+             "%llu resumes during a write-back, %llu lent blocks copied",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
              static_cast<unsigned long long>(read_aheads_),
@@ -209,7 +214,8 @@ void Master::LogStorageSummary() const {
              static_cast<unsigned long long>(payloads_.moved_to_disk()),
              static_cast<unsigned long long>(payloads_.moved_while_held()),
              static_cast<unsigned long long>(payloads_.trimmed_segment_bytes()),
-             static_cast<unsigned long long>(overlapped_resumes_));
+             static_cast<unsigned long long>(overlapped_resumes_),
+             static_cast<unsigned long long>(payloads_.lent_copied()));
 }
 
 }  // namespace bdmpi

@@ -73,6 +73,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kImprobe, .mpi_call = "MPI_Improbe", .blocks = Blocks::kRunnable,
        .handle = &M::HandleProbe, .complete = &M::CompleteMprobe},
       {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = &M::HandleMrecv},
+      {.type = MsgType::kCopyLent, .handle = &M::HandleCopyLent},
       {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .blocks = Blocks::kRBlocked,
        .handle = &M::HandleWaitRecv, .ready = &M::RecvReady, .complete = &M::CompleteRecv,
        .describe = &M::DescribeAwaitedSend},

@@ -139,7 +139,8 @@ void Master::RecordRankStates() {
 void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
                         bool cross_node) {
   if (!recorder_.on()) return;
-  MessagePath path = request.where == Where::kInline ? MessagePath::kInline
+  MessagePath path = payload.lent()                    ? MessagePath::kLent
+                     : request.where == Where::kInline ? MessagePath::kInline
                      : request.where == Where::kPlaced ? MessagePath::kPlaced
                      : request.where == Where::kFile ? MessagePath::kSpillFile
                      // A memory file held by the master counts as its memory.

@@ -18,10 +18,17 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
   if (request.where == Where::kPutOffer) return HandlePutOffer(slave, request);
   if (request.where == Where::kPlaced) return HandlePutDone(slave, request);
   if (request.where == Where::kWindow && PlaceFromWindow(slave, request)) return;
+  int dest_rank = comm.world_ranks[request.peer];
+  Slave* dest = slaves_.ByWorldRank(dest_rank);
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
-  message.payload = payloads_.Take(request, io_->Window(slave.index), inline_payload_);
-  message.sent_by = SentBy{slave.world_rank, request.id, false};
+  message.payload = request.where == Where::kLent
+                        ? LentPayload(slave, request, dest == nullptr)
+                        : payloads_.Take(request, io_->Window(slave.index), inline_payload_);
+  // A lent block's id is what its sender waits for, not a send MPI_Cancel
+  // may withdraw (collectives cannot be cancelled).
+  message.sent_by = SentBy{slave.world_rank, request.where == Where::kLent ? 0 : request.id,
+                           false};
   if (request.id != 0 && request.code == kSynchronousSend) {
     // Complete when its message is matched.
     message.sent_by.synchronous = true;
@@ -33,8 +40,6 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
     ack.type = request.type;
     Reply(slave, ack);
   }
-  int dest_rank = comm.world_ranks[request.peer];
-  Slave* dest = slaves_.ByWorldRank(dest_rank);
   RecordSend(slave, request, message.payload, dest == nullptr);
   if (dest == nullptr) {
     // Another node's: its master buffers it (paper 5.3).
@@ -235,8 +240,12 @@ ReplyMsg Master::CompleteRecv(Slave& slave, const RequestMsg& request) {
   reply.flag = 1;
   reply.source = done->message.envelope.source;
   reply.tag = done->message.envelope.tag;
-  payloads_.Give(done->message.payload, done->recv.capacity, io_->Window(slave.index), reply,
-                 slave.held_files);
+  if (done->message.payload.lent() && done->recv.capacity > 0) {
+    payloads_.GiveLent(done->message.payload, reply, slave.held_lent);
+  } else {
+    payloads_.Give(done->message.payload, done->recv.capacity, io_->Window(slave.index), reply,
+                   slave.held_files);
+  }
   if (reply.bytes > done->recv.capacity) reply.error = kErrTruncate;
   return reply;
 }

@@ -11,6 +11,7 @@
 
 #include "common/file_io.h"
 #include "common/spill_dir.h"
+#include "master/lent_block.h"
 
 namespace bdmpi {
 
@@ -49,6 +50,9 @@ struct PayloadFile {
   std::uint64_t charged = 0;
   // Read by another thread (the network's): never retargeted.
   bool pinned = false;
+  // Set while the bytes are still in their sender's memory (owned is null
+  // then): PayloadStore::Materialize copies them into a file.
+  std::shared_ptr<LentBlock> lent;
 };
 
 class Payload {
@@ -74,6 +78,8 @@ class Payload {
   std::uint64_t bytes() const { return bytes_; }
   // In a file (spill or memory file), not in master memory.
   bool on_disk() const { return file_ != nullptr; }
+  // Still in its sender's memory (Where::kLent).
+  bool lent() const { return file_ != nullptr && file_->lent != nullptr; }
   // In a memory file (still: the store may move it to disk).
   bool in_memory_file() const { return file_ != nullptr && file_->memory_charge != nullptr; }
   bool placed() const { return placed_; }

@@ -1,6 +1,7 @@
 #include "master/payload_store.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -57,6 +58,8 @@ Payload PayloadStore::Take(const RequestMsg& request, const std::byte* window,
     case Where::kPlaced:
       BDMPI_ENFORCE(false, "a placed message has no payload to take");
       break;
+    case Where::kLent:
+      throw Error(kErrIntern, "a lent block taken as a staged payload");
     case Where::kInline:
     case Where::kWindow:
       break;
@@ -94,6 +97,8 @@ void PayloadStore::Read(const RequestMsg& request, const std::byte* window,
       BDMPI_ENFORCE(bytes <= window_size_, "window payload larger than window");
       std::memcpy(out, window, bytes);
       break;
+    case Where::kLent:
+      throw Error(kErrIntern, "a lent block where a list was expected");
     case Where::kFile:
     case Where::kMemoryFile: {
       const SpillDir& dir = SourceDir(request.where);
@@ -283,6 +288,80 @@ MappedFile PayloadStore::Map(const Payload& payload, std::uint64_t bytes, bool w
   if (writable) payload.Pin();
   UniqueFd fd = payload.Open(writable ? O_RDWR : O_RDONLY);
   return MappedFile::Map(payload.file()->path(), fd.get(), bytes, writable);
+}
+
+Payload PayloadStore::Lend(const RequestMsg& request, pid_t pid, int lender, int rank) {
+  auto file = std::make_shared<PayloadFile>(nullptr, 0, nullptr);
+  file->lent = std::make_shared<LentBlock>(pid, lender, rank, request.file_id, request.bytes,
+                                           request.id, &lent_returns_);
+  // Forget the ones gone, so that the list stays as long as what is lent.
+  if (lent_files_.size() >= 64 && lent_files_.size() % 64 == 0) ForgetReturnedLent();
+  lent_files_.push_back(file);
+  return Payload::InFile(std::move(file), request.bytes);
+}
+
+void PayloadStore::ForgetReturnedLent() {
+  std::erase_if(lent_files_, [](const auto& held) {
+    std::shared_ptr<PayloadFile> file = held.lock();
+    return file == nullptr || file->lent == nullptr;
+  });
+}
+
+void PayloadStore::GiveLent(Payload& payload, ReplyMsg& reply, std::shared_ptr<LentBlock>& held) {
+  LentBlock& block = *payload.shared_file()->lent;
+  reply.bytes = payload.bytes();
+  reply.where = Where::kLent;
+  reply.file_id = block.address;
+  reply.file_ino = static_cast<std::uint64_t>(block.pid);
+  // Named in a reply: its receiver may be reading it now, so its sender's
+  // memory must stay where it is until the receiver's next request.
+  handed_out_.push_back(payload.shared_file()->lent);
+  if (handed_out_.size() % 64 == 0)
+    std::erase_if(handed_out_, [](const auto& weak) { return weak.expired(); });
+  // The message goes with the reply; the receiver alone holds the block.
+  held = std::move(payload.shared_file()->lent);
+}
+
+bool PayloadStore::LentInHand(int lender) const {
+  return std::any_of(handed_out_.begin(), handed_out_.end(), [lender](const auto& weak) {
+    std::shared_ptr<LentBlock> block = weak.lock();
+    return block != nullptr && block->lender == lender;
+  });
+}
+
+Payload PayloadStore::CopyLent(const LentBlock& block) {
+  bool in_memory = has_memory_dir() && memory_room_(block.bytes);
+  const SpillDir& dir = in_memory ? memory_dir_ : spill_dir_;
+  std::uint64_t file_id = NewFileId();
+  std::uint64_t inode = 0;
+  // Reserved: a full disk or tmpfs is an error here, not a SIGBUS later.
+  UniqueFd file = dir.CreateReserved(file_id, block.bytes, &inode);
+  try {
+    MappedFile map =
+        MappedFile::Map(dir.FilePath(file_id), file.get(), block.bytes, /*writable=*/true);
+    block.CopyTo(map.data());
+    ++lent_copied_;
+  } catch (...) {
+    unlink(dir.FilePath(file_id).c_str());
+    throw;
+  }
+  return in_memory ? AdoptMemoryFile(file_id, inode, block.bytes)
+                   : Adopt(file_id, inode, block.bytes);
+}
+
+void PayloadStore::Materialize(const Payload& payload) { Materialize(payload.shared_file()); }
+
+void PayloadStore::Materialize(const std::shared_ptr<PayloadFile>& file) {
+  Payload copy = CopyLent(*file->lent);
+  PayloadFile& made = *copy.shared_file();
+  file->owned = made.owned;
+  file->file_id = made.file_id;
+  file->dir = made.dir;
+  // The memory charge moves with the file: `made` goes with `copy`.
+  file->memory_charge = std::exchange(made.memory_charge, nullptr);
+  file->charged = std::exchange(made.charged, 0);
+  if (file->memory_charge != nullptr) memory_files_.push_back(file);
+  file->lent.reset();  // back to its sender
 }
 
 Payload PayloadStore::Spill(const void* data, std::uint64_t bytes) {

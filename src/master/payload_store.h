@@ -7,7 +7,9 @@
 // spill file) and gives held payloads back in replies (the window, or a
 // memory or spill file named by id and inode). Memory files it holds
 // move to spill files when the node needs their memory
-// (MoveMemoryFilesToDisk). It owns the node's spill and memory directories
+// (MoveMemoryFilesToDisk). A block a slave lends (Where::kLent) stays in
+// the slave's memory; the store names it in a reply, or copies it into a
+// file when it must not stay there (Materialize). It owns the node's spill and memory directories
 // and the budget every held payload is charged to, so it must outlive
 // every Payload it made.
 #pragma once
@@ -108,6 +110,40 @@ class PayloadStore {
   }
   void TrimKeptMappings() { segment_mappings_.Trim(); }
 
+  // Lent blocks (master/lent_block.h). The payload of a Send whose block
+  // slave `lender` (process `pid`, world rank `rank`) lent.
+  Payload Lend(const RequestMsg& request, pid_t pid, int lender, int rank);
+  // Hands a lent payload to its receiver: `reply` names the block, `held`
+  // keeps it from going back until the receiver's next request.
+  void GiveLent(Payload& payload, ReplyMsg& reply, std::shared_ptr<LentBlock>& held);
+  // Copies a lent block into a file of the master's (a memory file while
+  // the node has room, else a spill file).
+  Payload CopyLent(const LentBlock& block);
+  // Copies a lent payload into a file of the master's: from then on it is
+  // an ordinary message, and the block goes back to its sender.
+  void Materialize(const Payload& payload);
+  // Materializes the lent payloads no receiver was handed yet whose
+  // lender `which` accepts; returns how many.
+  template <class Which>
+  std::size_t MaterializeLent(Which which) {
+    std::size_t copied = 0;
+    for (std::weak_ptr<PayloadFile>& held : lent_files_) {
+      std::shared_ptr<PayloadFile> file = held.lock();
+      if (file != nullptr && file->lent != nullptr && which(file->lent->lender)) {
+        Materialize(file);
+        ++copied;
+      }
+    }
+    ForgetReturnedLent();
+    return copied;
+  }
+  // Lent blocks copied so far (CopyLent, Materialize).
+  std::uint64_t lent_copied() const { return lent_copied_; }
+  // Whether a receiver may be reading a block slave `lender` lent.
+  bool LentInHand(int lender) const;
+  // The blocks that went back to their senders since the last call.
+  std::vector<LentReturn> TakeLentReturns() { return std::exchange(lent_returns_, {}); }
+
   // The warm pages of the slaves' free payload segments, charged to the
   // node budget with the memory files (master/slave_segments.h); given
   // back, largest first, until `wanted` bytes are freed (returned).
@@ -138,6 +174,9 @@ class PayloadStore {
   // Copies memory file `file` to a new spill file and points `file` there
   // (a segment's memory is given back to the system too).
   void MoveToDisk(PayloadFile& file);
+  void Materialize(const std::shared_ptr<PayloadFile>& file);
+  // Drops from lent_files_ the blocks handed out or gone.
+  void ForgetReturnedLent();
   const SpillDir& SourceDir(Where where) const {
     return where == Where::kMemoryFile ? memory_dir_ : spill_dir_;
   }
@@ -154,6 +193,12 @@ class PayloadStore {
   std::uint64_t moved_while_held_ = 0;
   std::uint64_t file_seq_ = 0;
   SegmentMappings segment_mappings_;
+  // Where LentBlocks report going back; their holders (mailboxes, slaves)
+  // are the Master's members after this store, so they go first.
+  std::vector<LentReturn> lent_returns_;
+  std::vector<std::weak_ptr<PayloadFile>> lent_files_;    // not yet handed out
+  std::vector<std::weak_ptr<LentBlock>> handed_out_;  // to a receiver
+  std::uint64_t lent_copied_ = 0;
 };
 
 }  // namespace bdmpi

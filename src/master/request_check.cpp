@@ -80,6 +80,12 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
         return "a payload of " + std::to_string(request.bytes) +
                " bytes, larger than its window";
       break;
+    case Where::kLent:
+      // Only a collective's send lends, and only the sender's own memory
+      // (the master names the sender's pid to the receiver).
+      if (request.type != MsgType::kSend || request.code != kLentSend || request.id == 0)
+        return "a lent block outside a send that waits for it";
+      break;
     case Where::kFile:
     case Where::kMemoryFile:
       // A file id names its creator (MakeFileId); taking another rank's file

@@ -11,6 +11,7 @@
 
 #include "common/file_io.h"
 #include "common/protocol.h"
+#include "master/lent_block.h"
 #include "master/mailbox.h"
 
 namespace bdmpi {
@@ -79,6 +80,9 @@ struct Slave {
   // Files handed to the slave in its last reply; released at its next
   // request, which proves it has read them.
   std::vector<std::shared_ptr<OwnedFile>> held_files;
+  // A block lent by another slave, named in its last reply: goes back to
+  // its sender at this slave's next request (or after a CopyLent).
+  std::shared_ptr<LentBlock> held_lent;
   // Sequence number of this slave's next collective, per communicator.
   std::map<int, std::uint64_t> collective_seq;
   // Its count of communicator creations (CommId): 0 names its

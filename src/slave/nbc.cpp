@@ -17,7 +17,15 @@ namespace bdmpi {
 Schedule::Schedule(const CommInfo& comm)
     : twin_(CollectiveCommId(comm.id)),
       rank_(comm.WireRank()),
-      size_(comm.inter ? comm.size + comm.PeerGroupSize() : comm.size) {}
+      size_(comm.inter ? comm.size + comm.PeerGroupSize() : comm.size),
+      world_ranks_(comm.inter ? std::vector<int>{} : comm.world_ranks) {}
+
+bool Schedule::OnThisNode(int dest) const {
+  const Runtime* runtime = Runtime::Instance();
+  if (runtime->layout().nnodes() == 1) return true;
+  int world_rank = world_ranks_.empty() ? dest : world_ranks_[static_cast<std::size_t>(dest)];
+  return runtime->layout().NodeOf(world_rank) == runtime->node();
+}
 
 void Schedule::SendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
   Runtime* runtime = Runtime::Instance();
@@ -29,6 +37,31 @@ void Schedule::SendBytes(int dest, int tag, const void* data, std::uint64_t byte
 void Schedule::SendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type) {
   WireData wire = ToWire(buffer, count, type);
   SendBytes(dest, tag, wire.data, wire.bytes);
+}
+
+void Schedule::LendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
+  Runtime* runtime = Runtime::Instance();
+  RequestMsg request = CollRequest(MsgType::kSend, twin_, rank_, dest, tag);
+  // Another node's master could not read it: copied as before.
+  if (!OnThisNode(dest) || !runtime->Lend(data, bytes, request)) {
+    SendBytes(dest, tag, data, bytes);
+    return;
+  }
+  runtime->Post(request);
+  lent_.push_back(request.id);
+}
+
+void Schedule::LendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type) {
+  LendWire(dest, tag, ToWire(buffer, count, type));
+}
+
+void Schedule::LendWire(int dest, int tag, const WireData& wire) {
+  // A packed copy dies with `wire`: only the user's own buffer is lent.
+  if (wire.packed.empty()) {
+    LendBytes(dest, tag, wire.data, wire.bytes);
+  } else {
+    SendBytes(dest, tag, wire.data, wire.bytes);
+  }
 }
 
 void Schedule::Recv(int source, int tag, std::uint64_t capacity, Deliver deliver) {
@@ -61,7 +94,13 @@ void Schedule::RunLocalSteps() {
   while (!done() && steps_[next_].id == 0) steps_[next_++].action();
 }
 
-void Schedule::Begin() { RunLocalSteps(); }
+void Schedule::Begin() {
+  // Last: a lent block comes back only when its receiver has read it, which
+  // needs nothing more of this rank.
+  for (std::uint64_t id : lent_) steps_.push_back(Step{id, [](const ReplyMsg&) {}, nullptr});
+  lent_.clear();
+  RunLocalSteps();
+}
 
 std::uint64_t Schedule::waiting_id() const { return done() ? 0 : steps_[next_].id; }
 

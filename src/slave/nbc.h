@@ -23,6 +23,7 @@
 
 #include "common/protocol.h"
 #include "slave/objects.h"
+#include "slave/wire_data.h"
 
 namespace bdmpi {
 
@@ -42,6 +43,14 @@ class Schedule {
   // Sends now: `bytes` wire bytes, or `count` elements packed once.
   void SendBytes(int dest, int tag, const void* data, std::uint64_t bytes);
   void SendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type);
+  // As SendElements, but the block is lent (slave/lent_blocks.h) when it
+  // is large and needs no packing: the receiver reads it from this rank's
+  // memory, and the schedule is done only once every lent block is back.
+  // Only for blocks the program may not touch until the operation
+  // completes and that no receive of the operation overwrites.
+  void LendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type);
+  // The same for wire bytes made already (lent when they are the user's).
+  void LendWire(int dest, int tag, const WireData& wire);
   // Posts a receive of at most `capacity` wire bytes now; `deliver` takes
   // the master's reply when the step is reached and its message is there.
   void Recv(int source, int tag, std::uint64_t capacity, Deliver deliver);
@@ -54,7 +63,8 @@ class Schedule {
   // A local action, run when the steps before it are complete.
   void Then(Action action);
 
-  // Runs the local actions at the front; call once all steps are added.
+  // Adds a step for each lent block, then runs the local actions at the
+  // front; call once all steps are added.
   void Begin();
   bool done() const { return next_ == steps_.size(); }
   // The receive id of the next step (0 when done).
@@ -76,12 +86,19 @@ class Schedule {
     Action action;
   };
   void RunLocalSteps();
+  void LendBytes(int dest, int tag, const void* data, std::uint64_t bytes);
+  // Whether rank `dest` (of an intracommunicator) runs on this node.
+  bool OnThisNode(int dest) const;
 
   int twin_ = 0;
   int rank_ = 0;
   int size_ = 0;
+  // The members' world ranks (empty: MPI_COMM_WORLD, or an
+  // intercommunicator, whose blocks are never lent).
+  std::vector<int> world_ranks_;
   std::vector<Step> steps_;
   std::size_t next_ = 0;
+  std::vector<std::uint64_t> lent_;  // ids of the lent blocks, until Begin
 };
 
 // A collective call with its arguments checked: each call posts one

@@ -89,7 +89,7 @@ CollectivePlan GatherBlocks(const void* send, int sendcount, MPI_Datatype sendty
   return [=]() {
     Schedule schedule(comm);
     if (comm.rank != root) {
-      schedule.SendElements(root, kTagGather, send, sendcount, sendtype);
+      schedule.LendElements(root, kTagGather, send, sendcount, sendtype);
       return schedule;
     }
     for (int r = 0; r < comm.size; ++r) {
@@ -118,7 +118,7 @@ CollectivePlan ScatterBlocks(const void* send, Blocks blocks, void* recv, int re
     for (int r = 0; r < comm.size; ++r) {
       const Block& block = blocks[static_cast<std::size_t>(r)];
       if (r != root) {
-        schedule.SendElements(r, kTagScatter, At(send, block), block.count, block.type);
+        schedule.LendElements(r, kTagScatter, At(send, block), block.count, block.type);
       } else if (recv != MPI_IN_PLACE) {
         LocalCopy(At(send, block), block.count, block.type, recv, Block{recvcount, 0, recvtype});
       }
@@ -136,7 +136,7 @@ CollectivePlan AllgatherBlocks(const void* send, int sendcount, MPI_Datatype sen
     WireData wire = send == MPI_IN_PLACE ? ToWire(At(recv, mine), mine.count, mine.type)
                                          : ToWire(send, sendcount, sendtype);
     for (int r = 0; r < comm.size; ++r) {
-      if (r != comm.rank) schedule.SendBytes(r, kTagAllgather, wire.data, wire.bytes);
+      if (r != comm.rank) schedule.LendWire(r, kTagAllgather, wire);
     }
     if (send != MPI_IN_PLACE) LocalCopy(send, sendcount, sendtype, At(recv, mine), mine);
     for (int r = 0; r < comm.size; ++r) {
@@ -165,8 +165,13 @@ CollectivePlan AlltoallBlocks(const void* send, Blocks sblocks, void* recv, Bloc
     const Blocks& from = in_place ? rblocks : sblocks;
     for (int r = 0; r < comm.size; ++r) {
       const Block& block = from[static_cast<std::size_t>(r)];
-      if (r != comm.rank && !Empty(block))
+      if (r == comm.rank || Empty(block)) continue;
+      // In place, the receives overwrite the blocks sent: those are copied.
+      if (in_place) {
         schedule.SendElements(r, kTagAlltoall, At(source, block), block.count, block.type);
+      } else {
+        schedule.LendElements(r, kTagAlltoall, At(source, block), block.count, block.type);
+      }
     }
     std::size_t me = static_cast<std::size_t>(comm.rank);
     if (!in_place)

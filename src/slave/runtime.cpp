@@ -13,6 +13,7 @@
 #include "common/job_names.h"
 #include "common/log.h"
 #include "slave/environment.h"
+#include "slave/lent_blocks.h"
 #include "slave/memory/arena.h"
 
 namespace bdmpi {
@@ -80,6 +81,8 @@ void Runtime::Connect() {
   token_ = static_cast<std::uint32_t>(std::strtoul(RequireEnv(kEnvSlaveToken), nullptr, 10));
   // Not for the programs this one may start: they are not this rank.
   unsetenv(kEnvSlaveToken);
+  LetJobReadMemory();
+  lending_ = LendingAllowed();
   const char* defer = std::getenv(kEnvDeferPosts);
   defer_posts_ = defer != nullptr && std::strcmp(defer, "1") == 0;
   std::string who = "rank " + std::to_string(world_rank_);
@@ -256,8 +259,31 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
       break;
     case Where::kPutOffer:
       BDMPI_ENFORCE(false, "a reply carrying a placement offer");
+    case Where::kLent:
+      ReadLentBlock(reply, data, bytes);
       break;
   }
+}
+
+bool Runtime::Lend(const void* data, std::uint64_t bytes, RequestMsg& request) {
+  CheckCallingThread();
+  if (!lending_ || bytes <= window_.size() || !Readable(data, bytes)) return false;
+  request.bytes = bytes;
+  request.where = Where::kLent;
+  request.file_id = reinterpret_cast<std::uintptr_t>(data);
+  request.code = kLentSend;
+  request.id = NewRecvId();
+  return true;
+}
+
+void Runtime::ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes) {
+  if (ReadLent(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes)) return;
+  BDMPI_DEBUG("p2p", "may not read rank memory (process_vm_readv refused): asking for a copy");
+  RequestMsg copy;
+  copy.type = MsgType::kCopyLent;
+  ReplyMsg copied = Call(copy);
+  BDMPI_ENFORCE(copied.where != Where::kLent, "the master lent a block again");
+  FetchPayload(copied, data, bytes);
 }
 
 void Runtime::WriteFile(const void* data, std::uint64_t bytes, RequestMsg& request) {

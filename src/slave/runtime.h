@@ -56,6 +56,13 @@ class Runtime {
   void StagePayload(const void* data, std::uint64_t bytes, RequestMsg& request);
   // Copies min(reply.bytes, capacity) bytes of a reply's payload to `data`.
   void FetchPayload(const ReplyMsg& reply, void* data, std::uint64_t capacity);
+  // Lends a block of a collective instead of staging it (slave/
+  // lent_blocks.h): when this job lends, the block is larger than the
+  // window and readable, sets the request's where, file_id (its address),
+  // code and id (a receive id that completes when the block comes back;
+  // the caller posts the request and waits for `id` before it lets the
+  // block change). False: stage it as usual.
+  bool Lend(const void* data, std::uint64_t bytes, RequestMsg& request);
 
   // Placed messages (runtime_placed.cpp, master/placed.cpp). A standard
   // send of `bytes` to world rank `dest` (the request as it would be
@@ -92,6 +99,9 @@ class Runtime {
   // Writes a payload too large for the window to a payload segment if one
   // is free, else a new spill file; sets the request's file id and where.
   void WriteFile(const void* data, std::uint64_t bytes, RequestMsg& request);
+  // Reads a lent block from its sender, or, when this rank may not, asks
+  // the master for a copy (MsgType::kCopyLent).
+  void ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes);
   // Adds a request to the batch (sending the batch first if it is full).
   void Enqueue(RequestMsg request);
   void Flush();
@@ -118,6 +128,7 @@ class Runtime {
   // a write), and from what size.
   bool placing_ = false;
   std::uint64_t place_min_bytes_ = 0;
+  bool lending_ = false;  // LendingAllowed(), decided at the start
   bool storage_released_ = false;  // switched out since the last reply
   int pending_acks_ = 0;
   std::uint64_t recv_seq_ = 0;

@@ -2,7 +2,6 @@
 // whose receive is already posted on this node is written straight into
 // the receive buffer with process_vm_writev: one copy instead of two, as
 // Open MPI's single-copy transfer (CMA) does.
-#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 
 #include "common/job_names.h"
 #include "common/log.h"
+#include "slave/lent_blocks.h"
 #include "slave/runtime.h"
 
 namespace bdmpi {
@@ -58,8 +58,10 @@ int WriteInto(pid_t pid, std::uint64_t address, const void* data, std::uint64_t 
 }  // namespace
 
 void Runtime::StartPlacing() {
+  // --single-copy off, or a Yama that forbids it, turns placing off as it
+  // does lending (lent_blocks.h); so does BDMPI_PLACED_MESSAGES=off.
   const char* setting = std::getenv(kEnvPlacedMessages);
-  placing_ = setting == nullptr || std::strcmp(setting, "off") != 0;
+  placing_ = LendingAllowed() && (setting == nullptr || std::strcmp(setting, "off") != 0);
   // A number sets the smallest message placed (tests use small ones).
   std::uint64_t min_bytes = kPlaceMinBytes;
   if (placing_ && setting != nullptr && *setting != '\0') {
@@ -68,11 +70,6 @@ void Runtime::StartPlacing() {
     if (*end == '\0') min_bytes = value;
   }
   place_min_bytes_ = std::max<std::uint64_t>(window_.size() + 1, min_bytes);
-  // Under Yama (ptrace_scope 1, Ubuntu's default) a process may write into
-  // the memory of its descendants only, unless the target names a tracer:
-  // the master, whose descendants are this node's ranks of the job. Where
-  // Yama is absent the call fails (EINVAL) and nothing is needed.
-  if (placing_) prctl(PR_SET_PTRACER, static_cast<unsigned long>(getppid()), 0, 0, 0);
 }
 
 bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request,

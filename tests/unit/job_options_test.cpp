@@ -97,10 +97,12 @@ TEST(JobOptionsTest, DefaultsAreNotPassedOn) {
 }
 
 TEST(JobOptionsTest, SlavesGetTheRowsVariables) {
-  MasterOptions options = Master({"bdmprun", "--storage-alloc", "off",
-                                  "--storage-threshold", "8k", "--prefetch", "eager", "p"});
+  MasterOptions options =
+      Master({"bdmprun", "--single-copy", "off", "--storage-alloc", "off",
+              "--storage-threshold", "8k", "--prefetch", "eager", "p"});
   std::vector<std::string> env = JobOptionEnvironment(options);
-  EXPECT_EQ(env, (std::vector<std::string>{std::string(kEnvStorageAlloc) + "=off",
+  EXPECT_EQ(env, (std::vector<std::string>{std::string(kEnvSingleCopy) + "=off",
+                                           std::string(kEnvStorageAlloc) + "=off",
                                            std::string(kEnvStorageThreshold) + "=8192",
                                            std::string(kEnvPrefetch) + "=eager"}));
   EXPECT_TRUE(IsJobOptionVariable("BDMPI_PREFETCH=lazy"));

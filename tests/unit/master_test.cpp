@@ -280,6 +280,64 @@ TEST(MasterTest, SynchronousSendWaitsForItsMatch) {
   EXPECT_EQ(done.flag, 1);
 }
 
+// A lent block (a collective's, Where::kLent): the receiver's reply names
+// the sender's address and size; the sender's send completes only at the
+// receiver's next request, which proves it has read the block.
+TEST(MasterTest, LentBlockGoesBackAtTheReceiversNextRequest) {
+  MasterHarness harness(2, 2);
+  harness.InitAll();
+  ExpectReply(harness, 0);
+  ExpectReply(harness, 1);
+  RequestMsg lend;
+  lend.type = MsgType::kSend;
+  lend.peer = 1;
+  lend.tag = 3;
+  lend.id = 40;
+  lend.where = Where::kLent;
+  lend.code = kLentSend;
+  lend.file_id = 0x7f0012345000;
+  lend.bytes = 1 << 20;
+  harness.Send(0, lend);
+  RequestMsg wait;
+  wait.type = MsgType::kWaitRecv;
+  wait.id = 40;
+  wait.wants_reply = true;
+  harness.Send(0, wait);
+  EXPECT_EQ(harness.state(0), SlaveState::kRBlocked);
+  harness.Recv(1, 50, 0, 3, 1 << 20);
+  ReplyMsg got = ExpectReply(harness, 1);
+  EXPECT_EQ(got.where, Where::kLent);
+  EXPECT_EQ(got.file_id, lend.file_id);
+  EXPECT_EQ(got.bytes, lend.bytes);
+  EXPECT_EQ(got.source, 0);
+  // Read, not yet let go of: the sender still waits.
+  ExpectNoReply(harness, 0);
+  EXPECT_EQ(harness.state(0), SlaveState::kRBlocked);
+  harness.Recv(1, 51, 0, 4);  // the receiver's next request
+  ReplyMsg done = ExpectReply(harness, 0);
+  EXPECT_EQ(done.type, MsgType::kWaitRecv);
+  EXPECT_EQ(done.flag, 1);
+}
+
+// Only a send that waits for its block may lend (a request id and the
+// lent code): anything else is refused like a forged file id.
+TEST(MasterTest, LentBlockWithoutItsSendIdEndsTheJob) {
+  MasterHarness harness(2, 2);
+  harness.InitAll();
+  ExpectReply(harness, 0);
+  RequestMsg lend;
+  lend.type = MsgType::kSend;
+  lend.peer = 1;
+  lend.where = Where::kLent;
+  lend.file_id = 0x7f0012345000;
+  lend.bytes = 1 << 20;
+  harness.Send(0, lend);
+  ASSERT_TRUE(harness.master().failed());
+  EXPECT_NE(harness.master().failure().find("a lent block outside a send that waits for it"),
+            std::string::npos)
+      << harness.master().failure();
+}
+
 TEST(MasterTest, SynchronousSendDeadlockNamesTheSend) {
   MasterHarness harness(2, 2);
   harness.InitAll();

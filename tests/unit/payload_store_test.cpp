@@ -538,5 +538,76 @@ TEST_F(IdleSegmentTest, ARetiredSlavesBusySegmentGoesWithItsMessage) {
   EXPECT_EQ(store_.idle_segment_bytes(), 0u);
 }
 
+// ------------------------------------------------------------ Lent blocks
+
+// A block "lent" by this very process (the tests' stand-in for a slave),
+// at `data`: the store names it in a reply, or copies it out of the
+// lender's memory (process_vm_readv) into a file of its own.
+RequestMsg Lent(const std::vector<std::byte>& data, std::uint64_t send_id) {
+  RequestMsg request;
+  request.type = MsgType::kSend;
+  request.where = Where::kLent;
+  request.code = kLentSend;
+  request.id = send_id;
+  request.file_id = reinterpret_cast<std::uintptr_t>(data.data());
+  request.bytes = data.size();
+  return request;
+}
+
+TEST_F(MemoryFileTest, ALentBlockIsNamedInTheReplyAndGoesBackWithItsLastHolder) {
+  std::vector<std::byte> block = Bytes(kWindow * 2, 5);
+  Payload payload = store_.Lend(Lent(block, 7), getpid(), 1, 11);
+  ASSERT_TRUE(payload.lent());
+  ReplyMsg reply;
+  std::shared_ptr<LentBlock> held;
+  store_.GiveLent(payload, reply, held);
+  EXPECT_EQ(reply.where, Where::kLent);
+  EXPECT_EQ(reply.file_id, reinterpret_cast<std::uintptr_t>(block.data()));
+  EXPECT_EQ(reply.file_ino, static_cast<std::uint64_t>(getpid()));
+  EXPECT_EQ(reply.bytes, block.size());
+  payload = Payload();
+  EXPECT_TRUE(store_.LentInHand(1));  // the receiver may be reading it
+  EXPECT_FALSE(store_.LentInHand(2));
+  // Not copied while in hand; back to rank 11's send 7 when let go of.
+  EXPECT_EQ(store_.MaterializeLent([](int) { return true; }), 0u);
+  EXPECT_TRUE(store_.TakeLentReturns().empty());
+  held.reset();
+  EXPECT_FALSE(store_.LentInHand(1));
+  std::vector<LentReturn> back = store_.TakeLentReturns();
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].lender, 1);
+  EXPECT_EQ(back[0].send_id, 7u);
+}
+
+TEST_F(MemoryFileTest, MaterializingALentBlockCopiesItIntoAFileAndGivesItBack) {
+  std::vector<std::byte> block = Bytes(kWindow * 2, 6);
+  Payload mine = store_.Lend(Lent(block, 7), getpid(), 1, 11);
+  Payload other = store_.Lend(Lent(block, 8), getpid(), 2, 12);
+  EXPECT_EQ(store_.MaterializeLent([](int lender) { return lender == 1; }), 1u);
+  EXPECT_FALSE(mine.lent());
+  EXPECT_TRUE(other.lent());
+  std::vector<LentReturn> back = store_.TakeLentReturns();
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].send_id, 7u);
+  EXPECT_EQ(store_.lent_copied(), 1u);
+  // Now an ordinary memory file, charged, and the bytes are the block's.
+  block.assign(block.size(), std::byte{0});  // the lender may reuse its buffer
+  ASSERT_TRUE(mine.in_memory_file());
+  EXPECT_EQ(store_.memory_file_bytes(), kWindow * 2);
+  ReplyMsg reply;
+  store_.Give(mine, std::numeric_limits<std::uint64_t>::max(), window_.data(), reply, held_);
+  EXPECT_EQ(reply.where, Where::kMemoryFile);
+  std::vector<std::byte> read(kWindow * 2);
+  store_.memory_dir().ReadPrefix(reply.file_id, reply.file_ino, read.data(), read.size());
+  EXPECT_EQ(read, Bytes(kWindow * 2, 6));
+  // Over the node's memory: a spill file.
+  room_ = 0;
+  store_.Materialize(other);
+  EXPECT_FALSE(other.lent());
+  EXPECT_TRUE(other.on_disk());
+  EXPECT_FALSE(other.in_memory_file());
+  EXPECT_EQ(SpillFiles(), 1u);
+}
+
 }  // namespace
 }  // namespace bdmpi

@@ -6,7 +6,10 @@
  *   MPI_Send of 1 MiB from NULL (beyond the memory threshold: the spill
  *   path, which returned MPI_ERR_OTHER)
  *   --unmapped: MPI_Send of 1 MiB from an unmapped (PROT_NONE) buffer;
- *     BDMPI only: Open MPI's shared-memory copy crashes on it
+ *     BDMPI only: Open MPI's shared-memory copy crashes on it. And an
+ *     MPI_Alltoallv whose blocks for the other ranks (256 KiB each, above
+ *     the memory threshold: blocks BDMPI would lend) are unmapped: every
+ *     rank fails at its first send, before anything is sent
  *
  * Afterwards a ring exchange and an Iprobe check that nothing was sent.
  */
@@ -36,6 +39,28 @@ int main(int argc, char **argv) {
     CHECK(hole != MAP_FAILED, "mmap failed");
     CHECK_CLASS(MPI_Send(hole, kLarge, MPI_BYTE, right, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
     munmap(hole, kLarge);
+    if (size > 1) {
+      /* This rank's own block first, readable; the others' after it, not. */
+      enum { kBlock = kLarge / 4 };
+      char *buffer = mmap(NULL, (size_t)kBlock * (size_t)size, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      CHECK(buffer != MAP_FAILED, "mmap failed");
+      CHECK(mprotect(buffer + kBlock, (size_t)kBlock * (size_t)(size - 1), PROT_NONE) == 0,
+            "mprotect failed");
+      char *recv = xmalloc((size_t)kBlock * (size_t)size);
+      int *counts = xmalloc(sizeof(int) * (size_t)size), *sdispls = xmalloc(sizeof(int) * (size_t)size),
+          *rdispls = xmalloc(sizeof(int) * (size_t)size);
+      for (int r = 0, next = 1; r < size; ++r) {
+        counts[r] = kBlock;
+        rdispls[r] = r * kBlock;
+        sdispls[r] = r == rank ? 0 : (next++) * kBlock;
+      }
+      CHECK_CLASS(MPI_Alltoallv(buffer, counts, sdispls, MPI_BYTE, recv, counts, rdispls,
+                                MPI_BYTE, MPI_COMM_WORLD),
+                  MPI_ERR_BUFFER);
+      free(recv), free(counts), free(sdispls), free(rdispls);
+      munmap(buffer, (size_t)kBlock * (size_t)size);
+    }
   }
   /* A send of nothing from NULL is valid. */
   CHECK_MPI(MPI_Send(NULL, 0, MPI_INT, right, 1, MPI_COMM_WORLD));

@@ -1,0 +1,187 @@
+/*
+ * coll_large.c -- collectives built from point-to-point messages with
+ * blocks of 1 MiB and more, checked element by element: alltoall,
+ * alltoallv (uneven blocks), gather, scatter, allgather, alltoall into a
+ * receive type with gaps, and a nonblocking alltoall whose ranks make
+ * other calls before they wait (an odd rank receives a message its even
+ * neighbour sends only after its own wait). Under BDMPI such blocks are
+ * lent: the receiver reads them from the sender's memory (or, with
+ * --single-copy off, a refused read or a switched-out sender, through a
+ * copy); the results must be the same bit for bit.
+ *
+ *   --rounds N   repeat everything N times (default 2)
+ *   --die        instead: rank 0 starts an MPI_Igather of 1 MiB to the
+ *                last rank (a lent block) and is killed by SIGSEGV; the
+ *                job must end naming it
+ */
+#include <mpi.h>
+#include <signal.h>
+#include <string.h>
+
+#include "check.h"
+
+enum { kBlockInts = (1 << 20) / (int)sizeof(int) }; /* 1 MiB */
+
+static int rank, size;
+
+/* The i-th int rank `from` sends rank `to` in round `round`. */
+static int value(int from, int to, int i, int round) {
+  return (int)((unsigned)from * 2654435761u ^ (unsigned)to * 40503u ^ (unsigned)i ^
+               ((unsigned)round << 28));
+}
+
+static void fill(int *block, int from, int to, int n, int round) {
+  for (int i = 0; i < n; ++i) block[i] = value(from, to, i, round);
+}
+
+static void check_block(const int *block, int from, int to, int n, int round,
+                        const char *what) {
+  for (int i = 0; i < n; ++i)
+    CHECK(block[i] == value(from, to, i, round), "%s: int %d from rank %d is %d, not %d",
+          what, i, from, block[i], value(from, to, i, round));
+}
+
+static void test_alltoall(int round) {
+  size_t n = (size_t)kBlockInts * (size_t)size;
+  int *send = xmalloc(n * sizeof(int)), *recv = xmalloc(n * sizeof(int));
+  for (int r = 0; r < size; ++r) fill(send + (size_t)r * kBlockInts, rank, r, kBlockInts, round);
+  memset(recv, 0, n * sizeof(int));
+  CHECK_MPI(MPI_Alltoall(send, kBlockInts, MPI_INT, recv, kBlockInts, MPI_INT, MPI_COMM_WORLD));
+  for (int r = 0; r < size; ++r)
+    check_block(recv + (size_t)r * kBlockInts, r, rank, kBlockInts, round, "alltoall");
+  free(send);
+  free(recv);
+}
+
+/* Block (from, to) holds 1 + (from + to) % 3 half-MiBs, stored in
+ * reverse rank order. */
+static int uneven(int from, int to) { return (1 + (from + to) % 3) * (kBlockInts / 2); }
+
+static void test_alltoallv(int round) {
+  int *scounts = xmalloc(sizeof(int) * (size_t)size), *sdispls = xmalloc(sizeof(int) * (size_t)size);
+  int *rcounts = xmalloc(sizeof(int) * (size_t)size), *rdispls = xmalloc(sizeof(int) * (size_t)size);
+  int stotal = 0, rtotal = 0;
+  for (int r = size - 1; r >= 0; --r) {
+    scounts[r] = uneven(rank, r), sdispls[r] = stotal, stotal += scounts[r];
+    rcounts[r] = uneven(r, rank), rdispls[r] = rtotal, rtotal += rcounts[r];
+  }
+  int *send = xmalloc(sizeof(int) * (size_t)stotal), *recv = xmalloc(sizeof(int) * (size_t)rtotal);
+  for (int r = 0; r < size; ++r) fill(send + sdispls[r], rank, r, scounts[r], round);
+  memset(recv, 0, sizeof(int) * (size_t)rtotal);
+  CHECK_MPI(MPI_Alltoallv(send, scounts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT,
+                          MPI_COMM_WORLD));
+  for (int r = 0; r < size; ++r)
+    check_block(recv + rdispls[r], r, rank, rcounts[r], round, "alltoallv");
+  free(send), free(recv), free(scounts), free(sdispls), free(rcounts), free(rdispls);
+}
+
+static void test_gather_scatter(int round) {
+  size_t n = (size_t)kBlockInts * (size_t)size;
+  int *mine = xmalloc(sizeof(int) * kBlockInts), *all = xmalloc(n * sizeof(int));
+  int root = size - 1;
+  fill(mine, rank, root, kBlockInts, round);
+  memset(all, 0, n * sizeof(int));
+  CHECK_MPI(MPI_Gather(mine, kBlockInts, MPI_INT, all, kBlockInts, MPI_INT, root, MPI_COMM_WORLD));
+  if (rank == root)
+    for (int r = 0; r < size; ++r)
+      check_block(all + (size_t)r * kBlockInts, r, root, kBlockInts, round, "gather");
+
+  root = 0;
+  if (rank == root)
+    for (int r = 0; r < size; ++r) fill(all + (size_t)r * kBlockInts, root, r, kBlockInts, round);
+  memset(mine, 0, sizeof(int) * kBlockInts);
+  CHECK_MPI(MPI_Scatter(all, kBlockInts, MPI_INT, mine, kBlockInts, MPI_INT, root, MPI_COMM_WORLD));
+  check_block(mine, root, rank, kBlockInts, round, "scatter");
+
+  fill(mine, rank, -1, kBlockInts, round);
+  memset(all, 0, n * sizeof(int));
+  CHECK_MPI(MPI_Allgather(mine, kBlockInts, MPI_INT, all, kBlockInts, MPI_INT, MPI_COMM_WORLD));
+  for (int r = 0; r < size; ++r)
+    check_block(all + (size_t)r * kBlockInts, r, -1, kBlockInts, round, "allgather");
+  free(mine);
+  free(all);
+}
+
+/* Each int lands in every other int of the receive buffer; the holes
+ * keep their sentinel. */
+static void test_alltoall_gaps(int round) {
+  enum { kHole = -7 };
+  MPI_Datatype pair, gapped;
+  CHECK_MPI(MPI_Type_vector(1, 1, 2, MPI_INT, &pair));
+  CHECK_MPI(MPI_Type_create_resized(pair, 0, 2 * (MPI_Aint)sizeof(int), &gapped));
+  CHECK_MPI(MPI_Type_commit(&gapped));
+  size_t n = (size_t)kBlockInts * (size_t)size;
+  int *send = xmalloc(n * sizeof(int)), *recv = xmalloc(2 * n * sizeof(int));
+  for (int r = 0; r < size; ++r) fill(send + (size_t)r * kBlockInts, rank, r, kBlockInts, round);
+  for (size_t k = 0; k < 2 * n; ++k) recv[k] = kHole;
+  CHECK_MPI(MPI_Alltoall(send, kBlockInts, MPI_INT, recv, kBlockInts, gapped, MPI_COMM_WORLD));
+  for (int r = 0; r < size; ++r) {
+    const int *block = recv + 2 * (size_t)r * kBlockInts;
+    for (int i = 0; i < kBlockInts; ++i) {
+      CHECK(block[2 * i] == value(r, rank, i, round), "alltoall into gaps: int %d from %d", i, r);
+      CHECK(block[2 * i + 1] == kHole, "alltoall into gaps: hole %d of %d overwritten", i, r);
+    }
+  }
+  free(send);
+  free(recv);
+  CHECK_MPI(MPI_Type_free(&gapped));
+  CHECK_MPI(MPI_Type_free(&pair));
+}
+
+/* An even rank waits for its MPI_Ialltoall before it sends to the odd
+ * rank after it, which receives that message before it waits. */
+static void test_ialltoall_interleaved(int round) {
+  size_t n = (size_t)kBlockInts * (size_t)size;
+  int *send = xmalloc(n * sizeof(int)), *recv = xmalloc(n * sizeof(int));
+  for (int r = 0; r < size; ++r) fill(send + (size_t)r * kBlockInts, rank, r, kBlockInts, round);
+  MPI_Request req;
+  CHECK_MPI(MPI_Ialltoall(send, kBlockInts, MPI_INT, recv, kBlockInts, MPI_INT, MPI_COMM_WORLD,
+                          &req));
+  int token = rank;
+  if (rank % 2 == 1) {
+    CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, rank - 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(token == rank - 1, "token %d", token);
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  } else {
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    if (rank + 1 < size) CHECK_MPI(MPI_Send(&token, 1, MPI_INT, rank + 1, 5, MPI_COMM_WORLD));
+  }
+  for (int r = 0; r < size; ++r)
+    check_block(recv + (size_t)r * kBlockInts, r, rank, kBlockInts, round, "ialltoall");
+  free(send);
+  free(recv);
+}
+
+/* Rank 0 dies while the last rank may be reading its block. */
+static void die_lending(void) {
+  int *mine = xmalloc(sizeof(int) * kBlockInts);
+  int *all = xmalloc(sizeof(int) * kBlockInts * (size_t)size);
+  fill(mine, rank, size - 1, kBlockInts, 0);
+  MPI_Request req;
+  CHECK_MPI(MPI_Igather(mine, kBlockInts, MPI_INT, all, kBlockInts, MPI_INT, size - 1,
+                        MPI_COMM_WORLD, &req));
+  if (rank == 0) raise(SIGSEGV);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(0, "rank %d completed a gather whose rank 0 died", rank);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  rank = world_rank();
+  size = world_size();
+  int rounds = 2;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (strcmp(argv[i], "--rounds") == 0) rounds = atoi(argv[i + 1]);
+  for (int i = 1; i < argc; ++i)
+    if (strcmp(argv[i], "--die") == 0) die_lending();
+  for (int round = 0; round < rounds; ++round) {
+    test_alltoall(round);
+    test_alltoallv(round);
+    test_gather_scatter(round);
+    test_alltoall_gaps(round);
+    test_ialltoall_interleaved(round);
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}
