@@ -1,5 +1,8 @@
 #include "common/process_memory.h"
 
+#include <sys/uio.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -43,6 +46,41 @@ int YamaPtraceScope() {
   if (std::fscanf(file, "%d", &scope) != 1) scope = 0;
   std::fclose(file);
   return scope;
+}
+
+namespace {
+
+using VmCopy = ssize_t (*)(pid_t, const iovec*, unsigned long, const iovec*, unsigned long,
+                           unsigned long);
+
+int CopyWithProcess(VmCopy copy, pid_t pid, std::uint64_t address, char* local_bytes,
+                    std::uint64_t bytes) {
+  std::uint64_t done = 0;
+  while (done < bytes) {
+    iovec local{local_bytes + done, bytes - done};
+    iovec remote{reinterpret_cast<void*>(address + done), bytes - done};
+    ssize_t copied = copy(pid, &local, 1, &remote, 1, 0);
+    if (copied > 0) {
+      done += static_cast<std::uint64_t>(copied);
+    } else if (copied < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return copied < 0 ? errno : EFAULT;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int ReadProcessMemory(pid_t pid, std::uint64_t address, void* out, std::uint64_t bytes) {
+  return CopyWithProcess(process_vm_readv, pid, address, static_cast<char*>(out), bytes);
+}
+
+int WriteProcessMemory(pid_t pid, std::uint64_t address, const void* data,
+                       std::uint64_t bytes) {
+  return CopyWithProcess(process_vm_writev, pid, address,
+                         const_cast<char*>(static_cast<const char*>(data)), bytes);
 }
 
 }  // namespace bdmpi

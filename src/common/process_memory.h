@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 namespace bdmpi {
 
 // VmHWM (the peak resident set) in KiB, or -1 when unknown.
@@ -13,6 +15,15 @@ long PeakRssKiB();
 // 1 descendants and declared tracers, 2 admin only, 3 nobody); 0 when Yama
 // is not there.
 int YamaPtraceScope();
+
+// Copies `bytes` from `address` in process `pid` to `out`, or from `data`
+// to `address` in `pid` (process_vm_readv / process_vm_writev, resumed
+// after a partial copy or EINTR): the single copies of lent blocks and
+// placed messages. Returns 0 or the errno of the failed call: EFAULT for a
+// bad buffer on either side, EPERM or EACCES where the system forbids it,
+// ESRCH when `pid` is gone.
+int ReadProcessMemory(pid_t pid, std::uint64_t address, void* out, std::uint64_t bytes);
+int WriteProcessMemory(pid_t pid, std::uint64_t address, const void* data, std::uint64_t bytes);
 
 // The major page faults of process `pid` so far (pages it waited for the
 // disk to read), or -1 when unknown (e.g. it is gone).

@@ -9,12 +9,10 @@
 // four (into the window, into master memory, into the receiver's window,
 // out of it). docs/architecture.md, "Placed messages"; the slave's half is
 // Runtime::TryPlace.
-#include <sys/uio.h>
-
-#include <cerrno>
 #include <cstring>
 
 #include "common/log.h"
+#include "common/process_memory.h"
 #include "master/master.h"
 
 namespace bdmpi {
@@ -39,13 +37,12 @@ bool Master::PlaceFromWindow(Slave& slave, const RequestMsg& request) {
   Envelope envelope{request.comm, request.rank, request.tag};
   std::optional<PostedRecv> recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);
   if (!recv) return false;
-  iovec local{io_->Window(slave.index), request.bytes};
-  iovec remote{reinterpret_cast<void*>(recv->address), request.bytes};
-  ssize_t written = process_vm_writev(dest->pid, &local, 1, &remote, 1, 0);
-  if (written != static_cast<ssize_t>(request.bytes)) {
+  int error =
+      WriteProcessMemory(dest->pid, recv->address, io_->Window(slave.index), request.bytes);
+  if (error != 0) {
     // Refused or a bad receive buffer: the usual way, which reports it.
     BDMPI_DEBUG("p2p", "could not place a message for rank %d (%s)", dest->world_rank,
-                written < 0 ? std::strerror(errno) : "short write");
+                std::strerror(error));
     dest->mailbox.Unreserve(recv->id);
     return false;
   }

@@ -60,25 +60,13 @@ bool ReadLent(pid_t pid, std::uint64_t address, void* out, std::uint64_t bytes) 
     return value != nullptr && std::strcmp(value, "1") == 0;
   }();
   if (refuse) return false;
-  std::uint64_t done = 0;
-  while (done < bytes) {
-    iovec local{static_cast<char*>(out) + done, bytes - done};
-    iovec remote{reinterpret_cast<void*>(address + done), bytes - done};
-    ssize_t copied = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-    if (copied > 0) {
-      done += static_cast<std::uint64_t>(copied);
-    } else if (copied < 0 && (errno == EPERM || errno == EACCES || errno == ESRCH)) {
-      // ESRCH: the sender died; the master, asked for a copy, ends the
-      // job naming it.
-      return false;
-    } else if (copied < 0 && errno == EINTR) {
-      continue;
-    } else {
-      // EFAULT: the sender's memory changed under a lent block, a bug.
-      ThrowSystemError("reading a block lent by process " + std::to_string(pid),
-                       copied < 0 ? errno : EFAULT);
-    }
-  }
+  int error = ReadProcessMemory(pid, address, out, bytes);
+  // ESRCH: the sender died; the master, asked for a copy, ends the job
+  // naming it.
+  if (error == EPERM || error == EACCES || error == ESRCH) return false;
+  // EFAULT: the sender's memory changed under a lent block, a bug.
+  if (error != 0)
+    ThrowSystemError("reading a block lent by process " + std::to_string(pid), error);
   return true;
 }
 

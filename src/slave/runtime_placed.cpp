@@ -2,7 +2,6 @@
 // whose receive is already posted on this node is written straight into
 // the receive buffer with process_vm_writev: one copy instead of two, as
 // Open MPI's single-copy transfer (CMA) does.
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 
 #include "common/job_names.h"
 #include "common/log.h"
+#include "common/process_memory.h"
 #include "slave/lent_blocks.h"
 #include "slave/runtime.h"
 
@@ -33,26 +33,6 @@ int TestWriteErrno() {
     return text != nullptr ? std::atoi(text) : 0;
   }();
   return value;
-}
-
-// Writes `bytes` at `data` to `address` in process `pid`. Returns 0 or the
-// errno of the failed write (EFAULT for a bad buffer on either side, EPERM
-// where the system forbids it, ESRCH when the receiver is gone).
-int WriteInto(pid_t pid, std::uint64_t address, const void* data, std::uint64_t bytes) {
-  std::uint64_t done = 0;
-  while (done < bytes) {
-    iovec local{const_cast<char*>(static_cast<const char*>(data)) + done, bytes - done};
-    iovec remote{reinterpret_cast<char*>(address) + done, bytes - done};
-    ssize_t written = process_vm_writev(pid, &local, 1, &remote, 1, 0);
-    if (written > 0) {
-      done += static_cast<std::uint64_t>(written);
-    } else if (written < 0 && errno == EINTR) {
-      continue;
-    } else {
-      return written < 0 ? errno : EFAULT;
-    }
-  }
-  return 0;
 }
 
 }  // namespace
@@ -85,7 +65,7 @@ bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& 
   if (reply.where != Where::kPutOffer) return false;  // not posted: as usual
   int error = TestWriteErrno();
   if (error == 0)
-    error = WriteInto(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes);
+    error = WriteProcessMemory(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes);
   RequestMsg done = request;
   done.where = Where::kPlaced;
   done.bytes = bytes;
