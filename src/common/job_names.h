@@ -33,8 +33,9 @@ inline constexpr const char* kEnvSlaveToken = "BDMPI_SLAVE_TOKEN";
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
 // "off": no rank writes a large message straight into a posted receive
 // (placed messages, slave/runtime_placed.cpp); every message goes through
-// a payload segment or spill file. A number: the smallest message placed
-// (default 256 KiB; never one that fits the window). Read by the slaves,
+// a payload segment or spill file. A number: the smallest message a sender
+// places itself (default: any above the window, which the master places
+// from). Read by the slaves,
 // from the launch's environment.
 inline constexpr const char* kEnvPlacedMessages = "BDMPI_PLACED_MESSAGES";
 // A random secret of one bdmpiexec launch, passed to its masters through the

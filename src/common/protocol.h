@@ -61,8 +61,9 @@ inline constexpr std::uint16_t kProtocolVersion = 8;
 //             wants_reply): "is a receive for this posted?" The reply
 //             grants it (Where::kPutOffer: the receive buffer's address in
 //             file_id, the receiver's pid in file_ino), reserving that
-//             receive for this message, or refuses (kNone): the sender then
-//             sends the message as usual. A granted sender writes the data
+//             receive for this message, or refuses (kNone; flag = 1 when
+//             no receive is posted yet or the receiver is switched out):
+//             the sender then sends the message as usual. A granted sender writes the data
 //             with process_vm_writev and sends Where::kPlaced (no reply;
 //             code = 0, or the errno of a failed write: the reservation
 //             is undone and the message follows as usual).

@@ -123,6 +123,13 @@ std::optional<PostedRecv> Mailbox::ReserveForPlacing(const Envelope& envelope,
   return std::nullopt;
 }
 
+bool Mailbox::HasPostedMatch(const Envelope& envelope) const {
+  for (const PostedRecv& recv : posted_) {
+    if (!recv.reserved && Matches(recv, envelope)) return true;
+  }
+  return false;
+}
+
 bool Mailbox::CompleteReserved(std::uint64_t id, Message message) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it) {
     if (it->id != id || !it->reserved) continue;

@@ -114,6 +114,8 @@ class Mailbox {
   // every other) and returned. None when no receive matches or the one
   // that does cannot take it (the message then goes the usual way).
   std::optional<PostedRecv> ReserveForPlacing(const Envelope& envelope, std::uint64_t bytes);
+  // Whether a posted receive (not reserved) accepts `envelope`.
+  bool HasPostedMatch(const Envelope& envelope) const;
   // The sender has written reserved receive `id`'s data: it completes
   // with `message` (its payload says the data is in place). False if the
   // receive was freed meanwhile.

@@ -76,6 +76,10 @@ void Master::HandlePutOffer(Slave& slave, const RequestMsg& request) {
   Envelope envelope{request.comm, request.rank, request.tag};
   std::optional<PostedRecv> recv;
   if (dest != nullptr) recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);
+  // flag 1: refused for now (no receive posted yet, or the receiver is
+  // switched out), which the sender takes as a hint to ask less often;
+  // flag 0: a posted receive that cannot take it.
+  if (!recv && (dest == nullptr || !dest->mailbox.HasPostedMatch(envelope))) reply.flag = 1;
   if (recv) {
     reply.where = Where::kPutOffer;
     reply.bytes = request.bytes;

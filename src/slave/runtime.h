@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "common/message_queue.h"
 #include "common/protocol.h"
@@ -128,6 +129,13 @@ class Runtime {
   // a write), and from what size.
   bool placing_ = false;
   std::uint64_t place_min_bytes_ = 0;
+  // Per destination world rank: large sends still to go without asking,
+  // and how many the next refusal skips (runtime_placed.cpp).
+  struct PlaceBackoff {
+    std::uint32_t skip = 0;
+    std::uint32_t next = 0;
+  };
+  std::unordered_map<int, PlaceBackoff> place_backoff_;
   bool lending_ = false;  // LendingAllowed(), decided at the start
   bool storage_released_ = false;  // switched out since the last reply
   int pending_acks_ = 0;
