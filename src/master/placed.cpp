@@ -1,7 +1,7 @@
 // Placed messages: a send whose receive is already posted on this node is
 // written straight into the receive buffer (process_vm_writev) and held by
-// nobody. A large one (a payload segment's size) by the sender itself: one
-// copy instead of two (into the segment, out of it). The sender asks first
+// nobody. One larger than the window by the sender itself: one copy
+// instead of two (into a payload segment, out of it). The sender asks first
 // (Where::kPutOffer); the master reserves the receive that MPI order gives
 // the message, or refuses, and the sender then sends it as usual, so a
 // send still never waits for its receiver. One that came through the
@@ -93,7 +93,8 @@ void Master::HandlePutOffer(Slave& slave, const RequestMsg& request) {
 
 void Master::HandlePutDone(Slave& slave, const RequestMsg& request) {
   if (!slave.granted_put) {
-    Fail(1, "rank " + std::to_string(slave.world_rank) + " reported a placed message it was not offered");
+    Fail(1, "rank " + std::to_string(slave.world_rank) +
+                " reported a placed message it was not offered");
     return;
   }
   Slave::GrantedPut put = *slave.granted_put;

@@ -19,16 +19,15 @@ namespace bdmpi {
 namespace {
 
 // A message in the window is placed by the master when its receive is
-// posted; above it, the sender asks. At 128 KiB a placed message took
-// 0.7-0.75 of the time of one through a segment (osu_bw and a ping-pong,
-// -nr 1 and 2), but a refused offer costs a round trip to the master
-// (about 10 us, +70% at 128 KiB when the receives are never posted first):
-// so a sender whose offers to a rank find no receive posted asks that rank
-// less and less often (PlaceBackoff).
-constexpr std::uint64_t kPlaceMinBytes = 0;
-// At most this many large sends to one rank go without asking after
-// refusals in a row (1, 3, 7, 15): a pattern that turns to posting first
-// (osu_bw after its first window) loses at most this many placements.
+// posted; every larger one, the sender asks to place. At 128 KiB a placed
+// message took 0.7-0.75 of the time of one through a segment (osu_bw and
+// a ping-pong, -nr 1 and 2), but a refused offer costs a round trip to the
+// master (about 10 us, +70% at 128 KiB when the receives are never posted
+// first): so a sender whose offers to a rank find no receive posted asks
+// that rank less and less often (PlaceBackoff). After refusals in a row it
+// skips 1, 3, 7, then at most this many large sends to that rank: a pattern
+// that turns to posting first (osu_bw after its first window) loses at
+// most this many placements.
 constexpr std::uint32_t kMaxPlaceSkips = 15;
 
 // Tests only: every granted write fails with this errno, unwritten, so
@@ -50,8 +49,9 @@ void Runtime::StartPlacing() {
   // does lending (lent_blocks.h); so does BDMPI_PLACED_MESSAGES=off.
   const char* setting = std::getenv(kEnvPlacedMessages);
   placing_ = LendingAllowed() && (setting == nullptr || std::strcmp(setting, "off") != 0);
-  // A number sets the smallest message placed (tests use small ones).
-  std::uint64_t min_bytes = kPlaceMinBytes;
+  // A number sets the smallest message a sender places (tests); by
+  // default, any above the window.
+  std::uint64_t min_bytes = 0;
   if (placing_ && setting != nullptr && *setting != '\0') {
     char* end = nullptr;
     unsigned long long value = std::strtoull(setting, &end, 10);
