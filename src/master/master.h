@@ -183,10 +183,11 @@ class Master {
   void HandlePutOffer(Slave& slave, const RequestMsg& request);
   void HandlePutDone(Slave& slave, const RequestMsg& request);
   // A window payload written by the master straight into its posted
-  // receive; false when it must go the usual way.
-  bool PlaceFromWindow(Slave& slave, const RequestMsg& request);
-  // The receiver a message may be written into, or null.
-  Slave* PlacementTarget(const Slave& sender, const RequestMsg& request);
+  // receive at `dest` (null: another node's); false when it must go the
+  // usual way.
+  bool PlaceFromWindow(Slave& slave, const RequestMsg& request, Slave* dest);
+  // Whether a message of `sender` may be written into `dest`'s memory.
+  bool MayPlaceInto(const Slave& sender, const Slave* dest) const;
   void CompletePlaced(const Slave& sender, const RequestMsg& request, Slave& dest,
                       std::uint64_t recv_id, const Envelope& envelope);
   void HandlePostRecv(Slave& slave, const RequestMsg& request);

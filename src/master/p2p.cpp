@@ -17,9 +17,9 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request) {
                 "send to rank " + std::to_string(request.peer));
   if (request.where == Where::kPutOffer) return HandlePutOffer(slave, request);
   if (request.where == Where::kPlaced) return HandlePutDone(slave, request);
-  if (request.where == Where::kWindow && PlaceFromWindow(slave, request)) return;
   int dest_rank = comm.world_ranks[request.peer];
   Slave* dest = slaves_.ByWorldRank(dest_rank);
+  if (request.where == Where::kWindow && PlaceFromWindow(slave, request, dest)) return;
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = request.where == Where::kLent

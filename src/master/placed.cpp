@@ -17,23 +17,18 @@
 
 namespace bdmpi {
 
-Slave* Master::PlacementTarget(const Slave& sender, const RequestMsg& request) {
-  const MasterComm& comm = Comm(request.comm);
-  Slave* dest = slaves_.ByWorldRank(comm.world_ranks[request.peer]);
+bool Master::MayPlaceInto(const Slave& sender, const Slave* dest) const {
   // A switched-out receiver's memory is on disk: writing into it would
   // bring pages back behind the budget's back (and race the write-back of
   // one being switched out). Such a message waits in memory as usual.
-  bool may_write = dest != nullptr && dest != &sender && dest->pid > 0 &&
-                   dest->state != SlaveState::kExited && !dest->storage_released &&
-                   !dest->storage_releasing;
-  return may_write ? dest : nullptr;
+  return dest != nullptr && dest != &sender && dest->pid > 0 &&
+         dest->state != SlaveState::kExited && !dest->storage_released &&
+         !dest->storage_releasing;
 }
 
-bool Master::PlaceFromWindow(Slave& slave, const RequestMsg& request) {
+bool Master::PlaceFromWindow(Slave& slave, const RequestMsg& request, Slave* dest) {
   // A synchronous or buffered send needs the usual match notice.
-  if (request.code != 0) return false;
-  Slave* dest = PlacementTarget(slave, request);
-  if (dest == nullptr) return false;
+  if (request.code != 0 || !MayPlaceInto(slave, dest)) return false;
   Envelope envelope{request.comm, request.rank, request.tag};
   std::optional<PostedRecv> recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);
   if (!recv) return false;
@@ -72,7 +67,8 @@ void Master::CompletePlaced(const Slave& sender, const RequestMsg& request, Slav
 void Master::HandlePutOffer(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;  // where kNone: refused
-  Slave* dest = slave.granted_put ? nullptr : PlacementTarget(slave, request);
+  Slave* dest = slaves_.ByWorldRank(Comm(request.comm).world_ranks[request.peer]);
+  if (slave.granted_put || !MayPlaceInto(slave, dest)) dest = nullptr;
   Envelope envelope{request.comm, request.rank, request.tag};
   std::optional<PostedRecv> recv;
   if (dest != nullptr) recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);

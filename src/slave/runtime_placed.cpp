@@ -12,7 +12,6 @@
 #include "common/job_names.h"
 #include "common/log.h"
 #include "common/process_memory.h"
-#include "slave/lent_blocks.h"
 #include "slave/runtime.h"
 
 namespace bdmpi {
@@ -46,9 +45,10 @@ int TestWriteErrno() {
 
 void Runtime::StartPlacing() {
   // --single-copy off, or a Yama that forbids it, turns placing off as it
-  // does lending (lent_blocks.h); so does BDMPI_PLACED_MESSAGES=off.
+  // does lending (lending_, decided in Connect before this); so does
+  // BDMPI_PLACED_MESSAGES=off.
   const char* setting = std::getenv(kEnvPlacedMessages);
-  placing_ = LendingAllowed() && (setting == nullptr || std::strcmp(setting, "off") != 0);
+  placing_ = lending_ && (setting == nullptr || std::strcmp(setting, "off") != 0);
   // A number sets the smallest message a sender places (tests); by
   // default, any above the window.
   std::uint64_t min_bytes = 0;
@@ -65,15 +65,15 @@ bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& 
   if (!placing_ || bytes < place_min_bytes_) return false;
   // Another node's rank: not worth the question.
   if (nnodes_ > 1 && layout().NodeOf(dest) != node_) return false;
-  RequestMsg offer = request;
-  offer.where = Where::kPutOffer;
-  offer.bytes = bytes;
-  offer.file_id = 0;
   PlaceBackoff& backoff = place_backoff_[dest];
   if (backoff.skip > 0) {
     --backoff.skip;
     return false;
   }
+  RequestMsg offer = request;
+  offer.where = Where::kPutOffer;
+  offer.bytes = bytes;
+  offer.file_id = 0;
   ReplyMsg reply = Call(offer);
   if (reply.where != Where::kPutOffer) {  // as usual
     if (reply.flag == 1) {
