@@ -20,11 +20,13 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "slave/memory/arena.h"
+#include "slave/memory/heap.h"
 
 // The allocator reads its environment at the first malloc, before main:
 // a constructor re-executes the program with it set.
@@ -38,6 +40,9 @@ __attribute__((constructor)) static void BecomeSlave(int, char** argv, char**) {
   std::perror("storage_alloc_test: re-exec");
   _exit(2);
 }
+
+// glibc's own malloc, for memory from before the arena.
+extern "C" void* __libc_malloc(std::size_t size);
 
 // Failure injection: the arena, linked into this program from
 // bdmpi_slave_core, calls this fallocate instead of the C library's. While
@@ -100,7 +105,9 @@ TEST_F(StorageAlloc, SizesAroundTheThreshold) {
   for (std::size_t size : {T() - 1, T(), T() + 1, 2 * T() + 5, 4096 * T() + 3}) {
     void* p = std::malloc(size);
     ASSERT_NE(p, nullptr) << size;
-    EXPECT_EQ(Owns(p), size >= T()) << size;
+    // Below the threshold: the heap, also in the arena's range.
+    EXPECT_TRUE(Owns(p)) << size;
+    EXPECT_EQ(InHeap(p), size < T()) << size;
     EXPECT_GE(malloc_usable_size(p), size);
     Fill(p, size, 3);
     EXPECT_EQ(Mismatch(p, size, 3), -1) << size;
@@ -565,6 +572,197 @@ TEST_F(StorageAlloc, CxxNewOfLargeArrays) {
 // A full disk: a child process re-runs this program with its scratch
 // directory on an 8 MiB tmpfs, mounted in a mount namespace of its own, so
 // the mount disappears with the child whatever happens.
+// ---------------------------------------------------------------- the heap
+
+TEST_F(StorageAlloc, SmallRequestsComeFromTheHeap) {
+  for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{24}, std::size_t{4096},
+                           std::size_t{40000}, T() - 1}) {
+    void* p = std::malloc(size);
+    ASSERT_NE(p, nullptr) << size;
+    EXPECT_TRUE(InHeap(p)) << size;
+    EXPECT_GE(malloc_usable_size(p), size);
+    Fill(p, size, 5);
+    EXPECT_EQ(Mismatch(p, size, 5), -1);
+    std::free(p);
+  }
+  // C++ new and the containers too.
+  auto owned = std::make_unique<int>(7);
+  EXPECT_TRUE(InHeap(owned.get()));
+  std::string text(100, 'x');
+  EXPECT_TRUE(InHeap(text.data()));
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+TEST_F(StorageAlloc, HeapAlignmentAndTheAlignedFamily) {
+  for (std::size_t align : {std::size_t{8}, std::size_t{64}, std::size_t{4096},
+                            std::size_t{32768}}) {
+    void* p = nullptr;
+    ASSERT_EQ(posix_memalign(&p, align, 100), 0);
+    EXPECT_TRUE(InHeap(p));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % align, 0u) << align;
+    void* q = aligned_alloc(align, 3 * align);
+    EXPECT_TRUE(InHeap(q));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(q) % align, 0u) << align;
+    void* r = memalign(align, 10);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(r) % align, 0u) << align;
+    std::free(p);
+    std::free(q);
+    std::free(r);
+  }
+  void* v = valloc(100);
+  EXPECT_TRUE(InHeap(v));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v) % 4096, 0u);
+  void* pv = pvalloc(5000);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(pv) % 4096, 0u);
+  EXPECT_GE(malloc_usable_size(pv), 8192u);
+  std::free(v);
+  std::free(pv);
+}
+
+TEST_F(StorageAlloc, ReallocBetweenHeapBlockAndGlibcKeepsContents) {
+  // Heap -> heap -> block -> heap.
+  auto* p = static_cast<unsigned char*>(std::malloc(100));
+  Fill(p, 100, 2);
+  p = static_cast<unsigned char*>(std::realloc(p, 5000));
+  ASSERT_TRUE(InHeap(p));
+  EXPECT_EQ(Mismatch(p, 100, 2), -1);
+  Fill(p, 5000, 3);
+  p = static_cast<unsigned char*>(std::realloc(p, 3 * T()));
+  ASSERT_TRUE(Owns(p) && !InHeap(p));
+  EXPECT_EQ(Mismatch(p, 5000, 3), -1);
+  Fill(p, 3 * T(), 4);
+  p = static_cast<unsigned char*>(std::realloc(p, 1000));
+  ASSERT_TRUE(InHeap(p));
+  EXPECT_EQ(Mismatch(p, 1000, 4), -1);
+  std::free(p);
+  // glibc's memory (from before the arena) moves into the heap.
+  auto* g = static_cast<unsigned char*>(__libc_malloc(300));
+  ASSERT_FALSE(Owns(g));
+  Fill(g, 300, 6);
+  g = static_cast<unsigned char*>(std::realloc(g, 600));
+  ASSERT_TRUE(InHeap(g));
+  EXPECT_EQ(Mismatch(g, 300, 6), -1);
+  std::free(g);
+  // And goes back to glibc when freed directly.
+  void* h = __libc_malloc(64);
+  std::free(h);
+  EXPECT_EQ(std::realloc(std::malloc(10), 0), nullptr);  // frees, like glibc
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+TEST_F(StorageAlloc, CallocIsZeroAlsoOverPagesWrittenBackBefore) {
+  // Fill many small blocks, write them back (the file now holds them),
+  // free them and let the heap decommit their pages; then the same sizes
+  // again from calloc must read zero, after another switch-out too.
+  constexpr std::size_t kCount = 4096, kSize = 2048;
+  std::vector<void*> blocks;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    blocks.push_back(std::malloc(kSize));
+    std::memset(blocks.back(), 0xa5, kSize);
+  }
+  ReleaseAll();
+  for (void* p : blocks) std::free(p);
+  PurgeHeap();
+  ReleaseAll();
+  for (std::size_t round = 0; round < 2; ++round) {
+    for (std::size_t i = 0; i < kCount; ++i) {
+      auto* p = static_cast<unsigned char*>(std::calloc(1, kSize));
+      blocks[i] = p;
+      for (std::size_t j = 0; j < kSize; ++j)
+        ASSERT_EQ(p[j], 0) << "block " << i << " byte " << j << " round " << round;
+    }
+    ReleaseAll();
+    for (void* p : blocks) std::free(p);
+    PurgeHeap();
+  }
+}
+
+TEST_F(StorageAlloc, SwitchOutWritesSmallBlocksAndNotFreedOnes) {
+  ReleaseAll();  // what the process holds already is clean from here
+  constexpr std::size_t kCount = 4096, kSize = 4096;  // 16 MiB
+  std::vector<unsigned char*> blocks;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    blocks.push_back(static_cast<unsigned char*>(std::malloc(kSize)));
+    Fill(blocks.back(), kSize, static_cast<unsigned>(i));
+  }
+  std::uint64_t committed = HeapCommittedBytes();
+  EXPECT_GE(committed, kCount * kSize);
+  ReleaseStats first = ReleaseAll();
+  EXPECT_GE(first.written, kCount * kSize);
+  EXPECT_LT(first.written, kCount * kSize + (2u << 20));
+  for (std::size_t i = 0; i < kCount; ++i)
+    ASSERT_EQ(Mismatch(blocks[i], kSize, static_cast<unsigned>(i)), -1) << i;
+  // Freed: the switch-out's purge decommits them, nothing is written, and
+  // the storage table's count goes down.
+  for (unsigned char* p : blocks) std::free(p);
+  ReleaseStats second = ReleaseAll();
+  EXPECT_LT(second.written, 1u << 20);
+  EXPECT_LT(HeapCommittedBytes() + kCount * kSize / 2, committed);
+}
+
+TEST_F(StorageAlloc, FreeingManySmallBlocksPunchesNoHoles) {
+  constexpr std::size_t kCount = 100000;
+  std::vector<void*> blocks(kCount);
+  for (std::size_t i = 0; i < kCount; ++i) blocks[i] = std::malloc(16 + i % 200);
+  int punches = g_hole_punches.load();
+  for (void* p : blocks) std::free(p);
+  EXPECT_EQ(g_hole_punches.load(), punches);
+}
+
+TEST_F(StorageAlloc, ThreadsAllocateFromTheHeap) {
+  constexpr int kThreads = 4;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &failures] {
+      std::vector<unsigned char*> mine;
+      for (std::size_t i = 0; i < 20000; ++i) {
+        std::size_t size = 8 + (i * 37 + static_cast<std::size_t>(t)) % 3000;
+        auto* p = static_cast<unsigned char*>(std::malloc(size));
+        if (!InHeap(p)) ++failures;
+        std::memset(p, t + 1, size);
+        mine.push_back(p);
+        if (i % 3 == 0) {
+          std::free(mine.front());
+          mine.erase(mine.begin());
+        }
+      }
+      for (unsigned char* p : mine) {
+        if (p[0] != t + 1) ++failures;
+        std::free(p);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST_F(StorageAlloc, AForkedChildUsesGlibcAndFreesTheHeapsMemory) {
+  auto* p = static_cast<unsigned char*>(std::malloc(1000));
+  Fill(p, 1000, 8);
+  void* block = std::malloc(2 * T());
+  int punches = g_hole_punches.load();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // Storage is off here: new memory is glibc's, the parent's blocks are
+    // freed without touching the parent's storage file.
+    void* q = std::malloc(100);
+    bool ok = !Owns(q) && Mismatch(p, 1000, 8) == -1;
+    std::free(p);
+    std::free(block);
+    std::free(q);
+    ok = ok && g_hole_punches.load() == punches;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(Mismatch(p, 1000, 8), -1);
+  std::free(p);
+  std::free(block);
+}
+
 TEST_F(StorageAlloc, FullDiskFailsWithAClearMessage) {
   if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
   char dir[] = "/tmp/bdmpi-fulldisk.XXXXXX";

@@ -1,5 +1,7 @@
 #include "slave/memory/arena.h"
 
+#include "slave/memory/heap.h"
+
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -70,6 +72,9 @@ std::atomic<int> g_mode{kUnknown};
 std::atomic<std::size_t> g_threshold{SIZE_MAX};
 std::atomic<std::uintptr_t> g_base{0};
 std::atomic<std::uintptr_t> g_end{0};
+// Start of the upper half of the range, which holds the heap's chunks
+// (heap.h): free() tells a small block from a large one by its address.
+std::atomic<std::uintptr_t> g_heap_base{UINTPTR_MAX};
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 __thread bool t_inside __attribute__((tls_model("initial-exec"))) = false;
 
@@ -93,6 +98,74 @@ struct Block {
   // was read back as anonymous memory since. Only then does the count of
   // anonymous pages tell whether the program rewrites the block.
   bool known_dirty = false;
+  // A chunk of the small-object heap (heap.h): allocated and never freed,
+  // its pages committed and decommitted by ranges.
+  bool heap = false;
+  // The file may hold data for it (written back, or read into by MPI-IO):
+  // a decommitted range must then have zeros put in the file before it
+  // is committed again.
+  bool file_written = false;
+};
+
+// Disjoint, coalesced byte ranges [offset, offset + length).
+class RangeSet {
+ public:
+  void Add(std::uint64_t offset, std::uint64_t length) {
+    if (length == 0) return;
+    Remove(offset, length);
+    std::uint64_t end = offset + length;
+    auto next = ranges_.lower_bound(offset);
+    if (next != ranges_.end() && next->first == end) {
+      end += next->second;
+      next = ranges_.erase(next);
+    }
+    if (next != ranges_.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == offset) {
+        prev->second = end - prev->first;
+        return;
+      }
+    }
+    ranges_.emplace(offset, end - offset);
+  }
+  void Remove(std::uint64_t offset, std::uint64_t length) {
+    std::uint64_t end = offset + length;
+    auto it = ranges_.upper_bound(offset);
+    if (it != ranges_.begin()) --it;
+    while (it != ranges_.end() && it->first < end) {
+      std::uint64_t start = it->first, stop = it->first + it->second;
+      if (stop <= offset) {
+        ++it;
+        continue;
+      }
+      it = ranges_.erase(it);
+      if (start < offset) ranges_.emplace(start, offset - start);
+      if (stop > end) {
+        ranges_.emplace(end, stop - end);
+        break;
+      }
+    }
+  }
+  // Calls fn(offset, length) for the parts inside [offset, offset + length).
+  template <typename Fn>
+  void ForEachOverlap(std::uint64_t offset, std::uint64_t length, Fn fn) const {
+    std::uint64_t end = offset + length;
+    auto it = ranges_.upper_bound(offset);
+    if (it != ranges_.begin()) --it;
+    for (; it != ranges_.end() && it->first < end; ++it) {
+      std::uint64_t start = std::max(offset, it->first);
+      std::uint64_t stop = std::min(end, it->first + it->second);
+      if (start < stop) fn(start, stop - start);
+    }
+  }
+  std::uint64_t Overlap(std::uint64_t offset, std::uint64_t length) const {
+    std::uint64_t bytes = 0;
+    ForEachOverlap(offset, length, [&](std::uint64_t, std::uint64_t n) { bytes += n; });
+    return bytes;
+  }
+
+ private:
+  std::map<std::uint64_t, std::uint64_t> ranges_;  // offset -> length
 };
 
 // A freed block kept for reuse (kMaxRecycled): its disk stays reserved;
@@ -121,6 +194,18 @@ struct Arena {
   std::string dir;
   StorageSlot* slot = nullptr;
   std::map<std::uint64_t, std::uint64_t> free;  // offset -> length
+  // The heap's part of the range, [heap_start, size): chunks only.
+  std::uint64_t heap_start = 0;
+  std::map<std::uint64_t, std::uint64_t> heap_free;
+  // Ranges of heap chunks that jemalloc has not committed (their memory
+  // reads as zero and holds no pages), and those among them whose file
+  // bytes may not be zero (decommitted after a write-back).
+  RangeSet uncommitted;
+  RangeSet stale;
+  std::uint64_t heap_committed = 0;
+  // In a child process after fork(): the file is the parent's, so
+  // nothing here touches it any more.
+  bool detached = false;
   std::map<std::uint64_t, Block> used;          // offset -> block
   std::vector<Recycled> recycled;               // oldest first
   std::uint64_t allocated = 0;
@@ -172,7 +257,8 @@ void Report(const char* fmt, ...) {
 
 void Publish(Arena& arena) {
   if (arena.slot != nullptr)
-    arena.slot->allocated.store(arena.allocated, std::memory_order_relaxed);
+    arena.slot->allocated.store(arena.allocated + arena.heap_committed,
+                                std::memory_order_relaxed);
 }
 
 long EnvLong(const char* name, long fallback) {
@@ -226,13 +312,32 @@ int ReserveDisk(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   return 0;
 }
 
+// fork(): the lock is held across it, so that the child finds the arena
+// consistent; the child's storage is off (it is not a slave), and its
+// arena detached: the storage file is the parent's. Registered before the
+// heap's jemalloc registers its own handlers, which therefore run first at
+// a fork: jemalloc's locks are taken before this one, in the order its
+// extent hooks take them.
+void ForkPrepare() { pthread_mutex_lock(&g_lock); }
+void ForkParent() { pthread_mutex_unlock(&g_lock); }
+void ForkChild() {
+  g_mode.store(kOff, std::memory_order_relaxed);
+  g_threshold.store(SIZE_MAX, std::memory_order_relaxed);
+  if (g_arena != nullptr) {
+    g_arena->detached = true;
+    g_arena->slot = nullptr;
+  }
+  pthread_mutex_unlock(&g_lock);
+}
+
 // Sets the arena up; false when it cannot be (then glibc serves everything).
 bool EnsureReady(Arena*& out) {
   if (g_arena == nullptr) g_arena = new (g_arena_storage) Arena();
   Arena& arena = *g_arena;
   out = &arena;
-  if (arena.tried) return arena.ready;
+  if (arena.tried) return arena.ready && !arena.detached;
   arena.tried = true;
+  pthread_atfork(ForkPrepare, ForkParent, ForkChild);
   try {
     arena.dir = std::getenv(kEnvSpillDir);
     int slave = static_cast<int>(EnvLong(kEnvSlave, 0));
@@ -310,11 +415,16 @@ bool EnsureReady(Arena*& out) {
         if (table != MAP_FAILED) arena.slot = static_cast<StorageSlot*>(table) + slave;
       }
     }
-    arena.free.emplace(0, arena.size);
+    // Large blocks in the lower half, the heap's chunks in the upper.
+    arena.heap_start = arena.size / 2;
+    arena.free.emplace(0, arena.heap_start);
+    arena.heap_free.emplace(arena.heap_start, arena.size - arena.heap_start);
     arena.fd = fd.release();
     arena.direct_fd = direct_fd.release();
     arena.pagemap = pagemap.release();
     g_base.store(reinterpret_cast<std::uintptr_t>(arena.base), std::memory_order_release);
+    g_heap_base.store(reinterpret_cast<std::uintptr_t>(arena.base) + arena.heap_start,
+                      std::memory_order_release);
     g_end.store(reinterpret_cast<std::uintptr_t>(arena.base) + arena.size,
                 std::memory_order_release);
     arena.ready = true;
@@ -325,30 +435,32 @@ bool EnsureReady(Arena*& out) {
   return true;
 }
 
-void GiveBack(Arena& arena, std::uint64_t offset, std::uint64_t length) {
-  auto next = arena.free.lower_bound(offset);
-  if (next != arena.free.end() && offset + length == next->first) {
+void GiveBack(std::map<std::uint64_t, std::uint64_t>& ranges, std::uint64_t offset,
+              std::uint64_t length) {
+  auto next = ranges.lower_bound(offset);
+  if (next != ranges.end() && offset + length == next->first) {
     length += next->second;
-    next = arena.free.erase(next);
+    next = ranges.erase(next);
   }
-  if (next != arena.free.begin()) {
+  if (next != ranges.begin()) {
     auto prev = std::prev(next);
     if (prev->first + prev->second == offset) {
       prev->second += length;
       return;
     }
   }
-  arena.free.emplace(offset, length);
+  ranges.emplace(offset, length);
 }
 
 // Takes [offset, offset + length) out of the free range that contains it.
-void TakeFree(Arena& arena, std::map<std::uint64_t, std::uint64_t>::iterator range,
-              std::uint64_t offset, std::uint64_t length) {
+void TakeFree(std::map<std::uint64_t, std::uint64_t>& ranges,
+              std::map<std::uint64_t, std::uint64_t>::iterator range, std::uint64_t offset,
+              std::uint64_t length) {
   std::uint64_t start = range->first;
   std::uint64_t end = range->first + range->second;
-  arena.free.erase(range);
-  if (offset > start) arena.free.emplace(start, offset - start);
-  if (offset + length < end) arena.free.emplace(offset + length, end - offset - length);
+  ranges.erase(range);
+  if (offset > start) ranges.emplace(start, offset - start);
+  if (offset + length < end) ranges.emplace(offset + length, end - offset - length);
 }
 
 // Reports a failed system call on the storage file without allocating.
@@ -380,7 +492,7 @@ bool DropRange(Arena& arena, std::uint64_t offset, std::uint64_t length) {
 
 // Drops a range and makes it free again, unless dropping failed.
 void DropAndGiveBack(Arena& arena, std::uint64_t offset, std::uint64_t length) {
-  if (DropRange(arena, offset, length)) GiveBack(arena, offset, length);
+  if (DropRange(arena, offset, length)) GiveBack(arena.free, offset, length);
 }
 
 bool MapFresh(Arena& arena, std::uint64_t offset, std::uint64_t length) {
@@ -394,6 +506,24 @@ void ReportNoSpace(const Arena& arena, std::uint64_t bytes, int err) {
          "another --scratch-dir, or run with --storage-alloc off)",
          arena.rank, static_cast<unsigned long long>(bytes), arena.dir.c_str(),
          std::strerror(err));
+}
+
+// Makes the file read as zero over [offset, offset + length), its disk
+// still reserved; false (reported) when it cannot.
+bool ZeroFile(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  if (fallocate(arena.fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+                static_cast<off_t>(offset), static_cast<off_t>(length)) == 0)
+    return true;
+  if (errno == EOPNOTSUPP &&
+      fallocate(arena.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                static_cast<off_t>(offset), static_cast<off_t>(length)) == 0) {
+    int err = ReserveDisk(arena, offset, length);
+    if (err == 0) return true;
+    ReportNoSpace(arena, length, err);
+    return false;
+  }
+  ReportFileCall(arena, "fallocate(ZERO_RANGE)", offset, length, errno);
+  return false;
 }
 
 // Drops the oldest kept block: its range goes back to the free list.
@@ -482,10 +612,10 @@ AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
   for (auto it = arena.free.begin(); it != arena.free.end(); ++it) {
     std::uint64_t start = RoundUp(base + it->first, align) - base;
     if (start + length > it->first + it->second) continue;
-    TakeFree(arena, it, start, length);
+    TakeFree(arena.free, it, start, length);
     int err = ReserveDisk(arena, start, length);
     if (err != 0) {
-      GiveBack(arena, start, length);
+      GiveBack(arena.free, start, length);
       ReportNoSpace(arena, length, err);
       return {nullptr, AllocStatus::kNoSpace};
     }
@@ -508,10 +638,13 @@ AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
 void FreeLocked(Arena& arena, void* p) {
   std::uint64_t offset = static_cast<char*>(p) - arena.base;
   auto it = arena.used.find(offset);
-  if (it == arena.used.end()) InvalidPointer("free", p);
+  if (it == arena.used.end() || it->second.heap) InvalidPointer("free", p);
   std::uint64_t length = it->second.length;
   arena.used.erase(it);
-  if (!Recycle(arena, offset, length)) {
+  if (arena.detached) {
+    // The parent's file: the block stays mapped in this process, unused.
+    arena.allocated -= length;
+  } else if (!Recycle(arena, offset, length)) {
     DropAndGiveBack(arena, offset, length);
     arena.allocated -= length;
   }
@@ -779,7 +912,7 @@ void* Reallocate(void* p, std::size_t bytes) {
   std::uint64_t extra = length - block.length;
   auto next = arena.free.find(end);
   if (next != arena.free.end() && next->second >= extra) {
-    TakeFree(arena, next, end, extra);
+    TakeFree(arena.free, next, end, extra);
     int err = ReserveDisk(arena, end, extra);
     bool mapped = err == 0 && MapFresh(arena, end, extra);
     if (err == 0 && !mapped)
@@ -829,6 +962,9 @@ bool InLiveBlock(const void* p, std::size_t bytes) {
 }
 
 ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* context) {
+  // Pages the heap holds for no object: dropped, not written (before the
+  // lock: the heap's purge calls back into the arena).
+  PurgeHeap();
   Locked lock;
   ReleaseStats total;
   if (g_arena == nullptr || !g_arena->ready) return total;
@@ -853,7 +989,8 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
                     POSIX_FADV_DONTNEED);
       of_block.written += stats.written;
       of_block.dropped += stats.dropped;
-      dropped += piece;
+      // In the storage table's terms: a heap chunk counts what is committed.
+      dropped += block.heap ? piece - arena.uncommitted.Overlap(offset + at, piece) : piece;
       if (progress != nullptr && dropped - reported >= step) {
         progress(context, dropped);
         reported = dropped;
@@ -861,6 +998,7 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
     }
     // Written bytes are the dirty pages among the resident ones.
     block.mostly_dirty = block.known_dirty && 2 * of_block.written > of_block.dropped;
+    if (of_block.written > 0) block.file_written = true;
     block.known_dirty = true;
     total.written += of_block.written;
     total.dropped += of_block.dropped;
@@ -941,6 +1079,7 @@ ReleaseStats ReleaseRange(void* p, std::size_t bytes) {
                    std::uint64_t length) {
                  ReleaseStats stats =
                      WriteBack(arena, block_offset, block, start, length, false);
+                 if (stats.written > 0) block.file_written = true;
                  total.written += stats.written;
                  total.dropped += stats.dropped;
                  pieces.push_back({start, length});
@@ -1055,6 +1194,7 @@ std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t byte
   if (pages > 0) {
     MapFile(arena, start, pages);
     it->second.known_dirty = false;
+    it->second.file_written = true;
   }
   return static_cast<std::size_t>(pages);
 }
@@ -1091,6 +1231,129 @@ std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::siz
   flush();
   if (!ok) return -1;
   return static_cast<std::int64_t>(length);
+}
+
+bool ArenaAvailable() {
+  if (Threshold() == SIZE_MAX) return false;
+  Locked lock;
+  Arena* arena = nullptr;
+  try {
+    return EnsureReady(arena);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+bool InHeap(const void* p) {
+  auto addr = reinterpret_cast<std::uintptr_t>(p);
+  return addr >= g_heap_base.load(std::memory_order_acquire) &&
+         addr < g_end.load(std::memory_order_acquire);
+}
+
+void* AllocateChunk(std::size_t bytes, std::size_t alignment, bool commit) {
+  if (Threshold() == SIZE_MAX) return nullptr;
+  Locked lock;
+  Arena* arena_ptr = nullptr;
+  if (!EnsureReady(arena_ptr)) return nullptr;
+  Arena& arena = *arena_ptr;
+  try {
+    std::uint64_t length = RoundUp(bytes == 0 ? 1 : bytes, kPage);
+    std::uint64_t align = std::max<std::uint64_t>(alignment, kPage);
+    auto base = reinterpret_cast<std::uintptr_t>(arena.base);
+    for (auto it = arena.heap_free.begin(); it != arena.heap_free.end(); ++it) {
+      std::uint64_t start = RoundUp(base + it->first, align) - base;
+      if (start + length > it->first + it->second) continue;
+      TakeFree(arena.heap_free, it, start, length);
+      if (int err = ReserveDisk(arena, start, length); err != 0) {
+        GiveBack(arena.heap_free, start, length);
+        ReportNoSpace(arena, length, err);
+        return nullptr;
+      }
+      if (!MapFresh(arena, start, length)) {
+        ReportFileCall(arena, "mmap of anonymous memory over the arena range", start, length,
+                       errno);
+        return nullptr;  // the range is lost to this process
+      }
+      Block block;
+      block.length = length;
+      block.heap = true;
+      arena.used.emplace(start, std::move(block));
+      if (commit) {
+        arena.heap_committed += length;
+      } else {
+        arena.uncommitted.Add(start, length);
+      }
+      Publish(arena);
+      return arena.base + start;
+    }
+  } catch (const std::exception&) {  // bookkeeping out of memory
+  }
+  return nullptr;
+}
+
+bool CommitChunkRange(void* p, std::size_t bytes) {
+  Locked lock;
+  Arena& arena = *g_arena;
+  std::uint64_t offset = static_cast<char*>(p) - arena.base;
+  try {
+    // Zeros in the file first where it may hold old data: the range is
+    // mapped from the file after a switch-out.
+    if (arena.stale.Overlap(offset, bytes) > 0) {
+      if (arena.detached) return false;
+      bool zeroed = true;
+      arena.stale.ForEachOverlap(offset, bytes, [&](std::uint64_t at, std::uint64_t length) {
+        zeroed = zeroed && ZeroFile(arena, at, length);
+      });
+      if (!zeroed) return false;
+      arena.stale.Remove(offset, bytes);
+    }
+    // Pages read back since the decommit (a read-ahead of the whole chunk)
+    // go: the range reads as zero.
+    if (madvise(p, bytes, MADV_DONTNEED) != 0) return false;
+    arena.heap_committed += arena.uncommitted.Overlap(offset, bytes);
+    arena.uncommitted.Remove(offset, bytes);
+  } catch (const std::exception&) {
+    return false;
+  }
+  Publish(arena);
+  return true;
+}
+
+bool DecommitChunkRange(void* p, std::size_t bytes) {
+  Locked lock;
+  Arena& arena = *g_arena;
+  std::uint64_t offset = static_cast<char*>(p) - arena.base;
+  auto it = arena.used.upper_bound(offset);
+  if (it == arena.used.begin()) return false;
+  const Block& chunk = std::prev(it)->second;
+  try {
+    if (madvise(p, bytes, MADV_DONTNEED) != 0) return false;
+    // The file keeps what was written back: a later commit zeroes it, and
+    // until then nothing reads the range.
+    if (chunk.file_written) arena.stale.Add(offset, bytes);
+    arena.heap_committed -= bytes - arena.uncommitted.Overlap(offset, bytes);
+    arena.uncommitted.Add(offset, bytes);
+  } catch (const std::exception&) {
+    return false;
+  }
+  Publish(arena);
+  return true;
+}
+
+bool SameChunk(const void* a, const void* b) {
+  Locked lock;
+  Arena& arena = *g_arena;
+  std::uint64_t offset = static_cast<const char*>(a) - arena.base;
+  auto it = arena.used.upper_bound(offset);
+  if (it == arena.used.begin()) return false;
+  --it;
+  std::uint64_t other = static_cast<const char*>(b) - arena.base;
+  return other >= it->first && other < it->first + it->second.length;
+}
+
+std::uint64_t HeapCommittedBytes() {
+  Locked lock;
+  return g_arena == nullptr ? 0 : g_arena->heap_committed;
 }
 
 std::uint64_t AllocatedBytes() {

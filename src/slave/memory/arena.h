@@ -31,9 +31,11 @@
 
 namespace bdmpi::memory {
 
-// Requests of at least this many bytes go to the arena; SIZE_MAX when
-// storage-backed allocation is off (not started by bdmprun, switched off,
-// or a child process of a slave). Reads the environment once.
+// Requests of at least this many bytes take a block of their own in the
+// arena, smaller ones go to the heap on the arena's chunks (heap.h);
+// SIZE_MAX when storage-backed allocation is off (not started by bdmprun,
+// switched off, or a child process of a slave): glibc then serves all.
+// Reads the environment once.
 std::size_t Threshold();
 
 // True while the calling thread is inside the arena: its own allocations
@@ -131,6 +133,26 @@ std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t byte
 // the page size and possibly 0 (the caller writes the rest itself), or -1
 // with errno set when a write failed.
 std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::size_t bytes);
+
+// Sets the arena up if it is not yet; false when it cannot be.
+bool ArenaAvailable();
+
+// The heap's chunks (heap.h), in the upper half of the reserved range.
+// Whether p lies there: cheap, lock-free.
+__attribute__((access(none, 1))) bool InHeap(const void* p);
+// A chunk of at least `bytes` with disk reserved, its memory fresh (zero);
+// counted as committed when `commit`, else left for CommitChunkRange.
+// nullptr when the arena is off or full, or the disk is (reported).
+void* AllocateChunk(std::size_t bytes, std::size_t alignment, bool commit);
+// Commits [p, p + bytes) of a chunk: it reads as zero afterwards, also
+// after a switch-out maps it from the file. False when that failed.
+bool CommitChunkRange(void* p, std::size_t bytes);
+// Decommits [p, p + bytes): its pages are dropped, nothing is written.
+bool DecommitChunkRange(void* p, std::size_t bytes);
+// Whether a and b lie in the same chunk (jemalloc merges only those).
+bool SameChunk(const void* a, const void* b);
+// Committed bytes of the heap's chunks (the storage table counts them).
+std::uint64_t HeapCommittedBytes();
 
 // Bytes currently allocated from the arena, not counting freed blocks
 // kept for reuse (the storage table counts those while they are mapped).

@@ -1,6 +1,10 @@
-// libbdmpi's malloc family: requests of at least the storage threshold are
-// served from the storage arena (arena.h), everything else by glibc through
-// its __libc_* entry points. Defining these in the program's own link
+// libbdmpi's malloc family. While a rank's storage is on, requests of at
+// least the storage threshold take a block of their own in the storage
+// arena (arena.h) and all others go to the heap on the arena's chunks
+// (heap.h); otherwise, and for what the arena allocates for itself, glibc
+// serves them through its __libc_* entry points. free() tells them apart by
+// address: memory glibc handed out before the arena existed goes back to
+// glibc. Defining these in the program's own link
 // (libbdmpi, shared or static) interposes them for the program and every
 // library it uses, so C++ new and the C++ containers are covered too.
 #include <dlfcn.h>
@@ -10,6 +14,7 @@
 #include <string.h>
 
 #include "slave/memory/arena.h"
+#include "slave/memory/heap.h"
 
 // Off in sanitizer builds (src/slave/CMakeLists.txt says why): the
 // sanitizer's own malloc family then serves the program.
@@ -33,22 +38,17 @@ int malloc_hooks_linked = 1;
 #if BDMPI_INTERPOSE_MALLOC
 namespace {
 
-bool UseArena(size_t size) {
-  return size >= Threshold() && !InsideArena();
-}
+enum class Route { kLibc, kBlock, kHeap };
 
-// nullptr with errno set: ENOMEM when the disk is full; `fallback` tells
-// the caller to use glibc instead. `zeroed` (optional) says whether the
-// block is fresh (zero) or recycled.
-void* FromArena(size_t size, size_t alignment, bool* fallback, bool* zeroed = nullptr) {
-  AllocResult result = Allocate(size, alignment);
-  *fallback = result.status == AllocStatus::kUnavailable;
-  if (result.status == AllocStatus::kNoSpace) errno = ENOMEM;
-  if (zeroed != nullptr) *zeroed = result.zeroed;
-  return result.pointer;
+// Where a new request of `size` bytes goes: glibc while storage is off and
+// for the arena's own bookkeeping, a block of its own from the threshold
+// up, the heap below.
+Route RouteFor(size_t size) {
+  if (InsideArena()) return Route::kLibc;
+  size_t threshold = Threshold();
+  if (threshold == SIZE_MAX) return Route::kLibc;
+  return size >= threshold ? Route::kBlock : Route::kHeap;
 }
-
-bool PowerOfTwo(size_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 size_t LibcUsableSize(void* p) {
   // glibc exports malloc_usable_size only under that name, which we define.
@@ -56,6 +56,59 @@ size_t LibcUsableSize(void* p) {
   static Fn libc = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "malloc_usable_size"));
   return libc != nullptr ? libc(p) : 0;
 }
+
+// The allocation functions' common path. `alignment` 0: malloc's. Sets
+// errno to ENOMEM on failure.
+void* Serve(size_t size, size_t alignment, bool zero) {
+  Route route = RouteFor(size);
+  if (route == Route::kBlock) {
+    AllocResult result = Allocate(size, alignment);
+    if (result.status == AllocStatus::kOk) {
+      if (zero && !result.zeroed) memset(result.pointer, 0, size);
+      return result.pointer;
+    }
+    if (result.status == AllocStatus::kNoSpace) {
+      errno = ENOMEM;
+      return nullptr;
+    }
+    // The reservation is full: glibc takes over.
+  } else if (route == Route::kHeap) {
+    bool fallback = false;
+    void* p = HeapAllocate(size, alignment, zero, &fallback);
+    if (!fallback) return p;
+  }
+  if (alignment != 0) return __libc_memalign(alignment, size);
+  return zero ? __libc_calloc(1, size) : __libc_malloc(size);
+}
+
+void Release(void* p) {
+  if (InHeap(p)) {
+    HeapFree(p);
+  } else if (Owns(p)) {
+    Free(p);
+  } else {
+    __libc_free(p);
+  }
+}
+
+size_t UsableSizeOf(void* p) {
+  if (InHeap(p)) return HeapUsableSize(p);
+  if (Owns(p)) return UsableSize(p);
+  return LibcUsableSize(p);
+}
+
+// realloc to another allocator: copies what fits and frees p; nullptr
+// (p intact) when the new block cannot be had.
+void* Move(void* p, size_t size) {
+  void* q = Serve(size, 0, false);
+  if (q == nullptr) return nullptr;
+  size_t old_size = UsableSizeOf(p);
+  memcpy(q, p, old_size < size ? old_size : size);
+  Release(p);
+  return q;
+}
+
+bool PowerOfTwo(size_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 }  // namespace
 #endif  // BDMPI_INTERPOSE_MALLOC
@@ -69,22 +122,10 @@ using namespace bdmpi::memory;
 #pragma GCC visibility push(default)
 extern "C" {
 
-void* malloc(size_t size) {
-  if (UseArena(size)) {
-    bool fallback = false;
-    void* p = FromArena(size, 0, &fallback);
-    if (!fallback) return p;
-  }
-  return __libc_malloc(size);
-}
+void* malloc(size_t size) { return Serve(size, 0, false); }
 
 void free(void* p) {
-  if (p == nullptr) return;
-  if (Owns(p)) {
-    Free(p);
-    return;
-  }
-  __libc_free(p);
+  if (p != nullptr) Release(p);
 }
 
 void* calloc(size_t count, size_t size) {
@@ -93,34 +134,22 @@ void* calloc(size_t count, size_t size) {
     errno = ENOMEM;
     return nullptr;
   }
-  if (UseArena(total)) {
-    bool fallback = false, zeroed = false;
-    void* p = FromArena(total, 0, &fallback, &zeroed);
-    if (p != nullptr && !zeroed) memset(p, 0, total);
-    if (!fallback) return p;
-  }
-  return __libc_calloc(count, size);
+  return Serve(total, 0, true);
 }
 
 void* realloc(void* p, size_t size) {
   if (p == nullptr) return malloc(size);
-  if (!Owns(p)) {
-    if (!UseArena(size)) return __libc_realloc(p, size);
-    // Crossing the threshold upwards: copy into a storage block.
-    size_t old_size = LibcUsableSize(p);
-    bool fallback = false;
-    void* q = FromArena(size, 0, &fallback);
-    if (fallback) return __libc_realloc(p, size);
-    if (q == nullptr) return nullptr;
-    memcpy(q, p, old_size < size ? old_size : size);
-    __libc_free(p);
-    return q;
-  }
   if (size == 0) {  // glibc: realloc(p, 0) frees p
-    Free(p);
+    Release(p);
     return nullptr;
   }
-  if (size >= Threshold()) {
+  Route route = RouteFor(size);
+  if (InHeap(p)) {
+    if (route == Route::kHeap) return HeapReallocate(p, size);
+    return Move(p, size);
+  }
+  if (Owns(p)) {
+    if (route != Route::kBlock) return Move(p, size);
     void* q = Reallocate(p, size);
     if (q != nullptr) return q;
     // No storage for the larger block: ordinary memory, if there is some.
@@ -133,20 +162,14 @@ void* realloc(void* p, size_t size) {
     Free(p);
     return q;
   }
-  // Crossing the threshold downwards.
-  void* q = __libc_malloc(size);
-  if (q == nullptr) return nullptr;
-  memcpy(q, p, size);
-  Free(p);
-  return q;
+  // glibc's, from before the arena or while storage is off.
+  if (route == Route::kLibc) return __libc_realloc(p, size);
+  return Move(p, size);
 }
 
 int posix_memalign(void** out, size_t alignment, size_t size) {
   if (!PowerOfTwo(alignment) || alignment % sizeof(void*) != 0) return EINVAL;
-  void* p = nullptr;
-  bool fallback = true;
-  if (UseArena(size)) p = FromArena(size, alignment, &fallback);
-  if (fallback) p = __libc_memalign(alignment, size);
+  void* p = Serve(size, alignment, false);
   if (p == nullptr) return ENOMEM;
   *out = p;
   return 0;
@@ -157,12 +180,7 @@ void* aligned_alloc(size_t alignment, size_t size) {
     errno = EINVAL;
     return nullptr;
   }
-  if (UseArena(size)) {
-    bool fallback = false;
-    void* p = FromArena(size, alignment, &fallback);
-    if (!fallback) return p;
-  }
-  return __libc_memalign(alignment, size);
+  return Serve(size, alignment, false);
 }
 
 void* memalign(size_t alignment, size_t size) {
@@ -180,8 +198,7 @@ void* pvalloc(size_t size) {
 
 size_t malloc_usable_size(void* p) {
   if (p == nullptr) return 0;
-  if (Owns(p)) return UsableSize(p);
-  return LibcUsableSize(p);
+  return UsableSizeOf(p);
 }
 
 }  // extern "C"
