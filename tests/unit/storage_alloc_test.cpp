@@ -147,7 +147,7 @@ TEST_F(StorageAlloc, Alignment) {
 TEST_F(StorageAlloc, ReallocAcrossTheThresholdKeepsContents) {
   std::size_t small = 1000;
   auto* p = static_cast<unsigned char*>(std::malloc(small));
-  ASSERT_FALSE(Owns(p));
+  ASSERT_TRUE(InHeap(p));
   Fill(p, small, 5);
   // Up across the threshold: copied into a storage block.
   p = static_cast<unsigned char*>(std::realloc(p, 3 * T()));
@@ -176,9 +176,9 @@ TEST_F(StorageAlloc, ReallocAcrossTheThresholdKeepsContents) {
   p = static_cast<unsigned char*>(std::realloc(p, 2 * T()));
   EXPECT_EQ(p, before);
   EXPECT_EQ(Mismatch(p, 2 * T(), 7), -1);
-  // Down across the threshold: back to glibc, prefix kept.
+  // Down across the threshold: into the heap, prefix kept.
   p = static_cast<unsigned char*>(std::realloc(p, 100));
-  EXPECT_FALSE(Owns(p));
+  EXPECT_TRUE(InHeap(p));
   EXPECT_EQ(Mismatch(p, 100, 7), -1);
   std::free(p);
   for (void* filler : fillers) std::free(filler);
@@ -357,25 +357,28 @@ TEST_F(StorageAlloc, ManyAllocations) {
 }
 
 TEST_F(StorageAlloc, SwitchOutWritesDirtyPagesOnceAndDropsThem) {
+  // Other blocks of the process, and the heap's own bookkeeping (its purge
+  // before every switch-out writes to it), may add a few pages.
+  constexpr std::size_t kSlack = 256 * 1024;
+  ReleaseAll();
   std::size_t size = 64 * T();  // 4 MiB
   auto* p = static_cast<unsigned char*>(std::malloc(size));
   Fill(p, size, 9);
-  // (Other blocks of the process may add a few pages.)
   ReleaseStats first = ReleaseAll();
   EXPECT_GE(first.written, size);
-  EXPECT_LT(first.written, size + T());
+  EXPECT_LT(first.written, size + kSlack);
   EXPECT_GE(first.dropped, size);
   EXPECT_EQ(ResidentPages(p, size), 0u);
   EXPECT_EQ(Mismatch(p, size, 9), -1);  // read back on touch
   // Only read since: nothing to write.
   ReleaseStats second = ReleaseAll();
-  EXPECT_EQ(second.written, 0u);
+  EXPECT_LT(second.written, kSlack);
   EXPECT_EQ(ResidentPages(p, size), 0u);
   // One page in four modified: only those are written.
   for (std::size_t page = 0; page < size / 4096; page += 4) p[page * 4096 + 1] ^= 0x5a;
   ReleaseStats third = ReleaseAll();
   EXPECT_GE(third.written, size / 4);
-  EXPECT_LT(third.written, size / 4 + T());
+  EXPECT_LT(third.written, size / 4 + kSlack);
   for (std::size_t page = 0; page < size / 4096; page += 4) p[page * 4096 + 1] ^= 0x5a;
   EXPECT_EQ(Mismatch(p, size, 9), -1);
   std::free(p);
@@ -448,7 +451,8 @@ TEST_F(StorageAlloc, SwitchOutDropsPieceByPieceAndReportsProgress) {
   for (std::size_t i = 1; i < progress.reports.size(); ++i) {
     EXPECT_GE(progress.reports[i], progress.reports[i - 1] + (1 << 20)) << i;
   }
-  EXPECT_LE(progress.reports.back(), AllocatedBytes());
+  // In the storage table's terms: blocks and the heap's committed pages.
+  EXPECT_LE(progress.reports.back(), AllocatedBytes() + HeapCommittedBytes());
   // At the first report some of the block was gone and most was not yet.
   EXPECT_LT(progress.resident.front(), size / 4096);
   EXPECT_GE(progress.resident.front(), size / 4096 / 2);
@@ -600,7 +604,7 @@ TEST_F(StorageAlloc, HeapAlignmentAndTheAlignedFamily) {
     ASSERT_EQ(posix_memalign(&p, align, 100), 0);
     EXPECT_TRUE(InHeap(p));
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % align, 0u) << align;
-    void* q = aligned_alloc(align, 3 * align);
+    void* q = aligned_alloc(align, align);
     EXPECT_TRUE(InHeap(q));
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(q) % align, 0u) << align;
     void* r = memalign(align, 10);
