@@ -391,17 +391,23 @@ bool EnsureReady(Arena*& out) {
              "ordinary memory", arena.rank, std::strerror(errno));
       return false;
     }
-    void* probe = mmap(nullptr, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // Two pages read at once: the same frame behind both is the shared
+    // zero page. Some kernels (and sandboxes) give a read fault a page of
+    // its own; taking that page's frame for the zero page would later
+    // skip a real page that reuses the frame at write-back, losing its data.
+    void* probe = mmap(nullptr, 2 * kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (probe != MAP_FAILED) {
-      volatile char sink = *static_cast<volatile char*>(probe);
+      auto* pages = static_cast<volatile char*>(probe);
+      volatile char sink = static_cast<char>(pages[0] + pages[kPage]);
       (void)sink;
-      std::uint64_t entry = 0;
-      if (pread(pagemap.get(), &entry, sizeof entry,
+      std::uint64_t entries[2] = {0, 0};
+      if (pread(pagemap.get(), entries, sizeof entries,
                 static_cast<off_t>(reinterpret_cast<std::uintptr_t>(probe) / kPage * 8)) ==
-              sizeof entry &&
-          (entry & kPmPresent) != 0)
-        arena.zero_pfn = entry & kPmPfnMask;
-      munmap(probe, kPage);
+              static_cast<ssize_t>(sizeof entries) &&
+          (entries[0] & kPmPresent) != 0 && (entries[1] & kPmPresent) != 0 &&
+          (entries[0] & kPmPfnMask) == (entries[1] & kPmPfnMask))
+        arena.zero_pfn = entries[0] & kPmPfnMask;
+      munmap(probe, 2 * kPage);
     }
     // The node's table; optional (without it the master sees no storage).
     const char* job = std::getenv(kEnvJobId);
