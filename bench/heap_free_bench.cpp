@@ -6,7 +6,8 @@
 //
 //   heap_free_bench [--benchmark_* options]
 //
-// BM_Free/<where>/<bytes>: the time to free 100,000 blocks of <bytes>
+// BM_Free/where:W/bytes:B: the time to free 100,000 blocks of B bytes
+// from the heap (W 0) or glibc (W 1)
 // (allocated, and touched, outside the timing); BM_AllocFree: both.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -83,7 +84,7 @@ void BM_AllocFree(benchmark::State& state) {
 }
 
 void Args(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"glibc", "bytes"});
+  b->ArgNames({"where", "bytes"});  // where: 0 the heap, 1 glibc
   for (int where : {kHeap, kGlibc})
     for (int bytes : {64, 4096, 65536 - 16}) b->Args({where, bytes});
   b->Unit(benchmark::kMillisecond);

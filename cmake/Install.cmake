@@ -263,7 +263,8 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/BDMPIConfig.cmake
 # ------------------------------------------------------------- pkg-config
 
 # A static link against libbdmpi.a also needs the project's internal static
-# libraries, the C++ runtime (libbdmpi is C++) and rt/pthread.
+# libraries, the C++ runtime (libbdmpi is C++), rt/pthread and libm (for the
+# jemalloc inside it, cmake/Jemalloc.cmake).
 set(BDMPI_PC_LIBS_PRIVATE "")
 foreach(_lib IN LISTS _bdmpi_internal_libs)
   get_target_property(_type ${_lib} TYPE)
@@ -276,7 +277,7 @@ foreach(_lib IN LISTS _bdmpi_internal_libs)
   endif()
   string(APPEND BDMPI_PC_LIBS_PRIVATE "-l${_name} ")
 endforeach()
-string(APPEND BDMPI_PC_LIBS_PRIVATE "-lstdc++ -pthread -lrt")
+string(APPEND BDMPI_PC_LIBS_PRIVATE "-lstdc++ -pthread -lrt -lm")
 
 # bdmpi.pc and the environment module (issue 18) carry absolute paths, so
 # they are written at install time, when the final prefix (`cmake --install

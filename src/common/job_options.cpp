@@ -91,12 +91,13 @@ const std::vector<Row>& JobOptionTable() {
       FlagOption("--no-bind", &JobOptions::bind, false,
                  "with -nr 1, do not keep the master and its slaves on one core"),
       ChoiceOption("--storage-alloc", &JobOptions::storage_alloc, {{"on", true}, {"off", false}},
-                   "serve large allocations (malloc, new, ...) from per-rank scratch "
-                   "files that the runtime writes back and drops while a rank waits, so "
-                   "that data larger than memory needs no swap")
+                   "serve allocations (malloc, new, ...) from per-rank scratch files "
+                   "that the runtime writes back and drops while a rank waits, so that "
+                   "data larger than memory needs no swap")
           .Env(kEnvStorageAlloc),
       SizeOption("--storage-threshold", &JobOptions::storage_threshold,
-                 "smallest allocation served from storage (at least 4k)")
+                 "smallest allocation that takes a block of its own in the scratch "
+                 "file; smaller ones come from the storage-backed heap (at least 4k)")
           .Env(kEnvStorageThreshold),
       SizeOption("--node-memory", &JobOptions::node_memory,
                  "memory per node for the ranks' storage-backed data; ranks that wait "
