@@ -203,6 +203,24 @@ void Master::CreateJobDirectory() {
   CreateMemoryDirectory();
 }
 
+namespace {
+
+// A slave loads its storage-backed heap (libbdmpi_heap.so, jemalloc) with
+// dlopen, and jemalloc's thread data is initial-exec TLS: glibc must set
+// room aside for it at the slave's start (src/slave/memory/heap_link.h).
+void AllowHeapTls(std::vector<std::string>& env) {
+  constexpr const char* kTunable = "glibc.rtld.optional_static_tls=16384";
+  for (std::string& var : env) {
+    if (var.rfind("GLIBC_TUNABLES=", 0) != 0) continue;
+    if (var.find("glibc.rtld.optional_static_tls=") == std::string::npos)
+      var += std::string(var.size() > 15 ? ":" : "") + kTunable;
+    return;
+  }
+  env.push_back(std::string("GLIBC_TUNABLES=") + kTunable);
+}
+
+}  // namespace
+
 void Master::CreateSlaves() {
   std::vector<std::string> base_env;
   for (char** var = environ; *var != nullptr; ++var) {
@@ -216,6 +234,7 @@ void Master::CreateSlaves() {
       continue;
     base_env.emplace_back(*var);
   }
+  AllowHeapTls(base_env);
   slaves_.Create(options_.nslaves, layout_.FirstRank(node_), event_token_);
   SetNodeMemory();
   for (Slave& slave : slaves_) {

@@ -15,6 +15,7 @@
 #include "slave/environment.h"
 #include "slave/lent_blocks.h"
 #include "slave/memory/arena.h"
+#include "slave/memory/heap.h"
 
 namespace bdmpi {
 namespace {
@@ -135,6 +136,8 @@ void Runtime::PostStaged(RequestMsg request) {
 }
 
 ReplyMsg Runtime::Call(RequestMsg request) {
+  // The master may read this rank's storage count while it waits.
+  memory::PurgeHeapIfGrown();
   request.wants_reply = true;
   Enqueue(request);
   Flush();

@@ -75,6 +75,8 @@ std::atomic<std::uintptr_t> g_end{0};
 // Start of the upper half of the range, which holds the heap's chunks
 // (heap.h): free() tells a small block from a large one by its address.
 std::atomic<std::uintptr_t> g_heap_base{UINTPTR_MAX};
+// Arena::heap_committed, readable without the lock.
+std::atomic<std::uint64_t> g_heap_committed{0};
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 __thread bool t_inside __attribute__((tls_model("initial-exec"))) = false;
 
@@ -105,6 +107,7 @@ struct Block {
   // a decommitted range must then have zeros put in the file before it
   // is committed again.
   bool file_written = false;
+  bool metadata = false;  // a heap chunk of jemalloc's metadata (Arena::metadata)
 };
 
 // Disjoint, coalesced byte ranges [offset, offset + length).
@@ -203,6 +206,10 @@ struct Arena {
   RangeSet uncommitted;
   RangeSet stale;
   std::uint64_t heap_committed = 0;
+  // Chunks jemalloc asked committed at once: its metadata (base blocks),
+  // reserved in 2 MiB pieces and touched a little at a time, so counted by
+  // their resident pages rather than their length.
+  std::vector<Run> metadata;
   // In a child process after fork(): the file is the parent's, so
   // nothing here touches it any more.
   bool detached = false;
@@ -255,10 +262,35 @@ void Report(const char* fmt, ...) {
   abort();
 }
 
+// Resident bytes of the heap's metadata chunks: pages this process maps
+// (pagemap; mincore would also count file pages the kernel read ahead).
+std::uint64_t MetadataResident(const Arena& arena) {
+  std::uint64_t bytes = 0;
+  std::uint64_t entries[512];
+  for (const Run& chunk : arena.metadata) {
+    for (std::uint64_t at = 0; at < chunk.length; at += 512 * kPage) {
+      std::uint64_t pages = std::min<std::uint64_t>(512, (chunk.length - at) / kPage);
+      auto addr = reinterpret_cast<std::uintptr_t>(arena.base + chunk.start + at);
+      if (pread(arena.pagemap, entries, pages * 8, static_cast<off_t>(addr / kPage * 8)) !=
+          static_cast<ssize_t>(pages * 8)) {
+        bytes += pages * kPage;  // counted in full when it cannot be known
+        continue;
+      }
+      for (std::uint64_t page = 0; page < pages; ++page)
+        if ((entries[page] & (kPmPresent | kPmSwapped)) != 0) bytes += kPage;
+    }
+  }
+  return bytes;
+}
+
+// The storage table counts blocks, the heap's committed pages and its
+// metadata's resident ones.
 void Publish(Arena& arena) {
+  g_heap_committed.store(arena.heap_committed, std::memory_order_relaxed);
   if (arena.slot != nullptr)
-    arena.slot->allocated.store(arena.allocated + arena.heap_committed,
-                                std::memory_order_relaxed);
+    arena.slot->allocated.store(
+        arena.allocated + arena.heap_committed + MetadataResident(arena),
+        std::memory_order_relaxed);
 }
 
 long EnvLong(const char* name, long fallback) {
@@ -996,7 +1028,10 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
       of_block.written += stats.written;
       of_block.dropped += stats.dropped;
       // In the storage table's terms: a heap chunk counts what is committed.
-      dropped += block.heap ? piece - arena.uncommitted.Overlap(offset + at, piece) : piece;
+      // (Metadata counts by residency, none of which is left now.)
+      dropped += block.metadata ? 0
+                 : block.heap   ? piece - arena.uncommitted.Overlap(offset + at, piece)
+                                : piece;
       if (progress != nullptr && dropped - reported >= step) {
         progress(context, dropped);
         reported = dropped;
@@ -1283,9 +1318,10 @@ void* AllocateChunk(std::size_t bytes, std::size_t alignment, bool commit) {
       Block block;
       block.length = length;
       block.heap = true;
+      block.metadata = commit;
       arena.used.emplace(start, std::move(block));
       if (commit) {
-        arena.heap_committed += length;
+        arena.metadata.push_back({start, length});
       } else {
         arena.uncommitted.Add(start, length);
       }
@@ -1357,9 +1393,11 @@ bool SameChunk(const void* a, const void* b) {
   return other >= it->first && other < it->first + it->second.length;
 }
 
+std::uint64_t HeapCommittedHint() { return g_heap_committed.load(std::memory_order_relaxed); }
+
 std::uint64_t HeapCommittedBytes() {
   Locked lock;
-  return g_arena == nullptr ? 0 : g_arena->heap_committed;
+  return g_arena == nullptr ? 0 : g_arena->heap_committed + MetadataResident(*g_arena);
 }
 
 std::uint64_t AllocatedBytes() {

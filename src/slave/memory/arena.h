@@ -151,8 +151,11 @@ bool CommitChunkRange(void* p, std::size_t bytes);
 bool DecommitChunkRange(void* p, std::size_t bytes);
 // Whether a and b lie in the same chunk (jemalloc merges only those).
 bool SameChunk(const void* a, const void* b);
-// Committed bytes of the heap's chunks (the storage table counts them).
+// Bytes the heap holds, as the storage table counts them: what jemalloc
+// has committed of its chunks, and the resident pages of its metadata.
 std::uint64_t HeapCommittedBytes();
+// What jemalloc has committed, without the lock (possibly a little stale).
+std::uint64_t HeapCommittedHint();
 
 // Bytes currently allocated from the arena, not counting freed blocks
 // kept for reuse (the storage table counts those while they are mapped).

@@ -7,28 +7,15 @@
 #include <cstdio>
 
 #include "slave/memory/arena.h"
-
-// jemalloc's entry points as cmake/Jemalloc.cmake renames them.
-extern "C" {
-void* bdmpi_je_mallocx(size_t size, int flags);
-void bdmpi_je_dallocx(void* ptr, int flags);
-void* bdmpi_je_rallocx(void* ptr, size_t size, int flags);
-size_t bdmpi_je_sallocx(const void* ptr, int flags);
-int bdmpi_je_mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen);
-
-// jemalloc's options (its malloc_conf). One automatic arena: only
-// jemalloc's own bookkeeping uses it (ordinary mmap memory, kilobytes).
-// No muzzy state: decommit is how this heap gives pages back.
-extern const char* bdmpi_je_malloc_conf;
-const char* bdmpi_je_malloc_conf = "narenas:1,muzzy_decay_ms:0";
-}
+#include "slave/memory/heap_link.h"
 
 namespace bdmpi::memory {
 namespace {
 
 enum State : int { kUnset, kSettingUp, kReady, kUnavailable };
 std::atomic<int> g_state{kUnset};
-int g_flags = 0;          // MALLOCX_ARENA of the heap's arena
+const HeapEntries* g_je = nullptr;  // set before kReady
+int g_flags = 0;                    // MALLOCX_ARENA of the heap's arena
 unsigned g_index = 0;
 __thread bool t_setting_up __attribute__((tls_model("initial-exec"))) = false;
 
@@ -69,12 +56,13 @@ int Flags() {
   int expected = kUnset;
   if (!g_state.compare_exchange_strong(expected, kSettingUp)) return -1;
   t_setting_up = true;
-  bool ok = ArenaAvailable();  // before jemalloc: see ForkPrepare in arena.cpp
+  // The arena before jemalloc (see ForkPrepare in arena.cpp).
+  bool ok = ArenaAvailable() && (g_je = LoadHeap()) != nullptr;
   if (ok) {
     unsigned index = 0;
     size_t length = sizeof index;
     extent_hooks_t* hooks = &g_hooks;
-    ok = bdmpi_je_mallctl("arenas.create", &index, &length, &hooks, sizeof hooks) == 0;
+    ok = g_je->mallctl("arenas.create", &index, &length, &hooks, sizeof hooks) == 0;
     if (ok) {
       g_index = index;
       g_flags = MALLOCX_ARENA(index);
@@ -93,27 +81,48 @@ void* HeapAllocate(std::size_t bytes, std::size_t alignment, bool zero, bool* fa
   if (flags < 0) return nullptr;
   if (alignment > 1) flags |= MALLOCX_LG_ALIGN(__builtin_ctzl(alignment));
   if (zero) flags |= MALLOCX_ZERO;
-  void* p = bdmpi_je_mallocx(bytes == 0 ? 1 : bytes, flags);
+  void* p = g_je->mallocx(bytes == 0 ? 1 : bytes, flags);
   if (p == nullptr) errno = ENOMEM;
   return p;
 }
 
-void HeapFree(void* p) { bdmpi_je_dallocx(p, 0); }
+void HeapFree(void* p) { g_je->dallocx(p, 0); }
 
 void* HeapReallocate(void* p, std::size_t bytes) {
-  void* q = bdmpi_je_rallocx(p, bytes == 0 ? 1 : bytes, g_flags);
+  void* q = g_je->rallocx(p, bytes == 0 ? 1 : bytes, g_flags);
   if (q == nullptr) errno = ENOMEM;
   return q;
 }
 
-std::size_t HeapUsableSize(const void* p) { return bdmpi_je_sallocx(p, 0); }
+std::size_t HeapUsableSize(const void* p) { return g_je->sallocx(p, 0); }
+
+namespace {
+
+// Committed bytes after the last purge.
+std::atomic<std::uint64_t> g_after_purge{0};
+
+void PurgeArena() {
+  char name[64];
+  std::snprintf(name, sizeof name, "arena.%u.purge", g_index);
+  g_je->mallctl(name, nullptr, nullptr, nullptr, 0);
+  g_after_purge.store(HeapCommittedHint(), std::memory_order_relaxed);
+}
+
+}  // namespace
 
 void PurgeHeap() {
   if (g_state.load(std::memory_order_acquire) != kReady) return;
-  bdmpi_je_mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);
-  char name[64];
-  std::snprintf(name, sizeof name, "arena.%u.purge", g_index);
-  bdmpi_je_mallctl(name, nullptr, nullptr, nullptr, 0);
+  g_je->mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);
+  PurgeArena();
+}
+
+void PurgeHeapIfGrown() {
+  if (g_state.load(std::memory_order_acquire) != kReady || Threshold() == SIZE_MAX) return;
+  std::uint64_t now = HeapCommittedHint();
+  std::uint64_t last = g_after_purge.load(std::memory_order_relaxed);
+  // Committed less than then (jemalloc's decay ran): measure from here.
+  if (now < last) g_after_purge.store(now, std::memory_order_relaxed);
+  if (now >= last + kPurgeGrowth) PurgeArena();
 }
 
 }  // namespace bdmpi::memory

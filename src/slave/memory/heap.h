@@ -4,10 +4,11 @@
 // through its extent hooks. So small objects are storage-backed like large
 // blocks: written back and dropped at a switch-out, read back on touch.
 //
-// jemalloc lives inside libbdmpi with every symbol renamed (bdmpi_je_*,
-// cmake/Jemalloc.cmake): it is reached only from here, never through a
-// malloc symbol of its own. It runs one arena of its own (arenas.create
-// with the hooks below); the thread caches serve it as any arena.
+// jemalloc comes with libbdmpi with every symbol renamed (bdmpi_je_*,
+// cmake/Jemalloc.cmake; linked in or loaded, heap_link.h): it is reached
+// only from here, never through a malloc symbol of its own. It runs one
+// arena of its own (arenas.create with the hooks below); the thread
+// caches serve it as any arena.
 //
 // How jemalloc's extent operations map onto the arena:
 //   alloc      a chunk (AllocateChunk): address range, disk reserved in one
@@ -39,5 +40,13 @@ std::size_t HeapUsableSize(const void* p);
 // and the heap decommits every page that holds no object, so that none
 // of them is written back.
 void PurgeHeap();
+// Before the rank waits in MPI, where the master may read its storage
+// count: decommits the pages that hold no object if the heap committed
+// more than kPurgeGrowth since the last purge. Freed memory then stops
+// counting against the node budget as soon as the rank blocks, not only
+// after jemalloc's decay (10 s) or a switch-out; a rank that frees and
+// allocates again between two calls does not pay for a purge each time.
+void PurgeHeapIfGrown();
+constexpr std::size_t kPurgeGrowth = 4 << 20;
 
 }  // namespace bdmpi::memory
