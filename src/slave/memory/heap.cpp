@@ -86,7 +86,7 @@ void* HeapAllocate(std::size_t bytes, std::size_t alignment, bool zero, bool* fa
   return p;
 }
 
-void HeapFree(void* p) { g_je->dallocx(p, 0); }
+void HeapFree(void* p) { g_je->free(p); }
 
 void* HeapReallocate(void* p, std::size_t bytes) {
   void* q = g_je->rallocx(p, bytes == 0 ? 1 : bytes, g_flags);

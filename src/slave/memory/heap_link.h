@@ -21,7 +21,7 @@ namespace bdmpi::memory {
 
 struct HeapEntries {
   void* (*mallocx)(std::size_t size, int flags);
-  void (*dallocx)(void* ptr, int flags);
+  void (*free)(void* ptr);  // jemalloc's free: its fast path, for any arena
   void* (*rallocx)(void* ptr, std::size_t size, int flags);
   std::size_t (*sallocx)(const void* ptr, int flags);
   int (*mallctl)(const char* name, void* oldp, std::size_t* oldlenp, void* newp,

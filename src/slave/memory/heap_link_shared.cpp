@@ -46,7 +46,7 @@ const HeapEntries* LoadHeap() {
     return nullptr;
   }
   if (!Find(library, "bdmpi_je_mallocx", &entries.mallocx) ||
-      !Find(library, "bdmpi_je_dallocx", &entries.dallocx) ||
+      !Find(library, "bdmpi_je_free", &entries.free) ||
       !Find(library, "bdmpi_je_rallocx", &entries.rallocx) ||
       !Find(library, "bdmpi_je_sallocx", &entries.sallocx) ||
       !Find(library, "bdmpi_je_mallctl", &entries.mallctl)) {
