@@ -86,7 +86,24 @@ void* HeapAllocate(std::size_t bytes, std::size_t alignment, bool zero, bool* fa
   return p;
 }
 
-void HeapFree(void* p) { g_je->free(p); }
+namespace {
+
+// Bytes freed since the last purge: per thread, added to the total in
+// pieces of kFreedBatch (no shared counter touched per free).
+constexpr std::size_t kFreedBatch = 1 << 20;
+std::atomic<std::uint64_t> g_freed{0};
+__thread std::size_t t_freed __attribute__((tls_model("initial-exec"))) = 0;
+
+}  // namespace
+
+void HeapFree(void* p) {
+  t_freed += g_je->sallocx(p, 0);
+  if (t_freed >= kFreedBatch) {
+    g_freed.fetch_add(t_freed, std::memory_order_relaxed);
+    t_freed = 0;
+  }
+  g_je->free(p);
+}
 
 void* HeapReallocate(void* p, std::size_t bytes) {
   void* q = g_je->rallocx(p, bytes == 0 ? 1 : bytes, g_flags);
@@ -98,14 +115,17 @@ std::size_t HeapUsableSize(const void* p) { return g_je->sallocx(p, 0); }
 
 namespace {
 
-// Committed bytes after the last purge.
+// Committed bytes after the last purge, and the freed bytes counted then.
 std::atomic<std::uint64_t> g_after_purge{0};
+std::atomic<std::uint64_t> g_freed_at_purge{0};
 
 void PurgeArena() {
+  std::uint64_t freed = g_freed.load(std::memory_order_relaxed);
   char name[64];
   std::snprintf(name, sizeof name, "arena.%u.purge", g_index);
   g_je->mallctl(name, nullptr, nullptr, nullptr, 0);
   g_after_purge.store(HeapCommittedHint(), std::memory_order_relaxed);
+  g_freed_at_purge.store(freed, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -118,11 +138,16 @@ void PurgeHeap() {
 
 void PurgeHeapIfGrown() {
   if (g_state.load(std::memory_order_acquire) != kReady || Threshold() == SIZE_MAX) return;
+  // This thread's frees count at once.
+  g_freed.fetch_add(t_freed, std::memory_order_relaxed);
+  t_freed = 0;
   std::uint64_t now = HeapCommittedHint();
   std::uint64_t last = g_after_purge.load(std::memory_order_relaxed);
   // Committed less than then (jemalloc's decay ran): measure from here.
   if (now < last) g_after_purge.store(now, std::memory_order_relaxed);
-  if (now >= last + kPurgeGrowth) PurgeArena();
+  std::uint64_t freed = g_freed.load(std::memory_order_relaxed) -
+                        g_freed_at_purge.load(std::memory_order_relaxed);
+  if (now >= last + kPurgeGrowth || freed >= kPurgeGrowth) PurgeArena();
 }
 
 }  // namespace bdmpi::memory

@@ -41,11 +41,12 @@ std::size_t HeapUsableSize(const void* p);
 // of them is written back.
 void PurgeHeap();
 // Before the rank waits in MPI, where the master may read its storage
-// count: decommits the pages that hold no object if the heap committed
-// more than kPurgeGrowth since the last purge. Freed memory then stops
-// counting against the node budget as soon as the rank blocks, not only
-// after jemalloc's decay (10 s) or a switch-out; a rank that frees and
-// allocates again between two calls does not pay for a purge each time.
+// count: decommits the pages that hold no object if, since the last purge,
+// the heap committed or the program freed kPurgeGrowth or more. Freed
+// memory then stops counting against the node budget as soon as the rank
+// blocks, not only after jemalloc's decay (10 s) or a switch-out; a rank
+// that frees and allocates a little between two calls does not pay for a
+// purge each time.
 void PurgeHeapIfGrown();
 constexpr std::size_t kPurgeGrowth = 4 << 20;
 
