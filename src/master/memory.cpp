@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdio>
 #include <vector>
 
 #include "common/log.h"
@@ -329,14 +330,25 @@ std::string Master::DescribeOomKill(const Slave& slave) {
   if (cgroup_.limit != 0) {
     text += ": the memory limit is " + HumanBytes(cgroup_.limit) + " (" + cgroup_.limit_file +
             (cgroup_.v2 ? ", cgroup v2" : ", cgroup v1") + ")";
+    std::uint64_t peak = CgroupPeakUsage(cgroup_);
+    if (peak != 0 && !cgroup_.dir.empty() && cgroup_.limit_file.starts_with(cgroup_.dir + "/"))
+      text += ", which the job's cgroup used up to " + HumanBytes(peak);
   } else {
     text += ": no memory cgroup limits this node; the machine has " +
             HumanBytes(TotalMemory()) + " and no swap to spare";
   }
   std::uint64_t unpageable = UnpageableBytes(false);
+  std::string measured_ago = "it never was: it died before its first MPI call";
+  if (slave.resident_read_ns >= 0) {
+    char ago[32];
+    std::snprintf(ago, sizeof ago, "%.1f s before it died",
+                  static_cast<double>(MonotonicNs() - slave.resident_read_ns) / 1e9);
+    measured_ago = ago;
+  }
   text += ", the node budget for the ranks was " + HumanBytes(node_memory_) +
           (options_.node_memory != 0 ? " (--node-memory)" : " (the default: the limit less a margin)") +
-          "; when last measured, rank " + std::to_string(slave.world_rank) + " held " +
+          "; when last measured (at an MPI call of its own or another rank, " + measured_ago +
+          "), rank " + std::to_string(slave.world_rank) + " held " +
           HumanBytes(slave.unpageable) +
           " that the runtime cannot page out (stack, allocations below --storage-threshold, "
           "its own mappings) and " + HumanBytes(StorageBytes(slave)) +

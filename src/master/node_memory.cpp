@@ -111,6 +111,11 @@ std::uint64_t DefaultNodeMemory(std::uint64_t message_budget) {
   return total - margin;
 }
 
+std::uint64_t CgroupPeakUsage(const MemoryCgroup& cgroup) {
+  if (cgroup.dir.empty()) return 0;
+  return ReadLimit(cgroup.dir + (cgroup.v2 ? "/memory.peak" : "/memory.max_usage_in_bytes"));
+}
+
 std::string OomEventsFile(const MemoryCgroup& cgroup) {
   if (cgroup.dir.empty()) return "";
   return cgroup.dir + (cgroup.v2 ? "/memory.events" : "/memory.oom_control");

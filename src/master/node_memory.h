@@ -43,6 +43,9 @@ struct OomCounts {
   long machine = -1;
 };
 OomCounts ReadOomCounts(const MemoryCgroup& cgroup);
+// The most memory the cgroup has used (v1 memory.max_usage_in_bytes, v2
+// memory.peak), 0 when unknown.
+std::uint64_t CgroupPeakUsage(const MemoryCgroup& cgroup);
 // The file ReadOomCounts reads the cgroup's count from ("" without one).
 std::string OomEventsFile(const MemoryCgroup& cgroup);
 
