@@ -62,6 +62,12 @@ to_bytes() {
   esac
 }
 limit_bytes=$(to_bytes "$limit")
+# The data and the ranks' scratch files go to --dir: on tmpfs they would be
+# memory, and switching a rank out would free nothing.
+if [[ $(df --output=fstype "$dir" 2>/dev/null | tail -1) == tmpfs ]]; then
+  echo "demo.sh: --dir $dir is a tmpfs, i.e. memory: give a directory on a disk" >&2
+  exit 2
+fi
 data_bytes=$(to_bytes "$bytes")
 
 bdmpi_setup

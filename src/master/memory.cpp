@@ -338,6 +338,10 @@ std::string Master::DescribeOomKill(const Slave& slave) {
             HumanBytes(TotalMemory()) + " and no swap to spare";
   }
   std::uint64_t unpageable = UnpageableBytes(false);
+  // Its slot still says what it held (StorageBytes says 0 once it is reaped).
+  const StorageSlot* table = io_->StorageTable();
+  std::uint64_t storage =
+      table == nullptr ? 0 : table[slave.index].allocated.load(std::memory_order_relaxed);
   std::string measured_ago = "it never was: it died before its first MPI call";
   if (slave.resident_read_ns >= 0) {
     char ago[32];
@@ -351,7 +355,7 @@ std::string Master::DescribeOomKill(const Slave& slave) {
           "), rank " + std::to_string(slave.world_rank) + " held " +
           HumanBytes(slave.unpageable) +
           " that the runtime cannot page out (stack, allocations below --storage-threshold, "
-          "its own mappings) and " + HumanBytes(StorageBytes(slave)) +
+          "its own mappings) and " + HumanBytes(storage) +
           " of storage-backed data, and all ranks of the node " + HumanBytes(unpageable) +
           " unpageable. Give each rank less to hold (more ranks: -n), lower --node-memory, "
           "run one rank at a time (-nr 1)";
