@@ -32,14 +32,14 @@
 #
 # Options: --bytes SIZE (default 768m), --limit SIZE (default 256m),
 # --iters N (default 3), --ns N (ranks, default 16), --no-mpirun,
-# --mpirun-cap SECS (default 120), --dir DIR (where the data goes; default
+# --mpirun-cap SECS (default 60), --dir DIR (where the data goes; default
 # $TMPDIR or /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 
-bytes=768m limit=256m iters=3 ns=16 dir=${TMPDIR:-/tmp} want_mpirun=1 mpirun_cap=120
+bytes=768m limit=256m iters=3 ns=16 dir=${TMPDIR:-/tmp} want_mpirun=1 mpirun_cap=60
 while (($#)); do
   case "$1" in
     --bytes) bytes=${2?}; shift 2 ;;
