@@ -99,8 +99,8 @@ std::uint64_t Master::UnpageableBytes(bool refresh) {
       ranks += (i ? ", rank " : "rank ") + std::to_string(largest[i]->world_rank) + " " +
                HumanBytes(largest[i]->unpageable);
     BDMPI_WARN("disk",
-               "the memory the ranks' runtime cannot page out (stack, small allocations, "
-               "their own mappings) is %s, more than the node budget of %s (%s): ranks "
+               "what the ranks hold that the runtime cannot page out (stacks, small "
+               "allocations, their own mappings) is %s, more than the node budget of %s (%s): ranks "
                "that wait are switched out all the same, which cannot make the budget, "
                "and the kernel may kill one; largest %s%s. Run more ranks so that each "
                "holds less, fewer ranks per node, or raise --node-memory if the node has "
