@@ -70,8 +70,8 @@ const std::vector<Row>& JobOptionTable() {
             }
             try {
               o.nrunning = ParsePositiveInt("-nr", v);
-            } catch (const Error& error) {
-              throw Error(kErrArg, std::string(error.what()) + " or auto");
+            } catch (const Error&) {
+              throw Error(kErrArg, "-nr needs a positive integer or auto, got '" + v + "'");
             }
           },
           [](const JobOptions& o) {

@@ -204,7 +204,7 @@ TEST(JobOptionsTest, RunningIsAutoOrACount) {
     row->set(parsed, "many");
     ADD_FAILURE() << "-nr many was accepted";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("-nr needs a positive integer, got 'many' or auto"),
+    EXPECT_NE(std::string(error.what()).find("-nr needs a positive integer or auto, got 'many'"),
               std::string::npos)
         << error.what();
   }
