@@ -19,8 +19,12 @@
 #                     bdmpi-lazy,bdmpi-eager,bdmpi-ahead (not by default)
 #   --ranks N         MPI ranks (default 16); sgd needs a perfect square and
 #                     runs with the largest square <= N otherwise
-#   --running N       ranks running at once per node in the BDMPI modes (bdmpiexec -nr;
-#                     default 1, the paper's setting; 2 uses both cores of a 2-core node)
+#   --running LIST    ranks running at once per node in the BDMPI modes (bdmpiexec -nr),
+#                     comma-separated counts or auto (default 1, the paper's setting;
+#                     2 uses both cores of a 2-core node; auto, bdmpiexec's default,
+#                     one per core while their data fits). With several, every BDMPI
+#                     mode runs once per value, as MODE-nrVALUE, and the table gives
+#                     each against MODE-nr1 (or the first value)
 #   --iters N         iterations of every run (default 5)
 #   --cap SECS        wall-clock cap per run (default 600); a capped run is
 #                     reported as "> cap" with the iterations it completed
@@ -117,6 +121,12 @@ limit=$(parse_size "$limit_text" --limit) || exit 2
 [[ $ranks =~ ^[1-9][0-9]*$ ]] || die "--ranks takes a positive count, not '$ranks'"
 [[ $iters =~ ^[1-9][0-9]*$ ]] || die "--iters takes a positive count, not '$iters'"
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "--cap takes seconds, not '$cap'"
+running_text=$running
+IFS=, read -r -a running_list <<<"$running"
+for r in "${running_list[@]}"; do
+  [[ $r == auto || $r =~ ^[1-9][0-9]*$ ]] || die "--running takes counts or auto, not '$r'"
+done
+((${#running_list[@]})) || die "--running is empty"
 [[ $pr_degree =~ ^[1-9][0-9]*$ ]] || die "--pagerank-degree takes a positive count, not '$pr_degree'"
 IFS=, read -r -a apps <<<"$apps_text"
 for a in "${apps[@]}"; do
@@ -245,8 +255,11 @@ done
 for k in "${!skipped[@]}"; do say "skipped $k: ${skipped[$k]}"; done
 # The running ranks (-nr) should fit with room to spare.
 share=$((data_bytes / ranks))
-((share * 2 * running > limit)) &&
-  say "warning: $running rank(s)' share of the data ($(mib $((share * running))) MiB) is more than half the limit ($(mib "$limit") MiB): the running ranks will not fit; use more --ranks or fewer --running"
+for r in "${running_list[@]}"; do
+  [[ $r == auto ]] && continue  # fewer run when they do not fit
+  ((share * 2 * r > limit)) &&
+    say "warning: $r rank(s)' share of the data ($(mib $((share * r))) MiB) is more than half the limit ($(mib "$limit") MiB): the running ranks will not fit; use more --ranks or fewer --running"
+done
 ((${#run_apps[@]})) || die "nothing to run (see the skipped list above)"
 
 # The serial baselines read their data in chunks of this size: 64 MiB, or
@@ -540,7 +553,20 @@ for app in "${run_apps[@]}"; do
     bpr=$((data_bytes / run_ranks))
     app_args=(--bytes-per-rank "$bpr" --iters "$iters")
   fi
+  # A BDMPI mode runs once per --running value, as MODE-nrVALUE when
+  # there are several.
+  expanded=()
   for mode in ${runs_mode[$app]}; do
+    if [[ $mode == bdmpi* ]] && ((${#running_list[@]} > 1)); then
+      for r in "${running_list[@]}"; do expanded+=("$mode-nr$r"); done
+    else
+      expanded+=("$mode")
+    fi
+  done
+  for label in "${expanded[@]}"; do
+    mode=${label%-nr*}
+    running=${running_list[0]}
+    [[ $label == *-nr* ]] && running=${label##*-nr}
     p=$bin/$(prog_for "$app" "$mode")
     case $mode in
       serial-ooc)
@@ -564,12 +590,12 @@ for app in "${run_apps[@]}"; do
              -np "$run_ranks" "$p" "${app_args[@]}")
         (($(id -u) == 0)) && cmd=("$mpirun_bin" --allow-run-as-root "${cmd[@]:1}") ;;
     esac
-    say "$app/$mode: ${cmd[*]}"
-    run_in_cg "$app.$mode" "${cmd[@]}"
-    record "$app" "$mode"
-    [[ $mode == bdmpi* ]] && check_bdmpi_leftovers "$app.$mode"
+    say "$app/$label: ${cmd[*]}"
+    run_in_cg "$app.$label" "${cmd[@]}"
+    record "$app" "$label"
+    [[ $mode == bdmpi* ]] && check_bdmpi_leftovers "$app.$label"
     rm -rf "$work"/ooc/* "$work"/tmp/* 2>/dev/null
-    say "$app/$mode: $(tail -1 "$records" | cut -f3,4,7 | tr '\t' ' ') (status, iterations, s/iteration) in ${run_wall}s"
+    say "$app/$label: $(tail -1 "$records" | cut -f3,4,7 | tr '\t' ' ') (status, iterations, s/iteration) in ${run_wall}s"
   done
   ((keep_data)) || rm -f "$file"
 done
@@ -590,7 +616,7 @@ table=$out/table.md
 {
   echo "# Out-of-core benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "Command: \`bench/ooc/run.sh --limit $limit_text --data-factor $factor --apps $apps_text --modes $modes_text --ranks $ranks --iters $iters --cap $cap\`"
+  echo "Command: \`bench/ooc/run.sh --limit $limit_text --data-factor $factor --apps $apps_text --modes $modes_text --ranks $ranks --running $running_text --iters $iters --cap $cap\`"
   echo
   echo "Memory cgroup limit $(mib "$limit_real") MiB; data per application $(mib "$data_bytes") MiB; swap file $(mib "$swap_bytes") MiB; $(nproc) cores; runtime-managed memory (--storage-alloc): $( ((storage_alloc)) && echo available || echo 'not in this build')."
   echo
@@ -659,22 +685,42 @@ dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
     done
     echo
   fi
+  # Runs of one BDMPI mode with each --running value, against the first.
+  if ((${#running_list[@]} > 1)); then
+    echo "Ranks running at once (bdmpiexec -nr), each against -nr ${running_list[0]} of the same mode:"
+    echo
+    echo "| app | mode | $(printf -- '-nr %s / -nr '"${running_list[0]}"' | ' "${running_list[@]:1}")"
+    echo "|---|---|$(printf -- '---|%.0s' "${running_list[@]:1}")"
+    for app in "${run_apps[@]}"; do
+      [[ -n ${skipped[$app]:-} ]] && continue
+      for m in ${runs_mode[$app]}; do
+        [[ $m == bdmpi* ]] || continue
+        row="| $app | $m |"
+        for r in "${running_list[@]:1}"; do row+=" $(ratio "$app" "$m-nr$r" "$m-nr${running_list[0]}") |"; done
+        echo "$row"
+      done
+    done
+    echo
+  fi
 } >>"$table"
+
+# Every mode (label) that ran, in order: the columns of the results table.
+mapfile -t result_modes < <(cut -f2 "$records" | awk '!seen[$0]++')
 
 # Results side by side, checked against the first run that finished.
 disagree=0
 {
   echo "Results (each run's RESULT against the first finished run of the app; tolerance: sweep exact, else relative):"
   echo
-  echo "| app | tolerance | reference | $(IFS='|'; echo "${modes_all[*]}" | sed 's/|/ | /g') | agree |"
-  echo "|---|---|---|$(printf -- '---|%.0s' "${modes_all[@]}")---|"
+  echo "| app | tolerance | reference | $(IFS='|'; echo "${result_modes[*]}" | sed 's/|/ | /g') | agree |"
+  echo "|---|---|---|$(printf -- '---|%.0s' "${result_modes[@]}")---|"
   for app in "${run_apps[@]}"; do
     [[ -n ${skipped[$app]:-} ]] && continue
     tol=$(tolerance "$app")
     ref=$(awk -F'\t' -v app="$app" '$1 == app && $13 != "-" { print $13; exit }' "$records")
     row="| $app | $tol | ${ref:--} |"
     verdict=yes
-    for m in "${modes_all[@]}"; do
+    for m in "${result_modes[@]}"; do
       r=$(awk -F'\t' -v app="$app" -v m="$m" '$1 == app && $2 == m { print $13 }' "$records")
       [[ -z $r ]] && { row+=" (not run) |"; continue; }
       if [[ $r == - ]]; then row+=" - |"; continue; fi
@@ -719,8 +765,8 @@ if command -v gnuplot >/dev/null; then
     [[ -n ${skipped[$app]:-} ]] && continue
     lines=()
     mi=0
-    for m in "${modes_all[@]}"; do
-      mi=$((mi + 1))  # a mode keeps its colour in every panel
+    for m in "${result_modes[@]}"; do
+      mi=$((mi % 8 + 1))  # a mode keeps its colour in every panel
       awk -F, -v app="$app" -v m="$m" '$1 == app && $2 == m { print $3, $4 }' "$iters_csv" >"$pd/$app.$m.dat"
       st=$(awk -F'\t' -v app="$app" -v m="$m" '$1 == app && $2 == m { print $3 }' "$records")
       [[ $st == capped ]] && st="$m (capped at $cap s)" || st=$m

@@ -58,8 +58,26 @@ const std::vector<Row>& JobOptionTable() {
           .Alias("-n")
           .Default("-nn x -ns"),
       CountOption("-ns", &JobOptions::nslaves, "slaves (MPI ranks) per node"),
-      CountOption("-nr", &JobOptions::nrunning,
-                  "slaves running at once per node (at most -ns: more is lowered, with a warning)"),
+      Row("-nr", "N|auto",
+          "slaves running at once per node: auto, as many as the node has cores (those "
+          "the master may use, shared among the masters of a host), fewer while their "
+          "data would not fit --node-memory; N forces N (at most -ns: more is lowered, "
+          "with a warning)",
+          [](JobOptions& o, const std::string& v) {
+            if (v == "auto") {
+              o.nrunning = kAutoRunning;
+              return;
+            }
+            try {
+              o.nrunning = ParsePositiveInt("-nr", v);
+            } catch (const Error&) {
+              throw Error(kErrArg, "-nr needs a positive integer or auto, got '" + v + "'");
+            }
+          },
+          [](const JobOptions& o) {
+            return o.nrunning == kAutoRunning ? std::string("auto") : std::to_string(o.nrunning);
+          },
+          "auto"),
       CountOption("-nc", &JobOptions::ncritical, "slaves allowed in a critical section"),
       SizeOption("--mem-threshold", &JobOptions::mem_threshold,
                  "messages larger than this go through a file each (in memory, see "

@@ -19,12 +19,16 @@ enum class Prefetch { kEager, kLazy, kAhead };
 // standard output is a terminal. Masters show the line only when kOn.
 enum class Progress { kAuto, kOn, kOff };
 
+// -nr auto: as many ranks run at once as the node has cores, fewer while
+// their data would not fit the node's memory (master/running_slots.h).
+inline constexpr int kAutoRunning = 0;
+
 struct JobOptions {
   std::string job_id;                  // empty: make one
   std::string scratch_dir = "/tmp";    // parent of the job's spill directory
   int nranks = 0;                      // -n: ranks in all; 0: -ns on every node
   int nslaves = 1;                     // -ns: slaves on this node
-  int nrunning = 1;                    // -nr: slaves running at once
+  int nrunning = kAutoRunning;         // -nr: slaves running at once
   int ncritical = 1;                   // -nc: slaves inside a critical section
   std::size_t mem_threshold = 64 * 1024;        // larger payloads: memory files
   bool memory_payloads = true;  // payloads above mem_threshold in memory files

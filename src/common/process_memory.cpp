@@ -1,6 +1,7 @@
 #include "common/process_memory.h"
 
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -18,6 +19,19 @@ long PeakRssKiB() {
   }
   std::fclose(file);
   return kib;
+}
+
+bool ReadStatm(int fd, Statm& out) {
+  char text[160];
+  ssize_t n;
+  while ((n = pread(fd, text, sizeof text - 1, 0)) < 0 && errno == EINTR) {
+  }
+  if (n <= 0) return false;
+  text[n] = '\0';
+  unsigned long long size = 0, resident = 0, shared = 0;
+  if (std::sscanf(text, "%llu %llu %llu", &size, &resident, &shared) != 3) return false;
+  out = {size, resident, shared};
+  return true;
 }
 
 long MajorFaults(pid_t pid) {

@@ -25,6 +25,19 @@ int YamaPtraceScope();
 int ReadProcessMemory(pid_t pid, std::uint64_t address, void* out, std::uint64_t bytes);
 int WriteProcessMemory(pid_t pid, std::uint64_t address, const void* data, std::uint64_t bytes);
 
+// /proc/<pid>/statm, read through a descriptor open on it: pages of the
+// address space, resident pages, and resident pages that are file or
+// shared memory (the rest of the resident pages are anonymous: RssAnon).
+// The kernel keeps these as counters, so a reading costs a few
+// microseconds whatever the process holds. False when it cannot be read.
+struct Statm {
+  std::uint64_t size = 0;
+  std::uint64_t resident = 0;
+  std::uint64_t shared = 0;
+  std::uint64_t anonymous() const { return resident > shared ? resident - shared : 0; }
+};
+bool ReadStatm(int fd, Statm& out);
+
 // The major page faults of process `pid` so far (pages it waited for the
 // disk to read), or -1 when unknown (e.g. it is gone).
 long MajorFaults(pid_t pid);

@@ -128,6 +128,11 @@ std::string RunReport::Serialize() const {
         << node.buffered_peak << ' ' << net.sent.messages << ' ' << net.sent.bytes << ' '
         << net.sent_chunks << ' ' << net.send_ns << ' ' << net.received.messages << ' '
         << net.received.bytes << ' ' << net.received_chunks << ' ' << net.receive_ns << '\n';
+    out << "S " << node.node << ' ' << node.running_limit << ' ' << node.running_auto << ' '
+        << node.cores << ' ' << node.memory_holds << ' ' << node.memory_hold_ns << ' '
+        << node.running_ns.size();
+    for (std::uint64_t ns : node.running_ns) out << ' ' << ns;
+    out << '\n';
   }
   for (const RankFigures& rank : ranks) {
     out << "R " << rank.rank << ' ' << rank.node;
@@ -163,6 +168,20 @@ RunReport RunReport::Parse(const std::string& text) {
           net.sent.messages >> net.sent.bytes >> net.sent_chunks >> net.send_ns >>
           net.received.messages >> net.received.bytes >> net.received_chunks >> net.receive_ns;
       report.nodes.push_back(node);
+    } else if (kind == 'S') {
+      // Follows its node's N line.
+      int node = -1;
+      fields >> node;
+      if (report.nodes.empty() || report.nodes.back().node != node) continue;
+      NodeFigures& figures = report.nodes.back();
+      std::size_t counts = 0;
+      fields >> figures.running_limit >> figures.running_auto >> figures.cores >>
+          figures.memory_holds >> figures.memory_hold_ns >> counts;
+      for (std::size_t i = 0; i < counts && i < 1u << 20; ++i) {
+        std::uint64_t ns = 0;
+        if (!(fields >> ns)) break;
+        figures.running_ns.push_back(ns);
+      }
     } else if (kind == 'R') {
       RankFigures rank;
       fields >> rank.rank >> rank.node;
@@ -268,6 +287,24 @@ std::string RunReport::Table() const {
                   node.node, HumanBytes(static_cast<std::uint64_t>(node.peak_rss_kib) * 1024).c_str(),
                   HumanBytes(node.spill_bytes).c_str(), HumanBytes(node.buffered_peak).c_str());
     out += line;
+    if (node.running_limit > 0) {
+      std::string counts;
+      for (std::size_t k = 0; k < node.running_ns.size(); ++k)
+        counts += (k ? ", " : "") + std::to_string(k) + ": " + Seconds(node.running_ns[k]) + " s";
+      std::snprintf(line, sizeof line, "node %d ranks running at once (-nr %s%d%s): %s", node.node,
+                    node.running_auto ? "auto: " : "", node.running_limit,
+                    node.running_auto ? (" of " + std::to_string(node.cores) + " core(s)").c_str()
+                                      : "",
+                    counts.c_str());
+      out += line;
+      if (node.running_auto) {
+        std::snprintf(line, sizeof line, "; fewer for memory %" PRIu64 " time(s), %s s\n",
+                      node.memory_holds, Seconds(node.memory_hold_ns).c_str());
+        out += line;
+      } else {
+        out += "\n";
+      }
+    }
     const NetworkFigures& net = node.network;
     if (nnodes < 2) continue;
     std::snprintf(line, sizeof line,
@@ -297,7 +334,7 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/4\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/5\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")
@@ -319,7 +356,14 @@ std::string RunReport::Json() const {
         << ", \"seconds\": " << static_cast<double>(net.send_ns) / 1e9
         << "}, \"received\": {\"messages\": " << net.received.messages
         << ", \"bytes\": " << net.received.bytes << ", \"chunks\": " << net.received_chunks
-        << ", \"seconds\": " << static_cast<double>(net.receive_ns) / 1e9 << "}}}";
+        << ", \"seconds\": " << static_cast<double>(net.receive_ns) / 1e9 << "}}";
+    out << ", \"running\": {\"limit\": " << node.running_limit
+        << ", \"auto\": " << (node.running_auto ? "true" : "false") << ", \"cores\": " << node.cores
+        << ", \"seconds\": [";
+    for (std::size_t k = 0; k < node.running_ns.size(); ++k)
+      out << (k ? ", " : "") << static_cast<double>(node.running_ns[k]) / 1e9;
+    out << "], \"held_for_memory\": " << node.memory_holds
+        << ", \"held_for_memory_s\": " << static_cast<double>(node.memory_hold_ns) / 1e9 << "}}";
   }
   out << "\n  ],\n  \"ranks\": [";
   for (std::size_t i = 0; i < ranks.size(); ++i) {

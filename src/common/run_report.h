@@ -79,6 +79,16 @@ struct NodeFigures {
   std::uint64_t spill_bytes = 0;    // payload bytes that went through spill files
   std::uint64_t buffered_peak = 0;  // most message bytes held in master memory
   NetworkFigures network;
+  // Ranks running at once: the node's limit (-nr), whether -nr auto chose
+  // it and from how many cores; nanoseconds spent with k ranks running
+  // (index k, 0 .. limit); how often and how long -nr auto held a
+  // runnable rank back for memory while a slot was free.
+  int running_limit = 0;
+  bool running_auto = false;
+  int cores = 0;
+  std::vector<std::uint64_t> running_ns;
+  std::uint64_t memory_holds = 0;
+  std::uint64_t memory_hold_ns = 0;
 };
 
 // One kind of collective, counted once per operation (on the first node of

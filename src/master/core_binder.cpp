@@ -57,6 +57,22 @@ int CoreBinder::CoreOfCpu(int cpu) const {
   return core == nullptr ? -1 : static_cast<int>(core->logical_index);
 }
 
+int CoreBinder::UsableCores() const {
+  if (topology_ == nullptr) return 0;
+  hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+  if (allowed == nullptr) return 0;
+  int usable = 0;
+  if (hwloc_get_cpubind(topology_, allowed, HWLOC_CPUBIND_PROCESS) == 0) {
+    int cores = hwloc_get_nbobjs_by_type(topology_, HWLOC_OBJ_CORE);
+    for (int i = 0; i < cores; ++i) {
+      hwloc_obj_t core = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
+      if (core != nullptr && hwloc_bitmap_intersects(core->cpuset, allowed)) ++usable;
+    }
+  }
+  hwloc_bitmap_free(allowed);
+  return usable;
+}
+
 void CoreBinder::Release(int core) {
   if (core >= 0 && core < cores() && load_[core] > 0) --load_[core];
 }

@@ -42,6 +42,9 @@ class CoreBinder {
   int Bind(pid_t pid, int bound_core, int preferred_core = -1);
   // The core holding CPU `cpu`, or -1.
   int CoreOfCpu(int cpu) const;
+  // Cores with a processor this process may run on (its affinity), or 0
+  // when hwloc cannot say (-nr auto, master/running_slots.h).
+  int UsableCores() const;
   void Release(int core);
 
  private:

@@ -6,13 +6,32 @@
 
 #include <algorithm>
 
+#include "common/log.h"
 #include "master/master.h"
 #include "master/master_cpu.h"
 
 namespace bdmpi {
 
-void Master::BindToCores() {
+void Master::ResolveAutoRunning() {
+  running_auto_ = true;
+  // Before the master pins itself: the cores it was given.
   auto binder = std::make_unique<CoreBinder>();
+  int cores = binder->UsableCores();
+  if (cores <= 0) {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  }
+  running_cores_ = cores;
+  options_.nrunning = AutoRunningSlots(cores, LocalMasterCount(), options_.nslaves);
+  slaves_.SetRunningLimit(options_.nrunning);
+  if (options_.nrunning > 1) auto_binder_ = std::move(binder);
+  BDMPI_INFO("sched", "-nr auto: at most %d rank(s) at once (%d core(s), %d master(s) on this host, %d rank(s))",
+             options_.nrunning, cores, LocalMasterCount(), options_.nslaves);
+}
+
+void Master::BindToCores() {
+  auto binder = auto_binder_ ? std::move(auto_binder_) : std::make_unique<CoreBinder>();
   // The master stays on the core it starts on (its own, when other masters
   // share the host: master_cpu.h), and a resumed slave takes that core
   // whenever it is free: a slave that blocks and the one it wakes take
@@ -58,6 +77,12 @@ void Master::ScheduleAfterMessage() {
 
 bool Master::MayStartNext() {
   if (!slaves_.CanStartNext()) return false;
+  // -nr auto runs fewer while the running ranks' data would not fit: one
+  // always runs.
+  if (running_auto_ && slaves_.running() > 0 && !RoomToRunAnother()) {
+    memory_refused_ = true;
+    return false;
+  }
   if (!handover_.enabled() || slaves_.PreferredCoreFree()) return true;
   std::int64_t since = slaves_.OldestRunnableSince();
   std::int64_t spread_at = since + handover_.spread_after_ns();

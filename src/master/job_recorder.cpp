@@ -43,6 +43,8 @@ void JobRecorder::Start(int node, int nslaves, int first_rank, bool trace,
   first_rank_ = first_rank;
   start_ns_ = MonotonicNs();
   ranks_.assign(static_cast<std::size_t>(nslaves), Rank{});
+  running_ns_.assign(static_cast<std::size_t>(nslaves) + 1, 0);
+  running_since_ns_ = start_ns_;
   for (int i = 0; i < nslaves; ++i) {
     ranks_[i].figures.rank = first_rank + i;
     ranks_[i].figures.node = node;
@@ -63,6 +65,12 @@ void JobRecorder::RankActivityIs(int slave, std::optional<RankActivity> activity
   if (rank.finished != finished) finished_ += finished ? 1 : -1;
   rank.finished = finished;
   if (rank.activity == activity) return;
+  if (rank.activity == RankActivity::kRunning || activity == RankActivity::kRunning) {
+    // The count of running ranks changes: the time at the old count ends.
+    running_ns_[static_cast<std::size_t>(in_activity_[static_cast<int>(RankActivity::kRunning)])] +=
+        static_cast<std::uint64_t>(std::max<std::int64_t>(0, now - running_since_ns_));
+    running_since_ns_ = now;
+  }
   if (rank.activity) {
     rank.figures.ns[static_cast<int>(*rank.activity)] +=
         static_cast<std::uint64_t>(now - rank.since_ns);
@@ -107,6 +115,23 @@ NodeProgress JobRecorder::Progress() const {
   progress.spilled = spill_bytes_;
   progress.written_back = written_back_;
   return progress;
+}
+
+void JobRecorder::RunningSlots(int limit, bool automatic, int cores) {
+  running_limit_ = limit;
+  running_auto_ = automatic;
+  cores_ = cores;
+}
+
+void JobRecorder::MemoryHold(bool holding, std::int64_t now) {
+  if (!on_) return;
+  if (holding && memory_hold_since_ns_ < 0) {
+    ++memory_holds_;
+    memory_hold_since_ns_ = now;
+  } else if (!holding && memory_hold_since_ns_ >= 0) {
+    memory_hold_ns_ += static_cast<std::uint64_t>(now - memory_hold_since_ns_);
+    memory_hold_since_ns_ = -1;
+  }
 }
 
 void JobRecorder::Sent(int slave, MessagePath path, std::uint64_t bytes) {
@@ -215,7 +240,31 @@ RunReport JobRecorder::NodeReport(int nnodes, long peak_rss_kib,
   report.nnodes = nnodes;
   report.nranks = static_cast<int>(ranks_.size()) * nnodes;
   report.wall_s = static_cast<double>(MonotonicNs() - start_ns_) / 1e9;
-  report.nodes.push_back({node_, peak_rss_kib, spill_bytes_, buffered_peak, network_});
+  NodeFigures& figures = report.nodes.emplace_back();
+  figures.node = node_;
+  figures.peak_rss_kib = peak_rss_kib;
+  figures.spill_bytes = spill_bytes_;
+  figures.buffered_peak = buffered_peak;
+  figures.network = network_;
+  std::int64_t now = MonotonicNs();
+  figures.running_limit = running_limit_;
+  figures.running_auto = running_auto_;
+  figures.cores = cores_;
+  figures.running_ns = running_ns_;
+  if (!figures.running_ns.empty()) {
+    // The interval under way, at the current count.
+    std::size_t current =
+        static_cast<std::size_t>(in_activity_[static_cast<int>(RankActivity::kRunning)]);
+    figures.running_ns[current] += static_cast<std::uint64_t>(std::max<std::int64_t>(0, now - running_since_ns_));
+    // Up to the limit, and beyond only what was used.
+    std::size_t keep = static_cast<std::size_t>(std::max(running_limit_, 0)) + 1;
+    while (figures.running_ns.size() > keep && figures.running_ns.back() == 0)
+      figures.running_ns.pop_back();
+  }
+  figures.memory_holds = memory_holds_;
+  figures.memory_hold_ns = memory_hold_ns_;
+  if (memory_hold_since_ns_ >= 0)
+    figures.memory_hold_ns += static_cast<std::uint64_t>(now - memory_hold_since_ns_);
   for (const Rank& rank : ranks_) report.ranks.push_back(rank.figures);
   for (const auto& [name, coll] : collectives_) report.collectives.push_back(coll);
   return report;

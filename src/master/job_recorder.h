@@ -74,6 +74,13 @@ class JobRecorder {
   bool finished(int slave) const { return ranks_[slave].finished; }
   std::int64_t activity_since(int slave) const { return ranks_[slave].since_ns; }
 
+  // The node's running slots (-nr), and with -nr auto the cores they came
+  // from; and whether -nr auto holds a runnable rank back for memory with
+  // a slot free (from `now` on). The report counts the seconds spent with
+  // k ranks running, k = 0 .. limit.
+  void RunningSlots(int limit, bool automatic, int cores);
+  void MemoryHold(bool holding, std::int64_t now);
+
   void Sent(int slave, MessagePath path, std::uint64_t bytes);
   void Spilled(std::uint64_t bytes) {
     if (on_) spill_bytes_ += bytes, progress_changed_ = true;
@@ -142,6 +149,16 @@ class JobRecorder {
   std::vector<Rank> ranks_;
   std::uint64_t spill_bytes_ = 0;
   std::uint64_t written_back_ = 0;
+  // Time with k ranks running (index k) up to running_since_ns_, when the
+  // count last changed; -nr auto's holds for memory.
+  int running_limit_ = 0;
+  bool running_auto_ = false;
+  int cores_ = 0;
+  std::vector<std::uint64_t> running_ns_;
+  std::int64_t running_since_ns_ = 0;
+  std::uint64_t memory_holds_ = 0;
+  std::uint64_t memory_hold_ns_ = 0;
+  std::int64_t memory_hold_since_ns_ = -1;
   std::vector<int> touched_;
   // The progress line's counts: ranks per activity, finished ranks, and
   // blocked ranks per call (labels are static text).

@@ -89,6 +89,7 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
               [this](int slave) { return ResidentFraction(slave); }),
       comms_(node, layout_) {
   options_.nslaves = layout_.Count(node);
+  if (options_.nrunning == kAutoRunning) ResolveAutoRunning();
   io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, event_token_);
 }
 
@@ -438,7 +439,9 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   if (clean_exit) {
     Fail(1, who + " exited without calling MPI_Finalize");
   } else if (WIFSIGNALED(wait_status)) {
-    Fail(128 + WTERMSIG(wait_status), who + " " + DescribeWaitStatus(wait_status));
+    std::string oom = WTERMSIG(wait_status) == SIGKILL ? DescribeOomKill(slave) : "";
+    Fail(128 + WTERMSIG(wait_status),
+         who + " " + (oom.empty() ? DescribeWaitStatus(wait_status) : oom));
   } else {
     Fail(WEXITSTATUS(wait_status), who + " " + DescribeWaitStatus(wait_status));
   }
@@ -563,27 +566,12 @@ void Master::CheckDeadlock() {
 }
 
 double Master::ResidentFraction(int index) {
-  constexpr std::int64_t kMaxAgeNs = 10'000'000;
   Slave& slave = slaves_[index];
   // With storage-backed data, statm's size counts the arena's reserved
   // address space: the runtime's own record says what is resident.
   if (StorageBytes(slave) > 0)
     return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
-  if (!slave.statm_fd) return 0;
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  std::int64_t now_ns = now.tv_sec * 1'000'000'000LL + now.tv_nsec;
-  if (slave.resident_read_ns >= 0 && now_ns - slave.resident_read_ns < kMaxAgeNs)
-    return slave.resident_fraction;
-  char text[128];
-  ssize_t n = PreadFull(slave.statm_fd.get(), text, sizeof text - 1, 0);
-  if (n <= 0) return 0;
-  text[n] = '\0';
-  unsigned long size = 0, resident = 0;
-  if (std::sscanf(text, "%lu %lu", &size, &resident) != 2 || size == 0) return 0;
-  slave.resident_fraction = static_cast<double>(resident) / static_cast<double>(size);
-  slave.resident_read_ns = now_ns;
-  return slave.resident_fraction;
+  return ReadRankMemory(slave) ? slave.resident_fraction : 0.0;
 }
 
 void Master::Reply(Slave& slave, const ReplyMsg& reply) {
@@ -634,16 +622,27 @@ void Master::Schedule() {
   // ServeMessage schedules at the end; a hold schedules when it ends.
   if (serving_message_ || handover_.holding()) return;
   handover_.ClearSpread();
+  memory_refused_ = false;
   while (MayStartNext()) {
     Slave* next = slaves_.StartNext();
     if (next == nullptr) break;
     Resume(*next);
+  }
+  if (memory_refused_ != memory_holding_) {
+    memory_holding_ = memory_refused_;
+    if (memory_holding_) {
+      ++memory_holds_;
+      BDMPI_DEBUG("sched", "-nr auto: %d rank(s) run, the next waits for memory",
+                  slaves_.running());
+    }
+    recorder_.MemoryHold(memory_holding_, MonotonicNs());
   }
   ReadAheadNext();
 }
 
 void Master::StopRunning(Slave& slave) {
   slave.storage_peak = std::max(slave.storage_peak, StorageBytes(slave));
+  slave.memory_changed = true;
   slaves_.StopRunning(slave);
 }
 

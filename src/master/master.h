@@ -24,6 +24,7 @@
 #include "master/job_recorder.h"
 #include "master/message_table.h"
 #include "master/network.h"
+#include "master/node_memory.h"
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/payload_store.h"
@@ -91,6 +92,10 @@ class Master {
   // another node, tells the other masters.
   void Fail(int exit_status, const std::string& message, bool tell_others = true);
   void KillSlaves();
+  // Why a slave got SIGKILL, when the kernel's out-of-memory killer sent
+  // it (master/memory.cpp): the limit, what the rank could not page out,
+  // what to change; empty when the kernel counted no OOM kill.
+  std::string DescribeOomKill(const Slave& slave);
   // On one node, ends the job when every live rank is blocked; with
   // several, reports this node's state to node 0's deadlock watch.
   void CheckDeadlock();
@@ -115,6 +120,19 @@ class Master {
   std::uint64_t ResidentStorageBytes(const Slave& slave) const;
   // How many bytes a releasing slave writes between progress reports.
   std::uint64_t ReleaseStep() const;
+  // What `slave` is expected to hold in storage-backed data while it runs.
+  std::uint64_t ExpectedStorage(const Slave& slave) const;
+  // Reads the slave's statm (at most every 10 ms): its resident fraction
+  // and what of its memory cannot be paged (Slave::unpageable). False when
+  // it cannot be read.
+  bool ReadRankMemory(Slave& slave);
+  // The unpageable bytes of every live slave, read again first where they
+  // may have changed (`refresh`); warns once when they alone exceed the
+  // budget.
+  std::uint64_t UnpageableBytes(bool refresh);
+  // -nr auto: whether the slave the scheduler would start next fits in the
+  // budget next to the running ones (their data cannot be written back).
+  bool RoomToRunAnother();
   // Whether `slave` may run now without exceeding the node budget; if not,
   // asks blocked slaves to release their memory and returns false.
   bool MemoryFor(Slave& slave);
@@ -161,6 +179,8 @@ class Master {
   // the master and the slaves to cores; after a queue message, schedules or
   // holds; whether Schedule may start a slave now; the event loop's wait.
   void BindToCores();
+  // -nr auto: the running slots from the cores this master may use.
+  void ResolveAutoRunning();
   void ScheduleAfterMessage();
   bool MayStartNext();
   std::optional<std::size_t> ReceiveBeforeHandoverDeadline(std::byte* message,
@@ -352,6 +372,21 @@ class Master {
   // Resumes sent while the write-back that made their room went on.
   std::uint64_t overlapped_resumes_ = 0;
   std::uint64_t peak_resident_ = 0;  // NoteResidentStorage's largest
+  std::uint64_t peak_unpageable_at_peak_ = 0;  // of it, the ranks' unpageable memory
+  std::uint64_t peak_unpageable_ = 0;  // the most the ranks held unpageable
+  bool unpageable_warned_ = false;
+  // -nr auto: the running slots are the cores (running_cores_), fewer
+  // while the running ranks' data would not fit the budget; how many times
+  // a runnable slave was held back for memory with a slot free.
+  bool running_auto_ = false;
+  int running_cores_ = 0;
+  std::unique_ptr<CoreBinder> auto_binder_;  // counted the cores; BindToCores takes it
+  bool memory_refused_ = false;  // by the current Schedule
+  bool memory_holding_ = false;
+  std::uint64_t memory_holds_ = 0;
+  // The memory cgroup and the kernel's OOM kill counts at the start.
+  MemoryCgroup cgroup_;
+  OomCounts oom_at_start_;
 
   std::unique_ptr<Network> network_;  // only with several nodes
   bool network_finished_ = false;

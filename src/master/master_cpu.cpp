@@ -1,5 +1,6 @@
 #include "master/master_cpu.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -44,6 +45,16 @@ int MasterCpu() {
   int local_rank = EnvNumber({"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"});
   int local_size = EnvNumber({"OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_TASKS_PER_NODE"});
   return ChooseMasterCpu(allowed, current, local_rank, local_size);
+}
+
+int LocalMasterCount() {
+  int count = EnvNumber({"OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_TASKS_PER_NODE"});
+  return count > 0 ? count : 1;
+}
+
+int AutoRunningSlots(int cores, int local_masters, int nslaves) {
+  int share = cores / std::max(local_masters, 1);
+  return std::clamp(share, 1, std::max(nslaves, 1));
 }
 
 }  // namespace bdmpi

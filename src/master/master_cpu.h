@@ -25,4 +25,14 @@ int ChooseMasterCpu(const cpu_set_t& allowed, int current, int local_rank, int l
 // The processor for this master, from the environment and its affinity.
 int MasterCpu();
 
+// The masters of this host (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE, Slurm's
+// SLURM_TASKS_PER_NODE when it is one number), 1 when unknown.
+int LocalMasterCount();
+
+// -nr auto (common/job_options.h): a node runs as many ranks at once as
+// it has cores, shared among the masters of its host (several nodes on
+// one machine), at least one and at most its ranks. `cores`: those the
+// master may use.
+int AutoRunningSlots(int cores, int local_masters, int nslaves);
+
 }  // namespace bdmpi

@@ -14,10 +14,27 @@
 // waits, and a resumed slave never holds more memory than the write-back
 // of the slave it replaces has freed: its reads overlap the rest of that
 // write-back on the disk, within the budget.
+//
+// The budget counts every byte of a rank, not only its storage-backed
+// data: what the runtime cannot page (stack, glibc's heap below the
+// storage threshold, the program's own mappings, libraries' data) stays
+// resident even while the rank is switched out, so each live rank's
+// unpageable part is counted all the time and the storage-backed data
+// gets what is left. A rank's unpageable part is its resident anonymous
+// memory (statm: resident less shared, kernel counters, a few microseconds
+// to read) less the storage-backed bytes counted resident for it (arena
+// blocks are anonymous mappings until written back); it is read at most
+// every 10 ms per rank, and only for ranks that ran or wrote back since.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <vector>
 
 #include "common/log.h"
+#include "common/process_memory.h"
+#include "common/run_report.h"
 #include "common/storage_table.h"
 #include "master/master.h"
 #include "master/node_memory.h"
@@ -25,10 +42,100 @@
 namespace bdmpi {
 
 void Master::SetNodeMemory() {
+  cgroup_ = FindMemoryCgroup();
+  oom_at_start_ = ReadOomCounts(cgroup_);
   node_memory_ = options_.node_memory != 0 ? options_.node_memory
                                            : DefaultNodeMemory(options_.mem_budget);
-  BDMPI_INFO("disk", "node memory budget for storage-backed data: %llu bytes",
+  BDMPI_INFO("disk", "node memory budget for the ranks: %llu bytes",
              static_cast<unsigned long long>(node_memory_));
+}
+
+bool Master::ReadRankMemory(Slave& slave) {
+  constexpr std::int64_t kMaxAgeNs = 10'000'000;
+  if (!slave.statm_fd || slave.state == SlaveState::kExited) return false;
+  std::int64_t now = MonotonicNs();
+  if (slave.resident_read_ns >= 0 && now - slave.resident_read_ns < kMaxAgeNs) return true;
+  Statm statm;
+  if (!ReadStatm(slave.statm_fd.get(), statm)) return false;
+  static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  slave.resident_read_ns = now;
+  slave.resident_fraction =
+      statm.size == 0 ? 0.0
+                      : static_cast<double>(statm.resident) / static_cast<double>(statm.size);
+  // The arena's resident pages are anonymous and at most what the storage
+  // table counts resident for it: the difference is a lower bound, exact
+  // when nothing of its storage is counted resident (switched out, or none).
+  std::uint64_t anonymous = statm.anonymous() * page;
+  std::uint64_t storage = ResidentStorageBytes(slave);
+  std::uint64_t rest = anonymous > storage ? anonymous - storage : 0;
+  if (storage == 0) slave.unpageable_exact = rest;
+  slave.unpageable = std::max(rest, slave.unpageable_exact);
+  slave.memory_changed = false;
+  return true;
+}
+
+std::uint64_t Master::UnpageableBytes(bool refresh) {
+  std::uint64_t total = 0;
+  for (Slave& slave : slaves_) {
+    if (slave.state == SlaveState::kExited) continue;
+    // Ranks outside the scheduler's hold (before MPI_Init, after
+    // MPI_Finalize) and running ones may allocate at any time.
+    bool may_change = slave.memory_changed || slave.state == SlaveState::kRunning ||
+                      slave.state == SlaveState::kStarting ||
+                      slave.state == SlaveState::kFinalized;
+    if (refresh && may_change) ReadRankMemory(slave);
+    total += slave.unpageable;
+  }
+  if (refresh && total >= node_memory_ && !unpageable_warned_) {
+    unpageable_warned_ = true;
+    std::vector<const Slave*> largest;
+    for (const Slave& slave : slaves_)
+      if (slave.state != SlaveState::kExited) largest.push_back(&slave);
+    std::size_t shown = std::min<std::size_t>(largest.size(), 4);
+    std::partial_sort(largest.begin(), largest.begin() + static_cast<long>(shown), largest.end(),
+                      [](const Slave* a, const Slave* b) { return a->unpageable > b->unpageable; });
+    std::string ranks;
+    for (std::size_t i = 0; i < shown; ++i)
+      ranks += (i ? ", rank " : "rank ") + std::to_string(largest[i]->world_rank) + " " +
+               HumanBytes(largest[i]->unpageable);
+    BDMPI_WARN("disk",
+               "what the ranks hold that the runtime cannot page out (stacks, small "
+               "allocations, their own mappings) is %s, more than the node budget of %s (%s): ranks "
+               "that wait are switched out all the same, which cannot make the budget, "
+               "and the kernel may kill one; largest %s%s. Run more ranks so that each "
+               "holds less, fewer ranks per node, or raise --node-memory if the node has "
+               "the memory",
+               HumanBytes(total).c_str(), HumanBytes(node_memory_).c_str(),
+               options_.node_memory != 0 ? "--node-memory" : "the default",
+               ranks.c_str(), largest.size() > shown ? ", ..." : "");
+  }
+  peak_unpageable_ = std::max(peak_unpageable_, total);
+  return total;
+}
+
+std::uint64_t Master::ExpectedStorage(const Slave& slave) const {
+  // What it will hold while it runs: at least as much as when it last
+  // stopped. A slave that never stopped with data (its first run after
+  // MPI_Init, where programs allocate) is expected to need as much as the
+  // largest peak so far: ranks of one program tend to be alike.
+  std::uint64_t mine = std::max(StorageBytes(slave), slave.storage_peak);
+  if (slave.storage_peak == 0) {
+    for (const Slave& other : slaves_) mine = std::max(mine, other.storage_peak);
+  }
+  return mine;
+}
+
+bool Master::RoomToRunAnother() {
+  Slave* next = slaves_.PeekNext();
+  if (next == nullptr) return true;
+  // Every rank's unpageable part, the running ranks' data (which cannot
+  // be written back while they run) and the next one's. Blocked ranks'
+  // data and held messages can go to disk: MemoryFor sees to them.
+  std::uint64_t needed = UnpageableBytes(true) + ExpectedStorage(*next);
+  for (const Slave& slave : slaves_) {
+    if (slave.state == SlaveState::kRunning) needed += ExpectedStorage(slave);
+  }
+  return needed <= node_memory_;
 }
 
 std::uint64_t Master::StorageBytes(const Slave& slave) const {
@@ -54,24 +161,21 @@ std::uint64_t Master::ReleaseStep() const {
 }
 
 bool Master::MemoryFor(Slave& slave) {
-  // What it will hold while it runs: at least as much as when it last
-  // stopped. A slave that never stopped with data (its first run after
-  // MPI_Init, where programs allocate) is expected to need as much as the
-  // largest peak so far: ranks of one program tend to be alike.
-  std::uint64_t mine = std::max(StorageBytes(slave), slave.storage_peak);
-  if (slave.storage_peak == 0) {
-    for (const Slave& other : slaves_) mine = std::max(mine, other.storage_peak);
-  }
-  if (mine == 0) return true;
   // Nobody left to switch out: run anyway (the kernel has the last word).
-  return MakeRoom(slave, mine, false) != Room::kReleasing;
+  return MakeRoom(slave, ExpectedStorage(slave), false) != Room::kReleasing;
 }
 
 Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool blocked_only) {
   // Released slaves hold nothing, releasing ones what they have yet to
   // write; a slave reading ahead counts in full from the moment it was
   // told to.
-  std::uint64_t resident = mine;
+  // Every live rank's unpageable part stays whatever is switched out.
+  // When that alone exceeds the budget (said once), the runnable ranks
+  // keep their data: writing it back would not make the budget, and they
+  // would read it back soon after.
+  std::uint64_t unpageable = UnpageableBytes(true);
+  if (unpageable >= node_memory_) blocked_only = true;
+  std::uint64_t resident = mine + unpageable;
   std::uint64_t releasing = 0;
   for (const Slave& other : slaves_) {
     if (&other == &slave) continue;
@@ -138,6 +242,7 @@ void Master::HandleReleaseProgress(Slave& slave, const RequestMsg& request) {
 }
 
 void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
+  slave.memory_changed = true;  // its anonymous pages are gone: an exact reading
   slave.storage_releasing = false;
   slave.storage_dropped = 0;
   slave.storage_released = true;
@@ -183,6 +288,7 @@ void Master::ReadAheadNext() {
   Reply(*next, read_ahead);
   next->storage_released = false;  // counted as resident from now on
   next->storage_read_ahead = true;
+  next->memory_changed = true;
   ++read_aheads_;
   NoteResidentStorage();
 }
@@ -193,15 +299,77 @@ std::uint64_t Master::PayloadMemory() const {
 
 void Master::NoteResidentStorage() {
   // Everything the budget counts, messages in memory included.
-  std::uint64_t resident = PayloadMemory();
+  std::uint64_t unpageable = UnpageableBytes(false);
+  std::uint64_t resident = PayloadMemory() + unpageable;
   for (const Slave& slave : slaves_) resident += ResidentStorageBytes(slave);
-  peak_resident_ = std::max(peak_resident_, resident);
+  if (resident > peak_resident_) {
+    peak_resident_ = resident;
+    peak_unpageable_at_peak_ = unpageable;
+  }
+}
+
+std::string Master::DescribeOomKill(const Slave& slave) {
+  OomCounts now = ReadOomCounts(cgroup_);
+  auto grew = [](long before, long after) { return before >= 0 && after > before; };
+  if (!grew(oom_at_start_.cgroup, now.cgroup) && !grew(oom_at_start_.machine, now.machine)) {
+    // The kernel counts the kill right after it sends the signal; the exit
+    // may be seen first.
+    usleep(20'000);
+    now = ReadOomCounts(cgroup_);
+  }
+  bool in_cgroup = grew(oom_at_start_.cgroup, now.cgroup);
+  if (!in_cgroup && !grew(oom_at_start_.machine, now.machine)) return "";
+  std::string text = "was killed by the kernel's out-of-memory killer (signal 9, SIGKILL; ";
+  if (in_cgroup) {
+    text += "oom_kill in " + OomEventsFile(cgroup_) + " went from " +
+            std::to_string(oom_at_start_.cgroup) + " to " + std::to_string(now.cgroup) + ")";
+  } else {
+    text += "oom_kill in /proc/vmstat went from " + std::to_string(oom_at_start_.machine) +
+            " to " + std::to_string(now.machine) + ")";
+  }
+  if (cgroup_.limit != 0) {
+    text += ": the memory limit is " + HumanBytes(cgroup_.limit) + " (" + cgroup_.limit_file +
+            (cgroup_.v2 ? ", cgroup v2" : ", cgroup v1") + ")";
+    std::uint64_t peak = CgroupPeakUsage(cgroup_);
+    if (peak != 0 && !cgroup_.dir.empty() && cgroup_.limit_file.starts_with(cgroup_.dir + "/"))
+      text += ", which the job's cgroup used up to " + HumanBytes(peak);
+  } else {
+    text += ": no memory cgroup limits this node; the machine has " +
+            HumanBytes(TotalMemory()) + " and no swap to spare";
+  }
+  std::uint64_t unpageable = UnpageableBytes(false);
+  // Its slot still says what it held (StorageBytes says 0 once it is reaped).
+  const StorageSlot* table = io_->StorageTable();
+  std::uint64_t storage =
+      table == nullptr ? 0 : table[slave.index].allocated.load(std::memory_order_relaxed);
+  std::string measured_ago = "it never was: it died before its first MPI call";
+  if (slave.resident_read_ns >= 0) {
+    char ago[32];
+    std::snprintf(ago, sizeof ago, "%.1f s before it died",
+                  static_cast<double>(MonotonicNs() - slave.resident_read_ns) / 1e9);
+    measured_ago = ago;
+  }
+  text += ", the node budget for the ranks was " + HumanBytes(node_memory_) +
+          (options_.node_memory != 0 ? " (--node-memory)" : " (the default: the limit less a margin)") +
+          "; when last measured (at an MPI call of its own or another rank, " + measured_ago +
+          "), rank " + std::to_string(slave.world_rank) + " held " +
+          HumanBytes(slave.unpageable) +
+          " that the runtime cannot page out (stack, allocations below --storage-threshold, "
+          "its own mappings) and " + HumanBytes(storage) +
+          " of storage-backed data, and all ranks of the node " + HumanBytes(unpageable) +
+          " unpageable. Give each rank less to hold (more ranks: -n), lower --node-memory, "
+          "run one rank at a time (-nr 1)";
+  if (unpageable >= node_memory_ || slave.unpageable * 2 >= node_memory_)
+    text += ", or have the program allocate its large arrays with malloc (at least "
+            "--storage-threshold each) so that the runtime can page them";
+  return text;
 }
 
 void Master::LogStorageSummary() const {
   BDMPI_INFO("disk",
              "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
-             "at most %llu bytes resident at a resume (%s the budget of %llu), "
+             "at most %llu bytes resident at a resume (%s the budget of %llu; %llu of "
+             "them unpageable, at most %llu unpageable), "
              "%llu message bytes moved from memory to disk (%llu while held), "
              "%llu bytes of idle payload segments given back, "
              "%llu resumes during a write-back, %llu lent blocks copied",
@@ -211,6 +379,8 @@ void Master::LogStorageSummary() const {
              static_cast<unsigned long long>(peak_resident_),
              peak_resident_ <= node_memory_ ? "within" : "over",
              static_cast<unsigned long long>(node_memory_),
+             static_cast<unsigned long long>(peak_unpageable_at_peak_),
+             static_cast<unsigned long long>(peak_unpageable_),
              static_cast<unsigned long long>(payloads_.moved_to_disk()),
              static_cast<unsigned long long>(payloads_.moved_while_held()),
              static_cast<unsigned long long>(payloads_.trimmed_segment_bytes()),

@@ -39,7 +39,7 @@ void Master::CreateMemoryDirectory() {
 
 bool Master::MemoryRoomForPayloads(std::uint64_t bytes) {
   // As MakeRoom counts: a releasing slave by what it has yet to write.
-  std::uint64_t used = PayloadMemory() + bytes;
+  std::uint64_t used = PayloadMemory() + bytes + UnpageableBytes(false);
   for (const Slave& slave : slaves_) used += ResidentStorageBytes(slave);
   // Idle warm pages are worth less than a message kept off the disk.
   if (used > node_memory_) used -= TrimIdleSegments(used - node_memory_);

@@ -1,5 +1,7 @@
-// The node's memory budget for the slaves' storage-backed data, and the
-// master's bookkeeping of whose data is resident.
+// The node's memory: the limit the kernel enforces on the master and its
+// ranks (a memory cgroup, else the machine), the default budget for the
+// ranks' data, and the kernel's count of out-of-memory kills, by which the
+// master tells an OOM kill from any other SIGKILL.
 #pragma once
 
 #include <cstdint>
@@ -7,17 +9,44 @@
 
 namespace bdmpi {
 
-// The memory limit of this process's memory cgroup (v1
-// memory.limit_in_bytes, the smallest along the path up to the root; v2
-// memory.max), or 0 when there is none.
+// The memory cgroup this process is in and what it says.
+struct MemoryCgroup {
+  bool v2 = false;
+  std::string dir;  // e.g. /sys/fs/cgroup/memory/bdmpi-demo; empty: none found
+  // The smallest limit along the path up to the root (a parent's limit
+  // applies too), 0 when there is none, and the file that set it.
+  std::uint64_t limit = 0;
+  std::string limit_file;
+};
+
+// From /proc/self/cgroup: the v1 memory controller's cgroup, else the v2
+// one (memory.limit_in_bytes / memory.max).
+MemoryCgroup FindMemoryCgroup();
+// The memory limit of this process's memory cgroup, or 0 when there is none.
 std::uint64_t CgroupMemoryLimit();
-// MemAvailable from /proc/meminfo, in bytes (0 if unknown).
+// MemAvailable and MemTotal from /proc/meminfo, in bytes (0 if unknown).
 std::uint64_t AvailableMemory();
+std::uint64_t TotalMemory();
 
 // The default budget: the cgroup limit if set, else MemAvailable, less a
-// margin for what is not storage-backed (the master's buffered messages,
-// up to message_budget, and an eighth for small allocations, code and
-// page tables).
+// margin for what no rank holds (the master's buffered messages, up to
+// message_budget, and an eighth for code, page tables and the page cache
+// that the ranks' I/O needs).
 std::uint64_t DefaultNodeMemory(std::uint64_t message_budget);
+
+// Out-of-memory kills so far, as the kernel counts them: in the cgroup
+// (v1 memory.oom_control's oom_kill, v2 memory.events' oom_kill, which
+// count the kills of its descendants too) and on the whole machine
+// (/proc/vmstat oom_kill); -1 where unknown.
+struct OomCounts {
+  long cgroup = -1;
+  long machine = -1;
+};
+OomCounts ReadOomCounts(const MemoryCgroup& cgroup);
+// The most memory the cgroup has used (v1 memory.max_usage_in_bytes, v2
+// memory.peak), 0 when unknown.
+std::uint64_t CgroupPeakUsage(const MemoryCgroup& cgroup);
+// The file ReadOomCounts reads the cgroup's count from ("" without one).
+std::string OomEventsFile(const MemoryCgroup& cgroup);
 
 }  // namespace bdmpi

@@ -107,6 +107,7 @@ void Master::StartRecording() {
       options_.progress != Progress::kOn)
     return;
   recorder_.Start(node_, options_.nslaves, node_ * options_.nslaves, tracing);
+  recorder_.RunningSlots(slaves_.running_limit(), running_auto_, running_cores_);
   if (network_) network_->transfers().Enable(tracing);
   if (options_.progress != Progress::kOn || node_ != 0) return;
   std::function<NodeProgress()> job;

@@ -33,6 +33,10 @@ class Scheduler {
   std::optional<int> PeekNext();
 
   int running() const { return running_; }
+  int limit() const { return nrunning_; }
+  // At most `nrunning` from now on (-nr auto, once the master knows its
+  // cores).
+  void SetLimit(int nrunning) { nrunning_ = nrunning; }
   // PickNext would start a slave.
   bool CanPick() const { return running_ < nrunning_ && !idle(); }
   bool idle() const { return runnable_.empty() && yielded_.empty(); }

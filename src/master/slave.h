@@ -61,6 +61,17 @@ struct Slave {
   // Most storage-backed bytes seen when it stopped running: what it is
   // expected to need when it runs again (it may allocate after resuming).
   std::uint64_t storage_peak = 0;
+  // What of its memory the runtime cannot page out (master/memory.cpp):
+  // its resident anonymous memory (statm, read with resident_fraction)
+  // less the storage-backed bytes counted resident for it. Stays resident
+  // when it is switched out, so it counts against the budget while it
+  // lives. `unpageable_exact`: the last reading taken with none of its
+  // storage-backed data counted resident (where the difference is exact).
+  std::uint64_t unpageable = 0;
+  std::uint64_t unpageable_exact = 0;
+  // Its memory may have changed since the last reading (it ran, or wrote
+  // back): read again at the next decision.
+  bool memory_changed = true;
   Mailbox mailbox;
   // Placed messages (master/placed.cpp): the receive this slave was allowed
   // to write into and has not reported on yet; and, as a receiver, how

@@ -85,8 +85,10 @@ class SlaveTable {
     std::optional<int> next = scheduler_.PeekNext();
     return next ? &slaves_[*next] : nullptr;
   }
-  // Slaves holding a running slot.
+  // Slaves holding a running slot, and how many may.
   int running() const { return scheduler_.running(); }
+  int running_limit() const { return scheduler_.limit(); }
+  void SetRunningLimit(int nrunning) { scheduler_.SetLimit(nrunning); }
   // No slave is runnable.
   bool idle() const { return scheduler_.idle(); }
 

@@ -7,6 +7,8 @@
                    [--collective MPI_Bcast ...] [--sent-min N]
                    [--path-min PATH:N ...]
                    [--written-back-min BYTES] [--read-back-min BYTES]
+                   [--running-auto RANKS_PER_NODE]
+                   [--held-for-memory-min N] [--held-for-memory-max N]
 
 Report: the schema, one entry per rank and node, times that add up to at
 most the wall time, messages counted, the named collectives present;
@@ -31,7 +33,7 @@ def fail(message):
 def check_report(path, args):
     with open(path) as f:
         report = json.load(f)
-    if report.get("schema") != "bdmpi-run-report/4":
+    if report.get("schema") != "bdmpi-run-report/5":
         fail("report schema is %r" % report.get("schema"))
     if report["nranks"] != args.nranks or report["nnodes"] != args.nnodes:
         fail("report says %d ranks on %d nodes" % (report["nranks"], report["nnodes"]))
@@ -76,6 +78,7 @@ def check_report(path, args):
     for node in report["nodes"]:
         if node["master_peak_rss_bytes"] <= 0:
             fail("node %d has no master peak RSS" % node["node"])
+        check_running(node, wall, args)
     cross_node = sum(rank["sent"]["cross_node"]["messages"] for rank in report["ranks"])
     net_sent = sum(n["network"]["sent"]["messages"] for n in report["nodes"])
     net_received = sum(n["network"]["received"]["messages"] for n in report["nodes"])
@@ -96,6 +99,36 @@ def check_report(path, args):
           "%d bytes written back, %d read back, collectives %s, %.3f s"
           % (len(ranks), len(nodes), sent, net_sent, written, read,
              {c["operation"]: c["algorithms"] for c in report["collectives"]}, wall))
+
+
+def check_running(node, wall, args):
+    """How many ranks ran at once: a limit, seconds per count adding up to
+    the node's time at most; with --running-auto NS, -nr auto chose the
+    cores (at most NS); --held-for-memory-min/max bound how often -nr auto
+    ran fewer for memory."""
+    running = node["running"]
+    limit, seconds = running["limit"], running["seconds"]
+    if limit < 1 or len(seconds) < 1 or len(seconds) > limit + 1:
+        fail("node %d: running limit %d with seconds %s" % (node["node"], limit, seconds))
+    if any(s < 0 for s in seconds) or sum(seconds) > wall * 1.05 + 0.05:
+        fail("node %d: %s s with k ranks running, wall %.3f s" % (node["node"], seconds, wall))
+    if args.running_auto is not None:
+        if not running["auto"] or running["cores"] < 1:
+            fail("node %d: -nr auto not recorded: %s" % (node["node"], running))
+        if limit != max(1, min(running["cores"], args.running_auto)):
+            fail("node %d: -nr auto ran %d at once with %d cores and %d ranks"
+                 % (node["node"], limit, running["cores"], args.running_auto))
+    if args.held_for_memory_min > 0 and limit > 1:
+        if running["held_for_memory"] < args.held_for_memory_min:
+            fail("node %d: -nr auto never ran fewer for memory: %s" % (node["node"], running))
+    if args.held_for_memory_max is not None and running["held_for_memory"] > args.held_for_memory_max:
+        fail("node %d: -nr auto ran fewer for memory %d times: %s"
+             % (node["node"], running["held_for_memory"], running))
+    print("check_observe: node %d ran %s at once (limit %d%s), seconds by count %s, "
+          "fewer for memory %d times" % (node["node"], "ranks", limit,
+                                         ", auto of %d cores" % running["cores"]
+                                         if running["auto"] else "",
+                                         seconds, running["held_for_memory"]))
 
 
 def check_missing_nodes(report, nodes, args):
@@ -196,6 +229,9 @@ def main():
     parser.add_argument("--path-min", action="append", default=[])
     parser.add_argument("--written-back-min", type=int, default=0)
     parser.add_argument("--read-back-min", type=int, default=0)
+    parser.add_argument("--running-auto", type=int)
+    parser.add_argument("--held-for-memory-min", type=int, default=0)
+    parser.add_argument("--held-for-memory-max", type=int)
     args = parser.parse_args()
     if args.report:
         check_report(args.report, args)

@@ -188,13 +188,36 @@ TEST(JobOptionsTest, LauncherOptions) {
   EXPECT_TRUE(ValidJobId(options.job_id));
 }
 
+TEST(JobOptionsTest, RunningIsAutoOrACount) {
+  EXPECT_EQ(Launch({"-nr", "auto", "-ns", "4", kProgram}).nrunning, kAutoRunning);
+  EXPECT_EQ(Launch({"-nr", "3", "-ns", "4", kProgram}).nrunning, 3);
+  // auto is the default, so bdmprun is not told; a count is.
+  JobOptions options;
+  options.program = {kProgram};
+  EXPECT_EQ(JobOptionArgs(options), std::vector<std::string>{});
+  options.nrunning = 2;
+  EXPECT_EQ(JobOptionArgs(options), (std::vector<std::string>{"-nr", "2"}));
+  const OptionRow<JobOptions>* row = FindOption(JobOptionTable(), "-nr");
+  ASSERT_NE(row, nullptr);
+  JobOptions parsed;
+  try {
+    row->set(parsed, "many");
+    ADD_FAILURE() << "-nr many was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("-nr needs a positive integer or auto, got 'many'"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_NE(OptionHelp(JobOptionTable()).find("-nr N|auto"), std::string::npos);
+}
+
 // ------------------------------------------------ mpiexec conventions
 
 TEST(MpiexecOptionsTest, RanksInAllAreSpreadOverTheNodes) {
   LaunchOptions one = Launch({"-n", "5", kProgram});
   EXPECT_EQ(one.nnodes, 1);
   EXPECT_EQ(one.nslaves, 5);
-  EXPECT_EQ(one.nrunning, 1);
+  EXPECT_EQ(one.nrunning, kAutoRunning);  // each master counts its cores
   LaunchOptions three = Launch({"-np", "6", "-nn", "3", kProgram});
   EXPECT_EQ(three.nslaves, 2);
   // -ns agreeing with -n is no contradiction.

@@ -41,6 +41,53 @@ TEST(JobRecorder, AddsTimePerActivityAndCountsSwitches) {
   EXPECT_EQ(report.nodes[0].spill_bytes, 100000u);
 }
 
+TEST(JobRecorder, CountsTheTimeWithKRanksRunning) {
+  JobRecorder recorder;
+  recorder.Start(/*node=*/0, /*nslaves=*/3, /*first_rank=*/0, /*trace=*/false);
+  recorder.RunningSlots(/*limit=*/2, /*automatic=*/true, /*cores=*/2);
+  std::int64_t t = recorder.start_ns();
+  // 0 running for 1 ms, 1 for 2 ms, 2 for 4 ms, 1 for 3 ms (a rank waiting
+  // for memory holds a slot but does not run), then 0.
+  recorder.RankActivityIs(0, RankActivity::kRunning, false, "running", "", t + 1 * kMs);
+  recorder.RankActivityIs(1, RankActivity::kRunning, false, "running", "", t + 3 * kMs);
+  recorder.RankActivityIs(1, RankActivity::kBlockedReceive, false, "MPI_Recv", "", t + 7 * kMs);
+  recorder.RankActivityIs(2, RankActivity::kWaitingMemory, false, "waiting", "", t + 7 * kMs);
+  recorder.RankActivityIs(0, RankActivity::kRunnable, false, "runnable", "", t + 10 * kMs);
+  recorder.MemoryHold(true, t + 10 * kMs);
+  recorder.MemoryHold(true, t + 11 * kMs);  // still the same hold
+  recorder.MemoryHold(false, t + 12 * kMs);
+  recorder.MemoryHold(true, t + 13 * kMs);
+  recorder.MemoryHold(false, t + 14 * kMs);
+  RunReport report = recorder.NodeReport(1, 1024, 0);
+  const NodeFigures& node = report.nodes[0];
+  EXPECT_EQ(node.running_limit, 2);
+  EXPECT_TRUE(node.running_auto);
+  EXPECT_EQ(node.cores, 2);
+  ASSERT_EQ(node.running_ns.size(), 3u);
+  EXPECT_GE(node.running_ns[0], 1u * kMs);  // and the time since t + 10 ms
+  EXPECT_EQ(node.running_ns[1], 5u * kMs);
+  EXPECT_EQ(node.running_ns[2], 4u * kMs);
+  EXPECT_EQ(node.memory_holds, 2u);
+  EXPECT_EQ(node.memory_hold_ns, 3u * kMs);
+  // To node 0 and back, and in the JSON.
+  RunReport back = RunReport::Parse(report.Serialize());
+  ASSERT_EQ(back.nodes.size(), 1u);
+  EXPECT_EQ(back.nodes[0].running_limit, 2);
+  EXPECT_TRUE(back.nodes[0].running_auto);
+  EXPECT_EQ(back.nodes[0].cores, 2);
+  EXPECT_EQ(back.nodes[0].running_ns, node.running_ns);
+  EXPECT_EQ(back.nodes[0].memory_holds, 2u);
+  EXPECT_EQ(back.nodes[0].memory_hold_ns, 3u * kMs);
+  std::string json = back.Json();
+  EXPECT_NE(json.find("\"running\": {\"limit\": 2, \"auto\": true, \"cores\": 2, \"seconds\": ["),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"held_for_memory\": 2"), std::string::npos);
+  EXPECT_NE(back.Table().find("node 0 ranks running at once (-nr auto: 2 of 2 core(s))"),
+            std::string::npos)
+      << back.Table();
+}
+
 TEST(JobRecorder, TraceIsCappedAndStaysBalanced) {
   JobRecorder recorder;
   recorder.Start(0, 1, 0, /*trace=*/true, /*trace_cap=*/3);
@@ -129,7 +176,7 @@ TEST(RunReport, TravelsAsTextAndMerges) {
   ASSERT_EQ(report.collectives.size(), 1u);
   EXPECT_EQ(report.collectives[0].count, 1u);
   std::string json = report.Json();
-  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/4\""), std::string::npos);
+  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/5\""), std::string::npos);
   EXPECT_NE(json.find("\"master_memory\": {\"messages\": 1, \"bytes\": 1000}"), std::string::npos);
   EXPECT_NE(json.find("\"read_back_bytes\": 0, \"major_faults\": 0"), std::string::npos);
   report.partial = "the job failed: rank 3";

@@ -16,6 +16,15 @@ cpu_set_t Cpus(std::initializer_list<int> cpus) {
   return set;
 }
 
+TEST(AutoRunningSlotsTest, OneRankPerCoreSharedAmongTheHostsMasters) {
+  EXPECT_EQ(AutoRunningSlots(4, 1, 16), 4);
+  EXPECT_EQ(AutoRunningSlots(4, 2, 16), 2);  // -nn 2 on one machine
+  EXPECT_EQ(AutoRunningSlots(2, 3, 16), 1);  // fewer cores than masters: one each
+  EXPECT_EQ(AutoRunningSlots(8, 1, 3), 3);   // never more than the node's ranks
+  EXPECT_EQ(AutoRunningSlots(0, 1, 3), 1);   // nothing known: one at a time
+  EXPECT_EQ(AutoRunningSlots(2, 0, 0), 1);
+}
+
 TEST(MasterCpuTest, AMasterAloneStaysOnItsProcessor) {
   EXPECT_EQ(ChooseMasterCpu(Cpus({0, 1, 2, 3}), 2, -1, -1), 2);  // -nn 1: no local rank
   EXPECT_EQ(ChooseMasterCpu(Cpus({0, 1, 2, 3}), 2, 0, 1), 2);   // one master on this host

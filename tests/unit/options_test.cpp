@@ -53,7 +53,7 @@ TEST(MasterOptionsTest, Defaults) {
   EXPECT_EQ(options.program, Program{"./app"});
   EXPECT_EQ(options.scratch_dir, "/tmp");
   EXPECT_EQ(options.nslaves, 1);
-  EXPECT_EQ(options.nrunning, 1);
+  EXPECT_EQ(options.nrunning, kAutoRunning);
   EXPECT_EQ(options.ncritical, 1);
   EXPECT_EQ(options.mem_threshold, 64u * 1024);
   EXPECT_EQ(options.mem_budget, 256u * 1024 * 1024);
