@@ -28,8 +28,9 @@ namespace {
 
 constexpr std::string_view kLibbdmpi = "libbdmpi.so";
 
-// Interpreters of interpreters: Linux itself follows at most 4.
-constexpr int kMaxScriptDepth = 4;
+// Scripts whose interpreter is a script: Linux runs a chain of at most 5
+// (exec_binprm's depth), and so many are followed here.
+constexpr int kMaxScriptDepth = 5;
 
 std::string BaseName(const std::string& path) {
   std::size_t slash = path.rfind('/');

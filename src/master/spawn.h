@@ -23,7 +23,8 @@ struct SpawnSpec {
 enum class Linkage { kLinked, kPreload, kStatic, kUnknown };
 
 // For an ELF file, its own linkage; for a script (`#!`), its
-// interpreter's (`/usr/bin/env prog` looked up in `search_path`);
+// interpreter's (`/usr/bin/env prog` looked up in `search_path`; a chain
+// of at most 5 scripts, as Linux runs);
 // kUnknown for anything else or a file that cannot be read (exec will say
 // why). `inspected` is the ELF file looked at.
 Linkage ProgramLinkage(const std::string& path, const std::string& search_path,
