@@ -80,16 +80,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# mpi4py, built with bdmpicc in a copy of the source tree.
-echo "building mpi4py from $SOURCE with $BIN/bdmpicc (log: $WORK/build.log)"
-rm -rf "$WORK/mpi4py" && cp -a "$SOURCE" "$WORK/mpi4py" || exit 2
-if ! (cd "$WORK/mpi4py" && "$PYTHON" setup.py build --mpicc="$BIN/bdmpicc") \
-    >"$WORK/build.log" 2>&1; then
-  tail -20 "$WORK/build.log"
-  echo "$0: building mpi4py failed" >&2
-  exit 2
+# mpi4py, built with bdmpicc in a copy of the source tree (kept in --work
+# DIR and used again by the next run with the same DIR: its configure
+# checks take minutes).
+lib_dir=$(ls -d "$WORK"/mpi4py/build/lib.*/ 2>/dev/null | head -1)
+if [[ -n $lib_dir && -f $WORK/mpi4py/built-with && $(cat "$WORK/mpi4py/built-with") == "$BIN/bdmpicc" ]]; then
+  echo "using mpi4py as built before in $WORK/mpi4py"
+else
+  echo "building mpi4py from $SOURCE with $BIN/bdmpicc (log: $WORK/build.log)"
+  rm -rf "$WORK/mpi4py" && cp -a "$SOURCE" "$WORK/mpi4py" || exit 2
+  if ! (cd "$WORK/mpi4py" && "$PYTHON" setup.py build --mpicc="$BIN/bdmpicc") \
+      >"$WORK/build.log" 2>&1; then
+    tail -20 "$WORK/build.log"
+    echo "$0: building mpi4py failed" >&2
+    exit 2
+  fi
+  echo "$BIN/bdmpicc" >"$WORK/mpi4py/built-with"
+  lib_dir=$(ls -d "$WORK"/mpi4py/build/lib.*/ | head -1)
 fi
-lib_dir=$(ls -d "$WORK"/mpi4py/build/lib.*/ | head -1)
 export PYTHONPATH=$lib_dir${PYTHONPATH:+:$PYTHONPATH}
 
 if [[ -n $CGROUP_SIZE ]]; then
@@ -103,20 +111,28 @@ if [[ -n $CGROUP_SIZE ]]; then
 fi
 
 # The ranks' summed resident memory, sampled: all of it, and anonymous.
-peak_rss() {  # peak_rss PID_OF_BDMPIEXEC -> "rss_kib anon_kib" peaks
-  local launcher=$1 rss=0 anon=0 pid master
-  while kill -0 "$launcher" 2>/dev/null; do
+# The ranks are the descendants of the run that are not BDMPI's own.
+descendants() {
+  local child
+  for child in $(pgrep -P "$1"); do
+    echo "$child"
+    descendants "$child"
+  done
+}
+peak_rss() {  # peak_rss PID -> "rss_kib anon_kib", the peaks while PID lives
+  local top=$1 rss=0 anon=0 pid comm r a
+  while kill -0 "$top" 2>/dev/null; do
     local now_rss=0 now_anon=0
-    for master in $(pgrep -P "$launcher"); do
-      for pid in $(pgrep -P "$master"); do
-        read -r r a < <(awk '/^VmRSS:/ { r = $2 } /^RssAnon:/ { a = $2 } END { print r + 0, a + 0 }' \
-                          "/proc/$pid/status" 2>/dev/null)
-        now_rss=$((now_rss + ${r:-0})) now_anon=$((now_anon + ${a:-0}))
-      done
+    for pid in $(descendants "$top"); do
+      comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+      [[ $comm == bdmpiexec || $comm == bdmprun || $comm == timeout ]] && continue
+      read -r r a < <(awk '/^VmRSS:/ { r = $2 } /^RssAnon:/ { a = $2 } END { print r + 0, a + 0 }' \
+                        "/proc/$pid/status" 2>/dev/null)
+      now_rss=$((now_rss + ${r:-0})) now_anon=$((now_anon + ${a:-0}))
     done
     ((now_rss > rss)) && rss=$now_rss
     ((now_anon > anon)) && anon=$now_anon
-    sleep 0.1
+    sleep 0.2
   done
   echo "$rss $anon"
 }
