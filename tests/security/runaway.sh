@@ -156,6 +156,15 @@ case $mode in
     contained job 30 env BDMPI_IN_LAUNCH=1 "$bdmpiexec" -n 2 "${job_args[@]}" "$program"
     expect_exit "BDMPI_IN_LAUNCH=1 bdmpiexec" 2
     expect_output job "started inside the launch of another bdmpiexec .*unset it" ;;
+  job_id_direct)  # a job id set by hand, the program started directly
+    masters=0 launchers=0
+    contained job 30 env BDMPI_JOB_ID="$job" "$program"
+    expect_exit "BDMPI_JOB_ID=... ./prog" nonzero
+    expect_output job "must be started with bdmpiexec \\(BDMPI_NODE is not set\\)" ;;
+  nested_job)  # ranks that are launchers: the jobs they ask for, no more
+    launchers=3 masters=3
+    contained job 30 "$bdmpiexec" -n 2 "${job_args[@]}" "$bdmpiexec" -n 2 "$program"
+    expect_exit "bdmpiexec -n 2 bdmpiexec -n 2 ./prog" 0 ;;
   *) echo "runaway.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 expect_within "the run" 20
