@@ -3,9 +3,10 @@
 # those that are missing; does nothing (and needs no root) when all are there.
 set -euo pipefail
 
-packages=(cmake g++ make pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
+packages=(cmake g++ make pkg-config libopenmpi-dev openmpi-bin libhwloc-dev libelf-dev
           libgtest-dev libbenchmark-dev environment-modules
-          python3-matplotlib)  # bdmpi-trace-plot
+          python3-matplotlib  # bdmpi-trace-plot
+          python3-numpy)  # tests/preload: a Python rank's numpy array
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "install-deps: not a Debian-based system; install these by hand:" \

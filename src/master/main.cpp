@@ -6,10 +6,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <string>
 #include <thread>
 
 #include "common/error.h"
+#include "common/launch_guard.h"
 #include "common/log.h"
 #include "master/master.h"
 #include "master/options.h"
@@ -31,9 +34,28 @@ void WaitForOtherMasters(std::chrono::steady_clock::duration limit) {
   }
 }
 
+// libbdmpi in the master: LD_PRELOAD meant for the ranks got here, and
+// MPI_Init below would be libbdmpi's, which, not finding a job, starts one
+// (a singleton start) whose master gets the same preload, and so on. The
+// master refuses at once instead, naming the library.
+bool RefuseLibbdmpi() {
+  std::string library = bdmpi::LoadedLibrary("libbdmpi.so");
+  if (library.empty()) return false;
+  const char* preload = std::getenv("LD_PRELOAD");
+  std::fprintf(stderr,
+               "bdmprun: %s is loaded into the master%s%s%s: the master must run Open MPI's "
+               "MPI_Init, not libbdmpi's, and refuses to start. Give a preload for the ranks "
+               "to bdmpiexec (-x LD_PRELOAD=... or LD_PRELOAD in its environment), which "
+               "passes it to the ranks only; not to mpirun or srun themselves\n",
+               library.c_str(), preload != nullptr ? " (LD_PRELOAD=" : "",
+               preload != nullptr ? preload : "", preload != nullptr ? ")" : "");
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (RefuseLibbdmpi()) return 2;
   // Block the signals the event loop reads from a signalfd before Open MPI
   // starts its threads, so that they inherit the mask.
   sigset_t signals;

@@ -223,18 +223,7 @@ void AllowHeapTls(std::vector<std::string>& env) {
 }  // namespace
 
 void Master::CreateSlaves() {
-  std::vector<std::string> base_env;
-  for (char** var = environ; *var != nullptr; ++var) {
-    // Open MPI's variables describe the master's job, not the slaves'.
-    if (std::strncmp(*var, "OMPI_", 5) == 0 || std::strncmp(*var, "PMIX_", 5) == 0)
-      continue;
-    // Ours come below; getenv would find an inherited one first.
-    if (IsJobOptionVariable(*var) || SetsVariable(*var, kEnvMasterPid) ||
-        SetsVariable(*var, kEnvSlaveToken) || SetsVariable(*var, kEnvLaunchSecret) ||
-        SetsVariable(*var, kEnvMemoryDir) || SetsVariable(*var, kEnvMemoryDirInode))
-      continue;
-    base_env.emplace_back(*var);
-  }
+  std::vector<std::string> base_env = RankBaseEnvironment(environ, program_path_);
   AllowHeapTls(base_env);
   slaves_.Create(options_.nslaves, layout_.FirstRank(node_), event_token_);
   SetNodeMemory();

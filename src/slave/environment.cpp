@@ -46,6 +46,7 @@ void Initialize(int required, int* provided) {
   state.main_thread = pthread_self();
   // Keeps the malloc family in a static link (see malloc_hooks.cpp).
   if (memory::malloc_hooks_linked == 0) std::abort();
+  RefuseOutsideRank();
   BecomeSingletonJobUnlessLaunched();
   Runtime::Start();
   ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->layout());

@@ -31,6 +31,7 @@
 
 #include "common/error.h"
 #include "common/job_names.h"
+#include "common/launch_guard.h"
 
 namespace bdmpi {
 namespace {
@@ -110,10 +111,59 @@ int ForeignTaskCount(std::string& launcher) {
   return 0;
 }
 
+std::string Named(const std::string& exe) {
+  return exe.empty() ? std::string("this process") : exe;
+}
+
 }  // namespace
+
+void RefuseOutsideRank() {
+  std::string exe = OwnExecutable();
+  std::string base = exe.substr(exe.rfind('/') + 1);
+  const char* preload = std::getenv("LD_PRELOAD");
+  std::string how = preload != nullptr ? " (LD_PRELOAD=" + std::string(preload) + ")" : "";
+  if (const char* launch = std::getenv(kEnvInLaunch))
+    throw Error(kErrOther,
+                "libbdmpi's MPI_Init was called in " + Named(exe) + how +
+                    ", a process of the launch of bdmpiexec " + launch + " (" + kEnvInLaunch +
+                    " is set: bdmprun, mpirun, orted or srun, or a program BDMPI_BDMPRUN or "
+                    "BDMPI_MPIRUN names), not in a rank; it refuses, since starting a job "
+                    "there would start the launch again. BDMPI_BDMPRUN and BDMPI_MPIRUN must "
+                    "name bdmprun and Open MPI's mpirun; a preload for the ranks goes to "
+                    "bdmpiexec (-x LD_PRELOAD=...), which passes it to the ranks only");
+  if (base == "bdmprun" || base == "bdmpiexec")
+    throw Error(kErrOther, "libbdmpi's MPI_Init was called in " + exe + how +
+                               ", BDMPI's own launcher, not in a rank; it refuses");
+  std::string other = LoadedLibrary("libmpi.so");
+  if (!other.empty())
+    throw Error(kErrOther,
+                "libbdmpi's MPI_Init was called in " + Named(exe) + how +
+                    ", which also has another MPI library, " + other +
+                    " (a program built with another MPI, such as BDMPI's master bdmprun, "
+                    "that a preload of libbdmpi reached); it refuses. Build the program with "
+                    "bdmpicc, or keep libbdmpi out of its LD_PRELOAD");
+}
 
 void BecomeSingletonJobUnlessLaunched() {
   if (std::getenv(kEnvJobId) != nullptr) return;
+  // A child (or later descendant) of a rank has the rank's environment, and
+  // with it the rank's preload: it is not a rank, and starting a job from
+  // it is not what anyone asked for.
+  if (const char* master = std::getenv(kEnvMasterPid))
+    throw Error(kErrOther,
+                Named(OwnExecutable()) + " descends from a rank of a BDMPI job (" +
+                    kEnvMasterPid + "=" + master + " is set but " + kEnvJobId +
+                    " is not) and is not a rank itself; its MPI_Init refuses to start a job "
+                    "of its own. Start MPI programs with bdmpiexec");
+  // The launcher the singleton start ran came back here, the same process
+  // or one it started, instead of starting a job: it is not bdmpiexec.
+  if (const char* start = std::getenv(kEnvSingletonStart))
+    throw Error(kErrOther,
+                "this program was started by its own singleton start (process " +
+                    std::string(start) + "), whose launcher " + FindLauncher() +
+                    " ran it again instead of starting a job: it refuses, since that would "
+                    "go on without end. BDMPI_BDMPIEXEC must name bdmpiexec (or a script "
+                    "that execs it), not the program");
   // Each of N tasks would start a job of one rank of its own: N jobs that
   // cannot talk to each other, none of them the job the user asked for.
   std::string foreign;
@@ -145,7 +195,9 @@ void BecomeSingletonJobUnlessLaunched() {
   argv.push_back(nullptr);
   // Output written before MPI_Init must not be lost with the old image.
   std::fflush(nullptr);
+  setenv(kEnvSingletonStart, std::to_string(getpid()).c_str(), 1);
   execvp(argv[0], argv.data());
+  unsetenv(kEnvSingletonStart);
   throw Error(kErrOther, "this program was started without bdmpiexec and could not "
                          "start it to run as a job of one rank (" + launcher + ": " +
                          std::strerror(errno) + "); put BDMPI's bin directory in "

@@ -319,8 +319,9 @@ std::vector<std::string> LaunchCommand(LaunchOptions& options,
         if (entry.rfind("BDMPI_", 0) == 0)
           command.insert(command.end(), {"-x", entry.substr(0, entry.find('='))});
       }
+      // LD_PRELOAD travels as BDMPI_RANKS_LD_PRELOAD (launch_environment.h).
       for (const ExportedVariable& var : options.exported)
-        command.insert(command.end(), {"-x", var.name});
+        if (var.name != "LD_PRELOAD") command.insert(command.end(), {"-x", var.name});
       break;
   }
   command.insert(command.end(), options.launcher_args.begin(), options.launcher_args.end());

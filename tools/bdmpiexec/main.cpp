@@ -24,6 +24,7 @@
 #include "bdmpiexec/ask_status.h"
 #include "bdmpiexec/cleanup.h"
 #include "bdmpiexec/descendants.h"
+#include "bdmpiexec/launch_environment.h"
 #include "bdmpiexec/launch_options.h"
 #include "bdmpiexec/rank_states.h"
 #include "common/error.h"
@@ -205,6 +206,12 @@ int main(int argc, char** argv) {
   sigemptyset(&usr1);
   sigaddset(&usr1, SIGUSR1);
   sigprocmask(SIG_BLOCK, &usr1, nullptr);
+  try {
+    bdmpi::RefuseNestedLaunch();
+  } catch (const bdmpi::Error& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 2;
+  }
   bdmpi::LaunchOptions options;
   try {
     options = bdmpi::ParseLaunchOptions(argc, argv);
@@ -222,6 +229,7 @@ int main(int argc, char** argv) {
   }
   if (!options.status_job.empty()) return bdmpi::AskStatus(options.status_job, -1, stdout);
   bdmpi::ExportVariables(options);
+  bdmpi::PrepareLaunchEnvironment();
   if (options.verbosity > 0 && std::getenv("BDMPI_LOG") == nullptr)
     setenv("BDMPI_LOG", options.verbosity > 1 ? "debug" : "info", 1);
 

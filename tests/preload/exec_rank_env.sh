@@ -1,0 +1,3 @@
+#!/usr/bin/env sh
+# The same, with the interpreter found in PATH by env.
+exec "$@"
