@@ -354,14 +354,14 @@ std::string Master::DescribeOomKill(const Slave& slave) {
           "; when last measured (at an MPI call of its own or another rank, " + measured_ago +
           "), rank " + std::to_string(slave.world_rank) + " held " +
           HumanBytes(slave.unpageable) +
-          " that the runtime cannot page out (stack, allocations below --storage-threshold, "
-          "its own mappings) and " + HumanBytes(storage) +
+          " that the runtime cannot page out (stack, its own mappings, libraries' "
+          "private data) and " + HumanBytes(storage) +
           " of storage-backed data, and all ranks of the node " + HumanBytes(unpageable) +
           " unpageable. Give each rank less to hold (more ranks: -n), lower --node-memory, "
           "run one rank at a time (-nr 1)";
   if (unpageable >= node_memory_ || slave.unpageable * 2 >= node_memory_)
-    text += ", or have the program allocate its large arrays with malloc (at least "
-            "--storage-threshold each) so that the runtime can page them";
+    text += ", or have the program allocate its large arrays with malloc or new "
+            "instead of mmap, so that the runtime can page them";
   return text;
 }
 
