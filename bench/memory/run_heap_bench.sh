@@ -21,9 +21,11 @@
 #   --factor F     data = F x limit in all (default 3)
 #   --iters K      sweeps (default 3)
 #   --repeat R     runs of each mode, interleaved (default 1)
-#   --modes LIST   from heap-4k,heap-64k,heap-4m,base-4m,base-64k,base-64k-t64k
-#                  (default heap-4k,heap-64k,heap-4m,base-4m,base-64k);
-#                  base-64k-t64k runs the base with --storage-threshold 64k
+#   --modes LIST   from heap-4k,heap-64k,heap-4m,heap-4m-t64m,base-4m,base-64k,
+#                  base-64k-t64k (default heap-4k,heap-64k,heap-4m,base-4m,base-64k);
+#                  *-t64k runs with --storage-threshold 64k, *-t64m with 64m
+#                  (4 MiB blocks from jemalloc instead of blocks of their own)
+#   --no-micro     skip heap_free_bench
 #   --cap SECS     wall-clock cap per run (default 300)
 #   --out DIR      table.md, runs.csv, free_bench.txt, logs/ (default
 #                  ./heap-bench-<date>)
@@ -39,7 +41,7 @@ set -u -o pipefail
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$script_dir/../.." && pwd)
 build=$repo/build base=/work/main/build limit_text=256m ranks=4 factor=3 iters=3
-repeat=1 cap=300 out="" scratch_parent=/var/tmp
+repeat=1 cap=300 out="" scratch_parent=/var/tmp micro=1
 modes_text=heap-4k,heap-64k,heap-4m,base-4m,base-64k
 while (($#)); do
   case $1 in
@@ -52,6 +54,7 @@ while (($#)); do
     --repeat) repeat=$2; shift 2 ;;
     --modes) modes_text=$2; shift 2 ;;
     --cap) cap=$2; shift 2 ;;
+    --no-micro) micro=0; shift ;;
     --scratch) scratch_parent=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set/s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -74,7 +77,7 @@ mib_per_rank=$(awk -v l="$limit" -v f="$factor" -v n="$ranks" \
 ((mib_per_rank > 0)) || die "--factor: no data"
 IFS=, read -r -a modes <<<"$modes_text"
 for m in "${modes[@]}"; do
-  case $m in heap-4k | heap-64k | heap-4m | base-4m | base-64k | base-64k-t64k) ;;
+  case $m in heap-4k | heap-64k | heap-4m | heap-4m-t64m | base-4m | base-64k | base-64k-t64k) ;;
     *) die "--modes: unknown mode '$m'" ;;
   esac
   if [[ $m == base-* && $base == none ]]; then die "--modes $m needs --base"; fi
@@ -123,13 +126,14 @@ echo "mode,run,status,wall_s,alloc_s,sweeps_s,free_s,result" >"$out/runs.csv"
 run() {
   local mode=$1 n=$2 exe=$build/bin/bdmpiexec libpath="" block extra=()
   case $mode in
-    *-4k) block=4096 ;; *-64k | *-64k-t64k) block=65536 ;; *-4m) block=4194304 ;;
+    *-4k) block=4096 ;; *-64k | *-64k-t64k) block=65536 ;; *-4m | *-4m-t64m) block=4194304 ;;
   esac
   if [[ $mode == base-* ]]; then
     exe=$base/bin/bdmpiexec
     libpath=$base/lib
   fi
   [[ $mode == *-t64k ]] && extra=(--storage-threshold 64k)
+  [[ $mode == *-t64m ]] && extra=(--storage-threshold 64m)
   sync
   echo 3 >/proc/sys/vm/drop_caches
   local log=$out/logs/$mode.$n.log start end status
@@ -165,7 +169,7 @@ for ((n = 1; n <= repeat; ++n)); do
 done
 
 # The micro-benchmark (no cgroup needed).
-if [[ -x $build/bin/heap_free_bench ]]; then
+if ((micro)) && [[ -x $build/bin/heap_free_bench ]]; then
   say "heap_free_bench"
   TMPDIR=$scratch "$build/bin/heap_free_bench" --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true >"$out/free_bench.txt" 2>&1 ||
@@ -193,7 +197,7 @@ awk -F, -v iters="$iters" -v out="$out" -v reference="$reference" '
     printf "|---|---|---|---|---|---|---|\n"
     h = ok["heap-4m"] ? wall["heap-4m"] / ok["heap-4m"] : 0
     b = ok["base-4m"] ? wall["base-4m"] / ok["base-4m"] : 0
-    n = split("heap-4k heap-64k heap-4m base-4m base-64k base-64k-t64k", names, " ")
+    n = split("heap-4k heap-64k heap-4m heap-4m-t64m base-4m base-64k base-64k-t64k", names, " ")
     for (i = 1; i <= n; i++) {
       k = names[i]; if (!runs[k]) continue
       if (!ok[k]) { printf "| %s | 0/%d | failed:%s | | | | |\n", k, runs[k], failed[k]; continue }

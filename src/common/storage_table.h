@@ -13,7 +13,9 @@
 namespace bdmpi {
 
 struct StorageSlot {
-  std::atomic<std::uint64_t> allocated;  // bytes mapped for large allocations
+  // Bytes of storage-backed memory held: large blocks, and what the
+  // small-object heap has committed (src/slave/memory/heap.h).
+  std::atomic<std::uint64_t> allocated;
   // Bytes read back eagerly at switch-ins so far (the run report; lazy
   // read-back is page faults, which the master reads from /proc).
   std::atomic<std::uint64_t> read_back;
