@@ -413,7 +413,7 @@ TEST_F(StorageAlloc, EagerPrefetchReadsBackWhatWasRewritten) {
   EXPECT_LE(ResidentPages(p, size), kReadaheadPages);
   PrefetchAll();
   EXPECT_EQ(ResidentPages(p, size / 4), size / 4 / 4096);
-  EXPECT_EQ(ResidentPages(p + size / 2, size / 2), 0u);
+  EXPECT_LE(ResidentPages(p + size / 2, size / 2), kReadaheadPages);
   EXPECT_EQ(Mismatch(p, size / 4, 12), -1);
   EXPECT_EQ(Mismatch(p + size / 4, size - size / 4, SeedAt(11, size / 4)), -1);
   // Read back as anonymous memory, it is written back whole next time and
