@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(cmake g++ make pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
           libgtest-dev libbenchmark-dev environment-modules
+          libssl-dev  # HMAC-SHA256 for object names (src/common/name_tags.h)
           python3-matplotlib)  # bdmpi-trace-plot
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -84,12 +84,14 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
       // With -n, every master derives its share; else each runs -ns.
       layout_(options_.nranks > 0 ? options_.nranks : options_.nslaves * nnodes, nnodes),
       names_(options_.job_id, node),
-      job_dir_(names_.JobDir(options_.scratch_dir)),
+      job_dir_(names_.SpillDir(std::filesystem::absolute(options_.scratch_dir).string(),
+                               NewNameTag())),
+      memory_dir_(options_.memory_payloads ? names_.MemoryDir(NewNameTag()) : ""),
       slaves_(options_.nrunning, options_.policy,
               [this](int slave) { return ResidentFraction(slave); }),
       comms_(node, layout_) {
   options_.nslaves = layout_.Count(node);
-  io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, event_token_);
+  io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, NameTags(name_key_), event_token_);
 }
 
 Master::~Master() {
@@ -100,11 +102,8 @@ Master::~Master() {
   slaves_.Clear();
   if (!payloads_.spill_dir().path().empty()) {
     RemoveRecordedJobFiles();
-    // Other masters of the job may share this host and the job directory:
-    // remove our own spill directory, and the job directory once empty.
     // (The liveness file, lease_, goes last, after every other member.)
     RemoveTree(payloads_.spill_dir().path());
-    RemoveJobDirIfEmpty(job_dir_);
   }
   if (payloads_.has_memory_dir()) RemoveTree(payloads_.memory_dir().path());
 }
@@ -163,7 +162,7 @@ void Master::Start() {
   if (nnodes_ > 1) {
     // The network thread wakes the event loop through the request queue.
     auto wake_queue = std::make_shared<MessageQueue>(
-        MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
+        MessageQueue::Open(io_->RequestQueueName(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
     config.placement = placement;
     config.spill_dir = &payloads_.spill_dir();
@@ -193,13 +192,9 @@ void Master::Start() {
 }
 
 void Master::CreateJobDirectory() {
-  // Several masters of one launch may share a host: the first creates the
-  // job directory, the others join it (same launch secret), each creates its
-  // own spill directory inside.
-  UniqueFd job_dir = CreateOrJoinJobDir(job_dir_, launch_secret_);
-  std::string spill_path = names_.SpillDir(options_.scratch_dir);
-  payloads_.SetSpillDir(SpillDir(
-      CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_path), spill_path));
+  // Each master has its own: the masters of a launch that share a host
+  // need not agree on a name, which no other user could then learn first.
+  payloads_.SetSpillDir(SpillDir(CreatePrivateDir(job_dir_), job_dir_));
   CreateMemoryDirectory();
 }
 
@@ -212,7 +207,9 @@ void Master::CreateSlaves() {
     // Ours come below; getenv would find an inherited one first.
     if (IsJobOptionVariable(*var) || SetsVariable(*var, kEnvMasterPid) ||
         SetsVariable(*var, kEnvSlaveToken) || SetsVariable(*var, kEnvLaunchSecret) ||
-        SetsVariable(*var, kEnvMemoryDir) || SetsVariable(*var, kEnvMemoryDirInode))
+        SetsVariable(*var, kEnvMemoryDir) || SetsVariable(*var, kEnvMemoryDirInode) ||
+        SetsVariable(*var, kEnvRequestQueue) || SetsVariable(*var, kEnvStorageTable) ||
+        SetsVariable(*var, kEnvGoQueue) || SetsVariable(*var, kEnvWindow))
       continue;
     base_env.emplace_back(*var);
   }
