@@ -259,8 +259,13 @@ void Network::Run() {
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
       TestPause(kTestPauseAfterShutdown, node_);
-      // Node 0's event loop receives the records after kFinished.
-      records_.WaitSent();
+      // Node 0's event loop receives the records after kFinished, for
+      // kRecordWait at most; a node 0 gone or hung after the barrier never
+      // does.
+      if (!records_.WaitSent(std::chrono::steady_clock::now() + kRecordWait))
+        BDMPI_WARN("ipc", "node 0 did not take this node's figures within %lld s of the "
+                          "masters' shutdown barrier; the job's report lacks them",
+                   static_cast<long long>(kRecordWait.count()));
       PushStatus(status_.Progress(control_, node_, nnodes_, /*final=*/true));
       // Every master is done: heartbeats still in flight need no answer.
       for (MPI_Request& request : heartbeat_requests_) {
