@@ -241,6 +241,7 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
     spec.cpu = cpu_;
+    spec.keep_fds = {lease_.fd()};
     slave.pid = io_->Spawn(slave.index, spec);
     slaves_.CountStarted();
     if (slave.pid > 0) {
