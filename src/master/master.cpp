@@ -19,6 +19,7 @@
 #include "common/file_io.h"
 #include "common/log.h"
 #include "common/message_queue.h"
+#include "common/node_limits.h"
 #include "common/private_dir.h"
 #include "common/process_memory.h"
 #include "common/program_path.h"
@@ -135,11 +136,20 @@ void Master::Start() {
   // Before the master pins itself: where its network thread will run.
   ThreadPlacement placement = ThreadPlacement::OfCallingThread();
   program_path_ = ResolveProgram(options_.program.front());
+  // Before anything of the job exists: a node too small for its share is
+  // refused naming the limit (bdmpiexec checked the masters of its own
+  // host already; this covers the others).
+  RaiseSoftLimits();
+  std::string problems = NodeLimitProblems({options_.nslaves, 1, options_.nslaves},
+                                           payloads_.window_size(), NodeLimits::OfThisHost());
+  if (!problems.empty())
+    throw Error(kErrArg, "node " + std::to_string(node_) +
+                             " cannot run its part of the job as asked:\n" + problems);
   // Before anything else of the job on this node, so that a collector never
   // finds an object of a live job without it (common/job_liveness.h).
-  lease_ = NodeLease::Claim(
-      names_, {launch_secret_, options_.nslaves,
-               std::filesystem::absolute(options_.scratch_dir).string(), getpid()});
+  lease_ = NodeLease::Claim(names_,
+                            {launch_secret_, options_.nslaves, job_dir_, memory_dir_, name_key_,
+                             getpid()});
   CreateJobDirectory();
   LogLending();
   // With one running slave, the master and the slave it serves take turns:
