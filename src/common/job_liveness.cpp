@@ -23,8 +23,8 @@ constexpr const char* kRecordEnd = "end\n";
 
 std::string EncodeRecord(const JobRecord& record) {
   return "secret " + record.launch_secret + "\nnslaves " + std::to_string(record.nslaves) +
-         "\nspill " + record.spill_dir + "\nmemory " + record.memory_dir + "\nkey " + record.name_key + "\nmaster " +
-         std::to_string(record.master_pid) + "\n" + kRecordEnd;
+         "\nspill " + record.spill_dir + "\nmemory " + record.memory_dir + "\nkey " +
+         record.name_key + "\nmaster " + std::to_string(record.master_pid) + "\n" + kRecordEnd;
 }
 
 std::optional<JobRecord> ParseRecord(const std::string& text) {

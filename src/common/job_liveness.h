@@ -5,21 +5,22 @@
 // liveness file /dev/shm/bdmpi-<id>-n<node>-live-<tag> (a fresh random tag,
 // job_names.h, so that no other user can create it first), writes into it
 // what a collector needs (the launch secret, the slaves per node, the
-// master's private directories, the key of its objects' names, its own pid), takes a shared flock on it,
-// and only then looks for another liveness file of this user with the same
-// id and node: if there is one, the job id is in use on this node and the
-// master stops without touching anything. Of two masters racing with one
-// id, at least the later one to look sees the other's file, so at most one
-// goes on. Files of other users are never looked at: they cannot take an
-// id from us. The descriptor is not close-on-exec: every slave inherits it,
-// and with it the lock, which the kernel drops only when the last process
-// holding the open file is gone, however they end. A collector that gets
-// the exclusive lock (non-blocking) therefore knows that every process of
-// the job on the node is gone; it removes the node's objects (named from
-// the record's key, name_tags.h; where they can be listed, also this
-// user's entries of /dev/shm and /dev/mqueue with the node's prefix; the
-// directories the record names) and the liveness file last. A master that
-// ends normally does the same itself.
+// master's private directories, the key of its objects' names, its own pid),
+// takes a shared flock on it, and only then looks for another liveness file
+// of this user with the same id and node: if there is one, the job id is in
+// use on this node and the master stops without touching anything. Of two
+// masters racing with one id, at least the later one to look sees the
+// other's file, so at most one goes on. Files of other users are never
+// looked at: they cannot take an id from us. The descriptor is the one a
+// slave inherits (spawn.h): every slave holds it, and with it the lock,
+// which the kernel drops only when the last process holding the open file is
+// gone, however they end. A collector that gets the exclusive lock (non-
+// blocking) therefore knows that every process of the job on the node is
+// gone; it removes the node's objects (named from the record's key,
+// name_tags.h; where they can be listed, also this user's entries of
+// /dev/shm and /dev/mqueue with the node's prefix; the directories the
+// record names) and the liveness file last. A master that ends normally does
+// the same itself.
 #pragma once
 
 #include <optional>

@@ -92,7 +92,8 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
               [this](int slave) { return ResidentFraction(slave); }),
       comms_(node, layout_) {
   options_.nslaves = layout_.Count(node);
-  io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, NameTags(name_key_), event_token_);
+  io_ = io != nullptr ? std::move(io)
+                      : std::make_unique<ProcessSlaveIo>(names_, NameTags(name_key_), event_token_);
 }
 
 Master::~Master() {

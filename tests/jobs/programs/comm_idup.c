@@ -132,7 +132,8 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &unfreed, &request));
   int rc = MPI_Request_free(&request), error_class = -1;
   MPI_Error_class(rc, &error_class);
-  CHECK(error_class == MPI_ERR_REQUEST, "MPI_Request_free of an active idup: class %d", error_class);
+  CHECK(error_class == MPI_ERR_REQUEST, "MPI_Request_free of an active idup: class %d",
+        error_class);
   CHECK(request != MPI_REQUEST_NULL, "the refused MPI_Request_free nulled the request");
   if (me != 0) CHECK_MPI(MPI_Ssend(&buf, 1, MPI_INT, 0, 1, MPI_COMM_WORLD));
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, previous));
