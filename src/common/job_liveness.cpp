@@ -1,5 +1,6 @@
 #include "common/job_liveness.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -22,8 +23,8 @@ constexpr const char* kRecordEnd = "end\n";
 
 std::string EncodeRecord(const JobRecord& record) {
   return "secret " + record.launch_secret + "\nnslaves " + std::to_string(record.nslaves) +
-         "\nscratch " + record.scratch_dir + "\nmaster " + std::to_string(record.master_pid) +
-         "\n" + kRecordEnd;
+         "\nspill " + record.spill_dir + "\nmemory " + record.memory_dir + "\nkey " +
+         record.name_key + "\nmaster " + std::to_string(record.master_pid) + "\n" + kRecordEnd;
 }
 
 std::optional<JobRecord> ParseRecord(const std::string& text) {
@@ -38,7 +39,9 @@ std::optional<JobRecord> ParseRecord(const std::string& text) {
     std::string key = line.substr(0, space), value = line.substr(space + 1);
     if (key == "secret") record.launch_secret = value;
     else if (key == "nslaves") record.nslaves = std::atoi(value.c_str());
-    else if (key == "scratch") record.scratch_dir = value;
+    else if (key == "spill") record.spill_dir = value;
+    else if (key == "memory") record.memory_dir = value;
+    else if (key == "key") record.name_key = value;
     else if (key == "master") record.master_pid = std::atol(value.c_str());
   }
   if (record.launch_secret.empty() || record.nslaves <= 0) return std::nullopt;
@@ -49,21 +52,21 @@ std::optional<JobRecord> ParseRecord(const std::string& text) {
 
 NodeLease NodeLease::Claim(const JobNames& names, const JobRecord& record) {
   NodeLease lease;
-  std::string name = names.Liveness();
+  std::string name = names.Liveness(NewNameTag());
   // shm_open sets close-on-exec; cleared below so that slaves inherit it.
   lease.fd_ = UniqueFd(shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600));
-  if (!lease.fd_.valid()) {
-    if (errno == EEXIST)
-      throw Error(kErrArg, "job id " + names.job_id() +
-                               " is in use on this node by another job (" + name +
-                               " exists); choose another --job-id");
-    ThrowSystemError("shm_open " + name, errno);
-  }
+  if (!lease.fd_.valid()) ThrowSystemError("shm_open " + name, errno);
   lease.name_ = name;
   if (flock(lease.fd_.get(), LOCK_SH) != 0) ThrowSystemError("flock " + name, errno);
   std::string text = EncodeRecord(record);
   if (pwrite(lease.fd_.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()))
     ThrowSystemError("write " + name, errno);
+  for (const std::string& other : LivenessFiles(names)) {
+    if (other != name)
+      throw Error(kErrArg, "job id " + names.job_id() +
+                               " is in use on this node by another job (/dev/shm" + other +
+                               " exists); choose another --job-id");
+  }
   int flags = fcntl(lease.fd_.get(), F_GETFD);
   fcntl(lease.fd_.get(), F_SETFD, flags & ~FD_CLOEXEC);
   return lease;
@@ -85,6 +88,30 @@ void NodeLease::Release() noexcept {
   if (!name_.empty()) shm_unlink(name_.c_str());
   name_.clear();
   fd_.reset();
+}
+
+std::vector<std::string> OwnEntries(const char* dir, const std::string& prefix) {
+  std::vector<std::string> names;
+  DIR* listing = opendir(dir);
+  if (listing == nullptr) return names;
+  while (dirent* entry = readdir(listing)) {
+    std::string name = entry->d_name;
+    if (name.rfind(prefix, 0) != 0) continue;
+    struct stat info {};
+    if (fstatat(dirfd(listing), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+        info.st_uid == geteuid())
+      names.push_back("/" + name);
+  }
+  closedir(listing);
+  return names;
+}
+
+std::vector<std::string> LivenessFiles(const JobNames& names) {
+  std::vector<std::string> files;
+  const std::string prefix = names.Liveness("");
+  for (std::string& name : OwnEntries("/dev/shm", prefix.substr(1)))
+    if (JobNames::IsTagged(name, prefix)) files.push_back(std::move(name));
+  return files;
 }
 
 namespace {

@@ -1,9 +1,18 @@
-// Names of a job's IPC objects and files. Every name carries the job id, so
-// two jobs on one node never collide and a launcher can find (and remove)
-// everything a dead master left behind.
+// Names of a job's IPC objects and files. Every name carries the job id and
+// node, so that a launcher can find (and remove) everything a dead master
+// left behind, and ends in a tag of 64 random bits that the master draws when
+// it creates the object: /dev/shm, /dev/mqueue and the scratch directory are
+// shared with every local user, and the job id is not secret (it is on the
+// masters' command lines, and in every name), so a name made of the id alone
+// could be created first by another user, stopping the job. A tag is seen
+// by nobody before its object exists (the master passes the tags to its
+// slaves through their environment, which only the job's user can read),
+// and an object once created is the job's (mode 0600/0700, sticky
+// directories).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace bdmpi {
@@ -21,11 +30,19 @@ inline constexpr const char* kEnvNodeCount = "BDMPI_NODE_COUNT";
 inline constexpr const char* kEnvWindowSize = "BDMPI_WINDOW_SIZE";
 inline constexpr const char* kEnvSpillDir = "BDMPI_SPILL_DIR";
 // Its inode: a slave checks it opens the directory its master created.
+// The spill directory is the master's private directory, which also holds
+// the status requests (common/status_reply.h).
 inline constexpr const char* kEnvSpillDirInode = "BDMPI_SPILL_DIR_INODE";
 // The node's memory directory (JobNames::MemoryDir) and its inode; absent
 // when the master could not create one (payloads then go to spill files).
 inline constexpr const char* kEnvMemoryDir = "BDMPI_MEMORY_DIR";
 inline constexpr const char* kEnvMemoryDirInode = "BDMPI_MEMORY_DIR_INODE";
+// The tagged names of the node's request queue and storage table and of
+// the slave's own go-queue and window (JobNames, below).
+inline constexpr const char* kEnvRequestQueue = "BDMPI_REQUEST_QUEUE";
+inline constexpr const char* kEnvStorageTable = "BDMPI_STORAGE_TABLE";
+inline constexpr const char* kEnvGoQueue = "BDMPI_GO_QUEUE";
+inline constexpr const char* kEnvWindow = "BDMPI_WINDOW";
 // The slave's secret that it puts in every request (RequestMsg::token).
 inline constexpr const char* kEnvSlaveToken = "BDMPI_SLAVE_TOKEN";
 // "1" when the slave may hold back requests that need no reply until its
@@ -39,9 +56,9 @@ inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
 // from the launch's environment.
 inline constexpr const char* kEnvPlacedMessages = "BDMPI_PLACED_MESSAGES";
 // A random secret of one bdmpiexec launch, passed to its masters through the
-// environment (never the command line, which other users can read): the
-// masters of one launch that share a host share the job directory, a master
-// of another launch with the same job id must not (private_dir.h).
+// environment (never the command line, which other users can read): a
+// launcher removes what its own masters left, never what a master of
+// another launch with the same job id holds (job_liveness.h).
 inline constexpr const char* kEnvLaunchSecret = "BDMPI_LAUNCH_SECRET";
 // Seconds after which a master gives up on a silent peer master
 // (master/peer_watch.h); read by the masters only.
@@ -61,6 +78,9 @@ inline constexpr const char* kEnvSingleCopy = "BDMPI_SINGLE_COPY";
 // 16 hex digits from the kernel's random source.
 std::string NewJobId();
 
+// A name's tag: 16 hex digits from the kernel's random source.
+std::string NewNameTag();
+
 // A nonzero secret from the kernel's random source (RequestMsg::token).
 std::uint32_t NewRequestToken();
 
@@ -74,25 +94,37 @@ class JobNames {
       : job_id_(std::move(job_id)), node_(node) {}
 
   const std::string& job_id() const { return job_id_; }
+  int node() const { return node_; }
   // "/bdmpi-<id>-": every queue and shared-memory object starts with it.
   std::string Prefix() const { return "/bdmpi-" + job_id_ + "-"; }
-  std::string RequestQueue() const;
-  std::string GoQueue(int slave) const;
-  std::string Window(int slave) const;
-  // The node's table of storage-backed bytes per slave (StorageSlot each).
-  std::string StorageTable() const;
-  // Held (flock) by every process of the job on this node (job_liveness.h).
-  std::string Liveness() const { return NodePrefix() + "live"; }
   // "/bdmpi-<id>-n<node>-": every object of this node starts with it.
   std::string NodePrefix() const;
 
-  // <scratch>/bdmpi-<id>: the job's private directory (0700) on this node.
-  std::string JobDir(const std::string& scratch) const;
-  // <job dir>/n<node>: this master's spill files.
-  std::string SpillDir(const std::string& scratch) const;
-  // /dev/shm/bdmpi-<id>-n<node>-payloads: the node's private directory
+  // "<base>-<tag>": with tag "", the prefix every tagged name of that kind
+  // starts with.
+  std::string RequestQueue(const std::string& tag) const;
+  std::string GoQueue(int slave, const std::string& tag) const;
+  std::string Window(int slave, const std::string& tag) const;
+  // The node's table of storage-backed bytes per slave (StorageSlot each).
+  std::string StorageTable(const std::string& tag) const;
+  // Held (flock) by every process of the job on this node (job_liveness.h).
+  std::string Liveness(const std::string& tag) const { return NodePrefix() + "live-" + tag; }
+
+  // <scratch>/bdmpi-<id>-n<node>-<tag>: the master's private directory
+  // (0700): its spill files, the slaves' arenas, status requests.
+  std::string SpillDir(const std::string& scratch, const std::string& tag) const;
+  // /dev/shm/bdmpi-<id>-n<node>-payloads-<tag>: the node's private directory
   // (0700) of payloads kept in memory (tmpfs), laid out like SpillDir.
-  std::string MemoryDir() const { return "/dev/shm" + NodePrefix() + "payloads"; }
+  std::string MemoryDir(const std::string& tag) const {
+    return "/dev/shm" + NodePrefix() + "payloads-" + tag;
+  }
+
+  // Whether `name` is `prefix` (a name above with tag "") followed by a
+  // tag: how a slave checks the names its environment gives it.
+  static bool IsTagged(const std::string& name, const std::string& prefix);
+  // The job id and node of a liveness file's name ("/bdmpi-<id>-n<node>-
+  // live-<tag>", or without the '/'), if it is one.
+  static std::optional<JobNames> OfLiveness(const std::string& name);
 
  private:
   std::string job_id_;

@@ -292,6 +292,10 @@ struct ReplyMsg {
 inline constexpr long kRequestMsgSize = 1024;
 inline constexpr long kReplyMsgSize = 56;
 inline constexpr std::size_t kInlinePayloadMax = kRequestMsgSize - 64;
+// Queue depths: the request queue's is capped at msg_max; a go-queue ever
+// holds a reply and at most one deferred acknowledgement.
+inline constexpr long kRequestQueueMessages = 64;
+inline constexpr long kGoQueueMessages = 4;
 
 static_assert(std::is_trivially_copyable_v<RequestMsg>);
 static_assert(std::is_trivially_copyable_v<ReplyMsg>);

@@ -27,7 +27,8 @@ void CommRegistry::AddBdmpiComms() {
   std::vector<int> cworld;
   for (int rank = 0; rank < WorldSize(); ++rank) cworld.push_back(layout_.WorldRankOfCworld(rank));
   // Channel 1 on every node: its first communicator spanning nodes after
-  // MPI_COMM_WORLD's channel 0 (MPI_TAG_UB >= 32767 allows two channels).
+  // MPI_COMM_WORLD's channel 0 (the network keeps the last channel for its
+  // shutdown marker, master/stale_steps.h).
   std::map<int, int> channels;
   if (layout_.nnodes() > 1) {
     BDMPI_ENFORCE(channel_used_.empty(), "channels allocated before BDMPI_COMM_CWORLD");

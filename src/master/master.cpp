@@ -19,6 +19,7 @@
 #include "common/file_io.h"
 #include "common/log.h"
 #include "common/message_queue.h"
+#include "common/node_limits.h"
 #include "common/private_dir.h"
 #include "common/process_memory.h"
 #include "common/program_path.h"
@@ -84,13 +85,16 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
       // With -n, every master derives its share; else each runs -ns.
       layout_(options_.nranks > 0 ? options_.nranks : options_.nslaves * nnodes, nnodes),
       names_(options_.job_id, node),
-      job_dir_(names_.JobDir(options_.scratch_dir)),
+      job_dir_(names_.SpillDir(std::filesystem::absolute(options_.scratch_dir).string(),
+                               NewNameTag())),
+      memory_dir_(options_.memory_payloads ? names_.MemoryDir(NewNameTag()) : ""),
       slaves_(options_.nrunning, options_.policy,
               [this](int slave) { return ResidentFraction(slave); }),
       comms_(node, layout_) {
   options_.nslaves = layout_.Count(node);
   if (options_.nrunning == kAutoRunning) ResolveAutoRunning();
-  io_ = io != nullptr ? std::move(io) : std::make_unique<ProcessSlaveIo>(names_, event_token_);
+  io_ = io != nullptr ? std::move(io)
+                      : std::make_unique<ProcessSlaveIo>(names_, NameTags(name_key_), event_token_);
 }
 
 Master::~Master() {
@@ -101,11 +105,8 @@ Master::~Master() {
   slaves_.Clear();
   if (!payloads_.spill_dir().path().empty()) {
     RemoveRecordedJobFiles();
-    // Other masters of the job may share this host and the job directory:
-    // remove our own spill directory, and the job directory once empty.
     // (The liveness file, lease_, goes last, after every other member.)
     RemoveTree(payloads_.spill_dir().path());
-    RemoveJobDirIfEmpty(job_dir_);
   }
   if (payloads_.has_memory_dir()) RemoveTree(payloads_.memory_dir().path());
 }
@@ -137,11 +138,20 @@ void Master::Start() {
   // Before the master pins itself: where its network thread will run.
   ThreadPlacement placement = ThreadPlacement::OfCallingThread();
   program_path_ = ResolveProgram(options_.program.front());
+  // Before anything of the job exists: a node too small for its share is
+  // refused naming the limit (bdmpiexec checked the masters of its own
+  // host already; this covers the others).
+  RaiseSoftLimits();
+  std::string problems = NodeLimitProblems({options_.nslaves, 1, options_.nslaves},
+                                           payloads_.window_size(), NodeLimits::OfThisHost());
+  if (!problems.empty())
+    throw Error(kErrArg, "node " + std::to_string(node_) +
+                             " cannot run its part of the job as asked:\n" + problems);
   // Before anything else of the job on this node, so that a collector never
   // finds an object of a live job without it (common/job_liveness.h).
-  lease_ = NodeLease::Claim(
-      names_, {launch_secret_, options_.nslaves,
-               std::filesystem::absolute(options_.scratch_dir).string(), getpid()});
+  lease_ = NodeLease::Claim(names_,
+                            {launch_secret_, options_.nslaves, job_dir_, memory_dir_, name_key_,
+                             getpid()});
   CreateJobDirectory();
   LogLending();
   // With one running slave, the master and the slave it serves take turns:
@@ -164,7 +174,7 @@ void Master::Start() {
   if (nnodes_ > 1) {
     // The network thread wakes the event loop through the request queue.
     auto wake_queue = std::make_shared<MessageQueue>(
-        MessageQueue::Open(names_.RequestQueue(), O_WRONLY | O_NONBLOCK));
+        MessageQueue::Open(io_->RequestQueueName(), O_WRONLY | O_NONBLOCK));
     Network::Config config;
     config.placement = placement;
     config.spill_dir = &payloads_.spill_dir();
@@ -194,13 +204,9 @@ void Master::Start() {
 }
 
 void Master::CreateJobDirectory() {
-  // Several masters of one launch may share a host: the first creates the
-  // job directory, the others join it (same launch secret), each creates its
-  // own spill directory inside.
-  UniqueFd job_dir = CreateOrJoinJobDir(job_dir_, launch_secret_);
-  std::string spill_path = names_.SpillDir(options_.scratch_dir);
-  payloads_.SetSpillDir(SpillDir(
-      CreatePrivateDirAt(job_dir.get(), "n" + std::to_string(node_), spill_path), spill_path));
+  // Each master has its own: the masters of a launch that share a host
+  // need not agree on a name, which no other user could then learn first.
+  payloads_.SetSpillDir(SpillDir(CreatePrivateDir(job_dir_), job_dir_));
   CreateMemoryDirectory();
 }
 
@@ -253,6 +259,7 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
     spec.cpu = cpu_;
+    spec.keep_fds = {lease_.fd()};
     slave.pid = io_->Spawn(slave.index, spec);
     slaves_.CountStarted();
     if (slave.pid > 0) {

@@ -15,6 +15,7 @@
 
 #include "common/job_liveness.h"
 #include "common/job_names.h"
+#include "common/name_tags.h"
 #include "common/unique_fd.h"
 #include "common/protocol.h"
 #include "common/rank_layout.h"
@@ -350,7 +351,13 @@ class Master {
   // Where every rank of the job runs; options_.nslaves is this node's share.
   RankLayout layout_;
   JobNames names_;
+  // The master's private directory (spill files, status requests) and its
+  // memory directory (tmpfs; "" without one), named before they exist
+  // (job_names.h), recorded in the liveness file, then created.
   std::string job_dir_;
+  std::string memory_dir_;
+  // The key of the tags of the node's queue and window names (name_tags.h).
+  std::string name_key_ = NameTags::NewKey();
   std::string program_path_;
 
   // Stamped on the events of the master's own threads (RequestMsg::token).

@@ -16,15 +16,10 @@
 namespace bdmpi {
 
 void Master::CreateMemoryDirectory() {
-  if (!options_.memory_payloads) return;
-  const std::string path = names_.MemoryDir();
-  const std::string parent_path = "/dev/shm";
-  UniqueFd parent(open(parent_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (memory_dir_.empty()) return;
+  const std::string& path = memory_dir_;
   try {
-    if (!parent.valid()) ThrowSystemError("open " + parent_path, errno);
-    payloads_.SetMemoryDir(
-        SpillDir(CreatePrivateDirAt(parent.get(), path.substr(parent_path.size() + 1), path),
-                 path));
+    payloads_.SetMemoryDir(SpillDir(CreatePrivateDir(path), path));
     payloads_.CreateSegmentFlags(options_.nslaves);
   } catch (const Error& error) {
     // Still correct, only slower: every large payload goes to a spill file.

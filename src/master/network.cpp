@@ -92,7 +92,10 @@ Network::Network(Config config, std::function<void()> wake)
   int flag = 0;
   MPI_Comm_get_attr(coll_, MPI_TAG_UB, &tag_ub, &flag);
   max_channels_ = flag ? static_cast<int>((static_cast<long long>(*tag_ub) + 1) / kOpTagSpace) : 1;
-  BDMPI_ENFORCE(max_channels_ >= 1, "MPI_TAG_UB below the operation tags");
+  // MPI_COMM_WORLD's channel, BDMPI_COMM_CWORLD's and the marker's.
+  BDMPI_ENFORCE(max_channels_ >= 3, "MPI_TAG_UB below three channels of operation tags");
+  --max_channels_;
+  flush_tag_ = max_channels_ * kOpTagSpace;
   ExchangeNodeNames();
   MPI_Comm records = MPI_COMM_NULL;
   CheckMpi(MPI_Comm_dup(MPI_COMM_WORLD, &records), "MPI_Comm_dup");
@@ -259,8 +262,13 @@ void Network::Run() {
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
       TestPause(kTestPauseAfterShutdown, node_);
-      // Node 0's event loop receives the records after kFinished.
-      records_.WaitSent();
+      // Node 0's event loop receives the records after kFinished, for
+      // kRecordWait at most; a node 0 gone or hung after the barrier never
+      // does.
+      if (!records_.WaitSent(std::chrono::steady_clock::now() + kRecordWait))
+        BDMPI_WARN("ipc", "node 0 did not take this node's figures within %lld s of the "
+                          "masters' shutdown barrier; the job's report lacks them",
+                   static_cast<long long>(kRecordWait.count()));
       PushStatus(status_.Progress(control_, node_, nnodes_, /*final=*/true));
       // Every master is done: heartbeats still in flight need no answer.
       for (MPI_Request& request : heartbeat_requests_) {
@@ -294,7 +302,7 @@ void Network::Run() {
     work_cv_.wait_for(lock, pause, [this] {
       return stop_ || !outbox_.empty() || !step_inbox_.empty() ||
              (abort_requested_ && !notices_started_) ||
-             (shutdown_requested_ && !shutting_down_);
+             (shutdown_requested_ && !shutting_down_ && !steps_flushed_);
     });
     if (stop_) return;
   }
@@ -349,16 +357,23 @@ bool Network::TakeWork() {
                 });
     // With every rank finalized and every step done, a step message still
     // waiting here was sent by a master whose ranks called another
-    // collective or root.
+    // collective or root; once every other master's marker has come, none
+    // can still be on its way (stale_steps.h).
     if (idle && !stale_step_found_) {
-      if (std::optional<StepConflict> conflict = stale_steps_.Find(coll_, node_)) {
+      if (!steps_flushed_) {
+        stale_steps_.Flush(coll_, flush_tag_);
+        steps_flushed_ = true;
+      }
+      if (std::optional<StepConflict> conflict = stale_steps_.Drain(coll_, node_)) {
         stale_step_found_ = true;
         PushStepMismatch(*conflict);
         return true;
       }
-      shutting_down_ = true;
-      records_.Send();
-      CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
+      if (stale_steps_.Flushed()) {
+        shutting_down_ = true;
+        records_.Send();
+        CheckMpi(MPI_Ibarrier(control_, &shutdown_request_), "MPI_Ibarrier");
+      }
     }
   }
   return !outgoing.empty() || !steps.empty();

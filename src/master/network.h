@@ -272,6 +272,10 @@ class Network {
   std::deque<StepRef> finished_steps_;  // the last few, newest last
   StaleStepCheck stale_steps_;          // looked at when shutting down
   bool stale_step_found_ = false;       // then: never enter the shutdown barrier
+  bool steps_flushed_ = false;          // this master's shutdown marker is sent
+  // The marker's tag on coll_: the last channel's first tag, kept from
+  // the communicators (max_channels_ excludes it).
+  int flush_tag_ = 0;
   PeerWatch::Clock::time_point next_state_{};
   ControlMsg state_msg_;
   MPI_Request state_request_ = MPI_REQUEST_NULL;

@@ -27,8 +27,8 @@ constexpr char kTraceMark[] = "--trace--\n";
 // most 2 s for every master before MPI_Abort.
 constexpr auto kFailedRecordWait = std::chrono::milliseconds(1500);
 // At the normal end every record was sent before the shutdown barrier
-// completed: this only bounds the wait for a master that died since.
-constexpr auto kRecordWait = std::chrono::seconds(10);
+// completed: kRecordWait (record_exchange.h) only bounds the wait for a
+// master that died since.
 
 std::optional<RankActivity> ActivityOf(const Slave& slave) {
   switch (slave.state) {

@@ -16,17 +16,24 @@ ProcessSlaveIo::~ProcessSlaveIo() {
 }
 
 void ProcessSlaveIo::Create(int nslaves, std::size_t window_size) {
-  request_queue_ = MessageQueue::Create(names_.RequestQueue(), 64, kRequestMsgSize,
+  // A tag per object (name_tags.h): once one exists, its name is public (ls
+  // /dev/mqueue), and a tag shared with the next would let another user
+  // create that one first.
+  NodeObjectNames objects = NamesOfNodeObjects(names_, tags_, nslaves);
+  request_name_ = objects.request_queue;
+  request_queue_ = MessageQueue::Create(request_name_, kRequestQueueMessages, kRequestMsgSize,
                                         /*nonblocking=*/false);
-  watcher_ = std::make_unique<EventWatcher>(names_.RequestQueue(), event_token_);
+  watcher_ = std::make_unique<EventWatcher>(request_name_, event_token_);
   for (int i = 0; i < nslaves; ++i) {
-    // A reply and at most one deferred acknowledgement are ever queued.
-    go_queues_.push_back(MessageQueue::Create(names_.GoQueue(i), 4, kReplyMsgSize,
+    go_queues_.push_back(MessageQueue::Create(objects.go_queues[static_cast<std::size_t>(i)],
+                                              kGoQueueMessages, kReplyMsgSize,
                                               /*nonblocking=*/true));
-    windows_.push_back(SharedMemory::Create(names_.Window(i), window_size));
+    windows_.push_back(
+        SharedMemory::Create(objects.windows[static_cast<std::size_t>(i)], window_size));
   }
+  storage_name_ = objects.storage_table;
   storage_table_ = SharedMemory::Create(
-      names_.StorageTable(), static_cast<std::size_t>(nslaves) * sizeof(StorageSlot));
+      storage_name_, static_cast<std::size_t>(nslaves) * sizeof(StorageSlot));
 }
 
 std::size_t ProcessSlaveIo::ReceiveRequests(std::byte* message, std::size_t capacity) {
@@ -48,7 +55,12 @@ const StorageSlot* ProcessSlaveIo::StorageTable() const {
 }
 
 pid_t ProcessSlaveIo::Spawn(int slave, const SpawnSpec& spec) {
-  pid_t pid = SpawnSlave(spec);
+  SpawnSpec named = spec;
+  named.env.push_back(std::string(kEnvRequestQueue) + "=" + request_name_);
+  named.env.push_back(std::string(kEnvStorageTable) + "=" + storage_name_);
+  named.env.push_back(std::string(kEnvGoQueue) + "=" + go_queues_[slave].name());
+  named.env.push_back(std::string(kEnvWindow) + "=" + windows_[slave].name());
+  pid_t pid = SpawnSlave(named);
   UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
   if (!pidfd) ThrowSystemError("pidfd_open", errno);
   watcher_->WatchChild(std::move(pidfd), slave);

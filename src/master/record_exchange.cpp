@@ -38,15 +38,25 @@ void RecordExchange::Send() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!posted_any_ || sent_) return;  // not recording, or SendAfterFailure sent it
-    sending_.swap(posted_);
+    sending_ = std::make_unique<std::string>(std::move(posted_));
     sent_ = true;
   }
-  MPI_Isend(sending_.data(), static_cast<int>(sending_.size()), MPI_CHAR, 0, kTagRecord, comm_,
-            &send_request_);
+  MPI_Isend(sending_->data(), static_cast<int>(sending_->size()), MPI_CHAR, 0, kTagRecord,
+            comm_, &send_request_);
 }
 
-void RecordExchange::WaitSent() {
-  if (send_request_ != MPI_REQUEST_NULL) MPI_Wait(&send_request_, MPI_STATUS_IGNORE);
+bool RecordExchange::WaitSent(Deadline deadline) {
+  if (send_request_ == MPI_REQUEST_NULL) return true;
+  int done = 0;
+  while (MPI_Test(&send_request_, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      MPI_Request_free(&send_request_);
+      (void)sending_.release();
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 void RecordExchange::SendAfterFailure(std::string record, Deadline deadline) {

@@ -9,9 +9,11 @@
 //   the network's kFinished event or after a failure, with a deadline;
 // * every other node sends its record once: the network thread as it
 //   enters the shutdown barrier (Send; it waits for that send in WaitSent
-//   before it reports kFinished), or, after a failure before that, the
-//   event loop's thread (SendAfterFailure, with a deadline). Which of the
-//   two sends is decided under the mutex.
+//   before it reports kFinished, for as long as node 0 waits for records,
+//   kRecordWait: a node 0 that died or hung after the barrier must not hold
+//   the others for ever), or, after a failure before that, the event
+//   loop's thread (SendAfterFailure, with a deadline). Which of the two
+//   sends is decided under the mutex.
 // (Node 0's network thread used to receive at the normal end with
 // MPI_Probe while, after a failure, its event loop received too: either
 // could take a record the other waited for, which hung the master or
@@ -22,11 +24,16 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 namespace bdmpi {
+
+// How long node 0 waits for the others' records at the normal end, and
+// they for node 0 to take them.
+inline constexpr std::chrono::seconds kRecordWait{10};
 
 class RecordExchange {
  public:
@@ -45,8 +52,10 @@ class RecordExchange {
   // Network thread of a node other than 0, entering the shutdown barrier:
   // sends the posted record, if any, to node 0.
   void Send();
-  // Network thread, once the barrier completed: waits for that send.
-  void WaitSent();
+  // Network thread, once the barrier completed: waits for that send until
+  // `deadline`; false when node 0 did not take the record by then (the
+  // send is left to MPI, its buffer to the process).
+  bool WaitSent(Deadline deadline);
 
   // After a failure, a node other than 0: sends `record` to node 0 unless
   // its record is on the way already, and waits until node 0 has it or
@@ -73,7 +82,8 @@ class RecordExchange {
   bool sent_ = false;  // one of the two sends has started
   std::string posted_;
   MPI_Request send_request_ = MPI_REQUEST_NULL;  // Send's
-  std::string sending_;
+  // Released if node 0 does not take it: MPI may read it until the end.
+  std::unique_ptr<std::string> sending_;
   std::int64_t clock_offset_ns_ = 0;
   std::int64_t origin_ns_ = 0;
 };

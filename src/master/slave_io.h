@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "common/protocol.h"
 #include "common/storage_table.h"
@@ -24,6 +25,9 @@ class SlaveIo {
   // Creates the request queue and, for each of `nslaves` slaves, its
   // go-queue, its window of `window_size` bytes and its storage slot.
   virtual void Create(int nslaves, std::size_t window_size) = 0;
+  // The request queue's name, through which the network thread wakes the
+  // event loop (nnodes > 1); "" where there is none.
+  virtual std::string RequestQueueName() const { return {}; }
   // Waits for the next request queue message; returns its size.
   virtual std::size_t ReceiveRequests(std::byte* message, std::size_t capacity) = 0;
   // The same, but nothing once CLOCK_REALTIME passes `deadline` first.

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <linux/close_range.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -167,8 +169,8 @@ bool SetByMaster(const char* entry) {
   for (const char* name :
        {kEnvJobId, kEnvNode, kEnvSlave, kEnvWorldRank, kEnvWorldSize, kEnvNodeSize,
         kEnvNodeCount, kEnvWindowSize, kEnvSpillDir, kEnvSpillDirInode, kEnvMemoryDir,
-        kEnvMemoryDirInode, kEnvSlaveToken, kEnvDeferPosts, kEnvMasterPid, kEnvLaunchSecret,
-        kEnvInLaunch, kEnvRanksPreload, kEnvSingletonStart, "LD_PRELOAD"}) {
+        kEnvMemoryDirInode, kEnvRequestQueue, kEnvStorageTable, kEnvGoQueue, kEnvWindow,
+        kEnvSlaveToken, kEnvDeferPosts, kEnvMasterPid, kEnvLaunchSecret, kEnvInLaunch, kEnvRanksPreload, kEnvSingletonStart, "LD_PRELOAD"}) {
     if (SetsVariable(entry, name)) return true;
   }
   return IsJobOptionVariable(entry);
@@ -244,6 +246,9 @@ pid_t SpawnSlave(const SpawnSpec& spec) {
   CPU_ZERO(&cpus);
   if (spec.cpu >= 0) CPU_SET(spec.cpu, &cpus);
   pid_t parent = getpid();
+  // For kernels without close_range's CLOEXEC flag (before 5.11).
+  long max_fd = sysconf(_SC_OPEN_MAX);
+  if (max_fd < 0 || max_fd > 65536) max_fd = 65536;
   // The child reports a failed exec's errno through this pipe; a
   // successful exec closes it (O_CLOEXEC), so the parent reads nothing.
   int report[2];
@@ -264,6 +269,10 @@ pid_t SpawnSlave(const SpawnSpec& spec) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     if (spec.cpu >= 0) sched_setaffinity(0, sizeof cpus, &cpus);
+    if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+      for (int fd = 3; fd < max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    for (int fd : spec.keep_fds) fcntl(fd, F_SETFD, 0);
     execve(spec.path.c_str(), argv.data(), envp.data());
     int err = errno;
     ssize_t ignored = write(report[1], &err, sizeof err);

@@ -8,6 +8,16 @@
 // watch (step_conflict.h) sees it only if the job lives for another wave.
 // The message's signature (mpi_transport.h) and the step this master
 // finished with its tag name both calls.
+//
+// A stale message may still be on its way when this master shuts down, and
+// MPI does not order messages across communicators: the masters' shutdown
+// barrier (another communicator) completing says nothing about what has
+// arrived on this one. So each master, once its steps are done, sends every
+// other master a marker on the collective communicator itself, and enters
+// the barrier only when every other master's marker has come: MPI delivers
+// one sender's messages on one communicator in order to a receive that
+// matches them all (any tag), so every step message a master sent before
+// its marker has been received by then.
 #pragma once
 
 #include <mpi.h>
@@ -15,6 +25,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <vector>
 
 #include "master/step_conflict.h"
 #include "master/step_signature.h"
@@ -26,10 +37,17 @@ class StaleStepCheck {
   // This master finished step (comm, seq), whose messages to it carry MPI
   // tags [mpi_tag, mpi_tag + coll::kTagsPerOperation).
   void Finished(int mpi_tag, int comm, std::uint64_t seq, StepSignature signature);
-  // Receives every step message still waiting on `coll` (the masters'
-  // collective communicator) for this master, node `node`; the first whose
+  // This master's steps are all done: sends the marker, tag `flush_tag`
+  // (which no step uses), to every other master on `coll` (the masters'
+  // collective communicator).
+  void Flush(MPI_Comm coll, int flush_tag);
+  // Receives the step messages and markers waiting on `coll` for this
+  // master, node `node` (after Flush); the first step message whose
   // signature differs from that of the step it was sent for.
-  std::optional<StepConflict> Find(MPI_Comm coll, int node);
+  std::optional<StepConflict> Drain(MPI_Comm coll, int node);
+  // Whether every other master's marker has come: no step message to this
+  // master can be on its way any more.
+  bool Flushed() const { return flush_tag_ >= 0 && unflushed_ == 0; }
 
  private:
   // Enough to name the step of a stale message sent a while ago.
@@ -41,6 +59,10 @@ class StaleStepCheck {
     StepSignature signature;
   };
   std::deque<Step> steps_;  // newest last
+  int flush_tag_ = -1;
+  int unflushed_ = 0;               // other masters whose marker has not come
+  std::vector<bool> flushed_from_;  // by node
+  std::optional<StepConflict> found_;
 };
 
 }  // namespace bdmpi

@@ -68,7 +68,9 @@ MPI_Request CommIdup(MPI_Comm parent_handle, std::optional<InfoEntries> hints, M
     });
     return schedule;
   };
-  return StartNonblocking(std::move(plan), parent_handle);
+  MPI_Request request = StartNonblocking(std::move(plan), parent_handle);
+  LookupRequest(request).collective->makes_comm = true;
+  return request;
 }
 
 }  // namespace bdmpi

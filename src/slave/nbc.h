@@ -110,6 +110,10 @@ using CollectivePlan = std::function<Schedule()>;
 struct CollectiveRequest {
   CollectivePlan plan;
   std::optional<Schedule> running;
+  // MPI_Comm_idup's: MPI_Request_free is refused while it is active, as
+  // Open MPI refuses it (MPI_ERR_REQUEST), since the communicator it makes
+  // could then be neither completed nor freed.
+  bool makes_comm = false;
 };
 
 void RunBlocking(const CollectivePlan& plan);

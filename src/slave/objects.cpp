@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/handles.h"
 #include "common/protocol.h"
+#include "slave/generalized_wait.h"
 #include "slave/handle_table.h"
 
 namespace bdmpi {
@@ -136,6 +137,9 @@ void FreeGroup(MPI_Group* group) {
 }
 
 MPI_Request NewRequest(const PendingRequest& request) {
+  // Slots of generalized requests that another thread completed after the
+  // program freed them: only this thread changes the table.
+  for (MPI_Request released : TakeReleasedGeneralized()) FreeRequest(released);
   std::vector<PendingRequest>& requests = Requests();
   std::vector<bool>& in_use = RequestInUse();
   std::vector<int>& free_slots = FreeRequestSlots();

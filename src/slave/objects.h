@@ -88,6 +88,9 @@ struct GeneralizedRequest {
   MPI_Grequest_free_function* free = nullptr;
   MPI_Grequest_cancel_function* cancel = nullptr;
   void* extra_state = nullptr;
+  // Guarded by generalized_wait's mutex: MPI_Grequest_complete may come
+  // from another thread.
+  bool complete = false;
   bool freed = false;  // MPI_Request_free came before MPI_Grequest_complete
   // One the runtime completes itself (MPI_Buffer_iflush), with no
   // callbacks: makes progress, waiting when asked; true when complete.

@@ -664,6 +664,11 @@ void RequestFree(MPI_Request* request) {
     FreeGeneralized(request);
     return;
   }
+  if (pending.collective && pending.collective->makes_comm && pending.active && !pending.done)
+    throw Error(kErrRequest,
+                "MPI_Request_free of an active MPI_Comm_idup request: the new communicator "
+                "exists only once the request completes; complete it (MPI_Wait, MPI_Test) "
+                "and free the communicator instead");
   // The master keeps the receive posted so that it still takes its message
   // in MPI order, and drops that message (see MsgType::kFreeRecv).
   if (pending.collective) {

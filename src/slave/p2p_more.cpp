@@ -21,7 +21,7 @@ void Cancel(MPI_Request* request) {
   if (pending.generalized) {
     const GeneralizedRequest& generalized = *pending.generalized;
     if (generalized.cancel == nullptr) return;  // the runtime's own
-    int error = generalized.cancel(generalized.extra_state, pending.done ? 1 : 0);
+    int error = generalized.cancel(generalized.extra_state, PollGeneralized(pending) ? 1 : 0);
     if (error != MPI_SUCCESS) throw Error(error, "the generalized request's cancel function failed");
     return;
   }
@@ -95,24 +95,24 @@ MPI_Request GrequestStart(MPI_Grequest_query_function* query, MPI_Grequest_free_
   generalized->extra_state = extra_state;
   pending.generalized = generalized;
   SetEmptyStatus(&pending.status);
-  return NewRequest(pending);
+  MPI_Request request = NewRequest(pending);
+  RegisterGeneralized(request, generalized);
+  return request;
 }
 
 void GrequestComplete(MPI_Request request) {
-  PendingRequest& pending = LookupRequest(request);
-  if (!pending.generalized) throw Error(kErrRequest, "not a generalized request");
-  if (pending.done) throw Error(kErrRequest, "MPI_Grequest_complete called twice");
-  // Another thread may be waiting for it (generalized_wait.h).
-  CompleteGeneralized([&pending] { pending.done = true; });
-  if (pending.generalized->freed) {  // freed by the program already
-    std::shared_ptr<GeneralizedRequest> generalized = pending.generalized;
-    FreeRequest(request);
-    generalized->free(generalized->extra_state);
-  }
+  // Possibly on another thread: nothing here touches the request table
+  // (generalized_wait.h). Freed by the program already: its free function
+  // runs now, and the main thread releases the slot.
+  if (std::shared_ptr<GeneralizedRequest> freed = CompleteGeneralized(request))
+    freed->free(freed->extra_state);
 }
 
 bool PollGeneralized(PendingRequest& pending) {
-  if (!pending.done && pending.generalized->progress) pending.done = pending.generalized->progress(false);
+  if (pending.done) return true;
+  const GeneralizedRequest& generalized = *pending.generalized;
+  pending.done = generalized.progress ? generalized.progress(false)
+                                      : GeneralizedComplete(generalized);
   return pending.done;
 }
 
@@ -122,13 +122,15 @@ void WaitGeneralized(MPI_Request request) {
     pending.done = pending.generalized->progress(true);
     return;
   }
-  AwaitGeneralized([request] { return LookupRequest(request).done; });
+  AwaitGeneralized(*pending.generalized);
+  pending.done = true;
 }
 
 int RetireGeneralized(MPI_Request* request, MPI_Status* status) {
   std::shared_ptr<GeneralizedRequest> generalized = LookupRequest(*request).generalized;
   MPI_Status queried;
   SetEmptyStatus(&queried);
+  ForgetGeneralized(*request);
   FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
   if (generalized->query == nullptr) {  // the runtime's own: no callbacks
@@ -144,12 +146,12 @@ int RetireGeneralized(MPI_Request* request, MPI_Status* status) {
 void FreeGeneralized(MPI_Request* request) {
   PendingRequest& pending = LookupRequest(*request);
   std::shared_ptr<GeneralizedRequest> generalized = pending.generalized;
-  if (pending.done || generalized->free == nullptr) {
+  // The runtime's own (no free function) are not completed by the program.
+  if (generalized->free == nullptr || FreeGeneralizedLater(*request)) {
     FreeRequest(*request);
     if (generalized->free != nullptr) generalized->free(generalized->extra_state);
-  } else {
-    generalized->freed = true;  // MPI_Grequest_complete frees it
   }
+  // Else MPI_Grequest_complete frees it.
   *request = MPI_REQUEST_NULL;
 }
 

@@ -36,6 +36,16 @@ const char* RequireEnv(const char* name) {
 
 int EnvInt(const char* name) { return std::atoi(RequireEnv(name)); }
 
+// An object's name from the environment, which must be one of the job's
+// names of that kind (JobNames::IsTagged with `prefix`).
+std::string TaggedEnv(const char* variable, const std::string& prefix) {
+  std::string name = RequireEnv(variable);
+  if (!JobNames::IsTagged(name, prefix))
+    throw Error(kErrOther, std::string(variable) + "=" + name + " is not a name of this job's (" +
+                               prefix + "<tag>); start the program with bdmpiexec");
+  return name;
+}
+
 double Now() {
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -89,9 +99,10 @@ void Runtime::Connect() {
   std::string who = "rank " + std::to_string(world_rank_);
   InitLog(who.c_str());
   JobNames names(job_id, node_);
-  request_queue_ = MessageQueue::Open(names.RequestQueue(), O_WRONLY);
-  go_queue_ = MessageQueue::Open(names.GoQueue(slave_), O_RDONLY);
-  window_ = SharedMemory::Open(names.Window(slave_), window_size);
+  request_queue_ = MessageQueue::Open(TaggedEnv(kEnvRequestQueue, names.RequestQueue("")),
+                                      O_WRONLY);
+  go_queue_ = MessageQueue::Open(TaggedEnv(kEnvGoQueue, names.GoQueue(slave_, "")), O_RDONLY);
+  window_ = SharedMemory::Open(TaggedEnv(kEnvWindow, names.Window(slave_, "")), window_size);
   StartPlacing();
 }
 

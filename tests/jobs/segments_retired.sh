@@ -17,7 +17,7 @@ scratch=$(mktemp -d)
 log=$(mktemp)
 trap 'rm -rf "$scratch" "$log"' EXIT
 launcher=
-memory_dir=/dev/shm/bdmpi-$job-n0-payloads
+memory_dir=  # /dev/shm/bdmpi-<id>-n0-payloads-<random tag>, once the master made it
 # Segment files of slave 1: file ids (1 << 40) | (1 << 39) + index (common/payload_segments.h).
 rank1_segments() { ls "$memory_dir" 2>/dev/null | grep -c '^000001800000000[0-9a-f]$'; }
 
@@ -32,6 +32,8 @@ done
 grep -q lingering "$log" || fail "rank 0 never got to lingering"
 master=$(pgrep -f "bdmprun --job-id $job" | head -1)
 [[ -n $master ]] || fail "no master of the job while rank 0 lingers"
+memory_dir=$(ls -d /dev/shm/bdmpi-"$job"-n0-payloads-* 2>/dev/null | head -1)
+[[ -d $memory_dir ]] || fail "no memory directory of the job while rank 0 lingers"
 # Rank 1 exits right after it told rank 0: give the master a moment.
 left=
 for _ in $(seq 20); do

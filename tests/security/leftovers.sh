@@ -23,10 +23,10 @@ kill -KILL "$pid_dead" $master
 { wait "$pid_dead"; } 2>/dev/null
 no_processes() { [[ -z $(job_processes "$job") ]]; }
 wait_for 10 no_processes || fail "processes of the killed job outlived it"
-[[ -n $(ipc_objects "$job") && -d $scratch/bdmpi-$job ]] ||
+[[ -n $(ipc_objects "$job") && -n $(scratch_dirs "$job") ]] ||
   fail "the killed job left nothing: this test cannot check the collection"
 # Its 4 MiB broadcasts were in payload segments (memory files) when it died.
-[[ -n $(find "/dev/shm/bdmpi-$job-n0-payloads" -type f 2>/dev/null) ]] ||
+[[ -n $(find /dev/shm/bdmpi-"$job"-n0-payloads-* -type f 2>/dev/null) ]] ||
   fail "the killed job left no payload segments: this test cannot check their collection"
 
 start_job next "$bdmpiexec" -ns 2 --job-id "$next" --scratch-dir "$scratch" "$quick"

@@ -17,6 +17,10 @@ now_ms() { date +%s%3N; }
 # Runs a command as the other local user.
 as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
 
+# Message queues are visible as files only where the mqueue fs is mounted.
+if ((EUID == 0)) && ! mountpoint -q /dev/mqueue 2>/dev/null; then
+  { mkdir -p /dev/mqueue && mount -t mqueue none /dev/mqueue; } 2>/dev/null
+fi
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bdmpi-security.XXXXXX") || exit 1
 chmod 1777 "$scratch"
 job="sec$$$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
@@ -35,17 +39,25 @@ job_processes() {
   done
 }
 
+# Objects of job $1 in /dev/shm, /dev/mqueue and the scratch directory, of
+# any user ("all") or of this one.
 ipc_objects() {
-  local dir
+  local dir owner=()
+  [[ ${2:-} == all ]] || owner=(-user "$(id -u)")
   for dir in /dev/shm /dev/mqueue; do
-    [[ -d $dir ]] && find "$dir" -maxdepth 1 -name "*bdmpi-$1-*" 2>/dev/null
+    [[ -d $dir ]] && find "$dir" -maxdepth 1 -name "*bdmpi-$1-*" "${owner[@]}" 2>/dev/null
   done
+}
+scratch_dirs() {
+  local owner=()
+  [[ ${2:-} == all ]] || owner=(-user "$(id -u)")
+  find "$scratch" -maxdepth 1 -name "bdmpi-$1*" "${owner[@]}" 2>/dev/null
 }
 
 remove_job() {
   local pid
   for pid in $(job_processes "$1"); do kill -KILL "$pid" 2>/dev/null; done
-  ipc_objects "$1" | xargs -r rm -rf  # the memory directory too
+  { ipc_objects "$1" all; scratch_dirs "$1" all; } | xargs -r rm -rf  # directories too
 }
 
 on_exit() {
@@ -101,14 +113,16 @@ expect_within() {  # expect_within WHAT SECONDS
   ((elapsed_ms <= $2 * 1000)) || fail "$1 took ${elapsed_ms} ms, more than $2 s"
 }
 
-# Nothing of job $1 left: no process, IPC object or job directory.
+# Nothing of job $1 left: no process, IPC object or job directory of ours
+# (another user's, made to get in the way, are not the job's to remove).
 expect_nothing_left() {
   local left
   left=$(job_processes "$1")
   [[ -z $left ]] || fail "processes of job $1 left: $(ps -o pid=,args= -p "$(paste -sd, <<<"$left")")"
   left=$(ipc_objects "$1")
   [[ -z $left ]] || fail "objects of job $1 left: $left"
-  [[ ! -e $scratch/bdmpi-$1 ]] || fail "the job directory $scratch/bdmpi-$1 was left"
+  left=$(scratch_dirs "$1")
+  [[ -z $left ]] || fail "job directories of job $1 left: $left"
 }
 
 # wait_for SECONDS COMMAND...: until COMMAND succeeds; false on timeout.

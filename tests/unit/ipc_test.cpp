@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/message_queue.h"
+#include "common/name_tags.h"
 #include "common/shared_memory.h"
 #include "test_util.h"
 
@@ -621,48 +623,113 @@ TEST(JobNamesTest, NamesStartWithPrefixAndCarryJobId) {
   JobNames names("0123abcd4567ef89", 3);
   std::string prefix = names.Prefix();
   EXPECT_EQ(prefix, "/bdmpi-0123abcd4567ef89-");
-  std::vector<std::string> all = {names.RequestQueue(), names.GoQueue(0),
-                                  names.GoQueue(17), names.Window(0),
-                                  names.Window(17)};
+  std::string tag = NewNameTag();
+  std::vector<std::string> all = {names.RequestQueue(tag), names.GoQueue(0, tag),
+                                  names.GoQueue(17, tag), names.Window(0, tag),
+                                  names.Window(17, tag), names.StorageTable(tag),
+                                  names.Liveness(tag)};
   for (const std::string& name : all) {
+    EXPECT_EQ(name.rfind(names.NodePrefix(), 0), 0u) << name;
     EXPECT_EQ(name.rfind(prefix, 0), 0u) << name;
-    EXPECT_NE(name.find("0123abcd4567ef89"), std::string::npos) << name;
     // A valid POSIX IPC name: one leading '/', no other, short enough.
     EXPECT_EQ(name.find('/', 1), std::string::npos) << name;
     EXPECT_LE(name.size(), 255u) << name;
+    EXPECT_EQ(name.substr(name.size() - tag.size()), tag) << name;
   }
   EXPECT_EQ(names.job_id(), "0123abcd4567ef89");
+  EXPECT_EQ(names.node(), 3);
+}
+
+// Another local user can learn a job's id (its masters' command lines, the
+// names of its objects) but not the tag of a name before the object exists.
+TEST(JobNamesTest, TagsAreRandomAndChecked) {
+  std::set<std::string> tags;
+  for (int i = 0; i < 1000; ++i) {
+    std::string tag = NewNameTag();
+    EXPECT_EQ(tag.size(), 16u);
+    EXPECT_EQ(tag.find_first_not_of("0123456789abcdef"), std::string::npos) << tag;
+    EXPECT_TRUE(tags.insert(tag).second) << tag;
+  }
+  JobNames names("job", 2);
+  std::string go = names.GoQueue(7, "00112233aabbccdd");
+  EXPECT_TRUE(JobNames::IsTagged(go, names.GoQueue(7, "")));
+  EXPECT_FALSE(JobNames::IsTagged(go, names.GoQueue(1, "")));
+  EXPECT_FALSE(JobNames::IsTagged(names.GoQueue(7, "0011"), names.GoQueue(7, "")));
+  EXPECT_FALSE(JobNames::IsTagged(names.GoQueue(7, "00112233aabbccdX"), names.GoQueue(7, "")));
+  EXPECT_FALSE(JobNames::IsTagged(JobNames("job2", 2).GoQueue(7, "00112233aabbccdd"),
+                                  names.GoQueue(7, "")));
+}
+
+TEST(JobNamesTest, LivenessNamesParse) {
+  JobNames names("my-job_1", 12);
+  std::string live = names.Liveness(NewNameTag());
+  for (const std::string& name : {live, live.substr(1)}) {
+    std::optional<JobNames> parsed = JobNames::OfLiveness(name);
+    ASSERT_TRUE(parsed.has_value()) << name;
+    EXPECT_EQ(parsed->job_id(), "my-job_1");
+    EXPECT_EQ(parsed->node(), 12);
+  }
+  EXPECT_FALSE(JobNames::OfLiveness(names.Liveness("0011")).has_value());
+  EXPECT_FALSE(JobNames::OfLiveness(names.Window(0, NewNameTag())).has_value());
+  EXPECT_FALSE(JobNames::OfLiveness("/bdmpi-x-live-00112233aabbccdd").has_value());
+  EXPECT_FALSE(JobNames::OfLiveness("/bdmpi-a b-n0-live-00112233aabbccdd").has_value());
 }
 
 TEST(JobNamesTest, NamesAreDistinct) {
   std::set<std::string> seen;
+  const std::string tag = "00112233aabbccdd";
   for (int node : {0, 1, 2, 11}) {
     JobNames names("job", node);
-    EXPECT_TRUE(seen.insert(names.RequestQueue()).second);
+    EXPECT_TRUE(seen.insert(names.RequestQueue(tag)).second);
     for (int slave : {0, 1, 2, 11, 12, 111}) {
-      EXPECT_TRUE(seen.insert(names.GoQueue(slave)).second) << node << " " << slave;
-      EXPECT_TRUE(seen.insert(names.Window(slave)).second) << node << " " << slave;
+      EXPECT_TRUE(seen.insert(names.GoQueue(slave, tag)).second) << node << " " << slave;
+      EXPECT_TRUE(seen.insert(names.Window(slave, tag)).second) << node << " " << slave;
     }
   }
-  // Two jobs never share a name.
-  EXPECT_NE(JobNames("a", 0).RequestQueue(), JobNames("b", 0).RequestQueue());
-  EXPECT_NE(JobNames("a", 0).GoQueue(1), JobNames("b", 0).GoQueue(1));
+  // Two jobs never share a name, nor do node 1's prefix and node 11's.
+  EXPECT_NE(JobNames("a", 0).RequestQueue(tag), JobNames("b", 0).RequestQueue(tag));
+  EXPECT_NE(JobNames("a", 1).NodePrefix().rfind(JobNames("a", 11).NodePrefix(), 0), 0u);
+  EXPECT_NE(JobNames("a", 11).NodePrefix().rfind(JobNames("a", 1).NodePrefix(), 0), 0u);
+}
+
+// A collector names a dead node's objects from the key in its record; the
+// tags of different objects (or keys) have nothing in common.
+TEST(JobNamesTest, TagsFromAKey) {
+  std::string key = NameTags::NewKey();
+  EXPECT_EQ(key.size(), 32u);
+  NameTags tags(key), same(key), other(NameTags::NewKey());
+  EXPECT_EQ(tags.Of("go3"), same.Of("go3"));
+  EXPECT_NE(tags.Of("go3"), other.Of("go3"));
+  EXPECT_NE(tags.Of("go3"), tags.Of("go4"));
+  EXPECT_NE(tags.Of("go1"), tags.Of("win1"));
+  // RFC 4231 test case 2: HMAC-SHA256("Jefe", "what do ya want for nothing?").
+  EXPECT_EQ(NameTags("Jefe").Of("what do ya want for nothing?"), "5bdcc146bf60754e");
+  JobNames names("job", 1);
+  NodeObjectNames objects = NamesOfNodeObjects(names, tags, 3);
+  ASSERT_EQ(objects.go_queues.size(), 3u);
+  ASSERT_EQ(objects.windows.size(), 3u);
+  EXPECT_EQ(objects.go_queues[2], names.GoQueue(2, tags.Of("go2")));
+  EXPECT_EQ(objects.windows[0], names.Window(0, tags.Of("win0")));
+  EXPECT_TRUE(JobNames::IsTagged(objects.request_queue, names.RequestQueue("")));
+  EXPECT_TRUE(JobNames::IsTagged(objects.storage_table, names.StorageTable("")));
 }
 
 TEST(JobNamesTest, NamesWorkAsRealIpcObjects) {
   JobNames names(NewJobId(), 0);
-  MessageQueue queue = MessageQueue::Create(names.GoQueue(5), 2, 16, true);
-  SharedMemory window = SharedMemory::Create(names.Window(5), 4096);
-  EXPECT_EQ(MqOpenErrno(names.GoQueue(5)), 0);
-  EXPECT_EQ(ShmOpenErrno(names.Window(5)), 0);
+  std::string go = names.GoQueue(5, NewNameTag()), window = names.Window(5, NewNameTag());
+  MessageQueue queue = MessageQueue::Create(go, 2, 16, true);
+  SharedMemory memory = SharedMemory::Create(window, 4096);
+  EXPECT_EQ(MqOpenErrno(go), 0);
+  EXPECT_EQ(ShmOpenErrno(window), 0);
 }
 
 TEST(JobNamesTest, Directories) {
   JobNames names("abc123", 4);
-  EXPECT_EQ(names.JobDir("/scratch"), "/scratch/bdmpi-abc123");
-  EXPECT_EQ(names.SpillDir("/scratch"), "/scratch/bdmpi-abc123/n4");
-  EXPECT_EQ(names.SpillDir("/scratch").rfind(names.JobDir("/scratch"), 0), 0u);
-  EXPECT_NE(JobNames("abc123", 5).SpillDir("/scratch"), names.SpillDir("/scratch"));
+  EXPECT_EQ(names.SpillDir("/scratch", "00112233aabbccdd"),
+            "/scratch/bdmpi-abc123-n4-00112233aabbccdd");
+  EXPECT_EQ(names.MemoryDir("00112233aabbccdd"),
+            "/dev/shm/bdmpi-abc123-n4-payloads-00112233aabbccdd");
+  EXPECT_NE(JobNames("abc123", 5).SpillDir("/scratch", "t"), names.SpillDir("/scratch", "t"));
 }
 
 TEST(JobNamesTest, SpillFileName) {

@@ -32,16 +32,16 @@ std::string UniqueJobId() {
   return "ut" + std::to_string(getpid()) + "x" + std::to_string(counter++);
 }
 
-TEST(JobDirTest, CreatedPrivateAndJoinedBySameLaunch) {
+TEST(JobDirTest, CreatedPrivateAndExclusive) {
   ScopedTempDir scratch;
-  std::string path = scratch.Child("bdmpi-job");
-  UniqueFd first = CreateOrJoinJobDir(path, "secret-a");
+  std::string path = JobNames("job", 0).SpillDir(scratch.path(), NewNameTag());
+  UniqueFd dir = CreatePrivateDir(path);
   struct stat info {};
   ASSERT_EQ(stat(path.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 07777, 0700u);
-  UniqueFd sibling = CreateOrJoinJobDir(path, "secret-a");
-  EXPECT_TRUE(sibling.valid());
-  EXPECT_ERROR_WITH(CreateOrJoinJobDir(path, "secret-b"), "belongs to another job");
+  EXPECT_TRUE(IsPrivateDir(path));
+  // Never joined: whoever made it, an existing directory is not the job's.
+  EXPECT_ERROR_WITH(CreatePrivateDir(path), "File exists");
 }
 
 TEST(JobDirTest, RefusesOpenModeAndSymlink) {
@@ -49,22 +49,12 @@ TEST(JobDirTest, RefusesOpenModeAndSymlink) {
   std::string open_dir = scratch.Child("bdmpi-open");
   ASSERT_EQ(mkdir(open_dir.c_str(), 0755), 0);
   chmod(open_dir.c_str(), 0755);
-  EXPECT_ERROR_WITH(CreateOrJoinJobDir(open_dir, "s"), "its mode is 0755, not 0700");
+  EXPECT_ERROR_WITH(OpenPrivateDir(open_dir), "its mode is 0755, not 0700");
+  EXPECT_FALSE(IsPrivateDir(open_dir));
   std::string link = scratch.Child("bdmpi-link");
   ASSERT_EQ(symlink(scratch.path().c_str(), link.c_str()), 0);
-  EXPECT_ERROR_WITH(CreateOrJoinJobDir(link, "s"), "is a symlink or not a directory");
-}
-
-TEST(JobDirTest, RemovedOnlyWhenNoSpillDirectoryIsLeft) {
-  ScopedTempDir scratch;
-  std::string path = scratch.Child("bdmpi-job");
-  UniqueFd dir = CreateOrJoinJobDir(path, "s");
-  UniqueFd spill = CreatePrivateDirAt(dir.get(), "n1", path + "/n1");
-  RemoveJobDirIfEmpty(path);
-  EXPECT_TRUE(fs::exists(path + "/n1"));
-  ASSERT_EQ(rmdir((path + "/n1").c_str()), 0);
-  RemoveJobDirIfEmpty(path);
-  EXPECT_FALSE(fs::exists(path));
+  EXPECT_ERROR_WITH(OpenPrivateDir(link), "is a symlink or not a directory");
+  EXPECT_FALSE(IsPrivateDir(link));
 }
 
 class SpillDirTest : public ::testing::Test {
@@ -118,20 +108,26 @@ TEST_F(SpillDirTest, MovedDirectoryIsRefused) {
 
 TEST(JobLivenessTest, LiveWhileClaimedAndIdInUse) {
   JobNames names(UniqueJobId(), 0);
-  NodeLease lease = NodeLease::Claim(names, {"s", 3, "/scratch"});
-  EXPECT_FALSE(LockIfDead(names.Liveness(), 50).has_value());
-  EXPECT_ERROR_WITH(NodeLease::Claim(names, {"t", 1, "/x"}), "is in use on this node");
+  NodeLease lease = NodeLease::Claim(names, {"s", 3, "/scratch/a", "", ""});
+  EXPECT_TRUE(JobNames::IsTagged(lease.name(), names.Liveness("")));
+  EXPECT_EQ(LivenessFiles(names), std::vector<std::string>{lease.name()});
+  EXPECT_FALSE(LockIfDead(lease.name(), 50).has_value());
+  EXPECT_ERROR_WITH(NodeLease::Claim(names, {"t", 1, "/x", "", ""}), "is in use on this node");
+  // The refused claim removed its own file, and only that.
+  EXPECT_EQ(LivenessFiles(names), std::vector<std::string>{lease.name()});
+  NodeLease other_node = NodeLease::Claim(JobNames(names.job_id(), 10), {"s", 1, "/x", "", ""});
 }
 
 // bdmpiexec --status finds a master from its record before any rank exists.
 TEST(JobLivenessTest, RecordNamesTheMasterWhileLive) {
   JobNames names(UniqueJobId(), 1);
-  NodeLease lease = NodeLease::Claim(names, {"s", 2, "/scratch", 4321});
-  std::optional<JobRecord> record = ReadLivenessRecord(names.Liveness());
+  NodeLease lease = NodeLease::Claim(names, {"s", 2, "/scratch/d", "/dev/shm/m", "", 4321});
+  std::optional<JobRecord> record = ReadLivenessRecord(lease.name());
   ASSERT_TRUE(record.has_value());
   EXPECT_EQ(record->master_pid, 4321);
-  EXPECT_EQ(record->scratch_dir, "/scratch");
-  EXPECT_FALSE(ReadLivenessRecord(JobNames(UniqueJobId(), 1).Liveness()).has_value());
+  EXPECT_EQ(record->spill_dir, "/scratch/d");
+  EXPECT_EQ(record->memory_dir, "/dev/shm/m");
+  EXPECT_FALSE(ReadLivenessRecord(JobNames(UniqueJobId(), 1).Liveness(NewNameTag())).has_value());
 }
 
 TEST(JobLivenessTest, DeadOnceEveryHolderIsGone) {
@@ -140,19 +136,49 @@ TEST(JobLivenessTest, DeadOnceEveryHolderIsGone) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     // A master killed without cleaning up: the lease is never released.
-    new NodeLease(NodeLease::Claim(names, {"secret", 3, "/scratch"}));
+    new NodeLease(NodeLease::Claim(names, {"secret", 3, "/scratch/d", "", ""}));
     _exit(0);
   }
   int status = 0;
   waitpid(child, &status, 0);
-  std::optional<DeadNode> dead = LockIfDead(names.Liveness(), 0);
+  std::vector<std::string> files = LivenessFiles(names);
+  ASSERT_EQ(files.size(), 1u);
+  std::optional<DeadNode> dead = LockIfDead(files[0], 0);
   ASSERT_TRUE(dead.has_value());
   EXPECT_EQ(dead->record.launch_secret, "secret");
   EXPECT_EQ(dead->record.nslaves, 3);
-  EXPECT_EQ(dead->record.scratch_dir, "/scratch");
+  EXPECT_EQ(dead->record.spill_dir, "/scratch/d");
   // A second collector waits for the first.
-  EXPECT_FALSE(LockIfDead(names.Liveness(), 0).has_value());
-  shm_unlink(names.Liveness().c_str());
+  EXPECT_FALSE(LockIfDead(files[0], 0).has_value());
+  // While the dead one is there, its id stays in use.
+  EXPECT_ERROR_WITH(NodeLease::Claim(names, {"t", 1, "/x", "", ""}), "is in use on this node");
+  shm_unlink(files[0].c_str());
+}
+
+// Another local user who knows the job id (it is on the masters' command
+// lines) creates objects with the node's names first: the job neither sees
+// them as its own nor stops.
+TEST(JobLivenessTest, AnotherUsersObjectsNeitherStopNorJoinTheJob) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to act as user nobody (65534) too";
+  JobNames names(UniqueJobId(), 0);
+  std::string squatted = names.Liveness(NewNameTag());
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+    int fd = shm_open(squatted.c_str(), O_RDWR | O_CREAT | O_EXCL, 0666);
+    _exit(fd >= 0 ? 0 : 3);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  {
+    NodeLease lease = NodeLease::Claim(names, {"s", 1, "/x", "", ""});
+    EXPECT_EQ(LivenessFiles(names), std::vector<std::string>{lease.name()});
+    EXPECT_FALSE(ReadLivenessRecord(squatted).has_value());
+    EXPECT_FALSE(LockIfDead(squatted, 0).has_value());
+  }
+  EXPECT_EQ(shm_unlink(squatted.c_str()), 0);  // still there: not ours to remove
 }
 
 }  // namespace

@@ -14,71 +14,68 @@
 #include "common/file_io.h"
 #include "common/job_liveness.h"
 #include "common/job_names.h"
+#include "common/name_tags.h"
 #include "common/private_dir.h"
 
 namespace bdmpi {
 namespace {
 
-// Entries of `dir` (a tmpfs listing of IPC objects) that start with
-// `prefix` and belong to this user. Empty when `dir` is absent: /dev/mqueue
-// exists only where the mqueue filesystem is mounted.
-std::vector<std::string> OwnEntries(const char* dir, const std::string& prefix) {
-  std::vector<std::string> names;
-  DIR* listing = opendir(dir);
-  if (listing == nullptr) return names;
-  while (dirent* entry = readdir(listing)) {
-    std::string name = entry->d_name;
-    if (name.rfind(prefix, 0) != 0) continue;
-    struct stat info {};
-    if (fstatat(dirfd(listing), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 &&
-        info.st_uid == geteuid())
-      names.push_back("/" + name);
-  }
-  closedir(listing);
-  return names;
-}
-
-// Removes the node's memory directory, with the payloads in it, if it is
-// ours (RemoveTree does not follow symlinks).
-bool RemoveMemoryDir(const JobNames& names) {
+// Removes the directory `path` (no symlink followed) if it is one of ours.
+bool RemoveOwnDir(const std::string& path) {
   struct stat info {};
-  if (lstat(names.MemoryDir().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) ||
-      info.st_uid != geteuid())
+  if (lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != geteuid())
     return false;
-  RemoveTree(names.MemoryDir());
+  RemoveTree(path);
   return true;
 }
 
-// Removes every object of node `node` of a job whose processes there are
-// gone (`dead` holds its liveness file locked); the liveness file goes last.
-int RemoveNodeObjects(const std::string& job_id, int node, const DeadNode& dead) {
-  JobNames names(job_id, node);
+// The node's memory directories: this user's, in /dev/shm, by their prefix.
+int RemoveMemoryDirs(const JobNames& names) {
   int removed = 0;
-  if (mq_unlink(names.RequestQueue().c_str()) == 0) ++removed;
-  if (shm_unlink(names.StorageTable().c_str()) == 0) ++removed;
-  for (int slave = 0; slave < dead.record.nslaves; ++slave) {
-    if (mq_unlink(names.GoQueue(slave).c_str()) == 0) ++removed;
-    if (shm_unlink(names.Window(slave).c_str()) == 0) ++removed;
+  for (const std::string& name : OwnEntries("/dev/shm", names.MemoryDir("").substr(9)))
+    if (RemoveOwnDir("/dev/shm" + name)) ++removed;
+  return removed;
+}
+
+// Removes every object of node `names` of a job whose processes there are
+// gone (`dead` holds its liveness file `liveness` locked); the liveness
+// file goes last. Every object of this user with the node's prefix is the
+// dead job's: no other job with its id starts on the node while that
+// liveness file exists (common/job_liveness.h).
+int RemoveNodeObjects(const JobNames& names, const std::string& liveness, const DeadNode& dead) {
+  int removed = 0;
+  if (!dead.record.name_key.empty()) {
+    NodeObjectNames objects =
+        NamesOfNodeObjects(names, NameTags(dead.record.name_key), dead.record.nslaves);
+    if (mq_unlink(objects.request_queue.c_str()) == 0) ++removed;
+    if (shm_unlink(objects.storage_table.c_str()) == 0) ++removed;
+    for (const std::string& name : objects.go_queues)
+      if (mq_unlink(name.c_str()) == 0) ++removed;
+    for (const std::string& name : objects.windows)
+      if (shm_unlink(name.c_str()) == 0) ++removed;
   }
-  // Names beyond the record's (none today), where they can be listed.
-  std::string prefix = names.NodePrefix().substr(1);
+  // Names beyond those (none today), where they can be listed.
+  const std::string prefix = names.NodePrefix().substr(1);
   for (const std::string& name : OwnEntries("/dev/mqueue", prefix))
     if (mq_unlink(name.c_str()) == 0) ++removed;
-  for (const std::string& name : OwnEntries("/dev/shm", prefix))
-    if (name != names.Liveness() && shm_unlink(name.c_str()) == 0) ++removed;
-  if (RemoveMemoryDir(names)) ++removed;
-  // The spill directory, only inside a job directory of the same launch.
-  std::string job_dir = names.JobDir(dead.record.scratch_dir);
-  if (IsJobDirOf(job_dir, dead.record.launch_secret)) {
-    std::string spill_dir = names.SpillDir(dead.record.scratch_dir);
-    struct stat info {};
-    if (lstat(spill_dir.c_str(), &info) == 0) {
-      RemoveTree(spill_dir);
-      ++removed;
-    }
-    RemoveJobDirIfEmpty(job_dir);
+  const std::string live_prefix = names.Liveness("");
+  for (const std::string& name : OwnEntries("/dev/shm", prefix)) {
+    // Another liveness file is a job starting with this id, which sees the
+    // dead one and stops, removing its own.
+    if (name.rfind(live_prefix, 0) == 0) continue;
+    if (RemoveOwnDir("/dev/shm" + name) || shm_unlink(name.c_str()) == 0) ++removed;
   }
-  shm_unlink(names.Liveness().c_str());
+  // The master's private directory, as its record names it: only one of
+  // this node's names, private and ours.
+  const std::string& dir = dead.record.spill_dir;
+  std::size_t slash = dir.rfind('/');
+  if (slash != std::string::npos && dir.compare(slash, names.NodePrefix().size(),
+                                                names.NodePrefix()) == 0 &&
+      IsPrivateDir(dir)) {
+    RemoveTree(dir);
+    ++removed;
+  }
+  shm_unlink(liveness.c_str());
   return removed;
 }
 
@@ -88,44 +85,36 @@ int RemoveLaunchLeftovers(const std::string& job_id, const std::string& launch_s
                           int nnodes, int wait_ms) {
   int removed = 0;
   for (int node = 0; node < nnodes; ++node) {
-    std::string name = JobNames(job_id, node).Liveness();
-    struct stat info {};
-    if (stat(("/dev/shm" + name).c_str(), &info) != 0) {
-      // Gone, or elsewhere. A master makes its memory directory after its
-      // liveness file and removes it before: without one, the directory is
-      // an orphan (a collector that does not know it took the rest).
-      if (RemoveMemoryDir(JobNames(job_id, node))) ++removed;
-      continue;
+    JobNames names(job_id, node);
+    std::vector<std::string> files = LivenessFiles(names);
+    // Gone, or elsewhere. A master makes its memory directory after its
+    // liveness file and removes it before: without one, the directory is
+    // an orphan (a collector that does not know it took the rest).
+    if (files.empty()) removed += RemoveMemoryDirs(names);
+    for (const std::string& name : files) {
+      // Another launch's, with the same job id: not ours to touch or wait for.
+      std::optional<JobRecord> record = ReadLivenessRecord(name);
+      if (record && record->launch_secret != launch_secret) continue;
+      std::optional<DeadNode> dead = LockIfDead(name, wait_ms);
+      if (!dead) return -1;
+      if (dead->record.launch_secret != launch_secret) continue;
+      removed += RemoveNodeObjects(names, name, *dead);
     }
-    std::optional<DeadNode> dead = LockIfDead(name, wait_ms);
-    if (!dead) return -1;
-    // Another launch's, with the same job id: not ours to touch.
-    if (dead->record.launch_secret != launch_secret) continue;
-    removed += RemoveNodeObjects(job_id, node, *dead);
   }
   return removed;
 }
 
 void CollectDeadJobs() {
-  // Liveness files are "bdmpi-<id>-n<node>-live".
   for (const std::string& name : OwnEntries("/dev/shm", "bdmpi-")) {
-    static const std::string kSuffix = "-live";
-    if (name.size() <= kSuffix.size() ||
-        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
-      continue;
-    std::string stem = name.substr(7, name.size() - 7 - kSuffix.size());  // "<id>-n<node>"
-    std::size_t dash = stem.rfind("-n");
-    if (dash == std::string::npos) continue;
-    std::string job_id = stem.substr(0, dash);
-    int node = std::atoi(stem.c_str() + dash + 2);
-    if (!ValidJobId(job_id) || JobNames(job_id, node).Liveness() != name) continue;
+    std::optional<JobNames> names = JobNames::OfLiveness(name);
+    if (!names) continue;
     std::optional<DeadNode> dead = LockIfDead(name, 0);
     if (!dead) continue;
-    int removed = RemoveNodeObjects(job_id, node, *dead);
+    int removed = RemoveNodeObjects(*names, name, *dead);
     std::fprintf(stderr,
                  "bdmpiexec: removed %d leftover object(s) of job %s (node %d), whose "
                  "processes are all gone\n",
-                 removed, job_id.c_str(), node);
+                 removed, names->job_id().c_str(), names->node());
   }
 }
 

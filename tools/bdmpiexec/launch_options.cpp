@@ -18,6 +18,7 @@ extern char** environ;
 
 #include "common/cli.h"
 #include "common/error.h"
+#include "common/node_limits.h"
 #include "common/program_path.h"
 
 namespace bdmpi {
@@ -161,6 +162,25 @@ void CheckProgramAndScratch(const LaunchOptions& options) {
     throw Error(kErrArg, "--scratch-dir " + options.scratch_dir + ": " + std::strerror(errno));
 }
 
+// The masters this launch starts on this host (all of them, unless a host
+// list or Slurm places them): what they need must fit this host's limits.
+void CheckHostLimits(const LaunchOptions& options) {
+  bool host_list = !options.hostfile.empty() || !options.hosts.empty();
+  bool slurm = std::getenv("SLURM_JOB_ID") != nullptr && options.nnodes > 1 &&
+               options.launcher != Launcher::kMpirun;
+  if (host_list || slurm || options.launcher == Launcher::kSrun) return;
+  HostShare share;
+  share.masters = options.nnodes;
+  share.ranks = options.nranks > 0 ? options.nranks
+                                   : static_cast<long>(options.nslaves) * options.nnodes;
+  share.ranks_per_master = (share.ranks + share.masters - 1) / share.masters;
+  auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::size_t window = (options.mem_threshold + page - 1) / page * page;
+  std::string problems = NodeLimitProblems(share, window, NodeLimits::OfThisHost());
+  if (!problems.empty())
+    throw Error(kErrArg, "this host cannot run the job as asked:\n" + problems);
+}
+
 }  // namespace
 
 const char* const kLaunchUsage = [] {
@@ -241,6 +261,7 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
     if (options.progress == Progress::kAuto && isatty(STDOUT_FILENO))
       options.progress = Progress::kOn;
     CheckProgramAndScratch(options);
+    CheckHostLimits(options);
   } catch (const Error& error) {
     Bad(error.what());
   }

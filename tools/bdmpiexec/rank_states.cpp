@@ -88,25 +88,16 @@ std::vector<std::string> DescribeLocalRanks(const std::string& job_id) {
 }
 
 std::vector<LocalMaster> LocalMasters(const std::string& job_id) {
-  // Each master's liveness file, "bdmpi-<id>-n<node>-live", names it from
-  // its first moment (common/job_liveness.h), before any rank exists.
+  // Each master's liveness file, "bdmpi-<id>-n<node>-live-<tag>", names it
+  // from its first moment (common/job_liveness.h), before any rank exists.
   std::vector<LocalMaster> masters;
-  DIR* shm = opendir("/dev/shm");
-  if (shm == nullptr) return masters;
-  const std::string prefix = "bdmpi-" + job_id + "-n", suffix = "-live";
-  while (dirent* entry = readdir(shm)) {
-    std::string name = entry->d_name;
-    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
-    std::string node = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-    if (node.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::optional<JobRecord> record = ReadLivenessRecord("/" + name);
+  for (const std::string& name : OwnEntries("/dev/shm", "bdmpi-" + job_id + "-n")) {
+    std::optional<JobNames> names = JobNames::OfLiveness(name);
+    if (!names || names->job_id() != job_id) continue;
+    std::optional<JobRecord> record = ReadLivenessRecord(name);
     if (!record || record->master_pid <= 0) continue;
-    masters.push_back({record->master_pid,
-                       JobNames(job_id, std::atoi(node.c_str())).JobDir(record->scratch_dir)});
+    masters.push_back({record->master_pid, record->spill_dir});
   }
-  closedir(shm);
   std::sort(masters.begin(), masters.end(),
             [](const LocalMaster& a, const LocalMaster& b) { return a.pid < b.pid; });
   return masters;

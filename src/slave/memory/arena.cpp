@@ -443,10 +443,12 @@ bool EnsureReady(Arena*& out) {
     }
     // The node's table; optional (without it the master sees no storage).
     const char* job = std::getenv(kEnvJobId);
+    const char* table_name = std::getenv(kEnvStorageTable);
     long nslaves = EnvLong(kEnvNodeSize, 0);
-    if (job != nullptr && nslaves > slave) {
-      JobNames names(job, static_cast<int>(EnvLong(kEnvNode, 0)));
-      UniqueFd shm(shm_open(names.StorageTable().c_str(), O_RDWR | O_CLOEXEC, 0));
+    JobNames names(job != nullptr ? job : "", static_cast<int>(EnvLong(kEnvNode, 0)));
+    if (job != nullptr && table_name != nullptr && nslaves > slave &&
+        JobNames::IsTagged(table_name, names.StorageTable(""))) {
+      UniqueFd shm(shm_open(table_name, O_RDWR | O_CLOEXEC, 0));
       if (shm) {
         std::size_t bytes = static_cast<std::size_t>(nslaves) * sizeof(StorageSlot);
         void* table = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm.get(), 0);

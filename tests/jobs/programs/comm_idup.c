@@ -13,6 +13,11 @@
  *     messages apart from the others'.
  *  3. MPI_Comm_idup keeps attributes whose copy callback asks for it.
  *  4. MPI_Comm_disconnect of an idup'd communicator: it is freed.
+ *  5. MPI_Request_free of an idup that cannot have completed (rank 0
+ *     joins only after the others' Ssends, sent after their free) fails
+ *     with MPI_ERR_REQUEST and keeps the request, as Open MPI does: the new
+ *     communicator must come out of a completion to be usable and freed.
+ *     The request then completes, and the copy works.
  */
 #include "check.h"
 
@@ -114,6 +119,28 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_disconnect(&copy));
   CHECK(copy == MPI_COMM_NULL, "MPI_Comm_disconnect left the handle");
   CHECK_MPI(MPI_Comm_free_keyval(&keyval));
+
+  /* 5. Freeing an active idup is refused. */
+  MPI_Comm unfreed = MPI_COMM_NULL;
+  MPI_Errhandler previous;
+  CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &previous));
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  if (me == 0) {
+    for (int r = 1; r < size; ++r)
+      CHECK_MPI(MPI_Recv(&buf, 1, MPI_INT, r, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  }
+  CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &unfreed, &request));
+  int rc = MPI_Request_free(&request), error_class = -1;
+  MPI_Error_class(rc, &error_class);
+  CHECK(error_class == MPI_ERR_REQUEST, "MPI_Request_free of an active idup: class %d",
+        error_class);
+  CHECK(request != MPI_REQUEST_NULL, "the refused MPI_Request_free nulled the request");
+  if (me != 0) CHECK_MPI(MPI_Ssend(&buf, 1, MPI_INT, 0, 1, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, previous));
+  CHECK_MPI(MPI_Errhandler_free(&previous));
+  CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  check_copy(unfreed, MPI_COMM_WORLD, "idup whose free was refused");
+  CHECK_MPI(MPI_Comm_free(&unfreed));
 
   if (me == 0) printf("comm_idup: ok\n");
   MPI_Finalize();

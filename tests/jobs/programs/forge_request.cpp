@@ -95,8 +95,7 @@ int main(int argc, char** argv) {
     std::memcpy(message, &request, sizeof request);
     // A record and 8 stray bytes: not a whole number of records.
     std::size_t bytes = forge == "malformed" ? sizeof message : sizeof request;
-    bdmpi::JobNames names(std::getenv(bdmpi::kEnvJobId), 0);
-    Send(names.RequestQueue(), message, bytes);
+    Send(std::getenv(bdmpi::kEnvRequestQueue), message, bytes);
   }
   if (rank == 2 && (forge == "source" || forge == "file")) {
     MPI_Status status;

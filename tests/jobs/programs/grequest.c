@@ -13,8 +13,16 @@
  *     request that another thread completes 200 ms later return with its
  *     status, and the waiting thread sleeps meanwhile (under 50 ms of CPU
  *     time each: a wait that spins would take most of the 200 ms).
+ *   * With --complete-in-thread: another thread completes thousands of
+ *     requests as soon as they exist while this one starts more (the
+ *     request table grows under it), frees half of them before they
+ *     complete and waits for the others with MPI_Waitany and MPI_Waitsome:
+ *     each completes once, its free function runs once, and the requests
+ *     started meanwhile stay valid.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "check.h"
@@ -99,7 +107,115 @@ static void wait_for_thread(struct state *s, enum wait_call call) {
         kWaitNames[call], cpu * 1e3);
 }
 
+/* --complete-in-thread: requests published to the completer in order. */
+enum { kRounds = 150, kBatch = 32, kMaxPublished = kRounds * kBatch };
+static MPI_Request published[kMaxPublished];
+static atomic_int published_count, completed_count;
+static atomic_int stress_freed;
+
+static int stress_query(void *extra, MPI_Status *status) {
+  (void)extra;
+  MPI_Status_set_elements(status, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  status->MPI_ERROR = MPI_SUCCESS;
+  return MPI_SUCCESS;
+}
+static int stress_free(void *extra) {
+  (void)extra;
+  atomic_fetch_add(&stress_freed, 1);
+  return MPI_SUCCESS;
+}
+static int stress_cancel(void *extra, int complete) {
+  (void)extra, (void)complete;
+  return MPI_SUCCESS;
+}
+
+static void *complete_all(void *arg) {
+  (void)arg;
+  for (int next = 0; next < kMaxPublished;) {
+    if (next < atomic_load(&published_count)) {
+      CHECK_MPI(MPI_Grequest_complete(published[next++]));
+      atomic_fetch_add(&completed_count, 1);
+    } else {
+      sched_yield();
+    }
+  }
+  return NULL;
+}
+
+/* Waits for the even requests of `batch` (the odd ones were freed), with
+ * MPI_Waitany or MPI_Waitsome. */
+static void wait_even(MPI_Request *batch, int round) {
+  if (round % 2 == 0) {
+    for (int left = kBatch / 2; left > 0; --left) {
+      int index = -1;
+      CHECK_MPI(MPI_Waitany(kBatch, batch, &index, MPI_STATUS_IGNORE));
+      CHECK(index >= 0 && index % 2 == 0, "MPI_Waitany: index %d", index);
+    }
+  } else {
+    for (int left = kBatch / 2; left > 0;) {
+      int count = 0, indices[kBatch];
+      CHECK_MPI(MPI_Waitsome(kBatch, batch, &count, indices, MPI_STATUSES_IGNORE));
+      CHECK(count >= 1 && count <= left, "MPI_Waitsome: %d of %d", count, left);
+      left -= count;
+    }
+  }
+  for (int i = 0; i < kBatch; ++i)
+    CHECK(batch[i] == MPI_REQUEST_NULL, "request %d of round %d left", i, round);
+}
+
+static void complete_in_thread(void) {
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, complete_all, NULL) == 0, "pthread_create");
+  /* Requests that stay open until the end, so that the table keeps growing
+   * while the other thread completes. */
+  static MPI_Request fillers[kRounds * 4];
+  int nfillers = 0;
+  /* Two batches in flight: this thread starts and frees one while the
+   * other thread completes the one before. */
+  MPI_Request batches[2][kBatch];
+  for (int round = 0; round < kRounds; ++round) {
+    MPI_Request *batch = batches[round % 2];
+    for (int i = 0; i < kBatch; ++i) {
+      CHECK_MPI(MPI_Grequest_start(stress_query, stress_free, stress_cancel, NULL, &batch[i]));
+      published[round * kBatch + i] = batch[i];
+      if (i % 8 == 0) {
+        CHECK_MPI(MPI_Grequest_start(stress_query, stress_free, stress_cancel, NULL,
+                                     &fillers[nfillers++]));
+      }
+    }
+    /* Half freed before the other thread completes them (not published
+     * yet): their free functions run at MPI_Grequest_complete. */
+    for (int i = 1; i < kBatch; i += 2) CHECK_MPI(MPI_Request_free(&batch[i]));
+    atomic_store(&published_count, (round + 1) * kBatch);
+    if (round > 0) wait_even(batches[(round + 1) % 2], round - 1);
+  }
+  wait_even(batches[(kRounds - 1) % 2], kRounds - 1);
+  pthread_join(thread, NULL);
+  CHECK(atomic_load(&completed_count) == kMaxPublished, "%d completed",
+        atomic_load(&completed_count));
+  for (int i = 0; i < nfillers; ++i) CHECK_MPI(MPI_Grequest_complete(fillers[i]));
+  CHECK_MPI(MPI_Waitall(nfillers, fillers, MPI_STATUSES_IGNORE));
+  CHECK(atomic_load(&stress_freed) == kMaxPublished + nfillers, "free function ran %d times, "
+        "want %d", atomic_load(&stress_freed), kMaxPublished + nfillers);
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--complete-in-thread") == 0) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+#ifdef BDMPI /* FUNNELED, and MPI_Grequest_complete from any thread (README) */
+    CHECK(provided == MPI_THREAD_FUNNELED, "provided %d", provided);
+#else
+    CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+#endif
+    complete_in_thread();
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+  }
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
