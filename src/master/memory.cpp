@@ -368,24 +368,24 @@ std::string Master::DescribeOomKill(const Slave& slave) {
 void Master::LogStorageSummary() const {
   BDMPI_INFO("disk",
              "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
-             "at most %llu bytes resident at a resume (%s the budget of %llu; %llu of "
-             "them unpageable, at most %llu unpageable), "
+             "at most %llu bytes resident at a resume (%s the budget of %llu), "
              "%llu message bytes moved from memory to disk (%llu while held), "
              "%llu bytes of idle payload segments given back, "
-             "%llu resumes during a write-back, %llu lent blocks copied",
+             "%llu resumes during a write-back, %llu lent blocks copied, "
+             "%llu bytes unpageable at that resume, at most %llu unpageable",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
              static_cast<unsigned long long>(read_aheads_),
              static_cast<unsigned long long>(peak_resident_),
              peak_resident_ <= node_memory_ ? "within" : "over",
              static_cast<unsigned long long>(node_memory_),
-             static_cast<unsigned long long>(peak_unpageable_at_peak_),
-             static_cast<unsigned long long>(peak_unpageable_),
              static_cast<unsigned long long>(payloads_.moved_to_disk()),
              static_cast<unsigned long long>(payloads_.moved_while_held()),
              static_cast<unsigned long long>(payloads_.trimmed_segment_bytes()),
              static_cast<unsigned long long>(overlapped_resumes_),
-             static_cast<unsigned long long>(payloads_.lent_copied()));
+             static_cast<unsigned long long>(payloads_.lent_copied()),
+             static_cast<unsigned long long>(peak_unpageable_at_peak_),
+             static_cast<unsigned long long>(peak_unpageable_));
 }
 
 }  // namespace bdmpi
