@@ -324,7 +324,7 @@ cleanup() {
   if ((swap_on)) && [[ -n $swapfile ]]; then
     swapoff "$swapfile" || left+=("swap file $swapfile is still active")
   fi
-  ipc_leftovers | xargs -r rm -f
+  ipc_leftovers | xargs -r rm -rf
   if [[ -n $work && -d $work ]]; then
     if ((keep_data)) && [[ -d $work/data ]] && [[ -n $(ls -A "$work/data") ]]; then
       find "$work" -mindepth 1 -maxdepth 1 ! -name data -exec rm -rf {} +
@@ -493,7 +493,7 @@ check_bdmpi_leftovers() {
   if [[ -n $left ]]; then
     say "warning: $tag left files behind (removed): $(tr '\n' ' ' <<<"$left")"
     rm -rf "$work"/scratch/* 2>/dev/null
-    ipc_leftovers | xargs -r rm -f
+    ipc_leftovers | xargs -r rm -rf
   fi
 }
 

@@ -210,7 +210,9 @@ on_signal() {
       kill -KILL "$pid" 2>/dev/null
     done
   fi
-  [[ -n $job_id ]] && ipc_leftovers | xargs -r rm -f
+  # -r: a master's memory directory is a directory, and once the liveness
+  # file is gone no later bdmpiexec knows to collect it.
+  [[ -n $job_id ]] && ipc_leftovers | xargs -r rm -rf
   remove_work_dirs
   echo "run_job: interrupted; killed the job ($what)" >&2
   exit 1
@@ -279,7 +281,7 @@ if [[ $launcher != mpirun ]]; then
   if [[ -n $left ]]; then
     fail "left in /dev/shm or /dev/mqueue:" "$left"
     # Remove them so they do not pile up over repeated test runs.
-    ((keep)) || xargs rm -f <<<"$left"
+    ((keep)) || xargs rm -rf <<<"$left"
   fi
   if [[ -d $scratch ]]; then
     left=$(find "$scratch" -mindepth 1 2>/dev/null | head -20)
