@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 
 #include "common/message_queue.h"
 #include "common/protocol.h"
+#include "common/run_report.h"
 
 namespace bdmpi {
 namespace {
@@ -34,20 +34,6 @@ std::uint64_t QueueBytes(long messages, long message_size) {
   constexpr long kPerMessage = 48 + 48;
   return static_cast<std::uint64_t>(messages) *
          static_cast<std::uint64_t>(message_size + kPerMessage);
-}
-
-// A need or a limit in bytes, as people read them ("55.0 MiB").
-std::string Bytes(std::uint64_t bytes) {
-  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
-  return text;
 }
 
 // Descriptors and mappings a master has besides those per rank (Open MPI,
@@ -98,9 +84,9 @@ std::string NodeLimitProblems(const HostShare& share, std::size_t window,
 
   std::uint64_t windows = static_cast<std::uint64_t>(share.ranks) * window;
   if (limits.shm_bytes != 0 && windows > limits.shm_bytes)
-    add("the ranks' windows need " + Bytes(windows) + " of shared memory (" + on_host +
-        " x --mem-threshold " + Bytes(window) + "), more than /dev/shm holds (" +
-        Bytes(limits.shm_bytes) + "): lower --mem-threshold, " + fewer +
+    add("the ranks' windows need " + HumanBytes(windows) + " of shared memory (" + on_host +
+        " x --mem-threshold " + HumanBytes(window) + "), more than /dev/shm holds (" +
+        HumanBytes(limits.shm_bytes) + "): lower --mem-threshold, " + fewer +
         ", or enlarge /dev/shm (mount -o remount,size=...)");
   long mappings = share.ranks_per_master + kMasterMappings;
   if (limits.max_map_count > 0 && mappings > limits.max_map_count)
@@ -137,9 +123,9 @@ std::string NodeLimitProblems(const HostShare& share, std::size_t window,
       static_cast<std::uint64_t>(share.masters) *
           QueueBytes(std::min<long>(kRequestQueueMessages, limits.msg_max), kRequestMsgSize);
   if (limits.mq_bytes != 0 && queue_bytes > limits.mq_bytes)
-    add("the message queues of " + on_host + " take " + Bytes(queue_bytes) +
+    add("the message queues of " + on_host + " take " + HumanBytes(queue_bytes) +
         ", more than the hard limit on this user's message-queue bytes (RLIMIT_MSGQUEUE, " +
-        Bytes(limits.mq_bytes) + "): " + fewer +
+        HumanBytes(limits.mq_bytes) + "): " + fewer +
         ", or have it raised (`ulimit -Hq`, limits.conf)");
   return problems;
 }
