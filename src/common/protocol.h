@@ -235,12 +235,12 @@ const char* MsgTypeName(MsgType type);
 // file_id like a spill file), for payloads larger than the window while
 // the node's memory budget has room.
 // kLent: a block of a collective built from point-to-point messages that
-// stays in the sender's memory (docs/architecture.md, "Lent blocks"): a
+// stays in the sender's memory (docs/data-path.md, "Lent blocks"): a
 // Send names it by address (file_id) and size (bytes); a reply by the
 // same address and the sender's pid (file_ino), and the receiver reads it
 // with one process_vm_readv.
 // kPutOffer, kPlaced: a send written by the sender straight into a posted
-// receive on its node (the Send entry above; docs/architecture.md, "Placed
+// receive on its node (the Send entry above; docs/data-path.md, "Placed
 // messages"); a receive's reply with kPlaced has its data in place.
 enum class Where : std::uint8_t {
   kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4, kLent = 5, kPutOffer = 6,

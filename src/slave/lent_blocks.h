@@ -1,4 +1,4 @@
-// Lent blocks, the slave's side (docs/architecture.md, "Lent blocks"): a
+// Lent blocks, the slave's side (docs/data-path.md, "Lent blocks"): a
 // large block of a collective built from point-to-point messages stays in
 // its sender's memory, and the receiver on the same node copies it once,
 // with process_vm_readv from the sender, straight into its buffer.

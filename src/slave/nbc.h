@@ -1,6 +1,6 @@
 // Nonblocking, persistent and blocking collectives as schedules of
 // point-to-point messages on the communicator's collective twin (see
-// coll_p2p.h and docs/architecture.md, "Nonblocking collectives").
+// coll_p2p.h and docs/collectives.md, "Nonblocking and persistent collectives").
 //
 // There is no progress thread, and a rank blocked in MPI_Recv sits in its
 // master: it cannot forward anything. So a schedule is one round: every

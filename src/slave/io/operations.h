@@ -2,7 +2,7 @@
 // Collective calls synchronise on the file's communicator through the
 // masters (MPI_Barrier/MPI_Allreduce), so a rank waiting in one is
 // descheduled and lets the other ranks of its node run. Data access is
-// independent I/O by every rank (see docs/architecture.md, MPI-IO).
+// independent I/O by every rank (see docs/mpi-io.md).
 #pragma once
 
 #include <mpi.h>
