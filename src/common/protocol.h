@@ -147,7 +147,7 @@ inline constexpr std::uint16_t kProtocolVersion = 8;
 //   CommRegister: a communicator that no split made (MPI_Comm_create_group,
 //              intercommunicators), whose members agree on it among
 //              themselves by point-to-point messages (src/slave/
-//              comm_register.cpp). Three steps in `code`
+//              comm/comm_register.cpp). Three steps in `code`
 //              (CommRegisterStep): kNewId answers comm = a fresh id led by
 //              the sender; kChannel answers tag = this node's channel for
 //              communicator `comm` (the same for all its local members);
@@ -328,7 +328,7 @@ constexpr std::int32_t NodeCommId(int node_first_world_rank, int world_size) {
   return CommId(node_first_world_rank, kNodeCommCreation, world_size);
 }
 // Every communicator has a hidden twin for the collectives the slaves build
-// from point-to-point messages (src/slave/coll_p2p.h): its id with the sign
+// from point-to-point messages (src/slave/coll/coll_p2p.h): its id with the sign
 // bit set. The master treats the twin as the same communicator (same
 // members, same nodes) but matches its messages apart, so collective
 // traffic never meets user messages, not even MPI_ANY_SOURCE/MPI_ANY_TAG.

@@ -14,11 +14,11 @@
 
 #include "common/error.h"
 #include "common/job_names.h"
-#include "slave/collectives.h"
-#include "slave/comm.h"
-#include "slave/errors.h"
-#include "slave/objects.h"
+#include "slave/coll/collectives.h"
+#include "slave/comm/comm.h"
 #include "slave/io/transfer.h"
+#include "slave/runtime/errors.h"
+#include "slave/runtime/objects.h"
 
 namespace bdmpi::io {
 

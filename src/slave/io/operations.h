@@ -1,4 +1,4 @@
-// MPI-IO's calls on open files, below the extern "C" layer (api_io.cpp).
+// MPI-IO's calls on open files, below the extern "C" layer (api/io.cpp).
 // Collective calls synchronise on the file's communicator through the
 // masters (MPI_Barrier/MPI_Allreduce), so a rank waiting in one is
 // descheduled and lets the other ranks of its node run. Data access is
