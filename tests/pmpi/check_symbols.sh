@@ -19,19 +19,25 @@ fail() {
 nm -D --defined-only "$lib" | awk '$3 ~ /^P?MPI_/ {print $2, $3}' |
   sort -k2 >"$work/lib"
 [[ -s $work/lib ]] || fail "$lib exports no MPI_ function"
-mapfile -t exported <"$work/lib"
-for entry in "${exported[@]}"; do
-  type=${entry% *} name=${entry#* }
-  case $name in
-    PMPI_*)
-      [[ $type == T ]] || fail "$name is '$type' in $lib, want a strong T"
-      grep -qx "W ${name#P}" "$work/lib" ||
-        fail "$name has no weak ${name#P} beside it in $lib" ;;
-    MPI_*)
-      [[ $type == W ]] || fail "$name is '$type' in $lib, want a weak W"
-      grep -qx "T P$name" "$work/lib" || fail "$name has no PMPI_ twin in $lib" ;;
-  esac
-done
+# One pass over the list: each PMPI_ name strong with a weak MPI_ twin,
+# each MPI_ name weak with a strong PMPI_ twin.
+while IFS= read -r problem; do
+  fail "$problem"
+done < <(awk -v lib="$lib" '
+  { type[$2] = $1; names[NR] = $2 }
+  END {
+    for (i = 1; i <= NR; i++) {
+      name = names[i]
+      if (name ~ /^PMPI_/) {
+        twin = substr(name, 2)
+        if (type[name] != "T") print name " is '\''" type[name] "'\'' in " lib ", want a strong T"
+        if (type[twin] != "W") print name " has no weak " twin " beside it in " lib
+      } else {
+        if (type[name] != "W") print name " is '\''" type[name] "'\'' in " lib ", want a weak W"
+        if (type["P" name] != "T") print name " has no PMPI_ twin in " lib
+      }
+    }
+  }' "$work/lib")
 
 # The function names mpi.h declares (its function-like macros, the handle
 # conversions, are not functions).
@@ -44,9 +50,7 @@ if ! diff -u "$work/want_pmpi" "$work/have_pmpi" >"$work/diff"; then
   fail "mpi.h: MPI_ and PMPI_ declarations differ (- missing, + extra):"
   cat "$work/diff" >&2
 fi
-awk '{print $2}' "$work/lib" | while read -r name; do
-  grep -qx "$name" "$work/declared" || echo "$name"
-done >"$work/undeclared"
+awk '{print $2}' "$work/lib" | sort -u | comm -23 - "$work/declared" >"$work/undeclared"
 [[ ! -s $work/undeclared ]] ||
   fail "libbdmpi defines functions mpi.h does not declare: $(xargs <"$work/undeclared")"
 
