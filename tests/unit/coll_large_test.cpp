@@ -1,4 +1,4 @@
-// 64 MiB for every algorithm in src/collectives (issue 5 item 7; the sweeps
+// 64 MiB for every algorithm in src/collectives (the sweeps
 // of coll_{bcast,reduce,gather}_test.cpp stop at 1 MiB + 3): every peer
 // count of kPeerCounts, the roots 0, a middle one and n - 1, and the chunk
 // size the selection (select.h, default tuning) would choose, checked bit for
