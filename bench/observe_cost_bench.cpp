@@ -1,5 +1,5 @@
-// What recording costs the master per barrier (issue 14: the report must
-// cost at most 2%): an in-process master (tests/unit/master_harness.h)
+// What recording costs the master per barrier (the target: the report
+// must cost at most 2%): an in-process master (tests/unit/master_harness.h)
 // serves barriers of 16 ranks without recording, with --report and with
 // --trace. No other process takes part, so the figures are far steadier
 // than a whole job's; bench/run_observe_overhead.sh prints them next to

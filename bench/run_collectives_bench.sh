@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_collectives_bench.sh -- the collectives among masters on the emulated
-# cluster (issue 5 item 8), against Open MPI on the same hosts and against
+# cluster, against Open MPI on the same hosts and against
 # the link-rate bound, in one invocation.
 #
 # For 4 and 8 hosts in 2 racks (vcluster; brought up here and always taken

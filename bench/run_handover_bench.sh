@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_handover_bench.sh -- the cost of handing the processor from one slave to
-# another (issue 15.2), in one invocation, as ratios against runs of the same
+# another, in one invocation, as ratios against runs of the same
 # invocation (the machine's load skews every absolute figure):
 #
 #   pingpong  8 B round trip, 2 ranks:   -nr 1, -nr 2, -nn 2 (-ns 1 -nr 1), mpirun
@@ -8,7 +8,7 @@
 #                                        -nr 1, -nr 2, -nr 8, -nn 2 (-ns 4 -nr 1), mpirun
 #
 # Each run is repeated --reps times; the table shows the median over the
-# repetitions (and their spread). Targets (issue 15): pingpong -nr 2 <= 2 x
+# repetitions (and their spread). Targets: pingpong -nr 2 <= 2 x
 # -nr 1; fanin -nr 2 and -nn 2 close to -nr 1 (shown, not checked).
 # With --base-bin DIR, the BDMPI runs are repeated with the programs of
 # another build (e.g. of main) in the same invocation, for before/after.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_message_figures.sh -- the in-memory figures of issue 15 item 4 in one
+# run_message_figures.sh -- the in-memory message figures in one
 # invocation, each as a ratio to Open MPI's time for the same program in the
 # same invocation (the machine's load skews every absolute figure):
 #
@@ -13,7 +13,7 @@
 # the order rotates from one repetition to the next) and repeated --reps
 # times; each figure is the median over the repetitions of BDMPI's time /
 # Open MPI's time of the same repetition, with the spread (min-max) of
-# those ratios.  Targets (issue 15): 1-4 MiB <= 2 x Open MPI; the 8 B round
+# those ratios.  Targets: 1-4 MiB <= 2 x Open MPI; the 8 B round
 # trip with -nr 2 <= 2 x the -nr 1 one.  Rows say ok or MISS.
 #
 # Output in --out: results.csv (rep,op,ranks,variant,bytes,seconds),

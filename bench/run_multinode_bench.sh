@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_multinode_bench.sh -- BDMPI across nodes, against Open MPI and against
-# its own alternatives, in one invocation (issue 3 item 7, issue 5 items 2/5).
+# its own alternatives, in one invocation.
 #
 # Every figure is a ratio of two medians measured by this invocation (the
 # machine is shared and noisy: absolute times alone mean little).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run_observe_overhead.sh -- what --report and --trace cost (issue 14: at
-# most 2%), in one invocation: each workload runs without observability,
+# run_observe_overhead.sh -- what --report and --trace cost (the target:
+# at most 2%), in one invocation: each workload runs without observability,
 # with --report and with --trace, in turn (off, report, trace, off, ...),
 # so that the machine's drift hits every mode alike.
 #

@@ -5,7 +5,7 @@
 #   1. mq_roundtrip_bench: raw mq round trip, same core and different cores
 #   2. bench_{pingpong,barrier,throughput,coll} under bdmpiexec
 #   3. bench_*.ompi under mpirun
-#   4. a table of ratios with the targets of issue 2:
+#   4. a table of ratios with their targets:
 #        slave switch          <= 2 x raw mq round trip (same core)
 #        8 B round trip, -nr 1 <= 4 x raw mq round trip (same core)
 #        64 MiB bcast/allreduce <= 1.5 x Open MPI

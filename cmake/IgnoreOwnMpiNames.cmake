@@ -1,6 +1,6 @@
 # BDMPI's master (bdmprun) is an Open MPI program, found with find_package(MPI).
 # Once BDMPI is installed and its bin directory is in PATH (export PATH=...,
-# module load bdmpi), the mpicc and mpiexec there are BDMPI's own (issue 18)
+# module load bdmpi), the mpicc and mpiexec there are BDMPI's own
 # and FindMPI would take them: the master would link libbdmpi. So every
 # directory of PATH and MPI_HOME whose mpicc says it is BDMPI's is hidden
 # from the find_* commands. Included by the root CMakeLists.txt before

@@ -195,8 +195,8 @@ endforeach()
 # ------------------------------------------------------- standard MPI names
 
 # mpicc, mpicxx, mpic++, mpiexec and mpirun as links to our wrappers and
-# launcher, so that an MPI project switches to BDMPI by PATH alone (issue
-# 18). They go into BDMPI's own bin directory only: in /usr/bin or
+# launcher, so that an MPI project switches to BDMPI by PATH alone.
+# They go into BDMPI's own bin directory only: in /usr/bin or
 # /usr/local/bin they would shadow the system's MPI for every user, so an
 # install there leaves them out and says so.
 option(BDMPI_MPI_ALIASES
@@ -279,7 +279,7 @@ foreach(_lib IN LISTS _bdmpi_internal_libs)
 endforeach()
 string(APPEND BDMPI_PC_LIBS_PRIVATE "-lstdc++ -pthread -lrt -lm")
 
-# bdmpi.pc and the environment module (issue 18) carry absolute paths, so
+# bdmpi.pc and the environment module carry absolute paths, so
 # they are written at install time, when the final prefix (`cmake --install
 # build --prefix P`) is known. Both read ${prefix}/dir the same way (a
 # pkg-config variable, a Tcl variable).

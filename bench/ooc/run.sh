@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/ooc/run.sh -- the out-of-core benchmark (issues 6 and 7): the paper's
+# bench/ooc/run.sh -- the out-of-core benchmark: the paper's
 # applications and the memory-sweeping program on data about F times a
 # memory limit, run every way we can, in one memory cgroup, with swap.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/ooc/run_readers.sh -- the applications' MPI-IO reader (--reader
-# mpiio, MPI_File_read_at_all; issue 13) against their pread reader
+# mpiio, MPI_File_read_at_all) against their pread reader
 # (--reader posix), for k-means and PageRank under bdmpiexec with a node
 # memory budget below the data (--node-memory), so that the ranks' blocks
 # must live in storage-backed memory.

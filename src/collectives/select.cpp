@@ -16,8 +16,8 @@ namespace {
 // Where the numbers come from. Broadcast and allreduce: measured with
 // bench/run_collectives_bench.sh on the emulated cluster (4 hosts at
 // 500 Mbit/s and 8 hosts at 250 Mbit/s, 2 racks; bench_coll runs each size
-// back to back and takes the median; 2026-11-22, results in the issue 5
-// closing note). The others: Open MPI 1.6's tuned decision
+// back to back and takes the median; 2026-11-22, results in
+// bench/results/collectives-2026-11-22*). The others: Open MPI 1.6's tuned decision
 // (coll_tuned_decision_fixed.c), not measured here.
 //
 // Broadcast: the forced chain beat the forced binomial tree from 4 KiB on,

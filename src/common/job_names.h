@@ -52,8 +52,8 @@ inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
 // (placed messages, slave/runtime/runtime_placed.cpp); every message goes through
 // a payload segment or spill file. A number: the smallest message a sender
 // places itself (default: any above the window, which the master places
-// from). Read by the slaves,
-// from the launch's environment.
+// from). Set by bdmpiexec from --placed-messages (OptionRow::variable);
+// read by the slaves.
 inline constexpr const char* kEnvPlacedMessages = "BDMPI_PLACED_MESSAGES";
 // A random secret of one bdmpiexec launch, passed to its masters through the
 // environment (never the command line, which other users can read): a
@@ -61,7 +61,8 @@ inline constexpr const char* kEnvPlacedMessages = "BDMPI_PLACED_MESSAGES";
 // another launch with the same job id holds (job_liveness.h).
 inline constexpr const char* kEnvLaunchSecret = "BDMPI_LAUNCH_SECRET";
 // Seconds after which a master gives up on a silent peer master
-// (master/peer_watch.h); read by the masters only.
+// (master/peer_watch.h); set by bdmpiexec from --peer-timeout, read by the
+// masters only.
 inline constexpr const char* kEnvPeerTimeout = "BDMPI_PEER_TIMEOUT";
 // The master's pid: a process whose parent is not the master (a child the
 // slave program started) is not a slave and keeps the plain allocator.

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/job_names.h"
+#include "common/launch_guard.h"
 
 namespace bdmpi {
 namespace {
@@ -44,6 +45,46 @@ Row ProgressFlag(const char* name, Progress value, const char* help) {
           [value](const JobOptions& o) {
             return o.progress == value ? std::string("1") : std::string();
           }};
+}
+
+// A setting carried by `variable` to the code that reads it: `check`
+// turns the option's text into what that code expects (throwing kErrArg),
+// "" standing for the default.
+Row VariableRow(const char* name, std::string JobOptions::*field, const char* value_name,
+                const char* help, const char* variable, const char* default_text,
+                std::function<std::string(const std::string&)> check) {
+  return Row(name, value_name, help,
+             [field, check = std::move(check)](JobOptions& o, const std::string& v) {
+               o.*field = check(v);
+             },
+             [field](const JobOptions& o) { return o.*field; }, default_text)
+      .Variable(variable);
+}
+
+// One of `names` (the first is the default: ""), as the reader spells them.
+std::function<std::string(const std::string&)> OneOf(std::string option,
+                                                     std::vector<std::string> names) {
+  return [option = std::move(option), names = std::move(names)](const std::string& v) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (v == names[i]) return i == 0 ? std::string() : v;
+    std::string all;
+    for (const std::string& name : names) all += (all.empty() ? "" : "|") + name;
+    throw Error(kErrArg, option + " is " + all + ", got '" + v + "'");
+  };
+}
+
+// A collective's algorithm among the masters: collectives/select.cpp's
+// names (job_options_test checks that it takes each of them).
+Row AlgorithmRow(const char* name, std::string JobOptions::*field, const char* variable,
+                 std::vector<std::string> names, const char* what) {
+  names.insert(names.begin(), "auto");
+  std::string value_name;
+  for (const std::string& n : names) value_name += (value_name.empty() ? "" : "|") + n;
+  std::string help = std::string("force the inter-node algorithm of ") + what;
+  Row row = VariableRow(name, field, "", "", variable, "auto: by size", OneOf(name, names));
+  row.value_name = value_name;
+  row.help = help;
+  return row;
 }
 
 }  // namespace
@@ -153,6 +194,65 @@ const std::vector<Row>& JobOptionTable() {
                    "print a status line every second (default when the output is a "
                    "terminal); SIGUSR1 to bdmpiexec prints each rank's state at any time"),
       ProgressFlag("--no-progress", Progress::kOff, "no status line, even on a terminal"),
+      VariableRow("--placed-messages", &JobOptions::placed_messages, "on|off|SIZE",
+                  "a standard send whose receive is posted on its node writes straight "
+                  "into it (with --single-copy on); off: never; SIZE: only messages of "
+                  "at least SIZE (by default, any above --mem-threshold)",
+                  kEnvPlacedMessages, "on",
+                  [](const std::string& v) -> std::string {
+                    if (v == "on") return "";
+                    if (v == "off") return v;
+                    return std::to_string(ParseByteSize(v, "--placed-messages"));
+                  }),
+      VariableRow("--preload", &JobOptions::preload, "auto|off|PATH",
+                  "for a rank program that does not link libbdmpi (a Python "
+                  "interpreter, say), the library the masters add to its ranks' "
+                  "LD_PRELOAD; off: none",
+                  kEnvPreload, "auto: libbdmpi beside bdmprun",
+                  [](const std::string& v) -> std::string {
+                    if (v.empty()) throw Error(kErrArg, "--preload needs auto, off or a path");
+                    return v == "auto" ? std::string() : v;
+                  }),
+      VariableRow("--peer-timeout", &JobOptions::peer_timeout, "SECONDS",
+                  "with several nodes, end the job when a master has not heard from "
+                  "another for this long (0: never)",
+                  kEnvPeerTimeout, "120",
+                  [](const std::string& v) -> std::string {
+                    char* end = nullptr;
+                    double seconds = std::strtod(v.c_str(), &end);
+                    if (v.empty() || *end != '\0' || !(seconds >= 0) || seconds > 1e6)
+                      throw Error(kErrArg, "--peer-timeout needs seconds (0 turns the "
+                                           "timeout off), got '" + v + "'");
+                    return v == "120" ? std::string() : v;
+                  }),
+      AlgorithmRow("--bcast-algorithm", &JobOptions::bcast_algorithm, "BDMPI_BCAST_ALGORITHM",
+                   {"binomial", "chain", "scatter_allgather"}, "MPI_Bcast"),
+      AlgorithmRow("--allreduce-algorithm", &JobOptions::allreduce_algorithm,
+                   "BDMPI_ALLREDUCE_ALGORITHM", {"recursive_doubling", "ring"},
+                   "MPI_Allreduce (ring only for commutative operations)"),
+      AlgorithmRow("--reduce-algorithm", &JobOptions::reduce_algorithm,
+                   "BDMPI_REDUCE_ALGORITHM", {"binomial", "chain"},
+                   "MPI_Reduce (chain only for commutative operations)"),
+      AlgorithmRow("--allgather-algorithm", &JobOptions::allgather_algorithm,
+                   "BDMPI_ALLGATHER_ALGORITHM", {"bruck", "ring"},
+                   "MPI_Allgather"),
+      VariableRow("--chunk-size", &JobOptions::chunk_size, "SIZE",
+                  "the pieces in which the inter-node collectives move large data",
+                  "BDMPI_CHUNK_SIZE", "by size and peers",
+                  [](const std::string& v) -> std::string {
+                    std::size_t bytes = ParseByteSize(v, "--chunk-size");
+                    if (bytes == 0) throw Error(kErrArg, "--chunk-size must be at least 1");
+                    return std::to_string(bytes);
+                  }),
+      VariableRow("--log", &JobOptions::log_level, "error|warn|info|debug",
+                  "what the launcher, the masters and the ranks log on stderr",
+                  "BDMPI_LOG", "warn; info with -v, debug with -v -v",
+                  OneOf("--log", {"", "error", "warn", "info", "debug"})),
+      VariableRow("--log-categories", &JobOptions::log_categories, "LIST",
+                  "log only these categories (comma-separated: sched, disk, p2p, coll, ...); "
+                  "errors always",
+                  "BDMPI_LOG_CATEGORIES", "all",
+                  [](const std::string& v) { return v; }),
   };
   return table;
 }
@@ -186,6 +286,7 @@ std::vector<std::string> JobOptionArgs(const JobOptions& options) {
   static const JobOptions defaults;
   std::vector<std::string> args;
   for (const Row& row : JobOptionTable()) {
+    if (!row.variable.empty()) continue;  // travels in its variable
     std::string value = row.get(options);
     if (value == row.get(defaults)) continue;  // bdmprun has the same default
     if (row.Flag()) {

@@ -53,6 +53,18 @@ struct JobOptions {
   std::string report_json;
   std::string trace_file;
   Progress progress = Progress::kAuto;
+  // Settings read with getenv where they are used (OptionRow::variable):
+  // the text as given, checked; empty: the default.
+  std::string placed_messages;     // BDMPI_PLACED_MESSAGES, the slaves
+  std::string preload;             // BDMPI_PRELOAD, the masters (spawn.cpp)
+  std::string peer_timeout;        // BDMPI_PEER_TIMEOUT, the masters
+  std::string bcast_algorithm;     // BDMPI_<OP>_ALGORITHM and BDMPI_CHUNK_SIZE,
+  std::string allreduce_algorithm; // the masters (collectives/select.h)
+  std::string reduce_algorithm;
+  std::string allgather_algorithm;
+  std::string chunk_size;
+  std::string log_level;           // BDMPI_LOG and BDMPI_LOG_CATEGORIES,
+  std::string log_categories;      // every process (common/log.h)
   std::vector<std::string> program;    // the slave program and its arguments
 };
 

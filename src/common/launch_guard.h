@@ -24,7 +24,7 @@ inline constexpr const char* kEnvInLaunch = "BDMPI_IN_LAUNCH";
 inline constexpr const char* kEnvRanksPreload = "BDMPI_RANKS_LD_PRELOAD";
 // "off": the master does not preload libbdmpi into ranks whose program does
 // not link it; a path: preload that library instead of the one beside
-// bdmprun.
+// bdmprun. Set by bdmpiexec from --preload.
 inline constexpr const char* kEnvPreload = "BDMPI_PRELOAD";
 // Set by a singleton start (its pid) for the bdmpiexec it execs, which
 // removes it. A process that calls MPI_Init with it still set was started

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <utility>
@@ -31,6 +32,12 @@ struct OptionRow {
   std::function<std::string(const Options&)> get;
   std::string default_text;  // for --help; empty: none shown
   std::string env;           // the slaves' variable for it, if any
+  // A setting read with getenv where it is used (a master's, a rank's or
+  // bdmpiexec's own code): bdmpiexec takes the variable from its
+  // environment as the option's value unless the option is given
+  // (ApplyVariables), and sets it from the option for every process it
+  // starts (SetVariables). Such a row is not passed on as an argument.
+  std::string variable;
 
   using Setter = std::function<void(Options&, const std::string&)>;
   using Getter = std::function<std::string(const Options&)>;
@@ -43,8 +50,12 @@ struct OptionRow {
         get(std::move(get_)),
         default_text(std::move(default_text_)) {}
 
-  OptionRow&& Env(std::string variable) && {
-    env = std::move(variable);
+  OptionRow&& Env(std::string slaves_variable) && {
+    env = std::move(slaves_variable);
+    return std::move(*this);
+  }
+  OptionRow&& Variable(std::string setting_variable) && {
+    variable = std::move(setting_variable);
     return std::move(*this);
   }
   OptionRow&& Default(std::string text) && {
@@ -168,10 +179,48 @@ std::string OptionHelp(const std::vector<OptionRow<Options>>& table) {
     std::string names = row.alias.empty() ? row.name : row.alias + ", " + row.name;
     if (!row.Flag()) names += " " + row.value_name;
     std::string help = row.help;
-    if (!row.default_text.empty()) help += " (default " + row.default_text + ")";
+    if (!row.default_text.empty() && !row.variable.empty())
+      help += " (default " + row.default_text + "; variable " + row.variable + ")";
+    else if (!row.default_text.empty())
+      help += " (default " + row.default_text + ")";
+    else if (!row.variable.empty())
+      help += " (variable " + row.variable + ")";
     text += OptionHelpLine(names, help);
   }
   return text;
+}
+
+// The rows' variables set in this environment, as if their options were
+// given, for the rows `given(name)` says the command line did not give.
+// A bad value is an Error(kErrArg) naming the variable.
+template <class Options, class Given>
+void ApplyVariables(const std::vector<OptionRow<Options>>& table, Options& options,
+                    const Given& given) {
+  for (const OptionRow<Options>& row : table) {
+    if (row.variable.empty() || given(row.name)) continue;
+    const char* value = std::getenv(row.variable.c_str());
+    if (value == nullptr || *value == '\0') continue;
+    try {
+      row.set(options, value);
+    } catch (const Error& error) {
+      throw Error(kErrArg, row.variable + "=" + value + " (the setting of " + row.name +
+                               "): " + error.what());
+    }
+  }
+}
+
+// Sets each row's variable to the option's value for the code that reads
+// it, here and in every process started from here; removes it when the
+// value is the default, which that code assumes when the variable is unset.
+template <class Options>
+void SetVariables(const std::vector<OptionRow<Options>>& table, const Options& options) {
+  static const Options defaults{};
+  for (const OptionRow<Options>& row : table) {
+    if (row.variable.empty() || !row.get) continue;
+    std::string value = row.get(options);
+    if (value.empty() || value == row.get(defaults)) unsetenv(row.variable.c_str());
+    else setenv(row.variable.c_str(), value.c_str(), 1);
+  }
 }
 
 }  // namespace bdmpi

@@ -6,8 +6,8 @@
 // cheap) when it is among the least busy, else keeps the core it had when
 // that one is: a move costs the slave a migration. Binding the whole
 // process on every resume (a walk of /proc/<pid>/task, a dozen system calls
-// in the master) made an 8-byte round trip with -nr 2 cost 5-30x the -nr 1
-// one (issue 15); now a move binds the main thread, one system call.
+// in the master) makes an 8-byte round trip with -nr 2 cost 5-30x the -nr 1
+// one, so a move binds the main thread only, one system call.
 #pragma once
 
 #include <sys/types.h>

@@ -25,7 +25,7 @@ namespace bdmpi {
 
 class HandoverHold {
  public:
-  // bdmprun's (issue 15's measurements: a send and the receive after it
+  // bdmprun's (measured: a send and the receive after it
   // reach the master within ~10 us; a round of 8 ranks through one core
   // takes ~70 us).
   static constexpr std::chrono::microseconds kHoldLimit{100};

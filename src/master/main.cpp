@@ -16,7 +16,7 @@
 #include "common/log.h"
 #include "master/master.h"
 #include "master/options.h"
-#include "master/test_pause.h"
+#include "common/test_hooks.h"
 
 namespace {
 
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     status = 1;
   }
   // The master's objects and liveness file are gone by now.
-  bdmpi::TestPause(bdmpi::kTestPauseBeforeExit, node);
+  bdmpi::test_hooks::PauseBeforeExit(node);
   if (status != 0 && nnodes > 1) {
     // The other masters are cleaning up too (they got our notice, or the
     // signal mpirun/srun sent to all). MPI_Abort kills them at once, so wait

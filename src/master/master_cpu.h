@@ -2,8 +2,8 @@
 // unless other masters of the same launch share this host (several nodes
 // on one machine, -nn 2 in tests and benchmarks). Each would then pin
 // itself, and with -nr 1 its slaves, to whatever processor it started on,
-// which was the same one for all: both masters, their network threads and
-// slaves took turns on CPU 0 while the other processors idled (issue 15:
+// the same one for all: both masters, their network threads and slaves
+// would take turns on CPU 0 while the other processors idled (measured:
 // a -nn 2 ping-pong cost 3x the -nr 1 one). So a master that knows its
 // rank among the masters of its host (Open MPI's
 // OMPI_COMM_WORLD_LOCAL_RANK, Slurm's SLURM_LOCALID) takes the processor

@@ -19,7 +19,7 @@
 #include "common/log.h"
 #include "collectives/collectives.h"
 #include "master/job_recorder.h"
-#include "master/test_pause.h"
+#include "common/test_hooks.h"
 #include "master/message_table.h"
 
 namespace bdmpi {
@@ -261,7 +261,7 @@ void Network::Run() {
       return;
     }
     if (shutdown_request_ != MPI_REQUEST_NULL && TestRequest(shutdown_request_)) {
-      TestPause(kTestPauseAfterShutdown, node_);
+      test_hooks::PauseAfterShutdown(node_);
       // Node 0's event loop receives the records after kFinished, for
       // kRecordWait at most; a node 0 gone or hung after the barrier never
       // does.

@@ -1,4 +1,4 @@
-// Collectives that differ between nodes (issue 14.5). On one node the
+// Collectives that differ between nodes. On one node the
 // master sees every member's call (JoinCollective); across nodes each
 // master sees only its own ranks', and learns the others' from the
 // signature of the inter-node step's messages (step_signature.h).

@@ -2,10 +2,10 @@
 // and makes itself a batch task so that it takes turns with the slave it
 // serves (master.cpp, handover.cpp); a thread it starts afterwards inherits
 // both. The network thread must not: it polls Open MPI for the other nodes'
-// messages, and pinned to the master's core as a batch task it only ran when
-// the running slave blocked or used up its time slice, and then took that
-// core from the slave (issue 15: with -nn 2 both masters, their network
-// threads and the slaves all ended up on one core).
+// messages, and pinned to the master's core as a batch task it would only run
+// when the running slave blocked or used up its time slice, and then take
+// that core from the slave (with -nn 2 both masters, their network threads
+// and the slaves would all share one core).
 #pragma once
 
 #include <sched.h>

@@ -1,5 +1,5 @@
 // Where this node sits in the cluster: its rack, for chains that cross each
-// rack boundary once (issue 5; Twister's topology-aware broadcast).
+// rack boundary once (Twister's topology-aware broadcast).
 #pragma once
 
 #include <string>

@@ -9,7 +9,7 @@
 #   2. submits examples/slurm/bdmpi_job.sh with sbatch, where `mpiexec -n 8`
 #      (BDMPI's) starts the masters with srun --mpi=pmix, and checks its
 #      output; and checks that `srun -n 4 ./prog` stops at MPI_Init with a
-#      message naming `mpiexec -n 4` (issue 18.5);
+#      message naming `mpiexec -n 4`;
 # and takes the cluster down again, also on failure.
 #
 # Usage: tests/cluster/run_cluster_tests.sh [BUILD_DIR]   (default: build)

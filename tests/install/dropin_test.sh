@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The drop-in tests (issue 18): an existing MPI project switches to BDMPI by
+# The drop-in tests: an existing MPI project switches to BDMPI by
 # PATH or `module load` alone. Each runs on the prefix install.build made,
 # in a fresh temporary directory, with an environment that has nothing of
 # BDMPI but PATH (or the module):

@@ -5,7 +5,7 @@
 # and is a batch task) and checks that each master's network thread
 # ("bdmpi-network") is neither: it must run on every processor this test may
 # use and under the ordinary policy, or it polls Open MPI on the core of the
-# slave it should leave alone (issue 15). Nor may the two masters pin
+# slave it should leave alone. Nor may the two masters pin
 # themselves (and so their slaves) to the same processor: each started on
 # CPU 0 and stayed there while the other processors idled. Then the usual
 # end checks: exit 0, nothing of the job left. Skipped (77) with a single

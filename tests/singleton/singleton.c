@@ -1,6 +1,6 @@
 /*
  * singleton: a program that its tests start directly, without bdmpiexec
- * (issue 18, singleton MPI_Init). It must find itself a job of one rank
+ * (a singleton MPI_Init). It must find itself a job of one rank
  * with all its arguments, and every way of ending must leave nothing.
  *
  *   singleton [ARGS...]        checks the job and that its arguments are

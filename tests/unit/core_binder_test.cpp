@@ -1,7 +1,7 @@
 // CoreBinder and HandoverHold (master/core_binder.h, master/handover_hold.h):
 // where a resumed slave runs with -nr > 1 and when the master looks again.
 // Binding is counted through a fake: every call is a system call (and a
-// migration) in bdmprun, which issue 15 measured as the cost of -nr > 1.
+// migration) in bdmprun, the measured cost of -nr > 1 (core_binder.h).
 #include "master/core_binder.h"
 
 #include <gtest/gtest.h>

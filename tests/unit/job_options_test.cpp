@@ -13,7 +13,9 @@
 
 #include "common/byte_size.h"
 #include "common/error.h"
+#include "collectives/select.h"
 #include "common/job_names.h"
+#include "common/launch_guard.h"
 #include "master/options.h"
 
 namespace bdmpi {
@@ -125,6 +127,105 @@ TEST(JobOptionsTest, HelpListsEveryOptionWithItsDefault) {
   for (std::size_t start = 0, end; (end = usage.find('\n', start)) != std::string::npos;
        start = end + 1)
     EXPECT_LE(end - start, 78u) << usage.substr(start, end - start);
+}
+
+// Settings read with getenv where they are used: given as options or as
+// their variables, checked by bdmpiexec, and set as variables for the
+// masters and ranks instead of passed on as arguments.
+class VariableRowsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Clear(); }
+  void TearDown() override { Clear(); }
+  static void Clear() {
+    for (const OptionRow<JobOptions>& row : JobOptionTable())
+      if (!row.variable.empty()) unsetenv(row.variable.c_str());
+    unsetenv("BDMPI_MPIRUN");
+    unsetenv("BDMPI_BDMPRUN");
+  }
+  static std::string Env(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr ? value : "(unset)";
+  }
+};
+
+TEST_F(VariableRowsTest, OptionsBecomeVariablesNotArguments) {
+  LaunchOptions launched =
+      Launch({"--job-id", "j", "--scratch-dir", "/tmp", "--placed-messages", "64k",
+              "--preload", "off", "--peer-timeout", "2.5", "--bcast-algorithm", "chain",
+              "--chunk-size", "1m", "--log", "info", "--log-categories", "disk,sched",
+              "--mpirun", "/opt/mpirun", kProgram});
+  EXPECT_EQ(MasterCommand(launched, "bdmprun"),
+            (std::vector<std::string>{"bdmprun", "--job-id", "j", "--", kProgram}));
+  ExportVariables(launched);
+  EXPECT_EQ(Env(kEnvPlacedMessages), "65536");
+  EXPECT_EQ(Env(kEnvPreload), "off");
+  EXPECT_EQ(Env(kEnvPeerTimeout), "2.5");
+  EXPECT_EQ(Env("BDMPI_BCAST_ALGORITHM"), "chain");
+  EXPECT_EQ(Env("BDMPI_CHUNK_SIZE"), "1048576");
+  EXPECT_EQ(Env("BDMPI_LOG"), "info");
+  EXPECT_EQ(Env("BDMPI_LOG_CATEGORIES"), "disk,sched");
+  EXPECT_EQ(Env("BDMPI_MPIRUN"), "/opt/mpirun");
+  EXPECT_EQ(Env("BDMPI_BDMPRUN"), "(unset)");
+}
+
+TEST_F(VariableRowsTest, TheVariableIsTheDefaultAndTheOptionWins) {
+  setenv(kEnvPlacedMessages, "off", 1);
+  setenv("BDMPI_ALLREDUCE_ALGORITHM", "ring", 1);
+  setenv(kEnvPeerTimeout, "120", 1);
+  LaunchOptions launched = Launch({"--placed-messages", "on", kProgram});
+  EXPECT_EQ(launched.placed_messages, "");
+  EXPECT_EQ(launched.allreduce_algorithm, "ring");
+  ExportVariables(launched);
+  // The default: unset, which is what the readers take for it.
+  EXPECT_EQ(Env(kEnvPlacedMessages), "(unset)");
+  EXPECT_EQ(Env(kEnvPeerTimeout), "(unset)");
+  EXPECT_EQ(Env("BDMPI_ALLREDUCE_ALGORITHM"), "ring");
+}
+
+TEST_F(VariableRowsTest, BadValuesNameTheVariableOrTheOption) {
+  setenv("BDMPI_REDUCE_ALGORITHM", "ring", 1);
+  std::string message = LaunchError({kProgram});
+  EXPECT_NE(message.find("BDMPI_REDUCE_ALGORITHM=ring"), std::string::npos) << message;
+  EXPECT_NE(message.find("--reduce-algorithm is auto|binomial|chain"), std::string::npos)
+      << message;
+  unsetenv("BDMPI_REDUCE_ALGORITHM");
+  EXPECT_NE(LaunchError({"--peer-timeout", "-1", kProgram}).find("--peer-timeout"),
+            std::string::npos);
+  EXPECT_NE(LaunchError({"--chunk-size", "0", kProgram}).find("--chunk-size"),
+            std::string::npos);
+  EXPECT_NE(LaunchError({"--log", "loud", kProgram}).find("--log is"), std::string::npos);
+  EXPECT_NE(LaunchError({"--placed-messages", "sometimes", kProgram})
+                .find("--placed-messages"),
+            std::string::npos);
+}
+
+// The rows' names are the ones collectives/select.cpp takes, and it
+// refuses what the rows refuse.
+TEST_F(VariableRowsTest, AlgorithmRowsMatchTheSelection) {
+  int rows = 0;
+  for (const OptionRow<JobOptions>& row : JobOptionTable()) {
+    if (row.variable.find("_ALGORITHM") == std::string::npos) continue;
+    ++rows;
+    std::string names = row.value_name;
+    for (std::size_t start = 0, end = 0; end != std::string::npos; start = end + 1) {
+      end = names.find('|', start);
+      std::string name = names.substr(start, end - start);
+      if (name == "auto") continue;
+      JobOptions options;
+      EXPECT_NO_THROW(row.set(options, name)) << row.name << " " << name;
+      EXPECT_NO_THROW(coll::Tuning::FromEnvironment([&](const char* v) {
+        return row.variable == v ? name.c_str() : nullptr;
+      })) << row.variable << "=" << name;
+    }
+    JobOptions options;
+    EXPECT_THROW(row.set(options, "bogus"), Error) << row.name;
+    EXPECT_THROW(coll::Tuning::FromEnvironment([&](const char* v) {
+                   return row.variable == v ? "bogus" : nullptr;
+                 }),
+                 Error)
+        << row.variable;
+  }
+  EXPECT_EQ(rows, 4);
 }
 
 TEST(JobOptionsTest, HelpNeedsNoProgram) { EXPECT_TRUE(Launch({"--help"}).help); }

@@ -1,4 +1,4 @@
-// The live status of a running job (issue 14): `bdmpiexec --status JOBID`
+// The live status of a running job: `bdmpiexec --status JOBID`
 // from another shell, SIGUSR1 to bdmpiexec, and the time limit's last word.
 // One master of the job on this host is asked (not through mpirun, which
 // would signal the ranks too); it gathers every node's ranks and answers

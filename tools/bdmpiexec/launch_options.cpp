@@ -102,6 +102,14 @@ const std::vector<LauncherRow>& LauncherOptionTable() {
       LauncherRow("--launcher-arg", "ARG", "pass ARG to mpirun / srun (repeatable)",
                   [](LaunchOptions& o, const std::string& v) { o.launcher_args.push_back(v); },
                   nullptr),
+      TextOption("--mpirun", &LaunchOptions::mpirun, "PATH",
+                 "Open MPI's mpirun, which starts the masters of several nodes")
+          .Default("the one BDMPI was built with, else the first in PATH that is not "
+                   "BDMPI's own")
+          .Variable("BDMPI_MPIRUN"),
+      TextOption("--bdmprun", &LaunchOptions::bdmprun, "PATH", "the master program")
+          .Default("bdmprun beside bdmpiexec")
+          .Variable("BDMPI_BDMPRUN"),
       LauncherRow("--verbose", "", "log what the master does (-v -v: debug)",
                   [](LaunchOptions& o, const std::string&) { ++o.verbosity; }, nullptr)
           .Alias("-v"),
@@ -231,6 +239,9 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
   options.program = ScanCommandLine("bdmpiexec", argc, argv, apply);
   if (options.help || options.version || !options.status_job.empty()) return options;
   try {
+    auto given_here = [&](const std::string& name) { return given.contains(name); };
+    ApplyVariables<JobOptions>(JobOptionTable(), options, given_here);
+    ApplyVariables(LauncherOptionTable(), options, given_here);
     // MPMD (`mpiexec -n 2 a : -n 2 b`): a ':' the user did not protect
     // with '--' would otherwise reach the program as an argument.
     bool after_dashes = argc > static_cast<int>(options.program.size()) &&
@@ -279,6 +290,8 @@ LaunchOptions ParseLaunchOptions(int argc, char** argv) {
 }
 
 void ExportVariables(const LaunchOptions& options) {
+  SetVariables<JobOptions>(JobOptionTable(), options);
+  SetVariables(LauncherOptionTable(), options);
   for (const ExportedVariable& var : options.exported) {
     if (var.value) setenv(var.name.c_str(), var.value->c_str(), 1);
   }

@@ -32,6 +32,9 @@ struct LaunchOptions : JobOptions {
   std::vector<std::string> launcher_args;  // passed to mpirun / srun
   // --status JOBID: ask that running job's masters for their ranks' state.
   std::string status_job;
+  // Settings carried by their variables (OptionRow::variable).
+  std::string mpirun;   // BDMPI_MPIRUN: Open MPI's mpirun (mpirun_path.h)
+  std::string bdmprun;  // BDMPI_BDMPRUN: the master program
 };
 
 // --help, printed from the option tables.
@@ -48,8 +51,9 @@ extern const char* const kLaunchVersion;
 // it adjusts.
 LaunchOptions ParseLaunchOptions(int argc, char** argv);
 
-// Sets the variables of -x VAR=VALUE and --env in this process, whose
-// environment the masters and (through them) the ranks inherit.
+// Sets the settings' variables (OptionRow::variable) and then those of
+// -x VAR=VALUE and --env in this process, whose environment the masters
+// and (through them) the ranks inherit.
 void ExportVariables(const LaunchOptions& options);
 
 // The bdmprun command line for these options.

@@ -7,7 +7,7 @@ namespace bdmpi {
 
 // Open MPI's mpirun: $BDMPI_MPIRUN, else the one BDMPI was built with, else
 // the first mpirun in PATH, skipping any that is bdmpiexec itself: with
-// BDMPI's bin first in PATH, "mpirun" is BDMPI's own (issue 18).
+// BDMPI's bin first in PATH, "mpirun" is BDMPI's own.
 std::string OpenMpiMpirun();
 
 }  // namespace bdmpi

@@ -1,4 +1,4 @@
-// Collectives built from point-to-point messages (issue 4): the blocking
+// Collectives built from point-to-point messages: the blocking
 // scan and exscan chain here, and the helpers of the schedules in nbc*.cpp
 // (gather, scatter, allgather, alltoall, reduce_scatter, user-defined
 // reductions and every nonblocking and persistent collective).

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/job_names.h"
 #include "common/process_memory.h"
+#include "common/test_hooks.h"
 #include "slave/memory/arena.h"
 
 namespace bdmpi {
@@ -60,11 +61,7 @@ bool Readable(const void* data, std::uint64_t bytes) {
 }
 
 bool ReadLent(pid_t pid, std::uint64_t address, void* out, std::uint64_t bytes) {
-  static const bool refuse = [] {
-    const char* value = std::getenv("BDMPI_TEST_REFUSE_LENT_READS");
-    return value != nullptr && std::strcmp(value, "1") == 0;
-  }();
-  if (refuse) return false;
+  if (test_hooks::RefuseLentReads()) return false;
   int error = ReadProcessMemory(pid, address, out, bytes);
   // ESRCH: the sender died; the master, asked for a copy, ends the job
   // naming it.

@@ -12,6 +12,7 @@
 #include "common/job_names.h"
 #include "common/log.h"
 #include "common/process_memory.h"
+#include "common/test_hooks.h"
 #include "slave/runtime/runtime.h"
 
 namespace bdmpi {
@@ -28,18 +29,6 @@ namespace {
 // that turns to posting first (osu_bw after its first window) loses at
 // most this many placements.
 constexpr std::uint32_t kMaxPlaceSkips = 15;
-
-// Tests only: every granted write fails with this errno, unwritten, so
-// that the way back (the master undoes the reservation, the message goes
-// the usual way) and giving up on EPERM are exercised where the kernel
-// allows every write (as root, without Yama).
-int TestWriteErrno() {
-  static const int value = [] {
-    const char* text = std::getenv("BDMPI_TEST_PLACE_ERRNO");
-    return text != nullptr ? std::atoi(text) : 0;
-  }();
-  return value;
-}
 
 }  // namespace
 
@@ -83,7 +72,7 @@ bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& 
     return false;
   }
   backoff.next = 0;
-  int error = TestWriteErrno();
+  int error = test_hooks::PlaceWriteErrno();
   if (error == 0)
     error = WriteProcessMemory(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes);
   RequestMsg done = request;

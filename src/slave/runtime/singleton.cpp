@@ -1,4 +1,4 @@
-// Singleton start (issue 18). Without bdmpiexec there is no master, and a
+// Singleton start. Without bdmpiexec there is no master, and a
 // rank cannot work without one: the master owns the message queues, the
 // scheduling and the clean-up after a crash, and starts its slaves itself.
 // So MPI_Init replaces the process (same pid, same parent, same terminal)

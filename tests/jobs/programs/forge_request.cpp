@@ -1,6 +1,6 @@
 // A rank that writes forged requests straight to its master's request queue,
 // as a buggy program could: the master must refuse each one, end the job and
-// name the rank, instead of believing the fields (issue 16, item 5).
+// name the rank, instead of believing the fields.
 //
 //   forge_request --forge source|slave|token|file|malformed
 //

@@ -1,5 +1,5 @@
 /*
- * launch_env: what mpiexec's options gave the job (issue 18.3).
+ * launch_env: what mpiexec's options gave the job.
  *
  *   --size N          the world has N ranks
  *   --node-size N     under BDMPI, N ranks per node (BDMPI_NODE_SIZE)
