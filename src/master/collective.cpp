@@ -19,8 +19,8 @@ namespace bdmpi {
 namespace {
 
 // Whether a member of this collective waits for a result.
-bool NeedsResult(MsgType type, bool is_root) {
-  switch (FindMessageRow(type)->result_for) {
+bool NeedsResult(const MessageRow& row, bool is_root) {
+  switch (row.result_for) {
     case ResultFor::kEveryone: return true;
     case ResultFor::kNonRoot: return !is_root;
     case ResultFor::kRoot: return is_root;
@@ -50,6 +50,7 @@ bool Master::CollectiveReady(const Slave&, const RequestMsg& request) const {
 
 Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
   const MasterComm& comm = Comm(request.comm);
+  const MessageRow& row = *FindMessageRow(request.type);
   std::uint64_t seq = slave.collective_seq[request.comm]++;
   auto [it, created] = collectives_.try_emplace({request.comm, seq});
   Collective& collective = it->second;
@@ -63,13 +64,9 @@ Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
     collective.bytes = request.bytes;
     collective.replies_due = 0;
     for (int rank : comm.local_ranks) {
-      if (NeedsResult(request.type, rank == request.peer)) ++collective.replies_due;
+      if (NeedsResult(row, rank == request.peer)) ++collective.replies_due;
     }
-    if (request.type == MsgType::kReduce || request.type == MsgType::kAllreduce)
-      collective.contributions.resize(comm.world_ranks.size());
-  } else if (collective.type != request.type ||
-             (request.type != MsgType::kBarrier && request.type != MsgType::kAllreduce &&
-              collective.root != request.peer)) {
+  } else if (collective.type != request.type || (row.rooted && collective.root != request.peer)) {
     // MPI leaves this undefined; silently mixing them would corrupt data.
     Fail(1, "rank " + std::to_string(slave.world_rank) + " called " +
                 MpiCallName(request.type) + " (root " + std::to_string(request.peer) +
@@ -79,8 +76,7 @@ Collective& Master::JoinCollective(Slave& slave, const RequestMsg& request) {
     throw Error(kErrOther, "collective mismatch");
   }
   ++collective.arrived;
-  if (request.type == MsgType::kBcast || request.type == MsgType::kReduce ||
-      request.type == MsgType::kAllreduce) {
+  if (row.same_size) {
     // MPI wants the same amount of data from every member; a bcast of
     // another size would cut or overrun a buffer, a reduction would fold
     // unrelated data.
@@ -150,7 +146,7 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
     if (comm.spans_nodes) {
       StartInterNodeStep(collective);
     } else {
-      if (collective.type == MsgType::kCommSplit) FinishSplit(collective);
+      if (row.finish != nullptr) (this->*row.finish)(collective);
       collective.done = true;
     }
   }
@@ -159,7 +155,7 @@ void Master::HandleCollective(Slave& slave, const RequestMsg& request) {
   // Replies and resumes below may erase `collective`: only keys from here.
   if (request.id != 0) {
     JoinWithoutWaiting(collective, slave, request);
-  } else if (NeedsResult(request.type, is_root)) {
+  } else if (NeedsResult(row, is_root)) {
     if (collective.done) {
       Reply(slave, CompleteCollective(slave, joined));
     } else {
@@ -193,16 +189,20 @@ ReplyMsg Master::CompleteCollective(Slave& slave, const RequestMsg& request) {
   auto it = collectives_.find({request.comm, request.id});
   BDMPI_ENFORCE(it != collectives_.end(), "completing an unknown collective");
   Collective& collective = it->second;
+  const MessageRow& row = *FindMessageRow(request.type);
   ReplyMsg reply;
   reply.type = request.type;
-  if (request.type == MsgType::kCommSplit) {
-    reply = CompleteSplit(slave, collective);
-  } else if (request.type != MsgType::kBarrier) {
-    payloads_.Give(collective.result, request.bytes, io_->Window(slave.index), reply,
-                   slave.held_files);
-    if (reply.bytes > request.bytes) reply.error = kErrTruncate;
-  }
+  if (row.hand_result != nullptr) reply = (this->*row.hand_result)(slave, collective, request);
   if (--collective.replies_due == 0) EraseCollective(it);
+  return reply;
+}
+
+ReplyMsg Master::GiveResult(Slave& slave, Collective& collective, const RequestMsg& request) {
+  ReplyMsg reply;
+  reply.type = request.type;
+  payloads_.Give(collective.result, request.bytes, io_->Window(slave.index), reply,
+                 slave.held_files);
+  if (reply.bytes > request.bytes) reply.error = kErrTruncate;
   return reply;
 }
 
@@ -218,45 +218,49 @@ void Master::StartInterNodeStep(Collective& collective) {
   step.type = collective.type;
   step.comm = collective.comm;
   step.seq = collective.seq;
-  const MasterComm& comm = Comm(collective.comm);
-  step.group = comm.group;
+  step.group = Comm(collective.comm).group;
   step.signature = SignatureOf(collective);
-  if (collective.type == MsgType::kCommSplit) {
-    PrepareSplitStep(collective, step);
-    network_->StartCollective(step);
-    return;
-  }
+  (this->*FindMessageRow(collective.type)->prepare_step)(collective, step);
+  network_->StartCollective(step);
+}
+
+void Master::PrepareBarrierStep(Collective& collective, CollectiveStep& step) {
+  const MasterComm& comm = Comm(collective.comm);
   const std::vector<int>& nodes = comm.group->nodes;
   step.root = static_cast<int>(
       std::lower_bound(nodes.begin(), nodes.end(), NodeOf(comm.world_ranks[collective.root])) -
       nodes.begin());
   step.datatype = static_cast<DatatypeId>(collective.datatype);
   step.op = static_cast<OpId>(collective.op);
-  if (collective.type == MsgType::kBcast) {
-    if (collective.root_arrived) {
-      collective.bytes = collective.result.bytes();
-      if (collective.result.on_disk() && collective.bytes > 0)
-        collective.accumulator_map.emplace(
-            payloads_.Map(collective.result, collective.bytes, /*writable=*/true));
-    } else {
-      // The data arrives from another node, into memory or a reserved spill file.
-      collective.result = payloads_.Allocate(collective.bytes, collective.accumulator_map);
-    }
+}
+
+void Master::PrepareBcastStep(Collective& collective, CollectiveStep& step) {
+  if (collective.root_arrived) {
+    collective.bytes = collective.result.bytes();
+    if (collective.result.on_disk() && collective.bytes > 0)
+      collective.accumulator_map.emplace(
+          payloads_.Map(collective.result, collective.bytes, /*writable=*/true));
+  } else {
+    // The data arrives from another node, into memory or a reserved spill file.
+    collective.result = payloads_.Allocate(collective.bytes, collective.accumulator_map);
   }
-  if (collective.type != MsgType::kBarrier) {
-    step.bytes = collective.bytes;
-    step.data = collective.result.on_disk()
-                    ? (collective.accumulator_map ? collective.accumulator_map->data() : nullptr)
-                    : collective.result.memory().data();
-  }
-  network_->StartCollective(step);
+  PrepareReduceStep(collective, step);
+}
+
+void Master::PrepareReduceStep(Collective& collective, CollectiveStep& step) {
+  PrepareBarrierStep(collective, step);
+  step.bytes = collective.bytes;
+  step.data = collective.result.on_disk()
+                  ? (collective.accumulator_map ? collective.accumulator_map->data() : nullptr)
+                  : collective.result.memory().data();
 }
 
 void Master::OnInterNodeStepDone(int comm, std::uint64_t seq) {
   auto it = collectives_.find({comm, seq});
   BDMPI_ENFORCE(it != collectives_.end(), "inter-node step of an unknown collective");
   it->second.accumulator_map.reset();  // the data stays in its file
-  if (it->second.type == MsgType::kCommSplit) FinishSplit(it->second);
+  const MessageRow& row = *FindMessageRow(it->second.type);
+  if (row.finish != nullptr) (this->*row.finish)(it->second);
   it->second.done = true;
   RecordStepDone(comm, seq);
   FinishCollective(comm, seq);

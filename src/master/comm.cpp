@@ -91,9 +91,9 @@ void Master::FinishSplit(Collective& collective) {
   }
 }
 
-ReplyMsg Master::CompleteSplit(Slave& slave, Collective& collective) {
+ReplyMsg Master::CompleteSplit(Slave& slave, Collective& collective, const RequestMsg& request) {
   ReplyMsg reply;
-  reply.type = MsgType::kCommSplit;
+  reply.type = request.type;
   auto outcome = collective.split_outcome.find(slave.world_rank);
   if (outcome == collective.split_outcome.end()) return reply;  // MPI_UNDEFINED
   auto [id, rank] = outcome->second;

@@ -321,7 +321,8 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
 }
 
 void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payload) {
-  if (request.type == MsgType::kEvent && request.token == event_token_) {
+  const MessageRow* row = FindMessageRow(request.type);
+  if (row != nullptr && row->master_event && request.token == event_token_) {
     OnEvent(request);
     return;
   }
@@ -331,18 +332,13 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   if (slave.state == SlaveState::kExited) return;  // sent before it died
   inline_payload_ = inline_payload;
   served_sender_ = slave.index;
-  // The slave has consumed its previous reply; not so a Released (or its
-  // progress), which a slave sends while it waits for a reply that may be
-  // made already (a runnable slave switched out), naming files it has yet
-  // to read.
-  // A CopyLent asks about the lent block of its last reply.
-  if (request.type != MsgType::kReleased && request.type != MsgType::kReleaseProgress &&
-      request.type != MsgType::kCopyLent) {
+  // The slave has consumed its previous reply, unless the row says it may
+  // not have (keeps_reply_files).
+  if (row == nullptr || !row->keeps_reply_files) {
     slave.held_files.clear();
     slave.held_lent.reset();
   }
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
-  const MessageRow* row = FindMessageRow(request.type);
   if (row != nullptr && row->handle != nullptr) (this->*row->handle)(slave, request);
   inline_payload_ = nullptr;
 }
@@ -577,8 +573,8 @@ void Master::Reply(Slave& slave, const ReplyMsg& reply) {
 }
 
 void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
-  Blocks blocks = state == SlaveState::kRBlocked ? Blocks::kRBlocked : Blocks::kCBlocked;
-  BDMPI_ENFORCE(FindMessageRow(request.type)->blocks == blocks,
+  BDMPI_ENFORCE(BlocksInState(FindMessageRow(request.type)->blocks,
+                              state == SlaveState::kRBlocked),
                 std::string("the message table says ") + MsgTypeName(request.type) +
                     " does not block in state " + SlaveStateName(state));
   slave.state = state;

@@ -215,8 +215,10 @@ class Master {
   void HandleWaitRecv(Slave& slave, const RequestMsg& request);
   void HandleTestRecv(Slave& slave, const RequestMsg& request);
   void HandleProbe(Slave& slave, const RequestMsg& request);
-  // WaitAny, TestAny, PollAny, TestAll over the ids in slave.wait_ids.
+  // WaitAny, TestAny, PollAny over the ids in slave.wait_ids.
   void HandleAnyRecv(Slave& slave, const RequestMsg& request);
+  // TestAll: whether every receive of slave.wait_ids is complete.
+  void HandleTestAll(Slave& slave, const RequestMsg& request);
   void HandleFreeRecv(Slave& slave, const RequestMsg& request);
   void HandleMrecv(Slave& slave, const RequestMsg& request);
   void HandleCancel(Slave& slave, const RequestMsg& request);
@@ -249,6 +251,7 @@ class Master {
   void TellMatchedSenders(Slave& receiver);
   ReplyMsg CompleteRecv(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteAnyRecv(Slave& slave, const RequestMsg& request);
+  ReplyMsg CompleteTestAll(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteProbe(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteMprobe(Slave& slave, const RequestMsg& request);
   bool RecvReady(const Slave& slave, const RequestMsg& request) const;
@@ -267,6 +270,12 @@ class Master {
   void OnInterNodeStepDone(int comm, std::uint64_t seq);
   ReplyMsg CompleteCollective(Slave& slave, const RequestMsg& request);
   bool CollectiveReady(const Slave& slave, const RequestMsg& request) const;
+  // Bcast, reductions: the result, into the member's window or a file.
+  ReplyMsg GiveResult(Slave& slave, Collective& collective, const RequestMsg& request);
+  // The message table's prepare_step functions (a split's is PrepareSplitStep).
+  void PrepareBarrierStep(Collective& collective, CollectiveStep& step);
+  void PrepareBcastStep(Collective& collective, CollectiveStep& step);
+  void PrepareReduceStep(Collective& collective, CollectiveStep& step);
   void ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request);
   void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
   void FoldContributions(Collective& collective);
@@ -285,7 +294,7 @@ class Master {
   void PrepareSplitStep(Collective& collective, CollectiveStep& step);
   // Builds the new communicators once every member's entry is known.
   void FinishSplit(Collective& collective);
-  ReplyMsg CompleteSplit(Slave& slave, Collective& collective);
+  ReplyMsg CompleteSplit(Slave& slave, Collective& collective, const RequestMsg& request);
   // MPI_Comm_idup (idup_split.cpp): a member that joins a split with a
   // receive id is not blocked; the outcome completes that receive.
   void JoinWithoutWaiting(Collective& collective, Slave& slave, const RequestMsg& request);

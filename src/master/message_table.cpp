@@ -37,11 +37,11 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kFinalize, .handle = &M::HandleFinalize},
       {.type = MsgType::kAbort, .handle = &M::HandleAbort},
       // Not a request: the watcher's and the network's wake-ups (OnEvent).
-      {.type = MsgType::kEvent},
+      {.type = MsgType::kEvent, .master_event = true},
 
       // Point-to-point (p2p.cpp, blocked_call.cpp).
-      {.type = MsgType::kSend, .comm_check = CommCheck::kOwnRankAndPeer,
-       .handle = &M::HandleSend},
+      {.type = MsgType::kSend, .comm_check = CommCheck::kOwnRankAndPeer, .may_lend = true,
+       .may_place = true, .handle = &M::HandleSend},
       // With wants_reply it is MPI_Recv: a post and a wait.
       {.type = MsgType::kPostRecv, .mpi_call = "MPI_Recv", .blocks = Blocks::kRBlocked,
        .handle = &M::HandlePostRecv, .ready = &M::RecvReady, .complete = &M::CompleteRecv,
@@ -64,7 +64,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .complete = &M::CompleteAnyRecv},
       {.type = MsgType::kPollAny, .handle = &M::HandleAnyRecv, .complete = &M::CompleteAnyRecv},
       {.type = MsgType::kTestAll, .mpi_call = "MPI_Testall", .blocks = Blocks::kRunnable,
-       .handle = &M::HandleAnyRecv, .complete = &M::CompleteAnyRecv},
+       .handle = &M::HandleTestAll, .complete = &M::CompleteTestAll},
       {.type = MsgType::kFreeRecv, .handle = &M::HandleFreeRecv},
       {.type = MsgType::kCancel, .mpi_call = "MPI_Cancel", .handle = &M::HandleCancel},
       {.type = MsgType::kMprobe, .mpi_call = "MPI_Mprobe", .blocks = Blocks::kRBlocked,
@@ -73,7 +73,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kImprobe, .mpi_call = "MPI_Improbe", .blocks = Blocks::kRunnable,
        .handle = &M::HandleProbe, .complete = &M::CompleteMprobe},
       {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = &M::HandleMrecv},
-      {.type = MsgType::kCopyLent, .handle = &M::HandleCopyLent},
+      // Asks about the lent block of its last reply, which stays held.
+      {.type = MsgType::kCopyLent, .keeps_reply_files = true, .handle = &M::HandleCopyLent},
       {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .blocks = Blocks::kRBlocked,
        .handle = &M::HandleWaitRecv, .ready = &M::RecvReady, .complete = &M::CompleteRecv,
        .describe = &M::DescribeAwaitedSend},
@@ -83,28 +84,34 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .comm_check = CommCheck::kOwnRank,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
        .complete = &M::CompleteCollective, .locally_complete = &EveryLocalMemberArrived,
-       .start_step = &StartBarrierStep},
+       .prepare_step = &M::PrepareBarrierStep, .start_step = &StartBarrierStep},
       {.type = MsgType::kBcast, .mpi_call = "MPI_Bcast", .blocks = Blocks::kCBlocked,
        .comm_check = CommCheck::kOwnRankAndPeer,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
        .complete = &M::CompleteCollective, .describe = &M::DescribeRooted,
-       .result_for = ResultFor::kNonRoot, .contribute = &M::ContributeBcast,
-       .locally_complete = &BcastLocallyComplete, .start_step = &StartBcastStep},
+       .result_for = ResultFor::kNonRoot, .rooted = true, .same_size = true,
+       .contribute = &M::ContributeBcast, .locally_complete = &BcastLocallyComplete,
+       .prepare_step = &M::PrepareBcastStep, .start_step = &StartBcastStep,
+       .hand_result = &M::GiveResult},
       {.type = MsgType::kReduce, .mpi_call = "MPI_Reduce", .blocks = Blocks::kCBlocked,
        .comm_check = CommCheck::kOwnRankAndPeer,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
        .complete = &M::CompleteCollective, .describe = &M::DescribeRooted,
-       .result_for = ResultFor::kRoot, .contribute = &M::ContributeReduce,
-       .locally_complete = &EveryLocalPartFolded, .start_step = &StartReduceStep},
+       .result_for = ResultFor::kRoot, .rooted = true, .same_size = true,
+       .contribute = &M::ContributeReduce, .locally_complete = &EveryLocalPartFolded,
+       .prepare_step = &M::PrepareReduceStep, .start_step = &StartReduceStep,
+       .hand_result = &M::GiveResult},
       {.type = MsgType::kAllreduce, .mpi_call = "MPI_Allreduce", .blocks = Blocks::kCBlocked,
        .comm_check = CommCheck::kOwnRank,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
-       .complete = &M::CompleteCollective, .contribute = &M::ContributeReduce,
-       .locally_complete = &EveryLocalPartFolded, .start_step = &StartAllreduceStep},
+       .complete = &M::CompleteCollective, .same_size = true,
+       .contribute = &M::ContributeReduce, .locally_complete = &EveryLocalPartFolded,
+       .prepare_step = &M::PrepareReduceStep, .start_step = &StartAllreduceStep,
+       .hand_result = &M::GiveResult},
 
       // BDMPI extensions (critical.cpp).
       {.type = MsgType::kEnterCritical, .mpi_call = "BDMPI_Enter_critical",
-       .blocks = Blocks::kCBlocked, .handle = &M::HandleEnterCritical,
+       .blocks = Blocks::kCritical, .handle = &M::HandleEnterCritical,
        .ready = &M::CriticalReady},
       {.type = MsgType::kExitCritical, .handle = &M::HandleExitCritical},
 
@@ -113,7 +120,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRank,
        .handle = &M::HandleCollective, .ready = &M::CollectiveReady, .complete = &M::CompleteCollective,
        .contribute = &M::ContributeSplit, .locally_complete = &EveryLocalMemberArrived,
-       .start_step = &StartSplitStep},
+       .prepare_step = &M::PrepareSplitStep, .start_step = &StartSplitStep,
+       .finish = &M::FinishSplit, .hand_result = &M::CompleteSplit},
       {.type = MsgType::kCommFree, .comm_check = CommCheck::kLiveMember,
        .handle = &M::HandleCommFree},
       // Checked by its handler: the communicator does not exist yet.
@@ -123,8 +131,11 @@ const MessageRow* MessageTable::Find(MsgType type) {
       // Memory (memory.cpp). Release and ReadAhead go master -> slave only.
       {.type = MsgType::kRelease},
       {.type = MsgType::kReadAhead},
-      {.type = MsgType::kReleased, .handle = &M::HandleReleased},
-      {.type = MsgType::kReleaseProgress, .handle = &M::HandleReleaseProgress},
+      // Sent while the slave waits for a reply that may be made already (a
+      // runnable slave switched out), naming files it has yet to read.
+      {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = &M::HandleReleased},
+      {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
+       .handle = &M::HandleReleaseProgress},
   };
 
   static constexpr auto kSlots = [] {
@@ -151,7 +162,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
   static_assert(
       [] {
         for (const MessageRow& row : kRows) {
-          bool waits = row.blocks == Blocks::kRBlocked || row.blocks == Blocks::kCBlocked;
+          bool waits = row.blocks != Blocks::kNever && row.blocks != Blocks::kRunnable;
           if (waits && row.ready == nullptr) return false;
         }
         return true;
@@ -163,10 +174,38 @@ const MessageRow* MessageTable::Find(MsgType type) {
           bool collective = row.handle == &Master::HandleCollective;
           if (collective != (row.locally_complete != nullptr)) return false;
           if (collective != (row.start_step != nullptr)) return false;
+          if (collective != (row.prepare_step != nullptr)) return false;
+          bool collective_only = row.rooted || row.same_size || row.contribute != nullptr ||
+                                 row.finish != nullptr || row.hand_result != nullptr ||
+                                 row.result_for != ResultFor::kEveryone;
+          if (collective_only && !collective) return false;
+          // A root is checked against the communicator before it is used.
+          if (row.rooted && row.comm_check != CommCheck::kOwnRankAndPeer) return false;
+          if (row.rooted != (row.result_for != ResultFor::kEveryone)) return false;
+          // A result sized by the members is given back to them.
+          if (row.same_size && row.hand_result == nullptr) return false;
         }
         return true;
       }(),
-      "a collective needs its local completion and its inter-node step, nothing else does");
+      "a collective needs its local completion, its step's data and its inter-node step "
+      "(a rooted one its root checked, a sized one its result handed out); nothing else "
+      "has any of them");
+  static_assert(
+      [] {
+        for (const MessageRow& row : kRows) {
+          // A master event is served before any sender is known.
+          if (row.master_event && (row.handle != nullptr || row.mpi_call != nullptr))
+            return false;
+          // Only a slave that waits for a reply sends while it holds one.
+          if (row.keeps_reply_files && row.blocks != Blocks::kNever) return false;
+          // A lent or placed payload goes to a checked peer.
+          if ((row.may_lend || row.may_place) && row.comm_check != CommCheck::kOwnRankAndPeer)
+            return false;
+        }
+        return true;
+      }(),
+      "a master event has no handler, only a request that never blocks keeps its reply's "
+      "files, and a lent or placed payload needs a checked peer");
 
   int slot = SlotOf(type);
   if (slot < 0 || kSlots[slot] < 0) return nullptr;

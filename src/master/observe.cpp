@@ -39,7 +39,7 @@ std::optional<RankActivity> ActivityOf(const Slave& slave) {
     case SlaveState::kRBlocked:
       return RankActivity::kBlockedReceive;
     case SlaveState::kCBlocked:
-      return slave.pending && slave.pending->type == MsgType::kEnterCritical
+      return slave.pending && FindMessageRow(slave.pending->type)->blocks == Blocks::kCritical
                  ? RankActivity::kBlockedCritical
                  : RankActivity::kBlockedCollective;
     default:

@@ -154,23 +154,31 @@ int Master::FirstCompleteRecv(const Slave& slave) const {
 
 void Master::HandleAnyRecv(Slave& slave, const RequestMsg& request) {
   slave.wait_ids = TakeIds(slave, request);
-  bool ready = false;
-  if (request.type == MsgType::kTestAll) {
-    ready = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
-                        [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
-  } else {
-    ready = FirstCompleteRecv(slave) >= 0;
+  if (FirstCompleteRecv(slave) < 0) {
+    // A wait blocks; as in HandleTestRecv, a test that finds nothing lets
+    // others run first; a poll (kNever) just answers.
+    Blocks blocks = FindMessageRow(request.type)->blocks;
+    if (blocks == Blocks::kRBlocked) {
+      Block(slave, SlaveState::kRBlocked, request);
+      return;
+    }
+    if (blocks == Blocks::kRunnable && !slaves_.idle()) {
+      Yield(slave, request);
+      return;
+    }
   }
-  if (!ready && request.type == MsgType::kWaitAny) {
-    Block(slave, SlaveState::kRBlocked, request);
-    return;
-  }
+  Reply(slave, CompleteAnyRecv(slave, request));
+}
+
+void Master::HandleTestAll(Slave& slave, const RequestMsg& request) {
+  slave.wait_ids = TakeIds(slave, request);
+  ReplyMsg reply = CompleteTestAll(slave, request);
   // As in HandleTestRecv: a test that finds nothing lets others run first.
-  if (!ready && request.type != MsgType::kPollAny && !slaves_.idle()) {
+  if (!reply.flag && !slaves_.idle()) {
     Yield(slave, request);
     return;
   }
-  Reply(slave, CompleteAnyRecv(slave, request));
+  Reply(slave, reply);
 }
 
 void Master::HandleFreeRecv(Slave& slave, const RequestMsg& request) {
@@ -250,14 +258,15 @@ ReplyMsg Master::CompleteRecv(Slave& slave, const RequestMsg& request) {
   return reply;
 }
 
+ReplyMsg Master::CompleteTestAll(Slave& slave, const RequestMsg& request) {
+  ReplyMsg reply;
+  reply.type = request.type;
+  reply.flag = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
+                           [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
+  return reply;
+}
+
 ReplyMsg Master::CompleteAnyRecv(Slave& slave, const RequestMsg& request) {
-  if (request.type == MsgType::kTestAll) {
-    ReplyMsg reply;
-    reply.type = request.type;
-    reply.flag = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
-                             [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
-    return reply;
-  }
   int position = FirstCompleteRecv(slave);
   if (position < 0) {
     ReplyMsg reply;  // flag 0: none complete

@@ -12,6 +12,8 @@ namespace bdmpi {
 
 void Master::ContributeReduce(Collective& collective, Slave& slave,
                               const RequestMsg& request) {
+  if (collective.contributions.empty())
+    collective.contributions.resize(Comm(collective.comm).world_ranks.size());
   collective.contributions[request.rank] =
       payloads_.Take(request, io_->Window(slave.index), inline_payload_);
   FoldContributions(collective);

@@ -10,7 +10,11 @@
 namespace bdmpi {
 namespace {
 
-bool IsRooted(MsgType type) { return type == MsgType::kBcast || type == MsgType::kReduce; }
+// A signature comes from another node: its type may be no collective's.
+bool IsRooted(MsgType type) {
+  const MessageRow* row = FindMessageRow(type);
+  return row != nullptr && row->rooted;
+}
 
 // "rank 3", "ranks 1-2", "ranks 0, 4-6"
 std::string RanksText(const std::vector<int>& ranks) {
@@ -38,9 +42,9 @@ std::string CallText(const StepSignature& signature) {
 StepSignature Master::SignatureOf(const Collective& collective) const {
   StepSignature signature;
   signature.type = static_cast<std::int32_t>(collective.type);
-  if (IsRooted(collective.type)) signature.root = collective.root;
-  if (collective.type != MsgType::kBarrier && collective.type != MsgType::kCommSplit)
-    signature.bytes = collective.bytes;
+  const MessageRow& row = *FindMessageRow(collective.type);
+  if (row.rooted) signature.root = collective.root;
+  if (row.same_size) signature.bytes = collective.bytes;
   return signature;
 }
 
