@@ -101,7 +101,7 @@ Master::~Master() {
   KillSlaves();
   io_.reset();
   // Queues and windows unlink themselves; spill files live in the job dir.
-  collectives_.clear();
+  collectives_.Clear();
   slaves_.Clear();
   if (!payloads_.spill_dir().path().empty()) {
     RemoveRecordedJobFiles();
@@ -330,7 +330,6 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   if (sender == nullptr) return;  // the job has failed
   Slave& slave = *sender;
   if (slave.state == SlaveState::kExited) return;  // sent before it died
-  inline_payload_ = inline_payload;
   served_sender_ = slave.index;
   // The slave has consumed its previous reply, unless the row says it may
   // not have (keeps_reply_files).
@@ -339,8 +338,7 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
     slave.held_lent.reset();
   }
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
-  if (row != nullptr && row->handle != nullptr) (this->*row->handle)(slave, request);
-  inline_payload_ = nullptr;
+  if (row != nullptr && row->handle != nullptr) row->handle(*this, slave, request, inline_payload);
 }
 
 void Master::HandleInit(Slave& slave, const RequestMsg& request) {
@@ -353,7 +351,7 @@ void Master::HandleInit(Slave& slave, const RequestMsg& request) {
 }
 
 void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
-  LeaveCritical(slave);
+  critical_.Leave(slave);
   StopRunning(slave);
   slave.state = SlaveState::kFinalized;
   NoteStateChange(slave);
@@ -361,7 +359,7 @@ void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
   Reply(slave, reply);
-  FailCollectivesMissing(&slave);
+  collectives_.FailCollectivesMissing(&slave);
   if (!failed_) Schedule();
 }
 
@@ -410,8 +408,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   NoteStateChange(slave);
   slaves_.Forget(slave);
   if (was == SlaveState::kRunning) StopRunning(slave);
-  std::erase(critical_waiters_, slave.index);
-  LeaveCritical(slave);
+  critical_.Leave(slave);
   slave.held_files.clear();
   slave.held_lent.reset();
   if (failed_) return;  // killed by us while ending the job
@@ -461,7 +458,7 @@ void Master::OnNetworkEvents() {
         break;
       case NetworkEvent::Kind::kCollectiveDone:
         recorder_.InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
-        OnInterNodeStepDone(event.comm, event.seq);
+        collectives_.OnInterNodeStepDone(event.comm, event.seq);
         break;
       case NetworkEvent::Kind::kAbort:
         Fail(event.status, event.text, /*tell_others=*/false);
@@ -479,7 +476,7 @@ void Master::OnNetworkEvents() {
         DeliverStatus(event.asker, event.text);
         break;
       case NetworkEvent::Kind::kStepMismatch:
-        FailStepMismatch(event.conflict);
+        collectives_.FailStepMismatch(event.conflict);
         break;
     }
   }
@@ -660,12 +657,12 @@ void Master::SendResumeReply(Slave& slave) {
 
 bool Master::Ready(const Slave& slave, const RequestMsg& request) const {
   const MessageRow* row = FindMessageRow(request.type);
-  return row == nullptr || row->ready == nullptr || (this->*row->ready)(slave, request);
+  return row == nullptr || row->ready == nullptr || row->ready(*this, slave, request);
 }
 
 ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
   const MessageRow* row = FindMessageRow(request.type);
-  if (row != nullptr && row->complete != nullptr) return (this->*row->complete)(slave, request);
+  if (row != nullptr && row->complete != nullptr) return row->complete(*this, slave, request);
   ReplyMsg reply;
   reply.type = request.type;
   return reply;

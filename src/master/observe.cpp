@@ -151,19 +151,6 @@ void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Pay
   if (cross_node) recorder_.Sent(slave.index, MessagePath::kCrossNode, request.bytes);
 }
 
-bool Master::CountedHere(const MasterComm& comm) const {
-  return !comm.spans_nodes || comm.group->nodes.front() == node_;
-}
-
-void Master::RecordCollective(const Collective& collective, const MasterComm& comm) {
-  recorder_.CollectiveRan(MpiCallName(collective.type), collective.bytes,
-                          recorder_.on() && CountedHere(comm));
-}
-
-void Master::RecordStepDone(int comm, std::uint64_t seq) {
-  if (recorder_.on()) recorder_.InterNodeStepDone(comm, seq, CountedHere(Comm(comm)));
-}
-
 void Master::OnStatusAsked(int asker) {
   if (network_) network_->status().Ask(asker, RankStatusText());
   else DeliverStatus(asker, RankStatusText());

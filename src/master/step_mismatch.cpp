@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "master/master.h"
+#include "master/collectives.h"
+#include "master/message_table.h"
 
 namespace bdmpi {
 namespace {
@@ -39,7 +40,7 @@ std::string CallText(const StepSignature& signature) {
 
 }  // namespace
 
-StepSignature Master::SignatureOf(const Collective& collective) const {
+StepSignature Collectives::SignatureOf(const Collective& collective) const {
   StepSignature signature;
   signature.type = static_cast<std::int32_t>(collective.type);
   const MessageRow& row = *FindMessageRow(collective.type);
@@ -48,7 +49,7 @@ StepSignature Master::SignatureOf(const Collective& collective) const {
   return signature;
 }
 
-void Master::FailStepMismatch(const StepConflict& conflict) {
+void Collectives::FailStepMismatch(const StepConflict& conflict) {
   // Node 0 may learn of a conflict on a communicator without members on it
   // (the deadlock watch); it then names the nodes.
   const MasterComm* comm = comms_.Find(conflict.comm);
@@ -65,20 +66,21 @@ void Master::FailStepMismatch(const StepConflict& conflict) {
   const StepSignature& b = conflict.second;
   if (a.type == b.type && a.root == b.root) {
     // Same call, other size: worded like the single-node case.
-    Fail(1, std::string(MpiCallName(static_cast<MsgType>(a.type))) +
-                " with different sizes on different nodes: " + first + " passed " +
-                std::to_string(a.bytes) + " bytes, " + second + " passed " +
-                std::to_string(b.bytes) +
-                " bytes (every rank must give the same count and datatype)");
+    master_.Fail(1, std::string(MpiCallName(static_cast<MsgType>(a.type))) +
+                        " with different sizes on different nodes: " + first + " passed " +
+                        std::to_string(a.bytes) + " bytes, " + second + " passed " +
+                        std::to_string(b.bytes) +
+                        " bytes (every rank must give the same count and datatype)");
     return;
   }
   std::string comm_name =
       UserCommId(conflict.comm) == kWorldCommId ? "MPI_COMM_WORLD" : "their communicator";
   // MPI leaves this undefined; silently mixing them would corrupt data.
-  Fail(1, first + " called " + CallText(a) + " while " + second + " called " + CallText(b) +
-              " on " + comm_name +
-              " (every rank must call the same collectives, with the same root, in the same "
-              "order)");
+  master_.Fail(
+      1, first + " called " + CallText(a) + " while " + second + " called " + CallText(b) + " on " +
+             comm_name +
+             " (every rank must call the same collectives, with the same root, in the same "
+             "order)");
 }
 
 }  // namespace bdmpi
