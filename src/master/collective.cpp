@@ -68,7 +68,7 @@ bool Collectives::CollectiveReady(const Slave&, const RequestMsg& request) const
 Collective& Collectives::JoinCollective(Slave& slave, const RequestMsg& request) {
   const MasterComm& comm = Comm(request.comm);
   const MessageRow& row = *FindMessageRow(request.type);
-  std::uint64_t seq = collective_seq_[slave.index][request.comm]++;
+  std::uint64_t seq = MemberOf(slave).collective_seq[request.comm]++;
   auto [it, created] = collectives_.try_emplace({request.comm, seq});
   Collective& collective = it->second;
   if (created) {
@@ -113,20 +113,27 @@ Collective& Collectives::JoinCollective(Slave& slave, const RequestMsg& request)
 }
 
 bool Collectives::JoinedAfter(const Slave& member, const Collective& collective) const {
-  auto seqs = collective_seq_.find(member.index);
-  if (seqs == collective_seq_.end()) return false;
-  auto joined = seqs->second.find(collective.comm);
-  return joined != seqs->second.end() && joined->second > collective.seq;
+  if (member.index >= static_cast<int>(members_.size())) return false;
+  const std::map<int, std::uint64_t>& seqs = members_[member.index].collective_seq;
+  auto joined = seqs.find(collective.comm);
+  return joined != seqs.end() && joined->second > collective.seq;
+}
+
+Collectives::Member& Collectives::MemberOf(const Slave& slave) {
+  if (slave.index >= static_cast<int>(members_.size())) members_.resize(slave.index + 1);
+  return members_[slave.index];
 }
 
 std::uint32_t Collectives::NextCreation(const Slave& slave) {
-  return comm_creations_.try_emplace(slave.index, kFirstCommCreation).first->second++;
+  return MemberOf(slave).comm_creations++;
 }
 
 std::string Collectives::MembersThatLeft(const Collective& collective) const {
   std::string left;
-  for (int rank : Comm(collective.comm).local_ranks) {
-    const Slave& member = *master_.slaves().ByWorldRank(Comm(collective.comm).world_ranks[rank]);
+  const MasterComm& comm = Comm(collective.comm);
+  const SlaveTable& slaves = master_.slaves();
+  for (int rank : comm.local_ranks) {
+    const Slave& member = *slaves.ByWorldRank(comm.world_ranks[rank]);
     if (member.state != SlaveState::kFinalized && member.state != SlaveState::kExited) continue;
     if (JoinedAfter(member, collective)) continue;
     left += (left.empty() ? "rank " : ", rank ") + std::to_string(member.world_rank);

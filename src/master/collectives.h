@@ -117,12 +117,17 @@ class Collectives {
   // Channels handed out for communicators being registered, by id, until
   // their members are registered (comm_register.cpp).
   std::map<int, int> registering_channels_;
-  // By slave index: the sequence number of its next collective, per
-  // communicator; its count of communicator creations (CommId): 0 names
-  // its MPI_COMM_SELF, 1 and 2 the predefined BDMPI communicators it may
-  // lead.
-  std::map<int, std::map<int, std::uint64_t>> collective_seq_;
-  std::map<int, std::uint32_t> comm_creations_;
+  // What each slave has joined and created: the sequence number of its
+  // next collective, per communicator; its count of communicator creations
+  // (CommId): 0 names its MPI_COMM_SELF, 1 and 2 the predefined BDMPI
+  // communicators it may lead.
+  struct Member {
+    std::map<int, std::uint64_t> collective_seq;
+    std::uint32_t comm_creations = kFirstCommCreation;
+  };
+  // By slave index (a vector: every request of a collective looks here).
+  Member& MemberOf(const Slave& slave);
+  std::vector<Member> members_;
 };
 
 }  // namespace bdmpi

@@ -131,7 +131,7 @@ void Collectives::DropCommIfUnused(int id) {
   auto pending = collectives_.lower_bound({id, 0});
   if (pending != collectives_.end() && pending->first.first == id) return;
   for (int rank : comm->local_ranks)
-    collective_seq_[master_.slaves().ByWorldRank(comm->world_ranks[rank])->index].erase(id);
+    MemberOf(*master_.slaves().ByWorldRank(comm->world_ranks[rank])).collective_seq.erase(id);
   comms_.Erase(id);
 }
 
