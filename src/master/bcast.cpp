@@ -1,15 +1,17 @@
 // The master's half of MPI_Bcast: the root's data is buffered once (memory
 // or spill file) and every other member copies it from there when it runs.
 // The slave's half is src/slave/coll/bcast.cpp.
-#include "master/master.h"
+#include "master/collectives.h"
+#include "master/message_table.h"
 
 namespace bdmpi {
 
-void Master::ContributeBcast(Collective& collective, Slave& slave,
-                             const RequestMsg& request) {
+void Collectives::ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request,
+                                  const std::byte* inline_payload) {
   if (request.rank != collective.root) return;
-  collective.result = payloads_.Take(request, io_->Window(slave.index), inline_payload_);
-  collective.root_arrived = true;
+  BcastState& bcast = std::get<BcastState>(collective.state);
+  bcast.result = payloads_.Take(request, master_.Window(slave.index), inline_payload);
+  bcast.root_arrived = true;
 }
 
 }  // namespace bdmpi

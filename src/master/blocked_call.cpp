@@ -31,7 +31,7 @@ std::string DescribePosted(const Slave& slave, std::uint64_t id) {
 std::string Master::DescribeBlockedCall(const Slave& slave) const {
   const RequestMsg& request = *slave.pending;
   const MessageRow* row = FindMessageRow(request.type);
-  if (row != nullptr && row->describe != nullptr) return (this->*row->describe)(slave, request);
+  if (row != nullptr && row->describe != nullptr) return row->describe(*this, slave, request);
   return MpiCallName(request.type);
 }
 

@@ -19,18 +19,20 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "master/master.h"
+#include "master/collectives.h"
+#include "master/message_table.h"
 #include "master/split.h"
 
 namespace bdmpi {
 
-void Master::ContributeSplit(Collective& collective, Slave& slave,
-                             const RequestMsg& request) {
+void Collectives::ContributeSplit(Collective& collective, Slave& slave, const RequestMsg& request,
+                                  const std::byte*) {
+  SplitState& split = std::get<SplitState>(collective.state);
   const MasterComm& parent = Comm(request.comm);
-  if (collective.split_entries.empty()) {
-    collective.split_entries.resize(parent.world_ranks.size());
+  if (split.entries.empty()) {
+    split.entries.resize(parent.world_ranks.size());
     for (int world_rank : parent.world_ranks) {
-      if (NodeOf(world_rank) < node_) ++collective.split_offset;
+      if (NodeOf(world_rank) < node_) ++split.offset;
     }
   }
   SplitEntry entry;
@@ -38,19 +40,20 @@ void Master::ContributeSplit(Collective& collective, Slave& slave,
   entry.key = request.code;
   entry.rank = request.rank;
   entry.world_rank = slave.world_rank;
-  entry.creation = slave.comm_creations++;
+  entry.creation = NextCreation(slave);
   if (entry.color != kUndefinedColor && parent.spans_nodes) {
-    auto [it, added] = collective.split_channels.try_emplace(entry.color, -1);
+    auto [it, added] = split.channels.try_emplace(entry.color, -1);
     if (added) it->second = AllocateChannel();
     entry.channel = it->second;
   }
   auto local = std::lower_bound(parent.local_ranks.begin(), parent.local_ranks.end(),
                                 request.rank);
-  collective.split_entries[collective.split_offset +
-                           static_cast<std::size_t>(local - parent.local_ranks.begin())] = entry;
+  split.entries[split.offset + static_cast<std::size_t>(local - parent.local_ranks.begin())] =
+      entry;
 }
 
-void Master::PrepareSplitStep(Collective& collective, CollectiveStep& step) {
+void Collectives::PrepareSplitStep(Collective& collective, CollectiveStep& step) {
+  SplitState& split = std::get<SplitState>(collective.state);
   const MasterComm& parent = Comm(collective.comm);
   const std::vector<int>& nodes = parent.group->nodes;
   step.block_bytes.assign(nodes.size(), 0);
@@ -58,12 +61,13 @@ void Master::PrepareSplitStep(Collective& collective, CollectiveStep& step) {
     auto node = std::lower_bound(nodes.begin(), nodes.end(), NodeOf(world_rank));
     step.block_bytes[static_cast<std::size_t>(node - nodes.begin())] += sizeof(SplitEntry);
   }
-  step.data = reinterpret_cast<std::byte*>(collective.split_entries.data());
-  step.bytes = collective.split_entries.size() * sizeof(SplitEntry);
+  step.data = reinterpret_cast<std::byte*>(split.entries.data());
+  step.bytes = split.entries.size() * sizeof(SplitEntry);
 }
 
-void Master::FinishSplit(Collective& collective) {
-  for (PlannedComm& planned : PlanSplit(collective.split_entries, WorldSize())) {
+void Collectives::FinishSplit(Collective& collective) {
+  SplitState& split = std::get<SplitState>(collective.state);
+  for (PlannedComm& planned : PlanSplit(split.entries, comms_.WorldSize())) {
     const std::vector<const SplitEntry*>& members = planned.members;
     bool has_local = std::any_of(members.begin(), members.end(), [&](const SplitEntry* e) {
       return NodeOf(e->world_rank) == node_;
@@ -78,35 +82,36 @@ void Master::FinishSplit(Collective& collective) {
       channels[NodeOf(world_rank)] = members[rank]->channel;
       std::memcpy(list.data() + rank * sizeof world_rank, &world_rank, sizeof world_rank);
       if (NodeOf(world_rank) == node_)
-        collective.split_outcome[world_rank] = {planned.id, static_cast<int>(rank)};
+        split.outcome[world_rank] = {planned.id, static_cast<int>(rank)};
     }
     const MasterComm& comm = comms_.Add(planned.id, std::move(world_ranks), channels);
     // A communicator within this node needs no channel after all.
-    auto chosen = collective.split_channels.find(planned.color);
-    if (!comm.spans_nodes && chosen != collective.split_channels.end())
-      comms_.ReleaseChannel(chosen->second);
-    collective.split_members.emplace(planned.id, payloads_.Store(std::move(list)));
+    auto chosen = split.channels.find(planned.color);
+    if (!comm.spans_nodes && chosen != split.channels.end()) comms_.ReleaseChannel(chosen->second);
+    split.members.emplace(planned.id, payloads_.Store(std::move(list)));
     BDMPI_DEBUG("coll", "communicator %d: %zu members, %s", planned.id, members.size(),
                 comm.spans_nodes ? "several nodes" : "this node");
   }
 }
 
-ReplyMsg Master::CompleteSplit(Slave& slave, Collective& collective) {
+ReplyMsg Collectives::CompleteSplit(Slave& slave, Collective& collective,
+                                    const RequestMsg& request) {
+  SplitState& split = std::get<SplitState>(collective.state);
   ReplyMsg reply;
-  reply.type = MsgType::kCommSplit;
-  auto outcome = collective.split_outcome.find(slave.world_rank);
-  if (outcome == collective.split_outcome.end()) return reply;  // MPI_UNDEFINED
+  reply.type = request.type;
+  auto outcome = split.outcome.find(slave.world_rank);
+  if (outcome == split.outcome.end()) return reply;  // MPI_UNDEFINED
   auto [id, rank] = outcome->second;
   reply.flag = 1;
   reply.comm = id;
   reply.source = rank;
   reply.tag = static_cast<std::int32_t>(Comm(id).world_ranks.size());
-  payloads_.Give(collective.split_members.at(id), std::numeric_limits<std::uint64_t>::max(),
-                 io_->Window(slave.index), reply, slave.held_files);
+  payloads_.Give(split.members.at(id), std::numeric_limits<std::uint64_t>::max(),
+                 master_.Window(slave.index), reply, slave.held_files);
   return reply;
 }
 
-void Master::HandleCommFree(Slave& slave, const RequestMsg& request) {
+void Collectives::HandleCommFree(Slave& slave, const RequestMsg& request) {
   // The slave's count of collectives joined on the communicator stays until
   // the communicator goes (DropCommIfUnused): a collective the slave joined
   // before freeing it (a non-root's MPI_Reduce returns at once) may still be
@@ -119,19 +124,20 @@ void Master::HandleCommFree(Slave& slave, const RequestMsg& request) {
   DropCommIfUnused(request.comm);
 }
 
-void Master::DropCommIfUnused(int id) {
+void Collectives::DropCommIfUnused(int id) {
   const MasterComm* comm = comms_.Find(id);
   if (comm == nullptr || comm->live_members > 0) return;
   // Collectives started before the members freed it still finish on it.
   auto pending = collectives_.lower_bound({id, 0});
   if (pending != collectives_.end() && pending->first.first == id) return;
   for (int rank : comm->local_ranks)
-    slaves_.ByWorldRank(comm->world_ranks[rank])->collective_seq.erase(id);
+    MemberOf(*master_.slaves().ByWorldRank(comm->world_ranks[rank])).collective_seq.erase(id);
   comms_.Erase(id);
 }
 
-int Master::AllocateChannel() {
-  return comms_.AllocateChannel(network_ ? network_->max_channels() : 1);
+int Collectives::AllocateChannel() {
+  return comms_.AllocateChannel(master_.network() != nullptr ? master_.network()->max_channels()
+                                                             : 1);
 }
 
 }  // namespace bdmpi

@@ -11,28 +11,31 @@
 #include <vector>
 
 #include "common/error.h"
-#include "master/master.h"
+#include "master/collectives.h"
+#include "master/message_table.h"
 
 namespace bdmpi {
 
-void Master::HandleCommRegister(Slave& slave, const RequestMsg& request) {
+void Collectives::HandleCommRegister(Slave& slave, const RequestMsg& request,
+                                     const std::byte* inline_payload) {
   ReplyMsg reply;
   reply.type = MsgType::kCommRegister;
   switch (request.code) {
     case kRegisterNewId:
-      reply.comm = CommId(slave.world_rank, slave.comm_creations++, WorldSize());
+      reply.comm = CommId(slave.world_rank, NextCreation(slave), comms_.WorldSize());
       BDMPI_ENFORCE(reply.comm >= 0, "communicator ids exhausted");
       break;
     case kRegisterChannel: {
       // One channel per communicator and node: the first local member's
       // request picks it, the others get the same.
       auto [it, added] = registering_channels_.try_emplace(request.comm, 0);
-      if (added && network_) it->second = AllocateChannel();
+      if (added && master_.network() != nullptr) it->second = AllocateChannel();
       reply.tag = it->second;
       break;
     }
     case kRegisterMembers: {
-      std::vector<std::uint64_t> entries = TakeIds(slave, request);
+      std::vector<std::uint64_t> entries =
+          payloads_.ReadIds(request, master_.Window(slave.index), inline_payload);
       std::vector<int> world_ranks;
       std::map<int, int> channels;
       for (std::uint64_t entry : entries) {
@@ -42,8 +45,8 @@ void Master::HandleCommRegister(Slave& slave, const RequestMsg& request) {
       }
       if (std::find(world_ranks.begin(), world_ranks.end(), slave.world_rank) ==
           world_ranks.end()) {
-        Fail(1, "rank " + std::to_string(slave.world_rank) + " registered communicator " +
-                    std::to_string(request.comm) + " without being one of its members");
+        master_.Fail(1, "rank " + std::to_string(slave.world_rank) + " registered communicator " +
+                            std::to_string(request.comm) + " without being one of its members");
         return;
       }
       if (comms_.Find(request.comm) == nullptr) {
@@ -51,19 +54,20 @@ void Master::HandleCommRegister(Slave& slave, const RequestMsg& request) {
         auto reserved = registering_channels_.find(request.comm);
         if (reserved != registering_channels_.end()) {
           // A communicator within this node needs no channel after all.
-          if (!comm.spans_nodes && network_) comms_.ReleaseChannel(reserved->second);
+          if (!comm.spans_nodes && master_.network() != nullptr)
+            comms_.ReleaseChannel(reserved->second);
           registering_channels_.erase(reserved);
         }
       }
       break;
     }
     default:
-      Fail(1, "rank " + std::to_string(slave.world_rank) +
-                  " sent a communicator registration of unknown step " +
-                  std::to_string(request.code));
+      master_.Fail(1, "rank " + std::to_string(slave.world_rank) +
+                          " sent a communicator registration of unknown step " +
+                          std::to_string(request.code));
       return;
   }
-  Reply(slave, reply);
+  master_.Reply(slave, reply);
 }
 
 }  // namespace bdmpi

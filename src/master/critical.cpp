@@ -1,39 +1,39 @@
-// The master's half of BDMPI_Enter_critical / BDMPI_Exit_critical: a
-// counting semaphore of -nc places with a FIFO of waiting slaves. The
-// slave's half is src/slave/api/critical.cpp.
-#include "master/master.h"
+#include "master/critical.h"
+
+#include <algorithm>
 
 namespace bdmpi {
 
-void Master::HandleEnterCritical(Slave& slave, const RequestMsg& request) {
-  if (critical_holders_ < options_.ncritical) {
-    ++critical_holders_;
-    slave.in_critical = true;
+void CriticalSections::HandleEnter(Slave& slave, const RequestMsg& request) {
+  if (static_cast<int>(holders_.size()) < places_) {
+    holders_.insert(slave.index);
     ReplyMsg reply;
     reply.type = request.type;
-    Reply(slave, reply);
+    master_.Reply(slave, reply);
     return;
   }
-  critical_waiters_.push_back(slave.index);
-  Block(slave, SlaveState::kCBlocked, request);
+  waiters_.push_back(slave.index);
+  master_.Block(slave, SlaveState::kCBlocked, request);
 }
 
-void Master::HandleExitCritical(Slave& slave, const RequestMsg&) { LeaveCritical(slave); }
+void CriticalSections::HandleExit(Slave& slave, const RequestMsg&) { GiveUpPlace(slave); }
 
-bool Master::CriticalReady(const Slave& slave, const RequestMsg&) const {
-  return slave.in_critical;
+bool CriticalSections::Ready(const Slave& slave, const RequestMsg&) const {
+  return holders_.contains(slave.index);
 }
 
-void Master::LeaveCritical(Slave& slave) {
-  if (!slave.in_critical) return;
-  slave.in_critical = false;
-  --critical_holders_;
-  if (critical_waiters_.empty()) return;
-  Slave& next = slaves_[critical_waiters_.front()];
-  critical_waiters_.pop_front();
-  ++critical_holders_;
-  next.in_critical = true;
-  WakeIfReady(next);
+void CriticalSections::Leave(const Slave& slave) {
+  std::erase(waiters_, slave.index);
+  GiveUpPlace(slave);
+}
+
+void CriticalSections::GiveUpPlace(const Slave& slave) {
+  if (holders_.erase(slave.index) == 0) return;
+  if (waiters_.empty()) return;
+  Slave& next = master_.slaves()[waiters_.front()];
+  waiters_.pop_front();
+  holders_.insert(next.index);
+  master_.WakeIfReady(next);
 }
 
 }  // namespace bdmpi

@@ -9,26 +9,28 @@
 #include <cstring>
 #include <vector>
 
-#include "master/master.h"
+#include "master/collectives.h"
+#include "master/message_table.h"
 
 namespace bdmpi {
 
-void Master::JoinWithoutWaiting(Collective& collective, Slave& slave,
-                                const RequestMsg& request) {
-  collective.nonblocking_members[slave.world_rank] = request.id;
+void Collectives::JoinWithoutWaiting(Collective& collective, Slave& slave,
+                                     const RequestMsg& request) {
+  std::get<SplitState>(collective.state).nonblocking_members[slave.world_rank] = request.id;
   slave.mailbox.AwaitUnposted(request.id);
 }
 
-void Master::HandOutToNonblocking(Collective& collective) {
-  if (!collective.done) return;
-  for (auto [world_rank, recv_id] : collective.nonblocking_members) {
-    Slave* member = slaves_.ByWorldRank(world_rank);
+void Collectives::HandOutToNonblocking(Collective& collective) {
+  SplitState* split = std::get_if<SplitState>(&collective.state);
+  if (!collective.done || split == nullptr) return;
+  for (auto [world_rank, recv_id] : split->nonblocking_members) {
+    Slave* member = master_.slaves().ByWorldRank(world_rank);
     // As CompleteSplit's reply: rank and size in the status; the payload is
     // the new id and then the members' world ranks (int32 each).
     Message outcome;
     std::vector<std::byte> data;
-    auto made = collective.split_outcome.find(world_rank);
-    if (made != collective.split_outcome.end()) {
+    auto made = split->outcome.find(world_rank);
+    if (made != split->outcome.end()) {
       auto [id, rank] = made->second;
       const std::vector<int>& members = Comm(id).world_ranks;
       std::vector<std::int32_t> words{id};
@@ -40,9 +42,9 @@ void Master::HandOutToNonblocking(Collective& collective) {
     outcome.payload = payloads_.Store(std::move(data));
     member->mailbox.CompleteUnposted(recv_id, std::move(outcome));
     --collective.replies_due;
-    WakeIfReady(*member);
+    master_.WakeIfReady(*member);
   }
-  collective.nonblocking_members.clear();
+  split->nonblocking_members.clear();
 }
 
 }  // namespace bdmpi

@@ -101,7 +101,7 @@ Master::~Master() {
   KillSlaves();
   io_.reset();
   // Queues and windows unlink themselves; spill files live in the job dir.
-  collectives_.clear();
+  collectives_.Clear();
   slaves_.Clear();
   if (!payloads_.spill_dir().path().empty()) {
     RemoveRecordedJobFiles();
@@ -321,7 +321,8 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
 }
 
 void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payload) {
-  if (request.type == MsgType::kEvent && request.token == event_token_) {
+  const MessageRow* row = FindMessageRow(request.type);
+  if (row != nullptr && row->master_event && request.token == event_token_) {
     OnEvent(request);
     return;
   }
@@ -329,22 +330,15 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   if (sender == nullptr) return;  // the job has failed
   Slave& slave = *sender;
   if (slave.state == SlaveState::kExited) return;  // sent before it died
-  inline_payload_ = inline_payload;
   served_sender_ = slave.index;
-  // The slave has consumed its previous reply; not so a Released (or its
-  // progress), which a slave sends while it waits for a reply that may be
-  // made already (a runnable slave switched out), naming files it has yet
-  // to read.
-  // A CopyLent asks about the lent block of its last reply.
-  if (request.type != MsgType::kReleased && request.type != MsgType::kReleaseProgress &&
-      request.type != MsgType::kCopyLent) {
+  // The slave has consumed its previous reply, unless the row says it may
+  // not have (keeps_reply_files).
+  if (row == nullptr || !row->keeps_reply_files) {
     slave.held_files.clear();
     slave.held_lent.reset();
   }
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
-  const MessageRow* row = FindMessageRow(request.type);
-  if (row != nullptr && row->handle != nullptr) (this->*row->handle)(slave, request);
-  inline_payload_ = nullptr;
+  if (row != nullptr && row->handle != nullptr) row->handle(*this, slave, request, inline_payload);
 }
 
 void Master::HandleInit(Slave& slave, const RequestMsg& request) {
@@ -357,7 +351,7 @@ void Master::HandleInit(Slave& slave, const RequestMsg& request) {
 }
 
 void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
-  LeaveCritical(slave);
+  critical_.Leave(slave);
   StopRunning(slave);
   slave.state = SlaveState::kFinalized;
   NoteStateChange(slave);
@@ -365,7 +359,7 @@ void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
   Reply(slave, reply);
-  FailCollectivesMissing(&slave);
+  collectives_.FailCollectivesMissing(&slave);
   if (!failed_) Schedule();
 }
 
@@ -414,8 +408,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   NoteStateChange(slave);
   slaves_.Forget(slave);
   if (was == SlaveState::kRunning) StopRunning(slave);
-  std::erase(critical_waiters_, slave.index);
-  LeaveCritical(slave);
+  critical_.Leave(slave);
   slave.held_files.clear();
   slave.held_lent.reset();
   if (failed_) return;  // killed by us while ending the job
@@ -465,7 +458,7 @@ void Master::OnNetworkEvents() {
         break;
       case NetworkEvent::Kind::kCollectiveDone:
         recorder_.InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
-        OnInterNodeStepDone(event.comm, event.seq);
+        collectives_.OnInterNodeStepDone(event.comm, event.seq);
         break;
       case NetworkEvent::Kind::kAbort:
         Fail(event.status, event.text, /*tell_others=*/false);
@@ -483,7 +476,7 @@ void Master::OnNetworkEvents() {
         DeliverStatus(event.asker, event.text);
         break;
       case NetworkEvent::Kind::kStepMismatch:
-        FailStepMismatch(event.conflict);
+        collectives_.FailStepMismatch(event.conflict);
         break;
     }
   }
@@ -577,8 +570,8 @@ void Master::Reply(Slave& slave, const ReplyMsg& reply) {
 }
 
 void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
-  Blocks blocks = state == SlaveState::kRBlocked ? Blocks::kRBlocked : Blocks::kCBlocked;
-  BDMPI_ENFORCE(FindMessageRow(request.type)->blocks == blocks,
+  BDMPI_ENFORCE(BlocksInState(FindMessageRow(request.type)->blocks,
+                              state == SlaveState::kRBlocked),
                 std::string("the message table says ") + MsgTypeName(request.type) +
                     " does not block in state " + SlaveStateName(state));
   slave.state = state;
@@ -664,12 +657,12 @@ void Master::SendResumeReply(Slave& slave) {
 
 bool Master::Ready(const Slave& slave, const RequestMsg& request) const {
   const MessageRow* row = FindMessageRow(request.type);
-  return row == nullptr || row->ready == nullptr || (this->*row->ready)(slave, request);
+  return row == nullptr || row->ready == nullptr || row->ready(*this, slave, request);
 }
 
 ReplyMsg Master::Complete(Slave& slave, const RequestMsg& request) {
   const MessageRow* row = FindMessageRow(request.type);
-  if (row != nullptr && row->complete != nullptr) return (this->*row->complete)(slave, request);
+  if (row != nullptr && row->complete != nullptr) return row->complete(*this, slave, request);
   ReplyMsg reply;
   reply.type = request.type;
   return reply;

@@ -19,16 +19,19 @@
 #include "common/unique_fd.h"
 #include "common/protocol.h"
 #include "common/rank_layout.h"
-#include "master/collective.h"
+#include "master/collectives.h"
 #include "master/handover_hold.h"
 #include "master/comm_registry.h"
+#include "master/critical.h"
 #include "master/job_recorder.h"
+#include "master/master_services.h"
 #include "master/message_table.h"
 #include "master/network.h"
 #include "master/node_memory.h"
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/payload_store.h"
+#include "master/placed.h"
 #include "master/progress_line.h"
 #include "master/slave.h"
 #include "master/slave_io.h"
@@ -36,7 +39,11 @@
 
 namespace bdmpi {
 
-class Master {
+// Keeps the event loop, the scheduling of slaves and the dispatch of
+// requests through the message table; the protocol families (collectives.h,
+// critical.h, placed.h) own their handlers and their state, and reach the
+// master through MasterServices.
+class Master : private MasterServices {
  public:
   // `io`: how the master reaches its slaves; nullptr: ProcessSlaveIo.
   Master(MasterOptions options, int node, int nnodes, std::unique_ptr<SlaveIo> io = nullptr);
@@ -72,6 +79,7 @@ class Master {
   void CreateSlaves();
   void EventLoop();
   void OnRequest(const RequestMsg& request, const std::byte* inline_payload);
+  SlaveTable& slaves() override { return slaves_; }
   void HandleInit(Slave& slave, const RequestMsg& request);
   void HandleFinalize(Slave& slave, const RequestMsg& request);
   void HandleAbort(Slave& slave, const RequestMsg& request);
@@ -83,15 +91,14 @@ class Master {
   // What in the request is not the sender's to give; empty when all is.
   std::string ForgedField(const Slave& slave, const RequestMsg& request) const;
   void OnNetworkEvents();
-  // Ends the job naming the collectives of two nodes' ranks in a step whose
-  // signatures differ (step_mismatch.cpp).
-  void FailStepMismatch(const StepConflict& conflict);
-  StepSignature SignatureOf(const Collective& collective) const;
   void DeliverRemoteMessage(IncomingMessage message);
   void OnSlaveExit(Slave& slave, int wait_status);
   // Ends the job: kills the slaves and, unless the failure was reported by
   // another node, tells the other masters.
-  void Fail(int exit_status, const std::string& message, bool tell_others = true);
+  void Fail(int exit_status, const std::string& message, bool tell_others);
+  void Fail(int exit_status, const std::string& message) override {
+    Fail(exit_status, message, /*tell_others=*/true);
+  }
   void KillSlaves();
   // Why a slave got SIGKILL, when the kernel's out-of-memory killer sent
   // it (master/memory.cpp): the limit, what the rank could not page out,
@@ -169,10 +176,10 @@ class Master {
   std::uint64_t MovePayloadsToDisk(std::uint64_t wanted);
 
   // Scheduling (master.cpp).
-  void Reply(Slave& slave, const ReplyMsg& reply);
-  void Block(Slave& slave, SlaveState state, const RequestMsg& request);
-  void Yield(Slave& slave, const RequestMsg& request);
-  void WakeIfReady(Slave& slave);
+  void Reply(Slave& slave, const ReplyMsg& reply) override;
+  void Block(Slave& slave, SlaveState state, const RequestMsg& request) override;
+  void Yield(Slave& slave, const RequestMsg& request) override;
+  void WakeIfReady(Slave& slave) override;
   // WakeIfReady without scheduling; true if it made the slave runnable.
   bool MakeRunnableIfReady(Slave& slave);
   void Schedule();
@@ -199,24 +206,15 @@ class Master {
   ReplyMsg Complete(Slave& slave, const RequestMsg& request);
 
   // Point-to-point (p2p.cpp).
-  void HandleSend(Slave& slave, const RequestMsg& request);
-  // Placed messages (placed.cpp).
-  void HandlePutOffer(Slave& slave, const RequestMsg& request);
-  void HandlePutDone(Slave& slave, const RequestMsg& request);
-  // A window payload written by the master straight into its posted
-  // receive at `dest` (null: another node's); false when it must go the
-  // usual way.
-  bool PlaceFromWindow(Slave& slave, const RequestMsg& request, Slave* dest);
-  // Whether a message of `sender` may be written into `dest`'s memory.
-  bool MayPlaceInto(const Slave& sender, const Slave* dest) const;
-  void CompletePlaced(const Slave& sender, const RequestMsg& request, Slave& dest,
-                      std::uint64_t recv_id, const Envelope& envelope);
+  void HandleSend(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
   void HandlePostRecv(Slave& slave, const RequestMsg& request);
   void HandleWaitRecv(Slave& slave, const RequestMsg& request);
   void HandleTestRecv(Slave& slave, const RequestMsg& request);
   void HandleProbe(Slave& slave, const RequestMsg& request);
-  // WaitAny, TestAny, PollAny, TestAll over the ids in slave.wait_ids.
-  void HandleAnyRecv(Slave& slave, const RequestMsg& request);
+  // WaitAny, TestAny, PollAny over the ids in slave.wait_ids.
+  void HandleAnyRecv(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
+  // TestAll: whether every receive of slave.wait_ids is complete.
+  void HandleTestAll(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
   void HandleFreeRecv(Slave& slave, const RequestMsg& request);
   void HandleMrecv(Slave& slave, const RequestMsg& request);
   void HandleCancel(Slave& slave, const RequestMsg& request);
@@ -249,6 +247,7 @@ class Master {
   void TellMatchedSenders(Slave& receiver);
   ReplyMsg CompleteRecv(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteAnyRecv(Slave& slave, const RequestMsg& request);
+  ReplyMsg CompleteTestAll(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteProbe(Slave& slave, const RequestMsg& request);
   ReplyMsg CompleteMprobe(Slave& slave, const RequestMsg& request);
   bool RecvReady(const Slave& slave, const RequestMsg& request) const;
@@ -256,51 +255,6 @@ class Master {
   bool AnyRecvReady(const Slave& slave, const RequestMsg& request) const;
   // Position in slave.wait_ids of the first complete receive, or -1.
   int FirstCompleteRecv(const Slave& slave) const;
-  // A request's payload read as a list of receive ids.
-  std::vector<std::uint64_t> TakeIds(Slave& slave, const RequestMsg& request);
-
-  // Collectives (collective.cpp, bcast.cpp, reduce.cpp).
-  void HandleCollective(Slave& slave, const RequestMsg& request);
-  Collective& JoinCollective(Slave& slave, const RequestMsg& request);
-  void FinishCollective(int comm, std::uint64_t seq);  // wakes its waiters
-  void StartInterNodeStep(Collective& collective);
-  void OnInterNodeStepDone(int comm, std::uint64_t seq);
-  ReplyMsg CompleteCollective(Slave& slave, const RequestMsg& request);
-  bool CollectiveReady(const Slave& slave, const RequestMsg& request) const;
-  void ContributeBcast(Collective& collective, Slave& slave, const RequestMsg& request);
-  void ContributeReduce(Collective& collective, Slave& slave, const RequestMsg& request);
-  void FoldContributions(Collective& collective);
-  // Local members of the communicator that finalized or exited before
-  // joining `collective` ("rank 3, rank 5"; empty: none).
-  std::string MembersThatLeft(const Collective& collective) const;
-  // Ends the job if a pending collective lacks a member that left; with
-  // `leaving` (a rank just finalized), only if someone waits in it.
-  void FailCollectivesMissing(const Slave* leaving);
-  // Drops a finished collective; the communicator goes too if it was freed.
-  void EraseCollective(std::map<std::pair<int, std::uint64_t>, Collective>::iterator it);
-
-  // Communicator creation and freeing (comm.cpp).
-  void ContributeSplit(Collective& collective, Slave& slave, const RequestMsg& request);
-  // The SplitEntry records in node-block order for the allgather.
-  void PrepareSplitStep(Collective& collective, CollectiveStep& step);
-  // Builds the new communicators once every member's entry is known.
-  void FinishSplit(Collective& collective);
-  ReplyMsg CompleteSplit(Slave& slave, Collective& collective);
-  // MPI_Comm_idup (idup_split.cpp): a member that joins a split with a
-  // receive id is not blocked; the outcome completes that receive.
-  void JoinWithoutWaiting(Collective& collective, Slave& slave, const RequestMsg& request);
-  void HandOutToNonblocking(Collective& collective);
-  void HandleCommFree(Slave& slave, const RequestMsg& request);
-  // Communicators the members agree on themselves (comm_register.cpp).
-  void HandleCommRegister(Slave& slave, const RequestMsg& request);
-  void DropCommIfUnused(int id);
-  int AllocateChannel();
-
-  // Critical sections (critical.cpp).
-  void HandleEnterCritical(Slave& slave, const RequestMsg& request);
-  void HandleExitCritical(Slave& slave, const RequestMsg& request);
-  bool CriticalReady(const Slave& slave, const RequestMsg& request) const;
-  void LeaveCritical(Slave& slave);
 
   // Observability (observe.cpp): the run report, trace, live status and
   // progress line. Off unless asked for; each hook tests recorder_.on().
@@ -311,14 +265,10 @@ class Master {
   void RecordRankStates();
   void NoteStateChange(const Slave& slave) { recorder_.Touched(slave.index); }
   void RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
-                  bool cross_node);
-  void RecordCollective(const Collective& collective, const MasterComm& comm);
-  void RecordStepDone(int comm, std::uint64_t seq);
+                  bool cross_node) override;
   // Its read-back so far (at MPI_Finalize, while its /proc entry exists,
   // and at the end).
   void RecordReadBack(const Slave& slave);
-  // Whether this node counts a collective on `comm` (its first node does).
-  bool CountedHere(const MasterComm& comm) const;
   // SIGUSR1 from `asker`: every node's ranks' states and, when blocked,
   // their calls, for the asker (common/status_reply.h).
   void OnStatusAsked(int asker);
@@ -332,10 +282,11 @@ class Master {
   // End of the job, node 0: prints the report, writes the JSON and trace.
   void FinishRecording();
 
-  // Communicators (comm_registry.h).
-  const MasterComm& Comm(int id) const { return comms_.Get(id); }
+  // Communicators (comm_registry.h) and what else the families share.
+  const MasterComm& Comm(int id) const override { return comms_.Get(id); }
+  std::byte* Window(int index) override { return io_->Window(index); }
+  Network* network() override { return network_.get(); }
   int NodeOf(int world_rank) const { return comms_.NodeOf(world_rank); }
-  int WorldSize() const { return comms_.WorldSize(); }
 
   // Declared first, so destroyed last: the liveness file outlives every
   // other object of the node.
@@ -365,12 +316,8 @@ class Master {
   std::unique_ptr<SlaveIo> io_;
   SlaveTable slaves_;
   CommRegistry comms_;
-  // Channels handed out for communicators being registered, by id, until
-  // their members are registered (comm_register.cpp).
-  std::map<int, int> registering_channels_;
-  std::map<std::pair<int, std::uint64_t>, Collective> collectives_;
-  int critical_holders_ = 0;
-  std::deque<int> critical_waiters_;
+  CriticalSections critical_{*this, options_.ncritical};
+  PlacedMessages placed_{*this};
 
   std::uint64_t node_memory_ = 0;
   std::uint64_t switch_outs_ = 0;
@@ -400,7 +347,6 @@ class Master {
   std::uint64_t remote_sent_ = 0;      // messages forwarded to other nodes
   std::uint64_t remote_received_ = 0;  // messages delivered from other nodes
   bool network_shutdown_ = false;
-  const std::byte* inline_payload_ = nullptr;  // of the request being handled
   bool failed_ = false;
   // A rank could not read another's memory (CopyLent): every lent block
   // is copied when it arrives from then on.
@@ -416,6 +362,9 @@ class Master {
   int cpu_ = -1;  // CPU shared by the master and its slaves with -nr 1
   JobRecorder recorder_;
   std::unique_ptr<ProgressLine> progress_;  // --progress, node 0
+  // Last: it holds payloads (of the store above) and references to the
+  // members above.
+  Collectives collectives_{*this, payloads_, comms_, recorder_, node_};
 };
 
 }  // namespace bdmpi

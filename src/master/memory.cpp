@@ -199,11 +199,11 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
                    (other.state == SlaveState::kRunnable && !blocked_only);
-    // Not one that a sender writes into now (placed.cpp), nor one whose
+    // Not one that a sender writes into now (placed.h), nor one whose
     // lent block a receiver may be reading: its memory must stay where it
     // is meanwhile, or the write-back would race them.
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
-        !other.storage_releasing && other.incoming_puts == 0 && StorageBytes(other) > 0 &&
+        !other.storage_releasing && !placed_.HasIncoming(other) && StorageBytes(other) > 0 &&
         !payloads_.LentInHand(other.index))
       candidates.push_back(&other);
   }

@@ -2,14 +2,64 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 
 #include "master/master.h"
 
 namespace bdmpi {
 
-// Member functions of Master are private: the table is built by a friend.
+// The handlers are private members of the master and its families: the
+// table is built by a friend, which binds each to its object.
 struct MessageTable {
   static const MessageRow* Find(MsgType type);
+
+  // The object whose member `F` is, in `master` (const with it).
+  template <auto F, class M>
+  static auto& Part(M& master) {
+    using Family = typename ClassOf<decltype(F)>::type;
+    if constexpr (std::is_same_v<Family, Master>) {
+      return master;
+    } else if constexpr (std::is_same_v<Family, Collectives>) {
+      return master.collectives_;
+    } else {
+      static_assert(std::is_same_v<Family, CriticalSections>, "a family the master does not have");
+      return master.critical_;
+    }
+  }
+
+  template <class T>
+  struct ClassOf;
+  template <class C, class T>
+  struct ClassOf<T C::*> {
+    using type = C;
+  };
+
+  // The columns' functions, one per member function. A handler declares
+  // the inline payload only when it reads it.
+  template <auto F>
+  static void Handle(Master& master, Slave& slave, const RequestMsg& request,
+                     const std::byte* inline_payload) {
+    auto& part = Part<F>(master);
+    if constexpr (std::is_invocable_v<decltype(F), decltype(part), Slave&, const RequestMsg&,
+                                      const std::byte*>) {
+      (part.*F)(slave, request, inline_payload);
+    } else {
+      (part.*F)(slave, request);
+    }
+  }
+  template <auto F>
+  static bool Ready(const Master& master, const Slave& slave, const RequestMsg& request) {
+    return (Part<F>(master).*F)(slave, request);
+  }
+  template <auto F>
+  static ReplyMsg Complete(Master& master, Slave& slave, const RequestMsg& request) {
+    return (Part<F>(master).*F)(slave, request);
+  }
+  template <auto F>
+  static std::string Describe(const Master& master, const Slave& slave,
+                              const RequestMsg& request) {
+    return (Part<F>(master).*F)(slave, request);
+  }
 };
 
 namespace {
@@ -30,101 +80,128 @@ constexpr int SlotOf(MsgType type) {
 
 const MessageRow* MessageTable::Find(MsgType type) {
   using M = Master;
+  using C = CriticalSections;
+  using Co = Collectives;
   static constexpr MessageRow kRows[] = {
       // Life cycle (master.cpp).
       {.type = MsgType::kInit, .mpi_call = "MPI_Init", .blocks = Blocks::kRunnable,
-       .handle = &M::HandleInit},
-      {.type = MsgType::kFinalize, .handle = &M::HandleFinalize},
-      {.type = MsgType::kAbort, .handle = &M::HandleAbort},
+       .handle = Handle<&M::HandleInit>},
+      {.type = MsgType::kFinalize, .handle = Handle<&M::HandleFinalize>},
+      {.type = MsgType::kAbort, .handle = Handle<&M::HandleAbort>},
       // Not a request: the watcher's and the network's wake-ups (OnEvent).
-      {.type = MsgType::kEvent},
+      {.type = MsgType::kEvent, .master_event = true},
 
       // Point-to-point (p2p.cpp, blocked_call.cpp).
-      {.type = MsgType::kSend, .comm_check = CommCheck::kOwnRankAndPeer,
-       .handle = &M::HandleSend},
+      {.type = MsgType::kSend, .comm_check = CommCheck::kOwnRankAndPeer, .may_lend = true,
+       .may_place = true, .handle = Handle<&M::HandleSend>},
       // With wants_reply it is MPI_Recv: a post and a wait.
       {.type = MsgType::kPostRecv, .mpi_call = "MPI_Recv", .blocks = Blocks::kRBlocked,
-       .handle = &M::HandlePostRecv, .ready = &M::RecvReady, .complete = &M::CompleteRecv,
-       .describe = &M::DescribeSourceTag},
+       .handle = Handle<&M::HandlePostRecv>, .ready = Ready<&M::RecvReady>,
+       .complete = Complete<&M::CompleteRecv>,
+       .describe = Describe<&M::DescribeSourceTag>},
       {.type = MsgType::kWaitRecv, .mpi_call = "MPI_Wait/MPI_Waitall", .blocks = Blocks::kRBlocked,
-       .handle = &M::HandleWaitRecv, .ready = &M::RecvReady, .complete = &M::CompleteRecv,
-       .describe = &M::DescribeWaitRecv},
+       .handle = Handle<&M::HandleWaitRecv>, .ready = Ready<&M::RecvReady>,
+       .complete = Complete<&M::CompleteRecv>,
+       .describe = Describe<&M::DescribeWaitRecv>},
       {.type = MsgType::kTestRecv, .mpi_call = "MPI_Test", .blocks = Blocks::kRunnable,
-       .handle = &M::HandleTestRecv, .complete = &M::CompleteRecv},
+       .handle = Handle<&M::HandleTestRecv>, .complete = Complete<&M::CompleteRecv>},
       {.type = MsgType::kProbe, .mpi_call = "MPI_Probe", .blocks = Blocks::kRBlocked,
-       .handle = &M::HandleProbe, .ready = &M::ProbeReady, .complete = &M::CompleteProbe,
-       .describe = &M::DescribeSourceTag},
+       .handle = Handle<&M::HandleProbe>, .ready = Ready<&M::ProbeReady>,
+       .complete = Complete<&M::CompleteProbe>,
+       .describe = Describe<&M::DescribeSourceTag>},
       {.type = MsgType::kIprobe, .mpi_call = "MPI_Iprobe", .blocks = Blocks::kRunnable,
-       .handle = &M::HandleProbe, .complete = &M::CompleteProbe},
+       .handle = Handle<&M::HandleProbe>, .complete = Complete<&M::CompleteProbe>},
       {.type = MsgType::kWaitAny, .mpi_call = "MPI_Waitany/MPI_Waitsome",
-       .blocks = Blocks::kRBlocked, .handle = &M::HandleAnyRecv, .ready = &M::AnyRecvReady,
-       .complete = &M::CompleteAnyRecv, .describe = &M::DescribeWaitAny},
+       .blocks = Blocks::kRBlocked, .handle = Handle<&M::HandleAnyRecv>,
+       .ready = Ready<&M::AnyRecvReady>,
+       .complete = Complete<&M::CompleteAnyRecv>, .describe = Describe<&M::DescribeWaitAny>},
       {.type = MsgType::kTestAny, .mpi_call = "MPI_Testany/MPI_Testsome",
-       .blocks = Blocks::kRunnable, .handle = &M::HandleAnyRecv,
-       .complete = &M::CompleteAnyRecv},
-      {.type = MsgType::kPollAny, .handle = &M::HandleAnyRecv, .complete = &M::CompleteAnyRecv},
+       .blocks = Blocks::kRunnable, .handle = Handle<&M::HandleAnyRecv>,
+       .complete = Complete<&M::CompleteAnyRecv>},
+      {.type = MsgType::kPollAny, .handle = Handle<&M::HandleAnyRecv>,
+       .complete = Complete<&M::CompleteAnyRecv>},
       {.type = MsgType::kTestAll, .mpi_call = "MPI_Testall", .blocks = Blocks::kRunnable,
-       .handle = &M::HandleAnyRecv, .complete = &M::CompleteAnyRecv},
-      {.type = MsgType::kFreeRecv, .handle = &M::HandleFreeRecv},
-      {.type = MsgType::kCancel, .mpi_call = "MPI_Cancel", .handle = &M::HandleCancel},
+       .handle = Handle<&M::HandleTestAll>, .complete = Complete<&M::CompleteTestAll>},
+      {.type = MsgType::kFreeRecv, .handle = Handle<&M::HandleFreeRecv>},
+      {.type = MsgType::kCancel, .mpi_call = "MPI_Cancel", .handle = Handle<&M::HandleCancel>},
       {.type = MsgType::kMprobe, .mpi_call = "MPI_Mprobe", .blocks = Blocks::kRBlocked,
-       .handle = &M::HandleProbe, .ready = &M::ProbeReady, .complete = &M::CompleteMprobe,
-       .describe = &M::DescribeSourceTag},
+       .handle = Handle<&M::HandleProbe>, .ready = Ready<&M::ProbeReady>,
+       .complete = Complete<&M::CompleteMprobe>,
+       .describe = Describe<&M::DescribeSourceTag>},
       {.type = MsgType::kImprobe, .mpi_call = "MPI_Improbe", .blocks = Blocks::kRunnable,
-       .handle = &M::HandleProbe, .complete = &M::CompleteMprobe},
-      {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = &M::HandleMrecv},
-      {.type = MsgType::kCopyLent, .handle = &M::HandleCopyLent},
+       .handle = Handle<&M::HandleProbe>, .complete = Complete<&M::CompleteMprobe>},
+      {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = Handle<&M::HandleMrecv>},
+      // Asks about the lent block of its last reply, which stays held.
+      {.type = MsgType::kCopyLent, .keeps_reply_files = true, .handle = Handle<&M::HandleCopyLent>},
       {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .blocks = Blocks::kRBlocked,
-       .handle = &M::HandleWaitRecv, .ready = &M::RecvReady, .complete = &M::CompleteRecv,
-       .describe = &M::DescribeAwaitedSend},
+       .handle = Handle<&M::HandleWaitRecv>, .ready = Ready<&M::RecvReady>,
+       .complete = Complete<&M::CompleteRecv>,
+       .describe = Describe<&M::DescribeAwaitedSend>},
 
-      // Collectives (collective.cpp, bcast.cpp, reduce.cpp).
+      // Collectives (collectives.h: collective.cpp, bcast.cpp, reduce.cpp).
       {.type = MsgType::kBarrier, .mpi_call = "MPI_Barrier", .blocks = Blocks::kCBlocked,
        .comm_check = CommCheck::kOwnRank,
-       .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
-       .complete = &M::CompleteCollective, .locally_complete = &EveryLocalMemberArrived,
-       .start_step = &StartBarrierStep},
+       .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
+       .complete = Complete<&Co::CompleteCollective>,
+       .make_state = &MakeCollectiveState<BarrierState>,
+       .locally_complete = &EveryLocalMemberArrived,
+       .prepare_step = &Co::PrepareBarrierStep, .start_step = &StartBarrierStep},
       {.type = MsgType::kBcast, .mpi_call = "MPI_Bcast", .blocks = Blocks::kCBlocked,
        .comm_check = CommCheck::kOwnRankAndPeer,
-       .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
-       .complete = &M::CompleteCollective, .describe = &M::DescribeRooted,
-       .result_for = ResultFor::kNonRoot, .contribute = &M::ContributeBcast,
-       .locally_complete = &BcastLocallyComplete, .start_step = &StartBcastStep},
+       .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
+       .complete = Complete<&Co::CompleteCollective>, .describe = Describe<&M::DescribeRooted>,
+       .result_for = ResultFor::kNonRoot, .rooted = true, .same_size = true,
+       .make_state = &MakeCollectiveState<BcastState>,
+       .contribute = &Co::ContributeBcast, .locally_complete = &BcastLocallyComplete,
+       .prepare_step = &Co::PrepareBcastStep, .start_step = &StartBcastStep,
+       .hand_result = &Co::GiveResult},
       {.type = MsgType::kReduce, .mpi_call = "MPI_Reduce", .blocks = Blocks::kCBlocked,
        .comm_check = CommCheck::kOwnRankAndPeer,
-       .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
-       .complete = &M::CompleteCollective, .describe = &M::DescribeRooted,
-       .result_for = ResultFor::kRoot, .contribute = &M::ContributeReduce,
-       .locally_complete = &EveryLocalPartFolded, .start_step = &StartReduceStep},
+       .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
+       .complete = Complete<&Co::CompleteCollective>, .describe = Describe<&M::DescribeRooted>,
+       .result_for = ResultFor::kRoot, .rooted = true, .same_size = true,
+       .make_state = &MakeCollectiveState<ReduceState>,
+       .contribute = &Co::ContributeReduce, .locally_complete = &EveryLocalPartFolded,
+       .prepare_step = &Co::PrepareReduceStep, .start_step = &StartReduceStep,
+       .hand_result = &Co::GiveResult},
       {.type = MsgType::kAllreduce, .mpi_call = "MPI_Allreduce", .blocks = Blocks::kCBlocked,
        .comm_check = CommCheck::kOwnRank,
-       .handle = &M::HandleCollective, .ready = &M::CollectiveReady,
-       .complete = &M::CompleteCollective, .contribute = &M::ContributeReduce,
-       .locally_complete = &EveryLocalPartFolded, .start_step = &StartAllreduceStep},
+       .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
+       .complete = Complete<&Co::CompleteCollective>, .same_size = true,
+       .make_state = &MakeCollectiveState<ReduceState>,
+       .contribute = &Co::ContributeReduce, .locally_complete = &EveryLocalPartFolded,
+       .prepare_step = &Co::PrepareReduceStep, .start_step = &StartAllreduceStep,
+       .hand_result = &Co::GiveResult},
 
-      // BDMPI extensions (critical.cpp).
+      // BDMPI extensions (critical.h).
       {.type = MsgType::kEnterCritical, .mpi_call = "BDMPI_Enter_critical",
-       .blocks = Blocks::kCBlocked, .handle = &M::HandleEnterCritical,
-       .ready = &M::CriticalReady},
-      {.type = MsgType::kExitCritical, .handle = &M::HandleExitCritical},
+       .blocks = Blocks::kCritical, .handle = Handle<&C::HandleEnter>,
+       .ready = Ready<&C::Ready>},
+      {.type = MsgType::kExitCritical, .handle = Handle<&C::HandleExit>},
 
       // Communicators (comm.cpp): a split is a collective.
       {.type = MsgType::kCommSplit, .mpi_call = "MPI_Comm_split/dup/create",
        .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRank,
-       .handle = &M::HandleCollective, .ready = &M::CollectiveReady, .complete = &M::CompleteCollective,
-       .contribute = &M::ContributeSplit, .locally_complete = &EveryLocalMemberArrived,
-       .start_step = &StartSplitStep},
+       .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
+       .complete = Complete<&Co::CompleteCollective>,
+       .make_state = &MakeCollectiveState<SplitState>,
+       .contribute = &Co::ContributeSplit, .locally_complete = &EveryLocalMemberArrived,
+       .prepare_step = &Co::PrepareSplitStep, .start_step = &StartSplitStep,
+       .finish = &Co::FinishSplit, .hand_result = &Co::CompleteSplit},
       {.type = MsgType::kCommFree, .comm_check = CommCheck::kLiveMember,
-       .handle = &M::HandleCommFree},
+       .handle = Handle<&Co::HandleCommFree>},
       // Checked by its handler: the communicator does not exist yet.
       {.type = MsgType::kCommRegister, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
-       .handle = &M::HandleCommRegister},
+       .handle = Handle<&Co::HandleCommRegister>},
 
       // Memory (memory.cpp). Release and ReadAhead go master -> slave only.
       {.type = MsgType::kRelease},
       {.type = MsgType::kReadAhead},
-      {.type = MsgType::kReleased, .handle = &M::HandleReleased},
-      {.type = MsgType::kReleaseProgress, .handle = &M::HandleReleaseProgress},
+      // Sent while the slave waits for a reply that may be made already (a
+      // runnable slave switched out), naming files it has yet to read.
+      {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&M::HandleReleased>},
+      {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
+       .handle = Handle<&M::HandleReleaseProgress>},
   };
 
   static constexpr auto kSlots = [] {
@@ -151,7 +228,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
   static_assert(
       [] {
         for (const MessageRow& row : kRows) {
-          bool waits = row.blocks == Blocks::kRBlocked || row.blocks == Blocks::kCBlocked;
+          bool waits = row.blocks != Blocks::kNever && row.blocks != Blocks::kRunnable;
           if (waits && row.ready == nullptr) return false;
         }
         return true;
@@ -160,13 +237,43 @@ const MessageRow* MessageTable::Find(MsgType type) {
   static_assert(
       [] {
         for (const MessageRow& row : kRows) {
-          bool collective = row.handle == &Master::HandleCollective;
+          bool collective = row.handle == Handle<&Co::HandleCollective>;
           if (collective != (row.locally_complete != nullptr)) return false;
           if (collective != (row.start_step != nullptr)) return false;
+          if (collective != (row.prepare_step != nullptr)) return false;
+          if (collective != (row.make_state != nullptr)) return false;
+          bool collective_only = row.rooted || row.same_size || row.contribute != nullptr ||
+                                 row.finish != nullptr || row.hand_result != nullptr ||
+                                 row.result_for != ResultFor::kEveryone;
+          if (collective_only && !collective) return false;
+          // A root is checked against the communicator before it is used.
+          if (row.rooted && row.comm_check != CommCheck::kOwnRankAndPeer) return false;
+          if (row.rooted != (row.result_for != ResultFor::kEveryone)) return false;
+          // A result sized by the members is given back to them.
+          if (row.same_size && row.hand_result == nullptr) return false;
         }
         return true;
       }(),
-      "a collective needs its local completion and its inter-node step, nothing else does");
+      "a collective needs its state, its local completion, its step's data and its "
+      "inter-node step "
+      "(a rooted one its root checked, a sized one its result handed out); nothing else "
+      "has any of them");
+  static_assert(
+      [] {
+        for (const MessageRow& row : kRows) {
+          // A master event is served before any sender is known.
+          if (row.master_event && (row.handle != nullptr || row.mpi_call != nullptr))
+            return false;
+          // Only a slave that waits for a reply sends while it holds one.
+          if (row.keeps_reply_files && row.blocks != Blocks::kNever) return false;
+          // A lent or placed payload goes to a checked peer.
+          if ((row.may_lend || row.may_place) && row.comm_check != CommCheck::kOwnRankAndPeer)
+            return false;
+        }
+        return true;
+      }(),
+      "a master event has no handler, only a request that never blocks keeps its reply's "
+      "files, and a lent or placed payload needs a checked peer");
 
   int slot = SlotOf(type);
   if (slot < 0 || kSlots[slot] < 0) return nullptr;

@@ -3,17 +3,22 @@
 // else. Adding a message costs one X(...) line in common/protocol.h, one
 // row in message_table.cpp (a compile-time check wants a row for every
 // type), and its two halves: the slave's call in src/slave and the
-// master's handler in the master file of its family (p2p.cpp,
-// collective.cpp, comm.cpp, critical.cpp, memory.cpp, lifecycle.cpp).
+// master's handler, a member of Master (p2p.cpp, memory.cpp; the life
+// cycle's in master.cpp) or of its family's class (collectives.h,
+// critical.h, placed.h). Code outside the table asks a row's properties,
+// never which type a request is.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "common/protocol.h"
+#include "master/collective.h"
 #include "master/inter_node_steps.h"
 
 namespace bdmpi {
 
+class Collectives;
 class Master;
 struct Collective;
 struct MasterComm;
@@ -25,8 +30,15 @@ enum class Blocks {
   kNever,     // answered at once, or never answered (no reply)
   kRunnable,  // may yield: runnable behind the others, answered when it runs
   kRBlocked,  // may wait for a point-to-point message
-  kCBlocked,  // may wait in a collective or for the critical section
+  kCBlocked,  // may wait in a collective
+  kCritical,  // may wait for the critical section (cblocked too)
 };
+
+// The slave state of a request that waits (kRBlocked or kCBlocked).
+constexpr bool BlocksInState(Blocks blocks, bool rblocked) {
+  return rblocked ? blocks == Blocks::kRBlocked
+                  : blocks == Blocks::kCBlocked || blocks == Blocks::kCritical;
+}
 
 // What the master checks of a request's communicator fields before
 // serving it (request_check.cpp).
@@ -48,24 +60,54 @@ struct MessageRow {
   const char* mpi_call = nullptr;
   Blocks blocks = Blocks::kNever;
   CommCheck comm_check = CommCheck::kNone;
+  // Sent by the master's own threads (wake-ups), never by a slave.
+  bool master_event = false;
+  // Sent while the slave may not have read its last reply yet (it waits
+  // for one), so the files and the lent block that reply named stay held.
+  bool keeps_reply_files = false;
+  // Payload places beyond the window, inline and files: a lent block
+  // (Where::kLent) and a placed message (Where::kPutOffer, kPlaced).
+  bool may_lend = false;
+  bool may_place = false;
+  // The functions below are members of the master or of one of its
+  // protocol families, bound to the master's instance by the table
+  // (message_table.cpp). A handler gets the request and the payload that
+  // followed it in the queue message (Where::kInline), when it reads one.
+
   // Serves the request; nullptr: ignored (not sent by slaves).
-  void (Master::*handle)(Slave&, const RequestMsg&) = nullptr;
+  void (*handle)(Master&, Slave&, const RequestMsg&, const std::byte* inline_payload) = nullptr;
   // Whether a slave blocked in this request may run again; nullptr: yes.
-  bool (Master::*ready)(const Slave&, const RequestMsg&) const = nullptr;
+  bool (*ready)(const Master&, const Slave&, const RequestMsg&) = nullptr;
   // The reply that lets it run; nullptr: an empty reply of this type.
-  ReplyMsg (Master::*complete)(Slave&, const RequestMsg&) = nullptr;
+  ReplyMsg (*complete)(Master&, Slave&, const RequestMsg&) = nullptr;
   // What a rank blocked in it waits for, as the user wrote it ("MPI_Recv
   // (source 2, tag 7)"); nullptr: mpi_call alone.
-  std::string (Master::*describe)(const Slave&, const RequestMsg&) const = nullptr;
+  std::string (*describe)(const Master&, const Slave&, const RequestMsg&) = nullptr;
 
-  // Collectives only.
+  // Collectives only: the functions are the collectives family's
+  // (collectives.h).
   ResultFor result_for = ResultFor::kEveryone;
+  // Every member names the same root (`peer`): checked, and part of the
+  // inter-node step's signature.
+  bool rooted = false;
+  // Every member passes the same number of bytes: checked, and part of the
+  // signature.
+  bool same_size = false;
+  // The state of this kind of collective (collective.h).
+  void (*make_state)(CollectiveState&) = nullptr;
   // Deposits the member's part; nullptr: it has none (MPI_Barrier).
-  void (Master::*contribute)(Collective&, Slave&, const RequestMsg&) = nullptr;
+  void (Collectives::*contribute)(Collective&, Slave&, const RequestMsg&,
+                                  const std::byte* inline_payload) = nullptr;
   // Whether this node's part is complete (its inter-node step may start).
   bool (*locally_complete)(const Collective&, const MasterComm&) = nullptr;
+  // Fills in the inter-node step what this node gives it.
+  void (Collectives::*prepare_step)(Collective&, CollectiveStep&) = nullptr;
   // The step among the masters when the communicator spans nodes.
   InterNodeStepStarter start_step = nullptr;
+  // Builds the result once this node has it all; nullptr: nothing to build.
+  void (Collectives::*finish)(Collective&) = nullptr;
+  // The reply that hands a member its result; nullptr: an empty reply.
+  ReplyMsg (Collectives::*hand_result)(Slave&, Collective&, const RequestMsg&) = nullptr;
 };
 
 // The row of `type`, or nullptr for a value that is no MsgType (a corrupt

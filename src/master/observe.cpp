@@ -39,7 +39,7 @@ std::optional<RankActivity> ActivityOf(const Slave& slave) {
     case SlaveState::kRBlocked:
       return RankActivity::kBlockedReceive;
     case SlaveState::kCBlocked:
-      return slave.pending && slave.pending->type == MsgType::kEnterCritical
+      return slave.pending && FindMessageRow(slave.pending->type)->blocks == Blocks::kCritical
                  ? RankActivity::kBlockedCritical
                  : RankActivity::kBlockedCollective;
     default:
@@ -149,19 +149,6 @@ void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Pay
                                                      : MessagePath::kMasterMemory;
   recorder_.Sent(slave.index, path, request.bytes);
   if (cross_node) recorder_.Sent(slave.index, MessagePath::kCrossNode, request.bytes);
-}
-
-bool Master::CountedHere(const MasterComm& comm) const {
-  return !comm.spans_nodes || comm.group->nodes.front() == node_;
-}
-
-void Master::RecordCollective(const Collective& collective, const MasterComm& comm) {
-  recorder_.CollectiveRan(MpiCallName(collective.type), collective.bytes,
-                          recorder_.on() && CountedHere(comm));
-}
-
-void Master::RecordStepDone(int comm, std::uint64_t seq) {
-  if (recorder_.on()) recorder_.InterNodeStepDone(comm, seq, CountedHere(Comm(comm)));
 }
 
 void Master::OnStatusAsked(int asker) {

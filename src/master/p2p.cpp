@@ -10,21 +10,21 @@
 
 namespace bdmpi {
 
-void Master::HandleSend(Slave& slave, const RequestMsg& request) {
+void Master::HandleSend(Slave& slave, const RequestMsg& request, const std::byte* inline_payload) {
   const MasterComm& comm = Comm(request.comm);
   BDMPI_ENFORCE(request.peer >= 0 &&
                     request.peer < static_cast<int>(comm.world_ranks.size()),
                 "send to rank " + std::to_string(request.peer));
-  if (request.where == Where::kPutOffer) return HandlePutOffer(slave, request);
-  if (request.where == Where::kPlaced) return HandlePutDone(slave, request);
+  if (request.where == Where::kPutOffer) return placed_.HandleOffer(slave, request);
+  if (request.where == Where::kPlaced) return placed_.HandleDone(slave, request);
   int dest_rank = comm.world_ranks[request.peer];
   Slave* dest = slaves_.ByWorldRank(dest_rank);
-  if (request.where == Where::kWindow && PlaceFromWindow(slave, request, dest)) return;
+  if (request.where == Where::kWindow && placed_.FromWindow(slave, request, dest)) return;
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = request.where == Where::kLent
                         ? LentPayload(slave, request, dest == nullptr)
-                        : payloads_.Take(request, io_->Window(slave.index), inline_payload_);
+                        : payloads_.Take(request, io_->Window(slave.index), inline_payload);
   // A lent block's id is what its sender waits for, not a send MPI_Cancel
   // may withdraw (collectives cannot be cancelled).
   message.sent_by = SentBy{slave.world_rank, request.where == Where::kLent ? 0 : request.id,
@@ -138,13 +138,6 @@ void Master::HandleTestRecv(Slave& slave, const RequestMsg& request) {
   Reply(slave, CompleteRecv(slave, request));
 }
 
-std::vector<std::uint64_t> Master::TakeIds(Slave& slave, const RequestMsg& request) {
-  std::vector<std::uint64_t> ids(request.bytes / sizeof(std::uint64_t));
-  payloads_.Read(request, io_->Window(slave.index), inline_payload_, ids.data(),
-                 ids.size() * sizeof(std::uint64_t));
-  return ids;
-}
-
 int Master::FirstCompleteRecv(const Slave& slave) const {
   for (std::size_t i = 0; i < slave.wait_ids.size(); ++i) {
     if (slave.mailbox.IsComplete(slave.wait_ids[i])) return static_cast<int>(i);
@@ -152,25 +145,35 @@ int Master::FirstCompleteRecv(const Slave& slave) const {
   return -1;
 }
 
-void Master::HandleAnyRecv(Slave& slave, const RequestMsg& request) {
-  slave.wait_ids = TakeIds(slave, request);
-  bool ready = false;
-  if (request.type == MsgType::kTestAll) {
-    ready = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
-                        [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
-  } else {
-    ready = FirstCompleteRecv(slave) >= 0;
+void Master::HandleAnyRecv(Slave& slave, const RequestMsg& request,
+                           const std::byte* inline_payload) {
+  slave.wait_ids = payloads_.ReadIds(request, io_->Window(slave.index), inline_payload);
+  if (FirstCompleteRecv(slave) < 0) {
+    // A wait blocks; as in HandleTestRecv, a test that finds nothing lets
+    // others run first; a poll (kNever) just answers.
+    Blocks blocks = FindMessageRow(request.type)->blocks;
+    if (blocks == Blocks::kRBlocked) {
+      Block(slave, SlaveState::kRBlocked, request);
+      return;
+    }
+    if (blocks == Blocks::kRunnable && !slaves_.idle()) {
+      Yield(slave, request);
+      return;
+    }
   }
-  if (!ready && request.type == MsgType::kWaitAny) {
-    Block(slave, SlaveState::kRBlocked, request);
-    return;
-  }
+  Reply(slave, CompleteAnyRecv(slave, request));
+}
+
+void Master::HandleTestAll(Slave& slave, const RequestMsg& request,
+                           const std::byte* inline_payload) {
+  slave.wait_ids = payloads_.ReadIds(request, io_->Window(slave.index), inline_payload);
+  ReplyMsg reply = CompleteTestAll(slave, request);
   // As in HandleTestRecv: a test that finds nothing lets others run first.
-  if (!ready && request.type != MsgType::kPollAny && !slaves_.idle()) {
+  if (!reply.flag && !slaves_.idle()) {
     Yield(slave, request);
     return;
   }
-  Reply(slave, CompleteAnyRecv(slave, request));
+  Reply(slave, reply);
 }
 
 void Master::HandleFreeRecv(Slave& slave, const RequestMsg& request) {
@@ -250,14 +253,15 @@ ReplyMsg Master::CompleteRecv(Slave& slave, const RequestMsg& request) {
   return reply;
 }
 
+ReplyMsg Master::CompleteTestAll(Slave& slave, const RequestMsg& request) {
+  ReplyMsg reply;
+  reply.type = request.type;
+  reply.flag = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
+                           [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
+  return reply;
+}
+
 ReplyMsg Master::CompleteAnyRecv(Slave& slave, const RequestMsg& request) {
-  if (request.type == MsgType::kTestAll) {
-    ReplyMsg reply;
-    reply.type = request.type;
-    reply.flag = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
-                             [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
-    return reply;
-  }
   int position = FirstCompleteRecv(slave);
   if (position < 0) {
     ReplyMsg reply;  // flag 0: none complete

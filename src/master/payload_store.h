@@ -77,6 +77,13 @@ class PayloadStore {
   // keeping it (a spill file is unlinked once read).
   void Read(const RequestMsg& request, const std::byte* window, const std::byte* inline_data,
             void* out, std::size_t bytes);
+  // A request's payload read as a list of ids (receive ids, members).
+  std::vector<std::uint64_t> ReadIds(const RequestMsg& request, const std::byte* window,
+                                     const std::byte* inline_data) {
+    std::vector<std::uint64_t> ids(request.bytes / sizeof(std::uint64_t));
+    Read(request, window, inline_data, ids.data(), ids.size() * sizeof(std::uint64_t));
+    return ids;
+  }
   // Puts min(payload.bytes(), capacity) bytes of `payload` in `reply`,
   // where the slave's FetchPayload looks: copied into its `window`, or the
   // spill file named, which `held_files` keeps until the slave has read it.

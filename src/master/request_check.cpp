@@ -50,8 +50,10 @@ Slave* Master::AuthenticatedSender(const RequestMsg& request) {
                 "started may write to its request queue");
     return nullptr;
   }
-  if (request.type == MsgType::kEvent || sender->index != request.slave) {
-    std::string claimed = request.type == MsgType::kEvent ? "the master"
+  const MessageRow* row = FindMessageRow(request.type);
+  bool master_event = row != nullptr && row->master_event;
+  if (master_event || sender->index != request.slave) {
+    std::string claimed = master_event ? "the master"
                           : named_in_range ? Rank(slaves_[request.slave].world_rank)
                                            : "slave " + std::to_string(request.slave);
     Fail(1, Rank(sender->world_rank) + " sent " + Describe(request.type) + " claiming to be " +
@@ -68,6 +70,7 @@ Slave* Master::AuthenticatedSender(const RequestMsg& request) {
 }
 
 std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) const {
+  const MessageRow* row = FindMessageRow(request.type);
   switch (request.where) {
     case Where::kNone:
       break;
@@ -83,7 +86,7 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
     case Where::kLent:
       // Only a collective's send lends, and only the sender's own memory
       // (the master names the sender's pid to the receiver).
-      if (request.type != MsgType::kSend || request.code != kLentSend || request.id == 0)
+      if (row == nullptr || !row->may_lend || request.code != kLentSend || request.id == 0)
         return "a lent block outside a send that waits for it";
       break;
     case Where::kFile:
@@ -96,10 +99,9 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
       break;
     case Where::kPutOffer:
     case Where::kPlaced:
-      if (request.type != MsgType::kSend) return "a placed payload outside a send";
+      if (row == nullptr || !row->may_place) return "a placed payload outside a send";
       break;
   }
-  const MessageRow* row = FindMessageRow(request.type);
   CommCheck check = row != nullptr ? row->comm_check : CommCheck::kNone;
   if (check == CommCheck::kNone) return "";
   // Collectives run on a communicator's twin too (CollectiveCommId); only

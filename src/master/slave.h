@@ -38,7 +38,6 @@ struct Slave {
   std::uint32_t token = 0;
   SlaveState state = SlaveState::kStarting;
   bool initialized = false;
-  bool in_critical = false;  // inside BDMPI_Enter/Exit_critical
   UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   int bound_core = -1;    // core its affinity names, kept while it waits
@@ -73,17 +72,6 @@ struct Slave {
   // back): read again at the next decision.
   bool memory_changed = true;
   Mailbox mailbox;
-  // Placed messages (master/placed.cpp): the receive this slave was allowed
-  // to write into and has not reported on yet; and, as a receiver, how
-  // many senders may be writing into its memory now (it is not switched
-  // out meanwhile: a write-back would race their writes).
-  struct GrantedPut {
-    int dest_world_rank = -1;
-    std::uint64_t recv_id = 0;
-    Envelope envelope;
-  };
-  std::optional<GrantedPut> granted_put;
-  int incoming_puts = 0;
   // The receive ids of its last WaitAny / TestAny / PollAny / TestAll.
   std::vector<std::uint64_t> wait_ids;
   // The request whose reply is due when this slave next runs.
@@ -94,11 +82,6 @@ struct Slave {
   // A block lent by another slave, named in its last reply: goes back to
   // its sender at this slave's next request (or after a CopyLent).
   std::shared_ptr<LentBlock> held_lent;
-  // Sequence number of this slave's next collective, per communicator.
-  std::map<int, std::uint64_t> collective_seq;
-  // Its count of communicator creations (CommId): 0 names its
-  // MPI_COMM_SELF, 1 and 2 the predefined BDMPI communicators it may lead.
-  std::uint32_t comm_creations = kFirstCommCreation;
 };
 
 }  // namespace bdmpi

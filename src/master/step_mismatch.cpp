@@ -5,12 +5,17 @@
 #include <string>
 #include <vector>
 
-#include "master/master.h"
+#include "master/collectives.h"
+#include "master/message_table.h"
 
 namespace bdmpi {
 namespace {
 
-bool IsRooted(MsgType type) { return type == MsgType::kBcast || type == MsgType::kReduce; }
+// A signature comes from another node: its type may be no collective's.
+bool IsRooted(MsgType type) {
+  const MessageRow* row = FindMessageRow(type);
+  return row != nullptr && row->rooted;
+}
 
 // "rank 3", "ranks 1-2", "ranks 0, 4-6"
 std::string RanksText(const std::vector<int>& ranks) {
@@ -35,16 +40,16 @@ std::string CallText(const StepSignature& signature) {
 
 }  // namespace
 
-StepSignature Master::SignatureOf(const Collective& collective) const {
+StepSignature Collectives::SignatureOf(const Collective& collective) const {
   StepSignature signature;
   signature.type = static_cast<std::int32_t>(collective.type);
-  if (IsRooted(collective.type)) signature.root = collective.root;
-  if (collective.type != MsgType::kBarrier && collective.type != MsgType::kCommSplit)
-    signature.bytes = collective.bytes;
+  const MessageRow& row = *FindMessageRow(collective.type);
+  if (row.rooted) signature.root = collective.root;
+  if (row.same_size) signature.bytes = collective.bytes;
   return signature;
 }
 
-void Master::FailStepMismatch(const StepConflict& conflict) {
+void Collectives::FailStepMismatch(const StepConflict& conflict) {
   // Node 0 may learn of a conflict on a communicator without members on it
   // (the deadlock watch); it then names the nodes.
   const MasterComm* comm = comms_.Find(conflict.comm);
@@ -61,20 +66,21 @@ void Master::FailStepMismatch(const StepConflict& conflict) {
   const StepSignature& b = conflict.second;
   if (a.type == b.type && a.root == b.root) {
     // Same call, other size: worded like the single-node case.
-    Fail(1, std::string(MpiCallName(static_cast<MsgType>(a.type))) +
-                " with different sizes on different nodes: " + first + " passed " +
-                std::to_string(a.bytes) + " bytes, " + second + " passed " +
-                std::to_string(b.bytes) +
-                " bytes (every rank must give the same count and datatype)");
+    master_.Fail(1, std::string(MpiCallName(static_cast<MsgType>(a.type))) +
+                        " with different sizes on different nodes: " + first + " passed " +
+                        std::to_string(a.bytes) + " bytes, " + second + " passed " +
+                        std::to_string(b.bytes) +
+                        " bytes (every rank must give the same count and datatype)");
     return;
   }
   std::string comm_name =
       UserCommId(conflict.comm) == kWorldCommId ? "MPI_COMM_WORLD" : "their communicator";
   // MPI leaves this undefined; silently mixing them would corrupt data.
-  Fail(1, first + " called " + CallText(a) + " while " + second + " called " + CallText(b) +
-              " on " + comm_name +
-              " (every rank must call the same collectives, with the same root, in the same "
-              "order)");
+  master_.Fail(
+      1, first + " called " + CallText(a) + " while " + second + " called " + CallText(b) + " on " +
+             comm_name +
+             " (every rank must call the same collectives, with the same root, in the same "
+             "order)");
 }
 
 }  // namespace bdmpi

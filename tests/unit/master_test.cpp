@@ -427,6 +427,35 @@ TEST(MasterTest, MatchedProbeAndCancel) {
   EXPECT_EQ(ExpectReply(harness, 1).flag, 0) << "the cancelled message is gone";
 }
 
+// BDMPI_Enter_critical with -nc 1: one rank inside, the others wait in
+// arrival order; leaving (Exit_critical, or MPI_Finalize inside) admits the
+// next.
+TEST(MasterTest, CriticalSectionAdmitsInArrivalOrder) {
+  MasterHarness harness(3, 3, [](MasterOptions& options) { options.ncritical = 1; });
+  harness.InitAll();
+  for (int rank = 0; rank < 3; ++rank) ExpectReply(harness, rank);
+  RequestMsg enter;
+  enter.type = MsgType::kEnterCritical;
+  harness.Send(0, enter);
+  ExpectReply(harness, 0);
+  harness.Send(2, enter);
+  harness.Send(1, enter);
+  ExpectNoReply(harness, 1);
+  ExpectNoReply(harness, 2);
+  EXPECT_EQ(harness.state(1), SlaveState::kCBlocked);
+  RequestMsg exit;
+  exit.type = MsgType::kExitCritical;
+  harness.Send(0, exit);
+  ExpectReply(harness, 2);  // it asked first
+  ExpectNoReply(harness, 1);
+  RequestMsg finalize;
+  finalize.type = MsgType::kFinalize;
+  harness.Send(2, finalize);
+  ExpectReply(harness, 2);
+  ExpectReply(harness, 1);
+  EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+}
+
 TEST(MasterTest, HoldsAResumedSlavesReplyUntilReleased) {
   constexpr std::uint64_t kMiB = 1024 * 1024;
   MasterHarness harness(2, 1, [](MasterOptions& options) { options.node_memory = kMiB; });
