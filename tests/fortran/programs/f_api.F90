@@ -32,7 +32,8 @@ program f_api
   integer(kind=MPI_ADDRESS_KIND) :: displs(2), attr
   integer :: sint, rint
   double precision :: sdbl, rdbl
-  integer :: fh, pid
+  integer :: fh, pid, op
+  external :: f_api_max_abs
   integer(kind=MPI_OFFSET_KIND) :: offset, fsize
   character(len=64) :: fname
 
@@ -84,6 +85,12 @@ program f_api
     res = res * i
   end do
   call check(ival == res, 'Allreduce MPI_IN_PLACE')
+  call MPI_Op_create(f_api_max_abs, .true., op, ierr)
+  ival = -rank
+  call MPI_Allreduce(ival, isum, 1, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
+  call check(isum == nprocs - 1, 'Allreduce with a Fortran MPI_Op_create op')
+  call MPI_Op_free(op, ierr)
+  call check(op == MPI_OP_NULL, 'Op_free')
   lval = rank >= 0
   call MPI_Allreduce(MPI_IN_PLACE, lval, 1, MPI_LOGICAL, MPI_LAND, &
                      MPI_COMM_WORLD, ierr)
@@ -231,3 +238,22 @@ contains
   end subroutine check
 
 end program f_api
+
+! A user-defined reduction in the Fortran 77 form: the largest magnitude.
+subroutine f_api_max_abs(invec, inoutvec, len, datatype)
+#ifdef USE_MPI_MODULE
+  use mpi
+  implicit none
+#else
+  implicit none
+  include 'mpif.h'
+#endif
+  integer, intent(in) :: len, datatype
+  integer, intent(in) :: invec(len)
+  integer, intent(inout) :: inoutvec(len)
+  integer :: i
+  if (datatype /= MPI_INTEGER) return
+  do i = 1, len
+    inoutvec(i) = max(abs(invec(i)), abs(inoutvec(i)))
+  end do
+end subroutine f_api_max_abs

@@ -21,6 +21,7 @@ program f_api_f08
   type(MPI_Datatype) :: vec, f90type
   integer(kind=MPI_ADDRESS_KIND) :: attr
   type(MPI_File) :: fh
+  type(MPI_Op) :: op
   integer :: pid
   integer(kind=MPI_OFFSET_KIND) :: offset, fsize
   character(len=64) :: fname
@@ -84,6 +85,12 @@ program f_api_f08
   call MPI_Allreduce(zs, zr, 3, MPI_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD)
   call check(all(zr == [(cmplx(nprocs * (nprocs - 1) / 2, nprocs * i, &
                                kind=8), i = 1, 3)]), 'Allreduce DOUBLE COMPLEX')
+  call MPI_Op_create(f08_max_abs, .true., op)
+  ival = -rank
+  call MPI_Allreduce(ival, isum, 1, MPI_INTEGER, op, MPI_COMM_WORLD)
+  call check(isum == nprocs - 1, 'Allreduce with a Fortran MPI_Op_create op')
+  call MPI_Op_free(op)
+  call check(op == MPI_OP_NULL, 'Op_free')
   sbuf(1) = rank * 2.5d0
   call MPI_Reduce(sbuf(1), dmax, 1, MPI_DOUBLE_PRECISION, MPI_MAX, 0, &
                   MPI_COMM_WORLD)
@@ -167,6 +174,19 @@ program f_api_f08
   call MPI_Finalize()
 
 contains
+
+  ! A user-defined reduction in the mpi_f08 form: the largest magnitude.
+  subroutine f08_max_abs(invec, inoutvec, len, datatype)
+    use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    if (datatype /= MPI_INTEGER) return
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    b = max(abs(a), abs(b))
+  end subroutine f08_max_abs
 
   subroutine check(ok, what)
     logical, intent(in) :: ok
