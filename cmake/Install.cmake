@@ -208,6 +208,12 @@ foreach(_wrapper IN LISTS _bdmpi_wrappers)
       set(BDMPI_WRAPPER_FORTRAN_INCLUDEDIR "${BDMPI_WRAPPER_INCLUDEDIR}")
       set(_out ${PROJECT_BINARY_DIR}/wrappers/${_wrapper})
     endif()
+    # What bdmpifort adds (after the prefix is known in the installed one).
+    set(BDMPI_WRAPPER_LANG_SETTINGS "")
+    if(_wrapper STREQUAL "bdmpifort")
+      set(BDMPI_WRAPPER_LANG_SETTINGS
+          "lang_includedir=\"${BDMPI_WRAPPER_FORTRAN_INCLUDEDIR}\"\nlang_libs=bdmpi_f")
+    endif()
     set(BDMPI_DEFAULT_CC ${CMAKE_C_COMPILER})
     set(BDMPI_DEFAULT_CXX ${CMAKE_CXX_COMPILER})
     string(CONFIGURE "${_bdmpi_body_template}" BDMPI_WRAPPER_BODY @ONLY)

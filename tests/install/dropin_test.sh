@@ -188,6 +188,7 @@ check_fortran() {
     "$(user env PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs \
        bdmpi-fort)" "-I$inc" -lbdmpi_f -lbdmpi
 
+  # FindMPI takes the first of mpif90, mpif77, mpifort ... it finds.
   step "find_package(MPI COMPONENTS Fortran) in a CMake project"
   local id=dropin-fortran-$$
   quiet user "$cmake" -S "$here/find_mpi_fortran" -B find_mpi_fortran \
@@ -196,7 +197,7 @@ check_fortran() {
   found=$(<find_mpi_fortran/found_mpi.txt)
   echo "$found"
   expect_contains "FindMPI Fortran" "$found" \
-    "MPI_Fortran_COMPILER=$prefix/bin/mpifort" "$lib/libbdmpi_f.so" \
+    "MPI_Fortran_COMPILER=$prefix/bin/mpif" "$lib/libbdmpi_f.so" \
     "MPI_Fortran_HAVE_F77_HEADER=TRUE" "MPI_Fortran_HAVE_F90_MODULE=TRUE" \
     "MPI_Fortran_HAVE_F08_MODULE=TRUE" "MPIEXEC_EXECUTABLE=$prefix/bin/mpiexec"
   quiet user "$cmake" --build find_mpi_fortran
