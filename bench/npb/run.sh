@@ -168,7 +168,7 @@ for bm in "${bms[@]}"; do
   done
   ratio=?
   if [[ $bdmpi_t != "?" && $mpirun_t != "?" ]]; then
-    ratio=$(echo "scale=2; $bdmpi_t / $mpirun_t" | bc)
+    ratio=$(printf %.2f "$(echo "scale=4; $bdmpi_t / $mpirun_t" | bc)")
   fi
   rows+=("| ${bm^^} | $class | $ranks | $bdmpi_v | $bdmpi_t | $(printf %.1f "$bdmpi_w") | $mpirun_v | $mpirun_t | $(printf %.1f "$mpirun_w") | $ratio |")
 done
