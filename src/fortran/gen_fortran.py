@@ -848,8 +848,9 @@ def constants_f90(consts, f08):
                        % (name, val))
         else:
             out.append('integer, parameter :: %s = %d' % (name, val))
-    out.append('logical, parameter :: MPI_SUBARRAYS_SUPPORTED = %s' %
-               ('.true.' if f08 else '.false.'))
+    # .false. in mpi_f08 too: a section passed to a non-blocking call is
+    # refused (MPI_ERR_BUFFER), not described to the library.
+    out.append('logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.')
     out.append('logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = '
                '.false.')
     return out
