@@ -111,6 +111,24 @@ foreach(_lib IN LISTS _bdmpi_internal_libs)
   list(APPEND _bdmpi_exported ${_lib})
 endforeach()
 
+# The Fortran bindings (src/fortran), when built: BDMPI::mpi_fortran, with
+# mpif.h and the .mod files beside mpi.h.
+if(TARGET bdmpi_f)
+  target_include_directories(bdmpi_f
+    INTERFACE $<INSTALL_INTERFACE:${BDMPI_INSTALL_INCLUDEDIR}>)
+  set_target_properties(bdmpi_f PROPERTIES
+    EXPORT_NAME mpi_fortran INSTALL_RPATH "$ORIGIN")
+  if(NOT TARGET BDMPI::mpi_fortran)
+    add_library(BDMPI::mpi_fortran ALIAS bdmpi_f)
+  endif()
+  list(APPEND _bdmpi_exported bdmpi_f)
+  install(FILES ${BDMPI_FORTRAN_INCLUDE_DIR}/mpif.h
+          DESTINATION ${BDMPI_INSTALL_INCLUDEDIR})
+  install(DIRECTORY ${BDMPI_FORTRAN_INCLUDE_DIR}/
+          DESTINATION ${BDMPI_INSTALL_INCLUDEDIR}
+          FILES_MATCHING PATTERN "*.mod")
+endif()
+
 if(_bdmpi_exported)
   install(TARGETS ${_bdmpi_exported}
           EXPORT BDMPITargets
@@ -163,12 +181,19 @@ function(bdmpi_wrapper_path dir out_var)
   endif()
 endfunction()
 
-foreach(_wrapper bdmpicc bdmpicxx)
+set(_bdmpi_wrappers bdmpicc bdmpicxx)
+if(TARGET bdmpi_f)
+  list(APPEND _bdmpi_wrappers bdmpifort)
+  set(BDMPI_DEFAULT_FC ${CMAKE_Fortran_COMPILER})
+  set(BDMPI_FORTRAN_COMPILER_VERSION ${CMAKE_Fortran_COMPILER_VERSION})
+endif()
+foreach(_wrapper IN LISTS _bdmpi_wrappers)
   foreach(_where build install)
     if(_where STREQUAL "build")
       set(BDMPI_WRAPPER_FIND_PREFIX "")
       set(BDMPI_WRAPPER_INCLUDEDIR ${PROJECT_SOURCE_DIR}/include)
       set(BDMPI_WRAPPER_LIBDIR ${PROJECT_BINARY_DIR}/lib)
+      set(BDMPI_WRAPPER_FORTRAN_INCLUDEDIR "${BDMPI_FORTRAN_INCLUDE_DIR}")
       set(_out ${PROJECT_BINARY_DIR}/bin/${_wrapper})
     else()
       file(RELATIVE_PATH _bin_to_prefix
@@ -180,7 +205,14 @@ foreach(_wrapper bdmpicc bdmpicxx)
           "prefix=$(CDPATH= cd -- \"$(dirname -- \"$(readlink -f -- \"$0\")\")/${_bin_to_prefix}\" && pwd)")
       bdmpi_wrapper_path(${BDMPI_INSTALL_INCLUDEDIR} BDMPI_WRAPPER_INCLUDEDIR)
       bdmpi_wrapper_path(${CMAKE_INSTALL_LIBDIR} BDMPI_WRAPPER_LIBDIR)
+      set(BDMPI_WRAPPER_FORTRAN_INCLUDEDIR "${BDMPI_WRAPPER_INCLUDEDIR}")
       set(_out ${PROJECT_BINARY_DIR}/wrappers/${_wrapper})
+    endif()
+    # What bdmpifort adds (after the prefix is known in the installed one).
+    set(BDMPI_WRAPPER_LANG_SETTINGS "")
+    if(_wrapper STREQUAL "bdmpifort")
+      set(BDMPI_WRAPPER_LANG_SETTINGS
+          "lang_includedir=\"${BDMPI_WRAPPER_FORTRAN_INCLUDEDIR}\"\nlang_libs=bdmpi_f")
     endif()
     set(BDMPI_DEFAULT_CC ${CMAKE_C_COMPILER})
     set(BDMPI_DEFAULT_CXX ${CMAKE_CXX_COMPILER})
@@ -194,8 +226,9 @@ endforeach()
 
 # ------------------------------------------------------- standard MPI names
 
-# mpicc, mpicxx, mpic++, mpiexec and mpirun as links to our wrappers and
-# launcher, so that an MPI project switches to BDMPI by PATH alone.
+# mpicc, mpicxx, mpic++, mpiexec and mpirun (and mpifort, mpif90, mpif77
+# with the Fortran bindings) as links to our wrappers and launcher, so that
+# an MPI project switches to BDMPI by PATH alone.
 # They go into BDMPI's own bin directory only: in /usr/bin or
 # /usr/local/bin they would shadow the system's MPI for every user, so an
 # install there leaves them out and says so.
@@ -203,6 +236,10 @@ option(BDMPI_MPI_ALIASES
        "Install mpicc, mpicxx, mpic++, mpiexec and mpirun as BDMPI's" ON)
 set(_bdmpi_aliases mpicc:bdmpicc mpicxx:bdmpicxx mpic++:bdmpicxx
                    mpiexec:bdmpiexec mpirun:bdmpiexec)
+if(TARGET bdmpi_f)
+  list(APPEND _bdmpi_aliases mpifort:bdmpifort mpif90:bdmpifort
+                             mpif77:bdmpifort)
+endif()
 if(BDMPI_MPI_ALIASES)
   foreach(_alias IN LISTS _bdmpi_aliases)
     string(REPLACE ":" ";" _alias ${_alias})
@@ -309,5 +346,16 @@ install(CODE "
   configure_file(\"${_bdmpi_module_in}\" \"${_bdmpi_module_out}\" @ONLY)
 ")
 install(FILES ${_bdmpi_pc_out} DESTINATION ${BDMPI_INSTALL_PKGCONFIGDIR})
+if(TARGET bdmpi_f)
+  set(_bdmpi_fort_pc_out ${PROJECT_BINARY_DIR}/cmake/bdmpi-fort.pc)
+  install(CODE "
+    set(BDMPI_PC_FORTRAN_COMPILER
+        \"${CMAKE_Fortran_COMPILER_ID} ${CMAKE_Fortran_COMPILER_VERSION}\")
+    configure_file(\"${PROJECT_SOURCE_DIR}/cmake/bdmpi-fort.pc.in\"
+                   \"${_bdmpi_fort_pc_out}\" @ONLY)
+  ")
+  install(FILES ${_bdmpi_fort_pc_out}
+          DESTINATION ${BDMPI_INSTALL_PKGCONFIGDIR})
+endif()
 install(FILES ${_bdmpi_module_out}
         DESTINATION ${CMAKE_INSTALL_DATADIR}/modulefiles/bdmpi)

@@ -8,7 +8,9 @@ packages=(cmake g++ make pkg-config libopenmpi-dev openmpi-bin libhwloc-dev libe
           libjemalloc-dev  # the storage-backed heap (cmake/Jemalloc.cmake)
           libssl-dev  # HMAC-SHA256 for object names (src/common/name_tags.h)
           python3-matplotlib  # bdmpi-trace-plot
-          python3-numpy)  # tests/preload: a Python rank's numpy array
+          python3-numpy  # tests/preload: a Python rank's numpy array
+          gfortran  # the Fortran bindings (src/fortran) and their tests
+          python3)  # src/fortran/gen_fortran.py generates the bindings
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "install-deps: not a Debian-based system; install these by hand:" \

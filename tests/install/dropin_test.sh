@@ -127,10 +127,14 @@ check_names() {
   left=$(find /dev/shm /dev/mqueue -maxdepth 1 -name "*bdmpi-$id*" 2>/dev/null)
   [[ -z $left ]] || fail "the ctest job left: $left"
 
+  if [[ -x $prefix/bin/bdmpifort ]]; then
+    check_fortran
+  fi
+
   step "no standard names in /usr/bin (DESTDIR=$tmp/destdir, prefix /usr)"
   quiet env DESTDIR="$tmp/destdir" "$cmake" --install "$build_dir" --prefix /usr
   [[ -x $tmp/destdir/usr/bin/bdmpicc ]] || fail "DESTDIR install incomplete"
-  for name in mpicc mpicxx mpic++ mpiexec mpirun; do
+  for name in mpicc mpicxx mpic++ mpiexec mpirun mpifort mpif90 mpif77; do
     [[ ! -e $tmp/destdir/usr/bin/$name ]] || fail "installed /usr/bin/$name"
   done
   grep -q "Not installing mpicc, mpicxx, mpic++, mpiexec, mpirun into /usr/bin" \
@@ -159,6 +163,47 @@ check_names() {
   [[ $(user env CC="$compiler" sh configure 2>&1 || true) == \
      *"checking for MPI_Init... no"* ]] ||
     fail "configure finds MPI_Init without mpicc"
+}
+
+# The Fortran bindings (when BDMPI was built with gfortran): mpifort,
+# mpif90 and mpif77 answer like mpicc, find_package(MPI COMPONENTS Fortran)
+# finds all three interfaces, and pkg-config knows bdmpi-fort.
+check_fortran() {
+  step "Fortran: mpifort, mpif90, mpif77"
+  local name inc=$prefix/include/bdmpi
+  for name in mpifort mpif90 mpif77; do
+    expect_equal "bin/$name" "$(readlink "$prefix/bin/$name")" bdmpifort
+  done
+  expect_equal "mpifort -showme:compile" "$(user mpifort -showme:compile)" \
+    "-I$inc -pthread"
+  expect_contains "mpif90 -showme:link" "$(user mpif90 -showme:link)" \
+    "-L$lib" "-lbdmpi_f -lbdmpi"
+  expect_contains "mpif77 -show" "$(user mpif77 -show x.f)" "-I$inc" x.f \
+    -lbdmpi_f
+  local file
+  for file in mpif.h mpi.mod mpi_f08.mod; do
+    [[ -f $inc/$file ]] || fail "not installed: include/bdmpi/$file"
+  done
+  expect_contains "pkg-config bdmpi-fort" \
+    "$(user env PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs \
+       bdmpi-fort)" "-I$inc" -lbdmpi_f -lbdmpi
+
+  # FindMPI takes the first of mpif90, mpif77, mpifort ... it finds.
+  step "find_package(MPI COMPONENTS Fortran) in a CMake project"
+  local id=dropin-fortran-$$
+  quiet user "$cmake" -S "$here/find_mpi_fortran" -B find_mpi_fortran \
+    -DHELLO_DIR="$here" -DMPIEXEC_PREFLAGS="--job-id;$id"
+  local found
+  found=$(<find_mpi_fortran/found_mpi.txt)
+  echo "$found"
+  expect_contains "FindMPI Fortran" "$found" \
+    "MPI_Fortran_COMPILER=$prefix/bin/mpif" "$lib/libbdmpi_f.so" \
+    "MPI_Fortran_HAVE_F77_HEADER=TRUE" "MPI_Fortran_HAVE_F90_MODULE=TRUE" \
+    "MPI_Fortran_HAVE_F08_MODULE=TRUE" "MPIEXEC_EXECUTABLE=$prefix/bin/mpiexec"
+  quiet user "$cmake" --build find_mpi_fortran
+  check_linkage find_mpi_fortran/hello_f
+  quiet user ctest --test-dir find_mpi_fortran --output-on-failure --timeout 60
+  run_hello "$prefix/bin/mpiexec" 2 2 "$tmp/find_mpi_fortran/hello_f"
 }
 
 check_self_configure() {
