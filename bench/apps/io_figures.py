@@ -19,6 +19,9 @@ Where the time goes, per BDMPI run, per iteration of the application:
                  write bandwidth (dd's), for applications that modify all
                  they touch every iteration (LULESH, CoMD); the CG solvers'
                  matrices are read-only, so their write bound is lower.
+  in memory      the reference run's time per iteration (Open MPI, no
+                 limit, both cores): what is left after it is the price of
+                 running out of core, to set against the I/O bound
   switch-outs    per rank per iteration
   seconds        the ranks' summed running time (compute plus lazy page
                  faults) and waiting_memory time (for others' write-back),
@@ -36,7 +39,8 @@ import time
 
 FIELDS = ["app", "size", "mode", "rep", "param", "status", "wall_s", "solve_s",
           "iterations", "answer", "verified", "peak_mib", "swapin_mib",
-          "swapout_mib", "report"]
+          "swapout_mib", "report", "diskin_mib", "diskout_mib", "setup_s", "progress_iters",
+          "progress_s_iter", "progress_bound"]
 MIB = 1 << 20
 
 
@@ -70,7 +74,12 @@ def io_of(run, logs, limit, iters_fallback):
     ranks = rep.get("ranks", [])
     if not ranks:
         return None
-    iters = num(run["iterations"]) or iters_fallback or 1
+    if run["status"] == "capped":
+        # What a capped run did: the iterations its progress lines timed
+        # (its setup's I/O included), else the whole run as one.
+        iters = num(run.get("progress_iters")) or 1
+    else:
+        iters = num(run["iterations"]) or iters_fallback or 1
     wb = sum(r.get("written_back_bytes", 0) for r in ranks)
     rb = sum(r.get("read_back_bytes", 0) for r in ranks)
     faults = sum(r.get("major_faults", 0) for r in ranks)
@@ -101,11 +110,16 @@ def io_of(run, logs, limit, iters_fallback):
 
 
 def agrees(a, b, tol):
+    """tol is (relative, floor): values both below floor in magnitude agree
+    (rounding-level residuals)."""
+    tol, floor = tol
     if a == b:
         return True
     x, y = num(a), num(b)
     if x is None or y is None:
         return False
+    if abs(x) < floor and abs(y) < floor:
+        return True
     if tol == 0:
         return x == y
     return abs(x - y) <= tol * max(abs(x), abs(y))
@@ -136,7 +150,8 @@ def main():
     for item in a.tolerances.split(","):
         if "=" in item:
             k, v = item.split("=", 1)
-            tol[k] = float(v)
+            rel, _, floor = v.partition(":")
+            tol[k] = (float(rel), float(floor) if floor else 0.0)
     write_bw = a.dd_mib / a.dd_write  # MiB/s
     read_bw = a.dd_mib / a.dd_read
     logs = os.path.join(a.out, "logs")
@@ -150,16 +165,21 @@ def main():
             return num(r["wall_s"]), r["status"] == "capped"
         return t, False
 
-    def mean_time(app, size, mode):
-        ts = [time_of(r) for r in runs if (r["app"], r["size"], r["mode"]) == (app, size, mode)
+    def mean_time(app, size, mode, wall=False):
+        ts = [(num(r["wall_s"]), r["status"] == "capped") if wall else time_of(r)
+              for r in runs if (r["app"], r["size"], r["mode"]) == (app, size, mode)
               and (r["status"] == "ok" or r["status"] == "capped")]
         if not ts:
             return None, False
         return sum(t for t, _ in ts) / len(ts), any(c for _, c in ts)
 
     def ratio(app, size, num_mode, den_mode):
-        tn, cn = mean_time(app, size, num_mode)
-        td, cd = mean_time(app, size, den_mode)
+        # Against a capped run only wall times compare (a capped run printed
+        # no solve time; its wall time includes the setup).
+        _, cn = mean_time(app, size, num_mode)
+        _, cd = mean_time(app, size, den_mode)
+        tn, cn = mean_time(app, size, num_mode, wall=cn or cd)
+        td, cd = mean_time(app, size, den_mode, wall=cn or cd)
         if tn is None or td is None or td == 0:
             return "n/a"
         r = f"{tn / td:.2f}"
@@ -190,7 +210,7 @@ def main():
             ag = "-"
         elif key not in ref:
             ag = "no ref"
-        elif agrees(r["answer"], ref[key], tol.get(r["app"], 1e-9)):
+        elif agrees(r["answer"], ref[key], tol.get(r["app"], (1e-9, 0.0))):
             ag = "yes"
         else:
             ag = "**NO**"
@@ -203,8 +223,9 @@ def main():
 
     apps = list(dict.fromkeys(r["app"] for r in runs))
     sizes = list(dict.fromkeys(r["size"] for r in runs))
-    lines.append("Ratios of solve times (mean over repeats; \"> x\" when the numerator was capped, "
-                 "\"< x\" when the denominator was; above 1 the denominator is faster):")
+    lines.append("Ratios of solve times (mean over repeats; of wall times where a run was capped: "
+                 "\"> x\" when the numerator was capped, \"< x\" when the denominator was; above 1 "
+                 "the denominator is faster):")
     lines.append("")
     lines.append("| app | size | ref peak memory / limit | mpirun / bdmpi | mpirun / bdmpi-best | "
                  "bdmpi / bdmpi-best | bdmpi / ref | bdmpi-best / ref |")
@@ -219,6 +240,41 @@ def main():
                          f"{ratio(app, size, 'bdmpi-best', 'ref')} |")
     lines.append("")
 
+    # Progress lines: comparable also where runs were capped.
+    prog = [r for r in runs if r["progress_bound"] in ("exact", "lower")]
+    if prog:
+        lines.append("From the time stamps of the lines the programs print as they go (LULESH `-p`: "
+                     "every cycle; CoMD: every step; miniFE: every 20 CG iterations; HPCG prints none): "
+                     "the setup (to the first such line) and the time per iteration after it; "
+                     "\"> x\" where the run was capped before its next line (a lower bound).")
+        lines.append("")
+        lines.append("| app | size | mode | rep | setup (s) | iterations timed | s/iter | "
+                     "mpirun / this (s/iter) | this / ref (s/iter) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+
+        def prog_of(app, size, mode):
+            for r in prog:
+                if (r["app"], r["size"], r["mode"]) == (app, size, mode):
+                    return num(r["progress_s_iter"]), r["progress_bound"] == "lower"
+            return None, False
+
+        def pratio(a_, b_):
+            (ta, la), (tb, lb) = a_, b_
+            if ta is None or tb is None or tb == 0:
+                return "n/a"
+            if la and lb:
+                return "? (both capped)"
+            return ("> " if la else "< " if lb else "") + f"{ta / tb:.2f}"
+
+        for r in prog:
+            key = (r["app"], r["size"])
+            this = (num(r["progress_s_iter"]), r["progress_bound"] == "lower")
+            mp = pratio(prog_of(*key, "mpirun"), this) if r["mode"] not in ("mpirun", "ref") else "-"
+            rf = pratio(this, prog_of(*key, "ref")) if r["mode"] != "ref" else "-"
+            lines.append(f"| {r['app']} | {r['size']} | {r['mode']} | {r['rep']} | {r['setup_s']} | "
+                         f"{r['progress_iters']} | {('> ' if this[1] else '') + fmt(this[0])} | {mp} | {rf} |")
+        lines.append("")
+
     # Where the time goes.
     io_rows = []
     lines.append(f"Where the time goes (BDMPI runs, from the run report; per iteration of the "
@@ -226,11 +282,12 @@ def main():
                  "`excess` = the ranks' storage peaks minus the limit, what cannot stay resident: "
                  "the lower bound reads it and writes it once per iteration.")
     lines.append("")
-    lines.append("| app | size | mode | -nr | switch-outs / rank / iter | written back (MiB/iter) | "
+    lines.append("| app | size | mode | -nr | per | switch-outs / rank / iter | written back (MiB/iter) | "
                  "read back (MiB/iter: eager + 4 KiB x faults) | excess (MiB) | written / bound | "
-                 "read / bound | I/O bound (s/iter) | measured (s/iter) | measured / bound | "
+                 "read / bound | disk read / written (MiB/iter, whole machine) | I/O bound (s/iter) | "
+                 "measured (s/iter) | in memory (ref, s/iter) | (measured - in memory) / bound | "
                  "running (s, all ranks) | waiting for memory (s) | wall (s) |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         if not r["report"]:
             continue
@@ -239,16 +296,29 @@ def main():
             continue
         t, capped = time_of(r)
         per_it = t / f["iters"] if t is not None else None
+        if capped:
+            per = f"{f['iters']:.0f} iterations (capped)" if f["iters"] > 1 else "whole run (capped)"
+            p_it = num(r.get("progress_s_iter"))
+            per_it = p_it if p_it is not None and f["iters"] > 1 else None
+        else:
+            per = "iteration"
         ex = f["excess_mib"]
         bound = ex / read_bw + ex / write_bw
         wr = f["written_mib_it"] / ex if ex > 0 else None
         rr = f["read_mib_it"] / ex if ex > 0 else None
-        mb = per_it / bound if per_it is not None and bound > 0 else None
+        refs = [r2 for r2 in runs if (r2["app"], r2["size"], r2["mode"]) == (r["app"], r["size"], "ref")
+                and r2["status"] == "ok" and num(r2["solve_s"]) is not None]
+        ref_it = (num(refs[0]["solve_s"]) / (num(refs[0]["iterations"]) or f["iters"])) if refs else None
+        mb = ((per_it - ref_it) / bound
+              if per_it is not None and ref_it is not None and bound > 0 else None)
+        din, dout = num(r["diskin_mib"]), num(r["diskout_mib"])
+        disk = (f"{din / f['iters']:.0f} / {dout / f['iters']:.0f}"
+                if din is not None and dout is not None else "-")
         lines.append(
-            f"| {r['app']} | {r['size']} | {r['mode']} | {f['nr']} | {fmt(f['switch_outs_rank_it'])} | "
+            f"| {r['app']} | {r['size']} | {r['mode']} | {f['nr']} | {per} | {fmt(f['switch_outs_rank_it'])} | "
             f"{fmt(f['written_mib_it'], 0)} | {fmt(f['read_mib_it'], 0)} ({fmt(f['eager_read_mib_it'], 0)} + "
-            f"{fmt(f['faults_it'] * 4096 / MIB, 0)}) | {fmt(ex, 0)} | {fmt(wr)} | {fmt(rr)} | {fmt(bound)} | "
-            f"{('> ' if capped else '') + fmt(per_it)} | {('> ' if capped else '') + fmt(mb)} | "
+            f"{fmt(f['faults_it'] * 4096 / MIB, 0)}) | {fmt(ex, 0)} | {fmt(wr)} | {fmt(rr)} | {disk} | {fmt(bound)} | "
+            f"{fmt(per_it)} | {fmt(ref_it)} | {fmt(mb)} | "
             f"{fmt(f['running_s'], 1)} | {fmt(f['waiting_memory_s'], 1)} | {fmt(f['wall_s'], 1)} |")
         io_rows.append({"app": r["app"], "size": r["size"], "mode": r["mode"], "rep": r["rep"],
                         "nr": f["nr"], "switch_outs_rank_iter": f"{f['switch_outs_rank_it']:.3f}",
@@ -257,8 +327,11 @@ def main():
                         "eager_read_mib_iter": f"{f['eager_read_mib_it']:.1f}",
                         "major_faults_iter": f"{f['faults_it']:.0f}",
                         "storage_peak_mib": f"{f['storage_peak_mib']:.0f}", "excess_mib": f"{ex:.0f}",
+                        "disk_read_mib_iter": "" if din is None else f"{din / f['iters']:.1f}",
+                        "disk_written_mib_iter": "" if dout is None else f"{dout / f['iters']:.1f}",
                         "io_bound_s_iter": f"{bound:.3f}",
                         "measured_s_iter": "" if per_it is None else f"{per_it:.3f}",
+                        "in_memory_s_iter": "" if ref_it is None else f"{ref_it:.3f}",
                         "capped": int(capped), "running_s": f"{f['running_s']:.2f}",
                         "waiting_memory_s": f"{f['waiting_memory_s']:.2f}",
                         "runnable_s": f"{f['runnable_s']:.2f}", "blocked_s": f"{f['blocked_s']:.2f}",

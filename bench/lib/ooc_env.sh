@@ -9,7 +9,7 @@
 #   cg    path of the cgroup to create (ooc_cgroup_path gives one)
 # and may set STAMP_ECHO, a regex: output lines matching it are echoed to
 # stderr as progress (default: ITER and RESULT lines).
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034,SC2154 # variables shared with the sourcing script
 
 cg_root=/sys/fs/cgroup/memory
 current_job=""
@@ -122,17 +122,18 @@ stamp() {
 # run_in_cg TAG CMD...: runs CMD in the cgroup under the time cap, stdout
 # time-stamped to logs/TAG.out, stderr to logs/TAG.err, the page cache
 # dropped first. Sets run_rc, run_wall, run_start, run_end, run_peak,
-# run_swapin, run_swapout (MiB), run_oom. With RUN_NO_CG=1 the command runs
-# outside the cgroup (still capped, still after dropping the cache).
+# run_swapin, run_swapout, run_diskin, run_diskout (MiB; the disk traffic
+# is the whole machine's during the run, /proc/vmstat pgpgin and pgpgout:
+# the cgroup v1 blkio counters stay at zero on this kernel's disks), run_oom.
 run_in_cg() {
   local tag=$1
   shift
-  local o=$out/logs/$tag.out e=$out/logs/$tag.err target=$cg
-  ((${RUN_NO_CG:-0})) && target=$cg_root$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+  local o=$out/logs/$tag.out e=$out/logs/$tag.err
   drop_caches
   echo 0 >"$cg/memory.max_usage_in_bytes" 2>/dev/null
-  local in0 out0 oom0
+  local in0 out0 oom0 din0 dout0
   in0=$(vmstat_get pswpin) out0=$(vmstat_get pswpout)
+  din0=$(vmstat_get pgpgin) dout0=$(vmstat_get pgpgout)
   oom0=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
   oom0=${oom0:-0}
   printf '%s\n' "$*" >"$out/logs/$tag.cmd"
@@ -140,7 +141,7 @@ run_in_cg() {
   # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
   (
     TMPDIR=$work/tmp setsid --wait bash -c 'echo $$ >"$0/cgroup.procs" || exit 125; exec "$@"' \
-      "$target" timeout --kill-after=15 "$cap" "$@" </dev/null 2>"$e" | stamp "$tag" >"$o"
+      "$cg" timeout --kill-after=15 "$cap" "$@" </dev/null 2>"$e" | stamp "$tag" >"$o"
     exit "${PIPESTATUS[0]}"
   ) &
   current_job=$!
@@ -151,10 +152,11 @@ run_in_cg() {
   kill_cg || say "warning: could not kill everything left in $cg after $tag"
   run_wall=$(awk -v a="$run_start" -v b="$run_end" 'BEGIN { printf "%.3f", b - a }')
   run_peak=$(mib "$(cat "$cg/memory.max_usage_in_bytes")")
-  ((${RUN_NO_CG:-0})) && run_peak=-
   local page=4096
   run_swapin=$(( ($(vmstat_get pswpin) - in0) * page >> 20 ))
   run_swapout=$(( ($(vmstat_get pswpout) - out0) * page >> 20 ))
+  run_diskin=$(( ($(vmstat_get pgpgin) - din0) >> 10 ))
+  run_diskout=$(( ($(vmstat_get pgpgout) - dout0) >> 10 ))
   local oom1
   oom1=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
   run_oom=$((${oom1:-0} - oom0))
