@@ -658,8 +658,9 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        MPI_Op op, MPI_Comm comm);
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
-/* Nonblocking (MPI-3) and persistent (MPI-4) collectives, MPI_Alltoallw,
- * MPI_Reduce_local, MPI_Op_commutative: src/slave/api_nbc.cpp. */
+/* Nonblocking (MPI-3) and persistent (MPI-4) collectives:
+ * src/slave/api/coll_nonblocking.cpp; MPI_Alltoallw, MPI_Reduce_local,
+ * MPI_Op_commutative: src/slave/api/coll.cpp. */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                MPI_Comm comm, MPI_Request *request);
@@ -787,7 +788,7 @@ int MPI_Op_commutative(MPI_Op op, int *commute);
 /* Process topologies: MPI_Dims_create here, the rest below. */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 
-/* MPI-IO (src/slave/io, api_io.cpp): files on a directory every rank of
+/* MPI-IO (src/slave/io, api/io.cpp): files on a directory every rank of
  * the file sees, data representation "native" only. Non-blocking calls do
  * their I/O at once and return a complete request; split collectives do it
  * in _begin. Collective calls are blocking points (other ranks run). */

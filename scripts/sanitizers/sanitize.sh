@@ -9,7 +9,7 @@
 # Not the storage_* tests: a sanitizer build does not interpose malloc, so
 # there is no storage-backed allocation to test (src/slave/CMakeLists.txt).
 # shellcheck disable=SC2034  # used by scripts/test.sh
-BDMPI_SANITIZE_JOBS='^(job\.(p2p_ring|p2p_allpairs|bcast|collectives|comms|datatypes)\.bdmpi\.(ns4\.nr1|ns8\.nr2|nn2\.ns3\.nr1)|job\.p2p_huge\.bdmpi\.(ns4\.nr1|nn2\.ns2\.nr1)|job\.fail_abort\.bdmpi\.ns4\.nr1)$'
+BDMPI_SANITIZE_JOBS='^(job\.(p2p_ring|p2p_allpairs|bcast|collectives|comms|datatypes)\.bdmpi\.(ns4\.nr1|ns16\.nr4|nn2\.ns3\.nr1)|job\.p2p_huge\.bdmpi\.(ns4\.nr1|nn2\.ns2\.nr1)|job\.fail_abort\.bdmpi\.ns4\.nr1)$'
 
 # Sets the build directory, the configure arguments and the sanitizers'
 # run-time options for `kind` (address means AddressSanitizer together with

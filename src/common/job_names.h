@@ -49,7 +49,7 @@ inline constexpr const char* kEnvSlaveToken = "BDMPI_SLAVE_TOKEN";
 // next blocking call (the master runs one slave at a time).
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
 // "off": no rank writes a large message straight into a posted receive
-// (placed messages, slave/runtime_placed.cpp); every message goes through
+// (placed messages, slave/runtime/runtime_placed.cpp); every message goes through
 // a payload segment or spill file. A number: the smallest message a sender
 // places itself (default: any above the window, which the master places
 // from). Read by the slaves,

@@ -145,7 +145,7 @@ const std::vector<Row>& JobOptionTable() {
                  "by kind), its messages by path, what went to disk and the collectives; "
                  "also BDMPI_REPORT=1"),
       TextOption("--report=json", &JobOptions::report_json, "FILE",
-                 "write the same report as JSON (schema in docs/architecture.md)"),
+                 "write the same report as JSON (schema in docs/observability.md)"),
       TextOption("--trace", &JobOptions::trace_file, "FILE",
                  "write a timeline of every rank's states and the masters' work in the "
                  "Chrome trace-event format (Perfetto, chrome://tracing, bdmpi-trace-plot)"),

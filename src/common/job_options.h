@@ -33,7 +33,7 @@ struct JobOptions {
   std::size_t mem_threshold = 64 * 1024;        // larger payloads: memory files
   bool memory_payloads = true;  // payloads above mem_threshold in memory files
   // Collective blocks above mem_threshold read by the receiver straight
-  // from the sender's memory (docs/architecture.md, "Lent blocks").
+  // from the sender's memory (docs/data-path.md, "Lent blocks").
   bool single_copy = true;
   std::size_t mem_budget = 256 * 1024 * 1024;   // buffered bytes in memory
   SchedulePolicy policy = SchedulePolicy::kMemory;
@@ -45,7 +45,7 @@ struct JobOptions {
   std::size_t node_memory = 0;  // budget for the slaves' storage; 0: default
   // Measured on a sweep (bench/memory): lazy won; see README.
   Prefetch prefetch = Prefetch::kLazy;
-  // What the job did (docs/architecture.md, Observability): --report
+  // What the job did (docs/observability.md): --report
   // prints a table at the end (also BDMPI_REPORT=1), --report=json FILE
   // writes it as JSON, --trace FILE a Chrome trace-event timeline,
   // --progress a status line every second. Paths are made absolute.

@@ -1,5 +1,5 @@
 // Payload segments: the memory files a slave reuses for payloads larger
-// than its window (src/slave/payload_segments.h writes them, the master's
+// than its window (src/slave/p2p/payload_segments.h writes them, the master's
 // PayloadStore holds and releases them). Creating a file per message cost
 // more than the copy itself (a fresh tmpfs page is faulted, zeroed and
 // freed per 4 KiB), so each slave keeps up to kMaxSegments files in the

@@ -147,7 +147,7 @@ inline constexpr std::uint16_t kProtocolVersion = 8;
 //   CommRegister: a communicator that no split made (MPI_Comm_create_group,
 //              intercommunicators), whose members agree on it among
 //              themselves by point-to-point messages (src/slave/
-//              comm_register.cpp). Three steps in `code`
+//              comm/comm_register.cpp). Three steps in `code`
 //              (CommRegisterStep): kNewId answers comm = a fresh id led by
 //              the sender; kChannel answers tag = this node's channel for
 //              communicator `comm` (the same for all its local members);
@@ -235,12 +235,12 @@ const char* MsgTypeName(MsgType type);
 // file_id like a spill file), for payloads larger than the window while
 // the node's memory budget has room.
 // kLent: a block of a collective built from point-to-point messages that
-// stays in the sender's memory (docs/architecture.md, "Lent blocks"): a
+// stays in the sender's memory (docs/data-path.md, "Lent blocks"): a
 // Send names it by address (file_id) and size (bytes); a reply by the
 // same address and the sender's pid (file_ino), and the receiver reads it
 // with one process_vm_readv.
 // kPutOffer, kPlaced: a send written by the sender straight into a posted
-// receive on its node (the Send entry above; docs/architecture.md, "Placed
+// receive on its node (the Send entry above; docs/data-path.md, "Placed
 // messages"); a receive's reply with kPlaced has its data in place.
 enum class Where : std::uint8_t {
   kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4, kLent = 5, kPutOffer = 6,
@@ -328,7 +328,7 @@ constexpr std::int32_t NodeCommId(int node_first_world_rank, int world_size) {
   return CommId(node_first_world_rank, kNodeCommCreation, world_size);
 }
 // Every communicator has a hidden twin for the collectives the slaves build
-// from point-to-point messages (src/slave/coll_p2p.h): its id with the sign
+// from point-to-point messages (src/slave/coll/coll_p2p.h): its id with the sign
 // bit set. The master treats the twin as the same communicator (same
 // members, same nodes) but matches its messages apart, so collective
 // traffic never meets user messages, not even MPI_ANY_SOURCE/MPI_ANY_TAG.

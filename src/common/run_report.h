@@ -3,7 +3,7 @@
 // which collectives ran. Each master fills the figures of its node
 // (master/job_recorder.h), sends them to node 0 at the end of the job as
 // text (Serialize/Parse), and node 0 merges them and prints the table or
-// writes the JSON, whose schema docs/architecture.md ("Observability")
+// writes the JSON, whose schema docs/observability.md
 // describes.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The master's half of MPI_Bcast: the root's data is buffered once (memory
 // or spill file) and every other member copies it from there when it runs.
-// The slave's half is src/slave/bcast.cpp.
+// The slave's half is src/slave/coll/bcast.cpp.
 #include "master/master.h"
 
 namespace bdmpi {

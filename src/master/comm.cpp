@@ -4,7 +4,7 @@
 // its (color, key); when all local members have, a parent that spans nodes
 // has its masters allgather their members' SplitEntry records, so that
 // every master knows every member's choice and builds the same
-// communicators from them. The slave's half is src/slave/comm.cpp.
+// communicators from them. The slave's half is src/slave/comm/comm.cpp.
 //
 // Ids: the new communicator's leader (lowest world rank) and the leader's
 // count of creations name it (CommId), unique across the job without

@@ -2,7 +2,7 @@
 // (MsgType::kCommRegister): MPI_Comm_create_group, where only the group's
 // members call, and intercommunicators. Their members agree on the members,
 // the id and each node's channel among themselves (src/slave/
-// comm_register.cpp); each master hands out an id or its channel when
+// comm/comm_register.cpp); each master hands out an id or its channel when
 // asked, and adds the communicator when its first local member brings the
 // list. The master checks that the sender is one of the members it names.
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The master's half of BDMPI_Enter_critical / BDMPI_Exit_critical: a
 // counting semaphore of -nc places with a FIFO of waiting slaves. The
-// slave's half is src/slave/critical.cpp.
+// slave's half is src/slave/api/critical.cpp.
 #include "master/master.h"
 
 namespace bdmpi {

@@ -1,4 +1,4 @@
-// A block a slave lent (Where::kLent, docs/architecture.md "Lent blocks"):
+// A block a slave lent (Where::kLent, docs/data-path.md "Lent blocks"):
 // bytes that stay in the sender's memory until the receiver has read them
 // or the master has copied them into a file. When the last holder lets go
 // (the message, or the receiver that was handed it), the block goes back:

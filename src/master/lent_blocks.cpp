@@ -1,4 +1,4 @@
-// Lent blocks, the master's side (docs/architecture.md, "Lent blocks"): a
+// Lent blocks, the master's side (docs/data-path.md, "Lent blocks"): a
 // large block of a collective built from point-to-point messages stays in
 // its sender's memory; the master matches its message like any other, names
 // the block to the receiver, and completes the send when the block goes

@@ -241,7 +241,7 @@ class Master {
   // Reaps `slave` if it has died (its exit event may still be on its way)
   // and ends the job as OnSlaveExit does; false if it lives.
   bool ReapIfExited(Slave& slave);
-  // Says in -v whether this job's ranks lend blocks (slave/lent_blocks.h
+  // Says in -v whether this job's ranks lend blocks (slave/p2p/lent_blocks.h
   // decides the same from the same facts).
   void LogLending() const;
   // Tells the synchronous senders whose messages `receiver`'s mailbox has

@@ -26,7 +26,7 @@
 // is preceded by the signature alone, and large data always travels as it
 // is, into receives posted ahead. A signature in every large message (one
 // derived datatype with the data, read after a probe) made 4 MiB
-// broadcasts and allreduces 1.3-1.9 times as slow (docs/architecture.md;
+// broadcasts and allreduces 1.3-1.9 times as slow (docs/communicators.md;
 // likely causes, not measured apart: Open MPI packs non-contiguous data in
 // pieces, and a receive posted only after the probe starts late).
 #pragma once

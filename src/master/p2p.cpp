@@ -1,5 +1,5 @@
 // The master's half of point-to-point: buffering sends, matching receives,
-// probes. The slave's half is src/slave/p2p.cpp.
+// probes. The slave's half is src/slave/p2p/p2p.cpp.
 #include <algorithm>
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // The master's half of the payload hand-over; the slave's half is
-// Runtime::StagePayload / FetchPayload (src/slave/runtime.cpp). A slave
+// Runtime::StagePayload / FetchPayload (src/slave/runtime/runtime.cpp). A slave
 // stages a request's payload inline, in its window, in a memory file or in
 // a spill file; the master takes it into a Payload it holds (window
 // payloads: memory while its budget lasts, else a spill file of its own;

@@ -7,7 +7,7 @@
 // send still never waits for its receiver. One that came through the
 // sender's window by the master, from the window: two copies instead of
 // four (into the window, into master memory, into the receiver's window,
-// out of it). docs/architecture.md, "Placed messages"; the slave's half is
+// out of it). docs/data-path.md, "Placed messages"; the slave's half is
 // Runtime::TryPlace.
 #include <cstring>
 

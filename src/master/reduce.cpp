@@ -2,7 +2,7 @@
 // contributions itself, in rank order, as they arrive. Large contributions
 // stay in their spill files and are reduced through mappings, so the master
 // never holds a large reduction in its own memory. The slave's half is
-// src/slave/reduce.cpp.
+// src/slave/coll/reduce.cpp.
 #include "common/datatype.h"
 #include "common/error.h"
 #include "common/reduce.h"

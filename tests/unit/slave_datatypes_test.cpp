@@ -1,7 +1,7 @@
-// The slave's datatype table (src/slave/datatypes.cpp): the flattened
+// The slave's datatype table (src/slave/datatype/datatypes.cpp): the flattened
 // layout of derived types, which are dense, what the master sees of them
 // (base type and byte count), packing, and the life cycle of handles. Compiled against our public mpi.h.
-#include "slave/datatypes.h"
+#include "slave/datatype/datatypes.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "slave/darray.h"
+#include "slave/datatype/darray.h"
 
 namespace bdmpi {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "common/error.h"
 #include "common/handles.h"
-#include "slave/errhandlers.h"
-#include "slave/errors.h"
+#include "slave/runtime/errhandlers.h"
+#include "slave/runtime/errors.h"
 
 namespace bdmpi::io {
 

@@ -1,5 +1,5 @@
 // User-defined error handlers of files (MPI_File_create_errhandler). They
-// live in the one table of user error handlers (slave/errhandlers.h), with
+// live in the one table of user error handlers (slave/runtime/errhandlers.h), with
 // their kind, so MPI_Errhandler_free works on them as on any other. A
 // handler lives until the process ends: MPI_Errhandler_free only forgets
 // the program's handle, and a file it is attached to keeps using it, as

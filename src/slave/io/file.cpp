@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "common/handles.h"
-#include "slave/handle_table.h"
+#include "slave/runtime/handle_table.h"
 
 namespace bdmpi::io {
 

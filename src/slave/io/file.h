@@ -12,9 +12,9 @@
 #include <string>
 
 #include "common/unique_fd.h"
-#include "slave/info.h"
 #include "slave/io/shared_pointer.h"
 #include "slave/io/view.h"
+#include "slave/runtime/info.h"
 
 namespace bdmpi::io {
 

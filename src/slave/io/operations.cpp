@@ -14,11 +14,11 @@
 
 #include "common/error.h"
 #include "common/job_names.h"
-#include "slave/collectives.h"
-#include "slave/comm.h"
-#include "slave/errors.h"
-#include "slave/objects.h"
+#include "slave/coll/collectives.h"
+#include "slave/comm/comm.h"
 #include "slave/io/transfer.h"
+#include "slave/runtime/errors.h"
+#include "slave/runtime/objects.h"
 
 namespace bdmpi::io {
 
@@ -83,7 +83,7 @@ void Agree(MPI_Comm comm, bool rank0_only, const std::function<void()>& step) {
 // blocking point), then does this rank's part as independent I/O. Waiting
 // first orders it after everything the other ranks did before the call,
 // as ROMIO's two-phase I/O does (no rank's collective write overtakes
-// another's earlier read); see docs/architecture.md for why no
+// another's earlier read); see docs/mpi-io.md for why no
 // aggregation.
 void Collectively(FileInfo& file, bool collective, const std::function<void()>& access) {
   if (collective) Barrier(file.comm);

@@ -1,8 +1,8 @@
-// MPI-IO's calls on open files, below the extern "C" layer (api_io.cpp).
+// MPI-IO's calls on open files, below the extern "C" layer (api/io.cpp).
 // Collective calls synchronise on the file's communicator through the
 // masters (MPI_Barrier/MPI_Allreduce), so a rank waiting in one is
 // descheduled and lets the other ranks of its node run. Data access is
-// independent I/O by every rank (see docs/architecture.md, MPI-IO).
+// independent I/O by every rank (see docs/mpi-io.md).
 #pragma once
 
 #include <mpi.h>

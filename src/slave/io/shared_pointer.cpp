@@ -7,7 +7,7 @@
 
 #include "common/file_io.h"
 #include "slave/io/file.h"
-#include "slave/runtime.h"
+#include "slave/runtime/runtime.h"
 
 namespace bdmpi::io {
 

@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
-#include "slave/datatypes.h"
+#include "slave/datatype/datatypes.h"
 #include "slave/memory/arena.h"
 
 namespace bdmpi::io {

@@ -10,7 +10,7 @@
 #include <functional>
 #include <memory>
 
-#include "slave/datatypes.h"
+#include "slave/datatype/datatypes.h"
 
 namespace bdmpi::io {
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slave/errors.h"
 #include "slave/memory/arena.h"
+#include "slave/runtime/errors.h"
 
 extern "C" {
 

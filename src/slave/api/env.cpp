@@ -1,0 +1,130 @@
+// The extern "C" entry points of MPI's environment (MPI-3.1 chapter 8):
+// MPI_Init ... MPI_Finalize, MPI_Abort, the queries that need no master,
+// the clock and MPI_Alloc_mem.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/error.h"
+#include "slave/comm/attributes.h"
+#include "slave/runtime/environment.h"
+#include "slave/runtime/errors.h"
+#include "slave/runtime/info.h"
+
+using bdmpi::Error;
+using bdmpi::Guard;
+
+namespace {
+
+const char kLibraryVersion[] = "BDMPI 0.1 (MPI 3.1 subset, out-of-core runtime)";
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int*, char***) {
+  return Guard("MPI_Init", MPI_COMM_WORLD, [] { bdmpi::Initialize(MPI_THREAD_SINGLE, nullptr); });
+}
+
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int*, char***, int required, int* provided) {
+  return Guard("MPI_Init_thread", MPI_COMM_WORLD,
+               [&] { bdmpi::Initialize(required, provided); });
+}
+
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int* flag) {
+  *flag = bdmpi::IsInitialized();
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int* flag) {
+  *flag = bdmpi::IsFinalized();
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void) {
+  return Guard("MPI_Finalize", MPI_COMM_WORLD, [] {
+    // MPI-3.1 8.7.1: MPI_COMM_SELF is freed first, its attributes deleted.
+    if (bdmpi::IsInitialized() && !bdmpi::IsFinalized())
+      bdmpi::DeleteAllAttrs(bdmpi::AttrKind::kComm, MPI_COMM_SELF);
+    bdmpi::Finalize();
+  });
+}
+
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm, int errorcode) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  bdmpi::AbortJob(errorcode);
+}
+
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int* provided) {
+  *provided = bdmpi::ThreadLevel();
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int* flag) {
+  *flag = bdmpi::IsThreadMain();
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+  char host[MPI_MAX_PROCESSOR_NAME];
+  if (gethostname(host, sizeof host) != 0) std::strcpy(host, "localhost");
+  host[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+  std::strcpy(name, host);
+  *resultlen = static_cast<int>(std::strlen(name));
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+int PMPI_Get_library_version(char* version, int* resultlen) {
+  std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "%s", kLibraryVersion);
+  *resultlen = static_cast<int>(std::strlen(version));
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void) { return bdmpi::Wtime(); }
+
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void) { return bdmpi::Wtick(); }
+
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+int PMPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }  // no profiler to control
+
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  return Guard("MPI_Alloc_mem", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckInfoArgument(info);
+    if (size < 0) throw Error(bdmpi::kErrArg, "negative size");
+    void* memory = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+    if (memory == nullptr) throw Error(bdmpi::kErrNoMem, "MPI_Alloc_mem: out of memory");
+    *static_cast<void**>(baseptr) = memory;
+  });
+}
+
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+int PMPI_Free_mem(void* base) {
+  std::free(base);
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

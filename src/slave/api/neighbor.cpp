@@ -1,0 +1,77 @@
+// MPI entry points of the neighbourhood collectives (neighbor.h), blocking
+// and nonblocking (MPI_Ineighbor_*): both run the same plan.
+#include <mpi.h>
+
+#include "slave/coll/neighbor.h"
+#include "slave/runtime/errors.h"
+
+using bdmpi::Guard;
+
+extern "C" {
+
+#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return Guard("MPI_Neighbor_allgather", comm,
+               [&] { bdmpi::RunBlocking(bdmpi::NeighborAllgatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)); });
+}
+
+#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Ineighbor_allgather", comm, [&] {
+    *request = bdmpi::StartNonblocking(bdmpi::NeighborAllgatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm);
+  });
+}
+
+#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return Guard("MPI_Neighbor_allgatherv", comm,
+               [&] { bdmpi::RunBlocking(bdmpi::NeighborAllgathervPlan(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)); });
+}
+
+#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Ineighbor_allgatherv", comm, [&] {
+    *request = bdmpi::StartNonblocking(bdmpi::NeighborAllgathervPlan(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), comm);
+  });
+}
+
+#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return Guard("MPI_Neighbor_alltoall", comm,
+               [&] { bdmpi::RunBlocking(bdmpi::NeighborAlltoallPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)); });
+}
+
+#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Ineighbor_alltoall", comm, [&] {
+    *request = bdmpi::StartNonblocking(bdmpi::NeighborAlltoallPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm);
+  });
+}
+
+#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return Guard("MPI_Neighbor_alltoallv", comm,
+               [&] { bdmpi::RunBlocking(bdmpi::NeighborAlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)); });
+}
+
+#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Ineighbor_alltoallv", comm, [&] {
+    *request = bdmpi::StartNonblocking(bdmpi::NeighborAlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), comm);
+  });
+}
+
+#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return Guard("MPI_Neighbor_alltoallw", comm,
+               [&] { bdmpi::RunBlocking(bdmpi::NeighborAlltoallwPlan(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm)); });
+}
+
+#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Ineighbor_alltoallw", comm, [&] {
+    *request = bdmpi::StartNonblocking(bdmpi::NeighborAlltoallwPlan(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), comm);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,166 @@
+// The extern "C" entry points of requests and statuses: completion
+// (MPI_Wait, MPI_Test and their any/some/all forms), MPI_Request_free,
+// MPI_Cancel and MPI_Request_get_status (MPI-3.1 3.7-3.8), generalized
+// requests and the statuses a program sets (MPI-3.1 12.2-12.3).
+#include <mpi.h>
+
+#include "common/error.h"
+#include "slave/datatype/datatypes.h"
+#include "slave/p2p/p2p.h"
+#include "slave/p2p/p2p_more.h"
+#include "slave/runtime/errors.h"
+#include "slave/runtime/objects.h"
+
+using bdmpi::Error;
+using bdmpi::Guard;
+
+namespace {
+
+void ThrowIfTruncated(int error_class) {
+  if (error_class != MPI_SUCCESS) throw Error(error_class, "message truncated");
+}
+
+// The wire bytes of `elements` basic elements of `datatype`, which
+// MPI_Get_elements of the status then gives back (a derived type's
+// elements are taken as equally sized).
+long long BytesOfElements(MPI_Count elements, MPI_Datatype datatype) {
+  if (elements < 0) throw Error(bdmpi::kErrCount, "negative element count");
+  const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+  auto per_element = static_cast<MPI_Count>(bdmpi::ElementsOf(type.size, datatype));
+  if (per_element <= 0) return 0;
+  auto wire = static_cast<MPI_Count>(type.size);
+  return (elements / per_element) * wire + (elements % per_element) * (wire / per_element);
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  MPI_Comm comm = bdmpi::RequestComm(*request);
+  return Guard("MPI_Wait", comm, [&] {
+    int error = bdmpi::Wait(request, status);
+    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
+  });
+}
+
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  MPI_Comm comm = bdmpi::RequestComm(*request);
+  return Guard("MPI_Test", comm, [&] {
+    int error = bdmpi::Test(request, flag, status);
+    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
+  });
+}
+
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  return Guard("MPI_Waitall", bdmpi::RequestsComm(count, requests), [&] {
+    if (bdmpi::Waitall(count, requests, statuses) != MPI_SUCCESS)
+      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  });
+}
+
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  return Guard("MPI_Waitany", bdmpi::RequestsComm(count, requests), [&] {
+    int error = bdmpi::Waitany(count, requests, index, status);
+    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
+  });
+}
+
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag,
+                MPI_Status* status) {
+  return Guard("MPI_Testany", bdmpi::RequestsComm(count, requests), [&] {
+    int error = bdmpi::Testany(count, requests, index, flag, status);
+    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
+  });
+}
+
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  return Guard("MPI_Waitsome", bdmpi::RequestsComm(incount, requests), [&] {
+    if (bdmpi::Waitsome(incount, requests, outcount, indices, statuses) != MPI_SUCCESS)
+      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  });
+}
+
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  return Guard("MPI_Testsome", bdmpi::RequestsComm(incount, requests), [&] {
+    if (bdmpi::Testsome(incount, requests, outcount, indices, statuses) != MPI_SUCCESS)
+      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  });
+}
+
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  return Guard("MPI_Testall", bdmpi::RequestsComm(count, requests), [&] {
+    if (bdmpi::Testall(count, requests, flag, statuses) != MPI_SUCCESS)
+      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+  });
+}
+
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request* request) {
+  return Guard("MPI_Request_free", bdmpi::RequestComm(*request),
+               [&] { bdmpi::RequestFree(request); });
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request* request) {
+  return Guard("MPI_Cancel", bdmpi::RequestComm(*request), [&] { bdmpi::Cancel(request); });
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  return Guard("MPI_Request_get_status", bdmpi::RequestComm(request), [&] {
+    ThrowIfTruncated(bdmpi::RequestGetStatus(request, flag, status));
+  });
+}
+
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  *flag = status->bdmpi_cancelled;
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn,
+                        MPI_Grequest_free_function* free_fn,
+                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                        MPI_Request* request) {
+  return Guard("MPI_Grequest_start", MPI_COMM_WORLD, [&] {
+    *request = bdmpi::GrequestStart(query_fn, free_fn, cancel_fn, extra_state);
+  });
+}
+
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+int PMPI_Grequest_complete(MPI_Request request) {
+  return Guard("MPI_Grequest_complete", MPI_COMM_WORLD,
+               [&] { bdmpi::GrequestComplete(request); });
+}
+
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  status->bdmpi_cancelled = flag != 0;
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  return Guard("MPI_Status_set_elements", MPI_COMM_WORLD,
+               [&] { status->bdmpi_count = BytesOfElements(count, datatype); });
+}
+
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return Guard("MPI_Status_set_elements_x", MPI_COMM_WORLD,
+               [&] { status->bdmpi_count = BytesOfElements(count, datatype); });
+}
+
+}  // extern "C"

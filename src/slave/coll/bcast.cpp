@@ -1,0 +1,51 @@
+// The slave's half of MPI_Bcast: the root stages its buffer once (packed
+// when its type has gaps) and goes on (the data is buffered); every other
+// rank receives it when it runs.
+#include <string>
+
+#include "common/error.h"
+#include "common/protocol.h"
+#include "slave/coll/collectives.h"
+#include "slave/coll/nbc_inter.h"
+#include "slave/p2p/wire_data.h"
+#include "slave/runtime/errors.h"
+#include "slave/runtime/objects.h"
+#include "slave/runtime/runtime.h"
+
+namespace bdmpi {
+
+void CheckRoot(const CommInfo& comm, int root) {
+  if (root < 0 || root >= comm.size)
+    throw Error(kErrRoot, "root " + std::to_string(root) + " is not in [0, " +
+                              std::to_string(comm.size) + ")");
+}
+
+void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
+           MPI_Comm comm_handle) {
+  RequireInitialized();
+  const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.inter) return RunBlocking(InterBcastPlan(buffer, count, datatype, root, comm));
+  std::uint64_t bytes = WireBytes(count, datatype);
+  CheckRoot(comm, root);
+  if (comm.size == 1) return;
+  Runtime* runtime = Runtime::Instance();
+  RequestMsg request;
+  request.type = MsgType::kBcast;
+  request.comm = comm.id;
+  request.rank = comm.rank;
+  request.peer = root;
+  if (comm.rank == root) {
+    WireData wire = ToWire(buffer, count, datatype);
+    runtime->StagePayload(wire.data, wire.bytes, request);
+    runtime->PostStaged(request);
+    return;
+  }
+  request.bytes = bytes;
+  ReplyMsg reply = runtime->Call(request);
+  const TypeInfo& type = LookupType(datatype);
+  FetchInto(reply, buffer, count, type.Dense() ? nullptr : &type, bytes);
+  if (reply.error != MPI_SUCCESS)
+    throw Error(reply.error, "the root broadcasts more data than count holds");
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,129 @@
+// Nonblocking, persistent and blocking collectives as schedules of
+// point-to-point messages on the communicator's collective twin (see
+// coll_p2p.h and docs/collectives.md, "Nonblocking and persistent collectives").
+//
+// There is no progress thread, and a rank blocked in MPI_Recv sits in its
+// master: it cannot forward anything. So a schedule is one round: every
+// message a rank sends is sent (buffered, never blocking) when the
+// operation starts, with data the rank has then, and every receive is
+// posted then too, in a fixed order. What is left is to complete those
+// receives, in that order, and combine their data locally (folding
+// reductions in rank order, so non-commutative operations are right).
+// MPI_Wait, MPI_Test and the other completion calls do that; a rank never
+// waits in a collective for something another rank would have to do after
+// its own call returned, so no interleaving with other calls deadlocks.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "common/protocol.h"
+#include "slave/p2p/wire_data.h"
+#include "slave/runtime/objects.h"
+
+namespace bdmpi {
+
+// One rank's part of one collective operation once its messages are
+// posted: the steps still to complete, in order. A step is a receive (with
+// what to do with its data) or a local action (copying or folding).
+class Schedule {
+ public:
+  using Deliver = std::function<void(const ReplyMsg&)>;
+  using Action = std::function<void()>;
+
+  explicit Schedule(const CommInfo& comm);
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  // Sends now: `bytes` wire bytes, or `count` elements packed once.
+  void SendBytes(int dest, int tag, const void* data, std::uint64_t bytes);
+  void SendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type);
+  // As SendElements, but the block is lent (slave/p2p/lent_blocks.h) when it
+  // is large and needs no packing: the receiver reads it from this rank's
+  // memory, and the schedule is done only once every lent block is back.
+  // Only for blocks the program may not touch until the operation
+  // completes and that no receive of the operation overwrites.
+  void LendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type);
+  // The same for wire bytes made already (lent when they are the user's).
+  void LendWire(int dest, int tag, const WireData& wire);
+  // Posts a receive of at most `capacity` wire bytes now; `deliver` takes
+  // the master's reply when the step is reached and its message is there.
+  void Recv(int source, int tag, std::uint64_t capacity, Deliver deliver);
+  // Posts a receive of `count` elements into `buffer` (unpacked when the
+  // type has gaps; more data than that is MPI_ERR_TRUNCATE).
+  void RecvElements(int source, int tag, void* buffer, int count, MPI_Datatype type);
+  // A step that completes receive `id`, which something other than this
+  // schedule posted (the master completes it; see comm_idup.cpp).
+  void Await(std::uint64_t id, Deliver deliver);
+  // A local action, run when the steps before it are complete.
+  void Then(Action action);
+
+  // Adds a step for each lent block, then runs the local actions at the
+  // front; call once all steps are added.
+  void Begin();
+  bool done() const { return next_ == steps_.size(); }
+  // The receive id of the next step (0 when done).
+  std::uint64_t waiting_id() const;
+  // Takes the completion of the next step's receive and runs the local
+  // actions after it.
+  void Absorb(const ReplyMsg& reply);
+  void Wait();  // completes every step, blocking
+  bool Test();  // completes the steps whose messages are there
+  // Frees the receives not completed (MPI_Request_free of an active
+  // operation): they keep their place in matching order and drop their
+  // messages.
+  void Abandon();
+
+ private:
+  struct Step {
+    std::uint64_t id = 0;  // 0: a local action
+    Deliver deliver;
+    Action action;
+  };
+  void RunLocalSteps();
+  void LendBytes(int dest, int tag, const void* data, std::uint64_t bytes);
+  // Whether rank `dest` (of an intracommunicator) runs on this node.
+  bool OnThisNode(int dest) const;
+
+  int twin_ = 0;
+  int rank_ = 0;
+  int size_ = 0;
+  // The members' world ranks (empty: MPI_COMM_WORLD, or an
+  // intercommunicator, whose blocks are never lent).
+  std::vector<int> world_ranks_;
+  std::vector<Step> steps_;
+  std::size_t next_ = 0;
+  std::vector<std::uint64_t> lent_;  // ids of the lent blocks, until Begin
+};
+
+// A collective call with its arguments checked: each call posts one
+// execution's messages and returns its schedule. Called once for a blocking
+// or nonblocking call, at every MPI_Start for a persistent one.
+using CollectivePlan = std::function<Schedule()>;
+
+// What a collective request (PendingRequest::collective) holds.
+struct CollectiveRequest {
+  CollectivePlan plan;
+  std::optional<Schedule> running;
+  // MPI_Comm_idup's: MPI_Request_free is refused while it is active, as
+  // Open MPI refuses it (MPI_ERR_REQUEST), since the communicator it makes
+  // could then be neither completed nor freed.
+  bool makes_comm = false;
+};
+
+void RunBlocking(const CollectivePlan& plan);
+MPI_Request StartNonblocking(CollectivePlan plan, MPI_Comm comm);
+// Inactive until MPI_Start.
+MPI_Request NewPersistent(CollectivePlan plan, MPI_Comm comm);
+
+// For the completion calls (p2p.cpp).
+void StartCollective(PendingRequest& pending);
+void AbsorbCollective(PendingRequest& pending, const ReplyMsg& reply);
+void AbandonCollective(PendingRequest& pending);
+
+}  // namespace bdmpi

@@ -1,0 +1,268 @@
+// The slave's half of communicators and groups; see comm.h.
+#include "slave/comm/comm.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "common/error.h"
+#include "common/protocol.h"
+#include "slave/comm/attributes.h"
+#include "slave/comm/intercomm.h"
+#include "slave/runtime/errors.h"
+#include "slave/runtime/objects.h"
+#include "slave/runtime/runtime.h"
+
+namespace bdmpi {
+namespace {
+
+int MyWorldRank() { return Runtime::Instance()->world_rank(); }
+
+// Position of each world rank in a group.
+std::unordered_map<int, int> Positions(const GroupInfo& group) {
+  std::unordered_map<int, int> positions;
+  for (std::size_t r = 0; r < group.size(); ++r) positions.emplace(group[r], static_cast<int>(r));
+  return positions;
+}
+
+int CheckedRank(const GroupInfo& group, int rank) {
+  if (rank < 0 || rank >= static_cast<int>(group.size()))
+    throw Error(kErrRank, "rank " + std::to_string(rank) + " is not in a group of " +
+                              std::to_string(group.size()));
+  return group[static_cast<std::size_t>(rank)];
+}
+
+// The ranks of MPI_Group_range_incl's triplets, in order.
+std::vector<int> RangeRanks(const GroupInfo& group, int n, int ranges[][3]) {
+  std::vector<int> ranks;
+  for (int i = 0; i < n; ++i) {
+    int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    if (stride == 0 || (last > first && stride < 0) || (last < first && stride > 0))
+      throw Error(kErrArg, "invalid rank range");
+    for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) {
+      CheckedRank(group, r);
+      ranks.push_back(r);
+    }
+  }
+  return ranks;
+}
+
+MPI_Group Included(const GroupInfo& group, const std::vector<int>& ranks) {
+  GroupInfo members;
+  std::unordered_set<int> seen;
+  for (int r : ranks) {
+    if (!seen.insert(r).second) throw Error(kErrRank, "a rank is named twice");
+    members.push_back(CheckedRank(group, r));
+  }
+  return NewGroup(std::move(members));
+}
+
+MPI_Group Excluded(const GroupInfo& group, const std::vector<int>& ranks) {
+  std::unordered_set<int> excluded;
+  for (int r : ranks) {
+    CheckedRank(group, r);
+    if (!excluded.insert(r).second) throw Error(kErrRank, "a rank is named twice");
+  }
+  GroupInfo members;
+  for (std::size_t r = 0; r < group.size(); ++r) {
+    if (!excluded.count(static_cast<int>(r))) members.push_back(group[r]);
+  }
+  return NewGroup(std::move(members));
+}
+
+// The members of `group` that are (or are not) in `other`, in group's order.
+GroupInfo Filter(const GroupInfo& group, const GroupInfo& other, bool keep_common) {
+  std::unordered_set<int> in_other(other.begin(), other.end());
+  GroupInfo members;
+  for (int world_rank : group) {
+    if (static_cast<bool>(in_other.count(world_rank)) == keep_common) members.push_back(world_rank);
+  }
+  return members;
+}
+
+// IDENT, SIMILAR or UNEQUAL for two member lists.
+int CompareMembers(const std::vector<int>& a, const std::vector<int>& b) {
+  if (a == b) return MPI_IDENT;
+  if (a.size() != b.size()) return MPI_UNEQUAL;
+  std::vector<int> sorted_a = a, sorted_b = b;
+  std::sort(sorted_a.begin(), sorted_a.end());
+  std::sort(sorted_b.begin(), sorted_b.end());
+  return sorted_a == sorted_b ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+}  // namespace
+
+MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
+  RequireInitialized();
+  const CommInfo& parent = LookupComm(comm_handle);
+  if (color < 0 && color != MPI_UNDEFINED)
+    throw Error(kErrArg, "color " + std::to_string(color) + " is negative");
+  if (parent.inter) return IntercommSplit(comm_handle, color, key);
+  MPI_Errhandler errhandler = parent.errhandler;
+  RequestMsg request;
+  request.type = MsgType::kCommSplit;
+  request.comm = parent.id;
+  request.rank = parent.rank;
+  request.peer = 0;
+  request.tag = color == MPI_UNDEFINED ? kUndefinedColor : color;
+  request.code = key;
+  Runtime* runtime = Runtime::Instance();
+  ReplyMsg reply = runtime->Call(request);
+  if (!reply.flag) return MPI_COMM_NULL;
+  CommInfo comm;
+  comm.id = reply.comm;
+  comm.rank = reply.source;
+  comm.size = reply.tag;
+  comm.errhandler = errhandler;
+  comm.world_ranks.resize(static_cast<std::size_t>(comm.size));
+  std::uint64_t bytes = comm.world_ranks.size() * sizeof(int);
+  BDMPI_ENFORCE(reply.bytes == bytes, "communicator member list of the wrong size");
+  runtime->FetchPayload(reply, comm.world_ranks.data(), bytes);
+  return NewComm(std::move(comm));
+}
+
+MPI_Comm CommDup(MPI_Comm comm) {
+  RequireInitialized();
+  MPI_Comm copy = LookupComm(comm).inter ? IntercommDup(comm)
+                                         : CommSplit(comm, 0, LookupComm(comm).rank);
+  // MPI-3.1 6.4.2: the copy has the same topology and the attributes whose
+  // copy callbacks ask for it; its name is not copied.
+  LookupComm(copy).topology = LookupComm(comm).topology;
+  try {
+    CopyAttrs(AttrKind::kComm, comm, copy);
+  } catch (const Error&) {
+    DeleteAllAttrs(AttrKind::kComm, copy);
+    CommFree(&copy);
+    throw;
+  }
+  return copy;
+}
+
+MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key) {
+  RequireInitialized();
+  if (split_type == MPI_UNDEFINED) return CommSplit(comm, MPI_UNDEFINED, key);
+  if (split_type != MPI_COMM_TYPE_SHARED)
+    throw Error(kErrArg, "unknown split type " + std::to_string(split_type));
+  // The slaves of a node share its memory (and its master).
+  return CommSplit(comm, Runtime::Instance()->node(), key);
+}
+
+MPI_Comm CommCreate(MPI_Comm comm_handle, MPI_Group group) {
+  RequireInitialized();
+  std::vector<int> members = LookupComm(comm_handle).WorldRanks();
+  const GroupInfo& subgroup = LookupGroup(group);
+  std::unordered_set<int> in_comm(members.begin(), members.end());
+  for (int world_rank : subgroup) {
+    if (!in_comm.count(world_rank))
+      throw Error(kErrGroup, "MPI_Comm_create: the group is not a subgroup of the "
+                             "communicator's group");
+  }
+  auto mine = std::find(subgroup.begin(), subgroup.end(), MyWorldRank());
+  if (mine == subgroup.end()) return CommSplit(comm_handle, MPI_UNDEFINED, 0);
+  // Each side of an intercommunicator passes a group of its own.
+  if (LookupComm(comm_handle).inter)
+    return CommSplit(comm_handle, 0, static_cast<int>(mine - subgroup.begin()));
+  // MPI-2.2 6.4.2: processes may pass different, disjoint groups, each
+  // making a communicator of its own. The parent rank of the group's first
+  // member names the group among them.
+  int color = static_cast<int>(std::find(members.begin(), members.end(), subgroup.front()) -
+                               members.begin());
+  return CommSplit(comm_handle, color, static_cast<int>(mine - subgroup.begin()));
+}
+
+void CommFree(MPI_Comm* comm_handle) {
+  RequireInitialized();
+  LookupComm(*comm_handle);
+  if (IsPredefinedComm(*comm_handle))
+    throw Error(kErrComm, "a predefined communicator (MPI_COMM_WORLD, MPI_COMM_SELF, "
+                          "BDMPI_COMM_CWORLD, BDMPI_COMM_NODE) cannot be freed");
+  // The delete callbacks run first: one that fails leaves the communicator.
+  DeleteAllAttrs(AttrKind::kComm, *comm_handle);
+  const CommInfo& comm = LookupComm(*comm_handle);
+  RequestMsg request;
+  request.type = MsgType::kCommFree;
+  request.comm = comm.id;
+  request.rank = comm.rank;
+  Runtime::Instance()->Post(request);
+  ReleaseComm(*comm_handle);
+  *comm_handle = MPI_COMM_NULL;
+}
+
+int CommCompare(MPI_Comm comm1, MPI_Comm comm2) {
+  RequireInitialized();
+  const CommInfo& a = LookupComm(comm1);
+  const CommInfo& b = LookupComm(comm2);
+  if (comm1 == comm2) return MPI_IDENT;
+  int members = CompareMembers(a.WorldRanks(), b.WorldRanks());
+  return members == MPI_IDENT ? MPI_CONGRUENT : members;
+}
+
+MPI_Group CommGroup(MPI_Comm comm) {
+  RequireInitialized();
+  return NewGroup(LookupComm(comm).WorldRanks());
+}
+
+int GroupRank(MPI_Group group) {
+  RequireInitialized();
+  const GroupInfo& members = LookupGroup(group);
+  auto mine = std::find(members.begin(), members.end(), MyWorldRank());
+  return mine == members.end() ? MPI_UNDEFINED : static_cast<int>(mine - members.begin());
+}
+
+void GroupTranslateRanks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                         int ranks2[]) {
+  const GroupInfo& from = LookupGroup(group1);
+  std::unordered_map<int, int> to = Positions(LookupGroup(group2));
+  if (n < 0) throw Error(kErrArg, "negative number of ranks");
+  for (int i = 0; i < n; ++i) {
+    if (ranks1[i] == MPI_PROC_NULL) {
+      ranks2[i] = MPI_PROC_NULL;
+      continue;
+    }
+    auto found = to.find(CheckedRank(from, ranks1[i]));
+    ranks2[i] = found == to.end() ? MPI_UNDEFINED : found->second;
+  }
+}
+
+int GroupCompare(MPI_Group group1, MPI_Group group2) {
+  return CompareMembers(LookupGroup(group1), LookupGroup(group2));
+}
+
+MPI_Group GroupIncl(MPI_Group group, int n, const int ranks[]) {
+  if (n < 0) throw Error(kErrArg, "negative number of ranks");
+  return Included(LookupGroup(group), std::vector<int>(ranks, ranks + n));
+}
+
+MPI_Group GroupExcl(MPI_Group group, int n, const int ranks[]) {
+  if (n < 0) throw Error(kErrArg, "negative number of ranks");
+  return Excluded(LookupGroup(group), std::vector<int>(ranks, ranks + n));
+}
+
+MPI_Group GroupRangeIncl(MPI_Group group, int n, int ranges[][3]) {
+  const GroupInfo& members = LookupGroup(group);
+  return Included(members, RangeRanks(members, n, ranges));
+}
+
+MPI_Group GroupRangeExcl(MPI_Group group, int n, int ranges[][3]) {
+  const GroupInfo& members = LookupGroup(group);
+  return Excluded(members, RangeRanks(members, n, ranges));
+}
+
+MPI_Group GroupUnion(MPI_Group group1, MPI_Group group2) {
+  GroupInfo members = LookupGroup(group1);
+  GroupInfo extra = Filter(LookupGroup(group2), members, /*keep_common=*/false);
+  members.insert(members.end(), extra.begin(), extra.end());
+  return NewGroup(std::move(members));
+}
+
+MPI_Group GroupIntersection(MPI_Group group1, MPI_Group group2) {
+  return NewGroup(Filter(LookupGroup(group1), LookupGroup(group2), /*keep_common=*/true));
+}
+
+MPI_Group GroupDifference(MPI_Group group1, MPI_Group group2) {
+  return NewGroup(Filter(LookupGroup(group1), LookupGroup(group2), /*keep_common=*/false));
+}
+
+}  // namespace bdmpi

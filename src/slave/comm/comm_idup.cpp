@@ -1,0 +1,76 @@
+// Nonblocking communicator duplication; see comm_idup.h.
+#include "slave/comm/comm_idup.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+#include "common/protocol.h"
+#include "slave/coll/nbc.h"
+#include "slave/comm/attributes.h"
+#include "slave/runtime/errors.h"
+#include "slave/runtime/objects.h"
+#include "slave/runtime/runtime.h"
+
+namespace bdmpi {
+namespace {
+
+// What the master's completion carries (master/idup_split.cpp): rank and
+// size in the status, the new id and the members' world ranks as payload.
+CommInfo Duplicate(const CommInfo& parent, const ReplyMsg& reply) {
+  std::vector<std::int32_t> words(reply.bytes / sizeof(std::int32_t));
+  Runtime::Instance()->FetchPayload(reply, words.data(), words.size() * sizeof(std::int32_t));
+  BDMPI_ENFORCE(reply.flag && !words.empty(), "MPI_Comm_idup: the master made no communicator");
+  CommInfo made;
+  if (parent.inter) {
+    // The same groups on a new hidden communicator (as IntercommDup).
+    made = parent;
+    made.name.clear();
+  } else {
+    made.rank = reply.source;
+    made.size = reply.tag;
+    made.errhandler = parent.errhandler;
+    made.world_ranks.assign(words.begin() + 1, words.end());
+  }
+  made.id = words.front();
+  made.topology = parent.topology;  // MPI-3.1 6.4.2, as MPI_Comm_dup
+  return made;
+}
+
+}  // namespace
+
+MPI_Request CommIdup(MPI_Comm parent_handle, std::optional<InfoEntries> hints, MPI_Comm* newcomm) {
+  RequireInitialized();
+  CommInfo parent = LookupComm(parent_handle);  // a copy: NewComm may move entries
+  // Until the request completes the handle holds a copy of the parent.
+  MPI_Comm made = NewComm(parent);
+  *newcomm = made;
+  CollectivePlan plan = [=]() {
+    Runtime* runtime = Runtime::Instance();
+    // A split with one color, ordered by the ranks on the parent's wire
+    // communicator (an intercommunicator's hidden one): the same order.
+    RequestMsg request;
+    request.type = MsgType::kCommSplit;
+    request.comm = parent.id;
+    request.rank = parent.WireRank();
+    request.tag = 0;
+    request.code = parent.WireRank();
+    request.id = runtime->NewRecvId();  // completed by the master instead of a reply
+    runtime->Post(request);
+    Schedule schedule(parent);
+    schedule.Await(request.id, [=](const ReplyMsg& reply) {
+      CommInfo& info = LookupComm(made);
+      info = Duplicate(parent, reply);
+      if (hints) info.hints = *hints;
+      // The copy callbacks run now; a parent freed meanwhile has none left.
+      if (FindComm(parent_handle) != nullptr) CopyAttrs(AttrKind::kComm, parent_handle, made);
+    });
+    return schedule;
+  };
+  MPI_Request request = StartNonblocking(std::move(plan), parent_handle);
+  LookupRequest(request).collective->makes_comm = true;
+  return request;
+}
+
+}  // namespace bdmpi

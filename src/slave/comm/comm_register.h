@@ -1,0 +1,35 @@
+// Communicators that no split over a common parent makes: their members
+// agree on the id and each node's tag channel among themselves with
+// point-to-point messages, and each tells its master
+// (MsgType::kCommRegister; the master's half is src/master/comm_register.cpp).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "slave/runtime/objects.h"
+
+namespace bdmpi {
+
+// The steps of MsgType::kCommRegister. A fresh communicator id, led by
+// this rank; this node's channel for communicator `id`; and the members
+// (world rank << 32 | its node's channel, by rank), which this rank's
+// master adds the communicator with.
+int NewCommId();
+int NodeChannelFor(int id);
+void RegisterMembers(int id, const std::vector<std::uint64_t>& entries);
+
+// Makes a communicator of `world_ranks` (the members by their new rank;
+// this rank among them). They talk on `exchange`'s collective twin, where
+// member i is rank exchange_ranks[i], with internal tag `tag`; member 0
+// leads. Returns the new id; every member must call it.
+int AgreeOnComm(const CommInfo& exchange, const std::vector<int>& exchange_ranks,
+                const std::vector<int>& world_ranks, int tag);
+
+// MPI_Comm_create_group: only the members of `group` (a subgroup of
+// comm's) call it; `tag` tells concurrent calls on one communicator apart.
+MPI_Comm CommCreateGroup(MPI_Comm comm, MPI_Group group, int tag);
+
+}  // namespace bdmpi

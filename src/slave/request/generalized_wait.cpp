@@ -1,0 +1,116 @@
+#include "slave/request/generalized_wait.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "slave/runtime/objects.h"
+
+namespace bdmpi {
+namespace {
+
+struct Completions {
+  std::mutex mutex;
+  std::condition_variable completed;
+  std::uint64_t count = 0;  // completions so far
+  std::unordered_map<MPI_Request, std::shared_ptr<GeneralizedRequest>> registry;
+  std::vector<MPI_Request> released;
+};
+
+Completions& State() {
+  static Completions state;
+  return state;
+}
+
+constexpr std::chrono::microseconds kFirstPause{20};
+constexpr std::chrono::microseconds kLongestPause{1000};
+
+}  // namespace
+
+void RegisterGeneralized(MPI_Request request, std::shared_ptr<GeneralizedRequest> generalized) {
+  Completions& state = State();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.registry[request] = std::move(generalized);
+}
+
+std::shared_ptr<GeneralizedRequest> CompleteGeneralized(MPI_Request request) {
+  Completions& state = State();
+  std::shared_ptr<GeneralizedRequest> freed;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    auto found = state.registry.find(request);
+    if (found == state.registry.end())
+      throw Error(kErrRequest, "not a generalized request (or one completed and retired)");
+    GeneralizedRequest& generalized = *found->second;
+    if (generalized.complete) throw Error(kErrRequest, "MPI_Grequest_complete called twice");
+    generalized.complete = true;
+    ++state.count;
+    if (generalized.freed) {
+      freed = std::move(found->second);
+      state.registry.erase(found);
+      state.released.push_back(request);
+    }
+  }
+  state.completed.notify_all();
+  return freed;
+}
+
+bool GeneralizedComplete(const GeneralizedRequest& generalized) {
+  Completions& state = State();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  return generalized.complete;
+}
+
+bool FreeGeneralizedLater(MPI_Request request) {
+  Completions& state = State();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  auto found = state.registry.find(request);
+  if (found == state.registry.end()) return true;
+  if (found->second->complete) {
+    state.registry.erase(found);
+    return true;
+  }
+  found->second->freed = true;
+  return false;
+}
+
+void ForgetGeneralized(MPI_Request request) {
+  Completions& state = State();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.registry.erase(request);
+}
+
+std::vector<MPI_Request> TakeReleasedGeneralized() {
+  Completions& state = State();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  std::vector<MPI_Request> released;
+  released.swap(state.released);
+  return released;
+}
+
+void AwaitGeneralized(const GeneralizedRequest& generalized) {
+  Completions& state = State();
+  std::unique_lock<std::mutex> lock(state.mutex);
+  state.completed.wait(lock, [&generalized] { return generalized.complete; });
+}
+
+void PollUntilGeneralized(const std::function<bool()>& poll) {
+  Completions& state = State();
+  for (auto pause = kFirstPause;; pause = std::min(2 * pause, kLongestPause)) {
+    std::uint64_t seen;
+    {
+      std::lock_guard<std::mutex> lock(state.mutex);
+      seen = state.count;
+    }
+    // A completion from here on changes the count: the sleep below ends.
+    if (poll()) return;
+    std::unique_lock<std::mutex> lock(state.mutex);
+    state.completed.wait_for(lock, pause, [&] { return state.count != seen; });
+  }
+}
+
+}  // namespace bdmpi

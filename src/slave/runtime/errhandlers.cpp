@@ -1,0 +1,143 @@
+// User error handlers and added error codes; see errhandlers.h.
+#include "slave/runtime/errhandlers.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/handles.h"
+
+namespace bdmpi {
+namespace {
+
+// Handles: MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN are indices 0 and 1.
+constexpr int kFirstUserHandler = 2;
+
+// Exactly one of the functions is set: the handler's kind.
+struct UserHandler {
+  MPI_Comm_errhandler_function* function;
+  MPI_File_errhandler_function* file_function;
+  int references;  // the program's handles to it
+};
+
+std::vector<UserHandler>& Handlers() {
+  static std::vector<UserHandler> handlers;
+  return handlers;
+}
+
+struct AddedCode {
+  int error_class;
+  std::string text;
+};
+
+// Added classes and codes by value; they count up from MPI_ERR_LASTCODE.
+std::map<int, AddedCode>& AddedCodes() {
+  static std::map<int, AddedCode> codes;
+  return codes;
+}
+
+bool IsPredefinedHandler(MPI_Errhandler handler) {
+  return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN;
+}
+
+UserHandler* FindUser(MPI_Errhandler handler) {
+  if (!HandleIs(handler, HandleKind::kErrhandler)) return nullptr;
+  int index = HandleIndex(handler) - kFirstUserHandler;
+  if (index < 0 || index >= static_cast<int>(Handlers().size())) return nullptr;
+  return &Handlers()[static_cast<std::size_t>(index)];
+}
+
+int NextCode() { return LastUsedErrorCode() + 1; }
+
+MPI_Errhandler NewHandler(UserHandler handler) {
+  Handlers().push_back(handler);
+  return MakeHandle(HandleKind::kErrhandler,
+                    kFirstUserHandler + static_cast<int>(Handlers().size()) - 1);
+}
+
+}  // namespace
+
+MPI_Errhandler CreateErrhandler(MPI_Comm_errhandler_function* function) {
+  if (function == nullptr) throw Error(kErrArg, "no error handler function given");
+  return NewHandler(UserHandler{function, nullptr, 1});
+}
+
+MPI_Errhandler CreateFileErrhandler(MPI_File_errhandler_function* function) {
+  if (function == nullptr) throw Error(kErrArg, "no error handler function given");
+  return NewHandler(UserHandler{nullptr, function, 1});
+}
+
+void CheckErrhandler(MPI_Errhandler handler) {
+  if (IsPredefinedHandler(handler)) return;
+  UserHandler* user = FindUser(handler);
+  if (user == nullptr || user->references <= 0) throw Error(kErrArg, "invalid error handler");
+}
+
+MPI_Comm_errhandler_function* ErrhandlerFunction(MPI_Errhandler handler) {
+  UserHandler* user = FindUser(handler);
+  return user == nullptr ? nullptr : user->function;
+}
+
+MPI_File_errhandler_function* FileErrhandlerFunction(MPI_Errhandler handler) {
+  UserHandler* user = FindUser(handler);
+  return user == nullptr ? nullptr : user->file_function;
+}
+
+void RetainErrhandler(MPI_Errhandler handler) {
+  UserHandler* user = FindUser(handler);
+  if (user != nullptr) ++user->references;
+}
+
+void FreeErrhandler(MPI_Errhandler* handler) {
+  CheckErrhandler(*handler);
+  UserHandler* user = FindUser(*handler);
+  if (user != nullptr) --user->references;
+  *handler = MPI_ERRHANDLER_NULL;
+}
+
+int AddErrorClass() {
+  int code = NextCode();
+  AddedCodes().emplace(code, AddedCode{code, ""});
+  return code;
+}
+
+int AddErrorCode(int error_class) {
+  bool predefined = error_class >= MPI_SUCCESS && error_class <= MPI_ERR_LASTCODE;
+  auto added = AddedCodes().find(error_class);
+  bool added_class = added != AddedCodes().end() && added->second.error_class == error_class;
+  if (!predefined && !added_class)
+    throw Error(kErrArg, "error class " + std::to_string(error_class) + " does not exist");
+  int code = NextCode();
+  AddedCodes().emplace(code, AddedCode{error_class, ""});
+  return code;
+}
+
+void AddErrorString(int code, const char* text) {
+  auto added = AddedCodes().find(code);
+  if (added == AddedCodes().end())
+    throw Error(kErrArg,
+                "only codes and classes added with MPI_Add_error_class/code "
+                "take a string (code " +
+                    std::to_string(code) + ")");
+  if (std::strlen(text) >= MPI_MAX_ERROR_STRING)
+    throw Error(kErrArg, "error strings have fewer than MPI_MAX_ERROR_STRING characters");
+  added->second.text = text;
+}
+
+int AddedErrorClass(int code) {
+  auto added = AddedCodes().find(code);
+  return added == AddedCodes().end() ? -1 : added->second.error_class;
+}
+
+const std::string* AddedErrorString(int code) {
+  auto added = AddedCodes().find(code);
+  return added == AddedCodes().end() ? nullptr : &added->second.text;
+}
+
+int LastUsedErrorCode() {
+  return AddedCodes().empty() ? MPI_ERR_LASTCODE : AddedCodes().rbegin()->first;
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,105 @@
+#include "slave/runtime/errors.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "common/handles.h"
+#include "slave/runtime/errhandlers.h"
+#include "slave/runtime/objects.h"
+#include "slave/runtime/runtime.h"
+
+namespace bdmpi {
+
+static_assert(MPI_ERR_TRUNCATE == kErrTruncate && MPI_ERR_RANK == kErrRank &&
+              MPI_ERR_INTERN == kErrIntern && MPI_ERR_NO_SPACE == kErrNoSpace);
+
+const char* ErrorClassString(int error_class) {
+  switch (error_class) {
+    case MPI_SUCCESS: return "MPI_SUCCESS: no errors";
+    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER: invalid buffer pointer";
+    case MPI_ERR_COUNT: return "MPI_ERR_COUNT: invalid count argument";
+    case MPI_ERR_TYPE: return "MPI_ERR_TYPE: invalid datatype";
+    case MPI_ERR_TAG: return "MPI_ERR_TAG: invalid tag";
+    case MPI_ERR_COMM: return "MPI_ERR_COMM: invalid communicator";
+    case MPI_ERR_RANK: return "MPI_ERR_RANK: invalid rank";
+    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST: invalid request";
+    case MPI_ERR_ROOT: return "MPI_ERR_ROOT: invalid root";
+    case MPI_ERR_GROUP: return "MPI_ERR_GROUP: invalid group";
+    case MPI_ERR_OP: return "MPI_ERR_OP: invalid reduce operation";
+    case MPI_ERR_TOPOLOGY: return "MPI_ERR_TOPOLOGY: invalid communicator topology";
+    case MPI_ERR_DIMS: return "MPI_ERR_DIMS: invalid topology dimension";
+    case MPI_ERR_ARG: return "MPI_ERR_ARG: invalid argument of some other kind";
+    case MPI_ERR_UNKNOWN: return "MPI_ERR_UNKNOWN: unknown error";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE: message truncated";
+    case MPI_ERR_OTHER: return "MPI_ERR_OTHER: known error not in this list";
+    case MPI_ERR_INTERN: return "MPI_ERR_INTERN: internal error";
+    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS: error code is in status";
+    case MPI_ERR_PENDING: return "MPI_ERR_PENDING: pending request";
+    case MPI_ERR_IO: return "MPI_ERR_IO: input/output error";
+    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM: out of memory";
+    case MPI_ERR_NO_SPACE: return "MPI_ERR_NO_SPACE: no space left (or a system limit reached)";
+    case MPI_ERR_UNSUPPORTED_OPERATION:
+      return "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported";
+    // MPI-IO's classes (src/slave/io).
+    case MPI_ERR_ACCESS: return "MPI_ERR_ACCESS: permission denied";
+    case MPI_ERR_AMODE: return "MPI_ERR_AMODE: invalid access mode";
+    case MPI_ERR_BAD_FILE: return "MPI_ERR_BAD_FILE: invalid file name";
+    case MPI_ERR_FILE_EXISTS: return "MPI_ERR_FILE_EXISTS: file exists";
+    case MPI_ERR_FILE_IN_USE: return "MPI_ERR_FILE_IN_USE: file in use";
+    case MPI_ERR_FILE: return "MPI_ERR_FILE: invalid file handle";
+    case MPI_ERR_NO_SUCH_FILE: return "MPI_ERR_NO_SUCH_FILE: no such file or directory";
+    case MPI_ERR_QUOTA: return "MPI_ERR_QUOTA: quota exceeded";
+    case MPI_ERR_READ_ONLY: return "MPI_ERR_READ_ONLY: read-only file or file system";
+    case MPI_ERR_UNSUPPORTED_DATAREP:
+      return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
+    default: break;
+  }
+  if (error_class > 0 && error_class <= MPI_ERR_LASTCODE)
+    return "MPI error (see the MPI standard's list of error classes)";
+  const std::string* added = AddedErrorString(error_class);
+  return added != nullptr ? added->c_str() : nullptr;
+}
+
+void RequireInitialized() {
+  if (Runtime::Instance() == nullptr)
+    throw Error(kErrOther, "MPI is not initialized (called before MPI_Init or "
+                           "after MPI_Finalize)");
+}
+
+int RaiseError(const char* function, MPI_Comm comm, int error_class,
+               const char* detail) {
+  MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
+  // Errors on an invalid communicator go to MPI_COMM_WORLD's handler.
+  MPI_Comm handled = MPI_COMM_WORLD;
+  for (MPI_Comm candidate : {comm, MPI_COMM_WORLD}) {
+    try {
+      handler = LookupComm(candidate).errhandler;
+      handled = candidate;
+      break;
+    } catch (const Error&) {
+    }
+  }
+  if (MPI_Comm_errhandler_function* user = ErrhandlerFunction(handler)) {
+    int code = error_class;
+    user(&handled, &code);
+    return error_class;
+  }
+  return ApplyErrhandler(handler, function, error_class, detail);
+}
+
+int ApplyErrhandler(MPI_Errhandler handler, const char* function, int error_class,
+                    const char* detail) {
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  Runtime* runtime = Runtime::Instance();
+  std::string rank = runtime ? std::to_string(runtime->world_rank()) : "?";
+  const char* text = ErrorClassString(error_class);
+  std::fprintf(stderr, "BDMPI: rank %s: %s: %s (%s); MPI_ERRORS_ARE_FATAL ends the job\n",
+               rank.c_str(), function, detail, text ? text : "?");
+  std::fflush(stderr);
+  if (runtime != nullptr) runtime->Abort(error_class);
+  _exit(error_class != 0 ? error_class : 1);
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,194 @@
+#include "slave/runtime/objects.h"
+
+#include <bdmpi.h>
+
+#include <vector>
+
+#include "common/error.h"
+#include "common/handles.h"
+#include "common/protocol.h"
+#include "slave/request/generalized_wait.h"
+#include "slave/runtime/handle_table.h"
+
+namespace bdmpi {
+
+static_assert(MPI_COMM_WORLD == MakeHandle(HandleKind::kComm, 0));
+static_assert(MPI_COMM_SELF == MakeHandle(HandleKind::kComm, 1));
+static_assert(BDMPI_COMM_CWORLD == MakeHandle(HandleKind::kComm, 2));
+static_assert(BDMPI_COMM_NODE == MakeHandle(HandleKind::kComm, 3));
+static_assert(MPI_GROUP_EMPTY == MakeHandle(HandleKind::kGroup, 0));
+static_assert(MPI_INT == MakeHandle(HandleKind::kDatatype,
+                                    static_cast<int>(DatatypeId::kInt)));
+static_assert(MPI_REQUEST_NULL == MakeHandle(HandleKind::kRequest, 0));
+
+namespace {
+
+// Slots 0-3 are MPI_COMM_WORLD, MPI_COMM_SELF, BDMPI_COMM_CWORLD and
+// BDMPI_COMM_NODE (IsPredefinedComm).
+HandleTable<CommInfo>& Comms() {
+  static HandleTable<CommInfo> comms(HandleKind::kComm, 0);
+  return comms;
+}
+
+// MPI_GROUP_EMPTY (index 0) is not in the table.
+HandleTable<GroupInfo>& Groups() {
+  static HandleTable<GroupInfo> groups(HandleKind::kGroup, 1);
+  return groups;
+}
+
+std::vector<PendingRequest>& Requests() {
+  static std::vector<PendingRequest> requests;
+  return requests;
+}
+
+std::vector<int>& FreeRequestSlots() {
+  static std::vector<int> slots;
+  return slots;
+}
+
+std::vector<bool>& RequestInUse() {
+  static std::vector<bool> in_use;
+  return in_use;
+}
+
+}  // namespace
+
+CommInfo& LookupComm(MPI_Comm comm) {
+  CommInfo* info = Comms().Find(comm);
+  if (info == nullptr) throw Error(kErrComm, "invalid communicator");
+  return *info;
+}
+
+const CommInfo* FindComm(MPI_Comm comm) { return Comms().Find(comm); }
+
+std::vector<int> CommInfo::WorldRanks() const {
+  if (!world_ranks.empty()) return world_ranks;
+  std::vector<int> identity(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) identity[static_cast<std::size_t>(r)] = r;
+  return identity;
+}
+
+bool IsPredefinedComm(MPI_Comm comm) {
+  return comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == BDMPI_COMM_CWORLD ||
+         comm == BDMPI_COMM_NODE;
+}
+
+void ResetComms(int world_rank, const RankLayout& layout) {
+  int world_size = layout.world_size();
+  HandleTable<CommInfo>& comms = Comms();
+  comms.Clear();
+  CommInfo world;
+  world.id = kWorldCommId;
+  world.rank = world_rank;
+  world.size = world_size;
+  world.name = "MPI_COMM_WORLD";
+  comms.Add(std::move(world));
+  CommInfo self;
+  self.id = CommId(world_rank, 0, world_size);
+  self.rank = 0;
+  self.size = 1;
+  self.name = "MPI_COMM_SELF";
+  self.world_ranks = {world_rank};
+  comms.Add(std::move(self));
+  // The masters register the same two (src/master/master.cpp AddBdmpiComms).
+  int node = layout.NodeOf(world_rank), first = layout.FirstRank(node);
+  CommInfo cworld;
+  cworld.id = CworldCommId(world_size);
+  cworld.rank = layout.CworldRank(world_rank);
+  cworld.size = world_size;
+  cworld.name = "BDMPI_COMM_CWORLD";
+  for (int r = 0; r < world_size; ++r) cworld.world_ranks.push_back(layout.WorldRankOfCworld(r));
+  BDMPI_ENFORCE(comms.Add(std::move(cworld)) == BDMPI_COMM_CWORLD, "BDMPI_COMM_CWORLD's slot");
+  CommInfo local;
+  local.id = NodeCommId(first, world_size);
+  local.rank = world_rank - first;
+  local.size = layout.Count(node);
+  local.name = "BDMPI_COMM_NODE";
+  for (int i = 0; i < local.size; ++i) local.world_ranks.push_back(first + i);
+  BDMPI_ENFORCE(comms.Add(std::move(local)) == BDMPI_COMM_NODE, "BDMPI_COMM_NODE's slot");
+}
+
+MPI_Comm NewComm(CommInfo comm) { return Comms().Add(std::move(comm)); }
+
+void ReleaseComm(MPI_Comm comm) {
+  LookupComm(comm);
+  BDMPI_ENFORCE(!IsPredefinedComm(comm), "releasing a predefined communicator");
+  Comms().Remove(comm);
+}
+
+const GroupInfo& LookupGroup(MPI_Group group) {
+  static const GroupInfo empty;
+  if (group == MPI_GROUP_EMPTY) return empty;
+  const GroupInfo* info = Groups().Find(group);
+  if (info == nullptr) throw Error(kErrGroup, "invalid group");
+  return *info;
+}
+
+MPI_Group NewGroup(GroupInfo members) {
+  if (members.empty()) return MPI_GROUP_EMPTY;
+  return Groups().Add(std::move(members));
+}
+
+void FreeGroup(MPI_Group* group) {
+  LookupGroup(*group);
+  // MPI_GROUP_EMPTY stays; freeing a handle to it just nulls the handle.
+  if (*group != MPI_GROUP_EMPTY) Groups().Remove(*group);
+  *group = MPI_GROUP_NULL;
+}
+
+MPI_Request NewRequest(const PendingRequest& request) {
+  // Slots of generalized requests that another thread completed after the
+  // program freed them: only this thread changes the table.
+  for (MPI_Request released : TakeReleasedGeneralized()) FreeRequest(released);
+  std::vector<PendingRequest>& requests = Requests();
+  std::vector<bool>& in_use = RequestInUse();
+  std::vector<int>& free_slots = FreeRequestSlots();
+  if (requests.empty()) {  // slot 0 is MPI_REQUEST_NULL
+    requests.emplace_back();
+    in_use.push_back(false);
+  }
+  int slot;
+  if (!free_slots.empty()) {
+    slot = free_slots.back();
+    free_slots.pop_back();
+    requests[slot] = request;
+  } else {
+    slot = static_cast<int>(requests.size());
+    requests.push_back(request);
+    in_use.push_back(false);
+  }
+  in_use[slot] = true;
+  return MakeHandle(HandleKind::kRequest, slot);
+}
+
+PendingRequest& LookupRequest(MPI_Request request) {
+  std::vector<bool>& in_use = RequestInUse();
+  int slot = HandleIndex(request);
+  if (!HandleIs(request, HandleKind::kRequest) || slot == 0 ||
+      slot >= static_cast<int>(in_use.size()) || !in_use[slot])
+    throw Error(kErrRequest, "invalid request");
+  return Requests()[slot];
+}
+
+void FreeRequest(MPI_Request request) {
+  LookupRequest(request);
+  int slot = HandleIndex(request);
+  RequestInUse()[slot] = false;
+  FreeRequestSlots().push_back(slot);
+}
+
+void SetStatus(MPI_Status* status, int source, int tag, int error,
+               std::uint64_t bytes) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = source;
+  status->MPI_TAG = tag;
+  status->MPI_ERROR = error;
+  status->bdmpi_cancelled = 0;
+  status->bdmpi_count = static_cast<long long>(bytes);
+}
+
+void SetEmptyStatus(MPI_Status* status) {
+  SetStatus(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+}
+
+}  // namespace bdmpi

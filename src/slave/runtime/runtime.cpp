@@ -1,0 +1,316 @@
+#include "slave/runtime/runtime.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/job_names.h"
+#include "common/log.h"
+#include "slave/memory/arena.h"
+#include "slave/memory/heap.h"
+#include "slave/p2p/lent_blocks.h"
+#include "slave/runtime/environment.h"
+
+namespace bdmpi {
+namespace {
+
+std::unique_ptr<Runtime>& Slot() {
+  static std::unique_ptr<Runtime> runtime;
+  return runtime;
+}
+
+const char* RequireEnv(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr)
+    throw Error(kErrOther,
+                std::string("this program uses BDMPI's libbdmpi and must be "
+                            "started with bdmpiexec (") + name + " is not set)");
+  return value;
+}
+
+int EnvInt(const char* name) { return std::atoi(RequireEnv(name)); }
+
+// An object's name from the environment, which must be one of the job's
+// names of that kind (JobNames::IsTagged with `prefix`).
+std::string TaggedEnv(const char* variable, const std::string& prefix) {
+  std::string name = RequireEnv(variable);
+  if (!JobNames::IsTagged(name, prefix))
+    throw Error(kErrOther, std::string(variable) + "=" + name + " is not a name of this job's (" +
+                               prefix + "<tag>); start the program with bdmpiexec");
+  return name;
+}
+
+double Now() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+}  // namespace
+
+Runtime* Runtime::Instance() { return Slot().get(); }
+
+void Runtime::Start() {
+  std::unique_ptr<Runtime> runtime(new Runtime());
+  runtime->Connect();
+  Slot() = std::move(runtime);
+  RequestMsg init;
+  init.type = MsgType::kInit;
+  Slot()->Call(init);
+}
+
+void Runtime::Stop() {
+  Runtime* runtime = Instance();
+  RequestMsg finalize;
+  finalize.type = MsgType::kFinalize;
+  runtime->Call(finalize);
+  Slot().reset();
+}
+
+void Runtime::Connect() {
+  std::string job_id = RequireEnv(kEnvJobId);
+  node_ = EnvInt(kEnvNode);
+  slave_ = EnvInt(kEnvSlave);
+  world_rank_ = EnvInt(kEnvWorldRank);
+  world_size_ = EnvInt(kEnvWorldSize);
+  node_size_ = EnvInt(kEnvNodeSize);
+  nnodes_ = EnvInt(kEnvNodeCount);
+  std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
+  spill_dir_ = SpillDir::OpenExisting(
+      RequireEnv(kEnvSpillDir), std::strtoull(RequireEnv(kEnvSpillDirInode), nullptr, 10));
+  if (const char* memory_dir = std::getenv(kEnvMemoryDir)) {
+    memory_dir_ = SpillDir::OpenExisting(memory_dir, std::strtoull(RequireEnv(kEnvMemoryDirInode),
+                                                                   nullptr, 10));
+    segments_.emplace(&memory_dir_, static_cast<std::uint64_t>(slave_));
+  }
+  token_ = static_cast<std::uint32_t>(std::strtoul(RequireEnv(kEnvSlaveToken), nullptr, 10));
+  // Not for the programs this one may start: they are not this rank.
+  unsetenv(kEnvSlaveToken);
+  LetJobReadMemory();
+  lending_ = LendingAllowed();
+  const char* defer = std::getenv(kEnvDeferPosts);
+  defer_posts_ = defer != nullptr && std::strcmp(defer, "1") == 0;
+  std::string who = "rank " + std::to_string(world_rank_);
+  InitLog(who.c_str());
+  JobNames names(job_id, node_);
+  request_queue_ = MessageQueue::Open(TaggedEnv(kEnvRequestQueue, names.RequestQueue("")),
+                                      O_WRONLY);
+  go_queue_ = MessageQueue::Open(TaggedEnv(kEnvGoQueue, names.GoQueue(slave_, "")), O_RDONLY);
+  window_ = SharedMemory::Open(TaggedEnv(kEnvWindow, names.Window(slave_, "")), window_size);
+  StartPlacing();
+}
+
+void Runtime::CheckCallingThread() const {
+  if (!IsThreadMain())
+    throw Error(kErrOther,
+                "an MPI call from a thread other than the one that called MPI_Init: BDMPI "
+                "provides MPI_THREAD_FUNNELED, so only that thread may talk to the master");
+}
+
+void Runtime::Enqueue(RequestMsg request) {
+  // MPI_Abort may come from any thread; everything else only from MPI_Init's.
+  if (request.type != MsgType::kAbort) CheckCallingThread();
+  request.slave = slave_;
+  request.token = token_;
+  if (!batch_.Fits(request)) Flush();
+  batch_.Append(request, staged_inline_);
+  staged_inline_ = nullptr;
+}
+
+void Runtime::Flush() {
+  if (batch_.empty()) return;
+  request_queue_.Send(batch_.data(), batch_.size());
+  batch_.Clear();
+}
+
+void Runtime::Post(RequestMsg request) {
+  request.wants_reply = false;
+  Enqueue(request);
+  if (!defer_posts_) Flush();
+}
+
+void Runtime::PostStaged(RequestMsg request) {
+  if (request.where != Where::kWindow) {
+    Post(request);
+    return;
+  }
+  request.wants_reply = true;  // the acknowledgement frees the window
+  Enqueue(request);
+  Flush();
+  ++pending_acks_;
+}
+
+ReplyMsg Runtime::Call(RequestMsg request) {
+  // The master may read this rank's storage count while it waits.
+  memory::PurgeHeapIfGrown();
+  request.wants_reply = true;
+  Enqueue(request);
+  Flush();
+  // Replies come in request order: earlier acknowledgements first.
+  DrainAcks();
+  ReplyMsg reply = ReceiveReply();
+  if (storage_released_) {
+    // Switched out while waiting: read the data back before user code runs.
+    storage_released_ = false;
+    memory::PrefetchAll();
+  }
+  BDMPI_ENFORCE(reply.type == request.type,
+                std::string("reply to ") + MsgTypeName(reply.type) + " for a " +
+                    MsgTypeName(request.type) + " request");
+  return reply;
+}
+
+void Runtime::DrainAcks() {
+  while (pending_acks_ > 0) {
+    ReceiveReply();
+    --pending_acks_;
+  }
+}
+
+ReplyMsg Runtime::ReceiveReply() {
+  for (;;) {
+    ReplyMsg reply;
+    std::size_t size = go_queue_.Receive(&reply, sizeof reply);
+    BDMPI_ENFORCE(size == sizeof reply && reply.version == kProtocolVersion,
+                  "malformed reply from the master");
+    if (reply.type == MsgType::kReadAhead) {
+      ReadAhead();
+    } else if (reply.type == MsgType::kRelease) {
+      SwitchOut(reply.bytes);
+    } else {
+      return reply;
+    }
+  }
+}
+
+void Runtime::ReadAhead() {
+  // Only data that was switched out comes back: anything else is live.
+  if (!storage_released_) return;
+  double start = Now();
+  memory::ReadAhead();
+  storage_released_ = false;
+  BDMPI_DEBUG("disk", "read-ahead in %.3f s", Now() - start);
+}
+
+void Runtime::SwitchOut(std::uint64_t step) {
+  double start = Now();
+  // The master lets the rank that waits for this memory start as soon as
+  // what is left to write fits: its reads overlap the rest of ours.
+  auto progress = [](void* self, std::uint64_t dropped) {
+    RequestMsg report;
+    report.type = MsgType::kReleaseProgress;
+    report.bytes = dropped;
+    report.wants_reply = false;
+    auto& runtime = *static_cast<Runtime*>(self);
+    runtime.Enqueue(report);
+    runtime.Flush();
+  };
+  memory::ReleaseStats stats = memory::ReleaseAll(step, progress, this);
+  storage_released_ = true;
+  BDMPI_DEBUG("disk", "switch-out: wrote back %llu bytes, dropped %llu in %.3f s",
+              static_cast<unsigned long long>(stats.written),
+              static_cast<unsigned long long>(stats.dropped), Now() - start);
+  RequestMsg done;
+  done.type = MsgType::kReleased;
+  done.bytes = stats.written;
+  done.wants_reply = false;
+  Enqueue(done);
+  Flush();
+}
+
+void Runtime::Abort(int code) {
+  RequestMsg abort;
+  abort.type = MsgType::kAbort;
+  abort.code = code;
+  Enqueue(abort);
+  Flush();
+  // The master kills every slave of the job; should it be gone, leave anyway.
+  sleep(10);
+  _exit(code != 0 ? code : 1);
+}
+
+void Runtime::StagePayload(const void* data, std::uint64_t bytes,
+                           RequestMsg& request) {
+  CheckCallingThread();  // before a payload is written anywhere
+  request.bytes = bytes;
+  if (bytes == 0) {
+    request.where = Where::kNone;
+  } else if (bytes <= kInlinePayloadMax) {
+    staged_inline_ = data;  // copied into the batch by the post that follows
+    request.where = Where::kInline;
+  } else if (bytes <= window_.size()) {
+    DrainAcks();  // the master has consumed the window's previous contents
+    std::memcpy(window_.data(), data, bytes);
+    request.where = Where::kWindow;
+  } else {
+    WriteFile(data, bytes, request);
+  }
+}
+
+void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
+                           std::uint64_t capacity) {
+  std::uint64_t bytes = reply.bytes < capacity ? reply.bytes : capacity;
+  switch (reply.where) {
+    case Where::kNone:
+    case Where::kInline:  // replies carry data in the window or a file
+      break;
+    case Where::kWindow:
+      std::memcpy(data, window_.data(), bytes);
+      break;
+    case Where::kFile:
+      spill_dir_.ReadPrefix(reply.file_id, reply.file_ino, data, bytes);
+      break;
+    case Where::kMemoryFile:
+      segment_reader_.Read(memory_dir_, reply.file_id, reply.file_ino, data, bytes);
+      break;
+    case Where::kPlaced:  // the sender wrote it into `data` already
+      break;
+    case Where::kPutOffer:
+      BDMPI_ENFORCE(false, "a reply carrying a placement offer");
+    case Where::kLent:
+      ReadLentBlock(reply, data, bytes);
+      break;
+  }
+}
+
+bool Runtime::Lend(const void* data, std::uint64_t bytes, RequestMsg& request) {
+  CheckCallingThread();
+  if (!lending_ || bytes <= window_.size() || !Readable(data, bytes)) return false;
+  request.bytes = bytes;
+  request.where = Where::kLent;
+  request.file_id = reinterpret_cast<std::uintptr_t>(data);
+  request.code = kLentSend;
+  request.id = NewRecvId();
+  return true;
+}
+
+void Runtime::ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes) {
+  if (ReadLent(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes)) return;
+  BDMPI_DEBUG("p2p", "may not read rank memory (process_vm_readv refused): asking for a copy");
+  RequestMsg copy;
+  copy.type = MsgType::kCopyLent;
+  ReplyMsg copied = Call(copy);
+  BDMPI_ENFORCE(copied.where != Where::kLent, "the master lent a block again");
+  FetchPayload(copied, data, bytes);
+}
+
+void Runtime::WriteFile(const void* data, std::uint64_t bytes, RequestMsg& request) {
+  if (segments_) {
+    if (std::uint64_t segment = segments_->Write(data, bytes); segment != 0) {
+      request.file_id = segment;
+      request.where = Where::kMemoryFile;
+      return;
+    }
+  }
+  request.file_id = MakeFileId(static_cast<std::uint64_t>(slave_), ++file_seq_);
+  spill_dir_.Write(request.file_id, data, bytes);
+  request.where = Where::kFile;
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,146 @@
+// The slave's connection to its master: identity, queues, window, and the
+// three ways of talking to the master (post, post with deferred ack, call).
+// One per process, created by MPI_Init; libbdmpi supports up to
+// MPI_THREAD_FUNNELED, so nothing here locks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "common/message_queue.h"
+#include "common/protocol.h"
+#include "common/rank_layout.h"
+#include "common/shared_memory.h"
+#include "common/spill_dir.h"
+#include "slave/p2p/payload_segments.h"
+
+namespace bdmpi {
+
+class Runtime {
+ public:
+  // The runtime, or nullptr outside MPI_Init ... MPI_Finalize.
+  static Runtime* Instance();
+  // Connects to the master named by the environment and waits until it
+  // schedules this slave. Throws if not started by bdmprun.
+  static void Start();
+  // Tells the master and disconnects.
+  static void Stop();
+
+  int world_rank() const { return world_rank_; }
+  int world_size() const { return world_size_; }
+  int node() const { return node_; }
+  // Slaves on this node.
+  int node_size() const { return node_size_; }
+  // Where every rank of the job runs.
+  RankLayout layout() const { return RankLayout(world_size_, nnodes_); }
+  // This node's spill directory, where the master also finds the files a
+  // rank made elsewhere (SpillDir::RecordJobFile) to remove them at the end.
+  const SpillDir& spill_dir() const { return spill_dir_; }
+
+  // A request that wants no reply.
+  void Post(RequestMsg request);
+  // A request whose payload was staged and that wants no result: posted
+  // without waiting. When the payload is in the window, the master's
+  // acknowledgement is collected only when the window is needed again.
+  void PostStaged(RequestMsg request);
+  // A request and its reply; the slave is descheduled until it arrives.
+  ReplyMsg Call(RequestMsg request);
+  // Sends MPI_Abort's request and never returns.
+  [[noreturn]] void Abort(int code);
+
+  // Puts a payload where the master will find it: inline in the request
+  // when tiny, the window when it fits (the caller then posts with
+  // PostStaged or Call), else a free payload segment (memory), else a new
+  // spill file (no memory directory, every segment busy, tmpfs full).
+  void StagePayload(const void* data, std::uint64_t bytes, RequestMsg& request);
+  // Copies min(reply.bytes, capacity) bytes of a reply's payload to `data`.
+  void FetchPayload(const ReplyMsg& reply, void* data, std::uint64_t capacity);
+  // Lends a block of a collective instead of staging it (slave/
+  // p2p/lent_blocks.h): when this job lends, the block is larger than the
+  // window and readable, sets the request's where, file_id (its address),
+  // code and id (a receive id that completes when the block comes back;
+  // the caller posts the request and waits for `id` before it lets the
+  // block change). False: stage it as usual.
+  bool Lend(const void* data, std::uint64_t bytes, RequestMsg& request);
+
+  // Placed messages (runtime_placed.cpp, master/placed.cpp). A standard
+  // send of `bytes` to world rank `dest` (the request as it would be
+  // posted, without payload): true when the master knew its receive,
+  // posted on this node, and the data was written straight into that
+  // receive's buffer; false when it must be sent as usual (StagePayload
+  // and post), which the master then expects.
+  bool TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request, int dest);
+  // The address a receive of `capacity` bytes into `buffer` offers senders
+  // and the master to write into (RequestMsg::file_id of its PostRecv), 0
+  // for none: only dense buffers (`dense`) larger than an inline payload.
+  std::uint64_t PlaceableAddress(void* buffer, std::uint64_t capacity, bool dense) const;
+
+  std::uint64_t NewRecvId() { return ++recv_seq_; }
+
+ private:
+  Runtime() = default;
+  void Connect();
+  // Decides placing_ and place_min_bytes_ (runtime_placed.cpp).
+  void StartPlacing();
+  void DrainAcks();
+  // The next reply; handles the master's Release and ReadAhead messages on
+  // the way.
+  ReplyMsg ReceiveReply();
+  // Writes back and drops the storage-backed memory, tells the master,
+  // with progress reports every `step` bytes (the Release says how many).
+  void SwitchOut(std::uint64_t step);
+  // Reads back what SwitchOut dropped (the master has counted it against
+  // the node's budget), so that the next reply finds it resident.
+  void ReadAhead();
+  // Throws MPI_ERR_OTHER unless called from MPI_Init's thread
+  // (MPI_THREAD_FUNNELED): the go-queue and the batch are the rank's only.
+  void CheckCallingThread() const;
+  // Writes a payload too large for the window to a payload segment if one
+  // is free, else a new spill file; sets the request's file id and where.
+  void WriteFile(const void* data, std::uint64_t bytes, RequestMsg& request);
+  // Reads a lent block from its sender, or, when this rank may not, asks
+  // the master for a copy (MsgType::kCopyLent).
+  void ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes);
+  // Adds a request to the batch (sending the batch first if it is full).
+  void Enqueue(RequestMsg request);
+  void Flush();
+
+  int world_rank_ = 0;
+  int world_size_ = 1;
+  int node_ = 0;
+  int node_size_ = 1;
+  int nnodes_ = 1;
+  int slave_ = 0;
+  std::uint32_t token_ = 0;  // proves to the master that we are slave_
+  SpillDir spill_dir_;
+  SpillDir memory_dir_;  // empty path: none
+  std::optional<PayloadSegments> segments_;  // with a memory directory
+  SegmentReader segment_reader_;
+  MessageQueue request_queue_;
+  MessageQueue go_queue_;
+  SharedMemory window_;
+  RequestBatch batch_;                     // requests not sent yet
+  const void* staged_inline_ = nullptr;    // StagePayload's inline data
+  bool defer_posts_ = false;
+  // Placed messages: whether this rank writes into and offers receive
+  // buffers (off by BDMPI_PLACED_MESSAGES=off, or once the kernel refused
+  // a write), and from what size.
+  bool placing_ = false;
+  std::uint64_t place_min_bytes_ = 0;
+  // Per destination world rank: large sends still to go without asking,
+  // and how many the next refusal skips (runtime_placed.cpp).
+  struct PlaceBackoff {
+    std::uint32_t skip = 0;
+    std::uint32_t next = 0;
+  };
+  std::unordered_map<int, PlaceBackoff> place_backoff_;
+  bool lending_ = false;  // LendingAllowed(), decided at the start
+  bool storage_released_ = false;  // switched out since the last reply
+  int pending_acks_ = 0;
+  std::uint64_t recv_seq_ = 0;
+  std::uint64_t file_seq_ = 0;
+};
+
+}  // namespace bdmpi

@@ -1,0 +1,112 @@
+// The slave's half of placed messages (master/placed.cpp): a large send
+// whose receive is already posted on this node is written straight into
+// the receive buffer with process_vm_writev: one copy instead of two, as
+// Open MPI's single-copy transfer (CMA) does.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/job_names.h"
+#include "common/log.h"
+#include "common/process_memory.h"
+#include "slave/runtime/runtime.h"
+
+namespace bdmpi {
+namespace {
+
+// A message in the window is placed by the master when its receive is
+// posted; every larger one, the sender asks to place. At 128 KiB a placed
+// message took 0.7-0.75 of the time of one through a segment (osu_bw and
+// a ping-pong, -nr 1 and 2), but a refused offer costs a round trip to the
+// master (about 10 us, +70% at 128 KiB when the receives are never posted
+// first): so a sender whose offers to a rank find no receive posted asks
+// that rank less and less often (PlaceBackoff). After refusals in a row it
+// skips 1, 3, 7, then at most this many large sends to that rank: a pattern
+// that turns to posting first (osu_bw after its first window) loses at
+// most this many placements.
+constexpr std::uint32_t kMaxPlaceSkips = 15;
+
+// Tests only: every granted write fails with this errno, unwritten, so
+// that the way back (the master undoes the reservation, the message goes
+// the usual way) and giving up on EPERM are exercised where the kernel
+// allows every write (as root, without Yama).
+int TestWriteErrno() {
+  static const int value = [] {
+    const char* text = std::getenv("BDMPI_TEST_PLACE_ERRNO");
+    return text != nullptr ? std::atoi(text) : 0;
+  }();
+  return value;
+}
+
+}  // namespace
+
+void Runtime::StartPlacing() {
+  // --single-copy off, or a Yama that forbids it, turns placing off as it
+  // does lending (lending_, decided in Connect before this); so does
+  // BDMPI_PLACED_MESSAGES=off.
+  const char* setting = std::getenv(kEnvPlacedMessages);
+  placing_ = lending_ && (setting == nullptr || std::strcmp(setting, "off") != 0);
+  // A number sets the smallest message a sender places (tests); by
+  // default, any above the window.
+  std::uint64_t min_bytes = 0;
+  if (placing_ && setting != nullptr && *setting != '\0') {
+    char* end = nullptr;
+    unsigned long long value = std::strtoull(setting, &end, 10);
+    if (*end == '\0') min_bytes = value;
+  }
+  place_min_bytes_ = std::max<std::uint64_t>(window_.size() + 1, min_bytes);
+}
+
+bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request,
+                       int dest) {
+  if (!placing_ || bytes < place_min_bytes_) return false;
+  // Another node's rank: not worth the question.
+  if (nnodes_ > 1 && layout().NodeOf(dest) != node_) return false;
+  PlaceBackoff& backoff = place_backoff_[dest];
+  if (backoff.skip > 0) {
+    --backoff.skip;
+    return false;
+  }
+  RequestMsg offer = request;
+  offer.where = Where::kPutOffer;
+  offer.bytes = bytes;
+  offer.file_id = 0;
+  ReplyMsg reply = Call(offer);
+  if (reply.where != Where::kPutOffer) {  // as usual
+    if (reply.flag == 1) {
+      backoff.next = std::min(2 * backoff.next + 1, kMaxPlaceSkips);
+      backoff.skip = backoff.next;
+    }
+    return false;
+  }
+  backoff.next = 0;
+  int error = TestWriteErrno();
+  if (error == 0)
+    error = WriteProcessMemory(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes);
+  RequestMsg done = request;
+  done.where = Where::kPlaced;
+  done.bytes = bytes;
+  done.file_id = 0;
+  done.code = error;
+  // With one running rank the news may wait for this rank's next blocking
+  // call: the receiver cannot run before it anyway.
+  Post(done);
+  if (error == EPERM || error == ENOSYS) {
+    BDMPI_DEBUG("p2p", "writing into another rank's memory is not allowed here (%s): "
+                "messages go through the master from now on", std::strerror(error));
+    placing_ = false;
+  }
+  return error == 0;
+}
+
+std::uint64_t Runtime::PlaceableAddress(void* buffer, std::uint64_t capacity,
+                                        bool dense) const {
+  // From the window's sizes up: the master places those (from the window).
+  if (!placing_ || !dense || capacity <= kInlinePayloadMax) return 0;
+  return reinterpret_cast<std::uint64_t>(buffer);
+}
+
+}  // namespace bdmpi
