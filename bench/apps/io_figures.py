@@ -249,8 +249,8 @@ def main():
                      "\"> x\" where the run was capped before its next line (a lower bound).")
         lines.append("")
         lines.append("| app | size | mode | rep | setup (s) | iterations timed | s/iter | "
-                     "mpirun / this (s/iter) | this / ref (s/iter) |")
-        lines.append("|---|---|---|---|---|---|---|---|---|")
+                     "mpirun / this (s/iter) | this / ref (s/iter) | mpirun / this (setup) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
 
         def prog_of(app, size, mode):
             for r in prog:
@@ -271,8 +271,13 @@ def main():
             this = (num(r["progress_s_iter"]), r["progress_bound"] == "lower")
             mp = pratio(prog_of(*key, "mpirun"), this) if r["mode"] not in ("mpirun", "ref") else "-"
             rf = pratio(this, prog_of(*key, "ref")) if r["mode"] != "ref" else "-"
+            setups = [num(x["setup_s"]) for x in prog if (x["app"], x["size"], x["mode"]) == (*key, "mpirun")]
+            ms = (f"{setups[0] / num(r['setup_s']):.2f}"
+                  if r["mode"] not in ("mpirun", "ref") and setups and setups[0] and num(r["setup_s"])
+                  else "-")
             lines.append(f"| {r['app']} | {r['size']} | {r['mode']} | {r['rep']} | {r['setup_s']} | "
-                         f"{r['progress_iters']} | {('> ' if this[1] else '') + fmt(this[0])} | {mp} | {rf} |")
+                         f"{r['progress_iters']} | {('> ' if this[1] else '') + fmt(this[0])} | {mp} | {rf} | "
+                         f"{ms} |")
         lines.append("")
 
     # Where the time goes.
