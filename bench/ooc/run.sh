@@ -67,17 +67,9 @@ say() { printf '[ooc-bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { printf 'ooc-bench: %s\n' "$*" >&2; exit 2; }
 usage() { sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 
-# "2g" -> bytes (powers of 1024), as the applications parse sizes.
-parse_size() {
-  local text=$1 what=$2
-  [[ $text =~ ^([0-9]+)([kKmMgG]?)$ ]] || die "$what: not a size: '$text' (e.g. 512m, 2g)"
-  local n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2],,}
-  case $unit in
-    k) echo $((n << 10)) ;; m) echo $((n << 20)) ;; g) echo $((n << 30)) ;;
-    *) echo "$n" ;;
-  esac
-}
-mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
+# parse_size, mib, the cgroup, the swap file, run_in_cg and the dd bound.
+# shellcheck source=../lib/ooc_env.sh
+. "$repo/bench/lib/ooc_env.sh"
 
 # ---------------------------------------------------------------- options
 limit_text=2g
@@ -145,18 +137,8 @@ done
 data_bytes=$(awk -v l="$limit" -v f="$factor" 'BEGIN { printf "%.0f", int(l * f / 1048576) * 1048576 }')
 
 # ---------------------------------------------------------------- checks
-(($(id -u) == 0)) || die "must run as root (swap file, memory cgroup, drop_caches)"
-cg_root=/sys/fs/cgroup/memory
-[[ -f $cg_root/memory.limit_in_bytes ]] ||
-  die "no cgroup v1 memory controller at $cg_root (this benchmark needs one)"
-for tool in fallocate mkswap swapon swapoff dd awk setsid timeout df; do
-  command -v "$tool" >/dev/null || die "'$tool' not found"
-done
-if ! command -v gnuplot >/dev/null; then
-  say "installing gnuplot-nox for the plot"
-  { apt-get install -y gnuplot-nox || { apt-get update && apt-get install -y gnuplot-nox; }; } \
-    >/dev/null 2>&1 || say "warning: could not install gnuplot-nox; no plot will be made"
-fi
+ooc_check_host
+ooc_need_gnuplot
 mpirun_bin=$(command -v mpirun || true)
 
 # ---------------------------------------------------------------- programs
@@ -282,23 +264,8 @@ fi
 
 # ---------------------------------------------------------------- setup
 mkdir -p "$out/logs" || die "cannot create --out $out"
-swapfile="" work="" cg=$cg_root/bdmpi-bench-$$
+work="" cg=$cg_root/bdmpi-bench-$$
 job_prefix=oocb$$r
-my_cg=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
-current_job=""
-swap_on=0
-
-# Processes in the benchmark cgroup (all the jobs' processes and only them).
-cg_pids() { [[ -f $cg/cgroup.procs ]] && cat "$cg/cgroup.procs" 2>/dev/null; }
-kill_cg() {
-  local pid
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    [[ -z $(cg_pids) ]] && return 0
-    for pid in $(cg_pids); do kill -KILL "$pid" 2>/dev/null; done
-    sleep 0.5
-  done
-  [[ -z $(cg_pids) ]]
-}
 
 ipc_leftovers() {
   find /dev/shm /dev/mqueue -maxdepth 1 -name "*bdmpi-$job_prefix*" 2>/dev/null
@@ -308,22 +275,8 @@ cleanup() {
   local rc=$? left=()
   trap - EXIT INT TERM
   set +e
-  if [[ -n $current_job ]]; then
-    kill -TERM "$current_job" 2>/dev/null
-  fi
-  if [[ -d $cg ]]; then
-    kill_cg || left+=("processes still in $cg: $(cg_pids | tr '\n' ' ')")
-    # Anything that would not die goes back to where this script runs, so
-    # that the cgroup can go.
-    if [[ -n $(cg_pids) ]]; then
-      for pid in $(cg_pids); do echo "$pid" >"$cg_root$my_cg/cgroup.procs" 2>/dev/null; done
-    fi
-    rmdir "$cg" 2>/dev/null || left+=("cgroup $cg (rmdir failed)")
-  fi
-  [[ -n $current_job ]] && wait "$current_job" 2>/dev/null
-  if ((swap_on)) && [[ -n $swapfile ]]; then
-    swapoff "$swapfile" || left+=("swap file $swapfile is still active")
-  fi
+  ooc_teardown
+  left=("${ooc_left[@]}")
   ipc_leftovers | xargs -r rm -rf
   if [[ -n $work && -d $work ]]; then
     if ((keep_data)) && [[ -d $work/data ]] && [[ -n $(ls -A "$work/data") ]]; then
@@ -334,11 +287,6 @@ cleanup() {
     fi
   fi
   # Verify.
-  if [[ -n $swapfile ]]; then
-    swapon --show=NAME --noheadings 2>/dev/null | grep -qxF "$swapfile" && left+=("swap $swapfile")
-    [[ -e $swapfile ]] && left+=("file $swapfile")
-  fi
-  [[ -d $cg ]] && left+=("cgroup $cg")
   [[ -n $(ipc_leftovers) ]] && left+=("IPC objects: $(ipc_leftovers | tr '\n' ' ')")
   if ((${#left[@]})); then
     printf 'ooc-bench: CLEANUP INCOMPLETE: %s\n' "${left[@]}" >&2
@@ -356,65 +304,9 @@ swapfile=$work/swapfile
 
 mkdir -p "$work/data" "$work/scratch" "$work/ooc" "$work/tmp"
 say "work dir $work; data per application $(mib "$data_bytes") MiB; limit $(mib "$limit") MiB; swap $(mib "$swap_bytes") MiB"
-fallocate -l "$swap_bytes" "$swapfile" || die "fallocate of a $(mib "$swap_bytes") MiB swap file in $work failed"
-chmod 600 "$swapfile"
-mkswap "$swapfile" >/dev/null || die "mkswap $swapfile failed"
-swapon "$swapfile" || die "swapon $swapfile failed"
-swap_on=1
-mkdir "$cg" || die "cannot create the memory cgroup $cg"
-echo "$limit" >"$cg/memory.limit_in_bytes" || die "cannot set memory.limit_in_bytes of $cg"
-limit_real=$(cat "$cg/memory.limit_in_bytes")
+ooc_make_swap "$swapfile" "$swap_bytes"
+ooc_make_cgroup "$limit"
 say "cgroup $cg: memory.limit_in_bytes = $limit_real"
-
-drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
-vmstat_get() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
-
-# Prefix each line with its arrival time, echo ITER/RESULT lines for progress.
-stamp() {
-  local tag=$1 line
-  while IFS= read -r line; do
-    printf '%s %s\n' "$EPOCHREALTIME" "$line"
-    [[ $line == ITER* || $line == RESULT* ]] && printf '  %-22s %s\n' "$tag" "$line" >&2
-  done
-}
-
-# run_in_cg TAG CMD...: runs CMD in the cgroup under the time cap, stdout
-# time-stamped to logs/TAG.out, stderr to logs/TAG.err. Sets run_rc,
-# run_wall, run_start, run_end, run_peak, run_swapin, run_swapout (MiB),
-# run_oom.
-run_in_cg() {
-  local tag=$1
-  shift
-  local o=$out/logs/$tag.out e=$out/logs/$tag.err
-  drop_caches
-  echo 0 >"$cg/memory.max_usage_in_bytes" 2>/dev/null
-  local in0 out0 oom0
-  in0=$(vmstat_get pswpin) out0=$(vmstat_get pswpout)
-  oom0=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
-  oom0=${oom0:-0}
-  printf '%s\n' "$*" >"$out/logs/$tag.cmd"
-  run_start=$EPOCHREALTIME
-  # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
-  (
-    TMPDIR=$work/tmp setsid --wait bash -c 'echo $$ >"$0/cgroup.procs" || exit 125; exec "$@"' \
-      "$cg" timeout --kill-after=15 "$cap" "$@" </dev/null 2>"$e" | stamp "$tag" >"$o"
-    exit "${PIPESTATUS[0]}"
-  ) &
-  current_job=$!
-  wait "$current_job"
-  run_rc=$?
-  current_job=""
-  run_end=$EPOCHREALTIME
-  kill_cg || say "warning: could not kill everything left in $cg after $tag"
-  run_wall=$(awk -v a="$run_start" -v b="$run_end" 'BEGIN { printf "%.3f", b - a }')
-  run_peak=$(mib "$(cat "$cg/memory.max_usage_in_bytes")")
-  local page=4096
-  run_swapin=$(( ($(vmstat_get pswpin) - in0) * page >> 20 ))
-  run_swapout=$(( ($(vmstat_get pswpout) - out0) * page >> 20 ))
-  local oom1
-  oom1=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
-  run_oom=$((${oom1:-0} - oom0))
-}
 
 # Records, one line per run: app mode status iters first mean_rest per_iter
 # bound wall peak swapin swapout result ranks
@@ -502,29 +394,8 @@ check_bdmpi_leftovers() {
 # I/O, and through the page cache (write + fsync; read after dropping the
 # cache), in the cgroup like the runs. Buffered I/O can beat direct I/O
 # (read-ahead, write-behind), so the bound is the faster of the two.
-dd_bs=$((16 << 20))
-dd_count=$(((data_bytes + dd_bs - 1) / dd_bs))
-dd_mb=$(mib $((dd_count * dd_bs)))
-say "dd: writing and reading $dd_mb MiB, direct and buffered"
 run_ranks=1
-declare -A dd_t=()
-for how in direct buffered; do
-  oflag=() iflag=()
-  [[ $how == direct ]] && oflag=(oflag=direct) iflag=(iflag=direct)
-  run_in_cg "dd.write.$how" dd if=/dev/zero of="$work/dd.bin" bs=$dd_bs count=$dd_count "${oflag[@]}" conv=fsync
-  ((run_rc == 0)) || die "dd write failed: $(cat "$out/logs/dd.write.$how.err")"
-  dd_t[write.$how]=$run_wall
-  run_in_cg "dd.read.$how" dd if="$work/dd.bin" of=/dev/null bs=$dd_bs "${iflag[@]}"
-  ((run_rc == 0)) || die "dd read failed: $(cat "$out/logs/dd.read.$how.err")"
-  dd_t[read.$how]=$run_wall
-  rm -f "$work/dd.bin"
-done
-fastest() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (a < b ? a : b) }'; }
-rate() { awk -v m="$dd_mb" -v t="$1" 'BEGIN { printf "%.0f", m / t }'; }
-dd_write=$(fastest "${dd_t[write.direct]}" "${dd_t[write.buffered]}")
-dd_read=$(fastest "${dd_t[read.direct]}" "${dd_t[read.buffered]}")
-dd_line="write ${dd_t[write.direct]} s direct / ${dd_t[write.buffered]} s buffered+fsync, read ${dd_t[read.direct]} s direct / ${dd_t[read.buffered]} s buffered; bound: write $dd_write s ($(rate "$dd_write") MiB/s), read $dd_read s ($(rate "$dd_read") MiB/s)"
-say "dd: $dd_line"
+ooc_dd_bound "$work/dd.bin" "$data_bytes"
 
 # ---------------------------------------------------------------- the runs
 for app in "${run_apps[@]}"; do

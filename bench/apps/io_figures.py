@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""Tables, ratios, I/O figures and the plot of bench/apps/run.sh.
+
+Reads the runs (runs.tsv, one line per run) and the BDMPI runs' run reports
+(--report=json, schema bdmpi-run-report/5) and writes table.md, runs.csv,
+io.csv and plot.png (with gnuplot) to --out; prints table.md.
+
+Where the time goes, per BDMPI run, per iteration of the application:
+  written back   the bytes its ranks wrote back at switch-outs
+  read back      bytes read back eagerly at switch-ins plus 4 KiB per major
+                 page fault (lazy read-back; an upper estimate when the
+                 kernel's read-ahead brings more than a page per fault)
+  lower bound    excess = sum of the ranks' storage peaks - the limit: what
+                 cannot stay in memory. Each rank must be read back at least
+                 once per iteration (every iteration has a point where all
+                 ranks must have run) and, where it changed, written back:
+                 read >= excess, written <= excess, both once per iteration.
+                 The I/O time bound is excess / read bandwidth + excess /
+                 write bandwidth (dd's), for applications that modify all
+                 they touch every iteration (LULESH, CoMD); the CG solvers'
+                 matrices are read-only, so their write bound is lower.
+  in memory      the reference run's time per iteration (Open MPI, no
+                 limit, both cores): what is left after it is the price of
+                 running out of core, to set against the I/O bound
+  switch-outs    per rank per iteration
+  seconds        the ranks' summed running time (compute plus lazy page
+                 faults) and waiting_memory time (for others' write-back),
+                 against the job's wall time
+"""
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+FIELDS = ["app", "size", "mode", "rep", "param", "status", "wall_s", "solve_s",
+          "iterations", "answer", "verified", "peak_mib", "swapin_mib",
+          "swapout_mib", "report", "diskin_mib", "diskout_mib", "setup_s", "progress_iters",
+          "progress_s_iter", "progress_bound"]
+MIB = 1 << 20
+
+
+def num(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def load_runs(path):
+    runs = []
+    with open(path) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            parts += [""] * (len(FIELDS) - len(parts))
+            runs.append(dict(zip(FIELDS, parts)))
+    return runs
+
+
+def io_of(run, logs, limit, iters_fallback):
+    """I/O figures of a BDMPI run from its report, or None."""
+    if not run["report"]:
+        return None
+    path = os.path.join(logs, run["report"])
+    try:
+        with open(path) as f:
+            rep = json.load(f)
+    except (OSError, ValueError):
+        return None
+    ranks = rep.get("ranks", [])
+    if not ranks:
+        return None
+    if run["status"] == "capped":
+        # What a capped run did: the iterations its progress lines timed
+        # (its setup's I/O included), else the whole run as one.
+        iters = num(run.get("progress_iters")) or 1
+    else:
+        iters = num(run["iterations"]) or iters_fallback or 1
+    wb = sum(r.get("written_back_bytes", 0) for r in ranks)
+    rb = sum(r.get("read_back_bytes", 0) for r in ranks)
+    faults = sum(r.get("major_faults", 0) for r in ranks)
+    peak = sum(r.get("storage_peak_bytes", 0) for r in ranks)
+    sw = sum(r.get("switch_outs", 0) for r in ranks)
+    secs = {}
+    for r in ranks:
+        for k, v in r.get("seconds", {}).items():
+            secs[k] = secs.get(k, 0.0) + v
+    running = rep.get("nodes", [{}])[0].get("running", {})
+    return {
+        "iters": iters,
+        "written_mib_it": wb / MIB / iters,
+        "read_mib_it": (rb + 4096 * faults) / MIB / iters,
+        "eager_read_mib_it": rb / MIB / iters,
+        "faults_it": faults / iters,
+        "storage_peak_mib": peak / MIB,
+        "excess_mib": max(0.0, (peak - limit) / MIB),
+        "switch_outs_rank_it": sw / len(ranks) / iters,
+        "running_s": secs.get("running", 0.0),
+        "waiting_memory_s": secs.get("waiting_memory", 0.0),
+        "runnable_s": secs.get("runnable", 0.0),
+        "blocked_s": sum(v for k, v in secs.items() if k.startswith("blocked")),
+        "wall_s": rep.get("wall_s", 0.0),
+        "nr": running.get("limit", "-"),
+        "partial": rep.get("partial", False),
+    }
+
+
+def agrees(a, b, tol):
+    """tol is (relative, floor): values both below floor in magnitude agree
+    (rounding-level residuals)."""
+    tol, floor = tol
+    if a == b:
+        return True
+    x, y = num(a), num(b)
+    if x is None or y is None:
+        return False
+    if abs(x) < floor and abs(y) < floor:
+        return True
+    if tol == 0:
+        return x == y
+    return abs(x - y) <= tol * max(abs(x), abs(y))
+
+
+def fmt(v, digits=2):
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    return f"{v:.{digits}f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--limit", type=float, required=True)
+    ap.add_argument("--dd-write", type=float, required=True)
+    ap.add_argument("--dd-read", type=float, required=True)
+    ap.add_argument("--dd-mib", type=float, required=True)
+    ap.add_argument("--cap", type=float, required=True)
+    ap.add_argument("--tolerances", default="")
+    ap.add_argument("--header", default="")
+    a = ap.parse_args()
+
+    tol = {}
+    for item in a.tolerances.split(","):
+        if "=" in item:
+            k, v = item.split("=", 1)
+            rel, _, floor = v.partition(":")
+            tol[k] = (float(rel), float(floor) if floor else 0.0)
+    write_bw = a.dd_mib / a.dd_write  # MiB/s
+    read_bw = a.dd_mib / a.dd_read
+    logs = os.path.join(a.out, "logs")
+    runs = load_runs(a.records)
+
+    # Time of a run: the application's own timer of its solve phase (wall
+    # time when it printed none), a lower bound when capped.
+    def time_of(r):
+        t = num(r["solve_s"])
+        if r["status"] == "capped" or t is None:
+            return num(r["wall_s"]), r["status"] == "capped"
+        return t, False
+
+    def mean_time(app, size, mode, wall=False):
+        ts = [(num(r["wall_s"]), r["status"] == "capped") if wall else time_of(r)
+              for r in runs if (r["app"], r["size"], r["mode"]) == (app, size, mode)
+              and (r["status"] == "ok" or r["status"] == "capped")]
+        if not ts:
+            return None, False
+        return sum(t for t, _ in ts) / len(ts), any(c for _, c in ts)
+
+    def ratio(app, size, num_mode, den_mode):
+        # Against a capped run only wall times compare (a capped run printed
+        # no solve time; its wall time includes the setup).
+        _, cn = mean_time(app, size, num_mode)
+        _, cd = mean_time(app, size, den_mode)
+        tn, cn = mean_time(app, size, num_mode, wall=cn or cd)
+        td, cd = mean_time(app, size, den_mode, wall=cn or cd)
+        if tn is None or td is None or td == 0:
+            return "n/a"
+        r = f"{tn / td:.2f}"
+        if cn and cd:
+            return "? (both capped)"
+        return ("> " if cn else "< " if cd else "") + r
+
+    ref = {}
+    for r in runs:
+        if r["mode"] == "ref" and r["status"] == "ok":
+            ref[(r["app"], r["size"])] = r["answer"]
+
+    lines = ["# Proxy applications in and out of core, "
+             + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), ""]
+    lines += [h for h in a.header.split("\n") if h] + [""]
+    lines.append("Every run: 8 ranks. `ref` is Open MPI's mpirun without a memory limit (the "
+                 "in-memory answer); the others run in the cgroup. Times are the application's "
+                 "own timer of its solve phase (LULESH elapsed, CoMD loop, miniFE total CG, HPCG "
+                 "benchmark total), the wall time when a run was capped (then a lower bound).")
+    lines.append("")
+    lines.append("| app | size (param) | mode | rep | status | solve (s) | wall (s) | iterations | "
+                 "answer | agrees with ref | peak cgroup (MiB) | swap in / out (MiB) |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    disagree = 0
+    for r in runs:
+        key = (r["app"], r["size"])
+        if r["status"] != "ok":
+            ag = "-"
+        elif key not in ref:
+            ag = "no ref"
+        elif agrees(r["answer"], ref[key], tol.get(r["app"], (1e-9, 0.0))):
+            ag = "yes"
+        else:
+            ag = "**NO**"
+            disagree += 1
+        st = r["status"] if r["status"] != "capped" else f"> cap ({a.cap:.0f} s)"
+        lines.append(f"| {r['app']} | {r['size']} ({r['param']}) | {r['mode']} | {r['rep']} | {st} | "
+                     f"{r['solve_s']} | {r['wall_s']} | {r['iterations']} | {r['answer']} | {ag} | "
+                     f"{r['peak_mib']} | {r['swapin_mib']} / {r['swapout_mib']} |")
+    lines.append("")
+
+    apps = list(dict.fromkeys(r["app"] for r in runs))
+    sizes = list(dict.fromkeys(r["size"] for r in runs))
+    lines.append("Ratios of solve times (mean over repeats; of wall times where a run was capped: "
+                 "\"> x\" when the numerator was capped, \"< x\" when the denominator was; above 1 "
+                 "the denominator is faster):")
+    lines.append("")
+    lines.append("| app | size | ref peak memory / limit | mpirun / bdmpi | mpirun / bdmpi-best | "
+                 "bdmpi / bdmpi-best | bdmpi / ref | bdmpi-best / ref |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for app in apps:
+        for size in sizes:
+            rp = [num(r["peak_mib"]) for r in runs if (r["app"], r["size"], r["mode"]) == (app, size, "ref")]
+            factor = f"{rp[0] * MIB / a.limit:.2f}" if rp and rp[0] else "-"
+            lines.append(f"| {app} | {size} | {factor} | {ratio(app, size, 'mpirun', 'bdmpi')} | "
+                         f"{ratio(app, size, 'mpirun', 'bdmpi-best')} | "
+                         f"{ratio(app, size, 'bdmpi', 'bdmpi-best')} | {ratio(app, size, 'bdmpi', 'ref')} | "
+                         f"{ratio(app, size, 'bdmpi-best', 'ref')} |")
+    lines.append("")
+
+    # Progress lines: comparable also where runs were capped.
+    prog = [r for r in runs if r["progress_bound"] in ("exact", "lower")]
+    if prog:
+        lines.append("From the time stamps of the lines the programs print as they go (LULESH `-p`: "
+                     "every cycle; CoMD: every step; miniFE: every 20 CG iterations; HPCG prints none): "
+                     "the setup (to the first such line) and the time per iteration after it; "
+                     "\"> x\" where the run was capped before its next line (a lower bound).")
+        lines.append("")
+        lines.append("| app | size | mode | rep | setup (s) | iterations timed | s/iter | "
+                     "mpirun / this (s/iter) | this / ref (s/iter) | mpirun / this (setup) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
+
+        def prog_of(app, size, mode):
+            for r in prog:
+                if (r["app"], r["size"], r["mode"]) == (app, size, mode):
+                    return num(r["progress_s_iter"]), r["progress_bound"] == "lower"
+            return None, False
+
+        def pratio(a_, b_):
+            (ta, la), (tb, lb) = a_, b_
+            if ta is None or tb is None or tb == 0:
+                return "n/a"
+            if la and lb:
+                return "? (both capped)"
+            return ("> " if la else "< " if lb else "") + f"{ta / tb:.2f}"
+
+        for r in prog:
+            key = (r["app"], r["size"])
+            this = (num(r["progress_s_iter"]), r["progress_bound"] == "lower")
+            mp = pratio(prog_of(*key, "mpirun"), this) if r["mode"] not in ("mpirun", "ref") else "-"
+            rf = pratio(this, prog_of(*key, "ref")) if r["mode"] != "ref" else "-"
+            setups = [num(x["setup_s"]) for x in prog if (x["app"], x["size"], x["mode"]) == (*key, "mpirun")]
+            ms = (f"{setups[0] / num(r['setup_s']):.2f}"
+                  if r["mode"] not in ("mpirun", "ref") and setups and setups[0] and num(r["setup_s"])
+                  else "-")
+            lines.append(f"| {r['app']} | {r['size']} | {r['mode']} | {r['rep']} | {r['setup_s']} | "
+                         f"{r['progress_iters']} | {('> ' if this[1] else '') + fmt(this[0])} | {mp} | {rf} | "
+                         f"{ms} |")
+        lines.append("")
+
+    # Where the time goes.
+    io_rows = []
+    lines.append(f"Where the time goes (BDMPI runs, from the run report; per iteration of the "
+                 f"application; disk: write {write_bw:.0f} MiB/s, read {read_bw:.0f} MiB/s by dd). "
+                 "`excess` = the ranks' storage peaks minus the limit, what cannot stay resident: "
+                 "the lower bound reads it and writes it once per iteration.")
+    lines.append("")
+    lines.append("| app | size | mode | -nr | per | switch-outs / rank / iter | written back (MiB/iter) | "
+                 "read back (MiB/iter: eager + 4 KiB x faults) | excess (MiB) | written / bound | "
+                 "read / bound | disk read / written (MiB/iter, whole machine) | I/O bound (s/iter) | "
+                 "measured (s/iter) | in memory (ref, s/iter) | (measured - in memory) / bound | "
+                 "running (s, all ranks) | waiting for memory (s) | wall (s) |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        if not r["report"]:
+            continue
+        f = io_of(r, logs, a.limit, None)
+        if f is None:
+            continue
+        t, capped = time_of(r)
+        per_it = t / f["iters"] if t is not None else None
+        if capped:
+            per = f"{f['iters']:.0f} iterations (capped)" if f["iters"] > 1 else "whole run (capped)"
+            p_it = num(r.get("progress_s_iter"))
+            per_it = p_it if p_it is not None and f["iters"] > 1 else None
+        else:
+            per = "iteration"
+        ex = f["excess_mib"]
+        bound = ex / read_bw + ex / write_bw
+        wr = f["written_mib_it"] / ex if ex > 0 else None
+        rr = f["read_mib_it"] / ex if ex > 0 else None
+        refs = [r2 for r2 in runs if (r2["app"], r2["size"], r2["mode"]) == (r["app"], r["size"], "ref")
+                and r2["status"] == "ok" and num(r2["solve_s"]) is not None]
+        ref_it = (num(refs[0]["solve_s"]) / (num(refs[0]["iterations"]) or f["iters"])) if refs else None
+        mb = ((per_it - ref_it) / bound
+              if per_it is not None and ref_it is not None and bound > 0 else None)
+        din, dout = num(r["diskin_mib"]), num(r["diskout_mib"])
+        disk = (f"{din / f['iters']:.0f} / {dout / f['iters']:.0f}"
+                if din is not None and dout is not None else "-")
+        lines.append(
+            f"| {r['app']} | {r['size']} | {r['mode']} | {f['nr']} | {per} | {fmt(f['switch_outs_rank_it'])} | "
+            f"{fmt(f['written_mib_it'], 0)} | {fmt(f['read_mib_it'], 0)} ({fmt(f['eager_read_mib_it'], 0)} + "
+            f"{fmt(f['faults_it'] * 4096 / MIB, 0)}) | {fmt(ex, 0)} | {fmt(wr)} | {fmt(rr)} | {disk} | {fmt(bound)} | "
+            f"{fmt(per_it)} | {fmt(ref_it)} | {fmt(mb)} | "
+            f"{fmt(f['running_s'], 1)} | {fmt(f['waiting_memory_s'], 1)} | {fmt(f['wall_s'], 1)} |")
+        io_rows.append({"app": r["app"], "size": r["size"], "mode": r["mode"], "rep": r["rep"],
+                        "nr": f["nr"], "switch_outs_rank_iter": f"{f['switch_outs_rank_it']:.3f}",
+                        "written_mib_iter": f"{f['written_mib_it']:.1f}",
+                        "read_mib_iter": f"{f['read_mib_it']:.1f}",
+                        "eager_read_mib_iter": f"{f['eager_read_mib_it']:.1f}",
+                        "major_faults_iter": f"{f['faults_it']:.0f}",
+                        "storage_peak_mib": f"{f['storage_peak_mib']:.0f}", "excess_mib": f"{ex:.0f}",
+                        "disk_read_mib_iter": "" if din is None else f"{din / f['iters']:.1f}",
+                        "disk_written_mib_iter": "" if dout is None else f"{dout / f['iters']:.1f}",
+                        "io_bound_s_iter": f"{bound:.3f}",
+                        "measured_s_iter": "" if per_it is None else f"{per_it:.3f}",
+                        "in_memory_s_iter": "" if ref_it is None else f"{ref_it:.3f}",
+                        "capped": int(capped), "running_s": f"{f['running_s']:.2f}",
+                        "waiting_memory_s": f"{f['waiting_memory_s']:.2f}",
+                        "runnable_s": f"{f['runnable_s']:.2f}", "blocked_s": f"{f['blocked_s']:.2f}",
+                        "wall_s": f"{f['wall_s']:.2f}"})
+    lines.append("")
+    if disagree:
+        lines.append(f"**{disagree} run(s) gave an answer different from the in-memory reference.**")
+        lines.append("")
+
+    with open(os.path.join(a.out, "table.md"), "w") as fo:
+        fo.write("\n".join(lines) + "\n")
+    with open(os.path.join(a.out, "runs.csv"), "w", newline="") as fo:
+        w = csv.writer(fo)
+        w.writerow(FIELDS)
+        for r in runs:
+            w.writerow([r[k] for k in FIELDS])
+    if io_rows:
+        with open(os.path.join(a.out, "io.csv"), "w", newline="") as fo:
+            w = csv.DictWriter(fo, fieldnames=list(io_rows[0].keys()))
+            w.writeheader()
+            w.writerows(io_rows)
+
+    # Plot: per app and size, each mode's solve time (bars, log scale).
+    if shutil.which("gnuplot"):
+        modes = ["ref", "bdmpi", "bdmpi-best", "mpirun"]
+        dat = os.path.join(a.out, "plot.dat")
+        with open(dat, "w") as fo:
+            fo.write("case " + " ".join(modes) + "\n")
+            for app in apps:
+                for size in sizes:
+                    vals = []
+                    for m in modes:
+                        t, _ = mean_time(app, size, m)
+                        vals.append("-" if t is None else f"{t:.3f}")
+                    fo.write(f"{app}-{size} " + " ".join(vals) + "\n")
+        gp = f"""set terminal pngcairo size 1100,520 font ',10'
+set output '{os.path.join(a.out, 'plot.png')}'
+set title 'Proxy apps, 8 ranks: solve time (s, log); limit {a.limit / MIB:.0f} MiB; capped runs at the cap'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set datafile missing '-'
+set logscale y
+set ylabel 'seconds'
+set xtics rotate by -30
+set key top left
+set grid ytics
+plot for [i=2:{len(modes) + 1}] '{dat}' using i:xtic(1) title columnheader
+"""
+        r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
+        if r.returncode != 0:
+            print("warning: gnuplot failed: " + r.stderr[:300], file=sys.stderr)
+        os.remove(dat)
+    print("\n".join(lines))
+    return 1 if disagree else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

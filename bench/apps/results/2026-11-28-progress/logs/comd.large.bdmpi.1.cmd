@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.oZuSRt/scratch --job-id appsb24069r5 --report=json /work/wt/apps/bench/apps/results/2026-11-28-progress/logs/comd.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.oZuSRt/bin/comd.bdmpi -i 2 -j 2 -k 2 -x 75 -y 75 -z 75 -N 3 -n 1

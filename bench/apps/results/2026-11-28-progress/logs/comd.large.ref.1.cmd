@@ -1,0 +1,1 @@
+stdbuf -oL /usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.oZuSRt/tmp -np 8 /var/tmp/bdmpi-apps-bench.oZuSRt/bin/comd.ompi -i 2 -j 2 -k 2 -x 75 -y 75 -z 75 -N 3 -n 1

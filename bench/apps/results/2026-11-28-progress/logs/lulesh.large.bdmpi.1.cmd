@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.oZuSRt/scratch --job-id appsb24069r2 --report=json /work/wt/apps/bench/apps/results/2026-11-28-progress/logs/lulesh.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.oZuSRt/bin/lulesh.bdmpi -s 48 -i 5 -p

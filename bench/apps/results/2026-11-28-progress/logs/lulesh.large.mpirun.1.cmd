@@ -1,0 +1,1 @@
+stdbuf -oL /usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.oZuSRt/tmp -np 8 /var/tmp/bdmpi-apps-bench.oZuSRt/bin/lulesh.ompi -s 48 -i 5 -p

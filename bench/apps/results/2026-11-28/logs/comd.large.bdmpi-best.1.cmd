@@ -1,0 +1,1 @@
+/work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.hWna9H/scratch --job-id appsb1558r15 --report=json /work/wt/apps/bench/apps/results/2026-11-28/logs/comd.large.bdmpi-best.1.report.json -nr 1 --prefetch ahead /var/tmp/bdmpi-apps-bench.hWna9H/bin/comd.bdmpi -i 2 -j 2 -k 2 -x 75 -y 75 -z 75 -N 3 -n 1

@@ -1,0 +1,1 @@
+/work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.hWna9H/scratch --job-id appsb1558r10 --report=json /work/wt/apps/bench/apps/results/2026-11-28/logs/comd.small.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.hWna9H/bin/comd.bdmpi -i 2 -j 2 -k 2 -x 37 -y 37 -z 37 -N 10 -n 1

@@ -1,0 +1,1 @@
+/usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.hWna9H/tmp -np 8 /var/tmp/bdmpi-apps-bench.hWna9H/bin/comd.ompi -i 2 -j 2 -k 2 -x 37 -y 37 -z 37 -N 10 -n 1

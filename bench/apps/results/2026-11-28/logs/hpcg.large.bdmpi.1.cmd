@@ -1,0 +1,1 @@
+/work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.hWna9H/scratch --job-id appsb1558r30 --report=json /work/wt/apps/bench/apps/results/2026-11-28/logs/hpcg.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.hWna9H/bin/hpcg.bdmpi --nx=48 --ny=48 --nz=48 --rt=1

@@ -1,0 +1,1 @@
+/usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.hWna9H/tmp -np 8 /var/tmp/bdmpi-apps-bench.hWna9H/bin/hpcg.ompi --nx=48 --ny=48 --nz=48 --rt=1

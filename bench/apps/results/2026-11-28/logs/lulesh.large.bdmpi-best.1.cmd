@@ -1,0 +1,1 @@
+/work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.hWna9H/scratch --job-id appsb1558r7 --report=json /work/wt/apps/bench/apps/results/2026-11-28/logs/lulesh.large.bdmpi-best.1.report.json -nr 1 --prefetch ahead /var/tmp/bdmpi-apps-bench.hWna9H/bin/lulesh.bdmpi -s 48 -i 5

@@ -1,0 +1,1 @@
+/work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.hWna9H/scratch --job-id appsb1558r6 --report=json /work/wt/apps/bench/apps/results/2026-11-28/logs/lulesh.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.hWna9H/bin/lulesh.bdmpi -s 48 -i 5

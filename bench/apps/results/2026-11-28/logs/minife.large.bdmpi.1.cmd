@@ -1,0 +1,1 @@
+/work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.hWna9H/scratch --job-id appsb1558r22 --report=json /work/wt/apps/bench/apps/results/2026-11-28/logs/minife.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.hWna9H/bin/minife.bdmpi -nx 119 -ny 119 -nz 119

@@ -1,0 +1,1 @@
+/work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.hWna9H/scratch --job-id appsb1558r19 --report=json /work/wt/apps/bench/apps/results/2026-11-28/logs/minife.small.bdmpi-best.1.report.json -nr 1 --prefetch ahead /var/tmp/bdmpi-apps-bench.hWna9H/bin/minife.bdmpi -nx 59 -ny 59 -nz 59

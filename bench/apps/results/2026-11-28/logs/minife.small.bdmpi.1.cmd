@@ -1,0 +1,1 @@
+/work/wt/apps/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.hWna9H/scratch --job-id appsb1558r18 --report=json /work/wt/apps/bench/apps/results/2026-11-28/logs/minife.small.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.hWna9H/bin/minife.bdmpi -nx 59 -ny 59 -nz 59

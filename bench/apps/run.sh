@@ -1,0 +1,450 @@
+#!/usr/bin/env bash
+# bench/apps/run.sh -- proxy applications that synchronise often (halo
+# exchanges every step, an allreduce every solver iteration), unmodified,
+# built against BDMPI and against Open MPI from the same source, run in
+# memory and out of core: bdmpiexec (default options and --best ones)
+# against mpirun --oversubscribe with swap, in one memory cgroup.
+#
+# Usage (as root):
+#   bench/apps/run.sh [--src DIR] [--app-src APP=DIR]... [--apps LIST]
+#                     [--limit SIZE] [--factor F] [--sizes LIST] [--modes LIST]
+#                     [--best 'OPTIONS'] [--repeat N] [--cap SECS]
+#                     [--build DIR] [--app-build DIR] [--out DIR] [--work DIR]
+#
+#   --src DIR         where the fetched sources are, one directory per
+#                     application named LULESH, CoMD, miniFE, hpcg, graph500
+#                     (default /work/thirdparty/apps)
+#   --app-src APP=DIR the source of one application elsewhere
+#   --apps LIST       comma-separated, from lulesh,comd,minife,hpcg,graph500
+#                     (default lulesh,comd,minife,hpcg)
+#   --limit SIZE      memory cgroup limit (default 256m; k/m/g suffixes)
+#   --factor F        the out-of-core size's ranks together need about F x the
+#                     limit (default 2.75); the in-memory size about F/8
+#   --sizes LIST      small,large (default both)
+#   --modes LIST      from bdmpi,bdmpi-best,mpirun (default all three); the
+#                     in-memory reference (mpirun in a cgroup without limit)
+#                     always runs
+#   --best 'OPTIONS'  bdmpiexec options of the bdmpi-best mode
+#                     (default '-nr 1 --prefetch ahead')
+#   --repeat N        runs of each mode, interleaved (default 1)
+#   --cap SECS        wall-clock cap per run (default 240)
+#   --build DIR       BDMPI build tree with bin/bdmpicc (default <repo>/build)
+#   --app-build DIR   where the applications are built (default
+#                     <--src>/build; outside the repository)
+#   --out DIR         results (default bench/apps/results/<date>)
+#   --work DIR        swap file, scratch and run directories (default /var/tmp)
+#
+# Every application runs with 8 ranks. Per size: the reference (mpirun, no
+# memory limit), then, in the cgroup of --limit, interleaved: bdmpi
+# (bdmpiexec -ns 8, default options), bdmpi-best (bdmpiexec -ns 8 --best
+# options), mpirun (mpirun --oversubscribe -np 8, with a swap file). Every
+# run's answer is checked against the reference's; the BDMPI runs write a
+# run report (--report=json) from which bench/apps/io_figures.py prints
+# where the time went. Page cache dropped before each run.
+#
+# Exit status: 0 all runs finished and agreed, 1 a run failed or disagreed
+# (capped runs are reported, not failures), 2 usage or setup error.
+
+set -u -o pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$script_dir/../.." && pwd)
+
+say() { printf '[apps-bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { printf 'apps-bench: %s\n' "$*" >&2; exit 2; }
+usage() { sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+
+# shellcheck source=../lib/ooc_env.sh
+. "$repo/bench/lib/ooc_env.sh"
+
+src=/work/thirdparty/apps
+declare -A app_src=()
+apps_text=lulesh,comd,minife,hpcg
+limit_text=256m
+factor=2.75
+sizes_text=small,large
+modes_text=bdmpi,bdmpi-best,mpirun
+best='-nr 1 --prefetch ahead'
+repeat=1
+cap=240
+build=$repo/build
+app_build=""
+out=""
+work_parent=/var/tmp
+while (($#)); do
+  case $1 in
+    --src) src=${2?--src needs a value}; shift 2 ;;
+    --app-src)
+      v=${2?--app-src needs APP=DIR}
+      [[ $v == *=* ]] || die "--app-src takes APP=DIR, not '$v'"
+      app_src[${v%%=*}]=${v#*=}; shift 2 ;;
+    --apps) apps_text=${2?--apps needs a value}; shift 2 ;;
+    --limit) limit_text=${2?--limit needs a value}; shift 2 ;;
+    --factor) factor=${2?--factor needs a value}; shift 2 ;;
+    --sizes) sizes_text=${2?--sizes needs a value}; shift 2 ;;
+    --modes) modes_text=${2?--modes needs a value}; shift 2 ;;
+    --best) best=${2?--best needs a value}; shift 2 ;;
+    --repeat) repeat=${2?--repeat needs a value}; shift 2 ;;
+    --cap) cap=${2?--cap needs a value}; shift 2 ;;
+    --build) build=${2?--build needs a value}; shift 2 ;;
+    --app-build) app_build=${2?--app-build needs a value}; shift 2 ;;
+    --out) out=${2?--out needs a value}; shift 2 ;;
+    --work) work_parent=${2?--work needs a value}; shift 2 ;;
+    -h | --help) usage 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
+limit=$(parse_size "$limit_text" --limit) || exit 2
+((limit >= 128 << 20)) || die "--limit must be at least 128m"
+awk -v f="$factor" 'BEGIN { exit !(f + 0 > 0) }' || die "--factor takes a positive number, not '$factor'"
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat takes a positive count, not '$repeat'"
+[[ $cap =~ ^[1-9][0-9]*$ ]] || die "--cap takes seconds, not '$cap'"
+IFS=, read -r -a apps <<<"$apps_text"
+for a in "${apps[@]}"; do
+  case $a in lulesh | comd | minife | hpcg | graph500) ;;
+    *) die "--apps: unknown application '$a' (lulesh,comd,minife,hpcg,graph500)" ;;
+  esac
+done
+IFS=, read -r -a sizes <<<"$sizes_text"
+for s in "${sizes[@]}"; do [[ $s == small || $s == large ]] || die "--sizes: small or large, not '$s'"; done
+IFS=, read -r -a modes <<<"$modes_text"
+for m in "${modes[@]}"; do
+  case $m in bdmpi | bdmpi-best | mpirun) ;; *) die "--modes: unknown mode '$m' (bdmpi,bdmpi-best,mpirun)" ;; esac
+done
+[[ -n $app_build ]] || app_build=$src/build
+[[ -n $out ]] || out=$repo/bench/apps/results/$(date -u +%Y-%m-%d)
+case $(readlink -f "$app_build") in "$repo"/*) die "--app-build must be outside the repository (nothing third-party goes into the tree)" ;; esac
+
+ooc_check_host
+ooc_need_gnuplot
+command -v python3 >/dev/null || die "python3 not found (it reads the run reports)"
+ompi_cc=/usr/bin/mpicc ompi_cxx=/usr/bin/mpicxx ompi_run=/usr/bin/mpirun
+for t in "$ompi_cc" "$ompi_cxx" "$ompi_run"; do
+  [[ -x $t ]] || die "Open MPI's $t not found (Debian: libopenmpi-dev, openmpi-bin)"
+done
+bin=$build/bin
+for t in bdmpicc bdmpicxx bdmpiexec bdmprun; do
+  [[ -x $bin/$t ]] || die "$bin/$t not found: build BDMPI first (cmake --build $build) or pass --build DIR"
+done
+
+# ---------------------------------------------------------------- the apps
+nranks=8
+src_of() { # app -> source directory
+  local d
+  if [[ -n ${app_src[$1]:-} ]]; then echo "${app_src[$1]}"; return; fi
+  case $1 in
+    lulesh) d=LULESH ;; comd) d=CoMD ;; minife) d=miniFE ;; hpcg) d=hpcg ;; graph500) d=graph500 ;;
+  esac
+  echo "$src/$d"
+}
+
+# build_app APP KIND DIR: builds DIR/APP.KIND (KIND bdmpi: bdmpicc/bdmpicxx,
+# ompi: Open MPI's mpicc/mpicxx) from the unmodified source.
+build_app() {
+  local app=$1 kind=$2 dir=$3 s cc cxx exe
+  s=$(src_of "$app")
+  exe=$dir/$app.$kind
+  if [[ $kind == bdmpi ]]; then cc=$bin/bdmpicc cxx=$bin/bdmpicxx; else cc=$ompi_cc cxx=$ompi_cxx; fi
+  mkdir -p "$dir/$app-$kind"
+  # Up to date: newer than every file of the source and than the wrapper.
+  if [[ -x $exe && -z $(find "$s" "$cc" "$cxx" -newer "$exe" -type f -print -quit 2>/dev/null) ]]; then
+    return 0
+  fi
+  (
+    cd "$dir/$app-$kind" || exit 1
+    case $app in
+      lulesh)
+        "$cxx" -O3 -DUSE_MPI=1 -I"$s" "$s"/lulesh.cc "$s"/lulesh-comm.cc "$s"/lulesh-viz.cc \
+          "$s"/lulesh-util.cc "$s"/lulesh-init.cc -o "$exe" -lm ;;
+      comd)
+        bash "$s/src-mpi/generate_info_header" mpi "$cc" "-std=c99 -O3" "-lm" >/dev/null &&
+          "$cc" -std=c99 -O3 -DDOUBLE -DDO_MPI -I. -I"$s/src-mpi" "$s"/src-mpi/*.c -o "$exe" -lm ;;
+      minife)
+        # ref/ has no common/ of its own; the YAML writer is the same in openmp-opt/.
+        local c=$s/openmp-opt/common
+        "$cxx" -O3 -DMINIFE_SCALAR=double -DMINIFE_LOCAL_ORDINAL=int -DMINIFE_GLOBAL_ORDINAL=int \
+          -DMINIFE_CSR_MATRIX -DHAVE_MPI -DMPICH_IGNORE_CXX_SEEK -DMINIFE_INFO=0 -DMINIFE_KERNELS=0 \
+          -I"$s/ref/src" -I"$s/ref/utils" -I"$s/ref/fem" -I"$c" "$s/ref/src/main.cpp" \
+          "$s/ref/utils/BoxPartition.cpp" "$c/YAML_Doc.cpp" "$c/YAML_Element.cpp" \
+          "$s/ref/utils/param_utils.cpp" "$s/ref/utils/utils.cpp" "$s/ref/utils/mytimer.cpp" -o "$exe" ;;
+      hpcg)
+        "$cxx" -O3 -DHPCG_NO_OPENMP -I"$s/src" "$s"/src/*.cpp -o "$exe" ;;
+      graph500)
+        # -fcommon: the reference code defines globals in headers (GCC >= 10
+        # refuses that by default).
+        "$cc" -fcommon -Drestrict=__restrict__ -O3 -DGRAPH_GENERATOR_MPI -DREUSE_CSR_FOR_VALIDATION \
+          -I"$s/aml" "$s"/src/bfs_reference.c "$s"/src/csr_reference.c "$s"/src/main.c \
+          "$s"/src/utils.c "$s"/src/validate.c "$s"/aml/aml.c "$s"/generator/graph_generator.c \
+          "$s"/generator/make_graph.c "$s"/generator/splittable_mrg.c "$s"/generator/utils.c \
+          -o "$exe" -lm -lpthread ;;
+    esac
+  ) >"$dir/$app-$kind/build.log" 2>&1
+}
+
+# Problem sizes. Bytes a rank needs per unit of size, measured with Open
+# MPI on one rank (peak RSS): LULESH ~850 B per element (s^3 elements),
+# CoMD ~440 B per atom (4 n^3 atoms in all), miniFE ~440 B per row (n^3 in
+# all), HPCG ~900 B per row (nx^3 per rank, nx a multiple of 8), Graph500
+# ~700 B per vertex at edge factor 16 (2^scale vertices in all).
+size_param() { # app total-bytes -> the size parameter
+  awk -v app="$1" -v b="$2" -v n="$nranks" 'function cbrt(x) { return exp(log(x) / 3) }
+    BEGIN {
+      if (app == "lulesh") v = int(cbrt(b / n / 850) + 0.5)
+      else if (app == "comd") v = int(cbrt(b / 440 / 4) + 0.5)
+      else if (app == "minife") v = int(cbrt(b / 440) + 0.5)
+      else if (app == "hpcg") { v = int(cbrt(b / n / 900) / 8 + 0.5) * 8; if (v < 16) v = 16 }
+      else if (app == "graph500") { v = int(log(b / 700) / log(2) + 0.5) }
+      print v }'
+}
+# app_args APP SIZE-PARAM SIZE-NAME: sets args (the program's arguments) and
+# iters_hint (iterations, for the per-iteration figures).
+app_args() {
+  local app=$1 p=$2 sz=$3
+  case $app in
+    lulesh) iters_hint=$([[ $sz == small ]] && echo 20 || echo 5); args=(-s "$p" -i "$iters_hint" -p) ;;
+    comd) iters_hint=$([[ $sz == small ]] && echo 10 || echo 3)
+      args=(-i 2 -j 2 -k 2 -x "$p" -y "$p" -z "$p" -N "$iters_hint" -n 1) ;;
+    minife) iters_hint=200; args=(-nx "$p" -ny "$p" -nz "$p") ;;
+    hpcg) iters_hint=50; args=(--nx="$p" --ny="$p" --nz="$p" --rt=1) ;;
+    graph500) iters_hint=64; args=("$p" 16) ;;
+  esac
+}
+# parse_run APP RUNDIR LOG: prints "solve_seconds answer iterations verified"
+# from the program's output (and the files it writes in its directory).
+parse_run() {
+  local app=$1 dir=$2 log=$3 f
+  case $app in
+    lulesh)
+      # "Elapsed time" is printed with two significant digits; the grind
+      # time's "overall" figure is the same time with eight.
+      awk '/Final Origin Energy/ { e = $NF } /Iteration count/ { it = $NF }
+           /MaxRelDiff/ { ok = ($NF + 0 < 1e-8) ? "yes" : "no" }
+           /Grind time/ { t = $(NF - 1) }
+           END { printf "%s %s %s %s\n", t ? t : "-", e ? e : "-", it ? it : "-", ok ? ok : "-" }' "$log" ;;
+    comd)
+      awk '$2 == "loop" && $3 == "1" { t = $5 } /Final energy/ { e = $NF }
+           /Final atom count/ { ok = ($0 ~ /no atoms lost/) ? "yes" : "no" }
+           $2 ~ /^[0-9]+$/ && NF == 9 { it = $2 }
+           END { printf "%s %s %s %s\n", t ? t : "-", e ? e : "-", it ? it : "-", ok ? ok : "-" }' "$log" ;;
+    minife)
+      f=$(ls "$dir"/miniFE.*.yaml 2>/dev/null | head -1)
+      [[ -n $f ]] || { echo "- - - -"; return; }
+      awk -F': *' '/Total CG Time/ { t = $2 } /Final Resid Norm/ { e = $2 } /^  Iterations/ { it = $2 }
+           END { printf "%s %s %s %s\n", t ? t : "-", e ? e : "-", it ? it : "-", "-" }' "$f" ;;
+    hpcg)
+      f=$(ls "$dir"/HPCG-Benchmark*.txt 2>/dev/null | head -1)
+      [[ -n $f ]] || { echo "- - - -"; return; }
+      awk -F= '/Benchmark Time Summary::Total/ { t = $2 } /Scaled residual mean/ { e = $2 }
+           /Total number of optimized iterations/ { it = $2 }
+           /HPCG result is VALID/ { ok = "yes" } /HPCG result is INVALID/ { ok = "no" }
+           END { printf "%s %s %s %s\n", t ? t : "-", e ? e : "-", it ? it : "-", ok ? ok : "-" }' "$f" ;;
+    graph500)
+      awk '/bfs  mean_time:/ { t = $NF * 64 } /min_nedge:/ { e = $NF } /Validate time for BFS/ { it++ }
+           /[Vv]alidation.*failed|Validation error/ { bad = 1 }
+           END { printf "%s %s %s %s\n", t ? t : "-", e ? e : "-", it ? it : "-", e ? (bad ? "no" : "yes") : "-" }' "$log" ;;
+  esac
+}
+# progress APP LOG START END: "setup_s done s_per_iter bound" from the time
+# stamps of the lines the program prints as it goes (LULESH -p: a line per
+# cycle; CoMD: one per step; miniFE: one per 20 CG iterations; HPCG prints
+# none): the time to the first of them (the setup), the iterations done
+# after it, and the time per iteration since, a lower bound ("lower") when
+# the run ended before its next line came (capped) and nothing was done:
+# the time since the first line over the iterations between two lines.
+progress() {
+  awk -v app="$1" -v start="$3" -v end="$4" -v stride="$([[ $1 == minife ]] && echo 20 || echo 1)" '
+    function mark(n) { if (t0 == "") { t0 = $1; n0 = n } else { t1 = $1; n1 = n } }
+    app == "lulesh" && $2 == "cycle" { mark($4 + 0) }
+    app == "comd" && $2 ~ /^[0-9]+$/ && NF == 9 && $4 ~ /^-/ { mark($2 + 0) }
+    app == "minife" && /Starting CG solver/ { mark(0) }
+    app == "minife" && $2 == "Iteration" { mark($4 + 0) }
+    END {
+      if (t0 == "") { print "- 0 - none"; exit }
+      if (t1 == "") { printf "%.3f 0 %.3f lower\n", t0 - start, (end - t0) / stride; exit }
+      printf "%.3f %d %.4f exact\n", t0 - start, n1 - n0, (t1 - t0) / (n1 - n0)
+    }' "$2"
+}
+tolerance() {
+  case $1 in
+    lulesh) echo 1e-6 ;;   # printed with 7 significant digits
+    comd) echo 1e-9 ;;     # energy sums in another order
+    # RELATIVE:FLOOR: values both below FLOOR agree. The final residual of
+    # miniFE's 200 CG iterations on a small grid (~2e-16) and HPCG's scaled
+    # residual (~1e-13) are at rounding level: dot products summed in
+    # another order change their digits. On a large grid miniFE stops
+    # before convergence (~1e-6) and the residual is compared.
+    minife) echo 1e-6:1e-12 ;;
+    hpcg) echo 1e-6:1e-12 ;;
+    graph500) echo 0 ;;    # edge counts: exact
+  esac
+}
+
+# ---------------------------------------------------------------- setup
+data_large=$(awk -v l="$limit" -v f="$factor" 'BEGIN { printf "%.0f", l * f }')
+data_small=$(awk -v l="$limit" -v f="$factor" 'BEGIN { printf "%.0f", l * f / 8 }')
+swap_bytes=$(((2 * data_large + limit + (1 << 20) - 1) >> 20 << 20))
+mkdir -p "$work_parent" "$out/logs" || die "cannot create $work_parent or $out"
+avail=$(df -B1 --output=avail "$work_parent" | tail -1 | tr -d ' ')
+need=$((swap_bytes + 2 * data_large + (1 << 30)))
+((avail >= need)) || die "not enough disk in $work_parent: need $(mib $need) MiB, have $(mib "$avail") MiB; use a smaller --limit or --work elsewhere"
+
+work="" cg=$cg_root/bdmpi-apps-$$ cg_free=$cg_root/bdmpi-apps-free-$$
+job_prefix=appsb$$r
+ipc_leftovers() { find /dev/shm /dev/mqueue -maxdepth 1 -name "*bdmpi-$job_prefix*" 2>/dev/null; }
+cleanup() {
+  local rc=$? left=()
+  trap - EXIT INT TERM
+  set +e
+  ooc_teardown
+  left=("${ooc_left[@]}")
+  if [[ -d $cg_free ]]; then
+    local c=$cg
+    cg=$cg_free
+    kill_cg
+    rmdir "$cg_free" 2>/dev/null || left+=("cgroup $cg_free")
+    cg=$c
+  fi
+  ipc_leftovers | xargs -r rm -rf
+  [[ -n $work && -d $work ]] && rm -rf "$work"
+  [[ -n $(ipc_leftovers) ]] && left+=("IPC objects: $(ipc_leftovers | tr '\n' ' ')")
+  if ((${#left[@]})); then
+    printf 'apps-bench: CLEANUP INCOMPLETE: %s\n' "${left[@]}" >&2
+    ((rc == 0)) && rc=1
+  else
+    say "cleanup: swap file, cgroups and scratch removed"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'say "interrupted"; exit 130' INT
+trap 'say "terminated"; exit 143' TERM
+work=$(mktemp -d "$work_parent/bdmpi-apps-bench.XXXXXX") || die "mktemp in $work_parent failed"
+mkdir -p "$work/scratch" "$work/tmp" "$work/runs"
+
+# Build every application both ways (a failed build skips the application).
+declare -A skipped=()
+run_apps=()
+for app in "${apps[@]}"; do
+  s=$(src_of "$app")
+  [[ -d $s ]] || { skipped[$app]="no source at $s (fetch it, or --app-src $app=DIR)"; continue; }
+  ok=1
+  for kind in bdmpi ompi; do
+    say "building $app.$kind from $s (unless up to date)"
+    if ! build_app "$app" "$kind" "$app_build"; then
+      skipped[$app]="build with $kind failed: $app_build/$app-$kind/build.log"
+      ok=0
+      break
+    fi
+  done
+  ((ok)) && run_apps+=("$app")
+done
+for k in "${!skipped[@]}"; do say "skipped $k: ${skipped[$k]}"; done
+((${#run_apps[@]})) || die "nothing to run"
+# The programs run from a private copy: the build trees may change meanwhile.
+mkdir -p "$work/bin"
+for app in "${run_apps[@]}"; do cp "$app_build/$app.bdmpi" "$app_build/$app.ompi" "$work/bin/"; done
+
+swapfile=$work/swapfile
+ooc_make_swap "$swapfile" "$swap_bytes"
+ooc_make_cgroup "$limit"
+mkdir "$cg_free" || die "cannot create the cgroup $cg_free"
+say "work $work; limit $(mib "$limit_real") MiB; swap $(mib "$swap_bytes") MiB; sizes: small ~$(mib "$data_small") MiB, large ~$(mib "$data_large") MiB"
+load_start=$(uptime)
+
+ooc_dd_bound "$work/dd.bin" "$data_large"
+
+# ---------------------------------------------------------------- the runs
+records=$out/runs.tsv
+: >"$records"
+failed_runs=0
+run_count=0
+STAMP_ECHO='^(Run completed|Final|Elapsed|Simulation Validation|Starting CG|Iteration = |Time for BFS 0 )'
+
+# one_run APP SIZE MODE REP
+one_run() {
+  local app=$1 sz=$2 mode=$3 rep=$4 tag p dir cmd=() report=""
+  tag=$app.$sz.$mode.$rep
+  p=${psize[$app.$sz]}
+  app_args "$app" "$p" "$sz"
+  dir=$work/runs/$tag
+  mkdir -p "$dir"
+  run_count=$((run_count + 1))
+  case $mode in
+    ref | mpirun)
+      cmd=("$ompi_run" --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory "$work/tmp"
+           -np "$nranks" "$work/bin/$app.ompi" "${args[@]}") ;;
+    bdmpi | bdmpi-best)
+      report=$out/logs/$tag.report.json
+      cmd=("$bin/bdmpiexec" -ns "$nranks" --scratch-dir "$work/scratch" --job-id "$job_prefix$run_count"
+           --report=json "$report")
+      # shellcheck disable=SC2206 # the options are words
+      [[ $mode == bdmpi-best ]] && cmd+=($best)
+      cmd+=("$work/bin/$app.bdmpi" "${args[@]}") ;;
+  esac
+  # Line-buffered output (stdbuf's preload reaches the ranks under both
+  # launchers), so that the time stamps of the progress lines are true.
+  command -v stdbuf >/dev/null && cmd=(stdbuf -oL "${cmd[@]}")
+  say "$tag: ${cmd[*]}"
+  local saved=$cg
+  [[ $mode == ref ]] && cg=$cg_free
+  cd "$dir" || die "cd $dir"
+  run_in_cg "$tag" "${cmd[@]}"
+  cd "$repo" || true
+  cg=$saved
+  local status solve answer iters verified
+  read -r solve answer iters verified <<<"$(parse_run "$app" "$dir" "$out/logs/$tag.out")"
+  # A capped run did fewer: its time over all of them is a lower bound.
+  [[ $iters == - ]] && iters=$iters_hint
+  local setup ndone per_it pbound
+  read -r setup ndone per_it pbound <<<"$(progress "$app" "$out/logs/$tag.out" "$run_start" "$run_end")"
+  # Keep what the program wrote (YAML, HPCG's reports) with the logs.
+  local f
+  for f in "$dir"/*.yaml "$dir"/*.txt; do [[ -f $f ]] && cp "$f" "$out/logs/$tag.${f##*/}"; done
+  if ((run_rc == 124 || run_rc == 137)) && awk -v w="$run_wall" -v c="$cap" 'BEGIN { exit !(w >= c) }'; then
+    status=capped
+  elif ((run_rc != 0)); then
+    status="failed(rc=$run_rc$( ((run_oom > 0)) && echo ",oom-kill"))"
+    failed_runs=$((failed_runs + 1))
+    tail -3 "$out/logs/$tag.err" >&2
+  elif [[ $answer == - || $verified == no ]]; then
+    status="failed(answer=$answer,verified=$verified)"
+    failed_runs=$((failed_runs + 1))
+  else
+    status=ok
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$sz" "$mode" "$rep" "$p" \
+    "$status" "$run_wall" "$solve" "$iters" "$answer" "$verified" "$run_peak" "$run_swapin" "$run_swapout" \
+    "${report:+$(basename "$report")}" "$run_diskin" "$run_diskout" "$setup" "$ndone" "$per_it" "$pbound" >>"$records"
+  say "$tag: $status, wall ${run_wall}s, solve ${solve}s, answer $answer, peak ${run_peak} MiB, swap in/out ${run_swapin}/${run_swapout} MiB, disk read/written ${run_diskin}/${run_diskout} MiB"
+  find "$work/scratch" -mindepth 1 -maxdepth 1 -exec rm -rf {} + 2>/dev/null
+  rm -rf "$dir" "$work"/tmp/* 2>/dev/null
+}
+
+declare -A psize=()
+for app in "${run_apps[@]}"; do
+  psize[$app.small]=$(size_param "$app" "$data_small")
+  psize[$app.large]=$(size_param "$app" "$data_large")
+  for sz in "${sizes[@]}"; do
+    one_run "$app" "$sz" ref 1
+    for ((r = 1; r <= repeat; r++)); do
+      for m in "${modes[@]}"; do one_run "$app" "$sz" "$m" "$r"; done
+    done
+  done
+done
+load_end=$(uptime)
+
+# ---------------------------------------------------------------- report
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)$(git -C "$repo" diff --quiet HEAD 2>/dev/null || echo '+changes')
+python3 "$script_dir/io_figures.py" --records "$records" --out "$out" --limit "$limit_real" \
+  --dd-write "$dd_write" --dd-read "$dd_read" --dd-mib "$dd_mb" --cap "$cap" \
+  --tolerances "$(for a in "${run_apps[@]}"; do printf '%s=%s,' "$a" "$(tolerance "$a")"; done)" \
+  --header "$(printf '%s\n' \
+    "Command: \`bench/apps/run.sh --apps $apps_text --limit $limit_text --factor $factor --sizes $sizes_text --modes $modes_text --best '$best' --repeat $repeat --cap $cap\`" \
+    "BDMPI commit $commit; $(nproc) cores; memory cgroup limit $(mib "$limit_real") MiB; swap file $(mib "$swap_bytes") MiB; $nranks ranks per application." \
+    "Load (uptime) at start: ${load_start##*load average: }; at end: ${load_end##*load average: }." \
+    "I/O bound (dd, $dd_mb MiB, in the cgroup): $dd_line." \
+    "$(for k in "${!skipped[@]}"; do echo "Skipped $k: ${skipped[$k]}."; done)")"
+py_rc=$?
+say "results in $out (table.md, runs.csv, io.csv, plot.png, logs/)"
+((py_rc == 0 && failed_runs == 0)) || exit 1
+exit 0
