@@ -16,8 +16,9 @@
 #                   succeed and print what every --status-expect matches
 # --status-expect R an extended regex the --status-command output must match
 # --status-when R   after --status-after, asks `bdmpiexec --status JOBID`
-#                   until its output matches R (at most 20 s) before the
-#                   status checked: a loaded machine starts ranks late
+#                   until its output matches R (and, with --status-command,
+#                   every --status-expect; at most 20 s) before the status
+#                   checked: a loaded machine starts ranks late
 # --bdmpiexec-launcher P  run_job starts the job with P instead of
 #                   bdmpiexec (a wrapper; --bdmpiexec still finds the job)
 # --plot PLOTTER    draws the trace with bdmpi-trace-plot; the picture must be
@@ -79,8 +80,17 @@ if [[ -n $status_after ]]; then
   done
   [[ -n $job_id ]] || { echo "observe_job: FAIL: bdmpiexec not found"; kill "$job"; exit 1; }
   if [[ -n $status_when ]]; then
+    # With --status-command, also until every --status-expect matches: the
+    # ranks of different nodes reach their receives in no fixed order.
+    waited_for=("$status_when")
+    ((status_command)) && waited_for+=("${status_expect[@]}")
     for ((tries = 0; tries < 100; ++tries)); do
-      "$bdmpiexec" --status "$job_id" 2>&1 | grep -Eq -- "$status_when" && break
+      probe=$("$bdmpiexec" --status "$job_id" 2>&1)
+      all=1
+      for regex in "${waited_for[@]}"; do
+        grep -Eq -- "$regex" <<<"$probe" || { all=0; break; }
+      done
+      ((all)) && break
       sleep 0.2
     done
     echo "observe_job: the status matched '$status_when' after $tries probe(s)"
