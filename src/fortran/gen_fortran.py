@@ -580,16 +580,35 @@ C_HANDWRITTEN = {'MPI_Init', 'MPI_Init_thread', 'MPI_Pcontrol',
                  'MPI_Info_create_env', 'MPI_Buffer_detach'}
 
 
+def with_pmpi(text):
+    """Every entry point mpi_x_ defined in text becomes the strong pmpi_x_
+    with a weak alias mpi_x_ after it, as the C functions are: a profiling
+    tool in Fortran defines mpi_send_ and reaches the library through
+    pmpi_send_."""
+    names = []
+
+    def rename(m):
+        names.append(m.group(2))
+        return '%s p%s(' % (m.group(1), m.group(2))
+    text = re.sub(r'^(void|double|MPI_Aint) (mpi_\w+_)\(', rename, text,
+                  flags=re.M)
+    aliases = ['extern __typeof__(p%s) %s __attribute__((weak, '
+               'alias("p%s")));' % (n, n, n) for n in names]
+    return text + '\n' + '\n'.join(aliases)
+
+
 def gen_c(funcs):
     out = [C_PROLOGUE]
     for blk, ctype, n, _ in SENTINELS:
         out.append("%s %s_[%d] __attribute__((aligned(16)));" % (ctype, blk, n))
     out.append(C_HELPERS)
-    out.append(C_SPECIAL)
+    out.append(with_pmpi(C_SPECIAL))
     for f in funcs:
         if f.name in C_HANDWRITTEN:
             continue
-        out.append(c_wrapper(f))
+        # The mpi_f08 shim calls the weak name: a tool's wrapper sees the
+        # calls of all three interfaces.
+        out.append(with_pmpi(c_wrapper(f)))
         out.append('')
         if k_has(f, 'choice'):
             out.append(c_f08_shim(f))
@@ -658,11 +677,14 @@ def gen_mpif(funcs, consts):
         if f.ret == 'int':
             out += fixed_form(mpif_interface(f))
     out.append('      end interface')
-    out.append('      external MPI_WTIME, MPI_WTICK')
-    out.append('      double precision MPI_WTIME, MPI_WTICK')
-    out.append('      external MPI_AINT_ADD, MPI_AINT_DIFF')
-    out.append('      integer(kind=MPI_ADDRESS_KIND) MPI_AINT_ADD')
-    out.append('      integer(kind=MPI_ADDRESS_KIND) MPI_AINT_DIFF')
+    # The functions' types, also of their profiling names (PMPI_WTIME
+    # would otherwise be an implicit REAL).
+    for p in ('', 'P'):
+        out.append('      external %sMPI_WTIME, %sMPI_WTICK' % (p, p))
+        out.append('      double precision %sMPI_WTIME, %sMPI_WTICK' % (p, p))
+        out.append('      external %sMPI_AINT_ADD, %sMPI_AINT_DIFF' % (p, p))
+        out.append('      integer(kind=MPI_ADDRESS_KIND) %sMPI_AINT_ADD' % p)
+        out.append('      integer(kind=MPI_ADDRESS_KIND) %sMPI_AINT_DIFF' % p)
     return '\n'.join(out) + '\n'
 
 
@@ -882,6 +904,12 @@ def gen_mpi_module(funcs, consts):
     out.append('  interface')
     for f in funcs:
         out += f90_wrap(f90_interface(f), 4)
+    # The profiling names (pmpi_x_ in the library), for a tool in Fortran.
+    for f in funcs:
+        lines = f90_interface(f)
+        lines[0] = re.sub(r'\b%s\(' % f.name, 'P%s(' % f.name, lines[0])
+        lines[-1] = lines[-1].replace(f.name, 'P' + f.name)
+        out += f90_wrap(lines, 4)
     out.append('  end interface')
     out.append('end module mpi')
     return '\n'.join(out) + '\n'
