@@ -36,18 +36,14 @@ import sys
 SKIP = {
     'MPI_Message_c2f': 'C only',
     'MPI_Message_f2c': 'C only',
-    # Fortran's copy/delete callbacks take every argument by reference
-    # and return through ierror: they need per-keyval trampolines.
-    'MPI_Comm_create_keyval': 'Fortran attribute callbacks',
-    'MPI_Type_create_keyval': 'Fortran attribute callbacks',
-    'MPI_Keyval_create': 'Fortran attribute callbacks',
+    # The predefined callbacks are Fortran procedures of their own
+    # (F_CALLBACKS below).
     'MPI_Comm_null_copy_fn': 'callback', 'MPI_Comm_dup_fn': 'callback',
     'MPI_Comm_null_delete_fn': 'callback',
     'MPI_Type_null_copy_fn': 'callback', 'MPI_Type_dup_fn': 'callback',
     'MPI_Type_null_delete_fn': 'callback',
     'MPI_Null_copy_fn': 'callback', 'MPI_Dup_fn': 'callback',
     'MPI_Null_delete_fn': 'callback',
-    'MPI_Grequest_start': 'Fortran generalized-request callbacks',
 }
 
 # Written by hand below (C side); their Fortran interfaces are generated
@@ -62,7 +58,8 @@ SPECIAL_PROTOS = {
 # MPI-1 functions whose Fortran addresses are default INTEGERs.
 FINT_ADDRESS = {'MPI_Address', 'MPI_Type_extent', 'MPI_Type_lb',
                 'MPI_Type_ub', 'MPI_Type_hvector', 'MPI_Type_hindexed',
-                'MPI_Type_struct', 'MPI_Attr_get', 'MPI_Attr_put'}
+                'MPI_Type_struct', 'MPI_Attr_get', 'MPI_Attr_put',
+                'MPI_Keyval_create'}
 
 # int parameters that are LOGICAL in Fortran.
 LOGICAL_NAMES = {'flag', 'commute', 'reorder', 'high', 'weighted',
@@ -76,7 +73,19 @@ HANDLE_TYPES = {'MPI_Comm', 'MPI_Datatype', 'MPI_Op', 'MPI_Request',
                 'MPI_Win', 'MPI_File'}
 
 FNPTR_TYPES = {'MPI_User_function', 'MPI_Comm_errhandler_function',
-               'MPI_File_errhandler_function', 'MPI_Handler_function'}
+               'MPI_File_errhandler_function', 'MPI_Handler_function',
+               # Called through trampolines (C_SPECIAL).
+               'MPI_Comm_copy_attr_function', 'MPI_Comm_delete_attr_function',
+               'MPI_Type_copy_attr_function', 'MPI_Type_delete_attr_function',
+               'MPI_Copy_function', 'MPI_Delete_function',
+               'MPI_Grequest_query_function', 'MPI_Grequest_free_function',
+               'MPI_Grequest_cancel_function'}
+
+# The predefined attribute callbacks, Fortran procedures (C_SPECIAL).
+F_CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN',
+               'MPI_COMM_NULL_DELETE_FN', 'MPI_TYPE_NULL_COPY_FN',
+               'MPI_TYPE_DUP_FN', 'MPI_TYPE_NULL_DELETE_FN',
+               'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN']
 
 # Routines whose buffers stay in use after the call returns: no compiler
 # copy of a non-contiguous section may be made for them (mpi_f08).
@@ -105,6 +114,8 @@ def classify(fn, ctype, name, array):
         return 'detach'
     if name == 'baseptr':
         return 'baseptr'
+    if name == 'extra_state' and base == 'void *':
+        return 'faint_in' if fint else 'aint_in'
     if name == 'attribute_val':
         if fn.endswith('get_attr') or fn == 'MPI_Attr_get':
             return 'attr_out_fint' if fint else 'attr_out'
@@ -574,10 +585,211 @@ void bdmpi_f08_buffer_detach(void **buffer_addr, MPI_Fint *size,
                              MPI_Fint *ierr) {
   *ierr = MPI_Buffer_detach(buffer_addr, size);
 }
+
+/* Fortran's attribute callbacks take every argument by reference and
+ * return through ierror; the keyval's C extra state is one of these, through
+ * which a C trampoline calls them. An mpi_f08 handle is a one-integer
+ * BIND(C) type, so the same trampolines serve all three interfaces. The
+ * record lives as long as the program: attributes may outlive the freed
+ * keyval, and their copies and deletes still need it. */
+typedef void f_copy_fn(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *,
+                       MPI_Aint *, MPI_Fint *, MPI_Fint *);
+typedef void f_delete_fn(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *,
+                         MPI_Fint *);
+/* MPI_KEYVAL_CREATE's: all default INTEGERs. */
+typedef void f_copy1_fn(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                        MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef void f_delete1_fn(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                          MPI_Fint *);
+
+struct f_keyval {
+  void (*copy)(void);
+  void (*del)(void);
+  MPI_Aint extra;
+};
+
+static struct f_keyval *f_keyval_new(void (*copy)(void), void (*del)(void),
+                                     MPI_Aint extra) {
+  struct f_keyval *k = malloc(sizeof *k);
+  if (k == NULL) return NULL;
+  k->copy = copy;
+  k->del = del;
+  k->extra = extra;
+  return k;
+}
+
+static int f_copy_tramp(MPI_Fint handle, int keyval, void *extra, void *in,
+                        void *out, int *flag) {
+  struct f_keyval *k = extra;
+  MPI_Fint h = handle, key = keyval, fflag = 0, ierr = MPI_SUCCESS;
+  MPI_Aint vin = (MPI_Aint)in, vout = 0;
+  ((f_copy_fn *)(void (*)(void))k->copy)(&h, &key, &k->extra, &vin, &vout,
+                                         &fflag, &ierr);
+  *flag = fflag != 0;
+  if (fflag) *(void **)out = (void *)vout;
+  return ierr;
+}
+
+static int f_delete_tramp(MPI_Fint handle, int keyval, void *value,
+                          void *extra) {
+  struct f_keyval *k = extra;
+  MPI_Fint h = handle, key = keyval, ierr = MPI_SUCCESS;
+  MPI_Aint v = (MPI_Aint)value;
+  ((f_delete_fn *)(void (*)(void))k->del)(&h, &key, &v, &k->extra, &ierr);
+  return ierr;
+}
+
+static int f_comm_copy(MPI_Comm c, int key, void *extra, void *in, void *out,
+                       int *flag) {
+  return f_copy_tramp((MPI_Fint)c, key, extra, in, out, flag);
+}
+static int f_comm_delete(MPI_Comm c, int key, void *value, void *extra) {
+  return f_delete_tramp((MPI_Fint)c, key, value, extra);
+}
+static int f_type_copy(MPI_Datatype t, int key, void *extra, void *in,
+                       void *out, int *flag) {
+  return f_copy_tramp((MPI_Fint)t, key, extra, in, out, flag);
+}
+static int f_type_delete(MPI_Datatype t, int key, void *value, void *extra) {
+  return f_delete_tramp((MPI_Fint)t, key, value, extra);
+}
+
+static int f_copy1(MPI_Comm c, int keyval, void *extra, void *in, void *out,
+                   int *flag) {
+  struct f_keyval *k = extra;
+  MPI_Fint h = (MPI_Fint)c, key = keyval, fflag = 0, ierr = MPI_SUCCESS;
+  MPI_Fint fextra = (MPI_Fint)k->extra, vin = (MPI_Fint)(MPI_Aint)in, vout = 0;
+  ((f_copy1_fn *)(void (*)(void))k->copy)(&h, &key, &fextra, &vin, &vout,
+                                          &fflag, &ierr);
+  *flag = fflag != 0;
+  if (fflag) *(void **)out = (void *)(MPI_Aint)vout;
+  return ierr;
+}
+static int f_delete1(MPI_Comm c, int keyval, void *value, void *extra) {
+  struct f_keyval *k = extra;
+  MPI_Fint h = (MPI_Fint)c, key = keyval, ierr = MPI_SUCCESS;
+  MPI_Fint fextra = (MPI_Fint)k->extra, v = (MPI_Fint)(MPI_Aint)value;
+  ((f_delete1_fn *)(void (*)(void))k->del)(&h, &key, &v, &fextra, &ierr);
+  return ierr;
+}
+
+void mpi_comm_create_keyval_(void (*copy_fn)(void), void (*delete_fn)(void),
+                             MPI_Fint *comm_keyval, MPI_Aint *extra_state,
+                             MPI_Fint *ierr) {
+  struct f_keyval *k = f_keyval_new(copy_fn, delete_fn, *extra_state);
+  if (k == NULL) { *ierr = MPI_ERR_NO_MEM; return; }
+  *ierr = MPI_Comm_create_keyval(f_comm_copy, f_comm_delete, comm_keyval, k);
+  if (*ierr != MPI_SUCCESS) free(k);
+}
+
+void mpi_type_create_keyval_(void (*type_copy_attr_fn)(void),
+                             void (*type_delete_attr_fn)(void),
+                             MPI_Fint *type_keyval, MPI_Aint *extra_state,
+                             MPI_Fint *ierr) {
+  struct f_keyval *k =
+      f_keyval_new(type_copy_attr_fn, type_delete_attr_fn, *extra_state);
+  if (k == NULL) { *ierr = MPI_ERR_NO_MEM; return; }
+  *ierr = MPI_Type_create_keyval(f_type_copy, f_type_delete, type_keyval, k);
+  if (*ierr != MPI_SUCCESS) free(k);
+}
+
+void mpi_keyval_create_(void (*copy_fn)(void), void (*delete_fn)(void),
+                        MPI_Fint *keyval, MPI_Fint *extra_state,
+                        MPI_Fint *ierr) {
+  struct f_keyval *k = f_keyval_new(copy_fn, delete_fn, *extra_state);
+  if (k == NULL) { *ierr = MPI_ERR_NO_MEM; return; }
+  *ierr = MPI_Keyval_create(f_copy1, f_delete1, keyval, k);
+  if (*ierr != MPI_SUCCESS) free(k);
+}
+
+/* The predefined callbacks, as Fortran procedures. */
+#define F_NULL_COPY(name, T)                                              \
+  void name(MPI_Fint *h, MPI_Fint *key, T *extra, T *in, T *out,           \
+            MPI_Fint *flag, MPI_Fint *ierr) {                            \
+    (void)h, (void)key, (void)extra, (void)in, (void)out;                \
+    *flag = 0;                                                           \
+    *ierr = MPI_SUCCESS;                                                 \
+  }
+#define F_DUP(name, T)                                                    \
+  void name(MPI_Fint *h, MPI_Fint *key, T *extra, T *in, T *out,           \
+            MPI_Fint *flag, MPI_Fint *ierr) {                            \
+    (void)h, (void)key, (void)extra;                                     \
+    *out = *in;                                                          \
+    *flag = 1;                                                           \
+    *ierr = MPI_SUCCESS;                                                 \
+  }
+#define F_NULL_DELETE(name, T)                                            \
+  void name(MPI_Fint *h, MPI_Fint *key, T *value, T *extra,              \
+            MPI_Fint *ierr) {                                            \
+    (void)h, (void)key, (void)value, (void)extra;                        \
+    *ierr = MPI_SUCCESS;                                                 \
+  }
+F_NULL_COPY(mpi_comm_null_copy_fn_, MPI_Aint)
+F_DUP(mpi_comm_dup_fn_, MPI_Aint)
+F_NULL_DELETE(mpi_comm_null_delete_fn_, MPI_Aint)
+F_NULL_COPY(mpi_type_null_copy_fn_, MPI_Aint)
+F_DUP(mpi_type_dup_fn_, MPI_Aint)
+F_NULL_DELETE(mpi_type_null_delete_fn_, MPI_Aint)
+F_NULL_COPY(mpi_null_copy_fn_, MPI_Fint)
+F_DUP(mpi_dup_fn_, MPI_Fint)
+F_NULL_DELETE(mpi_null_delete_fn_, MPI_Fint)
+
+/* Generalized requests: the Fortran callbacks and extra state, freed by
+ * the free callback (MPI calls it once, when the request is freed). */
+typedef void f_query_fn(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+typedef void f_free_fn(MPI_Aint *, MPI_Fint *);
+typedef void f_cancel_fn(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+
+struct f_grequest {
+  void (*query)(void);
+  void (*free)(void);
+  void (*cancel)(void);
+  MPI_Aint extra;
+};
+
+static int f_grequest_query(void *extra, MPI_Status *status) {
+  struct f_grequest *g = extra;
+  MPI_Fint s[BDMPI_F_STATUS_SIZE], ierr = MPI_SUCCESS;
+  memcpy(s, status, sizeof s);
+  ((f_query_fn *)(void (*)(void))g->query)(&g->extra, s, &ierr);
+  memcpy(status, s, sizeof s);
+  return ierr;
+}
+
+static int f_grequest_free(void *extra) {
+  struct f_grequest *g = extra;
+  MPI_Fint ierr = MPI_SUCCESS;
+  ((f_free_fn *)(void (*)(void))g->free)(&g->extra, &ierr);
+  free(g);
+  return ierr;
+}
+
+static int f_grequest_cancel(void *extra, int complete) {
+  struct f_grequest *g = extra;
+  MPI_Fint fcomplete = complete != 0, ierr = MPI_SUCCESS;
+  ((f_cancel_fn *)(void (*)(void))g->cancel)(&g->extra, &fcomplete, &ierr);
+  return ierr;
+}
+
+void mpi_grequest_start_(void (*query_fn)(void), void (*free_fn)(void),
+                         void (*cancel_fn)(void), MPI_Aint *extra_state,
+                         MPI_Fint *request, MPI_Fint *ierr) {
+  struct f_grequest *g = malloc(sizeof *g);
+  if (g == NULL) { *ierr = MPI_ERR_NO_MEM; return; }
+  g->query = query_fn;
+  g->free = free_fn;
+  g->cancel = cancel_fn;
+  g->extra = *extra_state;
+  *ierr = MPI_Grequest_start(f_grequest_query, f_grequest_free,
+                             f_grequest_cancel, g, request);
+  if (*ierr != MPI_SUCCESS) free(g);
+}
 '''
 
 C_HANDWRITTEN = {'MPI_Init', 'MPI_Init_thread', 'MPI_Pcontrol',
-                 'MPI_Info_create_env', 'MPI_Buffer_detach'}
+                 'MPI_Info_create_env', 'MPI_Buffer_detach',
+                 'MPI_Comm_create_keyval', 'MPI_Type_create_keyval',
+                 'MPI_Keyval_create', 'MPI_Grequest_start'}
 
 
 def with_pmpi(text):
@@ -668,6 +880,7 @@ def gen_mpif(funcs, consts):
         name = decl.split()[1].split('(')[0]
         out.append('      %s' % decl)
         out.append('      common /%s/ %s' % (blk, name))
+    out += fixed_form(['external ' + ', '.join(F_CALLBACKS)])
     # Explicit interfaces for the subroutines, so that gfortran (10 and
     # later) does not reject a program that passes different types to one
     # routine; everything but scalars is NO_ARG_CHECK, as lenient as the
@@ -901,6 +1114,7 @@ def gen_mpi_module(funcs, consts):
            '  public']
     out += f90_wrap(constants_f90(consts, False), 2)
     out += f90_wrap(sentinel_decls(False), 2)
+    out += f90_wrap(['external :: ' + ', '.join(F_CALLBACKS)], 2)
     out.append('  interface')
     for f in funcs:
         out += f90_wrap(f90_interface(f), 4)
@@ -952,6 +1166,9 @@ def gen_f08_module(funcs, consts):
             'bdmpi_%s_%s' % (fn, h[4:].lower()) for h in handles)], 2)
     out += f90_wrap(constants_f90(consts, True), 2)
     out += f90_wrap(sentinel_decls(True), 2)
+    # An mpi_f08 handle is passed as its one integer: the callbacks of
+    # mpif.h serve here too.
+    out += f90_wrap(['external :: ' + ', '.join(F_CALLBACKS)], 2)
     # The C entry points the procedures call.
     out.append('  interface')
     for f in funcs:
