@@ -35,7 +35,8 @@
 #                     benchmark's memory is a few times SIZE (MG class B,
 #                     4 ranks: about 520 MiB)
 #   --cap SECS        wall-clock cap of each run (default 900; a capped run
-#                     reports "TIMEOUT")
+#                     reports "TIMEOUT", one the kernel's OOM killer ended
+#                     in the cgroup "OOM-KILLED")
 #
 # The cgroup and swap file are removed on exit (also on error or
 # interruption), and the script checks that they are gone.
@@ -241,7 +242,7 @@ fi
 run() {
   local log=$1
   shift
-  run_peak=-
+  run_peak=- run_oom=0
   if [[ -z $cg ]]; then
     (cd "$work" && timeout --kill-after=15 "$cap" "$@") >"$log" 2>&1 && run_rc=0 || run_rc=$?
     return
@@ -249,6 +250,8 @@ run() {
   sync
   echo 3 >/proc/sys/vm/drop_caches
   echo 0 >"$cg/memory.max_usage_in_bytes" 2>/dev/null || true
+  local oom0
+  oom0=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
   # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
   (cd "$work" && setsid --wait bash -c 'echo $$ >"$0/cgroup.procs" || exit 125; exec "$@"' \
      "$cg" timeout --kill-after=15 "$cap" "$@" </dev/null >"$log" 2>&1) &
@@ -257,6 +260,7 @@ run() {
   current_job=""
   kill_cg || echo "run.sh: warning: processes left in $cg" >&2
   run_peak=$(($(cat "$cg/memory.max_usage_in_bytes") >> 20))
+  run_oom=$(($(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control") - ${oom0:-0}))
 }
 
 status=0
@@ -283,7 +287,13 @@ for bm in "${bms[@]}"; do
     wall=$(echo "$end - $start" | bc)
     verified=$(field "$log" "Verification *=")
     seconds=$(field "$log" "Time in seconds")
-    ((run_rc == 124 || run_rc == 137)) && verified=TIMEOUT
+    # timeout's status, or its SIGKILL after the grace period; a process
+    # the kernel's OOM killer ended is told apart.
+    if ((run_oom > 0)) && [[ $verified != SUCCESSFUL ]]; then
+      verified="OOM-KILLED"
+    elif ((run_rc == 124)) || { ((run_rc == 137)) && (($(echo "$wall >= $cap" | bc))); }; then
+      verified=TIMEOUT
+    fi
     # BDMPI's master: "storage: N switch-outs, B bytes written back, ...".
     wb=$(grep -m1 -o 'storage: [0-9]* switch-outs, [0-9]* bytes written back' "$log" |
          awk '{ printf "%.0f MiB in %d switch-outs", $4 / 1048576, $2 }' || true)
@@ -292,12 +302,12 @@ for bm in "${bms[@]}"; do
     eval "${key}_v=\${verified:-FAILED} ${key}_t=\${seconds:-?} ${key}_w=$wall ${key}_p=$run_peak ${key}_b=\${wb:--}"
     echo "   $launcher: $verified, time ${seconds:-?} s, wall $(printf %.1f "$wall") s, peak $run_peak MiB, written back ${wb:--}" >&2
   done
-  ratio=?
+  ratio='?'
   if [[ $bdmpi_t != "?" && $mpirun_t != "?" ]]; then
     ratio=$(printf %.2f "$(echo "scale=4; $bdmpi_t / $mpirun_t" | bc)")
   fi
   if [[ -n $ooc_limit ]]; then
-    ratio1=?
+    ratio1='?'
     if [[ $bdmpi_nr1_t != "?" && $mpirun_t != "?" ]]; then
       ratio1=$(printf %.2f "$(echo "scale=4; $bdmpi_nr1_t / $mpirun_t" | bc)")
     fi
