@@ -25,6 +25,21 @@
 #   --bdmpiexec-arg A an extra bdmpiexec option (repeatable), e.g.
 #                     --bdmpiexec-arg --node-memory --bdmpiexec-arg 256m
 #   --no-build        use the binaries already in WORK
+#   --ooc-limit SIZE  out of core (as root): every run inside one memory
+#                     cgroup of SIZE (k/m/g suffixes) with a swap file of
+#                     twice the limit plus 1 GiB in WORK, the page cache
+#                     dropped before each run; three runs per benchmark:
+#                     bdmpiexec -nr 1, bdmpiexec with its default -nr (both
+#                     with --report, for the bytes written back) and mpirun
+#                     (on swap). Pick the class and ranks so that the
+#                     benchmark's memory is a few times SIZE (MG class B,
+#                     4 ranks: about 520 MiB)
+#   --cap SECS        wall-clock cap of each run (default 900; a capped run
+#                     reports "TIMEOUT", one the kernel's OOM killer ended
+#                     in the cgroup "OOM-KILLED")
+#
+# The cgroup and swap file are removed on exit (also on error or
+# interruption), and the script checks that they are gone.
 #
 # Per benchmark: NPB's own verification line and "Time in seconds" (the
 # benchmark's timed section, MPI_Wtime) under each launcher, the wall-clock
@@ -46,6 +61,8 @@ work=/var/tmp/npb-bench
 out=""
 extra=()
 do_build=1
+ooc_limit=""
+cap=900
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 while (($#)); do
@@ -59,6 +76,8 @@ while (($#)); do
     --out) out=${2?}; shift 2 ;;
     --bdmpiexec-arg) extra+=("${2?}"); shift 2 ;;
     --no-build) do_build=0; shift ;;
+    --ooc-limit) ooc_limit=${2?}; shift 2 ;;
+    --cap) cap=${2?}; shift 2 ;;
     -h | --help) usage ;;
     -*) echo "run.sh: unknown option $1" >&2; usage ;;
     *) npb=$1; shift ;;
@@ -143,41 +162,177 @@ field() {  # field LOG PATTERN: the value after "=" of NPB's report line
   grep -m1 "$2" "$1" | sed 's/.*= *//; s/ *$//' || true
 }
 
+# ------------------------------------------------- out of core: cgroup, swap
+launchers=(bdmpi mpirun)
+cg="" swapfile="" swap_on=0 current_job=""
+job_id=npbbench$$
+cg_root=/sys/fs/cgroup/memory
+if [[ -n $ooc_limit ]]; then
+  launchers=(bdmpi-nr1 bdmpi mpirun)
+  limit=$(numfmt --from=iec "${ooc_limit^^}" 2>/dev/null) ||
+    { echo "run.sh: --ooc-limit $ooc_limit is not a size (e.g. 192m)" >&2; exit 2; }
+  ((EUID == 0)) || { echo "run.sh: --ooc-limit needs root (cgroup, swapon, drop_caches)" >&2; exit 2; }
+  [[ -f $cg_root/memory.limit_in_bytes ]] ||
+    { echo "run.sh: no cgroup v1 memory controller at $cg_root (--ooc-limit needs one)" >&2; exit 2; }
+  swap_bytes=$(((2 * limit + (1 << 30)) >> 20 << 20))
+  avail=$(df -B1 --output=avail "$work" | tail -1 | tr -d ' ')
+  ((avail > swap_bytes + (1 << 30))) ||
+    { echo "run.sh: not enough disk in $work for a $((swap_bytes >> 20)) MiB swap file and scratch: use --work on a bigger disk" >&2; exit 2; }
+  cg=$cg_root/bdmpi-npb-$$
+  swapfile=$work/swapfile-$$
+  my_cg=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+fi
+
+cg_pids() { [[ -n $cg && -f $cg/cgroup.procs ]] && cat "$cg/cgroup.procs" 2>/dev/null; }
+kill_cg() {
+  local pid
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [[ -z $(cg_pids) ]] && return 0
+    for pid in $(cg_pids); do kill -KILL "$pid" 2>/dev/null || true; done
+    sleep 0.5
+  done
+  [[ -z $(cg_pids) ]]
+}
+cleanup() {
+  local rc=$? left=() pid
+  trap - EXIT INT TERM
+  set +e
+  [[ -n $current_job ]] && kill -TERM "$current_job" 2>/dev/null
+  if [[ -n $cg && -d $cg ]]; then
+    kill_cg
+    for pid in $(cg_pids); do echo "$pid" >"$cg_root$my_cg/cgroup.procs" 2>/dev/null; done
+    rmdir "$cg" 2>/dev/null
+  fi
+  [[ -n $current_job ]] && wait "$current_job" 2>/dev/null
+  if ((swap_on)); then swapoff "$swapfile"; fi
+  [[ -n $swapfile ]] && rm -f "$swapfile"
+  # A job killed at the cap may leave its IPC objects.
+  find /dev/shm /dev/mqueue -maxdepth 1 -name "*$job_id*" -exec rm -rf {} + 2>/dev/null
+  [[ -n $cg && -d $cg ]] && left+=("cgroup $cg")
+  [[ -n $(find /dev/shm /dev/mqueue -maxdepth 1 -name "*$job_id*" 2>/dev/null) ]] &&
+    left+=("IPC objects of job $job_id in /dev/shm or /dev/mqueue")
+  [[ -n $swapfile ]] && swapon --show=NAME --noheadings | grep -qxF "$swapfile" && left+=("active swap $swapfile")
+  [[ -n $swapfile && -e $swapfile ]] && left+=("file $swapfile")
+  if ((${#left[@]})); then
+    printf 'run.sh: CLEANUP INCOMPLETE: %s\n' "${left[@]}" >&2
+    ((rc == 0)) && rc=1
+  elif [[ -n $cg ]]; then
+    echo "== cleanup: swap file and cgroup removed" >&2
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [[ -n $ooc_limit ]]; then
+  fallocate -l "$swap_bytes" "$swapfile"
+  chmod 600 "$swapfile"
+  mkswap "$swapfile" >/dev/null
+  swapon "$swapfile"
+  swap_on=1
+  mkdir "$cg"
+  echo "$limit" >"$cg/memory.limit_in_bytes"
+  echo "== cgroup $cg: memory.limit_in_bytes $(cat "$cg/memory.limit_in_bytes"), swap $((swap_bytes >> 20)) MiB" >&2
+fi
+
+# run LOG CMD...: CMD in WORK, out of core inside the cgroup after dropping
+# the page cache, under the wall-clock cap; sets run_rc and run_peak (MiB,
+# the cgroup's peak usage, "-" in memory).
+run() {
+  local log=$1
+  shift
+  run_peak=- run_oom=0
+  if [[ -z $cg ]]; then
+    (cd "$work" && timeout --kill-after=15 "$cap" "$@") >"$log" 2>&1 && run_rc=0 || run_rc=$?
+    return
+  fi
+  sync
+  echo 3 >/proc/sys/vm/drop_caches
+  echo 0 >"$cg/memory.max_usage_in_bytes" 2>/dev/null || true
+  local oom0
+  oom0=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
+  # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
+  (cd "$work" && setsid --wait bash -c 'echo $$ >"$0/cgroup.procs" || exit 125; exec "$@"' \
+     "$cg" timeout --kill-after=15 "$cap" "$@" </dev/null >"$log" 2>&1) &
+  current_job=$!
+  wait "$current_job" && run_rc=0 || run_rc=$?
+  current_job=""
+  kill_cg || echo "run.sh: warning: processes left in $cg" >&2
+  run_peak=$(($(cat "$cg/memory.max_usage_in_bytes") >> 20))
+  run_oom=$(($(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control") - ${oom0:-0}))
+}
+
 status=0
 rows=()
 for bm in "${bms[@]}"; do
-  for launcher in bdmpi mpirun; do
+  for launcher in "${launchers[@]}"; do
     log=$work/run-$launcher-$bm.log
-    if [[ $launcher == bdmpi ]]; then
-      prog=$(binary bdmpi "$bm")
-      cmd=("$bdmpiexec" -ns "$ranks" -nr "$running" "${extra[@]}" "$prog")
-    else
-      prog=$(binary ompi "$bm")
-      cmd=("$mpirun_bin" --oversubscribe --allow-run-as-root -np "$ranks" "$prog")
-    fi
+    case $launcher in
+      bdmpi-nr1)
+        cmd=("$bdmpiexec" -ns "$ranks" -nr 1 --report -v --job-id "$job_id" "${extra[@]}" "$(binary bdmpi "$bm")") ;;
+      bdmpi)
+        if [[ -n $ooc_limit ]]; then
+          cmd=("$bdmpiexec" -ns "$ranks" --report -v --job-id "$job_id" "${extra[@]}" "$(binary bdmpi "$bm")")
+        else
+          cmd=("$bdmpiexec" -ns "$ranks" -nr "$running" --job-id "$job_id" "${extra[@]}" "$(binary bdmpi "$bm")")
+        fi ;;
+      mpirun)
+        cmd=("$mpirun_bin" --oversubscribe --allow-run-as-root -np "$ranks" "$(binary ompi "$bm")") ;;
+    esac
     echo "== ${cmd[*]}" >&2
     start=$(date +%s.%N)
-    (cd "$work" && "${cmd[@]}") >"$log" 2>&1 || true
+    run "$log" "${cmd[@]}"
     end=$(date +%s.%N)
     wall=$(echo "$end - $start" | bc)
     verified=$(field "$log" "Verification *=")
     seconds=$(field "$log" "Time in seconds")
-    mops=$(field "$log" "Mop/s total")
+    # timeout's status, or its SIGKILL after the grace period; a process
+    # the kernel's OOM killer ended is told apart.
+    if ((run_oom > 0)) && [[ $verified != SUCCESSFUL ]]; then
+      verified="OOM-KILLED"
+    elif ((run_rc == 124)) || { ((run_rc == 137)) && (($(echo "$wall >= $cap" | bc))); }; then
+      verified=TIMEOUT
+    fi
+    # BDMPI's master: "storage: N switch-outs, B bytes written back, ...".
+    wb=$(grep -m1 -o 'storage: [0-9]* switch-outs, [0-9]* bytes written back' "$log" |
+         awk '{ printf "%.0f MiB in %d switch-outs", $4 / 1048576, $2 }' || true)
     [[ $verified == SUCCESSFUL ]] || { status=1; tail -5 "$log" >&2; }
-    eval "${launcher}_v=\${verified:-FAILED} ${launcher}_t=\${seconds:-?} ${launcher}_w=$wall ${launcher}_m=\${mops:-?}"
+    key=${launcher//-/_}
+    eval "${key}_v=\${verified:-FAILED} ${key}_t=\${seconds:-?} ${key}_w=$wall ${key}_p=$run_peak ${key}_b=\${wb:--}"
+    echo "   $launcher: $verified, time ${seconds:-?} s, wall $(printf %.1f "$wall") s, peak $run_peak MiB, written back ${wb:--}" >&2
   done
-  ratio=?
+  ratio='?'
   if [[ $bdmpi_t != "?" && $mpirun_t != "?" ]]; then
     ratio=$(printf %.2f "$(echo "scale=4; $bdmpi_t / $mpirun_t" | bc)")
   fi
-  rows+=("| ${bm^^} | $class | $ranks | $bdmpi_v | $bdmpi_t | $(printf %.1f "$bdmpi_w") | $mpirun_v | $mpirun_t | $(printf %.1f "$mpirun_w") | $ratio |")
+  if [[ -n $ooc_limit ]]; then
+    ratio1='?'
+    if [[ $bdmpi_nr1_t != "?" && $mpirun_t != "?" ]]; then
+      ratio1=$(printf %.2f "$(echo "scale=4; $bdmpi_nr1_t / $mpirun_t" | bc)")
+    fi
+    for l in bdmpi_nr1 bdmpi mpirun; do
+      eval "v=\$${l}_v t=\$${l}_t w=\$${l}_w p=\$${l}_p b=\$${l}_b"
+      case $l in bdmpi_nr1) name="bdmpiexec -nr 1" r=$ratio1 ;; bdmpi) name="bdmpiexec" r=$ratio ;; *) name="mpirun + swap" r=1.00 ;; esac
+      rows+=("| ${bm^^} | $class | $ranks | $name | $v | $t | $(printf %.1f "$w") | $p | $b | $r |")
+    done
+  else
+    rows+=("| ${bm^^} | $class | $ranks | $bdmpi_v | $bdmpi_t | $(printf %.1f "$bdmpi_w") | $mpirun_v | $mpirun_t | $(printf %.1f "$mpirun_w") | $ratio |")
+  fi
 done
 
 table=$(
-  echo "NPB-MPI class $class, $ranks ranks; bdmpiexec -ns $ranks -nr $running ${extra[*]} vs mpirun -np $ranks ($(nproc) cores, $(date -u +%F))"
-  echo
-  echo "| benchmark | class | ranks | BDMPI verification | BDMPI time (s) | BDMPI wall (s) | Open MPI verification | Open MPI time (s) | Open MPI wall (s) | time BDMPI / Open MPI |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  if [[ -n $ooc_limit ]]; then
+    echo "NPB-MPI class $class, $ranks ranks, out of core: memory cgroup limit $ooc_limit, swap $((swap_bytes >> 20)) MiB, page cache dropped before each run, cap $cap s ($(nproc) cores, $(date -u +%F))"
+    echo
+    echo "| benchmark | class | ranks | launcher | verification | time (s) | wall (s) | cgroup peak (MiB) | written back | time / mpirun |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+  else
+    echo "NPB-MPI class $class, $ranks ranks; bdmpiexec -ns $ranks -nr $running ${extra[*]} vs mpirun -np $ranks ($(nproc) cores, $(date -u +%F))"
+    echo
+    echo "| benchmark | class | ranks | BDMPI verification | BDMPI time (s) | BDMPI wall (s) | Open MPI verification | Open MPI time (s) | Open MPI wall (s) | time BDMPI / Open MPI |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+  fi
   printf '%s\n' "${rows[@]}"
 )
 echo "$table"

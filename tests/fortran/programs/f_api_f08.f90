@@ -26,6 +26,9 @@ program f_api_f08
   integer(kind=MPI_OFFSET_KIND) :: offset, fsize
   character(len=64) :: fname
   complex(kind=8) :: zs(3), zr(3)
+  integer :: key, key2
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  type(MPI_Request) :: greq
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -169,6 +172,31 @@ program f_api_f08
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) call MPI_File_delete(fname, MPI_INFO_NULL)
 
+  ! Attribute callbacks in the mpi_f08 form (TYPE(MPI_Comm) handles) and
+  ! the predefined MPI_COMM_DUP_FN; a generalized request.
+  extra = 9
+  call MPI_Comm_create_keyval(f08_copy, f08_delete, key, extra)
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, key2, extra)
+  attr = 300 + rank
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, key, attr)
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, key2, attr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dupcomm)
+  call MPI_Comm_get_attr(dupcomm, key, attr, flag)
+  call check(flag .and. attr == 300 + rank + 9, 'the mpi_f08 copy callback''s value')
+  call MPI_Comm_get_attr(dupcomm, key2, attr, flag)
+  call check(flag .and. attr == 300 + rank, 'MPI_COMM_DUP_FN from mpi_f08')
+  call MPI_Comm_free(dupcomm)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, key)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, key2)
+  call MPI_Comm_free_keyval(key)
+  call MPI_Comm_free_keyval(key2)
+  extra = 12
+  call MPI_Grequest_start(f08_query, f08_free, f08_cancel, extra, greq)
+  call MPI_Grequest_complete(greq)
+  call MPI_Wait(greq, status)
+  call check(status%MPI_TAG == 12 .and. greq == MPI_REQUEST_NULL, &
+             'a generalized request''s status from the mpi_f08 query procedure')
+
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(a, i0, a)', 'f_api_f08: ', nprocs, ' ranks ok'
   call MPI_Finalize()
@@ -187,6 +215,50 @@ contains
     call c_f_pointer(inoutvec, b, [len])
     b = max(abs(a), abs(b))
   end subroutine f08_max_abs
+
+  ! Callbacks with the mpi_f08 interfaces; no host variables, so no
+  ! trampolines on the stack.
+  subroutine f08_copy(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+                      attribute_val_out, flag, ierror)
+    type(MPI_Comm) :: oldcomm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+    attribute_val_out = attribute_val_in + extra_state
+    flag = .true.
+    ierror = MPI_SUCCESS
+  end subroutine f08_copy
+
+  subroutine f08_delete(comm, comm_keyval, attribute_val, extra_state, ierror)
+    type(MPI_Comm) :: comm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    ierror = MPI_SUCCESS
+  end subroutine f08_delete
+
+  subroutine f08_query(extra_state, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Status) :: status
+    integer :: ierror
+    call MPI_Status_set_elements(status, MPI_INTEGER, 0)
+    call MPI_Status_set_cancelled(status, .false.)
+    status%MPI_SOURCE = MPI_UNDEFINED
+    status%MPI_TAG = int(extra_state)
+    ierror = MPI_SUCCESS
+  end subroutine f08_query
+
+  subroutine f08_free(extra_state, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    ierror = MPI_SUCCESS
+  end subroutine f08_free
+
+  subroutine f08_cancel(extra_state, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+    ierror = MPI_SUCCESS
+  end subroutine f08_cancel
 
   subroutine check(ok, what)
     logical, intent(in) :: ok
