@@ -17,21 +17,7 @@ nm -D --defined-only "$lib" |
   awk '$2 ~ /^[TtWw]$/ && $3 ~ /^p?mpi_[a-z0-9_]*_$/ && $3 !~ /_fn_$/ {print $2, $3}' |
   sort -k2 >"$list"
 [[ -s $list ]] || { echo "FAIL: $lib exports no mpi_x_ entry point" >&2; exit 1; }
-problems=$(awk -v lib="$lib" '
-  { type[$2] = $1; names[NR] = $2 }
-  END {
-    for (i = 1; i <= NR; i++) {
-      name = names[i]
-      if (name ~ /^pmpi_/) {
-        twin = substr(name, 2)
-        if (type[name] != "T") print name " is '\''" type[name] "'\'' in " lib ", want a strong T"
-        if (type[twin] != "W") print name " has no weak " twin " beside it in " lib
-      } else {
-        if (type[name] != "W") print name " is '\''" type[name] "'\'' in " lib ", want a weak W"
-        if (type["p" name] != "T") print name " has no pmpi_ twin in " lib
-      }
-    }
-  }' "$list")
+problems=$(awk -v lib="$lib" -v p=p -f "$(dirname "$0")/../pmpi/weak_strong_pairs.awk" "$list")
 if [[ -n $problems ]]; then
   printf 'FAIL: %s\n' "$problems" >&2
   echo "check_symbols: FAIL ($(wc -l <<<"$problems"))" >&2

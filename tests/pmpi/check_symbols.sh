@@ -23,21 +23,7 @@ nm -D --defined-only "$lib" | awk '$3 ~ /^P?MPI_/ {print $2, $3}' |
 # each MPI_ name weak with a strong PMPI_ twin.
 while IFS= read -r problem; do
   fail "$problem"
-done < <(awk -v lib="$lib" '
-  { type[$2] = $1; names[NR] = $2 }
-  END {
-    for (i = 1; i <= NR; i++) {
-      name = names[i]
-      if (name ~ /^PMPI_/) {
-        twin = substr(name, 2)
-        if (type[name] != "T") print name " is '\''" type[name] "'\'' in " lib ", want a strong T"
-        if (type[twin] != "W") print name " has no weak " twin " beside it in " lib
-      } else {
-        if (type[name] != "W") print name " is '\''" type[name] "'\'' in " lib ", want a weak W"
-        if (type["P" name] != "T") print name " has no PMPI_ twin in " lib
-      }
-    }
-  }' "$work/lib")
+done < <(awk -v lib="$lib" -v p=P -f "$(dirname "$0")/weak_strong_pairs.awk" "$work/lib")
 
 # The function names mpi.h declares (its function-like macros, the handle
 # conversions, are not functions).
