@@ -346,6 +346,86 @@ enum {
 #define MPI_ERR_RMA_SHARED 57
 #define MPI_ERR_LASTCODE 92
 
+/* ----------------------------------------- the tool interface (MPI_T) */
+
+/* Control variables are the job's settings (bdmpiexec's options, read-only
+ * while it runs), performance variables the run report's counters of this
+ * rank (src/slave/tool). The handles are opaque pointers, as in Open MPI's
+ * and MPICH's mpi.h. */
+typedef struct bdmpi_t_enum_s *MPI_T_enum;
+typedef struct bdmpi_t_cvar_handle_s *MPI_T_cvar_handle;
+typedef struct bdmpi_t_pvar_handle_s *MPI_T_pvar_handle;
+typedef struct bdmpi_t_pvar_session_s *MPI_T_pvar_session;
+
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)-1)
+
+#define MPI_T_VERBOSITY_USER_BASIC 0
+#define MPI_T_VERBOSITY_USER_DETAIL 1
+#define MPI_T_VERBOSITY_USER_ALL 2
+#define MPI_T_VERBOSITY_TUNER_BASIC 3
+#define MPI_T_VERBOSITY_TUNER_DETAIL 4
+#define MPI_T_VERBOSITY_TUNER_ALL 5
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 6
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 7
+#define MPI_T_VERBOSITY_MPIDEV_ALL 8
+
+#define MPI_T_BIND_NO_OBJECT 0
+#define MPI_T_BIND_MPI_COMM 1
+#define MPI_T_BIND_MPI_DATATYPE 2
+#define MPI_T_BIND_MPI_ERRHANDLER 3
+#define MPI_T_BIND_MPI_FILE 4
+#define MPI_T_BIND_MPI_GROUP 5
+#define MPI_T_BIND_MPI_OP 6
+#define MPI_T_BIND_MPI_REQUEST 7
+#define MPI_T_BIND_MPI_WIN 8
+#define MPI_T_BIND_MPI_MESSAGE 9
+#define MPI_T_BIND_MPI_INFO 10
+#define MPI_T_BIND_MPI_SESSION 11
+
+#define MPI_T_SCOPE_CONSTANT 0
+#define MPI_T_SCOPE_READONLY 1
+#define MPI_T_SCOPE_LOCAL 2
+#define MPI_T_SCOPE_GROUP 3
+#define MPI_T_SCOPE_GROUP_EQ 4
+#define MPI_T_SCOPE_ALL 5
+#define MPI_T_SCOPE_ALL_EQ 6
+
+#define MPI_T_PVAR_CLASS_STATE 0
+#define MPI_T_PVAR_CLASS_LEVEL 1
+#define MPI_T_PVAR_CLASS_SIZE 2
+#define MPI_T_PVAR_CLASS_PERCENTAGE 3
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 4
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 5
+#define MPI_T_PVAR_CLASS_COUNTER 6
+#define MPI_T_PVAR_CLASS_AGGREGATE 7
+#define MPI_T_PVAR_CLASS_TIMER 8
+#define MPI_T_PVAR_CLASS_GENERIC 9
+
+/* The tool interface's error classes (returned by MPI_T_ functions, which
+ * call no error handler). */
+#define MPI_T_ERR_MEMORY 70
+#define MPI_T_ERR_NOT_INITIALIZED 71
+#define MPI_T_ERR_CANNOT_INIT 72
+#define MPI_T_ERR_INVALID_INDEX 73
+#define MPI_T_ERR_INVALID_ITEM 74
+#define MPI_T_ERR_INVALID_HANDLE 75
+#define MPI_T_ERR_OUT_OF_HANDLES 76
+#define MPI_T_ERR_OUT_OF_SESSIONS 77
+#define MPI_T_ERR_INVALID_SESSION 78
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 79
+#define MPI_T_ERR_CVAR_SET_NEVER 80
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 81
+#define MPI_T_ERR_PVAR_NO_WRITE 82
+#define MPI_T_ERR_PVAR_NO_ATOMIC 83
+#define MPI_T_ERR_INVALID_NAME 84
+#define MPI_T_ERR_INVALID 85
+#define MPI_T_ERR_NOT_SUPPORTED 86
+#define MPI_T_ERR_NOT_ACCESSIBLE 87
+
 /* ---------------------------------------------------------- functions */
 
 /* Environment. */
@@ -1087,6 +1167,57 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm,
                            MPI_Request *request);
 int MPI_Comm_disconnect(MPI_Comm *comm);
+
+/* The tool interface (MPI_T); no Fortran binding, as in the standard. */
+int MPI_T_init_thread(int required, int *provided);
+int MPI_T_finalize(void);
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name,
+                        int *name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value,
+                        char *name, int *name_len);
+int MPI_T_cvar_get_num(int *num_cvar);
+int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len,
+                        int *verbosity, MPI_Datatype *datatype,
+                        MPI_T_enum *enumtype, char *desc, int *desc_len,
+                        int *bind, int *scope);
+int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle,
+                            MPI_T_cvar_handle *handle, int *count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int MPI_T_pvar_get_num(int *num_pvar);
+int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len,
+                        int *verbosity, int *var_class,
+                        MPI_Datatype *datatype, MPI_T_enum *enumtype,
+                        char *desc, int *desc_len, int *bind, int *readonly,
+                        int *continuous, int *atomic);
+int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index,
+                            void *obj_handle, MPI_T_pvar_handle *handle,
+                            int *count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session,
+                           MPI_T_pvar_handle *handle);
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                    void *buf);
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                     const void *buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                         void *buf);
+int MPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_info(int cat_index, char *name, int *name_len,
+                            char *desc, int *desc_len, int *num_cvars,
+                            int *num_pvars, int *num_categories);
+int MPI_T_category_get_index(const char *name, int *cat_index);
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int MPI_T_category_changed(int *update_number);
 
 /* ------------------------------------------- profiling interface (PMPI) */
 
@@ -1849,6 +1980,57 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+
+/* The tool interface. */
+int PMPI_T_init_thread(int required, int *provided);
+int PMPI_T_finalize(void);
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name,
+                         int *name_len);
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value,
+                         char *name, int *name_len);
+int PMPI_T_cvar_get_num(int *num_cvar);
+int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len,
+                         int *verbosity, MPI_Datatype *datatype,
+                         MPI_T_enum *enumtype, char *desc, int *desc_len,
+                         int *bind, int *scope);
+int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle,
+                             MPI_T_cvar_handle *handle, int *count);
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int PMPI_T_pvar_get_num(int *num_pvar);
+int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len,
+                         int *verbosity, int *var_class,
+                         MPI_Datatype *datatype, MPI_T_enum *enumtype,
+                         char *desc, int *desc_len, int *bind, int *readonly,
+                         int *continuous, int *atomic);
+int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int PMPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int PMPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index,
+                             void *obj_handle, MPI_T_pvar_handle *handle,
+                             int *count);
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session session,
+                            MPI_T_pvar_handle *handle);
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                     void *buf);
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                      const void *buf);
+int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                          void *buf);
+int PMPI_T_category_get_num(int *num_cat);
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len,
+                             char *desc, int *desc_len, int *num_cvars,
+                             int *num_pvars, int *num_categories);
+int PMPI_T_category_get_index(const char *name, int *cat_index);
+int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int PMPI_T_category_changed(int *update_number);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -75,6 +75,10 @@ inline constexpr const char* kEnvStorageThreshold = "BDMPI_STORAGE_THRESHOLD";
 inline constexpr const char* kEnvPrefetch = "BDMPI_PREFETCH";
 // --single-copy: "0" makes every collective block travel the copied way.
 inline constexpr const char* kEnvSingleCopy = "BDMPI_SINGLE_COPY";
+// The job's settings as the master has them (-nr auto resolved), for the
+// slaves' tool interface (MPI_T control variables, src/slave/tool):
+// JobSettingsText (common/job_options.h).
+inline constexpr const char* kEnvJobSettings = "BDMPI_JOB_SETTINGS";
 
 // 16 hex digits from the kernel's random source.
 std::string NewJobId();

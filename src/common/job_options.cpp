@@ -298,6 +298,43 @@ std::vector<std::string> JobOptionArgs(const JobOptions& options) {
   return args;
 }
 
+namespace {
+constexpr char kSettingsSeparator = '\x1f';
+}  // namespace
+
+std::string JobSettingsText(const JobOptions& options) {
+  std::string text;
+  for (const std::string& arg : JobOptionArgs(options)) {
+    if (!text.empty()) text += kSettingsSeparator;
+    text += arg;
+  }
+  return text;
+}
+
+JobOptions ParseJobSettings(const std::string& text) {
+  std::vector<std::string> args;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find(kSettingsSeparator, start);
+    if (end == std::string::npos) end = text.size();
+    args.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  JobOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Row* row = FindOption(JobOptionTable(), args[i]);
+    if (row == nullptr) throw Error(kErrArg, "unknown setting " + args[i]);
+    if (row->Flag()) {
+      row->set(options, "");
+    } else if (i + 1 < args.size()) {
+      row->set(options, args[++i]);
+    } else {
+      throw Error(kErrArg, "setting " + args[i] + " without a value");
+    }
+  }
+  ApplyVariables(JobOptionTable(), options, [](const std::string&) { return false; });
+  return options;
+}
+
 std::vector<std::string> JobOptionEnvironment(const JobOptions& options) {
   std::vector<std::string> env;
   for (const Row& row : JobOptionTable()) {

@@ -81,6 +81,13 @@ void FinishJobOptions(JobOptions& options);
 // JobOptions' defaults, which bdmprun shares.
 std::vector<std::string> JobOptionArgs(const JobOptions& options);
 
+// The options in one line (JobOptionArgs joined by '\x1f', which no
+// option's value holds), for a slave's environment; ParseJobSettings reads
+// it back over the defaults, and the rows' variables from this process's
+// environment. Throws Error(kErrArg) on text it cannot parse.
+std::string JobSettingsText(const JobOptions& options);
+JobOptions ParseJobSettings(const std::string& text);
+
 // "NAME=value" for each row with a slaves' variable.
 std::vector<std::string> JobOptionEnvironment(const JobOptions& options);
 

@@ -46,6 +46,10 @@ SKIP = {
     'MPI_Null_delete_fn': 'callback',
 }
 
+# The tool interface (MPI_T_*) has no Fortran binding in the standard: its
+# functions, handles and constants are C only.
+C_ONLY_PREFIX = 'MPI_T_'
+
 # Written by hand below (C side); their Fortran interfaces are generated
 # from the prototypes given here instead of mpi.h's.
 SPECIAL_PROTOS = {
@@ -207,7 +211,7 @@ def parse_header(text):
     for ret, name, args in re.findall(
             r'^(int|double|MPI_Aint)\s+(MPI_\w+)\s*\(([^;]*?)\)\s*;', text,
             flags=re.M | re.S):
-        if name in SKIP:
+        if name in SKIP or name.startswith(C_ONLY_PREFIX):
             continue
         if name in SPECIAL_PROTOS:
             m = re.match(r'(\w+)\s+(\w+)\((.*)\)', SPECIAL_PROTOS[name])
@@ -243,7 +247,8 @@ def parse_constants(text):
             out.append((name, 'integer', int(v)))
     # Version macros and the like that are not MPI constants in Fortran.
     drop = {'MPI_Comm_c2f'}
-    return [c for c in out if c[0] not in drop]
+    return [c for c in out
+            if c[0] not in drop and not c[0].startswith(C_ONLY_PREFIX)]
 
 
 # ------------------------------------------------------------ C wrappers

@@ -23,6 +23,7 @@
 #include "common/private_dir.h"
 #include "common/process_memory.h"
 #include "common/program_path.h"
+#include "common/storage_table.h"
 #include "master/master_cpu.h"
 #include "master/process_slave_io.h"
 #include "master/spawn.h"
@@ -258,6 +259,7 @@ void Master::CreateSlaves() {
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
+    spec.env.push_back(std::string(kEnvJobSettings) + "=" + JobSettingsText(options_));
     spec.cpu = cpu_;
     spec.keep_fds = {lease_.fd()};
     slave.pid = io_->Spawn(slave.index, spec);
@@ -632,6 +634,8 @@ void Master::Schedule() {
 void Master::StopRunning(Slave& slave) {
   slave.storage_peak = std::max(slave.storage_peak, StorageBytes(slave));
   slave.memory_changed = true;
+  if (const StorageSlot* table = io_->StorageTable())
+    table[slave.index].switches.fetch_add(1, std::memory_order_relaxed);  // the tool interface
   slaves_.StopRunning(slave);
 }
 

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/process_memory.h"
 #include "common/status_reply.h"
+#include "common/storage_table.h"
 #include "master/master.h"
 
 namespace bdmpi {
@@ -139,7 +140,6 @@ void Master::RecordRankStates() {
 
 void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
                         bool cross_node) {
-  if (!recorder_.on()) return;
   MessagePath path = payload.lent()                    ? MessagePath::kLent
                      : request.where == Where::kInline ? MessagePath::kInline
                      : request.where == Where::kPlaced ? MessagePath::kPlaced
@@ -147,6 +147,18 @@ void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Pay
                      // A memory file held by the master counts as its memory.
                      : payload.on_disk() && !payload.in_memory_file() ? MessagePath::kMasterSpill
                                                      : MessagePath::kMasterMemory;
+  // The rank's tool interface reads these whether or not the job records.
+  static_assert(kMessagePaths == kSlotMessagePaths);
+  if (const StorageSlot* table = io_->StorageTable()) {
+    const StorageSlot& counters = table[slave.index];
+    for (MessagePath counted : {path, MessagePath::kCrossNode}) {
+      if (counted == MessagePath::kCrossNode && !cross_node) break;
+      counters.sent_messages[static_cast<int>(counted)].fetch_add(1, std::memory_order_relaxed);
+      counters.sent_bytes[static_cast<int>(counted)].fetch_add(request.bytes,
+                                                                std::memory_order_relaxed);
+    }
+  }
+  if (!recorder_.on()) return;
   recorder_.Sent(slave.index, path, request.bytes);
   if (cross_node) recorder_.Sent(slave.index, MessagePath::kCrossNode, request.bytes);
 }

@@ -112,6 +112,27 @@ TEST(JobOptionsTest, SlavesGetTheRowsVariables) {
   EXPECT_FALSE(IsJobOptionVariable("BDMPI_PREFETCH"));
 }
 
+// What a rank's tool interface reads back (BDMPI_JOB_SETTINGS): the
+// master's options, with values holding spaces intact.
+TEST(JobOptionsTest, SettingsTextRoundTrips) {
+  MasterOptions options =
+      Master({"bdmprun", "-ns", "6", "-nr", "3", "--mem-threshold", "8k", "--no-bind",
+              "--prefetch", "eager", "--scratch-dir", "/tmp", "--topology", "a file.txt",
+              "--report", "p"});
+  JobOptions back = ParseJobSettings(JobSettingsText(options));
+  EXPECT_EQ(back.nslaves, 6);
+  EXPECT_EQ(back.nrunning, 3);
+  EXPECT_EQ(back.mem_threshold, 8u << 10);
+  EXPECT_FALSE(back.bind);
+  EXPECT_TRUE(back.report);
+  EXPECT_EQ(back.prefetch, Prefetch::kEager);
+  EXPECT_EQ(back.topology_file, "a file.txt");
+  EXPECT_EQ(back.job_id, options.job_id);
+  EXPECT_EQ(ParseJobSettings("").nslaves, JobOptions{}.nslaves);
+  EXPECT_THROW(ParseJobSettings("--no-such-option"), Error);
+  EXPECT_THROW(ParseJobSettings("-ns"), Error);
+}
+
 TEST(JobOptionsTest, HelpListsEveryOptionWithItsDefault) {
   std::string usage = kLaunchUsage;
   for (const OptionRow<JobOptions>& row : JobOptionTable()) {

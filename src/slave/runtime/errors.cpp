@@ -54,6 +54,25 @@ const char* ErrorClassString(int error_class) {
     case MPI_ERR_READ_ONLY: return "MPI_ERR_READ_ONLY: read-only file or file system";
     case MPI_ERR_UNSUPPORTED_DATAREP:
       return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
+    // The tool interface's (slave/api/tool.cpp).
+    case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory";
+    case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: MPI_T_init_thread not called";
+    case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot start";
+    case MPI_T_ERR_INVALID_INDEX: return "MPI_T_ERR_INVALID_INDEX: no variable or category of that index";
+    case MPI_T_ERR_INVALID_ITEM: return "MPI_T_ERR_INVALID_ITEM: no enumeration item of that index";
+    case MPI_T_ERR_INVALID_HANDLE: return "MPI_T_ERR_INVALID_HANDLE: invalid handle";
+    case MPI_T_ERR_OUT_OF_HANDLES: return "MPI_T_ERR_OUT_OF_HANDLES: no more handles";
+    case MPI_T_ERR_OUT_OF_SESSIONS: return "MPI_T_ERR_OUT_OF_SESSIONS: no more sessions";
+    case MPI_T_ERR_INVALID_SESSION: return "MPI_T_ERR_INVALID_SESSION: invalid session";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW: return "MPI_T_ERR_CVAR_SET_NOT_NOW: cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER: return "MPI_T_ERR_CVAR_SET_NEVER: cannot be set (a job setting)";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP: return "MPI_T_ERR_PVAR_NO_STARTSTOP: continuous variable";
+    case MPI_T_ERR_PVAR_NO_WRITE: return "MPI_T_ERR_PVAR_NO_WRITE: read-only variable";
+    case MPI_T_ERR_PVAR_NO_ATOMIC: return "MPI_T_ERR_PVAR_NO_ATOMIC: no atomic read and reset";
+    case MPI_T_ERR_INVALID_NAME: return "MPI_T_ERR_INVALID_NAME: no variable or category of that name";
+    case MPI_T_ERR_INVALID: return "MPI_T_ERR_INVALID: invalid argument";
+    case MPI_T_ERR_NOT_SUPPORTED: return "MPI_T_ERR_NOT_SUPPORTED: not supported";
+    case MPI_T_ERR_NOT_ACCESSIBLE: return "MPI_T_ERR_NOT_ACCESSIBLE: not accessible";
     default: break;
   }
   if (error_class > 0 && error_class <= MPI_ERR_LASTCODE)

@@ -16,6 +16,7 @@
 #include "slave/memory/heap.h"
 #include "slave/p2p/lent_blocks.h"
 #include "slave/runtime/environment.h"
+#include "slave/tool/counters.h"
 
 namespace bdmpi {
 namespace {
@@ -213,6 +214,7 @@ void Runtime::SwitchOut(std::uint64_t step) {
   };
   memory::ReleaseStats stats = memory::ReleaseAll(step, progress, this);
   storage_released_ = true;
+  tool::CountSwitchOut(stats.written);
   BDMPI_DEBUG("disk", "switch-out: wrote back %llu bytes, dropped %llu in %.3f s",
               static_cast<unsigned long long>(stats.written),
               static_cast<unsigned long long>(stats.dropped), Now() - start);

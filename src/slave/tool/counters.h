@@ -1,0 +1,18 @@
+// This rank's slot of the node's storage table (common/storage_table.h),
+// where the master counts the run report's figures for the rank and the
+// rank counts its switch-outs: what the tool interface's performance
+// variables read.
+#pragma once
+
+#include "common/storage_table.h"
+
+namespace bdmpi::tool {
+
+// The slot, mapped on first use from the environment bdmprun gives a rank;
+// nullptr outside a job (no table): the counters then read 0.
+StorageSlot* RankSlot();
+
+// A switch-out that wrote `bytes` back (slave/runtime/runtime.cpp).
+void CountSwitchOut(std::uint64_t bytes);
+
+}  // namespace bdmpi::tool
