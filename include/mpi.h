@@ -1168,6 +1168,38 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            MPI_Request *request);
 int MPI_Comm_disconnect(MPI_Comm *comm);
 
+/* -------------------------------- statuses between C and Fortran */
+
+/* A Fortran status (mpif.h, `use mpi`): MPI_F_STATUS_SIZE integers, the
+ * source, tag and error at these indices; mpi_f08's TYPE(MPI_Status) is
+ * MPI_F08_status. The IGNORE constants are the addresses a Fortran
+ * program passes for MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE (its common
+ * blocks, defined by libbdmpi). */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+typedef struct MPI_F08_status {
+  MPI_Fint MPI_SOURCE;
+  MPI_Fint MPI_TAG;
+  MPI_Fint MPI_ERROR;
+  /* Private: the rest of MPI_Status. */
+  MPI_Fint bdmpi_private[3];
+} MPI_F08_status;
+extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)mpi_fortran_status_ignore_)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)mpi_fortran_statuses_ignore_)
+#define MPI_F08_STATUS_IGNORE ((MPI_F08_status *)mpi_fortran_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)mpi_fortran_statuses_ignore_)
+
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+
 /* The tool interface (MPI_T); no Fortran binding, as in the standard. */
 int MPI_T_init_thread(int required, int *provided);
 int MPI_T_finalize(void);
@@ -1981,6 +2013,13 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 
+/* Statuses between C and Fortran. */
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 /* The tool interface. */
 int PMPI_T_init_thread(int required, int *provided);
 int PMPI_T_finalize(void);

@@ -36,6 +36,10 @@ import sys
 SKIP = {
     'MPI_Message_c2f': 'C only',
     'MPI_Message_f2c': 'C only',
+    # Between C's and Fortran's statuses: C only (slave/api/status_convert.cpp).
+    'MPI_Status_c2f': 'C only', 'MPI_Status_f2c': 'C only',
+    'MPI_Status_c2f08': 'C only', 'MPI_Status_f082c': 'C only',
+    'MPI_Status_f2f08': 'C only', 'MPI_Status_f082f': 'C only',
     # The predefined callbacks are Fortran procedures of their own
     # (F_CALLBACKS below).
     'MPI_Comm_null_copy_fn': 'callback', 'MPI_Comm_dup_fn': 'callback',
@@ -49,6 +53,15 @@ SKIP = {
 # The tool interface (MPI_T_*) has no Fortran binding in the standard: its
 # functions, handles and constants are C only.
 C_ONLY_PREFIX = 'MPI_T_'
+# C's view of Fortran statuses (MPI_F_STATUS_SIZE, MPI_F_SOURCE, ...,
+# MPI_F08_status): C only too.
+C_STATUS_PREFIXES = ('MPI_F_', 'MPI_F08_')
+
+# The Fortran programs' MPI_STATUS(ES)_IGNORE: libbdmpi defines these
+# common blocks (C's MPI_F_STATUS(ES)_IGNORE, declared in mpi.h), not
+# libbdmpi_f.
+SENTINELS_IN_LIBBDMPI = {'mpi_fortran_status_ignore',
+                         'mpi_fortran_statuses_ignore'}
 
 # Written by hand below (C side); their Fortran interfaces are generated
 # from the prototypes given here instead of mpi.h's.
@@ -248,7 +261,8 @@ def parse_constants(text):
     # Version macros and the like that are not MPI constants in Fortran.
     drop = {'MPI_Comm_c2f'}
     return [c for c in out
-            if c[0] not in drop and not c[0].startswith(C_ONLY_PREFIX)]
+            if c[0] not in drop and not c[0].startswith(C_ONLY_PREFIX)
+            and not c[0].startswith(C_STATUS_PREFIXES)]
 
 
 # ------------------------------------------------------------ C wrappers
@@ -822,6 +836,8 @@ def with_pmpi(text):
 def gen_c(funcs):
     out = [C_PROLOGUE]
     for blk, ctype, n, _ in SENTINELS:
+        if blk in SENTINELS_IN_LIBBDMPI:
+            continue
         out.append("%s %s_[%d] __attribute__((aligned(16)));" % (ctype, blk, n))
     out.append(C_HELPERS)
     out.append(with_pmpi(C_SPECIAL))

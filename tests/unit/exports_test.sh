@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # libbdmpi.so exports its C interface and nothing else: MPI_*, PMPI_*,
-# BDMPI_* and (unless built with a sanitizer) the interposed malloc family.
+# BDMPI_*, the common blocks behind MPI_F_STATUS(ES)_IGNORE and (unless
+# built with a sanitizer) the interposed malloc family.
 # A C++ symbol of the runtime in a user program's namespace could clash with
 # or be interposed by the program's own symbols.
 #
@@ -13,7 +14,8 @@ allocation="malloc calloc realloc free posix_memalign aligned_alloc memalign val
 symbols=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u)
 status=0
 
-unexpected=$(grep -Ev '^(MPI_|PMPI_|BDMPI_)' <<<"$symbols" |
+# Fortran's MPI_STATUS(ES)_IGNORE common blocks: C's MPI_F_STATUS(ES)_IGNORE.
+unexpected=$(grep -Ev '^(MPI_|PMPI_|BDMPI_|mpi_fortran_status(es)?_ignore_$)' <<<"$symbols" |
   grep -Fxv -f <(tr ' ' '\n' <<<"$allocation") || true)
 if [[ -n $unexpected ]]; then
   echo "FAIL: $lib exports $(wc -l <<<"$unexpected") symbol(s) outside its interface:"
