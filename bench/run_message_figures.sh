@@ -276,6 +276,15 @@ awk -F, -v base="${BASE_BIN:+1}" '
     if (op == "fanin") return "12 B"  # the program reports its ranks there
     return n >= 1048576 ? n / 1048576 " MiB" : n >= 1024 ? n / 1024 " KiB" : n " B"
   }
+  # The 8 B figure of OP with -nr 2 against -nr 1, 2 ranks, target LIMIT.
+  function nr2_row(label, op, limit,   k, list) {
+    k = op SUBSEP 2 SUBSEP 8
+    if (!((k, "nr2") in v)) return
+    list = ratios(k, "nr2", "nr1")
+    printf "| %s -nr 2 / -nr 1 | 2 | 8 B | | %s | | %s | %s |", label, us(v[k, "nr2"]), shown(list), verdict(list, limit)
+    if (base) printf " %s | |", shown(ratios(k, "base-nr2", "base-nr1"))
+    printf "\n"
+  }
   function verdict(list, limit,   m) {
     if (list == "") return "not measured"
     m = median(list)
@@ -324,20 +333,8 @@ awk -F, -v base="${BASE_BIN:+1}" '
         printf "\n"
       }
     }
-    k = "pingpong" SUBSEP 2 SUBSEP 8
-    if ((k, "nr2") in v) {
-      list = ratios(k, "nr2", "nr1")
-      printf "| latency -nr 2 / -nr 1 | 2 | 8 B | | %s | | %s | %s |", us(v[k, "nr2"]), shown(list), verdict(list, 2)
-      if (base) printf " %s | |", shown(ratios(k, "base-nr2", "base-nr1"))
-      printf "\n"
-    }
-    k = "bw" SUBSEP 2 SUBSEP 8
-    if ((k, "nr2") in v) {
-      list = ratios(k, "nr2", "nr1")
-      printf "| stream -nr 2 / -nr 1 | 2 | 8 B | | %s | | %s | %s |", us(v[k, "nr2"]), shown(list), verdict(list, 3)
-      if (base) printf " %s | |", shown(ratios(k, "base-nr2", "base-nr1"))
-      printf "\n"
-    }
+    nr2_row("latency", "pingpong", 2)
+    nr2_row("stream", "bw", 3)
   }' "$CSV" >"$OUT/table.md"
 
 echo
