@@ -157,6 +157,14 @@ void CollectiveRequest::Absorb(const ReplyMsg& reply) {
   Reflect();
 }
 
+void CollectiveRequest::Cancel() {
+  if (!active) return;
+  throw Error(kErrRequest,
+              "MPI_Cancel of a collective's request: MPI does not allow cancelling a "
+              "nonblocking or persistent collective (MPI-3.1 5.12); complete it with "
+              "MPI_Wait or MPI_Test instead");
+}
+
 bool CollectiveRequest::Free() {
   if (active && running_) running_->Abandon();
   return true;

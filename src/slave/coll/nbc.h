@@ -117,6 +117,10 @@ class CollectiveRequest : public Request {
 
   void Absorb(const ReplyMsg& reply) override;
   void Start() override;
+  // Refused while active (MPI_ERR_REQUEST): MPI makes cancelling a
+  // collective erroneous, and Open MPI refuses it so; the operation goes
+  // on and completes as usual. An inactive persistent one: nothing to do.
+  void Cancel() override;
   // Frees the schedule's receives not completed (Schedule::Abandon).
   bool Free() override;
 

@@ -35,7 +35,8 @@ void RequestFree(MPI_Request* request);
 // MPI_Cancel: a receive still unmatched is withdrawn, and so is a send
 // (MPI_Isend & co.) whose message waits unreceived on this node; anything
 // else completes as usual (MPI_Test_cancelled then says false), such as a
-// send whose message went to another node's master.
+// send whose message went to another node's master. An active collective's
+// request is refused (kErrRequest), as Open MPI refuses it.
 void Cancel(MPI_Request* request);
 // MPI_Request_get_status: like MPI_Test, but the request stays.
 int RequestGetStatus(MPI_Request request, int* flag, MPI_Status* status);

@@ -59,7 +59,8 @@ class Request {
   virtual int Complete(MPI_Status* out);
   // The same for MPI_Request_get_status, which leaves the request.
   virtual int PeekStatus(MPI_Status* out);
-  // MPI_Cancel. This one: nothing to withdraw (it completes as usual).
+  // MPI_Cancel; throws to refuse it. This one: nothing to withdraw (it
+  // completes as usual).
   virtual void Cancel() {}
   // MPI_Request_free. Returns whether its table slot goes now; false: the
   // kind frees it later (FreeRequest). This one: a receive the master
