@@ -11,6 +11,16 @@
 // match, a collective's next step), and Absorb takes that completion; or
 // something other than the master completes it (the program, for a
 // generalized request), which Poll looks for and Await waits for.
+//
+// A new kind (one-sided, partitioned, ...) derives from Request and hands
+// its object to NewRequest, which gives the MPI_Request. While not done it
+// either sets `id` to the master's receive that completes it (and overrides
+// Absorb to take that reply: a kind with several steps sets the next `id`
+// and stays not done), or overrides CompletesOutsideMaster, Poll and Await.
+// It overrides Start if persistent, Complete/PeekStatus if its status is
+// not `status`, Cancel if something can be withdrawn (or throws Error to
+// refuse), and Free if the master holds something of it that must go.
+// The completion calls (completion.h) then serve it with no change.
 #pragma once
 
 #include <mpi.h>
