@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/coll_engine.h"
 #include "common/error.h"
 #include "common/job_names.h"
 #include "common/launch_guard.h"
@@ -243,6 +244,17 @@ const std::vector<Row>& JobOptionTable() {
                     std::size_t bytes = ParseByteSize(v, "--chunk-size");
                     if (bytes == 0) throw Error(kErrArg, "--chunk-size must be at least 1");
                     return std::to_string(bytes);
+                  }),
+      VariableRow("--coll-engine", &JobOptions::coll_engine, "KIND=ENGINE,...",
+                  "force the engine that serves a rank's collective call, per collective "
+                  "(barrier, bcast, reduce, allreduce, scan, exscan): master, fold_bcast "
+                  "(allreduce), schedule or chain (scan, exscan); a call the forced engine "
+                  "cannot serve (a user-defined operation on the masters) keeps its own "
+                  "(docs/collectives.md)",
+                  "BDMPI_COLL_ENGINE", "auto",
+                  [](const std::string& v) -> std::string {
+                    ParseCollEngines(v, "--coll-engine");
+                    return v == "auto" ? std::string() : v;
                   }),
       VariableRow("--log", &JobOptions::log_level, "error|warn|info|debug",
                   "what the launcher, the masters and the ranks log on stderr",

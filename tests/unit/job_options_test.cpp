@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/byte_size.h"
+#include "common/coll_engine.h"
 #include "common/error.h"
 #include "collectives/select.h"
 #include "common/job_names.h"
@@ -222,6 +223,55 @@ TEST_F(VariableRowsTest, BadValuesNameTheVariableOrTheOption) {
 
 // The rows' names are the ones collectives/select.cpp takes, and it
 // refuses what the rows refuse.
+TEST(CollEngineTest, ParsesWhatEachCollectiveCanTake) {
+  ForcedEngines none = ParseCollEngines("auto", "--coll-engine");
+  for (CollEngine engine : none) EXPECT_EQ(engine, CollEngine::kAuto);
+  ForcedEngines forced =
+      ParseCollEngines("allreduce=fold_bcast,scan=schedule,bcast=auto", "--coll-engine");
+  EXPECT_EQ(forced[static_cast<std::size_t>(CollKind::kAllreduce)], CollEngine::kFoldBcast);
+  EXPECT_EQ(forced[static_cast<std::size_t>(CollKind::kScan)], CollEngine::kSchedule);
+  EXPECT_EQ(forced[static_cast<std::size_t>(CollKind::kBcast)], CollEngine::kAuto);
+  EXPECT_EQ(forced[static_cast<std::size_t>(CollKind::kBarrier)], CollEngine::kAuto);
+  // Every collective takes the schedule; scans take no master, only the
+  // allreduce takes fold_bcast; inter is never forced.
+  for (std::size_t k = 0; k < kNumCollKinds; ++k) {
+    auto kind = static_cast<CollKind>(k);
+    EXPECT_TRUE(EngineServes(CollEngine::kSchedule, kind)) << CollKindName(kind);
+    EXPECT_FALSE(EngineServes(CollEngine::kInter, kind)) << CollKindName(kind);
+  }
+  auto message = [](const std::string& text) {
+    try {
+      ParseCollEngines(text, "--coll-engine");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(message("scan=master"),
+            "--coll-engine: master cannot serve scan (engines for scan: auto|schedule|chain)");
+  EXPECT_EQ(message("bcast=fold_bcast"),
+            "--coll-engine: fold_bcast cannot serve bcast (engines for bcast: "
+            "auto|master|schedule)");
+  EXPECT_EQ(message("bcast=ring"),
+            "--coll-engine: no engine 'ring' (engines for bcast: auto|master|schedule)");
+  EXPECT_EQ(message("gather=schedule"),
+            "--coll-engine: no collective 'gather' (kinds: "
+            "barrier|bcast|reduce|allreduce|scan|exscan)");
+  EXPECT_EQ(message("bcast"), "--coll-engine: 'bcast' is not KIND=ENGINE (kinds: "
+                              "barrier|bcast|reduce|allreduce|scan|exscan)");
+  EXPECT_EQ(message("bcast=master,bcast=schedule"), "--coll-engine: bcast is given twice");
+  EXPECT_NE(message("reduce=inter").find("inter cannot be forced"), std::string::npos);
+}
+
+TEST_F(VariableRowsTest, CollEngineIsCheckedAtTheLaunch) {
+  EXPECT_EQ(LaunchError({"--coll-engine", "exscan=master", kProgram}),
+            "bdmpiexec: --coll-engine: master cannot serve exscan (engines for exscan: "
+            "auto|schedule|chain)");
+  setenv("BDMPI_COLL_ENGINE", "allreduce=chain", 1);
+  EXPECT_NE(LaunchError({kProgram}).find("BDMPI_COLL_ENGINE=allreduce=chain"),
+            std::string::npos);
+}
+
 TEST_F(VariableRowsTest, AlgorithmRowsMatchTheSelection) {
   int rows = 0;
   for (const OptionRow<JobOptions>& row : JobOptionTable()) {

@@ -12,6 +12,7 @@
 #include "slave/io/errhandlers.h"
 #include "slave/io/file.h"
 #include "slave/io/operations.h"
+#include "slave/request/request.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/info.h"
 #include "slave/runtime/objects.h"
@@ -61,11 +62,7 @@ int NullFileCall(const char* function, Body&& body) {
 
 // A non-blocking call's request: the I/O is done, the request complete.
 MPI_Request DoneRequest(const MPI_Status& status) {
-  bdmpi::PendingRequest pending;
-  pending.done = true;
-  pending.comm = MPI_COMM_SELF;
-  pending.status = status;
-  return bdmpi::NewRequest(pending);
+  return bdmpi::NewDoneRequest(MPI_COMM_SELF, status);
 }
 
 // The non-blocking calls: the access at once, then a complete request.

@@ -8,6 +8,7 @@
 #include "slave/p2p/bsend_buffer.h"
 #include "slave/p2p/p2p.h"
 #include "slave/p2p/p2p_more.h"
+#include "slave/request/completion.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
 

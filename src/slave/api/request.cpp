@@ -6,10 +6,9 @@
 
 #include "common/error.h"
 #include "slave/datatype/datatypes.h"
-#include "slave/p2p/p2p.h"
-#include "slave/p2p/p2p_more.h"
+#include "slave/request/completion.h"
+#include "slave/request/generalized.h"
 #include "slave/runtime/errors.h"
-#include "slave/runtime/objects.h"
 
 using bdmpi::Error;
 using bdmpi::Guard;

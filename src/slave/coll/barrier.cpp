@@ -1,5 +1,7 @@
 #include "common/protocol.h"
 #include "slave/coll/collectives.h"
+#include "slave/coll/engine.h"
+#include "slave/coll/nbc_plans.h"
 #include "slave/comm/intercomm.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
@@ -10,7 +12,9 @@ namespace bdmpi {
 void Barrier(MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  if (comm.inter) return IntercommBarrier(comm_handle);
+  CollEngine engine = SelectEngine(CollKind::kBarrier, comm).engine;
+  if (engine == CollEngine::kInter) return IntercommBarrier(comm_handle);
+  if (engine == CollEngine::kSchedule) return RunBlocking(BarrierPlan(comm_handle));
   if (comm.size == 1) return;
   RequestMsg request;
   request.type = MsgType::kBarrier;

@@ -6,7 +6,9 @@
 #include "common/error.h"
 #include "common/protocol.h"
 #include "slave/coll/collectives.h"
+#include "slave/coll/engine.h"
 #include "slave/coll/nbc_inter.h"
+#include "slave/coll/nbc_plans.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
@@ -24,7 +26,11 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
            MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  if (comm.inter) return RunBlocking(InterBcastPlan(buffer, count, datatype, root, comm));
+  CollEngine engine = SelectEngine(CollKind::kBcast, comm).engine;
+  if (engine == CollEngine::kInter)
+    return RunBlocking(InterBcastPlan(buffer, count, datatype, root, comm));
+  if (engine == CollEngine::kSchedule)
+    return RunBlocking(BcastPlan(buffer, count, datatype, root, comm_handle));
   std::uint64_t bytes = WireBytes(count, datatype);
   CheckRoot(comm, root);
   if (comm.size == 1) return;

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/protocol.h"
 #include "slave/coll/collectives.h"
+#include "slave/coll/engine.h"
 #include "slave/coll/nbc_plans.h"
 #include "slave/comm/intercomm.h"
 #include "slave/p2p/wire_data.h"
@@ -144,11 +145,17 @@ void ScanImpl(const void* send, void* recv, int count, MPI_Datatype datatype, MP
 
 void Scan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
           MPI_Comm comm) {
+  RequireInitialized();
+  if (SelectEngine(CollKind::kScan, LookupComm(comm)).engine == CollEngine::kSchedule)
+    return RunBlocking(ScanPlan(send, recv, count, datatype, op, comm));
   ScanImpl(send, recv, count, datatype, op, comm, /*exclusive=*/false);
 }
 
 void Exscan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
             MPI_Comm comm) {
+  RequireInitialized();
+  if (SelectEngine(CollKind::kExscan, LookupComm(comm)).engine == CollEngine::kSchedule)
+    return RunBlocking(ExscanPlan(send, recv, count, datatype, op, comm));
   ScanImpl(send, recv, count, datatype, op, comm, /*exclusive=*/true);
 }
 

@@ -135,54 +135,56 @@ void RunBlocking(const CollectivePlan& plan) {
   schedule.Wait();
 }
 
-namespace {
+CollectiveRequest::CollectiveRequest(MPI_Comm comm_handle, CollectivePlan plan)
+    : Request(comm_handle), plan_(std::move(plan)) {}
 
-// Mirrors the schedule's state into the request the completion calls see.
-void Reflect(PendingRequest& pending) {
-  const Schedule& schedule = *pending.collective->running;
-  pending.done = schedule.done();
-  pending.id = schedule.waiting_id();
-  if (pending.done) SetEmptyStatus(&pending.status);
+void CollectiveRequest::Reflect() {
+  done = running_->done();
+  id = running_->waiting_id();
+  if (done) SetEmptyStatus(&status);
 }
 
-}  // namespace
-
-void StartCollective(PendingRequest& pending) {
-  CollectiveRequest& collective = *pending.collective;
-  collective.running.reset();
-  collective.running.emplace(collective.plan());
-  collective.running->Begin();
-  pending.active = true;
-  Reflect(pending);
+void CollectiveRequest::Start() {
+  running_.reset();
+  running_.emplace(plan_());
+  running_->Begin();
+  active = true;
+  Reflect();
 }
 
-void AbsorbCollective(PendingRequest& pending, const ReplyMsg& reply) {
-  pending.collective->running->Absorb(reply);
-  Reflect(pending);
+void CollectiveRequest::Absorb(const ReplyMsg& reply) {
+  running_->Absorb(reply);
+  Reflect();
 }
 
-void AbandonCollective(PendingRequest& pending) {
-  if (pending.active && pending.collective->running) pending.collective->running->Abandon();
+void CollectiveRequest::Cancel() {
+  if (!active) return;
+  throw Error(kErrRequest,
+              "MPI_Cancel of a collective's request: MPI does not allow cancelling a "
+              "nonblocking or persistent collective (MPI-3.1 5.12); complete it with "
+              "MPI_Wait or MPI_Test instead");
+}
+
+bool CollectiveRequest::Free() {
+  if (active && running_) running_->Abandon();
+  return true;
+}
+
+MPI_Request StartNonblocking(std::unique_ptr<CollectiveRequest> request) {
+  request->Start();
+  return NewRequest(std::move(request));
 }
 
 MPI_Request StartNonblocking(CollectivePlan plan, MPI_Comm comm) {
-  PendingRequest pending;
-  pending.comm = comm;
-  pending.collective = std::make_shared<CollectiveRequest>();
-  pending.collective->plan = std::move(plan);
-  StartCollective(pending);
-  return NewRequest(pending);
+  return StartNonblocking(std::make_unique<CollectiveRequest>(comm, std::move(plan)));
 }
 
 MPI_Request NewPersistent(CollectivePlan plan, MPI_Comm comm) {
-  PendingRequest pending;
-  pending.comm = comm;
-  pending.collective = std::make_shared<CollectiveRequest>();
-  pending.collective->plan = std::move(plan);
-  pending.persistent = true;
-  pending.active = false;
-  pending.done = true;
-  return NewRequest(pending);
+  auto request = std::make_unique<CollectiveRequest>(comm, std::move(plan));
+  request->persistent = true;
+  request->active = false;
+  request->done = true;
+  return NewRequest(std::move(request));
 }
 
 }  // namespace bdmpi

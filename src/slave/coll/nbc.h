@@ -18,11 +18,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "common/protocol.h"
 #include "slave/p2p/wire_data.h"
+#include "slave/request/request.h"
 #include "slave/runtime/objects.h"
 
 namespace bdmpi {
@@ -106,24 +108,36 @@ class Schedule {
 // or nonblocking call, at every MPI_Start for a persistent one.
 using CollectivePlan = std::function<Schedule()>;
 
-// What a collective request (PendingRequest::collective) holds.
-struct CollectiveRequest {
-  CollectivePlan plan;
-  std::optional<Schedule> running;
-  // MPI_Comm_idup's: MPI_Request_free is refused while it is active, as
-  // Open MPI refuses it (MPI_ERR_REQUEST), since the communicator it makes
-  // could then be neither completed nor freed.
-  bool makes_comm = false;
+// The request of a nonblocking or persistent collective (request.h): each
+// start runs the plan, and the master's completions are the steps of the
+// schedule it made; `id` is the receive of the next one.
+class CollectiveRequest : public Request {
+ public:
+  CollectiveRequest(MPI_Comm comm_handle, CollectivePlan plan);
+
+  void Absorb(const ReplyMsg& reply) override;
+  void Start() override;
+  // Refused while active (MPI_ERR_REQUEST): MPI makes cancelling a
+  // collective erroneous, and Open MPI refuses it so; the operation goes
+  // on and completes as usual. An inactive persistent one: nothing to do.
+  void Cancel() override;
+  // Frees the schedule's receives not completed (Schedule::Abandon).
+  bool Free() override;
+
+ private:
+  // Mirrors the schedule's state into what the completion calls see.
+  void Reflect();
+
+  CollectivePlan plan_;
+  std::optional<Schedule> running_;
 };
 
 void RunBlocking(const CollectivePlan& plan);
+// Starts `request` (a CollectiveRequest, or a kind derived from it) and
+// returns its handle.
+MPI_Request StartNonblocking(std::unique_ptr<CollectiveRequest> request);
 MPI_Request StartNonblocking(CollectivePlan plan, MPI_Comm comm);
 // Inactive until MPI_Start.
 MPI_Request NewPersistent(CollectivePlan plan, MPI_Comm comm);
-
-// For the completion calls (p2p.cpp).
-void StartCollective(PendingRequest& pending);
-void AbsorbCollective(PendingRequest& pending, const ReplyMsg& reply);
-void AbandonCollective(PendingRequest& pending);
 
 }  // namespace bdmpi

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "slave/coll/fold.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/runtime/runtime.h"
 

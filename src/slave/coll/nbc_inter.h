@@ -48,11 +48,4 @@ CollectivePlan InterAllreducePlan(const void* send, void* recv, int count, MPI_D
 CollectivePlan InterReduceScatterPlan(const void* send, void* recv, std::vector<int> counts,
                                       MPI_Datatype datatype, MPI_Op op, const CommInfo& comm);
 
-// Adds the steps that receive `count` elements (wire bytes) from each of
-// `sources` (ranks of the schedule's communicator), fold them in that
-// order and hand the result to `use` (nbc_reduce.cpp, beside its fold).
-void FoldReceived(Schedule& schedule, int tag, const std::vector<int>& sources,
-                  const CheckedOp& op, MPI_Datatype datatype, int count,
-                  std::function<void(const std::vector<std::byte>&)> use);
-
 }  // namespace bdmpi

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "slave/coll/coll_p2p.h"
+#include "slave/coll/fold.h"
 #include "slave/coll/nbc_inter.h"
 #include "slave/coll/nbc_plans.h"
 #include "slave/comm/intercomm.h"
@@ -26,47 +27,6 @@ namespace {
 
 using Bytes = std::vector<std::byte>;
 
-// The contributions folded so far, in rank order.
-class Fold {
- public:
-  Fold(const CheckedOp& op, MPI_Datatype datatype, int count)
-      : op_(op), datatype_(datatype), count_(count), bytes_(WireBytes(count, datatype)) {}
-
-  std::uint64_t bytes() const { return bytes_; }
-  bool empty() const { return empty_; }
-  const Bytes& result() const { return acc_; }
-
-  void Add(const Bytes& contribution) {
-    incoming_ = contribution;
-    FoldIncoming();
-  }
-
-  void Receive(const ReplyMsg& reply, int source) {
-    incoming_.resize(bytes_);
-    Runtime::Instance()->FetchPayload(reply, incoming_.data(), bytes_);
-    if (reply.error != MPI_SUCCESS || reply.bytes != bytes_)
-      throw Error(kErrTruncate, "rank " + std::to_string(source) + " contributes " +
-                                    std::to_string(reply.bytes) + " bytes where this rank " +
-                                    "expects " + std::to_string(bytes_) +
-                                    " (every rank must give the same count and datatype)");
-    FoldIncoming();
-  }
-
- private:
-  // acc = acc op incoming: the operation's inout is the later operand.
-  void FoldIncoming() {
-    if (!empty_) ApplyOpWire(op_, datatype_, acc_.data(), incoming_.data(), count_);
-    acc_.swap(incoming_);
-    empty_ = false;
-  }
-
-  CheckedOp op_;
-  MPI_Datatype datatype_;
-  int count_;
-  std::uint64_t bytes_;
-  Bytes acc_, incoming_;
-  bool empty_ = true;
-};
 
 // Adds the steps that fold the contributions of `sources` (increasing
 // ranks; this rank's own, `own`, at its place) and then writes the result.
@@ -192,18 +152,6 @@ CollectivePlan ReduceScatterCounts(const void* send, void* recv, std::vector<int
 }
 
 }  // namespace
-
-void FoldReceived(Schedule& schedule, int tag, const std::vector<int>& sources,
-                  const CheckedOp& op, MPI_Datatype datatype, int count,
-                  std::function<void(const std::vector<std::byte>&)> use) {
-  auto fold = std::make_shared<Fold>(op, datatype, count);
-  for (int r : sources)
-    schedule.Recv(r, tag, fold->bytes(),
-                  [fold, r](const ReplyMsg& reply) { fold->Receive(reply, r); });
-  schedule.Then([fold, use] {
-    if (!fold->empty()) use(fold->result());
-  });
-}
 
 CollectivePlan ReducePlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
                           int root, MPI_Comm comm) {

@@ -1,7 +1,7 @@
 // The slave's half of MPI_Reduce and MPI_Allreduce: each rank stages its
 // contribution, the master reduces (src/master/reduce.cpp), and the ranks
 // that need the result wait for it. User-defined operations are reduced in
-// the slaves instead (ReducePlan, nbc_reduce.cpp).
+// the slaves instead (ReducePlan, nbc_reduce.cpp); engine.h picks which.
 #include <cstring>
 #include <string>
 
@@ -11,6 +11,7 @@
 #include "common/reduce.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
+#include "slave/coll/engine.h"
 #include "slave/coll/nbc_inter.h"
 #include "slave/coll/nbc_plans.h"
 #include "slave/p2p/wire_data.h"
@@ -71,9 +72,12 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
             MPI_Op op, int root, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  if (comm.inter) return RunBlocking(InterReducePlan(send, recv, count, datatype, op, root, comm));
-  CheckRoot(comm, root);
-  if (UserDefined(count, datatype, op)) {
+  if (!comm.inter) CheckRoot(comm, root);
+  bool user_op = !comm.inter && UserDefined(count, datatype, op);
+  CollEngine engine = SelectEngine(CollKind::kReduce, comm, user_op).engine;
+  if (engine == CollEngine::kInter)
+    return RunBlocking(InterReducePlan(send, recv, count, datatype, op, root, comm));
+  if (engine == CollEngine::kSchedule) {
     RunBlocking(ReducePlan(send, recv, count, datatype, op, root, comm_handle));
     return;
   }
@@ -93,10 +97,17 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
-  if (comm.inter) return RunBlocking(InterAllreducePlan(send, recv, count, datatype, op, comm));
-  if (UserDefined(count, datatype, op)) {
-    // Rank 0 folds (n messages rather than AllreducePlan's n^2), the
-    // master broadcasts.
+  bool user_op = !comm.inter && UserDefined(count, datatype, op);
+  CollEngine engine = SelectEngine(CollKind::kAllreduce, comm, user_op).engine;
+  if (engine == CollEngine::kInter)
+    return RunBlocking(InterAllreducePlan(send, recv, count, datatype, op, comm));
+  if (engine == CollEngine::kSchedule) {
+    RunBlocking(AllreducePlan(send, recv, count, datatype, op, comm_handle));
+    return;
+  }
+  if (engine == CollEngine::kFoldBcast) {
+    // Rank 0 folds (n messages rather than AllreducePlan's n^2), then
+    // broadcasts.
     if (send == MPI_IN_PLACE) send = recv;  // valid at every rank here
     RunBlocking(ReducePlan(send, recv, count, datatype, op, 0, comm_handle));
     Bcast(recv, count, datatype, 0, comm_handle);

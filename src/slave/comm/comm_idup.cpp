@@ -2,6 +2,7 @@
 #include "slave/comm/comm_idup.h"
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,23 @@ CommInfo Duplicate(const CommInfo& parent, const ReplyMsg& reply) {
   return made;
 }
 
+// A collective request whose completion makes the communicator.
+class IdupRequest : public CollectiveRequest {
+ public:
+  using CollectiveRequest::CollectiveRequest;
+
+  // Refused while active, as Open MPI refuses it (MPI_ERR_REQUEST), since
+  // the communicator it makes could then be neither completed nor freed.
+  bool Free() override {
+    if (active && !done)
+      throw Error(kErrRequest,
+                  "MPI_Request_free of an active MPI_Comm_idup request: the new communicator "
+                  "exists only once the request completes; complete it (MPI_Wait, MPI_Test) "
+                  "and free the communicator instead");
+    return CollectiveRequest::Free();
+  }
+};
+
 }  // namespace
 
 MPI_Request CommIdup(MPI_Comm parent_handle, std::optional<InfoEntries> hints, MPI_Comm* newcomm) {
@@ -68,9 +86,7 @@ MPI_Request CommIdup(MPI_Comm parent_handle, std::optional<InfoEntries> hints, M
     });
     return schedule;
   };
-  MPI_Request request = StartNonblocking(std::move(plan), parent_handle);
-  LookupRequest(request).collective->makes_comm = true;
-  return request;
+  return StartNonblocking(std::make_unique<IdupRequest>(parent_handle, std::move(plan)));
 }
 
 }  // namespace bdmpi

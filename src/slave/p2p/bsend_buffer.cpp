@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
 #include "slave/p2p/p2p.h"
 #include "slave/p2p/p2p_internal.h"
+#include "slave/request/generalized.h"
+#include "slave/request/request.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
@@ -130,28 +133,26 @@ void FlushBuffered() {
 
 MPI_Request IflushBuffered() {
   std::vector<std::uint64_t> ids = InFlightIds(Attached());
-  PendingRequest pending;
-  pending.comm = MPI_COMM_WORLD;
-  SetEmptyStatus(&pending.status);
-  pending.done = ids.empty();
-  if (!pending.done) {
-    auto generalized = std::make_shared<GeneralizedRequest>();
-    // MPI_Test reclaims without waiting, MPI_Wait waits (a blocking point).
-    generalized->progress = [ids](bool wait) {
-      AttachedBuffer& attached = Attached();
-      if (wait) {
-        WaitReceived(attached, ids);
-      } else {
-        Reclaim(attached);
-      }
-      return std::none_of(ids.begin(), ids.end(), [&](std::uint64_t id) {
-        return std::any_of(attached.in_flight.begin(), attached.in_flight.end(),
-                           [id](const BufferedMessage& message) { return message.id == id; });
-      });
-    };
-    pending.generalized = generalized;
+  if (ids.empty()) {
+    MPI_Status empty;
+    SetEmptyStatus(&empty);
+    return NewDoneRequest(MPI_COMM_WORLD, empty);
   }
-  return NewRequest(pending);
+  // MPI_Test reclaims without waiting, MPI_Wait waits (a blocking point).
+  return NewPolledRequest(
+      [ids](bool wait) {
+        AttachedBuffer& attached = Attached();
+        if (wait) {
+          WaitReceived(attached, ids);
+        } else {
+          Reclaim(attached);
+        }
+        return std::none_of(ids.begin(), ids.end(), [&](std::uint64_t id) {
+          return std::any_of(attached.in_flight.begin(), attached.in_flight.end(),
+                             [id](const BufferedMessage& message) { return message.id == id; });
+        });
+      },
+      MPI_COMM_WORLD);
 }
 
 }  // namespace bdmpi

@@ -6,9 +6,11 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "common/protocol.h"
 #include "slave/datatype/datatypes.h"
+#include "slave/request/request.h"
 #include "slave/runtime/objects.h"
 
 namespace bdmpi {
@@ -32,12 +34,33 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id);
 // `comm`: for the source's number (an intercommunicator's remote rank).
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
                std::uint64_t capacity, MPI_Status* status, const CommInfo* comm = nullptr);
-// A status the single-completion calls hand out (MPI_Recv, MPI_Wait,
-// MPI_Probe, ...): every field but MPI_ERROR, which only the calls with an
-// array of statuses set (MPI-3.1 3.7.5), as in Open MPI.
-void SetResult(MPI_Status* status, int source, int tag, std::uint64_t bytes);
-void CopyResult(MPI_Status* to, const MPI_Status& from);
-// Copies the master's completion of request `pending` into it.
-void Absorb(PendingRequest& pending, const ReplyMsg& reply);
+
+// A point-to-point request (request.h): a receive, complete once the
+// master's completion is copied into its buffer; or a send, complete when
+// started (sends are buffered) unless synchronous: then when the master
+// says a receive took its message.
+class P2pRequest : public Request {
+ public:
+  using Request::Request;
+
+  bool is_recv = false;
+  void* buffer = nullptr;
+  std::uint64_t capacity = 0;
+  // Persistent requests (MPI_Send_init, MPI_Recv_init): the arguments each
+  // MPI_Start uses.
+  const void* send_buffer = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  // A receive into a datatype with gaps: where to unpack (see FinishRecv).
+  std::shared_ptr<const TypeInfo> layout;
+  int peer = 0;
+  int tag = 0;
+  SendMode mode = SendMode::kStandard;
+
+  void Absorb(const ReplyMsg& reply) override;
+  void Start() override;
+  void Cancel() override;  // p2p_more.cpp
+  bool Free() override;
+};
 
 }  // namespace bdmpi

@@ -1,158 +1,38 @@
 #include "slave/p2p/p2p_more.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
 #include "slave/p2p/bsend_buffer.h"
 #include "slave/p2p/p2p_internal.h"
-#include "slave/request/generalized_wait.h"
+#include "slave/request/request.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
 
 namespace bdmpi {
 
-void Cancel(MPI_Request* request) {
-  RequireInitialized();
-  if (*request == MPI_REQUEST_NULL) throw Error(kErrRequest, "MPI_Cancel of MPI_REQUEST_NULL");
-  PendingRequest& pending = LookupRequest(*request);
-  if (pending.generalized) {
-    const GeneralizedRequest& generalized = *pending.generalized;
-    if (generalized.cancel == nullptr) return;  // the runtime's own
-    int error = generalized.cancel(generalized.extra_state, PollGeneralized(pending) ? 1 : 0);
-    if (error != MPI_SUCCESS) throw Error(error, "the generalized request's cancel function failed");
-    return;
-  }
-  if (!pending.active || pending.status.bdmpi_cancelled) return;
+void P2pRequest::Cancel() {
+  if (!active || status.bdmpi_cancelled) return;
   // A receive that has its data is complete; a send's message may still
   // wait unreceived (in the master) even when its request is complete.
-  if (pending.is_recv ? pending.done : pending.id == 0) return;
-  RequestMsg cancel = IdRequest(MsgType::kCancel, pending.id);
-  if (!pending.is_recv) {
+  if (is_recv ? done : id == 0) return;
+  RequestMsg cancel = IdRequest(MsgType::kCancel, id);
+  if (!is_recv) {
     cancel.code = kCancelSend;
-    cancel.comm = LookupComm(pending.comm).id;
-    cancel.peer = pending.peer;
+    cancel.comm = LookupComm(comm).id;
+    cancel.peer = peer;
   }
   ReplyMsg reply = Runtime::Instance()->Call(cancel);
   if (reply.flag == 0) return;  // matched already: it completes as usual
-  if (!pending.is_recv && pending.mode == SendMode::kBuffered) ForgetBuffered(pending.id);
-  pending.done = true;
-  SetStatus(&pending.status, pending.is_recv ? MPI_ANY_SOURCE : pending.peer, MPI_ANY_TAG,
-            MPI_SUCCESS, 0);
-  pending.status.bdmpi_cancelled = 1;
-}
-
-int RequestGetStatus(MPI_Request request, int* flag, MPI_Status* status) {
-  RequireInitialized();
-  *flag = 1;
-  if (request == MPI_REQUEST_NULL) {
-    SetEmptyStatus(status);
-    return MPI_SUCCESS;
-  }
-  PendingRequest& pending = LookupRequest(request);
-  if (!pending.active) {  // an inactive persistent request, like a null one
-    SetEmptyStatus(status);
-    return MPI_SUCCESS;
-  }
-  if (!pending.done && pending.generalized && !PollGeneralized(pending)) {
-    *flag = 0;
-    return MPI_SUCCESS;
-  }
-  if (!pending.done) {
-    // The master hands the completion over once; the request keeps it
-    // until MPI_Wait/MPI_Test retire it.
-    ReplyMsg reply = Runtime::Instance()->Call(IdRequest(MsgType::kTestRecv, pending.id));
-    if (reply.flag == 0) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
-    Absorb(pending, reply);
-  }
-  if (pending.generalized && pending.generalized->query != nullptr) {
-    MPI_Status queried = pending.status;
-    int error = pending.generalized->query(pending.generalized->extra_state, &queried);
-    if (status != MPI_STATUS_IGNORE) *status = queried;
-    return error;
-  }
-  CopyResult(status, pending.status);
-  return pending.status.MPI_ERROR;
-}
-
-// --------------------------------------------------- generalized requests
-
-MPI_Request GrequestStart(MPI_Grequest_query_function* query, MPI_Grequest_free_function* free,
-                          MPI_Grequest_cancel_function* cancel, void* extra_state) {
-  RequireInitialized();
-  PendingRequest pending;
-  pending.comm = MPI_COMM_WORLD;
-  pending.done = false;
-  auto generalized = std::make_shared<GeneralizedRequest>();
-  generalized->query = query;
-  generalized->free = free;
-  generalized->cancel = cancel;
-  generalized->extra_state = extra_state;
-  pending.generalized = generalized;
-  SetEmptyStatus(&pending.status);
-  MPI_Request request = NewRequest(pending);
-  RegisterGeneralized(request, generalized);
-  return request;
-}
-
-void GrequestComplete(MPI_Request request) {
-  // Possibly on another thread: nothing here touches the request table
-  // (generalized_wait.h). Freed by the program already: its free function
-  // runs now, and the main thread releases the slot.
-  if (std::shared_ptr<GeneralizedRequest> freed = CompleteGeneralized(request))
-    freed->free(freed->extra_state);
-}
-
-bool PollGeneralized(PendingRequest& pending) {
-  if (pending.done) return true;
-  const GeneralizedRequest& generalized = *pending.generalized;
-  pending.done = generalized.progress ? generalized.progress(false)
-                                      : GeneralizedComplete(generalized);
-  return pending.done;
-}
-
-void WaitGeneralized(MPI_Request request) {
-  PendingRequest& pending = LookupRequest(request);
-  if (pending.generalized->progress) {
-    pending.done = pending.generalized->progress(true);
-    return;
-  }
-  AwaitGeneralized(*pending.generalized);
-  pending.done = true;
-}
-
-int RetireGeneralized(MPI_Request* request, MPI_Status* status) {
-  std::shared_ptr<GeneralizedRequest> generalized = LookupRequest(*request).generalized;
-  MPI_Status queried;
-  SetEmptyStatus(&queried);
-  ForgetGeneralized(*request);
-  FreeRequest(*request);
-  *request = MPI_REQUEST_NULL;
-  if (generalized->query == nullptr) {  // the runtime's own: no callbacks
-    CopyResult(status, queried);
-    return MPI_SUCCESS;
-  }
-  int error = generalized->query(generalized->extra_state, &queried);
-  if (status != MPI_STATUS_IGNORE) *status = queried;
-  int free_error = generalized->free(generalized->extra_state);
-  return error != MPI_SUCCESS ? error : free_error;
-}
-
-void FreeGeneralized(MPI_Request* request) {
-  PendingRequest& pending = LookupRequest(*request);
-  std::shared_ptr<GeneralizedRequest> generalized = pending.generalized;
-  // The runtime's own (no free function) are not completed by the program.
-  if (generalized->free == nullptr || FreeGeneralizedLater(*request)) {
-    FreeRequest(*request);
-    if (generalized->free != nullptr) generalized->free(generalized->extra_state);
-  }
-  // Else MPI_Grequest_complete frees it.
-  *request = MPI_REQUEST_NULL;
+  if (!is_recv && mode == SendMode::kBuffered) ForgetBuffered(id);
+  done = true;
+  SetStatus(&status, is_recv ? MPI_ANY_SOURCE : peer, MPI_ANY_TAG, MPI_SUCCESS, 0);
+  status.bdmpi_cancelled = 1;
 }
 
 // ---------------------------------------------------------- matched probes
@@ -247,14 +127,11 @@ int Mrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
 
 MPI_Request Imrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message) {
   MPI_Comm comm = MessageComm(*message);
-  PendingRequest pending;
-  pending.is_recv = true;
-  pending.done = true;
-  pending.comm = comm;
-  SetEmptyStatus(&pending.status);
-  int error = Mrecv(buffer, count, datatype, message, &pending.status);
-  pending.status.MPI_ERROR = error;  // for MPI_Wait's return
-  return NewRequest(pending);
+  MPI_Status status;
+  SetEmptyStatus(&status);
+  int error = Mrecv(buffer, count, datatype, message, &status);
+  status.MPI_ERROR = error;  // for MPI_Wait's return
+  return NewDoneRequest(comm, status);
 }
 
 MPI_Comm MessageComm(MPI_Message message) {

@@ -8,7 +8,6 @@
 #include <unordered_map>
 
 #include "common/error.h"
-#include "slave/runtime/objects.h"
 
 namespace bdmpi {
 namespace {
@@ -17,7 +16,7 @@ struct Completions {
   std::mutex mutex;
   std::condition_variable completed;
   std::uint64_t count = 0;  // completions so far
-  std::unordered_map<MPI_Request, std::shared_ptr<GeneralizedRequest>> registry;
+  std::unordered_map<MPI_Request, std::shared_ptr<GeneralizedState>> registry;
   std::vector<MPI_Request> released;
 };
 
@@ -31,21 +30,21 @@ constexpr std::chrono::microseconds kLongestPause{1000};
 
 }  // namespace
 
-void RegisterGeneralized(MPI_Request request, std::shared_ptr<GeneralizedRequest> generalized) {
+void RegisterGeneralized(MPI_Request request, std::shared_ptr<GeneralizedState> generalized) {
   Completions& state = State();
   std::lock_guard<std::mutex> lock(state.mutex);
   state.registry[request] = std::move(generalized);
 }
 
-std::shared_ptr<GeneralizedRequest> CompleteGeneralized(MPI_Request request) {
+std::shared_ptr<GeneralizedState> CompleteGeneralized(MPI_Request request) {
   Completions& state = State();
-  std::shared_ptr<GeneralizedRequest> freed;
+  std::shared_ptr<GeneralizedState> freed;
   {
     std::lock_guard<std::mutex> lock(state.mutex);
     auto found = state.registry.find(request);
     if (found == state.registry.end())
       throw Error(kErrRequest, "not a generalized request (or one completed and retired)");
-    GeneralizedRequest& generalized = *found->second;
+    GeneralizedState& generalized = *found->second;
     if (generalized.complete) throw Error(kErrRequest, "MPI_Grequest_complete called twice");
     generalized.complete = true;
     ++state.count;
@@ -59,7 +58,7 @@ std::shared_ptr<GeneralizedRequest> CompleteGeneralized(MPI_Request request) {
   return freed;
 }
 
-bool GeneralizedComplete(const GeneralizedRequest& generalized) {
+bool GeneralizedComplete(const GeneralizedState& generalized) {
   Completions& state = State();
   std::lock_guard<std::mutex> lock(state.mutex);
   return generalized.complete;
@@ -92,7 +91,7 @@ std::vector<MPI_Request> TakeReleasedGeneralized() {
   return released;
 }
 
-void AwaitGeneralized(const GeneralizedRequest& generalized) {
+void AwaitGeneralized(const GeneralizedState& generalized) {
   Completions& state = State();
   std::unique_lock<std::mutex> lock(state.mutex);
   state.completed.wait(lock, [&generalized] { return generalized.complete; });

@@ -7,7 +7,6 @@
 #include "common/error.h"
 #include "common/handles.h"
 #include "common/protocol.h"
-#include "slave/request/generalized_wait.h"
 #include "slave/runtime/handle_table.h"
 
 namespace bdmpi {
@@ -34,21 +33,6 @@ HandleTable<CommInfo>& Comms() {
 HandleTable<GroupInfo>& Groups() {
   static HandleTable<GroupInfo> groups(HandleKind::kGroup, 1);
   return groups;
-}
-
-std::vector<PendingRequest>& Requests() {
-  static std::vector<PendingRequest> requests;
-  return requests;
-}
-
-std::vector<int>& FreeRequestSlots() {
-  static std::vector<int> slots;
-  return slots;
-}
-
-std::vector<bool>& RequestInUse() {
-  static std::vector<bool> in_use;
-  return in_use;
 }
 
 }  // namespace
@@ -136,47 +120,6 @@ void FreeGroup(MPI_Group* group) {
   *group = MPI_GROUP_NULL;
 }
 
-MPI_Request NewRequest(const PendingRequest& request) {
-  // Slots of generalized requests that another thread completed after the
-  // program freed them: only this thread changes the table.
-  for (MPI_Request released : TakeReleasedGeneralized()) FreeRequest(released);
-  std::vector<PendingRequest>& requests = Requests();
-  std::vector<bool>& in_use = RequestInUse();
-  std::vector<int>& free_slots = FreeRequestSlots();
-  if (requests.empty()) {  // slot 0 is MPI_REQUEST_NULL
-    requests.emplace_back();
-    in_use.push_back(false);
-  }
-  int slot;
-  if (!free_slots.empty()) {
-    slot = free_slots.back();
-    free_slots.pop_back();
-    requests[slot] = request;
-  } else {
-    slot = static_cast<int>(requests.size());
-    requests.push_back(request);
-    in_use.push_back(false);
-  }
-  in_use[slot] = true;
-  return MakeHandle(HandleKind::kRequest, slot);
-}
-
-PendingRequest& LookupRequest(MPI_Request request) {
-  std::vector<bool>& in_use = RequestInUse();
-  int slot = HandleIndex(request);
-  if (!HandleIs(request, HandleKind::kRequest) || slot == 0 ||
-      slot >= static_cast<int>(in_use.size()) || !in_use[slot])
-    throw Error(kErrRequest, "invalid request");
-  return Requests()[slot];
-}
-
-void FreeRequest(MPI_Request request) {
-  LookupRequest(request);
-  int slot = HandleIndex(request);
-  RequestInUse()[slot] = false;
-  FreeRequestSlots().push_back(slot);
-}
-
 void SetStatus(MPI_Status* status, int source, int tag, int error,
                std::uint64_t bytes) {
   if (status == MPI_STATUS_IGNORE) return;
@@ -189,6 +132,20 @@ void SetStatus(MPI_Status* status, int source, int tag, int error,
 
 void SetEmptyStatus(MPI_Status* status) {
   SetStatus(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+}
+
+void SetResult(MPI_Status* status, int source, int tag, std::uint64_t bytes) {
+  if (status == MPI_STATUS_IGNORE) return;
+  int error = status->MPI_ERROR;
+  SetStatus(status, source, tag, MPI_SUCCESS, bytes);
+  status->MPI_ERROR = error;
+}
+
+void CopyResult(MPI_Status* to, const MPI_Status& from) {
+  if (to == MPI_STATUS_IGNORE) return;
+  int error = to->MPI_ERROR;
+  *to = from;
+  to->MPI_ERROR = error;
 }
 
 }  // namespace bdmpi

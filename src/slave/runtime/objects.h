@@ -1,6 +1,6 @@
-// The MPI objects a slave holds: communicators (with their error handlers),
-// groups and requests, looked up by handle with MPI's error classes;
-// datatypes are in datatypes.h.
+// The MPI objects a slave holds: communicators (with their error handlers)
+// and groups, looked up by handle with MPI's error classes, and statuses;
+// datatypes are in datatype/datatypes.h, requests in request/request.h.
 #pragma once
 
 #include <mpi.h>
@@ -81,62 +81,14 @@ void FreeGroup(MPI_Group* group);
 // its message.
 enum class SendMode { kStandard, kBuffered, kSynchronous };
 
-// MPI_Grequest_start's callbacks: an operation the program completes
-// itself (MPI_Grequest_complete); see p2p/p2p_more.h.
-struct GeneralizedRequest {
-  MPI_Grequest_query_function* query = nullptr;
-  MPI_Grequest_free_function* free = nullptr;
-  MPI_Grequest_cancel_function* cancel = nullptr;
-  void* extra_state = nullptr;
-  // Guarded by generalized_wait's mutex: MPI_Grequest_complete may come
-  // from another thread.
-  bool complete = false;
-  bool freed = false;  // MPI_Request_free came before MPI_Grequest_complete
-  // One the runtime completes itself (MPI_Buffer_iflush), with no
-  // callbacks: makes progress, waiting when asked; true when complete.
-  std::function<bool(bool wait)> progress;
-};
-struct CollectiveRequest;  // nbc.h
-
-// A non-blocking operation in flight.
-struct PendingRequest {
-  bool is_recv = false;
-  bool done = false;
-  MPI_Comm comm = MPI_COMM_NULL;
-  void* buffer = nullptr;
-  std::uint64_t capacity = 0;
-  // The master's receive id; for a synchronous send, the id the master
-  // completes when its message is matched.
-  std::uint64_t id = 0;
-  MPI_Status status{};
-  // Persistent requests (MPI_Send_init, MPI_Recv_init): the arguments each
-  // MPI_Start uses; between a completion and the next start the request
-  // is inactive, which the completion calls treat like MPI_REQUEST_NULL.
-  bool persistent = false;
-  bool active = true;
-  const void* send_buffer = nullptr;
-  int count = 0;
-  MPI_Datatype datatype = MPI_DATATYPE_NULL;
-  // A receive into a datatype with gaps: where to unpack (see FinishRecv).
-  std::shared_ptr<const TypeInfo> layout;
-  int peer = 0;
-  int tag = 0;
-  SendMode mode = SendMode::kStandard;
-  // A generalized request (done once the program completes it).
-  std::shared_ptr<GeneralizedRequest> generalized;
-  // A nonblocking or persistent collective (nbc.h): `id` is the receive
-  // its schedule waits for next, and `done` says the schedule is complete.
-  std::shared_ptr<CollectiveRequest> collective;
-};
-
-MPI_Request NewRequest(const PendingRequest& request);
-// Throws kErrRequest for handles that name no request in flight.
-PendingRequest& LookupRequest(MPI_Request request);
-void FreeRequest(MPI_Request request);
-
 // Status helpers: `status` may be MPI_STATUS_IGNORE.
 void SetStatus(MPI_Status* status, int source, int tag, int error,
                std::uint64_t bytes);
 void SetEmptyStatus(MPI_Status* status);
+// A status the single-completion calls hand out (MPI_Recv, MPI_Wait,
+// MPI_Probe, ...): every field but MPI_ERROR, which only the calls with an
+// array of statuses set (MPI-3.1 3.7.5), as in Open MPI.
+void SetResult(MPI_Status* status, int source, int tag, std::uint64_t bytes);
+void CopyResult(MPI_Status* to, const MPI_Status& from);
 
 }  // namespace bdmpi

@@ -1,0 +1,153 @@
+/*
+ * coll_engines: the blocking collectives whose engine can be forced under
+ * BDMPI (--coll-engine: master, fold_bcast, schedule, chain), each checked
+ * against its known result, on MPI_COMM_WORLD and on the halves of a split
+ * (a communicator of its own, not starting at world rank 0):
+ *
+ *   MPI_Barrier, MPI_Bcast from every root, MPI_Reduce to every root and
+ *   MPI_Allreduce (MPI_SUM, and a user-defined non-commutative operation:
+ *   2x2 matrix products mod a prime, right only in rank order),
+ *   MPI_Scan and MPI_Exscan (the same two operations).
+ *
+ * The tests registered with it force each engine and check, from the log,
+ * that it served the call.
+ */
+#include <mpi.h>
+
+#include "check.h"
+
+enum { kCount = 5, kPrime = 1009 };
+
+/* A 2x2 matrix per element; x_r = [[r + 1, 1], [0, 1]] shifted by i. */
+typedef struct {
+  int a, b, c, d;
+} mat;
+
+static MPI_Datatype mat_type;
+static MPI_Op mat_op;
+
+static mat mat_mul(mat x, mat y) {
+  mat z = {(x.a * y.a + x.b * y.c) % kPrime, (x.a * y.b + x.b * y.d) % kPrime,
+           (x.c * y.a + x.d * y.c) % kPrime, (x.c * y.b + x.d * y.d) % kPrime};
+  return z;
+}
+
+/* inout = in * inout: MPI's order, in coming from the lower ranks. */
+static void mat_prod(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)type;
+  mat *x = in, *y = inout;
+  for (int i = 0; i < *len; ++i) y[i] = mat_mul(x[i], y[i]);
+}
+
+static mat mat_of(int r, int i) {
+  mat m = {r + 2, i + 1, r % 3, 1};
+  return m;
+}
+
+static int mat_eq(mat x, mat y) { return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d; }
+
+/* x_from * ... * x_{to - 1} of element i. */
+static mat mat_range(int from, int to, int i) {
+  mat p = {1, 0, 0, 1};
+  for (int r = from; r < to; ++r) p = mat_mul(p, mat_of(r, i));
+  return p;
+}
+
+static int int_of(int r, int i) { return (r + 1) * 10 + i; }
+
+static int int_range(int from, int to, int i) {
+  int s = 0;
+  for (int r = from; r < to; ++r) s += int_of(r, i);
+  return s;
+}
+
+static void check_collectives(MPI_Comm comm, const char *name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int in[kCount], out[kCount];
+  mat min[kCount], mout[kCount];
+  for (int i = 0; i < kCount; ++i) {
+    in[i] = int_of(rank, i);
+    min[i] = mat_of(rank, i);
+  }
+
+  CHECK_MPI(MPI_Barrier(comm));
+
+  for (int root = 0; root < size; ++root) {
+    for (int i = 0; i < kCount; ++i) out[i] = rank == root ? 500 + root * 7 + i : -1;
+    CHECK_MPI(MPI_Bcast(out, kCount, MPI_INT, root, comm));
+    for (int i = 0; i < kCount; ++i)
+      CHECK(out[i] == 500 + root * 7 + i, "%s: MPI_Bcast from %d: element %d is %d", name, root,
+            i, out[i]);
+  }
+
+  for (int root = 0; root < size; ++root) {
+    for (int i = 0; i < kCount; ++i) out[i] = -1;
+    CHECK_MPI(MPI_Reduce(in, out, kCount, MPI_INT, MPI_SUM, root, comm));
+    if (rank == root)
+      for (int i = 0; i < kCount; ++i)
+        CHECK(out[i] == int_range(0, size, i), "%s: MPI_Reduce(MPI_SUM) to %d: element %d is %d",
+              name, root, i, out[i]);
+    CHECK_MPI(MPI_Reduce(min, mout, kCount, mat_type, mat_op, root, comm));
+    if (rank == root)
+      for (int i = 0; i < kCount; ++i)
+        CHECK(mat_eq(mout[i], mat_range(0, size, i)),
+              "%s: MPI_Reduce(user op) to %d: element %d out of rank order", name, root, i);
+  }
+
+  CHECK_MPI(MPI_Allreduce(in, out, kCount, MPI_INT, MPI_SUM, comm));
+  for (int i = 0; i < kCount; ++i)
+    CHECK(out[i] == int_range(0, size, i), "%s: MPI_Allreduce(MPI_SUM): element %d is %d", name,
+          i, out[i]);
+  for (int i = 0; i < kCount; ++i) out[i] = in[i];
+  CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, out, kCount, MPI_INT, MPI_MAX, comm));
+  for (int i = 0; i < kCount; ++i)
+    CHECK(out[i] == int_of(size - 1, i), "%s: MPI_Allreduce(MPI_MAX, in place): element %d is %d",
+          name, i, out[i]);
+  CHECK_MPI(MPI_Allreduce(min, mout, kCount, mat_type, mat_op, comm));
+  for (int i = 0; i < kCount; ++i)
+    CHECK(mat_eq(mout[i], mat_range(0, size, i)),
+          "%s: MPI_Allreduce(user op): element %d out of rank order", name, i);
+
+  CHECK_MPI(MPI_Scan(in, out, kCount, MPI_INT, MPI_SUM, comm));
+  for (int i = 0; i < kCount; ++i)
+    CHECK(out[i] == int_range(0, rank + 1, i), "%s: MPI_Scan(MPI_SUM): element %d is %d", name,
+          i, out[i]);
+  CHECK_MPI(MPI_Scan(min, mout, kCount, mat_type, mat_op, comm));
+  for (int i = 0; i < kCount; ++i)
+    CHECK(mat_eq(mout[i], mat_range(0, rank + 1, i)),
+          "%s: MPI_Scan(user op): element %d out of rank order", name, i);
+  CHECK_MPI(MPI_Exscan(in, out, kCount, MPI_INT, MPI_SUM, comm));
+  if (rank > 0)
+    for (int i = 0; i < kCount; ++i)
+      CHECK(out[i] == int_range(0, rank, i), "%s: MPI_Exscan(MPI_SUM): element %d is %d", name, i,
+            out[i]);
+  CHECK_MPI(MPI_Exscan(min, mout, kCount, mat_type, mat_op, comm));
+  if (rank > 0)
+    for (int i = 0; i < kCount; ++i)
+      CHECK(mat_eq(mout[i], mat_range(0, rank, i)),
+            "%s: MPI_Exscan(user op): element %d out of rank order", name, i);
+}
+
+int main(int argc, char **argv) {
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &mat_type));
+  CHECK_MPI(MPI_Type_commit(&mat_type));
+  CHECK_MPI(MPI_Op_create(mat_prod, /*commute=*/0, &mat_op));
+
+  check_collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+  /* The upper and lower halves, ranked in reverse. */
+  int rank = world_rank(), size = world_size();
+  MPI_Comm half;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, size - rank, &half));
+  MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN);
+  check_collectives(half, "a half");
+  CHECK_MPI(MPI_Comm_free(&half));
+
+  CHECK_MPI(MPI_Op_free(&mat_op));
+  CHECK_MPI(MPI_Type_free(&mat_type));
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}
