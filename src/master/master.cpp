@@ -153,7 +153,7 @@ void Master::Start() {
                             {launch_secret_, options_.nslaves, job_dir_, memory_dir_, name_key_,
                              getpid()});
   CreateJobDirectory();
-  LogLending();
+  p2p_.LogLending();
   // With one running slave, the master and the slave it serves take turns:
   // on one core a wake-up costs ~5 us, across cores ~55 us.
   if (options_.bind && options_.nrunning == 1) {
@@ -303,7 +303,7 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
         message, size, [this](const RequestMsg& request, const std::byte* payload) {
           if (!failed_) OnRequest(request, payload);
         });
-    if (!failed_) TakeBackLentBlocks();
+    if (!failed_) p2p_.TakeBackLentBlocks();
     serving_message_ = false;
     if (!failed_) ScheduleAfterMessage();
     if (!well_formed && !failed_)
@@ -335,7 +335,7 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   // not have (keeps_reply_files).
   if (row == nullptr || !row->keeps_reply_files) {
     slave.held_files.clear();
-    slave.held_lent.reset();
+    p2p_.LetGoOfReply(slave);
   }
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
   if (row != nullptr && row->handle != nullptr) row->handle(*this, slave, request, inline_payload);
@@ -410,7 +410,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   if (was == SlaveState::kRunning) StopRunning(slave);
   critical_.Leave(slave);
   slave.held_files.clear();
-  slave.held_lent.reset();
+  p2p_.LetGoOfReply(slave);
   if (failed_) return;  // killed by us while ending the job
   payloads_.RetireSegments(static_cast<std::uint64_t>(slave.index));
   // Its memory is gone: whoever waited for it may run.
@@ -436,6 +436,23 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   }
 }
 
+bool Master::ReapIfExited(Slave& slave) {
+  if (slave.state == SlaveState::kExited) return true;
+  // Its exit may not be a zombie yet (the kernel frees its memory first):
+  // a moment's patience, then it is not dead after all.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    int status = 0;
+    pid_t reaped = waitpid(slave.pid, &status, WNOHANG);
+    if (reaped == slave.pid) {
+      OnSlaveExit(slave, status);
+      return true;
+    }
+    if (reaped < 0) return false;
+    usleep(10'000);
+  }
+  return false;
+}
+
 void Master::Fail(int exit_status, const std::string& message, bool tell_others) {
   if (failed_) return;
   failed_ = true;
@@ -454,7 +471,7 @@ void Master::OnNetworkEvents() {
     if (failed_) return;
     switch (event.kind) {
       case NetworkEvent::Kind::kMessage:
-        DeliverRemoteMessage(std::move(event.message));
+        p2p_.DeliverRemote(std::move(event.message));
         break;
       case NetworkEvent::Kind::kCollectiveDone:
         recorder_.InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
@@ -523,7 +540,7 @@ void Master::CheckDeadlock() {
   // Nobody here can run: a rank that waits for its lent blocks to be read
   // must not wait for a receiver that waits for it (a nonblocking
   // collective with other calls in between): the blocks are copied.
-  if (blocked && !blocked->empty() && MaterializeLentBlocks([](int) { return true; }) > 0) {
+  if (blocked && !blocked->empty() && p2p_.MaterializeLentBlocks([](int) { return true; }) > 0) {
     Schedule();
     return;
   }
@@ -532,8 +549,8 @@ void Master::CheckDeadlock() {
     // network thread decides from every node's state (Network::ReportState).
     NodeState state;
     state.quiescent = blocked.has_value();
-    state.sent = remote_sent_;
-    state.received = remote_received_;
+    state.sent = p2p_.remote_sent();
+    state.received = p2p_.remote_received();
     if (blocked) {
       state.any_blocked = !blocked->empty();
       state.blocked = std::move(*blocked);

@@ -31,7 +31,7 @@
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/payload_store.h"
-#include "master/placed.h"
+#include "master/p2p.h"
 #include "master/progress_line.h"
 #include "master/slave.h"
 #include "master/slave_io.h"
@@ -40,9 +40,9 @@
 namespace bdmpi {
 
 // Keeps the event loop, the scheduling of slaves and the dispatch of
-// requests through the message table; the protocol families (collectives.h,
-// critical.h, placed.h) own their handlers and their state, and reach the
-// master through MasterServices.
+// requests through the message table; the protocol families (p2p.h,
+// collectives.h, critical.h) own their handlers and their state, and reach
+// the master through MasterServices.
 class Master : private MasterServices {
  public:
   // `io`: how the master reaches its slaves; nullptr: ProcessSlaveIo.
@@ -91,7 +91,6 @@ class Master : private MasterServices {
   // What in the request is not the sender's to give; empty when all is.
   std::string ForgedField(const Slave& slave, const RequestMsg& request) const;
   void OnNetworkEvents();
-  void DeliverRemoteMessage(IncomingMessage message);
   void OnSlaveExit(Slave& slave, int wait_status);
   // Ends the job: kills the slaves and, unless the failure was reported by
   // another node, tells the other masters.
@@ -181,7 +180,7 @@ class Master : private MasterServices {
   void Yield(Slave& slave, const RequestMsg& request) override;
   void WakeIfReady(Slave& slave) override;
   // WakeIfReady without scheduling; true if it made the slave runnable.
-  bool MakeRunnableIfReady(Slave& slave);
+  bool MakeRunnableIfReady(Slave& slave) override;
   void Schedule();
   // Hand-over with -nr > 1 (handover.cpp, master/handover_hold.h): binds
   // the master and the slaves to cores; after a queue message, schedules or
@@ -205,56 +204,9 @@ class Master : private MasterServices {
   bool Ready(const Slave& slave, const RequestMsg& request) const;
   ReplyMsg Complete(Slave& slave, const RequestMsg& request);
 
-  // Point-to-point (p2p.cpp).
-  void HandleSend(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
-  void HandlePostRecv(Slave& slave, const RequestMsg& request);
-  void HandleWaitRecv(Slave& slave, const RequestMsg& request);
-  void HandleTestRecv(Slave& slave, const RequestMsg& request);
-  void HandleProbe(Slave& slave, const RequestMsg& request);
-  // WaitAny, TestAny, PollAny over the ids in slave.wait_ids.
-  void HandleAnyRecv(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
-  // TestAll: whether every receive of slave.wait_ids is complete.
-  void HandleTestAll(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
-  void HandleFreeRecv(Slave& slave, const RequestMsg& request);
-  void HandleMrecv(Slave& slave, const RequestMsg& request);
-  void HandleCancel(Slave& slave, const RequestMsg& request);
-  // MPI_Cancel of a send: withdraws its message if it is still unmatched
-  // in a mailbox of this node.
-  bool WithdrawSend(Slave& slave, const RequestMsg& request);
-  // Lent blocks (lent_blocks.cpp). The payload of a Send that lends its
-  // block, copied at once when it leaves the node or lending failed.
-  Payload LentPayload(Slave& slave, const RequestMsg& request, bool remote);
-  // Completes the sends whose lent blocks went back (without scheduling:
-  // the callers do).
-  void TakeBackLentBlocks();
-  // Copies the lent blocks no receiver holds of the lenders `which`
-  // accepts (by slave index) and completes their sends; returns how many.
-  template <class Which>
-  std::size_t MaterializeLentBlocks(Which which) {
-    std::size_t copied = payloads_.MaterializeLent(which);
-    if (copied > 0) TakeBackLentBlocks();
-    return copied;
-  }
-  void HandleCopyLent(Slave& slave, const RequestMsg& request);
   // Reaps `slave` if it has died (its exit event may still be on its way)
   // and ends the job as OnSlaveExit does; false if it lives.
-  bool ReapIfExited(Slave& slave);
-  // Says in -v whether this job's ranks lend blocks (slave/p2p/lent_blocks.h
-  // decides the same from the same facts).
-  void LogLending() const;
-  // Tells the synchronous senders whose messages `receiver`'s mailbox has
-  // just matched (locally, or through their node's master).
-  void TellMatchedSenders(Slave& receiver);
-  ReplyMsg CompleteRecv(Slave& slave, const RequestMsg& request);
-  ReplyMsg CompleteAnyRecv(Slave& slave, const RequestMsg& request);
-  ReplyMsg CompleteTestAll(Slave& slave, const RequestMsg& request);
-  ReplyMsg CompleteProbe(Slave& slave, const RequestMsg& request);
-  ReplyMsg CompleteMprobe(Slave& slave, const RequestMsg& request);
-  bool RecvReady(const Slave& slave, const RequestMsg& request) const;
-  bool ProbeReady(const Slave& slave, const RequestMsg& request) const;
-  bool AnyRecvReady(const Slave& slave, const RequestMsg& request) const;
-  // Position in slave.wait_ids of the first complete receive, or -1.
-  int FirstCompleteRecv(const Slave& slave) const;
+  bool ReapIfExited(Slave& slave) override;
 
   // Observability (observe.cpp): the run report, trace, live status and
   // progress line. Off unless asked for; each hook tests recorder_.on().
@@ -284,9 +236,16 @@ class Master : private MasterServices {
 
   // Communicators (comm_registry.h) and what else the families share.
   const MasterComm& Comm(int id) const override { return comms_.Get(id); }
+  const MasterComm* FindComm(int id) const override { return comms_.Find(id); }
   std::byte* Window(int index) override { return io_->Window(index); }
   Network* network() override { return network_.get(); }
-  int NodeOf(int world_rank) const { return comms_.NodeOf(world_rank); }
+  int NodeOf(int world_rank) const override { return comms_.NodeOf(world_rank); }
+  void AwaitUnposted(const Slave& slave, std::uint64_t id) override {
+    p2p_.AwaitUnposted(slave, id);
+  }
+  void CompleteUnposted(const Slave& slave, std::uint64_t id, Message outcome) override {
+    p2p_.CompleteUnposted(slave, id, std::move(outcome));
+  }
 
   // Declared first, so destroyed last: the liveness file outlives every
   // other object of the node.
@@ -317,7 +276,6 @@ class Master : private MasterServices {
   SlaveTable slaves_;
   CommRegistry comms_;
   CriticalSections critical_{*this, options_.ncritical};
-  PlacedMessages placed_{*this};
 
   std::uint64_t node_memory_ = 0;
   std::uint64_t switch_outs_ = 0;
@@ -344,13 +302,8 @@ class Master : private MasterServices {
 
   std::unique_ptr<Network> network_;  // only with several nodes
   bool network_finished_ = false;
-  std::uint64_t remote_sent_ = 0;      // messages forwarded to other nodes
-  std::uint64_t remote_received_ = 0;  // messages delivered from other nodes
   bool network_shutdown_ = false;
   bool failed_ = false;
-  // A rank could not read another's memory (CopyLent): every lent block
-  // is copied when it arrives from then on.
-  bool lending_refused_ = false;
   // Set while the requests of one queue message are served: Schedule waits
   // for the end of the message (see ServeMessage).
   bool serving_message_ = false;
@@ -362,8 +315,9 @@ class Master : private MasterServices {
   int cpu_ = -1;  // CPU shared by the master and its slaves with -nr 1
   JobRecorder recorder_;
   std::unique_ptr<ProgressLine> progress_;  // --progress, node 0
-  // Last: it holds payloads (of the store above) and references to the
+  // Last: they hold payloads (of the store above) and references to the
   // members above.
+  PointToPoint p2p_{*this, payloads_, recorder_, options_.nslaves, options_.single_copy};
   Collectives collectives_{*this, payloads_, comms_, recorder_, node_};
 };
 

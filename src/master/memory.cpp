@@ -203,7 +203,7 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
     // lent block a receiver may be reading: its memory must stay where it
     // is meanwhile, or the write-back would race them.
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
-        !other.storage_releasing && !placed_.HasIncoming(other) && StorageBytes(other) > 0 &&
+        !other.storage_releasing && !p2p_.HasIncoming(other) && StorageBytes(other) > 0 &&
         !payloads_.LentInHand(other.index))
       candidates.push_back(&other);
   }
@@ -220,7 +220,7 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
                 static_cast<unsigned long long>(StorageBytes(*victim)), slave.world_rank);
     // Its lent blocks become ordinary messages first: once switched out,
     // its memory cannot be read from outside.
-    MaterializeLentBlocks([victim](int lender) { return lender == victim->index; });
+    p2p_.MaterializeLentBlocks([victim](int lender) { return lender == victim->index; });
     ReplyMsg release;
     release.type = MsgType::kRelease;
     release.bytes = ReleaseStep();
