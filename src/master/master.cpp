@@ -89,7 +89,7 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
                                NewNameTag())),
       memory_dir_(options_.memory_payloads ? names_.MemoryDir(NewNameTag()) : ""),
       slaves_(options_.nrunning, options_.policy,
-              [this](int slave) { return ResidentFraction(slave); }),
+              [this](int slave) { return memory_.ResidentFraction(slaves_[slave]); }),
       comms_(node, layout_) {
   options_.nslaves = layout_.Count(node);
   if (options_.nrunning == kAutoRunning) ResolveAutoRunning();
@@ -126,11 +126,11 @@ void Master::RemoveRecordedJobFiles() const {
 int Master::Run() {
   Start();
   EventLoop();
-  FinishRecording();
+  observe_.Finish(failed_, failure_, network_finished_);
   // Read by tests that check the master stays within its memory budget.
   BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
              payloads_.budget().peak(), options_.mem_budget, PeakRssKiB());
-  LogStorageSummary();
+  memory_.LogSummary();
   return exit_status_;
 }
 
@@ -197,7 +197,7 @@ void Master::Start() {
       }
     });
   }
-  StartRecording();
+  observe_.Start(slaves_.running_limit(), running_auto_, running_cores_);
   CreateSlaves();
   io_->StartWatching();
   if (network_) network_->Start();
@@ -207,7 +207,7 @@ void Master::CreateJobDirectory() {
   // Each master has its own: the masters of a launch that share a host
   // need not agree on a name, which no other user could then learn first.
   payloads_.SetSpillDir(SpillDir(CreatePrivateDir(job_dir_), job_dir_));
-  CreateMemoryDirectory();
+  memory_.CreateMemoryDirectory(memory_dir_);
 }
 
 namespace {
@@ -232,7 +232,8 @@ void Master::CreateSlaves() {
   std::vector<std::string> base_env = RankBaseEnvironment(environ, program_path_);
   AllowHeapTls(base_env);
   slaves_.Create(options_.nslaves, layout_.FirstRank(node_), event_token_);
-  SetNodeMemory();
+  p2p_.SlavesCreated(options_.nslaves);
+  memory_.SetBudget();
   for (Slave& slave : slaves_) {
     SpawnSpec spec;
     spec.path = program_path_;
@@ -279,7 +280,7 @@ void Master::EventLoop() {
   while (slaves_.live() > 0 || (network_ && !failed_ && !network_finished_)) {
     if (slaves_.live() == 0 && network_ && !network_shutdown_) {
       network_shutdown_ = true;
-      PostRecord();
+      observe_.PostRecord();
       network_->Shutdown();
     }
     std::optional<std::size_t> size = ReceiveBeforeHandoverDeadline(message, sizeof message);
@@ -311,7 +312,7 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
               "write to BDMPI's queues itself)");
     if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
     if (!failed_) CheckDeadlock();
-    if (recorder_.on()) RecordRankStates();
+    if (observe_.recorder().on()) observe_.RecordRankStates();
   } catch (const std::exception& error) {
     serving_message_ = false;
     // E.g. a full scratch disk under a master-side spill file: the job
@@ -345,7 +346,7 @@ void Master::HandleInit(Slave& slave, const RequestMsg& request) {
   slave.initialized = true;
   slave.pending = request;
   slave.state = SlaveState::kRunnable;
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   slaves_.MakeRunnable(slave);
   Schedule();
 }
@@ -354,8 +355,8 @@ void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
   critical_.Leave(slave);
   StopRunning(slave);
   slave.state = SlaveState::kFinalized;
-  NoteStateChange(slave);
-  RecordReadBack(slave);
+  observe_.NoteStateChange(slave);
+  observe_.RecordReadBack(slave);
   ReplyMsg reply;
   reply.type = request.type;
   Reply(slave, reply);
@@ -377,7 +378,7 @@ void Master::OnEvent(const RequestMsg& event) {
     return;
   }
   if (event.code == SIGUSR1) {
-    OnStatusAsked(event.tag);  // the sender's pid (EventWatcher)
+    observe_.OnStatusAsked(event.tag);  // the sender's pid (EventWatcher)
     return;
   }
   if (event.code != 0) {
@@ -405,7 +406,7 @@ void Master::OnEvent(const RequestMsg& event) {
 void Master::OnSlaveExit(Slave& slave, int wait_status) {
   SlaveState was = slave.state;
   slaves_.MarkExited(slave);
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   slaves_.Forget(slave);
   if (was == SlaveState::kRunning) StopRunning(slave);
   critical_.Leave(slave);
@@ -416,7 +417,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   // Its memory is gone: whoever waited for it may run.
   slave.storage_releasing = false;
   slave.waiting_for_memory = false;
-  ResumeWaitingForMemory();
+  memory_.ResumeWaitingForMemory();
   std::string who = "rank " + std::to_string(slave.world_rank) + " (pid " +
                     std::to_string(slave.pid) + ")";
   bool clean_exit = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
@@ -428,7 +429,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   if (clean_exit) {
     Fail(1, who + " exited without calling MPI_Finalize");
   } else if (WIFSIGNALED(wait_status)) {
-    std::string oom = WTERMSIG(wait_status) == SIGKILL ? DescribeOomKill(slave) : "";
+    std::string oom = WTERMSIG(wait_status) == SIGKILL ? memory_.DescribeOomKill(slave) : "";
     Fail(128 + WTERMSIG(wait_status),
          who + " " + (oom.empty() ? DescribeWaitStatus(wait_status) : oom));
   } else {
@@ -474,7 +475,7 @@ void Master::OnNetworkEvents() {
         p2p_.DeliverRemote(std::move(event.message));
         break;
       case NetworkEvent::Kind::kCollectiveDone:
-        recorder_.InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
+        observe_.recorder().InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
         collectives_.OnInterNodeStepDone(event.comm, event.seq);
         break;
       case NetworkEvent::Kind::kAbort:
@@ -487,10 +488,10 @@ void Master::OnNetworkEvents() {
         Fail(event.status, event.text);
         break;
       case NetworkEvent::Kind::kStatus:
-        network_->status().Answer(event.status, event.asker, RankStatusText());
+        network_->status().Answer(event.status, event.asker, observe_.RankStatusText());
         break;
       case NetworkEvent::Kind::kStatusGathered:
-        DeliverStatus(event.asker, event.text);
+        observe_.DeliverStatus(event.asker, event.text);
         break;
       case NetworkEvent::Kind::kStepMismatch:
         collectives_.FailStepMismatch(event.conflict);
@@ -571,15 +572,6 @@ void Master::CheckDeadlock() {
     Fail(1, "deadlock: every live rank is blocked: " + *blocked);
 }
 
-double Master::ResidentFraction(int index) {
-  Slave& slave = slaves_[index];
-  // With storage-backed data, statm's size counts the arena's reserved
-  // address space: the runtime's own record says what is resident.
-  if (StorageBytes(slave) > 0)
-    return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
-  return ReadRankMemory(slave) ? slave.resident_fraction : 0.0;
-}
-
 void Master::Reply(Slave& slave, const ReplyMsg& reply) {
   if (!io_->SendReply(slave.index, reply))
     throw Error(kErrIntern, "go-queue of rank " + std::to_string(slave.world_rank) +
@@ -593,7 +585,7 @@ void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
                     " does not block in state " + SlaveStateName(state));
   slave.state = state;
   slave.pending = request;
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   StopRunning(slave);
   Schedule();
 }
@@ -604,7 +596,7 @@ void Master::Yield(Slave& slave, const RequestMsg& request) {
                     " never yields");
   slave.state = SlaveState::kRunnable;
   slave.pending = request;
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   StopRunning(slave);
   slaves_.MakeRunnableAfterYield(slave);
   Schedule();
@@ -619,7 +611,7 @@ bool Master::MakeRunnableIfReady(Slave& slave) {
     return false;
   if (!Ready(slave, *slave.pending)) return false;
   slave.state = SlaveState::kRunnable;
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   slaves_.MakeRunnable(slave);
   return true;
 }
@@ -641,13 +633,13 @@ void Master::Schedule() {
       BDMPI_DEBUG("sched", "-nr auto: %d rank(s) run, the next waits for memory",
                   slaves_.running());
     }
-    recorder_.MemoryHold(memory_holding_, MonotonicNs());
+    observe_.recorder().MemoryHold(memory_holding_, MonotonicNs());
   }
-  ReadAheadNext();
+  memory_.ReadAheadNext();
 }
 
 void Master::StopRunning(Slave& slave) {
-  slave.storage_peak = std::max(slave.storage_peak, StorageBytes(slave));
+  slave.storage_peak = std::max(slave.storage_peak, memory_.StorageBytes(slave));
   slave.memory_changed = true;
   slaves_.StopRunning(slave);
 }
@@ -655,8 +647,8 @@ void Master::StopRunning(Slave& slave) {
 void Master::Resume(Slave& slave) {
   BDMPI_DEBUG("sched", "resume rank %d", slave.world_rank);
   slave.state = SlaveState::kRunning;  // bound to a core by StartNext
-  NoteStateChange(slave);
-  if (!MemoryFor(slave)) {
+  observe_.NoteStateChange(slave);
+  if (!memory_.MemoryFor(slave)) {
     slave.waiting_for_memory = true;  // replied once others released theirs
     return;
   }
@@ -666,7 +658,7 @@ void Master::Resume(Slave& slave) {
 void Master::SendResumeReply(Slave& slave) {
   slave.storage_released = false;
   slave.storage_read_ahead = false;
-  NoteResidentStorage();
+  memory_.NoteResidentStorage();
   RequestMsg request = *slave.pending;
   slave.pending.reset();
   Reply(slave, Complete(slave, request));

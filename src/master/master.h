@@ -23,16 +23,15 @@
 #include "master/handover_hold.h"
 #include "master/comm_registry.h"
 #include "master/critical.h"
-#include "master/job_recorder.h"
 #include "master/master_services.h"
 #include "master/message_table.h"
 #include "master/network.h"
-#include "master/node_memory.h"
+#include "master/memory.h"
+#include "master/observe.h"
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/payload_store.h"
 #include "master/p2p.h"
-#include "master/progress_line.h"
 #include "master/slave.h"
 #include "master/slave_io.h"
 #include "master/slave_table.h"
@@ -41,8 +40,9 @@ namespace bdmpi {
 
 // Keeps the event loop, the scheduling of slaves and the dispatch of
 // requests through the message table; the protocol families (p2p.h,
-// collectives.h, critical.h) own their handlers and their state, and reach
-// the master through MasterServices.
+// collectives.h, critical.h), node memory (memory.h) and observation
+// (observe.h) own their handlers and their state, and reach the master
+// through MasterServices.
 class Master : private MasterServices {
  public:
   // `io`: how the master reaches its slaves; nullptr: ProcessSlaveIo.
@@ -65,7 +65,7 @@ class Master : private MasterServices {
   // Why the job failed ("deadlock: ..."), as printed.
   const std::string& failure() const { return failure_; }
   const Slave& slave(int index) const { return slaves_[index]; }
-  const JobRecorder& recorder() const { return recorder_; }
+  const JobRecorder& recorder() const { return observe_.recorder(); }
 
  private:
   // Builds the message table from the handlers below (message_table.cpp).
@@ -99,10 +99,6 @@ class Master : private MasterServices {
     Fail(exit_status, message, /*tell_others=*/true);
   }
   void KillSlaves();
-  // Why a slave got SIGKILL, when the kernel's out-of-memory killer sent
-  // it (master/memory.cpp): the limit, what the rank could not page out,
-  // what to change; empty when the kernel counted no OOM kill.
-  std::string DescribeOomKill(const Slave& slave);
   // On one node, ends the job when every live rank is blocked; with
   // several, reports this node's state to node 0's deadlock watch.
   void CheckDeadlock();
@@ -111,68 +107,12 @@ class Master : private MasterServices {
   std::optional<std::string> BlockedRanks() const;
   // What a blocked slave waits in, as the user wrote it (blocked_call.cpp,
   // with the message table's describe functions).
-  std::string DescribeBlockedCall(const Slave& slave) const;
+  std::string DescribeBlockedCall(const Slave& slave) const override;
   std::string DescribeSourceTag(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeWaitRecv(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeWaitAny(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeAwaitedSend(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeRooted(const Slave& slave, const RequestMsg& request) const;
-  double ResidentFraction(int slave);
-
-  // Node memory budget for storage-backed data (memory.cpp).
-  void SetNodeMemory();
-  std::uint64_t StorageBytes(const Slave& slave) const;
-  // What of it counts against the budget: none once released, what is
-  // left to write while it releases.
-  std::uint64_t ResidentStorageBytes(const Slave& slave) const;
-  // How many bytes a releasing slave writes between progress reports.
-  std::uint64_t ReleaseStep() const;
-  // What `slave` is expected to hold in storage-backed data while it runs.
-  std::uint64_t ExpectedStorage(const Slave& slave) const;
-  // Reads the slave's statm (at most every 10 ms): its resident fraction
-  // and what of its memory cannot be paged (Slave::unpageable). False when
-  // it cannot be read.
-  bool ReadRankMemory(Slave& slave);
-  // The unpageable bytes of every live slave, read again first where they
-  // may have changed (`refresh`); warns once when they alone exceed the
-  // budget.
-  std::uint64_t UnpageableBytes(bool refresh);
-  // -nr auto: whether the slave the scheduler would start next fits in the
-  // budget next to the running ones (their data cannot be written back).
-  bool RoomToRunAnother();
-  // Whether `slave` may run now without exceeding the node budget; if not,
-  // asks blocked slaves to release their memory and returns false.
-  bool MemoryFor(Slave& slave);
-  // Whether `bytes` more for `slave` fit in the budget now (kFits); if
-  // not, asks slaves that wait (with `blocked_only`, only blocked ones) to
-  // release theirs (kReleasing), or finds nobody to ask (kNobody).
-  enum class Room { kFits, kReleasing, kNobody };
-  Room MakeRoom(const Slave& slave, std::uint64_t bytes, bool blocked_only);
-  void HandleReleased(Slave& slave, const RequestMsg& request);
-  void HandleReleaseProgress(Slave& slave, const RequestMsg& request);
-  // Sends the replies of resumed slaves whose memory is now there.
-  void ResumeWaitingForMemory();
-  // --prefetch ahead: the slave the scheduler runs next reads its data
-  // back while others compute, when the budget has room (memory.cpp).
-  void ReadAheadNext();
-  // Notes the bytes the budget counts (storage-backed data resident or
-  // being read, payloads in memory) after a decision to resume or read
-  // ahead, for the -v summary.
-  void NoteResidentStorage();
-  void LogStorageSummary() const;
-  // Payloads larger than the window in memory files (memory_payloads.cpp).
-  void CreateMemoryDirectory();
-  // Whether memory files of `bytes` more fit the node budget (after giving
-  // back idle payload segments if they do not).
-  bool MemoryRoomForPayloads(std::uint64_t bytes);
-  // Memory files held plus the warm pages of free payload segments.
-  std::uint64_t PayloadMemory() const;
-  // Gives back idle payload segments to free `wanted` bytes; returns the
-  // bytes freed.
-  std::uint64_t TrimIdleSegments(std::uint64_t wanted);
-  // Moves held memory files to disk to free `wanted` bytes; returns the
-  // bytes freed.
-  std::uint64_t MovePayloadsToDisk(std::uint64_t wanted);
 
   // Scheduling (master.cpp).
   void Reply(Slave& slave, const ReplyMsg& reply) override;
@@ -196,7 +136,7 @@ class Master : private MasterServices {
   void FollowRunningSlaves();
   void Resume(Slave& slave);
   // The reply that lets a resumed slave run.
-  void SendResumeReply(Slave& slave);
+  void SendResumeReply(Slave& slave) override;
   // The slave gives up its running slot (and its core).
   void StopRunning(Slave& slave);
   // Whether a blocked slave may run, and the reply that lets it: the
@@ -208,31 +148,12 @@ class Master : private MasterServices {
   // and ends the job as OnSlaveExit does; false if it lives.
   bool ReapIfExited(Slave& slave) override;
 
-  // Observability (observe.cpp): the run report, trace, live status and
-  // progress line. Off unless asked for; each hook tests recorder_.on().
-  void StartRecording();
-  // After each served queue message: the activity of each rank noted by
-  // NoteStateChange, which every change of a slave's state (or of its
-  // waiting_for_memory) calls.
-  void RecordRankStates();
-  void NoteStateChange(const Slave& slave) { recorder_.Touched(slave.index); }
+  // Observation (observe.h): what the families report through the master.
   void RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
-                  bool cross_node) override;
-  // Its read-back so far (at MPI_Finalize, while its /proc entry exists,
-  // and at the end).
-  void RecordReadBack(const Slave& slave);
-  // SIGUSR1 from `asker`: every node's ranks' states and, when blocked,
-  // their calls, for the asker (common/status_reply.h).
-  void OnStatusAsked(int asker);
-  std::string RankStatusText() const;  // this node's
-  // Into the asker's reply file, or on stderr when it made none.
-  void DeliverStatus(int asker, const std::string& text) const;
-  // This node's figures and trace events, as node 0 reads them.
-  std::string NodeRecord();
-  // Before the network shuts down: hands this node's record to node 0.
-  void PostRecord();
-  // End of the job, node 0: prints the report, writes the JSON and trace.
-  void FinishRecording();
+                  bool cross_node) override {
+    observe_.RecordSend(slave, request, payload, cross_node);
+  }
+  const StorageSlot* StorageTable() override { return io_->StorageTable(); }
 
   // Communicators (comm_registry.h) and what else the families share.
   const MasterComm& Comm(int id) const override { return comms_.Get(id); }
@@ -245,6 +166,10 @@ class Master : private MasterServices {
   }
   void CompleteUnposted(const Slave& slave, std::uint64_t id, Message outcome) override {
     p2p_.CompleteUnposted(slave, id, std::move(outcome));
+  }
+  bool HasIncomingWrites(const Slave& slave) const override { return p2p_.HasIncoming(slave); }
+  void CopyLentBlocksOf(const Slave& lender) override {
+    p2p_.MaterializeLentBlocks([&lender](int index) { return index == lender.index; });
   }
 
   // Declared first, so destroyed last: the liveness file outlives every
@@ -277,16 +202,6 @@ class Master : private MasterServices {
   CommRegistry comms_;
   CriticalSections critical_{*this, options_.ncritical};
 
-  std::uint64_t node_memory_ = 0;
-  std::uint64_t switch_outs_ = 0;
-  std::uint64_t written_back_ = 0;
-  std::uint64_t read_aheads_ = 0;
-  // Resumes sent while the write-back that made their room went on.
-  std::uint64_t overlapped_resumes_ = 0;
-  std::uint64_t peak_resident_ = 0;  // NoteResidentStorage's largest
-  std::uint64_t peak_unpageable_at_peak_ = 0;  // of it, the ranks' unpageable memory
-  std::uint64_t peak_unpageable_ = 0;  // the most the ranks held unpageable
-  bool unpageable_warned_ = false;
   // -nr auto: the running slots are the cores (running_cores_), fewer
   // while the running ranks' data would not fit the budget; how many times
   // a runnable slave was held back for memory with a slot free.
@@ -296,9 +211,6 @@ class Master : private MasterServices {
   bool memory_refused_ = false;  // by the current Schedule
   bool memory_holding_ = false;
   std::uint64_t memory_holds_ = 0;
-  // The memory cgroup and the kernel's OOM kill counts at the start.
-  MemoryCgroup cgroup_;
-  OomCounts oom_at_start_;
 
   std::unique_ptr<Network> network_;  // only with several nodes
   bool network_finished_ = false;
@@ -313,12 +225,12 @@ class Master : private MasterServices {
   std::string failure_;
   int exit_status_ = 0;
   int cpu_ = -1;  // CPU shared by the master and its slaves with -nr 1
-  JobRecorder recorder_;
-  std::unique_ptr<ProgressLine> progress_;  // --progress, node 0
+  Observer observe_{*this, options_, payloads_, job_dir_, node_, nnodes_};
+  NodeMemory memory_{*this, payloads_, observe_.recorder(), options_};
   // Last: they hold payloads (of the store above) and references to the
   // members above.
-  PointToPoint p2p_{*this, payloads_, recorder_, options_.nslaves, options_.single_copy};
-  Collectives collectives_{*this, payloads_, comms_, recorder_, node_};
+  PointToPoint p2p_{*this, payloads_, observe_.recorder(), options_.single_copy};
+  Collectives collectives_{*this, payloads_, comms_, observe_.recorder(), node_};
 };
 
 }  // namespace bdmpi

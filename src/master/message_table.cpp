@@ -19,6 +19,8 @@ struct MessageTable {
     using Family = typename ClassOf<decltype(F)>::type;
     if constexpr (std::is_same_v<Family, Master>) {
       return master;
+    } else if constexpr (std::is_same_v<Family, NodeMemory>) {
+      return master.memory_;
     } else if constexpr (std::is_same_v<Family, PointToPoint>) {
       return master.p2p_;
     } else if constexpr (std::is_same_v<Family, Collectives>) {
@@ -84,6 +86,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
   using M = Master;
   using C = CriticalSections;
   using P = PointToPoint;
+  using N = NodeMemory;
   using Co = Collectives;
   static constexpr MessageRow kRows[] = {
       // Life cycle (master.cpp).
@@ -197,14 +200,14 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kCommRegister, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
        .handle = Handle<&Co::HandleCommRegister>},
 
-      // Memory (memory.cpp). Release and ReadAhead go master -> slave only.
+      // Memory (memory.h). Release and ReadAhead go master -> slave only.
       {.type = MsgType::kRelease},
       {.type = MsgType::kReadAhead},
       // Sent while the slave waits for a reply that may be made already (a
       // runnable slave switched out), naming files it has yet to read.
-      {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&M::HandleReleased>},
+      {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&N::HandleReleased>},
       {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
-       .handle = Handle<&M::HandleReleaseProgress>},
+       .handle = Handle<&N::HandleReleaseProgress>},
   };
 
   static constexpr auto kSlots = [] {

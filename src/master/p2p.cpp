@@ -13,12 +13,11 @@
 namespace bdmpi {
 
 PointToPoint::PointToPoint(MasterServices& master, PayloadStore& payloads, JobRecorder& recorder,
-                           int nslaves, bool single_copy)
+                           bool single_copy)
     : master_(master),
       payloads_(payloads),
       recorder_(recorder),
       single_copy_(single_copy),
-      peers_(static_cast<std::size_t>(nslaves)),
       placed_(master, *this) {}
 
 void PointToPoint::HandleSend(Slave& slave, const RequestMsg& request,

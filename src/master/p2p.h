@@ -27,12 +27,14 @@ namespace bdmpi {
 
 class PointToPoint {
  public:
-  // `nslaves`: the slaves of this node; `single_copy`: --single-copy.
+  // `single_copy`: --single-copy.
   PointToPoint(MasterServices& master, PayloadStore& payloads, JobRecorder& recorder,
-               int nslaves, bool single_copy);
+               bool single_copy);
   PointToPoint(const PointToPoint&) = delete;
   PointToPoint& operator=(const PointToPoint&) = delete;
 
+  // The node's slaves are made (indices 0 .. count - 1).
+  void SlavesCreated(int count) { peers_ = std::vector<Peer>(static_cast<std::size_t>(count)); }
   // The message table's handlers and functions.
   void HandleSend(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
   void HandlePostRecv(Slave& slave, const RequestMsg& request);
