@@ -108,10 +108,6 @@ class Master : private MasterServices {
   // What a blocked slave waits in, as the user wrote it (blocked_call.cpp,
   // with the message table's describe functions).
   std::string DescribeBlockedCall(const Slave& slave) const override;
-  std::string DescribeSourceTag(const Slave& slave, const RequestMsg& request) const;
-  std::string DescribeWaitRecv(const Slave& slave, const RequestMsg& request) const;
-  std::string DescribeWaitAny(const Slave& slave, const RequestMsg& request) const;
-  std::string DescribeAwaitedSend(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeRooted(const Slave& slave, const RequestMsg& request) const;
 
   // Scheduling (master.cpp).
@@ -144,7 +140,7 @@ class Master : private MasterServices {
   bool Ready(const Slave& slave, const RequestMsg& request) const;
   ReplyMsg Complete(Slave& slave, const RequestMsg& request);
 
-  // Reaps `slave` if it has died (its exit event may still be on its way)
+  // Life cycle (master.cpp). Reaps `slave` if it has died (its exit event may still be on its way)
   // and ends the job as OnSlaveExit does; false if it lives.
   bool ReapIfExited(Slave& slave) override;
 

@@ -42,6 +42,7 @@
 namespace bdmpi {
 
 void NodeMemory::SetBudget() {
+  table_ = master_.StorageTable();
   cgroup_ = FindMemoryCgroup();
   oom_at_start_ = ReadOomCounts(cgroup_);
   node_memory_ = options_.node_memory != 0 ? options_.node_memory
@@ -139,9 +140,8 @@ bool NodeMemory::RoomToRunAnother() {
 }
 
 std::uint64_t NodeMemory::StorageBytes(const Slave& slave) const {
-  const StorageSlot* table = master_.StorageTable();
-  if (table == nullptr || slave.state == SlaveState::kExited) return 0;
-  return table[slave.index].allocated.load(std::memory_order_relaxed);
+  if (table_ == nullptr || slave.state == SlaveState::kExited) return 0;
+  return table_[slave.index].allocated.load(std::memory_order_relaxed);
 }
 
 double NodeMemory::ResidentFraction(Slave& slave) {
@@ -348,9 +348,8 @@ std::string NodeMemory::DescribeOomKill(const Slave& slave) {
   }
   std::uint64_t unpageable = UnpageableBytes(false);
   // Its slot still says what it held (StorageBytes says 0 once it is reaped).
-  const StorageSlot* table = master_.StorageTable();
   std::uint64_t storage =
-      table == nullptr ? 0 : table[slave.index].allocated.load(std::memory_order_relaxed);
+      table_ == nullptr ? 0 : table_[slave.index].allocated.load(std::memory_order_relaxed);
   std::string measured_ago = "it never was: it died before its first MPI call";
   if (slave.resident_read_ns >= 0) {
     char ago[32];

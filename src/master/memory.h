@@ -30,7 +30,8 @@ class NodeMemory {
   NodeMemory& operator=(const NodeMemory&) = delete;
 
   // The budget (--node-memory, or the default from the cgroup or the
-  // machine) and the kernel's OOM kill counts so far.
+  // machine) and the kernel's OOM kill counts so far; once the slaves'
+  // objects exist (their storage table).
   void SetBudget();
   // The memory directory (tmpfs) at `path` for payloads larger than the
   // window ("": none), kept within the budget (memory_payloads.cpp).
@@ -104,6 +105,8 @@ class NodeMemory {
   PayloadStore& payloads_;
   JobRecorder& recorder_;
   const MasterOptions& options_;
+  // The slaves' storage table (read on every decision; nullptr: none).
+  const StorageSlot* table_ = nullptr;
   std::uint64_t node_memory_ = 0;
   std::uint64_t switch_outs_ = 0;
   std::uint64_t written_back_ = 0;
