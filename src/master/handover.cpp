@@ -79,7 +79,7 @@ bool Master::MayStartNext() {
   if (!slaves_.CanStartNext()) return false;
   // -nr auto runs fewer while the running ranks' data would not fit: one
   // always runs.
-  if (running_auto_ && slaves_.running() > 0 && !RoomToRunAnother()) {
+  if (running_auto_ && slaves_.running() > 0 && !memory_.RoomToRunAnother()) {
     memory_refused_ = true;
     return false;
   }

@@ -17,7 +17,7 @@ namespace bdmpi {
 void Collectives::JoinWithoutWaiting(Collective& collective, Slave& slave,
                                      const RequestMsg& request) {
   std::get<SplitState>(collective.state).nonblocking_members[slave.world_rank] = request.id;
-  slave.mailbox.AwaitUnposted(request.id);
+  master_.AwaitUnposted(slave, request.id);
 }
 
 void Collectives::HandOutToNonblocking(Collective& collective) {
@@ -40,7 +40,7 @@ void Collectives::HandOutToNonblocking(Collective& collective) {
       outcome.envelope = Envelope{id, rank, static_cast<int>(members.size())};
     }
     outcome.payload = payloads_.Store(std::move(data));
-    member->mailbox.CompleteUnposted(recv_id, std::move(outcome));
+    master_.CompleteUnposted(*member, recv_id, std::move(outcome));
     --collective.replies_due;
     master_.WakeIfReady(*member);
   }

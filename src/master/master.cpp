@@ -90,7 +90,7 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
                                NewNameTag())),
       memory_dir_(options_.memory_payloads ? names_.MemoryDir(NewNameTag()) : ""),
       slaves_(options_.nrunning, options_.policy,
-              [this](int slave) { return ResidentFraction(slave); }),
+              [this](int slave) { return memory_.ResidentFraction(slaves_[slave]); }),
       comms_(node, layout_) {
   options_.nslaves = layout_.Count(node);
   if (options_.nrunning == kAutoRunning) ResolveAutoRunning();
@@ -127,11 +127,11 @@ void Master::RemoveRecordedJobFiles() const {
 int Master::Run() {
   Start();
   EventLoop();
-  FinishRecording();
+  observe_.Finish(failed_, failure_, network_finished_);
   // Read by tests that check the master stays within its memory budget.
   BDMPI_INFO("disk", "peak buffered memory %zu bytes (budget %zu), peak RSS %ld KiB",
              payloads_.budget().peak(), options_.mem_budget, PeakRssKiB());
-  LogStorageSummary();
+  memory_.LogSummary();
   return exit_status_;
 }
 
@@ -154,7 +154,7 @@ void Master::Start() {
                             {launch_secret_, options_.nslaves, job_dir_, memory_dir_, name_key_,
                              getpid()});
   CreateJobDirectory();
-  LogLending();
+  p2p_.LogLending();
   // With one running slave, the master and the slave it serves take turns:
   // on one core a wake-up costs ~5 us, across cores ~55 us.
   if (options_.bind && options_.nrunning == 1) {
@@ -198,7 +198,7 @@ void Master::Start() {
       }
     });
   }
-  StartRecording();
+  observe_.Start(slaves_.running_limit(), running_auto_, running_cores_);
   CreateSlaves();
   io_->StartWatching();
   if (network_) network_->Start();
@@ -208,7 +208,7 @@ void Master::CreateJobDirectory() {
   // Each master has its own: the masters of a launch that share a host
   // need not agree on a name, which no other user could then learn first.
   payloads_.SetSpillDir(SpillDir(CreatePrivateDir(job_dir_), job_dir_));
-  CreateMemoryDirectory();
+  memory_.CreateMemoryDirectory(memory_dir_);
 }
 
 namespace {
@@ -233,7 +233,8 @@ void Master::CreateSlaves() {
   std::vector<std::string> base_env = RankBaseEnvironment(environ, program_path_);
   AllowHeapTls(base_env);
   slaves_.Create(options_.nslaves, layout_.FirstRank(node_), event_token_);
-  SetNodeMemory();
+  p2p_.SlavesCreated(options_.nslaves);
+  memory_.SetBudget();
   for (Slave& slave : slaves_) {
     SpawnSpec spec;
     spec.path = program_path_;
@@ -281,7 +282,7 @@ void Master::EventLoop() {
   while (slaves_.live() > 0 || (network_ && !failed_ && !network_finished_)) {
     if (slaves_.live() == 0 && network_ && !network_shutdown_) {
       network_shutdown_ = true;
-      PostRecord();
+      observe_.PostRecord();
       network_->Shutdown();
     }
     std::optional<std::size_t> size = ReceiveBeforeHandoverDeadline(message, sizeof message);
@@ -305,7 +306,7 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
         message, size, [this](const RequestMsg& request, const std::byte* payload) {
           if (!failed_) OnRequest(request, payload);
         });
-    if (!failed_) TakeBackLentBlocks();
+    if (!failed_) p2p_.TakeBackLentBlocks();
     serving_message_ = false;
     if (!failed_) ScheduleAfterMessage();
     if (!well_formed && !failed_)
@@ -313,7 +314,7 @@ void Master::ServeMessage(const std::byte* message, std::size_t size) {
               "write to BDMPI's queues itself)");
     if (network_ && !failed_ && network_->HasEvents()) OnNetworkEvents();
     if (!failed_) CheckDeadlock();
-    if (recorder_.on()) RecordRankStates();
+    if (observe_.recorder().on()) observe_.RecordRankStates();
   } catch (const std::exception& error) {
     serving_message_ = false;
     // E.g. a full scratch disk under a master-side spill file: the job
@@ -337,7 +338,7 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   // not have (keeps_reply_files).
   if (row == nullptr || !row->keeps_reply_files) {
     slave.held_files.clear();
-    slave.held_lent.reset();
+    p2p_.LetGoOfReply(slave);
   }
   BDMPI_DEBUG("ipc", "rank %d: %s", slave.world_rank, MsgTypeName(request.type));
   if (row != nullptr && row->handle != nullptr) row->handle(*this, slave, request, inline_payload);
@@ -347,7 +348,7 @@ void Master::HandleInit(Slave& slave, const RequestMsg& request) {
   slave.initialized = true;
   slave.pending = request;
   slave.state = SlaveState::kRunnable;
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   slaves_.MakeRunnable(slave);
   Schedule();
 }
@@ -356,8 +357,8 @@ void Master::HandleFinalize(Slave& slave, const RequestMsg& request) {
   critical_.Leave(slave);
   StopRunning(slave);
   slave.state = SlaveState::kFinalized;
-  NoteStateChange(slave);
-  RecordReadBack(slave);
+  observe_.NoteStateChange(slave);
+  observe_.RecordReadBack(slave);
   ReplyMsg reply;
   reply.type = request.type;
   Reply(slave, reply);
@@ -379,7 +380,7 @@ void Master::OnEvent(const RequestMsg& event) {
     return;
   }
   if (event.code == SIGUSR1) {
-    OnStatusAsked(event.tag);  // the sender's pid (EventWatcher)
+    observe_.OnStatusAsked(event.tag);  // the sender's pid (EventWatcher)
     return;
   }
   if (event.code != 0) {
@@ -407,18 +408,18 @@ void Master::OnEvent(const RequestMsg& event) {
 void Master::OnSlaveExit(Slave& slave, int wait_status) {
   SlaveState was = slave.state;
   slaves_.MarkExited(slave);
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   slaves_.Forget(slave);
   if (was == SlaveState::kRunning) StopRunning(slave);
   critical_.Leave(slave);
   slave.held_files.clear();
-  slave.held_lent.reset();
+  p2p_.LetGoOfReply(slave);
   if (failed_) return;  // killed by us while ending the job
   payloads_.RetireSegments(static_cast<std::uint64_t>(slave.index));
   // Its memory is gone: whoever waited for it may run.
   slave.storage_releasing = false;
   slave.waiting_for_memory = false;
-  ResumeWaitingForMemory();
+  memory_.ResumeWaitingForMemory();
   std::string who = "rank " + std::to_string(slave.world_rank) + " (pid " +
                     std::to_string(slave.pid) + ")";
   bool clean_exit = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
@@ -430,12 +431,29 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   if (clean_exit) {
     Fail(1, who + " exited without calling MPI_Finalize");
   } else if (WIFSIGNALED(wait_status)) {
-    std::string oom = WTERMSIG(wait_status) == SIGKILL ? DescribeOomKill(slave) : "";
+    std::string oom = WTERMSIG(wait_status) == SIGKILL ? memory_.DescribeOomKill(slave) : "";
     Fail(128 + WTERMSIG(wait_status),
          who + " " + (oom.empty() ? DescribeWaitStatus(wait_status) : oom));
   } else {
     Fail(WEXITSTATUS(wait_status), who + " " + DescribeWaitStatus(wait_status));
   }
+}
+
+bool Master::ReapIfExited(Slave& slave) {
+  if (slave.state == SlaveState::kExited) return true;
+  // Its exit may not be a zombie yet (the kernel frees its memory first):
+  // a moment's patience, then it is not dead after all.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    int status = 0;
+    pid_t reaped = waitpid(slave.pid, &status, WNOHANG);
+    if (reaped == slave.pid) {
+      OnSlaveExit(slave, status);
+      return true;
+    }
+    if (reaped < 0) return false;
+    usleep(10'000);
+  }
+  return false;
 }
 
 void Master::Fail(int exit_status, const std::string& message, bool tell_others) {
@@ -456,10 +474,10 @@ void Master::OnNetworkEvents() {
     if (failed_) return;
     switch (event.kind) {
       case NetworkEvent::Kind::kMessage:
-        DeliverRemoteMessage(std::move(event.message));
+        p2p_.DeliverRemote(std::move(event.message));
         break;
       case NetworkEvent::Kind::kCollectiveDone:
-        recorder_.InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
+        observe_.recorder().InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
         collectives_.OnInterNodeStepDone(event.comm, event.seq);
         break;
       case NetworkEvent::Kind::kAbort:
@@ -472,10 +490,10 @@ void Master::OnNetworkEvents() {
         Fail(event.status, event.text);
         break;
       case NetworkEvent::Kind::kStatus:
-        network_->status().Answer(event.status, event.asker, RankStatusText());
+        network_->status().Answer(event.status, event.asker, observe_.RankStatusText());
         break;
       case NetworkEvent::Kind::kStatusGathered:
-        DeliverStatus(event.asker, event.text);
+        observe_.DeliverStatus(event.asker, event.text);
         break;
       case NetworkEvent::Kind::kStepMismatch:
         collectives_.FailStepMismatch(event.conflict);
@@ -525,7 +543,7 @@ void Master::CheckDeadlock() {
   // Nobody here can run: a rank that waits for its lent blocks to be read
   // must not wait for a receiver that waits for it (a nonblocking
   // collective with other calls in between): the blocks are copied.
-  if (blocked && !blocked->empty() && MaterializeLentBlocks([](int) { return true; }) > 0) {
+  if (blocked && !blocked->empty() && p2p_.MaterializeLentBlocks([](int) { return true; }) > 0) {
     Schedule();
     return;
   }
@@ -534,8 +552,8 @@ void Master::CheckDeadlock() {
     // network thread decides from every node's state (Network::ReportState).
     NodeState state;
     state.quiescent = blocked.has_value();
-    state.sent = remote_sent_;
-    state.received = remote_received_;
+    state.sent = p2p_.remote_sent();
+    state.received = p2p_.remote_received();
     if (blocked) {
       state.any_blocked = !blocked->empty();
       state.blocked = std::move(*blocked);
@@ -556,15 +574,6 @@ void Master::CheckDeadlock() {
     Fail(1, "deadlock: every live rank is blocked: " + *blocked);
 }
 
-double Master::ResidentFraction(int index) {
-  Slave& slave = slaves_[index];
-  // With storage-backed data, statm's size counts the arena's reserved
-  // address space: the runtime's own record says what is resident.
-  if (StorageBytes(slave) > 0)
-    return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
-  return ReadRankMemory(slave) ? slave.resident_fraction : 0.0;
-}
-
 void Master::Reply(Slave& slave, const ReplyMsg& reply) {
   if (!io_->SendReply(slave.index, reply))
     throw Error(kErrIntern, "go-queue of rank " + std::to_string(slave.world_rank) +
@@ -578,7 +587,7 @@ void Master::Block(Slave& slave, SlaveState state, const RequestMsg& request) {
                     " does not block in state " + SlaveStateName(state));
   slave.state = state;
   slave.pending = request;
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   StopRunning(slave);
   Schedule();
 }
@@ -589,7 +598,7 @@ void Master::Yield(Slave& slave, const RequestMsg& request) {
                     " never yields");
   slave.state = SlaveState::kRunnable;
   slave.pending = request;
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   StopRunning(slave);
   slaves_.MakeRunnableAfterYield(slave);
   Schedule();
@@ -604,7 +613,7 @@ bool Master::MakeRunnableIfReady(Slave& slave) {
     return false;
   if (!Ready(slave, *slave.pending)) return false;
   slave.state = SlaveState::kRunnable;
-  NoteStateChange(slave);
+  observe_.NoteStateChange(slave);
   slaves_.MakeRunnable(slave);
   return true;
 }
@@ -626,13 +635,13 @@ void Master::Schedule() {
       BDMPI_DEBUG("sched", "-nr auto: %d rank(s) run, the next waits for memory",
                   slaves_.running());
     }
-    recorder_.MemoryHold(memory_holding_, MonotonicNs());
+    observe_.recorder().MemoryHold(memory_holding_, MonotonicNs());
   }
-  ReadAheadNext();
+  memory_.ReadAheadNext();
 }
 
 void Master::StopRunning(Slave& slave) {
-  slave.storage_peak = std::max(slave.storage_peak, StorageBytes(slave));
+  slave.storage_peak = std::max(slave.storage_peak, memory_.StorageBytes(slave));
   slave.memory_changed = true;
   if (const StorageSlot* table = io_->StorageTable())
     table[slave.index].switches.fetch_add(1, std::memory_order_relaxed);  // the tool interface
@@ -642,8 +651,8 @@ void Master::StopRunning(Slave& slave) {
 void Master::Resume(Slave& slave) {
   BDMPI_DEBUG("sched", "resume rank %d", slave.world_rank);
   slave.state = SlaveState::kRunning;  // bound to a core by StartNext
-  NoteStateChange(slave);
-  if (!MemoryFor(slave)) {
+  observe_.NoteStateChange(slave);
+  if (!memory_.MemoryFor(slave)) {
     slave.waiting_for_memory = true;  // replied once others released theirs
     return;
   }
@@ -653,7 +662,7 @@ void Master::Resume(Slave& slave) {
 void Master::SendResumeReply(Slave& slave) {
   slave.storage_released = false;
   slave.storage_read_ahead = false;
-  NoteResidentStorage();
+  memory_.NoteResidentStorage();
   RequestMsg request = *slave.pending;
   slave.pending.reset();
   Reply(slave, Complete(slave, request));

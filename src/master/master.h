@@ -23,16 +23,15 @@
 #include "master/handover_hold.h"
 #include "master/comm_registry.h"
 #include "master/critical.h"
-#include "master/job_recorder.h"
 #include "master/master_services.h"
 #include "master/message_table.h"
 #include "master/network.h"
-#include "master/node_memory.h"
+#include "master/memory.h"
+#include "master/observe.h"
 #include "master/options.h"
 #include "master/payload.h"
 #include "master/payload_store.h"
-#include "master/placed.h"
-#include "master/progress_line.h"
+#include "master/p2p.h"
 #include "master/slave.h"
 #include "master/slave_io.h"
 #include "master/slave_table.h"
@@ -40,9 +39,10 @@
 namespace bdmpi {
 
 // Keeps the event loop, the scheduling of slaves and the dispatch of
-// requests through the message table; the protocol families (collectives.h,
-// critical.h, placed.h) own their handlers and their state, and reach the
-// master through MasterServices.
+// requests through the message table; the protocol families (p2p.h,
+// collectives.h, critical.h), node memory (memory.h) and observation
+// (observe.h) own their handlers and their state, and reach the master
+// through MasterServices.
 class Master : private MasterServices {
  public:
   // `io`: how the master reaches its slaves; nullptr: ProcessSlaveIo.
@@ -65,7 +65,7 @@ class Master : private MasterServices {
   // Why the job failed ("deadlock: ..."), as printed.
   const std::string& failure() const { return failure_; }
   const Slave& slave(int index) const { return slaves_[index]; }
-  const JobRecorder& recorder() const { return recorder_; }
+  const JobRecorder& recorder() const { return observe_.recorder(); }
 
  private:
   // Builds the message table from the handlers below (message_table.cpp).
@@ -91,7 +91,6 @@ class Master : private MasterServices {
   // What in the request is not the sender's to give; empty when all is.
   std::string ForgedField(const Slave& slave, const RequestMsg& request) const;
   void OnNetworkEvents();
-  void DeliverRemoteMessage(IncomingMessage message);
   void OnSlaveExit(Slave& slave, int wait_status);
   // Ends the job: kills the slaves and, unless the failure was reported by
   // another node, tells the other masters.
@@ -100,10 +99,6 @@ class Master : private MasterServices {
     Fail(exit_status, message, /*tell_others=*/true);
   }
   void KillSlaves();
-  // Why a slave got SIGKILL, when the kernel's out-of-memory killer sent
-  // it (master/memory.cpp): the limit, what the rank could not page out,
-  // what to change; empty when the kernel counted no OOM kill.
-  std::string DescribeOomKill(const Slave& slave);
   // On one node, ends the job when every live rank is blocked; with
   // several, reports this node's state to node 0's deadlock watch.
   void CheckDeadlock();
@@ -112,68 +107,8 @@ class Master : private MasterServices {
   std::optional<std::string> BlockedRanks() const;
   // What a blocked slave waits in, as the user wrote it (blocked_call.cpp,
   // with the message table's describe functions).
-  std::string DescribeBlockedCall(const Slave& slave) const;
-  std::string DescribeSourceTag(const Slave& slave, const RequestMsg& request) const;
-  std::string DescribeWaitRecv(const Slave& slave, const RequestMsg& request) const;
-  std::string DescribeWaitAny(const Slave& slave, const RequestMsg& request) const;
-  std::string DescribeAwaitedSend(const Slave& slave, const RequestMsg& request) const;
+  std::string DescribeBlockedCall(const Slave& slave) const override;
   std::string DescribeRooted(const Slave& slave, const RequestMsg& request) const;
-  double ResidentFraction(int slave);
-
-  // Node memory budget for storage-backed data (memory.cpp).
-  void SetNodeMemory();
-  std::uint64_t StorageBytes(const Slave& slave) const;
-  // What of it counts against the budget: none once released, what is
-  // left to write while it releases.
-  std::uint64_t ResidentStorageBytes(const Slave& slave) const;
-  // How many bytes a releasing slave writes between progress reports.
-  std::uint64_t ReleaseStep() const;
-  // What `slave` is expected to hold in storage-backed data while it runs.
-  std::uint64_t ExpectedStorage(const Slave& slave) const;
-  // Reads the slave's statm (at most every 10 ms): its resident fraction
-  // and what of its memory cannot be paged (Slave::unpageable). False when
-  // it cannot be read.
-  bool ReadRankMemory(Slave& slave);
-  // The unpageable bytes of every live slave, read again first where they
-  // may have changed (`refresh`); warns once when they alone exceed the
-  // budget.
-  std::uint64_t UnpageableBytes(bool refresh);
-  // -nr auto: whether the slave the scheduler would start next fits in the
-  // budget next to the running ones (their data cannot be written back).
-  bool RoomToRunAnother();
-  // Whether `slave` may run now without exceeding the node budget; if not,
-  // asks blocked slaves to release their memory and returns false.
-  bool MemoryFor(Slave& slave);
-  // Whether `bytes` more for `slave` fit in the budget now (kFits); if
-  // not, asks slaves that wait (with `blocked_only`, only blocked ones) to
-  // release theirs (kReleasing), or finds nobody to ask (kNobody).
-  enum class Room { kFits, kReleasing, kNobody };
-  Room MakeRoom(const Slave& slave, std::uint64_t bytes, bool blocked_only);
-  void HandleReleased(Slave& slave, const RequestMsg& request);
-  void HandleReleaseProgress(Slave& slave, const RequestMsg& request);
-  // Sends the replies of resumed slaves whose memory is now there.
-  void ResumeWaitingForMemory();
-  // --prefetch ahead: the slave the scheduler runs next reads its data
-  // back while others compute, when the budget has room (memory.cpp).
-  void ReadAheadNext();
-  // Notes the bytes the budget counts (storage-backed data resident or
-  // being read, payloads in memory) after a decision to resume or read
-  // ahead, for the -v summary.
-  void NoteResidentStorage();
-  void LogStorageSummary() const;
-  // Payloads larger than the window in memory files (memory_payloads.cpp).
-  void CreateMemoryDirectory();
-  // Whether memory files of `bytes` more fit the node budget (after giving
-  // back idle payload segments if they do not).
-  bool MemoryRoomForPayloads(std::uint64_t bytes);
-  // Memory files held plus the warm pages of free payload segments.
-  std::uint64_t PayloadMemory() const;
-  // Gives back idle payload segments to free `wanted` bytes; returns the
-  // bytes freed.
-  std::uint64_t TrimIdleSegments(std::uint64_t wanted);
-  // Moves held memory files to disk to free `wanted` bytes; returns the
-  // bytes freed.
-  std::uint64_t MovePayloadsToDisk(std::uint64_t wanted);
 
   // Scheduling (master.cpp).
   void Reply(Slave& slave, const ReplyMsg& reply) override;
@@ -181,7 +116,7 @@ class Master : private MasterServices {
   void Yield(Slave& slave, const RequestMsg& request) override;
   void WakeIfReady(Slave& slave) override;
   // WakeIfReady without scheduling; true if it made the slave runnable.
-  bool MakeRunnableIfReady(Slave& slave);
+  bool MakeRunnableIfReady(Slave& slave) override;
   void Schedule();
   // Hand-over with -nr > 1 (handover.cpp, master/handover_hold.h): binds
   // the master and the slaves to cores; after a queue message, schedules or
@@ -197,7 +132,7 @@ class Master : private MasterServices {
   void FollowRunningSlaves();
   void Resume(Slave& slave);
   // The reply that lets a resumed slave run.
-  void SendResumeReply(Slave& slave);
+  void SendResumeReply(Slave& slave) override;
   // The slave gives up its running slot (and its core).
   void StopRunning(Slave& slave);
   // Whether a blocked slave may run, and the reply that lets it: the
@@ -205,88 +140,33 @@ class Master : private MasterServices {
   bool Ready(const Slave& slave, const RequestMsg& request) const;
   ReplyMsg Complete(Slave& slave, const RequestMsg& request);
 
-  // Point-to-point (p2p.cpp).
-  void HandleSend(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
-  void HandlePostRecv(Slave& slave, const RequestMsg& request);
-  void HandleWaitRecv(Slave& slave, const RequestMsg& request);
-  void HandleTestRecv(Slave& slave, const RequestMsg& request);
-  void HandleProbe(Slave& slave, const RequestMsg& request);
-  // WaitAny, TestAny, PollAny over the ids in slave.wait_ids.
-  void HandleAnyRecv(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
-  // TestAll: whether every receive of slave.wait_ids is complete.
-  void HandleTestAll(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
-  void HandleFreeRecv(Slave& slave, const RequestMsg& request);
-  void HandleMrecv(Slave& slave, const RequestMsg& request);
-  void HandleCancel(Slave& slave, const RequestMsg& request);
-  // MPI_Cancel of a send: withdraws its message if it is still unmatched
-  // in a mailbox of this node.
-  bool WithdrawSend(Slave& slave, const RequestMsg& request);
-  // Lent blocks (lent_blocks.cpp). The payload of a Send that lends its
-  // block, copied at once when it leaves the node or lending failed.
-  Payload LentPayload(Slave& slave, const RequestMsg& request, bool remote);
-  // Completes the sends whose lent blocks went back (without scheduling:
-  // the callers do).
-  void TakeBackLentBlocks();
-  // Copies the lent blocks no receiver holds of the lenders `which`
-  // accepts (by slave index) and completes their sends; returns how many.
-  template <class Which>
-  std::size_t MaterializeLentBlocks(Which which) {
-    std::size_t copied = payloads_.MaterializeLent(which);
-    if (copied > 0) TakeBackLentBlocks();
-    return copied;
-  }
-  void HandleCopyLent(Slave& slave, const RequestMsg& request);
-  // Reaps `slave` if it has died (its exit event may still be on its way)
+  // Life cycle (master.cpp). Reaps `slave` if it has died (its exit event may still be on its way)
   // and ends the job as OnSlaveExit does; false if it lives.
-  bool ReapIfExited(Slave& slave);
-  // Says in -v whether this job's ranks lend blocks (slave/p2p/lent_blocks.h
-  // decides the same from the same facts).
-  void LogLending() const;
-  // Tells the synchronous senders whose messages `receiver`'s mailbox has
-  // just matched (locally, or through their node's master).
-  void TellMatchedSenders(Slave& receiver);
-  ReplyMsg CompleteRecv(Slave& slave, const RequestMsg& request);
-  ReplyMsg CompleteAnyRecv(Slave& slave, const RequestMsg& request);
-  ReplyMsg CompleteTestAll(Slave& slave, const RequestMsg& request);
-  ReplyMsg CompleteProbe(Slave& slave, const RequestMsg& request);
-  ReplyMsg CompleteMprobe(Slave& slave, const RequestMsg& request);
-  bool RecvReady(const Slave& slave, const RequestMsg& request) const;
-  bool ProbeReady(const Slave& slave, const RequestMsg& request) const;
-  bool AnyRecvReady(const Slave& slave, const RequestMsg& request) const;
-  // Position in slave.wait_ids of the first complete receive, or -1.
-  int FirstCompleteRecv(const Slave& slave) const;
+  bool ReapIfExited(Slave& slave) override;
 
-  // Observability (observe.cpp): the run report, trace, live status and
-  // progress line. Off unless asked for; each hook tests recorder_.on().
-  void StartRecording();
-  // After each served queue message: the activity of each rank noted by
-  // NoteStateChange, which every change of a slave's state (or of its
-  // waiting_for_memory) calls.
-  void RecordRankStates();
-  void NoteStateChange(const Slave& slave) { recorder_.Touched(slave.index); }
+  // Observation (observe.h): what the families report through the master.
   void RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
-                  bool cross_node) override;
-  // Its read-back so far (at MPI_Finalize, while its /proc entry exists,
-  // and at the end).
-  void RecordReadBack(const Slave& slave);
-  // SIGUSR1 from `asker`: every node's ranks' states and, when blocked,
-  // their calls, for the asker (common/status_reply.h).
-  void OnStatusAsked(int asker);
-  std::string RankStatusText() const;  // this node's
-  // Into the asker's reply file, or on stderr when it made none.
-  void DeliverStatus(int asker, const std::string& text) const;
-  // This node's figures and trace events, as node 0 reads them.
-  std::string NodeRecord();
-  // Before the network shuts down: hands this node's record to node 0.
-  void PostRecord();
-  // End of the job, node 0: prints the report, writes the JSON and trace.
-  void FinishRecording();
+                  bool cross_node) override {
+    observe_.RecordSend(slave, request, payload, cross_node);
+  }
+  const StorageSlot* StorageTable() override { return io_->StorageTable(); }
 
   // Communicators (comm_registry.h) and what else the families share.
   const MasterComm& Comm(int id) const override { return comms_.Get(id); }
+  const MasterComm* FindComm(int id) const override { return comms_.Find(id); }
   std::byte* Window(int index) override { return io_->Window(index); }
   Network* network() override { return network_.get(); }
-  int NodeOf(int world_rank) const { return comms_.NodeOf(world_rank); }
+  int NodeOf(int world_rank) const override { return comms_.NodeOf(world_rank); }
+  void AwaitUnposted(const Slave& slave, std::uint64_t id) override {
+    p2p_.AwaitUnposted(slave, id);
+  }
+  void CompleteUnposted(const Slave& slave, std::uint64_t id, Message outcome) override {
+    p2p_.CompleteUnposted(slave, id, std::move(outcome));
+  }
+  bool HasIncomingWrites(const Slave& slave) const override { return p2p_.HasIncoming(slave); }
+  void CopyLentBlocksOf(const Slave& lender) override {
+    p2p_.MaterializeLentBlocks([&lender](int index) { return index == lender.index; });
+  }
 
   // Declared first, so destroyed last: the liveness file outlives every
   // other object of the node.
@@ -317,18 +197,7 @@ class Master : private MasterServices {
   SlaveTable slaves_;
   CommRegistry comms_;
   CriticalSections critical_{*this, options_.ncritical};
-  PlacedMessages placed_{*this};
 
-  std::uint64_t node_memory_ = 0;
-  std::uint64_t switch_outs_ = 0;
-  std::uint64_t written_back_ = 0;
-  std::uint64_t read_aheads_ = 0;
-  // Resumes sent while the write-back that made their room went on.
-  std::uint64_t overlapped_resumes_ = 0;
-  std::uint64_t peak_resident_ = 0;  // NoteResidentStorage's largest
-  std::uint64_t peak_unpageable_at_peak_ = 0;  // of it, the ranks' unpageable memory
-  std::uint64_t peak_unpageable_ = 0;  // the most the ranks held unpageable
-  bool unpageable_warned_ = false;
   // -nr auto: the running slots are the cores (running_cores_), fewer
   // while the running ranks' data would not fit the budget; how many times
   // a runnable slave was held back for memory with a slot free.
@@ -338,19 +207,11 @@ class Master : private MasterServices {
   bool memory_refused_ = false;  // by the current Schedule
   bool memory_holding_ = false;
   std::uint64_t memory_holds_ = 0;
-  // The memory cgroup and the kernel's OOM kill counts at the start.
-  MemoryCgroup cgroup_;
-  OomCounts oom_at_start_;
 
   std::unique_ptr<Network> network_;  // only with several nodes
   bool network_finished_ = false;
-  std::uint64_t remote_sent_ = 0;      // messages forwarded to other nodes
-  std::uint64_t remote_received_ = 0;  // messages delivered from other nodes
   bool network_shutdown_ = false;
   bool failed_ = false;
-  // A rank could not read another's memory (CopyLent): every lent block
-  // is copied when it arrives from then on.
-  bool lending_refused_ = false;
   // Set while the requests of one queue message are served: Schedule waits
   // for the end of the message (see ServeMessage).
   bool serving_message_ = false;
@@ -360,11 +221,12 @@ class Master : private MasterServices {
   std::string failure_;
   int exit_status_ = 0;
   int cpu_ = -1;  // CPU shared by the master and its slaves with -nr 1
-  JobRecorder recorder_;
-  std::unique_ptr<ProgressLine> progress_;  // --progress, node 0
-  // Last: it holds payloads (of the store above) and references to the
+  Observer observe_{*this, options_, payloads_, job_dir_, node_, nnodes_};
+  NodeMemory memory_{*this, payloads_, observe_.recorder(), options_};
+  // Last: they hold payloads (of the store above) and references to the
   // members above.
-  Collectives collectives_{*this, payloads_, comms_, recorder_, node_};
+  PointToPoint p2p_{*this, payloads_, observe_.recorder(), options_.single_copy};
+  Collectives collectives_{*this, payloads_, comms_, observe_.recorder(), node_};
 };
 
 }  // namespace bdmpi

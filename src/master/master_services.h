@@ -1,14 +1,18 @@
-// What the master shares with its protocol families (critical.h, placed.h,
-// ...): the slave table, the scheduling that answers slaves, blocks them
-// and wakes them, the communicators, the slaves' windows and the run
-// report's counts. Master implements it; each family holds a reference, so a
-// family's handlers reach nothing else of the master.
+// What the master shares with its protocol families (p2p.h, collectives.h,
+// critical.h), node memory (memory.h) and observation (observe.h): the slave table, the
+// scheduling that answers slaves, blocks, wakes and reaps them, the
+// communicators, the slaves' windows and storage table, the network and the
+// run report's counts. Master implements it; each family holds a reference,
+// so a family's handlers reach nothing else of the master.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/protocol.h"
+#include "common/storage_table.h"
 #include "master/comm_registry.h"
+#include "master/mailbox.h"
 #include "master/payload.h"
 #include "master/slave.h"
 #include "master/slave_table.h"
@@ -29,15 +33,42 @@ class MasterServices {
   virtual void Yield(Slave& slave, const RequestMsg& request) = 0;
   // Runs a blocked slave again if its request's ready function lets it.
   virtual void WakeIfReady(Slave& slave) = 0;
+  // WakeIfReady without scheduling (the caller schedules); true if it made
+  // the slave runnable.
+  virtual bool MakeRunnableIfReady(Slave& slave) = 0;
+  // The reply that lets a resumed slave run, held back while it waited
+  // for memory (memory.h).
+  virtual void SendResumeReply(Slave& slave) = 0;
+  // Reaps `slave` if it has died (its exit event may still be on its way)
+  // and ends the job as its exit does; false if it lives.
+  virtual bool ReapIfExited(Slave& slave) = 0;
   // Ends the job with `message` (and tells the other nodes).
   virtual void Fail(int exit_status, const std::string& message) = 0;
   // A communicator with members on this node.
   virtual const MasterComm& Comm(int id) const = 0;
+  // The same, or nullptr when `id` names none (a request's own field).
+  virtual const MasterComm* FindComm(int id) const = 0;
+  // The node where `world_rank` runs.
+  virtual int NodeOf(int world_rank) const = 0;
   // The shared window of slave `index`, where its payloads travel.
   virtual std::byte* Window(int index) = 0;
   // The network thread; nullptr on one node.
   virtual Network* network() = 0;
-  // Counts a message sent, for the run report (observe.cpp).
+  // A receive of `slave` that completes without being posted (the
+  // outcome of its MPI_Comm_idup): the point-to-point family's mailbox.
+  virtual void AwaitUnposted(const Slave& slave, std::uint64_t id) = 0;
+  virtual void CompleteUnposted(const Slave& slave, std::uint64_t id, Message outcome) = 0;
+  // Whether senders may be writing into `slave`'s memory now (placed.h),
+  // and its lent blocks made ordinary messages (copied): what node memory
+  // asks of point-to-point before it switches a slave out.
+  virtual bool HasIncomingWrites(const Slave& slave) const = 0;
+  virtual void CopyLentBlocksOf(const Slave& lender) = 0;
+  // What a blocked slave waits in, as the user wrote it ("MPI_Recv(source
+  // 1, tag 7)"), from the message table's describe functions.
+  virtual std::string DescribeBlockedCall(const Slave& slave) const = 0;
+  // The slaves' storage table (common/storage_table.h); nullptr without one.
+  virtual const StorageSlot* StorageTable() = 0;
+  // Counts a message sent, for the run report (observe.h).
   virtual void RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
                           bool cross_node) = 0;
 

@@ -1,4 +1,4 @@
-// The master's half of storage-backed memory (the slave's half is
+// The master's half of storage-backed memory (memory.h; the slave's half is
 // src/slave/memory): the node's memory budget and switch-out decisions.
 //
 // Who switches out: the master decides, the slave does the I/O. Only the
@@ -25,6 +25,8 @@
 // to read) less the storage-backed bytes counted resident for it (arena
 // blocks are anonymous mappings until written back); it is read at most
 // every 10 ms per rank, and only for ranks that ran or wrote back since.
+#include "master/memory.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,12 +38,11 @@
 #include "common/process_memory.h"
 #include "common/run_report.h"
 #include "common/storage_table.h"
-#include "master/master.h"
-#include "master/node_memory.h"
 
 namespace bdmpi {
 
-void Master::SetNodeMemory() {
+void NodeMemory::SetBudget() {
+  table_ = master_.StorageTable();
   cgroup_ = FindMemoryCgroup();
   oom_at_start_ = ReadOomCounts(cgroup_);
   node_memory_ = options_.node_memory != 0 ? options_.node_memory
@@ -50,7 +51,7 @@ void Master::SetNodeMemory() {
              static_cast<unsigned long long>(node_memory_));
 }
 
-bool Master::ReadRankMemory(Slave& slave) {
+bool NodeMemory::ReadRankMemory(Slave& slave) {
   constexpr std::int64_t kMaxAgeNs = 10'000'000;
   if (!slave.statm_fd || slave.state == SlaveState::kExited) return false;
   std::int64_t now = MonotonicNs();
@@ -74,9 +75,9 @@ bool Master::ReadRankMemory(Slave& slave) {
   return true;
 }
 
-std::uint64_t Master::UnpageableBytes(bool refresh) {
+std::uint64_t NodeMemory::UnpageableBytes(bool refresh) {
   std::uint64_t total = 0;
-  for (Slave& slave : slaves_) {
+  for (Slave& slave : master_.slaves()) {
     if (slave.state == SlaveState::kExited) continue;
     // Ranks outside the scheduler's hold (before MPI_Init, after
     // MPI_Finalize) and running ones may allocate at any time.
@@ -89,7 +90,7 @@ std::uint64_t Master::UnpageableBytes(bool refresh) {
   if (refresh && total >= node_memory_ && !unpageable_warned_) {
     unpageable_warned_ = true;
     std::vector<const Slave*> largest;
-    for (const Slave& slave : slaves_)
+    for (const Slave& slave : master_.slaves())
       if (slave.state != SlaveState::kExited) largest.push_back(&slave);
     std::size_t shown = std::min<std::size_t>(largest.size(), 4);
     std::partial_sort(largest.begin(), largest.begin() + static_cast<long>(shown), largest.end(),
@@ -113,45 +114,52 @@ std::uint64_t Master::UnpageableBytes(bool refresh) {
   return total;
 }
 
-std::uint64_t Master::ExpectedStorage(const Slave& slave) const {
+std::uint64_t NodeMemory::ExpectedStorage(const Slave& slave) const {
   // What it will hold while it runs: at least as much as when it last
   // stopped. A slave that never stopped with data (its first run after
   // MPI_Init, where programs allocate) is expected to need as much as the
   // largest peak so far: ranks of one program tend to be alike.
   std::uint64_t mine = std::max(StorageBytes(slave), slave.storage_peak);
   if (slave.storage_peak == 0) {
-    for (const Slave& other : slaves_) mine = std::max(mine, other.storage_peak);
+    for (const Slave& other : master_.slaves()) mine = std::max(mine, other.storage_peak);
   }
   return mine;
 }
 
-bool Master::RoomToRunAnother() {
-  Slave* next = slaves_.PeekNext();
+bool NodeMemory::RoomToRunAnother() {
+  Slave* next = master_.slaves().PeekNext();
   if (next == nullptr) return true;
   // Every rank's unpageable part, the running ranks' data (which cannot
   // be written back while they run) and the next one's. Blocked ranks'
   // data and held messages can go to disk: MemoryFor sees to them.
   std::uint64_t needed = UnpageableBytes(true) + ExpectedStorage(*next);
-  for (const Slave& slave : slaves_) {
+  for (const Slave& slave : master_.slaves()) {
     if (slave.state == SlaveState::kRunning) needed += ExpectedStorage(slave);
   }
   return needed <= node_memory_;
 }
 
-std::uint64_t Master::StorageBytes(const Slave& slave) const {
-  const StorageSlot* table = io_->StorageTable();
-  if (table == nullptr || slave.state == SlaveState::kExited) return 0;
-  return table[slave.index].allocated.load(std::memory_order_relaxed);
+std::uint64_t NodeMemory::StorageBytes(const Slave& slave) const {
+  if (table_ == nullptr || slave.state == SlaveState::kExited) return 0;
+  return table_[slave.index].allocated.load(std::memory_order_relaxed);
 }
 
-std::uint64_t Master::ResidentStorageBytes(const Slave& slave) const {
+double NodeMemory::ResidentFraction(Slave& slave) {
+  // With storage-backed data, statm's size counts the arena's reserved
+  // address space: the runtime's own record says what is resident.
+  if (StorageBytes(slave) > 0)
+    return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
+  return ReadRankMemory(slave) ? slave.resident_fraction : 0.0;
+}
+
+std::uint64_t NodeMemory::ResidentStorageBytes(const Slave& slave) const {
   if (slave.storage_released) return 0;
   std::uint64_t bytes = StorageBytes(slave);
   if (slave.storage_releasing) bytes -= std::min(bytes, slave.storage_dropped);
   return bytes;
 }
 
-std::uint64_t Master::ReleaseStep() const {
+std::uint64_t NodeMemory::ReleaseStep() const {
   // Fine enough that a resumed rank starts soon after the write-back that
   // makes its room begins, coarse enough that the reports cost nothing
   // against the writes (a few per budget's worth; the request queue holds
@@ -160,12 +168,12 @@ std::uint64_t Master::ReleaseStep() const {
   return std::clamp<std::uint64_t>(node_memory_ / 8, kMin, kMax);
 }
 
-bool Master::MemoryFor(Slave& slave) {
+bool NodeMemory::MemoryFor(Slave& slave) {
   // Nobody left to switch out: run anyway (the kernel has the last word).
   return MakeRoom(slave, ExpectedStorage(slave), false) != Room::kReleasing;
 }
 
-Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool blocked_only) {
+NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bool blocked_only) {
   // Released slaves hold nothing, releasing ones what they have yet to
   // write; a slave reading ahead counts in full from the moment it was
   // told to.
@@ -177,7 +185,7 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
   if (unpageable >= node_memory_) blocked_only = true;
   std::uint64_t resident = mine + unpageable;
   std::uint64_t releasing = 0;
-  for (const Slave& other : slaves_) {
+  for (const Slave& other : master_.slaves()) {
     if (&other == &slave) continue;
     std::uint64_t bytes = ResidentStorageBytes(other);
     resident += bytes;
@@ -195,7 +203,7 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
   // straight back), one that reads ahead last (its reads would be wasted),
   // the largest first (fewest switch-outs).
   std::vector<Slave*> candidates;
-  for (Slave& other : slaves_) {
+  for (Slave& other : master_.slaves()) {
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
                    (other.state == SlaveState::kRunnable && !blocked_only);
@@ -203,8 +211,8 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
     // lent block a receiver may be reading: its memory must stay where it
     // is meanwhile, or the write-back would race them.
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
-        !other.storage_releasing && !placed_.HasIncoming(other) && StorageBytes(other) > 0 &&
-        !payloads_.LentInHand(other.index))
+        !other.storage_releasing && !master_.HasIncomingWrites(other) &&
+        StorageBytes(other) > 0 && !payloads_.LentInHand(other.index))
       candidates.push_back(&other);
   }
   std::sort(candidates.begin(), candidates.end(), [this](Slave* a, Slave* b) {
@@ -220,11 +228,11 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
                 static_cast<unsigned long long>(StorageBytes(*victim)), slave.world_rank);
     // Its lent blocks become ordinary messages first: once switched out,
     // its memory cannot be read from outside.
-    MaterializeLentBlocks([victim](int lender) { return lender == victim->index; });
+    master_.CopyLentBlocksOf(*victim);
     ReplyMsg release;
     release.type = MsgType::kRelease;
     release.bytes = ReleaseStep();
-    Reply(*victim, release);
+    master_.Reply(*victim, release);
     victim->storage_releasing = true;
     victim->storage_dropped = 0;
     recorder_.ReleaseAsked(victim->index);
@@ -234,14 +242,14 @@ Master::Room Master::MakeRoom(const Slave& slave, std::uint64_t mine, bool block
   return releasing == 0 ? Room::kNobody : Room::kReleasing;
 }
 
-void Master::HandleReleaseProgress(Slave& slave, const RequestMsg& request) {
+void NodeMemory::HandleReleaseProgress(Slave& slave, const RequestMsg& request) {
   if (!slave.storage_releasing) return;
   slave.storage_dropped = std::max(slave.storage_dropped, request.bytes);
   ResumeWaitingForMemory();
   ReadAheadNext();
 }
 
-void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
+void NodeMemory::HandleReleased(Slave& slave, const RequestMsg& request) {
   slave.memory_changed = true;  // its anonymous pages are gone: an exact reading
   slave.storage_releasing = false;
   slave.storage_dropped = 0;
@@ -253,25 +261,26 @@ void Master::HandleReleased(Slave& slave, const RequestMsg& request) {
   ReadAheadNext();
 }
 
-void Master::ResumeWaitingForMemory() {
-  for (Slave& slave : slaves_) {
+void NodeMemory::ResumeWaitingForMemory() {
+  for (Slave& slave : master_.slaves()) {
     if (!slave.waiting_for_memory || slave.state != SlaveState::kRunning) continue;
     if (!MemoryFor(slave)) continue;
-    if (std::ranges::any_of(slaves_, [](const Slave& other) { return other.storage_releasing; }))
+    if (std::ranges::any_of(master_.slaves(),
+                            [](const Slave& other) { return other.storage_releasing; }))
       ++overlapped_resumes_;
     slave.waiting_for_memory = false;
-    NoteStateChange(slave);
-    SendResumeReply(slave);
+    recorder_.Touched(slave.index);
+    master_.SendResumeReply(slave);
   }
 }
 
-void Master::ReadAheadNext() {
+void NodeMemory::ReadAheadNext() {
   if (options_.prefetch != Prefetch::kAhead) return;
   // A resumed slave still waiting for memory goes first: read-ahead would
   // take the room it waits for.
-  for (const Slave& slave : slaves_)
+  for (const Slave& slave : master_.slaves())
     if (slave.waiting_for_memory) return;
-  Slave* next = slaves_.PeekNext();
+  Slave* next = master_.slaves().PeekNext();
   if (next == nullptr || !next->pending || !next->storage_released ||
       next->storage_releasing)
     return;
@@ -285,7 +294,7 @@ void Master::ReadAheadNext() {
               static_cast<unsigned long long>(bytes));
   ReplyMsg read_ahead;
   read_ahead.type = MsgType::kReadAhead;
-  Reply(*next, read_ahead);
+  master_.Reply(*next, read_ahead);
   next->storage_released = false;  // counted as resident from now on
   next->storage_read_ahead = true;
   next->memory_changed = true;
@@ -293,22 +302,22 @@ void Master::ReadAheadNext() {
   NoteResidentStorage();
 }
 
-std::uint64_t Master::PayloadMemory() const {
+std::uint64_t NodeMemory::PayloadMemory() const {
   return payloads_.memory_file_bytes() + payloads_.idle_segment_bytes();
 }
 
-void Master::NoteResidentStorage() {
+void NodeMemory::NoteResidentStorage() {
   // Everything the budget counts, messages in memory included.
   std::uint64_t unpageable = UnpageableBytes(false);
   std::uint64_t resident = PayloadMemory() + unpageable;
-  for (const Slave& slave : slaves_) resident += ResidentStorageBytes(slave);
+  for (const Slave& slave : master_.slaves()) resident += ResidentStorageBytes(slave);
   if (resident > peak_resident_) {
     peak_resident_ = resident;
     peak_unpageable_at_peak_ = unpageable;
   }
 }
 
-std::string Master::DescribeOomKill(const Slave& slave) {
+std::string NodeMemory::DescribeOomKill(const Slave& slave) {
   OomCounts now = ReadOomCounts(cgroup_);
   auto grew = [](long before, long after) { return before >= 0 && after > before; };
   if (!grew(oom_at_start_.cgroup, now.cgroup) && !grew(oom_at_start_.machine, now.machine)) {
@@ -339,9 +348,8 @@ std::string Master::DescribeOomKill(const Slave& slave) {
   }
   std::uint64_t unpageable = UnpageableBytes(false);
   // Its slot still says what it held (StorageBytes says 0 once it is reaped).
-  const StorageSlot* table = io_->StorageTable();
   std::uint64_t storage =
-      table == nullptr ? 0 : table[slave.index].allocated.load(std::memory_order_relaxed);
+      table_ == nullptr ? 0 : table_[slave.index].allocated.load(std::memory_order_relaxed);
   std::string measured_ago = "it never was: it died before its first MPI call";
   if (slave.resident_read_ns >= 0) {
     char ago[32];
@@ -365,7 +373,7 @@ std::string Master::DescribeOomKill(const Slave& slave) {
   return text;
 }
 
-void Master::LogStorageSummary() const {
+void NodeMemory::LogSummary() const {
   BDMPI_INFO("disk",
              "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
              "at most %llu bytes resident at a resume (%s the budget of %llu), "

@@ -5,19 +5,19 @@
 // so do the warm pages of the slaves' free payload segments; those are
 // given back first when a new one does not fit, which then goes to disk at
 // once, and held ones go to disk before any slave is switched out.
+#include "master/memory.h"
+
 #include <fcntl.h>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/log.h"
 #include "common/private_dir.h"
-#include "master/master.h"
 
 namespace bdmpi {
 
-void Master::CreateMemoryDirectory() {
-  if (memory_dir_.empty()) return;
-  const std::string& path = memory_dir_;
+void NodeMemory::CreateMemoryDirectory(const std::string& path) {
+  if (path.empty()) return;
   try {
     payloads_.SetMemoryDir(SpillDir(CreatePrivateDir(path), path));
     payloads_.CreateSegmentFlags(options_.nslaves);
@@ -32,16 +32,16 @@ void Master::CreateMemoryDirectory() {
   payloads_.SetMemoryRoom([this](std::uint64_t bytes) { return MemoryRoomForPayloads(bytes); });
 }
 
-bool Master::MemoryRoomForPayloads(std::uint64_t bytes) {
+bool NodeMemory::MemoryRoomForPayloads(std::uint64_t bytes) {
   // As MakeRoom counts: a releasing slave by what it has yet to write.
   std::uint64_t used = PayloadMemory() + bytes + UnpageableBytes(false);
-  for (const Slave& slave : slaves_) used += ResidentStorageBytes(slave);
+  for (const Slave& slave : master_.slaves()) used += ResidentStorageBytes(slave);
   // Idle warm pages are worth less than a message kept off the disk.
   if (used > node_memory_) used -= TrimIdleSegments(used - node_memory_);
   return used <= node_memory_;
 }
 
-std::uint64_t Master::TrimIdleSegments(std::uint64_t wanted) {
+std::uint64_t NodeMemory::TrimIdleSegments(std::uint64_t wanted) {
   std::uint64_t trimmed = payloads_.TrimIdleSegments(wanted);
   if (trimmed > 0)
     BDMPI_DEBUG("disk", "node memory short: gave back %llu bytes of idle payload segments",
@@ -49,7 +49,7 @@ std::uint64_t Master::TrimIdleSegments(std::uint64_t wanted) {
   return trimmed;
 }
 
-std::uint64_t Master::MovePayloadsToDisk(std::uint64_t wanted) {
+std::uint64_t NodeMemory::MovePayloadsToDisk(std::uint64_t wanted) {
   std::uint64_t moved = payloads_.MoveMemoryFilesToDisk(wanted);
   if (moved > 0)
     BDMPI_DEBUG("disk", "node memory short: moved %llu bytes of held payloads to disk",

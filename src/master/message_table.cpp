@@ -19,6 +19,10 @@ struct MessageTable {
     using Family = typename ClassOf<decltype(F)>::type;
     if constexpr (std::is_same_v<Family, Master>) {
       return master;
+    } else if constexpr (std::is_same_v<Family, NodeMemory>) {
+      return master.memory_;
+    } else if constexpr (std::is_same_v<Family, PointToPoint>) {
+      return master.p2p_;
     } else if constexpr (std::is_same_v<Family, Collectives>) {
       return master.collectives_;
     } else {
@@ -81,6 +85,8 @@ constexpr int SlotOf(MsgType type) {
 const MessageRow* MessageTable::Find(MsgType type) {
   using M = Master;
   using C = CriticalSections;
+  using P = PointToPoint;
+  using N = NodeMemory;
   using Co = Collectives;
   static constexpr MessageRow kRows[] = {
       // Life cycle (master.cpp).
@@ -91,52 +97,52 @@ const MessageRow* MessageTable::Find(MsgType type) {
       // Not a request: the watcher's and the network's wake-ups (OnEvent).
       {.type = MsgType::kEvent, .master_event = true},
 
-      // Point-to-point (p2p.cpp, blocked_call.cpp).
+      // Point-to-point (p2p.h).
       {.type = MsgType::kSend, .comm_check = CommCheck::kOwnRankAndPeer, .may_lend = true,
-       .may_place = true, .handle = Handle<&M::HandleSend>},
+       .may_place = true, .handle = Handle<&P::HandleSend>},
       // With wants_reply it is MPI_Recv: a post and a wait.
       {.type = MsgType::kPostRecv, .mpi_call = "MPI_Recv", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&M::HandlePostRecv>, .ready = Ready<&M::RecvReady>,
-       .complete = Complete<&M::CompleteRecv>,
-       .describe = Describe<&M::DescribeSourceTag>},
+       .handle = Handle<&P::HandlePostRecv>, .ready = Ready<&P::RecvReady>,
+       .complete = Complete<&P::CompleteRecv>,
+       .describe = Describe<&P::DescribeSourceTag>},
       {.type = MsgType::kWaitRecv, .mpi_call = "MPI_Wait/MPI_Waitall", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&M::HandleWaitRecv>, .ready = Ready<&M::RecvReady>,
-       .complete = Complete<&M::CompleteRecv>,
-       .describe = Describe<&M::DescribeWaitRecv>},
+       .handle = Handle<&P::HandleWaitRecv>, .ready = Ready<&P::RecvReady>,
+       .complete = Complete<&P::CompleteRecv>,
+       .describe = Describe<&P::DescribeWaitRecv>},
       {.type = MsgType::kTestRecv, .mpi_call = "MPI_Test", .blocks = Blocks::kRunnable,
-       .handle = Handle<&M::HandleTestRecv>, .complete = Complete<&M::CompleteRecv>},
+       .handle = Handle<&P::HandleTestRecv>, .complete = Complete<&P::CompleteRecv>},
       {.type = MsgType::kProbe, .mpi_call = "MPI_Probe", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&M::HandleProbe>, .ready = Ready<&M::ProbeReady>,
-       .complete = Complete<&M::CompleteProbe>,
-       .describe = Describe<&M::DescribeSourceTag>},
+       .handle = Handle<&P::HandleProbe>, .ready = Ready<&P::ProbeReady>,
+       .complete = Complete<&P::CompleteProbe>,
+       .describe = Describe<&P::DescribeSourceTag>},
       {.type = MsgType::kIprobe, .mpi_call = "MPI_Iprobe", .blocks = Blocks::kRunnable,
-       .handle = Handle<&M::HandleProbe>, .complete = Complete<&M::CompleteProbe>},
+       .handle = Handle<&P::HandleProbe>, .complete = Complete<&P::CompleteProbe>},
       {.type = MsgType::kWaitAny, .mpi_call = "MPI_Waitany/MPI_Waitsome",
-       .blocks = Blocks::kRBlocked, .handle = Handle<&M::HandleAnyRecv>,
-       .ready = Ready<&M::AnyRecvReady>,
-       .complete = Complete<&M::CompleteAnyRecv>, .describe = Describe<&M::DescribeWaitAny>},
+       .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleAnyRecv>,
+       .ready = Ready<&P::AnyRecvReady>,
+       .complete = Complete<&P::CompleteAnyRecv>, .describe = Describe<&P::DescribeWaitAny>},
       {.type = MsgType::kTestAny, .mpi_call = "MPI_Testany/MPI_Testsome",
-       .blocks = Blocks::kRunnable, .handle = Handle<&M::HandleAnyRecv>,
-       .complete = Complete<&M::CompleteAnyRecv>},
-      {.type = MsgType::kPollAny, .handle = Handle<&M::HandleAnyRecv>,
-       .complete = Complete<&M::CompleteAnyRecv>},
+       .blocks = Blocks::kRunnable, .handle = Handle<&P::HandleAnyRecv>,
+       .complete = Complete<&P::CompleteAnyRecv>},
+      {.type = MsgType::kPollAny, .handle = Handle<&P::HandleAnyRecv>,
+       .complete = Complete<&P::CompleteAnyRecv>},
       {.type = MsgType::kTestAll, .mpi_call = "MPI_Testall", .blocks = Blocks::kRunnable,
-       .handle = Handle<&M::HandleTestAll>, .complete = Complete<&M::CompleteTestAll>},
-      {.type = MsgType::kFreeRecv, .handle = Handle<&M::HandleFreeRecv>},
-      {.type = MsgType::kCancel, .mpi_call = "MPI_Cancel", .handle = Handle<&M::HandleCancel>},
+       .handle = Handle<&P::HandleTestAll>, .complete = Complete<&P::CompleteTestAll>},
+      {.type = MsgType::kFreeRecv, .handle = Handle<&P::HandleFreeRecv>},
+      {.type = MsgType::kCancel, .mpi_call = "MPI_Cancel", .handle = Handle<&P::HandleCancel>},
       {.type = MsgType::kMprobe, .mpi_call = "MPI_Mprobe", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&M::HandleProbe>, .ready = Ready<&M::ProbeReady>,
-       .complete = Complete<&M::CompleteMprobe>,
-       .describe = Describe<&M::DescribeSourceTag>},
+       .handle = Handle<&P::HandleMprobe>, .ready = Ready<&P::ProbeReady>,
+       .complete = Complete<&P::CompleteMprobe>,
+       .describe = Describe<&P::DescribeSourceTag>},
       {.type = MsgType::kImprobe, .mpi_call = "MPI_Improbe", .blocks = Blocks::kRunnable,
-       .handle = Handle<&M::HandleProbe>, .complete = Complete<&M::CompleteMprobe>},
-      {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = Handle<&M::HandleMrecv>},
+       .handle = Handle<&P::HandleMprobe>, .complete = Complete<&P::CompleteMprobe>},
+      {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = Handle<&P::HandleMrecv>},
       // Asks about the lent block of its last reply, which stays held.
-      {.type = MsgType::kCopyLent, .keeps_reply_files = true, .handle = Handle<&M::HandleCopyLent>},
+      {.type = MsgType::kCopyLent, .keeps_reply_files = true, .handle = Handle<&P::HandleCopyLent>},
       {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&M::HandleWaitRecv>, .ready = Ready<&M::RecvReady>,
-       .complete = Complete<&M::CompleteRecv>,
-       .describe = Describe<&M::DescribeAwaitedSend>},
+       .handle = Handle<&P::HandleWaitRecv>, .ready = Ready<&P::RecvReady>,
+       .complete = Complete<&P::CompleteRecv>,
+       .describe = Describe<&P::DescribeAwaitedSend>},
 
       // Collectives (collectives.h: collective.cpp, bcast.cpp, reduce.cpp).
       {.type = MsgType::kBarrier, .mpi_call = "MPI_Barrier", .blocks = Blocks::kCBlocked,
@@ -194,14 +200,14 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kCommRegister, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
        .handle = Handle<&Co::HandleCommRegister>},
 
-      // Memory (memory.cpp). Release and ReadAhead go master -> slave only.
+      // Memory (memory.h). Release and ReadAhead go master -> slave only.
       {.type = MsgType::kRelease},
       {.type = MsgType::kReadAhead},
       // Sent while the slave waits for a reply that may be made already (a
       // runnable slave switched out), naming files it has yet to read.
-      {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&M::HandleReleased>},
+      {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&N::HandleReleased>},
       {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
-       .handle = Handle<&M::HandleReleaseProgress>},
+       .handle = Handle<&N::HandleReleaseProgress>},
   };
 
   static constexpr auto kSlots = [] {

@@ -3,10 +3,10 @@
 // else. Adding a message costs one X(...) line in common/protocol.h, one
 // row in message_table.cpp (a compile-time check wants a row for every
 // type), and its two halves: the slave's call in src/slave and the
-// master's handler, a member of Master (p2p.cpp, memory.cpp; the life
-// cycle's in master.cpp) or of its family's class (collectives.h,
-// critical.h, placed.h). Code outside the table asks a row's properties,
-// never which type a request is.
+// master's handler, a member of Master (the life cycle's, master.cpp) or
+// of its family's class (p2p.h, collectives.h, critical.h, memory.h).
+// Code outside the table asks a row's properties, never which type a
+// request is.
 #pragma once
 
 #include <cstddef>

@@ -1,9 +1,6 @@
-// The master's side of observability: what it tells its JobRecorder (the
-// ranks whose state changed, after each served queue message, plus a few
-// one-line hooks where payloads are stored and collectives' inter-node
-// steps run), the status printed on
-// SIGUSR1, the --progress line, and at the end the node's record for node
-// 0, which prints the report and writes the JSON and the trace.
+// The master's side of observability (observe.h).
+#include "master/observe.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +13,8 @@
 #include "common/process_memory.h"
 #include "common/status_reply.h"
 #include "common/storage_table.h"
-#include "master/master.h"
+#include "master/message_table.h"
+#include "master/network.h"
 
 namespace bdmpi {
 namespace {
@@ -102,44 +100,45 @@ std::string TraceFile(const std::string& events, std::uint64_t dropped) {
 
 }  // namespace
 
-void Master::StartRecording() {
+void Observer::Start(int running_slots, bool running_auto, int running_cores) {
   bool tracing = !options_.trace_file.empty();
   if (!options_.report && options_.report_json.empty() && !tracing &&
       options_.progress != Progress::kOn)
     return;
   recorder_.Start(node_, options_.nslaves, node_ * options_.nslaves, tracing);
-  recorder_.RunningSlots(slaves_.running_limit(), running_auto_, running_cores_);
-  if (network_) network_->transfers().Enable(tracing);
+  recorder_.RunningSlots(running_slots, running_auto, running_cores);
+  Network* network = master_.network();
+  if (network) network->transfers().Enable(tracing);
   if (options_.progress != Progress::kOn || node_ != 0) return;
   std::function<NodeProgress()> job;
-  if (network_) job = [network = network_.get()] { return network->JobProgress(); };
+  if (network) job = [network] { return network->JobProgress(); };
   progress_ = std::make_unique<ProgressLine>(recorder_.start_ns(), std::move(job));
 }
 
-void Master::RecordRankStates() {
+void Observer::RecordRankStates() {
   // Called after every served queue message; looks only at the ranks whose
   // state the handlers changed (recorder_.Touched), and reads the clock
   // and the labels only when one did.
   std::int64_t now = -1;
   recorder_.ForEachTouched([&](int index) {
-    const Slave& slave = slaves_[index];
+    const Slave& slave = master_.slaves()[index];
     std::optional<RankActivity> activity = ActivityOf(slave);
     bool finished = slave.state == SlaveState::kFinalized || slave.state == SlaveState::kExited;
     if (activity == recorder_.activity(index) && finished == recorder_.finished(index)) return;
     if (now < 0) now = MonotonicNs();
     recorder_.RankActivityIs(index, activity, finished, ActivityLabel(slave, activity),
                              recorder_.trace_has_room() && Blocked(activity)
-                                 ? DescribeBlockedCall(slave)
+                                 ? master_.DescribeBlockedCall(slave)
                                  : std::string(),
                              now);
   });
   if (options_.progress != Progress::kOn || !recorder_.TakeProgressChanged()) return;
-  if (network_) network_->ReportProgress(recorder_.Progress());
+  if (Network* network = master_.network()) network->ReportProgress(recorder_.Progress());
   else if (progress_) progress_->Publish(recorder_.Progress());
 }
 
-void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
-                        bool cross_node) {
+void Observer::RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
+                          bool cross_node) {
   MessagePath path = payload.lent()                    ? MessagePath::kLent
                      : request.where == Where::kInline ? MessagePath::kInline
                      : request.where == Where::kPlaced ? MessagePath::kPlaced
@@ -149,7 +148,7 @@ void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Pay
                                                      : MessagePath::kMasterMemory;
   // The rank's tool interface reads these whether or not the job records.
   static_assert(kMessagePaths == kSlotMessagePaths);
-  if (const StorageSlot* table = io_->StorageTable()) {
+  if (const StorageSlot* table = master_.StorageTable()) {
     const StorageSlot& counters = table[slave.index];
     for (MessagePath counted : {path, MessagePath::kCrossNode}) {
       if (counted == MessagePath::kCrossNode && !cross_node) break;
@@ -163,27 +162,27 @@ void Master::RecordSend(const Slave& slave, const RequestMsg& request, const Pay
   if (cross_node) recorder_.Sent(slave.index, MessagePath::kCrossNode, request.bytes);
 }
 
-void Master::OnStatusAsked(int asker) {
-  if (network_) network_->status().Ask(asker, RankStatusText());
+void Observer::OnStatusAsked(int asker) {
+  if (Network* network = master_.network()) network->status().Ask(asker, RankStatusText());
   else DeliverStatus(asker, RankStatusText());
 }
 
-void Master::DeliverStatus(int asker, const std::string& text) const {
+void Observer::DeliverStatus(int asker, const std::string& text) const {
   if (WriteStatusReply(job_dir_, asker, text)) return;
   ssize_t ignored = write(STDERR_FILENO, text.data(), text.size());
   (void)ignored;
 }
 
-std::string Master::RankStatusText() const {
+std::string Observer::RankStatusText() const {
   std::int64_t now = MonotonicNs();
   std::string text = "bdmpi: status of node " + std::to_string(node_) + " (SIGUSR1):\n";
-  for (const Slave& slave : slaves_) {
+  for (const Slave& slave : master_.slaves()) {
     std::optional<RankActivity> activity = ActivityOf(slave);
     std::string line = "bdmpi:   rank " + std::to_string(slave.world_rank) + " (pid " +
                        std::to_string(slave.pid) + ") ";
     if (Blocked(activity)) {
       const RequestMsg& request = *slave.pending;
-      line += "blocked in " + DescribeBlockedCall(slave) + " on communicator " +
+      line += "blocked in " + master_.DescribeBlockedCall(slave) + " on communicator " +
               std::to_string(request.comm) + ", " + std::to_string(request.bytes) + " bytes";
     } else if (activity == RankActivity::kWaitingMemory) {
       line += "waits for other ranks to release memory";
@@ -201,43 +200,45 @@ std::string Master::RankStatusText() const {
   return text;
 }
 
-void Master::RecordReadBack(const Slave& slave) {
+void Observer::RecordReadBack(const Slave& slave) {
   if (!recorder_.on()) return;
-  const StorageSlot* table = io_->StorageTable();
-  std::uint64_t eager = table != nullptr ? table[slave.index].read_back.load(std::memory_order_relaxed)
-                                         : 0;
+  const StorageSlot* table = master_.StorageTable();
+  std::uint64_t eager =
+      table != nullptr ? table[slave.index].read_back.load(std::memory_order_relaxed) : 0;
   long faults = slave.pid > 0 && slave.state != SlaveState::kExited ? MajorFaults(slave.pid) : -1;
   recorder_.ReadBack(slave.index, eager, faults);
 }
 
-std::string Master::NodeRecord() {
-  if (network_ && network_->transfers().on()) {
+std::string Observer::NodeRecord() {
+  Network* network = master_.network();
+  if (network && network->transfers().on()) {
     std::uint64_t dropped = 0;
-    std::vector<TransferLog::Event> events = network_->transfers().TakeEvents(dropped);
-    recorder_.AddTransfers(network_->transfers().Figures(), std::move(events), dropped);
+    std::vector<TransferLog::Event> events = network->transfers().TakeEvents(dropped);
+    recorder_.AddTransfers(network->transfers().Figures(), std::move(events), dropped);
   }
   recorder_.TouchAll();
   RecordRankStates();  // closes the last intervals
-  for (const Slave& slave : slaves_) {
+  for (const Slave& slave : master_.slaves()) {
     recorder_.StoragePeak(slave.index, slave.storage_peak);
     RecordReadBack(slave);
   }
   std::string record =
-      recorder_.NodeReport(nnodes_, PeakRssKiB(), payloads_.budget().peak()).Serialize() + kTraceMark;
+      recorder_.NodeReport(nnodes_, PeakRssKiB(), payloads_.budget().peak()).Serialize() +
+      kTraceMark;
   if (recorder_.tracing()) {
-    std::int64_t offset = network_ ? network_->records().clock_offset_ns() : 0;
-    std::int64_t origin = network_ ? network_->records().origin_ns() : recorder_.start_ns();
+    std::int64_t offset = network ? network->records().clock_offset_ns() : 0;
+    std::int64_t origin = network ? network->records().origin_ns() : recorder_.start_ns();
     record += "D " + std::to_string(recorder_.dropped_events()) + "\n" +
               recorder_.TraceEvents(offset, origin);
   }
   return record;
 }
 
-void Master::PostRecord() {
-  if (recorder_.on() && node_ != 0) network_->records().Post(NodeRecord());
+void Observer::PostRecord() {
+  if (recorder_.on() && node_ != 0) master_.network()->records().Post(NodeRecord());
 }
 
-void Master::FinishRecording() {
+void Observer::Finish(bool failed, const std::string& failure, bool network_finished) {
   progress_.reset();
   if (!recorder_.on()) return;
   // After a failure the masters exchange their records here, each with a
@@ -245,16 +246,17 @@ void Master::FinishRecording() {
   // whose figures did not come. At the normal end the others' records were
   // sent before the shutdown barrier, and node 0 takes them here too.
   auto now = std::chrono::steady_clock::now();
+  Network* network = master_.network();
   if (node_ != 0) {
-    if (network_ && failed_ && !network_finished_)
-      network_->records().SendAfterFailure(NodeRecord(), now + kFailedRecordWait * 3 / 2);
+    if (network && failed && !network_finished)
+      network->records().SendAfterFailure(NodeRecord(), now + kFailedRecordWait * 3 / 2);
     return;
   }
   std::vector<std::string> records = {NodeRecord()};
   std::vector<int> missing;
-  if (network_) {
-    RecordExchange::Collected others = network_->records().Collect(
-        now + (network_finished_ ? kRecordWait : kFailedRecordWait));
+  if (network) {
+    RecordExchange::Collected others = network->records().Collect(
+        now + (network_finished ? kRecordWait : kFailedRecordWait));
     for (std::string& record : others.records) records.push_back(std::move(record));
     missing = std::move(others.missing);
   }
@@ -277,7 +279,7 @@ void Master::FinishRecording() {
   report.nnodes = nnodes_;
   report.nranks = nnodes_ * options_.nslaves;
   report.Sort();
-  if (failed_) report.partial = "the job failed: " + failure_;
+  if (failed) report.partial = "the job failed: " + failure;
   if (!missing.empty()) {
     std::string names;
     for (int node : missing) names += (names.empty() ? "node " : ", node ") + std::to_string(node);

@@ -1,30 +1,41 @@
-// The master's half of point-to-point: buffering sends, matching receives,
-// probes. The slave's half is src/slave/p2p/p2p.cpp.
+// The master's half of point-to-point (p2p.h): buffering sends, matching
+// receives, probes. The slave's half is src/slave/p2p/p2p.cpp.
+#include "master/p2p.h"
+
 #include <algorithm>
 #include <cstring>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/log.h"
-#include "master/master.h"
+#include "master/message_table.h"
 
 namespace bdmpi {
 
-void Master::HandleSend(Slave& slave, const RequestMsg& request, const std::byte* inline_payload) {
-  const MasterComm& comm = Comm(request.comm);
+PointToPoint::PointToPoint(MasterServices& master, PayloadStore& payloads, JobRecorder& recorder,
+                           bool single_copy)
+    : master_(master),
+      payloads_(payloads),
+      recorder_(recorder),
+      single_copy_(single_copy),
+      placed_(master, *this) {}
+
+void PointToPoint::HandleSend(Slave& slave, const RequestMsg& request,
+                              const std::byte* inline_payload) {
+  const MasterComm& comm = master_.Comm(request.comm);
   BDMPI_ENFORCE(request.peer >= 0 &&
                     request.peer < static_cast<int>(comm.world_ranks.size()),
                 "send to rank " + std::to_string(request.peer));
   if (request.where == Where::kPutOffer) return placed_.HandleOffer(slave, request);
   if (request.where == Where::kPlaced) return placed_.HandleDone(slave, request);
   int dest_rank = comm.world_ranks[request.peer];
-  Slave* dest = slaves_.ByWorldRank(dest_rank);
+  Slave* dest = master_.slaves().ByWorldRank(dest_rank);
   if (request.where == Where::kWindow && placed_.FromWindow(slave, request, dest)) return;
   Message message;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = request.where == Where::kLent
                         ? LentPayload(slave, request, dest == nullptr)
-                        : payloads_.Take(request, io_->Window(slave.index), inline_payload);
+                        : payloads_.Take(request, master_.Window(slave.index), inline_payload);
   // A lent block's id is what its sender waits for, not a send MPI_Cancel
   // may withdraw (collectives cannot be cancelled).
   message.sent_by = SentBy{slave.world_rank, request.where == Where::kLent ? 0 : request.id,
@@ -32,19 +43,19 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request, const std::byte
   if (request.id != 0 && request.code == kSynchronousSend) {
     // Complete when its message is matched.
     message.sent_by.synchronous = true;
-    slave.mailbox.AwaitMatch(AwaitedMatch{request.id, request.comm, request.peer, request.tag});
+    mailbox(slave).AwaitMatch(AwaitedMatch{request.id, request.comm, request.peer, request.tag});
   }
   if (request.wants_reply) {
     // The payload has left the window: the sender may reuse it.
     ReplyMsg ack;
     ack.type = request.type;
-    Reply(slave, ack);
+    master_.Reply(slave, ack);
   }
-  RecordSend(slave, request, message.payload, dest == nullptr);
+  master_.RecordSend(slave, request, message.payload, dest == nullptr);
   if (dest == nullptr) {
     // Another node's: its master buffers it (paper 5.3).
     OutgoingMessage outgoing;
-    outgoing.dest_node = NodeOf(dest_rank);
+    outgoing.dest_node = master_.NodeOf(dest_rank);
     outgoing.header.dest_world_rank = dest_rank;
     outgoing.header.comm = request.comm;
     outgoing.header.source = request.rank;
@@ -54,44 +65,44 @@ void Master::HandleSend(Slave& slave, const RequestMsg& request, const std::byte
       outgoing.header.sync_id = message.sent_by.id;
     }
     outgoing.payload = std::move(message.payload);
-    network_->Send(std::move(outgoing));
+    master_.network()->Send(std::move(outgoing));
     ++remote_sent_;
     return;
   }
   if (dest->state == SlaveState::kExited) return;  // nobody will receive it
-  dest->mailbox.Deliver(std::move(message));
+  mailbox(*dest).Deliver(std::move(message));
   TellMatchedSenders(*dest);
-  WakeIfReady(*dest);
+  master_.WakeIfReady(*dest);
 }
 
-void Master::TellMatchedSenders(Slave& receiver) {
-  for (const SentBy& sender : receiver.mailbox.TakeMatchedSenders()) {
-    Slave* local = slaves_.ByWorldRank(sender.world_rank);
+void PointToPoint::TellMatchedSenders(Slave& receiver) {
+  for (const SentBy& sender : mailbox(receiver).TakeMatchedSenders()) {
+    Slave* local = master_.slaves().ByWorldRank(sender.world_rank);
     if (local != nullptr) {
-      if (local->mailbox.Matched(sender.id)) WakeIfReady(*local);
+      if (mailbox(*local).Matched(sender.id)) master_.WakeIfReady(*local);
       continue;
     }
     // The sender's master completes it; the news travels behind this
     // node's earlier messages to that node, like any message.
     OutgoingMessage news;
-    news.dest_node = NodeOf(sender.world_rank);
+    news.dest_node = master_.NodeOf(sender.world_rank);
     news.header.kind = WireKind::kSyncMatched;
     news.header.dest_world_rank = sender.world_rank;
     news.header.sync_id = sender.id;
-    network_->Send(std::move(news));
+    master_.network()->Send(std::move(news));
     ++remote_sent_;
   }
 }
 
-void Master::DeliverRemoteMessage(IncomingMessage incoming) {
+void PointToPoint::DeliverRemote(IncomingMessage incoming) {
   ++remote_received_;
   const WireHeader& header = incoming.header;
-  Slave* dest = slaves_.ByWorldRank(header.dest_world_rank);
+  Slave* dest = master_.slaves().ByWorldRank(header.dest_world_rank);
   BDMPI_ENFORCE(dest != nullptr, "a message for rank " +
                                      std::to_string(header.dest_world_rank) +
                                      " reached the wrong node");
   if (header.kind == WireKind::kSyncMatched) {
-    if (dest->mailbox.Matched(header.sync_id)) WakeIfReady(*dest);
+    if (mailbox(*dest).Matched(header.sync_id)) master_.WakeIfReady(*dest);
     return;
   }
   Message message;
@@ -106,162 +117,179 @@ void Master::DeliverRemoteMessage(IncomingMessage incoming) {
     message.payload = payloads_.Store(std::move(incoming.memory));
   }
   if (dest->state == SlaveState::kExited) return;
-  dest->mailbox.Deliver(std::move(message));
+  mailbox(*dest).Deliver(std::move(message));
   TellMatchedSenders(*dest);
-  WakeIfReady(*dest);
+  master_.WakeIfReady(*dest);
 }
 
-void Master::HandlePostRecv(Slave& slave, const RequestMsg& request) {
+void PointToPoint::AwaitUnposted(const Slave& slave, std::uint64_t id) {
+  mailbox(slave).AwaitUnposted(id);
+}
+
+void PointToPoint::CompleteUnposted(const Slave& slave, std::uint64_t id, Message outcome) {
+  mailbox(slave).CompleteUnposted(id, std::move(outcome));
+}
+
+void PointToPoint::HandlePostRecv(Slave& slave, const RequestMsg& request) {
   PostedRecv recv{request.id, request.comm, request.peer, request.tag, request.bytes};
   recv.address = request.file_id;
-  slave.mailbox.Post(recv);
+  mailbox(slave).Post(recv);
   TellMatchedSenders(slave);
   // MPI_Recv posts and waits in one request.
   if (request.wants_reply) HandleWaitRecv(slave, request);
 }
 
-void Master::HandleWaitRecv(Slave& slave, const RequestMsg& request) {
-  if (slave.mailbox.IsComplete(request.id)) {
-    Reply(slave, CompleteRecv(slave, request));
+void PointToPoint::HandleWaitRecv(Slave& slave, const RequestMsg& request) {
+  if (mailbox(slave).IsComplete(request.id)) {
+    master_.Reply(slave, CompleteRecv(slave, request));
   } else {
-    Block(slave, SlaveState::kRBlocked, request);
+    master_.Block(slave, SlaveState::kRBlocked, request);
   }
 }
 
-void Master::HandleTestRecv(Slave& slave, const RequestMsg& request) {
+void PointToPoint::HandleTestRecv(Slave& slave, const RequestMsg& request) {
   // A test that finds nothing lets others run first, so that a polling
   // loop cannot hold a running slot forever.
-  if (!slave.mailbox.IsComplete(request.id) && !slaves_.idle()) {
-    Yield(slave, request);
+  if (!mailbox(slave).IsComplete(request.id) && !master_.slaves().idle()) {
+    master_.Yield(slave, request);
     return;
   }
-  Reply(slave, CompleteRecv(slave, request));
+  master_.Reply(slave, CompleteRecv(slave, request));
 }
 
-int Master::FirstCompleteRecv(const Slave& slave) const {
-  for (std::size_t i = 0; i < slave.wait_ids.size(); ++i) {
-    if (slave.mailbox.IsComplete(slave.wait_ids[i])) return static_cast<int>(i);
+int PointToPoint::FirstCompleteRecv(const Slave& slave) const {
+  for (std::size_t i = 0; i < peer(slave).wait_ids.size(); ++i) {
+    if (mailbox(slave).IsComplete(peer(slave).wait_ids[i])) return static_cast<int>(i);
   }
   return -1;
 }
 
-void Master::HandleAnyRecv(Slave& slave, const RequestMsg& request,
+void PointToPoint::HandleAnyRecv(Slave& slave, const RequestMsg& request,
                            const std::byte* inline_payload) {
-  slave.wait_ids = payloads_.ReadIds(request, io_->Window(slave.index), inline_payload);
+  peer(slave).wait_ids =
+      payloads_.ReadIds(request, master_.Window(slave.index), inline_payload);
   if (FirstCompleteRecv(slave) < 0) {
     // A wait blocks; as in HandleTestRecv, a test that finds nothing lets
     // others run first; a poll (kNever) just answers.
     Blocks blocks = FindMessageRow(request.type)->blocks;
     if (blocks == Blocks::kRBlocked) {
-      Block(slave, SlaveState::kRBlocked, request);
+      master_.Block(slave, SlaveState::kRBlocked, request);
       return;
     }
-    if (blocks == Blocks::kRunnable && !slaves_.idle()) {
-      Yield(slave, request);
+    if (blocks == Blocks::kRunnable && !master_.slaves().idle()) {
+      master_.Yield(slave, request);
       return;
     }
   }
-  Reply(slave, CompleteAnyRecv(slave, request));
+  master_.Reply(slave, CompleteAnyRecv(slave, request));
 }
 
-void Master::HandleTestAll(Slave& slave, const RequestMsg& request,
+void PointToPoint::HandleTestAll(Slave& slave, const RequestMsg& request,
                            const std::byte* inline_payload) {
-  slave.wait_ids = payloads_.ReadIds(request, io_->Window(slave.index), inline_payload);
+  peer(slave).wait_ids =
+      payloads_.ReadIds(request, master_.Window(slave.index), inline_payload);
   ReplyMsg reply = CompleteTestAll(slave, request);
   // As in HandleTestRecv: a test that finds nothing lets others run first.
-  if (!reply.flag && !slaves_.idle()) {
-    Yield(slave, request);
+  if (!reply.flag && !master_.slaves().idle()) {
+    master_.Yield(slave, request);
     return;
   }
-  Reply(slave, reply);
+  master_.Reply(slave, reply);
 }
 
-void Master::HandleFreeRecv(Slave& slave, const RequestMsg& request) {
-  slave.mailbox.Discard(request.id);
+void PointToPoint::HandleFreeRecv(Slave& slave, const RequestMsg& request) {
+  mailbox(slave).Discard(request.id);
 }
 
-// MPI_Probe, MPI_Iprobe, MPI_Mprobe, MPI_Improbe: the row's completion
-// says whether the message found leaves matching.
-void Master::HandleProbe(Slave& slave, const RequestMsg& request) {
+void PointToPoint::HandleProbe(Slave& slave, const RequestMsg& request) {
+  Probe(slave, request, &PointToPoint::CompleteProbe);
+}
+
+void PointToPoint::HandleMprobe(Slave& slave, const RequestMsg& request) {
+  Probe(slave, request, &PointToPoint::CompleteMprobe);
+}
+
+void PointToPoint::Probe(Slave& slave, const RequestMsg& request,
+                         ReplyMsg (PointToPoint::*complete)(Slave&, const RequestMsg&)) {
   if (!ProbeReady(slave, request)) {
     if (FindMessageRow(request.type)->blocks == Blocks::kRBlocked) {
-      Block(slave, SlaveState::kRBlocked, request);
+      master_.Block(slave, SlaveState::kRBlocked, request);
       return;
     }
-    if (!slaves_.idle()) {
-      Yield(slave, request);
+    if (!master_.slaves().idle()) {
+      master_.Yield(slave, request);
       return;
     }
   }
-  Reply(slave, Complete(slave, request));
+  master_.Reply(slave, (this->*complete)(slave, request));
 }
 
-void Master::HandleMrecv(Slave& slave, const RequestMsg& request) {
-  slave.mailbox.SetCapacity(request.id, request.bytes);
-  Reply(slave, CompleteRecv(slave, request));
+void PointToPoint::HandleMrecv(Slave& slave, const RequestMsg& request) {
+  mailbox(slave).SetCapacity(request.id, request.bytes);
+  master_.Reply(slave, CompleteRecv(slave, request));
 }
 
-void Master::HandleCancel(Slave& slave, const RequestMsg& request) {
+void PointToPoint::HandleCancel(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
   reply.flag = request.code == kCancelSend ? WithdrawSend(slave, request)
-                                           : slave.mailbox.CancelRecv(request.id);
-  Reply(slave, reply);
+                                           : mailbox(slave).CancelRecv(request.id);
+  master_.Reply(slave, reply);
 }
 
-bool Master::WithdrawSend(Slave& slave, const RequestMsg& request) {
-  const MasterComm* comm = comms_.Find(request.comm);
+bool PointToPoint::WithdrawSend(Slave& slave, const RequestMsg& request) {
+  const MasterComm* comm = master_.FindComm(request.comm);
   if (comm == nullptr || request.peer < 0 ||
       request.peer >= static_cast<int>(comm->world_ranks.size()))
     return false;
-  Slave* dest = slaves_.ByWorldRank(comm->world_ranks[request.peer]);
+  Slave* dest = master_.slaves().ByWorldRank(comm->world_ranks[request.peer]);
   // On another node the message is that master's: it may be matched
   // there at any moment, so the send is not cancelled (MPI allows that).
-  if (dest == nullptr || !dest->mailbox.WithdrawMessage(slave.world_rank, request.id))
+  if (dest == nullptr || !mailbox(*dest).WithdrawMessage(slave.world_rank, request.id))
     return false;
-  slave.mailbox.ForgetAwaited(request.id);  // a synchronous one waits no more
+  mailbox(slave).ForgetAwaited(request.id);  // a synchronous one waits no more
   return true;
 }
 
-bool Master::RecvReady(const Slave& slave, const RequestMsg& request) const {
-  return slave.mailbox.IsComplete(request.id);
+bool PointToPoint::RecvReady(const Slave& slave, const RequestMsg& request) const {
+  return mailbox(slave).IsComplete(request.id);
 }
 
-bool Master::ProbeReady(const Slave& slave, const RequestMsg& request) const {
-  return slave.mailbox.Probe(request.comm, request.peer, request.tag) != nullptr;
+bool PointToPoint::ProbeReady(const Slave& slave, const RequestMsg& request) const {
+  return mailbox(slave).Probe(request.comm, request.peer, request.tag) != nullptr;
 }
 
-bool Master::AnyRecvReady(const Slave& slave, const RequestMsg&) const {
+bool PointToPoint::AnyRecvReady(const Slave& slave, const RequestMsg&) const {
   return FirstCompleteRecv(slave) >= 0;
 }
 
-ReplyMsg Master::CompleteRecv(Slave& slave, const RequestMsg& request) {
+ReplyMsg PointToPoint::CompleteRecv(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
-  std::optional<CompletedRecv> done = slave.mailbox.TakeCompleted(request.id);
+  std::optional<CompletedRecv> done = mailbox(slave).TakeCompleted(request.id);
   if (!done) return reply;  // a test that found nothing: flag 0
   reply.flag = 1;
   reply.source = done->message.envelope.source;
   reply.tag = done->message.envelope.tag;
   if (done->message.payload.lent() && done->recv.capacity > 0) {
-    payloads_.GiveLent(done->message.payload, reply, slave.held_lent);
+    payloads_.GiveLent(done->message.payload, reply, peer(slave).held_lent);
   } else {
-    payloads_.Give(done->message.payload, done->recv.capacity, io_->Window(slave.index), reply,
-                   slave.held_files);
+    payloads_.Give(done->message.payload, done->recv.capacity, master_.Window(slave.index),
+                   reply, slave.held_files);
   }
   if (reply.bytes > done->recv.capacity) reply.error = kErrTruncate;
   return reply;
 }
 
-ReplyMsg Master::CompleteTestAll(Slave& slave, const RequestMsg& request) {
+ReplyMsg PointToPoint::CompleteTestAll(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
-  reply.flag = std::all_of(slave.wait_ids.begin(), slave.wait_ids.end(),
-                           [&](std::uint64_t id) { return slave.mailbox.IsComplete(id); });
+  reply.flag = std::all_of(peer(slave).wait_ids.begin(), peer(slave).wait_ids.end(),
+                           [&](std::uint64_t id) { return mailbox(slave).IsComplete(id); });
   return reply;
 }
 
-ReplyMsg Master::CompleteAnyRecv(Slave& slave, const RequestMsg& request) {
+ReplyMsg PointToPoint::CompleteAnyRecv(Slave& slave, const RequestMsg& request) {
   int position = FirstCompleteRecv(slave);
   if (position < 0) {
     ReplyMsg reply;  // flag 0: none complete
@@ -269,17 +297,17 @@ ReplyMsg Master::CompleteAnyRecv(Slave& slave, const RequestMsg& request) {
     return reply;
   }
   RequestMsg one = request;
-  one.id = slave.wait_ids[position];
+  one.id = peer(slave).wait_ids[position];
   ReplyMsg reply = CompleteRecv(slave, one);
   reply.flag = 1 + position;
   return reply;
 }
 
-ReplyMsg Master::CompleteProbe(Slave& slave, const RequestMsg& request) {
+ReplyMsg PointToPoint::CompleteProbe(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
   const Message* message =
-      slave.mailbox.Probe(request.comm, request.peer, request.tag);
+      mailbox(slave).Probe(request.comm, request.peer, request.tag);
   if (message == nullptr) return reply;
   reply.flag = 1;
   reply.source = message->envelope.source;
@@ -288,10 +316,10 @@ ReplyMsg Master::CompleteProbe(Slave& slave, const RequestMsg& request) {
   return reply;
 }
 
-ReplyMsg Master::CompleteMprobe(Slave& slave, const RequestMsg& request) {
+ReplyMsg PointToPoint::CompleteMprobe(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply = CompleteProbe(slave, request);
   if (reply.flag) {
-    slave.mailbox.MatchProbe(request.id, request.comm, request.peer, request.tag);
+    mailbox(slave).MatchProbe(request.id, request.comm, request.peer, request.tag);
     TellMatchedSenders(slave);
   }
   return reply;

@@ -4,6 +4,7 @@
 
 #include "common/log.h"
 #include "common/process_memory.h"
+#include "master/p2p.h"
 
 namespace bdmpi {
 
@@ -20,7 +21,7 @@ bool PlacedMessages::FromWindow(Slave& slave, const RequestMsg& request, Slave* 
   // A synchronous or buffered send needs the usual match notice.
   if (request.code != 0 || !MayPlaceInto(slave, dest)) return false;
   Envelope envelope{request.comm, request.rank, request.tag};
-  std::optional<PostedRecv> recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);
+  std::optional<PostedRecv> recv = p2p_.mailbox(*dest).ReserveForPlacing(envelope, request.bytes);
   if (!recv) return false;
   int error =
       WriteProcessMemory(dest->pid, recv->address, master_.Window(slave.index), request.bytes);
@@ -28,7 +29,7 @@ bool PlacedMessages::FromWindow(Slave& slave, const RequestMsg& request, Slave* 
     // Refused or a bad receive buffer: the usual way, which reports it.
     BDMPI_DEBUG("p2p", "could not place a message for rank %d (%s)", dest->world_rank,
                 std::strerror(error));
-    dest->mailbox.Unreserve(recv->id);
+    p2p_.mailbox(*dest).Unreserve(recv->id);
     return false;
   }
   if (request.wants_reply) {
@@ -50,7 +51,7 @@ void PlacedMessages::Complete(const Slave& sender, const RequestMsg& request, Sl
   message.sent_by = SentBy{sender.world_rank, request.id, false};
   master_.RecordSend(sender, request, message.payload, false);
   if (dest.state == SlaveState::kExited) return;
-  dest.mailbox.CompleteReserved(recv_id, std::move(message));
+  p2p_.mailbox(dest).CompleteReserved(recv_id, std::move(message));
   master_.WakeIfReady(dest);
 }
 
@@ -61,11 +62,11 @@ void PlacedMessages::HandleOffer(Slave& slave, const RequestMsg& request) {
   if (granted_.contains(slave.index) || !MayPlaceInto(slave, dest)) dest = nullptr;
   Envelope envelope{request.comm, request.rank, request.tag};
   std::optional<PostedRecv> recv;
-  if (dest != nullptr) recv = dest->mailbox.ReserveForPlacing(envelope, request.bytes);
+  if (dest != nullptr) recv = p2p_.mailbox(*dest).ReserveForPlacing(envelope, request.bytes);
   // flag 1: refused for now (no receive posted yet, or the receiver is
   // switched out), which the sender takes as a hint to ask less often;
   // flag 0: a posted receive that cannot take it.
-  if (!recv && (dest == nullptr || !dest->mailbox.HasPostedMatch(envelope))) reply.flag = 1;
+  if (!recv && (dest == nullptr || !p2p_.mailbox(*dest).HasPostedMatch(envelope))) reply.flag = 1;
   if (recv) {
     reply.where = Where::kPutOffer;
     reply.bytes = request.bytes;
@@ -93,7 +94,7 @@ void PlacedMessages::HandleDone(Slave& slave, const RequestMsg& request) {
     // message comes next as an ordinary send and takes this receive.
     BDMPI_DEBUG("p2p", "rank %d could not place a message for rank %d (errno %d)",
                 slave.world_rank, dest->world_rank, request.code);
-    dest->mailbox.Unreserve(put.recv_id);
+    p2p_.mailbox(*dest).Unreserve(put.recv_id);
     return;
   }
   Complete(slave, request, *dest, put.recv_id, put.envelope);

@@ -20,9 +20,13 @@
 
 namespace bdmpi {
 
+class PointToPoint;
+
+// Part of the point-to-point family (p2p.h), whose mailboxes it reserves
+// receives in.
 class PlacedMessages {
  public:
-  explicit PlacedMessages(MasterServices& master) : master_(master) {}
+  PlacedMessages(MasterServices& master, PointToPoint& p2p) : master_(master), p2p_(p2p) {}
   PlacedMessages(const PlacedMessages&) = delete;
   PlacedMessages& operator=(const PlacedMessages&) = delete;
 
@@ -45,6 +49,7 @@ class PlacedMessages {
                 std::uint64_t recv_id, const Envelope& envelope);
 
   MasterServices& master_;
+  PointToPoint& p2p_;
   // The receive each sender (by slave index) was allowed to write into and
   // has not reported on yet.
   struct Granted {

@@ -11,8 +11,6 @@
 
 #include "common/file_io.h"
 #include "common/protocol.h"
-#include "master/lent_block.h"
-#include "master/mailbox.h"
 
 namespace bdmpi {
 
@@ -71,17 +69,11 @@ struct Slave {
   // Its memory may have changed since the last reading (it ran, or wrote
   // back): read again at the next decision.
   bool memory_changed = true;
-  Mailbox mailbox;
-  // The receive ids of its last WaitAny / TestAny / PollAny / TestAll.
-  std::vector<std::uint64_t> wait_ids;
   // The request whose reply is due when this slave next runs.
   std::optional<RequestMsg> pending;
   // Files handed to the slave in its last reply; released at its next
   // request, which proves it has read them.
   std::vector<std::shared_ptr<OwnedFile>> held_files;
-  // A block lent by another slave, named in its last reply: goes back to
-  // its sender at this slave's next request (or after a CopyLent).
-  std::shared_ptr<LentBlock> held_lent;
 };
 
 }  // namespace bdmpi
