@@ -2,6 +2,7 @@
 // See window.h and docs/one-sided.md.
 #include "slave/rma/window.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,6 +13,9 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/handles.h"
@@ -163,15 +167,21 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
   win.mapping_bytes = RoundUp(std::max<std::uint64_t>(offset, 1), kPage);
 
   FileInfo made{0, 0, 0, 0};
+  std::string failure;  // the first rank's, when it could not make the file
   UniqueFd fd;
   if (leader == win.rank) {
-    std::uint64_t slave = static_cast<std::uint64_t>(std::atol(std::getenv(kEnvSlave)));
-    made.file_id = MakeFileId(slave, kWindowFileSeq | ++Windows().file_seq);
     try {
+      // Every rank's failure must reach the others (they wait in the
+      // exchange below), so nothing here throws past it.
+      const char* slave_text = std::getenv(kEnvSlave);
+      if (slave_text == nullptr) throw Error(kErrIntern, std::string(kEnvSlave) + " is not set");
+      std::uint64_t slave = static_cast<std::uint64_t>(std::atol(slave_text));
+      made.file_id = MakeFileId(slave, kWindowFileSeq | ++Windows().file_seq);
       fd = runtime.spill_dir().CreateReserved(made.file_id, win.mapping_bytes, &made.inode);
       win.file_owner = true;
     } catch (const Error& error) {
       made.error = error.error_class();
+      failure = error.what();
     }
   }
   std::vector<FileInfo> files(all.size());
@@ -180,6 +190,7 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
     void* p = mmap(nullptr, win.mapping_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
     if (p == MAP_FAILED) {
       made.error = MPI_ERR_NO_MEM;
+      failure = std::string("mmap: ") + std::strerror(errno);
     } else {
       win.mapping = static_cast<char*>(p);
       InitControl(win.mapping, local, win.size);
@@ -199,7 +210,10 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
   if (file.error != 0)
     give_up(file.error, "cannot make the window's file of " + std::to_string(win.mapping_bytes) +
                             " bytes in the scratch directory " + runtime.spill_dir().path() +
-                            " (see the message above; free space there or give less memory)");
+                            (failure.empty() ? std::string(" (rank ") + std::to_string(leader) +
+                                                   " says why)"
+                                             : ": " + failure) +
+                            "; free space there or ask for a smaller window");
   if (!win.file_owner) {
     try {
       fd = runtime.spill_dir().Open(file.file_id, O_RDWR, file.inode);
@@ -281,9 +295,8 @@ std::int32_t* QueueOf(Window& win, int slot) {
 }
 
 ControlLock::ControlLock(ControlBlock* control) : control_(control) {
-  int rc = pthread_mutex_lock(&control_->mutex);
-  // The holder died: the job ends for that anyway; take the lock on.
-  if (rc == EOWNERDEAD) pthread_mutex_consistent(&control_->mutex);
+  if (pthread_mutex_lock(&control_->mutex) == EOWNERDEAD)
+    pthread_mutex_consistent(&control_->mutex);  // the holder died; the job ends anyway
 }
 
 ControlLock::~ControlLock() { pthread_mutex_unlock(&control_->mutex); }
@@ -389,22 +402,37 @@ MPI_Info HintsOf(const Window& win) {
   return NewInfo(std::move(entries));
 }
 
-void LockTargetsForWriteBack() {
+namespace {
+
+// The control blocks of the windows whose program memory others reach
+// with process_vm_*, in file-id order: every rank of a node takes them in
+// the same order, so two ranks switching out at once cannot deadlock.
+std::vector<ControlBlock*> ProgramMemoryControls() {
+  std::vector<std::pair<std::uint64_t, ControlBlock*>> found;
   for (auto& [index, window] : Windows().windows) {
     (void)index;
-    Window& win = *window;
-    if (win.flavor == Flavor::kCreate || win.flavor == Flavor::kDynamic)
-      pthread_mutex_lock(&win.control->mutex);
+    if (window->flavor == Flavor::kCreate || window->flavor == Flavor::kDynamic)
+      found.emplace_back(window->file_id, window->control);
   }
+  std::sort(found.begin(), found.end());
+  std::vector<ControlBlock*> controls;
+  for (const auto& entry : found) controls.push_back(entry.second);
+  return controls;
+}
+
+void LockControl(ControlBlock* control) {
+  // The holder died: the job ends for that anyway; take the lock on.
+  if (pthread_mutex_lock(&control->mutex) == EOWNERDEAD) pthread_mutex_consistent(&control->mutex);
+}
+
+}  // namespace
+
+void LockTargetsForWriteBack() {
+  for (ControlBlock* control : ProgramMemoryControls()) LockControl(control);
 }
 
 void UnlockTargetsAfterWriteBack() {
-  for (auto& [index, window] : Windows().windows) {
-    (void)index;
-    Window& win = *window;
-    if (win.flavor == Flavor::kCreate || win.flavor == Flavor::kDynamic)
-      pthread_mutex_unlock(&win.control->mutex);
-  }
+  for (ControlBlock* control : ProgramMemoryControls()) pthread_mutex_unlock(&control->mutex);
 }
 
 }  // namespace bdmpi::rma

@@ -9,10 +9,29 @@
  */
 #include "check.h"
 
+/* --deadlock: rank 0 holds an exclusive lock on itself and waits for a
+ * message that never comes; rank 1 waits for the lock. The runtime must
+ * find the deadlock and name both waits. */
+static void deadlock(MPI_Comm node) {
+  int *mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mem, &win));
+  if (rank_in(node) == 0) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    CHECK_MPI(MPI_Barrier(node));
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 1, 9, node, MPI_STATUS_IGNORE));
+  } else if (rank_in(node) == 1) {
+    CHECK_MPI(MPI_Barrier(node));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+  }
+  CHECK(0, "the deadlock returned");
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm node;
   CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  if (arg_flag(argc, argv, "--deadlock")) deadlock(node);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int size = size_of(node);
   int *mem = NULL;
