@@ -3,8 +3,11 @@
 # invocation, each as a ratio to Open MPI's time for the same program in the
 # same invocation (the machine's load skews every absolute figure):
 #
-#   latency    round trip, 2 ranks (bench/mpi/pingpong.c)      8 B, 64 KiB, 1 MiB, 4 MiB
+#   latency    round trip, 2 ranks (bench/mpi/pingpong.c)  8 B, 1 KiB, 64 KiB, 1 MiB, 4 MiB
 #   bandwidth  a window of MPI_Isend, 2 ranks (bench/mpi/bw.c, as osu_bw)   the same sizes
+#   fanin      many small messages: a round of 12 B messages from every rank
+#              to rank 0 and back, on 4 and 8 ranks (bench/mpi/fanin.c, like
+#              MPICH's sendflood)
 #   bcast, allreduce, alltoall on 4 and 8 ranks (bench/mpi/coll.c)  1 MiB, 4 MiB
 #              (alltoall: what each rank sends each rank, as osu_alltoall)
 #
@@ -13,8 +16,11 @@
 # the order rotates from one repetition to the next) and repeated --reps
 # times; each figure is the median over the repetitions of BDMPI's time /
 # Open MPI's time of the same repetition, with the spread (min-max) of
-# those ratios.  Targets: 1-4 MiB <= 2 x Open MPI; the 8 B round
-# trip with -nr 2 <= 2 x the -nr 1 one.  Rows say ok or MISS.
+# those ratios.  Targets: 1-4 MiB <= 2 x Open MPI; with every rank
+# running (-nr = ranks), the 8 B and 1 KiB round trips and the fanin round
+# <= 3 x Open MPI; the 8 B round trip with -nr 2 <= 2 x the -nr 1 one; the
+# 8 B stream (bandwidth) with -nr 2 <= 3 x the -nr 1 one.  Rows say ok or
+# MISS.
 #
 # Output in --out: results.csv (rep,op,ranks,variant,bytes,seconds),
 # table.md (the table printed at the end), the programs' logs.  The
@@ -41,10 +47,11 @@ Usage: $0 [options]
                        e.g. OUT/bin of an earlier run (a copy with its libbdmpi)
   --base-args STR      bdmpiexec options of the base runs instead of --bdmpiexec-args;
                        without --base-bin, the base is this build with these options
-  --sizes LIST         point-to-point sizes, or none        (default: 8,64k,1m,4m)
+  --sizes LIST         point-to-point sizes, or none        (default: 8,1k,64k,1m,4m)
   --coll-sizes LIST    collective sizes                     (default: 1m,4m)
   --ranks LIST         ranks of the collectives             (default: 4,8)
   --ops LIST           collectives, or none                 (default: bcast,allreduce,alltoall)
+  --fanin yes|no       the fanin rounds on --ranks           (default: yes)
   --window N           messages per bandwidth window        (default: 64, as osu_bw)
   --reps N             repetitions of every run             (default: 5; the full set
                        takes about 15 minutes on a loaded 2-core machine)
@@ -74,6 +81,7 @@ SIZES=
 COLL_SIZES=
 RANKS=
 OPS=bcast,allreduce,alltoall
+FANIN=yes
 WINDOW=64
 REPS=
 QUICK=0
@@ -96,6 +104,7 @@ while (($#)); do
     --coll-sizes) COLL_SIZES=$2; shift 2 ;;
     --ranks) RANKS=$2; shift 2 ;;
     --ops) OPS=$2; shift 2 ;;
+    --fanin) FANIN=$2; shift 2 ;;
     --window) WINDOW=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --quick) QUICK=1; shift ;;
@@ -115,15 +124,16 @@ if ((QUICK)); then
   : "${REPS:=1}" "${SIZES:=8,1m}" "${COLL_SIZES:=1m}" "${RANKS:=4}"
   export BENCH_REPS_SCALE=${BENCH_REPS_SCALE:-0.1}
 else
-  : "${REPS:=5}" "${SIZES:=8,64k,1m,4m}" "${COLL_SIZES:=1m,4m}" "${RANKS:=4,8}"
+  : "${REPS:=5}" "${SIZES:=8,1k,64k,1m,4m}" "${COLL_SIZES:=1m,4m}" "${RANKS:=4,8}"
 fi
 [[ $SIZES == none ]] && SIZES=
 [[ $OPS == none ]] && OPS=
+[[ $FANIN == yes || $FANIN == no ]] || { echo "$0: --fanin takes yes or no" >&2; exit 64; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "$0: --reps takes a positive count" >&2; exit 64; }
 BIN=${BIN:-$BUILD/bin}
 
-PROGRAMS=(bdmpiexec bdmprun bench_pingpong bench_bw bench_coll
-  bench_pingpong.ompi bench_bw.ompi bench_coll.ompi)
+PROGRAMS=(bdmpiexec bdmprun bench_pingpong bench_bw bench_coll bench_fanin
+  bench_pingpong.ompi bench_bw.ompi bench_coll.ompi bench_fanin.ompi)
 
 # Builds the programs (only those targets) unless told not to: the one
 # invocation makes what it needs.
@@ -226,6 +236,11 @@ for ((rep = 1; rep <= REPS; ++rep)); do
       group_runs "$rep" coll "$ranks" bench_coll "$OPS" "$COLL_SIZES"
     done
   fi
+  if [[ $FANIN == yes ]]; then
+    for ranks in "${rank_counts[@]}"; do
+      group_runs "$rep" fanin "$ranks" bench_fanin
+    done
+  fi
 done
 note "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -257,7 +272,19 @@ awk -F, -v base="${BASE_BIN:+1}" '
     m = median(list)
     return sprintf("%.4g (%.4g-%.4g)", m * 1e6, lo * 1e6, hi * 1e6)
   }
-  function name(n) { return n >= 1048576 ? n / 1048576 " MiB" : n >= 1024 ? n / 1024 " KiB" : n " B" }
+  function name(n) {
+    if (op == "fanin") return "12 B"  # the program reports its ranks there
+    return n >= 1048576 ? n / 1048576 " MiB" : n >= 1024 ? n / 1024 " KiB" : n " B"
+  }
+  # The 8 B figure of OP with -nr 2 against -nr 1, 2 ranks, target LIMIT.
+  function nr2_row(label, op, limit,   k, list) {
+    k = op SUBSEP 2 SUBSEP 8
+    if (!((k, "nr2") in v)) return
+    list = ratios(k, "nr2", "nr1")
+    printf "| %s -nr 2 / -nr 1 | 2 | 8 B | | %s | | %s | %s |", label, us(v[k, "nr2"]), shown(list), verdict(list, limit)
+    if (base) printf " %s | |", shown(ratios(k, "base-nr2", "base-nr1"))
+    printf "\n"
+  }
   function verdict(list, limit,   m) {
     if (list == "") return "not measured"
     m = median(list)
@@ -272,7 +299,9 @@ awk -F, -v base="${BASE_BIN:+1}" '
   }
   END {
     title["pingpong"] = "latency (round trip)"; title["bw"] = "bandwidth (per message)"
-    order["pingpong"] = 1; order["bw"] = 2; order["bcast"] = 3; order["allreduce"] = 4; order["alltoall"] = 5
+    title["fanin"] = "fanin (per round)"
+    order["pingpong"] = 1; order["bw"] = 2; order["fanin"] = 3
+    order["bcast"] = 4; order["allreduce"] = 5; order["alltoall"] = 6
     # rows sorted by op, ranks, bytes
     for (i = 2; i <= nk; i++) {
       x = keys[i]
@@ -293,20 +322,19 @@ awk -F, -v base="${BASE_BIN:+1}" '
         nr = q == 1 ? "nr1" : "nr" ranks
         if (!((k, nr) in v) && !((k, "base-" nr) in v)) continue
         list = ratios(k, nr, "ompi")
-        target = (bytes >= 1048576 && bytes <= 4194304) ? verdict(list, 2) : "-"
+        target = "-"
+        if (op != "fanin" && bytes >= 1048576 && bytes <= 4194304) target = verdict(list, 2)
+        # Small messages with every rank running: the targets of a direct path.
+        if (nr == "nr" ranks && ((op == "pingpong" && (bytes == 8 || bytes == 1024)) || op == "fanin"))
+          target = verdict(list, 3)
         printf "| %s | %d | %s | -nr %s | %s | %s | %s | %s |", (op in title) ? title[op] : op, ranks,
           name(bytes), substr(nr, 3), us(v[k, nr]), us(v[k, "ompi"]), shown(list), target
         if (base) printf " %s | %s |", shown(ratios(k, "base-" nr, "ompi")), shown(ratios(k, nr, "base-" nr))
         printf "\n"
       }
     }
-    k = "pingpong" SUBSEP 2 SUBSEP 8
-    if ((k, "nr2") in v) {
-      list = ratios(k, "nr2", "nr1")
-      printf "| latency -nr 2 / -nr 1 | 2 | 8 B | | %s | | %s | %s |", us(v[k, "nr2"]), shown(list), verdict(list, 2)
-      if (base) printf " %s | |", shown(ratios(k, "base-nr2", "base-nr1"))
-      printf "\n"
-    }
+    nr2_row("latency", "pingpong", 2)
+    nr2_row("stream", "bw", 3)
   }' "$CSV" >"$OUT/table.md"
 
 echo

@@ -163,61 +163,41 @@ field() {  # field LOG PATTERN: the value after "=" of NPB's report line
 }
 
 # ------------------------------------------------- out of core: cgroup, swap
+say() { echo "== $*" >&2; }
+die() { echo "run.sh: $*" >&2; exit 2; }
+# shellcheck source=../lib/ooc_env.sh
+. "$repo/bench/lib/ooc_env.sh"
 launchers=(bdmpi mpirun)
-cg="" swapfile="" swap_on=0 current_job=""
+cg=""
 job_id=npbbench$$
-cg_root=/sys/fs/cgroup/memory
 if [[ -n $ooc_limit ]]; then
   launchers=(bdmpi-nr1 bdmpi mpirun)
-  limit=$(numfmt --from=iec "${ooc_limit^^}" 2>/dev/null) ||
-    { echo "run.sh: --ooc-limit $ooc_limit is not a size (e.g. 192m)" >&2; exit 2; }
-  ((EUID == 0)) || { echo "run.sh: --ooc-limit needs root (cgroup, swapon, drop_caches)" >&2; exit 2; }
-  [[ -f $cg_root/memory.limit_in_bytes ]] ||
-    { echo "run.sh: no cgroup v1 memory controller at $cg_root (--ooc-limit needs one)" >&2; exit 2; }
+  limit=$(parse_size "$ooc_limit" "--ooc-limit")
+  ooc_check_host
   swap_bytes=$(((2 * limit + (1 << 30)) >> 20 << 20))
   avail=$(df -B1 --output=avail "$work" | tail -1 | tr -d ' ')
   ((avail > swap_bytes + (1 << 30))) ||
-    { echo "run.sh: not enough disk in $work for a $((swap_bytes >> 20)) MiB swap file and scratch: use --work on a bigger disk" >&2; exit 2; }
+    die "not enough disk in $work for a $(mib "$swap_bytes") MiB swap file and scratch: use --work on a bigger disk"
   cg=$cg_root/bdmpi-npb-$$
-  swapfile=$work/swapfile-$$
-  my_cg=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
 fi
 
-cg_pids() { [[ -n $cg && -f $cg/cgroup.procs ]] && cat "$cg/cgroup.procs" 2>/dev/null; }
-kill_cg() {
-  local pid
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    [[ -z $(cg_pids) ]] && return 0
-    for pid in $(cg_pids); do kill -KILL "$pid" 2>/dev/null || true; done
-    sleep 0.5
-  done
-  [[ -z $(cg_pids) ]]
-}
 cleanup() {
-  local rc=$? left=() pid
+  local rc=$? left=()
   trap - EXIT INT TERM
   set +e
-  [[ -n $current_job ]] && kill -TERM "$current_job" 2>/dev/null
-  if [[ -n $cg && -d $cg ]]; then
-    kill_cg
-    for pid in $(cg_pids); do echo "$pid" >"$cg_root$my_cg/cgroup.procs" 2>/dev/null; done
-    rmdir "$cg" 2>/dev/null
+  if [[ -n $cg ]]; then
+    ooc_teardown
+    left=("${ooc_left[@]}")
   fi
-  [[ -n $current_job ]] && wait "$current_job" 2>/dev/null
-  if ((swap_on)); then swapoff "$swapfile"; fi
-  [[ -n $swapfile ]] && rm -f "$swapfile"
   # A job killed at the cap may leave its IPC objects.
   find /dev/shm /dev/mqueue -maxdepth 1 -name "*$job_id*" -exec rm -rf {} + 2>/dev/null
-  [[ -n $cg && -d $cg ]] && left+=("cgroup $cg")
   [[ -n $(find /dev/shm /dev/mqueue -maxdepth 1 -name "*$job_id*" 2>/dev/null) ]] &&
     left+=("IPC objects of job $job_id in /dev/shm or /dev/mqueue")
-  [[ -n $swapfile ]] && swapon --show=NAME --noheadings | grep -qxF "$swapfile" && left+=("active swap $swapfile")
-  [[ -n $swapfile && -e $swapfile ]] && left+=("file $swapfile")
   if ((${#left[@]})); then
     printf 'run.sh: CLEANUP INCOMPLETE: %s\n' "${left[@]}" >&2
     ((rc == 0)) && rc=1
   elif [[ -n $cg ]]; then
-    echo "== cleanup: swap file and cgroup removed" >&2
+    say "cleanup: swap file and cgroup removed"
   fi
   exit "$rc"
 }
@@ -226,14 +206,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 if [[ -n $ooc_limit ]]; then
-  fallocate -l "$swap_bytes" "$swapfile"
-  chmod 600 "$swapfile"
-  mkswap "$swapfile" >/dev/null
-  swapon "$swapfile"
-  swap_on=1
-  mkdir "$cg"
-  echo "$limit" >"$cg/memory.limit_in_bytes"
-  echo "== cgroup $cg: memory.limit_in_bytes $(cat "$cg/memory.limit_in_bytes"), swap $((swap_bytes >> 20)) MiB" >&2
+  ooc_make_swap "$work/swapfile-$$" "$swap_bytes"
+  ooc_make_cgroup "$limit"
+  say "cgroup $cg: memory.limit_in_bytes $limit_real, swap $(mib "$swap_bytes") MiB"
 fi
 
 # run LOG CMD...: CMD in WORK, out of core inside the cgroup after dropping
@@ -247,8 +222,7 @@ run() {
     (cd "$work" && timeout --kill-after=15 "$cap" "$@") >"$log" 2>&1 && run_rc=0 || run_rc=$?
     return
   fi
-  sync
-  echo 3 >/proc/sys/vm/drop_caches
+  drop_caches
   echo 0 >"$cg/memory.max_usage_in_bytes" 2>/dev/null || true
   local oom0
   oom0=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")

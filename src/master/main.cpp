@@ -1,6 +1,7 @@
 // bdmprun: the master daemon, one per node, normally started by bdmpiexec.
 // It is an Open MPI program so that the masters of a multi-node job form one
-// MPI job; on one node it runs as an Open MPI singleton.
+// MPI job; a master that no MPI launcher started is alone on its node and
+// does not initialise Open MPI at all.
 #include <mpi.h>
 #include <signal.h>
 
@@ -52,6 +53,17 @@ bool RefuseLibbdmpi() {
   return true;
 }
 
+// Whether mpirun/orted or srun started this master: they set these for the
+// processes of an MPI job. Otherwise (bdmpiexec's local launch) Open MPI's
+// MPI_Init would make a singleton, one node, after forking an orted, which
+// costs 1 s per job on an idle machine and several on a loaded one; a
+// master alone needs nothing of Open MPI.
+bool StartedByMpiLauncher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,12 +85,15 @@ int main(int argc, char** argv) {
 
   // The network thread makes the MPI calls; the main thread initialises,
   // finalises and aborts.
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  const bool with_mpi = StartedByMpiLauncher();
   int node = 0;
   int nnodes = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &node);
-  MPI_Comm_size(MPI_COMM_WORLD, &nnodes);
+  if (with_mpi) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &node);
+    MPI_Comm_size(MPI_COMM_WORLD, &nnodes);
+  }
   std::string who = "master n" + std::to_string(node);
   bdmpi::InitLog(who.c_str());
 
@@ -101,6 +116,6 @@ int main(int argc, char** argv) {
     WaitForOtherMasters(std::chrono::seconds(2));
     MPI_Abort(MPI_COMM_WORLD, status);
   }
-  MPI_Finalize();
+  if (with_mpi) MPI_Finalize();
   return status;
 }
