@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "common/error.h"
 #include "slave/comm/attributes.h"
@@ -86,6 +87,13 @@ void WinAttr(Window& win, int keyval, void* value, int* flag) {
       *flag = bdmpi::GetAttr(AttrKind::kWin, win.handle, keyval, &found) ? 1 : 0;
   }
   if (*flag) *static_cast<void**>(value) = found;
+}
+
+// The request-based calls belong to passive-target epochs (MPI-3.1 11.3.5).
+void RequirePassive(const Window& win, int target, const char* call) {
+  if (target == MPI_PROC_NULL || win.lock_all || win.locks.count(target) != 0) return;
+  throw Error(MPI_ERR_RMA_SYNC, std::string(call) + " outside a passive-target epoch to rank " +
+                                    std::to_string(target));
 }
 
 bool IsWinKey(int keyval) {
@@ -372,8 +380,7 @@ int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_dat
               int target_rank, MPI_Aint target_disp, int target_count,
               MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   return WinCall("MPI_Rput", win, [&](Window& w) {
-    if (!w.lock_all && w.locks.empty())
-      throw Error(MPI_ERR_RMA_SYNC, "MPI_Rput outside a passive-target epoch");
+    RequirePassive(w, target_rank, "MPI_Rput");
     bdmpi::rma::Put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype);
     *request = DoneRequest();
@@ -385,8 +392,7 @@ int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
               MPI_Request* request) {
   return WinCall("MPI_Rget", win, [&](Window& w) {
-    if (!w.lock_all && w.locks.empty())
-      throw Error(MPI_ERR_RMA_SYNC, "MPI_Rget outside a passive-target epoch");
+    RequirePassive(w, target_rank, "MPI_Rget");
     bdmpi::rma::Get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype);
     *request = DoneRequest();
@@ -399,8 +405,7 @@ int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype ori
                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                      MPI_Request* request) {
   return WinCall("MPI_Raccumulate", win, [&](Window& w) {
-    if (!w.lock_all && w.locks.empty())
-      throw Error(MPI_ERR_RMA_SYNC, "MPI_Raccumulate outside a passive-target epoch");
+    RequirePassive(w, target_rank, "MPI_Raccumulate");
     bdmpi::rma::GetAccumulate(w, origin_addr, origin_count, origin_datatype, nullptr, 0,
                               MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
                               target_datatype, op);
@@ -415,8 +420,7 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype
                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                          MPI_Request* request) {
   return WinCall("MPI_Rget_accumulate", win, [&](Window& w) {
-    if (!w.lock_all && w.locks.empty())
-      throw Error(MPI_ERR_RMA_SYNC, "MPI_Rget_accumulate outside a passive-target epoch");
+    RequirePassive(w, target_rank, "MPI_Rget_accumulate");
     bdmpi::rma::GetAccumulate(w, origin_addr, origin_count, origin_datatype, result_addr,
                               result_count, result_datatype, target_rank, target_disp,
                               target_count, target_datatype, op);

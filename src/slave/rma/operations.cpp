@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,9 +78,10 @@ Target Resolve(Window& win, int target, MPI_Aint disp, int count, const TypeInfo
     if (where.bytes > 0) {
       ControlLock lock(win.control);
       const TargetState& state = StateOf(win, peer.slot);
+      const Region* regions = RegionsOf(win, peer.slot);
       bool inside = false;
       for (int i = 0; i < state.attached && !inside; ++i) {
-        const Region& r = state.regions[i];
+        const Region& r = regions[i];
         inside = static_cast<std::int64_t>(address) + lo >= static_cast<std::int64_t>(r.base) &&
                  static_cast<std::int64_t>(address) + hi <=
                      static_cast<std::int64_t>(r.base + r.size);
@@ -198,6 +200,12 @@ std::optional<ControlLock> LockFor(Window& win, const Target& where, bool accumu
   return std::nullopt;
 }
 
+// A buffer for packed elements, left uninitialised (it is written whole
+// before it is read).
+std::unique_ptr<std::byte[]> Staging(std::uint64_t bytes) {
+  return std::unique_ptr<std::byte[]>(new std::byte[bytes]);
+}
+
 }  // namespace
 
 void CheckEpoch(const Window& win, int target) {
@@ -221,10 +229,16 @@ void Put(Window& win, const void* origin, int origin_count, MPI_Datatype origin_
   CheckSizes(origin_count * otype.size, target_count * ttype.size, "MPI_Put");
   Target where = Resolve(win, target, disp, target_count, ttype);
   if (where.bytes == 0) return;
-  std::vector<std::byte> data(where.bytes);
-  PackElements(origin, origin_count, otype, data.data());
+  // A dense origin is its own wire form: no staging copy.
+  std::unique_ptr<std::byte[]> staged;
+  const std::byte* data = static_cast<const std::byte*>(origin);
+  if (!otype.Dense()) {
+    staged = Staging(where.bytes);
+    PackElements(origin, origin_count, otype, staged.get());
+    data = staged.get();
+  }
   auto lock = LockFor(win, where, false);
-  WriteTarget(where, data.data());
+  WriteTarget(where, data);
 }
 
 void Get(Window& win, void* origin, int origin_count, MPI_Datatype origin_type, int target,
@@ -237,12 +251,17 @@ void Get(Window& win, void* origin, int origin_count, MPI_Datatype origin_type, 
   CheckSizes(origin_count * otype.size, target_count * ttype.size, "MPI_Get");
   Target where = Resolve(win, target, disp, target_count, ttype);
   if (where.bytes == 0) return;
-  std::vector<std::byte> data(where.bytes);
+  if (otype.Dense()) {
+    auto lock = LockFor(win, where, false);
+    ReadTarget(where, static_cast<std::byte*>(origin));
+    return;
+  }
+  std::unique_ptr<std::byte[]> data = Staging(where.bytes);
   {
     auto lock = LockFor(win, where, false);
-    ReadTarget(where, data.data());
+    ReadTarget(where, data.get());
   }
-  UnpackElements(data.data(), where.bytes, origin, origin_count, otype);
+  UnpackElements(data.get(), where.bytes, origin, origin_count, otype);
 }
 
 void GetAccumulate(Window& win, const void* origin, int origin_count, MPI_Datatype origin_type,
@@ -277,21 +296,29 @@ void GetAccumulate(Window& win, const void* origin, int origin_count, MPI_Dataty
                                 FindPredefinedDatatype(base)->name);
   Target where = Resolve(win, target, disp, target_count, ttype);
   if (where.bytes == 0) return;
-  std::vector<std::byte> in;
-  if (otype != nullptr) {
-    in.resize(where.bytes);
-    PackElements(origin, origin_count, *otype, in.data());
+  std::unique_ptr<std::byte[]> staged_in;
+  const std::byte* in = static_cast<const std::byte*>(origin);
+  if (otype != nullptr && !otype->Dense()) {
+    staged_in = Staging(where.bytes);
+    PackElements(origin, origin_count, *otype, staged_in.get());
+    in = staged_in.get();
   }
-  std::vector<std::byte> current(where.bytes);
   std::size_t elements = where.bytes / FindPredefinedDatatype(base)->size;
-  {
-    auto lock = LockFor(win, where, true);
-    ReadTarget(where, current.data());
-    if (rtype != nullptr) UnpackElements(current.data(), where.bytes, result, result_count, *rtype);
-    if (id != OpId::kNoOp) {
-      Reduce(id, base, in.data(), current.data(), elements);
-      WriteTarget(where, current.data());
-    }
+  auto lock = LockFor(win, where, true);
+  // Target bytes in one run of this process (the node's file, or this
+  // rank's own memory): combined in place.
+  if (where.pid == 0 && where.runs.size() == 1) {
+    auto* target_bytes = static_cast<std::byte*>(where.runs[0].iov_base);
+    if (rtype != nullptr) UnpackElements(target_bytes, where.bytes, result, result_count, *rtype);
+    if (id != OpId::kNoOp) Reduce(id, base, in, target_bytes, elements);
+    return;
+  }
+  std::unique_ptr<std::byte[]> current = Staging(where.bytes);
+  ReadTarget(where, current.get());
+  if (rtype != nullptr) UnpackElements(current.get(), where.bytes, result, result_count, *rtype);
+  if (id != OpId::kNoOp) {
+    Reduce(id, base, in, current.get(), elements);
+    WriteTarget(where, current.get());
   }
 }
 

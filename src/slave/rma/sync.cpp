@@ -119,7 +119,13 @@ void Release(Window& win, int target, bool exclusive) {
 // MPI_Win_sync, or a get with a flush, in a loop: an empty probe lets the
 // master run the others first, as it does for MPI_Iprobe, or with -nr 1
 // the rank that would store never runs.
-void Yield(const Window& win) {
+// A yield costs a round trip to the master, so only every kPollsPerYield-th
+// flush or sync yields: a polling loop still lets the others run, a flush
+// per operation costs little.
+constexpr unsigned kPollsPerYield = 32;
+
+void Yield(Window& win) {
+  if (++win.polls % kPollsPerYield != 0) return;
   int flag = 0;
   Check(PMPI_Iprobe(MPI_ANY_SOURCE, kTagYield, win.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
 }

@@ -69,11 +69,17 @@ struct FileInfo {
   std::int32_t pad;
 };
 
-std::uint64_t ControlBytes(int local_ranks, int window_size) {
+std::uint64_t QueueBytes(int local_ranks, int window_size) {
+  return static_cast<std::uint64_t>(local_ranks) * static_cast<std::uint64_t>(window_size) *
+         sizeof(std::int32_t);
+}
+
+std::uint64_t ControlBytes(int local_ranks, int window_size, bool dynamic) {
   std::uint64_t bytes = sizeof(ControlBlock) +
                         static_cast<std::uint64_t>(local_ranks) * sizeof(TargetState) +
-                        static_cast<std::uint64_t>(local_ranks) *
-                            static_cast<std::uint64_t>(window_size) * sizeof(std::int32_t);
+                        QueueBytes(local_ranks, window_size);
+  bytes = RoundUp(bytes, alignof(Region));
+  if (dynamic) bytes += static_cast<std::uint64_t>(local_ranks) * kMaxAttached * sizeof(Region);
   return RoundUp(bytes, kPage);
 }
 
@@ -157,7 +163,7 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
                       "make the window over the ranks of one node "
                       "(MPI_Comm_split_type(MPI_COMM_TYPE_SHARED))");
   }
-  std::uint64_t offset = ControlBytes(local, win.size);
+  std::uint64_t offset = ControlBytes(local, win.size, flavor == Flavor::kDynamic);
   for (Peer& peer : win.peers) {
     if (peer.slot < 0 || !in_file) continue;
     if (flavor != Flavor::kShared || !shared_contiguous) offset = RoundUp(offset, kPage);
@@ -294,6 +300,15 @@ std::int32_t* QueueOf(Window& win, int slot) {
   return queues + static_cast<std::size_t>(slot) * static_cast<std::size_t>(win.size);
 }
 
+Region* RegionsOf(Window& win, int slot) {
+  std::uint64_t at = RoundUp(sizeof(ControlBlock) +
+                                 static_cast<std::uint64_t>(win.control->local_ranks) *
+                                     sizeof(TargetState) +
+                                 QueueBytes(win.control->local_ranks, win.size),
+                             alignof(Region));
+  return reinterpret_cast<Region*>(win.mapping + at) + static_cast<std::size_t>(slot) * kMaxAttached;
+}
+
 ControlLock::ControlLock(ControlBlock* control) : control_(control) {
   if (pthread_mutex_lock(&control_->mutex) == EOWNERDEAD)
     pthread_mutex_consistent(&control_->mutex);  // the holder died; the job ends anyway
@@ -314,12 +329,13 @@ void Attach(Window& win, void* base, MPI_Aint size) {
                                         " regions to a window at once; detach some first");
   auto begin = reinterpret_cast<std::uint64_t>(base);
   auto end = begin + static_cast<std::uint64_t>(size);
+  Region* regions = RegionsOf(win, win.peers[static_cast<std::size_t>(win.rank)].slot);
   for (int i = 0; i < state.attached; ++i) {
-    const Region& r = state.regions[i];
+    const Region& r = regions[i];
     if (begin < r.base + r.size && r.base < end)
       throw Error(MPI_ERR_RMA_ATTACH, "the region overlaps one already attached to the window");
   }
-  state.regions[state.attached++] = Region{begin, static_cast<std::uint64_t>(size)};
+  regions[state.attached++] = Region{begin, static_cast<std::uint64_t>(size)};
 }
 
 void Detach(Window& win, const void* base) {
@@ -328,9 +344,10 @@ void Detach(Window& win, const void* base) {
   ControlLock lock(win.control);
   TargetState& state = StateOf(win, win.peers[static_cast<std::size_t>(win.rank)].slot);
   auto address = reinterpret_cast<std::uint64_t>(base);
+  Region* regions = RegionsOf(win, win.peers[static_cast<std::size_t>(win.rank)].slot);
   for (int i = 0; i < state.attached; ++i) {
-    if (state.regions[i].base != address) continue;
-    state.regions[i] = state.regions[state.attached - 1];
+    if (regions[i].base != address) continue;
+    regions[i] = regions[state.attached - 1];
     --state.attached;
     return;
   }

@@ -23,8 +23,8 @@
 namespace bdmpi::rma {
 
 // Attached regions a rank of a dynamic window may have at once (more is
-// MPI_ERR_RMA_ATTACH, as in Open MPI, whose default is 32).
-inline constexpr int kMaxAttached = 64;
+// MPI_ERR_RMA_ATTACH); 16 KiB of the control block per rank.
+inline constexpr int kMaxAttached = 1024;
 inline constexpr int kNoCheck = 0x100;
 
 struct Region {
@@ -37,12 +37,13 @@ struct TargetState {
   std::int32_t exclusive = -1;  // window rank holding it exclusively
   std::int32_t shared = 0;      // holders of shared locks
   std::int32_t queued = 0;      // waiters in `queue` (its first entries)
-  std::int32_t attached = 0;    // regions in `regions`
-  Region regions[kMaxAttached];
+  std::int32_t attached = 0;    // regions attached (dynamic windows)
 };
 
-// The start of the node's file. `queue` entries follow the states:
-// for each local rank, window-size entries of (rank << 1 | exclusive).
+// The start of the node's file. After it: the states, one per local rank;
+// the lock queues, for each local rank window-size entries of
+// (rank << 1 | exclusive); for a dynamic window, kMaxAttached regions per
+// local rank.
 struct ControlBlock {
   pthread_mutex_t mutex;  // robust, process-shared; guards all of it
   std::int32_t local_ranks = 0;
@@ -96,6 +97,7 @@ struct Window {
   std::map<int, int> locks;
   bool lock_all = false;
   bool lock_all_nocheck = false;
+  unsigned polls = 0;  // flushes and syncs, for their yields (sync.cpp)
 };
 
 // The live window `win`, or MPI_ERR_WIN.
@@ -133,6 +135,7 @@ class ControlLock {
 
 TargetState& StateOf(Window& win, int slot);
 std::int32_t* QueueOf(Window& win, int slot);
+Region* RegionsOf(Window& win, int slot);
 
 // Runtime's switch-out calls these around the write-back (see ControlLock).
 void LockTargetsForWriteBack();
