@@ -371,14 +371,13 @@ void FreeWindow(MPI_Win* handle) {
 }
 
 void SharedQuery(Window& win, int rank, MPI_Aint* size, int* disp_unit, void** baseptr) {
-  if (win.flavor != Flavor::kShared && win.flavor != Flavor::kAllocate)
-    throw Error(MPI_ERR_RMA_FLAVOR,
-                "MPI_Win_shared_query needs a window of MPI_Win_allocate_shared or "
-                "MPI_Win_allocate");
+  bool in_file = win.flavor == Flavor::kShared || win.flavor == Flavor::kAllocate;
   if (rank == MPI_PROC_NULL) {
-    // The lowest rank that gave memory.
+    // The lowest rank whose memory this rank can load and store.
     rank = 0;
-    while (rank < win.size && win.peers[static_cast<std::size_t>(rank)].size == 0) ++rank;
+    while (rank < win.size && (win.peers[static_cast<std::size_t>(rank)].size == 0 ||
+                               (!in_file && rank != win.rank)))
+      ++rank;
     if (rank == win.size) {
       *size = 0;
       *disp_unit = 0;
@@ -389,9 +388,16 @@ void SharedQuery(Window& win, int rank, MPI_Aint* size, int* disp_unit, void** b
   if (rank < 0 || rank >= win.size)
     throw Error(MPI_ERR_RANK, "rank " + std::to_string(rank) + " is not in the window");
   const Peer& peer = win.peers[static_cast<std::size_t>(rank)];
-  *size = static_cast<MPI_Aint>(peer.size);
   *disp_unit = peer.disp_unit;
-  *baseptr = win.mapping + peer.offset;
+  // MPI-4.1 12.2.3: memory this rank cannot load and store (another
+  // rank's program memory) is size 0 at NULL, as is an empty segment.
+  if (peer.size == 0 || (!in_file && (rank != win.rank || win.flavor == Flavor::kDynamic))) {
+    *size = 0;
+    *baseptr = nullptr;
+    return;
+  }
+  *size = static_cast<MPI_Aint>(peer.size);
+  *baseptr = in_file ? win.mapping + peer.offset : win.base;
 }
 
 void SetHints(Window& win, MPI_Info info) {
