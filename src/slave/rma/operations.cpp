@@ -291,6 +291,9 @@ void GetAccumulate(Window& win, const void* origin, int origin_count, MPI_Dataty
                                     "different predefined types");
     CheckSizes(result_count * rtype->size, target_count * ttype.size, call);
   }
+  // MPI_CHAR is no integer to MPI_Reduce, but Open MPI's and MPICH's
+  // accumulates take it as one (MPICH's fetch_and_op_char tests it).
+  if (base == DatatypeId::kChar) base = DatatypeId::kSignedChar;
   if (!ReductionDefined(id, base))
     throw Error(MPI_ERR_OP, std::string(call) + ": the operation is not defined on " +
                                 FindPredefinedDatatype(base)->name);
