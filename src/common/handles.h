@@ -19,6 +19,7 @@ enum class HandleKind : std::uint32_t {
   kOp = 0x58,
   kRequest = 0x2c,
   kFile = 0x70,  // MPI_FILE_NULL is 0x30 << 24
+  kWin = 0x60,   // MPI_WIN_NULL is 0x20 << 24
 };
 
 inline constexpr int kHandleIndexMask = 0x00ffffff;

@@ -191,6 +191,10 @@ TEST(HandlesTest, NullHandlesAreOfNoValidKind) {
   EXPECT_FALSE(HandleIs(MPI_INFO_NULL, HandleKind::kInfo));
   EXPECT_TRUE(HandleIs(MPI_INFO_ENV, HandleKind::kInfo));
   EXPECT_FALSE(HandleIs(MPI_FILE_NULL, HandleKind::kFile));
+  // MPI_WIN_NULL is of no kind a live window has (its top bit is clear).
+  EXPECT_FALSE(HandleIs(MPI_WIN_NULL, HandleKind::kWin));
+  EXPECT_EQ(static_cast<unsigned>(MPI_WIN_NULL) >> 24 | 0x40u,
+            static_cast<unsigned>(HandleKind::kWin));
 }
 
 // The C types behind MPI_Aint/MPI_Offset/MPI_Count are the ones the

@@ -43,7 +43,15 @@ AttrState& State() {
 }
 
 const char* KindName(AttrKind kind) {
-  return kind == AttrKind::kComm ? "communicator" : "datatype";
+  switch (kind) {
+    case AttrKind::kComm:
+      return "communicator";
+    case AttrKind::kType:
+      return "datatype";
+    case AttrKind::kWin:
+      return "window";
+  }
+  return "object";
 }
 
 // The live keyval `keyval` of kind `kind`, or MPI_ERR_KEYVAL.

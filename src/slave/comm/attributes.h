@@ -11,7 +11,7 @@ namespace bdmpi {
 
 // What a keyval may be attached to: a keyval made for one kind is
 // MPI_ERR_KEYVAL on the other.
-enum class AttrKind { kComm, kType };
+enum class AttrKind { kComm, kType, kWin };
 
 // MPI_Comm_copy_attr_function and MPI_Type_copy_attr_function (and the
 // MPI-1 MPI_Copy_function) have this shape: handles are ints in libbdmpi.

@@ -19,6 +19,7 @@ constexpr int kFirstUserHandler = 2;
 struct UserHandler {
   MPI_Comm_errhandler_function* function;
   MPI_File_errhandler_function* file_function;
+  MPI_Win_errhandler_function* win_function = nullptr;
   int references;  // the program's handles to it
 };
 
@@ -61,12 +62,17 @@ MPI_Errhandler NewHandler(UserHandler handler) {
 
 MPI_Errhandler CreateErrhandler(MPI_Comm_errhandler_function* function) {
   if (function == nullptr) throw Error(kErrArg, "no error handler function given");
-  return NewHandler(UserHandler{function, nullptr, 1});
+  return NewHandler(UserHandler{function, nullptr, nullptr, 1});
 }
 
 MPI_Errhandler CreateFileErrhandler(MPI_File_errhandler_function* function) {
   if (function == nullptr) throw Error(kErrArg, "no error handler function given");
-  return NewHandler(UserHandler{nullptr, function, 1});
+  return NewHandler(UserHandler{nullptr, function, nullptr, 1});
+}
+
+MPI_Errhandler CreateWinErrhandler(MPI_Win_errhandler_function* function) {
+  if (function == nullptr) throw Error(kErrArg, "no error handler function given");
+  return NewHandler(UserHandler{nullptr, nullptr, function, 1});
 }
 
 void CheckErrhandler(MPI_Errhandler handler) {
@@ -83,6 +89,11 @@ MPI_Comm_errhandler_function* ErrhandlerFunction(MPI_Errhandler handler) {
 MPI_File_errhandler_function* FileErrhandlerFunction(MPI_Errhandler handler) {
   UserHandler* user = FindUser(handler);
   return user == nullptr ? nullptr : user->file_function;
+}
+
+MPI_Win_errhandler_function* WinErrhandlerFunction(MPI_Errhandler handler) {
+  UserHandler* user = FindUser(handler);
+  return user == nullptr ? nullptr : user->win_function;
 }
 
 void RetainErrhandler(MPI_Errhandler handler) {

@@ -13,12 +13,14 @@ namespace bdmpi {
 
 MPI_Errhandler CreateErrhandler(MPI_Comm_errhandler_function* function);
 MPI_Errhandler CreateFileErrhandler(MPI_File_errhandler_function* function);
+MPI_Errhandler CreateWinErrhandler(MPI_Win_errhandler_function* function);
 // Throws MPI_ERR_ARG unless `handler` is predefined or a live user handler.
 void CheckErrhandler(MPI_Errhandler handler);
 // The function of a user handler for communicators (files); nullptr for
 // the predefined ones and for handlers of the other kind.
 MPI_Comm_errhandler_function* ErrhandlerFunction(MPI_Errhandler handler);
 MPI_File_errhandler_function* FileErrhandlerFunction(MPI_Errhandler handler);
+MPI_Win_errhandler_function* WinErrhandlerFunction(MPI_Errhandler handler);
 // MPI_Comm_get_errhandler hands out a reference the program frees.
 void RetainErrhandler(MPI_Errhandler handler);
 // MPI_Errhandler_free: drops the program's reference; communicators that

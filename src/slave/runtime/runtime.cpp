@@ -15,6 +15,7 @@
 #include "slave/memory/arena.h"
 #include "slave/memory/heap.h"
 #include "slave/p2p/lent_blocks.h"
+#include "slave/rma/window.h"
 #include "slave/runtime/environment.h"
 #include "slave/tool/counters.h"
 
@@ -159,6 +160,7 @@ ReplyMsg Runtime::Call(RequestMsg request) {
   if (storage_released_) {
     // Switched out while waiting: read the data back before user code runs.
     storage_released_ = false;
+    rma::TargetsHeld held;
     memory::PrefetchAll();
   }
   BDMPI_ENFORCE(reply.type == request.type,
@@ -194,6 +196,7 @@ void Runtime::ReadAhead() {
   // Only data that was switched out comes back: anything else is live.
   if (!storage_released_) return;
   double start = Now();
+  rma::TargetsHeld held;
   memory::ReadAhead();
   storage_released_ = false;
   BDMPI_DEBUG("disk", "read-ahead in %.3f s", Now() - start);
@@ -212,7 +215,11 @@ void Runtime::SwitchOut(std::uint64_t step) {
     runtime.Enqueue(report);
     runtime.Flush();
   };
-  memory::ReleaseStats stats = memory::ReleaseAll(step, progress, this);
+  memory::ReleaseStats stats;
+  {
+    rma::TargetsHeld held;
+    stats = memory::ReleaseAll(step, progress, this);
+  }
   storage_released_ = true;
   tool::CountSwitchOut(stats.written);
   BDMPI_DEBUG("disk", "switch-out: wrote back %llu bytes, dropped %llu in %.3f s",

@@ -1,0 +1,271 @@
+// RMA synchronization; see sync.h.
+#include "slave/rma/sync.h"
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+
+namespace bdmpi::rma {
+namespace {
+
+// Tags of the window's own communicator.
+constexpr int kTagPost = 1;      // target -> origin: MPI_Win_post
+constexpr int kTagComplete = 2;  // origin -> target: MPI_Win_complete
+constexpr int kTagGrant = 3;     // releaser -> waiter: a passive-target lock
+constexpr int kTagYield = 4;     // never sent: probed for to yield
+
+constexpr int kKnownAsserts =
+    MPI_MODE_NOCHECK | MPI_MODE_NOPRECEDE | MPI_MODE_NOPUT | MPI_MODE_NOSTORE | MPI_MODE_NOSUCCEED;
+
+void Check(int code, const char* what) {
+  if (code != MPI_SUCCESS) throw Error(code, std::string(what) + " failed");
+}
+
+void Barrier() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+void CheckAssert(int assert) {
+  if ((assert & ~kKnownAsserts) != 0)
+    throw Error(MPI_ERR_ASSERT, "unknown assertion bits " + std::to_string(assert & ~kKnownAsserts));
+}
+
+void CheckTargetRank(const Window& win, int rank) {
+  if (rank < 0 || rank >= win.size)
+    throw Error(MPI_ERR_RANK,
+                "rank " + std::to_string(rank) + " is not in the window (" + std::to_string(win.size) +
+                    " ranks)");
+}
+
+// The window ranks of `group`'s members.
+std::vector<int> RanksOf(const Window& win, MPI_Group group) {
+  int n = 0;
+  Check(PMPI_Group_size(group, &n), "MPI_Group_size");
+  std::vector<int> in(static_cast<std::size_t>(n));
+  std::vector<int> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
+  MPI_Group own = MPI_GROUP_NULL;
+  Check(PMPI_Comm_group(win.comm, &own), "MPI_Comm_group");
+  int code = PMPI_Group_translate_ranks(group, n, in.data(), own, out.data());
+  PMPI_Group_free(&own);
+  Check(code, "MPI_Group_translate_ranks");
+  for (int r : out)
+    if (r == MPI_UNDEFINED)
+      throw Error(MPI_ERR_GROUP, "the group holds a process that is not in the window");
+  return out;
+}
+
+void Notify(const Window& win, int rank, int tag) {
+  Check(PMPI_Send(nullptr, 0, MPI_BYTE, rank, tag, win.comm), "MPI_Send");
+}
+
+void Await(const Window& win, int source, int tag) {
+  Check(PMPI_Recv(nullptr, 0, MPI_BYTE, source, tag, win.comm, MPI_STATUS_IGNORE), "MPI_Recv");
+}
+
+bool Compatible(const TargetState& state, bool exclusive) {
+  return exclusive ? state.exclusive < 0 && state.shared == 0 : state.exclusive < 0;
+}
+
+void Take(TargetState& state, int rank, bool exclusive) {
+  if (exclusive)
+    state.exclusive = rank;
+  else
+    ++state.shared;
+}
+
+// Takes a lock on `target`, waiting (a blocking point) behind the queue.
+void Acquire(Window& win, int target, bool exclusive) {
+  int slot = win.peers[static_cast<std::size_t>(target)].slot;
+  {
+    ControlLock lock(win.control);
+    TargetState& state = StateOf(win, slot);
+    if (state.queued == 0 && Compatible(state, exclusive)) {
+      Take(state, win.rank, exclusive);
+      return;
+    }
+    QueueOf(win, slot)[state.queued++] = (win.rank << 1) | (exclusive ? 1 : 0);
+  }
+  // The rank that releases it takes it for us and says so.
+  Await(win, MPI_ANY_SOURCE, kTagGrant);
+}
+
+void Release(Window& win, int target, bool exclusive) {
+  int slot = win.peers[static_cast<std::size_t>(target)].slot;
+  std::vector<int> granted;
+  {
+    ControlLock lock(win.control);
+    TargetState& state = StateOf(win, slot);
+    if (exclusive)
+      state.exclusive = -1;
+    else
+      --state.shared;
+    std::int32_t* queue = QueueOf(win, slot);
+    while (state.queued > 0) {
+      bool wants_exclusive = (queue[0] & 1) != 0;
+      if (!Compatible(state, wants_exclusive)) break;
+      int waiter = queue[0] >> 1;
+      Take(state, waiter, wants_exclusive);
+      granted.push_back(waiter);
+      std::copy(queue + 1, queue + state.queued, queue);
+      --state.queued;
+    }
+  }
+  for (int waiter : granted) Notify(win, waiter, kTagGrant);
+}
+
+// Programs wait for another rank's store by polling their memory with
+// MPI_Win_sync, or a get with a flush, in a loop: an empty probe lets the
+// master run the others first, as it does for MPI_Iprobe, or with -nr 1
+// the rank that would store never runs.
+// A yield costs a round trip to the master, so only every kPollsPerYield-th
+// flush or sync yields: a polling loop still lets the others run, a flush
+// per operation costs little.
+constexpr unsigned kPollsPerYield = 32;
+
+void Yield(Window& win) {
+  if (++win.polls % kPollsPerYield != 0) return;
+  int flag = 0;
+  Check(PMPI_Iprobe(MPI_ANY_SOURCE, kTagYield, win.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
+}
+
+bool InPassiveEpoch(const Window& win) { return win.lock_all || !win.locks.empty(); }
+
+}  // namespace
+
+void Fence(Window& win, int assert) {
+  CheckAssert(assert);
+  if (win.started || win.posted || InPassiveEpoch(win))
+    throw Error(MPI_ERR_RMA_SYNC,
+                "MPI_Win_fence inside a post/start or lock epoch of the same window");
+  Barrier();
+  Check(PMPI_Barrier(win.comm), "MPI_Barrier");
+  Barrier();
+  win.fence_epoch = (assert & MPI_MODE_NOSUCCEED) == 0;
+}
+
+void Post(Window& win, MPI_Group group, int assert) {
+  CheckAssert(assert);
+  if (win.posted) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_post: the window is already exposed");
+  std::vector<int> origins = RanksOf(win, group);
+  Barrier();
+  if ((assert & MPI_MODE_NOCHECK) == 0)
+    for (int origin : origins) Notify(win, origin, kTagPost);
+  win.posted = true;
+  win.exposure_waiting = std::move(origins);
+}
+
+void Start(Window& win, MPI_Group group, int assert) {
+  CheckAssert(assert);
+  if (win.started) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_start: an access epoch is already open");
+  std::vector<int> targets = RanksOf(win, group);
+  if ((assert & MPI_MODE_NOCHECK) == 0)
+    for (int target : targets) Await(win, target, kTagPost);
+  Barrier();
+  win.started = true;
+  win.access_group = std::move(targets);
+}
+
+void Complete(Window& win) {
+  if (!win.started) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
+  Barrier();
+  for (int target : win.access_group) Notify(win, target, kTagComplete);
+  win.started = false;
+  win.access_group.clear();
+}
+
+void Wait(Window& win) {
+  if (!win.posted) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
+  for (int origin : win.exposure_waiting) Await(win, origin, kTagComplete);
+  Barrier();
+  win.posted = false;
+  win.exposure_waiting.clear();
+}
+
+bool Test(Window& win) {
+  if (!win.posted) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post");
+  auto& waiting = win.exposure_waiting;
+  for (auto it = waiting.begin(); it != waiting.end();) {
+    int flag = 0;
+    Check(PMPI_Iprobe(*it, kTagComplete, win.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
+    if (flag) {
+      Await(win, *it, kTagComplete);
+      it = waiting.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (!waiting.empty()) return false;
+  Barrier();
+  win.posted = false;
+  return true;
+}
+
+void Lock(Window& win, int lock_type, int target, int assert) {
+  CheckAssert(assert);
+  if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+    throw Error(MPI_ERR_LOCKTYPE, "the lock type is neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED");
+  if (target == MPI_PROC_NULL) return;
+  CheckTargetRank(win, target);
+  if (win.lock_all || win.locks.count(target) != 0)
+    throw Error(MPI_ERR_RMA_SYNC,
+                "rank " + std::to_string(target) + " is already locked by this rank in this window");
+  bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+  if (!nocheck) Acquire(win, target, lock_type == MPI_LOCK_EXCLUSIVE);
+  Barrier();
+  win.locks[target] = lock_type | (nocheck ? kNoCheck : 0);
+}
+
+void Unlock(Window& win, int target) {
+  if (target == MPI_PROC_NULL) return;
+  CheckTargetRank(win, target);
+  auto found = win.locks.find(target);
+  if (found == win.locks.end())
+    throw Error(MPI_ERR_RMA_SYNC,
+                "MPI_Win_unlock: rank " + std::to_string(target) + " is not locked by this rank");
+  Barrier();
+  int lock = found->second;
+  win.locks.erase(found);
+  if ((lock & kNoCheck) == 0) Release(win, target, (lock & ~kNoCheck) == MPI_LOCK_EXCLUSIVE);
+}
+
+void LockAll(Window& win, int assert) {
+  CheckAssert(assert);
+  if (InPassiveEpoch(win))
+    throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all: this rank already holds locks in the window");
+  bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+  if (!nocheck)
+    for (int target = 0; target < win.size; ++target) Acquire(win, target, false);
+  Barrier();
+  win.lock_all = true;
+  win.lock_all_nocheck = nocheck;
+}
+
+void UnlockAll(Window& win) {
+  if (!win.lock_all) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all");
+  Barrier();
+  win.lock_all = false;
+  if (!win.lock_all_nocheck)
+    for (int target = 0; target < win.size; ++target) Release(win, target, false);
+}
+
+void Flush(Window& win, int target) {
+  if (target >= 0) {
+    CheckTargetRank(win, target);
+    if (!win.lock_all && win.locks.count(target) == 0)
+      throw Error(MPI_ERR_RMA_SYNC, "flushing rank " + std::to_string(target) +
+                                        " outside a passive-target epoch to it");
+  } else if (!InPassiveEpoch(win)) {
+    throw Error(MPI_ERR_RMA_SYNC, "flushing outside a passive-target epoch");
+  }
+  Barrier();
+  Yield(win);
+}
+
+void Sync(Window& win) {
+  Barrier();
+  Yield(win);
+}
+
+}  // namespace bdmpi::rma

@@ -1,0 +1,151 @@
+// One-sided communication: windows (MPI-3.1 chapter 11). The design, and
+// why, is in docs/one-sided.md. In short: every window has, per node, one
+// file in the node's spill directory that all of the window's ranks of the
+// node map MAP_SHARED. It starts with a control block (a process-shared
+// mutex, each rank's lock state and lock queue, each rank's attached
+// regions) and, for MPI_Win_allocate and MPI_Win_allocate_shared, holds
+// the ranks' window memory after it. An origin applies an operation itself,
+// with no help from the target: to memory in the file through its own
+// mapping, to memory the program gave (MPI_Win_create, MPI_Win_attach)
+// with process_vm_readv/writev. So a switched-out target never runs for it.
+#pragma once
+
+#include <mpi.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bdmpi::rma {
+
+// Attached regions a rank of a dynamic window may have at once (more is
+// MPI_ERR_RMA_ATTACH); 16 KiB of the control block per rank.
+inline constexpr int kMaxAttached = 1024;
+inline constexpr int kNoCheck = 0x100;
+
+struct Region {
+  std::uint64_t base = 0;  // address in the target's process
+  std::uint64_t size = 0;
+};
+
+// What the control block holds for one rank of the window on this node.
+struct TargetState {
+  std::int32_t exclusive = -1;  // window rank holding it exclusively
+  std::int32_t shared = 0;      // holders of shared locks
+  std::int32_t queued = 0;      // waiters in `queue` (its first entries)
+  std::int32_t attached = 0;    // regions attached (dynamic windows)
+};
+
+// The start of the node's file. After it: the states, one per local rank;
+// the lock queues, for each local rank window-size entries of
+// (rank << 1 | exclusive); for a dynamic window, kMaxAttached regions per
+// local rank.
+struct ControlBlock {
+  pthread_mutex_t mutex;  // robust, process-shared; guards all of it
+  std::int32_t local_ranks = 0;
+  std::int32_t window_size = 0;
+};
+
+struct Peer {
+  int world_rank = 0;
+  int node = 0;
+  pid_t pid = 0;
+  std::uint64_t size = 0;
+  int disp_unit = 1;
+  std::uint64_t base = 0;    // its window memory in its own process
+  std::int64_t offset = -1;  // of its memory in the node's file, -1: not there
+  int slot = -1;             // its index among the window's ranks of its node
+};
+
+enum class Flavor { kCreate = MPI_WIN_FLAVOR_CREATE, kAllocate = MPI_WIN_FLAVOR_ALLOCATE,
+                    kDynamic = MPI_WIN_FLAVOR_DYNAMIC, kShared = MPI_WIN_FLAVOR_SHARED };
+
+struct Window {
+  MPI_Win handle = MPI_WIN_NULL;
+  Flavor flavor = Flavor::kCreate;
+  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate: synchronization's own messages
+  int rank = 0;
+  int size = 0;
+  std::vector<Peer> peers;        // by window rank
+  // The node's file and its mapping.
+  std::uint64_t file_id = 0;
+  bool file_owner = false;
+  char* mapping = nullptr;
+  std::size_t mapping_bytes = 0;
+  ControlBlock* control = nullptr;
+  // Attribute values, kept here so that the pointers handed out stay valid.
+  void* base = nullptr;
+  MPI_Aint size_attr = 0;
+  int disp_unit = 1;
+  int flavor_attr = 0;
+  int model_attr = MPI_WIN_UNIFIED;
+  std::string name;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::vector<std::pair<std::string, std::string>> hints;
+  // Epochs.
+  bool fence_epoch = false;          // after a fence not asserting NOSUCCEED
+  bool started = false;              // in an access epoch (MPI_Win_start)
+  std::vector<int> access_group;     // its targets
+  bool posted = false;               // in an exposure epoch (MPI_Win_post)
+  std::vector<int> exposure_waiting; // its origins that did not complete yet
+  // Passive target: target -> MPI_LOCK_*, plus kNoCheck when the lock was
+  // asserted MPI_MODE_NOCHECK (nothing was taken, nothing is given back).
+  std::map<int, int> locks;
+  bool lock_all = false;
+  bool lock_all_nocheck = false;
+  unsigned polls = 0;  // flushes and syncs, for their yields (sync.cpp)
+};
+
+// The live window `win`, or MPI_ERR_WIN.
+Window& LookupWindow(MPI_Win win);
+// The window's handler, or MPI_ERRORS_ARE_FATAL for an invalid handle.
+MPI_Errhandler WindowErrhandler(MPI_Win win);
+
+MPI_Win CreateWindow(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm);
+MPI_Win AllocateWindow(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, bool shared,
+                       void** baseptr);
+MPI_Win CreateDynamicWindow(MPI_Info info, MPI_Comm comm);
+void Attach(Window& win, void* base, MPI_Aint size);
+void Detach(Window& win, const void* base);
+void FreeWindow(MPI_Win* win);
+// MPI_Win_shared_query.
+void SharedQuery(Window& win, int rank, MPI_Aint* size, int* disp_unit, void** baseptr);
+void SetHints(Window& win, MPI_Info info);
+MPI_Info HintsOf(const Window& win);
+
+// The control block's lock, held while a rank touches another's memory
+// for an accumulate or the lock state, and by a rank whose program memory
+// is another's target while it writes that memory back (Runtime's
+// switch-out): a write through process_vm_writev must not fall between
+// the write-back of a page and its replacement by the file's copy.
+class ControlLock {
+ public:
+  explicit ControlLock(ControlBlock* control);
+  ~ControlLock();
+  ControlLock(const ControlLock&) = delete;
+  ControlLock& operator=(const ControlLock&) = delete;
+
+ private:
+  ControlBlock* control_;
+};
+
+TargetState& StateOf(Window& win, int slot);
+std::int32_t* QueueOf(Window& win, int slot);
+Region* RegionsOf(Window& win, int slot);
+
+// Runtime's switch-out calls these around the write-back (see ControlLock).
+void LockTargetsForWriteBack();
+void UnlockTargetsAfterWriteBack();
+class TargetsHeld {
+ public:
+  TargetsHeld() { LockTargetsForWriteBack(); }
+  ~TargetsHeld() { UnlockTargetsAfterWriteBack(); }
+  TargetsHeld(const TargetsHeld&) = delete;
+  TargetsHeld& operator=(const TargetsHeld&) = delete;
+};
+
+}  // namespace bdmpi::rma

@@ -1,0 +1,181 @@
+/*
+ * rma_sync.c -- every one-sided synchronization mode, with the ranks
+ * switched out in the middle of their epochs (a blocking call or a yield
+ * inside each; -nr 1 makes each a switch), over the ranks of each node:
+ * post-start-complete-wait and Win_test, exclusive locks as a mutex,
+ * shared locks and lock_all with flushes, and passive target on a rank
+ * that waits in MPI_Recv the whole time (with a small --node-memory its
+ * window memory is written back meanwhile). --bytes sets that window's size.
+ */
+#include "check.h"
+
+/* A call that lets other ranks run (an empty probe yields under BDMPI). */
+static void yield(MPI_Comm comm) {
+  int flag;
+  MPI_Iprobe(MPI_ANY_SOURCE, 999, comm, &flag, MPI_STATUS_IGNORE);
+}
+
+static void pscw(MPI_Comm node, int use_test) {
+  int rank = rank_in(node), size = size_of(node);
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  int *mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mem, &win));
+  mem[0] = mem[1] = -1;
+  MPI_Group group, from, to;
+  MPI_Comm_group(node, &group);
+  MPI_Group_incl(group, 1, &prev, &from);
+  MPI_Group_incl(group, 1, &next, &to);
+  for (int round = 0; round < 3; ++round) {
+    CHECK_MPI(MPI_Win_post(from, 0, win));
+    CHECK_MPI(MPI_Win_start(to, 0, win));
+    int v = rank * 10 + round;
+    CHECK_MPI(MPI_Put(&v, 1, MPI_INT, next, round % 2, 1, MPI_INT, win));
+    yield(node);
+    CHECK_MPI(MPI_Win_complete(win));
+    if (use_test) {
+      int flag = 0;
+      while (!flag) CHECK_MPI(MPI_Win_test(win, &flag));
+    } else {
+      CHECK_MPI(MPI_Win_wait(win));
+    }
+    CHECK(mem[round % 2] == prev * 10 + round, "pscw round %d: %d, want %d", round,
+          mem[round % 2], prev * 10 + round);
+  }
+  MPI_Group_free(&group);
+  MPI_Group_free(&from);
+  MPI_Group_free(&to);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* An exclusive lock as a mutex: read, yield, write; no increment is lost. */
+static void exclusive(MPI_Comm node, int allocate) {
+  int rank = rank_in(node), size = size_of(node);
+  enum { kRounds = 10 };
+  int *mem = NULL, *own = NULL;
+  MPI_Win win;
+  if (allocate) {
+    CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mem, &win));
+  } else {
+    own = xmalloc(sizeof(int));
+    mem = own;
+    CHECK_MPI(MPI_Win_create(mem, sizeof(int), sizeof(int), MPI_INFO_NULL, node, &win));
+  }
+  *mem = 0;
+  CHECK_MPI(MPI_Barrier(node));
+  int target = size - 1;
+  for (int i = 0; i < kRounds; ++i) {
+    int v = -1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    CHECK_MPI(MPI_Get(&v, 1, MPI_INT, target, 0, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_flush(target, win));
+    yield(node);
+    ++v;
+    CHECK_MPI(MPI_Put(&v, 1, MPI_INT, target, 0, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+  }
+  CHECK_MPI(MPI_Barrier(node));
+  if (rank == target) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK(*mem == kRounds * size, "counter %d, want %d", *mem, kRounds * size);
+    CHECK_MPI(MPI_Win_unlock(target, win));
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+  free(own);
+}
+
+/* lock_all: every rank writes its slot of every other rank, flushes,
+ * yields, and reads them back. */
+static void lock_all(MPI_Comm node) {
+  int rank = rank_in(node), size = size_of(node);
+  int *mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate((MPI_Aint)size * sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mem,
+                             &win));
+  for (int i = 0; i < size; ++i) mem[i] = -1;
+  CHECK_MPI(MPI_Barrier(node));
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  for (int t = 0; t < size; ++t) {
+    int v = rank * 100 + t;
+    CHECK_MPI(MPI_Put(&v, 1, MPI_INT, t, rank, 1, MPI_INT, win));
+  }
+  CHECK_MPI(MPI_Win_flush_all(win));
+  yield(node);
+  for (int t = 0; t < size; ++t) {
+    int v = -2;
+    CHECK_MPI(MPI_Get(&v, 1, MPI_INT, t, rank, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_flush_local(t, win));
+    CHECK(v == rank * 100 + t, "lock_all: read back %d from %d, want %d", v, t, rank * 100 + t);
+  }
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(node));
+  CHECK_MPI(MPI_Win_sync(win));
+  for (int r = 0; r < size; ++r)
+    CHECK(mem[r] == r * 100 + rank, "lock_all: slot %d = %d, want %d", r, mem[r], r * 100 + rank);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* Passive target on a rank that sits in MPI_Recv: rank 0 writes all of
+ * the last rank's window and reads it back, then tells it. */
+static void passive(MPI_Comm node, size_t bytes, int allocate) {
+  int rank = rank_in(node), size = size_of(node);
+  int target = size - 1;
+  unsigned char *mem = NULL, *own = NULL;
+  MPI_Win win;
+  size_t mine = rank == target ? bytes : 0;
+  if (allocate) {
+    CHECK_MPI(MPI_Win_allocate((MPI_Aint)mine, 1, MPI_INFO_NULL, node, &mem, &win));
+  } else {
+    own = mine ? xmalloc(mine) : NULL;
+    mem = own;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)mine, 1, MPI_INFO_NULL, node, &win));
+  }
+  if (rank == target) memset(mem, 0xee, mine);
+  CHECK_MPI(MPI_Barrier(node));
+  if (rank == 0) {
+    unsigned char *buf = xmalloc(bytes), *back = xmalloc(bytes);
+    fill_pattern(buf, bytes, 77 + (uint64_t)allocate);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    size_t chunk = bytes / 4;
+    for (size_t at = 0; at < bytes; at += chunk) {
+      size_t n = bytes - at < chunk ? bytes - at : chunk;
+      CHECK_MPI(MPI_Put(buf + at, (int)n, MPI_BYTE, target, (MPI_Aint)at, (int)n, MPI_BYTE, win));
+      yield(node);
+    }
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK_MPI(MPI_Get(back, (int)bytes, MPI_BYTE, target, 0, (int)bytes, MPI_BYTE, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    CHECK_PATTERN(back, bytes, 77 + (uint64_t)allocate, "passive get");
+    free(buf);
+    free(back);
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, target, 5, node));
+  }
+  if (rank == target) {
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, 5, node, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK_PATTERN(mem, bytes, 77 + (uint64_t)allocate, "passive target's memory");
+    CHECK_MPI(MPI_Win_unlock(target, win));
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+  free(own);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  size_t bytes = (size_t)arg_ll(argc, argv, "--bytes", 1 << 20);
+  MPI_Comm node;
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  pscw(node, 0);
+  pscw(node, 1);
+  exclusive(node, 0);
+  exclusive(node, 1);
+  lock_all(node);
+  passive(node, bytes, 0);
+  passive(node, bytes, 1);
+  MPI_Comm_free(&node);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) printf("rma_sync: OK\n");
+  MPI_Finalize();
+  return 0;
+}
