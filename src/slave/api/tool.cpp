@@ -104,6 +104,24 @@ bool ValidIndex(const Table& table, int index) {
   return index >= 0 && static_cast<std::size_t>(index) < table.size();
 }
 
+// The *_get_index calls: the index of the first entry of `table` named
+// `name` for which `also` holds.
+template <typename Table, typename Also>
+int IndexByName(const Table& table, const char* name, int* index, Also also) {
+  if (name == nullptr || index == nullptr) return MPI_T_ERR_INVALID;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].name == name && also(table[i])) {
+      *index = static_cast<int>(i);
+      return MPI_SUCCESS;
+    }
+  }
+  return MPI_T_ERR_INVALID_NAME;
+}
+template <typename Table>
+int IndexByName(const Table& table, const char* name, int* index) {
+  return IndexByName(table, name, index, [](const auto&) { return true; });
+}
+
 const PerformanceVariable& PvarOf(const bdmpi_t_pvar_handle_s& handle) {
   return PerformanceVariables()[static_cast<std::size_t>(handle.index)];
 }
@@ -267,17 +285,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosi
 
 #pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
 int PMPI_T_cvar_get_index(const char* name, int* cvar_index) {
-  return Locked([&](State&) {
-    if (name == nullptr || cvar_index == nullptr) return MPI_T_ERR_INVALID;
-    const auto& cvars = ControlVariables();
-    for (std::size_t i = 0; i < cvars.size(); ++i) {
-      if (cvars[i].name == name) {
-        *cvar_index = static_cast<int>(i);
-        return MPI_SUCCESS;
-      }
-    }
-    return MPI_T_ERR_INVALID_NAME;
-  });
+  return Locked([&](State&) { return IndexByName(ControlVariables(), name, cvar_index); });
 }
 
 #pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
@@ -361,15 +369,8 @@ int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosi
 #pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
 int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) {
   return Locked([&](State&) {
-    if (name == nullptr || pvar_index == nullptr) return MPI_T_ERR_INVALID;
-    const auto& pvars = PerformanceVariables();
-    for (std::size_t i = 0; i < pvars.size(); ++i) {
-      if (pvars[i].name == name && pvars[i].var_class == var_class) {
-        *pvar_index = static_cast<int>(i);
-        return MPI_SUCCESS;
-      }
-    }
-    return MPI_T_ERR_INVALID_NAME;
+    return IndexByName(PerformanceVariables(), name, pvar_index,
+                       [&](const auto& pvar) { return pvar.var_class == var_class; });
   });
 }
 
@@ -535,17 +536,7 @@ int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* des
 
 #pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
 int PMPI_T_category_get_index(const char* name, int* cat_index) {
-  return Locked([&](State&) {
-    if (name == nullptr || cat_index == nullptr) return MPI_T_ERR_INVALID;
-    const auto& categories = Categories();
-    for (std::size_t i = 0; i < categories.size(); ++i) {
-      if (categories[i].name == name) {
-        *cat_index = static_cast<int>(i);
-        return MPI_SUCCESS;
-      }
-    }
-    return MPI_T_ERR_INVALID_NAME;
-  });
+  return Locked([&](State&) { return IndexByName(Categories(), name, cat_index); });
 }
 
 #pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars

@@ -226,16 +226,36 @@ void CheckEpoch(const Window& win, int target) {
                   "MPI_Win_lock_all first");
 }
 
-void Put(Window& win, const void* origin, int origin_count, MPI_Datatype origin_type, int target,
-         MPI_Aint disp, int target_count, MPI_Datatype target_type) {
-  const TypeInfo& otype = CommType(origin_count, origin_type);
+namespace {
+
+// What MPI_Put and MPI_Get check before they move data: the types, the
+// target, its epoch and the sizes. Sets `otype` and returns where the
+// data goes; nullopt when nothing moves (MPI_PROC_NULL, no bytes).
+std::optional<Target> Prepare(Window& win, int origin_count, MPI_Datatype origin_type,
+                              int target, MPI_Aint disp, int target_count,
+                              MPI_Datatype target_type, const char* call,
+                              const TypeInfo** otype) {
+  *otype = &CommType(origin_count, origin_type);
   const TypeInfo& ttype = CommType(target_count, target_type);
-  if (target == MPI_PROC_NULL) return;
+  if (target == MPI_PROC_NULL) return std::nullopt;
   CheckTarget(win, target);
   CheckEpoch(win, target);
-  CheckSizes(origin_count * otype.size, target_count * ttype.size, "MPI_Put");
+  CheckSizes(origin_count * (*otype)->size, target_count * ttype.size, call);
   Target where = Resolve(win, target, disp, target_count, ttype);
-  if (where.bytes == 0) return;
+  if (where.bytes == 0) return std::nullopt;
+  return where;
+}
+
+}  // namespace
+
+void Put(Window& win, const void* origin, int origin_count, MPI_Datatype origin_type, int target,
+         MPI_Aint disp, int target_count, MPI_Datatype target_type) {
+  const TypeInfo* otype_found = nullptr;
+  std::optional<Target> found = Prepare(win, origin_count, origin_type, target, disp,
+                                        target_count, target_type, "MPI_Put", &otype_found);
+  if (!found) return;
+  const TypeInfo& otype = *otype_found;
+  const Target& where = *found;
   // A dense origin is its own wire form: no staging copy.
   std::unique_ptr<std::byte[]> staged;
   const std::byte* data = static_cast<const std::byte*>(origin);
@@ -250,14 +270,12 @@ void Put(Window& win, const void* origin, int origin_count, MPI_Datatype origin_
 
 void Get(Window& win, void* origin, int origin_count, MPI_Datatype origin_type, int target,
          MPI_Aint disp, int target_count, MPI_Datatype target_type) {
-  const TypeInfo& otype = CommType(origin_count, origin_type);
-  const TypeInfo& ttype = CommType(target_count, target_type);
-  if (target == MPI_PROC_NULL) return;
-  CheckTarget(win, target);
-  CheckEpoch(win, target);
-  CheckSizes(origin_count * otype.size, target_count * ttype.size, "MPI_Get");
-  Target where = Resolve(win, target, disp, target_count, ttype);
-  if (where.bytes == 0) return;
+  const TypeInfo* otype_found = nullptr;
+  std::optional<Target> found = Prepare(win, origin_count, origin_type, target, disp,
+                                        target_count, target_type, "MPI_Get", &otype_found);
+  if (!found) return;
+  const TypeInfo& otype = *otype_found;
+  const Target& where = *found;
   if (otype.Dense()) {
     auto lock = LockFor(win, where, false);
     ReadTarget(where, static_cast<std::byte*>(origin));
