@@ -125,45 +125,37 @@ Target Resolve(Window& win, int target, MPI_Aint disp, int count, const TypeInfo
                                 : ""));
 }
 
-// Copies the target's bytes into `out` (where.bytes of them).
-void ReadTarget(const Target& where, std::byte* out) {
+// Moves where.bytes between `local` and the target's runs: into the target
+// when `to_target`, else out of it. Another process's runs go IOV_MAX at a
+// time in one system call.
+void Transfer(const Target& where, std::byte* local, bool to_target) {
   if (where.pid == 0) {
     for (const iovec& run : where.runs) {
-      std::memcpy(out, run.iov_base, run.iov_len);
-      out += run.iov_len;
+      if (to_target) std::memcpy(run.iov_base, local, run.iov_len);
+      else std::memcpy(local, run.iov_base, run.iov_len);
+      local += run.iov_len;
     }
     return;
   }
+  const char* what = to_target ? "writing" : "reading";
+  auto copy = to_target ? process_vm_writev : process_vm_readv;
   for (std::size_t first = 0; first < where.runs.size(); first += IOV_MAX) {
     std::size_t n = std::min<std::size_t>(IOV_MAX, where.runs.size() - first);
     std::uint64_t bytes = 0;
     for (std::size_t i = first; i < first + n; ++i) bytes += where.runs[i].iov_len;
-    iovec local{out, bytes};
-    ssize_t got = process_vm_readv(where.pid, &local, 1, &where.runs[first], n, 0);
-    if (got < 0) TransferFailed("reading", errno);
-    if (static_cast<std::uint64_t>(got) != bytes) TransferFailed("reading", EFAULT);
-    out += bytes;
+    iovec mine{local, bytes};
+    ssize_t moved = copy(where.pid, &mine, 1, &where.runs[first], n, 0);
+    if (moved < 0) TransferFailed(what, errno);
+    if (static_cast<std::uint64_t>(moved) != bytes) TransferFailed(what, EFAULT);
+    local += bytes;
   }
 }
 
+// Copies the target's bytes into `out` (where.bytes of them).
+void ReadTarget(const Target& where, std::byte* out) { Transfer(where, out, false); }
+
 void WriteTarget(const Target& where, const std::byte* in) {
-  if (where.pid == 0) {
-    for (const iovec& run : where.runs) {
-      std::memcpy(run.iov_base, in, run.iov_len);
-      in += run.iov_len;
-    }
-    return;
-  }
-  for (std::size_t first = 0; first < where.runs.size(); first += IOV_MAX) {
-    std::size_t n = std::min<std::size_t>(IOV_MAX, where.runs.size() - first);
-    std::uint64_t bytes = 0;
-    for (std::size_t i = first; i < first + n; ++i) bytes += where.runs[i].iov_len;
-    iovec local{const_cast<std::byte*>(in), bytes};
-    ssize_t put = process_vm_writev(where.pid, &local, 1, &where.runs[first], n, 0);
-    if (put < 0) TransferFailed("writing", errno);
-    if (static_cast<std::uint64_t>(put) != bytes) TransferFailed("writing", EFAULT);
-    in += bytes;
-  }
+  Transfer(where, const_cast<std::byte*>(in), true);
 }
 
 void CheckTarget(const Window& win, int target) {
