@@ -117,6 +117,13 @@ int IndexByName(const Table& table, const char* name, int* index, Also also) {
   }
   return MPI_T_ERR_INVALID_NAME;
 }
+// The *_get_num calls: how many entries `table` has.
+template <typename Table>
+int TableSize(const Table& table, int* count) {
+  if (count == nullptr) return MPI_T_ERR_INVALID;
+  *count = static_cast<int>(table.size());
+  return MPI_SUCCESS;
+}
 template <typename Table>
 int IndexByName(const Table& table, const char* name, int* index) {
   return IndexByName(table, name, index, [](const auto&) { return true; });
@@ -255,11 +262,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name,
 
 #pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
 int PMPI_T_cvar_get_num(int* num_cvar) {
-  return Locked([&](State&) {
-    if (num_cvar == nullptr) return MPI_T_ERR_INVALID;
-    *num_cvar = static_cast<int>(ControlVariables().size());
-    return MPI_SUCCESS;
-  });
+  return Locked([&](State&) { return TableSize(ControlVariables(), num_cvar); });
 }
 
 #pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
@@ -335,11 +338,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void*) {
 
 #pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
 int PMPI_T_pvar_get_num(int* num_pvar) {
-  return Locked([&](State&) {
-    if (num_pvar == nullptr) return MPI_T_ERR_INVALID;
-    *num_pvar = static_cast<int>(PerformanceVariables().size());
-    return MPI_SUCCESS;
-  });
+  return Locked([&](State&) { return TableSize(PerformanceVariables(), num_pvar); });
 }
 
 #pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
@@ -511,11 +510,7 @@ int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, 
 
 #pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
 int PMPI_T_category_get_num(int* num_cat) {
-  return Locked([&](State&) {
-    if (num_cat == nullptr) return MPI_T_ERR_INVALID;
-    *num_cat = static_cast<int>(Categories().size());
-    return MPI_SUCCESS;
-  });
+  return Locked([&](State&) { return TableSize(Categories(), num_cat); });
 }
 
 #pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
