@@ -232,6 +232,10 @@ void AllowHeapTls(std::vector<std::string>& env) {
 void Master::CreateSlaves() {
   std::vector<std::string> base_env = RankBaseEnvironment(environ, program_path_);
   AllowHeapTls(base_env);
+  // The same for every rank: the job's settings, as variables and as the
+  // tool interface's text.
+  for (std::string& var : JobOptionEnvironment(options_)) base_env.push_back(std::move(var));
+  base_env.push_back(std::string(kEnvJobSettings) + "=" + JobSettingsText(options_));
   slaves_.Create(options_.nslaves, layout_.FirstRank(node_), event_token_);
   p2p_.SlavesCreated(options_.nslaves);
   memory_.SetBudget();
@@ -259,8 +263,6 @@ void Master::CreateSlaves() {
     spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
-    for (std::string& var : JobOptionEnvironment(options_)) spec.env.push_back(std::move(var));
-    spec.env.push_back(std::string(kEnvJobSettings) + "=" + JobSettingsText(options_));
     spec.cpu = cpu_;
     spec.keep_fds = {lease_.fd()};
     slave.pid = io_->Spawn(slave.index, spec);

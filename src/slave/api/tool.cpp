@@ -117,6 +117,7 @@ int IndexByName(const Table& table, const char* name, int* index, Also also) {
   }
   return MPI_T_ERR_INVALID_NAME;
 }
+
 // The *_get_num calls: how many entries `table` has.
 template <typename Table>
 int TableSize(const Table& table, int* count) {
