@@ -8,7 +8,7 @@
 // sender's window by the master, from the window: two copies instead of
 // four (into the window, into master memory, into the receiver's window,
 // out of it). docs/data-path.md, "Placed messages"; the slave's half is
-// Runtime::TryPlace.
+// Runtime::Place (chosen by ChooseSendPath, slave/p2p/send_path.h).
 #pragma once
 
 #include <map>

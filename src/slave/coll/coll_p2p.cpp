@@ -33,8 +33,7 @@ void CollSend(const CommInfo& comm, int dest, int tag, const void* data, std::ui
   Runtime* runtime = Runtime::Instance();
   RequestMsg request =
       CollRequest(MsgType::kSend, CollectiveCommId(comm.id), comm.rank, dest, tag);
-  runtime->StagePayload(data, bytes, request);
-  runtime->PostStaged(request);
+  runtime->SendMessage(data, bytes, request, SendKind::kCollective, comm.WorldRank(dest));
 }
 
 void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64_t capacity) {

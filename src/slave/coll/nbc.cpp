@@ -20,18 +20,13 @@ Schedule::Schedule(const CommInfo& comm)
       size_(comm.inter ? comm.size + comm.PeerGroupSize() : comm.size),
       world_ranks_(comm.inter ? std::vector<int>{} : comm.world_ranks) {}
 
-bool Schedule::OnThisNode(int dest) const {
-  const Runtime* runtime = Runtime::Instance();
-  if (runtime->layout().nnodes() == 1) return true;
-  int world_rank = world_ranks_.empty() ? dest : world_ranks_[static_cast<std::size_t>(dest)];
-  return runtime->layout().NodeOf(world_rank) == runtime->node();
+int Schedule::WorldRankOf(int dest) const {
+  return world_ranks_.empty() ? dest : world_ranks_[static_cast<std::size_t>(dest)];
 }
 
 void Schedule::SendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
-  Runtime* runtime = Runtime::Instance();
   RequestMsg request = CollRequest(MsgType::kSend, twin_, rank_, dest, tag);
-  runtime->StagePayload(data, bytes, request);
-  runtime->PostStaged(request);
+  Runtime::Instance()->SendMessage(data, bytes, request, SendKind::kCollective, WorldRankOf(dest));
 }
 
 void Schedule::SendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type) {
@@ -40,15 +35,10 @@ void Schedule::SendElements(int dest, int tag, const void* buffer, int count, MP
 }
 
 void Schedule::LendBytes(int dest, int tag, const void* data, std::uint64_t bytes) {
-  Runtime* runtime = Runtime::Instance();
   RequestMsg request = CollRequest(MsgType::kSend, twin_, rank_, dest, tag);
-  // Another node's master could not read it: copied as before.
-  if (!OnThisNode(dest) || !runtime->Lend(data, bytes, request)) {
-    SendBytes(dest, tag, data, bytes);
-    return;
-  }
-  runtime->Post(request);
-  lent_.push_back(request.id);
+  if (Runtime::Instance()->SendMessage(data, bytes, request, SendKind::kCollectiveBlock,
+                                       WorldRankOf(dest)) == SendPath::kLent)
+    lent_.push_back(request.id);
 }
 
 void Schedule::LendElements(int dest, int tag, const void* buffer, int count, MPI_Datatype type) {

@@ -89,8 +89,8 @@ class Schedule {
   };
   void RunLocalSteps();
   void LendBytes(int dest, int tag, const void* data, std::uint64_t bytes);
-  // Whether rank `dest` (of an intracommunicator) runs on this node.
-  bool OnThisNode(int dest) const;
+  // The world rank of rank `dest` (of an intracommunicator).
+  int WorldRankOf(int dest) const;
 
   int twin_ = 0;
   int rank_ = 0;

@@ -96,7 +96,7 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id) {
 
 namespace {
 
-// Stages a message for the master. A send with a request (`named`), a
+// Sends a message through the master. A send with a request (`named`), a
 // synchronous or a buffered one gets an id: MPI_Cancel names the send by
 // it, and the master completes a synchronous or buffered one's id when a
 // receive takes it. Returns the id (0: none).
@@ -122,15 +122,13 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   // A buffered message also wants to know when it is matched: until then
   // it holds its room in the attached buffer.
   if (mode != SendMode::kStandard) request.code = kSynchronousSend;
-  // Straight into the receive buffer when the receive is posted on this
-  // node (runtime_placed.cpp); a synchronous or buffered send waits for
-  // its match's notice, which the usual path gives.
+  // A standard send may be placed straight into its receive buffer; a
+  // synchronous or buffered one waits for its match's notice, which the
+  // staged paths give (ChooseSendPath).
   int dest_world = comm.inter ? comm.remote_world_ranks[dest] : comm.WorldRank(dest);
-  if (mode == SendMode::kStandard &&
-      runtime->TryPlace(wire.data, wire.bytes, request, dest_world))
-    return request.id;
-  runtime->StagePayload(wire.data, wire.bytes, request);
-  runtime->PostStaged(request);
+  runtime->SendMessage(wire.data, wire.bytes, request,
+                       mode == SendMode::kStandard ? SendKind::kStandard : SendKind::kMatchNotice,
+                       dest_world);
   if (mode == SendMode::kBuffered) RecordBuffered(request.id, wire.bytes);
   return request.id;
 }

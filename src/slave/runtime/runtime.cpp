@@ -244,22 +244,93 @@ void Runtime::Abort(int code) {
   _exit(code != 0 ? code : 1);
 }
 
-void Runtime::StagePayload(const void* data, std::uint64_t bytes,
-                           RequestMsg& request) {
+SendSettings Runtime::send_settings() const {
+  SendSettings settings;
+  settings.window = window_.size();
+  settings.memory_payloads = segments_.has_value();
+  settings.lending = lending_;
+  settings.placing = placing_;
+  settings.place_min_bytes = place_min_bytes_;
+  return settings;
+}
+
+SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg& request,
+                              SendKind kind, int dest_world_rank) {
   CheckCallingThread();  // before a payload is written anywhere
-  request.bytes = bytes;
-  if (bytes == 0) {
-    request.where = Where::kNone;
-  } else if (bytes <= kInlinePayloadMax) {
-    staged_inline_ = data;  // copied into the batch by the post that follows
-    request.where = Where::kInline;
-  } else if (bytes <= window_.size()) {
-    DrainAcks();  // the master has consumed the window's previous contents
-    std::memcpy(window_.data(), data, bytes);
-    request.where = Where::kWindow;
-  } else {
-    WriteFile(data, bytes, request);
+  SendFacts facts;
+  facts.bytes = bytes;
+  facts.kind = kind;
+  facts.dest_on_node = OnThisNode(dest_world_rank);
+  PlaceBackoff* backoff = nullptr;
+  if (kind == SendKind::kStandard && placing_) {
+    backoff = &place_backoff_[dest_world_rank];
+    facts.place_backing_off = backoff->skip > 0;
   }
+  SendChoice choice = ChooseSendPath(facts, send_settings());
+  if (choice.skipped_placing) --backoff->skip;
+  if (choice.path == SendPath::kPlaced) {
+    if (Place(data, bytes, request, dest_world_rank)) return SendPath::kPlaced;
+    facts.place_refused = true;
+    choice = ChooseSendPath(facts, send_settings());
+  }
+  if (choice.path == SendPath::kLent) {
+    if (Readable(data, bytes)) {
+      Lend(data, bytes, request);
+      Post(request);
+      return SendPath::kLent;
+    }
+    // The copied way reports the bad buffer (MPI_ERR_BUFFER).
+    facts.unreadable = true;
+    choice = ChooseSendPath(facts, send_settings());
+  }
+  Stage(data, facts, choice, request);
+  PostStaged(request);
+  return request.where == Where::kFile ? SendPath::kSpill : choice.path;
+}
+
+void Runtime::StagePayload(const void* data, std::uint64_t bytes, RequestMsg& request) {
+  CheckCallingThread();  // before a payload is written anywhere
+  SendFacts facts;
+  facts.bytes = bytes;
+  facts.kind = SendKind::kRequestData;
+  Stage(data, facts, ChooseSendPath(facts, send_settings()), request);
+}
+
+void Runtime::Stage(const void* data, SendFacts facts, SendChoice choice, RequestMsg& request) {
+  request.bytes = facts.bytes;
+  switch (choice.path) {
+    case SendPath::kEmpty:
+      request.where = Where::kNone;
+      return;
+    case SendPath::kInline:
+      staged_inline_ = data;  // copied into the batch by the post that follows
+      request.where = Where::kInline;
+      return;
+    case SendPath::kWindow:
+      DrainAcks();  // the master has consumed the window's previous contents
+      std::memcpy(window_.data(), data, facts.bytes);
+      request.where = Where::kWindow;
+      return;
+    case SendPath::kSegment:
+      if (std::uint64_t segment = segments_->Write(data, facts.bytes); segment != 0) {
+        request.file_id = segment;
+        request.where = Where::kMemoryFile;
+        return;
+      }
+      facts.no_free_segment = true;
+      choice = ChooseSendPath(facts, send_settings());
+      BDMPI_ENFORCE(choice.path == SendPath::kSpill, "no path after a busy segment");
+      [[fallthrough]];
+    case SendPath::kSpill:
+      request.file_id = MakeFileId(static_cast<std::uint64_t>(slave_), ++file_seq_);
+      spill_dir_.Write(request.file_id, data, facts.bytes);
+      request.where = Where::kFile;
+      return;
+    case SendPath::kPlaced:
+    case SendPath::kLent:
+      break;
+  }
+  BDMPI_ENFORCE(false, std::string("the ") + SendPathName(choice.path) + " path staged");
 }
 
 void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
@@ -288,15 +359,12 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
   }
 }
 
-bool Runtime::Lend(const void* data, std::uint64_t bytes, RequestMsg& request) {
-  CheckCallingThread();
-  if (!lending_ || bytes <= window_.size() || !Readable(data, bytes)) return false;
+void Runtime::Lend(const void* data, std::uint64_t bytes, RequestMsg& request) {
   request.bytes = bytes;
   request.where = Where::kLent;
   request.file_id = reinterpret_cast<std::uintptr_t>(data);
   request.code = kLentSend;
   request.id = NewRecvId();
-  return true;
 }
 
 void Runtime::ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes) {
@@ -307,19 +375,6 @@ void Runtime::ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t byt
   ReplyMsg copied = Call(copy);
   BDMPI_ENFORCE(copied.where != Where::kLent, "the master lent a block again");
   FetchPayload(copied, data, bytes);
-}
-
-void Runtime::WriteFile(const void* data, std::uint64_t bytes, RequestMsg& request) {
-  if (segments_) {
-    if (std::uint64_t segment = segments_->Write(data, bytes); segment != 0) {
-      request.file_id = segment;
-      request.where = Where::kMemoryFile;
-      return;
-    }
-  }
-  request.file_id = MakeFileId(static_cast<std::uint64_t>(slave_), ++file_seq_);
-  spill_dir_.Write(request.file_id, data, bytes);
-  request.where = Where::kFile;
 }
 
 }  // namespace bdmpi

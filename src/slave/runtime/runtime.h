@@ -15,6 +15,7 @@
 #include "common/shared_memory.h"
 #include "common/spill_dir.h"
 #include "slave/p2p/payload_segments.h"
+#include "slave/p2p/send_path.h"
 
 namespace bdmpi {
 
@@ -50,28 +51,28 @@ class Runtime {
   // Sends MPI_Abort's request and never returns.
   [[noreturn]] void Abort(int code);
 
-  // Puts a payload where the master will find it: inline in the request
-  // when tiny, the window when it fits (the caller then posts with
-  // PostStaged or Call), else a free payload segment (memory), else a new
-  // spill file (no memory directory, every segment busy, tmpfs full).
+  // Sends a message (a point-to-point send, a collective's block) to world
+  // rank `dest_world_rank`: the one choice of its path (ChooseSendPath,
+  // slave/p2p/send_path.h), then that path, asking again when a path turns
+  // out closed (a refused placement, an unreadable block, no free
+  // segment). `request` is the Send as it would be posted, without
+  // payload. Returns the path taken: kPlaced: the data is in the receive
+  // buffer already; kLent: posted, and the caller waits for request.id
+  // before it lets the block change; any other: staged and posted
+  // (PostStaged).
+  SendPath SendMessage(const void* data, std::uint64_t bytes, RequestMsg& request, SendKind kind,
+                       int dest_world_rank);
+  // Puts a payload that is no message (a collective's contribution,
+  // receive ids) where the master will find it, on the path ChooseSendPath
+  // names for it (inline, window, segment, spill); the caller then posts
+  // with PostStaged or Call.
   void StagePayload(const void* data, std::uint64_t bytes, RequestMsg& request);
   // Copies min(reply.bytes, capacity) bytes of a reply's payload to `data`.
   void FetchPayload(const ReplyMsg& reply, void* data, std::uint64_t capacity);
-  // Lends a block of a collective instead of staging it (slave/
-  // p2p/lent_blocks.h): when this job lends, the block is larger than the
-  // window and readable, sets the request's where, file_id (its address),
-  // code and id (a receive id that completes when the block comes back;
-  // the caller posts the request and waits for `id` before it lets the
-  // block change). False: stage it as usual.
-  bool Lend(const void* data, std::uint64_t bytes, RequestMsg& request);
-
-  // Placed messages (runtime_placed.cpp, master/placed.cpp). A standard
-  // send of `bytes` to world rank `dest` (the request as it would be
-  // posted, without payload): true when the master knew its receive,
-  // posted on this node, and the data was written straight into that
-  // receive's buffer; false when it must be sent as usual (StagePayload
-  // and post), which the master then expects.
-  bool TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request, int dest);
+  // Whether world rank `world_rank` runs on this node.
+  bool OnThisNode(int world_rank) const {
+    return nnodes_ == 1 || layout().NodeOf(world_rank) == node_;
+  }
   // The address a receive of `capacity` bytes into `buffer` offers senders
   // and the master to write into (RequestMsg::file_id of its PostRecv), 0
   // for none: only dense buffers (`dense`) larger than an inline payload.
@@ -97,9 +98,20 @@ class Runtime {
   // Throws MPI_ERR_OTHER unless called from MPI_Init's thread
   // (MPI_THREAD_FUNNELED): the go-queue and the batch are the rank's only.
   void CheckCallingThread() const;
-  // Writes a payload too large for the window to a payload segment if one
-  // is free, else a new spill file; sets the request's file id and where.
-  void WriteFile(const void* data, std::uint64_t bytes, RequestMsg& request);
+  // What ChooseSendPath needs of this rank's settings.
+  SendSettings send_settings() const;
+  // Takes a staged path (empty, inline, window, segment, spill); a segment
+  // that none is free for asks the chooser again (a spill file).
+  void Stage(const void* data, SendFacts facts, SendChoice choice, RequestMsg& request);
+  // The placed path (runtime_placed.cpp, master/placed.cpp): asks the
+  // master for the posted receive this send matches and writes the data
+  // straight into its buffer. False when the master refused or the write
+  // failed: the message is then sent another way, which the master
+  // expects.
+  bool Place(const void* data, std::uint64_t bytes, const RequestMsg& request, int dest);
+  // The lent path: names the block in the request (where, file_id, code,
+  // and a receive id that completes when the block comes back).
+  void Lend(const void* data, std::uint64_t bytes, RequestMsg& request);
   // Reads a lent block from its sender, or, when this rank may not, asks
   // the master for a copy (MsgType::kCopyLent).
   void ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes);

@@ -19,7 +19,7 @@ namespace bdmpi {
 namespace {
 
 // A message in the window is placed by the master when its receive is
-// posted; every larger one, the sender asks to place. At 128 KiB a placed
+// posted; every larger one, the sender asks to place (ChooseSendPath). At 128 KiB a placed
 // message took 0.7-0.75 of the time of one through a segment (osu_bw and
 // a ping-pong, -nr 1 and 2), but a refused offer costs a round trip to the
 // master (about 10 us, +70% at 128 KiB when the receives are never posted
@@ -49,16 +49,11 @@ void Runtime::StartPlacing() {
   place_min_bytes_ = std::max<std::uint64_t>(window_.size() + 1, min_bytes);
 }
 
-bool Runtime::TryPlace(const void* data, std::uint64_t bytes, const RequestMsg& request,
-                       int dest) {
-  if (!placing_ || bytes < place_min_bytes_) return false;
-  // Another node's rank: not worth the question.
-  if (nnodes_ > 1 && layout().NodeOf(dest) != node_) return false;
+bool Runtime::Place(const void* data, std::uint64_t bytes, const RequestMsg& request, int dest) {
+  // ChooseSendPath asked for this: a standard send above place_min_bytes_
+  // to a rank of this node, while this rank places and is not backing off
+  // from `dest` (SendMessage used up a skip otherwise).
   PlaceBackoff& backoff = place_backoff_[dest];
-  if (backoff.skip > 0) {
-    --backoff.skip;
-    return false;
-  }
   RequestMsg offer = request;
   offer.where = Where::kPutOffer;
   offer.bytes = bytes;
