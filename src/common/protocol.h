@@ -26,7 +26,7 @@
 namespace bdmpi {
 
 // Also covers the shared tables both halves map (common/storage_table.h).
-inline constexpr std::uint16_t kProtocolVersion = 9;
+inline constexpr std::uint16_t kProtocolVersion = 10;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -43,36 +43,44 @@ inline constexpr std::uint16_t kProtocolVersion = 9;
 //             slave's exit (peer = its index) or a signal (code = signo),
 //             or its network thread has news (peer = -2).
 //
-// Point-to-point.
-//   Send:     payload in the window (wants_reply: the reply says the window
-//             is free again) or in a spill file written by the sender (no
-//             reply). Buffered: never blocks. id != 0 names the send (from
-//             the sender's receive ids) for Cancel. code = 1: the sender
-//             wants to know when it is matched (MPI_Ssend, MPI_Issend; a
-//             buffered send, which frees its room in the attached buffer
-//             then): `id` completes, as a receive would, when a receive or
-//             a matched probe on the destination takes the message; the
-//             sender waits for it with WaitRecv/WaitAny/... like for a
-//             receive, or with WaitSsend. code = kLentSend (a collective's
-//             block, Where::kLent): `id` completes when the receiver has let
-//             go of the block (its next request after the reply that named
-//             it) or the master has copied it; the sender waits for it like
-//             for a receive and must not touch the block until then.
-//             Where::kPutOffer (a standard send larger than the window,
-//             wants_reply): "is a receive for this posted?" The reply
-//             grants it (Where::kPutOffer: the receive buffer's address in
-//             file_id, the receiver's pid in file_ino), reserving that
-//             receive for this message, or refuses (kNone; flag = 1 when
-//             no receive is posted yet or the receiver is switched out):
-//             the sender then sends the message as usual. A granted sender writes the data
-//             with process_vm_writev and sends Where::kPlaced (no reply;
-//             code = 0, or the errno of a failed write: the reservation
-//             is undone and the message follows as usual).
+// Point-to-point. A send is one of four protocols, each its own row, so
+// that no field carries another step's meaning: Send (standard), SyncSend
+// (wants its match notice), LentSend (a collective's block) and the two
+// steps of a placed message (PlaceOffer, Placed). Which one a send takes
+// is the slave's choice (src/slave/p2p/send_path.h).
+//   Send:     a standard send: payload inline, in the window (wants_reply:
+//             the reply says the window is free again) or in a file
+//             written by the sender (no reply). Buffered: never blocks.
+//             id != 0 names the send (from the sender's receive ids) for
+//             CancelSend. A window payload whose receive is posted on this
+//             node the master writes straight into the receive buffer.
+//   SyncSend: as Send, but the sender wants to know when it is matched
+//             (MPI_Ssend, MPI_Issend; a buffered send, which frees its
+//             room in the attached buffer then): `id` (required) completes,
+//             as a receive would, when a receive or a matched probe on the
+//             destination takes the message; the sender waits for it with
+//             WaitRecv/WaitAny/... like for a receive, or with WaitSsend.
+//   LentSend: a collective's block that stays in the sender's memory
+//             (Where::kLent; LentSendArgs: its address, size and the id):
+//             `id` completes when the receiver has let go of the block
+//             (its next request after the reply that named it) or the
+//             master has copied it; the sender waits for it like for a
+//             receive and must not touch the block until then.
+//   PlaceOffer: a standard send larger than the window (wants_reply, no
+//             payload, `bytes` its size): "is a receive for this posted?"
+//             The reply (PlaceGrant) grants it, reserving that receive for
+//             this message, or refuses (retry_later when no receive is
+//             posted yet or the receiver is switched out): the sender then
+//             sends the message as a Send. A granted sender writes the
+//             data with process_vm_writev and sends Placed.
+//   Placed:   no reply; the granted sender's report (PlacedArgs): 0, or
+//             the errno of a failed write: the reservation is undone and
+//             the message follows as a Send.
 //   PostRecv: no reply; registers receive `id` (MPI_Irecv/MPI_Recv), which
 //             the master matches against queued messages in MPI order.
-//             file_id: the receive buffer's address when a sender may
-//             write the data straight into it (a dense type, larger than
-//             an inline payload), else 0.
+//             PostRecvArgs::address: the receive buffer's address when a
+//             sender may write the data straight into it (a dense type,
+//             larger than an inline payload), else 0.
 //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
 //             the reply carries status and the data (window or file).
 //   TestRecv: reply at once, flag = 1 with the data if matched.
@@ -95,10 +103,12 @@ inline constexpr std::uint16_t kProtocolVersion = 9;
 //             stays posted, so that it still takes its message in MPI
 //             order, and that message is discarded. For a synchronous
 //             send's id: nothing waits for its match any more.
-//   Cancel:   reply at once: flag = 1 when receive `id` was still unmatched
-//             or (code = 1) the message of send `id` to rank `peer` of
-//             `comm` is still unmatched on this node; it is withdrawn.
-//             Else 0: it completes as usual. MPI_Cancel.
+//   Cancel:   reply at once: flag = 1 when receive `id` was still
+//             unmatched; it is withdrawn. Else 0: it completes as usual.
+//             MPI_Cancel of a receive.
+//   CancelSend: as Cancel, for the message of send `id` to rank `peer` of
+//             `comm` while it is unmatched on this node. MPI_Cancel of a
+//             send.
 //   Mprobe:   as Probe, but the message found leaves matching: it becomes
 //             completed receive `id` (no other receive can take it), whose
 //             data Mrecv collects. Blocks. MPI_Mprobe.
@@ -110,7 +120,7 @@ inline constexpr std::uint16_t kProtocolVersion = 9;
 //             as for WaitRecv; bytes = the receive's capacity. MPI_Mrecv,
 //             MPI_Imrecv.
 //   CopyLent: the reply before this one handed out a lent block (Where::
-//             kLent) that this slave may not read (process_vm_readv
+//             kLent, LentReplyArgs) that this slave may not read (process_vm_readv
 //             refused): reply at once with the same data in a file of
 //             the master's, as WaitRecv's reply would carry it. From then
 //             on the master copies every lent block when it arrives.
@@ -131,8 +141,8 @@ inline constexpr std::uint16_t kProtocolVersion = 9;
 //
 // Communicators.
 //   CommSplit: a collective on communicator `comm` (two phases like the
-//              others): color in `tag` (kUndefinedColor for
-//              MPI_UNDEFINED), key in `code`. Every member is answered when
+//              others): color and key (CommSplitArgs; kUndefinedColor for
+//              MPI_UNDEFINED). Every member is answered when
 //              the new communicators exist: flag = 1 with comm = the new
 //              communicator's id, source = the member's rank in it, tag =
 //              its size and the payload = its members' world ranks (int32
@@ -148,8 +158,8 @@ inline constexpr std::uint16_t kProtocolVersion = 9;
 //   CommRegister: a communicator that no split made (MPI_Comm_create_group,
 //              intercommunicators), whose members agree on it among
 //              themselves by point-to-point messages (src/slave/
-//              comm/comm_register.cpp). Three steps in `code`
-//              (CommRegisterStep): kNewId answers comm = a fresh id led by
+//              comm/comm_register.cpp). Three steps (CommRegisterArgs,
+//              CommRegisterStep): kNewId answers comm = a fresh id led by
 //              the sender; kChannel answers tag = this node's channel for
 //              communicator `comm` (the same for all its local members);
 //              kMembers carries the members as uint64 (world rank << 32 |
@@ -198,6 +208,11 @@ inline constexpr std::uint16_t kProtocolVersion = 9;
   X(Mrecv, 0x020f)         \
   X(WaitSsend, 0x0210)     \
   X(CopyLent, 0x0211)      \
+  X(SyncSend, 0x0212)      \
+  X(LentSend, 0x0213)      \
+  X(PlaceOffer, 0x0214)    \
+  X(Placed, 0x0215)        \
+  X(CancelSend, 0x0216)    \
   X(Barrier, 0x0301)       \
   X(Bcast, 0x0302)         \
   X(Reduce, 0x0303)        \
@@ -237,14 +252,13 @@ const char* MsgTypeName(MsgType type);
 // the node's memory budget has room.
 // kLent: a block of a collective built from point-to-point messages that
 // stays in the sender's memory (docs/data-path.md, "Lent blocks"): a
-// Send names it by address (file_id) and size (bytes); a reply by the
-// same address and the sender's pid (file_ino), and the receiver reads it
-// with one process_vm_readv.
-// kPutOffer, kPlaced: a send written by the sender straight into a posted
-// receive on its node (the Send entry above; docs/data-path.md, "Placed
-// messages"); a receive's reply with kPlaced has its data in place.
+// LentSend names it (LentSendArgs), and so does the reply that hands it to
+// its receiver (LentReplyArgs), which reads it with one process_vm_readv.
+// kPlaceGrant: only in the reply to PlaceOffer (PlaceGrant).
+// kPlaced: a receive's reply whose data the sender wrote in place
+// (docs/data-path.md, "Placed messages").
 enum class Where : std::uint8_t {
-  kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4, kLent = 5, kPutOffer = 6,
+  kNone = 0, kWindow = 1, kFile = 2, kInline = 3, kMemoryFile = 4, kLent = 5, kPlaceGrant = 6,
   kPlaced = 7
 };
 
@@ -270,6 +284,9 @@ struct RequestMsg {
   std::uint64_t id = 0;        // receive id
   std::uint64_t file_id = 0;   // spill file holding the payload
 };
+// A few rows keep their own data in fields named for another: read and
+// write those only through the views below (the master's message table
+// says which row has which, src/master/message_table.cpp).
 
 struct ReplyMsg {
   std::uint16_t version = kProtocolVersion;
@@ -285,6 +302,67 @@ struct ReplyMsg {
   // The spill file's inode: the slave checks that it opens that very file
   // (common/spill_dir.h), so a replaced file cannot feed it wrong bytes.
   std::uint64_t file_ino = 0;
+};
+
+// The views of the requests and replies whose own data sits in fields
+// named for another: each converts from and into the message, so that no
+// code reads such a field under another meaning.
+//
+// LentSend's request: the block, and the receive id that completes when
+// it goes back.
+struct LentSendArgs {
+  std::uint64_t address = 0;  // in the sender's memory
+  std::uint64_t bytes = 0;
+  std::uint64_t id = 0;
+  static LentSendArgs Of(const RequestMsg& request) {
+    return {request.file_id, request.bytes, request.id};
+  }
+  void Into(RequestMsg& request) const {
+    request.where = Where::kLent;
+    request.file_id = address;
+    request.bytes = bytes;
+    request.id = id;
+  }
+};
+// A receive's reply that names a lent block (Where::kLent).
+struct LentReplyArgs {
+  std::uint64_t address = 0;  // in the lender's memory
+  std::uint64_t lender_pid = 0;
+  static LentReplyArgs Of(const ReplyMsg& reply) { return {reply.file_id, reply.file_ino}; }
+  void Into(ReplyMsg& reply) const {
+    reply.where = Where::kLent;
+    reply.file_id = address;
+    reply.file_ino = lender_pid;
+  }
+};
+// PostRecv's request: the buffer a sender may write into.
+struct PostRecvArgs {
+  std::uint64_t address = 0;  // 0: none
+  static PostRecvArgs Of(const RequestMsg& request) { return {request.file_id}; }
+  void Into(RequestMsg& request) const { request.file_id = address; }
+};
+// PlaceOffer's reply: granted (the receive's buffer and its process), or
+// refused, and then whether to ask this receiver less often.
+struct PlaceGrant {
+  bool granted = false;
+  bool retry_later = false;     // refused: no receive posted, or switched out
+  std::uint64_t address = 0;    // granted: the receive buffer
+  std::uint64_t receiver_pid = 0;
+  static PlaceGrant Of(const ReplyMsg& reply) {
+    return {reply.where == Where::kPlaceGrant, reply.flag == 1, reply.file_id, reply.file_ino};
+  }
+  void Into(ReplyMsg& reply) const {
+    reply.where = granted ? Where::kPlaceGrant : Where::kNone;
+    reply.flag = retry_later ? 1 : 0;
+    reply.file_id = address;
+    reply.file_ino = receiver_pid;
+  }
+};
+// Placed's request: how the write went.
+struct PlacedArgs {
+  std::int32_t error = 0;  // 0, or the errno of the failed write
+  static PlacedArgs Of(const RequestMsg& request) { return {request.code}; }
+  void Into(RequestMsg& request) const { request.code = error; }
 };
 
 // Sized so that the request queue (at most msg_max = 10 messages for
@@ -341,15 +419,30 @@ constexpr std::int32_t UserCommId(std::int32_t id) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(id) & ~kCollectiveCommBit);
 }
 inline constexpr std::int32_t kUndefinedColor = -1;
-// RequestMsg::code of a synchronous Send, and of a Cancel of a send.
-inline constexpr std::int32_t kSynchronousSend = 1;
-inline constexpr std::int32_t kCancelSend = 1;
-// RequestMsg::code of a Send whose payload is lent (Where::kLent): `id`
-// completes, as a receive would, once the receiver has let go of it.
-inline constexpr std::int32_t kLentSend = 2;
 
-// The steps of MsgType::kCommRegister (in RequestMsg::code).
-enum CommRegisterStep : std::int32_t { kRegisterNewId = 0, kRegisterChannel = 1, kRegisterMembers = 2 };
+// The steps of MsgType::kCommRegister (CommRegisterArgs).
+enum CommRegisterStep : std::int32_t {
+  kRegisterNewId = 0, kRegisterChannel = 1, kRegisterMembers = 2
+};
+// CommRegister's request: its step.
+struct CommRegisterArgs {
+  CommRegisterStep step = kRegisterNewId;
+  static CommRegisterArgs Of(const RequestMsg& request) {
+    return {static_cast<CommRegisterStep>(request.code)};
+  }
+  void Into(RequestMsg& request) const { request.code = step; }
+};
+// CommSplit's request: the member's color (kUndefinedColor for
+// MPI_UNDEFINED) and key.
+struct CommSplitArgs {
+  std::int32_t color = kUndefinedColor;
+  std::int32_t key = 0;
+  static CommSplitArgs Of(const RequestMsg& request) { return {request.tag, request.code}; }
+  void Into(RequestMsg& request) const {
+    request.tag = color;
+    request.code = key;
+  }
+};
 
 // What each member of a CommSplit contributes; the masters of the parent
 // allgather these (parent ranks in node order) when it spans nodes.

@@ -36,8 +36,9 @@ void Collectives::ContributeSplit(Collective& collective, Slave& slave, const Re
     }
   }
   SplitEntry entry;
-  entry.color = request.tag;
-  entry.key = request.code;
+  CommSplitArgs split_args = CommSplitArgs::Of(request);
+  entry.color = split_args.color;
+  entry.key = split_args.key;
   entry.rank = request.rank;
   entry.world_rank = slave.world_rank;
   entry.creation = NextCreation(slave);

@@ -20,7 +20,8 @@ void Collectives::HandleCommRegister(Slave& slave, const RequestMsg& request,
                                      const std::byte* inline_payload) {
   ReplyMsg reply;
   reply.type = MsgType::kCommRegister;
-  switch (request.code) {
+  CommRegisterStep step = CommRegisterArgs::Of(request).step;
+  switch (step) {
     case kRegisterNewId:
       reply.comm = CommId(slave.world_rank, NextCreation(slave), comms_.WorldSize());
       BDMPI_ENFORCE(reply.comm >= 0, "communicator ids exhausted");
@@ -64,7 +65,7 @@ void Collectives::HandleCommRegister(Slave& slave, const RequestMsg& request,
     default:
       master_.Fail(1, "rank " + std::to_string(slave.world_rank) +
                           " sent a communicator registration of unknown step " +
-                          std::to_string(request.code));
+                          std::to_string(static_cast<int>(step)));
       return;
   }
   master_.Reply(slave, reply);

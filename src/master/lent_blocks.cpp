@@ -15,12 +15,13 @@
 
 namespace bdmpi {
 
-Payload PointToPoint::LentPayload(Slave& slave, const RequestMsg& request, bool remote) {
+Payload PointToPoint::LentPayload(Slave& slave, const LentSendArgs& lent,
+                                  const RequestMsg& request, bool remote) {
   // Completes, as a receive would, when the block goes back.
-  AwaitedMatch awaited{request.id, request.comm, request.peer, request.tag};
+  AwaitedMatch awaited{lent.id, request.comm, request.peer, request.tag};
   awaited.lent = true;
   mailbox(slave).AwaitMatch(awaited);
-  Payload payload = payloads_.Lend(request, slave.pid, slave.index, slave.world_rank);
+  Payload payload = payloads_.Lend(lent, slave.pid, slave.index, slave.world_rank);
   // Another node's master cannot read this node's ranks.
   if (remote || lending_refused_) payloads_.Materialize(payload);
   return payload;

@@ -90,115 +90,138 @@ const MessageRow* MessageTable::Find(MsgType type) {
   using Co = Collectives;
   static constexpr MessageRow kRows[] = {
       // Life cycle (master.cpp).
-      {.type = MsgType::kInit, .mpi_call = "MPI_Init", .blocks = Blocks::kRunnable,
-       .handle = Handle<&M::HandleInit>},
-      {.type = MsgType::kFinalize, .handle = Handle<&M::HandleFinalize>},
+      {.type = MsgType::kInit, .mpi_call = "MPI_Init", .replies = Replies::kYes,
+       .blocks = Blocks::kRunnable, .handle = Handle<&M::HandleInit>},
+      {.type = MsgType::kFinalize, .replies = Replies::kYes, .handle = Handle<&M::HandleFinalize>},
       {.type = MsgType::kAbort, .handle = Handle<&M::HandleAbort>},
       // Not a request: the watcher's and the network's wake-ups (OnEvent).
       {.type = MsgType::kEvent, .master_event = true},
 
-      // Point-to-point (p2p.h).
-      {.type = MsgType::kSend, .comm_check = CommCheck::kOwnRankAndPeer, .may_lend = true,
-       .may_place = true, .handle = Handle<&P::HandleSend>},
+      // Point-to-point (p2p.h). A send takes one of four ways, each its own
+      // row (common/protocol.h); the slave chooses (slave/p2p/send_path.h).
+      // A window payload may be placed into its posted receive by the master.
+      {.type = MsgType::kSend, .mpi_call = "MPI_Send", .replies = Replies::kIfAsked,
+       .comm_check = CommCheck::kOwnRankAndPeer, .may_place = true,
+       .handle = Handle<&P::HandleSend>},
+      {.type = MsgType::kSyncSend, .mpi_call = "MPI_Ssend/MPI_Bsend", .replies = Replies::kIfAsked,
+       .comm_check = CommCheck::kOwnRankAndPeer, .handle = Handle<&P::HandleSyncSend>},
+      // A collective's block, which stays in the sender's memory.
+      {.type = MsgType::kLentSend, .mpi_call = "a collective's send",
+       .comm_check = CommCheck::kOwnRankAndPeer, .may_lend = true,
+       .handle = Handle<&P::HandleLentSend>},
+      // Answered at once: granted (the receive is reserved) or refused.
+      {.type = MsgType::kPlaceOffer, .mpi_call = "MPI_Send", .replies = Replies::kYes,
+       .comm_check = CommCheck::kOwnRankAndPeer, .may_place = true,
+       .handle = Handle<&P::HandlePlaceOffer>},
+      {.type = MsgType::kPlaced, .mpi_call = "MPI_Send", .comm_check = CommCheck::kOwnRankAndPeer,
+       .may_place = true, .handle = Handle<&P::HandlePlaced>},
       // With wants_reply it is MPI_Recv: a post and a wait.
-      {.type = MsgType::kPostRecv, .mpi_call = "MPI_Recv", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&P::HandlePostRecv>, .ready = Ready<&P::RecvReady>,
-       .complete = Complete<&P::CompleteRecv>,
+      {.type = MsgType::kPostRecv, .mpi_call = "MPI_Recv", .replies = Replies::kIfAsked,
+       .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandlePostRecv>,
+       .ready = Ready<&P::RecvReady>, .complete = Complete<&P::CompleteRecv>,
        .describe = Describe<&P::DescribeSourceTag>},
-      {.type = MsgType::kWaitRecv, .mpi_call = "MPI_Wait/MPI_Waitall", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&P::HandleWaitRecv>, .ready = Ready<&P::RecvReady>,
-       .complete = Complete<&P::CompleteRecv>,
+      {.type = MsgType::kWaitRecv, .mpi_call = "MPI_Wait/MPI_Waitall", .replies = Replies::kYes,
+       .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleWaitRecv>,
+       .ready = Ready<&P::RecvReady>, .complete = Complete<&P::CompleteRecv>,
        .describe = Describe<&P::DescribeWaitRecv>},
-      {.type = MsgType::kTestRecv, .mpi_call = "MPI_Test", .blocks = Blocks::kRunnable,
-       .handle = Handle<&P::HandleTestRecv>, .complete = Complete<&P::CompleteRecv>},
-      {.type = MsgType::kProbe, .mpi_call = "MPI_Probe", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&P::HandleProbe>, .ready = Ready<&P::ProbeReady>,
-       .complete = Complete<&P::CompleteProbe>,
+      {.type = MsgType::kTestRecv, .mpi_call = "MPI_Test", .replies = Replies::kYes,
+       .blocks = Blocks::kRunnable, .handle = Handle<&P::HandleTestRecv>,
+       .complete = Complete<&P::CompleteRecv>},
+      {.type = MsgType::kProbe, .mpi_call = "MPI_Probe", .replies = Replies::kYes,
+       .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleProbe>,
+       .ready = Ready<&P::ProbeReady>, .complete = Complete<&P::CompleteProbe>,
        .describe = Describe<&P::DescribeSourceTag>},
-      {.type = MsgType::kIprobe, .mpi_call = "MPI_Iprobe", .blocks = Blocks::kRunnable,
-       .handle = Handle<&P::HandleProbe>, .complete = Complete<&P::CompleteProbe>},
-      {.type = MsgType::kWaitAny, .mpi_call = "MPI_Waitany/MPI_Waitsome",
+      {.type = MsgType::kIprobe, .mpi_call = "MPI_Iprobe", .replies = Replies::kYes,
+       .blocks = Blocks::kRunnable, .handle = Handle<&P::HandleProbe>,
+       .complete = Complete<&P::CompleteProbe>},
+      {.type = MsgType::kWaitAny, .mpi_call = "MPI_Waitany/MPI_Waitsome", .replies = Replies::kYes,
        .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleAnyRecv>,
-       .ready = Ready<&P::AnyRecvReady>,
-       .complete = Complete<&P::CompleteAnyRecv>, .describe = Describe<&P::DescribeWaitAny>},
-      {.type = MsgType::kTestAny, .mpi_call = "MPI_Testany/MPI_Testsome",
+       .ready = Ready<&P::AnyRecvReady>, .complete = Complete<&P::CompleteAnyRecv>,
+       .describe = Describe<&P::DescribeWaitAny>},
+      {.type = MsgType::kTestAny, .mpi_call = "MPI_Testany/MPI_Testsome", .replies = Replies::kYes,
        .blocks = Blocks::kRunnable, .handle = Handle<&P::HandleAnyRecv>,
        .complete = Complete<&P::CompleteAnyRecv>},
-      {.type = MsgType::kPollAny, .handle = Handle<&P::HandleAnyRecv>,
+      {.type = MsgType::kPollAny, .replies = Replies::kYes, .handle = Handle<&P::HandleAnyRecv>,
        .complete = Complete<&P::CompleteAnyRecv>},
-      {.type = MsgType::kTestAll, .mpi_call = "MPI_Testall", .blocks = Blocks::kRunnable,
-       .handle = Handle<&P::HandleTestAll>, .complete = Complete<&P::CompleteTestAll>},
+      {.type = MsgType::kTestAll, .mpi_call = "MPI_Testall", .replies = Replies::kYes,
+       .blocks = Blocks::kRunnable, .handle = Handle<&P::HandleTestAll>,
+       .complete = Complete<&P::CompleteTestAll>},
       {.type = MsgType::kFreeRecv, .handle = Handle<&P::HandleFreeRecv>},
-      {.type = MsgType::kCancel, .mpi_call = "MPI_Cancel", .handle = Handle<&P::HandleCancel>},
-      {.type = MsgType::kMprobe, .mpi_call = "MPI_Mprobe", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&P::HandleMprobe>, .ready = Ready<&P::ProbeReady>,
-       .complete = Complete<&P::CompleteMprobe>,
+      {.type = MsgType::kCancel, .mpi_call = "MPI_Cancel", .replies = Replies::kYes,
+       .handle = Handle<&P::HandleCancel>},
+      // Its communicator and peer are checked by its handler: a send whose
+      // communicator has gone is just not cancelled.
+      {.type = MsgType::kCancelSend, .mpi_call = "MPI_Cancel", .replies = Replies::kYes,
+       .handle = Handle<&P::HandleCancelSend>},
+      {.type = MsgType::kMprobe, .mpi_call = "MPI_Mprobe", .replies = Replies::kYes,
+       .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleMprobe>,
+       .ready = Ready<&P::ProbeReady>, .complete = Complete<&P::CompleteMprobe>,
        .describe = Describe<&P::DescribeSourceTag>},
-      {.type = MsgType::kImprobe, .mpi_call = "MPI_Improbe", .blocks = Blocks::kRunnable,
-       .handle = Handle<&P::HandleMprobe>, .complete = Complete<&P::CompleteMprobe>},
-      {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = Handle<&P::HandleMrecv>},
+      {.type = MsgType::kImprobe, .mpi_call = "MPI_Improbe", .replies = Replies::kYes,
+       .blocks = Blocks::kRunnable, .handle = Handle<&P::HandleMprobe>,
+       .complete = Complete<&P::CompleteMprobe>},
+      {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .replies = Replies::kYes,
+       .handle = Handle<&P::HandleMrecv>},
       // Asks about the lent block of its last reply, which stays held.
-      {.type = MsgType::kCopyLent, .keeps_reply_files = true, .handle = Handle<&P::HandleCopyLent>},
-      {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .blocks = Blocks::kRBlocked,
-       .handle = Handle<&P::HandleWaitRecv>, .ready = Ready<&P::RecvReady>,
-       .complete = Complete<&P::CompleteRecv>,
+      {.type = MsgType::kCopyLent, .replies = Replies::kYes, .keeps_reply_files = true,
+       .handle = Handle<&P::HandleCopyLent>},
+      {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .replies = Replies::kYes,
+       .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleWaitRecv>,
+       .ready = Ready<&P::RecvReady>, .complete = Complete<&P::CompleteRecv>,
        .describe = Describe<&P::DescribeAwaitedSend>},
 
       // Collectives (collectives.h: collective.cpp, bcast.cpp, reduce.cpp).
-      {.type = MsgType::kBarrier, .mpi_call = "MPI_Barrier", .blocks = Blocks::kCBlocked,
-       .comm_check = CommCheck::kOwnRank,
+      {.type = MsgType::kBarrier, .mpi_call = "MPI_Barrier", .replies = Replies::kYes,
+       .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRank,
        .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
        .complete = Complete<&Co::CompleteCollective>,
        .make_state = &MakeCollectiveState<BarrierState>,
-       .locally_complete = &EveryLocalMemberArrived,
-       .prepare_step = &Co::PrepareBarrierStep, .start_step = &StartBarrierStep},
-      {.type = MsgType::kBcast, .mpi_call = "MPI_Bcast", .blocks = Blocks::kCBlocked,
-       .comm_check = CommCheck::kOwnRankAndPeer,
+       .locally_complete = &EveryLocalMemberArrived, .prepare_step = &Co::PrepareBarrierStep,
+       .start_step = &StartBarrierStep},
+      {.type = MsgType::kBcast, .mpi_call = "MPI_Bcast", .replies = Replies::kIfAsked,
+       .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRankAndPeer,
        .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
        .complete = Complete<&Co::CompleteCollective>, .describe = Describe<&M::DescribeRooted>,
        .result_for = ResultFor::kNonRoot, .rooted = true, .same_size = true,
-       .make_state = &MakeCollectiveState<BcastState>,
-       .contribute = &Co::ContributeBcast, .locally_complete = &BcastLocallyComplete,
-       .prepare_step = &Co::PrepareBcastStep, .start_step = &StartBcastStep,
-       .hand_result = &Co::GiveResult},
-      {.type = MsgType::kReduce, .mpi_call = "MPI_Reduce", .blocks = Blocks::kCBlocked,
-       .comm_check = CommCheck::kOwnRankAndPeer,
+       .make_state = &MakeCollectiveState<BcastState>, .contribute = &Co::ContributeBcast,
+       .locally_complete = &BcastLocallyComplete, .prepare_step = &Co::PrepareBcastStep,
+       .start_step = &StartBcastStep, .hand_result = &Co::GiveResult},
+      {.type = MsgType::kReduce, .mpi_call = "MPI_Reduce", .replies = Replies::kIfAsked,
+       .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRankAndPeer,
        .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
        .complete = Complete<&Co::CompleteCollective>, .describe = Describe<&M::DescribeRooted>,
        .result_for = ResultFor::kRoot, .rooted = true, .same_size = true,
-       .make_state = &MakeCollectiveState<ReduceState>,
-       .contribute = &Co::ContributeReduce, .locally_complete = &EveryLocalPartFolded,
-       .prepare_step = &Co::PrepareReduceStep, .start_step = &StartReduceStep,
-       .hand_result = &Co::GiveResult},
-      {.type = MsgType::kAllreduce, .mpi_call = "MPI_Allreduce", .blocks = Blocks::kCBlocked,
-       .comm_check = CommCheck::kOwnRank,
+       .make_state = &MakeCollectiveState<ReduceState>, .contribute = &Co::ContributeReduce,
+       .locally_complete = &EveryLocalPartFolded, .prepare_step = &Co::PrepareReduceStep,
+       .start_step = &StartReduceStep, .hand_result = &Co::GiveResult},
+      {.type = MsgType::kAllreduce, .mpi_call = "MPI_Allreduce", .replies = Replies::kIfAsked,
+       .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRank,
        .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
        .complete = Complete<&Co::CompleteCollective>, .same_size = true,
-       .make_state = &MakeCollectiveState<ReduceState>,
-       .contribute = &Co::ContributeReduce, .locally_complete = &EveryLocalPartFolded,
-       .prepare_step = &Co::PrepareReduceStep, .start_step = &StartAllreduceStep,
-       .hand_result = &Co::GiveResult},
+       .make_state = &MakeCollectiveState<ReduceState>, .contribute = &Co::ContributeReduce,
+       .locally_complete = &EveryLocalPartFolded, .prepare_step = &Co::PrepareReduceStep,
+       .start_step = &StartAllreduceStep, .hand_result = &Co::GiveResult},
 
       // BDMPI extensions (critical.h).
       {.type = MsgType::kEnterCritical, .mpi_call = "BDMPI_Enter_critical",
-       .blocks = Blocks::kCritical, .handle = Handle<&C::HandleEnter>,
+       .replies = Replies::kYes, .blocks = Blocks::kCritical, .handle = Handle<&C::HandleEnter>,
        .ready = Ready<&C::Ready>},
       {.type = MsgType::kExitCritical, .handle = Handle<&C::HandleExit>},
 
       // Communicators (comm.cpp): a split is a collective.
       {.type = MsgType::kCommSplit, .mpi_call = "MPI_Comm_split/dup/create",
-       .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRank,
+       .replies = Replies::kIfAsked, .blocks = Blocks::kCBlocked, .comm_check = CommCheck::kOwnRank,
        .handle = Handle<&Co::HandleCollective>, .ready = Ready<&Co::CollectiveReady>,
        .complete = Complete<&Co::CompleteCollective>,
-       .make_state = &MakeCollectiveState<SplitState>,
-       .contribute = &Co::ContributeSplit, .locally_complete = &EveryLocalMemberArrived,
-       .prepare_step = &Co::PrepareSplitStep, .start_step = &StartSplitStep,
-       .finish = &Co::FinishSplit, .hand_result = &Co::CompleteSplit},
+       .make_state = &MakeCollectiveState<SplitState>, .contribute = &Co::ContributeSplit,
+       .locally_complete = &EveryLocalMemberArrived, .prepare_step = &Co::PrepareSplitStep,
+       .start_step = &StartSplitStep, .finish = &Co::FinishSplit,
+       .hand_result = &Co::CompleteSplit},
       {.type = MsgType::kCommFree, .comm_check = CommCheck::kLiveMember,
        .handle = Handle<&Co::HandleCommFree>},
       // Checked by its handler: the communicator does not exist yet.
       {.type = MsgType::kCommRegister, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
-       .handle = Handle<&Co::HandleCommRegister>},
+       .replies = Replies::kYes, .handle = Handle<&Co::HandleCommRegister>},
 
       // Memory (memory.h). Release and ReadAhead go master -> slave only.
       {.type = MsgType::kRelease},
@@ -272,14 +295,31 @@ const MessageRow* MessageTable::Find(MsgType type) {
             return false;
           // Only a slave that waits for a reply sends while it holds one.
           if (row.keeps_reply_files && row.blocks != Blocks::kNever) return false;
-          // A lent or placed payload goes to a checked peer.
-          if ((row.may_lend || row.may_place) && row.comm_check != CommCheck::kOwnRankAndPeer)
+          // A lent or placed payload goes to a checked peer, and is a
+          // point-to-point step of one of the two kinds.
+          if ((row.may_lend || row.may_place) && (row.comm_check != CommCheck::kOwnRankAndPeer ||
+                                                  MsgFamily(row.type) != 0x02 ||
+                                                  (row.may_lend && row.may_place)))
             return false;
         }
         return true;
       }(),
       "a master event has no handler, only a request that never blocks keeps its reply's "
-      "files, and a lent or placed payload needs a checked peer");
+      "files, and a lent or placed payload is a point-to-point step with a checked peer");
+  static_assert(
+      [] {
+        for (const MessageRow& row : kRows) {
+          // What lets a blocked or yielding slave run again is its reply.
+          if (row.blocks != Blocks::kNever && row.replies == Replies::kNo) return false;
+          // Nobody waits for an answer to a master's own event.
+          if (row.master_event && row.replies != Replies::kNo) return false;
+          // A reply is made by a handler (or by its completion).
+          if (row.replies != Replies::kNo && row.handle == nullptr) return false;
+        }
+        return true;
+      }(),
+      "a request that can block or yield is answered, a master event never is, and an "
+      "answered one has a handler");
 
   int slot = SlotOf(type);
   if (slot < 0 || kSlots[slot] < 0) return nullptr;

@@ -40,6 +40,15 @@ constexpr bool BlocksInState(Blocks blocks, bool rblocked) {
                   : blocks == Blocks::kCBlocked || blocks == Blocks::kCritical;
 }
 
+// Whether the sender waits for the master's reply (RequestMsg::wants_reply).
+enum class Replies {
+  kNo,       // posted: never answered
+  kIfAsked,  // answered when it wants a reply: a window payload's
+             // acknowledgement, MPI_Recv's post and wait, a collective's
+             // member that waits for its result
+  kYes,      // a call: always answered (at once, or when the slave may run)
+};
+
 // What the master checks of a request's communicator fields before
 // serving it (request_check.cpp).
 enum class CommCheck {
@@ -58,6 +67,7 @@ struct MessageRow {
   // The call users wrote, for diagnostics ("MPI_Bcast"); nullptr: the
   // type's own name.
   const char* mpi_call = nullptr;
+  Replies replies = Replies::kNo;
   Blocks blocks = Blocks::kNever;
   CommCheck comm_check = CommCheck::kNone;
   // Sent by the master's own threads (wake-ups), never by a slave.
@@ -65,8 +75,10 @@ struct MessageRow {
   // Sent while the slave may not have read its last reply yet (it waits
   // for one), so the files and the lent block that reply named stay held.
   bool keeps_reply_files = false;
-  // Payload places beyond the window, inline and files: a lent block
-  // (Where::kLent) and a placed message (Where::kPutOffer, kPlaced).
+  // A send whose data does not pass through the master: a lent block
+  // (Where::kLent, LentSend), or one written into a posted receive's buffer
+  // (Send's window payloads by the master, PlaceOffer and Placed by the
+  // sender). Both need a checked peer.
   bool may_lend = false;
   bool may_place = false;
   // The functions below are members of the master or of one of its

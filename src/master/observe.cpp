@@ -141,7 +141,7 @@ void Observer::RecordSend(const Slave& slave, const RequestMsg& request, const P
                           bool cross_node) {
   MessagePath path = payload.lent()                    ? MessagePath::kLent
                      : request.where == Where::kInline ? MessagePath::kInline
-                     : request.where == Where::kPlaced ? MessagePath::kPlaced
+                     : payload.placed()                ? MessagePath::kPlaced
                      : request.where == Where::kFile ? MessagePath::kSpillFile
                      // A memory file held by the master counts as its memory.
                      : payload.on_disk() && !payload.in_memory_file() ? MessagePath::kMasterSpill

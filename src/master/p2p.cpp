@@ -22,29 +22,60 @@ PointToPoint::PointToPoint(MasterServices& master, PayloadStore& payloads, JobRe
 
 void PointToPoint::HandleSend(Slave& slave, const RequestMsg& request,
                               const std::byte* inline_payload) {
+  Slave* dest = DestOf(request);
+  // A standard send's window payload goes straight into its posted receive.
+  if (request.where == Where::kWindow && placed_.FromWindow(slave, request, dest)) return;
+  Message message;
+  message.payload = payloads_.Take(request, master_.Window(slave.index), inline_payload);
+  message.sent_by = SentBy{slave.world_rank, request.id, false};
+  Deliver(slave, request, std::move(message), dest);
+}
+
+void PointToPoint::HandleSyncSend(Slave& slave, const RequestMsg& request,
+                                  const std::byte* inline_payload) {
+  if (request.id == 0) {
+    master_.Fail(1, "rank " + std::to_string(slave.world_rank) +
+                        " sent a synchronous message without the id that waits for its match");
+    return;
+  }
+  Slave* dest = DestOf(request);
+  Message message;
+  message.payload = payloads_.Take(request, master_.Window(slave.index), inline_payload);
+  // Complete when its message is matched.
+  message.sent_by = SentBy{slave.world_rank, request.id, true};
+  mailbox(slave).AwaitMatch(AwaitedMatch{request.id, request.comm, request.peer, request.tag});
+  Deliver(slave, request, std::move(message), dest);
+}
+
+void PointToPoint::HandleLentSend(Slave& slave, const RequestMsg& request) {
+  Slave* dest = DestOf(request);
+  Message message;
+  message.payload = LentPayload(slave, LentSendArgs::Of(request), request, dest == nullptr);
+  // Its id is what its sender waits for, not a send MPI_Cancel may
+  // withdraw (collectives cannot be cancelled).
+  message.sent_by = SentBy{slave.world_rank, 0, false};
+  Deliver(slave, request, std::move(message), dest);
+}
+
+void PointToPoint::HandlePlaceOffer(Slave& slave, const RequestMsg& request) {
+  placed_.HandleOffer(slave, request);
+}
+
+void PointToPoint::HandlePlaced(Slave& slave, const RequestMsg& request) {
+  placed_.HandleDone(slave, request);
+}
+
+Slave* PointToPoint::DestOf(const RequestMsg& request) {
   const MasterComm& comm = master_.Comm(request.comm);
   BDMPI_ENFORCE(request.peer >= 0 &&
                     request.peer < static_cast<int>(comm.world_ranks.size()),
                 "send to rank " + std::to_string(request.peer));
-  if (request.where == Where::kPutOffer) return placed_.HandleOffer(slave, request);
-  if (request.where == Where::kPlaced) return placed_.HandleDone(slave, request);
-  int dest_rank = comm.world_ranks[request.peer];
-  Slave* dest = master_.slaves().ByWorldRank(dest_rank);
-  if (request.where == Where::kWindow && placed_.FromWindow(slave, request, dest)) return;
-  Message message;
+  return master_.slaves().ByWorldRank(comm.world_ranks[request.peer]);
+}
+
+void PointToPoint::Deliver(Slave& slave, const RequestMsg& request, Message message,
+                           Slave* dest) {
   message.envelope = Envelope{request.comm, request.rank, request.tag};
-  message.payload = request.where == Where::kLent
-                        ? LentPayload(slave, request, dest == nullptr)
-                        : payloads_.Take(request, master_.Window(slave.index), inline_payload);
-  // A lent block's id is what its sender waits for, not a send MPI_Cancel
-  // may withdraw (collectives cannot be cancelled).
-  message.sent_by = SentBy{slave.world_rank, request.where == Where::kLent ? 0 : request.id,
-                           false};
-  if (request.id != 0 && request.code == kSynchronousSend) {
-    // Complete when its message is matched.
-    message.sent_by.synchronous = true;
-    mailbox(slave).AwaitMatch(AwaitedMatch{request.id, request.comm, request.peer, request.tag});
-  }
   if (request.wants_reply) {
     // The payload has left the window: the sender may reuse it.
     ReplyMsg ack;
@@ -54,6 +85,7 @@ void PointToPoint::HandleSend(Slave& slave, const RequestMsg& request,
   master_.RecordSend(slave, request, message.payload, dest == nullptr);
   if (dest == nullptr) {
     // Another node's: its master buffers it (paper 5.3).
+    int dest_rank = master_.Comm(request.comm).world_ranks[request.peer];
     OutgoingMessage outgoing;
     outgoing.dest_node = master_.NodeOf(dest_rank);
     outgoing.header.dest_world_rank = dest_rank;
@@ -132,7 +164,7 @@ void PointToPoint::CompleteUnposted(const Slave& slave, std::uint64_t id, Messag
 
 void PointToPoint::HandlePostRecv(Slave& slave, const RequestMsg& request) {
   PostedRecv recv{request.id, request.comm, request.peer, request.tag, request.bytes};
-  recv.address = request.file_id;
+  recv.address = PostRecvArgs::Of(request).address;
   mailbox(slave).Post(recv);
   TellMatchedSenders(slave);
   // MPI_Recv posts and waits in one request.
@@ -232,8 +264,14 @@ void PointToPoint::HandleMrecv(Slave& slave, const RequestMsg& request) {
 void PointToPoint::HandleCancel(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
-  reply.flag = request.code == kCancelSend ? WithdrawSend(slave, request)
-                                           : mailbox(slave).CancelRecv(request.id);
+  reply.flag = mailbox(slave).CancelRecv(request.id);
+  master_.Reply(slave, reply);
+}
+
+void PointToPoint::HandleCancelSend(Slave& slave, const RequestMsg& request) {
+  ReplyMsg reply;
+  reply.type = request.type;
+  reply.flag = WithdrawSend(slave, request);
   master_.Reply(slave, reply);
 }
 

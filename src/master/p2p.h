@@ -35,8 +35,14 @@ class PointToPoint {
 
   // The node's slaves are made (indices 0 .. count - 1).
   void SlavesCreated(int count) { peers_ = std::vector<Peer>(static_cast<std::size_t>(count)); }
-  // The message table's handlers and functions.
+  // The message table's handlers and functions. The four ways of a send
+  // (common/protocol.h): standard, synchronous (or buffered: it wants its
+  // match notice), a lent block, and the two steps of a placed message.
   void HandleSend(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
+  void HandleSyncSend(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
+  void HandleLentSend(Slave& slave, const RequestMsg& request);
+  void HandlePlaceOffer(Slave& slave, const RequestMsg& request);
+  void HandlePlaced(Slave& slave, const RequestMsg& request);
   void HandlePostRecv(Slave& slave, const RequestMsg& request);
   void HandleWaitRecv(Slave& slave, const RequestMsg& request);
   void HandleTestRecv(Slave& slave, const RequestMsg& request);
@@ -50,7 +56,9 @@ class PointToPoint {
   void HandleTestAll(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
   void HandleFreeRecv(Slave& slave, const RequestMsg& request);
   void HandleMrecv(Slave& slave, const RequestMsg& request);
+  // MPI_Cancel of a receive, of a send.
   void HandleCancel(Slave& slave, const RequestMsg& request);
+  void HandleCancelSend(Slave& slave, const RequestMsg& request);
   // A rank could not read another's lent block: it gets a copy.
   void HandleCopyLent(Slave& slave, const RequestMsg& request);
   bool RecvReady(const Slave& slave, const RequestMsg& request) const;
@@ -121,9 +129,15 @@ class PointToPoint {
   // MPI_Cancel of a send: withdraws its message if it is still unmatched
   // in a mailbox of this node.
   bool WithdrawSend(Slave& slave, const RequestMsg& request);
-  // The payload of a Send that lends its block, copied at once when it
-  // leaves the node or lending failed (lent_blocks.cpp).
-  Payload LentPayload(Slave& slave, const RequestMsg& request, bool remote);
+  // The payload of a LentSend, copied at once when it leaves the node or
+  // lending failed (lent_blocks.cpp).
+  Payload LentPayload(Slave& slave, const LentSendArgs& lent, const RequestMsg& request,
+                      bool remote);
+  // The destination of a send, null when it runs on another node.
+  Slave* DestOf(const RequestMsg& request);
+  // Hands a send's message to its destination's mailbox, or to its node's
+  // master; acknowledges a window payload.
+  void Deliver(Slave& slave, const RequestMsg& request, Message message, Slave* dest);
   // Tells the synchronous senders whose messages `receiver`'s mailbox has
   // just matched (locally, or through their node's master).
   void TellMatchedSenders(Slave& receiver);

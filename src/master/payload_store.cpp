@@ -54,7 +54,7 @@ Payload PayloadStore::Take(const RequestMsg& request, const std::byte* window,
     }
     case Where::kMemoryFile:
       return TakeMemoryFile(request);
-    case Where::kPutOffer:
+    case Where::kPlaceGrant:
     case Where::kPlaced:
       BDMPI_ENFORCE(false, "a placed message has no payload to take");
       break;
@@ -85,7 +85,7 @@ void PayloadStore::Read(const RequestMsg& request, const std::byte* window,
   switch (request.where) {
     case Where::kNone:
       break;
-    case Where::kPutOffer:
+    case Where::kPlaceGrant:
     case Where::kPlaced:
       BDMPI_ENFORCE(false, "a placed message has no payload to read");
       break;
@@ -290,14 +290,14 @@ MappedFile PayloadStore::Map(const Payload& payload, std::uint64_t bytes, bool w
   return MappedFile::Map(payload.file()->path(), fd.get(), bytes, writable);
 }
 
-Payload PayloadStore::Lend(const RequestMsg& request, pid_t pid, int lender, int rank) {
+Payload PayloadStore::Lend(const LentSendArgs& lent, pid_t pid, int lender, int rank) {
   auto file = std::make_shared<PayloadFile>(nullptr, 0, nullptr);
-  file->lent = std::make_shared<LentBlock>(pid, lender, rank, request.file_id, request.bytes,
-                                           request.id, &lent_returns_);
+  file->lent = std::make_shared<LentBlock>(pid, lender, rank, lent.address, lent.bytes, lent.id,
+                                           &lent_returns_);
   // Forget the ones gone, so that the list stays as long as what is lent.
   if (lent_files_.size() >= 64 && lent_files_.size() % 64 == 0) ForgetReturnedLent();
   lent_files_.push_back(file);
-  return Payload::InFile(std::move(file), request.bytes);
+  return Payload::InFile(std::move(file), lent.bytes);
 }
 
 void PayloadStore::ForgetReturnedLent() {
@@ -310,9 +310,7 @@ void PayloadStore::ForgetReturnedLent() {
 void PayloadStore::GiveLent(Payload& payload, ReplyMsg& reply, std::shared_ptr<LentBlock>& held) {
   LentBlock& block = *payload.shared_file()->lent;
   reply.bytes = payload.bytes();
-  reply.where = Where::kLent;
-  reply.file_id = block.address;
-  reply.file_ino = static_cast<std::uint64_t>(block.pid);
+  LentReplyArgs{block.address, static_cast<std::uint64_t>(block.pid)}.Into(reply);
   // Named in a reply: its receiver may be reading it now, so its sender's
   // memory must stay where it is until the receiver's next request.
   handed_out_.push_back(payload.shared_file()->lent);

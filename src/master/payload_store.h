@@ -119,7 +119,7 @@ class PayloadStore {
 
   // Lent blocks (master/lent_block.h). The payload of a Send whose block
   // slave `lender` (process `pid`, world rank `rank`) lent.
-  Payload Lend(const RequestMsg& request, pid_t pid, int lender, int rank);
+  Payload Lend(const LentSendArgs& lent, pid_t pid, int lender, int rank);
   // Hands a lent payload to its receiver: `reply` names the block, `held`
   // keeps it from going back until the receiver's next request.
   void GiveLent(Payload& payload, ReplyMsg& reply, std::shared_ptr<LentBlock>& held);

@@ -18,8 +18,9 @@ bool PlacedMessages::MayPlaceInto(const Slave& sender, const Slave* dest) {
 }
 
 bool PlacedMessages::FromWindow(Slave& slave, const RequestMsg& request, Slave* dest) {
-  // A synchronous or buffered send needs the usual match notice.
-  if (request.code != 0 || !MayPlaceInto(slave, dest)) return false;
+  // Only a standard send comes here (Send): a synchronous or buffered one
+  // (SyncSend) needs the usual match notice.
+  if (!MayPlaceInto(slave, dest)) return false;
   Envelope envelope{request.comm, request.rank, request.tag};
   std::optional<PostedRecv> recv = p2p_.mailbox(*dest).ReserveForPlacing(envelope, request.bytes);
   if (!recv) return false;
@@ -37,9 +38,7 @@ bool PlacedMessages::FromWindow(Slave& slave, const RequestMsg& request, Slave* 
     ack.type = request.type;
     master_.Reply(slave, ack);
   }
-  RequestMsg placed = request;
-  placed.where = Where::kPlaced;
-  Complete(slave, placed, *dest, recv->id, envelope);
+  Complete(slave, request, *dest, recv->id, envelope);
   return true;
 }
 
@@ -57,24 +56,27 @@ void PlacedMessages::Complete(const Slave& sender, const RequestMsg& request, Sl
 
 void PlacedMessages::HandleOffer(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
-  reply.type = request.type;  // where kNone: refused
+  reply.type = request.type;
+  PlaceGrant grant;  // refused
   Slave* dest = master_.slaves().ByWorldRank(master_.Comm(request.comm).world_ranks[request.peer]);
   if (granted_.contains(slave.index) || !MayPlaceInto(slave, dest)) dest = nullptr;
   Envelope envelope{request.comm, request.rank, request.tag};
   std::optional<PostedRecv> recv;
   if (dest != nullptr) recv = p2p_.mailbox(*dest).ReserveForPlacing(envelope, request.bytes);
-  // flag 1: refused for now (no receive posted yet, or the receiver is
-  // switched out), which the sender takes as a hint to ask less often;
-  // flag 0: a posted receive that cannot take it.
-  if (!recv && (dest == nullptr || !p2p_.mailbox(*dest).HasPostedMatch(envelope))) reply.flag = 1;
+  // Refused for now (no receive posted yet, or the receiver is switched
+  // out): the sender takes it as a hint to ask less often; not so when a
+  // posted receive cannot take it.
+  grant.retry_later =
+      !recv && (dest == nullptr || !p2p_.mailbox(*dest).HasPostedMatch(envelope));
   if (recv) {
-    reply.where = Where::kPutOffer;
+    grant.granted = true;
+    grant.address = recv->address;
+    grant.receiver_pid = static_cast<std::uint64_t>(dest->pid);
     reply.bytes = request.bytes;
-    reply.file_id = recv->address;
-    reply.file_ino = static_cast<std::uint64_t>(dest->pid);
     granted_[slave.index] = Granted{dest->world_rank, recv->id, envelope};
     ++incoming_[dest->index];
   }
+  grant.Into(reply);
   master_.Reply(slave, reply);
 }
 
@@ -89,11 +91,11 @@ void PlacedMessages::HandleDone(Slave& slave, const RequestMsg& request) {
   granted_.erase(granted);
   Slave* dest = master_.slaves().ByWorldRank(put.dest_world_rank);
   if (--incoming_[dest->index] == 0) incoming_.erase(dest->index);
-  if (request.code != 0) {
+  if (int error = PlacedArgs::Of(request).error; error != 0) {
     // The write failed (the kernel refused it, or a buffer fault): the
     // message comes next as an ordinary send and takes this receive.
     BDMPI_DEBUG("p2p", "rank %d could not place a message for rank %d (errno %d)",
-                slave.world_rank, dest->world_rank, request.code);
+                slave.world_rank, dest->world_rank, error);
     p2p_.mailbox(*dest).Unreserve(put.recv_id);
     return;
   }

@@ -2,7 +2,7 @@
 // written straight into the receive buffer (process_vm_writev) and held by
 // nobody. One larger than the window by the sender itself: one copy
 // instead of two (into a payload segment, out of it). The sender asks first
-// (Where::kPutOffer); the master reserves the receive that MPI order gives
+// (PlaceOffer); the master reserves the receive that MPI order gives
 // the message, or refuses, and the sender then sends it as usual, so a
 // send still never waits for its receiver. One that came through the
 // sender's window by the master, from the window: two copies instead of
@@ -32,7 +32,7 @@ class PlacedMessages {
 
   // A sender asks to write its message into the receive it matches.
   void HandleOffer(Slave& slave, const RequestMsg& request);
-  // It reports the write (request.code: 0, or the errno that failed it).
+  // It reports the write (Placed: PlacedArgs, 0 or the errno that failed it).
   void HandleDone(Slave& slave, const RequestMsg& request);
   // A window payload written by the master straight into its posted
   // receive at `dest` (null: another node's); false when it must go the

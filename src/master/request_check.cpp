@@ -71,6 +71,8 @@ Slave* Master::AuthenticatedSender(const RequestMsg& request) {
 
 std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) const {
   const MessageRow* row = FindMessageRow(request.type);
+  if (row != nullptr && row->may_lend && request.where != Where::kLent)
+    return "a lent send without its block";
   switch (request.where) {
     case Where::kNone:
       break;
@@ -86,7 +88,7 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
     case Where::kLent:
       // Only a collective's send lends, and only the sender's own memory
       // (the master names the sender's pid to the receiver).
-      if (row == nullptr || !row->may_lend || request.code != kLentSend || request.id == 0)
+      if (row == nullptr || !row->may_lend || LentSendArgs::Of(request).id == 0)
         return "a lent block outside a send that waits for it";
       break;
     case Where::kFile:
@@ -97,10 +99,10 @@ std::string Master::ForgedField(const Slave& slave, const RequestMsg& request) c
         return std::string(request.where == Where::kFile ? "spill" : "memory") + " file " +
                std::to_string(request.file_id) + ", which it did not write";
       break;
-    case Where::kPutOffer:
+    case Where::kPlaceGrant:
     case Where::kPlaced:
-      if (row == nullptr || !row->may_place) return "a placed payload outside a send";
-      break;
+      // Only replies say so: a placement is its own row (PlaceOffer, Placed).
+      return "a reply's payload place in a request";
   }
   CommCheck check = row != nullptr ? row->comm_check : CommCheck::kNone;
   if (check == CommCheck::kNone) return "";

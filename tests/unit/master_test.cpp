@@ -118,17 +118,17 @@ TEST(MasterTest, RegistersACommunicatorItsMembersAgreedOn) {
   ExpectReply(harness, 0);
   RequestMsg ask;
   ask.type = MsgType::kCommRegister;
-  ask.code = kRegisterNewId;
+  CommRegisterArgs{kRegisterNewId}.Into(ask);
   harness.Send(0, ask);
   std::int32_t id = ExpectReply(harness, 0).comm;
   EXPECT_EQ(id, CommId(0, kFirstCommCreation, 3));
-  ask.code = kRegisterChannel;
+  CommRegisterArgs{kRegisterChannel}.Into(ask);
   ask.comm = id;
   harness.Send(0, ask);
   EXPECT_EQ(ExpectReply(harness, 0).tag, 0);  // one node: no channels
   // Members: world rank 2, then world rank 0 (rank 1 of the new one).
   std::uint64_t members[2] = {std::uint64_t{2} << 32, std::uint64_t{0} << 32};
-  ask.code = kRegisterMembers;
+  CommRegisterArgs{kRegisterMembers}.Into(ask);
   harness.Send(0, ask, std::as_bytes(std::span(members)));
   ExpectReply(harness, 0);
   RequestMsg send;
@@ -260,11 +260,10 @@ TEST(MasterTest, SynchronousSendWaitsForItsMatch) {
   ExpectReply(harness, 0);
   ExpectReply(harness, 1);
   RequestMsg ssend;
-  ssend.type = MsgType::kSend;
+  ssend.type = MsgType::kSyncSend;
   ssend.peer = 1;
   ssend.tag = 3;
   ssend.id = 40;
-  ssend.code = kSynchronousSend;
   harness.Send(0, ssend);
   RequestMsg wait;
   wait.type = MsgType::kWaitSsend;
@@ -280,7 +279,7 @@ TEST(MasterTest, SynchronousSendWaitsForItsMatch) {
   EXPECT_EQ(done.flag, 1);
 }
 
-// A lent block (a collective's, Where::kLent): the receiver's reply names
+// A lent block (a collective's, LentSend): the receiver's reply names
 // the sender's address and size; the sender's send completes only at the
 // receiver's next request, which proves it has read the block.
 TEST(MasterTest, LentBlockGoesBackAtTheReceiversNextRequest) {
@@ -289,14 +288,11 @@ TEST(MasterTest, LentBlockGoesBackAtTheReceiversNextRequest) {
   ExpectReply(harness, 0);
   ExpectReply(harness, 1);
   RequestMsg lend;
-  lend.type = MsgType::kSend;
+  lend.type = MsgType::kLentSend;
   lend.peer = 1;
   lend.tag = 3;
-  lend.id = 40;
-  lend.where = Where::kLent;
-  lend.code = kLentSend;
-  lend.file_id = 0x7f0012345000;
-  lend.bytes = 1 << 20;
+  LentSendArgs block{0x7f0012345000, 1 << 20, 40};
+  block.Into(lend);
   harness.Send(0, lend);
   RequestMsg wait;
   wait.type = MsgType::kWaitRecv;
@@ -307,8 +303,8 @@ TEST(MasterTest, LentBlockGoesBackAtTheReceiversNextRequest) {
   harness.Recv(1, 50, 0, 3, 1 << 20);
   ReplyMsg got = ExpectReply(harness, 1);
   EXPECT_EQ(got.where, Where::kLent);
-  EXPECT_EQ(got.file_id, lend.file_id);
-  EXPECT_EQ(got.bytes, lend.bytes);
+  EXPECT_EQ(LentReplyArgs::Of(got).address, block.address);
+  EXPECT_EQ(got.bytes, block.bytes);
   EXPECT_EQ(got.source, 0);
   // Read, not yet let go of: the sender still waits.
   ExpectNoReply(harness, 0);
@@ -319,18 +315,16 @@ TEST(MasterTest, LentBlockGoesBackAtTheReceiversNextRequest) {
   EXPECT_EQ(done.flag, 1);
 }
 
-// Only a send that waits for its block may lend (a request id and the
-// lent code): anything else is refused like a forged file id.
+// Only a LentSend, which waits for its block, may lend (with a request
+// id): anything else is refused like a forged file id.
 TEST(MasterTest, LentBlockWithoutItsSendIdEndsTheJob) {
   MasterHarness harness(2, 2);
   harness.InitAll();
   ExpectReply(harness, 0);
   RequestMsg lend;
-  lend.type = MsgType::kSend;
+  lend.type = MsgType::kLentSend;
   lend.peer = 1;
-  lend.where = Where::kLent;
-  lend.file_id = 0x7f0012345000;
-  lend.bytes = 1 << 20;
+  LentSendArgs{0x7f0012345000, 1 << 20, 0}.Into(lend);
   harness.Send(0, lend);
   ASSERT_TRUE(harness.master().failed());
   EXPECT_NE(harness.master().failure().find("a lent block outside a send that waits for it"),
@@ -344,11 +338,10 @@ TEST(MasterTest, SynchronousSendDeadlockNamesTheSend) {
   for (int rank = 0; rank < 2; ++rank) {
     ExpectReply(harness, rank);
     RequestMsg ssend;
-    ssend.type = MsgType::kSend;
+    ssend.type = MsgType::kSyncSend;
     ssend.peer = 1 - rank;
     ssend.tag = 7;
     ssend.id = 1;
-    ssend.code = kSynchronousSend;
     harness.Send(rank, ssend);
     RequestMsg wait;
     wait.type = MsgType::kWaitSsend;
@@ -413,8 +406,8 @@ TEST(MasterTest, MatchedProbeAndCancel) {
   isend.tag = 9;
   isend.id = 80;
   harness.Send(0, isend);
+  cancel.type = MsgType::kCancelSend;
   cancel.id = 80;
-  cancel.code = kCancelSend;
   cancel.peer = 1;
   harness.Send(0, cancel);
   EXPECT_EQ(ExpectReply(harness, 0).flag, 1);

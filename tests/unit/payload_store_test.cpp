@@ -543,15 +543,8 @@ TEST_F(IdleSegmentTest, ARetiredSlavesBusySegmentGoesWithItsMessage) {
 // A block "lent" by this very process (the tests' stand-in for a slave),
 // at `data`: the store names it in a reply, or copies it out of the
 // lender's memory (process_vm_readv) into a file of its own.
-RequestMsg Lent(const std::vector<std::byte>& data, std::uint64_t send_id) {
-  RequestMsg request;
-  request.type = MsgType::kSend;
-  request.where = Where::kLent;
-  request.code = kLentSend;
-  request.id = send_id;
-  request.file_id = reinterpret_cast<std::uintptr_t>(data.data());
-  request.bytes = data.size();
-  return request;
+LentSendArgs Lent(const std::vector<std::byte>& data, std::uint64_t send_id) {
+  return {reinterpret_cast<std::uintptr_t>(data.data()), data.size(), send_id};
 }
 
 TEST_F(MemoryFileTest, ALentBlockIsNamedInTheReplyAndGoesBackWithItsLastHolder) {
@@ -562,8 +555,8 @@ TEST_F(MemoryFileTest, ALentBlockIsNamedInTheReplyAndGoesBackWithItsLastHolder) 
   std::shared_ptr<LentBlock> held;
   store_.GiveLent(payload, reply, held);
   EXPECT_EQ(reply.where, Where::kLent);
-  EXPECT_EQ(reply.file_id, reinterpret_cast<std::uintptr_t>(block.data()));
-  EXPECT_EQ(reply.file_ino, static_cast<std::uint64_t>(getpid()));
+  EXPECT_EQ(LentReplyArgs::Of(reply).address, reinterpret_cast<std::uintptr_t>(block.data()));
+  EXPECT_EQ(LentReplyArgs::Of(reply).lender_pid, static_cast<std::uint64_t>(getpid()));
   EXPECT_EQ(reply.bytes, block.size());
   payload = Payload();
   EXPECT_TRUE(store_.LentInHand(1));  // the receiver may be reading it

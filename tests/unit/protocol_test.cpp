@@ -222,6 +222,51 @@ TEST(ProtocolTest, MsgTypesAreNumberedByFamily) {
   EXPECT_EQ(static_cast<int>(MsgType::kBarrier) >> 8, 3);
 }
 
+// The views of the rows whose data sits in fields named for another: what
+// one side writes, the other reads back, and nothing else changes.
+TEST(ProtocolTest, TypedViewsRoundTrip) {
+  RequestMsg lend = FullRequest();
+  RequestMsg before = lend;
+  LentSendArgs{0x7f0012345000, 1 << 20, 77}.Into(lend);
+  LentSendArgs block = LentSendArgs::Of(lend);
+  EXPECT_EQ(block.address, 0x7f0012345000u);
+  EXPECT_EQ(block.bytes, 1u << 20);
+  EXPECT_EQ(block.id, 77u);
+  EXPECT_EQ(lend.where, Where::kLent);
+  EXPECT_EQ(lend.comm, before.comm);
+  EXPECT_EQ(lend.code, before.code);
+
+  RequestMsg post = FullRequest();
+  PostRecvArgs{0x7f00aa000000}.Into(post);
+  EXPECT_EQ(PostRecvArgs::Of(post).address, 0x7f00aa000000u);
+  EXPECT_EQ(post.id, FullRequest().id);
+
+  RequestMsg placed = FullRequest();
+  PlacedArgs{14}.Into(placed);
+  EXPECT_EQ(PlacedArgs::Of(placed).error, 14);
+  EXPECT_EQ(placed.file_id, FullRequest().file_id);
+
+  for (bool granted : {false, true}) {
+    for (bool retry_later : {false, true}) {
+      ReplyMsg reply = FullReply();
+      PlaceGrant{granted, retry_later, granted ? 0x1000u : 0u, granted ? 42u : 0u}.Into(reply);
+      PlaceGrant read = PlaceGrant::Of(reply);
+      EXPECT_EQ(read.granted, granted);
+      EXPECT_EQ(read.retry_later, retry_later);
+      EXPECT_EQ(read.address, granted ? 0x1000u : 0u);
+      EXPECT_EQ(read.receiver_pid, granted ? 42u : 0u);
+      EXPECT_EQ(reply.source, FullReply().source);
+    }
+  }
+
+  ReplyMsg lent = FullReply();
+  LentReplyArgs{0x2000, 4242}.Into(lent);
+  EXPECT_EQ(lent.where, Where::kLent);
+  EXPECT_EQ(LentReplyArgs::Of(lent).address, 0x2000u);
+  EXPECT_EQ(LentReplyArgs::Of(lent).lender_pid, 4242u);
+  EXPECT_EQ(lent.bytes, FullReply().bytes);
+}
+
 TEST(ProtocolTest, UnknownTypeHasPlaceholderName) {
   EXPECT_STREQ(MsgTypeName(static_cast<MsgType>(0)), "?");
   EXPECT_STREQ(MsgTypeName(static_cast<MsgType>(0xffff)), "?");

@@ -28,12 +28,13 @@ namespace {
 // Common part: validate, handle one rank alone, stage the contribution.
 // Returns false when there is nothing more to do.
 // `wire` keeps the (packed) contribution until the request is posted.
-bool Contribute(MsgType type, const void* send, void* recv, int count,
+// `everyone`: every member gets the result (MPI_Allreduce), else the root.
+bool Contribute(MsgType type, bool everyone, const void* send, void* recv, int count,
                 MPI_Datatype datatype, MPI_Op op, int root,
                 const CommInfo& comm, RequestMsg& request, WireData& wire) {
   WireBytes(count, datatype);
   OpId op_id = CheckOp(op, datatype).predefined;
-  bool gets_result = type == MsgType::kAllreduce || comm.rank == root;
+  bool gets_result = everyone || comm.rank == root;
   if (send == MPI_IN_PLACE) {
     if (!gets_result)
       throw Error(kErrBuffer, "MPI_IN_PLACE is only valid at the root");
@@ -83,7 +84,7 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
   }
   RequestMsg request;
   WireData wire;
-  if (!Contribute(MsgType::kReduce, send, recv, count, datatype, op, root, comm,
+  if (!Contribute(MsgType::kReduce, /*everyone=*/false, send, recv, count, datatype, op, root, comm,
                   request, wire))
     return;
   if (comm.rank == root) {
@@ -115,7 +116,7 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
   }
   RequestMsg request;
   WireData wire;
-  if (!Contribute(MsgType::kAllreduce, send, recv, count, datatype, op, 0, comm,
+  if (!Contribute(MsgType::kAllreduce, /*everyone=*/true, send, recv, count, datatype, op, 0, comm,
                   request, wire))
     return;
   AwaitResult(request, recv, count, datatype);

@@ -106,8 +106,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   request.comm = parent.id;
   request.rank = parent.rank;
   request.peer = 0;
-  request.tag = color == MPI_UNDEFINED ? kUndefinedColor : color;
-  request.code = key;
+  CommSplitArgs{color == MPI_UNDEFINED ? kUndefinedColor : color, key}.Into(request);
   Runtime* runtime = Runtime::Instance();
   ReplyMsg reply = runtime->Call(request);
   if (!reply.flag) return MPI_COMM_NULL;

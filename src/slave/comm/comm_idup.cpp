@@ -72,8 +72,7 @@ MPI_Request CommIdup(MPI_Comm parent_handle, std::optional<InfoEntries> hints, M
     request.type = MsgType::kCommSplit;
     request.comm = parent.id;
     request.rank = parent.WireRank();
-    request.tag = 0;
-    request.code = parent.WireRank();
+    CommSplitArgs{0, parent.WireRank()}.Into(request);
     request.id = runtime->NewRecvId();  // completed by the master instead of a reply
     runtime->Post(request);
     Schedule schedule(parent);

@@ -26,7 +26,7 @@ int TagFor(int tag, int round) { return kTagAgreement + ((tag & 0x07ffffff) << 1
 ReplyMsg AskMaster(CommRegisterStep step, int id, const std::vector<std::uint64_t>& entries = {}) {
   RequestMsg request;
   request.type = MsgType::kCommRegister;
-  request.code = step;
+  CommRegisterArgs{step}.Into(request);
   request.comm = id;
   Runtime* runtime = Runtime::Instance();
   if (!entries.empty())

@@ -113,15 +113,14 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   WireData wire = ToWire(buffer, count, datatype);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
-  request.type = MsgType::kSend;
+  // A synchronous or buffered send wants to know when it is matched: a
+  // buffered message holds its room in the attached buffer until then.
+  request.type = mode == SendMode::kStandard ? MsgType::kSend : MsgType::kSyncSend;
   request.comm = comm.id;
   request.rank = comm.WireRank();
   request.peer = comm.WirePeer(dest);
   request.tag = tag;
   if (named || mode != SendMode::kStandard) request.id = runtime->NewRecvId();
-  // A buffered message also wants to know when it is matched: until then
-  // it holds its room in the attached buffer.
-  if (mode != SendMode::kStandard) request.code = kSynchronousSend;
   // A standard send may be placed straight into its receive buffer; a
   // synchronous or buffered one waits for its match's notice, which the
   // staged paths give (ChooseSendPath).
@@ -162,7 +161,7 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   // Post and wait in one request (the master treats wants_reply as wait).
   RequestMsg request =
       RecvRequest(MsgType::kPostRecv, comm, source, tag, capacity, runtime->NewRecvId());
-  request.file_id = runtime->PlaceableAddress(buffer, capacity, type.Dense());
+  PostRecvArgs{runtime->PlaceableAddress(buffer, capacity, type.Dense())}.Into(request);
   ReplyMsg reply = runtime->Call(request);
   MPI_Status received;
   int error = FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
@@ -226,8 +225,9 @@ void StartRecv(P2pRequest& pending) {
   pending.id = runtime->NewRecvId();
   RequestMsg request = RecvRequest(MsgType::kPostRecv, comm, pending.peer, pending.tag,
                                    pending.capacity, pending.id);
-  request.file_id =
-      runtime->PlaceableAddress(pending.buffer, pending.capacity, pending.layout == nullptr);
+  PostRecvArgs{runtime->PlaceableAddress(pending.buffer, pending.capacity,
+                                         pending.layout == nullptr)}
+      .Into(request);
   runtime->Post(request);
 }
 

@@ -21,9 +21,8 @@ void P2pRequest::Cancel() {
   // A receive that has its data is complete; a send's message may still
   // wait unreceived (in the master) even when its request is complete.
   if (is_recv ? done : id == 0) return;
-  RequestMsg cancel = IdRequest(MsgType::kCancel, id);
+  RequestMsg cancel = IdRequest(is_recv ? MsgType::kCancel : MsgType::kCancelSend, id);
   if (!is_recv) {
-    cancel.code = kCancelSend;
     cancel.comm = LookupComm(comm).id;
     cancel.peer = peer;
   }

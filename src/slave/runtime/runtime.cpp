@@ -116,8 +116,13 @@ void Runtime::CheckCallingThread() const {
 }
 
 void Runtime::Enqueue(RequestMsg request) {
-  // MPI_Abort may come from any thread; everything else only from MPI_Init's.
-  if (request.type != MsgType::kAbort) CheckCallingThread();
+  // MPI_Abort may come from any thread (Append); everything else only from
+  // MPI_Init's.
+  CheckCallingThread();
+  Append(request);
+}
+
+void Runtime::Append(RequestMsg request) {
   request.slave = slave_;
   request.token = token_;
   if (!batch_.Fits(request)) Flush();
@@ -182,17 +187,30 @@ ReplyMsg Runtime::ReceiveReply() {
     std::size_t size = go_queue_.Receive(&reply, sizeof reply);
     BDMPI_ENFORCE(size == sizeof reply && reply.version == kProtocolVersion,
                   "malformed reply from the master");
-    if (reply.type == MsgType::kReadAhead) {
-      ReadAhead();
-    } else if (reply.type == MsgType::kRelease) {
-      SwitchOut(reply.bytes);
-    } else {
-      return reply;
-    }
+    if (!ServeNotice(reply)) return reply;
   }
 }
 
-void Runtime::ReadAhead() {
+bool Runtime::ServeNotice(const ReplyMsg& message) {
+  // The master's messages on the go-queue that answer no request, and what
+  // the rank does on each: the slave's half of the memory rows of the
+  // master's table.
+  static constexpr struct {
+    MsgType type;
+    void (Runtime::*serve)(const ReplyMsg&);
+  } kNotices[] = {
+      {MsgType::kRelease, &Runtime::SwitchOut},
+      {MsgType::kReadAhead, &Runtime::ReadAhead},
+  };
+  for (const auto& notice : kNotices) {
+    if (notice.type != message.type) continue;
+    (this->*notice.serve)(message);
+    return true;
+  }
+  return false;
+}
+
+void Runtime::ReadAhead(const ReplyMsg&) {
   // Only data that was switched out comes back: anything else is live.
   if (!storage_released_) return;
   double start = Now();
@@ -202,7 +220,8 @@ void Runtime::ReadAhead() {
   BDMPI_DEBUG("disk", "read-ahead in %.3f s", Now() - start);
 }
 
-void Runtime::SwitchOut(std::uint64_t step) {
+void Runtime::SwitchOut(const ReplyMsg& release) {
+  const std::uint64_t step = release.bytes;  // how often to report progress
   double start = Now();
   // The master lets the rank that waits for this memory start as soon as
   // what is left to write fits: its reads overlap the rest of ours.
@@ -237,7 +256,7 @@ void Runtime::Abort(int code) {
   RequestMsg abort;
   abort.type = MsgType::kAbort;
   abort.code = code;
-  Enqueue(abort);
+  Append(abort);
   Flush();
   // The master kills every slave of the job; should it be gone, leave anyway.
   sleep(10);
@@ -351,8 +370,8 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
       break;
     case Where::kPlaced:  // the sender wrote it into `data` already
       break;
-    case Where::kPutOffer:
-      BDMPI_ENFORCE(false, "a reply carrying a placement offer");
+    case Where::kPlaceGrant:
+      BDMPI_ENFORCE(false, "a receive's reply carrying a placement grant");
     case Where::kLent:
       ReadLentBlock(reply, data, bytes);
       break;
@@ -360,15 +379,13 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
 }
 
 void Runtime::Lend(const void* data, std::uint64_t bytes, RequestMsg& request) {
-  request.bytes = bytes;
-  request.where = Where::kLent;
-  request.file_id = reinterpret_cast<std::uintptr_t>(data);
-  request.code = kLentSend;
-  request.id = NewRecvId();
+  request.type = MsgType::kLentSend;
+  LentSendArgs{reinterpret_cast<std::uintptr_t>(data), bytes, NewRecvId()}.Into(request);
 }
 
 void Runtime::ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes) {
-  if (ReadLent(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes)) return;
+  LentReplyArgs lent = LentReplyArgs::Of(reply);
+  if (ReadLent(static_cast<pid_t>(lent.lender_pid), lent.address, data, bytes)) return;
   BDMPI_DEBUG("p2p", "may not read rank memory (process_vm_readv refused): asking for a copy");
   RequestMsg copy;
   copy.type = MsgType::kCopyLent;

@@ -55,11 +55,12 @@ class Runtime {
   // rank `dest_world_rank`: the one choice of its path (ChooseSendPath,
   // slave/p2p/send_path.h), then that path, asking again when a path turns
   // out closed (a refused placement, an unreadable block, no free
-  // segment). `request` is the Send as it would be posted, without
-  // payload. Returns the path taken: kPlaced: the data is in the receive
-  // buffer already; kLent: posted, and the caller waits for request.id
-  // before it lets the block change; any other: staged and posted
-  // (PostStaged).
+  // segment). `request` is the Send (SyncSend) as it would be posted,
+  // without payload; the lent path makes it a LentSend, the placed one
+  // sends a PlaceOffer and a Placed instead. Returns the path taken:
+  // kPlaced: the data is in the receive buffer already; kLent: posted, and
+  // the caller waits for request.id before it lets the block change; any
+  // other: staged and posted (PostStaged).
   SendPath SendMessage(const void* data, std::uint64_t bytes, RequestMsg& request, SendKind kind,
                        int dest_world_rank);
   // Puts a payload that is no message (a collective's contribution,
@@ -74,7 +75,7 @@ class Runtime {
     return nnodes_ == 1 || layout().NodeOf(world_rank) == node_;
   }
   // The address a receive of `capacity` bytes into `buffer` offers senders
-  // and the master to write into (RequestMsg::file_id of its PostRecv), 0
+  // and the master to write into (PostRecvArgs of its PostRecv), 0
   // for none: only dense buffers (`dense`) larger than an inline payload.
   std::uint64_t PlaceableAddress(void* buffer, std::uint64_t capacity, bool dense) const;
 
@@ -86,15 +87,18 @@ class Runtime {
   // Decides placing_ and place_min_bytes_ (runtime_placed.cpp).
   void StartPlacing();
   void DrainAcks();
-  // The next reply; handles the master's Release and ReadAhead messages on
-  // the way.
+  // The next reply; serves the master's notices (ServeNotice) on the way.
   ReplyMsg ReceiveReply();
-  // Writes back and drops the storage-backed memory, tells the master,
-  // with progress reports every `step` bytes (the Release says how many).
-  void SwitchOut(std::uint64_t step);
-  // Reads back what SwitchOut dropped (the master has counted it against
-  // the node's budget), so that the next reply finds it resident.
-  void ReadAhead();
+  // Serves `message` if it is a notice of the master's, not a reply
+  // (Release, ReadAhead): true when it was.
+  bool ServeNotice(const ReplyMsg& message);
+  // Release: writes back and drops the storage-backed memory, tells the
+  // master, with progress reports every `bytes` bytes of the Release.
+  void SwitchOut(const ReplyMsg& release);
+  // ReadAhead: reads back what SwitchOut dropped (the master has counted
+  // it against the node's budget), so that the next reply finds it
+  // resident.
+  void ReadAhead(const ReplyMsg& read_ahead);
   // Throws MPI_ERR_OTHER unless called from MPI_Init's thread
   // (MPI_THREAD_FUNNELED): the go-queue and the batch are the rank's only.
   void CheckCallingThread() const;
@@ -109,14 +113,17 @@ class Runtime {
   // failed: the message is then sent another way, which the master
   // expects.
   bool Place(const void* data, std::uint64_t bytes, const RequestMsg& request, int dest);
-  // The lent path: names the block in the request (where, file_id, code,
-  // and a receive id that completes when the block comes back).
+  // The lent path: makes the request a LentSend naming the block and a
+  // receive id that completes when the block comes back.
   void Lend(const void* data, std::uint64_t bytes, RequestMsg& request);
   // Reads a lent block from its sender, or, when this rank may not, asks
   // the master for a copy (MsgType::kCopyLent).
   void ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes);
-  // Adds a request to the batch (sending the batch first if it is full).
+  // Adds a request to the batch (sending the batch first if it is full),
+  // from MPI_Init's thread only.
   void Enqueue(RequestMsg request);
+  // As Enqueue, from any thread (MPI_Abort).
+  void Append(RequestMsg request);
   void Flush();
 
   int world_rank_ = 0;

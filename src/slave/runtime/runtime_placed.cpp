@@ -55,12 +55,12 @@ bool Runtime::Place(const void* data, std::uint64_t bytes, const RequestMsg& req
   // from `dest` (SendMessage used up a skip otherwise).
   PlaceBackoff& backoff = place_backoff_[dest];
   RequestMsg offer = request;
-  offer.where = Where::kPutOffer;
+  offer.type = MsgType::kPlaceOffer;
+  offer.where = Where::kNone;
   offer.bytes = bytes;
-  offer.file_id = 0;
-  ReplyMsg reply = Call(offer);
-  if (reply.where != Where::kPutOffer) {  // as usual
-    if (reply.flag == 1) {
+  PlaceGrant grant = PlaceGrant::Of(Call(offer));
+  if (!grant.granted) {  // as usual
+    if (grant.retry_later) {
       backoff.next = std::min(2 * backoff.next + 1, kMaxPlaceSkips);
       backoff.skip = backoff.next;
     }
@@ -69,12 +69,12 @@ bool Runtime::Place(const void* data, std::uint64_t bytes, const RequestMsg& req
   backoff.next = 0;
   int error = test_hooks::PlaceWriteErrno();
   if (error == 0)
-    error = WriteProcessMemory(static_cast<pid_t>(reply.file_ino), reply.file_id, data, bytes);
+    error = WriteProcessMemory(static_cast<pid_t>(grant.receiver_pid), grant.address, data, bytes);
   RequestMsg done = request;
-  done.where = Where::kPlaced;
+  done.type = MsgType::kPlaced;
+  done.where = Where::kNone;
   done.bytes = bytes;
-  done.file_id = 0;
-  done.code = error;
+  PlacedArgs{error}.Into(done);
   // With one running rank the news may wait for this rank's next blocking
   // call: the receiver cannot run before it anyway.
   Post(done);
