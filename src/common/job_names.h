@@ -55,6 +55,13 @@ inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
 // from). Set by bdmpiexec from --placed-messages (OptionRow::variable);
 // read by the slaves.
 inline constexpr const char* kEnvPlacedMessages = "BDMPI_PLACED_MESSAGES";
+// Direct messages (slave/p2p/direct_path.h): the largest message a sender
+// writes straight into a receive its rank published (0: none), and how
+// many microseconds a waiting rank polls for one before it asks the
+// master. Set by bdmpiexec from --direct-max and --direct-poll; read by
+// the slaves.
+inline constexpr const char* kEnvDirectMax = "BDMPI_DIRECT_MAX";
+inline constexpr const char* kEnvDirectPoll = "BDMPI_DIRECT_POLL";
 // A random secret of one bdmpiexec launch, passed to its masters through the
 // environment (never the command line, which other users can read): a
 // launcher removes what its own masters left, never what a master of

@@ -150,6 +150,7 @@ class Master : private MasterServices {
     observe_.RecordSend(slave, request, payload, cross_node);
   }
   const StorageSlot* StorageTable() override { return io_->StorageTable(); }
+  DirectTable Direct() override { return io_->Direct(); }
 
   // Communicators (comm_registry.h) and what else the families share.
   const MasterComm& Comm(int id) const override { return comms_.Get(id); }

@@ -139,6 +139,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kMrecv, .mpi_call = "MPI_Mrecv", .handle = Handle<&P::HandleMrecv>},
       // Asks about the lent block of its last reply, which stays held.
       {.type = MsgType::kCopyLent, .keeps_reply_files = true, .handle = Handle<&P::HandleCopyLent>},
+      {.type = MsgType::kDirectDone, .handle = Handle<&P::HandleDirectDone>},
       {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .blocks = Blocks::kRBlocked,
        .handle = Handle<&P::HandleWaitRecv>, .ready = Ready<&P::RecvReady>,
        .complete = Complete<&P::CompleteRecv>,

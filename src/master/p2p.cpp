@@ -18,7 +18,8 @@ PointToPoint::PointToPoint(MasterServices& master, PayloadStore& payloads, JobRe
       payloads_(payloads),
       recorder_(recorder),
       single_copy_(single_copy),
-      placed_(master, *this) {}
+      placed_(master, *this),
+      direct_(master, *this) {}
 
 void PointToPoint::HandleSend(Slave& slave, const RequestMsg& request,
                               const std::byte* inline_payload) {
@@ -30,8 +31,14 @@ void PointToPoint::HandleSend(Slave& slave, const RequestMsg& request,
   if (request.where == Where::kPlaced) return placed_.HandleDone(slave, request);
   int dest_rank = comm.world_ranks[request.peer];
   Slave* dest = master_.slaves().ByWorldRank(dest_rank);
-  if (request.where == Where::kWindow && placed_.FromWindow(slave, request, dest)) return;
+  std::atomic<std::uint32_t>* pending =
+      dest != nullptr ? direct_.PendingOf(slave, *dest, request) : nullptr;
+  if (request.where == Where::kWindow && placed_.FromWindow(slave, request, dest)) {
+    if (pending != nullptr) pending->fetch_sub(1, std::memory_order_seq_cst);  // matched
+    return;
+  }
   Message message;
+  message.pending = pending;
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   message.payload = request.where == Where::kLent
                         ? LentPayload(slave, request, dest == nullptr)
@@ -133,7 +140,9 @@ void PointToPoint::CompleteUnposted(const Slave& slave, std::uint64_t id, Messag
 void PointToPoint::HandlePostRecv(Slave& slave, const RequestMsg& request) {
   PostedRecv recv{request.id, request.comm, request.peer, request.tag, request.bytes};
   recv.address = request.file_id;
+  direct_.Attach(slave, request, recv);
   mailbox(slave).Post(recv);
+  if (recv.slot != nullptr) direct_.CompleteIfWritten(slave, recv.id);
   TellMatchedSenders(slave);
   // MPI_Recv posts and waits in one request.
   if (request.wants_reply) HandleWaitRecv(slave, request);

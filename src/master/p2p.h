@@ -20,6 +20,7 @@
 #include "master/master_services.h"
 #include "master/network.h"
 #include "master/payload_store.h"
+#include "master/direct_receives.h"
 #include "master/placed.h"
 #include "master/slave.h"
 
@@ -53,6 +54,11 @@ class PointToPoint {
   void HandleCancel(Slave& slave, const RequestMsg& request);
   // A rank could not read another's lent block: it gets a copy.
   void HandleCopyLent(Slave& slave, const RequestMsg& request);
+  // A sender wrote a receive the master knew straight into its buffer
+  // (direct_receives.h).
+  void HandleDirectDone(Slave& slave, const RequestMsg& request) {
+    direct_.HandleDone(slave, request);
+  }
   bool RecvReady(const Slave& slave, const RequestMsg& request) const;
   bool ProbeReady(const Slave& slave, const RequestMsg& request) const;
   bool AnyRecvReady(const Slave& slave, const RequestMsg& request) const;
@@ -137,6 +143,7 @@ class PointToPoint {
   bool single_copy_;
   std::vector<Peer> peers_;  // by slave index
   PlacedMessages placed_;
+  DirectReceives direct_;
   std::uint64_t remote_sent_ = 0;
   std::uint64_t remote_received_ = 0;
   // A rank could not read another's memory (CopyLent): every lent block
@@ -144,6 +151,7 @@ class PointToPoint {
   bool lending_refused_ = false;
 
   friend class PlacedMessages;
+  friend class DirectReceives;
 };
 
 }  // namespace bdmpi

@@ -21,6 +21,18 @@ void P2pRequest::Cancel() {
   // A receive that has its data is complete; a send's message may still
   // wait unreceived (in the master) even when its request is complete.
   if (is_recv ? done : id == 0) return;
+  if (is_recv && direct && !direct->told && !direct->collected) {
+    // Not told to the master: withdrawn here, unless a sender has taken
+    // it (then it completes as usual).
+    if (!Direct().CancelUntold(*direct)) {
+      ProgressAlone(/*wait=*/true);
+      return;
+    }
+    done = true;
+    SetStatus(&status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    status.bdmpi_cancelled = 1;
+    return;
+  }
   RequestMsg cancel = IdRequest(MsgType::kCancel, id);
   if (!is_recv) {
     cancel.code = kCancelSend;
@@ -29,6 +41,7 @@ void P2pRequest::Cancel() {
   }
   ReplyMsg reply = Runtime::Instance()->Call(cancel);
   if (reply.flag == 0) return;  // matched already: it completes as usual
+  if (direct) Direct().Collect(*direct);
   if (!is_recv && mode == SendMode::kBuffered) ForgetBuffered(id);
   done = true;
   SetStatus(&status, is_recv ? MPI_ANY_SOURCE : peer, MPI_ANY_TAG, MPI_SUCCESS, 0);

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "slave/memory/arena.h"
 #include "slave/memory/heap.h"
+#include "slave/p2p/direct_path.h"
 #include "slave/p2p/lent_blocks.h"
 #include "slave/rma/window.h"
 #include "slave/runtime/environment.h"
@@ -69,6 +70,7 @@ void Runtime::Start() {
 
 void Runtime::Stop() {
   Runtime* runtime = Instance();
+  runtime->TellDeferredReceives();
   RequestMsg finalize;
   finalize.type = MsgType::kFinalize;
   runtime->Call(finalize);
@@ -106,6 +108,9 @@ void Runtime::Connect() {
   go_queue_ = MessageQueue::Open(TaggedEnv(kEnvGoQueue, names.GoQueue(slave_, "")), O_RDONLY);
   window_ = SharedMemory::Open(TaggedEnv(kEnvWindow, names.Window(slave_, "")), window_size);
   StartPlacing();
+  // Direct messages need what placed ones need (writing into a sibling);
+  // a waiting rank polls only when another may run meanwhile.
+  Direct().Start(slave_, node_size_, lending_, !defer_posts_);
 }
 
 void Runtime::CheckCallingThread() const {
@@ -118,11 +123,25 @@ void Runtime::CheckCallingThread() const {
 void Runtime::Enqueue(RequestMsg request) {
   // MPI_Abort may come from any thread; everything else only from MPI_Init's.
   if (request.type != MsgType::kAbort) CheckCallingThread();
+  // The master hears of receives in posting order, before anything else
+  // this rank asks of it (a probe must see what they would take).
+  if (request.type != MsgType::kAbort) TellDeferredReceives();
   request.slave = slave_;
   request.token = token_;
   if (!batch_.Fits(request)) Flush();
   batch_.Append(request, staged_inline_);
   staged_inline_ = nullptr;
+}
+
+void Runtime::TellDeferredReceives() {
+  if (telling_ || !Direct().HasDeferred()) return;
+  telling_ = true;
+  Direct().TellDeferred([this](const RequestMsg& post) {
+    RequestMsg told = post;
+    told.wants_reply = false;
+    Enqueue(told);
+  });
+  telling_ = false;
 }
 
 void Runtime::Flush() {
@@ -163,6 +182,7 @@ ReplyMsg Runtime::Call(RequestMsg request) {
     rma::TargetsHeld held;
     memory::PrefetchAll();
   }
+  Direct().Accept();  // resident again
   BDMPI_ENFORCE(reply.type == request.type,
                 std::string("reply to ") + MsgTypeName(reply.type) + " for a " +
                     MsgTypeName(request.type) + " request");
@@ -204,6 +224,8 @@ void Runtime::ReadAhead() {
 
 void Runtime::SwitchOut(std::uint64_t step) {
   double start = Now();
+  // No sender may write into memory on its way to disk.
+  Direct().StopAccepting();
   // The master lets the rank that waits for this memory start as soon as
   // what is left to write fits: its reads overlap the rest of ours.
   auto progress = [](void* self, std::uint64_t dropped) {
