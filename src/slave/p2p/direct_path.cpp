@@ -3,6 +3,7 @@
 #include "slave/p2p/direct_path.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -31,6 +32,8 @@ constexpr std::uint64_t kDefaultDirectMax = 4096;
 // the master (and gives up its running slot): about a round trip between
 // two running ranks, several times over.
 constexpr std::uint64_t kDefaultPollNs = 20'000;
+// Of which the first part spins, the rest yields the core between looks.
+constexpr std::uint64_t kSpinNs = 3'000;
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -198,11 +201,22 @@ bool DirectPath::Written(const DirectRecv& recv) const {
 bool DirectPath::Poll(const DirectRecv& recv) const {
   if (Written(recv)) return true;
   if (poll_ns_ == 0 || !recv.published() || recv.told) return false;
-  std::uint64_t deadline = NowNs() + poll_ns_;
+  std::uint64_t start = NowNs();
+  bool yielding = false;
   for (int i = 0;; ++i) {
     if (Written(recv)) return true;
-    if ((i & 63) == 63 && NowNs() > deadline) return false;
-    Pause();
+    if ((i & 63) == 63) {
+      std::uint64_t now = NowNs();
+      if (now > start + poll_ns_) return false;
+      // Past a round trip between two running ranks the sender is likely
+      // not running: let whatever waits for this core have it.
+      yielding = now > start + kSpinNs;
+    }
+    if (yielding) {
+      sched_yield();
+    } else {
+      Pause();
+    }
   }
 }
 
@@ -299,6 +313,10 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       if (address == 0 || slot.capacity.load(std::memory_order_relaxed) < bytes)
         return DirectSend::kNo;  // the master delivers it (and truncates)
       bool told = state == DirectState::kTold;
+      // Into a receive the master knows, an inline message costs the same
+      // one queue message either way (the send, or the notice), and the
+      // master's way spares the write and the swap.
+      if (told && bytes <= static_cast<std::uint64_t>(kInlinePayloadMax)) return DirectSend::kNo;
       std::uint64_t claimed =
           DirectWord(seq, told ? DirectState::kClaimedTold : DirectState::kClaimed);
       if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
