@@ -136,11 +136,16 @@ void Runtime::Enqueue(RequestMsg request) {
 void Runtime::TellDeferredReceives() {
   if (telling_ || !Direct().HasDeferred()) return;
   telling_ = true;
+  // Called from Enqueue, maybe between StagePayload and the post of an
+  // inline payload: that payload is the request's, not theirs.
+  const void* staged = staged_inline_;
+  staged_inline_ = nullptr;
   Direct().TellDeferred([this](const RequestMsg& post) {
     RequestMsg told = post;
     told.wants_reply = false;
     Enqueue(told);
   });
+  staged_inline_ = staged;
   telling_ = false;
 }
 

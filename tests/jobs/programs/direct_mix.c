@@ -19,6 +19,9 @@
  *  4. MPI_Ssend into posted receives and MPI_Issend before them;
  *  5. MPI_Waitany, MPI_Testsome over receives completed out of order,
  *     and a receive freed with MPI_Request_free;
+ *  6. a halo exchange without barriers: receives from both neighbours
+ *     posted, then sends to both (8 B, 100 B, 2000 B), then MPI_Waitall;
+ *     a blocking MPI_Sendrecv;
  * all --rounds times; with --hold-memory N each rank holds N bytes
  * touched, so that a small --node-memory switches ranks out mid-stream.
  *
@@ -261,6 +264,44 @@ static void completions(int round) {
   CHECK(strcmp(after, "second") == 0, "after a freed receive: '%.8s', want 'second'", after);
 }
 
+/* 6. Halo exchanges, nothing between posting and sending. */
+static void halos(int round) {
+  enum { kKinds = 3, kSteps = 20 };
+  static const int sizes[kKinds] = {8, 100, 2000};
+  char in[2][kKinds][2000], out[2][kKinds][2000];
+  for (int step = 0; step < kSteps; ++step) {
+    MPI_Request requests[4 * kKinds];
+    int n = 0;
+    for (int k = 0; k < kKinds; ++k) {
+      CHECK_MPI(MPI_Irecv(in[0][k], sizes[k], MPI_BYTE, prev_, 70 + k, MPI_COMM_WORLD,
+                          &requests[n++]));
+      CHECK_MPI(MPI_Irecv(in[1][k], sizes[k], MPI_BYTE, next_, 80 + k, MPI_COMM_WORLD,
+                          &requests[n++]));
+    }
+    for (int k = 0; k < kKinds; ++k) {
+      fill_pattern(out[0][k], (size_t)sizes[k], seed_of(rank_, next_, k, round * kSteps + step));
+      fill_pattern(out[1][k], (size_t)sizes[k], seed_of(rank_, prev_, k, round * kSteps + step));
+      CHECK_MPI(MPI_Isend(out[0][k], sizes[k], MPI_BYTE, next_, 70 + k, MPI_COMM_WORLD,
+                          &requests[n++]));
+      CHECK_MPI(MPI_Isend(out[1][k], sizes[k], MPI_BYTE, prev_, 80 + k, MPI_COMM_WORLD,
+                          &requests[n++]));
+    }
+    CHECK_MPI(MPI_Waitall(n, requests, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < kKinds; ++k) {
+      CHECK_PATTERN(in[0][k], (size_t)sizes[k], seed_of(prev_, rank_, k, round * kSteps + step),
+                    "halo from the previous rank");
+      CHECK_PATTERN(in[1][k], (size_t)sizes[k], seed_of(next_, rank_, k, round * kSteps + step),
+                    "halo from the next rank");
+    }
+    int mine = rank_ * 1000 + step, theirs = -1;
+    MPI_Status status;
+    CHECK_MPI(MPI_Sendrecv(&mine, 1, MPI_INT, next_, 90, &theirs, 1, MPI_INT, prev_, 90,
+                           MPI_COMM_WORLD, &status));
+    CHECK(theirs == prev_ * 1000 + step, "sendrecv got %d, want %d", theirs,
+          prev_ * 1000 + step);
+  }
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   rank_ = world_rank();
@@ -290,6 +331,7 @@ int main(int argc, char **argv) {
     CHECK(marker == round, "marker %d, want %d", marker, round);
     ssends(round);
     completions(round);
+    halos(round);
     if (held != NULL) {
       for (size_t i = 0; i < hold; i += 4096)
         CHECK(held[i] == (char)(rank_ + 1), "held memory changed at %zu", i);
