@@ -48,6 +48,9 @@ inline constexpr const char* kEnvSlaveToken = "BDMPI_SLAVE_TOKEN";
 // "1" when the slave may hold back requests that need no reply until its
 // next blocking call (the master runs one slave at a time).
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
+// "1" when the running ranks have a core each, so that a rank waiting for
+// a direct message may poll for it briefly (slave/p2p/direct_path.h).
+inline constexpr const char* kEnvMayPoll = "BDMPI_MAY_POLL";
 // "off": no rank writes a large message straight into a posted receive
 // (placed messages, slave/runtime/runtime_placed.cpp); every message goes through
 // a payload segment or spill file. A number: the smallest message a sender

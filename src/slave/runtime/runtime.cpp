@@ -109,8 +109,10 @@ void Runtime::Connect() {
   window_ = SharedMemory::Open(TaggedEnv(kEnvWindow, names.Window(slave_, "")), window_size);
   StartPlacing();
   // Direct messages need what placed ones need (writing into a sibling);
-  // a waiting rank polls only when another may run meanwhile.
-  Direct().Start(slave_, node_size_, lending_, !defer_posts_);
+  // a waiting rank polls only when the running ranks have a core each.
+  const char* may_poll = std::getenv(kEnvMayPoll);
+  Direct().Start(slave_, node_size_, lending_,
+                 may_poll != nullptr && std::strcmp(may_poll, "1") == 0);
 }
 
 void Runtime::CheckCallingThread() const {
