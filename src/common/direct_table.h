@@ -20,7 +20,7 @@
 //   kTold    --a sender claims-->  kClaimedTold  --written-->  kDoneTold
 //                                  (the sender then tells the master)
 //   kTold    --the master matches a message to it-->  kMaster
-//   kPosted  --MPI_Cancel-->  kCancelled;   kTold  --MPI_Cancel at the master-->  kCancelled
+//   kTold    --MPI_Cancel at the master-->  kCancelled
 //   any end state  --the receiver collects it-->  kFree
 //
 // Only the receiver publishes and frees its slots; every other change is a

@@ -161,19 +161,6 @@ TEST_F(DirectPathTest, AReceiveTakenBeforeItIsToldIsNotTold) {
   EXPECT_FALSE(receiver_.HasDeferred());
 }
 
-TEST_F(DirectPathTest, ACancelledReceiveTakesNothing) {
-  char buffer[16] = {};
-  auto recv = Post(kSender, 7, buffer, sizeof buffer, 1);
-  EXPECT_TRUE(receiver_.CancelUntold(*recv));
-  EXPECT_EQ(Send("late", 7), DirectSend::kNo);
-  EXPECT_EQ(buffer[0], 0);
-  // Once a sender has it, it cannot be cancelled.
-  auto taken = Post(kSender, 7, buffer, sizeof buffer, 2);
-  EXPECT_EQ(Send("kept", 7), DirectSend::kDone);
-  EXPECT_FALSE(receiver_.CancelUntold(*taken));
-  EXPECT_TRUE(receiver_.Written(*taken));
-}
-
 TEST_F(DirectPathTest, AReceiveBeyondTheRingStopsSendersUntilItIsOver) {
   std::vector<char> buffers(kDirectSlots + 1);
   std::vector<std::shared_ptr<DirectRecv>> posted;

@@ -233,17 +233,6 @@ DirectStatus DirectPath::TakeWritten(DirectRecv& recv) {
   return status;
 }
 
-bool DirectPath::CancelUntold(DirectRecv& recv) {
-  if (!recv.published() || recv.told) return false;
-  std::atomic<std::uint64_t>& word = table_.rank(me_).slots[recv.slot].word;
-  std::uint64_t posted = DirectWord(recv.seq, DirectState::kPosted);
-  if (!word.compare_exchange_strong(posted, DirectWord(recv.seq, DirectState::kCancelled),
-                                    std::memory_order_seq_cst))
-    return false;
-  Collect(recv);
-  return true;
-}
-
 void DirectPath::Collect(DirectRecv& recv) {
   if (recv.collected || recv.seq == 0) return;
   recv.collected = true;

@@ -81,8 +81,6 @@ class DirectPath {
   void WaitWritten(const DirectRecv& recv) const;
   // The status the sender left; frees the slot.
   DirectStatus TakeWritten(DirectRecv& recv);
-  // MPI_Cancel of an untold receive: true when withdrawn (slot freed).
-  bool CancelUntold(DirectRecv& recv);
   // The receive is over (completed through the master, cancelled): its
   // slot and sequence number are free again.
   void Collect(DirectRecv& recv);

@@ -22,16 +22,14 @@ void P2pRequest::Cancel() {
   // wait unreceived (in the master) even when its request is complete.
   if (is_recv ? done : id == 0) return;
   if (is_recv && direct && !direct->told && !direct->collected) {
-    // Not told to the master: withdrawn here, unless a sender has taken
-    // it (then it completes as usual).
-    if (!Direct().CancelUntold(*direct)) {
+    // The master must hear of it first: a message waiting there (probed,
+    // say) takes it, and then it is not cancelled. Unless a sender has
+    // taken it meanwhile: then it completes as usual.
+    Runtime::Instance()->TellDeferredReceives();
+    if (!direct->told) {
       ProgressAlone(/*wait=*/true);
       return;
     }
-    done = true;
-    SetStatus(&status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-    status.bdmpi_cancelled = 1;
-    return;
   }
   RequestMsg cancel = IdRequest(MsgType::kCancel, id);
   if (!is_recv) {
