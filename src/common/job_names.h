@@ -48,6 +48,9 @@ inline constexpr const char* kEnvSlaveToken = "BDMPI_SLAVE_TOKEN";
 // "1" when the slave may hold back requests that need no reply until its
 // next blocking call (the master runs one slave at a time).
 inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
+// "1" when the running ranks have a core each, so that a rank waiting for
+// a direct message may poll for it briefly (slave/p2p/direct_path.h).
+inline constexpr const char* kEnvMayPoll = "BDMPI_MAY_POLL";
 // "off": no rank writes a large message straight into a posted receive
 // (placed messages, slave/runtime/runtime_placed.cpp); every message goes through
 // a payload segment or spill file. A number: the smallest message a sender
@@ -55,6 +58,13 @@ inline constexpr const char* kEnvDeferPosts = "BDMPI_DEFER_POSTS";
 // from). Set by bdmpiexec from --placed-messages (OptionRow::variable);
 // read by the slaves.
 inline constexpr const char* kEnvPlacedMessages = "BDMPI_PLACED_MESSAGES";
+// Direct messages (slave/p2p/direct_path.h): the largest message a sender
+// writes straight into a receive its rank published (0: none), and how
+// many microseconds a waiting rank polls for one before it asks the
+// master. Set by bdmpiexec from --direct-max and --direct-poll; read by
+// the slaves.
+inline constexpr const char* kEnvDirectMax = "BDMPI_DIRECT_MAX";
+inline constexpr const char* kEnvDirectPoll = "BDMPI_DIRECT_POLL";
 // A random secret of one bdmpiexec launch, passed to its masters through the
 // environment (never the command line, which other users can read): a
 // launcher removes what its own masters left, never what a master of

@@ -205,6 +205,27 @@ const std::vector<Row>& JobOptionTable() {
                     if (v == "off") return v;
                     return std::to_string(ParseByteSize(v, "--placed-messages"));
                   }),
+      VariableRow("--direct-max", &JobOptions::direct_max, "SIZE",
+                  "a standard send of at most SIZE bytes whose receive is posted on its "
+                  "node (a contiguous one) is written straight into it by the sender, "
+                  "without the master (with --single-copy on); 0: never",
+                  kEnvDirectMax, "4k",
+                  [](const std::string& v) -> std::string {
+                    std::size_t bytes = ParseByteSize(v, "--direct-max");
+                    return bytes == 4096 ? std::string() : std::to_string(bytes);
+                  }),
+      VariableRow("--direct-poll", &JobOptions::direct_poll, "MICROSECONDS",
+                  "how long a rank that waits for a receive of another running rank polls "
+                  "for it before it gives up its running slot (with -nr above 1; 0: never)",
+                  kEnvDirectPoll, "20",
+                  [](const std::string& v) -> std::string {
+                    char* end = nullptr;
+                    unsigned long long us = std::strtoull(v.c_str(), &end, 10);
+                    if (v.empty() || *end != '\0' || v[0] == '-' || us > 1'000'000)
+                      throw Error(kErrArg, "--direct-poll needs microseconds from 0 to "
+                                           "1000000, got '" + v + "'");
+                    return us == 20 ? std::string() : std::to_string(us);
+                  }),
       VariableRow("--preload", &JobOptions::preload, "auto|off|PATH",
                   "for a rank program that does not link libbdmpi (a Python "
                   "interpreter, say), the library the masters add to its ranks' "

@@ -81,6 +81,11 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
 //             PostRecvArgs::address: the receive buffer's address when a
 //             sender may write the data straight into it (a dense type,
 //             larger than an inline payload), else 0.
+//             code = 1 + its slot in the direct table when the slave
+//             published it there (direct messages, common/direct_table.h),
+//             else 0. A Send with `counted` was counted by its sender in
+//             the direct table's pending count for its destination, which
+//             the master decrements when the message is matched or withdrawn.
 //   WaitRecv: reply when receive `id` has its message (blocks: rblocked);
 //             the reply carries status and the data (window or file).
 //   TestRecv: reply at once, flag = 1 with the data if matched.
@@ -124,6 +129,10 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
 //             refused): reply at once with the same data in a file of
 //             the master's, as WaitRecv's reply would carry it. From then
 //             on the master copies every lent block when it arrives.
+//   DirectDone: no reply; this slave wrote a message straight into
+//             receive `id` of the node's slave `peer` (by index), which
+//             had told the master of it (kDoneTold in the direct table):
+//             the master completes that receive from the slot's status.
 //
 // Collectives, two phases as in the paper: every member deposits its part
 // with its master; the master replies when the operation's result for this
@@ -213,6 +222,7 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
   X(PlaceOffer, 0x0214)    \
   X(Placed, 0x0215)        \
   X(CancelSend, 0x0216)    \
+  X(DirectDone, 0x0217)    \
   X(Barrier, 0x0301)       \
   X(Bcast, 0x0302)         \
   X(Reduce, 0x0303)        \
@@ -274,6 +284,8 @@ struct RequestMsg {
   std::uint16_t op = 0;        // OpId (reductions)
   Where where = Where::kNone;
   bool wants_reply = false;
+  // A Send counted in the direct table's pending counts (PostRecv above).
+  std::uint8_t counted = 0;
   std::int32_t code = 0;       // MPI_Abort's error code
   // The sender's secret (BDMPI_SLAVE_TOKEN, given at spawn; the master's
   // own for events): all slaves of a node share one request queue, so the

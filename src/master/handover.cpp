@@ -30,6 +30,21 @@ void Master::ResolveAutoRunning() {
              options_.nrunning, cores, LocalMasterCount(), options_.nslaves);
 }
 
+bool Master::RanksMayPoll() const {
+  // A rank waiting for a direct message may poll for it only while the
+  // running ranks have a core each (this master's share of the host's):
+  // else its polling takes the core from the rank it waits for.
+  if (options_.nrunning <= 1) return false;
+  int cores = running_cores_;
+  if (cores <= 0) {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    cores /= std::max(1, LocalMasterCount());
+  }
+  return options_.nrunning <= cores;
+}
+
 void Master::BindToCores() {
   auto binder = auto_binder_ ? std::move(auto_binder_) : std::make_unique<CoreBinder>();
   // The master stays on the core it starts on (its own, when other masters

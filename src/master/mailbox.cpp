@@ -3,6 +3,26 @@
 #include <utility>
 
 namespace bdmpi {
+namespace {
+
+// Takes a published receive for the master (idempotent); false while a
+// sender of the node has it (its notice completes it; should its write
+// fail, it is the master's to match again).
+bool ClaimForMaster(const PostedRecv& recv) {
+  if (recv.slot == nullptr) return true;
+  std::uint64_t mine = DirectWord(recv.seq, DirectState::kMaster);
+  std::uint64_t told = DirectWord(recv.seq, DirectState::kTold);
+  return recv.slot->word.compare_exchange_strong(told, mine, std::memory_order_acq_rel) ||
+         told == mine;
+}
+
+void ReleasePending(Message& message) {
+  if (message.pending == nullptr) return;
+  message.pending->fetch_sub(1, std::memory_order_seq_cst);
+  message.pending = nullptr;
+}
+
+}  // namespace
 
 bool Matches(const PostedRecv& recv, const Envelope& envelope) {
   return recv.comm == envelope.comm &&
@@ -12,7 +32,7 @@ bool Matches(const PostedRecv& recv, const Envelope& envelope) {
 
 std::optional<std::uint64_t> Mailbox::Deliver(Message message) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (it->reserved || !Matches(*it, message.envelope)) continue;
+    if (it->reserved || !Matches(*it, message.envelope) || !ClaimForMaster(*it)) continue;
     std::uint64_t id = it->id;
     bool discard = it->discard;
     NoteMatched(message);
@@ -25,9 +45,11 @@ std::optional<std::uint64_t> Mailbox::Deliver(Message message) {
   return std::nullopt;
 }
 
-bool Mailbox::Post(const PostedRecv& recv) {
+bool Mailbox::Post(const PostedRecv& posted) {
+  PostedRecv recv = posted;
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
     if (!Matches(recv, it->envelope)) continue;
+    if (!ClaimForMaster(recv)) break;  // a sender's message takes it
     NoteMatched(*it);
     completed_.emplace(recv.id, CompletedRecv{recv, std::move(*it)});
     unexpected_.erase(it);
@@ -103,7 +125,9 @@ void Mailbox::SetCapacity(std::uint64_t id, std::uint64_t capacity) {
 bool Mailbox::CancelRecv(std::uint64_t id) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it) {
     if (it->id != id) continue;
-    if (it->reserved) return false;  // matched: a sender writes its data
+    if (it->reserved || !ClaimForMaster(*it)) return false;  // a sender writes its data
+    if (it->slot != nullptr)
+      it->slot->word.store(DirectWord(it->seq, DirectState::kCancelled), std::memory_order_release);
     posted_.erase(it);
     return true;
   }
@@ -113,7 +137,7 @@ bool Mailbox::CancelRecv(std::uint64_t id) {
 std::optional<PostedRecv> Mailbox::ReserveForPlacing(const Envelope& envelope,
                                                      std::uint64_t bytes) {
   for (PostedRecv& recv : posted_) {
-    if (recv.reserved || !Matches(recv, envelope)) continue;
+    if (recv.reserved || !Matches(recv, envelope) || !ClaimForMaster(recv)) continue;
     // The first match is the one MPI order gives this message: if it
     // cannot take the data in place, no other may.
     if (recv.address == 0 || recv.capacity < bytes || recv.discard) return std::nullopt;
@@ -133,6 +157,18 @@ bool Mailbox::HasPostedMatch(const Envelope& envelope) const {
 bool Mailbox::CompleteReserved(std::uint64_t id, Message message) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it) {
     if (it->id != id || !it->reserved) continue;
+    PostedRecv recv = *it;
+    posted_.erase(it);
+    if (recv.discard) return false;
+    completed_.emplace(id, CompletedRecv{recv, std::move(message)});
+    return true;
+  }
+  return false;
+}
+
+bool Mailbox::CompleteDirect(std::uint64_t id, Message message) {
+  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
+    if (it->id != id || it->slot == nullptr) continue;
     PostedRecv recv = *it;
     posted_.erase(it);
     if (recv.discard) return false;
@@ -180,6 +216,7 @@ bool Mailbox::WithdrawMessage(int sender, std::uint64_t id) {
   if (id == 0) return false;
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
     if (it->sent_by.id != id || it->sent_by.world_rank != sender) continue;
+    ReleasePending(*it);
     unexpected_.erase(it);
     return true;
   }
@@ -192,7 +229,8 @@ std::vector<SentBy> Mailbox::TakeMatchedSenders() {
   return senders;
 }
 
-void Mailbox::NoteMatched(const Message& message) {
+void Mailbox::NoteMatched(Message& message) {
+  ReleasePending(message);
   if (message.sent_by.synchronous) matched_senders_.push_back(message.sent_by);
 }
 

@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/direct_table.h"
 #include "master/payload.h"
 
 namespace bdmpi {
@@ -41,6 +42,10 @@ struct Message {
   Envelope envelope;
   Payload payload;
   SentBy sent_by;
+  // The count of its sender's unmatched messages to this receiver in the
+  // direct table (common/direct_table.h), decremented when it is matched
+  // or withdrawn; null for a message the sender did not count.
+  std::atomic<std::uint32_t>* pending = nullptr;
 };
 
 // A synchronous send of this slave whose message is not matched yet.
@@ -68,6 +73,13 @@ struct PostedRecv {
   // skipped by every other (master/placed.cpp).
   std::uint64_t address = 0;
   bool reserved = false;
+  // Its slot in the direct table when the slave published it (null: not
+  // published) and its post sequence number there. The master claims it
+  // (kTold -> kMaster) before it matches a message to it; when a sender
+  // of the node has claimed it first, it is reserved for that sender's
+  // message, which the sender's notice completes (master/direct_receives.h).
+  DirectSlot* slot = nullptr;
+  std::uint64_t seq = 0;
 };
 
 struct CompletedRecv {
@@ -120,6 +132,10 @@ class Mailbox {
   // with `message` (its payload says the data is in place). False if the
   // receive was freed meanwhile.
   bool CompleteReserved(std::uint64_t id, Message message);
+  // A sender of the node wrote published receive `id`'s data itself
+  // (master/direct_receives.h): it completes with `message`. False if the
+  // receive was freed meanwhile.
+  bool CompleteDirect(std::uint64_t id, Message message);
   // The sender could not write it: `id` is an ordinary posted receive again,
   // in its place, and the sender's message follows as usual.
   void Unreserve(std::uint64_t id);
@@ -149,7 +165,7 @@ class Mailbox {
   std::size_t posted() const { return posted_.size(); }
 
  private:
-  void NoteMatched(const Message& message);
+  void NoteMatched(Message& message);
 
   std::deque<Message> unexpected_;
   std::deque<PostedRecv> posted_;

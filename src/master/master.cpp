@@ -262,6 +262,7 @@ void Master::CreateSlaves() {
     }
     spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
     if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
+    if (RanksMayPoll()) spec.env.push_back(std::string(kEnvMayPoll) + "=1");
     spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
     spec.cpu = cpu_;
     spec.keep_fds = {lease_.fd()};

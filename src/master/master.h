@@ -150,6 +150,7 @@ class Master : private MasterServices {
     observe_.RecordSend(slave, request, payload, cross_node);
   }
   const StorageSlot* StorageTable() override { return io_->StorageTable(); }
+  DirectTable Direct() override { return io_->Direct(); }
 
   // Communicators (comm_registry.h) and what else the families share.
   const MasterComm& Comm(int id) const override { return comms_.Get(id); }
@@ -203,6 +204,8 @@ class Master : private MasterServices {
   // a runnable slave was held back for memory with a slot free.
   bool running_auto_ = false;
   int running_cores_ = 0;
+  // Whether its ranks may poll for direct messages (BDMPI_MAY_POLL).
+  bool RanksMayPoll() const;
   std::unique_ptr<CoreBinder> auto_binder_;  // counted the cores; BindToCores takes it
   bool memory_refused_ = false;  // by the current Schedule
   bool memory_holding_ = false;

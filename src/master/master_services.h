@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/protocol.h"
+#include "common/direct_table.h"
 #include "common/storage_table.h"
 #include "master/comm_registry.h"
 #include "master/mailbox.h"
@@ -68,6 +69,9 @@ class MasterServices {
   virtual std::string DescribeBlockedCall(const Slave& slave) const = 0;
   // The slaves' storage table (common/storage_table.h); nullptr without one.
   virtual const StorageSlot* StorageTable() = 0;
+  // The node's published receives (common/direct_table.h); invalid
+  // without them.
+  virtual DirectTable Direct() { return {}; }
   // Counts a message sent, for the run report (observe.h).
   virtual void RecordSend(const Slave& slave, const RequestMsg& request, const Payload& payload,
                           bool cross_node) = 0;

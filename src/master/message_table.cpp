@@ -165,6 +165,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
       // Asks about the lent block of its last reply, which stays held.
       {.type = MsgType::kCopyLent, .replies = Replies::kYes, .keeps_reply_files = true,
        .handle = Handle<&P::HandleCopyLent>},
+      // One-way: a sender wrote a message into a receive the master knows.
+      {.type = MsgType::kDirectDone, .handle = Handle<&P::HandleDirectDone>},
       {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .replies = Replies::kYes,
        .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleWaitRecv>,
        .ready = Ready<&P::RecvReady>, .complete = Complete<&P::CompleteRecv>,

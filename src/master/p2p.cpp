@@ -18,13 +18,20 @@ PointToPoint::PointToPoint(MasterServices& master, PayloadStore& payloads, JobRe
       payloads_(payloads),
       recorder_(recorder),
       single_copy_(single_copy),
-      placed_(master, *this) {}
+      placed_(master, *this),
+      direct_(master, *this) {}
 
 void PointToPoint::HandleSend(Slave& slave, const RequestMsg& request,
                               const std::byte* inline_payload) {
   Slave* dest = DestOf(request);
   // A standard send's window payload goes straight into its posted receive.
-  if (request.where == Where::kWindow && placed_.FromWindow(slave, request, dest)) return;
+  if (request.where == Where::kWindow && placed_.FromWindow(slave, request, dest)) {
+    // Matched already: its sender's count of unmatched sends goes down.
+    if (auto* pending = dest != nullptr ? direct_.PendingOf(slave, *dest, request) : nullptr) {
+      pending->fetch_sub(1, std::memory_order_seq_cst);
+    }
+    return;
+  }
   Message message;
   message.payload = payloads_.Take(request, master_.Window(slave.index), inline_payload);
   message.sent_by = SentBy{slave.world_rank, request.id, false};
@@ -75,6 +82,9 @@ Slave* PointToPoint::DestOf(const RequestMsg& request) {
 
 void PointToPoint::Deliver(Slave& slave, const RequestMsg& request, Message message,
                            Slave* dest) {
+  // A send its sender counted in the direct table's pending count for
+  // `dest` holds that count until it is matched (direct_receives.h).
+  if (dest != nullptr) message.pending = direct_.PendingOf(slave, *dest, request);
   message.envelope = Envelope{request.comm, request.rank, request.tag};
   if (request.wants_reply) {
     // The payload has left the window: the sender may reuse it.
@@ -165,7 +175,9 @@ void PointToPoint::CompleteUnposted(const Slave& slave, std::uint64_t id, Messag
 void PointToPoint::HandlePostRecv(Slave& slave, const RequestMsg& request) {
   PostedRecv recv{request.id, request.comm, request.peer, request.tag, request.bytes};
   recv.address = PostRecvArgs::Of(request).address;
+  direct_.Attach(slave, request, recv);
   mailbox(slave).Post(recv);
+  if (recv.slot != nullptr) direct_.CompleteIfWritten(slave, recv.id);
   TellMatchedSenders(slave);
   // MPI_Recv posts and waits in one request.
   if (request.wants_reply) HandleWaitRecv(slave, request);

@@ -20,6 +20,7 @@
 #include "master/master_services.h"
 #include "master/network.h"
 #include "master/payload_store.h"
+#include "master/direct_receives.h"
 #include "master/placed.h"
 #include "master/slave.h"
 
@@ -61,6 +62,11 @@ class PointToPoint {
   void HandleCancelSend(Slave& slave, const RequestMsg& request);
   // A rank could not read another's lent block: it gets a copy.
   void HandleCopyLent(Slave& slave, const RequestMsg& request);
+  // A sender wrote a receive the master knew straight into its buffer
+  // (direct_receives.h).
+  void HandleDirectDone(Slave& slave, const RequestMsg& request) {
+    direct_.HandleDone(slave, request);
+  }
   bool RecvReady(const Slave& slave, const RequestMsg& request) const;
   bool ProbeReady(const Slave& slave, const RequestMsg& request) const;
   bool AnyRecvReady(const Slave& slave, const RequestMsg& request) const;
@@ -151,6 +157,7 @@ class PointToPoint {
   bool single_copy_;
   std::vector<Peer> peers_;  // by slave index
   PlacedMessages placed_;
+  DirectReceives direct_;
   std::uint64_t remote_sent_ = 0;
   std::uint64_t remote_received_ = 0;
   // A rank could not read another's memory (CopyLent): every lent block
@@ -158,6 +165,7 @@ class PointToPoint {
   bool lending_refused_ = false;
 
   friend class PlacedMessages;
+  friend class DirectReceives;
 };
 
 }  // namespace bdmpi

@@ -32,8 +32,15 @@ void ProcessSlaveIo::Create(int nslaves, std::size_t window_size) {
         SharedMemory::Create(objects.windows[static_cast<std::size_t>(i)], window_size));
   }
   storage_name_ = objects.storage_table;
-  storage_table_ = SharedMemory::Create(
-      storage_name_, static_cast<std::size_t>(nslaves) * sizeof(StorageSlot));
+  // The table of published receives follows the slots (direct messages,
+  // common/direct_table.h), for nodes small enough to count every pair.
+  std::size_t bytes = static_cast<std::size_t>(nslaves) * sizeof(StorageSlot);
+  if (nslaves <= kDirectMaxRanks)
+    bytes = DirectTableOffset(nslaves, sizeof(StorageSlot)) + DirectTable::Bytes(nslaves);
+  storage_table_ = SharedMemory::Create(storage_name_, bytes);
+  if (nslaves <= kDirectMaxRanks)
+    direct_ = DirectTable(storage_table_.data() + DirectTableOffset(nslaves, sizeof(StorageSlot)),
+                          nslaves);
 }
 
 std::size_t ProcessSlaveIo::ReceiveRequests(std::byte* message, std::size_t capacity) {

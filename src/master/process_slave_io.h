@@ -33,6 +33,7 @@ class ProcessSlaveIo : public SlaveIo {
   bool SendReply(int slave, const ReplyMsg& reply) override;
   std::byte* Window(int slave) override { return windows_[slave].data(); }
   const StorageSlot* StorageTable() const override;
+  DirectTable Direct() const override { return direct_; }
   pid_t Spawn(int slave, const SpawnSpec& spec) override;
   void StartWatching() override;
 
@@ -46,7 +47,8 @@ class ProcessSlaveIo : public SlaveIo {
   std::unique_ptr<EventWatcher> watcher_;
   std::vector<MessageQueue> go_queues_;
   std::vector<SharedMemory> windows_;
-  SharedMemory storage_table_;  // StorageSlot per slave
+  SharedMemory storage_table_;  // StorageSlot per slave, then the direct table
+  DirectTable direct_;
 };
 
 }  // namespace bdmpi

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common/protocol.h"
+#include "common/direct_table.h"
 #include "common/storage_table.h"
 #include "master/spawn.h"
 
@@ -42,6 +43,9 @@ class SlaveIo {
   virtual std::byte* Window(int slave) = 0;
   // nslaves slots, written by the slaves (common/storage_table.h).
   virtual const StorageSlot* StorageTable() const = 0;
+  // The node's published receives (common/direct_table.h), in the same
+  // object; invalid without one (the direct path is then off).
+  virtual DirectTable Direct() const { return {}; }
   // Starts slave `slave`'s process; its exit reaches the request queue as
   // a kEvent once watching has started. Returns its pid (0: no process).
   virtual pid_t Spawn(int slave, const SpawnSpec& spec) = 0;

@@ -596,5 +596,62 @@ TEST(MailboxTest, WithdrawMessageTakesOnlyThatSendersUnmatchedMessage) {
   EXPECT_EQ(TakeMarker(mailbox, 1), 8);
 }
 
+// ------------------------------------------------- direct messages
+
+// A receive published in the direct table and told to the master
+// (common/direct_table.h).
+PostedRecv PublishedRecv(DirectSlot& slot, std::uint64_t id, std::uint64_t seq, int tag) {
+  slot.word.store(DirectWord(seq, DirectState::kTold));
+  PostedRecv recv = MakeRecv(id, 0, kAnySource, tag);
+  recv.slot = &slot;
+  recv.seq = seq;
+  return recv;
+}
+
+TEST(MailboxTest, AReceiveASenderHasIsSkippedAndCompletedByItsNotice) {
+  Mailbox mailbox;
+  DirectSlot first{}, second{};
+  mailbox.Post(PublishedRecv(first, 1, 1, kAnyTag));
+  mailbox.Post(PublishedRecv(second, 2, 2, kAnyTag));
+  // A sender of the node claimed the first one.
+  first.word.store(DirectWord(1, DirectState::kClaimedTold));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 3, 7, 1)), std::optional<std::uint64_t>(2));
+  EXPECT_EQ(second.word.load(), DirectWord(2, DirectState::kMaster));
+  EXPECT_FALSE(mailbox.CancelRecv(1));
+  first.word.store(DirectWord(1, DirectState::kDoneTold));
+  EXPECT_TRUE(mailbox.CompleteDirect(1, MakeMessage(0, 4, 7, 9)));
+  EXPECT_EQ(TakeMarker(mailbox, 1), 9);
+  EXPECT_EQ(TakeMarker(mailbox, 2), 1);
+}
+
+TEST(MailboxTest, ACancelledPublishedReceiveIsMarkedSo) {
+  Mailbox mailbox;
+  DirectSlot slot{};
+  mailbox.Post(PublishedRecv(slot, 1, 5, 3));
+  EXPECT_TRUE(mailbox.CancelRecv(1));
+  EXPECT_EQ(slot.word.load(), DirectWord(5, DirectState::kCancelled));
+}
+
+TEST(MailboxTest, AMatchedOrWithdrawnMessageLeavesItsSendersCount) {
+  Mailbox mailbox;
+  std::atomic<std::uint32_t> pending{3};
+  Message queued = MakeMessage(0, 1, 7, 1);
+  queued.pending = &pending;
+  mailbox.Deliver(std::move(queued));  // unexpected: still counted
+  EXPECT_EQ(pending.load(), 3u);
+  EXPECT_TRUE(mailbox.Post(MakeRecv(1, 0, 1, 7)));
+  EXPECT_EQ(pending.load(), 2u);
+  mailbox.Post(MakeRecv(2, 0, 1, 8));
+  Message matched = MakeMessage(0, 1, 8, 2);
+  matched.pending = &pending;
+  mailbox.Deliver(std::move(matched));
+  EXPECT_EQ(pending.load(), 1u);
+  Message withdrawn = SyncMessage(0, 9, 1, 11);
+  withdrawn.pending = &pending;
+  mailbox.Deliver(std::move(withdrawn));
+  EXPECT_TRUE(mailbox.WithdrawMessage(1, 11));
+  EXPECT_EQ(pending.load(), 0u);
+}
+
 }  // namespace
 }  // namespace bdmpi

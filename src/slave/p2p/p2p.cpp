@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "slave/p2p/bsend_buffer.h"
+#include "slave/p2p/direct_path.h"
 #include "slave/p2p/p2p_internal.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/runtime/errors.h"
@@ -94,7 +95,31 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id) {
   return request;
 }
 
+void FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status) {
+  DirectStatus sent = Direct().TakeWritten(recv);
+  int source = comm != nullptr ? comm->UserSource(sent.source) : sent.source;
+  SetStatus(status, source, sent.tag, MPI_SUCCESS, sent.bytes);
+}
+
 namespace {
+
+// A small standard send to a rank of this node that has published its
+// receive goes straight into it (direct_path.h); true when it did.
+bool SendDirect(const WireData& wire, const RequestMsg& request, int dest_slave) {
+  std::uint64_t recv_id = 0;
+  DirectSend sent = Direct().TrySend(wire.data, wire.bytes, request.comm, request.rank,
+                                     request.tag, dest_slave, &recv_id);
+  if (sent == DirectSend::kDoneTold) {
+    // The receiver had told the master of that receive, and may wait for
+    // it there: the master completes it.
+    RequestMsg notice;
+    notice.type = MsgType::kDirectDone;
+    notice.peer = dest_slave;
+    notice.id = recv_id;
+    Runtime::Instance()->Post(notice);
+  }
+  return sent != DirectSend::kNo;
+}
 
 // Sends a message through the master. A send with a request (`named`), a
 // synchronous or a buffered one gets an id: MPI_Cancel names the send by
@@ -125,6 +150,8 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   // synchronous or buffered one waits for its match's notice, which the
   // staged paths give (ChooseSendPath).
   int dest_world = comm.inter ? comm.remote_world_ranks[dest] : comm.WorldRank(dest);
+  if (mode == SendMode::kStandard && SendDirect(wire, request, runtime->LocalSlave(dest_world)))
+    return request.id;
   runtime->SendMessage(wire.data, wire.bytes, request,
                        mode == SendMode::kStandard ? SendKind::kStandard : SendKind::kMatchNotice,
                        dest_world);
@@ -162,8 +189,26 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
   RequestMsg request =
       RecvRequest(MsgType::kPostRecv, comm, source, tag, capacity, runtime->NewRecvId());
   PostRecvArgs{runtime->PlaceableAddress(buffer, capacity, type.Dense())}.Into(request);
-  ReplyMsg reply = runtime->Call(request);
   MPI_Status received;
+  // Published for senders of the node (direct_path.h): one may write it
+  // while this rank polls, or before the master hears of it.
+  std::shared_ptr<DirectRecv> direct =
+      Direct().Post(request.comm, request.peer, tag,
+                    type.Dense() ? reinterpret_cast<std::uint64_t>(buffer) : 0, capacity,
+                    request.id);
+  if (direct->published()) {
+    bool written = type.Dense() && Direct().Poll(*direct);
+    if (!written && Direct().Tell(*direct)) {
+      request.code = direct->slot + 1;
+    } else {
+      Direct().WaitWritten(*direct);
+      FinishDirect(*direct, &comm, &received);
+      CopyResult(status, received);
+      return;
+    }
+  }
+  ReplyMsg reply = runtime->Call(request);
+  Direct().Collect(*direct);
   int error = FinishRecv(reply, buffer, count, type.Dense() ? nullptr : &type, capacity,
                          &received, &comm);
   CopyResult(status, received);
@@ -228,6 +273,21 @@ void StartRecv(P2pRequest& pending) {
   PostRecvArgs{runtime->PlaceableAddress(pending.buffer, pending.capacity,
                                          pending.layout == nullptr)}
       .Into(request);
+  bool dense = pending.layout == nullptr;
+  pending.direct =
+      Direct().Post(request.comm, request.peer, pending.tag,
+                    dense ? reinterpret_cast<std::uint64_t>(pending.buffer) : 0,
+                    pending.capacity, pending.id);
+  if (pending.direct->published()) {
+    request.code = pending.direct->slot + 1;
+    if (dense && pending.buffer != nullptr) {
+      // The master hears of it with this rank's next request, unless a
+      // sender has completed it by then (direct_path.h).
+      Direct().Defer(pending.direct, request);
+      return;
+    }
+    Direct().Tell(*pending.direct);  // no sender takes it: told at once
+  }
   runtime->Post(request);
 }
 
@@ -325,13 +385,31 @@ void P2pRequest::Absorb(const ReplyMsg& reply) {
   if (is_recv) {
     const CommInfo* info = FindComm(comm);  // the program may have freed it
     FinishRecv(reply, buffer, count, layout.get(), capacity, &status, info);
+    if (direct) Direct().Collect(*direct);
   } else {
     SetEmptyStatus(&status);
   }
   done = true;
 }
 
+void P2pRequest::ProgressAlone(bool wait) {
+  if (!is_recv || done || !active || !direct || direct->told || direct->collected) return;
+  if (!(wait ? Direct().Poll(*direct) : Direct().Written(*direct))) {
+    // The master must hear of it now (with every receive posted before
+    // it), unless a sender takes it first.
+    Runtime::Instance()->TellDeferredReceives();
+    if (direct->told) return;
+    Direct().WaitWritten(*direct);
+  }
+  FinishDirect(*direct, FindComm(comm), &status);
+  done = true;
+}
+
 bool P2pRequest::Free() {
+  // The master must know a receive it is asked to drop the message of;
+  // one a sender completed meanwhile is simply over.
+  ProgressAlone(/*wait=*/false);
+  if (is_recv && active && !done && direct) Direct().Abandon(direct);
   Request::Free();
   if (persistent && !is_recv &&
       LookupType(datatype).envelope.combiner != MPI_COMBINER_NAMED)

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "common/protocol.h"
+#include "slave/p2p/direct_path.h"
 #include "slave/datatype/datatypes.h"
 #include "slave/request/request.h"
 #include "slave/runtime/objects.h"
@@ -32,6 +33,9 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id);
 // Copies a completed receive's data and status out of the master's reply
 // (unpacking it when `scattered`, see wire_data.h); returns its error class.
 // `comm`: for the source's number (an intercommunicator's remote rank).
+// Completes a receive a sender wrote without the master (direct_path.h).
+void FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status);
+
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
                std::uint64_t capacity, MPI_Status* status, const CommInfo* comm = nullptr);
 
@@ -56,8 +60,11 @@ class P2pRequest : public Request {
   int peer = 0;
   int tag = 0;
   SendMode mode = SendMode::kStandard;
+  // A receive as the direct path knows it (direct_path.h).
+  std::shared_ptr<DirectRecv> direct;
 
   void Absorb(const ReplyMsg& reply) override;
+  void ProgressAlone(bool wait) override;
   void Start() override;
   void Cancel() override;  // p2p_more.cpp
   bool Free() override;

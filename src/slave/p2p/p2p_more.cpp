@@ -21,6 +21,16 @@ void P2pRequest::Cancel() {
   // A receive that has its data is complete; a send's message may still
   // wait unreceived (in the master) even when its request is complete.
   if (is_recv ? done : id == 0) return;
+  if (is_recv && direct && !direct->told && !direct->collected) {
+    // The master must hear of it first: a message waiting there (probed,
+    // say) takes it, and then it is not cancelled. Unless a sender has
+    // taken it meanwhile: then it completes as usual.
+    Runtime::Instance()->TellDeferredReceives();
+    if (!direct->told) {
+      ProgressAlone(/*wait=*/true);
+      return;
+    }
+  }
   RequestMsg cancel = IdRequest(is_recv ? MsgType::kCancel : MsgType::kCancelSend, id);
   if (!is_recv) {
     cancel.comm = LookupComm(comm).id;
@@ -28,6 +38,7 @@ void P2pRequest::Cancel() {
   }
   ReplyMsg reply = Runtime::Instance()->Call(cancel);
   if (reply.flag == 0) return;  // matched already: it completes as usual
+  if (direct) Direct().Collect(*direct);
   if (!is_recv && mode == SendMode::kBuffered) ForgetBuffered(id);
   done = true;
   SetStatus(&status, is_recv ? MPI_ANY_SOURCE : peer, MPI_ANY_TAG, MPI_SUCCESS, 0);

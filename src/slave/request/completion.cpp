@@ -76,6 +76,7 @@ RequestSet Classify(int count, const MPI_Request requests[]) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
     Request& request = LookupRequest(requests[i]);
     if (!request.active) continue;  // an inactive persistent request
+    request.ProgressAlone(/*wait=*/false);
     if (PendingOutsideMaster(request)) {
       set.outside_pending = true;
     } else if (request.done) {
@@ -185,6 +186,7 @@ int Some(bool wait, int incount, MPI_Request requests[], int* outcount,
 // Completes what the master has of `request`'s steps without blocking;
 // true when it is done.
 bool TestSteps(Request& request) {
+  if (request.active) request.ProgressAlone(/*wait=*/false);
   if (PendingOutsideMaster(request)) return false;
   while (!request.done) {
     ReplyMsg reply = AskMaster(MsgType::kTestRecv, request.id);
@@ -218,6 +220,7 @@ int Wait(MPI_Request* handle, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   Request& request = LookupRequest(*handle);
+  if (request.active) request.ProgressAlone(/*wait=*/true);
   if (!request.done && request.CompletesOutsideMaster()) {
     request.Await();
   } else {

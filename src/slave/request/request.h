@@ -55,6 +55,11 @@ class Request {
   virtual bool CompletesOutsideMaster() const { return false; }
   // Makes the progress it can without the master; returns `done`.
   virtual bool Poll() { return done; }
+  // Before the completion calls ask the master about it: the progress it
+  // can make alone (a receive a sender of the node wrote directly; when
+  // `wait`, after polling for it briefly), or it makes sure the master
+  // knows what it waits for. This one: nothing.
+  virtual void ProgressAlone(bool wait) { (void)wait; }
   // Blocks until done; only for one that completes outside the master.
   virtual void Await();
   // Takes the master's completion of receive `id`: then done, or waiting

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "slave/memory/arena.h"
 #include "slave/memory/heap.h"
+#include "slave/p2p/direct_path.h"
 #include "slave/p2p/lent_blocks.h"
 #include "slave/rma/window.h"
 #include "slave/runtime/environment.h"
@@ -69,6 +70,7 @@ void Runtime::Start() {
 
 void Runtime::Stop() {
   Runtime* runtime = Instance();
+  runtime->TellDeferredReceives();
   RequestMsg finalize;
   finalize.type = MsgType::kFinalize;
   runtime->Call(finalize);
@@ -106,6 +108,11 @@ void Runtime::Connect() {
   go_queue_ = MessageQueue::Open(TaggedEnv(kEnvGoQueue, names.GoQueue(slave_, "")), O_RDONLY);
   window_ = SharedMemory::Open(TaggedEnv(kEnvWindow, names.Window(slave_, "")), window_size);
   StartPlacing();
+  // Direct messages need what placed ones need (writing into a sibling);
+  // a waiting rank polls only when the running ranks have a core each.
+  const char* may_poll = std::getenv(kEnvMayPoll);
+  Direct().Start(slave_, node_size_, lending_,
+                 may_poll != nullptr && std::strcmp(may_poll, "1") == 0);
 }
 
 void Runtime::CheckCallingThread() const {
@@ -119,6 +126,9 @@ void Runtime::Enqueue(RequestMsg request) {
   // MPI_Abort may come from any thread (Append); everything else only from
   // MPI_Init's.
   CheckCallingThread();
+  // The master hears of receives in posting order, before anything else
+  // this rank asks of it (a probe must see what they would take).
+  TellDeferredReceives();
   Append(request);
 }
 
@@ -128,6 +138,22 @@ void Runtime::Append(RequestMsg request) {
   if (!batch_.Fits(request)) Flush();
   batch_.Append(request, staged_inline_);
   staged_inline_ = nullptr;
+}
+
+void Runtime::TellDeferredReceives() {
+  if (telling_ || !Direct().HasDeferred()) return;
+  telling_ = true;
+  // Called from Enqueue, maybe between StagePayload and the post of an
+  // inline payload: that payload is the request's, not theirs.
+  const void* staged = staged_inline_;
+  staged_inline_ = nullptr;
+  Direct().TellDeferred([this](const RequestMsg& post) {
+    RequestMsg told = post;
+    told.wants_reply = false;
+    Enqueue(told);
+  });
+  staged_inline_ = staged;
+  telling_ = false;
 }
 
 void Runtime::Flush() {
@@ -168,6 +194,7 @@ ReplyMsg Runtime::Call(RequestMsg request) {
     rma::TargetsHeld held;
     memory::PrefetchAll();
   }
+  Direct().Accept();  // resident again
   BDMPI_ENFORCE(reply.type == request.type,
                 std::string("reply to ") + MsgTypeName(reply.type) + " for a " +
                     MsgTypeName(request.type) + " request");
@@ -223,6 +250,8 @@ void Runtime::ReadAhead(const ReplyMsg&) {
 void Runtime::SwitchOut(const ReplyMsg& release) {
   const std::uint64_t step = release.bytes;  // how often to report progress
   double start = Now();
+  // No sender may write into memory on its way to disk.
+  Direct().StopAccepting();
   // The master lets the rank that waits for this memory start as soon as
   // what is left to write fits: its reads overlap the rest of ours.
   auto progress = [](void* self, std::uint64_t dropped) {
@@ -292,6 +321,10 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
     facts.place_refused = true;
     choice = ChooseSendPath(facts, send_settings());
   }
+  // Through the master from here: no later direct message of this rank to
+  // that one may pass it (direct_path.h).
+  if (kind == SendKind::kStandard || kind == SendKind::kMatchNotice)
+    Direct().CountMasterSend(LocalSlave(dest_world_rank), request);
   if (choice.path == SendPath::kLent) {
     if (Readable(data, bytes)) {
       Lend(data, bytes, request);

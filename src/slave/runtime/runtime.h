@@ -80,6 +80,14 @@ class Runtime {
   std::uint64_t PlaceableAddress(void* buffer, std::uint64_t capacity, bool dense) const;
 
   std::uint64_t NewRecvId() { return ++recv_seq_; }
+  // The node slave index of world rank `world_rank`, -1 on another node.
+  int LocalSlave(int world_rank) const {
+    if (nnodes_ > 1 && layout().NodeOf(world_rank) != node_) return -1;
+    return world_rank - layout().FirstRank(node_);
+  }
+  // Direct messages (p2p/direct_path.h): queues the PostRecv of every
+  // receive the master has not heard of yet (sent with the next request).
+  void TellDeferredReceives();
 
  private:
   Runtime() = default;
@@ -143,6 +151,7 @@ class Runtime {
   RequestBatch batch_;                     // requests not sent yet
   const void* staged_inline_ = nullptr;    // StagePayload's inline data
   bool defer_posts_ = false;
+  bool telling_ = false;  // in TellDeferredReceives
   // Placed messages: whether this rank writes into and offers receive
   // buffers (off by BDMPI_PLACED_MESSAGES=off, or once the kernel refused
   // a write), and from what size.

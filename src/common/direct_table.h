@@ -1,0 +1,140 @@
+// The node's table of published receives (docs/data-path.md, "Direct
+// messages"): a small message to a rank of the same node that has already
+// posted its receive is written straight into the receive buffer by its
+// sender, without the master. It lives in the storage table's shared
+// object, after the slots (common/storage_table.h), so it needs no name of
+// its own: the master makes it, every slave of the node maps it.
+//
+// Per rank: a ring of receive slots in posting order, whether its memory
+// may be written now (`accepting`, with a count of writers in progress),
+// and its pid. Per pair of ranks (sender, receiver): how many of the
+// sender's messages to that receiver went through the master and are not
+// matched yet (`pending`); a sender writes directly only while that count
+// is 0, so a direct message never overtakes one of its earlier ones.
+//
+// A slot's state and post sequence number share one word, so that a claim
+// (compare-and-swap) fails for a slot reused since it was read:
+//
+//   kPosted  --receiver tells the master-->  kTold
+//   kPosted  --a sender claims-->  kClaimed  --written-->  kDone
+//   kTold    --a sender claims-->  kClaimedTold  --written-->  kDoneTold
+//                                  (the sender then tells the master)
+//   kTold    --the master matches a message to it-->  kMaster
+//   kTold    --MPI_Cancel at the master-->  kCancelled
+//   any end state  --the receiver collects it-->  kFree
+//
+// Only the receiver publishes and frees its slots; every other change is a
+// compare-and-swap from kPosted or kTold, so exactly one party wins a
+// receive.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace bdmpi {
+
+// Receives a rank publishes at once; a receive posted while its slot is
+// still taken is not published (and senders to that rank go through the
+// master until it completes: its sequence number is missing from the ring).
+inline constexpr std::uint64_t kDirectSlots = 64;
+// Above this many ranks per node the per-pair counts would take too much
+// memory (n * n * 4 bytes): the direct path is off.
+inline constexpr int kDirectMaxRanks = 1024;
+
+enum class DirectState : std::uint8_t {
+  kFree = 0,
+  kPosted = 1,
+  kTold = 2,
+  kClaimed = 3,
+  kClaimedTold = 4,
+  kDone = 5,
+  kDoneTold = 6,
+  kMaster = 7,
+  kCancelled = 8,
+};
+
+constexpr std::uint64_t DirectWord(std::uint64_t seq, DirectState state) {
+  return (seq << 8) | static_cast<std::uint64_t>(state);
+}
+constexpr std::uint64_t DirectSeq(std::uint64_t word) { return word >> 8; }
+constexpr DirectState DirectStateOf(std::uint64_t word) {
+  return static_cast<DirectState>(word & 0xff);
+}
+
+struct DirectSlot {
+  std::atomic<std::uint64_t> word;
+  // The receive, written by the receiver before it publishes the word
+  // (release); senders read them after the word (acquire) and confirm by
+  // their compare-and-swap. Source and tag as the master matches them
+  // (wire ranks; -1: any).
+  std::atomic<std::int32_t> comm;
+  std::atomic<std::int32_t> source;
+  std::atomic<std::int32_t> tag;
+  // 0: a receive into a type with gaps, which no sender may write: one
+  // that matches it goes through the master.
+  std::atomic<std::uint64_t> address;
+  std::atomic<std::uint64_t> capacity;
+  std::atomic<std::uint64_t> recv_id;
+  // Written by the sender that claimed it, before kDone/kDoneTold.
+  std::atomic<std::int32_t> sent_source;
+  std::atomic<std::int32_t> sent_tag;
+  std::atomic<std::uint64_t> sent_bytes;
+};
+
+struct alignas(64) DirectRank {
+  std::atomic<std::int32_t> pid;
+  // 1 while the rank's memory is resident and senders may write into it;
+  // the rank clears it before it writes its memory back and then waits
+  // until `writers` is 0 (both seq_cst: a writer increments `writers`
+  // before it reads `accepting`).
+  std::atomic<std::uint32_t> accepting;
+  std::atomic<std::uint32_t> writers;
+  // Next post sequence number (the first is 1), and every receive below
+  // `first_live` has completed.
+  std::atomic<std::uint64_t> next_seq;
+  std::atomic<std::uint64_t> first_live;
+  DirectSlot slots[kDirectSlots];
+};
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
+                  std::atomic<std::int32_t>::is_always_lock_free,
+              "the direct table is shared between processes");
+
+// The table's layout in a mapping of `nranks` ranks starting at `base`.
+class DirectTable {
+ public:
+  DirectTable() = default;
+  DirectTable(void* base, int nranks) : base_(static_cast<std::byte*>(base)), n_(nranks) {}
+
+  static std::size_t Bytes(int nranks) {
+    std::size_t n = static_cast<std::size_t>(nranks);
+    return n * sizeof(DirectRank) + n * n * sizeof(std::atomic<std::uint32_t>);
+  }
+  bool valid() const { return base_ != nullptr; }
+  int size() const { return n_; }
+  DirectRank& rank(int index) const {
+    return reinterpret_cast<DirectRank*>(base_)[index];
+  }
+  // Messages of `sender` to `receiver` (slave indices) that went through
+  // the master and are not matched yet.
+  std::atomic<std::uint32_t>& pending(int sender, int receiver) const {
+    auto* counts = reinterpret_cast<std::atomic<std::uint32_t>*>(
+        base_ + static_cast<std::size_t>(n_) * sizeof(DirectRank));
+    return counts[static_cast<std::size_t>(sender) * static_cast<std::size_t>(n_) +
+                  static_cast<std::size_t>(receiver)];
+  }
+
+ private:
+  std::byte* base_ = nullptr;
+  int n_ = 0;
+};
+
+// Where the direct table starts in the storage table's object of `nranks`
+// slots of `slot_bytes` (page-aligned, so that its lines are its own).
+inline std::size_t DirectTableOffset(int nranks, std::size_t slot_bytes) {
+  std::size_t end = static_cast<std::size_t>(nranks) * slot_bytes;
+  return (end + 4095) / 4096 * 4096;
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,340 @@
+// The slave's half of direct messages; see direct_path.h and
+// common/direct_table.h for the protocol.
+#include "slave/p2p/direct_path.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "common/job_names.h"
+#include "common/log.h"
+#include "common/process_memory.h"
+#include "common/storage_table.h"
+#include "common/unique_fd.h"
+
+namespace bdmpi {
+namespace {
+
+// By default a message of at most this many bytes goes direct: up to a
+// few KiB the cost of a message is the master's round trip, which this
+// path saves; larger ones are placed or go through the window as before.
+constexpr std::uint64_t kDefaultDirectMax = 4096;
+// How long a rank that waits for a receive polls its slot before it asks
+// the master (and gives up its running slot): about a round trip between
+// two running ranks, several times over.
+constexpr std::uint64_t kDefaultPollNs = 20'000;
+// Of which the first part spins, the rest yields the core between looks.
+constexpr std::uint64_t kSpinNs = 3'000;
+
+void Pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+std::uint64_t NowNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ull +
+         static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+std::uint64_t EnvBytes(const char* name, std::uint64_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  return *end == '\0' ? value : fallback;
+}
+
+// The table after the storage slots in the node's storage object.
+DirectTable MapTable(int node_size) {
+  const char* job = std::getenv(kEnvJobId);
+  const char* table_name = std::getenv(kEnvStorageTable);
+  const char* node = std::getenv(kEnvNode);
+  if (job == nullptr || table_name == nullptr || node == nullptr) return {};
+  JobNames names(job, std::atoi(node));
+  if (!JobNames::IsTagged(table_name, names.StorageTable(""))) return {};
+  UniqueFd shm(shm_open(table_name, O_RDWR | O_CLOEXEC, 0));
+  if (!shm) return {};
+  std::size_t offset = DirectTableOffset(node_size, sizeof(StorageSlot));
+  std::size_t bytes = offset + DirectTable::Bytes(node_size);
+  struct stat info {};
+  if (fstat(shm.get(), &info) != 0 || static_cast<std::size_t>(info.st_size) < bytes) return {};
+  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm.get(), 0);
+  if (base == MAP_FAILED) return {};
+  // Kept for the life of the process, like the storage slot's mapping.
+  return DirectTable(static_cast<std::byte*>(base) + offset, node_size);
+}
+
+}  // namespace
+
+DirectPath& Direct() {
+  static DirectPath path;
+  return path;
+}
+
+void DirectPath::Start(int slave, int node_size, bool allowed, bool may_poll) {
+  if (node_size > kDirectMaxRanks) return;
+  DirectTable table = MapTable(node_size);
+  if (!table.valid()) return;
+  std::uint64_t max_bytes = allowed ? EnvBytes(kEnvDirectMax, kDefaultDirectMax) : 0;
+  std::uint64_t poll_ns = may_poll ? EnvBytes(kEnvDirectPoll, kDefaultPollNs / 1000) * 1000 : 0;
+  StartWith(table, slave, max_bytes, poll_ns);
+}
+
+void DirectPath::StartWith(DirectTable table, int slave, std::uint64_t max_bytes,
+                           std::uint64_t poll_ns) {
+  table_ = table;
+  me_ = slave;
+  counting_ = true;
+  max_bytes_ = max_bytes;
+  poll_ns_ = poll_ns;
+  on_ = max_bytes_ > 0;
+  DirectRank& rank = table_.rank(me_);
+  rank.pid.store(static_cast<std::int32_t>(getpid()), std::memory_order_relaxed);
+  rank.first_live.store(1, std::memory_order_relaxed);
+  rank.next_seq.store(1, std::memory_order_release);
+  Accept();
+}
+
+void DirectPath::StopAccepting() {
+  if (!counting_ || !accepting_) return;
+  DirectRank& rank = table_.rank(me_);
+  rank.accepting.store(0, std::memory_order_seq_cst);
+  // A writer counted itself before it looked at `accepting`: wait for the
+  // ones that saw it set (a write of a few KiB).
+  while (rank.writers.load(std::memory_order_seq_cst) != 0) Pause();
+  accepting_ = false;
+}
+
+void DirectPath::Accept() {
+  if (!counting_ || accepting_) return;
+  table_.rank(me_).accepting.store(1, std::memory_order_seq_cst);
+  accepting_ = true;
+}
+
+std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
+                                             std::uint64_t address, std::uint64_t capacity,
+                                             std::uint64_t recv_id) {
+  auto recv = std::make_shared<DirectRecv>();
+  recv->told = true;  // unless published: then when the master hears of it
+  if (!on_) return recv;
+  DirectRank& rank = table_.rank(me_);
+  // Freed receives that have been matched since: over for the senders.
+  std::erase_if(abandoned_, [&](const std::shared_ptr<DirectRecv>& freed) {
+    DirectState state = DirectStateOf(rank.slots[freed->slot].word.load(std::memory_order_acquire));
+    if (state == DirectState::kTold || state == DirectState::kClaimedTold) return false;
+    Forget(freed->seq);
+    return true;
+  });
+  recv->seq = next_seq_++;
+  live_.insert(recv->seq);
+  DirectSlot& slot = rank.slots[recv->seq % kDirectSlots];
+  // A slot still held by an older receive: this one is not published, and
+  // its missing sequence number sends every sender to the master until it
+  // is over (first_live passes it).
+  if (DirectStateOf(slot.word.load(std::memory_order_relaxed)) == DirectState::kFree) {
+    slot.comm.store(comm, std::memory_order_relaxed);
+    slot.source.store(source, std::memory_order_relaxed);
+    slot.tag.store(tag, std::memory_order_relaxed);
+    slot.address.store(address, std::memory_order_relaxed);
+    slot.capacity.store(capacity, std::memory_order_relaxed);
+    slot.recv_id.store(recv_id, std::memory_order_relaxed);
+    slot.word.store(DirectWord(recv->seq, DirectState::kPosted), std::memory_order_release);
+    recv->slot = static_cast<int>(recv->seq % kDirectSlots);
+    recv->told = false;
+  }
+  rank.next_seq.store(next_seq_, std::memory_order_release);
+  return recv;
+}
+
+void DirectPath::Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post) {
+  deferred_.push_back(Deferred{std::move(recv), post});
+}
+
+void DirectPath::TellDeferred(const std::function<void(const RequestMsg&)>& post) {
+  std::vector<Deferred> deferred;
+  deferred.swap(deferred_);
+  for (Deferred& entry : deferred) {
+    if (entry.recv->told || entry.recv->collected) continue;
+    if (Tell(*entry.recv)) post(entry.post);
+  }
+}
+
+bool DirectPath::Tell(DirectRecv& recv) {
+  if (recv.told) return true;
+  if (!recv.published()) {
+    recv.told = true;
+    return true;
+  }
+  std::atomic<std::uint64_t>& word = table_.rank(me_).slots[recv.slot].word;
+  for (;;) {
+    std::uint64_t posted = DirectWord(recv.seq, DirectState::kPosted);
+    if (word.compare_exchange_strong(posted, DirectWord(recv.seq, DirectState::kTold),
+                                     std::memory_order_seq_cst)) {
+      recv.told = true;
+      return true;
+    }
+    if (DirectStateOf(posted) == DirectState::kDone) return false;
+    // kClaimed: a sender is writing; it ends in kDone, or back in kPosted
+    // when its write failed.
+    Pause();
+  }
+}
+
+bool DirectPath::Written(const DirectRecv& recv) const {
+  if (!recv.published() || recv.told || recv.collected) return false;
+  return table_.rank(me_).slots[recv.slot].word.load(std::memory_order_acquire) ==
+         DirectWord(recv.seq, DirectState::kDone);
+}
+
+bool DirectPath::Poll(const DirectRecv& recv) const {
+  if (Written(recv)) return true;
+  if (poll_ns_ == 0 || !recv.published() || recv.told) return false;
+  std::uint64_t start = NowNs();
+  bool yielding = false;
+  for (int i = 0;; ++i) {
+    if (Written(recv)) return true;
+    if ((i & 63) == 63) {
+      std::uint64_t now = NowNs();
+      if (now > start + poll_ns_) return false;
+      // Past a round trip between two running ranks the sender is likely
+      // not running: let whatever waits for this core have it.
+      yielding = now > start + kSpinNs;
+    }
+    if (yielding) {
+      sched_yield();
+    } else {
+      Pause();
+    }
+  }
+}
+
+void DirectPath::WaitWritten(const DirectRecv& recv) const {
+  while (!Written(recv)) Pause();
+}
+
+DirectStatus DirectPath::TakeWritten(DirectRecv& recv) {
+  const DirectSlot& slot = table_.rank(me_).slots[recv.slot];
+  DirectStatus status{slot.sent_source.load(std::memory_order_relaxed),
+                      slot.sent_tag.load(std::memory_order_relaxed),
+                      slot.sent_bytes.load(std::memory_order_relaxed)};
+  Collect(recv);
+  return status;
+}
+
+void DirectPath::Collect(DirectRecv& recv) {
+  if (recv.collected || recv.seq == 0) return;
+  recv.collected = true;
+  if (recv.published())
+    table_.rank(me_).slots[recv.slot].word.store(DirectWord(recv.seq, DirectState::kFree),
+                                                  std::memory_order_release);
+  Forget(recv.seq);
+}
+
+void DirectPath::Abandon(std::shared_ptr<DirectRecv> recv) {
+  if (recv->collected || recv->seq == 0) return;
+  recv->collected = true;
+  if (!recv->published()) {
+    Forget(recv->seq);
+    return;
+  }
+  abandoned_.push_back(std::move(recv));
+}
+
+void DirectPath::Forget(std::uint64_t seq) {
+  live_.erase(seq);
+  std::uint64_t first = live_.empty() ? next_seq_ : *live_.begin();
+  table_.rank(me_).first_live.store(first, std::memory_order_release);
+}
+
+void DirectPath::CountMasterSend(int dest, RequestMsg& request) {
+  if (!counting_ || dest < 0) return;
+  table_.pending(me_, dest).fetch_add(1, std::memory_order_seq_cst);
+  request.counted = 1;
+}
+
+DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, int rank,
+                               int tag, int dest, std::uint64_t* recv_id) {
+  if (!on_ || bytes > max_bytes_ || dest < 0 || dest == me_) return DirectSend::kNo;
+  // An earlier message to `dest` still waits at the master: this one may
+  // not overtake it.
+  if (table_.pending(me_, dest).load(std::memory_order_seq_cst) != 0) return DirectSend::kNo;
+  DirectRank& receiver = table_.rank(dest);
+  receiver.writers.fetch_add(1, std::memory_order_seq_cst);
+  DirectSend sent = DirectSend::kNo;
+  if (receiver.accepting.load(std::memory_order_seq_cst) != 0)
+    sent = Deposit(receiver, data, bytes, comm, rank, tag, recv_id);
+  receiver.writers.fetch_sub(1, std::memory_order_seq_cst);
+  return sent;
+}
+
+DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint64_t bytes,
+                               int comm, int source, int tag, std::uint64_t* recv_id) {
+  std::uint64_t first = receiver.first_live.load(std::memory_order_acquire);
+  std::uint64_t next = receiver.next_seq.load(std::memory_order_acquire);
+  // The receiver's live receives in posting order: the first that accepts
+  // the message is the one MPI order gives it.
+  for (std::uint64_t seq = first; seq < next; ++seq) {
+    DirectSlot& slot = receiver.slots[seq % kDirectSlots];
+    for (;;) {
+      std::uint64_t word = slot.word.load(std::memory_order_acquire);
+      if (DirectSeq(word) > seq) break;                // over, slot reused
+      if (DirectSeq(word) < seq) return DirectSend::kNo;  // not published
+      DirectState state = DirectStateOf(word);
+      if (state != DirectState::kPosted && state != DirectState::kTold) break;  // taken
+      int want_source = slot.source.load(std::memory_order_relaxed);
+      int want_tag = slot.tag.load(std::memory_order_relaxed);
+      if (slot.comm.load(std::memory_order_relaxed) != comm ||
+          (want_source != -1 && want_source != source) || (want_tag != -1 && want_tag != tag))
+        break;
+      std::uint64_t address = slot.address.load(std::memory_order_relaxed);
+      if (address == 0 || slot.capacity.load(std::memory_order_relaxed) < bytes)
+        return DirectSend::kNo;  // the master delivers it (and truncates)
+      bool told = state == DirectState::kTold;
+      // Into a receive the master knows, an inline message costs the same
+      // one queue message either way (the send, or the notice), and the
+      // master's way spares the write and the swap.
+      if (told && bytes <= static_cast<std::uint64_t>(kInlinePayloadMax)) return DirectSend::kNo;
+      std::uint64_t claimed =
+          DirectWord(seq, told ? DirectState::kClaimedTold : DirectState::kClaimed);
+      if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
+        continue;  // changed meanwhile: look again
+      int error = bytes == 0 ? 0
+                             : WriteProcessMemory(
+                                   static_cast<pid_t>(receiver.pid.load(std::memory_order_relaxed)),
+                                   address, data, bytes);
+      if (error != 0) {
+        // A bad receive buffer or a refusal: the master's way, which
+        // reports it; the receive is as it was.
+        slot.word.store(word, std::memory_order_seq_cst);
+        if (error == EPERM || error == ENOSYS) {
+          BDMPI_DEBUG("p2p", "writing into another rank's memory is not allowed here (%s): "
+                      "small messages go through the master from now on", std::strerror(error));
+          on_ = false;
+        }
+        return DirectSend::kNo;
+      }
+      slot.sent_source.store(source, std::memory_order_relaxed);
+      slot.sent_tag.store(tag, std::memory_order_relaxed);
+      slot.sent_bytes.store(bytes, std::memory_order_relaxed);
+      *recv_id = slot.recv_id.load(std::memory_order_relaxed);
+      slot.word.store(DirectWord(seq, told ? DirectState::kDoneTold : DirectState::kDone),
+                      std::memory_order_seq_cst);
+      return told ? DirectSend::kDoneTold : DirectSend::kDone;
+    }
+  }
+  return DirectSend::kNo;
+}
+
+}  // namespace bdmpi

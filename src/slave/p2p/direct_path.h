@@ -1,0 +1,130 @@
+// The slave's half of direct messages (docs/data-path.md, "Direct
+// messages"; the master's is master/direct_receives.h): this rank publishes
+// its posted receives in the node's direct table (common/direct_table.h),
+// and a small standard send to a rank of the node that has published a
+// receive for it is written straight into that receive's buffer
+// (process_vm_writev), without the master. A receive is told to the master
+// only when this rank next talks to it (any request: Runtime::Enqueue),
+// tests or waits for it, or frees it; one a sender completed before that
+// costs the master nothing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "common/direct_table.h"
+#include "common/protocol.h"
+
+namespace bdmpi {
+
+// One receive of this rank as the direct path knows it.
+struct DirectRecv {
+  std::uint64_t seq = 0;  // its post sequence number (0: not counted)
+  int slot = -1;          // its slot in this rank's ring (-1: not published)
+  bool told = false;      // the master knows it (its PostRecv went out)
+  bool collected = false; // its slot is free again
+  bool published() const { return slot >= 0; }
+};
+
+// What a sender's attempt came to.
+enum class DirectSend {
+  kNo,        // send it through the master
+  kDone,      // written; the receiver finds it itself
+  kDoneTold,  // written into a receive the master knows: tell the master
+};
+
+// The status a sender left in a receive it wrote.
+struct DirectStatus {
+  int source = 0;  // wire rank
+  int tag = 0;
+  std::uint64_t bytes = 0;
+};
+
+class DirectPath {
+ public:
+  // Maps the node's table. `allowed`: this rank may write into others
+  // (placed messages' and lent blocks' condition); `may_poll`: another
+  // rank may be running on another core meanwhile (-nr above 1).
+  void Start(int slave, int node_size, bool allowed, bool may_poll);
+  // The same on a table at hand (tests): `max_bytes` 0 only counts.
+  void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns);
+  // Before the rank writes its memory back or exits: no sender writes
+  // into it any more (waits for those that are writing); and when it is
+  // resident again.
+  void StopAccepting();
+  void Accept();
+
+  // Receiver. A new receive, published when its buffer is dense (`address`
+  // non-zero; else published so that a sender matching it goes through
+  // the master) and its slot free. `comm`, `source`, `tag` as the master
+  // matches them. Returns an unpublished, uncounted one when off.
+  std::shared_ptr<DirectRecv> Post(int comm, int source, int tag, std::uint64_t address,
+                                   std::uint64_t capacity, std::uint64_t recv_id);
+  // Receives that the master must hear of, in posting order, before this
+  // rank's next request (Irecv defers them).
+  void Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post);
+  bool HasDeferred() const { return !deferred_.empty(); }
+  // Tells the master of every deferred receive (hands their PostRecv to
+  // `post`), except those a sender has taken meanwhile.
+  void TellDeferred(const std::function<void(const RequestMsg&)>& post);
+  // Tells one receive now: kPosted -> kTold. False when a sender has
+  // claimed it: it is then complete (WaitWritten) without the master.
+  bool Tell(DirectRecv& recv);
+  // Whether a sender completed `recv` without the master (kDone); Poll
+  // spins up to the polling time for that when polling is allowed.
+  bool Written(const DirectRecv& recv) const;
+  bool Poll(const DirectRecv& recv) const;
+  // Waits for a sender that claimed `recv` to finish writing.
+  void WaitWritten(const DirectRecv& recv) const;
+  // The status the sender left; frees the slot.
+  DirectStatus TakeWritten(DirectRecv& recv);
+  // The receive is over (completed through the master, cancelled): its
+  // slot and sequence number are free again.
+  void Collect(DirectRecv& recv);
+  // A receive the program freed (MPI_Request_free) after telling the
+  // master: nothing will collect it, but it still takes its message in
+  // MPI order. Once matched (by the master or a sender), its sequence
+  // number is over for the senders; its slot stays taken (the master may
+  // still read it), so a later receive that falls on it is not published.
+  void Abandon(std::shared_ptr<DirectRecv> recv);
+
+  // Sender. Counts a message that goes to node slave `dest` through the
+  // master (RequestMsg::counted), so that no later one overtakes it.
+  void CountMasterSend(int dest, RequestMsg& request);
+  // Writes a standard send of `bytes` straight into the receive of node
+  // slave `dest` that MPI order gives it, if that one is published and
+  // may take it; `recv_id` is set for kDoneTold.
+  DirectSend TrySend(const void* data, std::uint64_t bytes, int comm, int rank, int tag,
+                     int dest, std::uint64_t* recv_id);
+
+  bool on() const { return on_; }
+
+ private:
+  DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,
+                     int source, int tag, std::uint64_t* recv_id);
+  void Forget(std::uint64_t seq);
+
+  DirectTable table_;
+  bool on_ = false;        // this rank publishes and sends directly
+  bool counting_ = false;  // the table exists: master-path sends are counted
+  int me_ = -1;
+  std::uint64_t max_bytes_ = 0;
+  std::uint64_t poll_ns_ = 0;
+  bool accepting_ = false;
+  std::uint64_t next_seq_ = 1;
+  std::set<std::uint64_t> live_;  // sequence numbers of receives not over
+  struct Deferred {
+    std::shared_ptr<DirectRecv> recv;
+    RequestMsg post;
+  };
+  std::vector<Deferred> deferred_;
+  std::vector<std::shared_ptr<DirectRecv>> abandoned_;  // not matched yet
+};
+
+// This rank's direct path (one per process, like the Runtime).
+DirectPath& Direct();
+
+}  // namespace bdmpi

@@ -1,0 +1,349 @@
+/*
+ * direct_mix: small and large messages on the same pair, communicator and
+ * tag, mixed with every other way a message can travel, so that a runtime
+ * that sends small ones by a path of their own (BDMPI's direct messages,
+ * written by the sender into a receive already posted) must still keep
+ * MPI's order and matching. Every rank sends to the next one (a ring) and
+ * receives from the previous one; message k of a stream has a size of its
+ * own (8 B to past the window) and a pattern of its own, and each receive
+ * has exactly the capacity its message should have, so a message that
+ * overtook another shows as a wrong count or pattern.
+ *  1. streams: receives posted before the sends, after them (the messages
+ *     wait unexpected), half before and half after, and with
+ *     MPI_ANY_SOURCE/MPI_ANY_TAG;
+ *  2. probes: MPI_Iprobe loops and MPI_Probe for messages not received
+ *     yet, and an Iprobe behind a posted receive that takes an earlier
+ *     message;
+ *  3. cancel: a receive cancelled before any send, one cancelled after
+ *     its message came (not cancelled), one cancelled after a test;
+ *  4. MPI_Ssend into posted receives and MPI_Issend before them;
+ *  5. MPI_Waitany, MPI_Testsome over receives completed out of order,
+ *     and a receive freed with MPI_Request_free;
+ *  6. a halo exchange without barriers: receives from both neighbours
+ *     posted, then sends to both (8 B, 100 B, 2000 B), then MPI_Waitall;
+ *     a blocking MPI_Sendrecv;
+ * all --rounds times; with --hold-memory N each rank holds N bytes
+ * touched, so that a small --node-memory switches ranks out mid-stream.
+ *
+ * Usage: direct_mix [--rounds R] [--hold-memory N]
+ */
+#include "check.h"
+
+enum { kStream = 16, kTag = 3 };
+
+static const size_t kSizes[kStream] = {8,    1024, 70000, 4096, 8,  0,    4097, 100,
+                                       8192, 8,    1,     65537, 8, 4096, 960,  961};
+
+static int rank_, size_, next_, prev_;
+
+static uint64_t seed_of(int src, int dst, int k, int round) {
+  return msg_seed(src, dst, kSizes[k]) ^ ((uint64_t)(k + 1) << 8) ^ ((uint64_t)round << 56);
+}
+
+static void barrier(void) { CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); }
+
+/* The sends of one stream to the next rank, as nonblocking sends (a
+ * large standard send may wait for its receive). */
+static void send_stream(char **out, MPI_Request *requests, int round) {
+  for (int k = 0; k < kStream; ++k) {
+    fill_pattern(out[k], kSizes[k], seed_of(rank_, next_, k, round));
+    CHECK_MPI(MPI_Isend(out[k], (int)kSizes[k], MPI_BYTE, next_, kTag, MPI_COMM_WORLD,
+                        &requests[k]));
+  }
+}
+
+static void check_stream(char **in, MPI_Status *statuses, int round, int any) {
+  for (int k = 0; k < kStream; ++k) {
+    if (any) {
+      CHECK(statuses[k].MPI_SOURCE == prev_ && statuses[k].MPI_TAG == kTag,
+            "message %d: source %d tag %d, want %d %d", k, statuses[k].MPI_SOURCE,
+            statuses[k].MPI_TAG, prev_, kTag);
+    }
+    int count = -1;
+    CHECK_MPI(MPI_Get_count(&statuses[k], MPI_BYTE, &count));
+    CHECK(count == (int)kSizes[k], "message %d (round %d): %d bytes, want %zu", k, round, count,
+          kSizes[k]);
+    CHECK_PATTERN(in[k], kSizes[k], seed_of(prev_, rank_, k, round), "stream message");
+  }
+}
+
+/* 1. The stream with its receives posted before (mode 0), after (1),
+ * half and half (2), or before and with wildcards (3). */
+static void stream(char **in, char **out, int mode, int round) {
+  MPI_Request recvs[kStream], sends[kStream];
+  MPI_Status statuses[kStream];
+  int before = mode == 1 ? 0 : mode == 2 ? kStream / 2 : kStream;
+  int any = mode == 3;
+  for (int k = 0; k < before; ++k)
+    CHECK_MPI(MPI_Irecv(in[k], (int)kSizes[k], MPI_BYTE, any ? MPI_ANY_SOURCE : prev_,
+                        any ? MPI_ANY_TAG : kTag, MPI_COMM_WORLD, &recvs[k]));
+  barrier();
+  send_stream(out, sends, round);
+  if (mode == 1) barrier();  /* the messages are on their way first */
+  for (int k = before; k < kStream; ++k) {
+    if (mode == 1) {
+      CHECK_MPI(MPI_Recv(in[k], (int)kSizes[k], MPI_BYTE, prev_, kTag, MPI_COMM_WORLD,
+                         &statuses[k]));
+      recvs[k] = MPI_REQUEST_NULL;
+    } else {
+      CHECK_MPI(MPI_Irecv(in[k], (int)kSizes[k], MPI_BYTE, prev_, kTag, MPI_COMM_WORLD,
+                          &recvs[k]));
+    }
+  }
+  MPI_Status waited[kStream];
+  CHECK_MPI(MPI_Waitall(kStream, recvs, waited));
+  for (int k = 0; k < before; ++k) statuses[k] = waited[k];
+  if (mode != 1)
+    for (int k = before; k < kStream; ++k) statuses[k] = waited[k];
+  CHECK_MPI(MPI_Waitall(kStream, sends, MPI_STATUSES_IGNORE));
+  check_stream(in, statuses, round, any);
+}
+
+/* 2. Probes. */
+static void probes(int round) {
+  char small[8], large[70000], got_small[8], got_large[70000];
+  MPI_Request sends[4];
+  MPI_Status status;
+  fill_pattern(small, sizeof small, seed_of(rank_, next_, 0, round));
+  fill_pattern(large, sizeof large, seed_of(rank_, next_, 2, round));
+  CHECK_MPI(MPI_Isend(small, sizeof small, MPI_BYTE, next_, 5, MPI_COMM_WORLD, &sends[0]));
+  CHECK_MPI(MPI_Isend(large, sizeof large, MPI_BYTE, next_, 6, MPI_COMM_WORLD, &sends[1]));
+  int flag = 0;
+  while (!flag)
+    CHECK_MPI(MPI_Iprobe(prev_, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status));
+  CHECK_STATUS(status, prev_, 5, MPI_BYTE, sizeof small);
+  CHECK_MPI(MPI_Recv(got_small, sizeof got_small, MPI_BYTE, prev_, 5, MPI_COMM_WORLD, &status));
+  CHECK_PATTERN(got_small, sizeof got_small, seed_of(prev_, rank_, 0, round), "probed small");
+  CHECK_MPI(MPI_Probe(prev_, MPI_ANY_TAG, MPI_COMM_WORLD, &status));
+  CHECK_STATUS(status, prev_, 6, MPI_BYTE, sizeof large);
+  CHECK_MPI(MPI_Recv(got_large, sizeof got_large, MPI_BYTE, prev_, 6, MPI_COMM_WORLD, &status));
+  CHECK_PATTERN(got_large, sizeof got_large, seed_of(prev_, rank_, 2, round), "probed large");
+  CHECK_MPI(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE));
+
+  /* A posted receive takes the earlier message; the probe finds the
+   * later one, whoever delivered the first. */
+  barrier();
+  MPI_Request recv;
+  CHECK_MPI(MPI_Irecv(got_small, sizeof got_small, MPI_BYTE, prev_, MPI_ANY_TAG,
+                      MPI_COMM_WORLD, &recv));
+  barrier();
+  CHECK_MPI(MPI_Isend(small, sizeof small, MPI_BYTE, next_, 7, MPI_COMM_WORLD, &sends[2]));
+  CHECK_MPI(MPI_Isend(small, 4, MPI_BYTE, next_, 8, MPI_COMM_WORLD, &sends[3]));
+  flag = 0;
+  while (!flag)
+    CHECK_MPI(MPI_Iprobe(prev_, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status));
+  CHECK_STATUS(status, prev_, 8, MPI_BYTE, 4);
+  CHECK_MPI(MPI_Wait(&recv, &status));
+  CHECK_STATUS(status, prev_, 7, MPI_BYTE, sizeof small);
+  CHECK_PATTERN(got_small, sizeof got_small, seed_of(prev_, rank_, 0, round), "posted small");
+  CHECK_MPI(MPI_Recv(got_small, 4, MPI_BYTE, prev_, 8, MPI_COMM_WORLD, &status));
+  CHECK_MPI(MPI_Waitall(2, &sends[2], MPI_STATUSES_IGNORE));
+}
+
+/* 3. Cancel. */
+static void cancels(int round) {
+  char buf[64], out[64];
+  MPI_Request recv, send;
+  MPI_Status status;
+  int cancelled = 0;
+  /* Nothing is sent to it. */
+  CHECK_MPI(MPI_Irecv(buf, sizeof buf, MPI_BYTE, prev_, 20, MPI_COMM_WORLD, &recv));
+  CHECK_MPI(MPI_Cancel(&recv));
+  CHECK_MPI(MPI_Wait(&recv, &status));
+  CHECK_MPI(MPI_Test_cancelled(&status, &cancelled));
+  CHECK(cancelled, "a receive nothing was sent to was not cancelled");
+  /* Tested (so told), then cancelled. */
+  int flag = 1;
+  CHECK_MPI(MPI_Irecv(buf, sizeof buf, MPI_BYTE, prev_, 22, MPI_COMM_WORLD, &recv));
+  CHECK_MPI(MPI_Test(&recv, &flag, &status));
+  CHECK(!flag, "a receive nothing was sent to completed");
+  CHECK_MPI(MPI_Cancel(&recv));
+  CHECK_MPI(MPI_Wait(&recv, &status));
+  CHECK_MPI(MPI_Test_cancelled(&status, &cancelled));
+  CHECK(cancelled, "a tested receive nothing was sent to was not cancelled");
+  /* Its message came before the cancel. */
+  CHECK_MPI(MPI_Irecv(buf, sizeof buf, MPI_BYTE, prev_, 21, MPI_COMM_WORLD, &recv));
+  barrier();
+  fill_pattern(out, sizeof out, seed_of(rank_, next_, 1, round));
+  CHECK_MPI(MPI_Isend(out, sizeof out, MPI_BYTE, next_, 21, MPI_COMM_WORLD, &send));
+  CHECK_MPI(MPI_Wait(&send, MPI_STATUS_IGNORE));
+  /* The sender's Ssend of a marker after it: matched only once the first
+   * message is, since both go to the same receiver in order. */
+  int marker = round;
+  CHECK_MPI(MPI_Ssend(&marker, 1, MPI_INT, next_, 23, MPI_COMM_WORLD));
+  barrier();
+  CHECK_MPI(MPI_Cancel(&recv));
+  CHECK_MPI(MPI_Wait(&recv, &status));
+  CHECK_MPI(MPI_Test_cancelled(&status, &cancelled));
+  CHECK(!cancelled, "a receive whose message had come was cancelled");
+  CHECK_STATUS(status, prev_, 21, MPI_BYTE, sizeof buf);
+  CHECK_PATTERN(buf, sizeof buf, seed_of(prev_, rank_, 1, round), "cancelled too late");
+}
+
+/* The marker of cancels(): received before the sender's Ssend returns. */
+static void cancels_marker_recv(MPI_Request *marker_recv, int *marker) {
+  CHECK_MPI(MPI_Irecv(marker, 1, MPI_INT, prev_, 23, MPI_COMM_WORLD, marker_recv));
+}
+
+/* 4. Synchronous sends. */
+static void ssends(int round) {
+  char in[16], out[16];
+  MPI_Request recv, send;
+  MPI_Status status;
+  fill_pattern(out, sizeof out, seed_of(rank_, next_, 3, round));
+  CHECK_MPI(MPI_Irecv(in, sizeof in, MPI_BYTE, prev_, 30, MPI_COMM_WORLD, &recv));
+  barrier();
+  if (size_ > 1) {
+    CHECK_MPI(MPI_Ssend(out, sizeof out, MPI_BYTE, next_, 30, MPI_COMM_WORLD));
+  } else {
+    CHECK_MPI(MPI_Issend(out, sizeof out, MPI_BYTE, next_, 30, MPI_COMM_WORLD, &send));
+    CHECK_MPI(MPI_Wait(&send, MPI_STATUS_IGNORE));
+  }
+  CHECK_MPI(MPI_Wait(&recv, &status));
+  CHECK_STATUS(status, prev_, 30, MPI_BYTE, sizeof in);
+  CHECK_PATTERN(in, sizeof in, seed_of(prev_, rank_, 3, round), "ssend into a posted receive");
+  /* Sent first, received after. */
+  CHECK_MPI(MPI_Issend(out, 8, MPI_BYTE, next_, 31, MPI_COMM_WORLD, &send));
+  barrier();
+  CHECK_MPI(MPI_Recv(in, sizeof in, MPI_BYTE, prev_, 31, MPI_COMM_WORLD, &status));
+  CHECK_STATUS(status, prev_, 31, MPI_BYTE, 8);
+  CHECK_MPI(MPI_Wait(&send, MPI_STATUS_IGNORE));
+}
+
+/* 5. Completion calls over receives completed out of order. */
+static void completions(int round) {
+  enum { kMany = 6 };
+  char in[kMany][32], out[kMany][32];
+  MPI_Request recvs[kMany], sends[kMany];
+  for (int k = 0; k < kMany; ++k)
+    CHECK_MPI(MPI_Irecv(in[k], sizeof in[k], MPI_BYTE, prev_, 50 + k, MPI_COMM_WORLD,
+                        &recvs[k]));
+  barrier();
+  for (int k = kMany - 1; k >= 0; --k) {
+    fill_pattern(out[k], sizeof out[k], seed_of(rank_, next_, k, round));
+    CHECK_MPI(MPI_Isend(out[k], sizeof out[k], MPI_BYTE, next_, 50 + k, MPI_COMM_WORLD,
+                        &sends[k]));
+  }
+  int seen = 0;
+  for (int n = 0; n < kMany / 2; ++n) {
+    int index = -1;
+    MPI_Status status;
+    CHECK_MPI(MPI_Waitany(kMany, recvs, &index, &status));
+    CHECK(index >= 0 && index < kMany && status.MPI_TAG == 50 + index,
+          "Waitany: index %d tag %d", index, status.MPI_TAG);
+    CHECK_PATTERN(in[index], sizeof in[index], seed_of(prev_, rank_, index, round), "waitany");
+    ++seen;
+  }
+  while (seen < kMany) {
+    int outcount = 0, indices[kMany];
+    MPI_Status statuses[kMany];
+    CHECK_MPI(MPI_Testsome(kMany, recvs, &outcount, indices, statuses));
+    CHECK(outcount != MPI_UNDEFINED, "Testsome: no active request with %d of %d seen", seen,
+          kMany);
+    for (int j = 0; j < outcount; ++j) {
+      int k = indices[j];
+      CHECK(statuses[j].MPI_TAG == 50 + k, "Testsome: index %d tag %d", k, statuses[j].MPI_TAG);
+      CHECK_PATTERN(in[k], sizeof in[k], seed_of(prev_, rank_, k, round), "testsome");
+    }
+    seen += outcount;
+  }
+  CHECK_MPI(MPI_Waitall(kMany, sends, MPI_STATUSES_IGNORE));
+  /* A freed receive still takes its message in order: the next message
+   * with the same envelope goes to the receive after it. */
+  static char freed[8];
+  char after[8];
+  MPI_Request recv;
+  MPI_Status status;
+  CHECK_MPI(MPI_Irecv(freed, sizeof freed, MPI_BYTE, prev_, 60, MPI_COMM_WORLD, &recv));
+  CHECK_MPI(MPI_Request_free(&recv));
+  barrier();
+  char first[8] = "first", second[8] = "second";
+  CHECK_MPI(MPI_Send(first, sizeof first, MPI_BYTE, next_, 60, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Send(second, sizeof second, MPI_BYTE, next_, 60, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Recv(after, sizeof after, MPI_BYTE, prev_, 60, MPI_COMM_WORLD, &status));
+  CHECK(strcmp(after, "second") == 0, "after a freed receive: '%.8s', want 'second'", after);
+}
+
+/* 6. Halo exchanges, nothing between posting and sending. */
+static void halos(int round) {
+  enum { kKinds = 3, kSteps = 20 };
+  static const int sizes[kKinds] = {8, 100, 2000};
+  char in[2][kKinds][2000], out[2][kKinds][2000];
+  for (int step = 0; step < kSteps; ++step) {
+    MPI_Request requests[4 * kKinds];
+    int n = 0;
+    for (int k = 0; k < kKinds; ++k) {
+      CHECK_MPI(MPI_Irecv(in[0][k], sizes[k], MPI_BYTE, prev_, 70 + k, MPI_COMM_WORLD,
+                          &requests[n++]));
+      CHECK_MPI(MPI_Irecv(in[1][k], sizes[k], MPI_BYTE, next_, 80 + k, MPI_COMM_WORLD,
+                          &requests[n++]));
+    }
+    for (int k = 0; k < kKinds; ++k) {
+      fill_pattern(out[0][k], (size_t)sizes[k], seed_of(rank_, next_, k, round * kSteps + step));
+      fill_pattern(out[1][k], (size_t)sizes[k], seed_of(rank_, prev_, k, round * kSteps + step));
+      CHECK_MPI(MPI_Isend(out[0][k], sizes[k], MPI_BYTE, next_, 70 + k, MPI_COMM_WORLD,
+                          &requests[n++]));
+      CHECK_MPI(MPI_Isend(out[1][k], sizes[k], MPI_BYTE, prev_, 80 + k, MPI_COMM_WORLD,
+                          &requests[n++]));
+    }
+    CHECK_MPI(MPI_Waitall(n, requests, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < kKinds; ++k) {
+      CHECK_PATTERN(in[0][k], (size_t)sizes[k], seed_of(prev_, rank_, k, round * kSteps + step),
+                    "halo from the previous rank");
+      CHECK_PATTERN(in[1][k], (size_t)sizes[k], seed_of(next_, rank_, k, round * kSteps + step),
+                    "halo from the next rank");
+    }
+    int mine = rank_ * 1000 + step, theirs = -1;
+    MPI_Status status;
+    CHECK_MPI(MPI_Sendrecv(&mine, 1, MPI_INT, next_, 90, &theirs, 1, MPI_INT, prev_, 90,
+                           MPI_COMM_WORLD, &status));
+    CHECK(theirs == prev_ * 1000 + step, "sendrecv got %d, want %d", theirs,
+          prev_ * 1000 + step);
+  }
+}
+
+int main(int argc, char **argv) {
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  rank_ = world_rank();
+  size_ = world_size();
+  next_ = (rank_ + 1) % size_;
+  prev_ = (rank_ + size_ - 1) % size_;
+  int rounds = (int)arg_ll(argc, argv, "--rounds", 2);
+  size_t hold = (size_t)arg_ll(argc, argv, "--hold-memory", 0);
+  char *held = NULL;
+  if (hold > 0) {
+    held = xmalloc(hold);
+    memset(held, rank_ + 1, hold);
+  }
+  char *in[kStream], *out[kStream];
+  for (int k = 0; k < kStream; ++k) {
+    in[k] = xmalloc(kSizes[k] + 1);
+    out[k] = xmalloc(kSizes[k] + 1);
+  }
+  for (int round = 0; round < rounds; ++round) {
+    for (int mode = 0; mode < 4; ++mode) stream(in, out, mode, round);
+    probes(round);
+    MPI_Request marker_recv;
+    int marker = -1;
+    cancels_marker_recv(&marker_recv, &marker);
+    cancels(round);
+    CHECK_MPI(MPI_Wait(&marker_recv, MPI_STATUS_IGNORE));
+    CHECK(marker == round, "marker %d, want %d", marker, round);
+    ssends(round);
+    completions(round);
+    halos(round);
+    if (held != NULL) {
+      for (size_t i = 0; i < hold; i += 4096)
+        CHECK(held[i] == (char)(rank_ + 1), "held memory changed at %zu", i);
+    }
+  }
+  for (int k = 0; k < kStream; ++k) {
+    free(in[k]);
+    free(out[k]);
+  }
+  free(held);
+  barrier();
+  if (rank_ == 0) printf("direct_mix: %d rounds on %d ranks passed\n", rounds, size_);
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}

@@ -1,0 +1,200 @@
+// The direct table (common/direct_table.h) as two ranks' direct paths use
+// it (src/slave/p2p/direct_path.*): which published receive a sender's
+// message goes into, and when it must go through the master instead.
+// Both "ranks" are this process, which may write into its own memory.
+#include "slave/p2p/direct_path.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace bdmpi {
+namespace {
+
+constexpr int kComm = 5;
+constexpr int kSender = 0;
+constexpr int kReceiver = 1;
+
+class DirectPathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::size_t bytes = (DirectTable::Bytes(2) + 4095) / 4096 * 4096;
+    memory_ = std::aligned_alloc(4096, bytes);
+    std::memset(memory_, 0, bytes);
+    table_ = DirectTable(memory_, 2);
+    sender_.StartWith(table_, kSender, 4096, 0);
+    receiver_.StartWith(table_, kReceiver, 4096, 0);
+  }
+  void TearDown() override { std::free(memory_); }
+
+  std::shared_ptr<DirectRecv> Post(int source, int tag, char* buffer, std::uint64_t capacity,
+                                   std::uint64_t id) {
+    return receiver_.Post(kComm, source, tag, reinterpret_cast<std::uint64_t>(buffer), capacity,
+                          id);
+  }
+  DirectSend Send(const char* text, int tag, std::uint64_t* recv_id = nullptr) {
+    std::uint64_t id = 0;
+    DirectSend sent = sender_.TrySend(text, std::strlen(text) + 1, kComm, kSender, tag,
+                                      kReceiver, &id);
+    if (recv_id != nullptr) *recv_id = id;
+    return sent;
+  }
+
+  void* memory_ = nullptr;
+  DirectTable table_;
+  DirectPath sender_;
+  DirectPath receiver_;
+};
+
+TEST_F(DirectPathTest, GoesIntoTheFirstMatchingReceiveInPostingOrder) {
+  char first[16] = {}, second[16] = {};
+  auto r1 = Post(kSender, 7, first, sizeof first, 1);
+  auto r2 = Post(kSender, 7, second, sizeof second, 2);
+  ASSERT_TRUE(r1->published());
+  EXPECT_EQ(Send("one", 7), DirectSend::kDone);
+  EXPECT_STREQ(first, "one");
+  EXPECT_TRUE(receiver_.Written(*r1));
+  EXPECT_FALSE(receiver_.Written(*r2));
+  EXPECT_EQ(Send("two", 7), DirectSend::kDone);
+  EXPECT_STREQ(second, "two");
+  DirectStatus status = receiver_.TakeWritten(*r1);
+  EXPECT_EQ(status.source, kSender);
+  EXPECT_EQ(status.tag, 7);
+  EXPECT_EQ(status.bytes, 4u);
+  receiver_.TakeWritten(*r2);
+  // Nothing posted any more: through the master.
+  EXPECT_EQ(Send("three", 7), DirectSend::kNo);
+}
+
+TEST_F(DirectPathTest, SkipsReceivesThatDoNotAcceptTheMessage) {
+  char other_tag[16] = {}, other_source[16] = {}, any[16] = {};
+  Post(kSender, 9, other_tag, sizeof other_tag, 1);
+  Post(3, 7, other_source, sizeof other_source, 2);
+  auto wild = Post(-1, -1, any, sizeof any, 3);
+  EXPECT_EQ(Send("x", 7), DirectSend::kDone);
+  EXPECT_STREQ(any, "x");
+  EXPECT_EQ(other_tag[0], 0);
+  EXPECT_EQ(other_source[0], 0);
+  EXPECT_TRUE(receiver_.Written(*wild));
+}
+
+TEST_F(DirectPathTest, TheFirstMatchDecidesEvenWhenItCannotTakeIt) {
+  char small[2] = {}, large[16] = {};
+  Post(kSender, 7, small, sizeof small, 1);
+  Post(kSender, 7, large, sizeof large, 2);
+  // The first match is too small: the master truncates it, no later one
+  // may take the message.
+  EXPECT_EQ(Send("long", 7), DirectSend::kNo);
+  EXPECT_EQ(large[0], 0);
+}
+
+TEST_F(DirectPathTest, AReceiveWithGapsSendsItsMatchesToTheMaster) {
+  char large[16] = {};
+  // A receive into a type with gaps (no address) is not written.
+  receiver_.Post(kComm, kSender, 7, 0, 64, 1);
+  Post(kSender, 7, large, sizeof large, 2);
+  EXPECT_EQ(Send("gap", 7), DirectSend::kNo);
+  EXPECT_EQ(large[0], 0);
+}
+
+TEST_F(DirectPathTest, AnEarlierMessageAtTheMasterKeepsLaterOnesThere) {
+  char buffer[16] = {};
+  auto recv = Post(kSender, 7, buffer, sizeof buffer, 1);
+  RequestMsg request;
+  sender_.CountMasterSend(kReceiver, request);
+  EXPECT_EQ(request.counted, 1);
+  EXPECT_EQ(Send("later", 7), DirectSend::kNo);
+  // The master matched the earlier one.
+  table_.pending(kSender, kReceiver).fetch_sub(1);
+  EXPECT_EQ(Send("later", 7), DirectSend::kDone);
+  EXPECT_TRUE(receiver_.Written(*recv));
+}
+
+TEST_F(DirectPathTest, NothingIsWrittenIntoARankThatIsNotAccepting) {
+  char buffer[16] = {};
+  auto recv = Post(kSender, 7, buffer, sizeof buffer, 1);
+  receiver_.StopAccepting();
+  EXPECT_EQ(Send("no", 7), DirectSend::kNo);
+  EXPECT_EQ(table_.rank(kReceiver).writers.load(), 0u);
+  receiver_.Accept();
+  EXPECT_EQ(Send("yes", 7), DirectSend::kDone);
+  EXPECT_STREQ(buffer, "yes");
+}
+
+TEST_F(DirectPathTest, AToldReceiveIsCompletedByTheMaster) {
+  std::vector<char> buffer(2000), message(1000, 'm');
+  message.back() = '\0';
+  auto recv = Post(kSender, 7, buffer.data(), buffer.size(), 42);
+  ASSERT_TRUE(receiver_.Tell(*recv));
+  // An inline-sized message into it goes through the master: one queue
+  // message either way.
+  EXPECT_EQ(Send("told", 7), DirectSend::kNo);
+  std::uint64_t id = 0;
+  EXPECT_EQ(Send(message.data(), 7, &id), DirectSend::kDoneTold);
+  EXPECT_EQ(id, 42u);
+  EXPECT_STREQ(buffer.data(), message.data());
+  // The receiver collects it from the master, not from its slot.
+  EXPECT_FALSE(receiver_.Written(*recv));
+  EXPECT_EQ(table_.rank(kReceiver).slots[recv->slot].word.load(),
+            DirectWord(recv->seq, DirectState::kDoneTold));
+}
+
+TEST_F(DirectPathTest, AReceiveTakenBeforeItIsToldIsNotTold) {
+  char first[16] = {}, second[16] = {};
+  auto r1 = Post(kSender, 7, first, sizeof first, 1);
+  auto r2 = Post(kSender, 8, second, sizeof second, 2);
+  RequestMsg post1, post2;
+  post1.id = 1;
+  post2.id = 2;
+  receiver_.Defer(r1, post1);
+  receiver_.Defer(r2, post2);
+  EXPECT_EQ(Send("one", 7), DirectSend::kDone);
+  std::vector<std::uint64_t> told;
+  receiver_.TellDeferred([&](const RequestMsg& post) { told.push_back(post.id); });
+  EXPECT_EQ(told, std::vector<std::uint64_t>{2});
+  EXPECT_FALSE(r1->told);
+  EXPECT_TRUE(r2->told);
+  EXPECT_TRUE(receiver_.Written(*r1));
+  EXPECT_FALSE(receiver_.HasDeferred());
+}
+
+TEST_F(DirectPathTest, AReceiveBeyondTheRingStopsSendersUntilItIsOver) {
+  std::vector<char> buffers(kDirectSlots + 1);
+  std::vector<std::shared_ptr<DirectRecv>> posted;
+  for (std::uint64_t i = 0; i < kDirectSlots; ++i)
+    posted.push_back(Post(kSender, 100, &buffers[i], 1, i + 1));
+  char last[16] = {};
+  auto unpublished = Post(kSender, 7, last, sizeof last, 99);
+  EXPECT_FALSE(unpublished->published());
+  EXPECT_TRUE(unpublished->told);  // posted to the master at once
+  // The master must match it: no later receive may take its message.
+  EXPECT_EQ(Send("x", 7), DirectSend::kNo);
+  receiver_.Collect(*unpublished);
+  auto published = Post(kSender, 7, last, sizeof last, 100);
+  // Its slot is the one of the oldest, still live: not published either.
+  EXPECT_FALSE(published->published());
+  receiver_.Collect(*published);
+  for (auto& recv : posted) receiver_.Collect(*recv);
+  auto again = Post(kSender, 7, last, sizeof last, 101);
+  EXPECT_TRUE(again->published());
+  EXPECT_EQ(Send("y", 7), DirectSend::kDone);
+  EXPECT_STREQ(last, "y");
+}
+
+TEST_F(DirectPathTest, OffCountsButSendsNothingDirectly) {
+  DirectPath off;
+  off.StartWith(table_, kSender, 0, 0);
+  char buffer[16] = {};
+  Post(kSender, 7, buffer, sizeof buffer, 1);
+  std::uint64_t id = 0;
+  EXPECT_EQ(off.TrySend("a", 2, kComm, kSender, 7, kReceiver, &id), DirectSend::kNo);
+  RequestMsg request;
+  off.CountMasterSend(kReceiver, request);
+  EXPECT_EQ(table_.pending(kSender, kReceiver).load(), 1u);
+}
+
+}  // namespace
+}  // namespace bdmpi
