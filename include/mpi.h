@@ -2337,6 +2337,11 @@ int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
 int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag,
                                MPI_Info info, MPI_Errhandler errhandler,
                                MPI_Comm *newcomm);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                     MPI_Group remote_group, int remote_leader,
+                                     const char *stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler,
+                                     MPI_Comm *newintercomm);
 MPI_Fint MPI_Session_c2f(MPI_Session session);
 MPI_Session MPI_Session_f2c(MPI_Fint session);
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
@@ -2362,6 +2367,11 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag,
                                 MPI_Info info, MPI_Errhandler errhandler,
                                 MPI_Comm *newcomm);
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler,
+                                      MPI_Comm *newintercomm);
 MPI_Fint PMPI_Session_c2f(MPI_Session session);
 MPI_Session PMPI_Session_f2c(MPI_Fint session);
 /* ----------------------------------------------- end of MPI-4 sessions */

@@ -28,6 +28,20 @@ const char* ThreadLevelName(int level) {
   }
 }
 
+// No communicator yet: errors go to the handler the new one was to have.
+int RaiseOnNewComm(const char* function, MPI_Errhandler errhandler, int error_class,
+                   const char* detail) {
+  if (MPI_Comm_errhandler_function* user = bdmpi::ErrhandlerFunction(errhandler)) {
+    MPI_Comm none = MPI_COMM_NULL;
+    int code = error_class;
+    user(&none, &code);
+    return error_class;
+  }
+  return bdmpi::ApplyErrhandler(
+      errhandler == MPI_ERRORS_RETURN ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL, function,
+      error_class, detail);
+}
+
 }  // namespace
 
 extern "C" {
@@ -159,20 +173,27 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name,
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
                                 MPI_Errhandler errhandler, MPI_Comm* newcomm) {
-  // No communicator yet: errors go to the handler the new one was to have.
   return bdmpi::GuardWith(
       [&](int error_class, const char* detail) {
-        if (MPI_Comm_errhandler_function* user = bdmpi::ErrhandlerFunction(errhandler)) {
-          MPI_Comm none = MPI_COMM_NULL;
-          int code = error_class;
-          user(&none, &code);
-          return error_class;
-        }
-        return bdmpi::ApplyErrhandler(errhandler == MPI_ERRORS_RETURN ? MPI_ERRORS_RETURN
-                                                                      : MPI_ERRORS_ARE_FATAL,
-                                      "MPI_Comm_create_from_group", error_class, detail);
+        return RaiseOnNewComm("MPI_Comm_create_from_group", errhandler, error_class, detail);
       },
       [&] { *newcomm = bdmpi::CommCreateFromGroup(group, stringtag, info, errhandler); });
+}
+
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char* stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
+  return bdmpi::GuardWith(
+      [&](int error_class, const char* detail) {
+        return RaiseOnNewComm("MPI_Intercomm_create_from_groups", errhandler, error_class,
+                              detail);
+      },
+      [&] {
+        *newintercomm = bdmpi::IntercommCreateFromGroups(
+            local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler);
+      });
 }
 
 #pragma weak MPI_Session_c2f = PMPI_Session_c2f

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/protocol.h"
 #include "slave/coll/coll_p2p.h"
+#include "slave/comm/comm.h"
 #include "slave/comm/intercomm.h"
 #include "slave/runtime/errhandlers.h"
 #include "slave/runtime/errors.h"
@@ -145,13 +146,17 @@ MPI_Comm CommCreateGroup(MPI_Comm comm_handle, MPI_Group group, int tag) {
 
 namespace bdmpi {
 
-MPI_Comm CommCreateFromGroup(MPI_Group group, const char* stringtag, MPI_Info info,
-                             MPI_Errhandler errhandler) {
+namespace {
+
+// The checks MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups
+// share; returns the string tag.
+std::string CheckFromGroup(const char* call, const char* stringtag, MPI_Info info,
+                           MPI_Errhandler errhandler) {
   RequireInitialized();
-  if (stringtag == nullptr) throw Error(kErrArg, "MPI_Comm_create_from_group: no string tag");
+  if (stringtag == nullptr) throw Error(kErrArg, std::string(call) + ": no string tag");
   std::string tag(stringtag);
   if (tag.size() >= MPI_MAX_STRINGTAG_LEN)
-    throw Error(kErrArg, "MPI_Comm_create_from_group: the string tag has " +
+    throw Error(kErrArg, std::string(call) + ": the string tag has " +
                              std::to_string(tag.size()) +
                              " characters; MPI_MAX_STRINGTAG_LEN allows " +
                              std::to_string(MPI_MAX_STRINGTAG_LEN - 1));
@@ -159,9 +164,17 @@ MPI_Comm CommCreateFromGroup(MPI_Group group, const char* stringtag, MPI_Info in
   CheckErrhandler(errhandler);
   if (FileErrhandlerFunction(errhandler) != nullptr || WinErrhandlerFunction(errhandler) != nullptr ||
       SessionErrhandlerFunction(errhandler) != nullptr)
-    throw Error(kErrArg,
-                "MPI_Comm_create_from_group: the error handler is not one for communicators "
-                "(use a predefined one or one from MPI_Comm_create_errhandler)");
+    throw Error(kErrArg, std::string(call) +
+                             ": the error handler is not one for communicators (use a "
+                             "predefined one or one from MPI_Comm_create_errhandler)");
+  return tag;
+}
+
+}  // namespace
+
+MPI_Comm CommCreateFromGroup(MPI_Group group, const char* stringtag, MPI_Info info,
+                             MPI_Errhandler errhandler) {
+  std::string tag = CheckFromGroup("MPI_Comm_create_from_group", stringtag, info, errhandler);
   const GroupInfo& members = LookupGroup(group);
   if (members.empty()) return MPI_COMM_NULL;
   // Every group is of world ranks, and a world rank is its rank in
@@ -179,6 +192,45 @@ MPI_Comm CommCreateFromGroup(MPI_Group group, const char* stringtag, MPI_Info in
   if (info != MPI_INFO_NULL) made.hints = LookupInfo(info);
   made.world_ranks = members;
   return NewComm(std::move(made));
+}
+
+MPI_Comm IntercommCreateFromGroups(MPI_Group local_group, int local_leader,
+                                   MPI_Group remote_group, int remote_leader,
+                                   const char* stringtag, MPI_Info info,
+                                   MPI_Errhandler errhandler) {
+  const char* call = "MPI_Intercomm_create_from_groups";
+  std::string tag = CheckFromGroup(call, stringtag, info, errhandler);
+  const GroupInfo& local = LookupGroup(local_group);
+  const GroupInfo& remote = LookupGroup(remote_group);
+  if (local.empty() || remote.empty())
+    throw Error(kErrGroup, std::string(call) + ": both groups must have members");
+  if (remote_leader < 0 || remote_leader >= static_cast<int>(remote.size()))
+    throw Error(kErrRank, "remote leader " + std::to_string(remote_leader) +
+                              " is not a rank of the remote group");
+  // The local communicator first (its tags come from the local group), then
+  // MPI_Intercomm_create over MPI_COMM_WORLD, whose leaders talk on its
+  // twin with a tag both sides derive alike: from the string tag and the
+  // two groups, the one with the lower first member first.
+  MPI_Comm local_comm = CommCreateFromGroup(local_group, stringtag, MPI_INFO_NULL,
+                                            MPI_ERRORS_RETURN);
+  bool local_first = local.front() < remote.front();
+  std::vector<int> both = local_first ? local : remote;
+  const GroupInfo& second = local_first ? remote : local;
+  both.insert(both.end(), second.begin(), second.end());
+  int leaders_tag = FromGroupTag(tag, both, 0) & 0x00ffffff;
+  MPI_Comm made = MPI_COMM_NULL;
+  try {
+    made = IntercommCreate(local_comm, local_leader, MPI_COMM_WORLD,
+                           remote[static_cast<std::size_t>(remote_leader)], leaders_tag);
+  } catch (...) {
+    CommFree(&local_comm);
+    throw;
+  }
+  CommFree(&local_comm);
+  CommInfo& result = LookupComm(made);
+  result.errhandler = errhandler;
+  if (info != MPI_INFO_NULL) result.hints = LookupInfo(info);
+  return made;
 }
 
 }  // namespace bdmpi

@@ -39,6 +39,14 @@ int AgreeOnCommTags(const CommInfo& exchange, const std::vector<int>& exchange_r
 MPI_Comm CommCreateFromGroup(MPI_Group group, const char* stringtag, MPI_Info info,
                              MPI_Errhandler errhandler);
 
+// MPI_Intercomm_create_from_groups: MPI_Comm_create_from_group of the
+// local group, then MPI_Intercomm_create over MPI_COMM_WORLD's twin with a
+// leaders' tag derived from `stringtag` and both groups.
+MPI_Comm IntercommCreateFromGroups(MPI_Group local_group, int local_leader,
+                                   MPI_Group remote_group, int remote_leader,
+                                   const char* stringtag, MPI_Info info,
+                                   MPI_Errhandler errhandler);
+
 // MPI_Comm_create_group: only the members of `group` (a subgroup of
 // comm's) call it; `tag` tells concurrent calls on one communicator apart.
 MPI_Comm CommCreateGroup(MPI_Comm comm, MPI_Group group, int tag);

@@ -7,7 +7,8 @@
  * makes groups of them and communicators of the groups
  * (MPI_Comm_create_from_group) and uses those: an allreduce, a ring, two
  * communicators over one group whose messages do not mix, disjoint halves
- * made with one string tag. A session error handler sees an unknown set's
+ * made with one string tag, and an intercommunicator between the halves
+ * (MPI_Intercomm_create_from_groups). A session error handler sees an unknown set's
  * MPI_ERR_ARG and MPI_Session_call_errhandler's code; a second session
  * opens and closes while the first stays. With --with-init the world model
  * runs alongside: MPI_Init after MPI_Session_init, the session's WORLD
@@ -198,6 +199,42 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Allreduce(&mine, &half_sum, 1, MPI_LONG, MPI_SUM, half));
   CHECK(half_sum == expect_half, "half allreduce %ld, want %ld", half_sum, expect_half);
   CHECK_MPI(MPI_Comm_free(&half));
+
+  /* The halves face each other: an intercommunicator from the two groups,
+   * leaders rank 0 of each; every rank sends its world rank to the remote
+   * rank of its own number (when there is one). */
+  if (size > 1) {
+    MPI_Group other_group;
+    int other_range[1][3] = {{1 - rank % 2, size - 1, 2}};
+    if (other_range[0][0] > other_range[0][1]) other_range[0][1] = other_range[0][0];
+    CHECK_MPI(MPI_Group_range_incl(world_group, 1, other_range, &other_group));
+    MPI_Comm inter;
+    CHECK_MPI(MPI_Intercomm_create_from_groups(half_group, 0, other_group, 0,
+                                               "org.bdmpi.test.sessions.inter", MPI_INFO_NULL,
+                                               MPI_ERRORS_RETURN, &inter));
+    int is_inter = 0, remote_size = -1, inter_rank = -1;
+    CHECK_MPI(MPI_Comm_test_inter(inter, &is_inter));
+    CHECK_MPI(MPI_Comm_remote_size(inter, &remote_size));
+    CHECK_MPI(MPI_Comm_rank(inter, &inter_rank));
+    int want_remote = size - want_half;
+    CHECK(is_inter && remote_size == want_remote && inter_rank == rank / 2,
+          "intercommunicator: inter %d, rank %d, remote size %d (want %d)", is_inter, inter_rank,
+          remote_size, want_remote);
+    MPI_Request pair[2];
+    int from_remote = -1, partner = inter_rank;
+    int sends = partner < remote_size;
+    if (sends) {
+      CHECK_MPI(MPI_Irecv(&from_remote, 1, MPI_INT, partner, 11, inter, &pair[0]));
+      CHECK_MPI(MPI_Isend(&rank, 1, MPI_INT, partner, 11, inter, &pair[1]));
+      CHECK_MPI(MPI_Waitall(2, pair, MPI_STATUSES_IGNORE));
+      int want_from = 2 * partner + (1 - rank % 2);
+      CHECK(from_remote == want_from, "intercommunicator: got %d from remote %d, want %d",
+            from_remote, partner, want_from);
+    }
+    CHECK_MPI(MPI_Barrier(inter));
+    CHECK_MPI(MPI_Comm_free(&inter));
+    CHECK_MPI(MPI_Group_free(&other_group));
+  }
   CHECK_MPI(MPI_Group_free(&half_group));
 
   MPI_Comm self = comm_of_pset(session, "mpi://SELF", "org.bdmpi.test.sessions.self");
