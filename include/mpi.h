@@ -2295,6 +2295,117 @@ int PMPI_Win_flush_local_all(MPI_Win win);
 int PMPI_Win_sync(MPI_Win win);
 /* ------------------------------------------- end of one-sided (RMA) */
 
+/* ------------------------------------ MPI-4 sessions (MPI 4.1 11.3) */
+
+/* A session is a handle like the others (top byte 0x68); the process sets
+ * are "mpi://WORLD" and "mpi://SELF". The runtime connects to its master
+ * on the first of MPI_Init and MPI_Session_init and disconnects at the last
+ * of MPI_Finalize and MPI_Session_finalize (src/slave/runtime/session.h). */
+typedef int MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0x28000000)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+/* MPI-4's error classes (58..61 were free below MPI_ERR_LASTCODE). */
+#define MPI_ERR_PROC_ABORTED 58
+#define MPI_ERR_SESSION 59
+#define MPI_ERR_VALUE_TOO_LARGE 60
+#define MPI_ERR_ERRHANDLER 61
+/* Aborts the job, as MPI_ERRORS_ARE_FATAL does: BDMPI's ranks end
+ * together. */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000002)
+typedef void(MPI_Session_errhandler_function)(MPI_Session *session,
+                                              int *errcode, ...);
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
+                     MPI_Session *session);
+int MPI_Session_finalize(MPI_Session *session);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info,
+                              int *npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n,
+                             int *pset_len, char *pset_name);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name,
+                              MPI_Info *info);
+int MPI_Session_create_errhandler(
+    MPI_Session_errhandler_function *session_errhandler_fn,
+    MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session,
+                               MPI_Errhandler *errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
+                                MPI_Group *newgroup);
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag,
+                               MPI_Info info, MPI_Errhandler errhandler,
+                               MPI_Comm *newcomm);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                     MPI_Group remote_group, int remote_leader,
+                                     const char *stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler,
+                                     MPI_Comm *newintercomm);
+MPI_Fint MPI_Session_c2f(MPI_Session session);
+MPI_Session MPI_Session_f2c(MPI_Fint session);
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
+                      MPI_Session *session);
+int PMPI_Session_finalize(MPI_Session *session);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info,
+                               int *npset_names);
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n,
+                              int *pset_len, char *pset_name);
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name,
+                               MPI_Info *info);
+int PMPI_Session_create_errhandler(
+    MPI_Session_errhandler_function *session_errhandler_fn,
+    MPI_Errhandler *errhandler);
+int PMPI_Session_set_errhandler(MPI_Session session,
+                                MPI_Errhandler errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session,
+                                MPI_Errhandler *errhandler);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
+                                 MPI_Group *newgroup);
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag,
+                                MPI_Info info, MPI_Errhandler errhandler,
+                                MPI_Comm *newcomm);
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler,
+                                      MPI_Comm *newintercomm);
+MPI_Fint PMPI_Session_c2f(MPI_Session session);
+MPI_Session PMPI_Session_f2c(MPI_Fint session);
+/* ----------------------------------------------- end of MPI-4 sessions */
+
+/* ------------------- partitioned communication (MPI 4.1 chapter 4) */
+
+/* A partitioned send sends its whole buffer as one message when its last
+ * partition is marked ready (src/slave/p2p/partitioned.h). */
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count,
+                   MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request);
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count,
+                   MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request);
+int MPI_Pready(int partition, MPI_Request request);
+int MPI_Pready_range(int partition_low, int partition_high,
+                     MPI_Request request);
+int MPI_Pready_list(int length, const int array_of_partitions[],
+                    MPI_Request request);
+int MPI_Parrived(MPI_Request request, int partition, int *flag);
+int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count,
+                    MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request);
+int PMPI_Precv_init(void *buf, int partitions, MPI_Count count,
+                    MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request);
+int PMPI_Pready(int partition, MPI_Request request);
+int PMPI_Pready_range(int partition_low, int partition_high,
+                      MPI_Request request);
+int PMPI_Pready_list(int length, const int array_of_partitions[],
+                     MPI_Request request);
+int PMPI_Parrived(MPI_Request request, int partition, int *flag);
+/* ------------------------------- end of partitioned communication */
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -20,6 +20,7 @@ enum class HandleKind : std::uint32_t {
   kRequest = 0x2c,
   kFile = 0x70,  // MPI_FILE_NULL is 0x30 << 24
   kWin = 0x60,   // MPI_WIN_NULL is 0x20 << 24
+  kSession = 0x68,  // MPI_SESSION_NULL is 0x28 << 24
 };
 
 inline constexpr int kHandleIndexMask = 0x00ffffff;

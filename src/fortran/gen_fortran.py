@@ -56,6 +56,15 @@ SKIP = {
     'MPI_Win_null_copy_fn': 'not yet bound (window callback)',
     'MPI_Win_dup_fn': 'not yet bound (window callback)',
     'MPI_Win_null_delete_fn': 'not yet bound (window callback)',
+    # Sessions (slave/api/session.cpp): C only for now; the modules have no
+    # MPI_Session handle type yet.
+    **{name: 'not yet bound (sessions)' for name in (
+        'MPI_Session_init', 'MPI_Session_finalize', 'MPI_Session_get_info',
+        'MPI_Session_get_num_psets', 'MPI_Session_get_nth_pset',
+        'MPI_Session_get_pset_info', 'MPI_Session_create_errhandler',
+        'MPI_Session_set_errhandler', 'MPI_Session_get_errhandler',
+        'MPI_Session_call_errhandler', 'MPI_Group_from_session_pset',
+        'MPI_Session_c2f', 'MPI_Session_f2c')},
 }
 
 # The tool interface (MPI_T_*) has no Fortran binding in the standard: its

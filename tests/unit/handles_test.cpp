@@ -195,6 +195,11 @@ TEST(HandlesTest, NullHandlesAreOfNoValidKind) {
   EXPECT_FALSE(HandleIs(MPI_WIN_NULL, HandleKind::kWin));
   EXPECT_EQ(static_cast<unsigned>(MPI_WIN_NULL) >> 24 | 0x40u,
             static_cast<unsigned>(HandleKind::kWin));
+  // The same for sessions; MPI_ERRORS_ABORT is the third predefined handler.
+  EXPECT_FALSE(HandleIs(MPI_SESSION_NULL, HandleKind::kSession));
+  EXPECT_EQ(static_cast<unsigned>(MPI_SESSION_NULL) >> 24 | 0x40u,
+            static_cast<unsigned>(HandleKind::kSession));
+  EXPECT_TRUE(HandleIs(MPI_ERRORS_ABORT, HandleKind::kErrhandler));
 }
 
 // The C types behind MPI_Aint/MPI_Offset/MPI_Count are the ones the

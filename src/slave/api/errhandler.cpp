@@ -40,10 +40,12 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     bdmpi::CommInfo& info = bdmpi::LookupComm(comm);
     bdmpi::CheckErrhandler(errhandler);
     // As Open MPI: a handler made for files takes other arguments.
-    if (bdmpi::FileErrhandlerFunction(errhandler) != nullptr)
+    if (bdmpi::FileErrhandlerFunction(errhandler) != nullptr ||
+        bdmpi::SessionErrhandlerFunction(errhandler) != nullptr)
       throw bdmpi::Error(MPI_ERR_ARG,
-                         "the error handler was made by MPI_File_create_errhandler: a "
-                         "communicator takes one made by MPI_Comm_create_errhandler");
+                         "the error handler was made by MPI_File_create_errhandler or "
+                         "MPI_Session_create_errhandler: a communicator takes one made by "
+                         "MPI_Comm_create_errhandler");
     info.errhandler = errhandler;
   });
 }

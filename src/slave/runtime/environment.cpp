@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "common/error.h"
 #include "slave/memory/arena.h"
@@ -22,9 +23,15 @@ namespace {
 struct Lifecycle {
   bool initialized = false;
   bool finalized = false;
+  // Sessions open (MPI_Session_init without its MPI_Session_finalize).
+  int sessions = 0;
+  // The runtime connected once and disconnected again: the master counts
+  // this rank as finished, so it cannot connect a second time.
+  bool disconnected = false;
   int thread_level = MPI_THREAD_SINGLE;
   // MPI_Is_thread_main's thread: set at static initialisation (the main
-  // thread) and again by MPI_Init, in case another thread called it.
+  // thread) and again by MPI_Init or the first MPI_Session_init, in case
+  // another thread called it.
   pthread_t main_thread = pthread_self();
 };
 
@@ -33,16 +40,22 @@ Lifecycle& State() {
   return state;
 }
 
-}  // namespace
+// Ranks take turns through the master, so a rank's threads must funnel
+// their MPI calls through the main thread.
+int ProvidedLevel(int required) {
+  return required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+}
 
-void Initialize(int required, int* provided) {
+// The first of MPI_Init and MPI_Session_init connects to the master.
+void ConnectOnce(const char* caller) {
   Lifecycle& state = State();
-  if (state.initialized)
-    throw Error(kErrOther, "MPI_Init called twice");
-  // Ranks take turns through the master, so a rank's threads must funnel
-  // their MPI calls through the main thread.
-  state.thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
-  if (provided != nullptr) *provided = state.thread_level;
+  if (Runtime::Instance() != nullptr) return;
+  if (state.disconnected)
+    throw Error(MPI_ERR_SESSION,
+                std::string(caller) +
+                    " after the last MPI_Finalize or MPI_Session_finalize: that one "
+                    "disconnected this rank from the job, which cannot take it back; keep "
+                    "a session (or the world model) open until the program's last MPI call");
   state.main_thread = pthread_self();
   // Keeps the malloc family in a static link (see malloc_hooks.cpp).
   if (memory::malloc_hooks_linked == 0) std::abort();
@@ -50,17 +63,53 @@ void Initialize(int required, int* provided) {
   BecomeSingletonJobUnlessLaunched();
   Runtime::Start();
   ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->layout());
+}
+
+// The last of MPI_Finalize and MPI_Session_finalize disconnects.
+void DisconnectIfLast() {
+  Lifecycle& state = State();
+  if (state.sessions > 0 || (state.initialized && !state.finalized)) return;
+  // Programs free their arrays before finalizing: blocks kept for reuse
+  // would count against the node's budget while the others finish.
+  memory::DropRecycled();
+  Runtime::Stop();
+  state.disconnected = true;
+}
+
+}  // namespace
+
+void Initialize(int required, int* provided) {
+  Lifecycle& state = State();
+  if (state.initialized)
+    throw Error(kErrOther, "MPI_Init called twice");
+  ConnectOnce("MPI_Init");
+  // SINGLE and FUNNELED work alike here, so a session that connected
+  // first with another level changes nothing but the answer.
+  state.thread_level = ProvidedLevel(required);
+  if (provided != nullptr) *provided = state.thread_level;
+  state.main_thread = pthread_self();
   state.initialized = true;
 }
 
 void Finalize() {
-  if (Runtime::Instance() == nullptr)
+  Lifecycle& state = State();
+  if (!state.initialized || state.finalized || Runtime::Instance() == nullptr)
     throw Error(kErrOther, "MPI_Finalize without MPI_Init");
-  // Programs free their arrays before MPI_Finalize: blocks kept for reuse
-  // would count against the node's budget while the others finish.
-  memory::DropRecycled();
-  Runtime::Stop();
-  State().finalized = true;
+  state.finalized = true;
+  DisconnectIfLast();
+}
+
+int ConnectSession(int required) {
+  ConnectOnce("MPI_Session_init");
+  ++State().sessions;
+  return ProvidedLevel(required);
+}
+
+void DisconnectSession() {
+  Lifecycle& state = State();
+  BDMPI_ENFORCE(state.sessions > 0, "closing a session that is not open");
+  --state.sessions;
+  DisconnectIfLast();
 }
 
 bool IsInitialized() { return State().initialized; }

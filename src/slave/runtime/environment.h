@@ -1,10 +1,17 @@
-// MPI_Init ... MPI_Finalize, and the queries that need no master.
+// MPI_Init ... MPI_Finalize, and the queries that need no master. The
+// runtime connects to its master on the first of MPI_Init and
+// MPI_Session_init and disconnects at the last of MPI_Finalize and
+// MPI_Session_finalize; a rank cannot connect again after that.
 #pragma once
 
 namespace bdmpi {
 
 void Initialize(int required, int* provided);
 void Finalize();
+// MPI_Session_init's and MPI_Session_finalize's share of the above:
+// ConnectSession returns the thread level the session provides.
+int ConnectSession(int required);
+void DisconnectSession();
 bool IsInitialized();
 bool IsFinalized();
 [[noreturn]] void AbortJob(int code);

@@ -12,15 +12,17 @@
 namespace bdmpi {
 namespace {
 
-// Handles: MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN are indices 0 and 1.
-constexpr int kFirstUserHandler = 2;
+// Handles: MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN and MPI_ERRORS_ABORT are
+// indices 0, 1 and 2.
+constexpr int kFirstUserHandler = 3;
 
 // Exactly one of the functions is set: the handler's kind.
 struct UserHandler {
   MPI_Comm_errhandler_function* function;
   MPI_File_errhandler_function* file_function;
   MPI_Win_errhandler_function* win_function = nullptr;
-  int references;  // the program's handles to it
+  int references;
+  MPI_Session_errhandler_function* session_function = nullptr;  // the program's handles to it
 };
 
 std::vector<UserHandler>& Handlers() {
@@ -40,7 +42,8 @@ std::map<int, AddedCode>& AddedCodes() {
 }
 
 bool IsPredefinedHandler(MPI_Errhandler handler) {
-  return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN;
+  return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN ||
+         handler == MPI_ERRORS_ABORT;
 }
 
 UserHandler* FindUser(MPI_Errhandler handler) {
@@ -75,6 +78,11 @@ MPI_Errhandler CreateWinErrhandler(MPI_Win_errhandler_function* function) {
   return NewHandler(UserHandler{nullptr, nullptr, function, 1});
 }
 
+MPI_Errhandler CreateSessionErrhandler(MPI_Session_errhandler_function* function) {
+  if (function == nullptr) throw Error(kErrArg, "no error handler function given");
+  return NewHandler(UserHandler{nullptr, nullptr, nullptr, 1, function});
+}
+
 void CheckErrhandler(MPI_Errhandler handler) {
   if (IsPredefinedHandler(handler)) return;
   UserHandler* user = FindUser(handler);
@@ -94,6 +102,11 @@ MPI_File_errhandler_function* FileErrhandlerFunction(MPI_Errhandler handler) {
 MPI_Win_errhandler_function* WinErrhandlerFunction(MPI_Errhandler handler) {
   UserHandler* user = FindUser(handler);
   return user == nullptr ? nullptr : user->win_function;
+}
+
+MPI_Session_errhandler_function* SessionErrhandlerFunction(MPI_Errhandler handler) {
+  UserHandler* user = FindUser(handler);
+  return user == nullptr ? nullptr : user->session_function;
 }
 
 void RetainErrhandler(MPI_Errhandler handler) {

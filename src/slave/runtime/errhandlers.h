@@ -1,8 +1,9 @@
-// User error handlers (MPI_Comm_create_errhandler, MPI_File_create_errhandler:
-// one table, so MPI_Errhandler_free works on both kinds) and the error classes,
-// codes and strings a program adds (MPI_Add_error_class/code/string). The
-// predefined handlers MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN are
-// handled by RaiseError (errors.h) itself.
+// User error handlers (MPI_Comm_create_errhandler, MPI_File_, MPI_Win_ and
+// MPI_Session_create_errhandler: one table, so MPI_Errhandler_free works on
+// every kind) and the error classes, codes and strings a program adds
+// (MPI_Add_error_class/code/string). The predefined handlers
+// MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT (the same here: the job ends) and
+// MPI_ERRORS_RETURN are handled by RaiseError (errors.h) itself.
 #pragma once
 
 #include <mpi.h>
@@ -14,6 +15,7 @@ namespace bdmpi {
 MPI_Errhandler CreateErrhandler(MPI_Comm_errhandler_function* function);
 MPI_Errhandler CreateFileErrhandler(MPI_File_errhandler_function* function);
 MPI_Errhandler CreateWinErrhandler(MPI_Win_errhandler_function* function);
+MPI_Errhandler CreateSessionErrhandler(MPI_Session_errhandler_function* function);
 // Throws MPI_ERR_ARG unless `handler` is predefined or a live user handler.
 void CheckErrhandler(MPI_Errhandler handler);
 // The function of a user handler for communicators (files); nullptr for
@@ -21,6 +23,7 @@ void CheckErrhandler(MPI_Errhandler handler);
 MPI_Comm_errhandler_function* ErrhandlerFunction(MPI_Errhandler handler);
 MPI_File_errhandler_function* FileErrhandlerFunction(MPI_Errhandler handler);
 MPI_Win_errhandler_function* WinErrhandlerFunction(MPI_Errhandler handler);
+MPI_Session_errhandler_function* SessionErrhandlerFunction(MPI_Errhandler handler);
 // MPI_Comm_get_errhandler hands out a reference the program frees.
 void RetainErrhandler(MPI_Errhandler handler);
 // MPI_Errhandler_free: drops the program's reference; communicators that

@@ -42,6 +42,11 @@ const char* ErrorClassString(int error_class) {
     case MPI_ERR_NO_SPACE: return "MPI_ERR_NO_SPACE: no space left (or a system limit reached)";
     case MPI_ERR_UNSUPPORTED_OPERATION:
       return "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported";
+    // MPI-4's.
+    case MPI_ERR_PROC_ABORTED: return "MPI_ERR_PROC_ABORTED: a process aborted";
+    case MPI_ERR_SESSION: return "MPI_ERR_SESSION: invalid session";
+    case MPI_ERR_VALUE_TOO_LARGE: return "MPI_ERR_VALUE_TOO_LARGE: value too large for its output";
+    case MPI_ERR_ERRHANDLER: return "MPI_ERR_ERRHANDLER: invalid error handler";
     // MPI-IO's classes (src/slave/io).
     case MPI_ERR_ACCESS: return "MPI_ERR_ACCESS: permission denied";
     case MPI_ERR_AMODE: return "MPI_ERR_AMODE: invalid access mode";
