@@ -17,7 +17,7 @@
 
 namespace bdmpi {
 
-// Environment variables through which a master tells a slave who it is.
+// Variables through which a master tells a slave who it is (common/rank_wiring.h).
 inline constexpr const char* kEnvJobId = "BDMPI_JOB_ID";
 inline constexpr const char* kEnvNode = "BDMPI_NODE";
 inline constexpr const char* kEnvSlave = "BDMPI_SLAVE";

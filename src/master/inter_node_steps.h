@@ -1,5 +1,5 @@
 // The inter-node step of each collective the masters run, started on the
-// network thread (Network::StartStep) from the message table's row.
+// network thread (NetworkTransport::StartStep) from the message table's row.
 #pragma once
 
 #include <cstddef>

@@ -111,7 +111,7 @@ bool MpiTransport::TestReceive(MPI_Request& request, std::size_t capacity, int p
   int error_class = MPI_SUCCESS;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
   // More bytes than this master expects: its members and those of another
-  // node gave different sizes (see Network::ProgressCollectives).
+  // node gave different sizes (see NetworkTransport::ProgressCollectives).
   if (error_class == MPI_ERR_TRUNCATE)
     throw Error(kErrTruncate, "node " + std::to_string(group_->nodes[peer]) + " sent more than " +
                                   std::to_string(capacity) + " bytes");
@@ -171,7 +171,7 @@ bool MpiTransport::Test(coll::RequestId id) {
         std::memcpy(pending.data, pending.frame.data() + sizeof(StepSignature), received);
     }
     // Same call, root and total size, yet another message size: its ranks
-    // and ours passed different datatypes (see Network::ProgressCollectives).
+    // and ours passed different datatypes (see NetworkTransport::ProgressCollectives).
     if (received != pending.expected)
       throw Error(kErrTruncate, "node " + std::to_string(group_->nodes[pending.peer]) +
                                     " sent " + std::to_string(received) + " bytes where " +

@@ -1,11 +1,16 @@
 // The master's network thread: the only thread that calls Open MPI after
 // MPI_Init, but for the record exchange at the job's end, which has a
-// communicator of its own (record_exchange.h). It forwards BDMPI messages to
-// other nodes' masters (streaming large ones in chunks between spill files),
-// runs the inter-node steps of collectives as non-blocking MPI operations,
-// and reports what arrived to the event loop as NetworkEvents. Collectives on
-// different communicators and point-to-point traffic all progress here at the
-// same time, so none can block another.
+// communicator of its own (record_exchange.h). Each round of its loop
+// progresses its two halves, each with its own communicators and state:
+// the transport (network_transport.h) forwards BDMPI messages to other
+// nodes' masters (streaming large ones in chunks between spill files) and
+// runs the inter-node steps of collectives as non-blocking MPI operations;
+// the control (network_control.h) carries heartbeats, abort notices, the
+// deadlock watch, the live status and the shutdown. What arrived goes to the
+// event loop as NetworkEvents. Collectives on different communicators and
+// point-to-point traffic all progress at the same time, so none can block
+// another. This class is what the event loop sees: the thread, and what
+// passes between it and the event loop.
 #pragma once
 
 #include <mpi.h>
@@ -19,14 +24,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
-#include "common/file_io.h"
 #include "common/handles.h"
 #include "common/protocol.h"
 #include "common/spill_dir.h"
-#include "collectives/operation.h"
 #include "collectives/select.h"
 #include "master/mpi_transport.h"
 #include "master/payload.h"
@@ -34,7 +38,6 @@
 #include "master/thread_placement.h"
 #include "master/record_exchange.h"
 #include "master/status_exchange.h"
-#include "master/stale_steps.h"
 #include "master/step_conflict.h"
 #include "master/transfer_log.h"
 #include "master/wire.h"
@@ -109,6 +112,18 @@ struct NetworkEvent {
   std::string text;
 };
 
+// Two nodes' ranks called different collectives (or roots, or sizes) in one
+// step. The master words it: it knows which ranks live on which node.
+inline NetworkEvent StepMismatchEvent(const StepConflict& conflict) {
+  NetworkEvent event;
+  event.kind = NetworkEvent::Kind::kStepMismatch;
+  event.conflict = conflict;
+  return event;
+}
+
+class NetworkTransport;
+class NetworkControl;
+
 class Network {
  public:
   struct Config {
@@ -139,7 +154,7 @@ class Network {
   int nnodes() const { return nnodes_; }
   // How many communicators spanning nodes a master can tell apart (its
   // channels, mpi_transport.h), from the masters' MPI_TAG_UB.
-  int max_channels() const { return max_channels_; }
+  int max_channels() const;
 
   void Start();
   void Send(OutgoingMessage message);
@@ -161,133 +176,31 @@ class Network {
   void ReportProgress(const NodeProgress& progress);
   NodeProgress JobProgress();
   // A live status over every node (status_exchange.h).
-  StatusExchange& status() { return status_; }
+  StatusExchange& status();
   // What went to and came from other nodes, when recording (transfer_log.h).
-  TransferLog& transfers() { return transfers_; }
+  TransferLog& transfers();
   // The masters' end-of-job records and node 0's clock (record_exchange.h).
-  RecordExchange& records() { return records_; }
+  RecordExchange& records();
 
  private:
-  struct ChunkSlot {
-    std::vector<std::byte> buffer;
-    MPI_Request request = MPI_REQUEST_NULL;
-  };
-  // Messages for one destination node, sent one after the other.
-  struct SendStream {
-    std::deque<OutgoingMessage> queue;
-    bool active = false;
-    std::vector<std::byte> head;
-    MPI_Request head_request = MPI_REQUEST_NULL;
-    UniqueFd fd;  // the payload's spill file while its chunks go out
-    std::uint32_t next_chunk = 0;
-    std::uint32_t chunks = 0;
-    ChunkSlot slots[2];  // double buffering: read one chunk while one flies
-    std::int64_t started_ns = 0;  // with transfers_ on
-  };
-  // The message being received from one source node.
-  struct RecvStream {
-    bool active = false;
-    IncomingMessage message;
-    std::uint32_t chunks_left = 0;
-    UniqueFd fd;  // the spill file the chunks go to
-    std::uint64_t offset = 0;
-    std::int64_t started_ns = 0;  // with transfers_ on
-  };
-  struct ActiveStep {
-    CollectiveStep step;
-    std::vector<int> racks;  // of the group's masters
-    std::unique_ptr<MpiTransport> transport;
-    std::unique_ptr<coll::Operation> operation;  // uses transport: destroyed first
-    std::string_view algorithm;  // static text (coll::LastAlgorithm)
-    // Its peers called another collective: never progressed again, but
-    // kept, since MPI may still write into its posted receives.
-    bool mismatched = false;
-  };
-
-  void ExchangeNodeNames();
   void Run();
   bool TakeWork();
-  bool InFlight() const;  // transfers or collective steps under way
-  bool ProgressSends(int dest);
-  const SpillDir& IncomingDir(const IncomingMessage& message) const {
-    return message.in_memory ? *config_.memory_dir : *config_.spill_dir;
-  }
-  bool ProgressReceives();
-  bool ProgressCollectives();
-  bool ProgressControl();
-  // Hands the live status's questions and gathered texts to the event loop.
-  void PushStatus(std::vector<StatusExchange::Found> found);
-  // Heartbeats out; throws when a peer has been silent too long.
-  void ProgressLiveness();
-  std::string Describe(int node) const;  // "node 2 (host vc2)"
-  void StartStep(const CollectiveStep& step);
   void Push(NetworkEvent event);
-  // Two nodes' ranks called different collectives in one step.
-  void PushStepMismatch(const StepConflict& conflict);
   // The notice Abort() and a failing network thread send (mutex_ held).
   void RequestAbortLocked(int status, const std::string& text);
-  void SendAbortNotices();
-  // The deadlock watch, a termination detection in numbered waves: every
-  // half second, once every master has answered the last wave, node 0
-  // checks it and asks for the next (kStateRequest); the others answer
-  // with their kState. Node 0 declares a deadlock when consecutive
-  // complete waves found every node quiescent and balanced, unchanged.
-  void ProgressDeadlockWatch();
-  // This node's kState now.
-  ControlMsg LocalState();
-  void CheckGlobalDeadlock();
-  // Whether some step that every master of its group has started (active
-  // or lately finished on each) is still active: then it will complete.
-  bool StepsProgress() const;
-  // Waits (at most `limit`) for the notices to leave, when this thread
-  // ends and ProgressControl will not run again.
-  void FinishAbortNotices(std::chrono::milliseconds limit);
+  ControlMsg AbortNotice();
+  // The abort notices have left (or there is nobody to tell): Abort returns.
+  void AbortSent();
+  // Whether the notices left this round.
+  bool ProgressAbortNotices();
 
   Config config_;
   std::function<void()> wake_;
   int node_ = 0;
   int nnodes_ = 1;
-  MPI_Comm p2p_ = MPI_COMM_NULL;
-  MPI_Comm coll_ = MPI_COMM_NULL;
-  MPI_Comm control_ = MPI_COMM_NULL;
-  std::vector<int> racks_;  // rack id of every node
-  std::vector<std::string> hosts_;  // host name of every node
-  int max_channels_ = 1;
-
-  // Network thread only.
-  std::vector<SendStream> sends_;
-  std::vector<RecvStream> receives_;
-  std::vector<ActiveStep> steps_;
-  std::vector<std::byte> receive_buffer_;
-  std::uint64_t file_seq_ = 0;
-  bool shutting_down_ = false;
-  MPI_Request shutdown_request_ = MPI_REQUEST_NULL;
-  bool notices_started_ = false;
-  std::vector<ControlMsg> notices_;
-  std::vector<MPI_Request> notice_requests_;
-  PeerWatch watch_{1, 0, {}, {}};
-  ControlMsg heartbeat_;                      // the same bytes to every peer
-  std::vector<MPI_Request> heartbeat_requests_;  // one outstanding per peer
-  std::uint64_t progress_ = 0;  // p2p transfers and finished steps
-  std::deque<StepRef> finished_steps_;  // the last few, newest last
-  StaleStepCheck stale_steps_;          // looked at when shutting down
-  bool stale_step_found_ = false;       // then: never enter the shutdown barrier
-  bool steps_flushed_ = false;          // this master's shutdown marker is sent
-  // The marker's tag on coll_: the last channel's first tag, kept from
-  // the communicators (max_channels_ excludes it).
-  int flush_tag_ = 0;
-  PeerWatch::Clock::time_point next_state_{};
-  ControlMsg state_msg_;
-  MPI_Request state_request_ = MPI_REQUEST_NULL;
-  std::int32_t requested_round_ = 0;      // others: the latest wave asked for
-  std::int32_t answered_round_ = 0;       // others: the latest wave answered
-  std::int32_t round_ = 0;                // node 0: the wave under way
-  ControlMsg wave_msg_;                   // node 0: its kStateRequest
-  std::vector<MPI_Request> wave_requests_;  // node 0: one per peer
-  std::vector<ControlMsg> states_;        // node 0: each node's kState of round_
-  std::vector<ControlMsg> last_states_;   // node 0: of the previous complete wave
-  int quiet_rounds_ = 0;                  // node 0: checks in a row all quiet
-  bool deadlock_reported_ = false;
+  // Network thread only, but for the accessors above.
+  std::unique_ptr<NetworkControl> control_;
+  std::unique_ptr<NetworkTransport> transport_;
 
   // Shared with the event loop.
   std::mutex mutex_;
@@ -300,14 +213,8 @@ class Network {
   bool abort_requested_ = false;
   bool abort_sent_ = false;
   ControlMsg abort_notice_;
-  NodeState local_state_;
   std::vector<NetworkEvent> events_;
   std::atomic<bool> wake_pending_{false};
-  RecordExchange records_;
-  NodeProgress local_progress_;  // guarded by mutex_
-  NodeProgress job_progress_;    // node 0; guarded by mutex_
-  StatusExchange status_;
-  TransferLog transfers_;
   std::thread thread_;
 };
 

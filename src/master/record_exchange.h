@@ -14,10 +14,9 @@
 //   the others for ever), or, after a failure before that, the event
 //   loop's thread (SendAfterFailure, with a deadline). Which of the two
 //   sends is decided under the mutex.
-// (Node 0's network thread used to receive at the normal end with
-// MPI_Probe while, after a failure, its event loop received too: either
-// could take a record the other waited for, which hung the master or
-// named a node whose record had come as missing.)
+// (Were node 0's network thread to receive at the normal end and its event
+// loop after a failure, either could take a record the other waited for,
+// which would hang the master or name a node whose record came as missing.)
 #pragma once
 
 #include <mpi.h>
@@ -39,7 +38,7 @@ class RecordExchange {
  public:
   using Deadline = std::chrono::steady_clock::time_point;
 
-  // Network's constructor, collective over all masters: takes `comm`, the
+  // NetworkControl's constructor, collective over all masters: takes `comm`, the
   // exchange's own communicator, measures node 0's clock minus this one's
   // (CLOCK_MONOTONIC; within the latency of one broadcast) and learns node
   // 0's start time.

@@ -1,4 +1,4 @@
-// Node 0's check, at each complete wave of the deadlock watch (network.h),
+// Node 0's check, at each complete wave of the deadlock watch (network_control.h),
 // that the masters of a collective step agree on what their ranks called.
 // A receiving master compares each message's signature with its own
 // (mpi_transport.h), but a master that only sends never does: with a root

@@ -11,7 +11,7 @@
 //
 // Control (communicator "control"): ControlMsg, e.g. the job is ending, and
 // every half second a numbered wave of kStateRequest from node 0 answered
-// by each master's kState, for node 0's deadlock watch (master/network.h).
+// by each master's kState, for node 0's deadlock watch (network_control.h).
 #pragma once
 
 #include <cstdint>

@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/job_names.h"
+#include "common/rank_wiring.h"
 #include "slave/coll/collectives.h"
 #include "slave/comm/comm.h"
 #include "slave/io/transfer.h"
@@ -103,7 +104,7 @@ std::uint64_t EndInEtypes(const FileInfo& file) {
 }
 
 std::string SharedPointerPath(const std::string& path, MPI_Comm comm) {
-  const char* job = std::getenv(kEnvJobId);
+  const char* job = wiring::Find(Wire::kJobId);
   char id[32];
   std::snprintf(id, sizeof id, "%x", static_cast<unsigned>(LookupComm(comm).id));
   return path + ".bdmpi-shfp-" + (job ? job : "0") + "-" + id;

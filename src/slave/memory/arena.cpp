@@ -26,6 +26,7 @@
 #include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
+#include "common/rank_wiring.h"
 #include "common/storage_table.h"
 
 extern char** environ;
@@ -293,12 +294,6 @@ void Publish(Arena& arena) {
         std::memory_order_relaxed);
 }
 
-long EnvLong(const char* name, long fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  return std::strtol(text, nullptr, 10);
-}
-
 int DecideMode() {
   int mode = g_mode.load(std::memory_order_acquire);
   if (mode != kUnknown) return mode;
@@ -306,13 +301,13 @@ int DecideMode() {
   if (environ == nullptr) return kOff;
   mode = kOn;
   const char* alloc = std::getenv(kEnvStorageAlloc);
-  if (std::getenv(kEnvSpillDir) == nullptr || std::getenv(kEnvSlave) == nullptr ||
+  if (wiring::Find(Wire::kSpillDir) == nullptr || wiring::Find(Wire::kSlave) == nullptr ||
       (alloc != nullptr && std::strcmp(alloc, "off") == 0)) {
     mode = kOff;
   } else {
     // Children of a slave inherit its environment but are not slaves.
-    long master = EnvLong(kEnvMasterPid, -1);
-    if (master > 0 && static_cast<long>(getppid()) != master) mode = kOff;
+    long long master = wiring::Number(Wire::kMasterPid, -1);
+    if (master > 0 && static_cast<long long>(getppid()) != master) mode = kOff;
   }
   std::size_t threshold = kDefaultThreshold;
   const char* text = std::getenv(kEnvStorageThreshold);
@@ -371,9 +366,9 @@ bool EnsureReady(Arena*& out) {
   arena.tried = true;
   pthread_atfork(ForkPrepare, ForkParent, ForkChild);
   try {
-    arena.dir = std::getenv(kEnvSpillDir);
-    int slave = static_cast<int>(EnvLong(kEnvSlave, 0));
-    arena.rank = static_cast<int>(EnvLong(kEnvWorldRank, -1));
+    arena.dir = wiring::Find(Wire::kSpillDir);
+    int slave = static_cast<int>(wiring::Number(Wire::kSlave, 0));
+    arena.rank = static_cast<int>(wiring::Number(Wire::kWorldRank, -1));
     const char* prefetch = std::getenv(kEnvPrefetch);
     // Ahead: a rank resumed without a read-ahead (no room for it) gets its
     // data back as lazy, which overlaps the reads with its computation.
@@ -442,10 +437,10 @@ bool EnsureReady(Arena*& out) {
       munmap(probe, 2 * kPage);
     }
     // The node's table; optional (without it the master sees no storage).
-    const char* job = std::getenv(kEnvJobId);
-    const char* table_name = std::getenv(kEnvStorageTable);
-    long nslaves = EnvLong(kEnvNodeSize, 0);
-    JobNames names(job != nullptr ? job : "", static_cast<int>(EnvLong(kEnvNode, 0)));
+    const char* job = wiring::Find(Wire::kJobId);
+    const char* table_name = wiring::Find(Wire::kStorageTable);
+    long long nslaves = wiring::Number(Wire::kNodeSize, 0);
+    JobNames names(job != nullptr ? job : "", static_cast<int>(wiring::Number(Wire::kNode, 0)));
     if (job != nullptr && table_name != nullptr && nslaves > slave &&
         JobNames::IsTagged(table_name, names.StorageTable(""))) {
       UniqueFd shm(shm_open(table_name, O_RDWR | O_CLOEXEC, 0));

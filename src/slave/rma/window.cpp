@@ -20,6 +20,7 @@
 #include "common/error.h"
 #include "common/handles.h"
 #include "common/job_names.h"
+#include "common/rank_wiring.h"
 #include "common/protocol.h"
 #include "slave/comm/attributes.h"
 #include "slave/runtime/info.h"
@@ -179,9 +180,7 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
     try {
       // Every rank's failure must reach the others (they wait in the
       // exchange below), so nothing here throws past it.
-      const char* slave_text = std::getenv(kEnvSlave);
-      if (slave_text == nullptr) throw Error(kErrIntern, std::string(kEnvSlave) + " is not set");
-      std::uint64_t slave = static_cast<std::uint64_t>(std::atol(slave_text));
+      std::uint64_t slave = static_cast<std::uint64_t>(wiring::RequireNumber(Wire::kSlave));
       made.file_id = MakeFileId(slave, kWindowFileSeq | ++Windows().file_seq);
       fd = runtime.spill_dir().CreateReserved(made.file_id, win.mapping_bytes, &made.inode);
       win.file_owner = true;

@@ -12,6 +12,7 @@
 #include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
+#include "common/rank_wiring.h"
 #include "slave/memory/arena.h"
 #include "slave/memory/heap.h"
 #include "slave/p2p/direct_path.h"
@@ -28,24 +29,16 @@ std::unique_ptr<Runtime>& Slot() {
   return runtime;
 }
 
-const char* RequireEnv(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr)
-    throw Error(kErrOther,
-                std::string("this program uses BDMPI's libbdmpi and must be "
-                            "started with bdmpiexec (") + name + " is not set)");
-  return value;
-}
-
-int EnvInt(const char* name) { return std::atoi(RequireEnv(name)); }
+int WireInt(Wire wire) { return static_cast<int>(wiring::RequireNumber(wire)); }
 
 // An object's name from the environment, which must be one of the job's
 // names of that kind (JobNames::IsTagged with `prefix`).
-std::string TaggedEnv(const char* variable, const std::string& prefix) {
-  std::string name = RequireEnv(variable);
+std::string TaggedWire(Wire wire, const std::string& prefix) {
+  std::string name = wiring::Require(wire);
   if (!JobNames::IsTagged(name, prefix))
-    throw Error(kErrOther, std::string(variable) + "=" + name + " is not a name of this job's (" +
-                               prefix + "<tag>); start the program with bdmpiexec");
+    throw Error(kErrOther, std::string(wiring::Name(wire)) + "=" + name +
+                               " is not a name of this job's (" + prefix +
+                               "<tag>); start the program with bdmpiexec");
   return name;
 }
 
@@ -78,35 +71,35 @@ void Runtime::Stop() {
 }
 
 void Runtime::Connect() {
-  std::string job_id = RequireEnv(kEnvJobId);
-  node_ = EnvInt(kEnvNode);
-  slave_ = EnvInt(kEnvSlave);
-  world_rank_ = EnvInt(kEnvWorldRank);
-  world_size_ = EnvInt(kEnvWorldSize);
-  node_size_ = EnvInt(kEnvNodeSize);
-  nnodes_ = EnvInt(kEnvNodeCount);
-  std::size_t window_size = std::strtoull(RequireEnv(kEnvWindowSize), nullptr, 10);
-  spill_dir_ = SpillDir::OpenExisting(
-      RequireEnv(kEnvSpillDir), std::strtoull(RequireEnv(kEnvSpillDirInode), nullptr, 10));
-  if (const char* memory_dir = std::getenv(kEnvMemoryDir)) {
-    memory_dir_ = SpillDir::OpenExisting(memory_dir, std::strtoull(RequireEnv(kEnvMemoryDirInode),
-                                                                   nullptr, 10));
+  std::string job_id = wiring::Require(Wire::kJobId);
+  node_ = WireInt(Wire::kNode);
+  slave_ = WireInt(Wire::kSlave);
+  world_rank_ = WireInt(Wire::kWorldRank);
+  world_size_ = WireInt(Wire::kWorldSize);
+  node_size_ = WireInt(Wire::kNodeSize);
+  nnodes_ = WireInt(Wire::kNodeCount);
+  std::size_t window_size = wiring::RequireUnsigned(Wire::kWindowSize);
+  spill_dir_ = SpillDir::OpenExisting(wiring::Require(Wire::kSpillDir),
+                                      wiring::RequireUnsigned(Wire::kSpillDirInode));
+  if (const char* memory_dir = wiring::Find(Wire::kMemoryDir)) {
+    memory_dir_ =
+        SpillDir::OpenExisting(memory_dir, wiring::RequireUnsigned(Wire::kMemoryDirInode));
     segments_.emplace(&memory_dir_, static_cast<std::uint64_t>(slave_));
   }
-  token_ = static_cast<std::uint32_t>(std::strtoul(RequireEnv(kEnvSlaveToken), nullptr, 10));
+  token_ = static_cast<std::uint32_t>(wiring::RequireUnsigned(Wire::kSlaveToken));
   // Not for the programs this one may start: they are not this rank.
   unsetenv(kEnvSlaveToken);
   LetJobReadMemory();
   lending_ = LendingAllowed();
-  const char* defer = std::getenv(kEnvDeferPosts);
+  const char* defer = wiring::Find(Wire::kDeferPosts);
   defer_posts_ = defer != nullptr && std::strcmp(defer, "1") == 0;
   std::string who = "rank " + std::to_string(world_rank_);
   InitLog(who.c_str());
   JobNames names(job_id, node_);
-  request_queue_ = MessageQueue::Open(TaggedEnv(kEnvRequestQueue, names.RequestQueue("")),
-                                      O_WRONLY);
-  go_queue_ = MessageQueue::Open(TaggedEnv(kEnvGoQueue, names.GoQueue(slave_, "")), O_RDONLY);
-  window_ = SharedMemory::Open(TaggedEnv(kEnvWindow, names.Window(slave_, "")), window_size);
+  request_queue_ =
+      MessageQueue::Open(TaggedWire(Wire::kRequestQueue, names.RequestQueue("")), O_WRONLY);
+  go_queue_ = MessageQueue::Open(TaggedWire(Wire::kGoQueue, names.GoQueue(slave_, "")), O_RDONLY);
+  window_ = SharedMemory::Open(TaggedWire(Wire::kWindow, names.Window(slave_, "")), window_size);
   StartPlacing();
   // Direct messages need what placed ones need (writing into a sibling);
   // a waiting rank polls only when the running ranks have a core each.

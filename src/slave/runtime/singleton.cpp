@@ -31,6 +31,7 @@
 
 #include "common/error.h"
 #include "common/job_names.h"
+#include "common/rank_wiring.h"
 #include "common/launch_guard.h"
 
 namespace bdmpi {
@@ -145,11 +146,11 @@ void RefuseOutsideRank() {
 }
 
 void BecomeSingletonJobUnlessLaunched() {
-  if (std::getenv(kEnvJobId) != nullptr) return;
+  if (wiring::Find(Wire::kJobId) != nullptr) return;
   // A child (or later descendant) of a rank has the rank's environment, and
   // with it the rank's preload: it is not a rank, and starting a job from
   // it is not what anyone asked for.
-  if (const char* master = std::getenv(kEnvMasterPid))
+  if (const char* master = wiring::Find(Wire::kMasterPid))
     throw Error(kErrOther,
                 Named(OwnExecutable()) + " descends from a rank of a BDMPI job (" +
                     kEnvMasterPid + "=" + master + " is set but " + kEnvJobId +

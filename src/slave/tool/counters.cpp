@@ -3,32 +3,24 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "common/job_names.h"
+#include "common/rank_wiring.h"
 #include "common/unique_fd.h"
 
 namespace bdmpi::tool {
 namespace {
 
-long EnvLong(const char* name, long fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  long value = std::strtol(text, &end, 10);
-  return *end == '\0' ? value : fallback;
-}
-
 // A mapping of its own, apart from the allocator's (which exists only with
 // --storage-alloc on): the counters are there either way.
 StorageSlot* MapSlot() {
-  const char* job = std::getenv(kEnvJobId);
-  const char* table_name = std::getenv(kEnvStorageTable);
-  long slave = EnvLong(kEnvSlave, -1);
-  long nslaves = EnvLong(kEnvNodeSize, 0);
+  const char* job = wiring::Find(Wire::kJobId);
+  const char* table_name = wiring::Find(Wire::kStorageTable);
+  long long slave = wiring::Number(Wire::kSlave, -1);
+  long long nslaves = wiring::Number(Wire::kNodeSize, 0);
   if (job == nullptr || table_name == nullptr || slave < 0 || slave >= nslaves) return nullptr;
-  JobNames names(job, static_cast<int>(EnvLong(kEnvNode, 0)));
+  JobNames names(job, static_cast<int>(wiring::Number(Wire::kNode, 0)));
   if (!JobNames::IsTagged(table_name, names.StorageTable(""))) return nullptr;
   UniqueFd shm(shm_open(table_name, O_RDWR | O_CLOEXEC, 0));
   if (!shm) return nullptr;

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/job_names.h"
+#include "common/rank_wiring.h"
 #include "common/job_options.h"
 #include "common/run_report.h"
 #include "slave/tool/counters.h"
@@ -19,7 +20,7 @@ using Row = OptionRow<JobOptions>;
 // The job's settings as this rank's master passed them; the defaults (and
 // this process's variables) outside a job, before a singleton's MPI_Init.
 JobOptions CurrentSettings() {
-  const char* text = std::getenv(kEnvJobSettings);
+  const char* text = wiring::Find(Wire::kJobSettings);
   try {
     return ParseJobSettings(text != nullptr ? text : "");
   } catch (const Error&) {
