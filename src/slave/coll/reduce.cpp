@@ -56,7 +56,7 @@ bool Contribute(MsgType type, const void* send, void* recv, int count,
 
 bool UserDefined(int count, MPI_Datatype datatype, MPI_Op op) {
   WireBytes(count, datatype);
-  return CheckOp(op, datatype).user != nullptr;
+  return CheckOp(op, datatype).UserDefined();
 }
 
 void AwaitResult(RequestMsg& request, void* recv, int count, MPI_Datatype datatype) {
