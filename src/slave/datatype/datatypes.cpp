@@ -154,7 +154,8 @@ void AppendElements(TypeInfo& result, const TypeInfo& type, std::int64_t origin,
   if (type.runs.size() == 1 && type.runs[0].Simple() && extent > 0 &&
       type.runs[0].length == static_cast<std::uint64_t>(extent)) {
     // Elements that tile their extents: one run for all of them.
-    AppendRun(result.runs, {origin + type.runs[0].offset, Times(count, type.runs[0].length), 1, 0, nullptr});
+    AppendRun(result.runs, {origin + type.runs[0].offset, Times(count, type.runs[0].length), 1,
+                            0, nullptr});
   } else if (count > 1 && type.size > 0 &&
              (type.runs.size() > kExpandRuns || count > kExpandRuns / type.runs.size())) {
     // Many elements: one run that repeats them, whatever their number.
