@@ -67,6 +67,12 @@ SKIP = {
         'MPI_Session_c2f', 'MPI_Session_f2c')},
 }
 
+# The large-count (_c) calls are C's: Fortran reaches them only through the
+# mpi_f08 module's generic interfaces, which these bindings do not provide.
+def is_large_count(name):
+    return name.endswith('_c')
+
+
 # The tool interface (MPI_T_*) has no Fortran binding in the standard: its
 # functions, handles and constants are C only.
 C_ONLY_PREFIX = 'MPI_T_'
@@ -243,7 +249,7 @@ def parse_header(text):
     for ret, name, args in re.findall(
             r'^(int|double|MPI_Aint)\s+(MPI_\w+)\s*\(([^;]*?)\)\s*;', text,
             flags=re.M | re.S):
-        if name in SKIP or name.startswith(C_ONLY_PREFIX):
+        if name in SKIP or name.startswith(C_ONLY_PREFIX) or is_large_count(name):
             continue
         if name in SPECIAL_PROTOS:
             m = re.match(r'(\w+)\s+(\w+)\((.*)\)', SPECIAL_PROTOS[name])

@@ -178,6 +178,62 @@ TEST(SlaveDatatypesTest, GapsArePackedAndUnpacked) {
   FreeType(&ok);
 }
 
+// Types of many blocks are kept as repeated runs, not one run per block:
+// a vector of 2^31 + 5 blocks is one run, a vector of vectors of a type
+// with gaps two levels, and both pack, unpack and size like their
+// expansion.
+TEST(SlaveDatatypesTest, ManyBlocksAreOneRepeatedRun) {
+  const std::int64_t blocks = (std::int64_t{1} << 31) + 5;
+  MPI_Datatype huge = NewVectorType(blocks, 1, 8, MPI_INT, "test");
+  const TypeInfo& big = LookupType(huge);
+  ASSERT_EQ(big.runs.size(), 1u);
+  EXPECT_EQ(big.runs[0].count, static_cast<std::uint64_t>(blocks));
+  EXPECT_EQ(big.runs[0].stride, 8);
+  EXPECT_EQ(big.size, static_cast<std::uint64_t>(blocks) * 4);
+  EXPECT_EQ(big.extent, (blocks - 1) * 8 + 4);
+  EXPECT_EQ(big.true_extent, static_cast<std::uint64_t>(big.extent));
+  EXPECT_FALSE(big.Dense());
+  FreeType(&huge);
+
+  // { int, gap, int } of extent 12, 100 of them at a stride of 16 bytes,
+  // 3 such vectors 2000 bytes apart.
+  std::vector<TypeBlock> hole = {{1, MPI_INT, 0}, {1, MPI_INT, 8}};
+  MPI_Datatype gappy = NewType(hole, false, "test");
+  MPI_Datatype inner = NewVectorType(100, 1, 16, gappy, "test");
+  MPI_Datatype outer = NewVectorType(3, 1, 2000, inner, "test");
+  const TypeInfo& type = LookupType(outer);
+  // Three copies (few: expanded) of the inner vector's one run, which
+  // nests the gappy type's two.
+  ASSERT_EQ(type.runs.size(), 3u);
+  EXPECT_EQ(type.runs[0].count, 100u);
+  ASSERT_NE(type.runs[0].inner, nullptr);
+  EXPECT_EQ(type.runs[0].inner->size(), 2u);
+  EXPECT_EQ(type.size, 3u * 100u * 8u);
+  const std::int64_t extent = type.extent;
+  EXPECT_EQ(extent, 2 * 2000 + 99 * 16 + 12);
+  std::vector<int> memory(static_cast<std::size_t>(extent) / 4 * 2);
+  for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<int>(i);
+  std::vector<int> packed(3 * 100 * 2 * 2);
+  PackElements(memory.data(), 2, type, reinterpret_cast<std::byte*>(packed.data()));
+  std::vector<int> expected;
+  for (std::int64_t element = 0; element < 2; ++element)
+    for (int v = 0; v < 3; ++v)
+      for (int b = 0; b < 100; ++b)
+        for (int at : {0, 8}) {
+          const std::int64_t byte = element * extent + v * 2000 + b * 16 + at;
+          expected.push_back(static_cast<int>(byte / 4));
+        }
+  EXPECT_EQ(packed, expected);
+  std::vector<int> back(memory.size(), -1);
+  UnpackElements(reinterpret_cast<std::byte*>(packed.data()), packed.size() * 4, back.data(), 2,
+                 type);
+  for (int value : expected) EXPECT_EQ(back[static_cast<std::size_t>(value)], value);
+  EXPECT_EQ(FlatRuns(type).size(), 3u * 100u * 2u);
+  FreeType(&outer);
+  FreeType(&inner);
+  FreeType(&gappy);
+}
+
 TEST(SlaveDatatypesTest, DarrayOwnedIndices) {
   auto blocks = [](int size, int distrib, int darg, int nprocs, int coord) {
     std::vector<std::pair<std::int64_t, std::int64_t>> out;

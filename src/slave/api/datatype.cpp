@@ -41,9 +41,9 @@ std::uint64_t External32Bytes(const bdmpi::TypeInfo& type) {
 // Converts `count` elements between their wire form and external32, run
 // of the type signature by run.
 template <class Convert>
-void ConvertElements(const bdmpi::TypeInfo& type, int count, const std::byte* from,
+void ConvertElements(const bdmpi::TypeInfo& type, std::int64_t count, const std::byte* from,
                      std::byte* to, bool to_external, Convert convert) {
-  for (int i = 0; i < count; ++i) {
+  for (std::int64_t i = 0; i < count; ++i) {
     for (const bdmpi::SignatureRun& run : type.signature) {
       const std::uint64_t wire = run.count * bdmpi::FindPredefinedDatatype(run.type)->size;
       const std::uint64_t external = run.count * bdmpi::External32Size(run.type);
@@ -255,7 +255,9 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     if (ndims <= 0)
       throw Error(bdmpi::kErrArg, "MPI_Type_create_subarray: ndims must be positive");
     auto n = static_cast<std::size_t>(ndims);
-    *newtype = bdmpi::NewSubarrayType({sizes, n}, {subsizes, n}, {starts, n},
+    std::vector<std::int64_t> wide_sizes(sizes, sizes + n), wide_subsizes(subsizes, subsizes + n),
+        wide_starts(starts, starts + n);
+    *newtype = bdmpi::NewSubarrayType(wide_sizes, wide_subsizes, wide_starts,
                                       order == MPI_ORDER_C, oldtype);
     std::vector<int> ints{ndims};
     for (const int* array : {sizes, subsizes, starts}) ints.insert(ints.end(), array, array + n);
@@ -313,6 +315,9 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_ad
                           int* num_datatypes, int* combiner) {
   return Guard("MPI_Type_get_envelope", MPI_COMM_WORLD, [&] {
     const bdmpi::TypeEnvelope& envelope = bdmpi::EnvelopeOf(datatype);
+    if (!envelope.counts.empty())
+      throw Error(bdmpi::kErrType, "MPI_Type_get_envelope: the datatype was made by a "
+                                   "large-count constructor; use MPI_Type_get_envelope_c");
     *num_integers = static_cast<int>(envelope.ints.size());
     *num_addresses = static_cast<int>(envelope.aints.size());
     *num_datatypes = static_cast<int>(envelope.types.size());
@@ -329,6 +334,9 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     if (envelope.combiner == MPI_COMBINER_NAMED)
       throw Error(bdmpi::kErrArg,
                   "MPI_Type_get_contents: a predefined datatype has no contents");
+    if (!envelope.counts.empty())
+      throw Error(bdmpi::kErrType, "MPI_Type_get_contents: the datatype was made by a "
+                                   "large-count constructor; use MPI_Type_get_contents_c");
     if (static_cast<std::size_t>(max_integers) < envelope.ints.size() ||
         static_cast<std::size_t>(max_addresses) < envelope.aints.size() ||
         static_cast<std::size_t>(max_datatypes) < envelope.types.size())
@@ -621,3 +629,373 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
     *newtype = F90Type(MPI_COMBINER_F90_INTEGER, r, 0, match, {r});
   });
 }
+
+// ------------------------------------------------ large counts (MPI-4.1 _c)
+// The constructors record their counts as large counts (MPI-4.1 5.1.13:
+// MPI_Type_get_envelope_c's num_large_counts), and every size is 64-bit.
+
+namespace {
+
+std::vector<MPI_Count> Counts(std::initializer_list<MPI_Count> head, MPI_Count n = 0,
+                              const MPI_Count* a = nullptr, const MPI_Count* b = nullptr) {
+  std::vector<MPI_Count> counts(head);
+  if (a != nullptr) counts.insert(counts.end(), a, a + n);
+  if (b != nullptr) counts.insert(counts.end(), b, b + n);
+  return counts;
+}
+
+void CheckArrayCount(MPI_Count count, const char* call) {
+  bdmpi::CheckTypeCount(count, call);
+  if (count > INT_MAX)
+    throw Error(bdmpi::kErrCount, std::string(call) + ": more than INT_MAX blocks given as an "
+                                                      "array (use a vector or nested types)");
+}
+
+// MPI_Pack_c and MPI_Unpack_c; `position` in bytes from the buffer.
+void PackTo(const char* call, const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+            void* outbuf, MPI_Count outsize, MPI_Count* position) {
+  const bdmpi::TypeInfo& type = bdmpi::CommType(incount, datatype);
+  std::uint64_t bytes = bdmpi::WireBytes(incount, datatype);
+  if (*position < 0 || outsize < 0 ||
+      static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(outsize))
+    throw Error(bdmpi::kErrTruncate, std::string(call) + ": the output buffer is too small");
+  bdmpi::PackElements(inbuf, incount, type, static_cast<std::byte*>(outbuf) + *position);
+  *position += static_cast<MPI_Count>(bytes);
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+  return Guard("MPI_Type_size_c", MPI_COMM_WORLD, [&] {
+    *size = static_cast<MPI_Count>(bdmpi::LookupType(datatype).size);
+  });
+}
+
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return Guard("MPI_Type_get_extent_c", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *lb = static_cast<MPI_Count>(type.lb);
+    *extent = static_cast<MPI_Count>(type.extent);
+  });
+}
+
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb,
+                                MPI_Count* true_extent) {
+  return Guard("MPI_Type_get_true_extent_c", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    *true_lb = static_cast<MPI_Count>(type.true_lb);
+    *true_extent = static_cast<MPI_Count>(type.true_extent);
+  });
+}
+
+#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_contiguous_c", MPI_COMM_WORLD, [&] {
+    bdmpi::CheckTypeCount(count, "MPI_Type_contiguous_c");
+    bdmpi::TypeBlock block{count, oldtype, 0};
+    *newtype = bdmpi::NewType({&block, 1}, false, "MPI_Type_contiguous_c");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_CONTIGUOUS, {}, {}, {oldtype}, {count});
+  });
+}
+
+#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_vector_c", MPI_COMM_WORLD, [&] {
+    std::int64_t extent = bdmpi::LookupType(oldtype).extent;
+    *newtype = bdmpi::NewVectorType(count, blocklength, stride * extent, oldtype,
+                                    "MPI_Type_vector_c");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_VECTOR, {}, {}, {oldtype},
+                       {count, blocklength, stride});
+  });
+}
+
+#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_hvector_c", MPI_COMM_WORLD, [&] {
+    *newtype = bdmpi::NewVectorType(count, blocklength, stride, oldtype,
+                                    "MPI_Type_create_hvector_c");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HVECTOR, {}, {}, {oldtype},
+                       {count, blocklength, stride});
+  });
+}
+
+#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count blocklengths[],
+                        const MPI_Count displacements[], MPI_Datatype oldtype,
+                        MPI_Datatype* newtype) {
+  return Guard("MPI_Type_indexed_c", MPI_COMM_WORLD, [&] {
+    CheckArrayCount(count, "MPI_Type_indexed_c");
+    std::int64_t extent = bdmpi::LookupType(oldtype).extent;
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (MPI_Count i = 0; i < count; ++i)
+      blocks.push_back({blocklengths[i], oldtype, displacements[i] * extent});
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_indexed_c");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_INDEXED, {}, {}, {oldtype},
+                       Counts({count}, count, blocklengths, displacements));
+  });
+}
+
+#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count blocklengths[],
+                                const MPI_Count displacements[], MPI_Datatype oldtype,
+                                MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_hindexed_c", MPI_COMM_WORLD, [&] {
+    CheckArrayCount(count, "MPI_Type_create_hindexed_c");
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (MPI_Count i = 0; i < count; ++i)
+      blocks.push_back({blocklengths[i], oldtype, displacements[i]});
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_hindexed_c");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HINDEXED, {}, {}, {oldtype},
+                       Counts({count}, count, blocklengths, displacements));
+  });
+}
+
+#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_indexed_block_c", MPI_COMM_WORLD, [&] {
+    CheckArrayCount(count, "MPI_Type_create_indexed_block_c");
+    std::int64_t extent = bdmpi::LookupType(oldtype).extent;
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (MPI_Count i = 0; i < count; ++i)
+      blocks.push_back({blocklength, oldtype, displacements[i] * extent});
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_indexed_block_c");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_INDEXED_BLOCK, {}, {}, {oldtype},
+                       Counts({count, blocklength}, count, displacements));
+  });
+}
+
+#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                      const MPI_Count displacements[], MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_hindexed_block_c", MPI_COMM_WORLD, [&] {
+    CheckArrayCount(count, "MPI_Type_create_hindexed_block_c");
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (MPI_Count i = 0; i < count; ++i)
+      blocks.push_back({blocklength, oldtype, displacements[i]});
+    *newtype = bdmpi::NewType(blocks, false, "MPI_Type_create_hindexed_block_c");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_HINDEXED_BLOCK, {}, {}, {oldtype},
+                       Counts({count, blocklength}, count, displacements));
+  });
+}
+
+#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count blocklengths[],
+                              const MPI_Count displacements[], const MPI_Datatype types[],
+                              MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_struct_c", MPI_COMM_WORLD, [&] {
+    CheckArrayCount(count, "MPI_Type_create_struct_c");
+    std::vector<bdmpi::TypeBlock> blocks;
+    for (MPI_Count i = 0; i < count; ++i)
+      blocks.push_back({blocklengths[i], types[i], displacements[i]});
+    *newtype = bdmpi::NewType(blocks, true, "MPI_Type_create_struct_c");
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_STRUCT, {}, {}, {types, types + count},
+                       Counts({count}, count, blocklengths, displacements));
+  });
+}
+
+#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                               MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_resized_c", MPI_COMM_WORLD, [&] {
+    *newtype = bdmpi::NewResizedType(oldtype, lb, extent);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_RESIZED, {}, {}, {oldtype}, {lb, extent});
+  });
+}
+
+#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
+                                const MPI_Count starts[], int order, MPI_Datatype oldtype,
+                                MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_subarray_c", MPI_COMM_WORLD, [&] {
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_create_subarray_c: order must be MPI_ORDER_C or MPI_ORDER_FORTRAN");
+    if (ndims <= 0)
+      throw Error(bdmpi::kErrArg, "MPI_Type_create_subarray_c: ndims must be positive");
+    auto n = static_cast<std::size_t>(ndims);
+    std::vector<std::int64_t> wide_sizes(sizes, sizes + n), wide_subsizes(subsizes, subsizes + n),
+        wide_starts(starts, starts + n);
+    *newtype = bdmpi::NewSubarrayType(wide_sizes, wide_subsizes, wide_starts,
+                                      order == MPI_ORDER_C, oldtype);
+    std::vector<MPI_Count> counts;
+    for (const MPI_Count* array : {sizes, subsizes, starts})
+      counts.insert(counts.end(), array, array + n);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_SUBARRAY, {ndims, order}, {}, {oldtype},
+                       std::move(counts));
+  });
+}
+
+#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count gsizes[],
+                              const int distribs[], const int dargs[], const int psizes[],
+                              int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return Guard("MPI_Type_create_darray_c", MPI_COMM_WORLD, [&] {
+    if (ndims <= 0)
+      throw Error(bdmpi::kErrArg, "MPI_Type_create_darray_c: ndims must be positive");
+    auto n = static_cast<std::size_t>(ndims);
+    std::vector<int> narrow;
+    for (std::size_t d = 0; d < n; ++d) {
+      if (gsizes[d] > INT_MAX)
+        throw Error(bdmpi::kErrCount, "MPI_Type_create_darray_c: a global size beyond "
+                                      "INT_MAX is not supported");
+      narrow.push_back(static_cast<int>(gsizes[d]));
+    }
+    *newtype = bdmpi::NewDarrayType(size, rank, narrow, {distribs, n}, {dargs, n}, {psizes, n},
+                                    order, oldtype);
+    std::vector<int> ints{size, rank, ndims};
+    for (const int* array : {distribs, dargs, psizes}) ints.insert(ints.end(), array, array + n);
+    ints.push_back(order);
+    bdmpi::SetEnvelope(*newtype, MPI_COMBINER_DARRAY, std::move(ints), {}, {oldtype},
+                       {gsizes, gsizes + n});
+  });
+}
+
+#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers,
+                             MPI_Count* num_addresses, MPI_Count* num_large_counts,
+                             MPI_Count* num_datatypes, int* combiner) {
+  return Guard("MPI_Type_get_envelope_c", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeEnvelope& envelope = bdmpi::EnvelopeOf(datatype);
+    *num_integers = static_cast<MPI_Count>(envelope.ints.size());
+    *num_addresses = static_cast<MPI_Count>(envelope.aints.size());
+    *num_large_counts = static_cast<MPI_Count>(envelope.counts.size());
+    *num_datatypes = static_cast<MPI_Count>(envelope.types.size());
+    *combiner = envelope.combiner;
+  });
+}
+
+#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                             MPI_Count max_addresses, MPI_Count max_large_counts,
+                             MPI_Count max_datatypes, int integers[], MPI_Aint addresses[],
+                             MPI_Count large_counts[], MPI_Datatype datatypes[]) {
+  return Guard("MPI_Type_get_contents_c", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeEnvelope& envelope = bdmpi::EnvelopeOf(datatype);
+    if (envelope.combiner == MPI_COMBINER_NAMED)
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_get_contents_c: a predefined datatype has no contents");
+    if (max_integers < static_cast<MPI_Count>(envelope.ints.size()) ||
+        max_addresses < static_cast<MPI_Count>(envelope.aints.size()) ||
+        max_large_counts < static_cast<MPI_Count>(envelope.counts.size()) ||
+        max_datatypes < static_cast<MPI_Count>(envelope.types.size()))
+      throw Error(bdmpi::kErrArg,
+                  "MPI_Type_get_contents_c: the arrays are smaller than "
+                  "MPI_Type_get_envelope_c's counts");
+    std::copy(envelope.ints.begin(), envelope.ints.end(), integers);
+    std::copy(envelope.aints.begin(), envelope.aints.end(), addresses);
+    std::copy(envelope.counts.begin(), envelope.counts.end(), large_counts);
+    std::copy(envelope.types.begin(), envelope.types.end(), datatypes);
+    bdmpi::TakeContentTypes(datatype);
+  });
+}
+
+#pragma weak MPI_Pack_c = PMPI_Pack_c
+int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  return Guard("MPI_Pack_c", comm, [&] {
+    PackTo("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position);
+  });
+}
+
+#pragma weak MPI_Unpack_c = PMPI_Unpack_c
+int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  return Guard("MPI_Unpack_c", comm, [&] {
+    const bdmpi::TypeInfo& type = bdmpi::CommType(outcount, datatype);
+    std::uint64_t bytes = bdmpi::WireBytes(outcount, datatype);
+    if (*position < 0 || insize < 0 ||
+        static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(insize))
+      throw Error(bdmpi::kErrTruncate, "MPI_Unpack_c: the input buffer is too short");
+    bdmpi::UnpackElements(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf,
+                          outcount, type);
+    *position += static_cast<MPI_Count>(bytes);
+  });
+}
+
+#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  return Guard("MPI_Pack_size_c", comm, [&] {
+    std::uint64_t bytes = bdmpi::WireBytes(incount, datatype);
+    if (bytes > static_cast<std::uint64_t>(INT64_MAX))
+      throw Error(bdmpi::kErrCount, "MPI_Pack_size_c: more than 2^63 bytes");
+    *size = static_cast<MPI_Count>(bytes);
+  });
+}
+
+#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                              MPI_Count* size) {
+  return Guard("MPI_Pack_external_size_c", MPI_COMM_WORLD, [&] {
+    CheckDatarep(datarep, "MPI_Pack_external_size_c");
+    const bdmpi::TypeInfo& type = bdmpi::CommType(incount, datatype);
+    *size = static_cast<MPI_Count>(static_cast<std::uint64_t>(incount) * External32Bytes(type));
+  });
+}
+
+#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
+int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount,
+                         MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
+                         MPI_Count* position) {
+  return Guard("MPI_Pack_external_c", MPI_COMM_WORLD, [&] {
+    CheckDatarep(datarep, "MPI_Pack_external_c");
+    const bdmpi::TypeInfo& type = bdmpi::CommType(incount, datatype);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(incount) * External32Bytes(type);
+    if (*position < 0 || outsize < 0 ||
+        static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(outsize))
+      throw Error(bdmpi::kErrTruncate, "MPI_Pack_external_c: the output buffer is too small");
+    std::vector<std::byte> wire(bdmpi::WireBytes(incount, datatype));
+    bdmpi::PackElements(inbuf, incount, type, wire.data());
+    ConvertElements(type, incount, wire.data(), static_cast<std::byte*>(outbuf) + *position,
+                    true, bdmpi::ToExternal32);
+    *position += static_cast<MPI_Count>(bytes);
+  });
+}
+
+#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
+int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize,
+                           MPI_Count* position, void* outbuf, MPI_Count outcount,
+                           MPI_Datatype datatype) {
+  return Guard("MPI_Unpack_external_c", MPI_COMM_WORLD, [&] {
+    CheckDatarep(datarep, "MPI_Unpack_external_c");
+    const bdmpi::TypeInfo& type = bdmpi::CommType(outcount, datatype);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(outcount) * External32Bytes(type);
+    if (*position < 0 || insize < 0 ||
+        static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(insize))
+      throw Error(bdmpi::kErrTruncate, "MPI_Unpack_external_c: the input buffer is too short");
+    std::vector<std::byte> wire(bdmpi::WireBytes(outcount, datatype));
+    ConvertElements(type, outcount, static_cast<const std::byte*>(inbuf) + *position,
+                    wire.data(), false, bdmpi::FromExternal32);
+    bdmpi::UnpackElements(wire.data(), wire.size(), outbuf, outcount, type);
+    *position += static_cast<MPI_Count>(bytes);
+  });
+}
+
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return Guard("MPI_Get_count_c", MPI_COMM_WORLD, [&] {
+    const bdmpi::TypeInfo& type = bdmpi::LookupType(datatype);
+    const auto bytes = static_cast<std::uint64_t>(status->bdmpi_count);
+    if (type.size == 0)
+      *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else
+      *count = bytes % type.size != 0 ? MPI_UNDEFINED : static_cast<MPI_Count>(bytes / type.size);
+  });
+}
+
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  const bdmpi::CallName name("MPI_Get_elements_c");
+  return PMPI_Get_elements_x(status, datatype, count);
+}
+
+}  // extern "C"

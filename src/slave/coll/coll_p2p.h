@@ -54,7 +54,10 @@ void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64
 struct CheckedOp {
   OpId predefined = OpId::kNull;       // kNull for a user-defined operation
   MPI_User_function* user = nullptr;
+  MPI_User_function_c* user_c = nullptr;  // MPI_Op_create_c's
   bool commute = true;
+
+  bool UserDefined() const { return predefined == OpId::kNull; }
 };
 // kErrOp for invalid operations and predefined ones MPI leaves undefined on
 // the datatype.
@@ -68,6 +71,7 @@ void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* i
 void ApplyOpWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
                  int count);
 MPI_Op OpCreate(MPI_User_function* function, int commute);
+MPI_Op OpCreate(MPI_User_function_c* function, int commute);
 void OpFree(MPI_Op* op);
 bool OpCommutative(MPI_Op op);
 

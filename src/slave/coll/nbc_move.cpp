@@ -2,6 +2,7 @@
 // bcast, gather, scatter, allgather and alltoall with their v and w forms.
 // Every block travels as wire bytes, so datatypes with gaps work as in
 // point-to-point.
+#include <climits>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "slave/coll/nbc_blocks.h"
 #include "slave/coll/nbc_inter.h"
 #include "slave/coll/nbc_plans.h"
+#include "slave/datatype/large_count.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/runtime.h"
@@ -39,26 +41,31 @@ void RequireArrays(int n, const void* counts, const void* displs) {
   if (n > 0 && displs == nullptr) throw Error(kErrArg, "no displacements given");
 }
 
+// One rank's block: a count beyond INT_MAX travels as one element of a
+// counted type.
+Block BlockOf(std::int64_t count, std::int64_t offset, MPI_Datatype type) {
+  WireBytes(count, type);
+  if (count > INT_MAX) return Block{1, offset, CountedType(count, type)};
+  return Block{static_cast<int>(count), offset, type};
+}
+
 // A v-call's blocks: displacements in extents of the type.
-Blocks Given(int n, const int counts[], const int displs[], MPI_Datatype type) {
+template <class Count, class Disp>
+Blocks Given(int n, const Count counts[], const Disp displs[], MPI_Datatype type) {
   RequireArrays(n, counts, displs);
   Blocks blocks;
-  for (int i = 0; i < n; ++i) {
-    WireBytes(counts[i], type);
-    blocks.push_back(Block{counts[i], displs[i] * Extent(type), type});
-  }
+  for (int i = 0; i < n; ++i)
+    blocks.push_back(BlockOf(counts[i], static_cast<std::int64_t>(displs[i]) * Extent(type), type));
   return blocks;
 }
 
 // A w-call's blocks: displacements in bytes, a type for each.
-Blocks GivenW(int n, const int counts[], const int displs[], const MPI_Datatype types[]) {
+template <class Count, class Disp>
+Blocks GivenW(int n, const Count counts[], const Disp displs[], const MPI_Datatype types[]) {
   RequireArrays(n, counts, displs);
   if (n > 0 && types == nullptr) throw Error(kErrType, "no datatypes given");
   Blocks blocks;
-  for (int i = 0; i < n; ++i) {
-    WireBytes(counts[i], types[i]);
-    blocks.push_back(Block{counts[i], displs[i], types[i]});
-  }
+  for (int i = 0; i < n; ++i) blocks.push_back(BlockOf(counts[i], displs[i], types[i]));
   return blocks;
 }
 
@@ -259,8 +266,9 @@ CollectivePlan GatherPlan(const void* send, int sendcount, MPI_Datatype sendtype
   return GatherBlocks(send, sendcount, sendtype, recv, blocks, root, comm);
 }
 
+template <class Count, class Disp>
 CollectivePlan GathervPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                           const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                           const Count recvcounts[], const Disp displs[], MPI_Datatype recvtype,
                            int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   if (comm.inter)
@@ -290,7 +298,8 @@ CollectivePlan ScatterPlan(const void* send, int sendcount, MPI_Datatype sendtyp
   return ScatterBlocks(send, blocks, recv, recvcount, recvtype, root, comm);
 }
 
-CollectivePlan ScattervPlan(const void* send, const int sendcounts[], const int displs[],
+template <class Count, class Disp>
+CollectivePlan ScattervPlan(const void* send, const Count sendcounts[], const Disp displs[],
                             MPI_Datatype sendtype, void* recv, int recvcount, MPI_Datatype recvtype,
                             int root, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
@@ -314,8 +323,9 @@ CollectivePlan AllgatherPlan(const void* send, int sendcount, MPI_Datatype sendt
   return AllgatherBlocks(send, sendcount, sendtype, recv, blocks, comm);
 }
 
+template <class Count, class Disp>
 CollectivePlan AllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                              const Count recvcounts[], const Disp displs[], MPI_Datatype recvtype,
                               MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   Blocks blocks = Given(comm.PeerGroupSize(), recvcounts, displs, recvtype);
@@ -332,9 +342,10 @@ CollectivePlan AlltoallPlan(const void* send, int sendcount, MPI_Datatype sendty
   return AlltoallFor(send, sblocks, recv, Regular(n, recvcount, recvtype), comm);
 }
 
-CollectivePlan AlltoallvPlan(const void* send, const int sendcounts[], const int sdispls[],
-                             MPI_Datatype sendtype, void* recv, const int recvcounts[],
-                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm_handle) {
+template <class Count, class Disp>
+CollectivePlan AlltoallvPlan(const void* send, const Count sendcounts[], const Disp sdispls[],
+                             MPI_Datatype sendtype, void* recv, const Count recvcounts[],
+                             const Disp rdispls[], MPI_Datatype recvtype, MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   int n = comm.PeerGroupSize();
   Blocks sblocks;
@@ -342,9 +353,10 @@ CollectivePlan AlltoallvPlan(const void* send, const int sendcounts[], const int
   return AlltoallFor(send, sblocks, recv, Given(n, recvcounts, rdispls, recvtype), comm);
 }
 
-CollectivePlan AlltoallwPlan(const void* send, const int sendcounts[], const int sdispls[],
-                             const MPI_Datatype sendtypes[], void* recv, const int recvcounts[],
-                             const int rdispls[], const MPI_Datatype recvtypes[],
+template <class Count, class Disp>
+CollectivePlan AlltoallwPlan(const void* send, const Count sendcounts[], const Disp sdispls[],
+                             const MPI_Datatype sendtypes[], void* recv, const Count recvcounts[],
+                             const Disp rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   int n = comm.PeerGroupSize();
@@ -352,5 +364,23 @@ CollectivePlan AlltoallwPlan(const void* send, const int sendcounts[], const int
   if (send != MPI_IN_PLACE) sblocks = GivenW(n, sendcounts, sdispls, sendtypes);
   return AlltoallFor(send, sblocks, recv, GivenW(n, recvcounts, rdispls, recvtypes), comm);
 }
+
+// The int and the large-count (_c) forms.
+#define BDMPI_V_PLANS(Count, Disp)                                                           \
+  template CollectivePlan GathervPlan(const void*, int, MPI_Datatype, void*, const Count[],   \
+                                      const Disp[], MPI_Datatype, int, MPI_Comm);             \
+  template CollectivePlan ScattervPlan(const void*, const Count[], const Disp[], MPI_Datatype, \
+                                       void*, int, MPI_Datatype, int, MPI_Comm);              \
+  template CollectivePlan AllgathervPlan(const void*, int, MPI_Datatype, void*, const Count[], \
+                                         const Disp[], MPI_Datatype, MPI_Comm);               \
+  template CollectivePlan AlltoallvPlan(const void*, const Count[], const Disp[], MPI_Datatype, \
+                                        void*, const Count[], const Disp[], MPI_Datatype,     \
+                                        MPI_Comm);                                            \
+  template CollectivePlan AlltoallwPlan(const void*, const Count[], const Disp[],             \
+                                        const MPI_Datatype[], void*, const Count[],           \
+                                        const Disp[], const MPI_Datatype[], MPI_Comm);
+BDMPI_V_PLANS(int, int)
+BDMPI_V_PLANS(MPI_Count, MPI_Aint)
+#undef BDMPI_V_PLANS
 
 }  // namespace bdmpi

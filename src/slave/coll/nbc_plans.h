@@ -16,27 +16,35 @@ CollectivePlan BarrierPlan(MPI_Comm comm);
 CollectivePlan BcastPlan(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 CollectivePlan GatherPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+// The v and w forms take int counts and displacements (Count = Disp = int)
+// or the large-count ones (MPI_Count, MPI_Aint): a count beyond INT_MAX
+// becomes one element of a counted type (slave/datatype/large_count.h).
+template <class Count, class Disp>
 CollectivePlan GathervPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                           const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                           const Count recvcounts[], const Disp displs[], MPI_Datatype recvtype,
                            int root, MPI_Comm comm);
 CollectivePlan ScatterPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-CollectivePlan ScattervPlan(const void* send, const int sendcounts[], const int displs[],
+template <class Count, class Disp>
+CollectivePlan ScattervPlan(const void* send, const Count sendcounts[], const Disp displs[],
                             MPI_Datatype sendtype, void* recv, int recvcount, MPI_Datatype recvtype,
                             int root, MPI_Comm comm);
 CollectivePlan AllgatherPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+template <class Count, class Disp>
 CollectivePlan AllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
-                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                              const Count recvcounts[], const Disp displs[], MPI_Datatype recvtype,
                               MPI_Comm comm);
 CollectivePlan AlltoallPlan(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-CollectivePlan AlltoallvPlan(const void* send, const int sendcounts[], const int sdispls[],
-                             MPI_Datatype sendtype, void* recv, const int recvcounts[],
-                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-CollectivePlan AlltoallwPlan(const void* send, const int sendcounts[], const int sdispls[],
-                             const MPI_Datatype sendtypes[], void* recv, const int recvcounts[],
-                             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+template <class Count, class Disp>
+CollectivePlan AlltoallvPlan(const void* send, const Count sendcounts[], const Disp sdispls[],
+                             MPI_Datatype sendtype, void* recv, const Count recvcounts[],
+                             const Disp rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+template <class Count, class Disp>
+CollectivePlan AlltoallwPlan(const void* send, const Count sendcounts[], const Disp sdispls[],
+                             const MPI_Datatype sendtypes[], void* recv, const Count recvcounts[],
+                             const Disp rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 // Reductions (nbc_reduce.cpp), folded in rank order by the ranks that
 // need the result.

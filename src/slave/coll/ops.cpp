@@ -6,6 +6,7 @@
 // contributions in rank order so that a non-commutative operation
 // (commute == 0) sees its operands in MPI's canonical order.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "common/handles.h"
 #include "common/reduce.h"
 #include "slave/coll/coll_p2p.h"
+#include "slave/datatype/large_count.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/runtime/errors.h"
 
@@ -22,6 +24,7 @@ namespace {
 
 struct UserOp {
   MPI_User_function* function = nullptr;
+  MPI_User_function_c* function_c = nullptr;
   bool commute = true;
   bool live = false;
 };
@@ -50,6 +53,7 @@ CheckedOp CheckOp(MPI_Op op, MPI_Datatype datatype) {
     if (user == nullptr) throw Error(kErrOp, "the operation was freed or never created");
     LookupType(datatype);
     checked.user = user->function;
+    checked.user_c = user->function_c;
     checked.commute = user->commute;
     return checked;
   }
@@ -76,15 +80,35 @@ void ReduceWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, void
          static_cast<std::size_t>(count) * LookupType(datatype).count);
 }
 
+// A user-defined function on `count` elements of the program's own type:
+// the elements of a counted type (large_count.h) are handed over as the
+// type they count, in calls of at most INT_MAX elements to an int function.
+void ApplyUser(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
+               std::int64_t count) {
+  MPI_Datatype element = datatype;
+  std::int64_t per_element = 1;
+  if (CountedOf(datatype, &element, &per_element)) count *= per_element;
+  if (op.user_c != nullptr) {
+    MPI_Count len = count;
+    op.user_c(const_cast<void*>(in), inout, &len, &element);
+    return;
+  }
+  const std::int64_t extent = LookupType(element).extent;
+  for (std::int64_t done = 0; done < count;) {
+    int len = static_cast<int>(std::min<std::int64_t>(INT_MAX, count - done));
+    op.user(const_cast<std::byte*>(static_cast<const std::byte*>(in)) + done * extent,
+            static_cast<std::byte*>(inout) + done * extent, &len, &element);
+    done += len;
+  }
+}
+
 }  // namespace
 
 void ApplyOp(const CheckedOp& op, MPI_Datatype datatype, const void* in, void* inout,
              int count) {
   if (count == 0) return;
-  if (op.user != nullptr) {
-    int len = count;
-    MPI_Datatype type = datatype;
-    op.user(const_cast<void*>(in), inout, &len, &type);
+  if (op.UserDefined()) {
+    ApplyUser(op, datatype, in, inout, count);
     return;
   }
   const TypeInfo& type = LookupType(datatype);
@@ -103,7 +127,7 @@ void ApplyOpWire(const CheckedOp& op, MPI_Datatype datatype, const void* in, voi
                  int count) {
   if (count == 0) return;
   const TypeInfo& type = LookupType(datatype);
-  if (op.user == nullptr) {
+  if (!op.UserDefined()) {
     ReduceWire(op, datatype, in, inout, count);
     return;
   }
@@ -135,7 +159,17 @@ MPI_Op OpCreate(MPI_User_function* function, int commute) {
   std::size_t index = 0;
   while (index < ops.size() && ops[index].live) ++index;
   if (index == ops.size()) ops.emplace_back();
-  ops[index] = UserOp{function, commute != 0, true};
+  ops[index] = UserOp{function, nullptr, commute != 0, true};
+  return MakeHandle(HandleKind::kOp, kFirstUserOp + static_cast<int>(index));
+}
+
+MPI_Op OpCreate(MPI_User_function_c* function, int commute) {
+  if (function == nullptr) throw Error(kErrArg, "MPI_Op_create_c: no function");
+  std::vector<UserOp>& ops = UserOps();
+  std::size_t index = 0;
+  while (index < ops.size() && ops[index].live) ++index;
+  if (index == ops.size()) ops.emplace_back();
+  ops[index] = UserOp{nullptr, function, commute != 0, true};
   return MakeHandle(HandleKind::kOp, kFirstUserOp + static_cast<int>(index));
 }
 

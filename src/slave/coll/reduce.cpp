@@ -57,7 +57,7 @@ bool Contribute(MsgType type, bool everyone, const void* send, void* recv, int c
 
 bool UserDefined(int count, MPI_Datatype datatype, MPI_Op op) {
   WireBytes(count, datatype);
-  return CheckOp(op, datatype).user != nullptr;
+  return CheckOp(op, datatype).UserDefined();
 }
 
 void AwaitResult(RequestMsg& request, void* recv, int count, MPI_Datatype datatype) {

@@ -90,14 +90,19 @@ std::uint64_t BasicElements(DatatypeId id) {
 }
 
 void AppendRun(std::vector<TypeRun>& runs, TypeRun run) {
-  if (run.length == 0) return;
-  if (!runs.empty() && runs.back().offset + static_cast<std::int64_t>(runs.back().length) ==
-                           run.offset) {
+  if (run.length == 0 || run.count == 0) return;
+  if (run.Simple() && !runs.empty() && runs.back().Simple() &&
+      runs.back().offset + static_cast<std::int64_t>(runs.back().length) == run.offset) {
     runs.back().length += run.length;
     return;
   }
-  runs.push_back(run);
+  runs.push_back(std::move(run));
 }
+
+// Runs one element's copies expand to before a constructor keeps them as
+// one repeated run instead: below it, merging adjacent runs keeps the
+// common small types as flat as before (and Dense where they tile).
+constexpr std::uint64_t kExpandRuns = 64;
 
 std::vector<TypeInfo> MakePredefined() {
   std::vector<TypeInfo> types(kFirstDerived);
@@ -110,11 +115,11 @@ std::vector<TypeInfo> MakePredefined() {
     type.extent = info->extent;
     type.alignment = info->alignment;
     if (info->index_size == 0) {
-      type.runs = {{0, info->extent}};
+      type.runs = {{0, info->extent, 1, 0, nullptr}};
     } else {
       // A pair travels packed: its value, then its index (datatype.h).
-      AppendRun(type.runs, {0, info->size - info->index_size});
-      AppendRun(type.runs, {info->index_offset, info->index_size});
+      AppendRun(type.runs, {0, info->size - info->index_size, 1, 0, nullptr});
+      AppendRun(type.runs, {info->index_offset, info->index_size, 1, 0, nullptr});
     }
     type.signature = {{id, 1}};
     if (info->size == 0) {
@@ -146,14 +151,28 @@ void AppendSignature(std::vector<SignatureRun>& signature, SignatureRun run) {
 void AppendElements(TypeInfo& result, const TypeInfo& type, std::int64_t origin,
                     std::uint64_t count) {
   const std::int64_t extent = type.extent;
-  if (type.runs.size() == 1 && extent > 0 &&
+  if (type.runs.size() == 1 && type.runs[0].Simple() && extent > 0 &&
       type.runs[0].length == static_cast<std::uint64_t>(extent)) {
     // Elements that tile their extents: one run for all of them.
-    AppendRun(result.runs, {origin + type.runs[0].offset, Times(count, type.runs[0].length)});
+    AppendRun(result.runs, {origin + type.runs[0].offset, Times(count, type.runs[0].length), 1,
+                            0, nullptr});
+  } else if (count > 1 && type.size > 0 &&
+             (type.runs.size() > kExpandRuns || count > kExpandRuns / type.runs.size())) {
+    // Many elements: one run that repeats them, whatever their number.
+    if (type.runs.size() == 1 && type.runs[0].Simple()) {
+      AppendRun(result.runs,
+                {origin + type.runs[0].offset, type.runs[0].length, count, extent, nullptr});
+    } else {
+      auto inner = std::make_shared<const std::vector<TypeRun>>(type.runs);
+      AppendRun(result.runs, {origin, type.size, count, extent, std::move(inner)});
+    }
   } else {
     for (std::uint64_t k = 0; k < count; ++k) {
       const std::int64_t at = origin + static_cast<std::int64_t>(k) * extent;
-      for (const TypeRun& run : type.runs) AppendRun(result.runs, {at + run.offset, run.length});
+      for (TypeRun run : type.runs) {
+        run.offset += at;
+        AppendRun(result.runs, std::move(run));
+      }
     }
   }
   if (type.signature.size() == 1) {
@@ -188,7 +207,7 @@ const TypeInfo& LookupType(MPI_Datatype datatype) {
   return *type;
 }
 
-const TypeInfo& CommType(int count, MPI_Datatype datatype) {
+const TypeInfo& CommType(std::int64_t count, MPI_Datatype datatype) {
   if (count < 0) throw Error(kErrCount, "negative count " + std::to_string(count));
   const TypeInfo& type = LookupType(datatype);
   if (!type.committed)
@@ -196,7 +215,7 @@ const TypeInfo& CommType(int count, MPI_Datatype datatype) {
   return type;
 }
 
-std::uint64_t WireBytes(int count, MPI_Datatype datatype) {
+std::uint64_t WireBytes(std::int64_t count, MPI_Datatype datatype) {
   return Times(static_cast<std::uint64_t>(count), CommType(count, datatype).size);
 }
 
@@ -254,29 +273,38 @@ std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype) {
   return static_cast<std::int64_t>(elements);
 }
 
-void PackElements(const void* buffer, int count, const TypeInfo& type, std::byte* out) {
+std::vector<TypeRun> FlatRuns(const TypeInfo& type) {
+  std::vector<TypeRun> flat;
+  ForEachRun(type.runs, 0, [&](std::int64_t offset, std::uint64_t length) {
+    AppendRun(flat, {offset, length, 1, 0, nullptr});
+    return true;
+  });
+  return flat;
+}
+
+void PackElements(const void* buffer, std::int64_t count, const TypeInfo& type,
+                  std::byte* out) {
   const auto* origin = static_cast<const std::byte*>(buffer);
-  const std::int64_t extent = type.extent;
   for (std::int64_t i = 0; i < count; ++i) {
-    for (const TypeRun& run : type.runs) {
-      std::memcpy(out, origin + i * extent + run.offset, run.length);
-      out += run.length;
-    }
+    ForEachRun(type.runs, i * type.extent, [&](std::int64_t offset, std::uint64_t length) {
+      std::memcpy(out, origin + offset, length);
+      out += length;
+      return true;
+    });
   }
 }
 
-void UnpackElements(const std::byte* in, std::uint64_t bytes, void* buffer, int count,
+void UnpackElements(const std::byte* in, std::uint64_t bytes, void* buffer, std::int64_t count,
                     const TypeInfo& type) {
   auto* origin = static_cast<std::byte*>(buffer);
-  const std::int64_t extent = type.extent;
   for (std::int64_t i = 0; i < count && bytes > 0; ++i) {
-    for (const TypeRun& run : type.runs) {
-      std::uint64_t n = std::min<std::uint64_t>(run.length, bytes);
-      std::memcpy(origin + i * extent + run.offset, in, n);
+    ForEachRun(type.runs, i * type.extent, [&](std::int64_t offset, std::uint64_t length) {
+      std::uint64_t n = std::min<std::uint64_t>(length, bytes);
+      std::memcpy(origin + offset, in, n);
       in += n;
       bytes -= n;
-      if (bytes == 0) return;
-    }
+      return bytes > 0;
+    });
   }
 }
 
@@ -320,42 +348,61 @@ struct Bounds {
 
 }  // namespace
 
-MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
-                     const char* constructor) {
+namespace {
+
+// A derived type's bounds, size and alignment, block by block (its runs
+// and signature are appended apart), then finished into a handle.
+struct TypeBuilder {
   TypeInfo result;
   Bounds bounds;
   std::int64_t true_lb = INT64_MAX, true_ub = INT64_MIN;
+
+  // The bounds of `count` elements of `type` at `displacement`.
+  void Bound(const TypeInfo& type, std::int64_t displacement, std::int64_t count) {
+    const std::int64_t last = displacement + (count - 1) * type.extent;
+    bounds.Add(type, displacement, count);
+    if (type.size > 0) {
+      const auto true_extent = static_cast<std::int64_t>(type.true_extent);
+      true_lb = std::min({true_lb, displacement + type.true_lb, last + type.true_lb});
+      true_ub = std::max({true_ub, displacement + type.true_lb + true_extent,
+                          last + type.true_lb + true_extent});
+    }
+    result.alignment = std::max(result.alignment, type.alignment);
+  }
+
+  MPI_Datatype Finish(bool pad_to_alignment) {
+    if (true_lb > true_ub) true_lb = true_ub = 0;
+    result.lb = bounds.Lb();
+    result.extent = bounds.Ub() - result.lb;
+    result.lb_marker = bounds.lb_marker;
+    result.ub_marker = bounds.ub_marker;
+    const auto alignment = static_cast<std::int64_t>(result.alignment);
+    if (pad_to_alignment && !result.lb_marker && !result.ub_marker &&
+        result.extent % alignment != 0)
+      result.extent += alignment - result.extent % alignment;
+    result.true_lb = true_lb;
+    result.true_extent = static_cast<std::uint64_t>(true_ub - true_lb);
+    SetBase(result);
+    return AddDerived(std::move(result));
+  }
+};
+
+}  // namespace
+
+MPI_Datatype NewType(std::span<const TypeBlock> blocks, bool pad_to_alignment,
+                     const char* constructor) {
+  TypeBuilder builder;
   for (const TypeBlock& block : blocks) {
     if (block.count < 0)
       throw Error(kErrCount, std::string(constructor) + ": negative block length");
     const TypeInfo& type = LookupType(block.type);
     if (block.count == 0) continue;  // MPI: no part of the type map
     const auto count = static_cast<std::uint64_t>(block.count);
-    const std::int64_t last = block.displacement + (block.count - 1) * type.extent;
-    AppendElements(result, type, block.displacement, count);
-    bounds.Add(type, block.displacement, block.count);
-    if (type.size > 0) {
-      const auto true_extent = static_cast<std::int64_t>(type.true_extent);
-      true_lb = std::min({true_lb, block.displacement + type.true_lb, last + type.true_lb});
-      true_ub = std::max({true_ub, block.displacement + type.true_lb + true_extent,
-                          last + type.true_lb + true_extent});
-    }
-    result.size += Times(count, type.size);
-    result.alignment = std::max(result.alignment, type.alignment);
+    AppendElements(builder.result, type, block.displacement, count);
+    builder.Bound(type, block.displacement, block.count);
+    builder.result.size += Times(count, type.size);
   }
-  if (true_lb > true_ub) true_lb = true_ub = 0;
-  result.lb = bounds.Lb();
-  result.extent = bounds.Ub() - result.lb;
-  result.lb_marker = bounds.lb_marker;
-  result.ub_marker = bounds.ub_marker;
-  const auto alignment = static_cast<std::int64_t>(result.alignment);
-  if (pad_to_alignment && !result.lb_marker && !result.ub_marker &&
-      result.extent % alignment != 0)
-    result.extent += alignment - result.extent % alignment;
-  result.true_lb = true_lb;
-  result.true_extent = static_cast<std::uint64_t>(true_ub - true_lb);
-  SetBase(result);
-  return AddDerived(std::move(result));
+  return builder.Finish(pad_to_alignment);
 }
 
 void CheckTypeCount(std::int64_t count, const char* constructor) {
@@ -365,10 +412,26 @@ void CheckTypeCount(std::int64_t count, const char* constructor) {
 MPI_Datatype NewVectorType(std::int64_t count, std::int64_t blocklength, std::int64_t stride,
                            MPI_Datatype oldtype, const char* constructor) {
   CheckTypeCount(count, constructor);
-  LookupType(oldtype);
-  std::vector<TypeBlock> blocks;
-  for (std::int64_t i = 0; i < count; ++i) blocks.push_back({blocklength, oldtype, i * stride});
-  return NewType(blocks, false, constructor);
+  if (blocklength < 0)
+    throw Error(kErrCount, std::string(constructor) + ": negative block length");
+  const TypeInfo& old = LookupType(oldtype);
+  TypeBuilder builder;
+  if (count > 0 && blocklength > 0) {
+    // One block, repeated at the stride: its runs are appended once per
+    // block only while that stays small (AppendElements), so a vector's
+    // cost does not grow with its number of blocks.
+    TypeInfo block;
+    AppendElements(block, old, 0, static_cast<std::uint64_t>(blocklength));
+    block.size = Times(static_cast<std::uint64_t>(blocklength), old.size);
+    block.extent = stride;
+    AppendElements(builder.result, block, 0, static_cast<std::uint64_t>(count));
+    builder.result.size = Times(static_cast<std::uint64_t>(count), block.size);
+    // The bounds are linear in the block's index: the first and the last
+    // block hold the extremes.
+    builder.Bound(old, 0, blocklength);
+    builder.Bound(old, (count - 1) * stride, blocklength);
+  }
+  return builder.Finish(false);
 }
 
 MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent) {
@@ -382,8 +445,9 @@ MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t 
   return handle;
 }
 
-MPI_Datatype NewSubarrayType(std::span<const int> sizes, std::span<const int> subsizes,
-                             std::span<const int> starts, bool row_major,
+MPI_Datatype NewSubarrayType(std::span<const std::int64_t> sizes,
+                             std::span<const std::int64_t> subsizes,
+                             std::span<const std::int64_t> starts, bool row_major,
                              MPI_Datatype oldtype) {
   const char* what = "MPI_Type_create_subarray";
   if (sizes.empty()) throw Error(kErrArg, std::string(what) + ": ndims must be positive");
@@ -441,14 +505,15 @@ void FreeType(MPI_Datatype* datatype) {
 }
 
 void SetEnvelope(MPI_Datatype datatype, int combiner, std::vector<int> ints,
-                 std::vector<MPI_Aint> aints, std::vector<MPI_Datatype> types) {
+                 std::vector<MPI_Aint> aints, std::vector<MPI_Datatype> types,
+                 std::vector<MPI_Count> counts) {
   for (MPI_Datatype inner : types) {
     TypeInfo* type = FindAnyType(inner);
     if (type != nullptr && !type->predefined) ++type->inner_uses;
   }
   TypeEnvelope old = std::move(LookupDerived(datatype).envelope);
   LookupDerived(datatype).envelope = {combiner, std::move(ints), std::move(aints),
-                                      std::move(types)};
+                                      std::move(counts), std::move(types)};
   ReleaseInner(old);
 }
 

@@ -1,7 +1,9 @@
 // Datatypes as a slave sees them. Every type, predefined or derived, is
-// kept flattened: the runs of bytes one element occupies (relative to the
-// buffer address, so a negative lower bound gives negative offsets), its
-// bounds, and its type signature as runs of predefined types.
+// kept as the runs of bytes one element occupies (relative to the buffer
+// address, so a negative lower bound gives negative offsets), its bounds,
+// and its type signature as runs of predefined types. A run may repeat at
+// a stride and nest the runs of an inner type (TypeRun), so that a vector
+// of 2^31 blocks costs one run, not 2^31: packing walks them lazily.
 //
 // On the wire (to the master and between ranks) an element is its runs
 // concatenated: a predefined element travels as its size (a value-index
@@ -21,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,10 +33,20 @@
 
 namespace bdmpi {
 
-// Bytes [offset, offset + length) of one element.
+// Bytes [offset, offset + length) of one element, `count` times, `stride`
+// bytes apart. With `inner` set, each repetition is instead the runs
+// `inner` lists (relative to offset + k * stride, `length` bytes of data in
+// all): a constructor of many elements of a type with gaps keeps one run
+// for them rather than a copy of the type's runs per element.
 struct TypeRun {
   std::int64_t offset = 0;
   std::uint64_t length = 0;
+  std::uint64_t count = 1;
+  std::int64_t stride = 0;
+  std::shared_ptr<const std::vector<TypeRun>> inner;
+
+  bool Simple() const { return count == 1 && inner == nullptr; }
+  std::uint64_t Bytes() const { return count * length; }
 };
 
 // `count` consecutive predefined elements of `type` in the type signature.
@@ -48,6 +61,7 @@ struct TypeEnvelope {
   int combiner = MPI_COMBINER_NAMED;
   std::vector<int> ints;
   std::vector<MPI_Aint> aints;
+  std::vector<MPI_Count> counts;  // a large-count (_c) constructor's
   std::vector<MPI_Datatype> types;
 };
 
@@ -80,7 +94,7 @@ struct TypeInfo {
   // One run from offset 0 that fills the extent: the buffer moves as is.
   bool Dense() const {
     return lb == 0 && extent >= 0 && size == static_cast<std::uint64_t>(extent) &&
-           (runs.empty() || (runs.size() == 1 && runs[0].offset == 0));
+           (runs.empty() || (runs.size() == 1 && runs[0].Simple() && runs[0].offset == 0));
   }
 };
 
@@ -88,9 +102,9 @@ struct TypeInfo {
 const TypeInfo& LookupType(MPI_Datatype datatype);
 // A committed type, for a communication call: throws kErrCount for a
 // negative count and kErrType for a type not committed.
-const TypeInfo& CommType(int count, MPI_Datatype datatype);
+const TypeInfo& CommType(std::int64_t count, MPI_Datatype datatype);
 // Bytes `count` elements of `datatype` take on the wire (see above).
-std::uint64_t WireBytes(int count, MPI_Datatype datatype);
+std::uint64_t WireBytes(std::int64_t count, MPI_Datatype datatype);
 // count elements of a dense datatype in bytes, for the calls that move the
 // user's buffer as is (collectives, reductions): like CommType, and throws
 // kErrType for a type with gaps, naming `call`.
@@ -102,11 +116,29 @@ DatatypeId ReductionBase(MPI_Datatype datatype);
 int CountOf(std::uint64_t bytes, MPI_Datatype datatype);
 std::int64_t ElementsOf(std::uint64_t bytes, MPI_Datatype datatype);
 
+// Calls fn(offset, length) for each contiguous piece of `runs` placed at
+// `origin`, in type-map order, while fn returns true; false if stopped.
+template <class Fn>
+bool ForEachRun(const std::vector<TypeRun>& runs, std::int64_t origin, Fn&& fn) {
+  for (const TypeRun& run : runs) {
+    for (std::uint64_t k = 0; k < run.count; ++k) {
+      const std::int64_t at = origin + run.offset + static_cast<std::int64_t>(k) * run.stride;
+      if (run.inner != nullptr ? !ForEachRun(*run.inner, at, fn) : !fn(at, run.length))
+        return false;
+    }
+  }
+  return true;
+}
+// The runs of one element as simple runs (one per block): for the calls
+// that need random access into them (file views, one-sided transfers).
+std::vector<TypeRun> FlatRuns(const TypeInfo& type);
+
 // Copies `count` elements at `buffer` into `out` (WireBytes of them).
-void PackElements(const void* buffer, int count, const TypeInfo& type, std::byte* out);
+void PackElements(const void* buffer, std::int64_t count, const TypeInfo& type,
+                  std::byte* out);
 // Copies the first `bytes` wire bytes of `in` into `count` elements at
 // `buffer`, leaving the rest (and every gap) untouched.
-void UnpackElements(const std::byte* in, std::uint64_t bytes, void* buffer, int count,
+void UnpackElements(const std::byte* in, std::uint64_t bytes, void* buffer, std::int64_t count,
                     const TypeInfo& type);
 
 // One block of a type constructor: `count` elements of `type` at byte
@@ -129,8 +161,9 @@ MPI_Datatype NewVectorType(std::int64_t count, std::int64_t blocklength, std::in
 MPI_Datatype NewResizedType(MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent);
 // MPI_Type_create_subarray: the subarray's elements, with the bounds of
 // the whole array (lb 0, extent its bytes). `row_major` is MPI_ORDER_C.
-MPI_Datatype NewSubarrayType(std::span<const int> sizes, std::span<const int> subsizes,
-                             std::span<const int> starts, bool row_major,
+MPI_Datatype NewSubarrayType(std::span<const std::int64_t> sizes,
+                             std::span<const std::int64_t> subsizes,
+                             std::span<const std::int64_t> starts, bool row_major,
                              MPI_Datatype oldtype);
 MPI_Datatype DupType(MPI_Datatype datatype);
 void CommitType(MPI_Datatype* datatype);
@@ -139,7 +172,8 @@ void FreeType(MPI_Datatype* datatype);
 void SetTypeName(MPI_Datatype datatype, const char* name);
 // Records how `datatype` was made; derived `types` are kept alive by it.
 void SetEnvelope(MPI_Datatype datatype, int combiner, std::vector<int> ints,
-                 std::vector<MPI_Aint> aints, std::vector<MPI_Datatype> types);
+                 std::vector<MPI_Aint> aints, std::vector<MPI_Datatype> types,
+                 std::vector<MPI_Count> counts = {});
 // MPI_Type_get_envelope (kErrType for a type that is not there).
 const TypeEnvelope& EnvelopeOf(MPI_Datatype datatype);
 // MPI_Type_get_contents' datatypes: each derived one counts as a new

@@ -16,7 +16,7 @@ bool IsPredefined(MPI_Datatype type) { return LookupType(type).predefined; }
 // must not overlap. MPI_ERR_IO, as ROMIO reports it.
 void CheckMonotonic(const TypeInfo& type, const char* what, bool writable) {
   std::int64_t start = 0, end = 0;
-  for (const TypeRun& run : type.runs) {
+  for (const TypeRun& run : FlatRuns(type)) {
     const char* why = nullptr;
     if (run.offset < 0)
       why = " has a negative displacement";
@@ -39,7 +39,7 @@ MPI_Datatype Keep(MPI_Datatype type) { return IsPredefined(type) ? type : DupTyp
 
 View::View() {
   auto layout = std::make_shared<TypeInfo>(LookupType(MPI_BYTE));
-  layout->runs = {TypeRun{0, 1}};
+  layout->runs = {TypeRun{0, 1, 1, 0, nullptr}};
   layout_ = std::move(layout);
   run_starts_ = {0};
 }
@@ -59,7 +59,9 @@ View::View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool wr
   CheckMonotonic(e, "etype", writable);
   CheckMonotonic(f, "filetype", writable);
   auto layout = std::make_shared<TypeInfo>(f);
-  if (layout->runs.empty()) layout->runs = {TypeRun{0, f.size}};
+  // Pieces are looked up by their place in the stream: one run per block.
+  layout->runs = FlatRuns(f);
+  if (layout->runs.empty()) layout->runs = {TypeRun{0, f.size, 1, 0, nullptr}};
   std::uint64_t at = 0;
   for (const TypeRun& run : layout->runs) {
     run_starts_.push_back(at);

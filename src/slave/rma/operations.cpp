@@ -33,15 +33,16 @@ std::vector<iovec> RunsAt(std::uint64_t address, int count, const TypeInfo& type
     return runs;
   }
   for (std::int64_t i = 0; i < count; ++i) {
-    for (const TypeRun& run : type.runs) {
-      std::uint64_t at = address + static_cast<std::uint64_t>(i * type.extent + run.offset);
+    ForEachRun(type.runs, i * type.extent, [&](std::int64_t offset, std::uint64_t length) {
+      std::uint64_t at = address + static_cast<std::uint64_t>(offset);
       if (!runs.empty() && reinterpret_cast<std::uint64_t>(runs.back().iov_base) +
                                    runs.back().iov_len == at) {
-        runs.back().iov_len += run.length;
+        runs.back().iov_len += length;
       } else {
-        runs.push_back(iovec{reinterpret_cast<void*>(at), run.length});
+        runs.push_back(iovec{reinterpret_cast<void*>(at), length});
       }
-    }
+      return true;
+    });
   }
   return runs;
 }

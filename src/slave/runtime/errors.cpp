@@ -113,9 +113,17 @@ int RaiseError(const char* function, MPI_Comm comm, int error_class,
   return ApplyErrhandler(handler, function, error_class, detail);
 }
 
+namespace {
+thread_local const char* call_name = nullptr;
+}  // namespace
+
+CallName::CallName(const char* name) : previous_(call_name) { call_name = name; }
+CallName::~CallName() { call_name = previous_; }
+
 int ApplyErrhandler(MPI_Errhandler handler, const char* function, int error_class,
                     const char* detail) {
   if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (call_name != nullptr) function = call_name;
   Runtime* runtime = Runtime::Instance();
   std::string rank = runtime ? std::to_string(runtime->world_rank()) : "?";
   const char* text = ErrorClassString(error_class);

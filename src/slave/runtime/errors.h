@@ -24,6 +24,20 @@ int ApplyErrhandler(MPI_Errhandler handler, const char* function, int error_clas
 
 const char* ErrorClassString(int error_class);
 
+// While one lives, errors name `name` instead of the entry point that
+// raises them: a large-count call (MPI_Send_c) that hands its work to the
+// int one (MPI_Send) reports as itself.
+class CallName {
+ public:
+  explicit CallName(const char* name);
+  ~CallName();
+  CallName(const CallName&) = delete;
+  CallName& operator=(const CallName&) = delete;
+
+ private:
+  const char* previous_;
+};
+
 // Throws unless between MPI_Init and MPI_Finalize.
 void RequireInitialized();
 
