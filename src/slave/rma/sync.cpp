@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "slave/rma/remote.h"
 
 namespace bdmpi::rma {
 namespace {
@@ -64,53 +66,42 @@ void Await(const Window& win, int source, int tag) {
   Check(PMPI_Recv(nullptr, 0, MPI_BYTE, source, tag, win.comm, MPI_STATUS_IGNORE), "MPI_Recv");
 }
 
-bool Compatible(const TargetState& state, bool exclusive) {
-  return exclusive ? state.exclusive < 0 && state.shared == 0 : state.exclusive < 0;
-}
-
-void Take(TargetState& state, int rank, bool exclusive) {
-  if (exclusive)
-    state.exclusive = rank;
-  else
-    ++state.shared;
+bool OnOtherNode(const Window& win, int target) {
+  return win.peers[static_cast<std::size_t>(target)].node !=
+         win.peers[static_cast<std::size_t>(win.rank)].node;
 }
 
 // Takes a lock on `target`, waiting (a blocking point) behind the queue.
+// Another node's target's lock state is in its node's file, which its
+// master reads and changes for us.
 void Acquire(Window& win, int target, bool exclusive) {
-  int slot = win.peers[static_cast<std::size_t>(target)].slot;
-  {
+  bool taken = false;
+  if (OnOtherNode(win, target)) {
+    RemoteOp op = RemoteOpFor(win, RemoteKind::kLock, target);
+    op.exclusive = exclusive ? 1 : 0;
+    taken = CallRemote(win, op, {}, nullptr, 0).reply.granted != 0;
+  } else {
     ControlLock lock(win.control);
-    TargetState& state = StateOf(win, slot);
-    if (state.queued == 0 && Compatible(state, exclusive)) {
-      Take(state, win.rank, exclusive);
-      return;
-    }
-    QueueOf(win, slot)[state.queued++] = (win.rank << 1) | (exclusive ? 1 : 0);
+    taken = TakeOrQueue(win.mapping, win.peers[static_cast<std::size_t>(target)].slot, win.rank,
+                        exclusive);
   }
-  // The rank that releases it takes it for us and says so.
-  Await(win, MPI_ANY_SOURCE, kTagGrant);
+  // Else the rank that releases it takes it for us and says so.
+  if (!taken) Await(win, MPI_ANY_SOURCE, kTagGrant);
 }
 
 void Release(Window& win, int target, bool exclusive) {
-  int slot = win.peers[static_cast<std::size_t>(target)].slot;
   std::vector<int> granted;
-  {
+  if (OnOtherNode(win, target)) {
+    RemoteOp op = RemoteOpFor(win, RemoteKind::kUnlock, target);
+    op.exclusive = exclusive ? 1 : 0;
+    RemoteResult result =
+        CallRemote(win, op, {}, nullptr, static_cast<std::uint64_t>(win.size) * sizeof(int));
+    granted.resize(result.data.size() / sizeof(int));
+    std::memcpy(granted.data(), result.data.data(), granted.size() * sizeof(int));
+  } else {
     ControlLock lock(win.control);
-    TargetState& state = StateOf(win, slot);
-    if (exclusive)
-      state.exclusive = -1;
-    else
-      --state.shared;
-    std::int32_t* queue = QueueOf(win, slot);
-    while (state.queued > 0) {
-      bool wants_exclusive = (queue[0] & 1) != 0;
-      if (!Compatible(state, wants_exclusive)) break;
-      int waiter = queue[0] >> 1;
-      Take(state, waiter, wants_exclusive);
-      granted.push_back(waiter);
-      std::copy(queue + 1, queue + state.queued, queue);
-      --state.queued;
-    }
+    granted =
+        ReleaseAndGrant(win.mapping, win.peers[static_cast<std::size_t>(target)].slot, exclusive);
   }
   for (int waiter : granted) Notify(win, waiter, kTagGrant);
 }
