@@ -35,30 +35,42 @@ struct TargetState {
 };
 
 // The start of the node's file. After it: the states, one per local rank;
-// the lock queues, for each local rank window-size entries of
-// (rank << 1 | exclusive); for a dynamic window, kMaxAttached regions per
-// local rank.
+// the fence's sleepers, one entry per local rank; the lock queues, for
+// each local rank window-size entries of (rank << 1 | exclusive); for a
+// dynamic window, kMaxAttached regions per local rank.
 struct ControlBlock {
   pthread_mutex_t mutex;  // robust, process-shared; guards all of it
   std::int32_t local_ranks = 0;
   std::int32_t window_size = 0;
+  // The fence of a window whose ranks are all on this node
+  // (slave/rma/sync.cpp): ranks arrived, the epoch's number (atomics), and
+  // how many ranks wait in a receive for the last one's message (mutex).
+  std::uint32_t fence_arrived = 0;
+  std::uint32_t fence_generation = 0;
+  std::int32_t fence_sleepers = 0;
 };
 
 inline TargetState* StatesAt(char* mapping) {
   return reinterpret_cast<TargetState*>(mapping + sizeof(ControlBlock));
 }
 
-inline std::int32_t* QueueAt(char* mapping, int slot) {
+inline std::int32_t* FenceSleepersAt(char* mapping) {
   const auto* control = reinterpret_cast<const ControlBlock*>(mapping);
-  auto* queues = reinterpret_cast<std::int32_t*>(
+  return reinterpret_cast<std::int32_t*>(
       mapping + sizeof(ControlBlock) +
       static_cast<std::size_t>(control->local_ranks) * sizeof(TargetState));
-  return queues + static_cast<std::size_t>(slot) * static_cast<std::size_t>(control->window_size);
+}
+
+inline std::int32_t* QueueAt(char* mapping, int slot) {
+  const auto* control = reinterpret_cast<const ControlBlock*>(mapping);
+  return FenceSleepersAt(mapping) + static_cast<std::size_t>(control->local_ranks) +
+         static_cast<std::size_t>(slot) * static_cast<std::size_t>(control->window_size);
 }
 
 inline std::uint64_t RegionsOffset(int local_ranks, int window_size) {
   std::uint64_t at = sizeof(ControlBlock) +
                      static_cast<std::uint64_t>(local_ranks) * sizeof(TargetState) +
+                     static_cast<std::uint64_t>(local_ranks) * sizeof(std::int32_t) +
                      static_cast<std::uint64_t>(local_ranks) *
                          static_cast<std::uint64_t>(window_size) * sizeof(std::int32_t);
   return (at + alignof(Region) - 1) / alignof(Region) * alignof(Region);

@@ -379,23 +379,23 @@ void GetAccumulate(Window& win, const void* origin, int origin_count, MPI_Dataty
                                 FindPredefinedDatatype(base)->name);
   if (OnOtherNode(win, target)) {
     std::vector<TargetRun> runs;
-    RemoteOp op = ResolveRemote(win, RemoteKind::kAccumulate, target, disp, target_count, ttype,
-                                &runs);
-    if (op.bytes == 0) return;
-    op.datatype = static_cast<std::uint16_t>(base);
-    op.op = static_cast<std::uint16_t>(id);
-    op.fetch = rtype != nullptr ? 1 : 0;
+    RemoteOp remote =
+        ResolveRemote(win, RemoteKind::kAccumulate, target, disp, target_count, ttype, &runs);
+    if (remote.bytes == 0) return;
+    remote.datatype = static_cast<std::uint16_t>(base);
+    remote.op = static_cast<std::uint16_t>(id);
+    remote.fetch = rtype != nullptr ? 1 : 0;
     std::unique_ptr<std::byte[]> staged;
     const std::byte* in = static_cast<const std::byte*>(origin);
     if (otype != nullptr && !otype->Dense()) {
-      staged = Staging(op.bytes);
+      staged = Staging(remote.bytes);
       PackElements(origin, origin_count, *otype, staged.get());
       in = staged.get();
     }
-    op.data_bytes = id != OpId::kNoOp ? op.bytes : 0;
-    RemoteResult fetched = CallRemote(win, op, runs, in, op.fetch ? op.bytes : 0);
+    remote.data_bytes = id != OpId::kNoOp ? remote.bytes : 0;
+    RemoteResult fetched = CallRemote(win, remote, runs, in, remote.fetch ? remote.bytes : 0);
     if (rtype != nullptr)
-      UnpackElements(fetched.data.data(), op.bytes, result, result_count, *rtype);
+      UnpackElements(fetched.data.data(), remote.bytes, result, result_count, *rtype);
     return;
   }
   Target where = Resolve(win, target, disp, target_count, ttype);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ constexpr int kTagPost = 1;      // target -> origin: MPI_Win_post
 constexpr int kTagComplete = 2;  // origin -> target: MPI_Win_complete
 constexpr int kTagGrant = 3;     // releaser -> waiter: a passive-target lock
 constexpr int kTagYield = 4;     // never sent: probed for to yield
+constexpr int kTagFenceWake = 5; // last rank into a node's fence -> its sleepers
 
 constexpr int kKnownAsserts =
     MPI_MODE_NOCHECK | MPI_MODE_NOPRECEDE | MPI_MODE_NOPUT | MPI_MODE_NOSTORE | MPI_MODE_NOSUCCEED;
@@ -123,6 +125,49 @@ void Yield(Window& win) {
 
 bool InPassiveEpoch(const Window& win) { return win.lock_all || !win.locks.empty(); }
 
+// The fence of a window whose ranks are all on this node: a barrier in
+// the node's file, no message when the ranks run together. The last rank
+// to arrive starts the next epoch (a new generation); the others poll for
+// it briefly (Window::fence_poll_us), then, if it has not come, sign up as sleepers (under the
+// mutex, so the last rank cannot miss them) and wait in a receive for its
+// message: with fewer running slots than ranks the master must run the
+// others, which only a blocking call lets it do.
+void NodeFence(Window& win) {
+  ControlBlock* control = win.control;
+  std::atomic_ref<std::uint32_t> generation(control->fence_generation);
+  std::atomic_ref<std::uint32_t> arrived(control->fence_arrived);
+  std::uint32_t epoch = generation.load(std::memory_order_acquire);
+  if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(win.size)) {
+    arrived.store(0, std::memory_order_relaxed);
+    std::vector<int> sleepers;
+    {
+      ControlLock lock(control);
+      generation.store(epoch + 1, std::memory_order_release);
+      std::int32_t* listed = FenceSleepersAt(win.mapping);
+      sleepers.assign(listed, listed + control->fence_sleepers);
+      control->fence_sleepers = 0;
+    }
+    for (int sleeper : sleepers) Notify(win, sleeper, kTagFenceWake);
+    return;
+  }
+  // A busy poll: sched_yield on a loaded machine gives the core away for
+  // a whole time slice, far longer than the poll.
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(win.fence_poll_us);
+  while (generation.load(std::memory_order_acquire) == epoch &&
+         std::chrono::steady_clock::now() < until) {
+  }
+  if (generation.load(std::memory_order_acquire) != epoch) return;
+  bool sleep = false;
+  {
+    ControlLock lock(control);
+    if (generation.load(std::memory_order_acquire) == epoch) {
+      FenceSleepersAt(win.mapping)[control->fence_sleepers++] = win.rank;
+      sleep = true;
+    }
+  }
+  if (sleep) Await(win, MPI_ANY_SOURCE, kTagFenceWake);
+}
+
 }  // namespace
 
 void Fence(Window& win, int assert) {
@@ -131,7 +176,10 @@ void Fence(Window& win, int assert) {
     throw Error(MPI_ERR_RMA_SYNC,
                 "MPI_Win_fence inside a post/start or lock epoch of the same window");
   Barrier();
-  Check(PMPI_Barrier(win.comm), "MPI_Barrier");
+  if (win.one_node)
+    NodeFence(win);
+  else
+    Check(PMPI_Barrier(win.comm), "MPI_Barrier");
   Barrier();
   win.fence_epoch = (assert & MPI_MODE_NOSUCCEED) == 0;
 }

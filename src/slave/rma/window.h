@@ -65,6 +65,8 @@ struct Window {
   int disp_unit = 1;
   int flavor_attr = 0;
   int model_attr = MPI_WIN_UNIFIED;
+  bool one_node = false;  // every rank on this node: fences in the file
+  int fence_poll_us = 0;  // how long such a fence polls before it sleeps
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::vector<std::pair<std::string, std::string>> hints;
