@@ -181,7 +181,9 @@ elif [[ $launcher == bdmpiexec ]]; then
   cmd+=(--scratch-dir "$scratch" --job-id "$job_id")
   what="${bdmpiexec##*/} ${nn:+-nn $nn }${np:+-n $np }${ns:+-ns $ns }${nr:+-nr $nr}"
 else
-  cmd=("$mpirun" --oversubscribe)
+  # Its ranks yield the core while they poll, so two oracle jobs (ctest
+  # runs them beside another test) share the two cores without starving.
+  cmd=("$mpirun" --oversubscribe --mca mpi_yield_when_idle 1)
   (($(id -u) == 0)) && cmd+=(--allow-run-as-root)
   cmd+=(-np "$np")
   what="mpirun -np $np"
