@@ -33,6 +33,7 @@ enum ErrorClass : int {
   kErrNoMem = 39,
   kErrNoSpace = 41,
   kErrUnsupportedOperation = 52,
+  kErrRmaRange = 54,
 };
 
 class Error : public std::runtime_error {

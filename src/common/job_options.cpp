@@ -11,6 +11,7 @@
 #include "common/coll_engine.h"
 #include "common/error.h"
 #include "common/job_names.h"
+#include "common/rank_wiring.h"
 #include "common/launch_guard.h"
 
 namespace bdmpi {
@@ -342,6 +343,15 @@ std::string JobSettingsText(const JobOptions& options) {
     text += arg;
   }
   return text;
+}
+
+JobOptions ThisRankJobSettings() {
+  const char* text = wiring::Find(Wire::kJobSettings);
+  try {
+    return ParseJobSettings(text != nullptr ? text : "");
+  } catch (const Error&) {
+    return JobOptions{};
+  }
 }
 
 JobOptions ParseJobSettings(const std::string& text) {

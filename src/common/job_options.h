@@ -91,6 +91,10 @@ std::vector<std::string> JobOptionArgs(const JobOptions& options);
 // environment. Throws Error(kErrArg) on text it cannot parse.
 std::string JobSettingsText(const JobOptions& options);
 JobOptions ParseJobSettings(const std::string& text);
+// A rank's job settings as its master passed them (Wire::kJobSettings);
+// the defaults (and this process's variables) outside a job, or on text
+// that does not parse.
+JobOptions ThisRankJobSettings();
 
 // "NAME=value" for each row with a slaves' variable.
 std::vector<std::string> JobOptionEnvironment(const JobOptions& options);

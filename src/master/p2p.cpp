@@ -2,13 +2,17 @@
 // receives, probes. The slave's half is src/slave/p2p/p2p.cpp.
 #include "master/p2p.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cstring>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/log.h"
+#include "common/rma_node_file.h"
 #include "master/message_table.h"
+#include "master/rma_forward.h"
 
 namespace bdmpi {
 
@@ -158,10 +162,42 @@ void PointToPoint::DeliverRemote(IncomingMessage incoming) {
   } else {
     message.payload = payloads_.Store(std::move(incoming.memory));
   }
+  if (header.tag == rma::kTagRemoteOp) {
+    ApplyRemote(*dest, header, message.payload);
+    return;
+  }
   if (dest->state == SlaveState::kExited) return;
   mailbox(*dest).Deliver(std::move(message));
   TellMatchedSenders(*dest);
   master_.WakeIfReady(*dest);
+}
+
+void PointToPoint::ApplyRemote(const Slave& target, const WireHeader& header,
+                               const Payload& payload) {
+  std::vector<std::byte> packet;
+  if (payload.on_disk()) {
+    packet.resize(payload.bytes());
+    UniqueFd fd = payload.Open(O_RDONLY);
+    ReadExactlyAt(fd.get(), packet.data(), packet.size(), 0, "a one-sided operation's file");
+  } else {
+    packet = payload.memory();
+  }
+  std::vector<std::byte> answer =
+      ApplyRemoteOp(payloads_.spill_dir(), packet.data(), packet.size());
+  // Back to the origin on the window's communicator, from the target.
+  const MasterComm& comm = master_.Comm(header.comm);
+  int origin = comm.world_ranks[static_cast<std::size_t>(header.source)];
+  OutgoingMessage outgoing;
+  outgoing.dest_node = master_.NodeOf(origin);
+  outgoing.header.dest_world_rank = origin;
+  outgoing.header.comm = header.comm;
+  outgoing.header.source = static_cast<std::int32_t>(
+      std::find(comm.world_ranks.begin(), comm.world_ranks.end(), target.world_rank) -
+      comm.world_ranks.begin());
+  outgoing.header.tag = rma::kTagRemoteReply;
+  outgoing.payload = payloads_.Store(std::move(answer));
+  master_.network()->Send(std::move(outgoing));
+  ++remote_sent_;
 }
 
 void PointToPoint::AwaitUnposted(const Slave& slave, std::uint64_t id) {

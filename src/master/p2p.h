@@ -149,6 +149,10 @@ class PointToPoint {
   void TellMatchedSenders(Slave& receiver);
   // Position in the slave's wait_ids of the first complete receive, or -1.
   int FirstCompleteRecv(const Slave& slave) const;
+  // A one-sided operation of an origin on another node, aimed at
+  // `target` (tag rma::kTagRemoteOp): applied and answered, never delivered
+  // (master/rma_forward.h).
+  void ApplyRemote(const Slave& target, const WireHeader& header, const Payload& payload);
   std::string DescribePosted(const Slave& slave, std::uint64_t id) const;
 
   MasterServices& master_;

@@ -238,6 +238,7 @@ static_assert(kErrIo == MPI_ERR_IO);
 static_assert(kErrNoMem == MPI_ERR_NO_MEM);
 static_assert(kErrNoSpace == MPI_ERR_NO_SPACE);
 static_assert(kErrUnsupportedOperation == MPI_ERR_UNSUPPORTED_OPERATION);
+static_assert(kErrRmaRange == MPI_ERR_RMA_RANGE);
 #endif
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "common/handles.h"
 #include "common/reduce.h"
 #include "slave/datatype/datatypes.h"
+#include "slave/rma/remote.h"
 
 namespace bdmpi::rma {
 namespace {
@@ -116,6 +117,44 @@ Target Resolve(Window& win, int target, MPI_Aint disp, int count, const TypeInfo
   }
   if (where.bytes > 0) where.runs = RunsAt(address, count, type);
   return where;
+}
+
+bool OnOtherNode(const Window& win, int target) {
+  return win.peers[static_cast<std::size_t>(target)].node !=
+         win.peers[static_cast<std::size_t>(win.rank)].node;
+}
+
+// An operation on a target of another node: checked here as Resolve
+// checks it (but a dynamic window's regions, which the target's master
+// checks), its runs relative to the op's base.
+RemoteOp ResolveRemote(Window& win, RemoteKind kind, int target, MPI_Aint disp, int count,
+                       const TypeInfo& type, std::vector<TargetRun>* runs) {
+  const Peer& peer = win.peers[static_cast<std::size_t>(target)];
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  Extent(type, count, &lo, &hi);
+  RemoteOp op = RemoteOpFor(win, kind, target);
+  op.bytes = static_cast<std::uint64_t>(count) * type.size;
+  if (win.flavor == Flavor::kDynamic) {
+    op.dynamic = 1;
+    op.base = static_cast<std::uint64_t>(disp);
+  } else {
+    std::int64_t offset = static_cast<std::int64_t>(disp) * peer.disp_unit;
+    if (op.bytes > 0 && (offset + lo < 0 || offset + hi > static_cast<std::int64_t>(peer.size)))
+      throw Error(MPI_ERR_RMA_RANGE,
+                  "the operation touches " + Describe(target, offset + lo, offset + hi, peer.size));
+    if (peer.offset >= 0) {
+      op.in_file = 1;
+      op.base = static_cast<std::uint64_t>(peer.offset + offset);
+    } else {
+      op.base = peer.base + static_cast<std::uint64_t>(offset);
+    }
+  }
+  if (op.bytes > 0) {
+    for (const iovec& run : RunsAt(0, count, type))
+      runs->push_back(TargetRun{reinterpret_cast<std::uint64_t>(run.iov_base), run.iov_len});
+  }
+  return op;
 }
 
 [[noreturn]] void TransferFailed(const char* what, int err) {
@@ -223,17 +262,24 @@ namespace {
 
 // What MPI_Put and MPI_Get check before they move data: the types, the
 // target, its epoch and the sizes. Sets `otype` and returns where the
-// data goes; nullopt when nothing moves (MPI_PROC_NULL, no bytes).
+// data goes; nullopt when nothing moves here (MPI_PROC_NULL, no bytes, or
+// a target of another node: then *remote holds the operation).
 std::optional<Target> Prepare(Window& win, int origin_count, MPI_Datatype origin_type,
                               int target, MPI_Aint disp, int target_count,
-                              MPI_Datatype target_type, const char* call,
-                              const TypeInfo** otype) {
+                              MPI_Datatype target_type, const char* call, RemoteKind kind,
+                              const TypeInfo** otype, std::optional<RemoteOp>* remote,
+                              std::vector<TargetRun>* runs) {
   *otype = &CommType(origin_count, origin_type);
   const TypeInfo& ttype = CommType(target_count, target_type);
   if (target == MPI_PROC_NULL) return std::nullopt;
   CheckTarget(win, target);
   CheckEpoch(win, target);
   CheckSizes(origin_count * (*otype)->size, target_count * ttype.size, call);
+  if (OnOtherNode(win, target)) {
+    RemoteOp op = ResolveRemote(win, kind, target, disp, target_count, ttype, runs);
+    if (op.bytes > 0) *remote = op;
+    return std::nullopt;
+  }
   Target where = Resolve(win, target, disp, target_count, ttype);
   if (where.bytes == 0) return std::nullopt;
   return where;
@@ -244,19 +290,28 @@ std::optional<Target> Prepare(Window& win, int origin_count, MPI_Datatype origin
 void Put(Window& win, const void* origin, int origin_count, MPI_Datatype origin_type, int target,
          MPI_Aint disp, int target_count, MPI_Datatype target_type) {
   const TypeInfo* otype_found = nullptr;
-  std::optional<Target> found = Prepare(win, origin_count, origin_type, target, disp,
-                                        target_count, target_type, "MPI_Put", &otype_found);
-  if (!found) return;
+  std::optional<RemoteOp> remote;
+  std::vector<TargetRun> runs;
+  std::optional<Target> found =
+      Prepare(win, origin_count, origin_type, target, disp, target_count, target_type, "MPI_Put",
+              RemoteKind::kPut, &otype_found, &remote, &runs);
+  if (!found && !remote) return;
   const TypeInfo& otype = *otype_found;
-  const Target& where = *found;
+  std::uint64_t bytes = found ? found->bytes : remote->bytes;
   // A dense origin is its own wire form: no staging copy.
   std::unique_ptr<std::byte[]> staged;
   const std::byte* data = static_cast<const std::byte*>(origin);
   if (!otype.Dense()) {
-    staged = Staging(where.bytes);
+    staged = Staging(bytes);
     PackElements(origin, origin_count, otype, staged.get());
     data = staged.get();
   }
+  if (remote) {
+    remote->data_bytes = bytes;
+    CallRemote(win, *remote, runs, data, 0);
+    return;
+  }
+  const Target& where = *found;
   auto lock = LockFor(win, where, false);
   WriteTarget(where, data);
 }
@@ -264,10 +319,18 @@ void Put(Window& win, const void* origin, int origin_count, MPI_Datatype origin_
 void Get(Window& win, void* origin, int origin_count, MPI_Datatype origin_type, int target,
          MPI_Aint disp, int target_count, MPI_Datatype target_type) {
   const TypeInfo* otype_found = nullptr;
-  std::optional<Target> found = Prepare(win, origin_count, origin_type, target, disp,
-                                        target_count, target_type, "MPI_Get", &otype_found);
-  if (!found) return;
+  std::optional<RemoteOp> remote;
+  std::vector<TargetRun> runs;
+  std::optional<Target> found =
+      Prepare(win, origin_count, origin_type, target, disp, target_count, target_type, "MPI_Get",
+              RemoteKind::kGet, &otype_found, &remote, &runs);
+  if (!found && !remote) return;
   const TypeInfo& otype = *otype_found;
+  if (remote) {
+    RemoteResult result = CallRemote(win, *remote, runs, nullptr, remote->bytes);
+    UnpackElements(result.data.data(), remote->bytes, origin, origin_count, otype);
+    return;
+  }
   const Target& where = *found;
   if (otype.Dense()) {
     auto lock = LockFor(win, where, false);
@@ -315,6 +378,27 @@ void GetAccumulate(Window& win, const void* origin, int origin_count, MPI_Dataty
   if (!ReductionDefined(id, base))
     throw Error(MPI_ERR_OP, std::string(call) + ": the operation is not defined on " +
                                 FindPredefinedDatatype(base)->name);
+  if (OnOtherNode(win, target)) {
+    std::vector<TargetRun> runs;
+    RemoteOp remote =
+        ResolveRemote(win, RemoteKind::kAccumulate, target, disp, target_count, ttype, &runs);
+    if (remote.bytes == 0) return;
+    remote.datatype = static_cast<std::uint16_t>(base);
+    remote.op = static_cast<std::uint16_t>(id);
+    remote.fetch = rtype != nullptr ? 1 : 0;
+    std::unique_ptr<std::byte[]> staged;
+    const std::byte* in = static_cast<const std::byte*>(origin);
+    if (otype != nullptr && !otype->Dense()) {
+      staged = Staging(remote.bytes);
+      PackElements(origin, origin_count, *otype, staged.get());
+      in = staged.get();
+    }
+    remote.data_bytes = id != OpId::kNoOp ? remote.bytes : 0;
+    RemoteResult fetched = CallRemote(win, remote, runs, in, remote.fetch ? remote.bytes : 0);
+    if (rtype != nullptr)
+      UnpackElements(fetched.data.data(), remote.bytes, result, result_count, *rtype);
+    return;
+  }
   Target where = Resolve(win, target, disp, target_count, ttype);
   if (where.bytes == 0) return;
   std::unique_ptr<std::byte[]> staged_in;
@@ -351,6 +435,17 @@ void CompareAndSwap(Window& win, const void* origin, const void* compare, void* 
   if (target == MPI_PROC_NULL) return;
   CheckTarget(win, target);
   CheckEpoch(win, target);
+  if (OnOtherNode(win, target)) {
+    std::vector<TargetRun> runs;
+    RemoteOp op = ResolveRemote(win, RemoteKind::kCompareAndSwap, target, disp, 1, info, &runs);
+    std::vector<std::byte> data(2 * op.bytes);
+    PackElements(compare, 1, info, data.data());
+    PackElements(origin, 1, info, data.data() + op.bytes);
+    op.data_bytes = data.size();
+    RemoteResult old = CallRemote(win, op, runs, data.data(), op.bytes);
+    UnpackElements(old.data.data(), op.bytes, result, 1, info);
+    return;
+  }
   Target where = Resolve(win, target, disp, 1, info);
   std::vector<std::byte> current(where.bytes);
   std::vector<std::byte> expected(where.bytes);

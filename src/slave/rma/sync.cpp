@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "slave/rma/remote.h"
 
 namespace bdmpi::rma {
 namespace {
@@ -16,6 +19,7 @@ constexpr int kTagPost = 1;      // target -> origin: MPI_Win_post
 constexpr int kTagComplete = 2;  // origin -> target: MPI_Win_complete
 constexpr int kTagGrant = 3;     // releaser -> waiter: a passive-target lock
 constexpr int kTagYield = 4;     // never sent: probed for to yield
+constexpr int kTagFenceWake = 5; // last rank into a node's fence -> its sleepers
 
 constexpr int kKnownAsserts =
     MPI_MODE_NOCHECK | MPI_MODE_NOPRECEDE | MPI_MODE_NOPUT | MPI_MODE_NOSTORE | MPI_MODE_NOSUCCEED;
@@ -64,53 +68,42 @@ void Await(const Window& win, int source, int tag) {
   Check(PMPI_Recv(nullptr, 0, MPI_BYTE, source, tag, win.comm, MPI_STATUS_IGNORE), "MPI_Recv");
 }
 
-bool Compatible(const TargetState& state, bool exclusive) {
-  return exclusive ? state.exclusive < 0 && state.shared == 0 : state.exclusive < 0;
-}
-
-void Take(TargetState& state, int rank, bool exclusive) {
-  if (exclusive)
-    state.exclusive = rank;
-  else
-    ++state.shared;
+bool OnOtherNode(const Window& win, int target) {
+  return win.peers[static_cast<std::size_t>(target)].node !=
+         win.peers[static_cast<std::size_t>(win.rank)].node;
 }
 
 // Takes a lock on `target`, waiting (a blocking point) behind the queue.
+// Another node's target's lock state is in its node's file, which its
+// master reads and changes for us.
 void Acquire(Window& win, int target, bool exclusive) {
-  int slot = win.peers[static_cast<std::size_t>(target)].slot;
-  {
+  bool taken = false;
+  if (OnOtherNode(win, target)) {
+    RemoteOp op = RemoteOpFor(win, RemoteKind::kLock, target);
+    op.exclusive = exclusive ? 1 : 0;
+    taken = CallRemote(win, op, {}, nullptr, 0).reply.granted != 0;
+  } else {
     ControlLock lock(win.control);
-    TargetState& state = StateOf(win, slot);
-    if (state.queued == 0 && Compatible(state, exclusive)) {
-      Take(state, win.rank, exclusive);
-      return;
-    }
-    QueueOf(win, slot)[state.queued++] = (win.rank << 1) | (exclusive ? 1 : 0);
+    taken = TakeOrQueue(win.mapping, win.peers[static_cast<std::size_t>(target)].slot, win.rank,
+                        exclusive);
   }
-  // The rank that releases it takes it for us and says so.
-  Await(win, MPI_ANY_SOURCE, kTagGrant);
+  // Else the rank that releases it takes it for us and says so.
+  if (!taken) Await(win, MPI_ANY_SOURCE, kTagGrant);
 }
 
 void Release(Window& win, int target, bool exclusive) {
-  int slot = win.peers[static_cast<std::size_t>(target)].slot;
   std::vector<int> granted;
-  {
+  if (OnOtherNode(win, target)) {
+    RemoteOp op = RemoteOpFor(win, RemoteKind::kUnlock, target);
+    op.exclusive = exclusive ? 1 : 0;
+    RemoteResult result =
+        CallRemote(win, op, {}, nullptr, static_cast<std::uint64_t>(win.size) * sizeof(int));
+    granted.resize(result.data.size() / sizeof(int));
+    std::memcpy(granted.data(), result.data.data(), granted.size() * sizeof(int));
+  } else {
     ControlLock lock(win.control);
-    TargetState& state = StateOf(win, slot);
-    if (exclusive)
-      state.exclusive = -1;
-    else
-      --state.shared;
-    std::int32_t* queue = QueueOf(win, slot);
-    while (state.queued > 0) {
-      bool wants_exclusive = (queue[0] & 1) != 0;
-      if (!Compatible(state, wants_exclusive)) break;
-      int waiter = queue[0] >> 1;
-      Take(state, waiter, wants_exclusive);
-      granted.push_back(waiter);
-      std::copy(queue + 1, queue + state.queued, queue);
-      --state.queued;
-    }
+    granted =
+        ReleaseAndGrant(win.mapping, win.peers[static_cast<std::size_t>(target)].slot, exclusive);
   }
   for (int waiter : granted) Notify(win, waiter, kTagGrant);
 }
@@ -132,6 +125,49 @@ void Yield(Window& win) {
 
 bool InPassiveEpoch(const Window& win) { return win.lock_all || !win.locks.empty(); }
 
+// The fence of a window whose ranks are all on this node: a barrier in
+// the node's file, no message when the ranks run together. The last rank
+// to arrive starts the next epoch (a new generation); the others poll for
+// it briefly (Window::fence_poll_us), then, if it has not come, sign up as sleepers (under the
+// mutex, so the last rank cannot miss them) and wait in a receive for its
+// message: with fewer running slots than ranks the master must run the
+// others, which only a blocking call lets it do.
+void NodeFence(Window& win) {
+  ControlBlock* control = win.control;
+  std::atomic_ref<std::uint32_t> generation(control->fence_generation);
+  std::atomic_ref<std::uint32_t> arrived(control->fence_arrived);
+  std::uint32_t epoch = generation.load(std::memory_order_acquire);
+  if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(win.size)) {
+    arrived.store(0, std::memory_order_relaxed);
+    std::vector<int> sleepers;
+    {
+      ControlLock lock(control);
+      generation.store(epoch + 1, std::memory_order_release);
+      std::int32_t* listed = FenceSleepersAt(win.mapping);
+      sleepers.assign(listed, listed + control->fence_sleepers);
+      control->fence_sleepers = 0;
+    }
+    for (int sleeper : sleepers) Notify(win, sleeper, kTagFenceWake);
+    return;
+  }
+  // A busy poll: sched_yield on a loaded machine gives the core away for
+  // a whole time slice, far longer than the poll.
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(win.fence_poll_us);
+  while (generation.load(std::memory_order_acquire) == epoch &&
+         std::chrono::steady_clock::now() < until) {
+  }
+  if (generation.load(std::memory_order_acquire) != epoch) return;
+  bool sleep = false;
+  {
+    ControlLock lock(control);
+    if (generation.load(std::memory_order_acquire) == epoch) {
+      FenceSleepersAt(win.mapping)[control->fence_sleepers++] = win.rank;
+      sleep = true;
+    }
+  }
+  if (sleep) Await(win, MPI_ANY_SOURCE, kTagFenceWake);
+}
+
 }  // namespace
 
 void Fence(Window& win, int assert) {
@@ -140,7 +176,10 @@ void Fence(Window& win, int assert) {
     throw Error(MPI_ERR_RMA_SYNC,
                 "MPI_Win_fence inside a post/start or lock epoch of the same window");
   Barrier();
-  Check(PMPI_Barrier(win.comm), "MPI_Barrier");
+  if (win.one_node)
+    NodeFence(win);
+  else
+    Check(PMPI_Barrier(win.comm), "MPI_Barrier");
   Barrier();
   win.fence_epoch = (assert & MPI_MODE_NOSUCCEED) == 0;
 }

@@ -20,6 +20,7 @@
 #include "common/error.h"
 #include "common/handles.h"
 #include "common/job_names.h"
+#include "common/job_options.h"
 #include "common/rank_wiring.h"
 #include "common/protocol.h"
 #include "slave/comm/attributes.h"
@@ -70,16 +71,8 @@ struct FileInfo {
   std::int32_t pad;
 };
 
-std::uint64_t QueueBytes(int local_ranks, int window_size) {
-  return static_cast<std::uint64_t>(local_ranks) * static_cast<std::uint64_t>(window_size) *
-         sizeof(std::int32_t);
-}
-
 std::uint64_t ControlBytes(int local_ranks, int window_size, bool dynamic) {
-  std::uint64_t bytes = sizeof(ControlBlock) +
-                        static_cast<std::uint64_t>(local_ranks) * sizeof(TargetState) +
-                        QueueBytes(local_ranks, window_size);
-  bytes = RoundUp(bytes, alignof(Region));
+  std::uint64_t bytes = RegionsOffset(local_ranks, window_size);
   if (dynamic) bytes += static_cast<std::uint64_t>(local_ranks) * kMaxAttached * sizeof(Region);
   return RoundUp(bytes, kPage);
 }
@@ -133,11 +126,10 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
                        win.comm),
         "MPI_Allgather");
 
-  // Ranks of this node and, for memory in the file, where theirs lies.
+  // Each node's ranks and, for memory in the file, where theirs lies in
+  // that node's file; each node's first rank makes its file.
   bool in_file = flavor == Flavor::kAllocate || flavor == Flavor::kShared;
-  int local = 0;
-  int leader = -1;
-  bool spans_nodes = false;
+  std::map<int, std::vector<int>> by_node;  // node -> its window ranks
   win.peers.resize(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) {
     Peer& peer = win.peers[r];
@@ -147,31 +139,41 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
     peer.size = all[r].size;
     peer.disp_unit = all[r].disp_unit;
     peer.base = all[r].base;
-    if (peer.node != runtime.node()) {
-      spans_nodes = true;
-      continue;
-    }
-    if (leader < 0) leader = static_cast<int>(r);
-    peer.slot = local++;
+    std::vector<int>& ranks = by_node[peer.node];
+    peer.slot = static_cast<int>(ranks.size());
+    ranks.push_back(static_cast<int>(r));
   }
-  if (spans_nodes) {
+  if (flavor == Flavor::kShared && by_node.size() > 1) {
     PMPI_Comm_free(&win.comm);
-    throw Error(flavor == Flavor::kShared ? MPI_ERR_RMA_SHARED : MPI_ERR_UNSUPPORTED_OPERATION,
-                flavor == Flavor::kShared
-                    ? "MPI_Win_allocate_shared needs ranks of one node; this communicator "
-                      "spans nodes (split it with MPI_Comm_split_type(MPI_COMM_TYPE_SHARED))"
-                    : "windows whose ranks lie on several nodes are not supported yet: "
-                      "make the window over the ranks of one node "
-                      "(MPI_Comm_split_type(MPI_COMM_TYPE_SHARED))");
+    throw Error(MPI_ERR_RMA_SHARED,
+                "MPI_Win_allocate_shared needs ranks of one node; this communicator spans "
+                "nodes (split it with MPI_Comm_split_type(MPI_COMM_TYPE_SHARED))");
   }
-  std::uint64_t offset = ControlBytes(local, win.size, flavor == Flavor::kDynamic);
-  for (Peer& peer : win.peers) {
-    if (peer.slot < 0 || !in_file) continue;
-    if (flavor != Flavor::kShared || !shared_contiguous) offset = RoundUp(offset, kPage);
-    peer.offset = static_cast<std::int64_t>(offset);
-    offset += peer.size;
+  for (const auto& [node, ranks] : by_node) {
+    int local_ranks = static_cast<int>(ranks.size());
+    std::uint64_t offset = ControlBytes(local_ranks, win.size, flavor == Flavor::kDynamic);
+    for (int r : ranks) {
+      Peer& peer = win.peers[static_cast<std::size_t>(r)];
+      if (!in_file) continue;
+      if (flavor != Flavor::kShared || !shared_contiguous) offset = RoundUp(offset, kPage);
+      peer.offset = static_cast<std::int64_t>(offset);
+      offset += peer.size;
+    }
+    std::uint64_t bytes = RoundUp(std::max<std::uint64_t>(offset, 1), kPage);
+    for (int r : ranks) win.peers[static_cast<std::size_t>(r)].file_bytes = bytes;
   }
-  win.mapping_bytes = RoundUp(std::max<std::uint64_t>(offset, 1), kPage);
+  win.one_node = by_node.size() == 1;
+  if (win.one_node) {
+    // When every rank of the window can run at once (-nr), the others
+    // come while it polls: 1 ms, against 50-100 us for a barrier through
+    // the master on a loaded machine. Else some must be switched in first,
+    // which only a blocking call lets the master do: a short poll.
+    win.fence_poll_us = ThisRankJobSettings().nrunning >= win.size ? 1000 : 20;
+  }
+  const std::vector<int>& mine_on_node = by_node[runtime.node()];
+  int local = static_cast<int>(mine_on_node.size());
+  int leader = mine_on_node.front();
+  win.mapping_bytes = win.peers[static_cast<std::size_t>(win.rank)].file_bytes;
 
   FileInfo made{0, 0, 0, 0};
   std::string failure;  // the first rank's, when it could not make the file
@@ -204,6 +206,12 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
   Check(PMPI_Allgather(&made, sizeof made, MPI_BYTE, files.data(), sizeof made, MPI_BYTE,
                        win.comm),
         "MPI_Allgather");
+  for (Peer& peer : win.peers) {
+    const FileInfo& theirs =
+        files[static_cast<std::size_t>(by_node[peer.node].front())];
+    peer.file_id = theirs.file_id;
+    peer.file_inode = theirs.inode;
+  }
   const FileInfo& file = files[static_cast<std::size_t>(leader)];
   win.file_id = file.file_id;
   auto give_up = [&](int error_class, const std::string& why) {
@@ -212,6 +220,13 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
     PMPI_Comm_free(&win.comm);
     throw Error(error_class, why);
   };
+  for (const auto& [node, ranks] : by_node) {
+    const FileInfo& theirs = files[static_cast<std::size_t>(ranks.front())];
+    if (node != runtime.node() && theirs.error != 0)
+      give_up(theirs.error, "node " + std::to_string(node) +
+                                " cannot make its file of the window (its rank " +
+                                std::to_string(ranks.front()) + " says why)");
+  }
   if (file.error != 0)
     give_up(file.error, "cannot make the window's file of " + std::to_string(win.mapping_bytes) +
                             " bytes in the scratch directory " + runtime.spill_dir().path() +
@@ -287,31 +302,13 @@ MPI_Win CreateDynamicWindow(MPI_Info info, MPI_Comm comm) {
   return Make(Flavor::kDynamic, nullptr, 0, 1, info, comm).handle;
 }
 
-TargetState& StateOf(Window& win, int slot) {
-  auto* states = reinterpret_cast<TargetState*>(win.mapping + sizeof(ControlBlock));
-  return states[slot];
-}
+TargetState& StateOf(Window& win, int slot) { return StatesAt(win.mapping)[slot]; }
 
-std::int32_t* QueueOf(Window& win, int slot) {
-  auto* queues = reinterpret_cast<std::int32_t*>(
-      win.mapping + sizeof(ControlBlock) +
-      static_cast<std::size_t>(win.control->local_ranks) * sizeof(TargetState));
-  return queues + static_cast<std::size_t>(slot) * static_cast<std::size_t>(win.size);
-}
+std::int32_t* QueueOf(Window& win, int slot) { return QueueAt(win.mapping, slot); }
 
-Region* RegionsOf(Window& win, int slot) {
-  std::uint64_t at = RoundUp(sizeof(ControlBlock) +
-                                 static_cast<std::uint64_t>(win.control->local_ranks) *
-                                     sizeof(TargetState) +
-                                 QueueBytes(win.control->local_ranks, win.size),
-                             alignof(Region));
-  return reinterpret_cast<Region*>(win.mapping + at) + static_cast<std::size_t>(slot) * kMaxAttached;
-}
+Region* RegionsOf(Window& win, int slot) { return RegionsAt(win.mapping, slot); }
 
-ControlLock::ControlLock(ControlBlock* control) : control_(control) {
-  if (pthread_mutex_lock(&control_->mutex) == EOWNERDEAD)
-    pthread_mutex_consistent(&control_->mutex);  // the holder died; the job ends anyway
-}
+ControlLock::ControlLock(ControlBlock* control) : control_(control) { LockControl(control_); }
 
 ControlLock::~ControlLock() { pthread_mutex_unlock(&control_->mutex); }
 
@@ -371,11 +368,17 @@ void FreeWindow(MPI_Win* handle) {
 
 void SharedQuery(Window& win, int rank, MPI_Aint* size, int* disp_unit, void** baseptr) {
   bool in_file = win.flavor == Flavor::kShared || win.flavor == Flavor::kAllocate;
+  int node = win.peers[static_cast<std::size_t>(win.rank)].node;
+  // Memory this rank can load and store: its own, and in this node's file.
+  auto reachable = [&](int r) {
+    const Peer& peer = win.peers[static_cast<std::size_t>(r)];
+    return r == win.rank || (in_file && peer.node == node);
+  };
   if (rank == MPI_PROC_NULL) {
     // The lowest rank whose memory this rank can load and store.
     rank = 0;
-    while (rank < win.size && (win.peers[static_cast<std::size_t>(rank)].size == 0 ||
-                               (!in_file && rank != win.rank)))
+    while (rank < win.size &&
+           (win.peers[static_cast<std::size_t>(rank)].size == 0 || !reachable(rank)))
       ++rank;
     if (rank == win.size) {
       *size = 0;
@@ -389,8 +392,9 @@ void SharedQuery(Window& win, int rank, MPI_Aint* size, int* disp_unit, void** b
   const Peer& peer = win.peers[static_cast<std::size_t>(rank)];
   *disp_unit = peer.disp_unit;
   // MPI-4.1 12.2.3: memory this rank cannot load and store (another
-  // rank's program memory) is size 0 at NULL, as is an empty segment.
-  if (peer.size == 0 || (!in_file && (rank != win.rank || win.flavor == Flavor::kDynamic))) {
+  // rank's program memory, another node's file) is size 0 at NULL, as is
+  // an empty segment.
+  if (peer.size == 0 || !reachable(rank) || win.flavor == Flavor::kDynamic) {
     *size = 0;
     *baseptr = nullptr;
     return;
@@ -440,11 +444,6 @@ std::vector<ControlBlock*> ProgramMemoryControls() {
   std::vector<ControlBlock*> controls;
   for (const auto& entry : found) controls.push_back(entry.second);
   return controls;
-}
-
-void LockControl(ControlBlock* control) {
-  // The holder died: the job ends for that anyway; take the lock on.
-  if (pthread_mutex_lock(&control->mutex) == EOWNERDEAD) pthread_mutex_consistent(&control->mutex);
 }
 
 }  // namespace

@@ -1,13 +1,15 @@
 // One-sided communication: windows (MPI-3.1 chapter 11). The design, and
 // why, is in docs/one-sided.md. In short: every window has, per node, one
 // file in the node's spill directory that all of the window's ranks of the
-// node map MAP_SHARED. It starts with a control block (a process-shared
-// mutex, each rank's lock state and lock queue, each rank's attached
-// regions) and, for MPI_Win_allocate and MPI_Win_allocate_shared, holds
-// the ranks' window memory after it. An origin applies an operation itself,
-// with no help from the target: to memory in the file through its own
-// mapping, to memory the program gave (MPI_Win_create, MPI_Win_attach)
-// with process_vm_readv/writev. So a switched-out target never runs for it.
+// node map MAP_SHARED (common/rma_node_file.h). It starts with a control
+// block (a process-shared mutex, each rank's lock state and lock queue,
+// each rank's attached regions) and, for MPI_Win_allocate and
+// MPI_Win_allocate_shared, holds the ranks' window memory after it. An
+// origin applies an operation on its node itself, with no help from the
+// target: to memory in the file through its own mapping, to memory the
+// program gave (MPI_Win_create, MPI_Win_attach) with
+// process_vm_readv/writev. The target's master applies those of origins on
+// other nodes. So a switched-out target never runs for it.
 #pragma once
 
 #include <mpi.h>
@@ -20,35 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "common/rma_node_file.h"
+
 namespace bdmpi::rma {
 
-// Attached regions a rank of a dynamic window may have at once (more is
-// MPI_ERR_RMA_ATTACH); 16 KiB of the control block per rank.
-inline constexpr int kMaxAttached = 1024;
 inline constexpr int kNoCheck = 0x100;
-
-struct Region {
-  std::uint64_t base = 0;  // address in the target's process
-  std::uint64_t size = 0;
-};
-
-// What the control block holds for one rank of the window on this node.
-struct TargetState {
-  std::int32_t exclusive = -1;  // window rank holding it exclusively
-  std::int32_t shared = 0;      // holders of shared locks
-  std::int32_t queued = 0;      // waiters in `queue` (its first entries)
-  std::int32_t attached = 0;    // regions attached (dynamic windows)
-};
-
-// The start of the node's file. After it: the states, one per local rank;
-// the lock queues, for each local rank window-size entries of
-// (rank << 1 | exclusive); for a dynamic window, kMaxAttached regions per
-// local rank.
-struct ControlBlock {
-  pthread_mutex_t mutex;  // robust, process-shared; guards all of it
-  std::int32_t local_ranks = 0;
-  std::int32_t window_size = 0;
-};
 
 struct Peer {
   int world_rank = 0;
@@ -59,6 +37,10 @@ struct Peer {
   std::uint64_t base = 0;    // its window memory in its own process
   std::int64_t offset = -1;  // of its memory in the node's file, -1: not there
   int slot = -1;             // its index among the window's ranks of its node
+  // Its node's file (that node's master maps it for origins elsewhere).
+  std::uint64_t file_id = 0;
+  std::uint64_t file_inode = 0;
+  std::uint64_t file_bytes = 0;
 };
 
 enum class Flavor { kCreate = MPI_WIN_FLAVOR_CREATE, kAllocate = MPI_WIN_FLAVOR_ALLOCATE,
@@ -83,6 +65,8 @@ struct Window {
   int disp_unit = 1;
   int flavor_attr = 0;
   int model_attr = MPI_WIN_UNIFIED;
+  bool one_node = false;  // every rank on this node: fences in the file
+  int fence_poll_us = 0;  // how long such a fence polls before it sleeps
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::vector<std::pair<std::string, std::string>> hints;

@@ -17,17 +17,6 @@ namespace {
 
 using Row = OptionRow<JobOptions>;
 
-// The job's settings as this rank's master passed them; the defaults (and
-// this process's variables) outside a job, before a singleton's MPI_Init.
-JobOptions CurrentSettings() {
-  const char* text = wiring::Find(Wire::kJobSettings);
-  try {
-    return ParseJobSettings(text != nullptr ? text : "");
-  } catch (const Error&) {
-    return JobOptions{};
-  }
-}
-
 // -nr -> bdmpi_running_slots, --mem-threshold -> bdmpi_mem_threshold.
 std::string VariableName(const Row& row) {
   static const std::map<std::string, std::string> kShort = {
@@ -216,12 +205,12 @@ MPI_Datatype DatatypeOf(const ControlVariable& cvar) {
 int CountOf(const ControlVariable& cvar) {
   if (cvar.kind != ValueKind::kText) return 1;
   const Row& row = JobOptionTable()[cvar.row];
-  return static_cast<int>(row.get(CurrentSettings()).size()) + 1;
+  return static_cast<int>(row.get(ThisRankJobSettings()).size()) + 1;
 }
 
 void ReadControl(const ControlVariable& cvar, void* buf, int count) {
   const Row& row = JobOptionTable()[cvar.row];
-  std::string text = row.get(CurrentSettings());
+  std::string text = row.get(ThisRankJobSettings());
   switch (cvar.kind) {
     case ValueKind::kInt: {
       int value = 0;

@@ -76,12 +76,27 @@ int main(int argc, char **argv) {
 
   CHECK_MPI(MPI_Win_free(&win));
 
-  /* Windows over ranks of several nodes are not supported yet: refused
-   * on every rank, with nothing left behind. */
+  /* Windows over ranks of several nodes: the errors of an operation on
+   * another node's target come back from its master; shared memory needs
+   * one node. */
   if (size < world_size()) {
     MPI_Win wide;
-    CHECK_CLASS(MPI_Win_create(v, sizeof v, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wide),
-                MPI_ERR_UNSUPPORTED_OPERATION);
+    int far = (world_rank() + size) % world_size();
+    CHECK_MPI(MPI_Win_create(v, 16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                             &wide));
+    CHECK_MPI(MPI_Win_set_errhandler(wide, MPI_ERRORS_RETURN));
+    CHECK_CLASS(MPI_Put(v, 1, MPI_INT, far, 0, 1, MPI_INT, wide), MPI_ERR_RMA_SYNC);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, far, 0, wide));
+    CHECK_CLASS(MPI_Put(v, 2, MPI_INT, far, 15, 2, MPI_INT, wide), MPI_ERR_RMA_RANGE);
+    CHECK_MPI(MPI_Win_unlock(far, wide));
+    CHECK_MPI(MPI_Win_free(&wide));
+    CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &wide));
+    CHECK_MPI(MPI_Win_set_errhandler(wide, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, far, 0, wide));
+    /* Nothing is attached there: the target's master says so. */
+    CHECK_CLASS(MPI_Put(v, 1, MPI_INT, far, 4096, 1, MPI_INT, wide), MPI_ERR_RMA_RANGE);
+    CHECK_MPI(MPI_Win_unlock(far, wide));
+    CHECK_MPI(MPI_Win_free(&wide));
     CHECK_CLASS(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &wide),
                 MPI_ERR_RMA_SHARED);
   }

@@ -2,7 +2,9 @@
  * rma_ops.c -- every one-sided communication call, with derived datatypes
  * on both sides and every predefined operation, on windows of
  * MPI_Win_create (program memory) and MPI_Win_allocate, over the ranks of
- * each node. With -nr 1 the ranks are switched out at every fence.
+ * each node, then (on several nodes) over all ranks, where most targets
+ * are on another node. With -nr 1 the ranks are switched out at every
+ * fence.
  */
 #include "check.h"
 
@@ -199,6 +201,10 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   run(node, 0);
   run(node, 1);
+  if (size_of(node) < world_size()) {
+    run(MPI_COMM_WORLD, 0);
+    run(MPI_COMM_WORLD, 1);
+  }
   MPI_Comm_free(&node);
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) printf("rma_ops: OK\n");

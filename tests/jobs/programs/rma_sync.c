@@ -173,6 +173,16 @@ int main(int argc, char **argv) {
   lock_all(node);
   passive(node, bytes, 0);
   passive(node, bytes, 1);
+  if (size_of(node) < world_size()) {
+    /* Over all ranks: most targets are on another node. */
+    pscw(MPI_COMM_WORLD, 0);
+    pscw(MPI_COMM_WORLD, 1);
+    exclusive(MPI_COMM_WORLD, 0);
+    exclusive(MPI_COMM_WORLD, 1);
+    lock_all(MPI_COMM_WORLD);
+    passive(MPI_COMM_WORLD, bytes, 0);
+    passive(MPI_COMM_WORLD, bytes, 1);
+  }
   MPI_Comm_free(&node);
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) printf("rma_sync: OK\n");

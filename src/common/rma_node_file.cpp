@@ -1,0 +1,66 @@
+// The window's node file: its locks and regions; see rma_node_file.h.
+#include "common/rma_node_file.h"
+
+#include <algorithm>
+#include <cerrno>
+
+namespace bdmpi::rma {
+namespace {
+
+bool Compatible(const TargetState& state, bool exclusive) {
+  return exclusive ? state.exclusive < 0 && state.shared == 0 : state.exclusive < 0;
+}
+
+void Take(TargetState& state, int rank, bool exclusive) {
+  if (exclusive)
+    state.exclusive = rank;
+  else
+    ++state.shared;
+}
+
+}  // namespace
+
+void LockControl(ControlBlock* control) {
+  if (pthread_mutex_lock(&control->mutex) == EOWNERDEAD) pthread_mutex_consistent(&control->mutex);
+}
+
+bool TakeOrQueue(char* mapping, int slot, int rank, bool exclusive) {
+  TargetState& state = StatesAt(mapping)[slot];
+  if (state.queued == 0 && Compatible(state, exclusive)) {
+    Take(state, rank, exclusive);
+    return true;
+  }
+  QueueAt(mapping, slot)[state.queued++] = (rank << 1) | (exclusive ? 1 : 0);
+  return false;
+}
+
+std::vector<int> ReleaseAndGrant(char* mapping, int slot, bool exclusive) {
+  TargetState& state = StatesAt(mapping)[slot];
+  if (exclusive)
+    state.exclusive = -1;
+  else
+    --state.shared;
+  std::vector<int> granted;
+  std::int32_t* queue = QueueAt(mapping, slot);
+  while (state.queued > 0) {
+    bool wants_exclusive = (queue[0] & 1) != 0;
+    if (!Compatible(state, wants_exclusive)) break;
+    int waiter = queue[0] >> 1;
+    Take(state, waiter, wants_exclusive);
+    granted.push_back(waiter);
+    std::copy(queue + 1, queue + state.queued, queue);
+    --state.queued;
+  }
+  return granted;
+}
+
+bool InAttachedRegion(char* mapping, int slot, std::uint64_t lo, std::uint64_t hi) {
+  const TargetState& state = StatesAt(mapping)[slot];
+  const Region* regions = RegionsAt(mapping, slot);
+  for (int i = 0; i < state.attached; ++i) {
+    if (lo >= regions[i].base && hi <= regions[i].base + regions[i].size) return true;
+  }
+  return false;
+}
+
+}  // namespace bdmpi::rma
