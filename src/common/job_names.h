@@ -71,7 +71,7 @@ inline constexpr const char* kEnvDirectPoll = "BDMPI_DIRECT_POLL";
 // another launch with the same job id holds (job_liveness.h).
 inline constexpr const char* kEnvLaunchSecret = "BDMPI_LAUNCH_SECRET";
 // Seconds after which a master gives up on a silent peer master
-// (master/peer_watch.h); set by bdmpiexec from --peer-timeout, read by the
+// (master/network/peer_watch.h); set by bdmpiexec from --peer-timeout, read by the
 // masters only.
 inline constexpr const char* kEnvPeerTimeout = "BDMPI_PEER_TIMEOUT";
 // The master's pid: a process whose parent is not the master (a child the

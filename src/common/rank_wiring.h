@@ -2,7 +2,7 @@
 // is and where the job's objects are (the variables, named and described in
 // job_names.h). This is the runtime's wiring, not a setting: only the
 // master sets these variables for its ranks, and it drops inherited values
-// (SetByMaster, master/spawn.cpp). Every read in a rank goes through here;
+// (SetByMaster, master/launch/spawn.cpp). Every read in a rank goes through here;
 // the first takes a snapshot of them all, which later changes to the
 // environment (the runtime unsets the slave token, the program may set
 // anything) do not touch.

@@ -5,7 +5,7 @@
 // local rank's attached regions) and, for MPI_Win_allocate and
 // MPI_Win_allocate_shared, the local ranks' window memory. The ranks map
 // it; a master maps it to apply the operations of origins on other nodes
-// (master/rma_forward.h), which reach it as RemoteOp messages.
+// (master/rma/rma_forward.h), which reach it as RemoteOp messages.
 #pragma once
 
 #include <pthread.h>

@@ -1,7 +1,7 @@
 // The run report (bdmpiexec --report, --report=json FILE): what each rank
 // spent its time on, how its messages travelled, what went to disk, and
 // which collectives ran. Each master fills the figures of its node
-// (master/job_recorder.h), sends them to node 0 at the end of the job as
+// (master/observe/job_recorder.h), sends them to node 0 at the end of the job as
 // text (Serialize/Parse), and node 0 merges them and prints the table or
 // writes the JSON, whose schema docs/observability.md
 // describes.

@@ -30,7 +30,7 @@ bool RefuseLentReads();
 //
 // BDMPI_TEST_PAUSE_AFTER_SHUTDOWN_MS: the network thread, once the
 // masters' shutdown barrier has completed, before it reports the network
-// finished (master/record_exchange.h).
+// finished (master/network/record_exchange.h).
 void PauseAfterShutdown(int node);
 // BDMPI_TEST_PAUSE_BEFORE_EXIT_MS: a master, after its job's objects and
 // liveness file are gone, before the process ends (common/job_liveness.h).

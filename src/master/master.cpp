@@ -24,10 +24,10 @@
 #include "common/process_memory.h"
 #include "common/program_path.h"
 #include "common/storage_table.h"
-#include "master/master_cpu.h"
-#include "master/process_slave_io.h"
-#include "master/spawn.h"
-#include "master/topology.h"
+#include "master/launch/process_slave_io.h"
+#include "master/launch/spawn.h"
+#include "master/network/topology.h"
+#include "master/sched/master_cpu.h"
 
 extern char** environ;
 

@@ -16,25 +16,25 @@
 #include "common/job_liveness.h"
 #include "common/job_names.h"
 #include "common/name_tags.h"
-#include "common/unique_fd.h"
 #include "common/protocol.h"
 #include "common/rank_layout.h"
-#include "master/collectives.h"
-#include "master/handover_hold.h"
-#include "master/comm_registry.h"
-#include "master/critical.h"
+#include "common/unique_fd.h"
+#include "master/coll/collectives.h"
+#include "master/comm/comm_registry.h"
+#include "master/launch/slave_io.h"
 #include "master/master_services.h"
+#include "master/memory/memory.h"
+#include "master/memory/payload.h"
+#include "master/memory/payload_store.h"
 #include "master/message_table.h"
-#include "master/network.h"
-#include "master/memory.h"
-#include "master/observe.h"
+#include "master/network/network.h"
+#include "master/observe/observe.h"
 #include "master/options.h"
-#include "master/payload.h"
-#include "master/payload_store.h"
-#include "master/p2p.h"
+#include "master/p2p/p2p.h"
+#include "master/sched/critical.h"
+#include "master/sched/handover_hold.h"
+#include "master/sched/slave_table.h"
 #include "master/slave.h"
-#include "master/slave_io.h"
-#include "master/slave_table.h"
 
 namespace bdmpi {
 
@@ -118,7 +118,7 @@ class Master : private MasterServices {
   // WakeIfReady without scheduling; true if it made the slave runnable.
   bool MakeRunnableIfReady(Slave& slave) override;
   void Schedule();
-  // Hand-over with -nr > 1 (handover.cpp, master/handover_hold.h): binds
+  // Hand-over with -nr > 1 (handover.cpp, master/sched/handover_hold.h): binds
   // the master and the slaves to cores; after a queue message, schedules or
   // holds; whether Schedule may start a slave now; the event loop's wait.
   void BindToCores();

@@ -9,14 +9,14 @@
 #include <cstdint>
 #include <string>
 
-#include "common/protocol.h"
 #include "common/direct_table.h"
+#include "common/protocol.h"
 #include "common/storage_table.h"
-#include "master/comm_registry.h"
-#include "master/mailbox.h"
-#include "master/payload.h"
+#include "master/comm/comm_registry.h"
+#include "master/memory/payload.h"
+#include "master/p2p/mailbox.h"
+#include "master/sched/slave_table.h"
 #include "master/slave.h"
-#include "master/slave_table.h"
 
 namespace bdmpi {
 

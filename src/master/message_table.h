@@ -13,8 +13,8 @@
 #include <string>
 
 #include "common/protocol.h"
-#include "master/collective.h"
-#include "master/inter_node_steps.h"
+#include "master/coll/collective.h"
+#include "master/coll/inter_node_steps.h"
 
 namespace bdmpi {
 

@@ -45,7 +45,7 @@ struct Slave {
   // I/O, not of a slave switch.
   double resident_fraction = 0;
   std::int64_t resident_read_ns = -1;
-  // Storage-backed memory (master/memory.cpp): written back and dropped
+  // Storage-backed memory (master/memory/memory.cpp): written back and dropped
   // since it last ran; asked to do so and not done yet; holds a running
   // slot but waits for others' memory before its reply is sent.
   bool storage_released = false;
@@ -58,7 +58,7 @@ struct Slave {
   // Most storage-backed bytes seen when it stopped running: what it is
   // expected to need when it runs again (it may allocate after resuming).
   std::uint64_t storage_peak = 0;
-  // What of its memory the runtime cannot page out (master/memory.cpp):
+  // What of its memory the runtime cannot page out (master/memory/memory.cpp):
   // its resident anonymous memory (statm, read with resident_fraction)
   // less the storage-backed bytes counted resident for it. Stays resident
   // when it is switched out, so it counts against the budget while it

@@ -3,7 +3,7 @@
  * after its data is allocated, the way Python does with mpi4py
  * (`import mpi4py.MPI` dlopens libbdmpi). Its array is storage-backed only
  * if libbdmpi's malloc was in effect from the start: the master preloads
- * libbdmpi into such ranks (src/master/spawn.cpp).
+ * libbdmpi into such ranks (src/master/launch/spawn.cpp).
  *
  *   dlopen_rank LIBBDMPI|- MIB
  *

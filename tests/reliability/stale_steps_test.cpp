@@ -1,5 +1,5 @@
 // The masters' last check of collective steps at shutdown
-// (master/stale_steps.h), on two real Open MPI processes (mpirun -np 2):
+// (master/network/stale_steps.h), on two real Open MPI processes (mpirun -np 2):
 // a step message that node 1 sends late, after node 0 began its check,
 // must still be found, however late it comes. MPI orders one sender's
 // messages on one communicator only, so the check may not end before node
@@ -14,8 +14,8 @@
 #include <optional>
 #include <thread>
 
-#include "master/mpi_transport.h"
-#include "master/stale_steps.h"
+#include "master/network/mpi_transport.h"
+#include "master/network/stale_steps.h"
 
 namespace {
 

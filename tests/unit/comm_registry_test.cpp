@@ -1,6 +1,6 @@
 // The master's communicator registry: the predefined communicators of a
 // node and its tag channels for communicators spanning nodes.
-#include "master/comm_registry.h"
+#include "master/comm/comm_registry.h"
 
 #include <gtest/gtest.h>
 

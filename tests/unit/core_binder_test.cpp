@@ -1,14 +1,14 @@
-// CoreBinder and HandoverHold (master/core_binder.h, master/handover_hold.h):
+// CoreBinder and HandoverHold (master/sched/core_binder.h, master/sched/handover_hold.h):
 // where a resumed slave runs with -nr > 1 and when the master looks again.
 // Binding is counted through a fake: every call is a system call (and a
 // migration) in bdmprun, the measured cost of -nr > 1 (core_binder.h).
-#include "master/core_binder.h"
+#include "master/sched/core_binder.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "master/handover_hold.h"
+#include "master/sched/handover_hold.h"
 
 namespace bdmpi {
 namespace {

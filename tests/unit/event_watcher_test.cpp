@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "common/message_queue.h"
 #include "common/protocol.h"
-#include "master/event_watcher.h"
+#include "master/launch/event_watcher.h"
 #include "test_util.h"
 
 namespace bdmpi {

@@ -191,7 +191,7 @@ TEST(MessageQueueTest, TryReceiveReturnsZeroWhenEmpty) {
   EXPECT_EQ(queue.TryReceive(buffer, sizeof buffer), 0u);
 }
 
-// The master's wait while it holds a hand-over (master/handover_hold.h).
+// The master's wait while it holds a hand-over (master/sched/handover_hold.h).
 TEST(MessageQueueTest, ReceiveUntilGivesUpAtTheDeadline) {
   MessageQueue queue =
       MessageQueue::Create(UniqueIpcName("until"), 2, 16, /*nonblocking=*/false);

@@ -1,4 +1,4 @@
-// The master's recorder (master/job_recorder.h) and the run report it feeds
+// The master's recorder (master/observe/job_recorder.h) and the run report it feeds
 // (common/run_report.h): time per activity, switches, the trace's cap and
 // balance, and the trip of a node's figures to node 0.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/run_report.h"
-#include "master/job_recorder.h"
+#include "master/observe/job_recorder.h"
 
 namespace bdmpi {
 namespace {

@@ -1,6 +1,6 @@
 // MPI matching in one slave's mailbox: which posted receive a new message
 // completes, which queued message a new receive takes, and what Probe sees.
-#include "master/mailbox.h"
+#include "master/p2p/mailbox.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "master/payload.h"
+#include "master/memory/payload.h"
 
 namespace bdmpi {
 namespace {

@@ -1,6 +1,6 @@
-// Where a master pins itself (master/master_cpu.h): the masters of one
+// Where a master pins itself (master/sched/master_cpu.h): the masters of one
 // host take different processors, one master alone stays where it runs.
-#include "master/master_cpu.h"
+#include "master/sched/master_cpu.h"
 
 #include <gtest/gtest.h>
 

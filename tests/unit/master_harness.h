@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "master/launch/slave_io.h"
 #include "master/master.h"
-#include "master/slave_io.h"
 #include "test_util.h"
 
 namespace bdmpi::test_util {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/handles.h"
-#include "master/mailbox.h"
+#include "master/p2p/mailbox.h"
 #include "master_harness.h"
 
 namespace bdmpi {

@@ -1,9 +1,9 @@
-// The master's payload hand-over (master/payload_store.h): what it keeps in
+// The master's payload hand-over (master/memory/payload_store.h): what it keeps in
 // memory and what it spills, the budget it charges, the replies it fills as
 // the slave's FetchPayload expects them, the inode check that refuses a
 // spill file swapped under it, and memory files: charged while held, moved
 // to disk when the node's memory is short.
-#include "master/payload_store.h"
+#include "master/memory/payload_store.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -434,7 +434,7 @@ TEST_F(MemoryFileTest, KeepsNoMappingOfAFileMadeForOneMessageOrOfASpillFile) {
 // ------------------------------------------------------------ idle segments
 // The warm pages of a free segment count against the node budget and are
 // given back (punched, the flag free-emptied) on demand; a retired slave's
-// segments go with the master's mappings of them (master/slave_segments.h).
+// segments go with the master's mappings of them (master/memory/slave_segments.h).
 
 std::uint64_t AllocatedBytes(const std::string& path) {
   struct stat info {};

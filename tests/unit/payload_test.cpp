@@ -1,6 +1,6 @@
 // Buffered payloads: the memory budget, in-memory payloads giving their
 // bytes back, and spill files unlinked when their last holder lets go.
-#include "master/payload.h"
+#include "master/memory/payload.h"
 
 #include <gtest/gtest.h>
 

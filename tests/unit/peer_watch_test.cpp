@@ -1,4 +1,4 @@
-#include "master/peer_watch.h"
+#include "master/network/peer_watch.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // The slave scheduler: the nrunning cap, FIFO and memory policies, yielded
 // slaves going last, and forgetting slaves.
-#include "master/scheduler.h"
+#include "master/sched/scheduler.h"
 
 #include <gtest/gtest.h>
 

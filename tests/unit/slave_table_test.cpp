@@ -1,7 +1,7 @@
-// The slave table (master/slave_table.h): records by index, world rank and
+// The slave table (master/sched/slave_table.h): records by index, world rank and
 // token, the count of live slaves, and the scheduling glue (runnable,
 // yielded, running slots).
-#include "master/slave_table.h"
+#include "master/sched/slave_table.h"
 
 #include <gtest/gtest.h>
 

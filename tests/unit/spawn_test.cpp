@@ -1,7 +1,7 @@
-// The ranks' environment (master/spawn.h): which programs get libbdmpi
+// The ranks' environment (master/launch/spawn.h): which programs get libbdmpi
 // preloaded, in what order with the user's preload, and which inherited
 // variables never reach a rank.
-#include "master/spawn.h"
+#include "master/launch/spawn.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

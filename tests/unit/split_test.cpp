@@ -1,6 +1,6 @@
-// Communicator splits as every master computes them (src/master/split.h),
+// Communicator splits as every master computes them (src/master/comm/split.h),
 // and the job-wide communicator ids (CommId in src/common/protocol.h).
-#include "master/split.h"
+#include "master/comm/split.h"
 
 #include <gtest/gtest.h>
 

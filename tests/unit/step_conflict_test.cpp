@@ -1,4 +1,4 @@
-#include "master/step_conflict.h"
+#include "master/network/step_conflict.h"
 
 #include <gtest/gtest.h>
 

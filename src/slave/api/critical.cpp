@@ -1,5 +1,5 @@
 // The slave's half of BDMPI's critical sections (include/bdmpi.h); the
-// master's half is src/master/critical.cpp.
+// master's half is src/master/sched/critical.cpp.
 #include <bdmpi.h>
 
 #include "common/protocol.h"

@@ -1,5 +1,5 @@
 // The slave's half of MPI_Reduce and MPI_Allreduce: each rank stages its
-// contribution, the master reduces (src/master/reduce.cpp), and the ranks
+// contribution, the master reduces (src/master/coll/reduce.cpp), and the ranks
 // that need the result wait for it. User-defined operations are reduced in
 // the slaves instead (ReducePlan, nbc_reduce.cpp); engine.h picks which.
 #include <cstring>

@@ -1,6 +1,6 @@
 // The slave's half of communicators and groups. Creating a communicator is
 // a collective through the masters (MsgType::kCommSplit; the master's half
-// is src/master/comm.cpp); groups and comparisons are local.
+// is src/master/comm/comm.cpp); groups and comparisons are local.
 #pragma once
 
 #include <mpi.h>

@@ -17,7 +17,7 @@
 namespace bdmpi {
 namespace {
 
-// What the master's completion carries (master/idup_split.cpp): rank and
+// What the master's completion carries (master/comm/idup_split.cpp): rank and
 // size in the status, the new id and the members' world ranks as payload.
 CommInfo Duplicate(const CommInfo& parent, const ReplyMsg& reply) {
   std::vector<std::int32_t> words(reply.bytes / sizeof(std::int32_t));

@@ -1,7 +1,7 @@
 // Communicators that no split over a common parent makes: their members
 // agree on the id and each node's tag channel among themselves with
 // point-to-point messages, and each tells its master
-// (MsgType::kCommRegister; the master's half is src/master/comm_register.cpp).
+// (MsgType::kCommRegister; the master's half is src/master/comm/comm_register.cpp).
 #pragma once
 
 #include <mpi.h>

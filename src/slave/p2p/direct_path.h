@@ -1,5 +1,5 @@
 // The slave's half of direct messages (docs/data-path.md, "Direct
-// messages"; the master's is master/direct_receives.h): this rank publishes
+// messages"; the master's is master/p2p/direct_receives.h): this rank publishes
 // its posted receives in the node's direct table (common/direct_table.h),
 // and a small standard send to a rank of the node that has published a
 // receive for it is written straight into that receive's buffer

@@ -1,5 +1,5 @@
 // The slave's half of point-to-point; the master's half is
-// src/master/p2p.cpp. Arguments are validated here; errors are thrown as
+// src/master/p2p/p2p.cpp. Arguments are validated here; errors are thrown as
 // bdmpi::Error with the MPI error class.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Point-to-point beyond sends and receives: matched probes (MPI_Mprobe &
 // co.) with their MPI_Message handles, and the cancellation of a
 // point-to-point request (P2pRequest::Cancel, p2p_internal.h). The master's
-// half is in src/master/p2p.cpp.
+// half is in src/master/p2p/p2p.cpp.
 #pragma once
 
 #include <mpi.h>

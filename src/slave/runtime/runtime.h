@@ -115,7 +115,7 @@ class Runtime {
   // Takes a staged path (empty, inline, window, segment, spill); a segment
   // that none is free for asks the chooser again (a spill file).
   void Stage(const void* data, SendFacts facts, SendChoice choice, RequestMsg& request);
-  // The placed path (runtime_placed.cpp, master/placed.cpp): asks the
+  // The placed path (runtime_placed.cpp, master/p2p/placed.cpp): asks the
   // master for the posted receive this send matches and writes the data
   // straight into its buffer. False when the master refused or the write
   // failed: the message is then sent another way, which the master

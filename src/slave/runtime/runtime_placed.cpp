@@ -1,4 +1,4 @@
-// The slave's half of placed messages (master/placed.cpp): a large send
+// The slave's half of placed messages (master/p2p/placed.cpp): a large send
 // whose receive is already posted on this node is written straight into
 // the receive buffer with process_vm_writev: one copy instead of two, as
 // Open MPI's single-copy transfer (CMA) does.

@@ -1,0 +1,399 @@
+// The master's half of storage-backed memory (memory.h; the slave's half is
+// src/slave/memory): the node's memory budget and switch-out decisions.
+//
+// Who switches out: the master decides, the slave does the I/O. Only the
+// master knows the budget and which slaves are blocked; only the slave has
+// its mappings and knows which pages it wrote. When a slave is about to
+// resume and the storage-backed bytes of every slave whose data is resident
+// (its own included) exceed the budget, the master sends Release to blocked
+// slaves (then runnable ones), largest first, until the rest fits, and
+// holds back the resumed slave's reply until what they have still to
+// write fits (a releasing slave reports its progress, ReleaseProgress, as
+// it drops its data piece by piece). So nothing is written or dropped while
+// the budget is not exceeded, a slave is only switched out when it really
+// waits, and a resumed slave never holds more memory than the write-back
+// of the slave it replaces has freed: its reads overlap the rest of that
+// write-back on the disk, within the budget.
+//
+// The budget counts every byte of a rank, not only its storage-backed
+// data: what the runtime cannot page (stack, glibc's heap below the
+// storage threshold, the program's own mappings, libraries' data) stays
+// resident even while the rank is switched out, so each live rank's
+// unpageable part is counted all the time and the storage-backed data
+// gets what is left. A rank's unpageable part is its resident anonymous
+// memory (statm: resident less shared, kernel counters, a few microseconds
+// to read) less the storage-backed bytes counted resident for it (arena
+// blocks are anonymous mappings until written back); it is read at most
+// every 10 ms per rank, and only for ranks that ran or wrote back since.
+#include "master/memory/memory.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <vector>
+
+#include "common/log.h"
+#include "common/process_memory.h"
+#include "common/run_report.h"
+#include "common/storage_table.h"
+
+namespace bdmpi {
+
+void NodeMemory::SetBudget() {
+  table_ = master_.StorageTable();
+  cgroup_ = FindMemoryCgroup();
+  oom_at_start_ = ReadOomCounts(cgroup_);
+  node_memory_ = options_.node_memory != 0 ? options_.node_memory
+                                           : DefaultNodeMemory(options_.mem_budget);
+  BDMPI_INFO("disk", "node memory budget for the ranks: %llu bytes",
+             static_cast<unsigned long long>(node_memory_));
+}
+
+bool NodeMemory::ReadRankMemory(Slave& slave) {
+  constexpr std::int64_t kMaxAgeNs = 10'000'000;
+  if (!slave.statm_fd || slave.state == SlaveState::kExited) return false;
+  std::int64_t now = MonotonicNs();
+  if (slave.resident_read_ns >= 0 && now - slave.resident_read_ns < kMaxAgeNs) return true;
+  Statm statm;
+  if (!ReadStatm(slave.statm_fd.get(), statm)) return false;
+  static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  slave.resident_read_ns = now;
+  slave.resident_fraction =
+      statm.size == 0 ? 0.0
+                      : static_cast<double>(statm.resident) / static_cast<double>(statm.size);
+  // The arena's resident pages are anonymous and at most what the storage
+  // table counts resident for it: the difference is a lower bound, exact
+  // when nothing of its storage is counted resident (switched out, or none).
+  std::uint64_t anonymous = statm.anonymous() * page;
+  std::uint64_t storage = ResidentStorageBytes(slave);
+  std::uint64_t rest = anonymous > storage ? anonymous - storage : 0;
+  if (storage == 0) slave.unpageable_exact = rest;
+  slave.unpageable = std::max(rest, slave.unpageable_exact);
+  slave.memory_changed = false;
+  return true;
+}
+
+std::uint64_t NodeMemory::UnpageableBytes(bool refresh) {
+  std::uint64_t total = 0;
+  for (Slave& slave : master_.slaves()) {
+    if (slave.state == SlaveState::kExited) continue;
+    // Ranks outside the scheduler's hold (before MPI_Init, after
+    // MPI_Finalize) and running ones may allocate at any time.
+    bool may_change = slave.memory_changed || slave.state == SlaveState::kRunning ||
+                      slave.state == SlaveState::kStarting ||
+                      slave.state == SlaveState::kFinalized;
+    if (refresh && may_change) ReadRankMemory(slave);
+    total += slave.unpageable;
+  }
+  if (refresh && total >= node_memory_ && !unpageable_warned_) {
+    unpageable_warned_ = true;
+    std::vector<const Slave*> largest;
+    for (const Slave& slave : master_.slaves())
+      if (slave.state != SlaveState::kExited) largest.push_back(&slave);
+    std::size_t shown = std::min<std::size_t>(largest.size(), 4);
+    std::partial_sort(largest.begin(), largest.begin() + static_cast<long>(shown), largest.end(),
+                      [](const Slave* a, const Slave* b) { return a->unpageable > b->unpageable; });
+    std::string ranks;
+    for (std::size_t i = 0; i < shown; ++i)
+      ranks += (i ? ", rank " : "rank ") + std::to_string(largest[i]->world_rank) + " " +
+               HumanBytes(largest[i]->unpageable);
+    BDMPI_WARN("disk",
+               "what the ranks hold that the runtime cannot page out (stacks, small "
+               "allocations, their own mappings) is %s, more than the node budget of %s (%s): ranks "
+               "that wait are switched out all the same, which cannot make the budget, "
+               "and the kernel may kill one; largest %s%s. Run more ranks so that each "
+               "holds less, fewer ranks per node, or raise --node-memory if the node has "
+               "the memory",
+               HumanBytes(total).c_str(), HumanBytes(node_memory_).c_str(),
+               options_.node_memory != 0 ? "--node-memory" : "the default",
+               ranks.c_str(), largest.size() > shown ? ", ..." : "");
+  }
+  peak_unpageable_ = std::max(peak_unpageable_, total);
+  return total;
+}
+
+std::uint64_t NodeMemory::ExpectedStorage(const Slave& slave) const {
+  // What it will hold while it runs: at least as much as when it last
+  // stopped. A slave that never stopped with data (its first run after
+  // MPI_Init, where programs allocate) is expected to need as much as the
+  // largest peak so far: ranks of one program tend to be alike.
+  std::uint64_t mine = std::max(StorageBytes(slave), slave.storage_peak);
+  if (slave.storage_peak == 0) {
+    for (const Slave& other : master_.slaves()) mine = std::max(mine, other.storage_peak);
+  }
+  return mine;
+}
+
+bool NodeMemory::RoomToRunAnother() {
+  Slave* next = master_.slaves().PeekNext();
+  if (next == nullptr) return true;
+  // Every rank's unpageable part, the running ranks' data (which cannot
+  // be written back while they run) and the next one's. Blocked ranks'
+  // data and held messages can go to disk: MemoryFor sees to them.
+  std::uint64_t needed = UnpageableBytes(true) + ExpectedStorage(*next);
+  for (const Slave& slave : master_.slaves()) {
+    if (slave.state == SlaveState::kRunning) needed += ExpectedStorage(slave);
+  }
+  return needed <= node_memory_;
+}
+
+std::uint64_t NodeMemory::StorageBytes(const Slave& slave) const {
+  if (table_ == nullptr || slave.state == SlaveState::kExited) return 0;
+  return table_[slave.index].allocated.load(std::memory_order_relaxed);
+}
+
+double NodeMemory::ResidentFraction(Slave& slave) {
+  // With storage-backed data, statm's size counts the arena's reserved
+  // address space: the runtime's own record says what is resident.
+  if (StorageBytes(slave) > 0)
+    return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
+  return ReadRankMemory(slave) ? slave.resident_fraction : 0.0;
+}
+
+std::uint64_t NodeMemory::ResidentStorageBytes(const Slave& slave) const {
+  if (slave.storage_released) return 0;
+  std::uint64_t bytes = StorageBytes(slave);
+  if (slave.storage_releasing) bytes -= std::min(bytes, slave.storage_dropped);
+  return bytes;
+}
+
+std::uint64_t NodeMemory::ReleaseStep() const {
+  // Fine enough that a resumed rank starts soon after the write-back that
+  // makes its room begins, coarse enough that the reports cost nothing
+  // against the writes (a few per budget's worth; the request queue holds
+  // ten messages).
+  constexpr std::uint64_t kMin = 1ull << 20, kMax = 64ull << 20;
+  return std::clamp<std::uint64_t>(node_memory_ / 8, kMin, kMax);
+}
+
+bool NodeMemory::MemoryFor(Slave& slave) {
+  // Nobody left to switch out: run anyway (the kernel has the last word).
+  return MakeRoom(slave, ExpectedStorage(slave), false) != Room::kReleasing;
+}
+
+NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bool blocked_only) {
+  // Released slaves hold nothing, releasing ones what they have yet to
+  // write; a slave reading ahead counts in full from the moment it was
+  // told to.
+  // Every live rank's unpageable part stays whatever is switched out.
+  // When that alone exceeds the budget (said once), the runnable ranks
+  // keep their data: writing it back would not make the budget, and they
+  // would read it back soon after.
+  std::uint64_t unpageable = UnpageableBytes(true);
+  if (unpageable >= node_memory_) blocked_only = true;
+  std::uint64_t resident = mine + unpageable;
+  std::uint64_t releasing = 0;
+  for (const Slave& other : master_.slaves()) {
+    if (&other == &slave) continue;
+    std::uint64_t bytes = ResidentStorageBytes(other);
+    resident += bytes;
+    if (other.storage_releasing) releasing += bytes;
+  }
+  // Held payloads in memory files count too, and go to disk first: a
+  // buffered message is read once, a slave's data again and again. Before
+  // them, the idle warm pages of free payload segments, which cost no I/O.
+  resident += PayloadMemory();
+  if (resident > node_memory_) resident -= TrimIdleSegments(resident - node_memory_);
+  if (resident > node_memory_) resident -= MovePayloadsToDisk(resident - node_memory_);
+  if (resident <= node_memory_) return Room::kFits;
+  if (resident - releasing <= node_memory_) return Room::kReleasing;  // wait for them
+  // Blocked slaves first (a runnable one would run soon and read its data
+  // straight back), one that reads ahead last (its reads would be wasted),
+  // the largest first (fewest switch-outs).
+  std::vector<Slave*> candidates;
+  for (Slave& other : master_.slaves()) {
+    bool waiting = other.state == SlaveState::kRBlocked ||
+                   other.state == SlaveState::kCBlocked ||
+                   (other.state == SlaveState::kRunnable && !blocked_only);
+    // Not one that a sender writes into now (placed.h), nor one whose
+    // lent block a receiver may be reading: its memory must stay where it
+    // is meanwhile, or the write-back would race them.
+    if (&other != &slave && waiting && other.pending && !other.storage_released &&
+        !other.storage_releasing && !master_.HasIncomingWrites(other) &&
+        StorageBytes(other) > 0 && !payloads_.LentInHand(other.index))
+      candidates.push_back(&other);
+  }
+  std::sort(candidates.begin(), candidates.end(), [this](Slave* a, Slave* b) {
+    bool a_blocked = a->state != SlaveState::kRunnable;
+    bool b_blocked = b->state != SlaveState::kRunnable;
+    if (a_blocked != b_blocked) return a_blocked;
+    if (a->storage_read_ahead != b->storage_read_ahead) return b->storage_read_ahead;
+    return StorageBytes(*a) > StorageBytes(*b);
+  });
+  for (Slave* victim : candidates) {
+    if (resident - releasing <= node_memory_) break;
+    BDMPI_DEBUG("sched", "switch out rank %d (%llu bytes) for rank %d", victim->world_rank,
+                static_cast<unsigned long long>(StorageBytes(*victim)), slave.world_rank);
+    // Its lent blocks become ordinary messages first: once switched out,
+    // its memory cannot be read from outside.
+    master_.CopyLentBlocksOf(*victim);
+    ReplyMsg release;
+    release.type = MsgType::kRelease;
+    release.bytes = ReleaseStep();
+    master_.Reply(*victim, release);
+    victim->storage_releasing = true;
+    victim->storage_dropped = 0;
+    recorder_.ReleaseAsked(victim->index);
+    victim->storage_read_ahead = false;
+    releasing += StorageBytes(*victim);
+  }
+  return releasing == 0 ? Room::kNobody : Room::kReleasing;
+}
+
+void NodeMemory::HandleReleaseProgress(Slave& slave, const RequestMsg& request) {
+  if (!slave.storage_releasing) return;
+  slave.storage_dropped = std::max(slave.storage_dropped, request.bytes);
+  ResumeWaitingForMemory();
+  ReadAheadNext();
+}
+
+void NodeMemory::HandleReleased(Slave& slave, const RequestMsg& request) {
+  slave.memory_changed = true;  // its anonymous pages are gone: an exact reading
+  slave.storage_releasing = false;
+  slave.storage_dropped = 0;
+  slave.storage_released = true;
+  ++switch_outs_;
+  written_back_ += request.bytes;
+  recorder_.WrittenBack(slave.index, request.bytes);
+  ResumeWaitingForMemory();
+  ReadAheadNext();
+}
+
+void NodeMemory::ResumeWaitingForMemory() {
+  for (Slave& slave : master_.slaves()) {
+    if (!slave.waiting_for_memory || slave.state != SlaveState::kRunning) continue;
+    if (!MemoryFor(slave)) continue;
+    if (std::ranges::any_of(master_.slaves(),
+                            [](const Slave& other) { return other.storage_releasing; }))
+      ++overlapped_resumes_;
+    slave.waiting_for_memory = false;
+    recorder_.Touched(slave.index);
+    master_.SendResumeReply(slave);
+  }
+}
+
+void NodeMemory::ReadAheadNext() {
+  if (options_.prefetch != Prefetch::kAhead) return;
+  // A resumed slave still waiting for memory goes first: read-ahead would
+  // take the room it waits for.
+  for (const Slave& slave : master_.slaves())
+    if (slave.waiting_for_memory) return;
+  Slave* next = master_.slaves().PeekNext();
+  if (next == nullptr || !next->pending || !next->storage_released ||
+      next->storage_releasing)
+    return;
+  // Its data as of its switch-out, all of it: what it held resident then
+  // is not known here, and may be all.
+  std::uint64_t bytes = StorageBytes(*next);
+  // Room is made from blocked slaves only: a runnable one released now
+  // would be read back soon after, for nothing.
+  if (bytes == 0 || MakeRoom(*next, bytes, true) != Room::kFits) return;  // again at Released
+  BDMPI_DEBUG("sched", "rank %d reads ahead (%llu bytes)", next->world_rank,
+              static_cast<unsigned long long>(bytes));
+  ReplyMsg read_ahead;
+  read_ahead.type = MsgType::kReadAhead;
+  master_.Reply(*next, read_ahead);
+  next->storage_released = false;  // counted as resident from now on
+  next->storage_read_ahead = true;
+  next->memory_changed = true;
+  ++read_aheads_;
+  NoteResidentStorage();
+}
+
+std::uint64_t NodeMemory::PayloadMemory() const {
+  return payloads_.memory_file_bytes() + payloads_.idle_segment_bytes();
+}
+
+void NodeMemory::NoteResidentStorage() {
+  // Everything the budget counts, messages in memory included.
+  std::uint64_t unpageable = UnpageableBytes(false);
+  std::uint64_t resident = PayloadMemory() + unpageable;
+  for (const Slave& slave : master_.slaves()) resident += ResidentStorageBytes(slave);
+  if (resident > peak_resident_) {
+    peak_resident_ = resident;
+    peak_unpageable_at_peak_ = unpageable;
+  }
+}
+
+std::string NodeMemory::DescribeOomKill(const Slave& slave) {
+  OomCounts now = ReadOomCounts(cgroup_);
+  auto grew = [](long before, long after) { return before >= 0 && after > before; };
+  if (!grew(oom_at_start_.cgroup, now.cgroup) && !grew(oom_at_start_.machine, now.machine)) {
+    // The kernel counts the kill right after it sends the signal; the exit
+    // may be seen first.
+    usleep(20'000);
+    now = ReadOomCounts(cgroup_);
+  }
+  bool in_cgroup = grew(oom_at_start_.cgroup, now.cgroup);
+  if (!in_cgroup && !grew(oom_at_start_.machine, now.machine)) return "";
+  std::string text = "was killed by the kernel's out-of-memory killer (signal 9, SIGKILL; ";
+  if (in_cgroup) {
+    text += "oom_kill in " + OomEventsFile(cgroup_) + " went from " +
+            std::to_string(oom_at_start_.cgroup) + " to " + std::to_string(now.cgroup) + ")";
+  } else {
+    text += "oom_kill in /proc/vmstat went from " + std::to_string(oom_at_start_.machine) +
+            " to " + std::to_string(now.machine) + ")";
+  }
+  if (cgroup_.limit != 0) {
+    text += ": the memory limit is " + HumanBytes(cgroup_.limit) + " (" + cgroup_.limit_file +
+            (cgroup_.v2 ? ", cgroup v2" : ", cgroup v1") + ")";
+    std::uint64_t peak = CgroupPeakUsage(cgroup_);
+    if (peak != 0 && !cgroup_.dir.empty() && cgroup_.limit_file.starts_with(cgroup_.dir + "/"))
+      text += ", which the job's cgroup used up to " + HumanBytes(peak);
+  } else {
+    text += ": no memory cgroup limits this node; the machine has " +
+            HumanBytes(TotalMemory()) + " and no swap to spare";
+  }
+  std::uint64_t unpageable = UnpageableBytes(false);
+  // Its slot still says what it held (StorageBytes says 0 once it is reaped).
+  std::uint64_t storage =
+      table_ == nullptr ? 0 : table_[slave.index].allocated.load(std::memory_order_relaxed);
+  std::string measured_ago = "it never was: it died before its first MPI call";
+  if (slave.resident_read_ns >= 0) {
+    char ago[32];
+    std::snprintf(ago, sizeof ago, "%.1f s before it died",
+                  static_cast<double>(MonotonicNs() - slave.resident_read_ns) / 1e9);
+    measured_ago = ago;
+  }
+  text += ", the node budget for the ranks was " + HumanBytes(node_memory_) +
+          (options_.node_memory != 0 ? " (--node-memory)" : " (the default: the limit less a margin)") +
+          "; when last measured (at an MPI call of its own or another rank, " + measured_ago +
+          "), rank " + std::to_string(slave.world_rank) + " held " +
+          HumanBytes(slave.unpageable) +
+          " that the runtime cannot page out (stack, its own mappings, libraries' "
+          "private data) and " + HumanBytes(storage) +
+          " of storage-backed data, and all ranks of the node " + HumanBytes(unpageable) +
+          " unpageable. Give each rank less to hold (more ranks: -n), lower --node-memory, "
+          "run one rank at a time (-nr 1)";
+  if (unpageable >= node_memory_ || slave.unpageable * 2 >= node_memory_)
+    text += ", or have the program allocate its large arrays with malloc or new "
+            "instead of mmap, so that the runtime can page them";
+  return text;
+}
+
+void NodeMemory::LogSummary() const {
+  BDMPI_INFO("disk",
+             "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
+             "at most %llu bytes resident at a resume (%s the budget of %llu), "
+             "%llu message bytes moved from memory to disk (%llu while held), "
+             "%llu bytes of idle payload segments given back, "
+             "%llu resumes during a write-back, %llu lent blocks copied, "
+             "%llu bytes unpageable at that resume, at most %llu unpageable",
+             static_cast<unsigned long long>(switch_outs_),
+             static_cast<unsigned long long>(written_back_),
+             static_cast<unsigned long long>(read_aheads_),
+             static_cast<unsigned long long>(peak_resident_),
+             peak_resident_ <= node_memory_ ? "within" : "over",
+             static_cast<unsigned long long>(node_memory_),
+             static_cast<unsigned long long>(payloads_.moved_to_disk()),
+             static_cast<unsigned long long>(payloads_.moved_while_held()),
+             static_cast<unsigned long long>(payloads_.trimmed_segment_bytes()),
+             static_cast<unsigned long long>(overlapped_resumes_),
+             static_cast<unsigned long long>(payloads_.lent_copied()),
+             static_cast<unsigned long long>(peak_unpageable_at_peak_),
+             static_cast<unsigned long long>(peak_unpageable_));
+}
+
+}  // namespace bdmpi

@@ -1,0 +1,125 @@
+// The node's memory, the master's side (memory.cpp; memory files within it:
+// memory_payloads.cpp): the budget that every rank's data, unpageable
+// memory and the held messages in memory share, which waiting slaves to
+// switch out (Release) so that a resumed one fits, a resumed slave's reply
+// held back until the write-back has made its room, read-ahead of the
+// slave to run next (--prefetch ahead), -nr auto's room for another running
+// rank, and what an out-of-memory kill is told with. The slave's half is
+// src/slave/memory; docs/scheduling-and-memory.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/protocol.h"
+#include "master/master_services.h"
+#include "master/memory/node_memory.h"
+#include "master/memory/payload_store.h"
+#include "master/observe/job_recorder.h"
+#include "master/options.h"
+#include "master/slave.h"
+
+namespace bdmpi {
+
+class NodeMemory {
+ public:
+  NodeMemory(MasterServices& master, PayloadStore& payloads, JobRecorder& recorder,
+             const MasterOptions& options)
+      : master_(master), payloads_(payloads), recorder_(recorder), options_(options) {}
+  NodeMemory(const NodeMemory&) = delete;
+  NodeMemory& operator=(const NodeMemory&) = delete;
+
+  // The budget (--node-memory, or the default from the cgroup or the
+  // machine) and the kernel's OOM kill counts so far; once the slaves'
+  // objects exist (their storage table).
+  void SetBudget();
+  // The memory directory (tmpfs) at `path` for payloads larger than the
+  // window ("": none), kept within the budget (memory_payloads.cpp).
+  void CreateMemoryDirectory(const std::string& path);
+
+  // The message table's handlers: a releasing slave's progress, and its
+  // data written back and dropped.
+  void HandleReleased(Slave& slave, const RequestMsg& request);
+  void HandleReleaseProgress(Slave& slave, const RequestMsg& request);
+
+  // Whether `slave` may run now without exceeding the budget; if not,
+  // asks waiting slaves to release their memory and returns false.
+  bool MemoryFor(Slave& slave);
+  // Sends the replies of resumed slaves whose memory is now there.
+  void ResumeWaitingForMemory();
+  // --prefetch ahead: the slave the scheduler runs next reads its data
+  // back while others compute, when the budget has room.
+  void ReadAheadNext();
+  // -nr auto: whether the slave the scheduler would start next fits in the
+  // budget next to the running ones (their data cannot be written back).
+  bool RoomToRunAnother();
+  // Notes the bytes the budget counts (storage-backed data resident or
+  // being read, payloads in memory) after a decision to resume or read
+  // ahead, for the -v summary.
+  void NoteResidentStorage();
+  // The storage-backed bytes `slave` holds (its slot of the storage table).
+  std::uint64_t StorageBytes(const Slave& slave) const;
+  // The scheduler's resident fraction of a slave (--policy memory).
+  double ResidentFraction(Slave& slave);
+  // Why a slave got SIGKILL, when the kernel's out-of-memory killer sent
+  // it: the limit, what the rank could not page out, what to change; empty
+  // when the kernel counted no OOM kill.
+  std::string DescribeOomKill(const Slave& slave);
+  // The -v summary at the end: switch-outs, write-backs, peaks.
+  void LogSummary() const;
+
+ private:
+  // What of a slave's storage counts against the budget: none once
+  // released, what is left to write while it releases.
+  std::uint64_t ResidentStorageBytes(const Slave& slave) const;
+  // How many bytes a releasing slave writes between progress reports.
+  std::uint64_t ReleaseStep() const;
+  // What `slave` is expected to hold in storage-backed data while it runs.
+  std::uint64_t ExpectedStorage(const Slave& slave) const;
+  // Reads the slave's statm (at most every 10 ms): its resident fraction
+  // and what of its memory cannot be paged (Slave::unpageable). False when
+  // it cannot be read.
+  bool ReadRankMemory(Slave& slave);
+  // The unpageable bytes of every live slave, read again first where they
+  // may have changed (`refresh`); warns once when they alone exceed the
+  // budget.
+  std::uint64_t UnpageableBytes(bool refresh);
+  // Whether `bytes` more for `slave` fit in the budget now (kFits); if
+  // not, asks slaves that wait (with `blocked_only`, only blocked ones) to
+  // release theirs (kReleasing), or finds nobody to ask (kNobody).
+  enum class Room { kFits, kReleasing, kNobody };
+  Room MakeRoom(const Slave& slave, std::uint64_t bytes, bool blocked_only);
+  // Whether memory files of `bytes` more fit the budget (after giving
+  // back idle payload segments if they do not).
+  bool MemoryRoomForPayloads(std::uint64_t bytes);
+  // Memory files held plus the warm pages of free payload segments.
+  std::uint64_t PayloadMemory() const;
+  // Gives back idle payload segments to free `wanted` bytes; returns the
+  // bytes freed.
+  std::uint64_t TrimIdleSegments(std::uint64_t wanted);
+  // Moves held memory files to disk to free `wanted` bytes; returns the
+  // bytes freed.
+  std::uint64_t MovePayloadsToDisk(std::uint64_t wanted);
+
+  MasterServices& master_;
+  PayloadStore& payloads_;
+  JobRecorder& recorder_;
+  const MasterOptions& options_;
+  // The slaves' storage table (read on every decision; nullptr: none).
+  const StorageSlot* table_ = nullptr;
+  std::uint64_t node_memory_ = 0;
+  std::uint64_t switch_outs_ = 0;
+  std::uint64_t written_back_ = 0;
+  std::uint64_t read_aheads_ = 0;
+  // Resumes sent while the write-back that made their room went on.
+  std::uint64_t overlapped_resumes_ = 0;
+  std::uint64_t peak_resident_ = 0;  // NoteResidentStorage's largest
+  std::uint64_t peak_unpageable_at_peak_ = 0;  // of it, the ranks' unpageable memory
+  std::uint64_t peak_unpageable_ = 0;  // the most the ranks held unpageable
+  bool unpageable_warned_ = false;
+  // The memory cgroup and the kernel's OOM kill counts at the start.
+  MemoryCgroup cgroup_;
+  OomCounts oom_at_start_;
+};
+
+}  // namespace bdmpi

@@ -1,0 +1,227 @@
+// Applying one-sided operations of other nodes' origins; see rma_forward.h.
+#include "master/rma/rma_forward.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "common/datatype.h"
+#include "common/error.h"
+#include "common/handles.h"
+#include "common/reduce.h"
+#include "common/rma_node_file.h"
+
+namespace bdmpi {
+namespace {
+
+using rma::RemoteKind;
+using rma::RemoteOp;
+using rma::RemoteReply;
+using rma::TargetRun;
+
+// The window's file of this node, mapped for one operation.
+class FileMapping {
+ public:
+  FileMapping(const SpillDir& dir, const RemoteOp& op) {
+    UniqueFd fd = dir.Open(op.file_id, O_RDWR, op.file_inode);
+    struct stat st {};
+    if (fstat(fd.get(), &st) != 0) ThrowSystemError("fstat of a window's file", errno);
+    if (static_cast<std::uint64_t>(st.st_size) < op.file_bytes ||
+        op.file_bytes < sizeof(rma::ControlBlock))
+      throw Error(kErrIntern, "a window's file is shorter than its origin says");
+    void* p = mmap(nullptr, op.file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+    if (p == MAP_FAILED) ThrowSystemError("mmap of a window's file", errno);
+    data_ = static_cast<char*>(p);
+    bytes_ = op.file_bytes;
+  }
+  ~FileMapping() { munmap(data_, bytes_); }
+  FileMapping(const FileMapping&) = delete;
+  FileMapping& operator=(const FileMapping&) = delete;
+  char* data() const { return data_; }
+  std::uint64_t bytes() const { return bytes_; }
+  rma::ControlBlock* control() const { return reinterpret_cast<rma::ControlBlock*>(data_); }
+
+ private:
+  char* data_ = nullptr;
+  std::uint64_t bytes_ = 0;
+};
+
+class Held {
+ public:
+  explicit Held(rma::ControlBlock* control) : control_(control) { rma::LockControl(control_); }
+  ~Held() { pthread_mutex_unlock(&control_->mutex); }
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+
+ private:
+  rma::ControlBlock* control_;
+};
+
+// The target's bytes: runs in the mapping, or in the target's process.
+struct Place {
+  std::vector<iovec> runs;
+  pid_t pid = 0;  // 0: in the mapping
+};
+
+void Move(const Place& place, std::byte* local, bool to_target) {
+  if (place.pid == 0) {
+    for (const iovec& run : place.runs) {
+      if (to_target) std::memcpy(run.iov_base, local, run.iov_len);
+      else std::memcpy(local, run.iov_base, run.iov_len);
+      local += run.iov_len;
+    }
+    return;
+  }
+  auto copy = to_target ? process_vm_writev : process_vm_readv;
+  for (std::size_t first = 0; first < place.runs.size(); first += IOV_MAX) {
+    std::size_t n = std::min<std::size_t>(IOV_MAX, place.runs.size() - first);
+    std::uint64_t bytes = 0;
+    for (std::size_t i = first; i < first + n; ++i) bytes += place.runs[i].iov_len;
+    iovec mine{local, bytes};
+    ssize_t moved = copy(place.pid, &mine, 1, &place.runs[first], n, 0);
+    if (moved < 0 || static_cast<std::uint64_t>(moved) != bytes) {
+      int err = moved < 0 ? errno : EFAULT;
+      throw Error(err == EFAULT ? kErrRmaRange : kErrOther,
+                  std::string(to_target ? "writing" : "reading") +
+                      " the target's memory failed (on its master): " + std::strerror(err));
+    }
+    local += bytes;
+  }
+}
+
+std::vector<std::byte> Answer(const RemoteReply& reply, const void* data, std::size_t bytes) {
+  std::vector<std::byte> out(sizeof reply + bytes);
+  std::memcpy(out.data(), &reply, sizeof reply);
+  if (bytes > 0) std::memcpy(out.data() + sizeof reply, data, bytes);
+  return out;
+}
+
+std::vector<std::byte> Apply(const SpillDir& dir, const RemoteOp& op, const TargetRun* runs,
+                             const std::byte* data) {
+  FileMapping file(dir, op);
+  rma::ControlBlock* control = file.control();
+  if (op.slot < 0 || op.slot >= control->local_ranks)
+    throw Error(kErrIntern, "a one-sided operation names no rank of its window's file");
+  RemoteReply reply;
+  if (op.kind == RemoteKind::kLock) {
+    Held held(control);
+    reply.granted = rma::TakeOrQueue(file.data(), op.slot, op.rank, op.exclusive != 0) ? 1 : 0;
+    return Answer(reply, nullptr, 0);
+  }
+  if (op.kind == RemoteKind::kUnlock) {
+    std::vector<int> granted;
+    {
+      Held held(control);
+      granted = rma::ReleaseAndGrant(file.data(), op.slot, op.exclusive != 0);
+    }
+    reply.granted = static_cast<std::int32_t>(granted.size());
+    return Answer(reply, granted.data(), granted.size() * sizeof(int));
+  }
+
+  Place place;
+  std::uint64_t lo = UINT64_MAX;
+  std::uint64_t hi = 0;
+  std::uint64_t total = 0;
+  for (std::uint64_t i = 0; i < op.runs; ++i) {
+    std::uint64_t at = op.base + runs[i].offset;
+    lo = std::min(lo, at);
+    hi = std::max(hi, at + runs[i].length);
+    total += runs[i].length;
+    if (op.in_file) {
+      if (at < sizeof(rma::ControlBlock) || at + runs[i].length > file.bytes() ||
+          at + runs[i].length < at)
+        throw Error(kErrRmaRange, "a one-sided operation outside its window's file");
+      place.runs.push_back(iovec{file.data() + at, runs[i].length});
+    } else {
+      place.runs.push_back(iovec{reinterpret_cast<void*>(at), runs[i].length});
+    }
+  }
+  if (total != op.bytes) throw Error(kErrIntern, "a one-sided operation's runs miscounted");
+  if (!op.in_file) place.pid = op.pid;
+  // As on the target's node: accumulates are atomic under the mutex, and
+  // program memory is written back by its rank under it.
+  bool accumulate = op.kind == RemoteKind::kAccumulate || op.kind == RemoteKind::kCompareAndSwap;
+  std::optional<Held> held;
+  if (accumulate || place.pid != 0 || op.dynamic) held.emplace(control);
+  if (op.dynamic && op.bytes > 0 && !rma::InAttachedRegion(file.data(), op.slot, lo, hi)) {
+    reply.error = kErrRmaRange;
+    std::string text = "address " + std::to_string(lo) + " (+" + std::to_string(hi - lo) +
+                       " bytes) is in no region rank " + std::to_string(op.target) +
+                       " attached to the dynamic window";
+    std::strncpy(reply.text, text.c_str(), sizeof reply.text - 1);
+    return Answer(reply, nullptr, 0);
+  }
+  switch (op.kind) {
+    case RemoteKind::kPut:
+      if (op.data_bytes != op.bytes) throw Error(kErrIntern, "a put's data miscounted");
+      Move(place, const_cast<std::byte*>(data), true);
+      return Answer(reply, nullptr, 0);
+    case RemoteKind::kGet: {
+      std::vector<std::byte> out(op.bytes);
+      Move(place, out.data(), false);
+      return Answer(reply, out.data(), out.size());
+    }
+    case RemoteKind::kAccumulate: {
+      auto id = static_cast<OpId>(op.op);
+      auto type = static_cast<DatatypeId>(op.datatype);
+      const DatatypeInfo* info = FindPredefinedDatatype(type);
+      if (info == nullptr || info->size == 0 || !ReductionDefined(id, type))
+        throw Error(kErrIntern, "an accumulate of an undefined operation reached the master");
+      std::vector<std::byte> current(op.bytes);
+      Move(place, current.data(), false);
+      std::vector<std::byte> old;
+      if (op.fetch) old = current;
+      if (id != OpId::kNoOp) {
+        if (op.data_bytes != op.bytes) throw Error(kErrIntern, "an accumulate's data miscounted");
+        Reduce(id, type, data, current.data(), op.bytes / info->size);
+        Move(place, current.data(), true);
+      }
+      return Answer(reply, old.data(), old.size());
+    }
+    case RemoteKind::kCompareAndSwap: {
+      if (op.data_bytes != 2 * op.bytes) throw Error(kErrIntern, "a compare-and-swap miscounted");
+      std::vector<std::byte> current(op.bytes);
+      Move(place, current.data(), false);
+      if (std::memcmp(current.data(), data, op.bytes) == 0)
+        Move(place, const_cast<std::byte*>(data + op.bytes), true);
+      return Answer(reply, current.data(), current.size());
+    }
+    default:
+      throw Error(kErrIntern, "an unknown one-sided operation reached the master");
+  }
+}
+
+}  // namespace
+
+std::vector<std::byte> ApplyRemoteOp(const SpillDir& spill_dir, const std::byte* packet,
+                                     std::size_t bytes) {
+  RemoteOp op;
+  if (bytes < sizeof op) throw Error(kErrIntern, "a one-sided operation too short");
+  std::memcpy(&op, packet, sizeof op);
+  if (op.runs > (bytes - sizeof op) / sizeof(TargetRun) ||
+      sizeof op + op.runs * sizeof(TargetRun) + op.data_bytes != bytes)
+    throw Error(kErrIntern, "a malformed one-sided operation");
+  std::vector<TargetRun> runs(op.runs);
+  if (op.runs > 0) std::memcpy(runs.data(), packet + sizeof op, op.runs * sizeof(TargetRun));
+  const std::byte* data = packet + sizeof op + op.runs * sizeof(TargetRun);
+  try {
+    return Apply(spill_dir, op, runs.data(), data);
+  } catch (const Error& error) {
+    // The origin raises it, as it would an error on its own node.
+    RemoteReply reply;
+    reply.error = error.error_class();
+    std::strncpy(reply.text, error.what(), sizeof reply.text - 1);
+    return Answer(reply, nullptr, 0);
+  }
+}
+
+}  // namespace bdmpi
