@@ -164,16 +164,16 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
 //              `id` instead (status source = rank, tag = size; payload =
 //              the new id, then the members' world ranks).
 //   CommFree:  no reply; the slave has freed communicator `comm`.
-//   CommRegister: a communicator that no split made (MPI_Comm_create_group,
-//              intercommunicators), whose members agree on it among
-//              themselves by point-to-point messages (src/slave/
-//              comm/comm_register.cpp). Three steps (CommRegisterArgs,
-//              CommRegisterStep): kNewId answers comm = a fresh id led by
-//              the sender; kChannel answers tag = this node's channel for
-//              communicator `comm` (the same for all its local members);
-//              kMembers carries the members as uint64 (world rank << 32 |
-//              its node's channel) by rank and adds the communicator, if
-//              this master does not have it yet. Each answered at once.
+// A communicator that no split made (MPI_Comm_create_group,
+// intercommunicators), whose members agree on it among themselves by
+// point-to-point messages (src/slave/comm/comm_register.cpp), registers in
+// three steps, each its own row and answered at once:
+//   CommNewId: answers comm = a fresh id led by the sender.
+//   CommChannel: answers tag = this node's channel for communicator `comm`
+//              (the same for all its local members).
+//   CommMembers: carries the members of communicator `comm` as uint64
+//              (world rank << 32 | its node's channel) by rank and adds the
+//              communicator, if this master does not have it yet.
 //
 // Memory (storage-backed allocations, src/slave/memory).
 //   Release:  master -> slave only, a reply-queue message that is not a
@@ -231,7 +231,9 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
   X(ExitCritical, 0x0402)  \
   X(CommSplit, 0x0501)     \
   X(CommFree, 0x0502)      \
-  X(CommRegister, 0x0503)  \
+  X(CommNewId, 0x0503)     \
+  X(CommChannel, 0x0504)   \
+  X(CommMembers, 0x0505)   \
   X(Release, 0x0601)       \
   X(Released, 0x0602)      \
   X(ReadAhead, 0x0603)     \
@@ -432,18 +434,6 @@ constexpr std::int32_t UserCommId(std::int32_t id) {
 }
 inline constexpr std::int32_t kUndefinedColor = -1;
 
-// The steps of MsgType::kCommRegister (CommRegisterArgs).
-enum CommRegisterStep : std::int32_t {
-  kRegisterNewId = 0, kRegisterChannel = 1, kRegisterMembers = 2
-};
-// CommRegister's request: its step.
-struct CommRegisterArgs {
-  CommRegisterStep step = kRegisterNewId;
-  static CommRegisterArgs Of(const RequestMsg& request) {
-    return {static_cast<CommRegisterStep>(request.code)};
-  }
-  void Into(RequestMsg& request) const { request.code = step; }
-};
 // CommSplit's request: the member's color (kUndefinedColor for
 // MPI_UNDEFINED) and key.
 struct CommSplitArgs {

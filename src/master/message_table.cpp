@@ -221,9 +221,13 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .hand_result = &Co::CompleteSplit},
       {.type = MsgType::kCommFree, .comm_check = CommCheck::kLiveMember,
        .handle = Handle<&Co::HandleCommFree>},
-      // Checked by its handler: the communicator does not exist yet.
-      {.type = MsgType::kCommRegister, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
-       .replies = Replies::kYes, .handle = Handle<&Co::HandleCommRegister>},
+      // Checked by their handlers: the communicator does not exist yet.
+      {.type = MsgType::kCommNewId, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
+       .replies = Replies::kYes, .handle = Handle<&Co::HandleCommNewId>},
+      {.type = MsgType::kCommChannel, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
+       .replies = Replies::kYes, .handle = Handle<&Co::HandleCommChannel>},
+      {.type = MsgType::kCommMembers, .mpi_call = "MPI_Comm_create_group/MPI_Intercomm_create",
+       .replies = Replies::kYes, .handle = Handle<&Co::HandleCommMembers>},
 
       // Memory (memory.h). Release and ReadAhead go master -> slave only.
       {.type = MsgType::kRelease},

@@ -108,7 +108,7 @@ TEST(MasterTest, MatchesInMpiOrderWithAnySourceAndAnyTag) {
   ExpectNothingLeft(job_id);
 }
 
-// MPI_Comm_create_group's master side (MsgType::kCommRegister): a fresh id
+// MPI_Comm_create_group's master side (kCommNewId, kCommChannel, kCommMembers): a fresh id
 // led by the asker, this node's channel, then the members; the new
 // communicator carries messages and is freed like any other, and a rank
 // that registers a communicator it is not in ends the job.
@@ -117,18 +117,17 @@ TEST(MasterTest, RegistersACommunicatorItsMembersAgreedOn) {
   harness.InitAll();
   ExpectReply(harness, 0);
   RequestMsg ask;
-  ask.type = MsgType::kCommRegister;
-  CommRegisterArgs{kRegisterNewId}.Into(ask);
+  ask.type = MsgType::kCommNewId;
   harness.Send(0, ask);
   std::int32_t id = ExpectReply(harness, 0).comm;
   EXPECT_EQ(id, CommId(0, kFirstCommCreation, 3));
-  CommRegisterArgs{kRegisterChannel}.Into(ask);
+  ask.type = MsgType::kCommChannel;
   ask.comm = id;
   harness.Send(0, ask);
   EXPECT_EQ(ExpectReply(harness, 0).tag, 0);  // one node: no channels
   // Members: world rank 2, then world rank 0 (rank 1 of the new one).
   std::uint64_t members[2] = {std::uint64_t{2} << 32, std::uint64_t{0} << 32};
-  CommRegisterArgs{kRegisterMembers}.Into(ask);
+  ask.type = MsgType::kCommMembers;
   harness.Send(0, ask, std::as_bytes(std::span(members)));
   ExpectReply(harness, 0);
   RequestMsg send;

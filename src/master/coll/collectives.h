@@ -61,8 +61,12 @@ class Collectives {
   ReplyMsg GiveResult(Slave& slave, Collective& collective, const RequestMsg& request);
   ReplyMsg CompleteSplit(Slave& slave, Collective& collective, const RequestMsg& request);
   void HandleCommFree(Slave& slave, const RequestMsg& request);
-  void HandleCommRegister(Slave& slave, const RequestMsg& request,
-                          const std::byte* inline_payload);
+  // A communicator its members agreed on (comm_register.cpp): a fresh
+  // id, this node's channel for it, then its members.
+  void HandleCommNewId(Slave& slave, const RequestMsg& request);
+  void HandleCommChannel(Slave& slave, const RequestMsg& request);
+  void HandleCommMembers(Slave& slave, const RequestMsg& request,
+                         const std::byte* inline_payload);
 
   // The inter-node step of (comm, seq) has completed (the network's event).
   void OnInterNodeStepDone(int comm, std::uint64_t seq);

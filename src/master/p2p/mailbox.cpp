@@ -155,20 +155,21 @@ bool Mailbox::HasPostedMatch(const Envelope& envelope) const {
 }
 
 bool Mailbox::CompleteReserved(std::uint64_t id, Message message) {
-  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (it->id != id || !it->reserved) continue;
-    PostedRecv recv = *it;
-    posted_.erase(it);
-    if (recv.discard) return false;
-    completed_.emplace(id, CompletedRecv{recv, std::move(message)});
-    return true;
-  }
-  return false;
+  return CompleteWritten(id, std::move(message), [](const PostedRecv& recv) {
+    return recv.reserved;
+  });
 }
 
 bool Mailbox::CompleteDirect(std::uint64_t id, Message message) {
+  return CompleteWritten(id, std::move(message), [](const PostedRecv& recv) {
+    return recv.slot != nullptr;
+  });
+}
+
+bool Mailbox::CompleteWritten(std::uint64_t id, Message message,
+                              bool (*written_by_sender)(const PostedRecv&)) {
   for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (it->id != id || it->slot == nullptr) continue;
+    if (it->id != id || !written_by_sender(*it)) continue;
     PostedRecv recv = *it;
     posted_.erase(it);
     if (recv.discard) return false;

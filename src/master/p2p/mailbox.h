@@ -165,6 +165,10 @@ class Mailbox {
   std::size_t posted() const { return posted_.size(); }
 
  private:
+  // Completes posted receive `id`, whose data a sender wrote (placed or
+  // direct, as `written_by_sender` tells), with `message`.
+  bool CompleteWritten(std::uint64_t id, Message message,
+                       bool (*written_by_sender)(const PostedRecv&));
   void NoteMatched(Message& message);
 
   std::deque<Message> unexpected_;

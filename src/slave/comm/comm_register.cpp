@@ -46,10 +46,9 @@ int FromGroupTag(const std::string& stringtag, const std::vector<int>& members, 
   return kTagFromGroup + (folded << 1) + round;
 }
 
-ReplyMsg AskMaster(CommRegisterStep step, int id, const std::vector<std::uint64_t>& entries = {}) {
+ReplyMsg AskMaster(MsgType step, int id, const std::vector<std::uint64_t>& entries = {}) {
   RequestMsg request;
-  request.type = MsgType::kCommRegister;
-  CommRegisterArgs{step}.Into(request);
+  request.type = step;
   request.comm = id;
   Runtime* runtime = Runtime::Instance();
   if (!entries.empty())
@@ -59,12 +58,12 @@ ReplyMsg AskMaster(CommRegisterStep step, int id, const std::vector<std::uint64_
 
 }  // namespace
 
-int NewCommId() { return AskMaster(kRegisterNewId, 0).comm; }
+int NewCommId() { return AskMaster(MsgType::kCommNewId, 0).comm; }
 
-int NodeChannelFor(int id) { return AskMaster(kRegisterChannel, id).tag; }
+int NodeChannelFor(int id) { return AskMaster(MsgType::kCommChannel, id).tag; }
 
 void RegisterMembers(int id, const std::vector<std::uint64_t>& entries) {
-  AskMaster(kRegisterMembers, id, entries);
+  AskMaster(MsgType::kCommMembers, id, entries);
 }
 
 int AgreeOnComm(const CommInfo& exchange, const std::vector<int>& exchange_ranks,

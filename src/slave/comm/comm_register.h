@@ -1,7 +1,7 @@
 // Communicators that no split over a common parent makes: their members
 // agree on the id and each node's tag channel among themselves with
 // point-to-point messages, and each tells its master
-// (MsgType::kCommRegister; the master's half is src/master/comm/comm_register.cpp).
+// (MsgType::kCommNewId, kCommChannel, kCommMembers; the master's half is src/master/comm/comm_register.cpp).
 #pragma once
 
 #include <mpi.h>
@@ -13,7 +13,8 @@
 
 namespace bdmpi {
 
-// The steps of MsgType::kCommRegister. A fresh communicator id, led by
+// The three registration steps (MsgType::kCommNewId, kCommChannel,
+// kCommMembers). A fresh communicator id, led by
 // this rank; this node's channel for communicator `id`; and the members
 // (world rank << 32 | its node's channel, by rank), which this rank's
 // master adds the communicator with.

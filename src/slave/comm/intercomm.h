@@ -1,6 +1,6 @@
 // Intercommunicators (MPI-3.1 6.6). Both groups' members form a hidden
 // intracommunicator that the masters know like any other (registered with
-// MsgType::kCommRegister, see comm_register.h); point-to-point on the
+// the registration steps, see comm_register.h); point-to-point on the
 // intercommunicator travels on it, with ranks translated (CommInfo::
 // WirePeer, UserSource), and MPI_Intercomm_merge and MPI_Comm_dup split it.
 // MPI_Comm_split and MPI_Comm_create make intercommunicators; MPI_Barrier
