@@ -131,5 +131,26 @@ TEST(SendPathTest, EveryPathAndReasonHasAName) {
     EXPECT_STRNE(SendReasonText(static_cast<SendReason>(reason)), "?");
 }
 
+
+// A small standard send to this node first tries the receiver's published
+// receives; refused, or not standard, or too large, it goes by size.
+TEST(SendPathTest, ASmallStandardSendToThisNodeTriesTheDirectPathFirst) {
+  SendSettings settings = Everything();
+  settings.direct = true;
+  settings.direct_max_bytes = 4096;
+  EXPECT_EQ(PathOf(Facts(8, SendKind::kStandard), settings), SendPath::kDirect);
+  EXPECT_EQ(PathOf(Facts(4096, SendKind::kStandard), settings), SendPath::kDirect);
+  EXPECT_EQ(PathOf(Facts(4097, SendKind::kStandard), settings), SendPath::kWindow);
+  EXPECT_EQ(PathOf(Facts(8, SendKind::kMatchNotice), settings), SendPath::kInline);
+  SendFacts refused = Facts(8, SendKind::kStandard);
+  refused.direct_refused = true;
+  EXPECT_EQ(PathOf(refused, settings), SendPath::kInline);
+  SendFacts elsewhere = Facts(8, SendKind::kStandard);
+  elsewhere.dest_on_node = false;
+  EXPECT_EQ(PathOf(elsewhere, settings), SendPath::kInline);
+  // Off by default (and with --direct-max 0).
+  EXPECT_EQ(PathOf(Facts(8, SendKind::kStandard)), SendPath::kInline);
+}
+
 }  // namespace
 }  // namespace bdmpi

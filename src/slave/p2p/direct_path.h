@@ -101,6 +101,7 @@ class DirectPath {
                      int dest, std::uint64_t* recv_id);
 
   bool on() const { return on_; }
+  std::uint64_t max_bytes() const { return max_bytes_; }
 
  private:
   DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,

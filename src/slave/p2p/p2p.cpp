@@ -103,25 +103,7 @@ void FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status) {
 
 namespace {
 
-// A small standard send to a rank of this node that has published its
-// receive goes straight into it (direct_path.h); true when it did.
-bool SendDirect(const WireData& wire, const RequestMsg& request, int dest_slave) {
-  std::uint64_t recv_id = 0;
-  DirectSend sent = Direct().TrySend(wire.data, wire.bytes, request.comm, request.rank,
-                                     request.tag, dest_slave, &recv_id);
-  if (sent == DirectSend::kDoneTold) {
-    // The receiver had told the master of that receive, and may wait for
-    // it there: the master completes it.
-    RequestMsg notice;
-    notice.type = MsgType::kDirectDone;
-    notice.peer = dest_slave;
-    notice.id = recv_id;
-    Runtime::Instance()->Post(notice);
-  }
-  return sent != DirectSend::kNo;
-}
-
-// Sends a message through the master. A send with a request (`named`), a
+// Sends a message (ChooseSendPath picks the path). A send with a request (`named`), a
 // synchronous or a buffered one gets an id: MPI_Cancel names the send by
 // it, and the master completes a synchronous or buffered one's id when a
 // receive takes it. Returns the id (0: none).
@@ -146,12 +128,10 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   request.peer = comm.WirePeer(dest);
   request.tag = tag;
   if (named || mode != SendMode::kStandard) request.id = runtime->NewRecvId();
-  // A standard send may be placed straight into its receive buffer; a
-  // synchronous or buffered one waits for its match's notice, which the
-  // staged paths give (ChooseSendPath).
+  // A standard send may go direct or be placed straight into its receive
+  // buffer; a synchronous or buffered one waits for its match's notice,
+  // which the staged paths give (ChooseSendPath).
   int dest_world = comm.inter ? comm.remote_world_ranks[dest] : comm.WorldRank(dest);
-  if (mode == SendMode::kStandard && SendDirect(wire, request, runtime->LocalSlave(dest_world)))
-    return request.id;
   runtime->SendMessage(wire.data, wire.bytes, request,
                        mode == SendMode::kStandard ? SendKind::kStandard : SendKind::kMatchNotice,
                        dest_world);

@@ -8,6 +8,9 @@ namespace bdmpi {
 
 SendChoice ChooseSendPath(const SendFacts& facts, const SendSettings& settings) {
   const std::uint64_t bytes = facts.bytes;
+  if (facts.kind == SendKind::kStandard && settings.direct && facts.dest_on_node &&
+      bytes <= settings.direct_max_bytes && !facts.direct_refused)
+    return {SendPath::kDirect, SendReason::kReceiveMayBePublished};
   if (bytes == 0) return {SendPath::kEmpty, SendReason::kNoPayload};
   if (bytes <= kInlinePayloadMax) return {SendPath::kInline, SendReason::kFitsInline};
   if (bytes <= settings.window) return {SendPath::kWindow, SendReason::kFitsWindow};
@@ -33,6 +36,7 @@ SendChoice ChooseSendPath(const SendFacts& facts, const SendSettings& settings) 
 
 const char* SendPathName(SendPath path) {
   switch (path) {
+    case SendPath::kDirect: return "direct";
     case SendPath::kEmpty: return "empty";
     case SendPath::kInline: return "inline";
     case SendPath::kWindow: return "window";
@@ -46,6 +50,8 @@ const char* SendPathName(SendPath path) {
 
 const char* SendReasonText(SendReason reason) {
   switch (reason) {
+    case SendReason::kReceiveMayBePublished:
+      return "a small standard send to this node: its receive may be published";
     case SendReason::kNoPayload: return "no payload";
     case SendReason::kFitsInline: return "fits in the request message";
     case SendReason::kFitsWindow: return "fits in the window";

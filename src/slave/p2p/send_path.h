@@ -17,12 +17,12 @@
 namespace bdmpi {
 
 enum class SendPath : std::uint8_t {
+  kDirect,   // written by the sender into a receive the receiver has
+             // published, without the master (slave/p2p/direct_path.h)
   kEmpty,    // no payload: the request alone
   kInline,   // inside the request message
   kWindow,   // the slave's shared window; the master places a standard
              // send's straight into its receive when that is posted
-  // A path that bypasses the master for small messages goes here, chosen
-  // before the window (its own files: slave/p2p/direct*).
   kPlaced,   // written by the sender into the posted receive, after the
              // master granted it (Runtime::Place)
   kLent,     // stays in the sender's memory; the receiver reads it
@@ -50,6 +50,7 @@ enum class SendKind : std::uint8_t {
 // Why a path was chosen (SendReasonText): the rows of the table in
 // docs/data-path.md, "Paths".
 enum class SendReason : std::uint8_t {
+  kReceiveMayBePublished,  // direct: try the receiver's published receives
   kNoPayload,
   kFitsInline,
   kFitsWindow,
@@ -72,6 +73,8 @@ struct SendSettings {
   bool lending = false;               // LendingAllowed(): --single-copy and Yama
   bool placing = false;               // lending, and not --placed-messages off
   std::uint64_t place_min_bytes = 0;  // above the window, or the option's size
+  bool direct = false;                // direct messages (--direct-max, Yama)
+  std::uint64_t direct_max_bytes = 0; // --direct-max
 };
 
 // What is known of one send.
@@ -85,6 +88,7 @@ struct SendFacts {
   // skip asking this time.
   bool place_backing_off = false;
   // Learnt by trying; the caller asks again with the fact set.
+  bool direct_refused = false;    // no published receive took it
   bool place_refused = false;     // the master said no, or the write failed
   bool unreadable = false;        // a page of the block to lend is not readable
   bool no_free_segment = false;   // every payload segment is busy (or tmpfs full)

@@ -292,7 +292,27 @@ SendSettings Runtime::send_settings() const {
   settings.lending = lending_;
   settings.placing = placing_;
   settings.place_min_bytes = place_min_bytes_;
+  settings.direct = Direct().on();
+  settings.direct_max_bytes = Direct().max_bytes();
   return settings;
+}
+
+bool Runtime::SendDirect(const void* data, std::uint64_t bytes, const RequestMsg& request,
+                         int dest_world_rank) {
+  std::uint64_t recv_id = 0;
+  int dest_slave = LocalSlave(dest_world_rank);
+  DirectSend sent = Direct().TrySend(data, bytes, request.comm, request.rank, request.tag,
+                                     dest_slave, &recv_id);
+  if (sent == DirectSend::kDoneTold) {
+    // The receiver had told the master of that receive, and may wait for
+    // it there: the master completes it.
+    RequestMsg notice;
+    notice.type = MsgType::kDirectDone;
+    notice.peer = dest_slave;
+    notice.id = recv_id;
+    Post(notice);
+  }
+  return sent != DirectSend::kNo;
 }
 
 SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg& request,
@@ -308,6 +328,11 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
     facts.place_backing_off = backoff->skip > 0;
   }
   SendChoice choice = ChooseSendPath(facts, send_settings());
+  if (choice.path == SendPath::kDirect) {
+    if (SendDirect(data, bytes, request, dest_world_rank)) return SendPath::kDirect;
+    facts.direct_refused = true;
+    choice = ChooseSendPath(facts, send_settings());
+  }
   if (choice.skipped_placing) --backoff->skip;
   if (choice.path == SendPath::kPlaced) {
     if (Place(data, bytes, request, dest_world_rank)) return SendPath::kPlaced;
@@ -371,6 +396,7 @@ void Runtime::Stage(const void* data, SendFacts facts, SendChoice choice, Reques
       spill_dir_.Write(request.file_id, data, facts.bytes);
       request.where = Where::kFile;
       return;
+    case SendPath::kDirect:
     case SendPath::kPlaced:
     case SendPath::kLent:
       break;
