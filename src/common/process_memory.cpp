@@ -3,7 +3,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 
@@ -95,6 +97,29 @@ int WriteProcessMemory(pid_t pid, std::uint64_t address, const void* data,
                        std::uint64_t bytes) {
   return CopyWithProcess(process_vm_writev, pid, address,
                          const_cast<char*>(static_cast<const char*>(data)), bytes);
+}
+
+int MoveRuns(pid_t pid, const iovec* runs, std::size_t count, std::byte* local, bool to_runs) {
+  if (pid == 0) {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (to_runs) std::memcpy(runs[i].iov_base, local, runs[i].iov_len);
+      else std::memcpy(local, runs[i].iov_base, runs[i].iov_len);
+      local += runs[i].iov_len;
+    }
+    return 0;
+  }
+  auto copy = to_runs ? process_vm_writev : process_vm_readv;
+  for (std::size_t first = 0; first < count; first += IOV_MAX) {
+    std::size_t n = std::min<std::size_t>(IOV_MAX, count - first);
+    std::uint64_t bytes = 0;
+    for (std::size_t i = first; i < first + n; ++i) bytes += runs[i].iov_len;
+    iovec mine{local, bytes};
+    ssize_t moved = copy(pid, &mine, 1, &runs[first], n, 0);
+    if (moved < 0) return errno;
+    if (static_cast<std::uint64_t>(moved) != bytes) return EFAULT;
+    local += bytes;
+  }
+  return 0;
 }
 
 }  // namespace bdmpi

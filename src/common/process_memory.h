@@ -3,7 +3,9 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace bdmpi {
@@ -24,6 +26,11 @@ int YamaPtraceScope();
 // ESRCH when `pid` is gone.
 int ReadProcessMemory(pid_t pid, std::uint64_t address, void* out, std::uint64_t bytes);
 int WriteProcessMemory(pid_t pid, std::uint64_t address, const void* data, std::uint64_t bytes);
+// Moves the bytes of `runs` (count of them) between `local` (contiguous)
+// and process `pid`: into the runs when `to_runs`, else out of them. pid 0:
+// the runs are in this process (memcpy); another's go IOV_MAX at a time in
+// one system call. Returns 0, or the errno (EFAULT for a short copy).
+int MoveRuns(pid_t pid, const iovec* runs, std::size_t count, std::byte* local, bool to_runs);
 
 // /proc/<pid>/statm, read through a descriptor open on it: pages of the
 // address space, resident pages, and resident pages that are file or

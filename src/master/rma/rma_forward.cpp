@@ -16,6 +16,7 @@
 
 #include "common/datatype.h"
 #include "common/error.h"
+#include "common/process_memory.h"
 #include "common/handles.h"
 #include "common/reduce.h"
 #include "common/rma_node_file.h"
@@ -73,29 +74,11 @@ struct Place {
 };
 
 void Move(const Place& place, std::byte* local, bool to_target) {
-  if (place.pid == 0) {
-    for (const iovec& run : place.runs) {
-      if (to_target) std::memcpy(run.iov_base, local, run.iov_len);
-      else std::memcpy(local, run.iov_base, run.iov_len);
-      local += run.iov_len;
-    }
-    return;
-  }
-  auto copy = to_target ? process_vm_writev : process_vm_readv;
-  for (std::size_t first = 0; first < place.runs.size(); first += IOV_MAX) {
-    std::size_t n = std::min<std::size_t>(IOV_MAX, place.runs.size() - first);
-    std::uint64_t bytes = 0;
-    for (std::size_t i = first; i < first + n; ++i) bytes += place.runs[i].iov_len;
-    iovec mine{local, bytes};
-    ssize_t moved = copy(place.pid, &mine, 1, &place.runs[first], n, 0);
-    if (moved < 0 || static_cast<std::uint64_t>(moved) != bytes) {
-      int err = moved < 0 ? errno : EFAULT;
-      throw Error(err == EFAULT ? kErrRmaRange : kErrOther,
-                  std::string(to_target ? "writing" : "reading") +
-                      " the target's memory failed (on its master): " + std::strerror(err));
-    }
-    local += bytes;
-  }
+  int err = MoveRuns(place.pid, place.runs.data(), place.runs.size(), local, to_target);
+  if (err != 0)
+    throw Error(err == EFAULT ? kErrRmaRange : kErrOther,
+                std::string(to_target ? "writing" : "reading") +
+                    " the target's memory failed (on its master): " + std::strerror(err));
 }
 
 std::vector<std::byte> Answer(const RemoteReply& reply, const void* data, std::size_t bytes) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/process_memory.h"
 #include "common/handles.h"
 #include "common/reduce.h"
 #include "slave/datatype/datatypes.h"
@@ -166,29 +167,10 @@ RemoteOp ResolveRemote(Window& win, RemoteKind kind, int target, MPI_Aint disp, 
 }
 
 // Moves where.bytes between `local` and the target's runs: into the target
-// when `to_target`, else out of it. Another process's runs go IOV_MAX at a
-// time in one system call.
+// when `to_target`, else out of it.
 void Transfer(const Target& where, std::byte* local, bool to_target) {
-  if (where.pid == 0) {
-    for (const iovec& run : where.runs) {
-      if (to_target) std::memcpy(run.iov_base, local, run.iov_len);
-      else std::memcpy(local, run.iov_base, run.iov_len);
-      local += run.iov_len;
-    }
-    return;
-  }
-  const char* what = to_target ? "writing" : "reading";
-  auto copy = to_target ? process_vm_writev : process_vm_readv;
-  for (std::size_t first = 0; first < where.runs.size(); first += IOV_MAX) {
-    std::size_t n = std::min<std::size_t>(IOV_MAX, where.runs.size() - first);
-    std::uint64_t bytes = 0;
-    for (std::size_t i = first; i < first + n; ++i) bytes += where.runs[i].iov_len;
-    iovec mine{local, bytes};
-    ssize_t moved = copy(where.pid, &mine, 1, &where.runs[first], n, 0);
-    if (moved < 0) TransferFailed(what, errno);
-    if (static_cast<std::uint64_t>(moved) != bytes) TransferFailed(what, EFAULT);
-    local += bytes;
-  }
+  int err = MoveRuns(where.pid, where.runs.data(), where.runs.size(), local, to_target);
+  if (err != 0) TransferFailed(to_target ? "writing" : "reading", err);
 }
 
 // Copies the target's bytes into `out` (where.bytes of them).
