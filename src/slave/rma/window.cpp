@@ -24,6 +24,7 @@
 #include "common/rank_wiring.h"
 #include "common/protocol.h"
 #include "slave/comm/attributes.h"
+#include "slave/rma/remote.h"
 #include "slave/runtime/info.h"
 #include "slave/runtime/runtime.h"
 
@@ -357,6 +358,7 @@ void FreeWindow(MPI_Win* handle) {
     throw Error(MPI_ERR_RMA_SYNC,
                 "MPI_Win_free in an epoch: unlock, complete or wait for it first");
   // Nobody may touch the memory after this: every rank is here.
+  TellWait(win, RmaWait::kFree, -1, 0);
   Check(PMPI_Barrier(win.comm), "MPI_Barrier");
   DeleteAllAttrs(AttrKind::kWin, win.handle);
   munmap(win.mapping, win.mapping_bytes);
