@@ -26,7 +26,7 @@
 namespace bdmpi {
 
 // Also covers the shared tables both halves map (common/storage_table.h).
-inline constexpr std::uint16_t kProtocolVersion = 10;
+inline constexpr std::uint16_t kProtocolVersion = 11;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -238,6 +238,7 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
   X(Released, 0x0602)      \
   X(ReadAhead, 0x0603)     \
   X(ReleaseProgress, 0x0604) \
+  X(RmaWaitIn, 0x0801)     \
   /* end of BDMPI_MSG_TYPES */
 
 enum class MsgType : std::uint16_t {
@@ -395,6 +396,28 @@ struct PlacedArgs {
   std::int32_t error = 0;  // 0, or the errno of the failed write
   static PlacedArgs Of(const RequestMsg& request) { return {request.code}; }
   void Into(RequestMsg& request) const { request.code = error; }
+};
+
+// RmaWaitIn's request: the one-sided call (rma::RmaWait,
+// common/rma_node_file.h) in which the slave waits on the window's
+// communicator `comm` from now on, the window rank it waits for (-1: the
+// others) and what else names the call (a lock's type, an operation's
+// kind).
+struct RmaWaitArgs {
+  std::int32_t comm = 0;
+  std::int32_t wait = 0;
+  std::int32_t rank = -1;
+  std::int32_t detail = 0;
+  static RmaWaitArgs Of(const RequestMsg& request) {
+    return {request.comm, request.tag, request.peer, request.code};
+  }
+  void Into(RequestMsg& request) const {
+    request.comm = comm;
+    request.tag = wait;
+    request.peer = rank;
+    request.code = detail;
+  }
+  bool operator==(const RmaWaitArgs&) const = default;
 };
 
 // Sized so that the request queue (at most msg_max = 10 messages for

@@ -108,6 +108,7 @@ class Master : private MasterServices {
   // What a blocked slave waits in, as the user wrote it (blocked_call.cpp,
   // with the message table's describe functions).
   std::string DescribeBlockedCall(const Slave& slave) const override;
+  void HandleRmaWaitIn(Slave& slave, const RequestMsg& request);
   std::string DescribeRooted(const Slave& slave, const RequestMsg& request) const;
 
   // Scheduling (master.cpp).

@@ -237,6 +237,11 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&N::HandleReleased>},
       {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
        .handle = Handle<&N::HandleReleaseProgress>},
+
+      // One-sided communication (docs/one-sided.md): one-way, the call in
+      // which the slave's next waits on a window's communicator are made,
+      // for the deadlock report (blocked_call.cpp).
+      {.type = MsgType::kRmaWaitIn, .handle = Handle<&M::HandleRmaWaitIn>},
   };
 
   static constexpr auto kSlots = [] {

@@ -71,6 +71,9 @@ struct Slave {
   bool memory_changed = true;
   // The request whose reply is due when this slave next runs.
   std::optional<RequestMsg> pending;
+  // The one-sided call in which it waits on a window's communicator
+  // (RmaWaitIn), for the deadlock report (blocked_call.cpp).
+  RmaWaitArgs rma_wait;
   // Files handed to the slave in its last reply; released at its next
   // request, which proves it has read them.
   std::vector<std::shared_ptr<OwnedFile>> held_files;
