@@ -130,11 +130,16 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
   recv->told = true;  // unless published: then when the master hears of it
   if (!on_) return recv;
   DirectRank& rank = table_.rank(me_);
-  // Freed receives that have been matched since: over for the senders.
+  // Freed receives that have been matched since are over for the senders;
+  // their slots are this rank's again once the master is done with them
+  // (kCancelled: Mailbox gives them back).
   std::erase_if(abandoned_, [&](const std::shared_ptr<DirectRecv>& freed) {
-    DirectState state = DirectStateOf(rank.slots[freed->slot].word.load(std::memory_order_acquire));
+    std::atomic<std::uint64_t>& word = rank.slots[freed->slot].word;
+    DirectState state = DirectStateOf(word.load(std::memory_order_acquire));
     if (state == DirectState::kTold || state == DirectState::kClaimedTold) return false;
     Forget(freed->seq);
+    if (state != DirectState::kCancelled) return false;
+    word.store(DirectWord(freed->seq, DirectState::kFree), std::memory_order_release);
     return true;
   });
   recv->seq = next_seq_++;
@@ -201,10 +206,15 @@ bool DirectPath::Written(const DirectRecv& recv) const {
 bool DirectPath::Poll(const DirectRecv& recv) const {
   if (Written(recv)) return true;
   if (poll_ns_ == 0 || !recv.published() || recv.told) return false;
+  return SpinFor([&] { return Written(recv); });
+}
+
+template <typename Done>
+bool DirectPath::SpinFor(Done done) const {
   std::uint64_t start = NowNs();
   bool yielding = false;
   for (int i = 0;; ++i) {
-    if (Written(recv)) return true;
+    if (done()) return true;
     if ((i & 63) == 63) {
       std::uint64_t now = NowNs();
       if (now > start + poll_ns_) return false;
@@ -217,6 +227,30 @@ bool DirectPath::Poll(const DirectRecv& recv) const {
     } else {
       Pause();
     }
+  }
+}
+
+bool DirectPath::PollTold(const DirectRecv& recv) const {
+  if (poll_ns_ == 0 || !recv.published() || !recv.told || recv.collected) return false;
+  std::atomic<std::uint64_t>& word = table_.rank(me_).slots[recv.slot].word;
+  const std::uint64_t polling = DirectWord(recv.seq, DirectState::kPolling);
+  std::uint64_t told = DirectWord(recv.seq, DirectState::kTold);
+  // Matched by the master, or written by a sender that tells it: the
+  // master completes it.
+  if (!word.compare_exchange_strong(told, polling, std::memory_order_seq_cst)) return false;
+  SpinFor([&] { return word.load(std::memory_order_acquire) != polling; });
+  for (;;) {
+    std::uint64_t expected = polling;
+    // Nothing came: the master's again, which the receiver now waits at.
+    if (word.compare_exchange_strong(expected, DirectWord(recv.seq, DirectState::kTold),
+                                     std::memory_order_seq_cst))
+      return false;
+    DirectState state = DirectStateOf(expected);
+    if (state == DirectState::kDonePolled) return true;
+    if (state == DirectState::kMaster) return false;
+    // kClaimedPolled: a sender is writing; it ends in kDonePolled, or back
+    // in kPolling when its write failed.
+    Pause();
   }
 }
 
@@ -292,7 +326,9 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       if (DirectSeq(word) > seq) break;                // over, slot reused
       if (DirectSeq(word) < seq) return DirectSend::kNo;  // not published
       DirectState state = DirectStateOf(word);
-      if (state != DirectState::kPosted && state != DirectState::kTold) break;  // taken
+      if (state != DirectState::kPosted && state != DirectState::kTold &&
+          state != DirectState::kPolling)
+        break;  // taken
       int want_source = slot.source.load(std::memory_order_relaxed);
       int want_tag = slot.tag.load(std::memory_order_relaxed);
       if (slot.comm.load(std::memory_order_relaxed) != comm ||
@@ -301,13 +337,19 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       std::uint64_t address = slot.address.load(std::memory_order_relaxed);
       if (address == 0 || slot.capacity.load(std::memory_order_relaxed) < bytes)
         return DirectSend::kNo;  // the master delivers it (and truncates)
+      // Told: the receiver may wait for it at the master, which this
+      // sender then tells. Polling: the receiver waits for it here and
+      // tells the master itself.
       bool told = state == DirectState::kTold;
+      bool polled = state == DirectState::kPolling;
       // Into a receive the master knows, an inline message costs the same
       // one queue message either way (the send, or the notice), and the
       // master's way spares the write and the swap.
       if (told && bytes <= static_cast<std::uint64_t>(kInlinePayloadMax)) return DirectSend::kNo;
       std::uint64_t claimed =
-          DirectWord(seq, told ? DirectState::kClaimedTold : DirectState::kClaimed);
+          DirectWord(seq, told     ? DirectState::kClaimedTold
+                          : polled ? DirectState::kClaimedPolled
+                                   : DirectState::kClaimed);
       if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
         continue;  // changed meanwhile: look again
       int error = bytes == 0 ? 0
@@ -329,7 +371,9 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       slot.sent_tag.store(tag, std::memory_order_relaxed);
       slot.sent_bytes.store(bytes, std::memory_order_relaxed);
       *recv_id = slot.recv_id.load(std::memory_order_relaxed);
-      slot.word.store(DirectWord(seq, told ? DirectState::kDoneTold : DirectState::kDone),
+      slot.word.store(DirectWord(seq, told     ? DirectState::kDoneTold
+                                      : polled ? DirectState::kDonePolled
+                                               : DirectState::kDone),
                       std::memory_order_seq_cst);
       return told ? DirectSend::kDoneTold : DirectSend::kDone;
     }
