@@ -3,7 +3,6 @@
 #include "slave/p2p/direct_path.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -32,8 +31,11 @@ constexpr std::uint64_t kDefaultDirectMax = 4096;
 // the master (and gives up its running slot): about a round trip between
 // two running ranks, several times over.
 constexpr std::uint64_t kDefaultPollNs = 20'000;
-// Of which the first part spins, the rest yields the core between looks.
-constexpr std::uint64_t kSpinNs = 3'000;
+// After a poll that found nothing, this rank skips polling for 1, 3, 7, ...
+// waits, up to this many: on a machine busy with other work the sender is
+// often not running, and a poller that spins (or yields: that cost a
+// millisecond per wait at a load average of 20 on 2 cores) only delays it.
+constexpr std::uint64_t kMaxPollSkips = 255;
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -211,23 +213,22 @@ bool DirectPath::Poll(const DirectRecv& recv) const {
 
 template <typename Done>
 bool DirectPath::SpinFor(Done done) const {
-  std::uint64_t start = NowNs();
-  bool yielding = false;
-  for (int i = 0;; ++i) {
-    if (done()) return true;
-    if ((i & 63) == 63) {
-      std::uint64_t now = NowNs();
-      if (now > start + poll_ns_) return false;
-      // Past a round trip between two running ranks the sender is likely
-      // not running: let whatever waits for this core have it.
-      yielding = now > start + kSpinNs;
-    }
-    if (yielding) {
-      sched_yield();
-    } else {
-      Pause();
-    }
+  if (poll_skips_ > 0) {
+    --poll_skips_;
+    return done();
   }
+  std::uint64_t start = NowNs();
+  for (int i = 0;; ++i) {
+    if (done()) {
+      poll_backoff_ = 0;
+      return true;
+    }
+    if ((i & 63) == 63 && NowNs() > start + poll_ns_) break;
+    Pause();
+  }
+  poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
+  poll_skips_ = poll_backoff_;
+  return false;
 }
 
 bool DirectPath::PollTold(const DirectRecv& recv) const {

@@ -114,7 +114,8 @@ class DirectPath {
   DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,
                      int source, int tag, std::uint64_t* recv_id);
   void Forget(std::uint64_t seq);
-  // Spins (then yields) until `done` or the polling time is over.
+  // Spins until `done` or the polling time is over; after a poll that
+  // found nothing, the next waits skip polling (backing off).
   template <typename Done>
   bool SpinFor(Done done) const;
 
@@ -124,6 +125,10 @@ class DirectPath {
   int me_ = -1;
   std::uint64_t max_bytes_ = 0;
   std::uint64_t poll_ns_ = 0;
+  // Waits left that do not poll, and how many the next failed poll skips
+  // (mutable: polling is a look at the table, this only paces it).
+  mutable std::uint64_t poll_skips_ = 0;
+  mutable std::uint64_t poll_backoff_ = 0;
   bool accepting_ = false;
   std::uint64_t next_seq_ = 1;
   std::set<std::uint64_t> live_;  // sequence numbers of receives not over
