@@ -133,6 +133,10 @@ inline constexpr std::uint16_t kProtocolVersion = 11;
 //             receive `id` of the node's slave `peer` (by index), which
 //             had told the master of it (kDoneTold in the direct table):
 //             the master completes that receive from the slot's status.
+//   DirectTaken: no reply; a sender wrote this slave's receive `id`
+//             straight into its buffer while the slave polled for it
+//             (kDonePolled in the direct table): the master, which had
+//             been told of it, forgets it.
 //
 // Collectives, two phases as in the paper: every member deposits its part
 // with its master; the master replies when the operation's result for this
@@ -223,6 +227,7 @@ inline constexpr std::uint16_t kProtocolVersion = 11;
   X(Placed, 0x0215)        \
   X(CancelSend, 0x0216)    \
   X(DirectDone, 0x0217)    \
+  X(DirectTaken, 0x0218)   \
   X(Barrier, 0x0301)       \
   X(Bcast, 0x0302)         \
   X(Reduce, 0x0303)        \

@@ -94,6 +94,7 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
       comms_(node, layout_) {
   options_.nslaves = layout_.Count(node);
   if (options_.nrunning == kAutoRunning) ResolveAutoRunning();
+  CountPollCores();
   io_ = io != nullptr ? std::move(io)
                       : std::make_unique<ProcessSlaveIo>(names_, NameTags(name_key_), event_token_);
 }

@@ -205,8 +205,12 @@ class Master : private MasterServices {
   // a runnable slave was held back for memory with a slot free.
   bool running_auto_ = false;
   int running_cores_ = 0;
-  // Whether its ranks may poll for direct messages (BDMPI_MAY_POLL).
+  // Whether its ranks may poll for direct messages (BDMPI_MAY_POLL), and
+  // this master's share of the host's cores, counted before it pins itself
+  // to one of them (afterwards its own affinity says 1).
   bool RanksMayPoll() const;
+  void CountPollCores();
+  int poll_cores_ = 0;
   std::unique_ptr<CoreBinder> auto_binder_;  // counted the cores; BindToCores takes it
   bool memory_refused_ = false;  // by the current Schedule
   bool memory_holding_ = false;

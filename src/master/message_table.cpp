@@ -167,6 +167,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .handle = Handle<&P::HandleCopyLent>},
       // One-way: a sender wrote a message into a receive the master knows.
       {.type = MsgType::kDirectDone, .handle = Handle<&P::HandleDirectDone>},
+      // One-way: a receive the master knows was written while its rank polled.
+      {.type = MsgType::kDirectTaken, .handle = Handle<&P::HandleDirectTaken>},
       {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .replies = Replies::kYes,
        .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleWaitRecv>,
        .ready = Ready<&P::RecvReady>, .complete = Complete<&P::CompleteRecv>,

@@ -158,7 +158,12 @@ void Runtime::Flush() {
 void Runtime::Post(RequestMsg request) {
   request.wants_reply = false;
   Enqueue(request);
-  if (!defer_posts_) Flush();
+  if (!defer_posts_ && !batching_) Flush();
+}
+
+void Runtime::Note(RequestMsg request) {
+  request.wants_reply = false;
+  Enqueue(request);
 }
 
 void Runtime::PostStaged(RequestMsg request) {

@@ -42,6 +42,30 @@ class Runtime {
 
   // A request that wants no reply.
   void Post(RequestMsg request);
+  // A request that wants no reply and may wait in the batch until the next
+  // request that is sent: news the master needs before this rank's next
+  // question, not at once.
+  void Note(RequestMsg request);
+  // While one lives, posts wait in the batch as notes do: the messages of
+  // MPI_Isend and its kin, many of which then share one queue message. The
+  // batch goes out with the next request that wants a reply, when it is
+  // full, and at every test or wait (SendBatch).
+  class BatchedPosts {
+   public:
+    explicit BatchedPosts(Runtime& runtime) : runtime_(runtime), was_(runtime.batching_) {
+      runtime.batching_ = true;
+    }
+    ~BatchedPosts() { runtime_.batching_ = was_; }
+    BatchedPosts(const BatchedPosts&) = delete;
+    BatchedPosts& operator=(const BatchedPosts&) = delete;
+
+   private:
+    Runtime& runtime_;
+    bool was_;
+  };
+  // Sends what waits in the batch: a test or wait may be waiting for what
+  // another rank does with it.
+  void SendBatch() { Flush(); }
   // A request whose payload was staged and that wants no result: posted
   // without waiting. When the payload is in the window, the master's
   // acknowledgement is collected only when the window is needed again.
@@ -155,6 +179,7 @@ class Runtime {
   RequestBatch batch_;                     // requests not sent yet
   const void* staged_inline_ = nullptr;    // StagePayload's inline data
   bool defer_posts_ = false;
+  bool batching_ = false;  // a BatchedPosts lives
   bool telling_ = false;  // in TellDeferredReceives
   // Placed messages: whether this rank writes into and offers receive
   // buffers (off by BDMPI_PLACED_MESSAGES=off, or once the kernel refused
