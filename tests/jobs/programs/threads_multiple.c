@@ -21,6 +21,11 @@
  *   * sendrecv: threads exchange with MPI_Ssend and MPI_Sendrecv on their
  *     own tags.
  *
+ *   * storage (with --storage-mib N): one thread rewrites and checks an
+ *     N MiB heap array over and over while another passes messages round the
+ *     ring; under BDMPI with a small --node-memory the ranks are asked to
+ *     switch out meanwhile, and no write may be lost.
+ *
  * --rounds K (default 20) sets the messages per thread and peer.
  */
 #include <pthread.h>
@@ -303,6 +308,38 @@ static void *sendrecv_thread(int t) {
   return NULL;
 }
 
+/* ---- storage ---- */
+
+static size_t g_storage_words;
+static volatile int g_ring_done;
+
+static void *storage_thread(int id) {
+  const int next = (g_rank + 1) % g_size, prev = (g_rank + g_size - 1) % g_size;
+  if (id == 1) {
+    for (int k = 0; k < 4 * g_rounds; ++k) {
+      int out = value_of(g_rank, 5, k), in = -1;
+      CHECK_MPI(MPI_Sendrecv(&out, 1, MPI_INT, next, 600, &in, 1, MPI_INT, prev, 600,
+                             MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK(in == value_of(prev, 5, k), "storage ring: got %d", in);
+    }
+    __atomic_store_n(&g_ring_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+  }
+  uint64_t *data = xmalloc(g_storage_words * sizeof(uint64_t));
+  uint64_t pass = 0;
+  for (;; ++pass) {
+    for (size_t i = 0; i < g_storage_words; ++i) {
+      if (pass > 0)
+        CHECK(data[i] == ((pass - 1) << 32 | i), "storage: word %zu of pass %llu lost", i,
+              (unsigned long long)pass - 1);
+      data[i] = pass << 32 | i;
+    }
+    if (__atomic_load_n(&g_ring_done, __ATOMIC_ACQUIRE) && pass >= 2) break;
+  }
+  free(data);
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   int provided = -1;
   CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
@@ -329,6 +366,11 @@ int main(int argc, char **argv) {
   run_threads(3, loop_thread);
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   run_threads(kThreads, sendrecv_thread);
+  g_storage_words = (size_t)arg_ll(argc, argv, "--storage-mib", 0) << 17;
+  if (g_storage_words > 0) {
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    run_threads(2, storage_thread);
+  }
 
   for (int t = 0; t < kThreads; ++t) CHECK_MPI(MPI_Comm_free(&g_comms[t]));
   MPI_Barrier(MPI_COMM_WORLD);
