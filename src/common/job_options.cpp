@@ -278,6 +278,13 @@ const std::vector<Row>& JobOptionTable() {
                     ParseCollEngines(v, "--coll-engine");
                     return v == "auto" ? std::string() : v;
                   }),
+      VariableRow("--thread-level", &JobOptions::thread_level,
+                  "single|funneled|serialized|multiple",
+                  "the highest thread level MPI_Init_thread and MPI_Session_init provide; "
+                  "below multiple the masters run barrier, bcast, reduce and allreduce "
+                  "(docs/scheduling-and-memory.md, Threads)",
+                  "BDMPI_THREAD_LEVEL", "multiple",
+                  OneOf("--thread-level", {"", "single", "funneled", "serialized", "multiple"})),
       VariableRow("--log", &JobOptions::log_level, "error|warn|info|debug",
                   "what the launcher, the masters and the ranks log on stderr",
                   "BDMPI_LOG", "warn; info with -v, debug with -v -v",

@@ -67,6 +67,8 @@ struct JobOptions {
   std::string chunk_size;
   std::string coll_engine;         // BDMPI_COLL_ENGINE, the slaves
                                    // (common/coll_engine.h)
+  std::string thread_level;        // BDMPI_THREAD_LEVEL, the slaves
+                                   // (slave/runtime/environment.cpp)
   std::string log_level;           // BDMPI_LOG and BDMPI_LOG_CATEGORIES,
   std::string log_categories;      // every process (common/log.h)
   std::vector<std::string> program;    // the slave program and its arguments

@@ -18,6 +18,7 @@
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 namespace {
@@ -56,12 +57,24 @@ bool PendingOutsideMaster(Request& request) {
 
 // Asks the master about several receives at once (WaitAny, TestAny,
 // PollAny, TestAll); the ids travel as the request's payload.
+// A WaitAny that other threads' calls must be able to end (threads.h)
+// asks TestAny until one is complete, letting go of the rank's lock
+// between two asks; the ids are staged again for each.
 ReplyMsg CallWithIds(MsgType type, const std::vector<std::uint64_t>& ids) {
   Runtime* runtime = Runtime::Instance();
-  RequestMsg request;
-  request.type = type;
-  runtime->StagePayload(ids.data(), ids.size() * sizeof(std::uint64_t), request);
-  return runtime->Call(request);
+  bool polled = type == MsgType::kWaitAny && !threads::MayBlockAtMaster();
+  for (int round = 0;; ++round) {
+    RequestMsg request;
+    request.type = polled ? MsgType::kTestAny : type;
+    runtime->StagePayload(ids.data(), ids.size() * sizeof(std::uint64_t), request);
+    ReplyMsg reply = runtime->Call(request);
+    if (!polled || reply.flag != 0) {
+      reply.type = type;
+      return reply;
+    }
+    threads::Unlocked unlocked;
+    threads::Backoff(round);
+  }
 }
 
 // The requests of an array as the multiple-completion calls see them.

@@ -1,7 +1,8 @@
 // The slave's connection to its master: identity, queues, window, and the
 // three ways of talking to the master (post, post with deferred ack, call).
-// One per process, created by MPI_Init; libbdmpi supports up to
-// MPI_THREAD_FUNNELED, so nothing here locks.
+// One per process, created by MPI_Init. Nothing here locks: at
+// MPI_THREAD_MULTIPLE the caller holds the rank's lock (threads.h), and
+// a wait that other threads' calls must be able to end polls (CallPolled).
 #pragma once
 
 #include <cstdint>
@@ -71,6 +72,8 @@ class Runtime {
   // acknowledgement is collected only when the window is needed again.
   void PostStaged(RequestMsg request);
   // A request and its reply; the slave is descheduled until it arrives.
+  // At MPI_THREAD_MULTIPLE with other threads, a request that waits for
+  // something elsewhere (a receive, a probe) polls instead (CallPolled).
   ReplyMsg Call(RequestMsg request);
   // Sends MPI_Abort's request and never returns.
   [[noreturn]] void Abort(int code);
@@ -119,6 +122,12 @@ class Runtime {
   // Decides placing_ and place_min_bytes_ (runtime_placed.cpp).
   void StartPlacing();
   void DrainAcks();
+  ReplyMsg CallBlocking(RequestMsg request);
+  // Asks `twin`, the non-blocking form of `request` (TestRecv for a
+  // receive's wait, Iprobe for Probe, ...), until it finds what `request`
+  // waits for, letting go of the rank's lock between two asks; returns
+  // that reply as `request`'s.
+  ReplyMsg CallPolled(RequestMsg request, MsgType twin);
   // The next reply; serves the master's notices (ServeNotice) on the way.
   ReplyMsg ReceiveReply();
   // Serves `message` if it is a notice of the master's, not a reply
@@ -131,8 +140,8 @@ class Runtime {
   // it against the node's budget), so that the next reply finds it
   // resident.
   void ReadAhead(const ReplyMsg& read_ahead);
-  // Throws MPI_ERR_OTHER unless called from MPI_Init's thread
-  // (MPI_THREAD_FUNNELED): the go-queue and the batch are the rank's only.
+  // Throws MPI_ERR_OTHER unless called from MPI_Init's thread when it
+  // provided less than MPI_THREAD_SERIALIZED.
   void CheckCallingThread() const;
   // What ChooseSendPath needs of this rank's settings.
   SendSettings send_settings() const;
