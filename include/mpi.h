@@ -209,6 +209,11 @@ enum {
  * MPICH still accept them in MPI_Type_struct / MPI_Type_create_struct). */
 #define MPI_LB ((MPI_Datatype)0x4c000042)
 #define MPI_UB ((MPI_Datatype)0x4c000043)
+/* gfortran's REAL(16) (IEEE binary128, C's __float128, not long double),
+ * COMPLEX(16) and INTEGER(16) (__int128), with their reductions. */
+#define MPI_REAL16 ((MPI_Datatype)0x4c000044)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x4c000045)
+#define MPI_INTEGER16 ((MPI_Datatype)0x4c000046)
 
 /* ----------------------------------------------------------- constants */
 
