@@ -25,7 +25,7 @@ class View {
   // The layout is the types' in `datarep` (Datarep::FileType); positions
   // count bytes in the file.
   View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool writable,
-       const Datarep& datarep);
+       const Datarep& datarep = *Datarep::Native());
   View(const View&) = delete;
   View& operator=(const View&) = delete;
   View(View&& other) noexcept;
