@@ -209,6 +209,11 @@ enum {
  * MPICH still accept them in MPI_Type_struct / MPI_Type_create_struct). */
 #define MPI_LB ((MPI_Datatype)0x4c000042)
 #define MPI_UB ((MPI_Datatype)0x4c000043)
+/* gfortran's REAL(16) (IEEE binary128, C's __float128, not long double),
+ * COMPLEX(16) and INTEGER(16) (__int128), with their reductions. */
+#define MPI_REAL16 ((MPI_Datatype)0x4c000044)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x4c000045)
+#define MPI_INTEGER16 ((MPI_Datatype)0x4c000046)
 
 /* ----------------------------------------------------------- constants */
 
@@ -3358,6 +3363,43 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
                              MPI_Count array_of_large_counts[],
                              MPI_Datatype array_of_datatypes[]);
 /* ------------------------------------- end of large counts, PMPI */
+
+/* ------------------------------------- user data representations (MPI-4.1 14.5.3) */
+typedef int(MPI_Datarep_conversion_function)(void *userbuf,
+                                             MPI_Datatype datatype, int count,
+                                             void *filebuf, MPI_Offset position,
+                                             void *extra_state);
+typedef int(MPI_Datarep_conversion_function_c)(void *userbuf,
+                                               MPI_Datatype datatype,
+                                               MPI_Count count, void *filebuf,
+                                               MPI_Offset position,
+                                               void *extra_state);
+typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype,
+                                         MPI_Aint *file_extent,
+                                         void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+int MPI_Register_datarep(const char *datarep,
+                         MPI_Datarep_conversion_function *read_conversion_fn,
+                         MPI_Datarep_conversion_function *write_conversion_fn,
+                         MPI_Datarep_extent_function *dtype_file_extent_fn,
+                         void *extra_state);
+int MPI_Register_datarep_c(const char *datarep,
+                           MPI_Datarep_conversion_function_c *read_conversion_fn,
+                           MPI_Datarep_conversion_function_c *write_conversion_fn,
+                           MPI_Datarep_extent_function *dtype_file_extent_fn,
+                           void *extra_state);
+int PMPI_Register_datarep(const char *datarep,
+                          MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn,
+                          void *extra_state);
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn,
+                            void *extra_state);
+/* ------------------------------------- end of user data representations */
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -104,7 +104,10 @@ constexpr int Op(OpId id) {
   X(MPI_2DOUBLE_PRECISION, k2DoublePrecision) \
   X(MPI_C_COMPLEX, kCComplex) \
   X(MPI_LB, kLb)              \
-  X(MPI_UB, kUb)
+  X(MPI_UB, kUb)              \
+  X(MPI_REAL16, kReal16)      \
+  X(MPI_COMPLEX32, kComplex32) \
+  X(MPI_INTEGER16, kInteger16)
 
 #define BDMPI_OPS(X)       \
   X(MPI_MAX, kMax)         \

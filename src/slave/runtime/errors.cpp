@@ -140,8 +140,10 @@ int ApplyErrhandler(MPI_Errhandler handler, const char* function, int error_clas
   Runtime* runtime = Runtime::Instance();
   std::string rank = runtime ? std::to_string(runtime->world_rank()) : "?";
   const char* text = ErrorClassString(error_class);
-  std::fprintf(stderr, "BDMPI: rank %s: %s: %s (%s); %s ends the job\n", rank.c_str(), function,
-               detail, text ? text : "?",
+  // MPI_ERRORS_ABORT aborts the object's group; any abort ends the whole
+  // job here, so it does what MPI_ERRORS_ARE_FATAL does.
+  std::fprintf(stderr, "BDMPI: rank %s: %s: %s (%s); %s ends the job\n", rank.c_str(),
+               function, detail, text ? text : "?",
                handler == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
   std::fflush(stderr);
   if (runtime != nullptr) runtime->Abort(error_class);
