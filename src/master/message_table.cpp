@@ -237,6 +237,16 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&N::HandleReleased>},
       {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
        .handle = Handle<&N::HandleReleaseProgress>},
+
+      // Dynamic processes (launch/spawn_ranks.cpp).
+      {.type = MsgType::kSpawn, .mpi_call = "MPI_Comm_spawn", .replies = Replies::kYes,
+       .handle = Handle<&M::HandleSpawn>},
+      {.type = MsgType::kPublishName, .mpi_call = "MPI_Publish_name", .replies = Replies::kYes,
+       .handle = Handle<&M::HandlePublishName>},
+      {.type = MsgType::kLookupName, .mpi_call = "MPI_Lookup_name", .replies = Replies::kYes,
+       .handle = Handle<&M::HandleLookupName>},
+      {.type = MsgType::kUnpublishName, .mpi_call = "MPI_Unpublish_name",
+       .replies = Replies::kYes, .handle = Handle<&M::HandleUnpublishName>},
   };
 
   static constexpr auto kSlots = [] {
