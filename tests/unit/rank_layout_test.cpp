@@ -115,7 +115,9 @@ TEST(RankLayoutTest, ReservedRanksFollowEachNodesOwnInBlocks) {
           EXPECT_LT(slot, with.SlotCount(node));
           EXPECT_EQ(with.JobRankOfSlot(node, slot), rank);
           EXPECT_TRUE(places.insert({node, slot}).second);
-          if (rank < size) EXPECT_EQ(slot, rank - with.FirstRank(node));
+          if (rank < size) {
+            EXPECT_EQ(slot, rank - with.FirstRank(node));
+          }
         }
       }
     }
