@@ -282,7 +282,13 @@ void Observer::Finish(bool failed, const std::string& failure, bool network_fini
     events += trace;
   }
   report.nnodes = nnodes_;
-  report.nranks = static_cast<int>(report.ranks.size());
+  // The job's ranks, reported or not (a node may be missing), and the
+  // spawned ones that reported.
+  const RankLayout& layout = master_.layout();
+  report.nranks = layout.world_size() +
+                  static_cast<int>(std::count_if(
+                      report.ranks.begin(), report.ranks.end(),
+                      [&](const RankFigures& rank) { return rank.rank >= layout.world_size(); }));
   report.Sort();
   if (failed) report.partial = "the job failed: " + failure;
   if (!missing.empty()) {
