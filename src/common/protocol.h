@@ -199,6 +199,19 @@ inline constexpr std::uint16_t kProtocolVersion = 11;
 //             the node's budget has room for its data (counted as resident
 //             from then on). The slave reads back what it held at its last
 //             switch-out, then keeps waiting for its reply. No answer.
+//
+// Dynamic processes (src/master/launch/spawn_ranks.cpp,
+// src/slave/comm/dynamic.cpp).
+//   Spawn:    slave -> master, the root of MPI_Comm_spawn(_multiple); the
+//             payload lists the commands (SpawnPlan); peer = the root's
+//             job rank. The master
+//             starts the ranks on its node's reserved slots and replies
+//             with tag = the first job rank, source = how many, or error =
+//             MPI_ERR_SPAWN (nothing started).
+//   PublishName, LookupName, UnpublishName: slave -> master, the service
+//             name as payload; id = the port (PortId) for Publish; the
+//             reply's bytes = the port for Lookup, error = MPI_ERR_NAME
+//             when unknown or taken. Each master keeps its node's names.
 #define BDMPI_MSG_TYPES(X) \
   X(Init, 0x0101)          \
   X(Finalize, 0x0102)      \
@@ -243,6 +256,10 @@ inline constexpr std::uint16_t kProtocolVersion = 11;
   X(Released, 0x0602)      \
   X(ReadAhead, 0x0603)     \
   X(ReleaseProgress, 0x0604) \
+  X(Spawn, 0x0701)         \
+  X(PublishName, 0x0702)   \
+  X(LookupName, 0x0703)    \
+  X(UnpublishName, 0x0704) \
   X(RmaWaitIn, 0x0801)     \
   /* end of BDMPI_MSG_TYPES */
 
@@ -459,7 +476,18 @@ inline constexpr std::int32_t kWorldCommId = 0;
 // the node's first rank.
 inline constexpr std::uint32_t kCworldCreation = 1;
 inline constexpr std::uint32_t kNodeCommCreation = 2;
-inline constexpr std::uint32_t kFirstCommCreation = 3;
+// Job rank 0's creation 3 is the hidden communicator of every job rank,
+// spawned ones included (the peer through which parents and children,
+// ports and MPI_Comm_join make intercommunicators); creation 4 of the
+// first rank of a spawn is the spawned ranks' MPI_COMM_WORLD. Ids are
+// made with the universe size (common/rank_layout.h) in place of the
+// world size, so that spawned ranks' ids are unique too.
+inline constexpr std::uint32_t kUniverseCreation = 3;
+inline constexpr std::uint32_t kSpawnWorldCreation = 4;
+inline constexpr std::uint32_t kFirstCommCreation = 5;
+constexpr std::int32_t UniverseCommId(int universe_size) {
+  return CommId(0, kUniverseCreation, universe_size);
+}
 constexpr std::int32_t CworldCommId(int world_size) {
   return CommId(0, kCworldCreation, world_size);
 }

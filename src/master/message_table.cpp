@@ -240,6 +240,15 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
        .handle = Handle<&N::HandleReleaseProgress>},
 
+      // Dynamic processes (launch/spawn_ranks.cpp).
+      {.type = MsgType::kSpawn, .mpi_call = "MPI_Comm_spawn", .replies = Replies::kYes,
+       .handle = Handle<&M::HandleSpawn>},
+      {.type = MsgType::kPublishName, .mpi_call = "MPI_Publish_name", .replies = Replies::kYes,
+       .handle = Handle<&M::HandlePublishName>},
+      {.type = MsgType::kLookupName, .mpi_call = "MPI_Lookup_name", .replies = Replies::kYes,
+       .handle = Handle<&M::HandleLookupName>},
+      {.type = MsgType::kUnpublishName, .mpi_call = "MPI_Unpublish_name",
+       .replies = Replies::kYes, .handle = Handle<&M::HandleUnpublishName>},
       // One-sided communication (docs/one-sided.md): one-way, the call in
       // which the slave's next waits on a window's communicator are made,
       // for the deadlock report (blocked_call.cpp).

@@ -36,6 +36,9 @@ struct Slave {
   std::uint32_t token = 0;
   SlaveState state = SlaveState::kStarting;
   bool initialized = false;
+  // Started by an MPI_Comm_spawn that failed midway and killed again: its
+  // end is no failure of the job.
+  bool discarded = false;
   UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   int bound_core = -1;    // core its affinity names, kept while it waits

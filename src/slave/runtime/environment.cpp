@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "slave/comm/dynamic.h"
 #include "slave/memory/arena.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
@@ -93,7 +94,12 @@ void ConnectOnce(const char* caller) {
   RefuseOutsideRank();
   BecomeSingletonJobUnlessLaunched();
   Runtime::Start();
-  ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->layout());
+  Runtime* runtime = Runtime::Instance();
+  const auto& spawned = runtime->spawned();
+  ResetComms(runtime->world_rank(), runtime->layout(), spawned ? spawned->first : 0,
+             spawned ? spawned->size : 0);
+  // A spawned rank meets its parents, who wait in MPI_Comm_spawn.
+  ConnectToParents();
 }
 
 // The last of MPI_Finalize and MPI_Session_finalize disconnects.

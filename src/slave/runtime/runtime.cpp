@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -77,6 +78,14 @@ void Runtime::Connect() {
   slave_ = WireInt(Wire::kSlave);
   world_rank_ = WireInt(Wire::kWorldRank);
   world_size_ = WireInt(Wire::kWorldSize);
+  universe_size_ = static_cast<int>(wiring::Number(Wire::kUniverseSize, world_size_));
+  if (const char* spawn = wiring::Find(Wire::kSpawn)) {
+    Spawned info;
+    if (std::sscanf(spawn, "%d %d %d %d %d", &info.first, &info.size, &info.parent_leader,
+                    &info.tag, &info.appnum) != 5)
+      throw Error(kErrIntern, std::string("malformed ") + kEnvSpawn + ": " + spawn);
+    spawned_ = info;
+  }
   node_size_ = WireInt(Wire::kNodeSize);
   nnodes_ = WireInt(Wire::kNodeCount);
   std::size_t window_size = wiring::RequireUnsigned(Wire::kWindowSize);

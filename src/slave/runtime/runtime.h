@@ -30,13 +30,26 @@ class Runtime {
   // Tells the master and disconnects.
   static void Stop();
 
+  // The rank's job rank (its MPI_COMM_WORLD rank unless it was spawned)
+  // and the job's size at start (common/rank_layout.h).
   int world_rank() const { return world_rank_; }
   int world_size() const { return world_size_; }
+  // MPI_UNIVERSE_SIZE: the multiplier of communicator ids (CommId).
+  int universe_size() const { return universe_size_; }
+  // Of a rank MPI_Comm_spawn started (BDMPI_SPAWN), else nullopt.
+  struct Spawned {
+    int first = 0;          // job rank of its MPI_COMM_WORLD's rank 0
+    int size = 0;           // its MPI_COMM_WORLD's size
+    int parent_leader = 0;  // job rank of the spawning call's root
+    int tag = 0;            // of the intercommunicator to the parents
+    int appnum = 0;         // MPI_APPNUM
+  };
+  const std::optional<Spawned>& spawned() const { return spawned_; }
   int node() const { return node_; }
   // Slaves on this node.
   int node_size() const { return node_size_; }
   // Where every rank of the job runs.
-  RankLayout layout() const { return RankLayout(world_size_, nnodes_); }
+  RankLayout layout() const { return RankLayout(world_size_, nnodes_, universe_size_); }
   // This node's spill directory, where the master also finds the files a
   // rank made elsewhere (SpillDir::RecordJobFile) to remove them at the end.
   const SpillDir& spill_dir() const { return spill_dir_; }
@@ -110,7 +123,7 @@ class Runtime {
   // The node slave index of world rank `world_rank`, -1 on another node.
   int LocalSlave(int world_rank) const {
     if (nnodes_ > 1 && layout().NodeOf(world_rank) != node_) return -1;
-    return world_rank - layout().FirstRank(node_);
+    return layout().SlotOf(world_rank);
   }
   // Direct messages (p2p/direct_path.h): queues the PostRecv of every
   // receive the master has not heard of yet (sent with the next request).
@@ -173,6 +186,8 @@ class Runtime {
 
   int world_rank_ = 0;
   int world_size_ = 1;
+  int universe_size_ = 1;
+  std::optional<Spawned> spawned_;
   int node_ = 0;
   int node_size_ = 1;
   int nnodes_ = 1;
