@@ -238,9 +238,12 @@ std::vector<std::string> Master::RankEnvironment(const std::string& program_path
   std::vector<std::string> env = RankBaseEnvironment(environ, program_path);
   AllowHeapTls(env);
   // The same for every rank: the job's settings, as variables and as the
-  // tool interface's text.
-  for (std::string& var : JobOptionEnvironment(options_)) env.push_back(std::move(var));
-  env.push_back(std::string(kEnvJobSettings) + "=" + JobSettingsText(options_));
+  // tool interface's text. They say -ns as the user gave it: the node's
+  // ranks, not the places kept for spawned ones (options_.nslaves).
+  JobOptions shown = options_;
+  shown.nslaves = layout_.Count(node_);
+  for (std::string& var : JobOptionEnvironment(shown)) env.push_back(std::move(var));
+  env.push_back(std::string(kEnvJobSettings) + "=" + JobSettingsText(shown));
   return env;
 }
 
