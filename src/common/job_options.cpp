@@ -297,7 +297,7 @@ const std::vector<Row>& JobOptionTable() {
                   "the highest thread level MPI_Init_thread and MPI_Session_init provide; "
                   "below multiple the masters run barrier, bcast, reduce and allreduce "
                   "(docs/scheduling-and-memory.md, Threads)",
-                  "BDMPI_THREAD_LEVEL", "multiple",
+                  "BDMPI_THREAD_LEVEL", "serialized",
                   OneOf("--thread-level", {"", "single", "funneled", "serialized", "multiple"})),
       VariableRow("--log", &JobOptions::log_level, "error|warn|info|debug",
                   "what the launcher, the masters and the ranks log on stderr",

@@ -47,12 +47,15 @@ Lifecycle& State() {
 }
 
 // The highest level a rank provides: BDMPI_THREAD_LEVEL (single, funneled,
-// serialized, multiple; default multiple) caps it, for programs that ask
-// for MULTIPLE and would rather not pay for it (threads.h).
+// serialized, multiple). The default is serialized: many programs ask for
+// MULTIPLE without calling MPI from several threads (mpi4py does by
+// default), and at MULTIPLE a rank with several threads (a BLAS pool is
+// enough) is never written back (threads.h), which would end out-of-core
+// runs; `--thread-level multiple` is the program's own choice.
 int LevelCap() {
   static const int cap = [] {
     const char* text = std::getenv("BDMPI_THREAD_LEVEL");
-    if (text == nullptr || *text == '\0') return static_cast<int>(MPI_THREAD_MULTIPLE);
+    if (text == nullptr || *text == '\0') return static_cast<int>(MPI_THREAD_SERIALIZED);
     static constexpr struct {
       const char* name;
       int level;
