@@ -48,6 +48,9 @@ done
 [[ -n $OUT ]] || OUT=$(mktemp -d /tmp/bdmpi-threads.XXXXXX)
 mkdir -p "$OUT"
 export BENCH_REPS_SCALE=${BENCH_REPS_SCALE:-0.3}
+# bdmpiexec provides MPI_THREAD_SERIALIZED unless told otherwise; the
+# MULTIPLE configurations must really get MULTIPLE.
+export BDMPI_THREAD_LEVEL=multiple
 
 declare -A T=()  # "<config>" -> seconds per round trip, one per repetition
 FAILED=()
@@ -83,23 +86,9 @@ for ((rep = 1; rep <= REPS; ++rep)); do
 done
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-stats() {
-  tr ' ' '\n' <<<"${T[$1]:-}" | awk 'NF' | sort -g |
-    awk '{ v[NR] = $1 } END { if (NR) printf "%.9g %.9g %.9g\n", v[int((NR + 1) / 2)], v[1], v[NR] }'
-}
-median() { stats "$1" | cut -d' ' -f1; }
-
-# row LABEL KEY REF_KEY : the median, its spread, and the ratio to REF_KEY's median
-row() {
-  local label=$1 key=$2 ref=$3 s r
-  s=$(stats "$key"); r=$(median "$ref")
-  awk -v l="$label" -v s="$s" -v r="$r" 'BEGIN {
-      split(s, v, " ")
-      if (s == "") { printf "%-34s %12s\n", l, "failed"; exit }
-      ratio = (r != "" && r > 0) ? sprintf("%.2f", v[1] / r) : "n/a"
-      printf "%-34s %9.2f us  (%.2f-%.2f)  %7s\n", l, v[1] * 1e6, v[2] * 1e6, v[3] * 1e6, ratio
-    }'
-}
+# stats, median, row: medians of the repetitions, spreads, ratios.
+# shellcheck source=lib/rep_stats.sh
+. "$script_dir/lib/rep_stats.sh"
 
 echo
 echo "== 8 B round trip, 2 ranks: median (min-max over $REPS), ratio to MPI_Init's"
