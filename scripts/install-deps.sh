@@ -7,7 +7,6 @@ packages=(cmake g++ make pkg-config libopenmpi-dev openmpi-bin libhwloc-dev libe
           libgtest-dev libbenchmark-dev environment-modules
           libjemalloc-dev  # the storage-backed heap (cmake/Jemalloc.cmake)
           mold  # a faster linker for the build's many programs (cmake/FastLinker.cmake)
-          ninja-build  # CI's generator (.ci/run)
           libssl-dev  # HMAC-SHA256 for object names (src/common/name_tags.h)
           python3-matplotlib  # bdmpi-trace-plot
           python3-numpy  # tests/preload: a Python rank's numpy array
