@@ -1,13 +1,13 @@
-// 32 MiB for every algorithm in src/collectives (the sweeps of
+// 16 MiB for every algorithm in src/collectives (the sweeps of
 // coll_{bcast,reduce,gather}_test.cpp stop at 1 MiB + 3): the peer counts
 // of kLargePeerCounts, the roots 0, a middle one and n - 1, and the chunk
 // size the selection (select.h, default tuning) would choose, checked bit for
 // bit against references built from the input patterns alone. The barrier
 // moves no data and is left to the sweep. Its own program, labelled heavy.
 //
-// "32 MiB" is what each peer's buffer holds: the message of broadcast and
+// "16 MiB" is what each peer's buffer holds: the message of broadcast and
 // (all)reduce; the whole result of allgatherv and gatherv and the input of
-// scatterv, in blocks of about 32 MiB / n (equal, or unequal with empty ones
+// scatterv, in blocks of about 16 MiB / n (equal, or unequal with empty ones
 // as in the sweep); each peer's send buffer of alltoallv, likewise in blocks.
 #include <gtest/gtest.h>
 
@@ -28,10 +28,10 @@
 namespace bdmpi::coll::test {
 namespace {
 
-constexpr std::size_t kBytes = 32 << 20;
+constexpr std::size_t kBytes = 16 << 20;
 // One peer, an odd count (what recursive doubling and the binomial trees
 // must fold in) and the largest power of two: the sweeps cover every count
-// of kPeerCounts at smaller sizes, and each 32 MiB case costs seconds of
+// of kPeerCounts at smaller sizes, and each 16 MiB case costs seconds of
 // CPU (up to half a minute at 8 peers on a loaded machine).
 constexpr int kLargePeerCounts[] = {1, 3, 8};
 // Never what an algorithm writes: any byte left unwritten shows.
@@ -192,7 +192,7 @@ std::size_t ReduceChunk(ReduceAlg alg, std::size_t bytes, int n,
 class LargeReduce
     : public ::testing::TestWithParam<std::tuple<ReduceAlg, int>> {};
 
-// Bytes (1-byte elements, exactly 32 MiB) and triples of 32-bit integers
+// Bytes (1-byte elements, exactly 16 MiB) and triples of 32-bit integers
 // (12-byte elements, which no chunk divides, so chunks must be rounded).
 TEST_P(LargeReduce, EveryElementAndRoot) {
   const auto [alg, n] = GetParam();
@@ -343,7 +343,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 class LargeAlltoall : public ::testing::TestWithParam<int> {};
 
-// Peer r sends 32 MiB, block j (to peer j) filled with Pattern(seed of
+// Peer r sends 16 MiB, block j (to peer j) filled with Pattern(seed of
 // (r, j)); unequal blocks weigh (r + 2j) mod 4 as in the sweep.
 TEST_P(LargeAlltoall, EveryShape) {
   const int n = GetParam();
