@@ -24,6 +24,7 @@ class Fields {
     at_ += field.size() + 1;
     return field;
   }
+  bool AtEnd() const { return at_ >= bytes_; }
   int NextInt() {
     std::string field = Next();
     char* end = nullptr;
@@ -53,6 +54,7 @@ std::vector<std::byte> SpawnPlan::Encode() const {
   for (const SpawnCommand& command : commands) {
     Put(out, std::to_string(command.maxprocs));
     Put(out, std::to_string(command.node));
+    Put(out, command.host);
     Put(out, command.command);
     Put(out, std::to_string(command.args.size()));
     for (const std::string& arg : command.args) Put(out, arg);
@@ -68,12 +70,26 @@ SpawnPlan SpawnPlan::Decode(const std::byte* data, std::size_t bytes) {
     SpawnCommand command;
     command.maxprocs = fields.NextInt();
     command.node = fields.NextInt();
+    command.host = fields.Next();
     command.command = fields.Next();
     int nargs = fields.NextInt();
     for (int a = 0; a < nargs; ++a) command.args.push_back(fields.Next());
     plan.commands.push_back(std::move(command));
   }
   return plan;
+}
+
+std::vector<std::byte> EncodeFields(const std::vector<std::string>& fields) {
+  std::vector<std::byte> out;
+  for (const std::string& field : fields) Put(out, field);
+  return out;
+}
+
+std::vector<std::string> DecodeFields(const std::byte* data, std::size_t bytes) {
+  Fields fields(data, bytes);
+  std::vector<std::string> out;
+  while (!fields.AtEnd()) out.push_back(fields.Next());
+  return out;
 }
 
 std::string PortName(const std::string& job_id, int job_rank, std::uint32_t count) {

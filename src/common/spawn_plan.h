@@ -13,7 +13,8 @@ struct SpawnCommand {
   std::string command;             // as the user gave it (resolved by the master)
   std::vector<std::string> args;   // argv[1..]
   int maxprocs = 1;
-  int node = -1;                   // the node the info asks for; -1: the root's
+  int node = -1;                   // the node info bdmpi_node asks for; -1: none
+  std::string host;                // the host info `host` asks for; "": none
 };
 
 struct SpawnPlan {
@@ -21,11 +22,24 @@ struct SpawnPlan {
 
   int TotalRanks() const;
   // NUL-terminated fields: the count of commands, then per command its
-  // maxprocs, node, command, argument count and arguments.
+  // maxprocs, node, host, command, argument count and arguments.
   std::vector<std::byte> Encode() const;
   // Throws Error(kErrArg) on bytes that are no plan.
   static SpawnPlan Decode(const std::byte* data, std::size_t bytes);
 };
+
+// Why the root's master refused a spawn (ReplyMsg::flag of kSpawn's reply
+// with error MPI_ERR_SPAWN): a node had too little room (comm: the node,
+// -1 for the job; bytes: ranks asked there; source: its room), the info
+// `host` named no node (comm: the command), or a rank could not be started
+// (the master's log says why).
+enum SpawnRefusal : int { kSpawnNoRoom = 1, kSpawnNoHost = 2, kSpawnNotStarted = 3 };
+
+// The masters' dynamic-process messages to each other (spawn_ranks.cpp)
+// are lists of NUL-terminated text fields, in the plan's encoding.
+std::vector<std::byte> EncodeFields(const std::vector<std::string>& fields);
+// Throws Error(kErrArg) when the last field is not terminated.
+std::vector<std::string> DecodeFields(const std::byte* data, std::size_t bytes);
 
 // A port (MPI_Open_port) names the rank that opened it, by job rank, and
 // its count of ports: "bdmpi-port:<job id>:<job rank>:<count>".

@@ -306,7 +306,9 @@ void Master::EventLoop() {
   // With other nodes, serve the network until every node is done: they may
   // still be sending to each other through us.
   while (slaves_.live() > 0 || (network_ && !failed_ && !network_finished_)) {
-    if (slaves_.live() == 0 && network_ && !network_shutdown_) {
+    // Not while this node holds its free slots for a spawn: it may yet
+    // start ranks (launch/spawn_ranks.cpp).
+    if (slaves_.live() == 0 && network_ && !network_shutdown_ && !spawn_hold_) {
       network_shutdown_ = true;
       observe_.PostRecord();
       network_->Shutdown();
@@ -452,8 +454,8 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   }
   std::string who = "rank " + std::to_string(slave.world_rank) + " (pid " +
                     std::to_string(slave.pid) + ")";
-  if (slave.world_rank >= layout_.world_size()) {
-    who = "spawned rank " + std::to_string(slave.world_rank - layout_.world_size()) +
+  if (slave.spawned_rank >= 0) {
+    who = "spawned rank " + std::to_string(slave.spawned_rank) +
           " (job rank " + std::to_string(slave.world_rank) + ", pid " +
           std::to_string(slave.pid) + ")";
   }
@@ -509,7 +511,11 @@ void Master::OnNetworkEvents() {
     if (failed_) return;
     switch (event.kind) {
       case NetworkEvent::Kind::kMessage:
-        p2p_.DeliverRemote(std::move(event.message));
+        if (event.message.header.kind == WireKind::kDynamic) {
+          OnDynamicMessage(std::move(event.message));
+        } else {
+          p2p_.DeliverRemote(std::move(event.message));
+        }
         break;
       case NetworkEvent::Kind::kCollectiveDone:
         observe_.recorder().InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);

@@ -101,6 +101,21 @@ class Master : private MasterServices {
                            const std::byte* inline_payload);
   std::string ServiceName(const Slave& slave, const RequestMsg& request,
                           const std::byte* inline_payload);
+  // The masters' messages to each other about dynamic processes
+  // (WireKind::kDynamic); to this node's own master they go through
+  // dynamic_inbox_, served before the handler that sent them returns.
+  struct PendingSpawn;
+  void OnDynamicMessage(IncomingMessage message);
+  void SendDynamic(int node, const std::vector<std::string>& fields);
+  void ServeDynamicInbox();
+  void OnDynamicFields(const std::vector<std::string>& fields);
+  void OnSpawnQuery(int spawn, int origin);
+  void OnSpawnFree(const std::vector<std::string>& fields);
+  void PlaceSpawn(PendingSpawn& pending);
+  void OnSpawnStart(const std::vector<std::string>& fields);
+  void OnSpawnStarted(const std::vector<std::string>& fields);
+  void FinishSpawn(int spawn);
+  void ReleaseSpawnHold();
   // Request authentication (request_check.cpp). The slave that sent
   // `request` (identified by its token), or nullptr after failing the job
   // when the request is forged or malformed.
@@ -213,8 +228,19 @@ class Master : private MasterServices {
   // The next of this node's reserved slots MPI_Comm_spawn fills (slots are
   // not reused: a job rank names one process, and ids derive from it).
   int next_spawn_slot_ = 0;
-  // MPI_Publish_name's names on this node: service -> port (PortId).
+  // MPI_Publish_name's names, on node 0 (the job's): service -> port (PortId).
   std::map<std::string, std::uint64_t> published_;
+  // The spawns this node's ranks are roots of, by id, while the masters
+  // place and start their ranks (launch/spawn_ranks.cpp).
+  std::map<int, std::shared_ptr<PendingSpawn>> spawns_;
+  int next_spawn_id_ = 0;
+  // The spawn (origin node, id) that holds this node's free slots between
+  // its query and its start; queries of others wait behind it.
+  std::optional<std::pair<int, int>> spawn_hold_;
+  int spawn_hold_channel_ = -1;
+  std::deque<std::pair<int, int>> spawn_queries_;
+  std::deque<std::vector<std::string>> dynamic_inbox_;
+  bool serving_dynamic_ = false;
 
   // Stamped on the events of the master's own threads (RequestMsg::token).
   std::uint32_t event_token_ = NewRequestToken();

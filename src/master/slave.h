@@ -39,6 +39,9 @@ struct Slave {
   // Started by an MPI_Comm_spawn that failed midway and killed again: its
   // end is no failure of the job.
   bool discarded = false;
+  // Its rank in its MPI_COMM_WORLD when MPI_Comm_spawn started it (the
+  // failure message names it); -1: one of the ranks the job started with.
+  int spawned_rank = -1;
   UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   int bound_core = -1;    // core its affinity names, kept while it waits

@@ -1,110 +1,564 @@
 // The master's half of dynamic processes: MPI_Comm_spawn(_multiple)'s root
-// asks its master (MsgType::kSpawn) to start ranks in the node's reserved
-// slots (common/rank_layout.h), and the node's published names
-// (kPublishName, kLookupName, kUnpublishName). The slave's half is
+// asks its master (MsgType::kSpawn) to start ranks in the job's reserved
+// slots (common/rank_layout.h), on any node; and the job's published
+// names (kPublishName, kLookupName, kUnpublishName), kept by node 0. The slave's half is
 // src/slave/comm/dynamic.cpp; docs/processes.md, "Dynamic processes".
+//
+// A spawn's masters talk in three steps (WireKind::kDynamic, text fields;
+// the root's own master answers itself through dynamic_inbox_):
+//   query   root's master -> every master: hold your free slots for me
+//   free    -> root's master: my next slot's job rank, free slots, channel
+//   start   root's master -> every master: start these ranks (0: release)
+//   started -> root's master, from each master that starts ranks
+//   discard root's master -> masters that started ranks of a spawn that
+//           failed elsewhere: kill them
+// A master holds its free slots for one spawn at a time (queries of others
+// wait), so the root's master knows each node's job ranks before any rank
+// starts, and the children's MPI_COMM_WORLD is the same list everywhere.
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/job_names.h"
 #include "common/log.h"
 #include "common/program_path.h"
 #include "common/spawn_plan.h"
+#include "common/unique_fd.h"
 #include "master/master.h"
 
 namespace bdmpi {
+
+struct Master::PendingSpawn {
+  int id = 0;
+  int slave_index = 0;    // the root's, on this node
+  int root_job_rank = 0;  // MPI_Comm_spawn's root
+  SpawnPlan plan;
+  // By node, from its `free`: the job rank of its next slot, its free
+  // slots and the channel it holds for the children's world.
+  std::vector<int> next, free, channel;
+  std::vector<int> count;  // ranks placed on each node
+  std::vector<int> world;  // the children's job ranks, by rank
+  int answers = 0;
+  int expected = 0;
+  std::vector<bool> started;
+  ReplyMsg refusal;  // error != 0 once the spawn failed
+};
+
+namespace {
+
+std::string Str(int value) { return std::to_string(value); }
+
+int ToInt(const std::string& field) {
+  try {
+    std::size_t used = 0;
+    int value = std::stoi(field, &used);
+    if (used == field.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw Error(kErrIntern, "a master's spawn message holds '" + field + "' for a number");
+}
+
+// The children's world as BDMPI_SPAWN gives it: runs "first:count" of
+// consecutive job ranks.
+std::string WorldRuns(const std::vector<int>& world) {
+  std::string runs;
+  for (std::size_t i = 0; i < world.size();) {
+    std::size_t j = i + 1;
+    while (j < world.size() && world[j] == world[j - 1] + 1) ++j;
+    runs += " " + Str(world[i]) + ":" + Str(static_cast<int>(j - i));
+    i = j;
+  }
+  return runs;
+}
+
+// A rank's MPI_Publish_name, _Lookup_name or _Unpublish_name, for node 0's
+// master: its type, the rank's node and job rank, the port (PortId) and
+// the service.
+std::vector<std::string> NameFields(const RequestMsg& request, int node, int job_rank,
+                                    const std::string& service) {
+  return {"name", std::to_string(static_cast<int>(request.type)), std::to_string(node),
+          std::to_string(job_rank), std::to_string(request.id), service};
+}
+
+std::string OwnHost() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+}  // namespace
 
 void Master::HandleSpawn(Slave& slave, const RequestMsg& request,
                          const std::byte* inline_payload) {
   std::vector<std::byte> bytes(request.bytes);
   payloads_.Read(request, io_->Window(slave.index), inline_payload, bytes.data(), bytes.size());
-  ReplyMsg reply;
-  reply.type = request.type;
-  SpawnPlan plan;
-  std::vector<std::string> paths;
+  auto pending = std::make_shared<PendingSpawn>();
+  pending->id = next_spawn_id_++;
+  pending->slave_index = slave.index;
+  pending->root_job_rank = request.peer;
+  ReplyMsg refusal;
+  refusal.type = request.type;
+  refusal.error = kErrSpawn;
   try {
-    plan = SpawnPlan::Decode(bytes.data(), bytes.size());
-    for (const SpawnCommand& command : plan.commands) {
-      if (command.node >= 0 && command.node != node_)
-        throw Error(kErrSpawn, "node " + std::to_string(command.node));
-      paths.push_back(ResolveProgram(command.command));
+    pending->plan = SpawnPlan::Decode(bytes.data(), bytes.size());
+    for (SpawnCommand& command : pending->plan.commands) {
+      if (command.node >= nnodes_) throw Error(kErrSpawn, "node " + Str(command.node));
+      ResolveProgram(command.command);
     }
   } catch (const Error& error) {
     // The root checked the commands and nodes already; what changed since
     // (a program removed) is MPI_ERR_SPAWN all the same.
     BDMPI_WARN("sched", "MPI_Comm_spawn of rank %d refused: %s", slave.world_rank, error.what());
-    reply.error = kErrSpawn;
-    reply.source = -1;
-    Reply(slave, reply);
+    refusal.flag = kSpawnNotStarted;
+    refusal.comm = node_;
+    Reply(slave, refusal);
+    return;
+  }
+  // info `host`: this node when it is its name (or localhost), else the
+  // first node of that name.
+  std::vector<std::string> hosts = network_ ? network_->hosts() : std::vector<std::string>{};
+  if (hosts.empty()) hosts.push_back(OwnHost());
+  for (std::size_t c = 0; c < pending->plan.commands.size(); ++c) {
+    SpawnCommand& command = pending->plan.commands[c];
+    if (command.host.empty()) continue;
+    if (command.host == "localhost" || command.host == hosts[static_cast<std::size_t>(node_)]) {
+      command.node = node_;
+    } else {
+      auto found = std::find(hosts.begin(), hosts.end(), command.host);
+      if (found == hosts.end()) {
+        refusal.flag = kSpawnNoHost;
+        refusal.comm = static_cast<int>(c);
+        Reply(slave, refusal);
+        return;
+      }
+      command.node = static_cast<int>(found - hosts.begin());
+    }
+  }
+  std::size_t nodes = static_cast<std::size_t>(nnodes_);
+  pending->next.assign(nodes, 0);
+  pending->free.assign(nodes, 0);
+  pending->channel.assign(nodes, -1);
+  pending->count.assign(nodes, 0);
+  pending->started.assign(nodes, false);
+  int id = pending->id;
+  spawns_[id] = std::move(pending);
+  for (int node = 0; node < nnodes_; ++node) SendDynamic(node, {"query", Str(id), Str(node_)});
+  ServeDynamicInbox();
+}
+
+void Master::SendDynamic(int node, const std::vector<std::string>& fields) {
+  if (node == node_) {
+    dynamic_inbox_.push_back(fields);
+    return;
+  }
+  OutgoingMessage message;
+  message.dest_node = node;
+  message.header.kind = WireKind::kDynamic;
+  message.header.dest_world_rank = -1;
+  message.payload = payloads_.Store(EncodeFields(fields));
+  network_->Send(std::move(message));
+}
+
+void Master::OnDynamicMessage(IncomingMessage incoming) {
+  std::vector<std::byte> bytes;
+  if (incoming.on_disk) {
+    Payload payload =
+        incoming.in_memory
+            ? payloads_.AdoptIncoming(incoming.file_id, incoming.file_inode, incoming.header.bytes)
+            : payloads_.Adopt(incoming.file_id, incoming.file_inode, incoming.header.bytes);
+    bytes.resize(payload.bytes());
+    UniqueFd fd = payload.Open(O_RDONLY);
+    ReadExactlyAt(fd.get(), bytes.data(), bytes.size(), 0, "a master's spawn message");
+  } else {
+    bytes = std::move(incoming.memory);
+  }
+  dynamic_inbox_.push_back(DecodeFields(bytes.data(), bytes.size()));
+  ServeDynamicInbox();
+}
+
+void Master::ServeDynamicInbox() {
+  if (serving_dynamic_) return;  // the outer call serves what this one queued
+  serving_dynamic_ = true;
+  try {
+    while (!dynamic_inbox_.empty()) {
+      std::vector<std::string> fields = std::move(dynamic_inbox_.front());
+      dynamic_inbox_.pop_front();
+      OnDynamicFields(fields);
+    }
+  } catch (...) {
+    serving_dynamic_ = false;
+    throw;
+  }
+  serving_dynamic_ = false;
+}
+
+void Master::OnDynamicFields(const std::vector<std::string>& fields) {
+  BDMPI_ENFORCE(fields.size() >= 3, "a master's spawn message is cut short");
+  const std::string& step = fields[0];
+  if (step == "query") {
+    OnSpawnQuery(ToInt(fields[1]), ToInt(fields[2]));
+  } else if (step == "free") {
+    OnSpawnFree(fields);
+  } else if (step == "start") {
+    OnSpawnStart(fields);
+  } else if (step == "started") {
+    OnSpawnStarted(fields);
+  } else if (step == "discard") {
+    // The spawn failed on another node: this node's ranks of it go again.
+    for (std::size_t i = 2; i < fields.size(); ++i) {
+      Slave* child = slaves_.ByWorldRank(ToInt(fields[i]));
+      if (child == nullptr || child->state == SlaveState::kExited || child->pid <= 0) continue;
+      child->discarded = true;
+      kill(child->pid, SIGKILL);
+    }
+  } else if (step == "name") {
+    BDMPI_ENFORCE(node_ == 0 && fields.size() == 6, "a name request is malformed");
+    auto type = static_cast<MsgType>(ToInt(fields[1]));
+    std::uint64_t port = std::stoull(fields[4]);
+    const std::string& service = fields[5];
+    int error = 0;
+    auto found = published_.find(service);
+    if (type == MsgType::kPublishName) {
+      if (found != published_.end()) {
+        error = kErrName;
+      } else {
+        published_.emplace(service, port);
+      }
+    } else if (type == MsgType::kLookupName) {
+      if (found == published_.end()) {
+        error = kErrName;
+      } else {
+        port = found->second;
+      }
+    } else {
+      if (found == published_.end() || found->second != port) {
+        error = kErrName;
+      } else {
+        published_.erase(found);
+      }
+    }
+    SendDynamic(ToInt(fields[2]), {"named", fields[1], fields[3], Str(error),
+                                   std::to_string(port)});
+  } else if (step == "named") {
+    BDMPI_ENFORCE(fields.size() == 5, "a name answer is malformed");
+    Slave* slave = slaves_.ByWorldRank(ToInt(fields[2]));
+    if (slave == nullptr || slave->state == SlaveState::kExited) return;
+    ReplyMsg reply;
+    reply.type = static_cast<MsgType>(ToInt(fields[1]));
+    reply.error = ToInt(fields[3]);
+    reply.bytes = std::stoull(fields[4]);
+    Reply(*slave, reply);
+  } else {
+    BDMPI_ENFORCE(false, "a master's message of unknown step '" + step + "'");
+  }
+}
+
+void Master::OnSpawnQuery(int spawn, int origin) {
+  if (spawn_hold_) {
+    spawn_queries_.emplace_back(origin, spawn);
     return;
   }
   if (next_spawn_slot_ < layout_.Count(node_)) next_spawn_slot_ = layout_.Count(node_);
-  int free_slots = layout_.SlotCount(node_) - next_spawn_slot_;
-  int total = plan.TotalRanks();
-  if (total > free_slots) {
-    reply.error = kErrSpawn;
-    reply.source = free_slots;  // the root's message says how many were left
-    Reply(slave, reply);
+  // A node whose ranks have all exited has told the others it is done
+  // (Network::Shutdown): it starts no more.
+  int free = network_shutdown_ ? 0 : layout_.SlotCount(node_) - next_spawn_slot_;
+  int next = free > 0 ? layout_.JobRankOfSlot(node_, next_spawn_slot_) : 0;
+  int channel = -1;
+  if (free > 0 && network_) {
+    try {
+      channel = comms_.AllocateChannel(network_->max_channels());
+    } catch (const Error& error) {
+      BDMPI_WARN("sched", "no room for spawned ranks: %s", error.what());
+      free = 0;
+    }
+  }
+  if (free > 0) {
+    spawn_hold_ = std::make_pair(origin, spawn);
+    spawn_hold_channel_ = channel;
+  }
+  SendDynamic(origin, {"free", Str(spawn), Str(node_), Str(next), Str(free), Str(channel)});
+}
+
+void Master::ReleaseSpawnHold() {
+  spawn_hold_.reset();
+  spawn_hold_channel_ = -1;
+  while (!spawn_hold_ && !spawn_queries_.empty()) {
+    auto [origin, spawn] = spawn_queries_.front();
+    spawn_queries_.pop_front();
+    OnSpawnQuery(spawn, origin);
+  }
+}
+
+void Master::OnSpawnFree(const std::vector<std::string>& fields) {
+  BDMPI_ENFORCE(fields.size() == 6, "a spawn's free message is malformed");
+  auto found = spawns_.find(ToInt(fields[1]));
+  BDMPI_ENFORCE(found != spawns_.end(), "a free message for no spawn");
+  PendingSpawn& pending = *found->second;
+  auto node = static_cast<std::size_t>(ToInt(fields[2]));
+  pending.next[node] = ToInt(fields[3]);
+  pending.free[node] = ToInt(fields[4]);
+  pending.channel[node] = ToInt(fields[5]);
+  if (++pending.answers == nnodes_) PlaceSpawn(pending);
+}
+
+void Master::PlaceSpawn(PendingSpawn& pending) {
+  std::size_t nodes = static_cast<std::size_t>(nnodes_);
+  // Each rank's node, by rank of the children's world: the info's, or
+  // spread over the nodes in blocks like -n, each block cut to the node's
+  // room and the rest carried to the next nodes with room.
+  std::vector<int> rank_node;
+  for (const SpawnCommand& command : pending.plan.commands)
+    for (int i = 0; i < command.maxprocs; ++i) rank_node.push_back(command.node);
+  int total = static_cast<int>(rank_node.size());
+  int unplaced = 0;
+  for (int node : rank_node) {
+    if (node < 0) {
+      ++unplaced;
+    } else {
+      ++pending.count[static_cast<std::size_t>(node)];
+    }
+  }
+  ReplyMsg& refusal = pending.refusal;
+  refusal.type = MsgType::kSpawn;
+  int room = 0;
+  for (std::size_t k = 0; k < nodes; ++k) {
+    room += pending.free[k];
+    if (pending.count[k] > pending.free[k] && refusal.error == 0) {
+      refusal = {};
+      refusal.type = MsgType::kSpawn;
+      refusal.error = kErrSpawn;
+      refusal.flag = kSpawnNoRoom;
+      refusal.comm = static_cast<int>(k);
+      refusal.bytes = static_cast<std::uint64_t>(pending.count[k]);
+      refusal.source = pending.free[k];
+    }
+  }
+  std::vector<int> give(nodes, 0);
+  if (refusal.error == 0 && unplaced > 0) {
+    int carry = 0;
+    for (std::size_t k = 0; k < nodes; ++k) {
+      int share = unplaced / nnodes_ + (static_cast<int>(k) < unplaced % nnodes_ ? 1 : 0);
+      give[k] = std::min(share, pending.free[k] - pending.count[k]);
+      carry += share - give[k];
+    }
+    for (std::size_t k = 0; k < nodes && carry > 0; ++k) {
+      int extra = std::min(carry, pending.free[k] - pending.count[k] - give[k]);
+      give[k] += extra;
+      carry -= extra;
+    }
+    if (carry > 0) {
+      refusal.error = kErrSpawn;
+      refusal.flag = kSpawnNoRoom;
+      refusal.comm = -1;
+      refusal.bytes = static_cast<std::uint64_t>(total);
+      refusal.source = room;
+    }
+  }
+  if (refusal.error == 0) {
+    std::size_t k = 0;
+    std::vector<int> cursor = pending.next;
+    for (int& node : rank_node) {
+      if (node < 0) {
+        while (give[k] == 0) ++k;
+        --give[k];
+        ++pending.count[k];
+        node = static_cast<int>(k);
+      }
+      pending.world.push_back(cursor[static_cast<std::size_t>(node)]++);
+    }
+  }
+  // Every node hears the outcome: those with ranks start them, the others
+  // release what they held.
+  std::vector<std::string> start = {"start", Str(pending.id), Str(node_), "0",
+                                    Str(pending.root_job_rank)};
+  if (refusal.error == 0) {
+    start.push_back(Str(static_cast<int>(pending.world.size())));
+    for (int job_rank : pending.world) start.push_back(Str(job_rank));
+    int used = 0;
+    for (std::size_t n = 0; n < nodes; ++n) used += pending.count[n] > 0 ? 1 : 0;
+    start.push_back(Str(used));
+    for (std::size_t n = 0; n < nodes; ++n) {
+      if (pending.count[n] == 0) continue;
+      start.push_back(Str(static_cast<int>(n)));
+      start.push_back(Str(pending.channel[n]));
+    }
+    start.push_back(Str(static_cast<int>(pending.plan.commands.size())));
+    for (const SpawnCommand& command : pending.plan.commands) {
+      start.push_back(Str(command.maxprocs));
+      start.push_back(command.command);
+      start.push_back(Str(static_cast<int>(command.args.size())));
+      start.insert(start.end(), command.args.begin(), command.args.end());
+    }
+  }
+  pending.answers = 0;
+  pending.expected = 0;
+  int id = pending.id;
+  for (std::size_t n = 0; n < nodes; ++n) {
+    if (pending.free[n] == 0) continue;  // holds nothing for this spawn
+    start[3] = Str(refusal.error == 0 ? pending.count[n] : 0);
+    if (refusal.error == 0 && pending.count[n] > 0) ++pending.expected;
+    SendDynamic(static_cast<int>(n), start);
+  }
+  if (pending.expected == 0) FinishSpawn(id);
+}
+
+void Master::OnSpawnStart(const std::vector<std::string>& fields) {
+  int spawn = ToInt(fields[1]);
+  int origin = ToInt(fields[2]);
+  int count = ToInt(fields[3]);
+  bool held = spawn_hold_ && *spawn_hold_ == std::make_pair(origin, spawn);
+  BDMPI_ENFORCE(held, "a spawn's start reached a node that holds nothing for it");
+  int channel = spawn_hold_channel_;
+  if (count == 0) {
+    if (channel >= 0) comms_.ReleaseChannel(channel);
+    ReleaseSpawnHold();
     return;
   }
-  int first_slot = next_spawn_slot_;
-  int first = layout_.JobRankOfSlot(node_, first_slot);
-  // The intercommunicator's tag is the first rank's job rank: unique in
-  // the job, and known to both sides. Each spawned rank's MPI_COMM_SELF and their MPI_COMM_WORLD, before any
-  // of them can send on them.
-  std::vector<int> world;
-  for (int i = 0; i < total; ++i) {
-    int job_rank = layout_.JobRankOfSlot(node_, first_slot + i);
-    world.push_back(job_rank);
-    comms_.Add(CommId(job_rank, 0, layout_.universe_size()), {job_rank});
+  // The children's world, their channels and commands (see PlaceSpawn).
+  std::size_t at = 4;
+  auto next = [&]() -> const std::string& {
+    BDMPI_ENFORCE(at < fields.size(), "a spawn's start message is cut short");
+    return fields[at++];
+  };
+  int parent = ToInt(next());
+  std::vector<int> world(static_cast<std::size_t>(ToInt(next())));
+  for (int& job_rank : world) job_rank = ToInt(next());
+  std::map<int, int> channels;
+  for (int n = ToInt(next()); n > 0; --n) {
+    int node = ToInt(next());
+    channels[node] = ToInt(next());
   }
-  comms_.Add(CommId(first, kSpawnWorldCreation, layout_.universe_size()), world);
-  next_spawn_slot_ += total;
+  std::vector<SpawnCommand> commands(static_cast<std::size_t>(ToInt(next())));
+  for (SpawnCommand& command : commands) {
+    command.maxprocs = ToInt(next());
+    command.command = next();
+    command.args.resize(static_cast<std::size_t>(ToInt(next())));
+    for (std::string& arg : command.args) arg = next();
+  }
+  // This node's ranks of it, by rank in the children's world, with their
+  // command (MPI_APPNUM).
+  std::vector<int> local, appnum_of;
+  for (std::size_t c = 0; c < commands.size(); ++c)
+    for (int i = 0; i < commands[c].maxprocs; ++i) appnum_of.push_back(static_cast<int>(c));
+  for (std::size_t r = 0; r < world.size(); ++r)
+    if (layout_.NodeOf(world[r]) == node_) local.push_back(static_cast<int>(r));
+  BDMPI_ENFORCE(static_cast<int>(local.size()) == count && appnum_of.size() == world.size() &&
+                    layout_.JobRankOfSlot(node_, next_spawn_slot_) ==
+                        world[static_cast<std::size_t>(local[0])],
+                "a spawn's start does not match the slots this node held for it");
+  int first_slot = next_spawn_slot_;
+  next_spawn_slot_ += count;
+  int universe = layout_.universe_size();
+  // Each child's MPI_COMM_SELF, their MPI_COMM_WORLD (creation 4 of its
+  // rank 0) and, when it spans nodes, this node's part of it (their
+  // BDMPI_COMM_NODE), before any of them can send on them.
+  bool spans = channels.size() > 1;
+  std::vector<int> local_ranks;
+  for (int r : local) {
+    int job_rank = world[static_cast<std::size_t>(r)];
+    local_ranks.push_back(job_rank);
+    comms_.Add(CommId(job_rank, 0, universe), {job_rank});
+  }
+  comms_.Add(CommId(world[0], kSpawnWorldCreation, universe), world,
+             spans ? channels : std::map<int, int>{});
+  if (spans) {
+    comms_.Add(NodeCommId(local_ranks[0], universe), local_ranks);
+  } else if (channel >= 0) {
+    comms_.ReleaseChannel(channel);  // within this node: no channel needed
+  }
+  std::string failure;
   int started = 0;
   try {
-    int appnum = 0;
-    for (std::size_t c = 0; c < plan.commands.size(); ++c, ++appnum) {
-      const SpawnCommand& command = plan.commands[c];
-      std::vector<std::string> env = RankEnvironment(paths[c]);
-      env.push_back(std::string(kEnvSpawn) + "=" + std::to_string(first) + " " +
-                    std::to_string(total) + " " + std::to_string(request.peer) + " " +
-                    std::to_string(first) + " " + std::to_string(appnum));
+    std::string runs = WorldRuns(world);
+    for (int r : local) {
+      const SpawnCommand& command =
+          commands[static_cast<std::size_t>(appnum_of[static_cast<std::size_t>(r)])];
+      std::string path = ResolveProgram(command.command);
+      std::vector<std::string> env = RankEnvironment(path);
+      env.push_back(std::string(kEnvSpawn) + "=" + Str(parent) + " " + Str(world[0]) + " " +
+                    Str(appnum_of[static_cast<std::size_t>(r)]) + runs);
       std::vector<std::string> argv = {command.command};
       argv.insert(argv.end(), command.args.begin(), command.args.end());
-      for (int i = 0; i < command.maxprocs; ++i) {
-        Slave& child = slaves_[first_slot + started];
-        slaves_.Revive(child);
-        try {
-          StartRank(child, paths[c], argv, env);
-        } catch (...) {
-          slaves_.MarkExited(child);
-          throw;
-        }
-        ++started;
+      Slave& child = slaves_[first_slot + started];
+      slaves_.Revive(child);
+      child.spawned_rank = r;
+      try {
+        StartRank(child, path, argv, env);
+      } catch (...) {
+        slaves_.MarkExited(child);
+        throw;
       }
+      ++started;
     }
   } catch (const Error& error) {
     // exec failed after the checks: the ranks of this spawn that started
     // go again, and the root hears MPI_ERR_SPAWN.
-    BDMPI_WARN("sched", "MPI_Comm_spawn of rank %d failed: %s", slave.world_rank, error.what());
+    failure = error.what();
+    BDMPI_WARN("sched", "MPI_Comm_spawn of rank %d failed on node %d: %s", parent, node_,
+               error.what());
     for (int i = 0; i < started; ++i) {
       Slave& child = slaves_[first_slot + i];
       child.discarded = true;
       kill(child.pid, SIGKILL);
     }
-    reply.error = kErrSpawn;
-    reply.source = -1;
-    Reply(slave, reply);
-    return;
   }
-  BDMPI_DEBUG("sched", "rank %d spawned ranks %d-%d", slave.world_rank, first,
-              first + total - 1);
-  reply.tag = first;
-  reply.source = total;
-  Reply(slave, reply);
+  if (failure.empty())
+    BDMPI_DEBUG("sched", "started %d rank(s) of rank %d's spawn", count, parent);
+  ReleaseSpawnHold();
+  SendDynamic(origin, {"started", Str(spawn), Str(node_), failure.empty() ? "0" : "1", failure});
+}
+
+void Master::OnSpawnStarted(const std::vector<std::string>& fields) {
+  BDMPI_ENFORCE(fields.size() == 5, "a spawn's started message is malformed");
+  auto found = spawns_.find(ToInt(fields[1]));
+  BDMPI_ENFORCE(found != spawns_.end(), "a started message for no spawn");
+  PendingSpawn& pending = *found->second;
+  auto node = static_cast<std::size_t>(ToInt(fields[2]));
+  if (fields[3] == "0") {
+    pending.started[node] = true;
+  } else if (pending.refusal.error == 0) {
+    pending.refusal.type = MsgType::kSpawn;
+    pending.refusal.error = kErrSpawn;
+    pending.refusal.flag = kSpawnNotStarted;
+    pending.refusal.comm = static_cast<int>(node);
+  }
+  if (++pending.answers < pending.expected) return;
+  if (pending.refusal.error != 0) {
+    for (std::size_t n = 0; n < pending.started.size(); ++n) {
+      if (!pending.started[n]) continue;
+      std::vector<std::string> discard = {"discard", Str(pending.id)};
+      for (int job_rank : pending.world)
+        if (layout_.NodeOf(job_rank) == static_cast<int>(n)) discard.push_back(Str(job_rank));
+      SendDynamic(static_cast<int>(n), discard);
+    }
+  }
+  FinishSpawn(pending.id);
+}
+
+void Master::FinishSpawn(int spawn) {
+  auto found = spawns_.find(spawn);
+  std::shared_ptr<PendingSpawn> pending = std::move(found->second);
+  spawns_.erase(found);
+  Slave& root = slaves_[pending->slave_index];
+  if (root.state == SlaveState::kExited) return;
+  ReplyMsg reply = pending->refusal;
+  reply.type = MsgType::kSpawn;
+  if (reply.error == 0) {
+    // The intercommunicator's tag is the first child's job rank: unique
+    // in the job, and known to both sides.
+    reply.tag = pending->world.empty() ? 0 : pending->world[0];
+    reply.source = static_cast<int>(pending->world.size());
+    BDMPI_DEBUG("sched", "rank %d spawned %d rank(s) from job rank %d", root.world_rank,
+                reply.source, reply.tag);
+  }
+  Reply(root, reply);
 }
 
 std::string Master::ServiceName(const Slave& slave, const RequestMsg& request,
@@ -114,39 +568,24 @@ std::string Master::ServiceName(const Slave& slave, const RequestMsg& request,
   return name;
 }
 
+// Names are the job's: node 0's master keeps them, and every master asks
+// it ("name", answered by "named"), its own included, while the rank
+// waits for the answer in its call.
 void Master::HandlePublishName(Slave& slave, const RequestMsg& request,
                                const std::byte* inline_payload) {
-  std::string name = ServiceName(slave, request, inline_payload);
-  ReplyMsg reply;
-  reply.type = request.type;
-  if (!published_.emplace(name, request.id).second) reply.error = kErrName;
-  Reply(slave, reply);
+  SendDynamic(0, NameFields(request, node_, slave.world_rank,
+                            ServiceName(slave, request, inline_payload)));
+  ServeDynamicInbox();
 }
 
 void Master::HandleLookupName(Slave& slave, const RequestMsg& request,
                               const std::byte* inline_payload) {
-  auto found = published_.find(ServiceName(slave, request, inline_payload));
-  ReplyMsg reply;
-  reply.type = request.type;
-  if (found == published_.end()) {
-    reply.error = kErrName;
-  } else {
-    reply.bytes = found->second;
-  }
-  Reply(slave, reply);
+  HandlePublishName(slave, request, inline_payload);
 }
 
 void Master::HandleUnpublishName(Slave& slave, const RequestMsg& request,
                                  const std::byte* inline_payload) {
-  auto found = published_.find(ServiceName(slave, request, inline_payload));
-  ReplyMsg reply;
-  reply.type = request.type;
-  if (found == published_.end() || found->second != request.id) {
-    reply.error = kErrName;
-  } else {
-    published_.erase(found);
-  }
-  Reply(slave, reply);
+  HandlePublishName(slave, request, inline_payload);
 }
 
 }  // namespace bdmpi

@@ -46,6 +46,7 @@ Network::~Network() {
 }
 
 int Network::max_channels() const { return transport_->max_channels(); }
+const std::vector<std::string>& Network::hosts() const { return control_->hosts(); }
 StatusExchange& Network::status() { return control_->status(); }
 TransferLog& Network::transfers() { return transport_->transfers(); }
 RecordExchange& Network::records() { return control_->records(); }

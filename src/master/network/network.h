@@ -155,6 +155,9 @@ class Network {
   // How many communicators spanning nodes a master can tell apart (its
   // channels, mpi_transport.h), from the masters' MPI_TAG_UB.
   int max_channels() const;
+  // Every node's host name (MPI_Get_processor_name), by node: MPI_Comm_spawn's
+  // info `host` names a node by it.
+  const std::vector<std::string>& hosts() const;
 
   void Start();
   void Send(OutgoingMessage message);

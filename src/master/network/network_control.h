@@ -45,6 +45,8 @@ class NetworkControl {
 
   // Every node's rack as a small integer, alike on all masters.
   const std::vector<int>& racks() const { return racks_; }
+  // Every node's host name, by node (set before the thread starts).
+  const std::vector<std::string>& hosts() const { return hosts_; }
   StatusExchange& status() { return status_; }
   RecordExchange& records() { return records_; }
 

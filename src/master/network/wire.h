@@ -23,8 +23,10 @@ namespace bdmpi {
 
 // A forwarded message, or (kind kSyncMatched, no payload) the news that
 // a synchronous send's message was matched: it goes back to the sender's
-// master, which completes send `sync_id` of rank `dest_world_rank`.
-enum class WireKind : std::uint32_t { kMessage = 0, kSyncMatched = 1 };
+// master, which completes send `sync_id` of rank `dest_world_rank`; or
+// (kind kDynamic) a message from master to master about dynamic
+// processes, its payload text fields (master/launch/spawn_ranks.cpp).
+enum class WireKind : std::uint32_t { kMessage = 0, kSyncMatched = 1, kDynamic = 2 };
 
 struct WireHeader {
   std::int32_t dest_world_rank = 0;

@@ -47,11 +47,11 @@ int PortTag(std::uint64_t port) {
   return kPortTagBase + static_cast<int>(port & ((1u << 21) - 1));
 }
 
-// The node a spawn's info asks for (-1: none named).
-int InfoNode(MPI_Info info) {
-  if (info == MPI_INFO_NULL) return -1;
+// The node a spawn's info asks for: `bdmpi_node` (an index, checked
+// here) or `host` (a node's host name, which the root's master resolves).
+void InfoNode(MPI_Info info, SpawnCommand& command) {
+  if (info == MPI_INFO_NULL) return;
   Runtime* runtime = Runtime::Instance();
-  int node = -1;
   if (const std::string* value = FindInfo(info, "bdmpi_node")) {
     char* end = nullptr;
     long asked = std::strtol(value->c_str(), &end, 10);
@@ -59,22 +59,15 @@ int InfoNode(MPI_Info info) {
       throw Error(kErrSpawn, "MPI_Comm_spawn: info bdmpi_node is '" + *value +
                                  "', not a node of this job (0 to " +
                                  std::to_string(runtime->layout().nnodes() - 1) + ")");
-    node = static_cast<int>(asked);
+    command.node = static_cast<int>(asked);
   }
   if (const std::string* host = FindInfo(info, "host")) {
-    char name[256] = {};
-    gethostname(name, sizeof name - 1);
-    if (*host != name && *host != "localhost")
-      throw Error(kErrSpawn, "MPI_Comm_spawn: info host is '" + *host + "', and BDMPI starts "
-                             "spawned ranks on the root's node (" + name +
-                             ") only; leave host out or name that node");
-    node = runtime->node();
+    if (command.node >= 0)
+      throw Error(kErrSpawn, "MPI_Comm_spawn: info names both a host and a bdmpi_node; "
+                             "give one of them");
+    if (host->empty()) throw Error(kErrSpawn, "MPI_Comm_spawn: info host is empty");
+    command.host = *host;
   }
-  if (node >= 0 && node != runtime->node())
-    throw Error(kErrSpawn, "MPI_Comm_spawn: info asks for node " + std::to_string(node) +
-                               ", and BDMPI starts spawned ranks on the root's node (" +
-                               std::to_string(runtime->node()) + ") only");
-  return node;
 }
 
 // The spawn's outcome, the same at every rank of `comm`: error class,
@@ -84,6 +77,33 @@ struct Outcome {
   int first = 0;
   int count = 0;
 };
+
+// What the root's master said when it refused (common/spawn_plan.h).
+std::string SpawnRefusalText(const ReplyMsg& reply, const SpawnPlan& plan, int universe) {
+  std::string text = "MPI_Comm_spawn: ";
+  switch (reply.flag) {
+    case kSpawnNoRoom:
+      return text + std::to_string(reply.bytes) + " ranks asked for " +
+             (reply.comm >= 0 ? "on node " + std::to_string(reply.comm) + ", which has"
+                              : std::string("across the job's nodes, which have")) +
+             " room for " + std::to_string(reply.source) + " more (MPI_UNIVERSE_SIZE " +
+             std::to_string(universe) +
+             " over the job's life, laid out over the nodes like -n: a spawned rank's place "
+             "is not reused); start the job with a larger --universe";
+    case kSpawnNoHost: {
+      std::size_t c = static_cast<std::size_t>(reply.comm);
+      return text + "info host '" + (c < plan.commands.size() ? plan.commands[c].host : "") +
+             "' names no node of this job; name one of its nodes' hosts (or localhost), or "
+             "a node by index with info bdmpi_node";
+    }
+    default:
+      return text + "the masters could not start the ranks (a command that cannot be "
+                    "executed" + (reply.comm >= 0 && reply.flag == kSpawnNotStarted
+                                      ? " on node " + std::to_string(reply.comm)
+                                      : std::string()) +
+             "; the master's log says why)";
+  }
+}
 
 }  // namespace
 
@@ -107,7 +127,7 @@ SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxpr
     if (argvs != nullptr && argvs[c] != MPI_ARGV_NULL)
       for (char** arg = argvs[c]; *arg != nullptr; ++arg) command.args.emplace_back(*arg);
     command.maxprocs = maxprocs[c];
-    command.node = InfoNode(infos != nullptr ? infos[c] : MPI_INFO_NULL);
+    InfoNode(infos != nullptr ? infos[c] : MPI_INFO_NULL, command);
     plan.commands.push_back(std::move(command));
   }
   return plan;
@@ -136,18 +156,9 @@ MPI_Comm CommSpawn(const std::function<SpawnPlan()>& make_plan, int root, MPI_Co
       ReplyMsg reply = runtime->Call(request);
       if (reply.error == 0) {
         outcome = {0, reply.tag, reply.source};
-      } else if (reply.source >= 0) {
-        outcome = {kErrSpawn, 0, total};
-        why = "MPI_Comm_spawn: " + std::to_string(total) +
-              " ranks asked for, and the root's node has room for " +
-              std::to_string(reply.source) + " more (MPI_UNIVERSE_SIZE " +
-              std::to_string(runtime->universe_size()) +
-              " over the job's life: a spawned rank's place is not reused); start the job "
-              "with a larger --universe";
       } else {
         outcome = {kErrSpawn, 0, total};
-        why = "MPI_Comm_spawn: the root's master could not start the ranks (a command "
-              "that cannot be executed; the master's log says why)";
+        why = SpawnRefusalText(reply, plan, runtime->universe_size());
       }
     } catch (const Error& error) {
       outcome = {error.error_class(), 0, total};
@@ -261,10 +272,8 @@ void UnpublishName(const std::string& service, const std::string& port) {
 std::string LookupName(const std::string& service) {
   ReplyMsg reply = NameRequest(MsgType::kLookupName, service, 0);
   if (reply.error != 0)
-    throw Error(kErrName, "MPI_Lookup_name: no service '" + service + "' is published" +
-                              (Runtime::Instance()->layout().nnodes() > 1
-                                   ? " on this node (names are kept per node)"
-                                   : ""));
+    throw Error(kErrName, "MPI_Lookup_name: no service '" + service +
+                              "' is published in this job");
   return PortName(JobId(), PortRank(reply.bytes),
                   static_cast<std::uint32_t>(reply.bytes & 0xffffffffu));
 }

@@ -99,8 +99,8 @@ void ConnectOnce(const char* caller) {
   Runtime::Start();
   Runtime* runtime = Runtime::Instance();
   const auto& spawned = runtime->spawned();
-  ResetComms(runtime->world_rank(), runtime->layout(), spawned ? spawned->first : 0,
-             spawned ? spawned->size : 0);
+  ResetComms(runtime->world_rank(), runtime->layout(),
+             spawned ? spawned->world : std::vector<int>{});
   // A spawned rank meets its parents, who wait in MPI_Comm_spawn.
   ConnectToParents();
 }

@@ -2,6 +2,7 @@
 
 #include <bdmpi.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "common/error.h"
@@ -63,17 +64,19 @@ MPI_Comm universe_comm = MPI_COMM_NULL;
 
 MPI_Comm UniverseComm() { return universe_comm; }
 
-void ResetComms(int world_rank, const RankLayout& layout, int spawn_first, int spawn_size) {
+void ResetComms(int world_rank, const RankLayout& layout, const std::vector<int>& spawn_world) {
+  int spawn_size = static_cast<int>(spawn_world.size());
   // Ids are made with the universe size, which holds spawned ranks too.
   int universe = layout.universe_size();
   HandleTable<CommInfo>& comms = Comms();
   comms.Clear();
   CommInfo world;
   if (spawn_size > 0) {
-    world.id = CommId(spawn_first, kSpawnWorldCreation, universe);
-    world.rank = world_rank - spawn_first;
+    world.id = CommId(spawn_world[0], kSpawnWorldCreation, universe);
+    world.rank = static_cast<int>(std::find(spawn_world.begin(), spawn_world.end(), world_rank) -
+                                  spawn_world.begin());
     world.size = spawn_size;
-    for (int r = 0; r < spawn_size; ++r) world.world_ranks.push_back(spawn_first + r);
+    world.world_ranks = spawn_world;
   } else {
     world.id = kWorldCommId;
     world.rank = world_rank;
@@ -91,12 +94,25 @@ void ResetComms(int world_rank, const RankLayout& layout, int spawn_first, int s
   comms.Add(std::move(self));
   if (spawn_size > 0) {
     // The job's BDMPI_COMM_CWORLD and BDMPI_COMM_NODE hold the ranks it
-    // started with; a spawned rank's are its own world.
+    // started with; a spawned rank's are its own world and, when that
+    // spans nodes, the world's members on its node (which the masters
+    // register as creation 2 of the first of them, master/launch/spawn_ranks.cpp).
     spawned_world.name = "BDMPI_COMM_CWORLD";
-    BDMPI_ENFORCE(comms.Add(spawned_world) == BDMPI_COMM_CWORLD, "BDMPI_COMM_CWORLD's slot");
-    spawned_world.name = "BDMPI_COMM_NODE";
-    BDMPI_ENFORCE(comms.Add(std::move(spawned_world)) == BDMPI_COMM_NODE,
-                  "BDMPI_COMM_NODE's slot");
+    CommInfo local = spawned_world;
+    BDMPI_ENFORCE(comms.Add(std::move(spawned_world)) == BDMPI_COMM_CWORLD,
+                  "BDMPI_COMM_CWORLD's slot");
+    int node = layout.NodeOf(world_rank);
+    std::vector<int> here;
+    for (int job_rank : spawn_world)
+      if (layout.NodeOf(job_rank) == node) here.push_back(job_rank);
+    if (here.size() != spawn_world.size()) {
+      local.id = NodeCommId(here[0], universe);
+      local.rank = static_cast<int>(std::find(here.begin(), here.end(), world_rank) - here.begin());
+      local.size = static_cast<int>(here.size());
+      local.world_ranks = std::move(here);
+    }
+    local.name = "BDMPI_COMM_NODE";
+    BDMPI_ENFORCE(comms.Add(std::move(local)) == BDMPI_COMM_NODE, "BDMPI_COMM_NODE's slot");
   } else {
     // The masters register the same two (master/comm/comm_registry.cpp).
     int world_size = layout.world_size();

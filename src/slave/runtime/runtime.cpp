@@ -80,11 +80,21 @@ void Runtime::Connect() {
   world_size_ = WireInt(Wire::kWorldSize);
   universe_size_ = static_cast<int>(wiring::Number(Wire::kUniverseSize, world_size_));
   if (const char* spawn = wiring::Find(Wire::kSpawn)) {
+    // "<parent leader> <tag> <appnum> <first>:<count> ...": the world as
+    // runs of consecutive job ranks (master/launch/spawn_ranks.cpp).
     Spawned info;
-    if (std::sscanf(spawn, "%d %d %d %d %d", &info.first, &info.size, &info.parent_leader,
-                    &info.tag, &info.appnum) != 5)
+    int used = 0;
+    bool ok = std::sscanf(spawn, "%d %d %d%n", &info.parent_leader, &info.tag, &info.appnum,
+                          &used) == 3;
+    for (const char* at = spawn + used; ok && *at != '\0';) {
+      int first = 0, count = 0, run = 0;
+      ok = std::sscanf(at, " %d:%d%n", &first, &count, &run) == 2 && count > 0;
+      for (int r = 0; ok && r < count; ++r) info.world.push_back(first + r);
+      at += run;
+    }
+    if (!ok || info.world.empty())
       throw Error(kErrIntern, std::string("malformed ") + kEnvSpawn + ": " + spawn);
-    spawned_ = info;
+    spawned_ = std::move(info);
   }
   node_size_ = WireInt(Wire::kNodeSize);
   nnodes_ = WireInt(Wire::kNodeCount);

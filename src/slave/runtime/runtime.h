@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "common/message_queue.h"
 #include "common/protocol.h"
@@ -38,8 +39,7 @@ class Runtime {
   int universe_size() const { return universe_size_; }
   // Of a rank MPI_Comm_spawn started (BDMPI_SPAWN), else nullopt.
   struct Spawned {
-    int first = 0;          // job rank of its MPI_COMM_WORLD's rank 0
-    int size = 0;           // its MPI_COMM_WORLD's size
+    std::vector<int> world;  // its MPI_COMM_WORLD's job ranks, by rank
     int parent_leader = 0;  // job rank of the spawning call's root
     int tag = 0;            // of the intercommunicator to the parents
     int appnum = 0;         // MPI_APPNUM

@@ -4,10 +4,10 @@
  * MPI_COMM_WORLD: the lower half (rank 0 opens the port and publishes it)
  * accepts, the upper half connects; then messages, an allreduce and a
  * merge across, MPI_Comm_disconnect, and the name and the port gone again.
- * Rank 1 looks the name up and checks it against the port rank 0 hands
- * round; the connecting root uses the one handed round (BDMPI keeps names
- * per node, and rank 1 shares rank 0's node in every configuration here).
- * Needs two ranks or more.
+ * Rank 1 and the connecting root (the upper half's first rank, on the
+ * last node with -nn 2) look the name up and check it against the port
+ * rank 0 hands round; the connecting root connects to the port it looked
+ * up (names are the job's, seen from every node). Needs two ranks or more.
  */
 #include "check.h"
 
@@ -26,10 +26,11 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Publish_name(kService, MPI_INFO_NULL, port));
   }
   CHECK_MPI(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD));
-  if (rank == 1) {
+  if (rank == 1 || rank == size / 2) {
     char found[MPI_MAX_PORT_NAME] = "";
     CHECK_MPI(MPI_Lookup_name(kService, MPI_INFO_NULL, found));
     CHECK(strcmp(found, port) == 0, "looked up '%s', published '%s'", found, port);
+    if (rank == size / 2) strcpy(port, found);
   }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   MPI_Comm inter;

@@ -4,9 +4,15 @@
  * intercommunicator between parents and children with point-to-point in
  * both directions, a broadcast and an allreduce across it, MPI_Intercomm_merge
  * and MPI_Comm_disconnect. The program spawns itself (argv[0]) with a
- * role as its first argument.
+ * role as its first argument. Under BDMPI on several nodes the children
+ * spread over the nodes like -n, their BDMPI_COMM_NODE is their world's
+ * part on their node, and a spawn_multiple with info bdmpi_node and host
+ * puts each child where its info asks.
  */
 #include "check.h"
+#ifdef BDMPI
+#include <bdmpi.h>
+#endif
 
 enum { kChildren = 3 };
 
@@ -67,7 +73,49 @@ static void exchange(MPI_Comm inter, int parents) {
   CHECK_MPI(MPI_Comm_free(&merged));
 }
 
-static void child(const char *role) {
+#ifdef BDMPI
+/* The children's world spans `nodes` nodes, and their BDMPI_COMM_NODE is
+ * its part on this node, where a collective works. */
+static void check_nodes(int nodes) {
+  int nsize = 0, lsize = 0, nodesize = 0, sum = 0, one = 1;
+  CHECK_MPI(BDMPI_Comm_nsize(MPI_COMM_WORLD, &nsize));
+  CHECK_MPI(BDMPI_Comm_lsize(MPI_COMM_WORLD, &lsize));
+  CHECK(nsize == nodes, "children's world spans %d nodes, want %d", nsize, nodes);
+  CHECK_MPI(MPI_Comm_size(BDMPI_COMM_NODE, &nodesize));
+  CHECK(nodesize == lsize, "BDMPI_COMM_NODE has %d ranks, the node %d", nodesize, lsize);
+  CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, BDMPI_COMM_NODE));
+  CHECK(sum == lsize, "allreduce on BDMPI_COMM_NODE: %d", sum);
+}
+
+/* A parent's node is its node's index among MPI_COMM_WORLD's (which
+ * spans every node); a child was asked onto node `node`: grouped by node,
+ * each group lies on one node. */
+static void check_placed(MPI_Comm inter, int parents, int node) {
+  MPI_Comm merged, group;
+  CHECK_MPI(MPI_Intercomm_merge(inter, parents ? 0 : 1, &merged));
+  CHECK_MPI(MPI_Comm_split(merged, node, rank_in(merged), &group));
+  int nsize = 0;
+  CHECK_MPI(BDMPI_Comm_nsize(group, &nsize));
+  CHECK(nsize == 1, "%s asked onto node %d shares a group over %d nodes",
+        parents ? "parent" : "child", node, nsize);
+  CHECK_MPI(MPI_Comm_free(&group));
+  CHECK_MPI(MPI_Comm_free(&merged));
+}
+
+static void placed_child(const char *node) {
+  MPI_Comm parent;
+  CHECK_MPI(MPI_Comm_get_parent(&parent));
+  CHECK(world_size() == 3, "placed children's world has %d ranks", world_size());
+  CHECK(atoi(node) == (world_rank() == 0 ? 1 : 0), "child %d asked onto node %s",
+        world_rank(), node);
+  check_nodes(2);
+  check_placed(parent, 0, atoi(node));
+  exchange(parent, 0);
+  CHECK_MPI(MPI_Comm_disconnect(&parent));
+}
+#endif
+
+static void child(const char *role, const char *nodes) {
   MPI_Comm parent;
   CHECK_MPI(MPI_Comm_get_parent(&parent));
   CHECK(parent != MPI_COMM_NULL, "a spawned rank without a parent");
@@ -88,6 +136,11 @@ static void child(const char *role) {
   int sum = 0;
   CHECK_MPI(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   CHECK(sum == size * (size - 1) / 2, "children's allreduce %d", sum);
+#ifdef BDMPI
+  if (nodes != NULL) check_nodes(atoi(nodes));
+#else
+  (void)nodes;
+#endif
   exchange(parent, 0);
   CHECK_MPI(MPI_Comm_disconnect(&parent));
   CHECK(parent == MPI_COMM_NULL, "disconnect left the handle");
@@ -96,7 +149,14 @@ static void child(const char *role) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (argc > 1) {
-    child(argv[1]);
+#ifdef BDMPI
+    if (strcmp(argv[1], "placed") == 0) {
+      placed_child(argv[2]);
+      MPI_Finalize();
+      return 0;
+    }
+#endif
+    child(argv[1], argc > 2 ? argv[2] : NULL);
     MPI_Finalize();
     return 0;
   }
@@ -107,7 +167,16 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &universe, &flag));
   CHECK(flag && *universe >= 1, "MPI_UNIVERSE_SIZE missing");
 
-  char *args[] = {"child", NULL};
+  /* Under BDMPI the children learn over how many nodes they spread: in
+   * blocks like -n, one node each while there are nodes left. */
+  char *args[] = {"child", NULL, NULL};
+#ifdef BDMPI
+  char nodes[16] = "";
+  int nnodes = 0;
+  CHECK_MPI(BDMPI_Comm_nsize(MPI_COMM_WORLD, &nnodes));
+  snprintf(nodes, sizeof nodes, "%d", nnodes < kChildren ? nnodes : kChildren);
+  args[1] = nodes;
+#endif
   int errcodes[kChildren];
   MPI_Comm inter;
   CHECK_MPI(MPI_Comm_spawn(argv[0], args, kChildren, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
@@ -133,6 +202,30 @@ int main(int argc, char **argv) {
   CHECK(remote == 3, "spawn_multiple made %d", remote);
   exchange(inter, 1);
   CHECK_MPI(MPI_Comm_disconnect(&inter));
+
+#ifdef BDMPI
+  /* One child onto node 1 by bdmpi_node, two onto this node by host. */
+  if (nnodes > 1) {
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    CHECK_MPI(MPI_Get_processor_name(host, &length));
+    char *on1[] = {"placed", "1", NULL}, *on0[] = {"placed", "0", NULL};
+    char **placed_argvs[2] = {on1, on0};
+    CHECK_MPI(MPI_Info_create(&infos[0]));
+    CHECK_MPI(MPI_Info_set(infos[0], "bdmpi_node", "1"));
+    CHECK_MPI(MPI_Info_create(&infos[1]));
+    CHECK_MPI(MPI_Info_set(infos[1], "host", host));
+    CHECK_MPI(MPI_Comm_spawn_multiple(2, commands, placed_argvs, maxprocs, infos, 0,
+                                      MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE));
+    CHECK_MPI(MPI_Info_free(&infos[0]));
+    CHECK_MPI(MPI_Info_free(&infos[1]));
+    int node = 0;
+    CHECK_MPI(BDMPI_Comm_nrank(MPI_COMM_WORLD, &node));
+    check_placed(inter, 1, node);
+    exchange(inter, 1);
+    CHECK_MPI(MPI_Comm_disconnect(&inter));
+  }
+#endif
   MPI_Finalize();
   return 0;
 }

@@ -4,7 +4,10 @@
  * BDMPI gives; MPICH gives MPI_ERR_OTHER), with array_of_errcodes filled,
  * and no intercommunicator; a later spawn still works. With --room N, the
  * job was started with room for N spawned ranks (bdmpiexec --universe):
- * asking for more is MPI_ERR_SPAWN too, and MPI_UNIVERSE_SIZE says so.
+ * asking for more is MPI_ERR_SPAWN too, and MPI_UNIVERSE_SIZE says so
+ * (on several nodes the room is spread over them like -n, and a spawn
+ * fills what is left wherever it is). An info host that names no node of
+ * the job is MPI_ERR_SPAWN.
  * (Open MPI 4.1's mpirun ends the whole job on a missing command; see
  * tests/jobs/CMakeLists.txt.)
  */
@@ -51,6 +54,15 @@ int main(int argc, char **argv) {
     CHECK(errcodes[i] != MPI_SUCCESS, "errcode %d is MPI_SUCCESS", i);
 
   spawn_and_greet(argv[0], 1);
+
+  MPI_Info info;
+  CHECK_MPI(MPI_Info_create(&info));
+  CHECK_MPI(MPI_Info_set(info, "host", "no-such-host.invalid"));
+  rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 1, info, 0, MPI_COMM_WORLD, &inter, errcodes);
+  CHECK_MPI(MPI_Info_free(&info));
+  CHECK(error_class_of(rc) == MPI_ERR_SPAWN && inter == MPI_COMM_NULL,
+        "spawning onto an unknown host: class %d", error_class_of(rc));
+  CHECK(errcodes[0] == MPI_ERR_SPAWN, "unknown host: errcode %d", errcodes[0]);
 
   if (room > 0) {
     /* Room for N in all, one of which is used. */
