@@ -7,7 +7,7 @@
 #   bench/ooc/run.sh [--limit SIZE] [--data-factor F] [--apps LIST]
 #                    [--ranks N] [--iters N] [--cap SECS] [--build DIR]
 #                    [--modes LIST] [--out DIR] [--work DIR] [--keep-data]
-#                    [--no-build]
+#                    [--no-build] [--base-bdmprun PATH]
 #
 #   --limit SIZE      memory cgroup limit (default 2g; k/m/g suffixes)
 #   --data-factor F   data of each application ~ F x limit (default 4)
@@ -35,6 +35,9 @@
 #   --work DIR        where data, swap file and scratch go (default /var/tmp)
 #   --keep-data       keep the generated data files (in WORK)
 #   --pagerank-degree D   average degree of the generated graph (default 32)
+#   --base-bdmprun PATH   adds the mode bdmpi-base: bdmpi with another build's
+#                     master (bdmpiexec --bdmprun PATH), to set a change of the
+#                     master against the binaries it changes, runs interleaved
 #
 # What runs, per application, each inside the cgroup, caches dropped first:
 #   serial-ooc   <app>_serial_ooc: one process, data from disk in chunks
@@ -86,6 +89,7 @@ work_parent=/var/tmp
 keep_data=0
 do_build=1
 pr_degree=32
+base_bdmprun=""
 while (($#)); do
   case $1 in
     --limit) limit_text=${2?--limit needs a value}; shift 2 ;;
@@ -102,6 +106,7 @@ while (($#)); do
     --keep-data) keep_data=1; shift ;;
     --pagerank-degree) pr_degree=${2?--pagerank-degree needs a value}; shift 2 ;;
     --no-build) do_build=0; shift ;;
+    --base-bdmprun) base_bdmprun=${2?--base-bdmprun needs a value}; shift 2 ;;
     -h | --help) usage 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -128,9 +133,15 @@ done
 IFS=, read -r -a modes_wanted <<<"$modes_text"
 for m in "${modes_wanted[@]}"; do
   case $m in serial-ooc | bdmpi-ooc | bdmpi | bdmpi-swap | mpirun | bdmpi-lazy | bdmpi-eager | bdmpi-ahead) ;;
-    *) die "--modes: unknown mode '$m' (serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun,bdmpi-lazy,bdmpi-eager,bdmpi-ahead)" ;;
+    bdmpi-base) [[ -n $base_bdmprun ]] || die "--modes: bdmpi-base needs --base-bdmprun PATH" ;;
+    *) die "--modes: unknown mode '$m' (serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun,bdmpi-lazy,bdmpi-eager,bdmpi-ahead,bdmpi-base)" ;;
   esac
 done
+if [[ -n $base_bdmprun ]]; then
+  [[ -x $base_bdmprun ]] || die "--base-bdmprun: '$base_bdmprun' is not an executable"
+  [[ ",$modes_text," == *,bdmpi-base,* ]] || modes_text+=,bdmpi-base
+  IFS=, read -r -a modes_wanted <<<"$modes_text"
+fi
 ((${#modes_wanted[@]})) || die "--modes is empty"
 [[ -n $out ]] || out=$PWD/ooc-bench-$(date -u +%Y%m%d-%H%M%S)
 # Data per application, a multiple of 1 MiB.
@@ -154,11 +165,11 @@ prog_for() { # app mode
       esac ;;
     serial-ooc) echo "${app}_serial_ooc" ;;
     bdmpi-ooc) echo "${app}_ooc" ;;
-    bdmpi | bdmpi-swap | bdmpi-lazy | bdmpi-eager | bdmpi-ahead) echo "$app" ;;
+    bdmpi | bdmpi-swap | bdmpi-lazy | bdmpi-eager | bdmpi-ahead | bdmpi-base) echo "$app" ;;
     mpirun) echo "$app.ompi" ;;
   esac
 }
-modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun bdmpi-lazy bdmpi-eager bdmpi-ahead)
+modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun bdmpi-lazy bdmpi-eager bdmpi-ahead bdmpi-base)
 prefetch_modes=(bdmpi-lazy bdmpi-eager bdmpi-ahead)
 
 if ((do_build)) && [[ -f $build/CMakeCache.txt ]]; then
@@ -454,6 +465,7 @@ for app in "${run_apps[@]}"; do
       bdmpi) bdmpi_cmd "$p" "${app_args[@]}" ;;
       bdmpi-swap) bdmpi_cmd --storage-alloc off "$p" "${app_args[@]}" ;;
       bdmpi-lazy | bdmpi-eager | bdmpi-ahead) bdmpi_cmd --prefetch "${mode#bdmpi-}" "$p" "${app_args[@]}" ;;
+      bdmpi-base) bdmpi_cmd --bdmprun "$base_bdmprun" "$p" "${app_args[@]}" ;;
       mpirun)
         # Open MPI's shared-memory segments go to our work dir, so that a
         # capped (killed) run cannot leave them in /dev/shm.
@@ -553,6 +565,19 @@ dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
         [[ " ${runs_mode[$app]} " == *" $m "* ]] || continue
         echo "| $app | $m | $(ratio "$app" mpirun "$m") | $(ratio "$app" "$m" serial-ooc) | $(ratio "$app" "$m" bdmpi-ooc) | $(dd_ratio "$app" "$m" "$dd_wr") | $(dd_ratio "$app" "$m" "$dd_read") |"
       done
+    done
+    echo
+  fi
+  # Another build's master against this one's (--base-bdmprun).
+  if [[ -n $base_bdmprun ]]; then
+    echo "This build's master against --base-bdmprun $base_bdmprun (bdmpi-base; above 1 this build is faster):"
+    echo
+    echo "| app | bdmpi-base / bdmpi | bdmpi-base / serial-ooc | bdmpi / serial-ooc |"
+    echo "|---|---|---|---|"
+    for app in "${run_apps[@]}"; do
+      [[ -n ${skipped[$app]:-} ]] && continue
+      [[ " ${runs_mode[$app]} " == *" bdmpi-base "* ]] || continue
+      echo "| $app | $(ratio "$app" bdmpi-base bdmpi) | $(ratio "$app" bdmpi-base serial-ooc) | $(ratio "$app" bdmpi serial-ooc) |"
     done
     echo
   fi

@@ -90,7 +90,7 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
                                NewNameTag())),
       memory_dir_(options_.memory_payloads ? names_.MemoryDir(NewNameTag()) : ""),
       slaves_(options_.nrunning, options_.policy,
-              [this](int slave) { return memory_.ResidentFraction(slaves_[slave]); }),
+              [this](int slave) { return memory_.ResumeScore(slaves_[slave]); }),
       comms_(node, layout_) {
   options_.nslaves = layout_.Count(node);
   if (options_.nrunning == kAutoRunning) ResolveAutoRunning();
