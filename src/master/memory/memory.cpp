@@ -6,7 +6,8 @@
 // its mappings and knows which pages it wrote. When a slave is about to
 // resume and the storage-backed bytes of every slave whose data is resident
 // (its own included) exceed the budget, the master sends Release to blocked
-// slaves (then runnable ones), largest first, until the rest fits, and
+// slaves (then runnable ones), those that will run again last first
+// (switch_policy.h), until the rest fits, and
 // holds back the resumed slave's reply until what they have still to
 // write fits (a releasing slave reports its progress, ReleaseProgress, as
 // it drops its data piece by piece). So nothing is written or dropped while
@@ -134,9 +135,13 @@ bool NodeMemory::RoomToRunAnother() {
   // Every rank's unpageable part, the running ranks' data (which cannot
   // be written back while they run) and the next one's. Blocked ranks'
   // data and held messages can go to disk: MemoryFor sees to them.
+  // Nor a blocked rank that a running or runnable one is about to wake:
+  // another slot whose rank pushes it out makes it be read back within
+  // the round (pairs that exchange in turn would take turns on disk).
   std::uint64_t needed = UnpageableBytes(true) + ExpectedStorage(*next);
-  for (const Slave& slave : master_.slaves()) {
+  for (Slave& slave : master_.slaves()) {
     if (slave.state == SlaveState::kRunning) needed += ExpectedStorage(slave);
+    else if (&slave != next && WokenSoon(slave)) needed += ResidentStorageBytes(slave);
   }
   return needed <= node_memory_;
 }
