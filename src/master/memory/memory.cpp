@@ -176,8 +176,10 @@ bool NodeMemory::WokenSoon(const Slave& slave) {
 }
 
 double NodeMemory::ResumeScore(Slave& slave) {
+  // Only a rank whose data is on disk: without storage-backed data the
+  // paper's policy stands (nothing is read back in a known amount).
   double fraction = ResidentFraction(slave);
-  if (fraction >= 1.0) return fraction;
+  if (fraction >= 1.0 || StorageBytes(slave) == 0) return fraction;
   // Whether a blocked slave whose data is resident waits for this one.
   bool awaited = false;
   for (const Slave& other : master_.slaves()) {

@@ -64,7 +64,8 @@ class NodeMemory {
   // The scheduler's resident fraction of a slave (--policy memory).
   double ResidentFraction(Slave& slave);
   // The memory policy's score of a runnable slave: its resident fraction,
-  // raised when resident blocked slaves wait for it (switch_policy.h).
+  // raised when its data is switched out and resident blocked slaves wait
+  // for it (switch_policy.h).
   double ResumeScore(Slave& slave);
   // Why a slave got SIGKILL, when the kernel's out-of-memory killer sent
   // it: the limit, what the rank could not page out, what to change; empty
