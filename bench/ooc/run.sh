@@ -7,7 +7,7 @@
 #   bench/ooc/run.sh [--limit SIZE] [--data-factor F] [--apps LIST]
 #                    [--ranks N] [--iters N] [--cap SECS] [--build DIR]
 #                    [--modes LIST] [--out DIR] [--work DIR] [--keep-data]
-#                    [--no-build] [--base-bdmprun PATH]
+#                    [--no-build] [--repeat N] [--base-build DIR]
 #
 #   --limit SIZE      memory cgroup limit (default 2g; k/m/g suffixes)
 #   --data-factor F   data of each application ~ F x limit (default 4)
@@ -28,6 +28,12 @@
 #   --iters N         iterations of every run (default 5)
 #   --cap SECS        wall-clock cap per run (default 600); a capped run is
 #                     reported as "> cap" with the iterations it completed
+#   --repeat N        run every mode N times, round after round (mode by
+#                     mode), so that a noisy machine weighs on all alike; the
+#                     ratios take each mode's mean (default 1)
+#   --base-build DIR  another build tree (e.g. an earlier commit's): adds the
+#                     mode bdmpi-base, the bdmpi mode with that tree's
+#                     bdmpiexec and programs, and the ratio bdmpi / bdmpi-base
 #   --build DIR       build tree with bin/ (default: <repo>/build); the
 #                     programs are (re)built there first unless --no-build
 #   --out DIR         results: table.md, runs.csv, iters.csv, plot.png, logs/
@@ -35,9 +41,6 @@
 #   --work DIR        where data, swap file and scratch go (default /var/tmp)
 #   --keep-data       keep the generated data files (in WORK)
 #   --pagerank-degree D   average degree of the generated graph (default 32)
-#   --base-bdmprun PATH   adds the mode bdmpi-base: bdmpi with another build's
-#                     master (bdmpiexec --bdmprun PATH), to set a change of the
-#                     master against the binaries it changes, runs interleaved
 #
 # What runs, per application, each inside the cgroup, caches dropped first:
 #   serial-ooc   <app>_serial_ooc: one process, data from disk in chunks
@@ -89,7 +92,8 @@ work_parent=/var/tmp
 keep_data=0
 do_build=1
 pr_degree=32
-base_bdmprun=""
+repeat=1
+base_build=""
 while (($#)); do
   case $1 in
     --limit) limit_text=${2?--limit needs a value}; shift 2 ;;
@@ -106,7 +110,8 @@ while (($#)); do
     --keep-data) keep_data=1; shift ;;
     --pagerank-degree) pr_degree=${2?--pagerank-degree needs a value}; shift 2 ;;
     --no-build) do_build=0; shift ;;
-    --base-bdmprun) base_bdmprun=${2?--base-bdmprun needs a value}; shift 2 ;;
+    --repeat) repeat=${2?--repeat needs a value}; shift 2 ;;
+    --base-build) base_build=${2?--base-build needs a value}; shift 2 ;;
     -h | --help) usage 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -118,6 +123,16 @@ limit=$(parse_size "$limit_text" --limit) || exit 2
 [[ $ranks =~ ^[1-9][0-9]*$ ]] || die "--ranks takes a positive count, not '$ranks'"
 [[ $iters =~ ^[1-9][0-9]*$ ]] || die "--iters takes a positive count, not '$iters'"
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "--cap takes seconds, not '$cap'"
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat takes a positive count, not '$repeat'"
+modes_asked=$modes_text
+if [[ -n $base_build ]]; then
+  [[ -x $base_build/bin/bdmpiexec ]] || die "--base-build: $base_build/bin/bdmpiexec not found"
+  base_build=$(cd "$base_build" && pwd)
+  [[ ,$modes_text, == *,bdmpi,* ]] || die "--base-build compares the bdmpi mode: add bdmpi to --modes"
+  modes_text+=,bdmpi-base
+elif [[ ,$modes_text, == *,bdmpi-base,* ]]; then
+  die "--modes bdmpi-base needs --base-build DIR"
+fi
 running_text=$running
 IFS=, read -r -a running_list <<<"$running"
 for r in "${running_list[@]}"; do
@@ -132,16 +147,10 @@ done
 ((${#apps[@]})) || die "--apps is empty"
 IFS=, read -r -a modes_wanted <<<"$modes_text"
 for m in "${modes_wanted[@]}"; do
-  case $m in serial-ooc | bdmpi-ooc | bdmpi | bdmpi-swap | mpirun | bdmpi-lazy | bdmpi-eager | bdmpi-ahead) ;;
-    bdmpi-base) [[ -n $base_bdmprun ]] || die "--modes: bdmpi-base needs --base-bdmprun PATH" ;;
-    *) die "--modes: unknown mode '$m' (serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun,bdmpi-lazy,bdmpi-eager,bdmpi-ahead,bdmpi-base)" ;;
+  case $m in serial-ooc | bdmpi-ooc | bdmpi | bdmpi-swap | mpirun | bdmpi-lazy | bdmpi-eager | bdmpi-ahead | bdmpi-base) ;;
+    *) die "--modes: unknown mode '$m' (serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun,bdmpi-lazy,bdmpi-eager,bdmpi-ahead)" ;;
   esac
 done
-if [[ -n $base_bdmprun ]]; then
-  [[ -x $base_bdmprun ]] || die "--base-bdmprun: '$base_bdmprun' is not an executable"
-  [[ ",$modes_text," == *,bdmpi-base,* ]] || modes_text+=,bdmpi-base
-  IFS=, read -r -a modes_wanted <<<"$modes_text"
-fi
 ((${#modes_wanted[@]})) || die "--modes is empty"
 [[ -n $out ]] || out=$PWD/ooc-bench-$(date -u +%Y%m%d-%H%M%S)
 # Data per application, a multiple of 1 MiB.
@@ -169,6 +178,8 @@ prog_for() { # app mode
     mpirun) echo "$app.ompi" ;;
   esac
 }
+# The base build's programs run the bdmpi-base mode; all others are ours.
+bin_for() { [[ $1 == bdmpi-base ]] && echo "$base_build/bin" || echo "$bin"; }
 modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun bdmpi-lazy bdmpi-eager bdmpi-ahead bdmpi-base)
 prefetch_modes=(bdmpi-lazy bdmpi-eager bdmpi-ahead)
 
@@ -234,7 +245,7 @@ for a in "${apps[@]}"; do
       skipped[$a.$m]="bdmpiexec has no --storage-alloc (runtime-managed memory not in this build): 'bdmpi' already relies on swap"
     elif [[ $m == mpirun && -z $mpirun_bin ]]; then
       skipped[$a.$m]="mpirun not found"
-    elif [[ ! -x $bin/$p ]]; then
+    elif [[ ! -x $(bin_for "$m")/$p ]]; then
       skipped[$a.$m]="$p not built"
     else
       list+=("$m")
@@ -388,7 +399,7 @@ run_count=0
 bdmpi_cmd() { # options... -- program args: prints nothing, sets cmd array
   run_count=$((run_count + 1))
   job_id=$job_prefix$run_count
-  cmd=("$bin/bdmpiexec" -ns "$run_ranks" -nr "$running" --scratch-dir "$work/scratch" --job-id "$job_id" "$@")
+  cmd=("$run_bin/bdmpiexec" -ns "$run_ranks" -nr "$running" --scratch-dir "$work/scratch" --job-id "$job_id" "$@")
 }
 check_bdmpi_leftovers() {
   local tag=$1 left
@@ -445,11 +456,21 @@ for app in "${run_apps[@]}"; do
       expanded+=("$mode")
     fi
   done
-  for label in "${expanded[@]}"; do
-    mode=${label%-nr*}
+  # Round after round; a repeated run's label is LABEL#ROUND.
+  rounds=()
+  for ((round = 1; round <= repeat; round++)); do
+    for label in "${expanded[@]}"; do
+      ((round > 1)) && label+="#$round"
+      rounds+=("$label")
+    done
+  done
+  for label in "${rounds[@]}"; do
+    base_label=${label%#*}
+    mode=${base_label%-nr*}
     running=${running_list[0]}
-    [[ $label == *-nr* ]] && running=${label##*-nr}
-    p=$bin/$(prog_for "$app" "$mode")
+    [[ $base_label == *-nr* ]] && running=${base_label##*-nr}
+    run_bin=$(bin_for "$mode")
+    p=$run_bin/$(prog_for "$app" "$mode")
     case $mode in
       serial-ooc)
         # The serial baselines of sweep and sgd compute what N ranks do
@@ -462,10 +483,9 @@ for app in "${run_apps[@]}"; do
         esac
         cmd+=(--chunk "$chunk") ;;
       bdmpi-ooc) bdmpi_cmd "$p" "${app_args[@]}" --ooc-dir "$work/ooc" ;;
-      bdmpi) bdmpi_cmd "$p" "${app_args[@]}" ;;
+      bdmpi | bdmpi-base) bdmpi_cmd "$p" "${app_args[@]}" ;;
       bdmpi-swap) bdmpi_cmd --storage-alloc off "$p" "${app_args[@]}" ;;
       bdmpi-lazy | bdmpi-eager | bdmpi-ahead) bdmpi_cmd --prefetch "${mode#bdmpi-}" "$p" "${app_args[@]}" ;;
-      bdmpi-base) bdmpi_cmd --bdmprun "$base_bdmprun" "$p" "${app_args[@]}" ;;
       mpirun)
         # Open MPI's shared-memory segments go to our work dir, so that a
         # capped (killed) run cannot leave them in /dev/shm.
@@ -499,7 +519,7 @@ table=$out/table.md
 {
   echo "# Out-of-core benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "Command: \`bench/ooc/run.sh --limit $limit_text --data-factor $factor --apps $apps_text --modes $modes_text --ranks $ranks --running $running_text --iters $iters --cap $cap\`"
+  echo "Command: \`bench/ooc/run.sh --limit $limit_text --data-factor $factor --apps $apps_text --modes $modes_asked --ranks $ranks --running $running_text --iters $iters --cap $cap --repeat $repeat${base_build:+ --base-build $base_build}\`"
   echo
   echo "Memory cgroup limit $(mib "$limit_real") MiB; data per application $(mib "$data_bytes") MiB; swap file $(mib "$swap_bytes") MiB; $(nproc) cores; runtime-managed memory (--storage-alloc): $( ((storage_alloc)) && echo available || echo 'not in this build')."
   echo
@@ -522,13 +542,17 @@ table=$out/table.md
 
 # Ratios of per-iteration times (mean of the iterations after the first, or
 # the first when only one ran). A capped run's time is a lower bound.
+# A mode's time is the mean over its rounds (labels MODE and MODE#k); it is
+# a lower bound when one of them was capped, n/a when one failed.
 ratio() { # app numerator-mode denominator-mode
   awk -F'\t' -v app="$1" -v a="$2" -v b="$3" '
-    $1 == app && $2 == a { ta = $7; la = ($8 == "lower"); sa = $3 }
-    $1 == app && $2 == b { tb = $7; lb = ($8 == "lower"); sb = $3 }
+    function of(label, m) { return label == m || index(label, m "#") == 1 }
+    $1 == app && of($2, a) { if ($7 == "-") ma = 1; else { ta += $7; na++ }; la = la || ($8 == "lower"); fa = fa || ($3 ~ /^failed/) }
+    $1 == app && of($2, b) { if ($7 == "-") mb = 1; else { tb += $7; nb++ }; lb = lb || ($8 == "lower"); fb = fb || ($3 ~ /^failed/) }
     END {
-      if (ta == "" || tb == "" || ta == "-" || tb == "-" || tb + 0 == 0) { print "n/a"; exit }
-      if (sa ~ /^failed/ || sb ~ /^failed/) { print "n/a"; exit }
+      if (!na || !nb || ma || mb || tb + 0 == 0) { print "n/a"; exit }
+      if (fa || fb) { print "n/a"; exit }
+      ta /= na; tb /= nb
       r = sprintf("%.2f", ta / tb)
       if (la && lb) print "? (both capped)"
       else if (la) print "> " r
@@ -536,7 +560,10 @@ ratio() { # app numerator-mode denominator-mode
       else print r
     }' "$records"
 }
-per_iter() { awk -F'\t' -v app="$1" -v m="$2" '$1 == app && $2 == m && $3 == "ok" { print $7 }' "$records"; }
+per_iter() { # mean over the mode's finished rounds
+  awk -F'\t' -v app="$1" -v m="$2" '($2 == m || index($2, m "#") == 1) && $1 == app && $3 == "ok" { t += $7; n++ }
+    END { if (n) printf "%.3f\n", t / n }' "$records"
+}
 dd_ratio() { # app mode bound-seconds
   local t
   t=$(per_iter "$1" "$2")
@@ -553,6 +580,18 @@ dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
     echo "| $app | $(ratio "$app" bdmpi-ooc serial-ooc) | $(ratio "$app" mpirun bdmpi) | $(ratio "$app" bdmpi-swap bdmpi) | $(ratio "$app" bdmpi bdmpi-ooc) | $(dd_ratio "$app" bdmpi "$dd_wr") | $(dd_ratio "$app" bdmpi "$dd_read") |"
   done
   echo
+  if [[ -n $base_build ]]; then
+    echo "This build against the base build ($base_build), the bdmpi mode of each, rounds interleaved (below 1 this build is faster):"
+    echo
+    echo "| app | bdmpi / bdmpi-base | bdmpi (s/iteration, each round) | bdmpi-base (s/iteration, each round) |"
+    echo "|---|---|---|---|"
+    for app in "${run_apps[@]}"; do
+      [[ -n ${skipped[$app]:-} ]] && continue
+      each() { awk -F'\t' -v app="$app" -v m="$1" '$1 == app && ($2 == m || index($2, m "#") == 1) { printf "%s%s", (n++ ? ", " : ""), $7 }' "$records"; }
+      echo "| $app | $(ratio "$app" bdmpi bdmpi-base) | $(each bdmpi) | $(each bdmpi-base) |"
+    done
+    echo
+  fi
   # The switch-in modes, each against the same baselines.
   if [[ ",$modes_text," == *,bdmpi-[lea]* ]]; then
     echo "Switch-in (--prefetch) modes against the baselines of this run:"
@@ -565,19 +604,6 @@ dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
         [[ " ${runs_mode[$app]} " == *" $m "* ]] || continue
         echo "| $app | $m | $(ratio "$app" mpirun "$m") | $(ratio "$app" "$m" serial-ooc) | $(ratio "$app" "$m" bdmpi-ooc) | $(dd_ratio "$app" "$m" "$dd_wr") | $(dd_ratio "$app" "$m" "$dd_read") |"
       done
-    done
-    echo
-  fi
-  # Another build's master against this one's (--base-bdmprun).
-  if [[ -n $base_bdmprun ]]; then
-    echo "This build's master against --base-bdmprun $base_bdmprun (bdmpi-base; above 1 this build is faster):"
-    echo
-    echo "| app | bdmpi-base / bdmpi | bdmpi-base / serial-ooc | bdmpi / serial-ooc |"
-    echo "|---|---|---|---|"
-    for app in "${run_apps[@]}"; do
-      [[ -n ${skipped[$app]:-} ]] && continue
-      [[ " ${runs_mode[$app]} " == *" bdmpi-base "* ]] || continue
-      echo "| $app | $(ratio "$app" bdmpi-base bdmpi) | $(ratio "$app" bdmpi-base serial-ooc) | $(ratio "$app" bdmpi serial-ooc) |"
     done
     echo
   fi

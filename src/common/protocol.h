@@ -349,6 +349,24 @@ struct LentReplyArgs {
     reply.file_ino = lender_pid;
   }
 };
+// CommSplit's reply (and the status of MPI_Comm_idup's completion): the
+// caller's rank in the new communicator and its size; flag 0 when the
+// caller's color was MPI_UNDEFINED.
+struct CommSplitReply {
+  bool made = false;
+  std::int32_t id = 0;  // the new communicator (the blocking reply only)
+  std::int32_t rank = 0;
+  std::int32_t size = 0;
+  static CommSplitReply Of(const ReplyMsg& reply) {
+    return {reply.flag != 0, reply.comm, reply.source, reply.tag};
+  }
+  void Into(ReplyMsg& reply) const {
+    reply.flag = made ? 1 : 0;
+    reply.comm = id;
+    reply.source = rank;
+    reply.tag = size;
+  }
+};
 // PostRecv's request: the buffer a sender may write into.
 struct PostRecvArgs {
   std::uint64_t address = 0;  // 0: none

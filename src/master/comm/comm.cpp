@@ -103,10 +103,7 @@ ReplyMsg Collectives::CompleteSplit(Slave& slave, Collective& collective,
   auto outcome = split.outcome.find(slave.world_rank);
   if (outcome == split.outcome.end()) return reply;  // MPI_UNDEFINED
   auto [id, rank] = outcome->second;
-  reply.flag = 1;
-  reply.comm = id;
-  reply.source = rank;
-  reply.tag = static_cast<std::int32_t>(Comm(id).world_ranks.size());
+  CommSplitReply{true, id, rank, static_cast<std::int32_t>(Comm(id).world_ranks.size())}.Into(reply);
   payloads_.Give(split.members.at(id), std::numeric_limits<std::uint64_t>::max(),
                  master_.Window(slave.index), reply, slave.held_files);
   return reply;

@@ -25,8 +25,9 @@ void Collectives::HandOutToNonblocking(Collective& collective) {
   if (!collective.done || split == nullptr) return;
   for (auto [world_rank, recv_id] : split->nonblocking_members) {
     Slave* member = master_.slaves().ByWorldRank(world_rank);
-    // As CompleteSplit's reply: rank and size in the status; the payload is
-    // the new id and then the members' world ranks (int32 each).
+    // As CompleteSplit's reply: rank and size in the status (the receive's
+    // source and tag, which the slave reads as CommSplitReply); the payload
+    // is the new id and then the members' world ranks (int32 each).
     Message outcome;
     std::vector<std::byte> data;
     auto made = split->outcome.find(world_rank);

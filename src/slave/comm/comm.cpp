@@ -109,11 +109,12 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   CommSplitArgs{color == MPI_UNDEFINED ? kUndefinedColor : color, key}.Into(request);
   Runtime* runtime = Runtime::Instance();
   ReplyMsg reply = runtime->Call(request);
-  if (!reply.flag) return MPI_COMM_NULL;
+  CommSplitReply made = CommSplitReply::Of(reply);
+  if (!made.made) return MPI_COMM_NULL;
   CommInfo comm;
-  comm.id = reply.comm;
-  comm.rank = reply.source;
-  comm.size = reply.tag;
+  comm.id = made.id;
+  comm.rank = made.rank;
+  comm.size = made.size;
   comm.errhandler = errhandler;
   comm.world_ranks.resize(static_cast<std::size_t>(comm.size));
   std::uint64_t bytes = comm.world_ranks.size() * sizeof(int);

@@ -29,8 +29,10 @@ CommInfo Duplicate(const CommInfo& parent, const ReplyMsg& reply) {
     made = parent;
     made.name.clear();
   } else {
-    made.rank = reply.source;
-    made.size = reply.tag;
+    // The completion's status is CommSplitReply's rank and size.
+    CommSplitReply split = CommSplitReply::Of(reply);
+    made.rank = split.rank;
+    made.size = split.size;
     made.errhandler = parent.errhandler;
     made.world_ranks.assign(words.begin() + 1, words.end());
   }
