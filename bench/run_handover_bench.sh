@@ -91,24 +91,9 @@ for ((rep = 1; rep <= REPS; ++rep)); do
 done
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# median of the repetitions, "min-max" spread
-stats() {
-  tr ' ' '\n' <<<"${T[$1]:-}" | awk 'NF' | sort -g |
-    awk '{ v[NR] = $1 } END { if (NR) printf "%.9g %.9g %.9g\n", v[int((NR + 1) / 2)], v[1], v[NR] }'
-}
-median() { stats "$1" | cut -d' ' -f1; }
-
-# row LABEL KEY REF_KEY : the median, its spread, and the ratio to REF_KEY's median
-row() {
-  local label=$1 key=$2 ref=$3 s r
-  s=$(stats "$key"); r=$(median "$ref")
-  awk -v l="$label" -v s="$s" -v r="$r" 'BEGIN {
-      split(s, v, " ")
-      if (s == "") { printf "%-34s %12s\n", l, "failed"; exit }
-      ratio = (r != "" && r > 0) ? sprintf("%.2f", v[1] / r) : "n/a"
-      printf "%-34s %9.2f us  (%.2f-%.2f)  %7s\n", l, v[1] * 1e6, v[2] * 1e6, v[3] * 1e6, ratio
-    }'
-}
+# stats, median, row: medians of the repetitions, spreads, ratios.
+# shellcheck source=lib/rep_stats.sh
+. "$script_dir/lib/rep_stats.sh"
 
 for build in new ${BASE_BIN:+base}; do
   echo

@@ -209,6 +209,11 @@ enum {
  * MPICH still accept them in MPI_Type_struct / MPI_Type_create_struct). */
 #define MPI_LB ((MPI_Datatype)0x4c000042)
 #define MPI_UB ((MPI_Datatype)0x4c000043)
+/* gfortran's REAL(16) (IEEE binary128, C's __float128, not long double),
+ * COMPLEX(16) and INTEGER(16) (__int128), with their reductions. */
+#define MPI_REAL16 ((MPI_Datatype)0x4c000044)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x4c000045)
+#define MPI_INTEGER16 ((MPI_Datatype)0x4c000046)
 
 /* ----------------------------------------------------------- constants */
 
@@ -1143,8 +1148,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 /* Nonblocking neighbourhood collectives (MPI-3.1 7.7) and
- * MPI_Comm_disconnect (MPI-3.1 10.5.4; BDMPI has no dynamic processes, so it
- * is a barrier and MPI_Comm_free). */
+ * MPI_Comm_disconnect (MPI-3.1 10.5.4: a barrier and MPI_Comm_free). */
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm,
@@ -1170,6 +1174,29 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm,
                            MPI_Request *request);
 int MPI_Comm_disconnect(MPI_Comm *comm);
+
+/* Dynamic processes (MPI-4.1 11.8-11.10; docs/processes.md, "Dynamic
+ * processes"): spawned ranks start on the root's node, within
+ * MPI_UNIVERSE_SIZE (bdmpiexec --universe); ports, names and
+ * MPI_Comm_join connect ranks of one job. */
+int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info,
+                   int root, MPI_Comm comm, MPI_Comm *intercomm,
+                   int array_of_errcodes[]);
+int MPI_Comm_spawn_multiple(int count, char *array_of_commands[],
+                            char **array_of_argv[], const int array_of_maxprocs[],
+                            const MPI_Info array_of_info[], int root, MPI_Comm comm,
+                            MPI_Comm *intercomm, int array_of_errcodes[]);
+int MPI_Comm_get_parent(MPI_Comm *parent);
+int MPI_Open_port(MPI_Info info, char *port_name);
+int MPI_Close_port(const char *port_name);
+int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm *newcomm);
+int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm);
+int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+int MPI_Comm_join(int fd, MPI_Comm *intercomm);
 
 /* -------------------------------- statuses between C and Fortran */
 
@@ -2436,6 +2463,25 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm,
                            MPI_Request *request);
 int PMPI_Comm_disconnect(MPI_Comm *comm);
+
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info,
+                   int root, MPI_Comm comm, MPI_Comm *intercomm,
+                   int array_of_errcodes[]);
+int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[],
+                            char **array_of_argv[], const int array_of_maxprocs[],
+                            const MPI_Info array_of_info[], int root, MPI_Comm comm,
+                            MPI_Comm *intercomm, int array_of_errcodes[]);
+int PMPI_Comm_get_parent(MPI_Comm *parent);
+int PMPI_Open_port(MPI_Info info, char *port_name);
+int PMPI_Close_port(const char *port_name);
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm *newcomm);
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm);
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm);
 /* ----------------- datatypes: darray, external32, match size, Fortran 90 */
 
 /* MPI_Type_create_darray's distributions (Open MPI's values). */
@@ -3358,6 +3404,43 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
                              MPI_Count array_of_large_counts[],
                              MPI_Datatype array_of_datatypes[]);
 /* ------------------------------------- end of large counts, PMPI */
+
+/* ------------------------------------- user data representations (MPI-4.1 14.5.3) */
+typedef int(MPI_Datarep_conversion_function)(void *userbuf,
+                                             MPI_Datatype datatype, int count,
+                                             void *filebuf, MPI_Offset position,
+                                             void *extra_state);
+typedef int(MPI_Datarep_conversion_function_c)(void *userbuf,
+                                               MPI_Datatype datatype,
+                                               MPI_Count count, void *filebuf,
+                                               MPI_Offset position,
+                                               void *extra_state);
+typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype,
+                                         MPI_Aint *file_extent,
+                                         void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+int MPI_Register_datarep(const char *datarep,
+                         MPI_Datarep_conversion_function *read_conversion_fn,
+                         MPI_Datarep_conversion_function *write_conversion_fn,
+                         MPI_Datarep_extent_function *dtype_file_extent_fn,
+                         void *extra_state);
+int MPI_Register_datarep_c(const char *datarep,
+                           MPI_Datarep_conversion_function_c *read_conversion_fn,
+                           MPI_Datarep_conversion_function_c *write_conversion_fn,
+                           MPI_Datarep_extent_function *dtype_file_extent_fn,
+                           void *extra_state);
+int PMPI_Register_datarep(const char *datarep,
+                          MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn,
+                          void *extra_state);
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn,
+                            void *extra_state);
+/* ------------------------------------- end of user data representations */
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -6,9 +6,16 @@
  * timing harness, so under BDMPI with -nr 1 it stays blocked in a collective
  * and each round trip costs two slave switches plus two messages.
  *
+ * BENCH_THREAD_LEVEL=single|funneled|serialized|multiple asks MPI_Init_thread
+ * for that level (default: MPI_Init), and BENCH_IDLE_THREAD=1 keeps a second
+ * thread waiting on a condition variable in every rank meanwhile (at
+ * MULTIPLE, a rank with other threads polls where it would wait:
+ * bench/run_threads_bench.sh).
+ *
  * Usage:  pingpong [BYTES[,BYTES...]]
  * Output: BENCH pingpong <bytes> <seconds per round trip>
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,14 +86,55 @@ static void run_size(int rank, long bytes) {
   free(l.buf);
 }
 
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle_cond = PTHREAD_COND_INITIALIZER;
+static int idle_done;
+
+static void *idle_thread(void *unused) {
+  (void)unused;
+  pthread_mutex_lock(&idle_lock);
+  while (!idle_done) pthread_cond_wait(&idle_cond, &idle_lock);
+  pthread_mutex_unlock(&idle_lock);
+  return NULL;
+}
+
+static void init(int *argc, char ***argv) {
+  const char *level = getenv("BENCH_THREAD_LEVEL");
+  if (level == NULL || *level == '\0') {
+    BENCH_MPI(MPI_Init(argc, argv));
+    return;
+  }
+  static const char *names[] = {"single", "funneled", "serialized", "multiple"};
+  static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                               MPI_THREAD_MULTIPLE};
+  int want = -1, provided = -1;
+  for (int i = 0; i < 4; ++i)
+    if (strcmp(level, names[i]) == 0) want = levels[i];
+  if (want < 0) bench_fail("BENCH_THREAD_LEVEL=%s is no thread level", level);
+  BENCH_MPI(MPI_Init_thread(argc, argv, want, &provided));
+  if (provided != want) bench_fail("MPI_Init_thread provided %d, want %d", provided, want);
+}
+
 int main(int argc, char **argv) {
-  BENCH_MPI(MPI_Init(&argc, &argv));
+  init(&argc, &argv);
+  const char *idle = getenv("BENCH_IDLE_THREAD");
+  pthread_t idler;
+  int idling = idle != NULL && strcmp(idle, "1") == 0;
+  if (idling && pthread_create(&idler, NULL, idle_thread, NULL) != 0)
+    bench_fail("pthread_create");
   if (bench_size() < 2) bench_fail("pingpong needs at least 2 ranks");
   int rank = bench_rank();
   enum { kMaxSizes = 32 };
   long sizes[kMaxSizes] = {8};
   int nsizes = argc > 1 ? bench_parse_sizes(argv[1], sizes, kMaxSizes) : 1;
   for (int p = 0; p < nsizes; ++p) run_size(rank, sizes[p]);
+  if (idling) {
+    pthread_mutex_lock(&idle_lock);
+    idle_done = 1;
+    pthread_cond_signal(&idle_cond);
+    pthread_mutex_unlock(&idle_lock);
+    pthread_join(idler, NULL);
+  }
   BENCH_MPI(MPI_Finalize());
   return 0;
 }

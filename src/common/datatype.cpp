@@ -52,6 +52,11 @@ constexpr Entry SamePair(DatatypeId id, const char* name) {
           {name, 2 * sizeof(V), 2 * sizeof(V), alignof(V), TypeClass::kPair, sizeof(V), sizeof(V)}};
 }
 
+// gfortran's COMPLEX(16): two binary128 values.
+struct Complex32 {
+  __float128 re, im;
+};
+
 using C = TypeClass;
 using D = DatatypeId;
 
@@ -139,6 +144,9 @@ constexpr Entry kTable[] = {
     Plain<std::complex<float>>(D::kCComplex, "MPI_C_COMPLEX", C::kComplex),
     {D::kLb, {"MPI_LB", 0, 0, 1, C::kOther}},
     {D::kUb, {"MPI_UB", 0, 0, 1, C::kOther}},
+    Plain<__float128>(D::kReal16, "MPI_REAL16", C::kFloating),
+    Plain<Complex32>(D::kComplex32, "MPI_COMPLEX32", C::kComplex),
+    Plain<__int128>(D::kInteger16, "MPI_INTEGER16", C::kInteger),
 };
 
 constexpr std::size_t kTableSize = sizeof(kTable) / sizeof(kTable[0]);

@@ -21,11 +21,19 @@
 //                                  (the sender then tells the master)
 //   kTold    --the master matches a message to it-->  kMaster
 //   kTold    --MPI_Cancel at the master-->  kCancelled
+//   an end state of a freed receive  --the master is done with it-->  kCancelled
+//   kTold    --the receiver waits for it and polls-->  kPolling
+//   kPolling --nothing came: the receiver asks the master-->  kTold
+//   kPolling --a sender claims-->  kClaimedPolled  --written-->  kDonePolled
+//                                  (the receiver tells the master it is over)
+//   kPolling --the master matches a message to it-->  kMaster
 //   any end state  --the receiver collects it-->  kFree
 //
 // Only the receiver publishes and frees its slots; every other change is a
-// compare-and-swap from kPosted or kTold, so exactly one party wins a
-// receive.
+// compare-and-swap from kPosted, kTold or kPolling, so exactly one party
+// wins a receive, and exactly one tells the master that a sender wrote a
+// receive it knows: the sender when the receiver may be waiting there
+// (kDoneTold), the receiver when it was polling (kDonePolled).
 #pragma once
 
 #include <atomic>
@@ -52,6 +60,9 @@ enum class DirectState : std::uint8_t {
   kDoneTold = 6,
   kMaster = 7,
   kCancelled = 8,
+  kPolling = 9,
+  kClaimedPolled = 10,
+  kDonePolled = 11,
 };
 
 constexpr std::uint64_t DirectWord(std::uint64_t seq, DirectState state) {

@@ -30,8 +30,11 @@ enum ErrorClass : int {
   kErrInStatus = 18,
   kErrPending = 19,
   kErrIo = 35,
+  kErrName = 38,
   kErrNoMem = 39,
   kErrNoSpace = 41,
+  kErrPort = 43,
+  kErrSpawn = 50,
   kErrUnsupportedOperation = 52,
   kErrRmaRange = 54,
 };

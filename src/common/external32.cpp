@@ -118,6 +118,11 @@ Layout LayoutOf(DatatypeId type) {
       return {Swap(2), Swap(4)};
     case D::kLongDoubleInt:
       return {kLongDouble, Swap(4)};
+    case D::kReal16:  // binary128 already
+    case D::kInteger16:
+      return {Swap(16)};
+    case D::kComplex32:
+      return {Swap(16), Swap(16)};
     case D::kLb:  // markers: no data
     case D::kUb:
       return {Swap(0)};

@@ -108,6 +108,11 @@ enum class DatatypeId : std::uint16_t {
   // bound for the type they are part of.
   kLb,
   kUb,
+  // The 16-byte Fortran kinds (gfortran's REAL(16) is IEEE binary128,
+  // __float128; INTEGER(16) is __int128).
+  kReal16,
+  kComplex32,
+  kInteger16,
   kPredefinedEnd,  // first index free for derived datatypes
 };
 

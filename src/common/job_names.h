@@ -23,6 +23,13 @@ inline constexpr const char* kEnvNode = "BDMPI_NODE";
 inline constexpr const char* kEnvSlave = "BDMPI_SLAVE";
 inline constexpr const char* kEnvWorldRank = "BDMPI_WORLD_RANK";
 inline constexpr const char* kEnvWorldSize = "BDMPI_WORLD_SIZE";
+// MPI_UNIVERSE_SIZE: the job's ranks and the room for spawned ones
+// (common/rank_layout.h).
+inline constexpr const char* kEnvUniverseSize = "BDMPI_UNIVERSE_SIZE";
+// Of a rank MPI_Comm_spawn started: "FIRST SIZE PARENT_LEADER TAG APPNUM",
+// its MPI_COMM_WORLD's job ranks, the parents' root and the tag of the
+// intercommunicator to them, and its command's index (MPI_APPNUM).
+inline constexpr const char* kEnvSpawn = "BDMPI_SPAWN";
 // Slaves on this node, and the job's nodes: the ranks are laid out in
 // blocks (common/rank_layout.h), so the first nodes may run one more.
 inline constexpr const char* kEnvNodeSize = "BDMPI_NODE_SIZE";

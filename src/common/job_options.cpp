@@ -91,6 +91,15 @@ Row AlgorithmRow(const char* name, std::string JobOptions::*field, const char* v
 
 }  // namespace
 
+namespace {
+constexpr int kDefaultSpawnRoom = 16;
+}  // namespace
+
+int UniverseSize(const JobOptions& options, int world_size) {
+  if (options.universe > 0) return options.universe;
+  return world_size + kDefaultSpawnRoom;
+}
+
 const std::vector<Row>& JobOptionTable() {
   static const std::vector<Row> table = {
       // The masters need it too: with -n, each derives its own share
@@ -122,6 +131,11 @@ const std::vector<Row>& JobOptionTable() {
           },
           "auto"),
       CountOption("-nc", &JobOptions::ncritical, "slaves allowed in a critical section"),
+      CountOption("--universe", &JobOptions::universe,
+                  "ranks the job may hold at once, those MPI_Comm_spawn starts included "
+                  "(MPI_UNIVERSE_SIZE); at least the job's size. Each node keeps room "
+                  "(a queue and a window per rank) for its share of the spawned ones")
+          .Default("size + 16"),
       SizeOption("--mem-threshold", &JobOptions::mem_threshold,
                  "messages larger than this go through a file each (in memory, see "
                  "--memory-payloads, else on disk); smaller ones through each rank's "
@@ -278,6 +292,13 @@ const std::vector<Row>& JobOptionTable() {
                     ParseCollEngines(v, "--coll-engine");
                     return v == "auto" ? std::string() : v;
                   }),
+      VariableRow("--thread-level", &JobOptions::thread_level,
+                  "single|funneled|serialized|multiple",
+                  "the highest thread level MPI_Init_thread and MPI_Session_init provide; "
+                  "below multiple the masters run barrier, bcast, reduce and allreduce "
+                  "(docs/scheduling-and-memory.md, Threads)",
+                  "BDMPI_THREAD_LEVEL", "serialized",
+                  OneOf("--thread-level", {"", "single", "funneled", "serialized", "multiple"})),
       VariableRow("--log", &JobOptions::log_level, "error|warn|info|debug",
                   "what the launcher, the masters and the ranks log on stderr",
                   "BDMPI_LOG", "warn; info with -v, debug with -v -v",

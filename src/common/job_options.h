@@ -30,6 +30,9 @@ struct JobOptions {
   int nslaves = 1;                     // -ns: slaves on this node
   int nrunning = kAutoRunning;         // -nr: slaves running at once
   int ncritical = 1;                   // -nc: slaves inside a critical section
+  // --universe: ranks the job may hold, spawned ones included
+  // (MPI_UNIVERSE_SIZE); 0: UniverseSize's default.
+  int universe = 0;
   std::size_t mem_threshold = 64 * 1024;        // larger payloads: memory files
   bool memory_payloads = true;  // payloads above mem_threshold in memory files
   // Collective blocks above mem_threshold read by the receiver straight
@@ -67,10 +70,19 @@ struct JobOptions {
   std::string chunk_size;
   std::string coll_engine;         // BDMPI_COLL_ENGINE, the slaves
                                    // (common/coll_engine.h)
+  std::string thread_level;        // BDMPI_THREAD_LEVEL, the slaves
+                                   // (slave/runtime/environment.cpp)
   std::string log_level;           // BDMPI_LOG and BDMPI_LOG_CATEGORIES,
   std::string log_categories;      // every process (common/log.h)
   std::vector<std::string> program;    // the slave program and its arguments
 };
+
+// MPI_UNIVERSE_SIZE of a job of `world_size` ranks: --universe, or by
+// default room for 16 more (over the nodes, like the ranks): every
+// reserved rank costs a go-queue and a window (sparse) on its node from
+// the start, and POSIX message queues are counted per user
+// (common/node_limits.h), so the room is a fixed few, not a multiple.
+int UniverseSize(const JobOptions& options, int world_size);
 
 // Every setting of a job, in --help order.
 const std::vector<OptionRow<JobOptions>>& JobOptionTable();

@@ -26,7 +26,7 @@
 namespace bdmpi {
 
 // Also covers the shared tables both halves map (common/storage_table.h).
-inline constexpr std::uint16_t kProtocolVersion = 10;
+inline constexpr std::uint16_t kProtocolVersion = 11;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -133,6 +133,10 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
 //             receive `id` of the node's slave `peer` (by index), which
 //             had told the master of it (kDoneTold in the direct table):
 //             the master completes that receive from the slot's status.
+//   DirectTaken: no reply; a sender wrote this slave's receive `id`
+//             straight into its buffer while the slave polled for it
+//             (kDonePolled in the direct table): the master, which had
+//             been told of it, forgets it.
 //
 // Collectives, two phases as in the paper: every member deposits its part
 // with its master; the master replies when the operation's result for this
@@ -195,6 +199,19 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
 //             the node's budget has room for its data (counted as resident
 //             from then on). The slave reads back what it held at its last
 //             switch-out, then keeps waiting for its reply. No answer.
+//
+// Dynamic processes (src/master/launch/spawn_ranks.cpp,
+// src/slave/comm/dynamic.cpp).
+//   Spawn:    slave -> master, the root of MPI_Comm_spawn(_multiple); the
+//             payload lists the commands (SpawnPlan); peer = the root's
+//             job rank. The master
+//             starts the ranks on its node's reserved slots and replies
+//             with tag = the first job rank, source = how many, or error =
+//             MPI_ERR_SPAWN (nothing started).
+//   PublishName, LookupName, UnpublishName: slave -> master, the service
+//             name as payload; id = the port (PortId) for Publish; the
+//             reply's bytes = the port for Lookup, error = MPI_ERR_NAME
+//             when unknown or taken. Each master keeps its node's names.
 #define BDMPI_MSG_TYPES(X) \
   X(Init, 0x0101)          \
   X(Finalize, 0x0102)      \
@@ -223,6 +240,7 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
   X(Placed, 0x0215)        \
   X(CancelSend, 0x0216)    \
   X(DirectDone, 0x0217)    \
+  X(DirectTaken, 0x0218)   \
   X(Barrier, 0x0301)       \
   X(Bcast, 0x0302)         \
   X(Reduce, 0x0303)        \
@@ -238,6 +256,11 @@ inline constexpr std::uint16_t kProtocolVersion = 10;
   X(Released, 0x0602)      \
   X(ReadAhead, 0x0603)     \
   X(ReleaseProgress, 0x0604) \
+  X(Spawn, 0x0701)         \
+  X(PublishName, 0x0702)   \
+  X(LookupName, 0x0703)    \
+  X(UnpublishName, 0x0704) \
+  X(RmaWaitIn, 0x0801)     \
   /* end of BDMPI_MSG_TYPES */
 
 enum class MsgType : std::uint16_t {
@@ -397,6 +420,28 @@ struct PlacedArgs {
   void Into(RequestMsg& request) const { request.code = error; }
 };
 
+// RmaWaitIn's request: the one-sided call (rma::RmaWait,
+// common/rma_node_file.h) in which the slave waits on the window's
+// communicator `comm` from now on, the window rank it waits for (-1: the
+// others) and what else names the call (a lock's type, an operation's
+// kind).
+struct RmaWaitArgs {
+  std::int32_t comm = 0;
+  std::int32_t wait = 0;
+  std::int32_t rank = -1;
+  std::int32_t detail = 0;
+  static RmaWaitArgs Of(const RequestMsg& request) {
+    return {request.comm, request.tag, request.peer, request.code};
+  }
+  void Into(RequestMsg& request) const {
+    request.comm = comm;
+    request.tag = wait;
+    request.peer = rank;
+    request.code = detail;
+  }
+  bool operator==(const RmaWaitArgs&) const = default;
+};
+
 // Sized so that the request queue (at most msg_max = 10 messages for
 // ordinary users) and a go-queue per slave stay far below the default
 // per-user POSIX mq budget (819200 bytes, `ulimit -q`).
@@ -431,7 +476,18 @@ inline constexpr std::int32_t kWorldCommId = 0;
 // the node's first rank.
 inline constexpr std::uint32_t kCworldCreation = 1;
 inline constexpr std::uint32_t kNodeCommCreation = 2;
-inline constexpr std::uint32_t kFirstCommCreation = 3;
+// Job rank 0's creation 3 is the hidden communicator of every job rank,
+// spawned ones included (the peer through which parents and children,
+// ports and MPI_Comm_join make intercommunicators); creation 4 of the
+// first rank of a spawn is the spawned ranks' MPI_COMM_WORLD. Ids are
+// made with the universe size (common/rank_layout.h) in place of the
+// world size, so that spawned ranks' ids are unique too.
+inline constexpr std::uint32_t kUniverseCreation = 3;
+inline constexpr std::uint32_t kSpawnWorldCreation = 4;
+inline constexpr std::uint32_t kFirstCommCreation = 5;
+constexpr std::int32_t UniverseCommId(int universe_size) {
+  return CommId(0, kUniverseCreation, universe_size);
+}
 constexpr std::int32_t CworldCommId(int world_size) {
   return CommId(0, kCworldCreation, world_size);
 }

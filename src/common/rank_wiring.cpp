@@ -17,6 +17,7 @@ constexpr const char* kNames[kWires] = {
     kEnvSpillDir,      kEnvSpillDirInode, kEnvMemoryDir,    kEnvMemoryDirInode,
     kEnvRequestQueue,  kEnvStorageTable,  kEnvGoQueue,      kEnvWindow,
     kEnvSlaveToken,    kEnvDeferPosts,    kEnvMasterPid,    kEnvJobSettings,
+    kEnvUniverseSize,  kEnvSpawn,
 };
 
 struct Snapshot {

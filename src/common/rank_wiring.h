@@ -37,6 +37,8 @@ enum class Wire {
   kDeferPosts,
   kMasterPid,
   kJobSettings,
+  kUniverseSize,
+  kSpawn,
   kCount
 };
 

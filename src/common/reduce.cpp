@@ -130,9 +130,18 @@ struct Min {
 // Integer arithmetic in an unsigned type of at least int's width, so that
 // overflow wraps modulo 2^N (as Open MPI's C loops do in practice) instead
 // of being undefined; narrowing back to T is modular since C++20.
+// (std::make_unsigned knows __int128 only in GNU mode.)
 template <class T>
-using Wrap = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
-                                std::make_unsigned_t<T>>;
+struct WrapOf {
+  using type = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
+                                  std::make_unsigned_t<T>>;
+};
+template <>
+struct WrapOf<__int128> {
+  using type = unsigned __int128;
+};
+template <class T>
+using Wrap = typename WrapOf<T>::type;
 
 // Also serves MPI_BYTE (bitwise ops) and the bool types (logical ops, read
 // as bytes so that any non-zero byte counts as true without the undefined
@@ -367,6 +376,12 @@ Kernel KernelFor(DatatypeId type) {
       return &PairKernel<short>;
     case D::kLongDoubleInt:
       return &PairKernel<long double>;
+    case D::kReal16:
+      return &FloatingKernel<__float128>;
+    case D::kComplex32:
+      return &ComplexKernel<__float128>;
+    case D::kInteger16:
+      return &IntegerKernel<__int128>;
     case D::kNull:
     case D::kChar:
     case D::kCharacter:

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
 
 namespace bdmpi::rma {
 namespace {
@@ -61,6 +62,41 @@ bool InAttachedRegion(char* mapping, int slot, std::uint64_t lo, std::uint64_t h
     if (lo >= regions[i].base && hi <= regions[i].base + regions[i].size) return true;
   }
   return false;
+}
+
+std::string DescribeRmaWait(RmaWait wait, int rank, int detail) {
+  std::string of = "rank " + std::to_string(rank);
+  switch (wait) {
+    case RmaWait::kFence:
+      return "MPI_Win_fence";
+    case RmaWait::kStart:
+      return "MPI_Win_start(waiting for " + of + "'s MPI_Win_post)";
+    case RmaWait::kWait:
+      return "MPI_Win_wait(waiting for " + of + "'s MPI_Win_complete)";
+    case RmaWait::kLock:
+      return std::string("MPI_Win_lock(") +
+             (detail != 0 ? "MPI_LOCK_EXCLUSIVE, " : "MPI_LOCK_SHARED, ") + of + ")";
+    case RmaWait::kLockAll:
+      return "MPI_Win_lock_all(waiting for " + of + "'s lock)";
+    case RmaWait::kFree:
+      return "MPI_Win_free";
+    case RmaWait::kOperation:
+      break;
+    case RmaWait::kNone:
+      return "a one-sided call";
+  }
+  const char* call = "a one-sided operation";
+  switch (static_cast<RemoteKind>(detail & ~kFetchBit)) {
+    case RemoteKind::kPut: call = "MPI_Put"; break;
+    case RemoteKind::kGet: call = "MPI_Get"; break;
+    case RemoteKind::kAccumulate:
+      call = (detail & kFetchBit) != 0 ? "MPI_Get_accumulate/MPI_Fetch_and_op" : "MPI_Accumulate";
+      break;
+    case RemoteKind::kCompareAndSwap: call = "MPI_Compare_and_swap"; break;
+    case RemoteKind::kLock: call = "MPI_Win_lock"; break;
+    case RemoteKind::kUnlock: call = "MPI_Win_unlock"; break;
+  }
+  return std::string(call) + "(" + of + ", applied by its node's master)";
 }
 
 }  // namespace bdmpi::rma

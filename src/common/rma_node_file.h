@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -155,6 +156,26 @@ struct RemoteReply {
   std::uint64_t bytes = 0;
   char text[240] = {};       // why, when error != 0
 };
+
+// What a rank waits for in a one-sided call. It tells its master
+// (MsgType::kRmaWaitIn, RmaWaitArgs) before it waits on the window's
+// communicator, so that the deadlock report names the call rather than the
+// receive or barrier it waits in.
+enum class RmaWait : std::int32_t {
+  kNone = 0,
+  kFence = 1,      // the others' fences
+  kStart = 2,      // `rank`'s MPI_Win_post
+  kWait = 3,       // `rank`'s MPI_Win_complete
+  kLock = 4,       // `rank`'s lock (detail: 1 exclusive, 0 shared)
+  kLockAll = 5,    // `rank`'s shared lock
+  kFree = 6,       // the others' MPI_Win_free
+  kOperation = 7,  // `rank`'s master applying an operation (detail: RemoteKind,
+                   // plus kFetchBit for a fetching accumulate)
+};
+inline constexpr int kFetchBit = 0x100;
+
+// "MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank 0)", for the deadlock report.
+std::string DescribeRmaWait(RmaWait wait, int rank, int detail);
 
 static_assert(std::is_trivially_copyable_v<RemoteOp>);
 static_assert(std::is_trivially_copyable_v<RemoteReply>);

@@ -84,7 +84,9 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
       node_(node),
       nnodes_(nnodes),
       // With -n, every master derives its share; else each runs -ns.
-      layout_(options_.nranks > 0 ? options_.nranks : options_.nslaves * nnodes, nnodes),
+      layout_(options_.nranks > 0 ? options_.nranks : options_.nslaves * nnodes, nnodes,
+              UniverseSize(options_,
+                           options_.nranks > 0 ? options_.nranks : options_.nslaves * nnodes)),
       names_(options_.job_id, node),
       job_dir_(names_.SpillDir(std::filesystem::absolute(options_.scratch_dir).string(),
                                NewNameTag())),
@@ -92,8 +94,11 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
       slaves_(options_.nrunning, options_.policy,
               [this](int slave) { return memory_.ResumeScore(slaves_[slave]); }),
       comms_(node, layout_) {
-  options_.nslaves = layout_.Count(node);
+  // Every slot: the node's ranks and its room for spawned ones, which have
+  // their queues, windows and storage slots from the start.
+  options_.nslaves = layout_.SlotCount(node);
   if (options_.nrunning == kAutoRunning) ResolveAutoRunning();
+  CountPollCores();
   io_ = io != nullptr ? std::move(io)
                       : std::make_unique<ProcessSlaveIo>(names_, NameTags(name_key_), event_token_);
 }
@@ -229,53 +234,71 @@ void AllowHeapTls(std::vector<std::string>& env) {
 
 }  // namespace
 
-void Master::CreateSlaves() {
-  std::vector<std::string> base_env = RankBaseEnvironment(environ, program_path_);
-  AllowHeapTls(base_env);
+std::vector<std::string> Master::RankEnvironment(const std::string& program_path) const {
+  std::vector<std::string> env = RankBaseEnvironment(environ, program_path);
+  AllowHeapTls(env);
   // The same for every rank: the job's settings, as variables and as the
-  // tool interface's text.
-  for (std::string& var : JobOptionEnvironment(options_)) base_env.push_back(std::move(var));
-  base_env.push_back(std::string(kEnvJobSettings) + "=" + JobSettingsText(options_));
-  slaves_.Create(options_.nslaves, layout_.FirstRank(node_), event_token_);
+  // tool interface's text. They say -ns as the user gave it: the node's
+  // ranks, not the places kept for spawned ones (options_.nslaves).
+  JobOptions shown = options_;
+  shown.nslaves = layout_.Count(node_);
+  for (std::string& var : JobOptionEnvironment(shown)) env.push_back(std::move(var));
+  env.push_back(std::string(kEnvJobSettings) + "=" + JobSettingsText(shown));
+  return env;
+}
+
+void Master::CreateSlaves() {
+  std::vector<std::string> base_env = RankEnvironment(program_path_);
+  slaves_.Create(layout_.Count(node_), layout_.FirstRank(node_), event_token_);
+  slaves_.AddReserved(layout_, node_, event_token_);
   p2p_.SlavesCreated(options_.nslaves);
   memory_.SetBudget();
-  for (Slave& slave : slaves_) {
-    SpawnSpec spec;
-    spec.path = program_path_;
-    spec.argv = options_.program;
-    spec.env = base_env;
-    spec.env.push_back(std::string(kEnvJobId) + "=" + options_.job_id);
-    spec.env.push_back(std::string(kEnvNode) + "=" + std::to_string(node_));
-    spec.env.push_back(std::string(kEnvSlave) + "=" + std::to_string(slave.index));
-    spec.env.push_back(std::string(kEnvWorldRank) + "=" + std::to_string(slave.world_rank));
-    spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(layout_.world_size()));
-    spec.env.push_back(std::string(kEnvNodeSize) + "=" + std::to_string(options_.nslaves));
-    spec.env.push_back(std::string(kEnvNodeCount) + "=" + std::to_string(nnodes_));
-    spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(payloads_.window_size()));
-    spec.env.push_back(std::string(kEnvSpillDir) + "=" + payloads_.spill_dir().path());
-    spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
-                       std::to_string(payloads_.spill_dir().inode()));
-    if (payloads_.has_memory_dir()) {
-      spec.env.push_back(std::string(kEnvMemoryDir) + "=" + payloads_.memory_dir().path());
-      spec.env.push_back(std::string(kEnvMemoryDirInode) + "=" +
-                         std::to_string(payloads_.memory_dir().inode()));
-    }
-    spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
-    if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
-    if (RanksMayPoll()) spec.env.push_back(std::string(kEnvMayPoll) + "=1");
-    spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
-    spec.cpu = cpu_;
-    spec.keep_fds = {lease_.fd()};
-    slave.pid = io_->Spawn(slave.index, spec);
+  for (int index = 0; index < layout_.Count(node_); ++index) {
+    StartRank(slaves_[index], program_path_, options_.program, base_env);
     slaves_.CountStarted();
-    if (slave.pid > 0) {
-      std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
-      // Optional: without it the memory policy sees the slave as not resident.
-      slave.statm_fd.reset(open(statm.c_str(), O_RDONLY | O_CLOEXEC));
-    }
-    BDMPI_DEBUG("sched", "started rank %d as pid %d", slave.world_rank,
-                static_cast<int>(slave.pid));
   }
+}
+
+void Master::StartRank(Slave& slave, const std::string& path,
+                       const std::vector<std::string>& argv,
+                       const std::vector<std::string>& base_env) {
+  SpawnSpec spec;
+  spec.path = path;
+  spec.argv = argv;
+  spec.env = base_env;
+  spec.env.push_back(std::string(kEnvJobId) + "=" + options_.job_id);
+  spec.env.push_back(std::string(kEnvNode) + "=" + std::to_string(node_));
+  spec.env.push_back(std::string(kEnvSlave) + "=" + std::to_string(slave.index));
+  spec.env.push_back(std::string(kEnvWorldRank) + "=" + std::to_string(slave.world_rank));
+  spec.env.push_back(std::string(kEnvWorldSize) + "=" + std::to_string(layout_.world_size()));
+  spec.env.push_back(std::string(kEnvUniverseSize) + "=" +
+                     std::to_string(layout_.universe_size()));
+  spec.env.push_back(std::string(kEnvNodeSize) + "=" + std::to_string(options_.nslaves));
+  spec.env.push_back(std::string(kEnvNodeCount) + "=" + std::to_string(nnodes_));
+  spec.env.push_back(std::string(kEnvWindowSize) + "=" + std::to_string(payloads_.window_size()));
+  spec.env.push_back(std::string(kEnvSpillDir) + "=" + payloads_.spill_dir().path());
+  spec.env.push_back(std::string(kEnvSpillDirInode) + "=" +
+                     std::to_string(payloads_.spill_dir().inode()));
+  if (payloads_.has_memory_dir()) {
+    spec.env.push_back(std::string(kEnvMemoryDir) + "=" + payloads_.memory_dir().path());
+    spec.env.push_back(std::string(kEnvMemoryDirInode) + "=" +
+                       std::to_string(payloads_.memory_dir().inode()));
+  }
+  spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
+  if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
+  if (RanksMayPoll()) spec.env.push_back(std::string(kEnvMayPoll) + "=1");
+  spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
+  spec.cpu = cpu_;
+  spec.keep_fds = {lease_.fd()};
+  slave.pid = io_->Spawn(slave.index, spec);
+  observe_.RankStarted(slave.index);
+  if (slave.pid > 0) {
+    std::string statm = "/proc/" + std::to_string(slave.pid) + "/statm";
+    // Optional: without it the memory policy sees the slave as not resident.
+    slave.statm_fd.reset(open(statm.c_str(), O_RDONLY | O_CLOEXEC));
+  }
+  BDMPI_DEBUG("sched", "started rank %d as pid %d", slave.world_rank,
+              static_cast<int>(slave.pid));
 }
 
 void Master::EventLoop() {
@@ -423,8 +446,17 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   slave.storage_releasing = false;
   slave.waiting_for_memory = false;
   memory_.ResumeWaitingForMemory();
+  if (slave.discarded) {  // its MPI_Comm_spawn failed and killed it
+    Schedule();
+    return;
+  }
   std::string who = "rank " + std::to_string(slave.world_rank) + " (pid " +
                     std::to_string(slave.pid) + ")";
+  if (slave.world_rank >= layout_.world_size()) {
+    who = "spawned rank " + std::to_string(slave.world_rank - layout_.world_size()) +
+          " (job rank " + std::to_string(slave.world_rank) + ", pid " +
+          std::to_string(slave.pid) + ")";
+  }
   bool clean_exit = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
   if (clean_exit && (was == SlaveState::kFinalized || !slave.initialized)) {
     BDMPI_DEBUG("sched", "%s exited", who.c_str());

@@ -77,6 +77,11 @@ class Master : private MasterServices {
   void RemoveRecordedJobFiles() const;
   void CreateJobDirectory();
   void CreateSlaves();
+  // What every rank of `program_path` starts with (RankBaseEnvironment and
+  // the job's settings), and starting one rank's process in its slot.
+  std::vector<std::string> RankEnvironment(const std::string& program_path) const;
+  void StartRank(Slave& slave, const std::string& path, const std::vector<std::string>& argv,
+                 const std::vector<std::string>& base_env);
   void EventLoop();
   void OnRequest(const RequestMsg& request, const std::byte* inline_payload);
   SlaveTable& slaves() override { return slaves_; }
@@ -84,6 +89,18 @@ class Master : private MasterServices {
   void HandleFinalize(Slave& slave, const RequestMsg& request);
   void HandleAbort(Slave& slave, const RequestMsg& request);
   void OnEvent(const RequestMsg& event);
+  // Dynamic processes (launch/spawn_ranks.cpp): MPI_Comm_spawn's root
+  // starts ranks in this node's reserved slots; the node's published
+  // names (MPI_Publish_name, ...).
+  void HandleSpawn(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
+  void HandlePublishName(Slave& slave, const RequestMsg& request,
+                         const std::byte* inline_payload);
+  void HandleLookupName(Slave& slave, const RequestMsg& request,
+                        const std::byte* inline_payload);
+  void HandleUnpublishName(Slave& slave, const RequestMsg& request,
+                           const std::byte* inline_payload);
+  std::string ServiceName(const Slave& slave, const RequestMsg& request,
+                          const std::byte* inline_payload);
   // Request authentication (request_check.cpp). The slave that sent
   // `request` (identified by its token), or nullptr after failing the job
   // when the request is forged or malformed.
@@ -108,6 +125,7 @@ class Master : private MasterServices {
   // What a blocked slave waits in, as the user wrote it (blocked_call.cpp,
   // with the message table's describe functions).
   std::string DescribeBlockedCall(const Slave& slave) const override;
+  void HandleRmaWaitIn(Slave& slave, const RequestMsg& request);
   std::string DescribeRooted(const Slave& slave, const RequestMsg& request) const;
 
   // Scheduling (master.cpp).
@@ -158,6 +176,7 @@ class Master : private MasterServices {
   std::byte* Window(int index) override { return io_->Window(index); }
   Network* network() override { return network_.get(); }
   int NodeOf(int world_rank) const override { return comms_.NodeOf(world_rank); }
+  const RankLayout& layout() const override { return layout_; }
   void AwaitUnposted(const Slave& slave, std::uint64_t id) override {
     p2p_.AwaitUnposted(slave, id);
   }
@@ -194,6 +213,11 @@ class Master : private MasterServices {
   // The key of the tags of the node's queue and window names (name_tags.h).
   std::string name_key_ = NameTags::NewKey();
   std::string program_path_;
+  // The next of this node's reserved slots MPI_Comm_spawn fills (slots are
+  // not reused: a job rank names one process, and ids derive from it).
+  int next_spawn_slot_ = 0;
+  // MPI_Publish_name's names on this node: service -> port (PortId).
+  std::map<std::string, std::uint64_t> published_;
 
   // Stamped on the events of the master's own threads (RequestMsg::token).
   std::uint32_t event_token_ = NewRequestToken();
@@ -207,8 +231,12 @@ class Master : private MasterServices {
   // a runnable slave was held back for memory with a slot free.
   bool running_auto_ = false;
   int running_cores_ = 0;
-  // Whether its ranks may poll for direct messages (BDMPI_MAY_POLL).
+  // Whether its ranks may poll for direct messages (BDMPI_MAY_POLL), and
+  // this master's share of the host's cores, counted before it pins itself
+  // to one of them (afterwards its own affinity says 1).
   bool RanksMayPoll() const;
+  void CountPollCores();
+  int poll_cores_ = 0;
   std::unique_ptr<CoreBinder> auto_binder_;  // counted the cores; BindToCores takes it
   bool memory_refused_ = false;  // by the current Schedule
   bool memory_holding_ = false;

@@ -12,6 +12,7 @@
 
 #include "common/direct_table.h"
 #include "common/protocol.h"
+#include "common/rank_layout.h"
 #include "common/storage_table.h"
 #include "master/comm/comm_registry.h"
 #include "master/memory/payload.h"
@@ -52,6 +53,8 @@ class MasterServices {
   virtual const MasterComm* FindComm(int id) const = 0;
   // The node where `world_rank` runs.
   virtual int NodeOf(int world_rank) const = 0;
+  // Where every rank of the job runs, reserved slots included.
+  virtual const RankLayout& layout() const = 0;
   // The shared window of slave `index`, where its payloads travel.
   virtual std::byte* Window(int index) = 0;
   // The network thread; nullptr on one node.

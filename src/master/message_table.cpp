@@ -167,6 +167,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .handle = Handle<&P::HandleCopyLent>},
       // One-way: a sender wrote a message into a receive the master knows.
       {.type = MsgType::kDirectDone, .handle = Handle<&P::HandleDirectDone>},
+      // One-way: a receive the master knows was written while its rank polled.
+      {.type = MsgType::kDirectTaken, .handle = Handle<&P::HandleDirectTaken>},
       {.type = MsgType::kWaitSsend, .mpi_call = "MPI_Ssend", .replies = Replies::kYes,
        .blocks = Blocks::kRBlocked, .handle = Handle<&P::HandleWaitRecv>,
        .ready = Ready<&P::RecvReady>, .complete = Complete<&P::CompleteRecv>,
@@ -237,6 +239,20 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&N::HandleReleased>},
       {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
        .handle = Handle<&N::HandleReleaseProgress>},
+
+      // Dynamic processes (launch/spawn_ranks.cpp).
+      {.type = MsgType::kSpawn, .mpi_call = "MPI_Comm_spawn", .replies = Replies::kYes,
+       .handle = Handle<&M::HandleSpawn>},
+      {.type = MsgType::kPublishName, .mpi_call = "MPI_Publish_name", .replies = Replies::kYes,
+       .handle = Handle<&M::HandlePublishName>},
+      {.type = MsgType::kLookupName, .mpi_call = "MPI_Lookup_name", .replies = Replies::kYes,
+       .handle = Handle<&M::HandleLookupName>},
+      {.type = MsgType::kUnpublishName, .mpi_call = "MPI_Unpublish_name",
+       .replies = Replies::kYes, .handle = Handle<&M::HandleUnpublishName>},
+      // One-sided communication (docs/one-sided.md): one-way, the call in
+      // which the slave's next waits on a window's communicator are made,
+      // for the deadlock report (blocked_call.cpp).
+      {.type = MsgType::kRmaWaitIn, .handle = Handle<&M::HandleRmaWaitIn>},
   };
 
   static constexpr auto kSlots = [] {

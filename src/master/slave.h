@@ -36,6 +36,9 @@ struct Slave {
   std::uint32_t token = 0;
   SlaveState state = SlaveState::kStarting;
   bool initialized = false;
+  // Started by an MPI_Comm_spawn that failed midway and killed again: its
+  // end is no failure of the job.
+  bool discarded = false;
   UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   int bound_core = -1;    // core its affinity names, kept while it waits
@@ -71,6 +74,9 @@ struct Slave {
   bool memory_changed = true;
   // The request whose reply is due when this slave next runs.
   std::optional<RequestMsg> pending;
+  // The one-sided call in which it waits on a window's communicator
+  // (RmaWaitIn), for the deadlock report (blocked_call.cpp).
+  RmaWaitArgs rma_wait;
   // Files handed to the slave in its last reply; released at its next
   // request, which proves it has read them.
   std::vector<std::shared_ptr<OwnedFile>> held_files;

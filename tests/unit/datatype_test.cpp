@@ -100,6 +100,9 @@ constexpr Expected kExpected[] = {
     {D::kCComplex, "MPI_C_COMPLEX", 8, 8, C::kComplex},
     {D::kLb, "MPI_LB", 0, 0, C::kOther},
     {D::kUb, "MPI_UB", 0, 0, C::kOther},
+    {D::kReal16, "MPI_REAL16", 16, 16, C::kFloating},
+    {D::kComplex32, "MPI_COMPLEX32", 32, 32, C::kComplex},
+    {D::kInteger16, "MPI_INTEGER16", 16, 16, C::kInteger},
 };
 
 // Every id between kNull and kPredefinedEnd appears exactly once above.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace bdmpi {
@@ -140,6 +141,75 @@ TEST_F(DirectPathTest, AToldReceiveIsCompletedByTheMaster) {
   EXPECT_FALSE(receiver_.Written(*recv));
   EXPECT_EQ(table_.rank(kReceiver).slots[recv->slot].word.load(),
             DirectWord(recv->seq, DirectState::kDoneTold));
+}
+
+TEST_F(DirectPathTest, AToldReceiveItsRankPollsForTakesAnyMessageWithoutANotice) {
+  DirectPath polling;
+  polling.StartWith(table_, kReceiver, 4096, 10'000'000'000ull);  // polls up to 10 s
+  char buffer[16] = {};
+  auto recv = polling.Post(kComm, kSender, 7, reinterpret_cast<std::uint64_t>(buffer),
+                           sizeof buffer, 42);
+  ASSERT_TRUE(polling.Tell(*recv));
+  // An inline-sized one too: the receiver waits here, not at the master.
+  std::thread sender([&] {
+    while (DirectStateOf(table_.rank(kReceiver).slots[recv->slot].word.load()) !=
+           DirectState::kPolling)
+      std::this_thread::yield();
+    EXPECT_EQ(Send("polled", 7), DirectSend::kDone);
+  });
+  EXPECT_TRUE(polling.PollTold(*recv));
+  sender.join();
+  EXPECT_STREQ(buffer, "polled");
+  DirectStatus status = polling.TakeWritten(*recv);
+  EXPECT_EQ(status.tag, 7);
+  EXPECT_EQ(status.bytes, 7u);
+  EXPECT_EQ(table_.rank(kReceiver).slots[recv->slot].word.load(),
+            DirectWord(recv->seq, DirectState::kFree));
+}
+
+TEST_F(DirectPathTest, AToldReceiveNobodyWritesGoesBackToTheMaster) {
+  DirectPath polling;
+  polling.StartWith(table_, kReceiver, 4096, 1000);  // 1 µs
+  char buffer[16] = {};
+  auto recv = polling.Post(kComm, kSender, 7, reinterpret_cast<std::uint64_t>(buffer),
+                           sizeof buffer, 42);
+  ASSERT_TRUE(polling.Tell(*recv));
+  EXPECT_FALSE(polling.PollTold(*recv));
+  auto& word = table_.rank(kReceiver).slots[recv->slot].word;
+  EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kTold));
+  // Matched by the master meanwhile: polling finds it the master's at once.
+  word.store(DirectWord(recv->seq, DirectState::kMaster));
+  EXPECT_FALSE(polling.PollTold(*recv));
+  EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kMaster));
+  // Without polling (-nr 1) a told receive is never polled.
+  word.store(DirectWord(recv->seq, DirectState::kTold));
+  EXPECT_FALSE(receiver_.PollTold(*recv));
+  EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kTold));
+}
+
+TEST_F(DirectPathTest, AFreedReceivesSlotIsPublishedOnAgainOnceTheMasterIsDone) {
+  char buffer[16] = {};
+  auto freed = Post(kSender, 7, buffer, sizeof buffer, 1);
+  ASSERT_TRUE(receiver_.Tell(*freed));
+  receiver_.Abandon(freed);
+  auto& word = table_.rank(kReceiver).slots[freed->slot].word;
+  // Matched by the master: over for the senders, the slot still taken.
+  word.store(DirectWord(freed->seq, DirectState::kMaster));
+  std::vector<std::shared_ptr<DirectRecv>> later;
+  for (std::uint64_t k = 1; k < kDirectSlots; ++k)
+    later.push_back(Post(kSender, 8, buffer, sizeof buffer, 1 + k));
+  for (auto& recv : later) receiver_.Collect(*recv);
+  auto wrapped = Post(kSender, 8, buffer, sizeof buffer, 100);
+  EXPECT_FALSE(wrapped->published());
+  receiver_.Collect(*wrapped);
+  // The master is done with it: the next post frees it, and the receive
+  // that falls on it next is published.
+  word.store(DirectWord(freed->seq, DirectState::kCancelled));
+  for (std::uint64_t k = 0; k < kDirectSlots - 1; ++k)
+    receiver_.Collect(*Post(kSender, 8, buffer, sizeof buffer, 200 + k));
+  auto again = Post(kSender, 8, buffer, sizeof buffer, 300);
+  EXPECT_EQ(again->slot, freed->slot);
+  EXPECT_TRUE(again->published());
 }
 
 TEST_F(DirectPathTest, AReceiveTakenBeforeItIsToldIsNotTold) {

@@ -104,7 +104,10 @@ constexpr int Op(OpId id) {
   X(MPI_2DOUBLE_PRECISION, k2DoublePrecision) \
   X(MPI_C_COMPLEX, kCComplex) \
   X(MPI_LB, kLb)              \
-  X(MPI_UB, kUb)
+  X(MPI_UB, kUb)              \
+  X(MPI_REAL16, kReal16)      \
+  X(MPI_COMPLEX32, kComplex32) \
+  X(MPI_INTEGER16, kInteger16)
 
 #define BDMPI_OPS(X)       \
   X(MPI_MAX, kMax)         \
@@ -235,6 +238,9 @@ static_assert(kErrIntern == MPI_ERR_INTERN);
 static_assert(kErrInStatus == MPI_ERR_IN_STATUS);
 static_assert(kErrPending == MPI_ERR_PENDING);
 static_assert(kErrIo == MPI_ERR_IO);
+static_assert(kErrName == MPI_ERR_NAME);
+static_assert(kErrPort == MPI_ERR_PORT);
+static_assert(kErrSpawn == MPI_ERR_SPAWN);
 static_assert(kErrNoMem == MPI_ERR_NO_MEM);
 static_assert(kErrNoSpace == MPI_ERR_NO_SPACE);
 static_assert(kErrUnsupportedOperation == MPI_ERR_UNSUPPORTED_OPERATION);

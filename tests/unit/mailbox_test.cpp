@@ -632,6 +632,48 @@ TEST(MailboxTest, ACancelledPublishedReceiveIsMarkedSo) {
   EXPECT_EQ(slot.word.load(), DirectWord(5, DirectState::kCancelled));
 }
 
+TEST(MailboxTest, AReceiveItsRankPollsIsTheMastersToMatchUntilASenderTakesIt) {
+  Mailbox mailbox;
+  DirectSlot first{}, second{};
+  mailbox.Post(PublishedRecv(first, 1, 1, kAnyTag));
+  mailbox.Post(PublishedRecv(second, 2, 2, kAnyTag));
+  // Its rank polls both; the master matches the first anyway.
+  first.word.store(DirectWord(1, DirectState::kPolling));
+  second.word.store(DirectWord(2, DirectState::kPolling));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 3, 7, 1)), std::optional<std::uint64_t>(1));
+  EXPECT_EQ(first.word.load(), DirectWord(1, DirectState::kMaster));
+  // A sender wrote the second while its rank polled: skipped, then
+  // forgotten on the rank's notice, whatever the slot holds by then.
+  second.word.store(DirectWord(2, DirectState::kDonePolled));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 3, 7, 2)), std::nullopt);
+  second.word.store(DirectWord(2 + kDirectSlots, DirectState::kTold));
+  mailbox.ForgetTaken(2);
+  EXPECT_EQ(mailbox.FindPosted(2), nullptr);
+  EXPECT_EQ(TakeMarker(mailbox, 1), 1);
+  // The message waits for the next receive.
+  EXPECT_TRUE(mailbox.Post(MakeRecv(3, 0, kAnySource, kAnyTag)));
+  EXPECT_EQ(TakeMarker(mailbox, 3), 2);
+}
+
+TEST(MailboxTest, AFreedPublishedReceiveGivesItsSlotBackWhenOver) {
+  Mailbox mailbox;
+  DirectSlot matched{}, written{}, done{};
+  mailbox.Post(PublishedRecv(matched, 1, 1, 5));
+  mailbox.Post(PublishedRecv(written, 2, 2, 6));
+  mailbox.Post(PublishedRecv(done, 3, 3, 7));
+  mailbox.Discard(1);
+  mailbox.Discard(2);
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 3, 5, 1)), std::nullopt);
+  EXPECT_EQ(matched.word.load(), DirectWord(1, DirectState::kCancelled));
+  written.word.store(DirectWord(2, DirectState::kDoneTold));
+  EXPECT_FALSE(mailbox.CompleteDirect(2, MakeMessage(0, 3, 6, 2)));
+  EXPECT_EQ(written.word.load(), DirectWord(2, DirectState::kCancelled));
+  // Completed before it was freed.
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(0, 3, 7, 3)), std::optional<std::uint64_t>(3));
+  mailbox.Discard(3);
+  EXPECT_EQ(done.word.load(), DirectWord(3, DirectState::kCancelled));
+}
+
 TEST(MailboxTest, AMatchedOrWithdrawnMessageLeavesItsSendersCount) {
   Mailbox mailbox;
   std::atomic<std::uint32_t> pending{3};

@@ -120,7 +120,8 @@ TEST(MasterTest, RegistersACommunicatorItsMembersAgreedOn) {
   ask.type = MsgType::kCommNewId;
   harness.Send(0, ask);
   std::int32_t id = ExpectReply(harness, 0).comm;
-  EXPECT_EQ(id, CommId(0, kFirstCommCreation, 3));
+  // Ids multiply by the universe size (room for spawned ranks).
+  EXPECT_EQ(id, CommId(0, kFirstCommCreation, UniverseSize(JobOptions{}, 3)));
   ask.type = MsgType::kCommChannel;
   ask.comm = id;
   harness.Send(0, ask);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -85,6 +86,43 @@ TEST(RankLayoutTest, EveryNodeNeedsARank) {
   EXPECT_THROW(RankLayout(2, 3), Error);
   EXPECT_THROW(RankLayout(4, 0), Error);
   EXPECT_NO_THROW(RankLayout(3, 3));
+}
+
+// Reserved places for spawned ranks: job ranks world_size onwards, in
+// blocks over the nodes too, each node's after its own ranks; every job
+// rank has exactly one (node, slot) and back.
+TEST(RankLayoutTest, ReservedRanksFollowEachNodesOwnInBlocks) {
+  RankLayout layout(5, 2, 12);  // 3 + 2 ranks, 4 + 3 reserved
+  EXPECT_EQ(layout.universe_size(), 12);
+  EXPECT_EQ(layout.ReservedCount(0), 4);
+  EXPECT_EQ(layout.ReservedCount(1), 3);
+  EXPECT_EQ(layout.FirstReserved(0), 5);
+  EXPECT_EQ(layout.FirstReserved(1), 9);
+  EXPECT_EQ(layout.SlotCount(0), 7);
+  EXPECT_EQ(layout.NodeOf(8), 0);
+  EXPECT_EQ(layout.NodeOf(9), 1);
+  EXPECT_EQ(layout.SlotOf(5), 3);
+  EXPECT_EQ(layout.SlotOf(9), 2);
+  EXPECT_EQ(layout.JobRankOfSlot(1, 4), 11);
+  for (int size = 1; size <= 9; ++size) {
+    for (int nnodes = 1; nnodes <= size; ++nnodes) {
+      for (int extra : {0, 1, nnodes - 1, 7}) {
+        RankLayout with(size, nnodes, size + extra);
+        std::set<std::pair<int, int>> places;
+        for (int rank = 0; rank < size + extra; ++rank) {
+          int node = with.NodeOf(rank), slot = with.SlotOf(rank);
+          EXPECT_GE(slot, 0);
+          EXPECT_LT(slot, with.SlotCount(node));
+          EXPECT_EQ(with.JobRankOfSlot(node, slot), rank);
+          EXPECT_TRUE(places.insert({node, slot}).second);
+          if (rank < size) {
+            EXPECT_EQ(slot, rank - with.FirstRank(node));
+          }
+        }
+      }
+    }
+  }
+  EXPECT_THROW(RankLayout(4, 1, 3), Error);
 }
 
 }  // namespace

@@ -114,6 +114,9 @@ constexpr Validity kValidity[] = {
     {D::kCComplex, kComplexOps},
     {D::kLb, kNoOps},
     {D::kUb, kNoOps},
+    {D::kReal16, kFloatingOps},
+    {D::kComplex32, kComplexOps},
+    {D::kInteger16, kIntegerOps},
 };
 
 TEST(ReductionDefinedTest, EveryOpOnEveryPredefinedType) {

@@ -68,7 +68,7 @@ void Collectives::PrepareSplitStep(Collective& collective, CollectiveStep& step)
 
 void Collectives::FinishSplit(Collective& collective) {
   SplitState& split = std::get<SplitState>(collective.state);
-  for (PlannedComm& planned : PlanSplit(split.entries, comms_.WorldSize())) {
+  for (PlannedComm& planned : PlanSplit(split.entries, comms_.UniverseSize())) {
     const std::vector<const SplitEntry*>& members = planned.members;
     bool has_local = std::any_of(members.begin(), members.end(), [&](const SplitEntry* e) {
       return NodeOf(e->world_rank) == node_;

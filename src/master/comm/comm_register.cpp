@@ -19,7 +19,7 @@ namespace bdmpi {
 void Collectives::HandleCommNewId(Slave& slave, const RequestMsg& request) {
   ReplyMsg reply;
   reply.type = request.type;
-  reply.comm = CommId(slave.world_rank, NextCreation(slave), comms_.WorldSize());
+  reply.comm = CommId(slave.world_rank, NextCreation(slave), comms_.UniverseSize());
   BDMPI_ENFORCE(reply.comm >= 0, "communicator ids exhausted");
   master_.Reply(slave, reply);
 }

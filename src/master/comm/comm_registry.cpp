@@ -16,9 +16,15 @@ CommRegistry::CommRegistry(int node, const RankLayout& layout)
   // Each local slave's MPI_COMM_SELF (see CommId).
   for (int index = 0; index < layout_.Count(node_); ++index) {
     int world_rank = layout_.FirstRank(node_) + index;
-    Add(CommId(world_rank, 0, WorldSize()), {world_rank});
+    Add(CommId(world_rank, 0, UniverseSize()), {world_rank});
   }
   AddBdmpiComms();
+  // Every job rank, those not spawned yet included: only point-to-point
+  // between leaders travels on it (intercommunicators of spawn, ports and
+  // MPI_Comm_join), so it needs no channel of its own.
+  std::vector<int> universe(static_cast<std::size_t>(UniverseSize()));
+  for (int rank = 0; rank < UniverseSize(); ++rank) universe[static_cast<std::size_t>(rank)] = rank;
+  Add(UniverseCommId(UniverseSize()), std::move(universe));
 }
 
 void CommRegistry::AddBdmpiComms() {
@@ -35,12 +41,12 @@ void CommRegistry::AddBdmpiComms() {
     channel_used_ = {true, true};  // never released: nobody frees CWORLD
     for (int node = 0; node < layout_.nnodes(); ++node) channels[node] = 1;
   }
-  Add(CworldCommId(WorldSize()), std::move(cworld), channels);
+  Add(CworldCommId(UniverseSize()), std::move(cworld), channels);
   // BDMPI_COMM_NODE: this node's ranks, by world rank.
   std::vector<int> local;
   int first = layout_.FirstRank(node_);
   for (int index = 0; index < layout_.Count(node_); ++index) local.push_back(first + index);
-  Add(NodeCommId(first, WorldSize()), std::move(local));
+  Add(NodeCommId(first, UniverseSize()), std::move(local));
 }
 
 const MasterComm& CommRegistry::Add(int id, std::vector<int> world_ranks,

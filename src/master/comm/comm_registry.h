@@ -1,7 +1,8 @@
 // The communicators a master knows (those with members on its node) and the
 // node's tag channels for those that span nodes. Communicators come from
 // the start (MPI_COMM_WORLD, each local MPI_COMM_SELF, BDMPI_COMM_CWORLD,
-// BDMPI_COMM_NODE) and from splits (comm.cpp); the master drops one once
+// BDMPI_COMM_NODE, the hidden communicator of every job rank), from splits
+// (comm.cpp) and from MPI_Comm_spawn (master/launch/spawn_ranks.cpp); the master drops one once
 // every local member has freed it and no collective on it is pending.
 #pragma once
 
@@ -49,6 +50,9 @@ class CommRegistry {
 
   int NodeOf(int world_rank) const { return layout_.NodeOf(world_rank); }
   int WorldSize() const { return layout_.world_size(); }
+  // The multiplier of communicator ids (CommId): MPI_UNIVERSE_SIZE.
+  int UniverseSize() const { return layout_.universe_size(); }
+  const RankLayout& layout() const { return layout_; }
 
  private:
   void AddBdmpiComms();

@@ -170,7 +170,7 @@ bool SetByMaster(const char* entry) {
        {kEnvJobId, kEnvNode, kEnvSlave, kEnvWorldRank, kEnvWorldSize, kEnvNodeSize,
         kEnvNodeCount, kEnvWindowSize, kEnvSpillDir, kEnvSpillDirInode, kEnvMemoryDir,
         kEnvMemoryDirInode, kEnvRequestQueue, kEnvStorageTable, kEnvGoQueue, kEnvWindow,
-        kEnvSlaveToken, kEnvDeferPosts, kEnvMayPoll, kEnvMasterPid, kEnvJobSettings, kEnvLaunchSecret, kEnvInLaunch, kEnvRanksPreload, kEnvSingletonStart, "LD_PRELOAD"}) {
+        kEnvSlaveToken, kEnvDeferPosts, kEnvMayPoll, kEnvMasterPid, kEnvJobSettings, kEnvUniverseSize, kEnvSpawn, kEnvLaunchSecret, kEnvInLaunch, kEnvRanksPreload, kEnvSingletonStart, "LD_PRELOAD"}) {
     if (SetsVariable(entry, name)) return true;
   }
   return IsJobOptionVariable(entry);

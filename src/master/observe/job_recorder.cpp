@@ -52,6 +52,20 @@ void JobRecorder::Start(int node, int nslaves, int first_rank, bool trace,
   }
 }
 
+void JobRecorder::AddReserved(const std::vector<int>& ranks) {
+  for (int rank : ranks) {
+    Rank& added = ranks_.emplace_back();
+    added.figures.rank = rank;
+    added.figures.node = node_;
+    added.since_ns = start_ns_;
+    added.started = false;
+  }
+}
+
+void JobRecorder::RankStarted(int slave) {
+  if (on_ && slave < static_cast<int>(ranks_.size())) ranks_[static_cast<std::size_t>(slave)].started = true;
+}
+
 void JobRecorder::TouchAll() {
   for (int slave = 0; slave < static_cast<int>(ranks_.size()); ++slave) Touched(slave);
 }
@@ -238,7 +252,9 @@ RunReport JobRecorder::NodeReport(int nnodes, long peak_rss_kib,
                                   std::uint64_t buffered_peak) const {
   RunReport report;
   report.nnodes = nnodes;
-  report.nranks = static_cast<int>(ranks_.size()) * nnodes;
+  report.nranks = static_cast<int>(std::count_if(ranks_.begin(), ranks_.end(),
+                                                 [](const Rank& rank) { return rank.started; })) *
+                  nnodes;
   report.wall_s = static_cast<double>(MonotonicNs() - start_ns_) / 1e9;
   NodeFigures& figures = report.nodes.emplace_back();
   figures.node = node_;
@@ -265,7 +281,8 @@ RunReport JobRecorder::NodeReport(int nnodes, long peak_rss_kib,
   figures.memory_hold_ns = memory_hold_ns_;
   if (memory_hold_since_ns_ >= 0)
     figures.memory_hold_ns += static_cast<std::uint64_t>(now - memory_hold_since_ns_);
-  for (const Rank& rank : ranks_) report.ranks.push_back(rank.figures);
+  for (const Rank& rank : ranks_)
+    if (rank.started) report.ranks.push_back(rank.figures);
   for (const auto& [name, coll] : collectives_) report.collectives.push_back(coll);
   return report;
 }
@@ -278,6 +295,7 @@ std::string JobRecorder::TraceEvents(std::int64_t offset_ns, std::int64_t origin
   out += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid +
          ", \"args\": {\"name\": \"node " + pid + "\"}}\n";
   for (const Rank& rank : ranks_) {
+    if (!rank.started) continue;
     std::string tid = std::to_string(rank.figures.rank);
     out += "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + pid + ", \"tid\": " + tid +
            ", \"args\": {\"name\": \"rank " + tid + "\"}}\n";

@@ -34,6 +34,10 @@ class JobRecorder {
   JobRecorder() = default;
   // Turns recording on for `nslaves` ranks from `first_rank` on `node`;
   // `trace`: keep trace events too, at most `trace_cap`.
+  // Slots for ranks MPI_Comm_spawn may start later (job ranks `ranks`,
+  // slave indexes from nslaves on): in the report once RankStarted.
+  void AddReserved(const std::vector<int>& ranks);
+  void RankStarted(int slave);
   void Start(int node, int nslaves, int first_rank, bool trace,
              std::size_t trace_cap = kTraceEventCap);
   bool on() const { return on_; }
@@ -123,6 +127,7 @@ class JobRecorder {
     std::optional<RankActivity> activity;
     bool finished = false;
     bool touched = false;
+    bool started = true;  // false: a reserved slot no spawn has filled
     std::int64_t since_ns = 0;
     const char* label = "";  // trace only
     std::string detail;      // trace only

@@ -105,7 +105,12 @@ void Observer::Start(int running_slots, bool running_auto, int running_cores) {
   if (!options_.report && options_.report_json.empty() && !tracing &&
       options_.progress != Progress::kOn)
     return;
-  recorder_.Start(node_, options_.nslaves, node_ * options_.nslaves, tracing);
+  const RankLayout& layout = master_.layout();
+  recorder_.Start(node_, layout.Count(node_), layout.FirstRank(node_), tracing);
+  std::vector<int> reserved;
+  for (int slot = layout.Count(node_); slot < layout.SlotCount(node_); ++slot)
+    reserved.push_back(layout.JobRankOfSlot(node_, slot));
+  recorder_.AddReserved(reserved);
   recorder_.RunningSlots(running_slots, running_auto, running_cores);
   Network* network = master_.network();
   if (network) network->transfers().Enable(tracing);
@@ -277,7 +282,13 @@ void Observer::Finish(bool failed, const std::string& failure, bool network_fini
     events += trace;
   }
   report.nnodes = nnodes_;
-  report.nranks = nnodes_ * options_.nslaves;
+  // The job's ranks, reported or not (a node may be missing), and the
+  // spawned ones that reported.
+  const RankLayout& layout = master_.layout();
+  report.nranks = layout.world_size() +
+                  static_cast<int>(std::count_if(
+                      report.ranks.begin(), report.ranks.end(),
+                      [&](const RankFigures& rank) { return rank.rank >= layout.world_size(); }));
   report.Sort();
   if (failed) report.partial = "the job failed: " + failure;
   if (!missing.empty()) {

@@ -40,6 +40,8 @@ class Observer {
   // write-backs, memory holds).
   JobRecorder& recorder() { return recorder_; }
   const JobRecorder& recorder() const { return recorder_; }
+  // A reserved slot's rank was spawned: it is in the report from now on.
+  void RankStarted(int slave) { recorder_.RankStarted(slave); }
 
   // Starts recording when a report, a trace or the progress line is asked
   // for; the running slots are the report's header.

@@ -5,20 +5,23 @@
 
 namespace bdmpi {
 
-void DirectReceives::Attach(const Slave& receiver, const RequestMsg& request,
+bool DirectReceives::Attach(const Slave& receiver, const RequestMsg& request,
                             PostedRecv& recv) {
   DirectTable table = master_.Direct();
   if (request.code <= 0 || !table.valid() || request.code > static_cast<int>(kDirectSlots))
-    return;
+    return true;
   DirectSlot& slot = table.rank(receiver.index).slots[request.code - 1];
   // The slot stays this receive's until the slave collects it, which it
-  // cannot do before the master completes it.
+  // does before the master completes it only for a receive written while
+  // the slave polled (kDonePolled): the master then no longer matches it
+  // (its word is not kTold) and forgets it on the slave's notice
+  // (Mailbox::ForgetTaken). A later receive that took the slot meanwhile
+  // wrote its id before its word.
   std::uint64_t word = slot.word.load(std::memory_order_acquire);
-  BDMPI_ENFORCE(slot.recv_id.load(std::memory_order_relaxed) == request.id,
-                "rank " + std::to_string(receiver.world_rank) +
-                    " posted a receive its direct slot does not hold");
+  if (slot.recv_id.load(std::memory_order_relaxed) != request.id) return false;
   recv.slot = &slot;
   recv.seq = DirectSeq(word);
+  return true;
 }
 
 void DirectReceives::CompleteIfWritten(Slave& receiver, std::uint64_t id) {

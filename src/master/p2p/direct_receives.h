@@ -30,7 +30,10 @@ class DirectReceives {
   DirectReceives& operator=(const DirectReceives&) = delete;
 
   // The slot of a receive `receiver` posts, when its PostRecv names one.
-  void Attach(const Slave& receiver, const RequestMsg& request, PostedRecv& recv);
+  // False when the receive is over already: a sender wrote it while the
+  // slave polled for it (kDonePolled), and the slave has collected the
+  // slot, maybe reused it, before this post was read.
+  bool Attach(const Slave& receiver, const RequestMsg& request, PostedRecv& recv);
   // After the post: a sender may have written it already.
   void CompleteIfWritten(Slave& receiver, std::uint64_t id);
   // A sender's notice (MsgType::kDirectDone).

@@ -10,10 +10,25 @@ namespace {
 // fail, it is the master's to match again).
 bool ClaimForMaster(const PostedRecv& recv) {
   if (recv.slot == nullptr) return true;
-  std::uint64_t mine = DirectWord(recv.seq, DirectState::kMaster);
-  std::uint64_t told = DirectWord(recv.seq, DirectState::kTold);
-  return recv.slot->word.compare_exchange_strong(told, mine, std::memory_order_acq_rel) ||
-         told == mine;
+  const std::uint64_t mine = DirectWord(recv.seq, DirectState::kMaster);
+  // Told, or polled by its slave (which then finds kMaster and waits here).
+  std::uint64_t word = DirectWord(recv.seq, DirectState::kTold);
+  for (;;) {
+    if (recv.slot->word.compare_exchange_strong(word, mine, std::memory_order_acq_rel))
+      return true;
+    if (word == mine) return true;
+    if (word != DirectWord(recv.seq, DirectState::kTold) &&
+        word != DirectWord(recv.seq, DirectState::kPolling))
+      return false;
+  }
+}
+
+// A receive its rank freed (MPI_Request_free) is over for the master too:
+// its slot in the direct table goes back to the rank (DirectPath::Post
+// frees it on kCancelled), which otherwise never publishes on it again.
+void GiveBack(const PostedRecv& recv) {
+  if (recv.slot != nullptr)
+    recv.slot->word.store(DirectWord(recv.seq, DirectState::kCancelled), std::memory_order_release);
 }
 
 void ReleasePending(Message& message) {
@@ -37,6 +52,7 @@ std::optional<std::uint64_t> Mailbox::Deliver(Message message) {
     bool discard = it->discard;
     NoteMatched(message);
     if (!discard) completed_.emplace(id, CompletedRecv{*it, std::move(message)});
+    if (discard) GiveBack(*it);
     posted_.erase(it);  // a discarded message is released here
     if (discard) return std::nullopt;
     return id;
@@ -68,7 +84,11 @@ std::optional<CompletedRecv> Mailbox::TakeCompleted(std::uint64_t id) {
 }
 
 void Mailbox::Discard(std::uint64_t id) {
-  if (completed_.erase(id) != 0) return;
+  if (auto done = completed_.find(id); done != completed_.end()) {
+    GiveBack(done->second.recv);
+    completed_.erase(done);
+    return;
+  }
   for (AwaitedMatch& send : awaited_) {
     if (send.id == id) {
       send.discard = true;
@@ -172,11 +192,22 @@ bool Mailbox::CompleteWritten(std::uint64_t id, Message message,
     if (it->id != id || !written_by_sender(*it)) continue;
     PostedRecv recv = *it;
     posted_.erase(it);
-    if (recv.discard) return false;
+    if (recv.discard) {
+      GiveBack(recv);
+      return false;
+    }
     completed_.emplace(id, CompletedRecv{recv, std::move(message)});
     return true;
   }
   return false;
+}
+
+void Mailbox::ForgetTaken(std::uint64_t id) {
+  // By id alone: the slave has freed the slot by now, maybe reused it.
+  // Until this notice the receive was skipped by every match (its word was
+  // kDonePolled, or a later receive's).
+  std::erase_if(posted_,
+                [id](const PostedRecv& recv) { return recv.id == id && recv.slot != nullptr; });
 }
 
 void Mailbox::Unreserve(std::uint64_t id) {

@@ -136,6 +136,9 @@ class Mailbox {
   // (master/p2p/direct_receives.h): it completes with `message`. False if the
   // receive was freed meanwhile.
   bool CompleteDirect(std::uint64_t id, Message message);
+  // A sender wrote published receive `id` while its slave polled for it:
+  // the slave completed it, the master forgets it.
+  void ForgetTaken(std::uint64_t id);
   // The sender could not write it: `id` is an ordinary posted receive again,
   // in its place, and the sender's message follows as usual.
   void Unreserve(std::uint64_t id);

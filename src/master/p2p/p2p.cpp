@@ -211,7 +211,9 @@ void PointToPoint::CompleteUnposted(const Slave& slave, std::uint64_t id, Messag
 void PointToPoint::HandlePostRecv(Slave& slave, const RequestMsg& request) {
   PostedRecv recv{request.id, request.comm, request.peer, request.tag, request.bytes};
   recv.address = PostRecvArgs::Of(request).address;
-  direct_.Attach(slave, request, recv);
+  // Over already: written by a sender while the slave polled for it, and
+  // its slot collected (its DirectTaken follows).
+  if (!direct_.Attach(slave, request, recv)) return;
   mailbox(slave).Post(recv);
   if (recv.slot != nullptr) direct_.CompleteIfWritten(slave, recv.id);
   TellMatchedSenders(slave);

@@ -67,6 +67,9 @@ class PointToPoint {
   void HandleDirectDone(Slave& slave, const RequestMsg& request) {
     direct_.HandleDone(slave, request);
   }
+  void HandleDirectTaken(Slave& slave, const RequestMsg& request) {
+    mailbox(slave).ForgetTaken(request.id);
+  }
   bool RecvReady(const Slave& slave, const RequestMsg& request) const;
   bool ProbeReady(const Slave& slave, const RequestMsg& request) const;
   bool AnyRecvReady(const Slave& slave, const RequestMsg& request) const;

@@ -35,14 +35,14 @@ bool Master::RanksMayPoll() const {
   // running ranks have a core each (this master's share of the host's):
   // else its polling takes the core from the rank it waits for.
   if (options_.nrunning <= 1) return false;
-  int cores = running_cores_;
-  if (cores <= 0) {
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-    cores /= std::max(1, LocalMasterCount());
-  }
-  return options_.nrunning <= cores;
+  return options_.nrunning <= (running_cores_ > 0 ? running_cores_ : poll_cores_);
+}
+
+void Master::CountPollCores() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  poll_cores_ = cores / std::max(1, LocalMasterCount());
 }
 
 void Master::BindToCores() {

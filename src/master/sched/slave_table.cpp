@@ -19,19 +19,45 @@ void SlaveTable::Create(int count, int first_world_rank, std::uint32_t reserved_
     Slave& slave = slaves_[i];
     slave.index = i;
     slave.world_rank = first_world_rank + i;
-    for (;;) {
-      std::uint32_t token = NewRequestToken();
-      bool taken = token == reserved_token ||
-                   std::any_of(slaves_.begin(), slaves_.end(),
-                               [&](const Slave& other) { return other.token == token; });
-      if (taken) continue;
-      slave.token = token;
-      break;
-    }
+    slave.token = NewToken(reserved_token);
   }
 }
 
+std::uint32_t SlaveTable::NewToken(std::uint32_t reserved_token) const {
+  for (;;) {
+    std::uint32_t token = NewRequestToken();
+    bool taken = token == 0 || token == reserved_token ||
+                 std::any_of(slaves_.begin(), slaves_.end(),
+                             [&](const Slave& other) { return other.token == token; });
+    if (!taken) return token;
+  }
+}
+
+void SlaveTable::AddReserved(const RankLayout& layout, int node, std::uint32_t reserved_token) {
+  layout_ = layout;
+  node_ = node;
+  for (int slot = layout.Count(node); slot < layout.SlotCount(node); ++slot) {
+    Slave slave;
+    slave.index = slot;
+    slave.world_rank = layout.JobRankOfSlot(node, slot);
+    slave.state = SlaveState::kExited;
+    slave.token = NewToken(reserved_token);
+    slaves_.push_back(std::move(slave));
+  }
+}
+
+void SlaveTable::Revive(Slave& slave) {
+  slave.state = SlaveState::kStarting;
+  ++live_;
+}
+
 int SlaveTable::IndexOf(int world_rank) const {
+  if (layout_) {
+    if (world_rank < 0 || world_rank >= layout_->universe_size() ||
+        layout_->NodeOf(world_rank) != node_)
+      return -1;
+    return layout_->SlotOf(world_rank);
+  }
   int index = world_rank - first_world_rank_;
   return index >= 0 && index < size() ? index : -1;
 }

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "common/rank_layout.h"
 #include "master/options.h"
 #include "master/sched/core_binder.h"
 #include "master/sched/scheduler.h"
@@ -29,6 +31,12 @@ class SlaveTable {
   // Makes `count` records, of world ranks `first_world_rank` onwards, each
   // with a token of its own that is not `reserved_token` (the master's).
   void Create(int count, int first_world_rank, std::uint32_t reserved_token);
+  // Appends the records of `node`'s reserved slots of `layout` (ranks that
+  // MPI_Comm_spawn may start there), as exited records that count as no
+  // rank until Revive; ranks are found by `layout` from then on.
+  void AddReserved(const RankLayout& layout, int node, std::uint32_t reserved_token);
+  // A reserved slot's process has been started: it counts as live.
+  void Revive(Slave& slave);
   // Binds running slaves to cores from now on (-nr > 1).
   void BindToCores(std::unique_ptr<CoreBinder> binder) { binder_ = std::move(binder); }
   // Of the least busy cores, a resumed slave takes `core` (the master's: a
@@ -96,8 +104,13 @@ class SlaveTable {
   // Index on this node of `world_rank`, or -1.
   int IndexOf(int world_rank) const;
 
+  // A token no other record has and that is not `reserved_token`.
+  std::uint32_t NewToken(std::uint32_t reserved_token) const;
+
   std::vector<Slave> slaves_;
   int first_world_rank_ = 0;
+  std::optional<RankLayout> layout_;  // with reserved slots
+  int node_ = 0;
   int live_ = 0;
   Scheduler scheduler_;
   std::unique_ptr<CoreBinder> binder_;  // only with -nr > 1

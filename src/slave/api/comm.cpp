@@ -13,6 +13,7 @@
 #include "slave/comm/comm.h"
 #include "slave/comm/comm_idup.h"
 #include "slave/comm/comm_register.h"
+#include "slave/comm/dynamic.h"
 #include "slave/comm/intercomm.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/info.h"
@@ -93,7 +94,10 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
 
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 int PMPI_Comm_free(MPI_Comm* comm) {
-  return Guard("MPI_Comm_free", *comm, [&] { bdmpi::CommFree(comm); });
+  return Guard("MPI_Comm_free", *comm, [&] {
+    bdmpi::ForgetParent(*comm);
+    bdmpi::CommFree(comm);
+  });
 }
 
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
@@ -149,10 +153,12 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
 
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 int PMPI_Comm_disconnect(MPI_Comm* comm) {
-  // Without dynamic processes there is nobody to detach from: what is left
-  // is the wait for the other members (MPI-3.1 10.5.4) and the free.
+  // The processes of a job stay in it until they finalize, so there is
+  // nothing to detach: what is left is the wait for the other members'
+  // pending communication (MPI-4.1 11.10.4), a barrier, and the free.
   return Guard("MPI_Comm_disconnect", *comm, [&] {
     bdmpi::Barrier(*comm);
+    bdmpi::ForgetParent(*comm);
     bdmpi::CommFree(comm);
   });
 }

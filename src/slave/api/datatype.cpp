@@ -518,7 +518,8 @@ int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insiz
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   return Guard("MPI_Type_match_size", MPI_COMM_WORLD, [&] {
-    // The Fortran-sized names, and long double for the 16-byte real.
+    // The Fortran-sized names, as Open MPI answers (REAL(16) is binary128,
+    // not long double).
     struct Match {
       int typeclass;
       int size;
@@ -531,11 +532,11 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
         {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
         {MPI_TYPECLASS_REAL, 4, MPI_REAL4},
         {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
-        {MPI_TYPECLASS_REAL, static_cast<int>(sizeof(long double)), MPI_LONG_DOUBLE},
+        {MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16},
+        {MPI_TYPECLASS_REAL, 16, MPI_REAL16},
         {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
         {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16},
-        {MPI_TYPECLASS_COMPLEX, static_cast<int>(2 * sizeof(long double)),
-         MPI_C_LONG_DOUBLE_COMPLEX},
+        {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
     };
     if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL &&
         typeclass != MPI_TYPECLASS_COMPLEX)
@@ -575,13 +576,14 @@ MPI_Datatype F90Type(int combiner, int precision, int range, MPI_Datatype match,
   return type;
 }
 
-// The real kind of at least `precision` decimal digits and exponent range
-// `range` (MPI_UNDEFINED: any): 4, 8 or 16 bytes.
+// gfortran's real kind of at least `precision` decimal digits and exponent
+// range `range` (MPI_UNDEFINED: any): 4, 8, 10 (x87, long double) or 16
+// (binary128).
 int RealKind(int precision, int range, const char* call) {
   struct Kind {
     int precision, range, bytes;
   };
-  static const Kind kKinds[] = {{6, 37, 4}, {15, 307, 8}, {18, 4931, 16}};
+  static const Kind kKinds[] = {{6, 37, 4}, {15, 307, 8}, {18, 4931, 10}, {33, 4931, 16}};
   for (const Kind& kind : kKinds) {
     if ((precision == MPI_UNDEFINED || precision <= kind.precision) &&
         (range == MPI_UNDEFINED || range <= kind.range))
@@ -598,7 +600,10 @@ int RealKind(int precision, int range, const char* call) {
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_f90_real", MPI_COMM_WORLD, [&] {
     int bytes = RealKind(p, r, "MPI_Type_create_f90_real");
-    MPI_Datatype match = bytes == 4 ? MPI_REAL4 : bytes == 8 ? MPI_REAL8 : MPI_LONG_DOUBLE;
+    MPI_Datatype match = bytes == 4    ? MPI_REAL4
+                         : bytes == 8  ? MPI_REAL8
+                         : bytes == 10 ? MPI_LONG_DOUBLE
+                                       : MPI_REAL16;
     *newtype = F90Type(MPI_COMBINER_F90_REAL, p, r, match, {p, r});
   });
 }
@@ -607,9 +612,10 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
   return Guard("MPI_Type_create_f90_complex", MPI_COMM_WORLD, [&] {
     int bytes = RealKind(p, r, "MPI_Type_create_f90_complex");
-    MPI_Datatype match = bytes == 4   ? MPI_COMPLEX8
-                         : bytes == 8 ? MPI_COMPLEX16
-                                      : MPI_C_LONG_DOUBLE_COMPLEX;
+    MPI_Datatype match = bytes == 4    ? MPI_COMPLEX8
+                         : bytes == 8  ? MPI_COMPLEX16
+                         : bytes == 10 ? MPI_C_LONG_DOUBLE_COMPLEX
+                                       : MPI_COMPLEX32;
     *newtype = F90Type(MPI_COMBINER_F90_COMPLEX, p, r, match, {p, r});
   });
 }
@@ -622,6 +628,7 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
                          : r <= 4                     ? MPI_INTEGER2
                          : r <= 9                     ? MPI_INTEGER4
                          : r <= 18                    ? MPI_INTEGER8
+                         : r <= 38                    ? MPI_INTEGER16
                                                       : MPI_DATATYPE_NULL;
     if (match == MPI_DATATYPE_NULL)
       throw Error(bdmpi::kErrArg, "MPI_Type_create_f90_integer: no integer type has range " +

@@ -19,11 +19,11 @@ using bdmpi::Guard;
 
 namespace {
 
-// MPI_VERSION stays 3.1 while MPI-4's thread levels are missing; the
-// string names the MPI-4 parts there are.
+// MPI_VERSION stays 3.1 while parts of MPI-4 are missing (README, "Left
+// out"); the string names the MPI-4 parts there are.
 const char kLibraryVersion[] =
-    "BDMPI 0.1 (MPI 3.1 and MPI-4.1's sessions, partitioned communication, large counts, "
-    "info and error-handling additions; out-of-core runtime)";
+    "BDMPI 0.1 (MPI 3.1 with MPI_THREAD_MULTIPLE, and MPI-4.1's sessions, partitioned "
+    "communication, large counts, info and error-handling additions; out-of-core runtime)";
 
 }  // namespace
 

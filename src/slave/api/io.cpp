@@ -209,14 +209,46 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype,
     *disp = f.view.disp();
     *etype = handout(f.view.etype());
     *filetype = handout(f.view.filetype());
-    std::strcpy(datarep, "native");
+    std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s", f.datarep->name().c_str());
   });
 }
 
 #pragma weak MPI_File_get_type_extent = PMPI_File_get_type_extent
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
-  return FileCall("MPI_File_get_type_extent", fh, [&](FileInfo&) {
-    *extent = static_cast<MPI_Aint>(bdmpi::LookupType(datatype).extent);
+  return FileCall("MPI_File_get_type_extent", fh, [&](FileInfo& f) {
+    *extent = static_cast<MPI_Aint>(f.datarep->FileExtent(datatype));
+  });
+}
+
+#pragma weak MPI_Register_datarep = PMPI_Register_datarep
+int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+                          MPI_Datarep_conversion_function* write_conversion_fn,
+                          MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
+  return NullFileCall("MPI_Register_datarep", [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::io::Datarep::UserFunctions functions;
+    functions.read = read_conversion_fn;
+    functions.write = write_conversion_fn;
+    functions.extent = dtype_file_extent_fn;
+    functions.extra_state = extra_state;
+    bdmpi::io::RegisterDatarep(datarep, functions);
+  });
+}
+
+#pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
+int PMPI_Register_datarep_c(const char* datarep,
+                            MPI_Datarep_conversion_function_c* read_conversion_fn,
+                            MPI_Datarep_conversion_function_c* write_conversion_fn,
+                            MPI_Datarep_extent_function* dtype_file_extent_fn,
+                            void* extra_state) {
+  return NullFileCall("MPI_Register_datarep_c", [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::io::Datarep::UserFunctions functions;
+    functions.read_c = read_conversion_fn;
+    functions.write_c = write_conversion_fn;
+    functions.extent = dtype_file_extent_fn;
+    functions.extra_state = extra_state;
+    bdmpi::io::RegisterDatarep(datarep, functions);
   });
 }
 

@@ -40,7 +40,8 @@ int Raise(MPI_Win win, const char* function, int error_class, const char* detail
     user(&win, &code);
     return error_class;
   }
-  if (handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN)
+  if (handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN ||
+      handler == MPI_ERRORS_ABORT)
     return bdmpi::ApplyErrhandler(handler, function, error_class, detail);
   return bdmpi::ApplyErrhandler(MPI_ERRORS_ARE_FATAL, function, error_class, detail);
 }
@@ -287,9 +288,10 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   return WinCall("MPI_Win_set_errhandler", win, [&](Window& w) {
     bdmpi::CheckErrhandler(errhandler);
     if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-        bdmpi::WinErrhandlerFunction(errhandler) == nullptr)
+        errhandler != MPI_ERRORS_ABORT && bdmpi::WinErrhandlerFunction(errhandler) == nullptr)
       throw Error(MPI_ERR_ARG, "not an error handler for windows (MPI_ERRORS_ARE_FATAL, "
-                               "MPI_ERRORS_RETURN or one from MPI_Win_create_errhandler)");
+                               "MPI_ERRORS_ABORT, MPI_ERRORS_RETURN or one from "
+                               "MPI_Win_create_errhandler)");
     w.errhandler = errhandler;
   });
 }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "common/log.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 namespace {
@@ -62,6 +63,15 @@ EngineChoice Choose(CollKind kind, const CommInfo& comm, bool user_op) {
 
 EngineChoice SelectEngine(CollKind kind, const CommInfo& comm, bool user_op) {
   EngineChoice choice = Choose(kind, comm, user_op);
+  // A rank waits at the master for one call at a time, and the masters'
+  // collectives wait there: at MPI_THREAD_MULTIPLE threads may run
+  // collectives on different communicators at once, in any order, so they
+  // go point to point, whose waits poll (slave/runtime/threads.h). Every
+  // rank of the job asks for the same level, or they would not match.
+  if (choice.engine == CollEngine::kMaster && threads::LockOn())
+    choice = {CollEngine::kSchedule,
+              "MPI_THREAD_MULTIPLE: the masters' collectives would block the rank's other "
+              "threads (BDMPI_THREAD_LEVEL caps the level)"};
   BDMPI_DEBUG("coll", "%s on communicator %d (%d ranks): engine %s (%s)",
               CollKindName(kind).data(), comm.id, comm.size,
               CollEngineName(choice.engine).data(), choice.reason);

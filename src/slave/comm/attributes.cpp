@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "slave/runtime/errhandlers.h"
 #include "slave/runtime/objects.h"
+#include "slave/runtime/runtime.h"
 
 namespace bdmpi {
 namespace {
@@ -221,10 +222,18 @@ bool GetPredefinedAttr(int keyval, void** value) {
     case MPI_IO: *value = &io; return true;
     case MPI_WTIME_IS_GLOBAL: *value = &wtime_is_global; return true;
     case MPI_UNIVERSE_SIZE:
-      universe_size = LookupComm(MPI_COMM_WORLD).size;
+      // How many ranks the job may hold, spawned ones included (--universe).
+      universe_size = Runtime::Instance() != nullptr ? Runtime::Instance()->universe_size()
+                                                     : LookupComm(MPI_COMM_WORLD).size;
       *value = &universe_size;
       return true;
-    case MPI_APPNUM: *value = &appnum; return true;
+    case MPI_APPNUM:
+      // A spawned rank's command index; MPI_Comm_spawn_multiple's first is 0.
+      appnum = Runtime::Instance() != nullptr && Runtime::Instance()->spawned()
+                   ? Runtime::Instance()->spawned()->appnum
+                   : 0;
+      *value = &appnum;
+      return true;
     case MPI_LASTUSEDCODE:
       last_used_code = LastUsedErrorCode();
       *value = &last_used_code;

@@ -2,6 +2,8 @@
 #include "slave/comm/comm.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,6 +16,7 @@
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 namespace {
@@ -92,6 +95,33 @@ int CompareMembers(const std::vector<int>& a, const std::vector<int>& b) {
   return sorted_a == sorted_b ? MPI_SIMILAR : MPI_UNEQUAL;
 }
 
+// A split that other threads' calls must be able to run beside (threads.h):
+// joined without waiting in it, as MPI_Comm_idup joins one
+// (master/comm/idup_split.cpp), so that it matches the other ranks'
+// blocking splits, and its outcome polled for. nullopt: MPI_UNDEFINED.
+std::optional<CommInfo> SplitWithoutWaiting(RequestMsg request) {
+  Runtime* runtime = Runtime::Instance();
+  request.id = runtime->NewRecvId();  // completed with the outcome
+  runtime->Post(request);
+  RequestMsg wait;
+  wait.type = MsgType::kWaitRecv;
+  wait.id = request.id;
+  ReplyMsg reply = runtime->Call(wait);  // polls
+  if (reply.bytes == 0) return std::nullopt;
+  // As the idup's outcome: the new id, then the members' world ranks.
+  std::vector<std::int32_t> words(reply.bytes / sizeof(std::int32_t));
+  runtime->FetchPayload(reply, words.data(), words.size() * sizeof(std::int32_t));
+  BDMPI_ENFORCE(words.size() >= 2, "a split's outcome without members");
+  CommInfo comm;
+  comm.id = words.front();
+  comm.rank = reply.source;
+  comm.size = reply.tag;
+  comm.world_ranks.assign(words.begin() + 1, words.end());
+  BDMPI_ENFORCE(comm.world_ranks.size() == static_cast<std::size_t>(comm.size),
+                "a split's outcome of the wrong size");
+  return comm;
+}
+
 }  // namespace
 
 MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
@@ -108,6 +138,12 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   request.peer = 0;
   CommSplitArgs{color == MPI_UNDEFINED ? kUndefinedColor : color, key}.Into(request);
   Runtime* runtime = Runtime::Instance();
+  if (!threads::MayBlockAtMaster()) {
+    std::optional<CommInfo> made = SplitWithoutWaiting(request);
+    if (!made) return MPI_COMM_NULL;
+    made->errhandler = errhandler;
+    return NewComm(std::move(*made));
+  }
   ReplyMsg reply = runtime->Call(request);
   CommSplitReply made = CommSplitReply::Of(reply);
   if (!made.made) return MPI_COMM_NULL;

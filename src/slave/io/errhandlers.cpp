@@ -17,9 +17,10 @@ MPI_File_errhandler_function* FindFileErrhandler(MPI_Errhandler errhandler) {
 
 void CheckFileErrhandler(MPI_Errhandler errhandler) {
   if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-      FindFileErrhandler(errhandler) == nullptr)
+      errhandler != MPI_ERRORS_ABORT && FindFileErrhandler(errhandler) == nullptr)
     throw Error(kErrArg, "not an error handler for files (MPI_ERRORS_ARE_FATAL, "
-                         "MPI_ERRORS_RETURN or one from MPI_File_create_errhandler)");
+                         "MPI_ERRORS_ABORT, MPI_ERRORS_RETURN or one from "
+                         "MPI_File_create_errhandler)");
 }
 
 int ApplyFileErrhandler(MPI_Errhandler handler, MPI_File file, const char* function,

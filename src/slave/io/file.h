@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/unique_fd.h"
+#include "slave/io/datarep.h"
 #include "slave/io/shared_pointer.h"
 #include "slave/io/view.h"
 #include "slave/runtime/info.h"
@@ -26,6 +27,9 @@ struct FileInfo {
   MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
   InfoEntries info;
   View view;
+  // The view's data representation: what the view's positions count
+  // (bytes in the file), and how the data converts.
+  std::shared_ptr<const Datarep> datarep = Datarep::Native();
   std::uint64_t position = 0;  // individual file pointer, in etypes of the view
   SharedPointer shared;
   bool atomic = false;

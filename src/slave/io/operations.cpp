@@ -142,9 +142,10 @@ void Move(FileInfo& file, const Access& access, Buffer buffer, int count, MPI_Da
   Collectively(file, access.collective, [&] {
     std::uint64_t bytes = AccessBytes(file, count, datatype);
     std::uint64_t start = StartOf(file, access, bytes);
-    std::uint64_t done = transfer(file, start, buffer, count, datatype);
-    if (access.pointer == Pointer::kIndividual) file.position += done / file.view.etype_size();
-    SetIoStatus(status, done);
+    Moved done = transfer(file, start, buffer, count, datatype);
+    if (access.pointer == Pointer::kIndividual)
+      file.position += done.stream / file.view.etype_size();
+    SetIoStatus(status, done.wire);
   });
 }
 
@@ -169,7 +170,7 @@ void Ordered(FileInfo& file, Buffer buffer, int count, MPI_Datatype datatype,
   });
   Bcast(&base, 1, MPI_LONG_LONG, 0, file.comm);
   std::uint64_t start = static_cast<std::uint64_t>(base + before) * etype;
-  SetIoStatus(status, transfer(file, start, buffer, count, datatype));
+  SetIoStatus(status, transfer(file, start, buffer, count, datatype).wire);
 }
 
 }  // namespace
@@ -259,17 +260,15 @@ MPI_Offset GetSize(const FileInfo& file) { return static_cast<MPI_Offset>(FileSi
 void SetView(FileInfo& file, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
              const char* datarep) {
   Agree(file.comm, false, [&] {
-    if (datarep == nullptr || std::strcmp(datarep, "native") != 0)
-      throw Error(MPI_ERR_UNSUPPORTED_DATAREP,
-                  std::string("data representation \"") + (datarep ? datarep : "(null)") +
-                      "\": only \"native\" is supported");
+    std::shared_ptr<const Datarep> rep = Datarep::Find(datarep);
     if (disp == MPI_DISPLACEMENT_CURRENT) {
       if ((file.amode & MPI_MODE_SEQUENTIAL) == 0)
         throw Error(kErrArg, "MPI_DISPLACEMENT_CURRENT needs MPI_MODE_SEQUENTIAL");
       disp = static_cast<MPI_Offset>(file.view.FileOffset(file.shared.Get() *
                                                           file.view.etype_size()));
     }
-    file.view = View(disp, etype, filetype, (file.amode & MPI_MODE_RDONLY) == 0);
+    file.view = View(disp, etype, filetype, (file.amode & MPI_MODE_RDONLY) == 0, *rep);
+    file.datarep = std::move(rep);
     file.position = 0;
   });
   Agree(file.comm, true, [&] { file.shared.Set(0); });

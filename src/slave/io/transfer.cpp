@@ -195,7 +195,7 @@ class RangeLock {
 
 std::uint64_t AccessBytes(const FileInfo& file, int count, MPI_Datatype datatype) {
   const TypeInfo& type = CommType(count, datatype);
-  std::uint64_t bytes = static_cast<std::uint64_t>(count) * type.size;
+  std::uint64_t bytes = file.datarep->FileBytes(type, static_cast<std::uint64_t>(count));
   if (bytes % file.view.etype_size() != 0)
     throw Error(kErrArg, "the access is " + std::to_string(bytes) +
                              " bytes, not a whole number of the view's etypes (" +
@@ -203,15 +203,16 @@ std::uint64_t AccessBytes(const FileInfo& file, int count, MPI_Datatype datatype
   return bytes;
 }
 
-std::uint64_t ReadStream(FileInfo& file, std::uint64_t stream, void* buffer, int count,
-                         MPI_Datatype datatype) {
+Moved ReadStream(FileInfo& file, std::uint64_t stream, void* buffer, int count,
+                 MPI_Datatype datatype) {
   if ((file.amode & MPI_MODE_WRONLY) != 0)
     throw Error(MPI_ERR_ACCESS, "read from " + file.path + ", opened MPI_MODE_WRONLY");
   std::uint64_t bytes = AccessBytes(file, count, datatype);
   const TypeInfo& type = LookupType(datatype);
+  const bool convert = !file.datarep->native();
   std::vector<std::byte> staging;
   std::byte* data = static_cast<std::byte*>(buffer);
-  if (!type.Dense()) {
+  if (!type.Dense() || convert) {
     staging.resize(bytes);
     data = staging.data();
   }
@@ -220,19 +221,24 @@ std::uint64_t ReadStream(FileInfo& file, std::uint64_t stream, void* buffer, int
   file.view.ForEachPiece(stream, bytes, [&](std::uint64_t offset, std::uint64_t length,
                                             std::uint64_t at) { sieve.Add(offset, length, at); });
   std::uint64_t got = sieve.Finish();
+  if (convert) return {got, file.datarep->FromFile(staging.data(), got, buffer, count, datatype)};
   if (!type.Dense()) UnpackElements(staging.data(), got, buffer, count, type);
-  return got;
+  return {got, got};
 }
 
-std::uint64_t WriteStream(FileInfo& file, std::uint64_t stream, const void* buffer, int count,
-                          MPI_Datatype datatype) {
+Moved WriteStream(FileInfo& file, std::uint64_t stream, const void* buffer, int count,
+                  MPI_Datatype datatype) {
   if ((file.amode & MPI_MODE_RDONLY) != 0)
     throw Error(MPI_ERR_READ_ONLY, "write to " + file.path + ", opened MPI_MODE_RDONLY");
   std::uint64_t bytes = AccessBytes(file, count, datatype);
   const TypeInfo& type = LookupType(datatype);
   std::vector<std::byte> staging;
   const std::byte* data = static_cast<const std::byte*>(buffer);
-  if (!type.Dense()) {
+  if (!file.datarep->native()) {
+    staging.resize(bytes);
+    file.datarep->ToFile(buffer, count, datatype, staging.data());
+    data = staging.data();
+  } else if (!type.Dense()) {
     staging.resize(bytes);
     PackElements(buffer, count, type, staging.data());
     data = staging.data();
@@ -242,7 +248,7 @@ std::uint64_t WriteStream(FileInfo& file, std::uint64_t stream, const void* buff
                                             std::uint64_t at) {
     WritePiece(file, offset, data + (at - stream), length);
   });
-  return bytes;
+  return {bytes, WireBytes(count, datatype)};
 }
 
 }  // namespace bdmpi::io

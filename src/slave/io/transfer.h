@@ -15,15 +15,24 @@
 
 namespace bdmpi::io {
 
-// Data bytes of `count` elements of `datatype`, checked to be whole etypes
-// of the file's view (kErrArg otherwise: MPI-3.1 13.4.1 needs it).
+// Data bytes `count` elements of `datatype` take in the file (in the
+// view's data representation), checked to be whole etypes of the view
+// (kErrArg otherwise: MPI-3.1 13.4.1 needs it).
 std::uint64_t AccessBytes(const FileInfo& file, int count, MPI_Datatype datatype);
 
-// Reads from stream byte `stream` of the view; returns the data bytes read
-// (fewer at the end of the file; the rest of the buffer is untouched).
-std::uint64_t ReadStream(FileInfo& file, std::uint64_t stream, void* buffer, int count,
-                         MPI_Datatype datatype);
-std::uint64_t WriteStream(FileInfo& file, std::uint64_t stream, const void* buffer, int count,
-                          MPI_Datatype datatype);
+// What an access moved: stream bytes of the view (bytes in the file) and
+// the wire bytes they are in memory (the status's count); the same but
+// for a data representation other than "native".
+struct Moved {
+  std::uint64_t stream = 0;
+  std::uint64_t wire = 0;
+};
+
+// Reads from stream byte `stream` of the view (fewer bytes at the end of
+// the file; the rest of the buffer is untouched).
+Moved ReadStream(FileInfo& file, std::uint64_t stream, void* buffer, int count,
+                 MPI_Datatype datatype);
+Moved WriteStream(FileInfo& file, std::uint64_t stream, const void* buffer, int count,
+                  MPI_Datatype datatype);
 
 }  // namespace bdmpi::io

@@ -44,12 +44,25 @@ View::View() {
   run_starts_ = {0};
 }
 
-View::View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool writable)
+View::View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool writable,
+           const Datarep& datarep)
     : disp_(disp) {
-  const TypeInfo& e = LookupType(etype);
-  const TypeInfo& f = LookupType(filetype);
-  if (!e.committed || !f.committed)
+  if (!LookupType(etype).committed || !LookupType(filetype).committed)
     throw Error(kErrType, "the etype and the filetype of a view must be committed");
+  // The types as the file has them; the program's handles are kept for
+  // MPI_File_get_view.
+  struct FileTypes {
+    MPI_Datatype etype, filetype;
+    bool etype_made = false, filetype_made = false;
+    ~FileTypes() {
+      if (etype_made) FreeType(&etype);
+      if (filetype_made) FreeType(&filetype);
+    }
+  } file{etype, filetype};
+  file.etype = datarep.FileType(etype, &file.etype_made);
+  file.filetype = datarep.FileType(filetype, &file.filetype_made);
+  const TypeInfo& e = LookupType(file.etype);
+  const TypeInfo& f = LookupType(file.filetype);
   if (e.size == 0) throw Error(kErrType, "the etype of a view must not be empty");
   if (f.size == 0 || f.size % e.size != 0)
     throw Error(kErrType, "the filetype's size (" + std::to_string(f.size) +

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "slave/datatype/datatypes.h"
+#include "slave/io/datarep.h"
 
 namespace bdmpi::io {
 
@@ -21,7 +22,10 @@ class View {
   // Copies the layouts; the handles are duplicated so that MPI_File_get_view
   // can hand them out after the program freed its own (see Release).
   // `writable`: the file is open for writing (no overlaps allowed then).
-  View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool writable);
+  // The layout is the types' in `datarep` (Datarep::FileType); positions
+  // count bytes in the file.
+  View(std::int64_t disp, MPI_Datatype etype, MPI_Datatype filetype, bool writable,
+       const Datarep& datarep = *Datarep::Native());
   View(const View&) = delete;
   View& operator=(const View&) = delete;
   View(View&& other) noexcept;

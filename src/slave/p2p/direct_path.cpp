@@ -3,7 +3,6 @@
 #include "slave/p2p/direct_path.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -32,8 +31,11 @@ constexpr std::uint64_t kDefaultDirectMax = 4096;
 // the master (and gives up its running slot): about a round trip between
 // two running ranks, several times over.
 constexpr std::uint64_t kDefaultPollNs = 20'000;
-// Of which the first part spins, the rest yields the core between looks.
-constexpr std::uint64_t kSpinNs = 3'000;
+// After a poll that found nothing, this rank skips polling for 1, 3, 7, ...
+// waits, up to this many: on a machine busy with other work the sender is
+// often not running, and a poller that spins (or yields: that cost a
+// millisecond per wait at a load average of 20 on 2 cores) only delays it.
+constexpr std::uint64_t kMaxPollSkips = 255;
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -130,11 +132,16 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
   recv->told = true;  // unless published: then when the master hears of it
   if (!on_) return recv;
   DirectRank& rank = table_.rank(me_);
-  // Freed receives that have been matched since: over for the senders.
+  // Freed receives that have been matched since are over for the senders;
+  // their slots are this rank's again once the master is done with them
+  // (kCancelled: Mailbox gives them back).
   std::erase_if(abandoned_, [&](const std::shared_ptr<DirectRecv>& freed) {
-    DirectState state = DirectStateOf(rank.slots[freed->slot].word.load(std::memory_order_acquire));
+    std::atomic<std::uint64_t>& word = rank.slots[freed->slot].word;
+    DirectState state = DirectStateOf(word.load(std::memory_order_acquire));
     if (state == DirectState::kTold || state == DirectState::kClaimedTold) return false;
     Forget(freed->seq);
+    if (state != DirectState::kCancelled) return false;
+    word.store(DirectWord(freed->seq, DirectState::kFree), std::memory_order_release);
     return true;
   });
   recv->seq = next_seq_++;
@@ -201,22 +208,50 @@ bool DirectPath::Written(const DirectRecv& recv) const {
 bool DirectPath::Poll(const DirectRecv& recv) const {
   if (Written(recv)) return true;
   if (poll_ns_ == 0 || !recv.published() || recv.told) return false;
+  return SpinFor([&] { return Written(recv); });
+}
+
+template <typename Done>
+bool DirectPath::SpinFor(Done done) const {
+  if (poll_skips_ > 0) {
+    --poll_skips_;
+    return done();
+  }
   std::uint64_t start = NowNs();
-  bool yielding = false;
   for (int i = 0;; ++i) {
-    if (Written(recv)) return true;
-    if ((i & 63) == 63) {
-      std::uint64_t now = NowNs();
-      if (now > start + poll_ns_) return false;
-      // Past a round trip between two running ranks the sender is likely
-      // not running: let whatever waits for this core have it.
-      yielding = now > start + kSpinNs;
+    if (done()) {
+      poll_backoff_ = 0;
+      return true;
     }
-    if (yielding) {
-      sched_yield();
-    } else {
-      Pause();
-    }
+    if ((i & 63) == 63 && NowNs() > start + poll_ns_) break;
+    Pause();
+  }
+  poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
+  poll_skips_ = poll_backoff_;
+  return false;
+}
+
+bool DirectPath::PollTold(const DirectRecv& recv) const {
+  if (poll_ns_ == 0 || !recv.published() || !recv.told || recv.collected) return false;
+  std::atomic<std::uint64_t>& word = table_.rank(me_).slots[recv.slot].word;
+  const std::uint64_t polling = DirectWord(recv.seq, DirectState::kPolling);
+  std::uint64_t told = DirectWord(recv.seq, DirectState::kTold);
+  // Matched by the master, or written by a sender that tells it: the
+  // master completes it.
+  if (!word.compare_exchange_strong(told, polling, std::memory_order_seq_cst)) return false;
+  SpinFor([&] { return word.load(std::memory_order_acquire) != polling; });
+  for (;;) {
+    std::uint64_t expected = polling;
+    // Nothing came: the master's again, which the receiver now waits at.
+    if (word.compare_exchange_strong(expected, DirectWord(recv.seq, DirectState::kTold),
+                                     std::memory_order_seq_cst))
+      return false;
+    DirectState state = DirectStateOf(expected);
+    if (state == DirectState::kDonePolled) return true;
+    if (state == DirectState::kMaster) return false;
+    // kClaimedPolled: a sender is writing; it ends in kDonePolled, or back
+    // in kPolling when its write failed.
+    Pause();
   }
 }
 
@@ -292,7 +327,9 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       if (DirectSeq(word) > seq) break;                // over, slot reused
       if (DirectSeq(word) < seq) return DirectSend::kNo;  // not published
       DirectState state = DirectStateOf(word);
-      if (state != DirectState::kPosted && state != DirectState::kTold) break;  // taken
+      if (state != DirectState::kPosted && state != DirectState::kTold &&
+          state != DirectState::kPolling)
+        break;  // taken
       int want_source = slot.source.load(std::memory_order_relaxed);
       int want_tag = slot.tag.load(std::memory_order_relaxed);
       if (slot.comm.load(std::memory_order_relaxed) != comm ||
@@ -301,13 +338,19 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       std::uint64_t address = slot.address.load(std::memory_order_relaxed);
       if (address == 0 || slot.capacity.load(std::memory_order_relaxed) < bytes)
         return DirectSend::kNo;  // the master delivers it (and truncates)
+      // Told: the receiver may wait for it at the master, which this
+      // sender then tells. Polling: the receiver waits for it here and
+      // tells the master itself.
       bool told = state == DirectState::kTold;
+      bool polled = state == DirectState::kPolling;
       // Into a receive the master knows, an inline message costs the same
       // one queue message either way (the send, or the notice), and the
       // master's way spares the write and the swap.
       if (told && bytes <= static_cast<std::uint64_t>(kInlinePayloadMax)) return DirectSend::kNo;
       std::uint64_t claimed =
-          DirectWord(seq, told ? DirectState::kClaimedTold : DirectState::kClaimed);
+          DirectWord(seq, told     ? DirectState::kClaimedTold
+                          : polled ? DirectState::kClaimedPolled
+                                   : DirectState::kClaimed);
       if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
         continue;  // changed meanwhile: look again
       int error = bytes == 0 ? 0
@@ -329,7 +372,9 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       slot.sent_tag.store(tag, std::memory_order_relaxed);
       slot.sent_bytes.store(bytes, std::memory_order_relaxed);
       *recv_id = slot.recv_id.load(std::memory_order_relaxed);
-      slot.word.store(DirectWord(seq, told ? DirectState::kDoneTold : DirectState::kDone),
+      slot.word.store(DirectWord(seq, told     ? DirectState::kDoneTold
+                                      : polled ? DirectState::kDonePolled
+                                               : DirectState::kDone),
                       std::memory_order_seq_cst);
       return told ? DirectSend::kDoneTold : DirectSend::kDone;
     }

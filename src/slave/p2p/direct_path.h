@@ -77,6 +77,12 @@ class DirectPath {
   // spins up to the polling time for that when polling is allowed.
   bool Written(const DirectRecv& recv) const;
   bool Poll(const DirectRecv& recv) const;
+  // A told receive this rank waits for: polls it as Poll does (kTold ->
+  // kPolling), and gives it back to the master when nothing comes
+  // (kPolling -> kTold). True when a sender wrote it meanwhile: it is then
+  // complete here (TakeWritten), and the master, which still holds it,
+  // must hear that it is over (MsgType::kDirectTaken).
+  bool PollTold(const DirectRecv& recv) const;
   // Waits for a sender that claimed `recv` to finish writing.
   void WaitWritten(const DirectRecv& recv) const;
   // The status the sender left; frees the slot.
@@ -87,8 +93,9 @@ class DirectPath {
   // A receive the program freed (MPI_Request_free) after telling the
   // master: nothing will collect it, but it still takes its message in
   // MPI order. Once matched (by the master or a sender), its sequence
-  // number is over for the senders; its slot stays taken (the master may
-  // still read it), so a later receive that falls on it is not published.
+  // number is over for the senders; its slot stays taken until the master
+  // is done with it too (kCancelled), so a receive that falls on it
+  // meanwhile is not published.
   void Abandon(std::shared_ptr<DirectRecv> recv);
 
   // Sender. Counts a message that goes to node slave `dest` through the
@@ -107,6 +114,10 @@ class DirectPath {
   DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,
                      int source, int tag, std::uint64_t* recv_id);
   void Forget(std::uint64_t seq);
+  // Spins until `done` or the polling time is over; after a poll that
+  // found nothing, the next waits skip polling (backing off).
+  template <typename Done>
+  bool SpinFor(Done done) const;
 
   DirectTable table_;
   bool on_ = false;        // this rank publishes and sends directly
@@ -114,6 +125,10 @@ class DirectPath {
   int me_ = -1;
   std::uint64_t max_bytes_ = 0;
   std::uint64_t poll_ns_ = 0;
+  // Waits left that do not poll, and how many the next failed poll skips
+  // (mutable: polling is a look at the table, this only paces it).
+  mutable std::uint64_t poll_skips_ = 0;
+  mutable std::uint64_t poll_backoff_ = 0;
   bool accepting_ = false;
   std::uint64_t next_seq_ = 1;
   std::set<std::uint64_t> live_;  // sequence numbers of receives not over

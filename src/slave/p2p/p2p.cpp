@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,11 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   // buffer; a synchronous or buffered one waits for its match's notice,
   // which the staged paths give (ChooseSendPath).
   int dest_world = comm.inter ? comm.remote_world_ranks[dest] : comm.WorldRank(dest);
+  // A nonblocking send's message may wait in the batch for the next
+  // blocking call, test or wait (many then share one queue message); a
+  // blocking send's goes out at once.
+  std::optional<Runtime::BatchedPosts> batched;
+  if (named) batched.emplace(*runtime);
   runtime->SendMessage(wire.data, wire.bytes, request,
                        mode == SendMode::kStandard ? SendKind::kStandard : SendKind::kMatchNotice,
                        dest_world);
@@ -373,7 +379,16 @@ void P2pRequest::Absorb(const ReplyMsg& reply) {
 }
 
 void P2pRequest::ProgressAlone(bool wait) {
-  if (!is_recv || done || !active || !direct || direct->told || direct->collected) return;
+  if (!is_recv || done || !active || !direct || direct->collected) return;
+  if (direct->told) {
+    // Told before this wait: it may still be written while this rank
+    // polls, which then tells the master it is over (direct_table.h).
+    if (!wait || !Direct().PollTold(*direct)) return;
+    Runtime::Instance()->Note(IdRequest(MsgType::kDirectTaken, id));
+    FinishDirect(*direct, FindComm(comm), &status);
+    done = true;
+    return;
+  }
   if (!(wait ? Direct().Poll(*direct) : Direct().Written(*direct))) {
     // The master must hear of it now (with every receive posted before
     // it), unless a sender takes it first.

@@ -18,9 +18,15 @@
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 namespace {
+
+// Every test and wait first sends the sends that wait in the batch
+// (Runtime::BatchedPosts): the request tested may be waiting for what
+// another rank does with them.
+void SendBatchedPosts() { Runtime::Instance()->SendBatch(); }
 
 ReplyMsg AskMaster(MsgType type, std::uint64_t id) {
   return Runtime::Instance()->Call(ReceiveIdRequest(type, id));
@@ -51,12 +57,24 @@ bool PendingOutsideMaster(Request& request) {
 
 // Asks the master about several receives at once (WaitAny, TestAny,
 // PollAny, TestAll); the ids travel as the request's payload.
+// A WaitAny that other threads' calls must be able to end (threads.h)
+// asks TestAny until one is complete, letting go of the rank's lock
+// between two asks; the ids are staged again for each.
 ReplyMsg CallWithIds(MsgType type, const std::vector<std::uint64_t>& ids) {
   Runtime* runtime = Runtime::Instance();
-  RequestMsg request;
-  request.type = type;
-  runtime->StagePayload(ids.data(), ids.size() * sizeof(std::uint64_t), request);
-  return runtime->Call(request);
+  bool polled = type == MsgType::kWaitAny && !threads::MayBlockAtMaster();
+  for (int round = 0;; ++round) {
+    RequestMsg request;
+    request.type = polled ? MsgType::kTestAny : type;
+    runtime->StagePayload(ids.data(), ids.size() * sizeof(std::uint64_t), request);
+    ReplyMsg reply = runtime->Call(request);
+    if (!polled || reply.flag != 0) {
+      reply.type = type;
+      return reply;
+    }
+    threads::Unlocked unlocked;
+    threads::Backoff(round);
+  }
 }
 
 // The requests of an array as the multiple-completion calls see them.
@@ -200,6 +218,7 @@ bool TestSteps(Request& request) {
 
 int Test(MPI_Request* request, int* flag, MPI_Status* status) {
   RequireInitialized();
+  SendBatchedPosts();
   if (*request == MPI_REQUEST_NULL) {
     *flag = 1;
     SetEmptyStatus(status);
@@ -215,6 +234,7 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
 
 int Wait(MPI_Request* handle, MPI_Status* status) {
   RequireInitialized();
+  SendBatchedPosts();
   if (*handle == MPI_REQUEST_NULL) {
     SetEmptyStatus(status);
     return MPI_SUCCESS;
@@ -245,6 +265,7 @@ int Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 
 int Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   RequireInitialized();
+  SendBatchedPosts();
   int flag = 0;
   return Any(/*wait=*/true, count, requests, index, &flag, status);
 }
@@ -252,23 +273,27 @@ int Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
 int Testany(int count, MPI_Request requests[], int* index, int* flag,
             MPI_Status* status) {
   RequireInitialized();
+  SendBatchedPosts();
   return Any(/*wait=*/false, count, requests, index, flag, status);
 }
 
 int Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]) {
   RequireInitialized();
+  SendBatchedPosts();
   return Some(/*wait=*/true, incount, requests, outcount, indices, statuses);
 }
 
 int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]) {
   RequireInitialized();
+  SendBatchedPosts();
   return Some(/*wait=*/false, incount, requests, outcount, indices, statuses);
 }
 
 int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   RequireInitialized();
+  SendBatchedPosts();
   // MPI: unless every request is complete, none may be completed. A
   // schedule may need several rounds (one per step); what a round absorbs
   // stays done on our side for the next call.
@@ -328,6 +353,7 @@ void Cancel(MPI_Request* handle) {
 
 int RequestGetStatus(MPI_Request handle, int* flag, MPI_Status* status) {
   RequireInitialized();
+  SendBatchedPosts();
   *flag = 1;
   if (handle == MPI_REQUEST_NULL) {
     SetEmptyStatus(status);

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 namespace {
@@ -93,6 +94,8 @@ std::vector<MPI_Request> TakeReleasedGeneralized() {
 
 void AwaitGeneralized(const GeneralizedState& generalized) {
   Completions& state = State();
+  // The completing thread's MPI_Grequest_complete takes the rank's lock.
+  threads::Unlocked unlocked;
   std::unique_lock<std::mutex> lock(state.mutex);
   state.completed.wait(lock, [&generalized] { return generalized.complete; });
 }
@@ -107,6 +110,7 @@ void PollUntilGeneralized(const std::function<bool()>& poll) {
     }
     // A completion from here on changes the count: the sleep below ends.
     if (poll()) return;
+    threads::Unlocked unlocked;  // as in AwaitGeneralized
     std::unique_lock<std::mutex> lock(state.mutex);
     state.completed.wait_for(lock, pause, [&] { return state.count != seen; });
   }

@@ -162,7 +162,8 @@ RemoteOp ResolveRemote(Window& win, RemoteKind kind, int target, MPI_Aint disp, 
   throw Error(err == EFAULT ? MPI_ERR_RMA_RANGE : MPI_ERR_OTHER,
               std::string(what) + " the target's memory failed: " + std::strerror(err) +
                   (err == EPERM ? " (the kernel forbids reading other processes: Yama's "
-                                  "ptrace_scope above 1; use MPI_Win_allocate)"
+                                  "ptrace_scope above 1; use "
+                                  "MPI_Win_allocate_shared over a node's ranks)"
                                 : ""));
 }
 

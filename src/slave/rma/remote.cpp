@@ -26,6 +26,18 @@ RemoteOp RemoteOpFor(const Window& win, RemoteKind kind, int target) {
   return op;
 }
 
+void TellWait(const Window& win, RmaWait wait, int rank, int detail) {
+  // The master keeps one per slave: so does this.
+  static RmaWaitArgs told;
+  RmaWaitArgs now{LookupComm(win.comm).id, static_cast<std::int32_t>(wait), rank, detail};
+  if (now == told) return;
+  RequestMsg request;
+  request.type = MsgType::kRmaWaitIn;
+  now.Into(request);
+  Runtime::Instance()->Post(request);
+  told = now;
+}
+
 RemoteResult CallRemote(const Window& win, RemoteOp op, const std::vector<TargetRun>& runs,
                         const std::byte* data, std::uint64_t reply_capacity) {
   op.runs = runs.size();
@@ -48,6 +60,8 @@ RemoteResult CallRemote(const Window& win, RemoteOp op, const std::vector<Target
   runtime->StagePayload(packet.data(), packet.size(), send);
   runtime->PostStaged(send);
 
+  TellWait(win, RmaWait::kOperation, op.target,
+           static_cast<int>(op.kind) | (op.fetch != 0 ? kFetchBit : 0));
   std::uint64_t capacity = sizeof(RemoteReply) + reply_capacity;
   RequestMsg recv = RecvRequest(MsgType::kPostRecv, comm, op.target, kTagRemoteReply, capacity,
                                 runtime->NewRecvId());

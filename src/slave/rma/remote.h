@@ -28,4 +28,10 @@ RemoteOp RemoteOpFor(const Window& win, RemoteKind kind, int target);
 RemoteResult CallRemote(const Window& win, RemoteOp op, const std::vector<TargetRun>& runs,
                         const std::byte* data, std::uint64_t reply_capacity);
 
+// Tells the master in which one-sided call the rank's next waits on the
+// window's communicator are made (RmaWaitIn), so that a deadlock report
+// names that call. Sent only when it differs from the last one told:
+// a loop of fences costs one message.
+void TellWait(const Window& win, RmaWait wait, int rank, int detail);
+
 }  // namespace bdmpi::rma

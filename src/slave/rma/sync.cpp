@@ -64,7 +64,10 @@ void Notify(const Window& win, int rank, int tag) {
   Check(PMPI_Send(nullptr, 0, MPI_BYTE, rank, tag, win.comm), "MPI_Send");
 }
 
-void Await(const Window& win, int source, int tag) {
+// Waits for a message of the window's communicator in the one-sided call
+// `wait` (for rank `rank`), which the deadlock report names.
+void Await(const Window& win, int source, int tag, RmaWait wait, int rank, int detail = 0) {
+  TellWait(win, wait, rank, detail);
   Check(PMPI_Recv(nullptr, 0, MPI_BYTE, source, tag, win.comm, MPI_STATUS_IGNORE), "MPI_Recv");
 }
 
@@ -76,7 +79,7 @@ bool OnOtherNode(const Window& win, int target) {
 // Takes a lock on `target`, waiting (a blocking point) behind the queue.
 // Another node's target's lock state is in its node's file, which its
 // master reads and changes for us.
-void Acquire(Window& win, int target, bool exclusive) {
+void Acquire(Window& win, int target, bool exclusive, RmaWait wait) {
   bool taken = false;
   if (OnOtherNode(win, target)) {
     RemoteOp op = RemoteOpFor(win, RemoteKind::kLock, target);
@@ -88,7 +91,7 @@ void Acquire(Window& win, int target, bool exclusive) {
                         exclusive);
   }
   // Else the rank that releases it takes it for us and says so.
-  if (!taken) Await(win, MPI_ANY_SOURCE, kTagGrant);
+  if (!taken) Await(win, MPI_ANY_SOURCE, kTagGrant, wait, target, exclusive ? 1 : 0);
 }
 
 void Release(Window& win, int target, bool exclusive) {
@@ -165,7 +168,7 @@ void NodeFence(Window& win) {
       sleep = true;
     }
   }
-  if (sleep) Await(win, MPI_ANY_SOURCE, kTagFenceWake);
+  if (sleep) Await(win, MPI_ANY_SOURCE, kTagFenceWake, RmaWait::kFence, -1);
 }
 
 }  // namespace
@@ -176,10 +179,12 @@ void Fence(Window& win, int assert) {
     throw Error(MPI_ERR_RMA_SYNC,
                 "MPI_Win_fence inside a post/start or lock epoch of the same window");
   Barrier();
-  if (win.one_node)
+  if (win.one_node) {
     NodeFence(win);
-  else
+  } else {
+    TellWait(win, RmaWait::kFence, -1, 0);
     Check(PMPI_Barrier(win.comm), "MPI_Barrier");
+  }
   Barrier();
   win.fence_epoch = (assert & MPI_MODE_NOSUCCEED) == 0;
 }
@@ -200,7 +205,7 @@ void Start(Window& win, MPI_Group group, int assert) {
   if (win.started) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_start: an access epoch is already open");
   std::vector<int> targets = RanksOf(win, group);
   if ((assert & MPI_MODE_NOCHECK) == 0)
-    for (int target : targets) Await(win, target, kTagPost);
+    for (int target : targets) Await(win, target, kTagPost, RmaWait::kStart, target);
   Barrier();
   win.started = true;
   win.access_group = std::move(targets);
@@ -216,7 +221,7 @@ void Complete(Window& win) {
 
 void Wait(Window& win) {
   if (!win.posted) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
-  for (int origin : win.exposure_waiting) Await(win, origin, kTagComplete);
+  for (int origin : win.exposure_waiting) Await(win, origin, kTagComplete, RmaWait::kWait, origin);
   Barrier();
   win.posted = false;
   win.exposure_waiting.clear();
@@ -229,7 +234,7 @@ bool Test(Window& win) {
     int flag = 0;
     Check(PMPI_Iprobe(*it, kTagComplete, win.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
     if (flag) {
-      Await(win, *it, kTagComplete);
+      Await(win, *it, kTagComplete, RmaWait::kWait, *it);
       it = waiting.erase(it);
     } else {
       ++it;
@@ -251,7 +256,7 @@ void Lock(Window& win, int lock_type, int target, int assert) {
     throw Error(MPI_ERR_RMA_SYNC,
                 "rank " + std::to_string(target) + " is already locked by this rank in this window");
   bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
-  if (!nocheck) Acquire(win, target, lock_type == MPI_LOCK_EXCLUSIVE);
+  if (!nocheck) Acquire(win, target, lock_type == MPI_LOCK_EXCLUSIVE, RmaWait::kLock);
   Barrier();
   win.locks[target] = lock_type | (nocheck ? kNoCheck : 0);
 }
@@ -275,7 +280,8 @@ void LockAll(Window& win, int assert) {
     throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all: this rank already holds locks in the window");
   bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
   if (!nocheck)
-    for (int target = 0; target < win.size; ++target) Acquire(win, target, false);
+    for (int target = 0; target < win.size; ++target)
+      Acquire(win, target, false, RmaWait::kLockAll);
   Barrier();
   win.lock_all = true;
   win.lock_all_nocheck = nocheck;

@@ -24,6 +24,7 @@
 #include "common/rank_wiring.h"
 #include "common/protocol.h"
 #include "slave/comm/attributes.h"
+#include "slave/rma/remote.h"
 #include "slave/runtime/info.h"
 #include "slave/runtime/runtime.h"
 
@@ -128,7 +129,7 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
 
   // Each node's ranks and, for memory in the file, where theirs lies in
   // that node's file; each node's first rank makes its file.
-  bool in_file = flavor == Flavor::kAllocate || flavor == Flavor::kShared;
+  bool in_file = flavor == Flavor::kShared;
   std::map<int, std::vector<int>> by_node;  // node -> its window ranks
   win.peers.resize(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) {
@@ -290,12 +291,34 @@ MPI_Win CreateWindow(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MP
 MPI_Win AllocateWindow(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, bool shared,
                        void** baseptr) {
   if (size < 0) throw Error(MPI_ERR_SIZE, "a window's size cannot be negative");
-  Window& win = Make(shared ? Flavor::kShared : Flavor::kAllocate, nullptr,
-                     static_cast<std::uint64_t>(size), disp_unit, info, comm);
-  Peer& self = win.peers[static_cast<std::size_t>(win.rank)];
-  self.base = reinterpret_cast<std::uint64_t>(win.base);
-  *baseptr = win.base;
-  return win.handle;
+  if (shared) {
+    Window& win = Make(Flavor::kShared, nullptr, static_cast<std::uint64_t>(size), disp_unit,
+                       info, comm);
+    *baseptr = win.base;
+    return win.handle;
+  }
+  // MPI_Win_allocate's memory is the rank's own storage-backed memory (an
+  // arena block when large, the heap when small): counted in the node's
+  // budget and written back at switch-out like any other, and reached by
+  // origins as MPI_Win_create memory is. Zeroed, as the node's file was.
+  void* memory = nullptr;
+  if (size > 0) {
+    memory = std::calloc(1, static_cast<std::size_t>(size));
+    if (memory == nullptr)
+      throw Error(MPI_ERR_NO_MEM, "MPI_Win_allocate: no memory for a window of " +
+                                      std::to_string(size) + " bytes");
+  }
+  Window* win = nullptr;
+  try {
+    win = &Make(Flavor::kAllocate, memory, static_cast<std::uint64_t>(size), disp_unit, info,
+                comm);
+  } catch (...) {
+    std::free(memory);
+    throw;
+  }
+  win->owned_memory = memory;
+  *baseptr = memory;
+  return win->handle;
 }
 
 MPI_Win CreateDynamicWindow(MPI_Info info, MPI_Comm comm) {
@@ -357,9 +380,11 @@ void FreeWindow(MPI_Win* handle) {
     throw Error(MPI_ERR_RMA_SYNC,
                 "MPI_Win_free in an epoch: unlock, complete or wait for it first");
   // Nobody may touch the memory after this: every rank is here.
+  TellWait(win, RmaWait::kFree, -1, 0);
   Check(PMPI_Barrier(win.comm), "MPI_Barrier");
   DeleteAllAttrs(AttrKind::kWin, win.handle);
   munmap(win.mapping, win.mapping_bytes);
+  std::free(win.owned_memory);
   if (win.file_owner) Runtime::Instance()->spill_dir().Unlink(win.file_id);
   PMPI_Comm_free(&win.comm);
   Windows().windows.erase(HandleIndex(win.handle));
@@ -367,7 +392,7 @@ void FreeWindow(MPI_Win* handle) {
 }
 
 void SharedQuery(Window& win, int rank, MPI_Aint* size, int* disp_unit, void** baseptr) {
-  bool in_file = win.flavor == Flavor::kShared || win.flavor == Flavor::kAllocate;
+  bool in_file = win.flavor == Flavor::kShared;
   int node = win.peers[static_cast<std::size_t>(win.rank)].node;
   // Memory this rank can load and store: its own, and in this node's file.
   auto reachable = [&](int r) {
@@ -437,7 +462,7 @@ std::vector<ControlBlock*> ProgramMemoryControls() {
   std::vector<std::pair<std::uint64_t, ControlBlock*>> found;
   for (auto& [index, window] : Windows().windows) {
     (void)index;
-    if (window->flavor == Flavor::kCreate || window->flavor == Flavor::kDynamic)
+    if (window->flavor != Flavor::kShared)
       found.emplace_back(window->file_id, window->control);
   }
   std::sort(found.begin(), found.end());

@@ -3,12 +3,12 @@
 // file in the node's spill directory that all of the window's ranks of the
 // node map MAP_SHARED (common/rma_node_file.h). It starts with a control
 // block (a process-shared mutex, each rank's lock state and lock queue,
-// each rank's attached regions) and, for MPI_Win_allocate and
-// MPI_Win_allocate_shared, holds the ranks' window memory after it. An
-// origin applies an operation on its node itself, with no help from the
-// target: to memory in the file through its own mapping, to memory the
-// program gave (MPI_Win_create, MPI_Win_attach) with
-// process_vm_readv/writev. The target's master applies those of origins on
+// each rank's attached regions) and, for MPI_Win_allocate_shared, holds
+// the ranks' window memory after it. An origin applies an operation on its
+// node itself, with no help from the target: to memory in the file through
+// its own mapping, to memory in the target's process (MPI_Win_create,
+// MPI_Win_attach, and MPI_Win_allocate's, which is storage-backed memory of
+// the rank) with process_vm_readv/writev. The target's master applies those of origins on
 // other nodes. So a switched-out target never runs for it.
 #pragma once
 
@@ -59,6 +59,7 @@ struct Window {
   char* mapping = nullptr;
   std::size_t mapping_bytes = 0;
   ControlBlock* control = nullptr;
+  void* owned_memory = nullptr;  // MPI_Win_allocate's, freed with the window
   // Attribute values, kept here so that the pointers handed out stay valid.
   void* base = nullptr;
   MPI_Aint size_attr = 0;

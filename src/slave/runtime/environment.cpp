@@ -6,13 +6,16 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "common/error.h"
+#include "slave/comm/dynamic.h"
 #include "slave/memory/arena.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
 #include "slave/runtime/singleton.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 namespace memory {
@@ -29,6 +32,9 @@ struct Lifecycle {
   // this rank as finished, so it cannot connect a second time.
   bool disconnected = false;
   int thread_level = MPI_THREAD_SINGLE;
+  // The highest level provided to MPI_Init_thread or a session: which
+  // threads may call (CallsFromAnyThread).
+  int highest_level = MPI_THREAD_SINGLE;
   // MPI_Is_thread_main's thread: set at static initialisation (the main
   // thread) and again by MPI_Init or the first MPI_Session_init, in case
   // another thread called it.
@@ -40,10 +46,39 @@ Lifecycle& State() {
   return state;
 }
 
-// Ranks take turns through the master, so a rank's threads must funnel
-// their MPI calls through the main thread.
+// The highest level a rank provides: BDMPI_THREAD_LEVEL (single, funneled,
+// serialized, multiple). The default is serialized: many programs ask for
+// MULTIPLE without calling MPI from several threads (mpi4py does by
+// default), and at MULTIPLE a rank with several threads (a BLAS pool is
+// enough) is never written back (threads.h), which would end out-of-core
+// runs; `--thread-level multiple` is the program's own choice.
+int LevelCap() {
+  static const int cap = [] {
+    const char* text = std::getenv("BDMPI_THREAD_LEVEL");
+    if (text == nullptr || *text == '\0') return static_cast<int>(MPI_THREAD_SERIALIZED);
+    static constexpr struct {
+      const char* name;
+      int level;
+    } kLevels[] = {{"single", MPI_THREAD_SINGLE},
+                   {"funneled", MPI_THREAD_FUNNELED},
+                   {"serialized", MPI_THREAD_SERIALIZED},
+                   {"multiple", MPI_THREAD_MULTIPLE}};
+    for (const auto& level : kLevels)
+      if (std::strcmp(text, level.name) == 0) return level.level;
+    throw Error(kErrArg, std::string("BDMPI_THREAD_LEVEL=") + text +
+                             " is no thread level: use single, funneled, serialized or multiple");
+  }();
+  return cap;
+}
+
+// What a rank asking for `required` gets: that level, up to the cap. At
+// MULTIPLE every call takes the rank's lock from then on.
 int ProvidedLevel(int required) {
-  return required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  int provided = required < LevelCap() ? required : LevelCap();
+  if (provided < MPI_THREAD_SINGLE) provided = MPI_THREAD_SINGLE;
+  if (provided == MPI_THREAD_MULTIPLE) threads::EnableLock();
+  if (provided > State().highest_level) State().highest_level = provided;
+  return provided;
 }
 
 // The first of MPI_Init and MPI_Session_init connects to the master.
@@ -62,7 +97,12 @@ void ConnectOnce(const char* caller) {
   RefuseOutsideRank();
   BecomeSingletonJobUnlessLaunched();
   Runtime::Start();
-  ResetComms(Runtime::Instance()->world_rank(), Runtime::Instance()->layout());
+  Runtime* runtime = Runtime::Instance();
+  const auto& spawned = runtime->spawned();
+  ResetComms(runtime->world_rank(), runtime->layout(), spawned ? spawned->first : 0,
+             spawned ? spawned->size : 0);
+  // A spawned rank meets its parents, who wait in MPI_Comm_spawn.
+  ConnectToParents();
 }
 
 // The last of MPI_Finalize and MPI_Session_finalize disconnects.
@@ -83,8 +123,8 @@ void Initialize(int required, int* provided) {
   if (state.initialized)
     throw Error(kErrOther, "MPI_Init called twice");
   ConnectOnce("MPI_Init");
-  // SINGLE and FUNNELED work alike here, so a session that connected
-  // first with another level changes nothing but the answer.
+  // A session that connected first at MULTIPLE keeps the lock on: its
+  // threads may still call.
   state.thread_level = ProvidedLevel(required);
   if (provided != nullptr) *provided = state.thread_level;
   state.main_thread = pthread_self();
@@ -115,6 +155,7 @@ void DisconnectSession() {
 bool IsInitialized() { return State().initialized; }
 bool IsFinalized() { return State().finalized; }
 int ThreadLevel() { return State().thread_level; }
+bool CallsFromAnyThread() { return State().highest_level >= MPI_THREAD_SERIALIZED; }
 bool IsThreadMain() { return pthread_equal(pthread_self(), State().main_thread) != 0; }
 
 void AbortJob(int code) {

@@ -18,6 +18,9 @@ bool IsFinalized();
 double Wtime();
 double Wtick();
 int ThreadLevel();
+// Whether any thread may call MPI (MPI_THREAD_SERIALIZED or MULTIPLE
+// provided, to MPI_Init_thread or a session), not only MPI_Init's.
+bool CallsFromAnyThread();
 // Whether the calling thread is the one that called MPI_Init(_thread) (the
 // program's main thread before that).
 bool IsThreadMain();

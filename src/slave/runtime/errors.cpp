@@ -59,6 +59,19 @@ const char* ErrorClassString(int error_class) {
     case MPI_ERR_READ_ONLY: return "MPI_ERR_READ_ONLY: read-only file or file system";
     case MPI_ERR_UNSUPPORTED_DATAREP:
       return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
+    // One-sided communication's (slave/rma).
+    case MPI_ERR_WIN: return "MPI_ERR_WIN: invalid window";
+    case MPI_ERR_BASE: return "MPI_ERR_BASE: invalid base address";
+    case MPI_ERR_SIZE: return "MPI_ERR_SIZE: invalid size";
+    case MPI_ERR_DISP: return "MPI_ERR_DISP: invalid displacement";
+    case MPI_ERR_LOCKTYPE: return "MPI_ERR_LOCKTYPE: invalid lock type";
+    case MPI_ERR_ASSERT: return "MPI_ERR_ASSERT: invalid assertion";
+    case MPI_ERR_RMA_CONFLICT: return "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window";
+    case MPI_ERR_RMA_SYNC: return "MPI_ERR_RMA_SYNC: wrong synchronization of one-sided calls";
+    case MPI_ERR_RMA_RANGE: return "MPI_ERR_RMA_RANGE: outside the target's window";
+    case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
+    case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: wrong flavor of window";
+    case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
     // The tool interface's (slave/api/tool.cpp).
     case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory";
     case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: MPI_T_init_thread not called";
@@ -127,8 +140,11 @@ int ApplyErrhandler(MPI_Errhandler handler, const char* function, int error_clas
   Runtime* runtime = Runtime::Instance();
   std::string rank = runtime ? std::to_string(runtime->world_rank()) : "?";
   const char* text = ErrorClassString(error_class);
-  std::fprintf(stderr, "BDMPI: rank %s: %s: %s (%s); MPI_ERRORS_ARE_FATAL ends the job\n",
-               rank.c_str(), function, detail, text ? text : "?");
+  // MPI_ERRORS_ABORT aborts the object's group; any abort ends the whole
+  // job here, so it does what MPI_ERRORS_ARE_FATAL does.
+  std::fprintf(stderr, "BDMPI: rank %s: %s: %s (%s); %s ends the job\n", rank.c_str(),
+               function, detail, text ? text : "?",
+               handler == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
   std::fflush(stderr);
   if (runtime != nullptr) runtime->Abort(error_class);
   _exit(error_class != 0 ? error_class : 1);

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "common/error.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 
@@ -42,9 +43,11 @@ class CallName {
 void RequireInitialized();
 
 // Runs `body`, turning its exceptions into MPI error classes handed to
-// raise(error_class, detail), whose result is returned.
+// raise(error_class, detail), whose result is returned. At
+// MPI_THREAD_MULTIPLE both run under the rank's lock (threads.h).
 template <class Raise, class Body>
 int GuardWith(Raise&& raise, Body&& body) {
+  threads::Entry entry;
   try {
     body();
     return MPI_SUCCESS;

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <optional>
 #include <utility>
-#include <vector>
 
 #include "common/error.h"
 #include "common/handles.h"
@@ -45,7 +45,9 @@ class HandleTable {
  private:
   HandleKind kind_;
   int first_;
-  std::vector<std::optional<T>> slots_;
+  // A deque: a reference to an object stays valid while others are added
+  // (at MPI_THREAD_MULTIPLE, by another thread while a call waits).
+  std::deque<std::optional<T>> slots_;
 };
 
 }  // namespace bdmpi

@@ -57,39 +57,71 @@ bool IsPredefinedComm(MPI_Comm comm) {
          comm == BDMPI_COMM_NODE;
 }
 
-void ResetComms(int world_rank, const RankLayout& layout) {
-  int world_size = layout.world_size();
+namespace {
+MPI_Comm universe_comm = MPI_COMM_NULL;
+}  // namespace
+
+MPI_Comm UniverseComm() { return universe_comm; }
+
+void ResetComms(int world_rank, const RankLayout& layout, int spawn_first, int spawn_size) {
+  // Ids are made with the universe size, which holds spawned ranks too.
+  int universe = layout.universe_size();
   HandleTable<CommInfo>& comms = Comms();
   comms.Clear();
   CommInfo world;
-  world.id = kWorldCommId;
-  world.rank = world_rank;
-  world.size = world_size;
+  if (spawn_size > 0) {
+    world.id = CommId(spawn_first, kSpawnWorldCreation, universe);
+    world.rank = world_rank - spawn_first;
+    world.size = spawn_size;
+    for (int r = 0; r < spawn_size; ++r) world.world_ranks.push_back(spawn_first + r);
+  } else {
+    world.id = kWorldCommId;
+    world.rank = world_rank;
+    world.size = layout.world_size();
+  }
   world.name = "MPI_COMM_WORLD";
+  CommInfo spawned_world = world;
   comms.Add(std::move(world));
   CommInfo self;
-  self.id = CommId(world_rank, 0, world_size);
+  self.id = CommId(world_rank, 0, universe);
   self.rank = 0;
   self.size = 1;
   self.name = "MPI_COMM_SELF";
   self.world_ranks = {world_rank};
   comms.Add(std::move(self));
-  // The masters register the same two (src/master/master.cpp AddBdmpiComms).
-  int node = layout.NodeOf(world_rank), first = layout.FirstRank(node);
-  CommInfo cworld;
-  cworld.id = CworldCommId(world_size);
-  cworld.rank = layout.CworldRank(world_rank);
-  cworld.size = world_size;
-  cworld.name = "BDMPI_COMM_CWORLD";
-  for (int r = 0; r < world_size; ++r) cworld.world_ranks.push_back(layout.WorldRankOfCworld(r));
-  BDMPI_ENFORCE(comms.Add(std::move(cworld)) == BDMPI_COMM_CWORLD, "BDMPI_COMM_CWORLD's slot");
-  CommInfo local;
-  local.id = NodeCommId(first, world_size);
-  local.rank = world_rank - first;
-  local.size = layout.Count(node);
-  local.name = "BDMPI_COMM_NODE";
-  for (int i = 0; i < local.size; ++i) local.world_ranks.push_back(first + i);
-  BDMPI_ENFORCE(comms.Add(std::move(local)) == BDMPI_COMM_NODE, "BDMPI_COMM_NODE's slot");
+  if (spawn_size > 0) {
+    // The job's BDMPI_COMM_CWORLD and BDMPI_COMM_NODE hold the ranks it
+    // started with; a spawned rank's are its own world.
+    spawned_world.name = "BDMPI_COMM_CWORLD";
+    BDMPI_ENFORCE(comms.Add(spawned_world) == BDMPI_COMM_CWORLD, "BDMPI_COMM_CWORLD's slot");
+    spawned_world.name = "BDMPI_COMM_NODE";
+    BDMPI_ENFORCE(comms.Add(std::move(spawned_world)) == BDMPI_COMM_NODE,
+                  "BDMPI_COMM_NODE's slot");
+  } else {
+    // The masters register the same two (master/comm/comm_registry.cpp).
+    int world_size = layout.world_size();
+    int node = layout.NodeOf(world_rank), first = layout.FirstRank(node);
+    CommInfo cworld;
+    cworld.id = CworldCommId(universe);
+    cworld.rank = layout.CworldRank(world_rank);
+    cworld.size = world_size;
+    cworld.name = "BDMPI_COMM_CWORLD";
+    for (int r = 0; r < world_size; ++r) cworld.world_ranks.push_back(layout.WorldRankOfCworld(r));
+    BDMPI_ENFORCE(comms.Add(std::move(cworld)) == BDMPI_COMM_CWORLD, "BDMPI_COMM_CWORLD's slot");
+    CommInfo local;
+    local.id = NodeCommId(first, universe);
+    local.rank = world_rank - first;
+    local.size = layout.Count(node);
+    local.name = "BDMPI_COMM_NODE";
+    for (int i = 0; i < local.size; ++i) local.world_ranks.push_back(first + i);
+    BDMPI_ENFORCE(comms.Add(std::move(local)) == BDMPI_COMM_NODE, "BDMPI_COMM_NODE's slot");
+  }
+  CommInfo all;
+  all.id = UniverseCommId(universe);
+  all.rank = world_rank;
+  all.size = universe;
+  all.name = "BDMPI universe";
+  universe_comm = comms.Add(std::move(all));
 }
 
 MPI_Comm NewComm(CommInfo comm) { return Comms().Add(std::move(comm)); }

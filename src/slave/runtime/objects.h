@@ -59,7 +59,15 @@ const CommInfo* FindComm(MPI_Comm comm);
 // Sets up the predefined communicators (and forgets everything else) at
 // MPI_Init: MPI_COMM_WORLD, MPI_COMM_SELF, BDMPI_COMM_CWORLD and
 // BDMPI_COMM_NODE (bdmpi.h), from where `layout` runs each rank.
-void ResetComms(int world_rank, const RankLayout& layout);
+// A rank MPI_Comm_spawn started has `spawn_first` .. + `spawn_size` - 1
+// (job ranks) as its MPI_COMM_WORLD (spawn_size 0: not spawned), which
+// also serves as its BDMPI_COMM_CWORLD and BDMPI_COMM_NODE.
+void ResetComms(int world_rank, const RankLayout& layout, int spawn_first = 0,
+                int spawn_size = 0);
+// The hidden communicator of every job rank (UniverseCommId), where a
+// rank is its job rank: the peer communicator through which spawn, ports
+// and MPI_Comm_join make intercommunicators.
+MPI_Comm UniverseComm();
 // One of those four, which MPI_Comm_free refuses.
 bool IsPredefinedComm(MPI_Comm comm);
 MPI_Comm NewComm(CommInfo comm);

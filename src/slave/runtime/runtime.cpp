@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -19,6 +20,7 @@
 #include "slave/p2p/lent_blocks.h"
 #include "slave/rma/window.h"
 #include "slave/runtime/environment.h"
+#include "slave/runtime/threads.h"
 #include "slave/tool/counters.h"
 
 namespace bdmpi {
@@ -76,6 +78,14 @@ void Runtime::Connect() {
   slave_ = WireInt(Wire::kSlave);
   world_rank_ = WireInt(Wire::kWorldRank);
   world_size_ = WireInt(Wire::kWorldSize);
+  universe_size_ = static_cast<int>(wiring::Number(Wire::kUniverseSize, world_size_));
+  if (const char* spawn = wiring::Find(Wire::kSpawn)) {
+    Spawned info;
+    if (std::sscanf(spawn, "%d %d %d %d %d", &info.first, &info.size, &info.parent_leader,
+                    &info.tag, &info.appnum) != 5)
+      throw Error(kErrIntern, std::string("malformed ") + kEnvSpawn + ": " + spawn);
+    spawned_ = info;
+  }
   node_size_ = WireInt(Wire::kNodeSize);
   nnodes_ = WireInt(Wire::kNodeCount);
   std::size_t window_size = wiring::RequireUnsigned(Wire::kWindowSize);
@@ -109,15 +119,16 @@ void Runtime::Connect() {
 }
 
 void Runtime::CheckCallingThread() const {
-  if (!IsThreadMain())
+  if (!CallsFromAnyThread() && !IsThreadMain())
     throw Error(kErrOther,
-                "an MPI call from a thread other than the one that called MPI_Init: BDMPI "
-                "provides MPI_THREAD_FUNNELED, so only that thread may talk to the master");
+                "an MPI call from a thread other than the one that called MPI_Init_thread, "
+                "which provided MPI_THREAD_SINGLE or MPI_THREAD_FUNNELED: ask for "
+                "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE to call from any thread");
 }
 
 void Runtime::Enqueue(RequestMsg request) {
   // MPI_Abort may come from any thread (Append); everything else only from
-  // MPI_Init's.
+  // MPI_Init's below MPI_THREAD_SERIALIZED.
   CheckCallingThread();
   // The master hears of receives in posting order, before anything else
   // this rank asks of it (a probe must see what they would take).
@@ -158,7 +169,12 @@ void Runtime::Flush() {
 void Runtime::Post(RequestMsg request) {
   request.wants_reply = false;
   Enqueue(request);
-  if (!defer_posts_) Flush();
+  if (!defer_posts_ && !batching_) Flush();
+}
+
+void Runtime::Note(RequestMsg request) {
+  request.wants_reply = false;
+  Enqueue(request);
 }
 
 void Runtime::PostStaged(RequestMsg request) {
@@ -172,7 +188,58 @@ void Runtime::PostStaged(RequestMsg request) {
   ++pending_acks_;
 }
 
+namespace {
+
+// The master's twin of a request that blocks until something happens
+// elsewhere: one that answers at once, with flag = 0 when it has not
+// happened yet; `type` itself when there is none.
+MsgType PolledTwin(MsgType type) {
+  switch (type) {
+    case MsgType::kPostRecv:  // MPI_Recv: posted, then tested
+    case MsgType::kWaitRecv:
+    case MsgType::kWaitSsend:  // a synchronous send's id completes as a receive's
+      return MsgType::kTestRecv;
+    case MsgType::kProbe:
+      return MsgType::kIprobe;
+    case MsgType::kMprobe:
+      return MsgType::kImprobe;
+    default:
+      return type;
+  }
+}
+
+}  // namespace
+
 ReplyMsg Runtime::Call(RequestMsg request) {
+  // With other threads that may call MPI, a wait at the master would keep
+  // them out until it ends, and it may end only by what they do.
+  if (MsgType twin = PolledTwin(request.type);
+      twin != request.type && !threads::MayBlockAtMaster())
+    return CallPolled(request, twin);
+  return CallBlocking(request);
+}
+
+ReplyMsg Runtime::CallPolled(RequestMsg request, MsgType twin) {
+  RequestMsg ask = request;
+  ask.type = twin;
+  if (request.type == MsgType::kPostRecv) {
+    Post(request);  // registers the receive, as MPI_Irecv does
+    ask = RequestMsg{};
+    ask.type = twin;
+    ask.id = request.id;
+  }
+  for (int round = 0;; ++round) {
+    ReplyMsg reply = CallBlocking(ask);
+    if (reply.flag != 0) {
+      reply.type = request.type;
+      return reply;
+    }
+    threads::Unlocked unlocked;
+    threads::Backoff(round);
+  }
+}
+
+ReplyMsg Runtime::CallBlocking(RequestMsg request) {
   // The master may read this rank's storage count while it waits.
   memory::PurgeHeapIfGrown();
   request.wants_reply = true;
@@ -241,6 +308,20 @@ void Runtime::ReadAhead(const ReplyMsg&) {
 }
 
 void Runtime::SwitchOut(const ReplyMsg& release) {
+  if (threads::LockOn() && threads::OtherThreadsExist()) {
+    // Threads outside MPI may be writing the storage-backed memory that a
+    // write-back would copy and then drop: it stays resident (the master
+    // then counts it as written back, docs/scheduling-and-memory.md,
+    // "Threads").
+    BDMPI_DEBUG("disk", "switch-out skipped: other threads may be writing");
+    RequestMsg done;
+    done.type = MsgType::kReleased;
+    done.bytes = 0;
+    done.wants_reply = false;
+    Enqueue(done);
+    Flush();
+    return;
+  }
   const std::uint64_t step = release.bytes;  // how often to report progress
   double start = Now();
   // No sender may write into memory on its way to disk.

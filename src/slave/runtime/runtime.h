@@ -1,7 +1,8 @@
 // The slave's connection to its master: identity, queues, window, and the
 // three ways of talking to the master (post, post with deferred ack, call).
-// One per process, created by MPI_Init; libbdmpi supports up to
-// MPI_THREAD_FUNNELED, so nothing here locks.
+// One per process, created by MPI_Init. Nothing here locks: at
+// MPI_THREAD_MULTIPLE the caller holds the rank's lock (threads.h), and
+// a wait that other threads' calls must be able to end polls (CallPolled).
 #pragma once
 
 #include <cstdint>
@@ -29,24 +30,63 @@ class Runtime {
   // Tells the master and disconnects.
   static void Stop();
 
+  // The rank's job rank (its MPI_COMM_WORLD rank unless it was spawned)
+  // and the job's size at start (common/rank_layout.h).
   int world_rank() const { return world_rank_; }
   int world_size() const { return world_size_; }
+  // MPI_UNIVERSE_SIZE: the multiplier of communicator ids (CommId).
+  int universe_size() const { return universe_size_; }
+  // Of a rank MPI_Comm_spawn started (BDMPI_SPAWN), else nullopt.
+  struct Spawned {
+    int first = 0;          // job rank of its MPI_COMM_WORLD's rank 0
+    int size = 0;           // its MPI_COMM_WORLD's size
+    int parent_leader = 0;  // job rank of the spawning call's root
+    int tag = 0;            // of the intercommunicator to the parents
+    int appnum = 0;         // MPI_APPNUM
+  };
+  const std::optional<Spawned>& spawned() const { return spawned_; }
   int node() const { return node_; }
   // Slaves on this node.
   int node_size() const { return node_size_; }
   // Where every rank of the job runs.
-  RankLayout layout() const { return RankLayout(world_size_, nnodes_); }
+  RankLayout layout() const { return RankLayout(world_size_, nnodes_, universe_size_); }
   // This node's spill directory, where the master also finds the files a
   // rank made elsewhere (SpillDir::RecordJobFile) to remove them at the end.
   const SpillDir& spill_dir() const { return spill_dir_; }
 
   // A request that wants no reply.
   void Post(RequestMsg request);
+  // A request that wants no reply and may wait in the batch until the next
+  // request that is sent: news the master needs before this rank's next
+  // question, not at once.
+  void Note(RequestMsg request);
+  // While one lives, posts wait in the batch as notes do: the messages of
+  // MPI_Isend and its kin, many of which then share one queue message. The
+  // batch goes out with the next request that wants a reply, when it is
+  // full, and at every test or wait (SendBatch).
+  class BatchedPosts {
+   public:
+    explicit BatchedPosts(Runtime& runtime) : runtime_(runtime), was_(runtime.batching_) {
+      runtime.batching_ = true;
+    }
+    ~BatchedPosts() { runtime_.batching_ = was_; }
+    BatchedPosts(const BatchedPosts&) = delete;
+    BatchedPosts& operator=(const BatchedPosts&) = delete;
+
+   private:
+    Runtime& runtime_;
+    bool was_;
+  };
+  // Sends what waits in the batch: a test or wait may be waiting for what
+  // another rank does with it.
+  void SendBatch() { Flush(); }
   // A request whose payload was staged and that wants no result: posted
   // without waiting. When the payload is in the window, the master's
   // acknowledgement is collected only when the window is needed again.
   void PostStaged(RequestMsg request);
   // A request and its reply; the slave is descheduled until it arrives.
+  // At MPI_THREAD_MULTIPLE with other threads, a request that waits for
+  // something elsewhere (a receive, a probe) polls instead (CallPolled).
   ReplyMsg Call(RequestMsg request);
   // Sends MPI_Abort's request and never returns.
   [[noreturn]] void Abort(int code);
@@ -83,7 +123,7 @@ class Runtime {
   // The node slave index of world rank `world_rank`, -1 on another node.
   int LocalSlave(int world_rank) const {
     if (nnodes_ > 1 && layout().NodeOf(world_rank) != node_) return -1;
-    return world_rank - layout().FirstRank(node_);
+    return layout().SlotOf(world_rank);
   }
   // Direct messages (p2p/direct_path.h): queues the PostRecv of every
   // receive the master has not heard of yet (sent with the next request).
@@ -95,6 +135,12 @@ class Runtime {
   // Decides placing_ and place_min_bytes_ (runtime_placed.cpp).
   void StartPlacing();
   void DrainAcks();
+  ReplyMsg CallBlocking(RequestMsg request);
+  // Asks `twin`, the non-blocking form of `request` (TestRecv for a
+  // receive's wait, Iprobe for Probe, ...), until it finds what `request`
+  // waits for, letting go of the rank's lock between two asks; returns
+  // that reply as `request`'s.
+  ReplyMsg CallPolled(RequestMsg request, MsgType twin);
   // The next reply; serves the master's notices (ServeNotice) on the way.
   ReplyMsg ReceiveReply();
   // Serves `message` if it is a notice of the master's, not a reply
@@ -107,8 +153,8 @@ class Runtime {
   // it against the node's budget), so that the next reply finds it
   // resident.
   void ReadAhead(const ReplyMsg& read_ahead);
-  // Throws MPI_ERR_OTHER unless called from MPI_Init's thread
-  // (MPI_THREAD_FUNNELED): the go-queue and the batch are the rank's only.
+  // Throws MPI_ERR_OTHER unless called from MPI_Init's thread when it
+  // provided less than MPI_THREAD_SERIALIZED.
   void CheckCallingThread() const;
   // What ChooseSendPath needs of this rank's settings.
   SendSettings send_settings() const;
@@ -140,6 +186,8 @@ class Runtime {
 
   int world_rank_ = 0;
   int world_size_ = 1;
+  int universe_size_ = 1;
+  std::optional<Spawned> spawned_;
   int node_ = 0;
   int node_size_ = 1;
   int nnodes_ = 1;
@@ -155,6 +203,7 @@ class Runtime {
   RequestBatch batch_;                     // requests not sent yet
   const void* staged_inline_ = nullptr;    // StagePayload's inline data
   bool defer_posts_ = false;
+  bool batching_ = false;  // a BatchedPosts lives
   bool telling_ = false;  // in TellDeferredReceives
   // Placed messages: whether this rank writes into and offers receive
   // buffers (off by BDMPI_PLACED_MESSAGES=off, or once the kernel refused

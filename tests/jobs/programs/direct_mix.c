@@ -22,6 +22,10 @@
  *  6. a halo exchange without barriers: receives from both neighbours
  *     posted, then sends to both (8 B, 100 B, 2000 B), then MPI_Waitall;
  *     a blocking MPI_Sendrecv;
+ *  7. a flood: many 8 B MPI_Isends with a large one and an MPI_Issend
+ *     among them, into receives told to the master before their wait (an
+ *     MPI_Iprobe tells them) and receives posted after the sends, one with
+ *     MPI_ANY_SOURCE;
  * all --rounds times; with --hold-memory N each rank holds N bytes
  * touched, so that a small --node-memory switches ranks out mid-stream.
  *
@@ -302,6 +306,58 @@ static void halos(int round) {
   }
 }
 
+/* 7. A flood of small nonblocking sends. */
+static void flood(int round) {
+  enum { kFlood = 40, kLarge = 10, kSync = 20, kAny = 30, kTold = kFlood / 2 };
+  static char large_out[70000], large_in[70000];
+  int out[kFlood][2], in[kFlood][2];
+  MPI_Request recvs[kFlood], sends[kFlood];
+  MPI_Status statuses[kFlood];
+  for (int k = 0; k < kTold; ++k) {
+    void *buffer = k == kLarge ? (void *)large_in : (void *)in[k];
+    int bytes = k == kLarge ? (int)sizeof large_in : (int)sizeof in[k];
+    CHECK_MPI(MPI_Irecv(buffer, bytes, MPI_BYTE, prev_, 100, MPI_COMM_WORLD, &recvs[k]));
+  }
+  int flag = 1;
+  CHECK_MPI(MPI_Iprobe(prev_, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+  CHECK(!flag, "a message on tag 999 nobody sent");
+  fill_pattern(large_out, sizeof large_out, seed_of(rank_, next_, 2, round));
+  for (int k = 0; k < kFlood; ++k) {
+    out[k][0] = rank_;
+    out[k][1] = k * 7 + round;
+    if (k == kLarge) {
+      CHECK_MPI(MPI_Isend(large_out, sizeof large_out, MPI_BYTE, next_, 100, MPI_COMM_WORLD,
+                          &sends[k]));
+    } else if (k == kSync) {
+      CHECK_MPI(MPI_Issend(out[k], sizeof out[k], MPI_BYTE, next_, 100, MPI_COMM_WORLD,
+                           &sends[k]));
+    } else {
+      CHECK_MPI(MPI_Isend(out[k], sizeof out[k], MPI_BYTE, next_, 100, MPI_COMM_WORLD,
+                          &sends[k]));
+    }
+  }
+  for (int k = kTold; k < kFlood; ++k)
+    CHECK_MPI(MPI_Irecv(in[k], sizeof in[k], MPI_BYTE, k == kAny ? MPI_ANY_SOURCE : prev_,
+                        100, MPI_COMM_WORLD, &recvs[k]));
+  CHECK_MPI(MPI_Waitall(kFlood, recvs, statuses));
+  CHECK_MPI(MPI_Waitall(kFlood, sends, MPI_STATUSES_IGNORE));
+  for (int k = 0; k < kFlood; ++k) {
+    int count = -1;
+    CHECK_MPI(MPI_Get_count(&statuses[k], MPI_BYTE, &count));
+    CHECK(statuses[k].MPI_SOURCE == prev_, "flood message %d from %d, want %d", k,
+          statuses[k].MPI_SOURCE, prev_);
+    if (k == kLarge) {
+      CHECK(count == (int)sizeof large_in, "flood message %d: %d bytes", k, count);
+      CHECK_PATTERN(large_in, sizeof large_in, seed_of(prev_, rank_, 2, round), "flood's large");
+      continue;
+    }
+    CHECK(count == (int)sizeof in[k], "flood message %d: %d bytes", k, count);
+    CHECK(in[k][0] == prev_ && in[k][1] == k * 7 + round,
+          "flood message %d (round %d): %d %d, want %d %d", k, round, in[k][0], in[k][1], prev_,
+          k * 7 + round);
+  }
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   rank_ = world_rank();
@@ -332,6 +388,7 @@ int main(int argc, char **argv) {
     ssends(round);
     completions(round);
     halos(round);
+    flood(round);
     if (held != NULL) {
       for (size_t i = 0; i < hold; i += 4096)
         CHECK(held[i] == (char)(rank_ + 1), "held memory changed at %zu", i);

@@ -12,6 +12,8 @@
  *
  * --fatal-open: MPI_FILE_NULL's handler set to MPI_ERRORS_ARE_FATAL, the
  * open of a missing file must end the job (with a message naming it).
+ * --abort-open: the same with MPI-4's MPI_ERRORS_ABORT, which an open file
+ * also takes (where mpi.h has it: not Open MPI 4.1).
  */
 #include "io_common.h"
 
@@ -45,6 +47,15 @@ int main(int argc, char **argv) {
     MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     CHECK(0, "MPI_File_open of the missing %s returned under MPI_ERRORS_ARE_FATAL", missing);
   }
+#ifdef MPI_ERRORS_ABORT
+  if (arg_flag(argc, argv, "--abort-open")) {
+    CHECK_MPI(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_ABORT));
+    MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    CHECK(0, "MPI_File_open of the missing %s returned under MPI_ERRORS_ABORT", missing);
+  }
+#else
+  CHECK(!arg_flag(argc, argv, "--abort-open"), "--abort-open needs MPI_ERRORS_ABORT (MPI-4)");
+#endif
 
   /* Files default to MPI_ERRORS_RETURN whatever MPI_COMM_WORLD has. */
   MPI_Errhandler eh;
@@ -129,6 +140,11 @@ int main(int argc, char **argv) {
   /* A file handle's own error handler. */
   CHECK_MPI(MPI_File_get_errhandler(fh, &eh));
   CHECK(eh == MPI_ERRORS_RETURN, "a new file's handler is not MPI_ERRORS_RETURN");
+#ifdef MPI_ERRORS_ABORT
+  CHECK_MPI(MPI_File_set_errhandler(fh, MPI_ERRORS_ABORT));
+  CHECK_MPI(MPI_File_get_errhandler(fh, &eh));
+  CHECK(eh == MPI_ERRORS_ABORT, "a file's handler set to MPI_ERRORS_ABORT is not");
+#endif
   CHECK_MPI(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
   CHECK_CLASS(MPI_File_read_at(fh, -1, back, 1, MPI_CHAR, &st), MPI_ERR_ARG);
   CHECK_MPI(MPI_File_close(&fh));

@@ -2,7 +2,7 @@
  * launch_env: what mpiexec's options gave the job.
  *
  *   --size N          the world has N ranks
- *   --node-size N     under BDMPI, N ranks per node (BDMPI_NODE_SIZE)
+ *   --node-size N     under BDMPI, N ranks per node (BDMPI_Comm_lsize)
  *   --nodes N         under BDMPI, N nodes (BDMPI_NODE_COUNT) running the
  *                     ranks in blocks: each size / N ranks, the first
  *                     size % N nodes one more
@@ -18,24 +18,34 @@
 
 #include "check.h"
 
+#ifdef BDMPI
+#include <bdmpi.h>
+#endif
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   const long long want_size = arg_ll(argc, argv, "--size", size);
   CHECK(size == want_size, "world size %d, want %lld", size, want_size);
-  const char *node_size = getenv("BDMPI_NODE_SIZE");
+  // The ranks of this rank's node (0 when not known: not BDMPI).
+  long long node_size = 0;
+#ifdef BDMPI
+  int lsize = 0;
+  CHECK_MPI(BDMPI_Comm_lsize(MPI_COMM_WORLD, &lsize));
+  node_size = lsize;
+#endif
   const long long want_node = arg_ll(argc, argv, "--node-size", 0);
-  CHECK(want_node == 0 || node_size == NULL || atoll(node_size) == want_node,
-        "rank %d: %s ranks per node, want %lld", rank, node_size, want_node);
+  CHECK(want_node == 0 || node_size == 0 || node_size == want_node,
+        "rank %d: %lld ranks per node, want %lld", rank, node_size, want_node);
   const char *node_count = getenv("BDMPI_NODE_COUNT");
   const long long nodes = arg_ll(argc, argv, "--nodes", 0);
-  if (nodes > 0 && node_size != NULL) {
+  if (nodes > 0 && node_size != 0) {
     CHECK(node_count != NULL && atoll(node_count) == nodes, "rank %d: %s nodes, want %lld",
           rank, node_count, nodes);
     const long long base = size / nodes, extra = size % nodes;
     const long long mine = rank < extra * (base + 1) ? base + 1 : base;
-    CHECK(atoll(node_size) == mine, "rank %d: %s ranks on its node, want %lld", rank,
-          node_size, mine);
+    CHECK(node_size == mine, "rank %d: %lld ranks on its node, want %lld", rank, node_size,
+          mine);
   }
   for (int i = 1; i + 1 < argc; ++i) {
     if (strcmp(argv[i], "--env") != 0) continue;

@@ -8,12 +8,29 @@
  * value its owner wrote), the second half only accumulated into (MPI_SUM
  * of 1 on 64-bit words); at the end every rank checks its second half
  * against a replay of every origin's random choices.
+ * --expect-storage (BDMPI): MPI_Win_allocate's memory is storage-backed,
+ * counted in the rank's bdmpi_storage_bytes (and so in the node's budget).
  */
 #include "check.h"
 
 static uint64_t next_random(uint64_t *state) {
   *state = *state * 6364136223846793005ull + 1442695040888963407ull;
   return *state >> 17;
+}
+
+/* bdmpi_storage_bytes: the rank's storage-backed bytes now. */
+static unsigned long long storage_bytes(void) {
+  int index = -1, count = 0;
+  unsigned long long value = 0;
+  MPI_T_pvar_session session;
+  MPI_T_pvar_handle handle;
+  CHECK_MPI(MPI_T_pvar_get_index("bdmpi_storage_bytes", MPI_T_PVAR_CLASS_LEVEL, &index));
+  CHECK_MPI(MPI_T_pvar_session_create(&session));
+  CHECK_MPI(MPI_T_pvar_handle_alloc(session, index, NULL, &handle, &count));
+  CHECK_MPI(MPI_T_pvar_read(session, handle, &value));
+  CHECK_MPI(MPI_T_pvar_handle_free(session, &handle));
+  CHECK_MPI(MPI_T_pvar_session_free(&session));
+  return value;
 }
 
 static int64_t initial(int rank, uint64_t i) { return (int64_t)rank * 1000000007ll + (int64_t)i; }
@@ -40,6 +57,9 @@ int main(int argc, char **argv) {
   size_t bytes = (size_t)arg_ll(argc, argv, "--bytes", 1 << 20);
   int ops = (int)arg_ll(argc, argv, "--ops", 2000);
   int allocate = arg_flag(argc, argv, "--allocate");
+  int expect_storage = arg_flag(argc, argv, "--expect-storage");
+  int provided = 0;
+  if (expect_storage) CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
   int rank = world_rank(), size = world_size();
   uint64_t words = bytes / sizeof(int64_t);
   CHECK(size > 1 && words >= 2, "needs two ranks and 16 bytes");
@@ -52,6 +72,11 @@ int main(int argc, char **argv) {
     mem = xmalloc(bytes);
     CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)bytes, sizeof(int64_t), MPI_INFO_NULL,
                              MPI_COMM_WORLD, &win));
+  }
+  if (expect_storage) {
+    unsigned long long now = storage_bytes();
+    CHECK(now >= bytes, "the window's %zu bytes are not storage-backed: bdmpi_storage_bytes %llu",
+          bytes, now);
   }
   for (uint64_t i = 0; i < words; ++i) mem[i] = i < words / 2 ? initial(rank, i) : 0;
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
@@ -104,6 +129,7 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_free(&win));
   if (!allocate) free(mem);
   MPI_Barrier(MPI_COMM_WORLD);
+  if (expect_storage) CHECK_MPI(MPI_T_finalize());
   if (rank == 0) printf("rma_random: OK\n");
   MPI_Finalize();
   return 0;

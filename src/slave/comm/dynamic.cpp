@@ -1,0 +1,341 @@
+// Dynamic processes; see dynamic.h.
+#include "slave/comm/dynamic.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/program_path.h"
+#include "common/protocol.h"
+#include "common/rank_wiring.h"
+#include "slave/coll/coll_p2p.h"
+#include "slave/coll/collectives.h"
+#include "slave/comm/intercomm.h"
+#include "slave/runtime/info.h"
+#include "slave/runtime/objects.h"
+#include "slave/runtime/runtime.h"
+
+namespace bdmpi {
+namespace {
+
+// Tags of the leaders' messages on the universe communicator (through
+// MPI_Intercomm_create's leader tag, 24 bits): a spawn's is its first
+// child's job rank (below 2^22), a port's 2^22 + its count, a join's the
+// one above.
+constexpr int kPortTagBase = 1 << 22;
+constexpr int kJoinTag = (1 << 23) - 1;
+// A connecting root tells the port's owner who it is, on the universe
+// communicator's collective twin, far from the other internal tags.
+constexpr int kTagPortKnock = 0x5a000000;
+
+MPI_Comm parent = MPI_COMM_NULL;
+
+const std::string& JobId() {
+  static const std::string id = wiring::Require(Wire::kJobId);
+  return id;
+}
+
+int PortTag(std::uint64_t port) {
+  return kPortTagBase + static_cast<int>(port & ((1u << 21) - 1));
+}
+
+// The node a spawn's info asks for (-1: none named).
+int InfoNode(MPI_Info info) {
+  if (info == MPI_INFO_NULL) return -1;
+  Runtime* runtime = Runtime::Instance();
+  int node = -1;
+  if (const std::string* value = FindInfo(info, "bdmpi_node")) {
+    char* end = nullptr;
+    long asked = std::strtol(value->c_str(), &end, 10);
+    if (value->empty() || *end != '\0' || asked < 0 || asked >= runtime->layout().nnodes())
+      throw Error(kErrSpawn, "MPI_Comm_spawn: info bdmpi_node is '" + *value +
+                                 "', not a node of this job (0 to " +
+                                 std::to_string(runtime->layout().nnodes() - 1) + ")");
+    node = static_cast<int>(asked);
+  }
+  if (const std::string* host = FindInfo(info, "host")) {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    if (*host != name && *host != "localhost")
+      throw Error(kErrSpawn, "MPI_Comm_spawn: info host is '" + *host + "', and BDMPI starts "
+                             "spawned ranks on the root's node (" + name +
+                             ") only; leave host out or name that node");
+    node = runtime->node();
+  }
+  if (node >= 0 && node != runtime->node())
+    throw Error(kErrSpawn, "MPI_Comm_spawn: info asks for node " + std::to_string(node) +
+                               ", and BDMPI starts spawned ranks on the root's node (" +
+                               std::to_string(runtime->node()) + ") only");
+  return node;
+}
+
+// The spawn's outcome, the same at every rank of `comm`: error class,
+// first job rank (or ranks left), how many.
+struct Outcome {
+  int error = 0;
+  int first = 0;
+  int count = 0;
+};
+
+}  // namespace
+
+SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxprocs[],
+                    const MPI_Info infos[]) {
+  if (count < 1) throw Error(kErrArg, "MPI_Comm_spawn_multiple: count is " +
+                                          std::to_string(count) + ", it needs at least 1");
+  SpawnPlan plan;
+  for (int c = 0; c < count; ++c) {
+    if (commands == nullptr || commands[c] == nullptr)
+      throw Error(kErrArg, "MPI_Comm_spawn: command " + std::to_string(c) + " is NULL");
+    if (maxprocs[c] < 0)
+      throw Error(kErrArg, "MPI_Comm_spawn: maxprocs is " + std::to_string(maxprocs[c]));
+    SpawnCommand command;
+    command.command = commands[c];
+    try {
+      ResolveProgram(command.command);
+    } catch (const Error& error) {
+      throw Error(kErrSpawn, std::string("MPI_Comm_spawn: ") + error.what());
+    }
+    if (argvs != nullptr && argvs[c] != MPI_ARGV_NULL)
+      for (char** arg = argvs[c]; *arg != nullptr; ++arg) command.args.emplace_back(*arg);
+    command.maxprocs = maxprocs[c];
+    command.node = InfoNode(infos != nullptr ? infos[c] : MPI_INFO_NULL);
+    plan.commands.push_back(std::move(command));
+  }
+  return plan;
+}
+
+MPI_Comm CommSpawn(const std::function<SpawnPlan()>& make_plan, int root, MPI_Comm comm,
+                   int* errcodes) {
+  const CommInfo& info = LookupComm(comm);
+  RequireIntracomm(info);
+  if (root < 0 || root >= info.size)
+    throw Error(kErrRoot, "MPI_Comm_spawn: root " + std::to_string(root) + " is not a rank of "
+                          "the communicator (size " + std::to_string(info.size) + ")");
+  Runtime* runtime = Runtime::Instance();
+  Outcome outcome;
+  std::string why;  // at the root, when it failed
+  if (info.rank == root) {
+    int total = 0;
+    try {
+      SpawnPlan plan = make_plan();
+      total = plan.TotalRanks();
+      std::vector<std::byte> bytes = plan.Encode();
+      RequestMsg request;
+      request.type = MsgType::kSpawn;
+      request.peer = runtime->world_rank();
+      runtime->StagePayload(bytes.data(), bytes.size(), request);
+      ReplyMsg reply = runtime->Call(request);
+      if (reply.error == 0) {
+        outcome = {0, reply.tag, reply.source};
+      } else if (reply.source >= 0) {
+        outcome = {kErrSpawn, 0, total};
+        why = "MPI_Comm_spawn: " + std::to_string(total) +
+              " ranks asked for, and the root's node has room for " +
+              std::to_string(reply.source) + " more (MPI_UNIVERSE_SIZE " +
+              std::to_string(runtime->universe_size()) +
+              " over the job's life: a spawned rank's place is not reused); start the job "
+              "with a larger --universe";
+      } else {
+        outcome = {kErrSpawn, 0, total};
+        why = "MPI_Comm_spawn: the root's master could not start the ranks (a command "
+              "that cannot be executed; the master's log says why)";
+      }
+    } catch (const Error& error) {
+      outcome = {error.error_class(), 0, total};
+      why = error.what();
+    }
+  }
+  int shared[3] = {outcome.error, outcome.first, outcome.count};
+  Bcast(shared, 3, MPI_INT, root, comm);
+  outcome = {shared[0], shared[1], shared[2]};
+  for (int i = 0; i < outcome.count && errcodes != MPI_ERRCODES_IGNORE; ++i)
+    errcodes[i] = outcome.error != 0 ? MPI_ERR_SPAWN : MPI_SUCCESS;
+  if (outcome.error != 0) {
+    if (!why.empty()) throw Error(outcome.error, why);
+    throw Error(outcome.error, "MPI_Comm_spawn failed at its root (rank " +
+                                   std::to_string(root) + "), which says why");
+  }
+  if (outcome.count == 0) return MPI_COMM_NULL;
+  return IntercommCreate(comm, root, UniverseComm(), outcome.first, outcome.first);
+}
+
+void ConnectToParents() {
+  const auto& spawned = Runtime::Instance()->spawned();
+  if (!spawned) return;
+  parent = IntercommCreate(MPI_COMM_WORLD, 0, UniverseComm(), spawned->parent_leader,
+                           spawned->tag);
+  LookupComm(parent).name = "MPI_COMM_PARENT";
+}
+
+MPI_Comm CommGetParent() {
+  return parent != MPI_COMM_NULL && FindComm(parent) != nullptr ? parent : MPI_COMM_NULL;
+}
+
+void ForgetParent(MPI_Comm comm) {
+  if (comm == parent) parent = MPI_COMM_NULL;
+}
+
+std::string OpenPort() {
+  static std::uint32_t ports = 0;
+  return PortName(JobId(), Runtime::Instance()->world_rank(), ++ports);
+}
+
+void ClosePort(const std::string& port) {
+  std::uint64_t id = ParsePortName(port, JobId());
+  if (PortRank(id) != Runtime::Instance()->world_rank())
+    throw Error(kErrPort, "MPI_Close_port: port '" + port + "' was opened by another rank");
+}
+
+MPI_Comm CommAccept(const std::string& port, int root, MPI_Comm comm) {
+  const CommInfo& info = LookupComm(comm);
+  RequireIntracomm(info);
+  int remote = 0;
+  int tag = 0;
+  if (info.rank == root) {
+    std::uint64_t id = ParsePortName(port, JobId());
+    if (PortRank(id) != Runtime::Instance()->world_rank())
+      throw Error(kErrPort, "MPI_Comm_accept: port '" + port + "' was opened by another rank; "
+                            "BDMPI accepts on a port at the rank that opened it");
+    tag = PortTag(id);
+    CollRecv(LookupComm(UniverseComm()), MPI_ANY_SOURCE, kTagPortKnock + tag, &remote,
+             sizeof remote);
+  }
+  int shared[2] = {remote, tag};
+  Bcast(shared, 2, MPI_INT, root, comm);
+  return IntercommCreate(comm, root, UniverseComm(), shared[0], shared[1]);
+}
+
+MPI_Comm CommConnect(const std::string& port, int root, MPI_Comm comm) {
+  const CommInfo& info = LookupComm(comm);
+  RequireIntracomm(info);
+  int shared[2] = {0, 0};
+  if (info.rank == root) {
+    std::uint64_t id = ParsePortName(port, JobId());
+    shared[0] = PortRank(id);
+    shared[1] = PortTag(id);
+    if (shared[0] >= Runtime::Instance()->universe_size())
+      throw Error(kErrPort, "MPI_Comm_connect: port '" + port + "' names no rank of this job");
+    int me = Runtime::Instance()->world_rank();
+    CollSend(LookupComm(UniverseComm()), shared[0], kTagPortKnock + shared[1], &me, sizeof me);
+  }
+  Bcast(shared, 2, MPI_INT, root, comm);
+  return IntercommCreate(comm, root, UniverseComm(), shared[0], shared[1]);
+}
+
+namespace {
+
+ReplyMsg NameRequest(MsgType type, const std::string& service, std::uint64_t port) {
+  if (service.empty()) throw Error(kErrArg, "the service name is empty");
+  RequestMsg request;
+  request.type = type;
+  request.id = port;
+  Runtime* runtime = Runtime::Instance();
+  runtime->StagePayload(service.data(), service.size(), request);
+  return runtime->Call(request);
+}
+
+}  // namespace
+
+void PublishName(const std::string& service, const std::string& port) {
+  std::uint64_t id = ParsePortName(port, JobId());
+  if (NameRequest(MsgType::kPublishName, service, id).error != 0)
+    throw Error(kErrName, "MPI_Publish_name: service '" + service + "' is published already");
+}
+
+void UnpublishName(const std::string& service, const std::string& port) {
+  std::uint64_t id = ParsePortName(port, JobId());
+  if (NameRequest(MsgType::kUnpublishName, service, id).error != 0)
+    throw Error(kErrName, "MPI_Unpublish_name: service '" + service +
+                              "' is not published with port '" + port + "'");
+}
+
+std::string LookupName(const std::string& service) {
+  ReplyMsg reply = NameRequest(MsgType::kLookupName, service, 0);
+  if (reply.error != 0)
+    throw Error(kErrName, "MPI_Lookup_name: no service '" + service + "' is published" +
+                              (Runtime::Instance()->layout().nnodes() > 1
+                                   ? " on this node (names are kept per node)"
+                                   : ""));
+  return PortName(JobId(), PortRank(reply.bytes),
+                  static_cast<std::uint32_t>(reply.bytes & 0xffffffffu));
+}
+
+namespace {
+
+// What each side of MPI_Comm_join writes: its job and job rank.
+struct JoinCard {
+  char job[64] = {};
+  std::int32_t rank = 0;
+};
+
+void WriteAll(int fd, const void* data, std::size_t bytes) {
+  const char* at = static_cast<const char*>(data);
+  while (bytes > 0) {
+    ssize_t n = write(fd, at, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ThrowSystemError("MPI_Comm_join: write to the socket", n < 0 ? errno : EPIPE);
+    at += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+}
+
+// Waits until `fd` can be read without holding the running slot: the
+// other end may be a rank of this node that runs only when this one lets
+// it (-nr 1), so the wait is a poll and an empty probe, which puts this
+// rank behind the runnable others (as MPI_Iprobe does).
+void AwaitReadable(int fd) {
+  for (;;) {
+    pollfd entry{fd, POLLIN, 0};
+    int ready = poll(&entry, 1, 1);
+    if (ready > 0) return;
+    if (ready < 0 && errno != EINTR) ThrowSystemError("MPI_Comm_join: poll on the socket", errno);
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, kJoinTag, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+  }
+}
+
+void ReadAll(int fd, void* data, std::size_t bytes) {
+  char* at = static_cast<char*>(data);
+  while (bytes > 0) {
+    AwaitReadable(fd);
+    ssize_t n = read(fd, at, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ThrowSystemError("MPI_Comm_join: read from the socket", errno);
+    if (n == 0)
+      throw Error(kErrOther, "MPI_Comm_join: the other side closed the socket before "
+                             "it had joined");
+    at += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+MPI_Comm CommJoin(int fd) {
+  JoinCard mine;
+  std::strncpy(mine.job, JobId().c_str(), sizeof mine.job - 1);
+  mine.rank = Runtime::Instance()->world_rank();
+  // Both sides write first: a socket buffers far more than a card.
+  WriteAll(fd, &mine, sizeof mine);
+  JoinCard theirs;
+  ReadAll(fd, &theirs, sizeof theirs);
+  theirs.job[sizeof theirs.job - 1] = '\0';
+  if (JobId() != theirs.job)
+    throw Error(kErrOther, std::string("MPI_Comm_join: the other side is a rank of job ") +
+                               theirs.job + ", not of this job (" + JobId() +
+                               "): BDMPI joins ranks of one job only");
+  if (theirs.rank == mine.rank)
+    throw Error(kErrArg, "MPI_Comm_join: both ends of the socket are this rank");
+  return IntercommCreate(MPI_COMM_SELF, 0, UniverseComm(), theirs.rank, kJoinTag);
+}
+
+}  // namespace bdmpi
