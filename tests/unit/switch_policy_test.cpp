@@ -114,5 +114,75 @@ TEST(ResumeScore, SchedulerResumesTheAwaitedRankFirst) {
   EXPECT_EQ(order, (std::vector<int>{3, 2, 0, 1}));
 }
 
+// SGD's diagonal schedule (apps/sgd) on a 4 x 4 grid with room for a few
+// ranks: in step s of an epoch the ranks (i, j) with (j - i) mod 4 == s
+// compute and pass their factors to (i, j + 1) and (i - 1, j), which wait in
+// MPI_Irecv + MPI_Waitall for both; the ranks of later steps wait likewise
+// for those of the step before. In step 0, rank 0 runs and the rest of its
+// diagonal is runnable with its data switched out.
+struct SgdStep {
+  static constexpr int kGrid = 4;
+  static int Rank(int i, int j) { return ((i + kGrid) % kGrid) * kGrid + (j + kGrid) % kGrid; }
+  static int Diagonal(int rank) { return ((rank % kGrid - rank / kGrid) % kGrid + kGrid) % kGrid; }
+  // The two ranks whose factors `rank` receives before it computes.
+  static std::vector<int> Sources(int rank) {
+    int i = rank / kGrid, j = rank % kGrid;
+    return {Rank(i, j - 1), Rank(i + 1, j)};
+  }
+  std::vector<SlaveState> states;
+  SgdStep() {
+    for (int rank = 0; rank < kGrid * kGrid; ++rank)
+      states.push_back(Diagonal(rank) == 0 ? kRunnable : kRBlocked);
+    states[0] = kRunning;
+  }
+};
+
+// The ranks of step 1 wait for the diagonal that runs now: they are written
+// back last; those of steps 2 and 3, whose sources wait themselves, first.
+TEST(SwitchOutBefore, SgdKeepsTheNextDiagonal) {
+  SgdStep sgd;
+  std::vector<Named> candidates;
+  for (int rank = 0; rank < 16; ++rank) {
+    SlaveState state = sgd.states[static_cast<std::size_t>(rank)];
+    if (state != kRBlocked) continue;
+    candidates.push_back(
+        {rank, {.state = state, .woken_soon = Soon(state, SgdStep::Sources(rank), sgd.states),
+                .bytes = 48 << 20}});
+  }
+  std::vector<int> order = Order(candidates);
+  ASSERT_EQ(order.size(), 12u);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    EXPECT_EQ(SgdStep::Diagonal(order[k]) == 1, k >= 8) << "position " << k << ": rank " << order[k];
+}
+
+// After the epoch's gather every rank is runnable again; the ranks of step 1
+// that are still resident run first, then block in their receives. Of the
+// switched-out ranks, the diagonal of step 0 that those wait for resumes
+// before the ranks of steps 2 and 3, whose receives would only block again.
+TEST(ResumeScore, SgdResumesTheDiagonalThatResidentRanksWaitFor) {
+  // Ranks 1 and 6 (step 1) resident and blocked; the rest switched out.
+  std::map<int, bool> awaited;
+  for (int rank = 0; rank < 16; ++rank) awaited[rank] = false;
+  for (int blocked : {1, 6})
+    for (int source : SgdStep::Sources(blocked)) awaited[source] = true;
+  Scheduler scheduler(1, SchedulePolicy::kMemory,
+                      [&](int slave) { return ResumeScore(0.0, awaited[slave]); });
+  for (int rank = 0; rank < 16; ++rank)
+    if (rank != 1 && rank != 6) scheduler.MakeRunnable(rank);
+  std::vector<int> order;
+  while (std::optional<int> slave = scheduler.PickNext()) {
+    order.push_back(*slave);
+    scheduler.StopRunning(*slave);
+  }
+  // Sources of 1: 0 and 5; of 6: 5 and 10; all of step 0. Then the others
+  // in the order they became runnable.
+  ASSERT_EQ(order.size(), 14u);
+  EXPECT_EQ((std::vector<int>(order.begin(), order.begin() + 3)), (std::vector<int>{0, 5, 10}));
+  for (int rank : std::vector<int>(order.begin(), order.begin() + 3))
+    EXPECT_EQ(SgdStep::Diagonal(rank), 0);
+  EXPECT_EQ((std::vector<int>(order.begin() + 3, order.end())),
+            (std::vector<int>{2, 3, 4, 7, 8, 9, 11, 12, 13, 14, 15}));
+}
+
 }  // namespace
 }  // namespace bdmpi
