@@ -11,14 +11,19 @@ Where the time goes, per BDMPI run, per iteration of the application:
                  page fault (lazy read-back; an upper estimate when the
                  kernel's read-ahead brings more than a page per fault)
   lower bound    excess = sum of the ranks' storage peaks - the limit: what
-                 cannot stay in memory. Each rank must be read back at least
-                 once per iteration (every iteration has a point where all
-                 ranks must have run) and, where it changed, written back:
-                 read >= excess, written <= excess, both once per iteration.
-                 The I/O time bound is excess / read bandwidth + excess /
-                 write bandwidth (dd's), for applications that modify all
-                 they touch every iteration (LULESH, CoMD); the CG solvers'
-                 matrices are read-only, so their write bound is lower.
+                 cannot stay in memory. At a point where every rank must
+                 have run since the last such point (a collective, or an
+                 exchange that chains all ranks), each rank that is not
+                 resident must be read back: with P such points per
+                 iteration, read >= P x excess and, where the ranks change
+                 what they touch between two points, written >= P x excess.
+                 P is the application's (SYNC_POINTS, below). The I/O time
+                 bound is P x (excess / read bandwidth + excess / write
+                 bandwidth) at dd's figures; the CG solvers' matrices are
+                 read-only, so their write bound is lower. The same count
+                 bounds the switch-outs: P x excess / storage peaks per
+                 rank per iteration (N - C of N ranks at each point, C the
+                 ranks that fit).
   in memory      the reference run's time per iteration (Open MPI, no
                  limit, both cores): what is left after it is the price of
                  running out of core, to set against the I/O bound
@@ -42,6 +47,27 @@ FIELDS = ["app", "size", "mode", "rep", "param", "status", "wall_s", "solve_s",
           "swapout_mib", "report", "diskin_mib", "diskout_mib", "setup_s", "progress_iters",
           "progress_s_iter", "progress_bound"]
 MIB = 1 << 20
+
+# Points per iteration where every rank must have run since the last one,
+# each rank having touched (nearly) all its storage-backed data in between,
+# as the programs run here (bench/apps/run.sh's arguments):
+#   lulesh    4 per cycle: the time step's allreduce, and three exchanges that
+#             reach every other rank on 2 x 2 x 2 ranks (the 26 neighbours)
+#             or chain them all: the nodal forces, positions and velocities,
+#             the velocity gradients (monotonic Q); each follows a sweep of
+#             the nodal or element arrays. With room for C of N ranks no
+#             schedule reads fewer than 4 (N - C) ranks a cycle.
+#   comd      2 per step with -n 1 (energies printed every step): the atom
+#             redistribution's x, y, z exchanges chain all ranks after each
+#             advanced its atoms, and the energies' allreduce follows the
+#             force computation over all of them.
+#   minife,   1 per CG iteration: the matrix, most of a rank's data, is read
+#   hpcg      once, by the matrix-vector product; the dot products'
+#             allreduces in between touch vectors only.
+#   graph500  1 per BFS, a conservative count: each BFS reads every rank's
+#             part of the graph at least once; its per-level collectives are
+#             not counted, a level touching only part of it.
+SYNC_POINTS = {"lulesh": 4, "comd": 2, "minife": 1, "hpcg": 1, "graph500": 1}
 
 
 def num(text):
@@ -284,15 +310,18 @@ def main():
     io_rows = []
     lines.append(f"Where the time goes (BDMPI runs, from the run report; per iteration of the "
                  f"application; disk: write {write_bw:.0f} MiB/s, read {read_bw:.0f} MiB/s by dd). "
-                 "`excess` = the ranks' storage peaks minus the limit, what cannot stay resident: "
-                 "the lower bound reads it and writes it once per iteration.")
+                 "`excess` = the ranks' storage peaks minus the limit, what cannot stay resident; "
+                 "`P` = the points per iteration where every rank must have run (SYNC_POINTS in "
+                 "io_figures.py): the lower bound reads and writes P x excess per iteration, and "
+                 "switches each rank out P x excess / peaks times.")
     lines.append("")
-    lines.append("| app | size | mode | -nr | per | switch-outs / rank / iter | written back (MiB/iter) | "
+    lines.append("| app | size | mode | -nr | per | P | switch-outs / rank / iter | switch-outs / bound | "
+                 "written back (MiB/iter) | "
                  "read back (MiB/iter: eager + 4 KiB x faults) | excess (MiB) | written / bound | "
                  "read / bound | disk read / written (MiB/iter, whole machine) | I/O bound (s/iter) | "
                  "measured (s/iter) | in memory (ref, s/iter) | (measured - in memory) / bound | "
                  "running (s, all ranks) | waiting for memory (s) | wall (s) |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         if not r["report"]:
             continue
@@ -308,9 +337,12 @@ def main():
         else:
             per = "iteration"
         ex = f["excess_mib"]
-        bound = ex / read_bw + ex / write_bw
-        wr = f["written_mib_it"] / ex if ex > 0 else None
-        rr = f["read_mib_it"] / ex if ex > 0 else None
+        points = SYNC_POINTS.get(r["app"], 1)
+        bound = points * (ex / read_bw + ex / write_bw)
+        wr = f["written_mib_it"] / (points * ex) if ex > 0 else None
+        rr = f["read_mib_it"] / (points * ex) if ex > 0 else None
+        sw_bound = points * ex / f["storage_peak_mib"] if f["storage_peak_mib"] > 0 else 0.0
+        swr = f["switch_outs_rank_it"] / sw_bound if sw_bound > 0 else None
         refs = [r2 for r2 in runs if (r2["app"], r2["size"], r2["mode"]) == (r["app"], r["size"], "ref")
                 and r2["status"] == "ok" and num(r2["solve_s"]) is not None]
         ref_it = (num(refs[0]["solve_s"]) / (num(refs[0]["iterations"]) or f["iters"])) if refs else None
@@ -320,13 +352,16 @@ def main():
         disk = (f"{din / f['iters']:.0f} / {dout / f['iters']:.0f}"
                 if din is not None and dout is not None else "-")
         lines.append(
-            f"| {r['app']} | {r['size']} | {r['mode']} | {f['nr']} | {per} | {fmt(f['switch_outs_rank_it'])} | "
+            f"| {r['app']} | {r['size']} | {r['mode']} | {f['nr']} | {per} | {points} | "
+            f"{fmt(f['switch_outs_rank_it'])} | {fmt(swr)} | "
             f"{fmt(f['written_mib_it'], 0)} | {fmt(f['read_mib_it'], 0)} ({fmt(f['eager_read_mib_it'], 0)} + "
             f"{fmt(f['faults_it'] * 4096 / MIB, 0)}) | {fmt(ex, 0)} | {fmt(wr)} | {fmt(rr)} | {disk} | {fmt(bound)} | "
             f"{fmt(per_it)} | {fmt(ref_it)} | {fmt(mb)} | "
             f"{fmt(f['running_s'], 1)} | {fmt(f['waiting_memory_s'], 1)} | {fmt(f['wall_s'], 1)} |")
         io_rows.append({"app": r["app"], "size": r["size"], "mode": r["mode"], "rep": r["rep"],
-                        "nr": f["nr"], "switch_outs_rank_iter": f"{f['switch_outs_rank_it']:.3f}",
+                        "nr": f["nr"], "sync_points": points,
+                        "switch_outs_rank_iter": f"{f['switch_outs_rank_it']:.3f}",
+                        "switch_outs_bound": f"{sw_bound:.3f}",
                         "written_mib_iter": f"{f['written_mib_it']:.1f}",
                         "read_mib_iter": f"{f['read_mib_it']:.1f}",
                         "eager_read_mib_iter": f"{f['eager_read_mib_it']:.1f}",

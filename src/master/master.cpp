@@ -92,7 +92,7 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
                                NewNameTag())),
       memory_dir_(options_.memory_payloads ? names_.MemoryDir(NewNameTag()) : ""),
       slaves_(options_.nrunning, options_.policy,
-              [this](int slave) { return memory_.ResidentFraction(slaves_[slave]); }),
+              [this](int slave) { return memory_.ResumeScore(slaves_[slave]); }),
       comms_(node, layout_) {
   // Every slot: the node's ranks and its room for spawned ones, which have
   // their queues, windows and storage slots from the start.

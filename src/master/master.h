@@ -199,6 +199,9 @@ class Master : private MasterServices {
     p2p_.CompleteUnposted(slave, id, std::move(outcome));
   }
   bool HasIncomingWrites(const Slave& slave) const override { return p2p_.HasIncoming(slave); }
+  void AwaitedSources(const Slave& slave, std::vector<int>& world_ranks) const override {
+    p2p_.AwaitedSources(slave, world_ranks);
+  }
   void CopyLentBlocksOf(const Slave& lender) override {
     p2p_.MaterializeLentBlocks([&lender](int index) { return index == lender.index; });
   }

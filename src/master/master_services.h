@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/direct_table.h"
 #include "common/protocol.h"
@@ -70,6 +71,12 @@ class MasterServices {
   // What a blocked slave waits in, as the user wrote it ("MPI_Recv(source
   // 1, tag 7)"), from the message table's describe functions.
   virtual std::string DescribeBlockedCall(const Slave& slave) const = 0;
+  // The world ranks whose messages `slave`'s posted receives wait for
+  // (-1: any source, or not known), for the memory policy; none known
+  // without point-to-point.
+  virtual void AwaitedSources(const Slave&, std::vector<int>& world_ranks) const {
+    world_ranks.clear();
+  }
   // The slaves' storage table (common/storage_table.h); nullptr without one.
   virtual const StorageSlot* StorageTable() = 0;
   // The node's published receives (common/direct_table.h); invalid

@@ -6,7 +6,8 @@
 // its mappings and knows which pages it wrote. When a slave is about to
 // resume and the storage-backed bytes of every slave whose data is resident
 // (its own included) exceed the budget, the master sends Release to blocked
-// slaves (then runnable ones), largest first, until the rest fits, and
+// slaves (then runnable ones), those that will run again last first
+// (switch_policy.h), until the rest fits, and
 // holds back the resumed slave's reply until what they have still to
 // write fits (a releasing slave reports its progress, ReleaseProgress, as
 // it drops its data piece by piece). So nothing is written or dropped while
@@ -32,12 +33,14 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "common/log.h"
 #include "common/process_memory.h"
 #include "common/run_report.h"
 #include "common/storage_table.h"
+#include "master/memory/switch_policy.h"
 
 namespace bdmpi {
 
@@ -132,9 +135,13 @@ bool NodeMemory::RoomToRunAnother() {
   // Every rank's unpageable part, the running ranks' data (which cannot
   // be written back while they run) and the next one's. Blocked ranks'
   // data and held messages can go to disk: MemoryFor sees to them.
+  // Nor a blocked rank that a running or runnable one is about to wake:
+  // another slot whose rank pushes it out makes it be read back within
+  // the round (pairs that exchange in turn would take turns on disk).
   std::uint64_t needed = UnpageableBytes(true) + ExpectedStorage(*next);
-  for (const Slave& slave : master_.slaves()) {
+  for (Slave& slave : master_.slaves()) {
     if (slave.state == SlaveState::kRunning) needed += ExpectedStorage(slave);
+    else if (&slave != next && WokenSoon(slave)) needed += ResidentStorageBytes(slave);
   }
   return needed <= node_memory_;
 }
@@ -150,6 +157,42 @@ double NodeMemory::ResidentFraction(Slave& slave) {
   if (StorageBytes(slave) > 0)
     return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
   return ReadRankMemory(slave) ? slave.resident_fraction : 0.0;
+}
+
+void NodeMemory::FindAwaited(const Slave& slave) {
+  master_.AwaitedSources(slave, awaited_world_);
+  awaited_.clear();
+  for (int world_rank : awaited_world_) {
+    const Slave* source = world_rank < 0 ? nullptr : master_.slaves().ByWorldRank(world_rank);
+    awaited_.push_back(source == nullptr ? -1 : source->index);
+  }
+}
+
+bool NodeMemory::WokenSoon(const Slave& slave) {
+  if (slave.state != SlaveState::kRBlocked) return false;
+  FindAwaited(slave);
+  return bdmpi::WokenSoon(slave.state, awaited_,
+                          [this](int index) { return master_.slaves()[index].state; });
+}
+
+double NodeMemory::ResumeScore(Slave& slave) {
+  // Only a rank whose data is on disk: without storage-backed data the
+  // paper's policy stands (nothing is read back in a known amount).
+  double fraction = ResidentFraction(slave);
+  if (fraction >= 1.0 || StorageBytes(slave) == 0) return fraction;
+  // Whether a blocked slave whose data is resident waits for this one.
+  bool awaited = false;
+  for (const Slave& other : master_.slaves()) {
+    if (other.state != SlaveState::kRBlocked || other.storage_released ||
+        other.storage_releasing)
+      continue;
+    FindAwaited(other);
+    if (std::ranges::find(awaited_, slave.index) != awaited_.end()) {
+      awaited = true;
+      break;
+    }
+  }
+  return bdmpi::ResumeScore(fraction, awaited);
 }
 
 std::uint64_t NodeMemory::ResidentStorageBytes(const Slave& slave) const {
@@ -200,9 +243,11 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
   if (resident <= node_memory_) return Room::kFits;
   if (resident - releasing <= node_memory_) return Room::kReleasing;  // wait for them
   // Blocked slaves first (a runnable one would run soon and read its data
-  // straight back), one that reads ahead last (its reads would be wasted),
-  // the largest first (fewest switch-outs).
-  std::vector<Slave*> candidates;
+  // straight back), those that will not be woken soon first (a slave
+  // waiting for a rank that runs now would be read back within the round),
+  // one that reads ahead last (its reads would be wasted), the largest
+  // first (fewest switch-outs): switch_policy.h.
+  std::vector<std::pair<Slave*, SwitchOutCandidate>> candidates;
   for (Slave& other : master_.slaves()) {
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
@@ -213,19 +258,20 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
         !other.storage_releasing && !master_.HasIncomingWrites(other) &&
         StorageBytes(other) > 0 && !payloads_.LentInHand(other.index))
-      candidates.push_back(&other);
+      candidates.push_back({&other, {.state = other.state,
+                                     .woken_soon = WokenSoon(other),
+                                     .read_ahead = other.storage_read_ahead,
+                                     .bytes = StorageBytes(other)}});
   }
-  std::sort(candidates.begin(), candidates.end(), [this](Slave* a, Slave* b) {
-    bool a_blocked = a->state != SlaveState::kRunnable;
-    bool b_blocked = b->state != SlaveState::kRunnable;
-    if (a_blocked != b_blocked) return a_blocked;
-    if (a->storage_read_ahead != b->storage_read_ahead) return b->storage_read_ahead;
-    return StorageBytes(*a) > StorageBytes(*b);
+  std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+    return SwitchOutBefore(a.second, b.second);
   });
-  for (Slave* victim : candidates) {
+  for (auto& [victim, facts] : candidates) {
     if (resident - releasing <= node_memory_) break;
-    BDMPI_DEBUG("sched", "switch out rank %d (%llu bytes) for rank %d", victim->world_rank,
-                static_cast<unsigned long long>(StorageBytes(*victim)), slave.world_rank);
+    BDMPI_DEBUG("sched", "switch out rank %d (%s, %llu bytes%s) for rank %d",
+                victim->world_rank, SlaveStateName(facts.state),
+                static_cast<unsigned long long>(facts.bytes),
+                facts.woken_soon ? ", woken soon" : "", slave.world_rank);
     // Its lent blocks become ordinary messages first: once switched out,
     // its memory cannot be read from outside.
     master_.CopyLentBlocksOf(*victim);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/protocol.h"
 #include "master/master_services.h"
@@ -51,7 +52,8 @@ class NodeMemory {
   // back while others compute, when the budget has room.
   void ReadAheadNext();
   // -nr auto: whether the slave the scheduler would start next fits in the
-  // budget next to the running ones (their data cannot be written back).
+  // budget next to the running ones (their data cannot be written back)
+  // and the blocked ones that running or runnable ones are about to wake.
   bool RoomToRunAnother();
   // Notes the bytes the budget counts (storage-backed data resident or
   // being read, payloads in memory) after a decision to resume or read
@@ -61,6 +63,10 @@ class NodeMemory {
   std::uint64_t StorageBytes(const Slave& slave) const;
   // The scheduler's resident fraction of a slave (--policy memory).
   double ResidentFraction(Slave& slave);
+  // The memory policy's score of a runnable slave: its resident fraction,
+  // raised when its data is switched out and resident blocked slaves wait
+  // for it (switch_policy.h).
+  double ResumeScore(Slave& slave);
   // Why a slave got SIGKILL, when the kernel's out-of-memory killer sent
   // it: the limit, what the rank could not page out, what to change; empty
   // when the kernel counted no OOM kill.
@@ -72,6 +78,12 @@ class NodeMemory {
   // What of a slave's storage counts against the budget: none once
   // released, what is left to write while it releases.
   std::uint64_t ResidentStorageBytes(const Slave& slave) const;
+  // Whether a blocked slave waits only for messages of slaves that run or
+  // may run now (switch_policy.h's WokenSoon).
+  bool WokenSoon(const Slave& slave);
+  // The slaves on this node whose messages `slave`'s posted receives wait
+  // for, by index (-1: any, or another node's rank), in awaited_.
+  void FindAwaited(const Slave& slave);
   // How many bytes a releasing slave writes between progress reports.
   std::uint64_t ReleaseStep() const;
   // What `slave` is expected to hold in storage-backed data while it runs.
@@ -117,6 +129,10 @@ class NodeMemory {
   std::uint64_t peak_unpageable_at_peak_ = 0;  // of it, the ranks' unpageable memory
   std::uint64_t peak_unpageable_ = 0;  // the most the ranks held unpageable
   bool unpageable_warned_ = false;
+  // FindAwaited's answer, and the world ranks it is made from (kept to
+  // spare an allocation per question).
+  std::vector<int> awaited_;
+  std::vector<int> awaited_world_;
   // The memory cgroup and the kernel's OOM kill counts at the start.
   MemoryCgroup cgroup_;
   OomCounts oom_at_start_;

@@ -84,6 +84,9 @@ class PointToPoint {
   std::string DescribeWaitRecv(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeWaitAny(const Slave& slave, const RequestMsg& request) const;
   std::string DescribeAwaitedSend(const Slave& slave, const RequestMsg& request) const;
+  // The world ranks whose messages `slave`'s posted receives wait for (-1:
+  // MPI_ANY_SOURCE or not known), for the memory policy (switch_policy.h).
+  void AwaitedSources(const Slave& slave, std::vector<int>& world_ranks) const;
 
   // A message from another node's master.
   void DeliverRemote(IncomingMessage message);

@@ -3,6 +3,7 @@
 // the describe functions of the point-to-point rows.
 #include "master/p2p/p2p.h"
 
+#include "master/comm/comm_registry.h"
 #include "master/message_table.h"
 
 namespace bdmpi {
@@ -66,6 +67,21 @@ std::string PointToPoint::DescribeAwaitedSend(const Slave& slave,
   if (send == nullptr) return MpiCallName(request.type);
   return MpiCallName(request.type) + ("(dest " + std::to_string(send->dest) + ", tag " +
                                       std::to_string(send->tag) + ")");
+}
+
+// Every posted receive, not only the one waited for: MPI_Waitall waits
+// for its requests one by one, and a receive posted early is usually
+// waited for soon. An intercommunicator's sources are ranks of its remote
+// group, which world_ranks does not give: not known.
+void PointToPoint::AwaitedSources(const Slave& slave, std::vector<int>& world_ranks) const {
+  world_ranks.clear();
+  for (const PostedRecv& recv : mailbox(slave).Posted()) {
+    if (recv.discard) continue;
+    const MasterComm* comm = master_.FindComm(recv.comm);
+    bool known = recv.source >= 0 && comm != nullptr &&
+                 static_cast<std::size_t>(recv.source) < comm->world_ranks.size();
+    world_ranks.push_back(known ? comm->world_ranks[static_cast<std::size_t>(recv.source)] : -1);
+  }
 }
 
 }  // namespace bdmpi

@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/ooc/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.79MYBw/scratch --job-id appsb30368r5 --report=json /tmp/ooc-ab1/logs/comd.large.bdmpi.2.report.json /var/tmp/bdmpi-apps-bench.79MYBw/bin/comd.bdmpi -i 2 -j 2 -k 2 -x 68 -y 68 -z 68 -N 3 -n 1

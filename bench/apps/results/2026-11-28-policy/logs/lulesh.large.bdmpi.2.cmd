@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/ooc/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.79MYBw/scratch --job-id appsb30368r12 --report=json /tmp/ooc-ab1/logs/lulesh.large.bdmpi.2.report.json /var/tmp/bdmpi-apps-bench.79MYBw/bin/lulesh.bdmpi -s 43 -i 5 -p

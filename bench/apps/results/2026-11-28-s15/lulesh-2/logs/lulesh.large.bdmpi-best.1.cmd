@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/ooc/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.G7ccOL/scratch --job-id appsb13677r2 --report=json /tmp/apps-full2/logs/lulesh.large.bdmpi-best.1.report.json --bdmprun /tmp/ooc-base/bin/bdmprun /var/tmp/bdmpi-apps-bench.G7ccOL/bin/lulesh.bdmpi -s 43 -i 5 -p

@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/ooc/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.G7ccOL/scratch --job-id appsb13677r3 --report=json /tmp/apps-full2/logs/lulesh.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.G7ccOL/bin/lulesh.bdmpi -s 43 -i 5 -p

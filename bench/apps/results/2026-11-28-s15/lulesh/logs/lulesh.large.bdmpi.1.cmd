@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/ooc/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.2NoT35/scratch --job-id appsb31545r2 --report=json /tmp/apps-full/logs/lulesh.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.2NoT35/bin/lulesh.bdmpi -s 43 -i 5 -p
