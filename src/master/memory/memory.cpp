@@ -134,14 +134,13 @@ bool NodeMemory::RoomToRunAnother() {
   if (next == nullptr) return true;
   // Every rank's unpageable part, the running ranks' data (which cannot
   // be written back while they run) and the next one's. Blocked ranks'
-  // data and held messages can go to disk: MemoryFor sees to them.
-  // Nor a blocked rank that a running or runnable one is about to wake:
-  // another slot whose rank pushes it out makes it be read back within
-  // the round (pairs that exchange in turn would take turns on disk).
+  // data and held messages can go to disk: MemoryFor sees to them, and
+  // writes back last those about to be woken. Counting those here as
+  // well saved reads but idled a core for longer than the reads took
+  // (docs/scheduling-and-memory.md, "Out-of-core performance").
   std::uint64_t needed = UnpageableBytes(true) + ExpectedStorage(*next);
-  for (Slave& slave : master_.slaves()) {
+  for (const Slave& slave : master_.slaves()) {
     if (slave.state == SlaveState::kRunning) needed += ExpectedStorage(slave);
-    else if (&slave != next && WokenSoon(slave)) needed += ResidentStorageBytes(slave);
   }
   return needed <= node_memory_;
 }
