@@ -8,7 +8,12 @@
 #   fanin      many small messages: a round of 12 B messages from every rank
 #              to rank 0 and back, on 4 and 8 ranks (bench/mpi/fanin.c, like
 #              MPICH's sendflood)
+#   isendflood every other rank starts N 12 B MPI_Isend to rank 0 and waits
+#              for them, rank 0 takes them with MPI_ANY_SOURCE and answers
+#              each (bench/mpi/fanin.c --isend N, MPICH's sendflood's
+#              pattern), on the same ranks
 #   bcast, allreduce, alltoall on 4 and 8 ranks (bench/mpi/coll.c)  1 MiB, 4 MiB
+#              (--ops may add barrier, and --coll-sizes small sizes)
 #              (alltoall: what each rank sends each rank, as osu_alltoall)
 #
 # BDMPI runs each with -nr 1 and with -nr = ranks; Open MPI under mpirun.
@@ -18,7 +23,7 @@
 # Open MPI's time of the same repetition, with the spread (min-max) of
 # those ratios.  Targets: 1-4 MiB <= 2 x Open MPI; with every rank
 # running (-nr = ranks), the 8 B and 1 KiB round trips and the fanin round
-# <= 3 x Open MPI; the 8 B round trip with -nr 2 <= 2 x the -nr 1 one; the
+# <= 3 x Open MPI, and so the isendflood round; the 8 B round trip with -nr 2 <= 2 x the -nr 1 one; the
 # 8 B stream (bandwidth) with -nr 2 <= 3 x the -nr 1 one.  Rows say ok or
 # MISS.
 #
@@ -52,6 +57,8 @@ Usage: $0 [options]
   --ranks LIST         ranks of the collectives             (default: 4,8)
   --ops LIST           collectives, or none                 (default: bcast,allreduce,alltoall)
   --fanin yes|no       the fanin rounds on --ranks           (default: yes)
+  --flood N|none       the isendflood rounds on --ranks, N Isends per rank per round
+                       (default: 64)
   --window N           messages per bandwidth window        (default: 64, as osu_bw)
   --reps N             repetitions of every run             (default: 5; the full set
                        takes about 15 minutes on a loaded 2-core machine)
@@ -82,6 +89,7 @@ COLL_SIZES=
 RANKS=
 OPS=bcast,allreduce,alltoall
 FANIN=yes
+FLOOD=64
 WINDOW=64
 REPS=
 QUICK=0
@@ -105,6 +113,7 @@ while (($#)); do
     --ranks) RANKS=$2; shift 2 ;;
     --ops) OPS=$2; shift 2 ;;
     --fanin) FANIN=$2; shift 2 ;;
+    --flood) FLOOD=$2; shift 2 ;;
     --window) WINDOW=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --quick) QUICK=1; shift ;;
@@ -129,6 +138,7 @@ fi
 [[ $SIZES == none ]] && SIZES=
 [[ $OPS == none ]] && OPS=
 [[ $FANIN == yes || $FANIN == no ]] || { echo "$0: --fanin takes yes or no" >&2; exit 64; }
+[[ $FLOOD == none || $FLOOD =~ ^[1-9][0-9]*$ ]] || { echo "$0: --flood takes a message count or none" >&2; exit 64; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "$0: --reps takes a positive count" >&2; exit 64; }
 BIN=${BIN:-$BUILD/bin}
 
@@ -241,13 +251,18 @@ for ((rep = 1; rep <= REPS; ++rep)); do
       group_runs "$rep" fanin "$ranks" bench_fanin
     done
   fi
+  if [[ $FLOOD != none ]]; then
+    for ranks in "${rank_counts[@]}"; do
+      group_runs "$rep" flood "$ranks" bench_fanin --isend "$FLOOD"
+    done
+  fi
 done
 note "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---------------------------------------------------------------- report
 # One row per (op, ranks, bytes, BDMPI variant): medians of the seconds per
 # operation, and the median and spread of the per-repetition ratios.
-awk -F, -v base="${BASE_BIN:+1}" '
+awk -F, -v base="${BASE_BIN:+1}" -v flood="$FLOOD" '
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -273,7 +288,9 @@ awk -F, -v base="${BASE_BIN:+1}" '
     return sprintf("%.4g (%.4g-%.4g)", m * 1e6, lo * 1e6, hi * 1e6)
   }
   function name(n) {
+    if (op == "barrier") return "-"
     if (op == "fanin") return "12 B"  # the program reports its ranks there
+    if (op == "isendflood") return flood " x 12 B"
     return n >= 1048576 ? n / 1048576 " MiB" : n >= 1024 ? n / 1024 " KiB" : n " B"
   }
   # The 8 B figure of OP with -nr 2 against -nr 1, 2 ranks, target LIMIT.
@@ -299,9 +316,9 @@ awk -F, -v base="${BASE_BIN:+1}" '
   }
   END {
     title["pingpong"] = "latency (round trip)"; title["bw"] = "bandwidth (per message)"
-    title["fanin"] = "fanin (per round)"
-    order["pingpong"] = 1; order["bw"] = 2; order["fanin"] = 3
-    order["bcast"] = 4; order["allreduce"] = 5; order["alltoall"] = 6
+    title["fanin"] = "fanin (per round)"; title["isendflood"] = "isendflood (per round)"
+    order["pingpong"] = 1; order["bw"] = 2; order["fanin"] = 3; order["isendflood"] = 4
+    order["barrier"] = 5; order["bcast"] = 6; order["allreduce"] = 7; order["alltoall"] = 8
     # rows sorted by op, ranks, bytes
     for (i = 2; i <= nk; i++) {
       x = keys[i]
@@ -323,9 +340,9 @@ awk -F, -v base="${BASE_BIN:+1}" '
         if (!((k, nr) in v) && !((k, "base-" nr) in v)) continue
         list = ratios(k, nr, "ompi")
         target = "-"
-        if (op != "fanin" && bytes >= 1048576 && bytes <= 4194304) target = verdict(list, 2)
+        if (op != "fanin" && op != "isendflood" && bytes >= 1048576 && bytes <= 4194304) target = verdict(list, 2)
         # Small messages with every rank running: the targets of a direct path.
-        if (nr == "nr" ranks && ((op == "pingpong" && (bytes == 8 || bytes == 1024)) || op == "fanin"))
+        if (nr == "nr" ranks && ((op == "pingpong" && (bytes == 8 || bytes == 1024)) || op == "fanin" || op == "isendflood"))
           target = verdict(list, 3)
         printf "| %s | %d | %s | -nr %s | %s | %s | %s | %s |", (op in title) ? title[op] : op, ranks,
           name(bytes), substr(nr, 3), us(v[k, nr]), us(v[k, "ompi"]), shown(list), target

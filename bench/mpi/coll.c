@@ -1,15 +1,15 @@
 /*
- * coll -- MPI_Bcast (root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM),
+ * coll -- MPI_Barrier, MPI_Bcast (root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM),
  * MPI_Alltoall, MPI_Gather (root 0) and MPI_Allgather (MPI_DOUBLE) of 8 B,
  * 1 MiB and 64 MiB, or the sizes given, over all ranks.  As in the OSU
  * micro-benchmarks, an alltoall's size is what each rank sends to each
  * rank (its buffers hold ranks x size), a gather's and an allgather's what
  * each rank contributes.
  *
- * Usage: coll [OPS] [SIZE,...]   OPS: bcast, allreduce, alltoall, gather,
- *                                allgather, or a comma-separated list of
+ * Usage: coll [OPS] [SIZE,...]   OPS: barrier, bcast, allreduce, alltoall,
+ *                                gather, allgather, or a comma-separated list of
  *                                them; all (the default) is bcast,allreduce
- * Output: BENCH <op> <bytes> <seconds per call>
+ * Output: BENCH <op> <bytes> <seconds per call> (a barrier's bytes are 0)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,12 @@ struct coll {
   long elements; /* per rank for alltoall */
   double *send, *recv;
 };
+
+static void barrier(void *ctx, long iter) {
+  (void)ctx;
+  (void)iter;
+  BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
 
 static void bcast(void *ctx, long iter) {
   struct coll *c = ctx;
@@ -150,18 +156,23 @@ int main(int argc, char **argv) {
   BENCH_MPI(MPI_Init(&argc, &argv));
   char ops[64] = "bcast,allreduce";
   if (argc > 1 && strcmp(argv[1], "all") != 0) snprintf(ops, sizeof ops, "%s", argv[1]);
-  int want_bcast = 0, want_allreduce = 0, want_alltoall = 0, want_gather = 0, want_allgather = 0;
+  int want_barrier = 0, want_bcast = 0, want_allreduce = 0, want_alltoall = 0, want_gather = 0, want_allgather = 0;
   for (char *op = strtok(ops, ","); op; op = strtok(NULL, ",")) {
-    if (strcmp(op, "bcast") == 0) want_bcast = 1;
+    if (strcmp(op, "barrier") == 0) want_barrier = 1;
+    else if (strcmp(op, "bcast") == 0) want_bcast = 1;
     else if (strcmp(op, "allreduce") == 0) want_allreduce = 1;
     else if (strcmp(op, "alltoall") == 0) want_alltoall = 1;
     else if (strcmp(op, "gather") == 0) want_gather = 1;
     else if (strcmp(op, "allgather") == 0) want_allgather = 1;
-    else bench_fail("usage: %s [bcast|allreduce|alltoall|gather|allgather|all][,...] [SIZE,...]",
+    else bench_fail("usage: %s [barrier|bcast|allreduce|alltoall|gather|allgather|all][,...] [SIZE,...]",
                     argv[0]);
   }
   if (argc > 2) nsizes = bench_parse_sizes(argv[2], sizes, MAX_SIZES);
   int rank = bench_rank(), size = bench_size();
+  if (want_barrier) {
+    struct size_plan plan = plan_for(0);
+    bench_run("barrier", 0, barrier, NULL, plan.warmup, plan.reps, plan.trials);
+  }
   if (want_bcast) run_op("bcast", bcast, rank, size, 1, 1);
   if (want_allreduce) run_op("allreduce", allreduce, rank, size, 1, 1);
   if (want_alltoall) run_op("alltoall", alltoall, rank, size, size, size);

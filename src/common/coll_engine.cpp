@@ -9,9 +9,9 @@ constexpr std::array<CollKind, kNumCollKinds> kKinds = {
     CollKind::kBarrier, CollKind::kBcast, CollKind::kReduce,
     CollKind::kAllreduce, CollKind::kScan, CollKind::kExscan};
 
-constexpr std::array<CollEngine, 5> kForceable = {CollEngine::kMaster, CollEngine::kFoldBcast,
+constexpr std::array<CollEngine, 6> kForceable = {CollEngine::kMaster, CollEngine::kFoldBcast,
                                                   CollEngine::kSchedule, CollEngine::kChain,
-                                                  CollEngine::kInter};
+                                                  CollEngine::kInter, CollEngine::kNode};
 
 // The engines that serve `kind`, as "a|b|c".
 std::string EnginesOf(CollKind kind) {
@@ -51,6 +51,7 @@ std::string_view CollEngineName(CollEngine engine) {
     case CollEngine::kSchedule: return "schedule";
     case CollEngine::kChain: return "chain";
     case CollEngine::kInter: return "inter";
+    case CollEngine::kNode: return "node";
   }
   return "?";
 }
@@ -62,10 +63,33 @@ bool EngineServes(CollEngine engine, CollKind kind) {
     case CollEngine::kFoldBcast: return kind == CollKind::kAllreduce;
     case CollEngine::kSchedule: return true;
     case CollEngine::kChain: return scan;
+    case CollEngine::kNode:
+      return kind == CollKind::kBarrier || kind == CollKind::kBcast ||
+             kind == CollKind::kAllreduce;
     case CollEngine::kAuto:
     case CollEngine::kInter: return false;
   }
   return false;
+}
+
+std::string NodeCollCallName(CollKind kind) {
+  switch (kind) {
+    case CollKind::kBarrier: return "MPI_Barrier";
+    case CollKind::kBcast: return "MPI_Bcast";
+    case CollKind::kReduce: return "MPI_Reduce";
+    case CollKind::kAllreduce: return "MPI_Allreduce";
+    case CollKind::kScan: return "MPI_Scan";
+    case CollKind::kExscan: return "MPI_Exscan";
+  }
+  return "?";
+}
+
+std::string NodeCollCallOfTag(int tag) {
+  for (CollKind kind : kKinds) {
+    if (EngineServes(CollEngine::kNode, kind) && NodeCollTag(kind) == tag)
+      return NodeCollCallName(kind);
+  }
+  return "";
 }
 
 ForcedEngines ParseCollEngines(const std::string& text, const std::string& what) {

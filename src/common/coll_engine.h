@@ -13,6 +13,10 @@
 //   chain       scan, exscan: a chain in rank order (n - 1 messages)
 //   inter       intercommunicators: their own schedules; chosen for every
 //               call on one, never forced
+//   node        barrier, bcast, allreduce as point-to-point messages that
+//               take the direct path between running ranks of a node, rank 0
+//               (the root) folding in rank order (slave/coll/node_coll.h);
+//               only when forced
 //
 // docs/collectives.md, "Which engine serves a call", says when each is
 // chosen and why.
@@ -28,7 +32,7 @@ namespace bdmpi {
 enum class CollKind { kBarrier, kBcast, kReduce, kAllreduce, kScan, kExscan };
 inline constexpr std::size_t kNumCollKinds = 6;
 
-enum class CollEngine { kAuto, kMaster, kFoldBcast, kSchedule, kChain, kInter };
+enum class CollEngine { kAuto, kMaster, kFoldBcast, kSchedule, kChain, kInter, kNode };
 
 // "barrier", "bcast", ...; "master", "fold_bcast", ...
 std::string_view CollKindName(CollKind kind);
@@ -38,6 +42,15 @@ std::string_view CollEngineName(CollEngine engine);
 // calls it still cannot serve, see slave/coll/engine.h). kAuto and kInter
 // serve none: neither can be forced.
 bool EngineServes(CollEngine engine, CollKind kind);
+
+// The node engine's messages travel on the communicator's collective twin
+// with a tag per collective, past the schedules' (slave/coll/coll_p2p.h),
+// so that a rank blocked in one is named in its call ("MPI_Barrier").
+inline constexpr int kNodeCollTagBase = 64;
+constexpr int NodeCollTag(CollKind kind) { return kNodeCollTagBase + static_cast<int>(kind); }
+// "MPI_Barrier", ... of a node engine's tag; "" for any other tag.
+std::string NodeCollCallOfTag(int tag);
+std::string NodeCollCallName(CollKind kind);
 
 // What the setting forces, by kind (kAuto: nothing).
 using ForcedEngines = std::array<CollEngine, kNumCollKinds>;

@@ -284,7 +284,8 @@ const std::vector<Row>& JobOptionTable() {
       VariableRow("--coll-engine", &JobOptions::coll_engine, "KIND=ENGINE,...",
                   "force the engine that serves a rank's collective call, per collective "
                   "(barrier, bcast, reduce, allreduce, scan, exscan): master, fold_bcast "
-                  "(allreduce), schedule or chain (scan, exscan); a call the forced engine "
+                  "(allreduce), schedule, chain (scan, exscan) or node (barrier, bcast, "
+                  "allreduce); a call the forced engine "
                   "cannot serve (a user-defined operation on the masters) keeps its own "
                   "(docs/collectives.md)",
                   "BDMPI_COLL_ENGINE", "auto",

@@ -81,6 +81,7 @@ const char* MessagePathKey(MessagePath path) {
     case MessagePath::kCrossNode: return "cross_node";
     case MessagePath::kPlaced: return "placed";
     case MessagePath::kLent: return "lent";
+    case MessagePath::kDirect: return "direct";
   }
   return "?";
 }
@@ -334,7 +335,7 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/5\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/6\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")

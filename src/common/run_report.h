@@ -38,10 +38,12 @@ enum class MessagePath : int {
   kPlaced,        // written straight into the posted receive (by the sender, or
                   // by the master from the window)
   kLent,          // a collective's block the receiver read from the sender's memory
+  kDirect,        // written by the sender into a receive published in the node's
+                  // direct table, without the master (counted by the rank)
 };
-inline constexpr int kMessagePaths = 7;
+inline constexpr int kMessagePaths = 8;
 // Arrays are indexed by path: a path added above must be counted here.
-static_assert(static_cast<int>(MessagePath::kLent) + 1 == kMessagePaths);
+static_assert(static_cast<int>(MessagePath::kDirect) + 1 == kMessagePaths);
 const char* MessagePathKey(MessagePath path);
 
 struct Count {

@@ -14,8 +14,9 @@
 
 namespace bdmpi {
 
-// MessagePath's values (common/run_report.h; the master's RecordSend
-// checks that they agree).
+// MessagePath's values that the master counts: all but the last, direct
+// messages, which never reach it and which the rank counts itself
+// (common/run_report.h; the master's RecordSend checks that they agree).
 inline constexpr int kSlotMessagePaths = 7;
 
 struct StorageSlot {
@@ -30,7 +31,11 @@ struct StorageSlot {
   // wrote (the tool interface's performance variables, src/slave/tool).
   std::atomic<std::uint64_t> switch_outs;
   std::atomic<std::uint64_t> written_back;
-  std::atomic<std::uint64_t> pad[4];  // one cache line per writer
+  // Messages the slave wrote straight into another rank's receive
+  // (MessagePath::kDirect), and their bytes.
+  std::atomic<std::uint64_t> direct_messages;
+  std::atomic<std::uint64_t> direct_bytes;
+  std::atomic<std::uint64_t> pad[2];  // one cache line per writer
 
   // Written by the master, read by the slave's tool interface: the run
   // report's counters, kept whether or not the job records. The master

@@ -251,9 +251,15 @@ TEST(CollEngineTest, ParsesWhatEachCollectiveCanTake) {
             "--coll-engine: master cannot serve scan (engines for scan: auto|schedule|chain)");
   EXPECT_EQ(message("bcast=fold_bcast"),
             "--coll-engine: fold_bcast cannot serve bcast (engines for bcast: "
-            "auto|master|schedule)");
+            "auto|master|schedule|node)");
   EXPECT_EQ(message("bcast=ring"),
-            "--coll-engine: no engine 'ring' (engines for bcast: auto|master|schedule)");
+            "--coll-engine: no engine 'ring' (engines for bcast: auto|master|schedule|node)");
+  // The node engine serves the barrier, the bcast and the allreduce.
+  EXPECT_EQ(message("barrier=node,bcast=node,allreduce=node"), "(accepted)");
+  EXPECT_EQ(message("reduce=node"),
+            "--coll-engine: node cannot serve reduce (engines for reduce: auto|master|schedule)");
+  EXPECT_EQ(NodeCollCallOfTag(NodeCollTag(CollKind::kBcast)), "MPI_Bcast");
+  EXPECT_EQ(NodeCollCallOfTag(NodeCollTag(CollKind::kReduce)), "");
   EXPECT_EQ(message("gather=schedule"),
             "--coll-engine: no collective 'gather' (kinds: "
             "barrier|bcast|reduce|allreduce|scan|exscan)");

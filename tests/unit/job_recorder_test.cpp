@@ -176,7 +176,7 @@ TEST(RunReport, TravelsAsTextAndMerges) {
   ASSERT_EQ(report.collectives.size(), 1u);
   EXPECT_EQ(report.collectives[0].count, 1u);
   std::string json = report.Json();
-  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/5\""), std::string::npos);
+  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/6\""), std::string::npos);
   EXPECT_NE(json.find("\"master_memory\": {\"messages\": 1, \"bytes\": 1000}"), std::string::npos);
   EXPECT_NE(json.find("\"read_back_bytes\": 0, \"major_faults\": 0"), std::string::npos);
   report.partial = "the job failed: rank 3";

@@ -159,6 +159,11 @@ void JobRecorder::Sent(int slave, MessagePath path, std::uint64_t bytes) {
   }
 }
 
+void JobRecorder::DirectSent(int slave, std::uint64_t messages, std::uint64_t bytes) {
+  if (!on_) return;
+  ranks_[slave].figures.sent[static_cast<int>(MessagePath::kDirect)] = Count{messages, bytes};
+}
+
 void JobRecorder::StoragePeak(int slave, std::uint64_t bytes) {
   if (on_ && bytes > ranks_[slave].figures.storage_peak) ranks_[slave].figures.storage_peak = bytes;
 }

@@ -86,6 +86,8 @@ class JobRecorder {
   void MemoryHold(bool holding, std::int64_t now);
 
   void Sent(int slave, MessagePath path, std::uint64_t bytes);
+  // The rank's count of its direct messages so far (MessagePath::kDirect).
+  void DirectSent(int slave, std::uint64_t messages, std::uint64_t bytes);
   void Spilled(std::uint64_t bytes) {
     if (on_) spill_bytes_ += bytes, progress_changed_ = true;
   }

@@ -152,7 +152,8 @@ void Observer::RecordSend(const Slave& slave, const RequestMsg& request, const P
                      : payload.on_disk() && !payload.in_memory_file() ? MessagePath::kMasterSpill
                                                      : MessagePath::kMasterMemory;
   // The rank's tool interface reads these whether or not the job records.
-  static_assert(kMessagePaths == kSlotMessagePaths);
+  static_assert(kMessagePaths == kSlotMessagePaths + 1 &&
+                static_cast<int>(MessagePath::kDirect) == kSlotMessagePaths);
   if (const StorageSlot* table = master_.StorageTable()) {
     const StorageSlot& counters = table[slave.index];
     for (MessagePath counted : {path, MessagePath::kCrossNode}) {
@@ -212,6 +213,11 @@ void Observer::RecordReadBack(const Slave& slave) {
       table != nullptr ? table[slave.index].read_back.load(std::memory_order_relaxed) : 0;
   long faults = slave.pid > 0 && slave.state != SlaveState::kExited ? MajorFaults(slave.pid) : -1;
   recorder_.ReadBack(slave.index, eager, faults);
+  // Direct messages never reach the master: the rank counts them.
+  if (table != nullptr)
+    recorder_.DirectSent(slave.index,
+                         table[slave.index].direct_messages.load(std::memory_order_relaxed),
+                         table[slave.index].direct_bytes.load(std::memory_order_relaxed));
 }
 
 std::string Observer::NodeRecord() {

@@ -3,6 +3,7 @@
 // the describe functions of the point-to-point rows.
 #include "master/p2p/p2p.h"
 
+#include "common/coll_engine.h"
 #include "master/comm/comm_registry.h"
 #include "master/message_table.h"
 
@@ -32,8 +33,17 @@ std::string PointToPoint::DescribePosted(const Slave& slave, std::uint64_t id) c
                          : DescribeMatch(recv->source, recv->tag);
 }
 
-// MPI_Recv, MPI_Probe: the request names its source and tag.
+// MPI_Recv, MPI_Probe: the request names its source and tag. A receive
+// of the node collectives' engine (slave/coll/node_coll.h) names the
+// collective: from the root, its root; at rank 0, the part it waits for.
 std::string PointToPoint::DescribeSourceTag(const Slave&, const RequestMsg& request) const {
+  if (request.comm != UserCommId(request.comm) && request.type == MsgType::kPostRecv) {
+    std::string call = NodeCollCallOfTag(request.tag);
+    if (call == "MPI_Bcast") return call + "(root " + std::to_string(request.peer) + ")";
+    if (!call.empty() && request.rank == 0)
+      return call + "(waiting for rank " + std::to_string(request.peer) + ")";
+    if (!call.empty()) return call;
+  }
   return MpiCallName(request.type) + DescribeMatch(request.peer, request.tag);
 }
 

@@ -1,6 +1,7 @@
 #include "common/protocol.h"
 #include "slave/coll/collectives.h"
 #include "slave/coll/engine.h"
+#include "slave/coll/node_coll.h"
 #include "slave/coll/nbc_plans.h"
 #include "slave/comm/intercomm.h"
 #include "slave/runtime/errors.h"
@@ -15,6 +16,7 @@ void Barrier(MPI_Comm comm_handle) {
   CollEngine engine = SelectEngine(CollKind::kBarrier, comm).engine;
   if (engine == CollEngine::kInter) return IntercommBarrier(comm_handle);
   if (engine == CollEngine::kSchedule) return RunBlocking(BarrierPlan(comm_handle));
+  if (engine == CollEngine::kNode) return NodeBarrier(comm);
   if (comm.size == 1) return;
   RequestMsg request;
   request.type = MsgType::kBarrier;

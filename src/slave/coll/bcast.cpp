@@ -7,6 +7,7 @@
 #include "common/protocol.h"
 #include "slave/coll/collectives.h"
 #include "slave/coll/engine.h"
+#include "slave/coll/node_coll.h"
 #include "slave/coll/nbc_inter.h"
 #include "slave/coll/nbc_plans.h"
 #include "slave/p2p/wire_data.h"
@@ -33,6 +34,7 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
     return RunBlocking(BcastPlan(buffer, count, datatype, root, comm_handle));
   std::uint64_t bytes = WireBytes(count, datatype);
   CheckRoot(comm, root);
+  if (engine == CollEngine::kNode) return NodeBcast(buffer, count, datatype, root, comm);
   if (comm.size == 1) return;
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;

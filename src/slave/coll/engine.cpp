@@ -19,6 +19,11 @@ const ForcedEngines& Forced() {
 }
 
 // What serves a call of `kind` on an intracommunicator unless forced.
+// The node engine (node_coll.h) is never the default: on the 2-core VM at a
+// load average of 10 it took as long as the masters' fold with every rank
+// running (barrier and 8-byte allreduce on 2 ranks, -nr 2: 50-60 us
+// either way; docs/collectives.md), since a rank that waits longer than
+// its polling time waits at the master anyway, twice per call.
 EngineChoice Default(CollKind kind, bool user_op) {
   switch (kind) {
     case CollKind::kBarrier:
@@ -68,7 +73,8 @@ EngineChoice SelectEngine(CollKind kind, const CommInfo& comm, bool user_op) {
   // collectives on different communicators at once, in any order, so they
   // go point to point, whose waits poll (slave/runtime/threads.h). Every
   // rank of the job asks for the same level, or they would not match.
-  if (choice.engine == CollEngine::kMaster && threads::LockOn())
+  if ((choice.engine == CollEngine::kMaster || choice.engine == CollEngine::kNode) &&
+      threads::LockOn())
     choice = {CollEngine::kSchedule,
               "MPI_THREAD_MULTIPLE: the masters' collectives would block the rank's other "
               "threads (BDMPI_THREAD_LEVEL caps the level)"};

@@ -12,6 +12,7 @@
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
 #include "slave/coll/engine.h"
+#include "slave/coll/node_coll.h"
 #include "slave/coll/nbc_inter.h"
 #include "slave/coll/nbc_plans.h"
 #include "slave/p2p/wire_data.h"
@@ -106,6 +107,8 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
     RunBlocking(AllreducePlan(send, recv, count, datatype, op, comm_handle));
     return;
   }
+  if (engine == CollEngine::kNode)
+    return NodeAllreduce(send, recv, count, datatype, CheckOp(op, datatype), comm);
   if (engine == CollEngine::kFoldBcast) {
     // Rank 0 folds (n messages rather than AllreducePlan's n^2), then
     // broadcasts.

@@ -255,6 +255,11 @@ bool DirectPath::PollTold(const DirectRecv& recv) const {
   }
 }
 
+bool DirectPath::QueuedAtMaster(int sender) const {
+  if (!counting_ || sender < 0 || sender == me_) return false;
+  return table_.pending(sender, me_).load(std::memory_order_acquire) != 0;
+}
+
 void DirectPath::WaitWritten(const DirectRecv& recv) const {
   while (!Written(recv)) Pause();
 }

@@ -83,6 +83,10 @@ class DirectPath {
   // complete here (TakeWritten), and the master, which still holds it,
   // must hear that it is over (MsgType::kDirectTaken).
   bool PollTold(const DirectRecv& recv) const;
+  // Whether node slave `sender` has a message to this rank waiting
+  // unmatched at the master: its next one goes there too, so a receive
+  // from it need not poll.
+  bool QueuedAtMaster(int sender) const;
   // Waits for a sender that claimed `recv` to finish writing.
   void WaitWritten(const DirectRecv& recv) const;
   // The status the sender left; frees the slot.

@@ -403,7 +403,9 @@ bool Runtime::SendDirect(const void* data, std::uint64_t bytes, const RequestMsg
     notice.id = recv_id;
     Post(notice);
   }
-  return sent != DirectSend::kNo;
+  if (sent == DirectSend::kNo) return false;
+  tool::CountDirectSend(bytes);
+  return true;
 }
 
 SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg& request,

@@ -44,4 +44,11 @@ void CountSwitchOut(std::uint64_t bytes) {
   slot->written_back.fetch_add(bytes, std::memory_order_relaxed);
 }
 
+void CountDirectSend(std::uint64_t bytes) {
+  StorageSlot* slot = RankSlot();
+  if (slot == nullptr) return;
+  slot->direct_messages.fetch_add(1, std::memory_order_relaxed);
+  slot->direct_bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
 }  // namespace bdmpi::tool

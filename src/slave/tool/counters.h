@@ -14,5 +14,8 @@ StorageSlot* RankSlot();
 
 // A switch-out that wrote `bytes` back (slave/runtime/runtime.cpp).
 void CountSwitchOut(std::uint64_t bytes);
+// A message of `bytes` this rank wrote into another's receive
+// (slave/p2p/direct_path.h), which the master never sees.
+void CountDirectSend(std::uint64_t bytes);
 
 }  // namespace bdmpi::tool

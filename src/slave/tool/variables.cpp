@@ -153,20 +153,26 @@ Tables Build() {
                [](int) { StorageSlot* s = RankSlot(); return s ? Load(s->allocated) : 0; }, 0});
   for (int path = 0; path < kMessagePaths; ++path) {
     std::string key = MessagePathKey(static_cast<MessagePath>(path));
+    bool direct = path == static_cast<int>(MessagePath::kDirect);
     std::string what = "point-to-point sends of this rank by path " + key +
-                       " (docs/observability.md), counted when its master took them";
+                       " (docs/observability.md), counted " +
+                       (direct ? "when written" : "when its master took them");
     add_pvar(3, {"bdmpi_sent_" + key + "_messages", "messages: " + what,
                  MPI_T_PVAR_CLASS_COUNTER, false,
                  [](int p) {
                    StorageSlot* s = RankSlot();
-                   return s ? Load(s->sent_messages[p]) : 0;
+                   if (s == nullptr) return std::uint64_t{0};
+                   return p == static_cast<int>(MessagePath::kDirect) ? Load(s->direct_messages)
+                                                                      : Load(s->sent_messages[p]);
                  },
                  path});
     add_pvar(3, {"bdmpi_sent_" + key + "_bytes", "bytes: " + what,
                  MPI_T_PVAR_CLASS_COUNTER, false,
                  [](int p) {
                    StorageSlot* s = RankSlot();
-                   return s ? Load(s->sent_bytes[p]) : 0;
+                   if (s == nullptr) return std::uint64_t{0};
+                   return p == static_cast<int>(MessagePath::kDirect) ? Load(s->direct_bytes)
+                                                                      : Load(s->sent_bytes[p]);
                  },
                  path});
   }
