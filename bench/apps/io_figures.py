@@ -2,7 +2,7 @@
 """Tables, ratios, I/O figures and the plot of bench/apps/run.sh.
 
 Reads the runs (runs.tsv, one line per run) and the BDMPI runs' run reports
-(--report=json, schema bdmpi-run-report/5) and writes table.md, runs.csv,
+(--report=json, schema bdmpi-run-report/6) and writes table.md, runs.csv,
 io.csv and plot.png (with gnuplot) to --out; prints table.md.
 
 Where the time goes, per BDMPI run, per iteration of the application:
