@@ -15,4 +15,10 @@ StorageSlot* RankSlot();
 // A switch-out that wrote `bytes` back (slave/runtime/runtime.cpp).
 void CountSwitchOut(std::uint64_t bytes);
 
+// Times the rank gave up its running slot, and the bytes it read back
+// eagerly, so far (0 outside a job): the runtime raises the tool events of
+// a blocking call from their rise.
+std::uint64_t Switches();
+std::uint64_t ReadBackBytes();
+
 }  // namespace bdmpi::tool
