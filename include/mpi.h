@@ -371,6 +371,32 @@ typedef struct bdmpi_t_pvar_session_s *MPI_T_pvar_session;
 #define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
 #define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)-1)
 
+/* Events (MPI-4.1 15.3.8): what happened to this rank (switched out,
+ * resumed, memory written back or read back, a message spilled to disk),
+ * delivered to callbacks in the thread it happened in when that thread's
+ * MPI call returns (docs/observability.md, "Tool interface"). */
+typedef struct bdmpi_t_event_registration_s *MPI_T_event_registration;
+typedef struct bdmpi_t_event_instance_s *MPI_T_event_instance;
+typedef enum MPI_T_cb_safety {
+  MPI_T_CB_REQUIRE_NONE = 0,
+  MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+  MPI_T_CB_REQUIRE_THREAD_SAFE,
+  MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+typedef enum MPI_T_source_order {
+  MPI_T_SOURCE_ORDERED = 0,
+  MPI_T_SOURCE_UNORDERED
+} MPI_T_source_order;
+typedef void(MPI_T_event_cb_function)(MPI_T_event_instance event_instance,
+                                      MPI_T_event_registration event_registration,
+                                      MPI_T_cb_safety cb_safety, void *user_data);
+typedef void(MPI_T_event_free_cb_function)(
+    MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+    void *user_data);
+typedef void(MPI_T_event_dropped_cb_function)(
+    MPI_Count count, MPI_T_event_registration event_registration,
+    int source_index, MPI_T_cb_safety cb_safety, void *user_data);
+
 #define MPI_T_VERBOSITY_USER_BASIC 0
 #define MPI_T_VERBOSITY_USER_DETAIL 1
 #define MPI_T_VERBOSITY_USER_ALL 2
@@ -1280,6 +1306,50 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
 int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
 int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
 int MPI_T_category_changed(int *update_number);
+int MPI_T_category_get_num_events(int cat_index, int *num_events);
+int MPI_T_category_get_events(int cat_index, int len, int indices[]);
+int MPI_T_source_get_num(int *num_sources);
+int MPI_T_source_get_info(int source_index, char *name, int *name_len,
+                          char *desc, int *desc_len,
+                          MPI_T_source_order *ordering,
+                          MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                          MPI_Info *info);
+int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+int MPI_T_event_get_num(int *num_events);
+int MPI_T_event_get_info(int event_index, char *name, int *name_len,
+                         int *verbosity, MPI_Datatype array_of_datatypes[],
+                         MPI_Aint array_of_displacements[], int *num_elements,
+                         MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+                         int *desc_len, int *bind);
+int MPI_T_event_get_index(const char *name, int *event_index);
+int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                             MPI_T_event_registration *event_registration);
+int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration,
+                                MPI_Info info);
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration,
+                                MPI_Info *info_used);
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety, MPI_Info info,
+                                  void *user_data,
+                                  MPI_T_event_cb_function event_cb_function);
+int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety, MPI_Info info);
+int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety,
+                                  MPI_Info *info_used);
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration,
+                            void *user_data,
+                            MPI_T_event_free_cb_function free_cb_function);
+int MPI_T_event_set_dropped_handler(
+    MPI_T_event_registration event_registration,
+    MPI_T_event_dropped_cb_function dropped_cb_function);
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index,
+                     void *buffer);
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance,
+                              MPI_Count *event_timestamp);
+int MPI_T_event_get_source(MPI_T_event_instance event_instance,
+                           int *source_index);
 
 /* ------------------------------------------ large counts (MPI-4.1 _c) */
 
@@ -2592,6 +2662,50 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
 int PMPI_T_category_changed(int *update_number);
+int PMPI_T_category_get_num_events(int cat_index, int *num_events);
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]);
+int PMPI_T_source_get_num(int *num_sources);
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len,
+                           char *desc, int *desc_len,
+                           MPI_T_source_order *ordering,
+                           MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                           MPI_Info *info);
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+int PMPI_T_event_get_num(int *num_events);
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len,
+                          int *verbosity, MPI_Datatype array_of_datatypes[],
+                          MPI_Aint array_of_displacements[], int *num_elements,
+                          MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+                          int *desc_len, int *bind);
+int PMPI_T_event_get_index(const char *name, int *event_index);
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                              MPI_T_event_registration *event_registration);
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration,
+                                 MPI_Info info);
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration,
+                                 MPI_Info *info_used);
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info,
+                                   void *user_data,
+                                   MPI_T_event_cb_function event_cb_function);
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info);
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety,
+                                   MPI_Info *info_used);
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration,
+                             void *user_data,
+                             MPI_T_event_free_cb_function free_cb_function);
+int PMPI_T_event_set_dropped_handler(
+    MPI_T_event_registration event_registration,
+    MPI_T_event_dropped_cb_function dropped_cb_function);
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index,
+                      void *buffer);
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance,
+                               MPI_Count *event_timestamp);
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance,
+                            int *source_index);
 /* ------------------------------------------------- one-sided (RMA) */
 /* MPI-3.1 chapter 11: windows, their attributes, error handlers and
  * keyvals, communication calls and synchronization (docs/one-sided.md). */

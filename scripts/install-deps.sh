@@ -11,6 +11,7 @@ packages=(cmake g++ make pkg-config libopenmpi-dev openmpi-bin libhwloc-dev libe
           python3-matplotlib  # bdmpi-trace-plot
           python3-numpy  # tests/preload: a Python rank's numpy array
           gfortran  # the Fortran bindings (src/fortran) and their tests
+          mpich libmpich-dev  # the oracle where Open MPI 4.1 lacks a call (MPI_T events)
           python3)  # src/fortran/gen_fortran.py generates the bindings
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

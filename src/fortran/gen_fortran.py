@@ -48,36 +48,44 @@ SKIP = {
     'MPI_Type_null_delete_fn': 'callback',
     'MPI_Null_copy_fn': 'callback', 'MPI_Dup_fn': 'callback',
     'MPI_Null_delete_fn': 'callback',
-    # Not bound yet: they take window callbacks, which need trampolines
-    # like the communicators' (C_SPECIAL) and Fortran procedures of their
-    # own (F_CALLBACKS).
-    'MPI_Win_create_keyval': 'not yet bound (window attribute callbacks)',
-    'MPI_Win_create_errhandler': 'not yet bound (window error handler)',
-    'MPI_Win_null_copy_fn': 'not yet bound (window callback)',
-    'MPI_Win_dup_fn': 'not yet bound (window callback)',
-    'MPI_Win_null_delete_fn': 'not yet bound (window callback)',
-    # Not bound yet: a Fortran conversion function would need trampolines
-    # (C_SPECIAL) and Fortran procedure interfaces (F_CALLBACKS).
-    'MPI_Register_datarep': 'not yet bound (data conversion callbacks)',
-    # Dynamic processes (slave/api/dynamic.cpp): Fortran passes argv as
-    # blank-padded CHARACTER arrays, which need converting by hand.
-    'MPI_Comm_spawn': 'not yet bound (Fortran argv arrays)',
-    'MPI_Comm_spawn_multiple': 'not yet bound (Fortran argv arrays)',
-    # Sessions (slave/api/session.cpp): C only for now; the modules have no
-    # MPI_Session handle type yet.
-    **{name: 'not yet bound (sessions)' for name in (
-        'MPI_Session_init', 'MPI_Session_finalize', 'MPI_Session_get_info',
-        'MPI_Session_get_num_psets', 'MPI_Session_get_nth_pset',
-        'MPI_Session_get_pset_info', 'MPI_Session_create_errhandler',
-        'MPI_Session_set_errhandler', 'MPI_Session_get_errhandler',
-        'MPI_Session_call_errhandler', 'MPI_Group_from_session_pset',
-        'MPI_Session_c2f', 'MPI_Session_f2c')},
+    'MPI_Win_null_copy_fn': 'callback', 'MPI_Win_dup_fn': 'callback',
+    'MPI_Win_null_delete_fn': 'callback',
+    'MPI_Session_c2f': 'C only', 'MPI_Session_f2c': 'C only',
+    # Large-count twins whose only difference is a callback's type: no
+    # generic interface can tell the two apart, and the callbacks would
+    # need trampolines of their own.
+    'MPI_Op_create_c': 'not bound (a large-count callback)',
+    'MPI_Register_datarep_c': 'not bound (large-count callbacks)',
 }
 
-# The large-count (_c) calls are C's: Fortran reaches them only through the
-# mpi_f08 module's generic interfaces, which these bindings do not provide.
+# The large-count (_c) calls: MPI-4 gives Fortran them only in mpi_f08,
+# through the generic interface of the call's name (MPI_Send with an
+# INTEGER(KIND=MPI_COUNT_KIND) count is MPI_Send_c); mpif.h and module mpi
+# do not have them.
 def is_large_count(name):
     return name.endswith('_c')
+
+
+# mpi_f08's specific procedure names where a call has a large-count twin:
+# the generic name is the call's, the specifics these. `large_bases` holds
+# the calls whose twin a generic interface can tell apart.
+def f08_specific(name, large_bases):
+    if is_large_count(name):
+        return name[:-2] + '_c_f08' if name[:-2] in large_bases else name
+    if name in large_bases:
+        return name + '_f08'
+    return name
+
+
+def distinguishable(f, twin):
+    """Whether a generic interface tells f's procedure from its large-count
+    twin's: not when only MPI_Aint became MPI_Count (both 8-byte integers
+    here, as MPI_File_get_type_extent_c, MPI_Type_get_extent_c); MPI-4
+    names those twins with their _c in mpi_f08."""
+    def shape(g):
+        return [d.replace('MPI_COUNT_KIND', 'MPI_ADDRESS_KIND')
+                for p in g.params for d in f90_dummy(g, p, True)]
+    return shape(f) != shape(twin)
 
 
 # The tool interface (MPI_T_*) has no Fortran binding in the standard: its
@@ -112,19 +120,24 @@ FINT_ADDRESS = {'MPI_Address', 'MPI_Type_extent', 'MPI_Type_lb',
 LOGICAL_NAMES = {'flag', 'commute', 'reorder', 'high', 'weighted',
                  'periods', 'remain_dims'}
 
+STRING_KINDS = ('str_in', 'str_out', 'str_arr', 'argv', 'argvs')
+
 CHOICE_NAMES = {'buf', 'buffer', 'sendbuf', 'recvbuf', 'inbuf', 'outbuf',
                 'inoutbuf', 'location', 'base', 'origin_addr', 'result_addr',
                 'compare_addr'}
 
 HANDLE_TYPES = {'MPI_Comm', 'MPI_Datatype', 'MPI_Op', 'MPI_Request',
                 'MPI_Errhandler', 'MPI_Group', 'MPI_Info', 'MPI_Message',
-                'MPI_Win', 'MPI_File'}
+                'MPI_Win', 'MPI_File', 'MPI_Session'}
 
 FNPTR_TYPES = {'MPI_User_function', 'MPI_Comm_errhandler_function',
                'MPI_File_errhandler_function', 'MPI_Handler_function',
+               'MPI_Win_errhandler_function', 'MPI_Session_errhandler_function',
                # Called through trampolines (C_SPECIAL).
                'MPI_Comm_copy_attr_function', 'MPI_Comm_delete_attr_function',
                'MPI_Type_copy_attr_function', 'MPI_Type_delete_attr_function',
+               'MPI_Win_copy_attr_function', 'MPI_Win_delete_attr_function',
+               'MPI_Datarep_conversion_function', 'MPI_Datarep_extent_function',
                'MPI_Copy_function', 'MPI_Delete_function',
                'MPI_Grequest_query_function', 'MPI_Grequest_free_function',
                'MPI_Grequest_cancel_function'}
@@ -133,7 +146,9 @@ FNPTR_TYPES = {'MPI_User_function', 'MPI_Comm_errhandler_function',
 F_CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN',
                'MPI_COMM_NULL_DELETE_FN', 'MPI_TYPE_NULL_COPY_FN',
                'MPI_TYPE_DUP_FN', 'MPI_TYPE_NULL_DELETE_FN',
-               'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN']
+               'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN',
+               'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_DUP_FN',
+               'MPI_WIN_NULL_DELETE_FN', 'MPI_CONVERSION_FN_NULL']
 
 # Routines whose buffers stay in use after the call returns: no compiler
 # copy of a non-contiguous section may be made for them (mpi_f08).
@@ -211,6 +226,12 @@ def classify(fn, ctype, name, array):
         return 'statuses'
     if base == 'char *' and not array:
         return 'str_in' if 'const' in ctype else 'str_out'
+    # MPI_Comm_spawn(_multiple): CHARACTER arrays, each list of arguments
+    # ended by a blank one (C_SPECIAL converts them).
+    if base == 'char *' and array == '[]':
+        return 'argv' if name == 'argv' else 'str_arr'
+    if base == 'char **' and array == '[]':
+        return 'argvs'
     if base == 'char' and array:
         return 'str_in'
     if base.rstrip(' *') in FNPTR_TYPES:
@@ -243,7 +264,8 @@ class Func:
 
     @property
     def strings(self):
-        return [p for p in self.params if p.kind in ('str_in', 'str_out')]
+        """The CHARACTER arguments, whose lengths gfortran passes."""
+        return [p for p in self.params if p.kind in STRING_KINDS]
 
 
 def split_args(args):
@@ -256,7 +278,7 @@ def parse_header(text):
     for ret, name, args in re.findall(
             r'^(int|double|MPI_Aint)\s+(MPI_\w+)\s*\(([^;]*?)\)\s*;', text,
             flags=re.M | re.S):
-        if name in SKIP or name.startswith(C_ONLY_PREFIX) or is_large_count(name):
+        if name in SKIP or name.startswith(C_ONLY_PREFIX):
             continue
         if name in SPECIAL_PROTOS:
             m = re.match(r'(\w+)\s+(\w+)\((.*)\)', SPECIAL_PROTOS[name])
@@ -313,6 +335,7 @@ SENTINELS = [
     ('mpi_fortran_weights_empty', 'MPI_Fint', 1,
      'integer MPI_WEIGHTS_EMPTY(1)'),
     ('mpi_fortran_argv_null', 'char', 1, 'character MPI_ARGV_NULL(1)'),
+    ('mpi_fortran_argvs_null', 'char', 1, 'character MPI_ARGVS_NULL(1,1)'),
 ]
 
 C_PROLOGUE = r'''/* Generated by src/fortran/gen_fortran.py from include/mpi.h: do not edit.
@@ -638,6 +661,11 @@ void bdmpi_f08_buffer_detach(void **buffer_addr, MPI_Fint *size,
   *ierr = MPI_Buffer_detach(buffer_addr, size);
 }
 
+void bdmpi_f08_buffer_detach_c(void **buffer_addr, MPI_Count *size,
+                               MPI_Fint *ierr) {
+  *ierr = MPI_Buffer_detach_c(buffer_addr, size);
+}
+
 /* Fortran's attribute callbacks take every argument by reference and
  * return through ierror; the keyval's C extra state is one of these, through
  * which a C trampoline calls them. An mpi_f08 handle is a one-integer
@@ -713,6 +741,14 @@ static int f_type_delete(MPI_Datatype t, int key, void *value, void *extra) {
   return f_delete_tramp((MPI_Fint)t, key, value, extra);
 }
 
+static int f_win_copy(MPI_Win w, int key, void *extra, void *in, void *out,
+                      int *flag) {
+  return f_copy_tramp((MPI_Fint)w, key, extra, in, out, flag);
+}
+static int f_win_delete(MPI_Win w, int key, void *value, void *extra) {
+  return f_delete_tramp((MPI_Fint)w, key, value, extra);
+}
+
 static int f_copy1(MPI_Comm c, int keyval, void *extra, void *in, void *out,
                    int *flag) {
   struct f_keyval *k = extra;
@@ -748,6 +784,16 @@ void mpi_type_create_keyval_(void (*type_copy_attr_fn)(void),
       f_keyval_new(type_copy_attr_fn, type_delete_attr_fn, *extra_state);
   if (k == NULL) { *ierr = MPI_ERR_NO_MEM; return; }
   *ierr = MPI_Type_create_keyval(f_type_copy, f_type_delete, type_keyval, k);
+}
+
+void mpi_win_create_keyval_(void (*win_copy_attr_fn)(void),
+                            void (*win_delete_attr_fn)(void),
+                            MPI_Fint *win_keyval, MPI_Aint *extra_state,
+                            MPI_Fint *ierr) {
+  struct f_keyval *k =
+      f_keyval_new(win_copy_attr_fn, win_delete_attr_fn, *extra_state);
+  if (k == NULL) { *ierr = MPI_ERR_NO_MEM; return; }
+  *ierr = MPI_Win_create_keyval(f_win_copy, f_win_delete, win_keyval, k);
 }
 
 void mpi_keyval_create_(void (*copy_fn)(void), void (*delete_fn)(void),
@@ -786,9 +832,191 @@ F_NULL_DELETE(mpi_comm_null_delete_fn_, MPI_Aint)
 F_NULL_COPY(mpi_type_null_copy_fn_, MPI_Aint)
 F_DUP(mpi_type_dup_fn_, MPI_Aint)
 F_NULL_DELETE(mpi_type_null_delete_fn_, MPI_Aint)
+F_NULL_COPY(mpi_win_null_copy_fn_, MPI_Aint)
+F_DUP(mpi_win_dup_fn_, MPI_Aint)
+F_NULL_DELETE(mpi_win_null_delete_fn_, MPI_Aint)
+/* Defined through a macro, as the callbacks above: no pmpi_ twin. */
+#define F_CONVERSION_NULL(name)                                            \
+  void name(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,           \
+            void *filebuf, MPI_Offset *position, MPI_Aint *extra,         \
+            MPI_Fint *ierr) {                                            \
+    (void)userbuf, (void)datatype, (void)count, (void)filebuf;           \
+    (void)position, (void)extra;                                         \
+    *ierr = MPI_SUCCESS;                                                 \
+  }
 F_NULL_COPY(mpi_null_copy_fn_, MPI_Fint)
 F_DUP(mpi_dup_fn_, MPI_Fint)
 F_NULL_DELETE(mpi_null_delete_fn_, MPI_Fint)
+
+/* MPI_COMM_SPAWN's ARGV: CHARACTER elements of `len` characters up to the
+ * first blank one, as C strings without their trailing blanks, in a
+ * NULL-terminated array; `stride` elements apart (the count of commands
+ * for MPI_COMM_SPAWN_MULTIPLE's ARRAY_OF_ARGV(COUNT, *), whose column j
+ * holds argument j of every command). NULL when out of memory: *ok then 0. */
+static char **f_argv_in(const char *f, size_t len, size_t stride, int *ok) {
+  size_t n = 0;
+  for (;;) {
+    const char *e = f + n * stride * len;
+    size_t k = len;
+    while (k > 0 && e[k - 1] == ' ') --k;
+    if (k == 0) break;
+    ++n;
+  }
+  char **argv = calloc(n + 1, sizeof *argv);
+  if (argv == NULL) { *ok = 0; return NULL; }
+  for (size_t i = 0; i < n; ++i) {
+    argv[i] = f_str_in(f + i * stride * len, len);
+    if (argv[i] == NULL) *ok = 0;
+  }
+  return argv;
+}
+
+static void f_argv_free(char **argv) {
+  if (argv == NULL) return;
+  for (char **a = argv; *a != NULL; ++a) free(*a);
+  free(argv);
+}
+
+static int *f_errcodes(MPI_Fint *f) {
+  return f == mpi_fortran_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : f;
+}
+
+void mpi_comm_spawn_(const char *command, const char *argv,
+                     MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root,
+                     MPI_Fint *comm, MPI_Fint *intercomm,
+                     MPI_Fint *array_of_errcodes, MPI_Fint *ierr,
+                     size_t command_len, size_t argv_len) {
+  int ok = 1;
+  char *command_c = f_str_in(command, command_len);
+  char **argv_c = argv == mpi_fortran_argv_null_
+                      ? MPI_ARGV_NULL
+                      : f_argv_in(argv, argv_len, 1, &ok);
+  if (command_c == NULL || !ok) {
+    *ierr = MPI_ERR_NO_MEM;
+  } else {
+    *ierr = MPI_Comm_spawn(command_c, argv_c, *maxprocs, *info, *root, *comm,
+                           intercomm, f_errcodes(array_of_errcodes));
+  }
+  free(command_c);
+  f_argv_free(argv_c);
+}
+
+void mpi_comm_spawn_multiple_(MPI_Fint *count, const char *array_of_commands,
+                              const char *array_of_argv,
+                              MPI_Fint *array_of_maxprocs,
+                              MPI_Fint *array_of_info, MPI_Fint *root,
+                              MPI_Fint *comm, MPI_Fint *intercomm,
+                              MPI_Fint *array_of_errcodes, MPI_Fint *ierr,
+                              size_t array_of_commands_len,
+                              size_t array_of_argv_len) {
+  size_t n = *count > 0 ? (size_t)*count : 0;
+  int ok = 1;
+  char **commands = calloc(n + 1, sizeof *commands);
+  char ***argvs = array_of_argv == mpi_fortran_argvs_null_
+                      ? MPI_ARGVS_NULL
+                      : calloc(n + 1, sizeof *argvs);
+  if (commands == NULL || (array_of_argv != mpi_fortran_argvs_null_ &&
+                           argvs == NULL))
+    ok = 0;
+  for (size_t i = 0; ok && i < n; ++i) {
+    commands[i] = f_str_in(array_of_commands + i * array_of_commands_len,
+                           array_of_commands_len);
+    if (commands[i] == NULL) ok = 0;
+    if (argvs != MPI_ARGVS_NULL)
+      argvs[i] = f_argv_in(array_of_argv + i * array_of_argv_len,
+                           array_of_argv_len, n, &ok);
+  }
+  if (!ok) {
+    *ierr = MPI_ERR_NO_MEM;
+  } else {
+    *ierr = MPI_Comm_spawn_multiple(*count, commands, argvs,
+                                    array_of_maxprocs, array_of_info, *root,
+                                    *comm, intercomm,
+                                    f_errcodes(array_of_errcodes));
+  }
+  for (size_t i = 0; commands != NULL && i < n; ++i) free(commands[i]);
+  free(commands);
+  for (size_t i = 0; argvs != MPI_ARGVS_NULL && argvs != NULL && i < n; ++i)
+    f_argv_free(argvs[i]);
+  if (argvs != MPI_ARGVS_NULL) free(argvs);
+}
+
+/* User data representations: Fortran conversion and extent procedures
+ * take every argument by reference and return through IERROR; C calls
+ * them through these trampolines with a record that holds them and the
+ * extra state. A representation stays registered for the program's life,
+ * and so does its record. MPI_CONVERSION_FN_NULL is a procedure of its
+ * own, known by its address (never called). */
+typedef void f_conversion_fn(void *, MPI_Fint *, MPI_Fint *, void *,
+                             MPI_Offset *, MPI_Aint *, MPI_Fint *);
+typedef void f_extent_fn(MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *);
+
+struct f_datarep {
+  void (*read)(void);
+  void (*write)(void);
+  void (*extent)(void);
+  MPI_Aint extra;
+};
+
+F_CONVERSION_NULL(mpi_conversion_fn_null_)
+
+static int f_convert(void (*fn)(void), struct f_datarep *d, void *userbuf,
+                     MPI_Datatype datatype, int count, void *filebuf,
+                     MPI_Offset position) {
+  MPI_Fint type = (MPI_Fint)datatype, n = count, ierr = MPI_SUCCESS;
+  MPI_Offset at = position;
+  ((f_conversion_fn *)fn)(userbuf, &type, &n, filebuf, &at, &d->extra, &ierr);
+  return ierr;
+}
+
+static int f_datarep_read(void *userbuf, MPI_Datatype datatype, int count,
+                          void *filebuf, MPI_Offset position, void *extra) {
+  struct f_datarep *d = extra;
+  return f_convert(d->read, d, userbuf, datatype, count, filebuf, position);
+}
+
+static int f_datarep_write(void *userbuf, MPI_Datatype datatype, int count,
+                           void *filebuf, MPI_Offset position, void *extra) {
+  struct f_datarep *d = extra;
+  return f_convert(d->write, d, userbuf, datatype, count, filebuf, position);
+}
+
+static int f_datarep_extent(MPI_Datatype datatype, MPI_Aint *file_extent,
+                            void *extra) {
+  struct f_datarep *d = extra;
+  MPI_Fint type = (MPI_Fint)datatype, ierr = MPI_SUCCESS;
+  MPI_Aint e = 0;
+  ((f_extent_fn *)d->extent)(&type, &e, &d->extra, &ierr);
+  if (ierr == MPI_SUCCESS) *file_extent = e;
+  return ierr;
+}
+
+void mpi_register_datarep_(const char *datarep,
+                           void (*read_conversion_fn)(void),
+                           void (*write_conversion_fn)(void),
+                           void (*dtype_file_extent_fn)(void),
+                           MPI_Aint *extra_state, MPI_Fint *ierr,
+                           size_t datarep_len) {
+  void (*none)(void) = (void (*)(void))mpi_conversion_fn_null_;
+  char *name = f_str_in(datarep, datarep_len);
+  struct f_datarep *d = malloc(sizeof *d);
+  if (name == NULL || d == NULL) {
+    free(name);
+    free(d);
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  d->read = read_conversion_fn;
+  d->write = write_conversion_fn;
+  d->extent = dtype_file_extent_fn;
+  d->extra = *extra_state;
+  *ierr = MPI_Register_datarep(
+      name, read_conversion_fn == none ? MPI_CONVERSION_FN_NULL : f_datarep_read,
+      write_conversion_fn == none ? MPI_CONVERSION_FN_NULL : f_datarep_write,
+      f_datarep_extent, d);
+  free(name);
+  if (*ierr != MPI_SUCCESS) free(d);
+}
 
 /* Generalized requests: the Fortran callbacks and extra state, freed by
  * the free callback (MPI calls it once, when the request is freed). */
@@ -843,9 +1071,12 @@ void mpi_grequest_start_(void (*query_fn)(void), void (*free_fn)(void),
 '''
 
 C_HANDWRITTEN = {'MPI_Init', 'MPI_Init_thread', 'MPI_Pcontrol',
-                 'MPI_Info_create_env', 'MPI_Buffer_detach',
+                 'MPI_Info_create_env', 'MPI_Buffer_detach', 'MPI_Buffer_detach_c',
                  'MPI_Comm_create_keyval', 'MPI_Type_create_keyval',
-                 'MPI_Keyval_create', 'MPI_Grequest_start'}
+                 'MPI_Win_create_keyval',
+                 'MPI_Keyval_create', 'MPI_Grequest_start',
+                 'MPI_Comm_spawn', 'MPI_Comm_spawn_multiple',
+                 'MPI_Register_datarep'}
 
 
 def with_pmpi(text):
@@ -919,6 +1150,7 @@ FUNC_TYPES = [('double precision', ['MPI_WTIME', 'MPI_WTICK'])]
 
 
 def gen_mpif(funcs, consts):
+    funcs = [f for f in funcs if not is_large_count(f.name)]
     out = [MPIF_NOTE]
     # Kinds first: other declarations use them.
     cs = fortran_constants(consts)
@@ -1079,6 +1311,10 @@ def f90_dummy(f, p, f08):
         return ['character(len=*), intent(in) :: %s' % n]
     if k == 'str_out':
         return ['character(len=*) :: %s' % n]
+    if k in ('str_arr', 'argv'):
+        return ['character(len=*), intent(in) :: %s(*)' % n]
+    if k == 'argvs':
+        return ['character(len=*), intent(in) :: %s(count, *)' % n]
     if k == 'fnptr':
         return ['external :: %s' % n]
     raise ValueError('%s: no Fortran declaration for %s' % (f.name, k))
@@ -1164,6 +1400,7 @@ def sentinel_decls(f08):
 
 
 def gen_mpi_module(funcs, consts):
+    funcs = [f for f in funcs if not is_large_count(f.name)]
     out = ['! Generated by src/fortran/gen_fortran.py from BDMPI\'s mpi.h: '
            'do not edit.',
            'module mpi',
@@ -1227,6 +1464,16 @@ def gen_f08_module(funcs, consts):
     # An mpi_f08 handle is passed as its one integer: the callbacks of
     # mpif.h serve here too.
     out += f90_wrap(['external :: ' + ', '.join(F_CALLBACKS)], 2)
+    # The generic names of the calls with a large-count twin.
+    by_name = {f.name: f for f in funcs}
+    large_bases = {f.name[:-2] for f in funcs if is_large_count(f.name)
+                   and distinguishable(by_name[f.name[:-2]], f)}
+    for base in sorted(large_bases):
+        out.append('  interface %s' % base)
+        out += f90_wrap(['module procedure %s, %s' % (
+            f08_specific(base, large_bases),
+            f08_specific(base + '_c', large_bases))], 4)
+        out.append('  end interface')
     # The C entry points the procedures call.
     out.append('  interface')
     for f in funcs:
@@ -1242,7 +1489,7 @@ def gen_f08_module(funcs, consts):
                     (fn, h[4:].lower(), op),
                     '  end function']
     for f in funcs:
-        out += f90_wrap(f08_procedure(f), 2)
+        out += f90_wrap(f08_procedure(f, f08_specific(f.name, large_bases)), 2)
     out.append('end module mpi_f08')
     return '\n'.join(out) + '\n'
 
@@ -1268,7 +1515,7 @@ def f08_c_interface(f):
     for p in f.params:
         if p.kind == 'choice':
             body.append('type(*), dimension(..) :: %s' % p.name)
-        elif p.kind in ('str_in', 'str_out'):
+        elif p.kind in STRING_KINDS:
             body.append('character(kind=c_char) :: %s(*)' % p.name)
         elif p.kind == 'fnptr':
             body.append('type(c_funptr), value :: %s' % p.name)
@@ -1286,7 +1533,8 @@ def f08_c_interface(f):
         [end]
 
 
-def f08_procedure(f):
+def f08_procedure(f, pname):
+    """The mpi_f08 procedure of f, named pname."""
     names = [p.name for p in f.params]
     lens = ['len(%s, kind=c_size_t)' % p.name for p in f.strings]
     if f.ret != 'int':
@@ -1300,7 +1548,7 @@ def f08_procedure(f):
                                              ', '.join(names)))
         return [head] + ['  ' + b for b in body] + ['end function %s' %
                                                      f.name]
-    head = 'subroutine %s(%s)' % (f.name, ', '.join(names + ['ierror']))
+    head = 'subroutine %s(%s)' % (pname, ', '.join(names + ['ierror']))
     body = []
     for p in f.params:
         body += f90_dummy(f, p, True)
@@ -1311,7 +1559,7 @@ def f08_procedure(f):
     body.append('call bdmpi_c_%s(%s)' % (f.lname[4:], ', '.join(
         args + ['ierror_c'] + lens)))
     body.append('if (present(ierror)) ierror = ierror_c')
-    return [head] + ['  ' + b for b in body] + ['end subroutine %s' % f.name]
+    return [head] + ['  ' + b for b in body] + ['end subroutine %s' % pname]
 
 
 # ------------------------------------------------------------ MPI_SIZEOF

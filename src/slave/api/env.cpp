@@ -23,7 +23,8 @@ namespace {
 // out"); the string names the MPI-4 parts there are.
 const char kLibraryVersion[] =
     "BDMPI 0.1 (MPI 3.1 with MPI_THREAD_MULTIPLE, and MPI-4.1's sessions, partitioned "
-    "communication, large counts, info and error-handling additions; out-of-core runtime)";
+    "communication, large counts, info and error-handling additions, tool events; "
+    "out-of-core runtime)";
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "slave/request/completion.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
+#include "slave/runtime/request_guard.h"
 
 using bdmpi::Error;
 using bdmpi::Guard;
@@ -134,15 +135,21 @@ int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int 
 
 #pragma weak MPI_Start = PMPI_Start
 int PMPI_Start(MPI_Request* request) {
-  return Guard("MPI_Start", bdmpi::RequestComm(*request), [&] { bdmpi::Start(request); });
+  return bdmpi::GuardRequest(
+      "MPI_Start", [&] { return bdmpi::RequestComm(*request); },
+      [&] { bdmpi::Start(request); });
 }
 
 #pragma weak MPI_Startall = PMPI_Startall
 int PMPI_Startall(int count, MPI_Request requests[]) {
-  return Guard("MPI_Startall", bdmpi::RequestsComm(count, requests), [&] {
-    if (count < 0) throw Error(bdmpi::kErrCount, "negative count");
-    for (int i = 0; i < count; ++i) bdmpi::Start(&requests[i]);
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Startall", [&] { return bdmpi::RequestsComm(count, requests); },
+      [&] {
+        if (count < 0)
+          throw Error(bdmpi::kErrCount, "negative count");
+        for (int i = 0; i < count; ++i)
+          bdmpi::Start(&requests[i]);
+      });
 }
 
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach

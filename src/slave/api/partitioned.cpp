@@ -7,6 +7,7 @@
 #include "slave/p2p/partitioned.h"
 #include "slave/request/completion.h"
 #include "slave/runtime/errors.h"
+#include "slave/runtime/request_guard.h"
 
 using bdmpi::Guard;
 
@@ -30,26 +31,30 @@ int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype dat
 
 #pragma weak MPI_Pready = PMPI_Pready
 int PMPI_Pready(int partition, MPI_Request request) {
-  return Guard("MPI_Pready", bdmpi::RequestComm(request),
-               [&] { bdmpi::Pready(partition, partition, request); });
+  return bdmpi::GuardRequest(
+      "MPI_Pready", [&] { return bdmpi::RequestComm(request); },
+      [&] { bdmpi::Pready(partition, partition, request); });
 }
 
 #pragma weak MPI_Pready_range = PMPI_Pready_range
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
-  return Guard("MPI_Pready_range", bdmpi::RequestComm(request),
-               [&] { bdmpi::Pready(partition_low, partition_high, request); });
+  return bdmpi::GuardRequest(
+      "MPI_Pready_range", [&] { return bdmpi::RequestComm(request); },
+      [&] { bdmpi::Pready(partition_low, partition_high, request); });
 }
 
 #pragma weak MPI_Pready_list = PMPI_Pready_list
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) {
-  return Guard("MPI_Pready_list", bdmpi::RequestComm(request),
-               [&] { bdmpi::PreadyList(length, array_of_partitions, request); });
+  return bdmpi::GuardRequest(
+      "MPI_Pready_list", [&] { return bdmpi::RequestComm(request); },
+      [&] { bdmpi::PreadyList(length, array_of_partitions, request); });
 }
 
 #pragma weak MPI_Parrived = PMPI_Parrived
 int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
-  return Guard("MPI_Parrived", bdmpi::RequestComm(request),
-               [&] { *flag = bdmpi::Parrived(request, partition) ? 1 : 0; });
+  return bdmpi::GuardRequest(
+      "MPI_Parrived", [&] { return bdmpi::RequestComm(request); },
+      [&] { *flag = bdmpi::Parrived(request, partition) ? 1 : 0; });
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 #include "slave/request/completion.h"
 #include "slave/request/generalized.h"
 #include "slave/runtime/errors.h"
+#include "slave/runtime/request_guard.h"
 
 using bdmpi::Error;
 using bdmpi::Guard;
@@ -37,89 +38,114 @@ extern "C" {
 
 #pragma weak MPI_Wait = PMPI_Wait
 int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
-  MPI_Comm comm = bdmpi::RequestComm(*request);
-  return Guard("MPI_Wait", comm, [&] {
-    int error = bdmpi::Wait(request, status);
-    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Wait", [&] { return bdmpi::RequestComm(*request); },
+      [&] {
+        int error = bdmpi::Wait(request, status);
+        if (error != MPI_SUCCESS)
+          throw Error(error, "message truncated");
+      });
 }
 
 #pragma weak MPI_Test = PMPI_Test
 int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-  MPI_Comm comm = bdmpi::RequestComm(*request);
-  return Guard("MPI_Test", comm, [&] {
-    int error = bdmpi::Test(request, flag, status);
-    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Test", [&] { return bdmpi::RequestComm(*request); },
+      [&] {
+        int error = bdmpi::Test(request, flag, status);
+        if (error != MPI_SUCCESS)
+          throw Error(error, "message truncated");
+      });
 }
 
 #pragma weak MPI_Waitall = PMPI_Waitall
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  return Guard("MPI_Waitall", bdmpi::RequestsComm(count, requests), [&] {
-    if (bdmpi::Waitall(count, requests, statuses) != MPI_SUCCESS)
-      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Waitall", [&] { return bdmpi::RequestsComm(count, requests); },
+      [&] {
+        if (bdmpi::Waitall(count, requests, statuses) != MPI_SUCCESS)
+          throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+      });
 }
 
 #pragma weak MPI_Waitany = PMPI_Waitany
 int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
-  return Guard("MPI_Waitany", bdmpi::RequestsComm(count, requests), [&] {
-    int error = bdmpi::Waitany(count, requests, index, status);
-    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Waitany", [&] { return bdmpi::RequestsComm(count, requests); },
+      [&] {
+        int error = bdmpi::Waitany(count, requests, index, status);
+        if (error != MPI_SUCCESS)
+          throw Error(error, "message truncated");
+      });
 }
 
 #pragma weak MPI_Testany = PMPI_Testany
 int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag,
                 MPI_Status* status) {
-  return Guard("MPI_Testany", bdmpi::RequestsComm(count, requests), [&] {
-    int error = bdmpi::Testany(count, requests, index, flag, status);
-    if (error != MPI_SUCCESS) throw Error(error, "message truncated");
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Testany", [&] { return bdmpi::RequestsComm(count, requests); },
+      [&] {
+        int error = bdmpi::Testany(count, requests, index, flag, status);
+        if (error != MPI_SUCCESS)
+          throw Error(error, "message truncated");
+      });
 }
 
 #pragma weak MPI_Waitsome = PMPI_Waitsome
 int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
-  return Guard("MPI_Waitsome", bdmpi::RequestsComm(incount, requests), [&] {
-    if (bdmpi::Waitsome(incount, requests, outcount, indices, statuses) != MPI_SUCCESS)
-      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Waitsome", [&] { return bdmpi::RequestsComm(incount, requests); },
+      [&] {
+        if (bdmpi::Waitsome(incount, requests, outcount, indices, statuses) !=
+            MPI_SUCCESS)
+          throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+      });
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
 int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
-  return Guard("MPI_Testsome", bdmpi::RequestsComm(incount, requests), [&] {
-    if (bdmpi::Testsome(incount, requests, outcount, indices, statuses) != MPI_SUCCESS)
-      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Testsome", [&] { return bdmpi::RequestsComm(incount, requests); },
+      [&] {
+        if (bdmpi::Testsome(incount, requests, outcount, indices, statuses) !=
+            MPI_SUCCESS)
+          throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+      });
 }
 
 #pragma weak MPI_Testall = PMPI_Testall
 int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
-  return Guard("MPI_Testall", bdmpi::RequestsComm(count, requests), [&] {
-    if (bdmpi::Testall(count, requests, flag, statuses) != MPI_SUCCESS)
-      throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Testall", [&] { return bdmpi::RequestsComm(count, requests); },
+      [&] {
+        if (bdmpi::Testall(count, requests, flag, statuses) != MPI_SUCCESS)
+          throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+      });
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request* request) {
-  return Guard("MPI_Request_free", bdmpi::RequestComm(*request),
-               [&] { bdmpi::RequestFree(request); });
+  return bdmpi::GuardRequest(
+      "MPI_Request_free", [&] { return bdmpi::RequestComm(*request); },
+      [&] { bdmpi::RequestFree(request); });
 }
 
 #pragma weak MPI_Cancel = PMPI_Cancel
 int PMPI_Cancel(MPI_Request* request) {
-  return Guard("MPI_Cancel", bdmpi::RequestComm(*request), [&] { bdmpi::Cancel(request); });
+  return bdmpi::GuardRequest(
+      "MPI_Cancel", [&] { return bdmpi::RequestComm(*request); },
+      [&] { bdmpi::Cancel(request); });
 }
 
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  return Guard("MPI_Request_get_status", bdmpi::RequestComm(request), [&] {
-    ThrowIfTruncated(bdmpi::RequestGetStatus(request, flag, status));
-  });
+  return bdmpi::GuardRequest(
+      "MPI_Request_get_status", [&] { return bdmpi::RequestComm(request); },
+      [&] {
+        ThrowIfTruncated(bdmpi::RequestGetStatus(request, flag, status));
+      });
 }
 
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled

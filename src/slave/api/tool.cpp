@@ -1,6 +1,7 @@
 // The extern "C" entry points of the tool interface (MPI-4.1 chapter 15):
 // control and performance variables, categories, enumerations, sessions
-// and handles over the tables of slave/tool/variables.h. Local calls that
+// and handles over the tables of slave/tool/variables.h, and events over
+// slave/tool/events.h. Local calls that
 // need no master, valid before MPI_Init and after MPI_Finalize; they return
 // MPI_T_ERR_* classes and call no error handler. One lock guards the
 // sessions and handles, so every thread may call them
@@ -8,6 +9,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <limits>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -17,6 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "slave/runtime/info.h"
+#include "slave/runtime/threads.h"
+#include "slave/tool/events.h"
 #include "slave/tool/variables.h"
 
 // The opaque types mpi.h names.
@@ -199,6 +204,51 @@ int Indices(const std::vector<int>& from, int len, int indices[]) {
   return MPI_SUCCESS;
 }
 
+using bdmpi::tool::EventTypes;
+using bdmpi::tool::Registration;
+
+// MPI_Info objects live in the runtime's handle table, which at
+// MPI_THREAD_MULTIPLE the rank's lock guards: these run outside the tool
+// interface's lock (a callback inside an MPI call may call MPI_T).
+int NewEmptyInfo(MPI_Info* info) {
+  if (info == nullptr) return MPI_SUCCESS;
+  try {
+    bdmpi::threads::Entry entry;
+    *info = bdmpi::NewInfo();
+    return MPI_SUCCESS;
+  } catch (const std::bad_alloc&) {
+    return MPI_T_ERR_MEMORY;
+  } catch (...) {
+    return MPI_T_ERR_INVALID;
+  }
+}
+
+// BDMPI takes no hints for events; an argument must still be an info.
+bool ValidInfo(MPI_Info info) {
+  try {
+    bdmpi::threads::Entry entry;
+    bdmpi::CheckInfoArgument(info);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+bool ValidSafety(int safety) {
+  return safety >= MPI_T_CB_REQUIRE_NONE && safety <= MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE;
+}
+
+// The one timestamp source (index 0): CLOCK_MONOTONIC in nanoseconds.
+constexpr int kSources = 1;
+
+// An event instance is valid only in its callback; nothing else can tell
+// a live one from a stale pointer, so only NULL is refused.
+int CheckInstance(MPI_T_event_instance instance) {
+  if (instance == nullptr || instance->event < 0 || instance->event >= bdmpi::tool::kEventCount)
+    return MPI_T_ERR_INVALID_HANDLE;
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -227,6 +277,9 @@ int PMPI_T_finalize(void) {
     if (--state.initialized == 0) {
       state.cvar_handles.clear();
       state.sessions.clear();
+      // Dropped under this lock: only registrations never freed are left,
+      // and those have no free callback to run.
+      bdmpi::tool::TakeAllRegistrations();
     }
     return MPI_SUCCESS;
   });
@@ -564,6 +617,247 @@ int PMPI_T_category_changed(int* update_number) {
   return Locked([&](State&) {
     if (update_number == nullptr) return MPI_T_ERR_INVALID;
     *update_number = 0;  // the tables are fixed for the process's life
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
+int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
+  return Locked([&](State&) {
+    if (!ValidIndex(Categories(), cat_index)) return MPI_T_ERR_INVALID_INDEX;
+    if (num_events == nullptr) return MPI_T_ERR_INVALID;
+    *num_events = static_cast<int>(Categories()[static_cast<std::size_t>(cat_index)].events.size());
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]) {
+  return Locked([&](State&) {
+    if (!ValidIndex(Categories(), cat_index)) return MPI_T_ERR_INVALID_INDEX;
+    return Indices(Categories()[static_cast<std::size_t>(cat_index)].events, len, indices);
+  });
+}
+
+#pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
+int PMPI_T_source_get_num(int* num_sources) {
+  return Locked([&](State&) {
+    if (num_sources == nullptr) return MPI_T_ERR_INVALID;
+    *num_sources = kSources;
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
+int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc,
+                           int* desc_len, MPI_T_source_order* ordering,
+                           MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info) {
+  int rc = Locked([&](State&) {
+    if (source_index < 0 || source_index >= kSources) return MPI_T_ERR_INVALID_INDEX;
+    CopyOut("bdmpi_monotonic_ns", name, name_len);
+    CopyOut("this node's CLOCK_MONOTONIC in nanoseconds: the time of every BDMPI event; "
+            "events reach each thread's callbacks in order, the threads among themselves "
+            "in no order",
+            desc, desc_len);
+    // Ordered per thread only: events of two threads may reach their
+    // callbacks in either order.
+    Set(ordering, MPI_T_SOURCE_UNORDERED);
+    Set(ticks_per_second, static_cast<MPI_Count>(1000000000));
+    Set(max_ticks, std::numeric_limits<MPI_Count>::max());
+    return MPI_SUCCESS;
+  });
+  return rc == MPI_SUCCESS ? NewEmptyInfo(info) : rc;
+}
+
+#pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) {
+  return Locked([&](State&) {
+    if (source_index < 0 || source_index >= kSources) return MPI_T_ERR_INVALID_INDEX;
+    if (timestamp == nullptr) return MPI_T_ERR_INVALID;
+    *timestamp = static_cast<MPI_Count>(bdmpi::tool::EventClock());
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
+int PMPI_T_event_get_num(int* num_events) {
+  return Locked([&](State&) { return TableSize(EventTypes(), num_events); });
+}
+
+#pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
+int PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity,
+                          MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
+                          int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc,
+                          int* desc_len, int* bind) {
+  int rc = Locked([&](State&) {
+    if (!ValidIndex(EventTypes(), event_index)) return MPI_T_ERR_INVALID_INDEX;
+    const auto& type = EventTypes()[static_cast<std::size_t>(event_index)];
+    CopyOut(type.name, name, name_len);
+    Set(verbosity, MPI_T_VERBOSITY_USER_BASIC);
+    // num_elements says on input how many the arrays hold.
+    if (num_elements != nullptr) {
+      std::size_t room = static_cast<std::size_t>(std::max(*num_elements, 0));
+      for (std::size_t i = 0; i < type.elements.size() && i < room; ++i) {
+        if (array_of_datatypes != nullptr) array_of_datatypes[i] = type.elements[i].type;
+        if (array_of_displacements != nullptr)
+          array_of_displacements[i] = static_cast<MPI_Aint>(type.elements[i].offset);
+      }
+      *num_elements = static_cast<int>(type.elements.size());
+    }
+    Set(enumtype, MPI_T_ENUM_NULL);
+    CopyOut(type.description, desc, desc_len);
+    Set(bind, MPI_T_BIND_NO_OBJECT);
+    return MPI_SUCCESS;
+  });
+  return rc == MPI_SUCCESS ? NewEmptyInfo(info) : rc;
+}
+
+#pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
+int PMPI_T_event_get_index(const char* name, int* event_index) {
+  return Locked([&](State&) { return IndexByName(EventTypes(), name, event_index); });
+}
+
+#pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
+int PMPI_T_event_handle_alloc(int event_index, void*, MPI_Info info,
+                              MPI_T_event_registration* event_registration) {
+  if (!ValidInfo(info)) return MPI_T_ERR_INVALID;
+  return Locked([&](State&) {
+    if (!ValidIndex(EventTypes(), event_index)) return MPI_T_ERR_INVALID_INDEX;
+    if (event_registration == nullptr) return MPI_T_ERR_INVALID;
+    *event_registration = bdmpi::tool::AddRegistration(event_index);
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) {
+  int rc = Locked([&](State&) {
+    return bdmpi::tool::FindRegistration(event_registration) ? MPI_SUCCESS
+                                                             : MPI_T_ERR_INVALID_HANDLE;
+  });
+  if (rc != MPI_SUCCESS) return rc;
+  return ValidInfo(info) ? MPI_SUCCESS : MPI_T_ERR_INVALID;
+}
+
+#pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration,
+                                 MPI_Info* info_used) {
+  int rc = Locked([&](State&) {
+    if (!bdmpi::tool::FindRegistration(event_registration)) return MPI_T_ERR_INVALID_HANDLE;
+    return info_used == nullptr ? MPI_T_ERR_INVALID : MPI_SUCCESS;
+  });
+  // No hint is used: a new, empty info.
+  return rc == MPI_SUCCESS ? NewEmptyInfo(info_used) : rc;
+}
+
+#pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data,
+                                   MPI_T_event_cb_function event_cb_function) {
+  if (!ValidInfo(info)) return MPI_T_ERR_INVALID;
+  return Locked([&](State&) {
+    Registration registration = bdmpi::tool::FindRegistration(event_registration);
+    if (!registration) return MPI_T_ERR_INVALID_HANDLE;
+    if (!ValidSafety(cb_safety)) return MPI_T_ERR_INVALID;
+    // A null function takes the level's callback away.
+    bdmpi::tool::SetCallback(registration, cb_safety, event_cb_function, user_data);
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info) {
+  int rc = Locked([&](State&) {
+    Registration registration = bdmpi::tool::FindRegistration(event_registration);
+    if (!registration) return MPI_T_ERR_INVALID_HANDLE;
+    return ValidSafety(cb_safety) ? MPI_SUCCESS : MPI_T_ERR_INVALID;
+  });
+  if (rc != MPI_SUCCESS) return rc;
+  return ValidInfo(info) ? MPI_SUCCESS : MPI_T_ERR_INVALID;
+}
+
+#pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info* info_used) {
+  int rc = Locked([&](State&) {
+    Registration registration = bdmpi::tool::FindRegistration(event_registration);
+    if (!registration) return MPI_T_ERR_INVALID_HANDLE;
+    if (!ValidSafety(cb_safety) || info_used == nullptr) return MPI_T_ERR_INVALID;
+    return MPI_SUCCESS;
+  });
+  return rc == MPI_SUCCESS ? NewEmptyInfo(info_used) : rc;
+}
+
+#pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data,
+                             MPI_T_event_free_cb_function free_cb_function) {
+  Registration taken;
+  int rc = Locked([&](State&) {
+    taken = bdmpi::tool::TakeRegistration(event_registration);
+    if (!taken) return MPI_T_ERR_INVALID_HANDLE;
+    taken->free_function = free_cb_function;
+    taken->free_data = user_data;
+    return MPI_SUCCESS;
+  });
+  // Outside the lock: the free callback runs here, or when a delivery
+  // under way in another thread (or this one's callback) lets it go.
+  taken.reset();
+  return rc;
+}
+
+#pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                     MPI_T_event_dropped_cb_function dropped_cb_function) {
+  return Locked([&](State&) {
+    Registration registration = bdmpi::tool::FindRegistration(event_registration);
+    if (!registration) return MPI_T_ERR_INVALID_HANDLE;
+    bdmpi::tool::SetDroppedHandler(registration, dropped_cb_function);
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_event_read = PMPI_T_event_read
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer) {
+  return Locked([&](State&) {
+    if (int rc = CheckInstance(event_instance); rc != MPI_SUCCESS) return rc;
+    const auto& type = EventTypes()[static_cast<std::size_t>(event_instance->event)];
+    if (!ValidIndex(type.elements, element_index)) return MPI_T_ERR_INVALID_INDEX;
+    if (buffer == nullptr) return MPI_T_ERR_INVALID;
+    const auto& element = type.elements[static_cast<std::size_t>(element_index)];
+    std::size_t bytes = element.type == MPI_INT ? sizeof(int) : sizeof(unsigned long long);
+    std::memcpy(buffer, event_instance->data + element.offset, bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_event_copy = PMPI_T_event_copy
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer) {
+  return Locked([&](State&) {
+    if (int rc = CheckInstance(event_instance); rc != MPI_SUCCESS) return rc;
+    if (buffer == nullptr) return MPI_T_ERR_INVALID;
+    const auto& type = EventTypes()[static_cast<std::size_t>(event_instance->event)];
+    std::memcpy(buffer, event_instance->data, type.bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp) {
+  return Locked([&](State&) {
+    if (int rc = CheckInstance(event_instance); rc != MPI_SUCCESS) return rc;
+    if (event_timestamp == nullptr) return MPI_T_ERR_INVALID;
+    *event_timestamp = static_cast<MPI_Count>(event_instance->timestamp);
+    return MPI_SUCCESS;
+  });
+}
+
+#pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index) {
+  return Locked([&](State&) {
+    if (int rc = CheckInstance(event_instance); rc != MPI_SUCCESS) return rc;
+    if (source_index == nullptr) return MPI_T_ERR_INVALID;
+    *source_index = 0;
     return MPI_SUCCESS;
   });
 }

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "slave/runtime/threads.h"
+#include "slave/tool/events.h"
 
 namespace bdmpi {
 
@@ -44,9 +45,12 @@ void RequireInitialized();
 
 // Runs `body`, turning its exceptions into MPI error classes handed to
 // raise(error_class, detail), whose result is returned. At
-// MPI_THREAD_MULTIPLE both run under the rank's lock (threads.h).
+// MPI_THREAD_MULTIPLE both run under the rank's lock (threads.h). The
+// thread's tool events are delivered after that, as its outermost call
+// ends (slave/tool/events.h).
 template <class Raise, class Body>
 int GuardWith(Raise&& raise, Body&& body) {
+  tool::EventScope events;
   threads::Entry entry;
   try {
     body();

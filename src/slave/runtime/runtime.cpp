@@ -22,6 +22,7 @@
 #include "slave/runtime/environment.h"
 #include "slave/runtime/threads.h"
 #include "slave/tool/counters.h"
+#include "slave/tool/events.h"
 
 namespace bdmpi {
 namespace {
@@ -249,20 +250,66 @@ ReplyMsg Runtime::CallPolled(RequestMsg request, MsgType twin) {
   }
 }
 
+namespace {
+
+// The tool events of one blocking call (slave/tool/events.h): whether the
+// master took the rank's running slot while it waited, from the count the
+// master keeps in the rank's slot, and what it read back after.
+class CallEvents {
+ public:
+  CallEvents()
+      : switch_events_(tool::EventWanted(tool::Event::kSwitchedOut) ||
+                       tool::EventWanted(tool::Event::kResumed)) {
+    if (!switch_events_) return;
+    switches_ = tool::Switches();
+    asked_ = tool::EventClock();
+  }
+
+  // The master answered.
+  void Answered() const {
+    if (!switch_events_) return;
+    std::uint64_t switches = tool::Switches();
+    if (switches == switches_) return;
+    std::uint64_t now = tool::EventClock();
+    tool::RaiseEvent(tool::Event::kSwitchedOut, tool::SwitchedOutData{switches}, asked_);
+    tool::RaiseEvent(tool::Event::kResumed, tool::ResumedData{now - asked_, switches}, now);
+  }
+
+ private:
+  bool switch_events_;
+  std::uint64_t switches_ = 0;
+  std::uint64_t asked_ = 0;
+};
+
+// Raises the read-back event for what `read` read back eagerly.
+template <typename Read>
+void ReadBackWithEvent(Read read) {
+  bool wanted = tool::EventWanted(tool::Event::kReadBack);
+  std::uint64_t before = wanted ? tool::ReadBackBytes() : 0;
+  read();
+  if (!wanted) return;
+  std::uint64_t bytes = tool::ReadBackBytes() - before;
+  if (bytes > 0) tool::RaiseEvent(tool::Event::kReadBack, tool::ReadBackData{bytes});
+}
+
+}  // namespace
+
 ReplyMsg Runtime::CallBlocking(RequestMsg request) {
   // The master may read this rank's storage count while it waits.
   memory::PurgeHeapIfGrown();
   request.wants_reply = true;
+  CallEvents events;
   Enqueue(request);
   Flush();
   // Replies come in request order: earlier acknowledgements first.
   DrainAcks();
   ReplyMsg reply = ReceiveReply();
+  events.Answered();
   if (storage_released_) {
     // Switched out while waiting: read the data back before user code runs.
     storage_released_ = false;
     rma::TargetsHeld held;
-    memory::PrefetchAll();
+    ReadBackWithEvent([] { memory::PrefetchAll(); });
   }
   Direct().Accept();  // resident again
   BDMPI_ENFORCE(reply.type == request.type,
@@ -312,7 +359,7 @@ void Runtime::ReadAhead(const ReplyMsg&) {
   if (!storage_released_) return;
   double start = Now();
   rma::TargetsHeld held;
-  memory::ReadAhead();
+  ReadBackWithEvent([] { memory::ReadAhead(); });
   storage_released_ = false;
   BDMPI_DEBUG("disk", "read-ahead in %.3f s", Now() - start);
 }
@@ -354,6 +401,7 @@ void Runtime::SwitchOut(const ReplyMsg& release) {
   }
   storage_released_ = true;
   tool::CountSwitchOut(stats.written);
+  tool::RaiseEvent(tool::Event::kWrittenBack, tool::WrittenBackData{stats.written, stats.dropped});
   BDMPI_DEBUG("disk", "switch-out: wrote back %llu bytes, dropped %llu in %.3f s",
               static_cast<unsigned long long>(stats.written),
               static_cast<unsigned long long>(stats.dropped), Now() - start);
@@ -488,6 +536,9 @@ void Runtime::Stage(const void* data, SendFacts facts, SendChoice choice, Reques
       request.file_id = MakeFileId(static_cast<std::uint64_t>(slave_), ++file_seq_);
       spill_dir_.Write(request.file_id, data, facts.bytes);
       request.where = Where::kFile;
+      tool::RaiseEvent(tool::Event::kSpilled,
+                       tool::SpilledData{facts.bytes, facts.kind == SendKind::kStandard ||
+                                                          facts.kind == SendKind::kMatchNotice});
       return;
     case SendPath::kDirect:
     case SendPath::kPlaced:

@@ -51,4 +51,14 @@ void CountDirectSend(std::uint64_t bytes) {
   slot->direct_bytes.fetch_add(bytes, std::memory_order_relaxed);
 }
 
+std::uint64_t Switches() {
+  StorageSlot* slot = RankSlot();
+  return slot == nullptr ? 0 : slot->switches.load(std::memory_order_relaxed);
+}
+
+std::uint64_t ReadBackBytes() {
+  StorageSlot* slot = RankSlot();
+  return slot == nullptr ? 0 : slot->read_back.load(std::memory_order_relaxed);
+}
+
 }  // namespace bdmpi::tool

@@ -18,4 +18,10 @@ void CountSwitchOut(std::uint64_t bytes);
 // (slave/p2p/direct_path.h), which the master never sees.
 void CountDirectSend(std::uint64_t bytes);
 
+// Times the rank gave up its running slot, and the bytes it read back
+// eagerly, so far (0 outside a job): the runtime raises the tool events of
+// a blocking call from their rise.
+std::uint64_t Switches();
+std::uint64_t ReadBackBytes();
+
 }  // namespace bdmpi::tool

@@ -11,6 +11,7 @@
 #include "common/job_options.h"
 #include "common/run_report.h"
 #include "slave/tool/counters.h"
+#include "slave/tool/events.h"
 
 namespace bdmpi::tool {
 namespace {
@@ -82,14 +83,19 @@ std::uint64_t Load(const std::atomic<std::uint64_t>& counter) {
 Tables Build() {
   Tables t;
   t.categories = {
-      {"bdmpi", "BDMPI: the job's settings and this rank's counters", {}, {}, {}},
-      {"bdmpi_launch", "where and how the job runs: ranks, names, directories", {}, {}, {}},
-      {"bdmpi_scheduling", "running slots, critical sections, which rank runs next", {}, {}, {}},
-      {"bdmpi_messages", "how messages travel between ranks, by size and memory", {}, {}, {}},
-      {"bdmpi_memory", "storage-backed memory: write-back and read-back", {}, {}, {}},
-      {"bdmpi_collectives", "the masters' inter-node algorithms", {}, {}, {}},
-      {"bdmpi_observability", "reports, traces, progress and logs", {}, {}, {}},
+      {"bdmpi", "BDMPI: the job's settings, this rank's counters and events", {}, {}, {}, {}},
+      {"bdmpi_launch", "where and how the job runs: ranks, names, directories", {}, {}, {}, {}},
+      {"bdmpi_scheduling", "running slots, critical sections, which rank runs next", {}, {}, {},
+       {}},
+      {"bdmpi_messages", "how messages travel between ranks, by size and memory", {}, {}, {},
+       {}},
+      {"bdmpi_memory", "storage-backed memory: write-back and read-back", {}, {}, {}, {}},
+      {"bdmpi_collectives", "the masters' inter-node algorithms", {}, {}, {}, {}},
+      {"bdmpi_observability", "reports, traces, progress and logs", {}, {}, {}, {}},
   };
+  for (std::size_t i = 0; i < EventTypes().size(); ++i)
+    t.categories[static_cast<std::size_t>(EventTypes()[i].category)].events.push_back(
+        static_cast<int>(i));
   for (int i = 1; i < static_cast<int>(t.categories.size()); ++i)
     t.categories[0].categories.push_back(i);
 

@@ -3,7 +3,8 @@
 // per row, read-only (a rank cannot change a job's setting while it runs);
 // performance variables for the run report's counters of this rank
 // (counters.h); the categories that group both; the enumerations of
-// settings that take one of several names.
+// settings that take one of several names; the categories of the events
+// (events.h).
 #pragma once
 
 #include <mpi.h>
@@ -42,7 +43,7 @@ struct PerformanceVariable {
 struct Category {
   std::string name;
   std::string description;
-  std::vector<int> cvars, pvars, categories;
+  std::vector<int> cvars, pvars, categories, events;
 };
 
 const std::vector<Enumeration>& Enumerations();

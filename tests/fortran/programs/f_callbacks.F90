@@ -4,13 +4,17 @@
 ! duplicated or freed, with the keyval's extra state and the attribute by
 ! reference; the predefined MPI_COMM_DUP_FN, MPI_COMM_NULL_COPY_FN, ...
 ! copy or drop the value; a generalized request's query, free and cancel
-! procedures run from MPI_WAIT, the request's release and MPI_CANCEL. Built
+! procedures run from MPI_WAIT, the request's release and MPI_CANCEL; on a
+! window, attribute callbacks (MPI_WIN_CREATE_KEYVAL, MPI_WIN_DUP_FN, ...)
+! run when the attribute or the window goes, and an error handler made by
+! MPI_WIN_CREATE_ERRHANDLER gets the window and the error code. Built
 ! with mpif.h, or module mpi with USE_MPI_MODULE. The first failed check
 ! prints what and aborts the job.
 module f_cb_state
   implicit none
   integer :: copies = 0, deletes = 0, copies1 = 0, deletes1 = 0
   integer :: queries = 0, frees = 0, cancels = 0
+  integer :: win_errors = 0, win_error_code = -1, win_error_win = -1
   logical :: cancel_complete = .true.
   integer(kind=8) :: last_deleted = -1, last_extra = -1
 end module f_cb_state
@@ -25,8 +29,9 @@ program f_callbacks
   include 'mpif.h'
 #endif
   external :: my_copy, my_delete, my_copy1, my_delete1
-  external :: my_query, my_free, my_cancel
+  external :: my_query, my_free, my_cancel, my_win_errhandler
   integer :: rank, ierr, key, dupkey, nullkey, tkey, key1, dup, dup2, dtype
+  integer :: win, wkey, wdupkey, errh, winbuf(4)
   integer :: req, count, ival, status(MPI_STATUS_SIZE)
   integer(kind=MPI_ADDRESS_KIND) :: val, extra
   logical :: flag
@@ -129,8 +134,44 @@ program f_callbacks
   call MPI_Wait(req, status, ierr)
   call check(queries == 2 .and. frees == 2, 'the second generalized request was not queried and freed')
 
+  ! A window's attributes: deleting one, and freeing the window, call the
+  ! delete callback with the value; MPI_WIN_DUP_FN and _NULL_DELETE_FN are
+  ! accepted (a window is never duplicated).
+  call MPI_Win_create(winbuf, int(16, MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, MPI_COMM_WORLD, &
+                      win, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_WIN_CREATE failed')
+  deletes = 0
+  extra = 99
+  call MPI_Win_create_keyval(my_copy, my_delete, wkey, extra, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_WIN_CREATE_KEYVAL failed')
+  call MPI_Win_create_keyval(MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN, wdupkey, extra, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_WIN_CREATE_KEYVAL with the predefined callbacks failed')
+  val = 3000 + rank
+  call MPI_Win_set_attr(win, wkey, val, ierr)
+  call MPI_Win_get_attr(win, wkey, val, flag, ierr)
+  call check(flag .and. val == 3000 + rank, 'MPI_WIN_GET_ATTR did not give the value set')
+  call MPI_Win_delete_attr(win, wkey, ierr)
+  call check(deletes == 1 .and. last_deleted == 3000 + rank, &
+             'MPI_WIN_DELETE_ATTR did not call the delete callback with the value')
+  val = 4000 + rank
+  call MPI_Win_set_attr(win, wkey, val, ierr)
+  call MPI_Win_set_attr(win, wdupkey, val, ierr)
+  ! A window error handler in Fortran, called by MPI_WIN_CALL_ERRHANDLER.
+  call MPI_Win_create_errhandler(my_win_errhandler, errh, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_WIN_CREATE_ERRHANDLER failed')
+  call MPI_Win_set_errhandler(win, errh, ierr)
+  call MPI_Errhandler_free(errh, ierr)
+  call MPI_Win_call_errhandler(win, MPI_ERR_OTHER, ierr)
+  call check(win_errors == 1 .and. win_error_code == MPI_ERR_OTHER .and. win_error_win == win, &
+             'the Fortran window error handler did not get the window and the code')
+  call MPI_Win_free(win, ierr)
+  call check(deletes == 2 .and. last_deleted == 4000 + rank, &
+             'MPI_WIN_FREE did not call the delete callback with the value')
+  call MPI_Win_free_keyval(wkey, ierr)
+  call MPI_Win_free_keyval(wdupkey, ierr)
+
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
-  if (rank == 0) print '(a)', 'f_callbacks: attribute and generalized-request callbacks ok'
+  if (rank == 0) print '(a)', 'f_callbacks: attribute, generalized-request and window callbacks ok'
   call MPI_Finalize(ierr)
 
 contains
@@ -229,3 +270,12 @@ subroutine my_cancel(extra_state, complete, ierror)
   cancel_complete = complete
   ierror = 0
 end subroutine my_cancel
+
+subroutine my_win_errhandler(win, error_code)
+  use f_cb_state
+  implicit none
+  integer :: win, error_code
+  win_errors = win_errors + 1
+  win_error_code = error_code
+  win_error_win = win
+end subroutine my_win_errhandler

@@ -18,6 +18,19 @@
  * memory) that rank 1 receives only after a barrier, so that none is
  * placed, and checks what its handles counted, that a stopped handle
  * counts nothing, and reset, write and readreset.
+ *
+ * Events (MPI-4's MPI_T_event_*, under BDMPI and MPI 4 libraries: MPICH 4
+ * has them and no events, Open MPI 4.1 not at all): every event and source
+ * is listed, its name leads back to its index, the categories list every
+ * event once, and bad indices, names and safety levels give the standard's
+ * error classes. Under BDMPI the events themselves: rank 1 blocks in a
+ * receive that rank 0 answers only after a pause, so it gives up its slot,
+ * and its callbacks (registered at different safety levels) must have seen
+ * it switched out and resumed when MPI_Recv returns, with elements,
+ * timestamps and source that agree; with --hold-memory the write-back and
+ * read-back events add up to the performance variables, and with
+ * --spill-bytes N rank 0's message of N bytes (through disk under
+ * --memory-payloads off) is seen as spilled.
  */
 #include "check.h"
 
@@ -229,6 +242,323 @@ static void check_categories(void) {
   CHECK_MPI(MPI_T_category_changed(&stamp));
 }
 
+
+#if defined(BDMPI) || MPI_VERSION >= 4
+#define HAVE_EVENTS 1
+#include <pthread.h>
+#include <unistd.h>
+
+static void free_info(MPI_Info *info) {
+  if (*info != MPI_INFO_NULL) CHECK_MPI(MPI_Info_free(info));
+}
+
+static int g_freed = 0;
+static void count_free(MPI_T_event_registration reg, MPI_T_cb_safety safety, void *data) {
+  (void)reg;
+  (void)safety;
+  CHECK(data == &g_freed, "free callback: user data %p", data);
+  ++g_freed;
+}
+
+static void never_called(MPI_T_event_instance instance, MPI_T_event_registration reg,
+                         MPI_T_cb_safety safety, void *data) {
+  (void)instance;
+  (void)reg;
+  (void)safety;
+  (void)data;
+  CHECK(0, "a callback of a handle without events was called");
+}
+
+static void check_events(void) {
+  int num = -1, nsources = -1, ncats = 0;
+  CHECK_MPI(MPI_T_event_get_num(&num));
+  CHECK(num >= 0, "MPI_T_event_get_num gave %d", num);
+  for (int i = 0; i < num; ++i) {
+    char name[256], desc[1024];
+    int name_len = sizeof name, desc_len = sizeof desc, verbosity = -1, bind = -1;
+    int elements = 8;
+    MPI_Datatype types[8];
+    MPI_Aint displs[8];
+    MPI_T_enum enumtype;
+    MPI_Info info = MPI_INFO_NULL;
+    CHECK_MPI(MPI_T_event_get_info(i, name, &name_len, &verbosity, types, displs, &elements,
+                                   &enumtype, &info, desc, &desc_len, &bind));
+    free_info(&info);
+    CHECK(elements >= 0, "event %s: %d elements", name, elements);
+    for (int k = 0; k < elements && k < 8; ++k)
+      CHECK(types[k] != MPI_DATATYPE_NULL && displs[k] >= 0, "event %s: element %d", name, k);
+    int index = -1;
+    CHECK_MPI(MPI_T_event_get_index(name, &index));
+    CHECK(index == i, "event '%s' is index %d, get_index says %d", name, i, index);
+  }
+  /* Every argument given: MPICH 4.0 checks its pointers (MPI_T_ERR_INVALID)
+   * before the index. */
+  char name[64], desc[64];
+  int len = sizeof name, desc_len = sizeof desc, verbosity, bind, elements = 1;
+  MPI_Datatype type;
+  MPI_Aint displ;
+  MPI_T_enum enumtype;
+  MPI_Info info;
+  CHECK_CLASS(MPI_T_event_get_info(num, name, &len, &verbosity, &type, &displ, &elements,
+                                   &enumtype, &info, desc, &desc_len, &bind),
+              MPI_T_ERR_INVALID_INDEX);
+  int index = -1;
+  CHECK_CLASS(MPI_T_event_get_index("no_such_event_anywhere", &index), MPI_T_ERR_INVALID_NAME);
+  MPI_T_event_registration reg;
+  CHECK_CLASS(MPI_T_event_handle_alloc(num, NULL, MPI_INFO_NULL, &reg), MPI_T_ERR_INVALID_INDEX);
+
+  CHECK_MPI(MPI_T_source_get_num(&nsources));
+  CHECK(nsources >= 0, "MPI_T_source_get_num gave %d", nsources);
+  for (int i = 0; i < nsources; ++i) {
+    char desc[1024];
+    int name_len = sizeof name, desc_len = sizeof desc;
+    MPI_T_source_order order;
+    MPI_Count ticks = 0, max_ticks = 0, t0 = 0, t1 = 0;
+    MPI_Info info = MPI_INFO_NULL;
+    CHECK_MPI(MPI_T_source_get_info(i, name, &name_len, desc, &desc_len, &order, &ticks,
+                                    &max_ticks, &info));
+    free_info(&info);
+    CHECK(ticks > 0 && max_ticks > 0, "source %s: %lld ticks/s, max %lld", name,
+          (long long)ticks, (long long)max_ticks);
+    CHECK_MPI(MPI_T_source_get_timestamp(i, &t0));
+    CHECK_MPI(MPI_T_source_get_timestamp(i, &t1));
+    CHECK(t1 >= t0, "source %s went back: %lld then %lld", name, (long long)t0, (long long)t1);
+  }
+  MPI_Count stamp;
+  CHECK_CLASS(MPI_T_source_get_timestamp(nsources, &stamp), MPI_T_ERR_INVALID_INDEX);
+  MPI_T_source_order order;
+  MPI_Count ticks, max_ticks;
+  len = sizeof name;
+  desc_len = sizeof desc;
+  CHECK_CLASS(MPI_T_source_get_info(nsources, name, &len, desc, &desc_len, &order, &ticks,
+                                    &max_ticks, &info),
+              MPI_T_ERR_INVALID_INDEX);
+
+  /* Each event is in at most one category. */
+  CHECK_MPI(MPI_T_category_get_num(&ncats));
+  int listed = 0;
+  int *seen = calloc((size_t)num + 1, sizeof(int));
+  for (int c = 0; c < ncats; ++c) {
+    int n = -1;
+    int rc = MPI_T_category_get_num_events(c, &n);
+    if (skip_hole(rc)) continue;
+    CHECK_MPI(rc);
+    CHECK(n >= 0 && n <= num, "category %d: %d events of %d", c, n, num);
+    int *indices = xmalloc(sizeof(int) * ((size_t)n + 1));
+    CHECK_MPI(MPI_T_category_get_events(c, n, indices));
+    for (int k = 0; k < n; ++k) {
+      CHECK(indices[k] >= 0 && indices[k] < num, "category %d: event %d", c, indices[k]);
+      CHECK(seen[indices[k]]++ == 0, "event %d in two categories", indices[k]);
+    }
+    listed += n;
+    free(indices);
+  }
+  free(seen);
+  int n = 0;
+  CHECK_CLASS(MPI_T_category_get_num_events(ncats, &n), MPI_T_ERR_INVALID_INDEX);
+  CHECK_CLASS(MPI_T_category_get_events(ncats, 0, NULL), MPI_T_ERR_INVALID_INDEX);
+#ifdef BDMPI
+  CHECK(listed == num, "categories list %d of %d events", listed, num);
+#else
+  (void)listed;
+#endif
+  if (num == 0) return;
+
+  /* A handle: its hints, its callbacks, its end. */
+  CHECK_MPI(MPI_T_event_handle_alloc(0, NULL, MPI_INFO_NULL, &reg));
+  MPI_Info hints;
+  CHECK_MPI(MPI_Info_create(&hints));
+  CHECK_MPI(MPI_Info_set(hints, "bdmpi_nothing", "1"));
+  CHECK_MPI(MPI_T_event_handle_set_info(reg, hints));
+  MPI_Info used = MPI_INFO_NULL;
+  CHECK_MPI(MPI_T_event_handle_get_info(reg, &used));
+  free_info(&used);
+  CHECK_CLASS(MPI_T_event_register_callback(reg, (MPI_T_cb_safety)99, MPI_INFO_NULL, NULL,
+                                            never_called),
+              MPI_T_ERR_INVALID);
+  CHECK_MPI(MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_THREAD_SAFE, hints, NULL,
+                                          never_called));
+  CHECK_MPI(MPI_T_event_callback_set_info(reg, MPI_T_CB_REQUIRE_THREAD_SAFE, hints));
+  CHECK_MPI(MPI_T_event_callback_get_info(reg, MPI_T_CB_REQUIRE_THREAD_SAFE, &used));
+  free_info(&used);
+  /* Taken away again before anything can happen. */
+  CHECK_MPI(MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, NULL,
+                                          NULL));
+  CHECK_MPI(MPI_Info_free(&hints));
+  g_freed = 0;
+  CHECK_MPI(MPI_T_event_handle_free(reg, &g_freed, count_free));
+#ifdef BDMPI
+  /* No delivery holds it: freed at once, and gone. */
+  CHECK(g_freed == 1, "free callback called %d times", g_freed);
+  CHECK_CLASS(MPI_T_event_handle_free(reg, NULL, NULL), MPI_T_ERR_INVALID_HANDLE);
+  CHECK_CLASS(MPI_T_event_set_dropped_handler(reg, NULL), MPI_T_ERR_INVALID_HANDLE);
+  MPI_Count when;
+  int source;
+  CHECK_CLASS(MPI_T_event_get_timestamp(NULL, &when), MPI_T_ERR_INVALID_HANDLE);
+  CHECK_CLASS(MPI_T_event_get_source(NULL, &source), MPI_T_ERR_INVALID_HANDLE);
+  CHECK_CLASS(MPI_T_event_read(NULL, 0, &when), MPI_T_ERR_INVALID_HANDLE);
+  CHECK_CLASS(MPI_T_event_copy(NULL, &when), MPI_T_ERR_INVALID_HANDLE);
+#endif
+}
+#endif
+
+#ifdef BDMPI
+/* What one event's callbacks saw. */
+struct seen_event {
+  const char *name;
+  int index;
+  int count;
+  int others;               /* calls of the callback that must not be chosen */
+  unsigned char last[32];   /* MPI_T_event_copy of the last one */
+  unsigned long long sum0;  /* the first element, summed */
+  MPI_Count first_stamp, last_stamp;
+  MPI_T_event_registration reg;
+};
+
+enum { kSwitchedOut, kResumed, kWrittenBack, kReadBack, kSpilled, kEvents };
+static struct seen_event g_seen[kEvents] = {
+    {"bdmpi_switched_out", -1, 0, 0, {0}, 0, 0, 0, NULL},
+    {"bdmpi_resumed", -1, 0, 0, {0}, 0, 0, 0, NULL},
+    {"bdmpi_written_back", -1, 0, 0, {0}, 0, 0, 0, NULL},
+    {"bdmpi_read_back", -1, 0, 0, {0}, 0, 0, 0, NULL},
+    {"bdmpi_message_spilled", -1, 0, 0, {0}, 0, 0, 0, NULL}};
+static pthread_t g_main_thread;
+
+static void on_event(MPI_T_event_instance instance, MPI_T_event_registration reg,
+                     MPI_T_cb_safety safety, void *data) {
+  struct seen_event *seen = data;
+  CHECK(reg == seen->reg, "%s: another registration's callback", seen->name);
+  CHECK(safety == MPI_T_CB_REQUIRE_NONE, "%s: called at safety %d", seen->name, (int)safety);
+  CHECK(pthread_equal(pthread_self(), g_main_thread), "%s: called in another thread",
+        seen->name);
+  MPI_Count stamp = 0, now = 0;
+  int source = -1;
+  CHECK_MPI(MPI_T_event_get_timestamp(instance, &stamp));
+  CHECK_MPI(MPI_T_event_get_source(instance, &source));
+  CHECK(source == 0, "%s: source %d", seen->name, source);
+  CHECK_MPI(MPI_T_source_get_timestamp(source, &now));
+  CHECK(stamp > 0 && stamp <= now, "%s: stamped %lld, now %lld", seen->name,
+        (long long)stamp, (long long)now);
+  if (seen->count == 0) seen->first_stamp = stamp;
+  seen->last_stamp = stamp;
+  /* Each element where get_info says, as event_read gives it. */
+  int elements = 4;
+  MPI_Datatype types[4];
+  MPI_Aint displs[4];
+  CHECK_MPI(MPI_T_event_get_info(seen->index, NULL, NULL, NULL, types, displs, &elements, NULL,
+                                 NULL, NULL, NULL, NULL));
+  CHECK_MPI(MPI_T_event_copy(instance, seen->last));
+  for (int k = 0; k < elements; ++k) {
+    unsigned long long value = 0;
+    CHECK_MPI(MPI_T_event_read(instance, k, &value));
+    size_t bytes = types[k] == MPI_INT ? sizeof(int) : sizeof(unsigned long long);
+    CHECK(memcmp(&value, seen->last + displs[k], bytes) == 0, "%s: element %d", seen->name, k);
+    if (k == 0) seen->sum0 += value;
+  }
+  unsigned long long value;
+  CHECK_CLASS(MPI_T_event_read(instance, elements, &value), MPI_T_ERR_INVALID_INDEX);
+  ++seen->count;
+}
+
+static void on_event_other(MPI_T_event_instance instance, MPI_T_event_registration reg,
+                           MPI_T_cb_safety safety, void *data) {
+  (void)instance;
+  (void)reg;
+  (void)safety;
+  ++((struct seen_event *)data)->others;
+}
+
+static void on_dropped(MPI_Count count, MPI_T_event_registration reg, int source,
+                       MPI_T_cb_safety safety, void *data) {
+  (void)reg;
+  (void)source;
+  (void)safety;
+  CHECK(0, "%s: %lld events dropped", ((struct seen_event *)data)->name, (long long)count);
+}
+
+/* Registers every event: the switched-out one also at a stricter level,
+ * where any context fits and the least restricted callback is chosen. */
+static void register_events(void) {
+  g_main_thread = pthread_self();
+  for (int e = 0; e < kEvents; ++e) {
+    struct seen_event *seen = &g_seen[e];
+    CHECK_MPI(MPI_T_event_get_index(seen->name, &seen->index));
+    CHECK_MPI(MPI_T_event_handle_alloc(seen->index, NULL, MPI_INFO_NULL, &seen->reg));
+    MPI_T_cb_safety level = e == kResumed ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_NONE;
+    CHECK_MPI(MPI_T_event_register_callback(seen->reg, level, MPI_INFO_NULL, seen, on_event));
+    CHECK_MPI(MPI_T_event_set_dropped_handler(seen->reg, on_dropped));
+  }
+  CHECK_MPI(MPI_T_event_register_callback(g_seen[kSwitchedOut].reg,
+                                          MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, MPI_INFO_NULL,
+                                          &g_seen[kSwitchedOut], on_event_other));
+}
+
+static void free_events(void) {
+  for (int e = 0; e < kEvents; ++e) {
+    g_freed = 0;
+    CHECK_MPI(MPI_T_event_handle_free(g_seen[e].reg, &g_freed, count_free));
+    CHECK(g_freed == 1, "%s: free callback called %d times", g_seen[e].name, g_freed);
+  }
+}
+
+/* Rank 1 waits in MPI_Recv for a message rank 0 sends only a pause after
+ * rank 1's previous message reached it: rank 1 gives up its slot, and
+ * MPI_Recv returns only after its callbacks ran. */
+static void check_switch_events(void) {
+  int rank = world_rank();
+  if (world_size() < 2) return;
+  int token = 7;
+  if (rank == 0) {
+    CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    usleep(100000);
+    CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 1, 11, MPI_COMM_WORLD));
+  } else if (rank == 1) {
+    int before = g_seen[kResumed].count;
+    CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 0, 10, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    const struct seen_event *out = &g_seen[kSwitchedOut], *in = &g_seen[kResumed];
+    CHECK(in->count > before && out->count == in->count,
+          "after a blocking receive: switched out %d, resumed %d times (%d before)",
+          out->count, in->count, before);
+    CHECK(out->others == 0, "the async-signal-safe callback was chosen %d times", out->others);
+    unsigned long long out_switches, waited, in_switches;
+    memcpy(&out_switches, out->last, sizeof out_switches);
+    memcpy(&waited, in->last, sizeof waited);
+    memcpy(&in_switches, in->last + 8, sizeof in_switches);
+    CHECK(out_switches == in_switches && out_switches >= (unsigned long long)in->count,
+          "switches: out %llu, resumed %llu", out_switches, in_switches);
+    /* Rank 0 paused 100 ms before sending. */
+    CHECK(waited >= 10000000ull && out->last_stamp < in->last_stamp &&
+              (unsigned long long)(in->last_stamp - out->last_stamp) == waited,
+          "waited %llu ns, stamps %lld .. %lld", waited, (long long)out->last_stamp,
+          (long long)in->last_stamp);
+  }
+}
+
+/* --spill-bytes N: rank 0's send of N bytes goes to disk. */
+static void check_spill_event(long long bytes) {
+  if (world_size() < 2) return;
+  int rank = world_rank();
+  char *data = xmalloc((size_t)bytes);
+  memset(data, 3, (size_t)bytes);
+  if (rank == 0) {
+    int before = g_seen[kSpilled].count;
+    CHECK_MPI(MPI_Send(data, (int)bytes, MPI_BYTE, 1, 12, MPI_COMM_WORLD));
+    CHECK(g_seen[kSpilled].count == before + 1, "spilled events: %d, %d before",
+          g_seen[kSpilled].count, before);
+    unsigned long long got;
+    int point_to_point;
+    memcpy(&got, g_seen[kSpilled].last, sizeof got);
+    memcpy(&point_to_point, g_seen[kSpilled].last + 8, sizeof point_to_point);
+    CHECK(got == (unsigned long long)bytes && point_to_point == 1,
+          "spilled %llu bytes (point to point %d), sent %lld", got, point_to_point, bytes);
+  } else if (rank == 1) {
+    CHECK_MPI(MPI_Recv(data, (int)bytes, MPI_BYTE, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  }
+  free(data);
+}
+#endif
+
 #ifdef BDMPI
 static const char *arg_text(int argc, char **argv, const char *name) {
   for (int i = 1; i + 1 < argc; ++i) {
@@ -436,9 +766,9 @@ static void check_bdmpi_pvars(void) {
 /* With --hold-memory N under a small --node-memory: each rank holds N
  * storage-backed bytes and the ranks take turns, so ranks are switched
  * out; the counters must show what was written back. */
-static void check_write_back(long long hold) {
+static void check_write_back(long long hold, int eager) {
   MPI_T_pvar_session session;
-  MPI_T_pvar_handle outs, written;
+  MPI_T_pvar_handle outs, written, read_back;
   int count = 0;
   CHECK_MPI(MPI_T_pvar_session_create(&session));
   CHECK_MPI(MPI_T_pvar_handle_alloc(
@@ -446,6 +776,11 @@ static void check_write_back(long long hold) {
   CHECK_MPI(MPI_T_pvar_handle_alloc(
       session, pvar_index("bdmpi_written_back_bytes", MPI_T_PVAR_CLASS_COUNTER), NULL,
       &written, &count));
+  CHECK_MPI(MPI_T_pvar_handle_alloc(
+      session, pvar_index("bdmpi_read_back_bytes", MPI_T_PVAR_CLASS_COUNTER), NULL,
+      &read_back, &count));
+  int written_events = g_seen[kWrittenBack].count, read_events = g_seen[kReadBack].count;
+  unsigned long long written_sum = g_seen[kWrittenBack].sum0, read_sum = g_seen[kReadBack].sum0;
   CHECK_MPI(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES));
   unsigned char *data = xmalloc((size_t)hold);
   fill_pattern(data, (size_t)hold, (uint64_t)world_rank());
@@ -454,10 +789,26 @@ static void check_write_back(long long hold) {
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   }
   unsigned long long mine[2] = {read_pvar(session, outs), read_pvar(session, written)}, all[2];
+  unsigned long long read = read_pvar(session, read_back);
+  /* The events of the calls so far, as the counters: the allreduce below
+   * may switch out again. */
+  int written_seen = g_seen[kWrittenBack].count - written_events;
+  int read_seen = g_seen[kReadBack].count - read_events;
+  unsigned long long written_bytes = g_seen[kWrittenBack].sum0 - written_sum;
+  unsigned long long read_bytes = g_seen[kReadBack].sum0 - read_sum;
   CHECK_MPI(MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
   CHECK(all[0] >= 1 && all[1] >= 4096, "switch-outs %llu, written back %llu bytes", all[0],
         all[1]);
   CHECK(mine[0] > 0 || mine[1] == 0, "rank wrote back %llu bytes in no switch-out", mine[1]);
+  /* Each switch-out an event, whose bytes add up to the counter's. */
+  CHECK(written_seen == (int)mine[0] && written_bytes == mine[1],
+        "written-back events: %d for %llu bytes; counters: %llu for %llu bytes", written_seen,
+        written_bytes, mine[0], mine[1]);
+  CHECK(read_bytes == read, "read-back events: %d for %llu bytes; counter %llu bytes", read_seen,
+        read_bytes, read);
+  unsigned long long read_all = 0;
+  CHECK_MPI(MPI_Allreduce(&read, &read_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  if (eager) CHECK(read_all > 0, "--prefetch eager read nothing back");
   free(data);
   CHECK_MPI(MPI_T_pvar_session_free(&session));
 }
@@ -482,11 +833,19 @@ int main(int argc, char **argv) {
   check_cvars();
   check_pvars();
   check_categories();
+#ifdef HAVE_EVENTS
+  check_events();
+#endif
 #ifdef BDMPI
   check_bdmpi_cvars(argc, argv);
+  register_events();
   check_bdmpi_pvars();
+  check_switch_events();
   long long hold = arg_ll(argc, argv, "--hold-memory", 0);
-  if (hold > 0) check_write_back(hold);
+  if (hold > 0) check_write_back(hold, arg_flag(argc, argv, "--eager"));
+  long long spill = arg_ll(argc, argv, "--spill-bytes", 0);
+  if (spill > 0) check_spill_event(spill);
+  free_events();
 #endif
 
   CHECK_MPI(MPI_T_finalize());
