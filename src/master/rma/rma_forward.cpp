@@ -81,33 +81,21 @@ void Move(const Place& place, std::byte* local, bool to_target) {
                     " the target's memory failed (on its master): " + std::strerror(err));
 }
 
-std::vector<std::byte> Answer(const RemoteReply& reply, const void* data, std::size_t bytes) {
-  std::vector<std::byte> out(sizeof reply + bytes);
-  std::memcpy(out.data(), &reply, sizeof reply);
-  if (bytes > 0) std::memcpy(out.data() + sizeof reply, data, bytes);
-  return out;
-}
-
-std::vector<std::byte> Apply(const SpillDir& dir, const RemoteOp& op, const TargetRun* runs,
-                             const std::byte* data) {
-  FileMapping file(dir, op);
-  rma::ControlBlock* control = file.control();
-  if (op.slot < 0 || op.slot >= control->local_ranks)
-    throw Error(kErrIntern, "a one-sided operation names no rank of its window's file");
+// What a batch's records produce, in order.
+struct Outcome {
   RemoteReply reply;
-  if (op.kind == RemoteKind::kLock) {
-    Held held(control);
-    reply.granted = rma::TakeOrQueue(file.data(), op.slot, op.rank, op.exclusive != 0) ? 1 : 0;
-    return Answer(reply, nullptr, 0);
-  }
+  std::vector<std::byte> fetched;
+  std::vector<int> granted;
+};
+
+// Applies one record (not a lock). Errors of the operation are thrown.
+void Apply(FileMapping& file, const RemoteOp& op, const TargetRun* runs, const std::byte* data,
+           Outcome* out) {
+  rma::ControlBlock* control = file.control();
   if (op.kind == RemoteKind::kUnlock) {
-    std::vector<int> granted;
-    {
-      Held held(control);
-      granted = rma::ReleaseAndGrant(file.data(), op.slot, op.exclusive != 0);
-    }
-    reply.granted = static_cast<std::int32_t>(granted.size());
-    return Answer(reply, granted.data(), granted.size() * sizeof(int));
+    Held held(control);
+    out->granted = rma::ReleaseAndGrant(file.data(), op.slot, op.exclusive != 0);
+    return;
   }
 
   Place place;
@@ -135,24 +123,21 @@ std::vector<std::byte> Apply(const SpillDir& dir, const RemoteOp& op, const Targ
   bool accumulate = op.kind == RemoteKind::kAccumulate || op.kind == RemoteKind::kCompareAndSwap;
   std::optional<Held> held;
   if (accumulate || place.pid != 0 || op.dynamic) held.emplace(control);
-  if (op.dynamic && op.bytes > 0 && !rma::InAttachedRegion(file.data(), op.slot, lo, hi)) {
-    reply.error = kErrRmaRange;
-    std::string text = "address " + std::to_string(lo) + " (+" + std::to_string(hi - lo) +
-                       " bytes) is in no region rank " + std::to_string(op.target) +
-                       " attached to the dynamic window";
-    std::strncpy(reply.text, text.c_str(), sizeof reply.text - 1);
-    return Answer(reply, nullptr, 0);
-  }
+  if (op.dynamic && op.bytes > 0 && !rma::InAttachedRegion(file.data(), op.slot, lo, hi))
+    throw Error(kErrRmaRange, "address " + std::to_string(lo) + " (+" + std::to_string(hi - lo) +
+                                  " bytes) is in no region rank " + std::to_string(op.target) +
+                                  " attached to the dynamic window");
+  std::vector<std::byte>& fetched = out->fetched;
+  std::size_t at = fetched.size();
   switch (op.kind) {
     case RemoteKind::kPut:
       if (op.data_bytes != op.bytes) throw Error(kErrIntern, "a put's data miscounted");
       Move(place, const_cast<std::byte*>(data), true);
-      return Answer(reply, nullptr, 0);
-    case RemoteKind::kGet: {
-      std::vector<std::byte> out(op.bytes);
-      Move(place, out.data(), false);
-      return Answer(reply, out.data(), out.size());
-    }
+      return;
+    case RemoteKind::kGet:
+      fetched.resize(at + op.bytes);
+      Move(place, fetched.data() + at, false);
+      return;
     case RemoteKind::kAccumulate: {
       auto id = static_cast<OpId>(op.op);
       auto type = static_cast<DatatypeId>(op.datatype);
@@ -161,50 +146,96 @@ std::vector<std::byte> Apply(const SpillDir& dir, const RemoteOp& op, const Targ
         throw Error(kErrIntern, "an accumulate of an undefined operation reached the master");
       std::vector<std::byte> current(op.bytes);
       Move(place, current.data(), false);
-      std::vector<std::byte> old;
-      if (op.fetch) old = current;
+      if (op.fetch) fetched.insert(fetched.end(), current.begin(), current.end());
       if (id != OpId::kNoOp) {
         if (op.data_bytes != op.bytes) throw Error(kErrIntern, "an accumulate's data miscounted");
         Reduce(id, type, data, current.data(), op.bytes / info->size);
         Move(place, current.data(), true);
       }
-      return Answer(reply, old.data(), old.size());
+      return;
     }
     case RemoteKind::kCompareAndSwap: {
       if (op.data_bytes != 2 * op.bytes) throw Error(kErrIntern, "a compare-and-swap miscounted");
-      std::vector<std::byte> current(op.bytes);
-      Move(place, current.data(), false);
-      if (std::memcmp(current.data(), data, op.bytes) == 0)
+      fetched.resize(at + op.bytes);
+      Move(place, fetched.data() + at, false);
+      if (std::memcmp(fetched.data() + at, data, op.bytes) == 0)
         Move(place, const_cast<std::byte*>(data + op.bytes), true);
-      return Answer(reply, current.data(), current.size());
+      return;
     }
     default:
       throw Error(kErrIntern, "an unknown one-sided operation reached the master");
   }
 }
 
+void Fail(Outcome* out, const Error& error) {
+  if (out->reply.error != 0) return;
+  out->reply.error = error.error_class();
+  std::strncpy(out->reply.text, error.what(), sizeof out->reply.text - 1);
+}
+
 }  // namespace
 
 std::vector<std::byte> ApplyRemoteOp(const SpillDir& spill_dir, const std::byte* packet,
                                      std::size_t bytes) {
-  RemoteOp op;
-  if (bytes < sizeof op) throw Error(kErrIntern, "a one-sided operation too short");
-  std::memcpy(&op, packet, sizeof op);
-  if (op.runs > (bytes - sizeof op) / sizeof(TargetRun) ||
-      sizeof op + op.runs * sizeof(TargetRun) + op.data_bytes != bytes)
-    throw Error(kErrIntern, "a malformed one-sided operation");
-  std::vector<TargetRun> runs(op.runs);
-  if (op.runs > 0) std::memcpy(runs.data(), packet + sizeof op, op.runs * sizeof(TargetRun));
-  const std::byte* data = packet + sizeof op + op.runs * sizeof(TargetRun);
-  try {
-    return Apply(spill_dir, op, runs.data(), data);
-  } catch (const Error& error) {
-    // The origin raises it, as it would an error on its own node.
-    RemoteReply reply;
-    reply.error = error.error_class();
-    std::strncpy(reply.text, error.what(), sizeof reply.text - 1);
-    return Answer(reply, nullptr, 0);
+  Outcome out;
+  // Every record of a batch names the same window's file and target.
+  std::optional<FileMapping> file;
+  std::size_t at = 0;
+  while (at < bytes) {
+    RemoteOp op;
+    std::vector<TargetRun> runs;
+    const std::byte* data = nullptr;
+    try {
+      if (bytes - at < sizeof op) throw Error(kErrIntern, "a one-sided operation too short");
+      std::memcpy(&op, packet + at, sizeof op);
+      std::size_t left = bytes - at - sizeof op;
+      if (op.runs > left / sizeof(TargetRun) ||
+          op.data_bytes > left - op.runs * sizeof(TargetRun))
+        throw Error(kErrIntern, "a malformed one-sided operation");
+      runs.resize(op.runs);
+      if (op.runs > 0)
+        std::memcpy(runs.data(), packet + at + sizeof op, op.runs * sizeof(TargetRun));
+      data = packet + at + sizeof op + op.runs * sizeof(TargetRun);
+      at += sizeof op + op.runs * sizeof(TargetRun) + op.data_bytes;
+    } catch (const Error& error) {
+      Fail(&out, error);
+      break;
+    }
+    // After an error only the unlock is applied: the origin's epoch ends.
+    if (out.reply.error != 0 && op.kind != RemoteKind::kUnlock) continue;
+    try {
+      if (!file) {
+        file.emplace(spill_dir, op);
+        if (op.slot < 0 || op.slot >= file->control()->local_ranks)
+          throw Error(kErrIntern, "a one-sided operation names no rank of its window's file");
+      }
+      if (op.kind == RemoteKind::kLock) {
+        Held held(file->control());
+        if (!rma::TakeOrQueue(file->data(), op.slot, op.rank, op.exclusive != 0)) {
+          // The origin waits for the grant, then sends the rest again.
+          out.reply.lock_queued = 1;
+          break;
+        }
+        continue;
+      }
+      Apply(*file, op, runs.data(), data, &out);
+    } catch (const Error& error) {
+      // The origin raises it, as it would an error on its own node.
+      Fail(&out, error);
+      if (!file) break;
+    }
   }
+  out.reply.fetched = out.fetched.size();
+  out.reply.granted = out.granted.size();
+  std::vector<std::byte> answer(sizeof out.reply + out.fetched.size() +
+                                out.granted.size() * sizeof(int));
+  std::memcpy(answer.data(), &out.reply, sizeof out.reply);
+  if (!out.fetched.empty())
+    std::memcpy(answer.data() + sizeof out.reply, out.fetched.data(), out.fetched.size());
+  if (!out.granted.empty())
+    std::memcpy(answer.data() + sizeof out.reply + out.fetched.size(), out.granted.data(),
+                out.granted.size() * sizeof(int));
+  return answer;
 }
 
 }  // namespace bdmpi
