@@ -97,12 +97,12 @@ void Release(Window& win, int target, bool exclusive) {
 }
 
 // Programs wait for another rank's store by polling their memory with
-// MPI_Win_sync, or a get with a flush, in a loop: an empty probe lets the
-// master run the others first, as it does for MPI_Iprobe, or with -nr 1
-// the rank that would store never runs.
+// MPI_Win_sync, a get with a flush, or a lock, a get and an unlock, in a
+// loop: an empty probe lets the master run the others first, as it does
+// for MPI_Iprobe, or with -nr 1 the rank that would store never runs.
 // A yield costs a round trip to the master, so only every kPollsPerYield-th
-// flush or sync yields: a polling loop still lets the others run, a flush
-// per operation costs little.
+// flush, sync or unlock yields: a polling loop still lets the others run,
+// a flush per operation costs little.
 constexpr unsigned kPollsPerYield = 32;
 
 void Yield(Window& win) {
@@ -267,6 +267,8 @@ void Unlock(Window& win, int target) {
     EndRemote(win, target);
   else if ((lock & kNoCheck) == 0)
     Release(win, target, (lock & ~kNoCheck) == MPI_LOCK_EXCLUSIVE);
+  // Programs poll with lock, get, unlock too (MPICH's linked-list tests).
+  Yield(win);
 }
 
 void LockAll(Window& win, int assert) {
@@ -304,6 +306,7 @@ void UnlockAll(Window& win) {
     }
   }
   if (failed) throw *failed;
+  Yield(win);
 }
 
 void Flush(Window& win, int target, bool local) {
