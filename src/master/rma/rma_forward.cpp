@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -56,6 +58,37 @@ class FileMapping {
   std::uint64_t bytes_ = 0;
 };
 
+// The windows' files this master mapped, kept between batches: mapping
+// one costs an open, a mmap, a close and a munmap, each a system call
+// that a loaded node makes slow. A window's file is unlinked at
+// MPI_Win_free; its mapping here only keeps its few pages (a control
+// block, as no window memory spans nodes) until it is pushed out by
+// kKeptMappings newer ones or the master ends.
+constexpr std::size_t kKeptMappings = 16;
+
+FileMapping& MappingFor(const SpillDir& dir, const RemoteOp& op) {
+  struct Kept {
+    std::uint64_t file_id, file_inode, file_bytes;
+    std::unique_ptr<FileMapping> mapping;
+  };
+  static std::deque<Kept> kept;  // the most recently used first
+  for (auto it = kept.begin(); it != kept.end(); ++it) {
+    if (it->file_id == op.file_id && it->file_inode == op.file_inode &&
+        it->file_bytes == op.file_bytes) {
+      if (it != kept.begin()) {
+        Kept found = std::move(*it);
+        kept.erase(it);
+        kept.push_front(std::move(found));
+      }
+      return *kept.front().mapping;
+    }
+  }
+  auto mapping = std::make_unique<FileMapping>(dir, op);
+  kept.push_front(Kept{op.file_id, op.file_inode, op.file_bytes, std::move(mapping)});
+  if (kept.size() > kKeptMappings) kept.pop_back();
+  return *kept.front().mapping;
+}
+
 class Held {
  public:
   explicit Held(rma::ControlBlock* control) : control_(control) { rma::LockControl(control_); }
@@ -81,16 +114,26 @@ void Move(const Place& place, std::byte* local, bool to_target) {
                     " the target's memory failed (on its master): " + std::strerror(err));
 }
 
+// A batch's record, checked and located in its packet.
+struct Record {
+  RemoteOp op;
+  std::vector<TargetRun> runs;
+  const std::byte* data = nullptr;
+  std::uint64_t fetched = 0;  // bytes it answers
+};
+
 // What a batch's records produce, in order.
 struct Outcome {
   RemoteReply reply;
-  std::vector<std::byte> fetched;
+  std::byte* fetched = nullptr;  // where the next fetched bytes go
   std::vector<int> granted;
 };
 
 // Applies one record (not a lock). Errors of the operation are thrown.
-void Apply(FileMapping& file, const RemoteOp& op, const TargetRun* runs, const std::byte* data,
-           Outcome* out) {
+void Apply(FileMapping& file, const Record& record, Outcome* out) {
+  const RemoteOp& op = record.op;
+  const TargetRun* runs = record.runs.data();
+  const std::byte* data = record.data;
   rma::ControlBlock* control = file.control();
   if (op.kind == RemoteKind::kUnlock) {
     Held held(control);
@@ -127,16 +170,16 @@ void Apply(FileMapping& file, const RemoteOp& op, const TargetRun* runs, const s
     throw Error(kErrRmaRange, "address " + std::to_string(lo) + " (+" + std::to_string(hi - lo) +
                                   " bytes) is in no region rank " + std::to_string(op.target) +
                                   " attached to the dynamic window");
-  std::vector<std::byte>& fetched = out->fetched;
-  std::size_t at = fetched.size();
+  // Fetched bytes go straight into the answer.
+  std::byte* fetched = out->fetched;
+  out->fetched += record.fetched;
   switch (op.kind) {
     case RemoteKind::kPut:
       if (op.data_bytes != op.bytes) throw Error(kErrIntern, "a put's data miscounted");
       Move(place, const_cast<std::byte*>(data), true);
       return;
     case RemoteKind::kGet:
-      fetched.resize(at + op.bytes);
-      Move(place, fetched.data() + at, false);
+      Move(place, fetched, false);
       return;
     case RemoteKind::kAccumulate: {
       auto id = static_cast<OpId>(op.op);
@@ -146,7 +189,7 @@ void Apply(FileMapping& file, const RemoteOp& op, const TargetRun* runs, const s
         throw Error(kErrIntern, "an accumulate of an undefined operation reached the master");
       std::vector<std::byte> current(op.bytes);
       Move(place, current.data(), false);
-      if (op.fetch) fetched.insert(fetched.end(), current.begin(), current.end());
+      if (op.fetch) std::memcpy(fetched, current.data(), op.bytes);
       if (id != OpId::kNoOp) {
         if (op.data_bytes != op.bytes) throw Error(kErrIntern, "an accumulate's data miscounted");
         Reduce(id, type, data, current.data(), op.bytes / info->size);
@@ -156,9 +199,8 @@ void Apply(FileMapping& file, const RemoteOp& op, const TargetRun* runs, const s
     }
     case RemoteKind::kCompareAndSwap: {
       if (op.data_bytes != 2 * op.bytes) throw Error(kErrIntern, "a compare-and-swap miscounted");
-      fetched.resize(at + op.bytes);
-      Move(place, fetched.data() + at, false);
-      if (std::memcmp(fetched.data() + at, data, op.bytes) == 0)
+      Move(place, fetched, false);
+      if (std::memcmp(fetched, data, op.bytes) == 0)
         Move(place, const_cast<std::byte*>(data + op.bytes), true);
       return;
     }
@@ -173,69 +215,87 @@ void Fail(Outcome* out, const Error& error) {
   std::strncpy(out->reply.text, error.what(), sizeof out->reply.text - 1);
 }
 
-}  // namespace
-
-std::vector<std::byte> ApplyRemoteOp(const SpillDir& spill_dir, const std::byte* packet,
-                                     std::size_t bytes) {
-  Outcome out;
-  // Every record of a batch names the same window's file and target.
-  std::optional<FileMapping> file;
+// The records of a batch; throws for a malformed one.
+std::vector<Record> Parse(const std::byte* packet, std::size_t bytes) {
+  std::vector<Record> records;
   std::size_t at = 0;
   while (at < bytes) {
-    RemoteOp op;
-    std::vector<TargetRun> runs;
-    const std::byte* data = nullptr;
-    try {
-      if (bytes - at < sizeof op) throw Error(kErrIntern, "a one-sided operation too short");
-      std::memcpy(&op, packet + at, sizeof op);
-      std::size_t left = bytes - at - sizeof op;
-      if (op.runs > left / sizeof(TargetRun) ||
-          op.data_bytes > left - op.runs * sizeof(TargetRun))
-        throw Error(kErrIntern, "a malformed one-sided operation");
-      runs.resize(op.runs);
-      if (op.runs > 0)
-        std::memcpy(runs.data(), packet + at + sizeof op, op.runs * sizeof(TargetRun));
-      data = packet + at + sizeof op + op.runs * sizeof(TargetRun);
-      at += sizeof op + op.runs * sizeof(TargetRun) + op.data_bytes;
-    } catch (const Error& error) {
-      Fail(&out, error);
-      break;
+    Record record;
+    RemoteOp& op = record.op;
+    if (bytes - at < sizeof op) throw Error(kErrIntern, "a one-sided operation too short");
+    std::memcpy(&op, packet + at, sizeof op);
+    std::size_t left = bytes - at - sizeof op;
+    if (op.runs > left / sizeof(TargetRun) || op.data_bytes > left - op.runs * sizeof(TargetRun))
+      throw Error(kErrIntern, "a malformed one-sided operation");
+    record.runs.resize(op.runs);
+    if (op.runs > 0)
+      std::memcpy(record.runs.data(), packet + at + sizeof op, op.runs * sizeof(TargetRun));
+    record.data = packet + at + sizeof op + op.runs * sizeof(TargetRun);
+    at += sizeof op + op.runs * sizeof(TargetRun) + op.data_bytes;
+    bool fetches = op.kind == RemoteKind::kGet || op.kind == RemoteKind::kCompareAndSwap ||
+                   (op.kind == RemoteKind::kAccumulate && op.fetch != 0);
+    if (fetches) record.fetched = op.bytes;
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+}  // namespace
+
+void ApplyRemoteOp(const SpillDir& spill_dir, const std::byte* packet, std::size_t bytes,
+                   const AnswerBuffer& answer_buffer) {
+  Outcome out;
+  std::vector<Record> records;
+  std::uint64_t fetch_total = 0;
+  FileMapping* file = nullptr;
+  std::size_t room_for_granted = 0;
+  try {
+    records = Parse(packet, bytes);
+    for (const Record& record : records) fetch_total += record.fetched;
+    // Every record of a batch names the same window's file and target.
+    if (!records.empty()) {
+      file = &MappingFor(spill_dir, records.front().op);
+      if (records.front().op.slot < 0 ||
+          records.front().op.slot >= file->control()->local_ranks)
+        throw Error(kErrIntern, "a one-sided operation names no rank of its window's file");
+      if (records.back().op.kind == RemoteKind::kUnlock)
+        room_for_granted = static_cast<std::size_t>(file->control()->window_size);
     }
+  } catch (const Error& error) {
+    Fail(&out, error);
+    records.clear();
+    fetch_total = 0;
+  }
+  std::byte* answer =
+      answer_buffer(sizeof out.reply + fetch_total + room_for_granted * sizeof(int));
+  out.fetched = answer + sizeof out.reply;
+  for (const Record& record : records) {
     // After an error only the unlock is applied: the origin's epoch ends.
-    if (out.reply.error != 0 && op.kind != RemoteKind::kUnlock) continue;
+    if (out.reply.error != 0 && record.op.kind != RemoteKind::kUnlock) continue;
     try {
-      if (!file) {
-        file.emplace(spill_dir, op);
-        if (op.slot < 0 || op.slot >= file->control()->local_ranks)
-          throw Error(kErrIntern, "a one-sided operation names no rank of its window's file");
-      }
-      if (op.kind == RemoteKind::kLock) {
+      if (record.op.kind == RemoteKind::kLock) {
         Held held(file->control());
-        if (!rma::TakeOrQueue(file->data(), op.slot, op.rank, op.exclusive != 0)) {
+        if (!rma::TakeOrQueue(file->data(), record.op.slot, record.op.rank,
+                              record.op.exclusive != 0)) {
           // The origin waits for the grant, then sends the rest again.
           out.reply.lock_queued = 1;
           break;
         }
         continue;
       }
-      Apply(*file, op, runs.data(), data, &out);
+      Apply(*file, record, &out);
     } catch (const Error& error) {
       // The origin raises it, as it would an error on its own node.
       Fail(&out, error);
-      if (!file) break;
     }
   }
-  out.reply.fetched = out.fetched.size();
+  out.reply.fetched = fetch_total;
   out.reply.granted = out.granted.size();
-  std::vector<std::byte> answer(sizeof out.reply + out.fetched.size() +
-                                out.granted.size() * sizeof(int));
-  std::memcpy(answer.data(), &out.reply, sizeof out.reply);
-  if (!out.fetched.empty())
-    std::memcpy(answer.data() + sizeof out.reply, out.fetched.data(), out.fetched.size());
+  if (out.granted.size() > room_for_granted) throw Error(kErrIntern, "an unlock granted too many");
+  std::memcpy(answer, &out.reply, sizeof out.reply);
   if (!out.granted.empty())
-    std::memcpy(answer.data() + sizeof out.reply + out.fetched.size(), out.granted.data(),
+    std::memcpy(answer + sizeof out.reply + fetch_total, out.granted.data(),
                 out.granted.size() * sizeof(int));
-  return answer;
 }
 
 }  // namespace bdmpi

@@ -43,7 +43,8 @@ void Append(std::vector<std::byte>* out, const RemoteOp& op, const TargetRun* ru
 
 struct Answer {
   RemoteReply reply;
-  std::vector<std::byte> data;  // fetched bytes, then granted ranks
+  std::vector<std::byte> bytes;  // the reply, fetched bytes, then granted ranks
+  const std::byte* data() const { return bytes.data() + sizeof(RemoteReply); }
 };
 
 // Sends `bytes` of records to the target's master and waits for its
@@ -69,16 +70,16 @@ Answer Exchange(const Window& win, int target, const std::byte* packet, std::siz
   if (reply.error != 0 || reply.bytes < sizeof(RemoteReply) || reply.bytes > capacity)
     throw Error(kErrIntern, "a malformed answer from rank " + std::to_string(target) +
                                     "'s master to one-sided operations");
-  std::vector<std::byte> answer(reply.bytes);
-  runtime->FetchPayload(reply, answer.data(), answer.size());
   Answer result;
-  std::memcpy(&result.reply, answer.data(), sizeof result.reply);
+  result.bytes.resize(reply.bytes);
+  runtime->FetchPayload(reply, result.bytes.data(), result.bytes.size());
+  std::memcpy(&result.reply, result.bytes.data(), sizeof result.reply);
   result.reply.text[sizeof result.reply.text - 1] = '\0';
-  if (result.reply.fetched + result.reply.granted * sizeof(int) !=
-      answer.size() - sizeof(RemoteReply))
+  // The master leaves room for every rank an unlock may grant the lock to.
+  if (result.reply.fetched + result.reply.granted * sizeof(int) >
+      result.bytes.size() - sizeof(RemoteReply))
     throw Error(kErrIntern, "a miscounted answer from rank " + std::to_string(target) +
                                     "'s master to one-sided operations");
-  result.data.assign(answer.begin() + sizeof(RemoteReply), answer.end());
   return result;
 }
 
@@ -129,14 +130,14 @@ void Send(Window& win, int target, bool release) {
   const RemoteReply& reply = answer.reply;
   std::vector<int> granted(reply.granted);
   if (!granted.empty())
-    std::memcpy(granted.data(), answer.data.data() + reply.fetched, granted.size() * sizeof(int));
+    std::memcpy(granted.data(), answer.data() + reply.fetched, granted.size() * sizeof(int));
   if (reply.error == 0) {
     if (reply.fetched != fetch_bytes)
       throw Error(kErrIntern, "rank " + std::to_string(target) +
                                       "'s master answered one-sided operations with " +
                                       std::to_string(reply.fetched) + " bytes, not " +
                                       std::to_string(fetch_bytes));
-    const std::byte* at = answer.data.data();
+    const std::byte* at = answer.data();
     for (const RemoteFetch& fetch : batch.fetches) {
       if (fetch.type == nullptr)
         std::memcpy(fetch.buffer, at, fetch.bytes);
