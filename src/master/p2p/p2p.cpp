@@ -184,11 +184,18 @@ void PointToPoint::ApplyRemote(const Slave& target, const WireHeader& header,
     ReadExactlyAt(fd.get(), read.data(), read.size(), 0, "a one-sided operation's file");
     packet = read.data();
   }
-  // The answer is written where it is sent from: a large one (a get's
-  // bytes) straight into a memory file, with no copy in between.
+  // A large answer (a get's bytes) is written where it is sent from,
+  // straight into a memory file with no copy in between; a smaller one
+  // costs fewer system calls stored afterwards.
+  constexpr std::size_t kAnswerInPlace = std::size_t{512} << 10;
   Payload answer;
+  std::vector<std::byte> small;
   std::optional<MappedFile> map;
   ApplyRemoteOp(payloads_.spill_dir(), packet, payload.bytes(), [&](std::size_t bytes) {
+    if (bytes < kAnswerInPlace) {
+      small.resize(bytes);
+      return small.data();
+    }
     answer = payloads_.Allocate(bytes, map);
     if (!map) return answer.memory().data();
     // Its pages at once: one call where process_vm_readv would fault them
@@ -197,6 +204,7 @@ void PointToPoint::ApplyRemote(const Slave& target, const WireHeader& header,
     return map->data();
   });
   map.reset();
+  if (!small.empty()) answer = payloads_.Store(std::move(small));
   // Back to the origin on the window's communicator, from the target.
   const MasterComm& comm = master_.Comm(header.comm);
   int origin = comm.world_ranks[static_cast<std::size_t>(header.source)];

@@ -101,12 +101,15 @@ void Release(Window& win, int target, bool exclusive) {
 // loop: an empty probe lets the master run the others first, as it does
 // for MPI_Iprobe, or with -nr 1 the rank that would store never runs.
 // A yield costs a round trip to the master, so only every kPollsPerYield-th
-// flush, sync or unlock yields: a polling loop still lets the others run,
-// a flush per operation costs little.
+// flush or sync, and every kUnlocksPerYield-th unlock, yields: a polling
+// loop still lets the others run, a flush per operation costs little.
 constexpr unsigned kPollsPerYield = 32;
+// An empty lock epoch costs a microsecond or less: a yield every 32nd
+// would triple it.
+constexpr unsigned kUnlocksPerYield = 256;
 
-void Yield(Window& win) {
-  if (++win.polls % kPollsPerYield != 0) return;
+void Yield(Window& win, unsigned* count = nullptr, unsigned every = kPollsPerYield) {
+  if (++*(count != nullptr ? count : &win.polls) % every != 0) return;
   int flag = 0;
   Check(PMPI_Iprobe(MPI_ANY_SOURCE, kTagYield, win.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
 }
@@ -268,7 +271,7 @@ void Unlock(Window& win, int target) {
   else if ((lock & kNoCheck) == 0)
     Release(win, target, (lock & ~kNoCheck) == MPI_LOCK_EXCLUSIVE);
   // Programs poll with lock, get, unlock too (MPICH's linked-list tests).
-  Yield(win);
+  Yield(win, &win.unlocks, kUnlocksPerYield);
 }
 
 void LockAll(Window& win, int assert) {
@@ -306,7 +309,7 @@ void UnlockAll(Window& win) {
     }
   }
   if (failed) throw *failed;
-  Yield(win);
+  Yield(win, &win.unlocks, kUnlocksPerYield);
 }
 
 void Flush(Window& win, int target, bool local) {

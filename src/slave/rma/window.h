@@ -112,7 +112,8 @@ struct Window {
   bool lock_all = false;
   bool lock_all_nocheck = false;
   std::map<int, RemoteBatch> batches;  // by target of another node
-  unsigned polls = 0;  // flushes and syncs, for their yields (sync.cpp)
+  unsigned polls = 0;    // flushes and syncs, for their yields (sync.cpp)
+  unsigned unlocks = 0;  // unlocks, for theirs
 };
 
 // The live window `win`, or MPI_ERR_WIN.
