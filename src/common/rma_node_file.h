@@ -99,12 +99,14 @@ std::vector<int> ReleaseAndGrant(char* mapping, int slot, bool exclusive);
 // Whether [lo, hi) lies in one region slot attached (mutex held).
 bool InAttachedRegion(char* mapping, int slot, std::uint64_t lo, std::uint64_t hi);
 
-// An operation on a target of another node, sent by its origin on the
-// window's communicator to the target with tag kTagRemoteOp; the target's
-// master takes it out of the message stream, applies it without the target
+// Operations on a target of another node, sent by their origin on the
+// window's communicator to the target with tag kTagRemoteOp, in one
+// message per flush or epoch end (a batch: one or more records, each a
+// RemoteOp, its runs and its data); the target's master takes it out of
+// the message stream, applies its records in order without the target
 // running and answers the origin with tag kTagRemoteReply (a RemoteReply,
-// then the data fetched or the ranks granted a lock). Both tags are
-// negative, so no program's message carries them.
+// then the data fetched, then the ranks an unlock granted the lock to).
+// Both tags are negative, so no program's message carries them.
 inline constexpr int kTagRemoteOp = -0x5241;
 inline constexpr int kTagRemoteReply = -0x5242;
 
@@ -113,14 +115,14 @@ enum class RemoteKind : std::int32_t {
   kGet = 2,
   kAccumulate = 3,  // with fetch when `fetch`: Get_accumulate, Fetch_and_op
   kCompareAndSwap = 4,
-  kLock = 5,
-  kUnlock = 6,
+  kLock = 5,        // only a batch's first record: when queued, the rest waits
+  kUnlock = 6,      // only a batch's last record
 };
 
-// Followed by `runs` TargetRuns (where the target's bytes are, relative to
-// `base`), then `data_bytes` of data: a put's or an accumulate's origin
-// elements in wire form; a compare-and-swap's compare value, then its new
-// value.
+// One record of a batch. Followed by `runs` TargetRuns (where the
+// target's bytes are, relative to `base`), then `data_bytes` of data: a
+// put's or an accumulate's origin elements in wire form; a
+// compare-and-swap's compare value, then its new value.
 struct RemoteOp {
   RemoteKind kind = RemoteKind::kPut;
   std::int32_t target = 0;       // window rank
@@ -149,12 +151,16 @@ struct TargetRun {
   std::uint64_t length = 0;
 };
 
-// Followed by `bytes` of fetched data, or `granted` int32 window ranks.
+// The answer to a batch. Followed by `fetched` bytes (those of its gets,
+// fetching accumulates and compare-and-swaps, in record order), then
+// `granted` int32 window ranks its unlock granted the lock to. After an
+// error the records that follow are not applied, but its unlock is.
 struct RemoteReply {
-  std::int32_t error = 0;    // MPI error class, 0 when applied
-  std::int32_t granted = 0;  // lock: 1 when taken (else queued); unlock: ranks that follow
-  std::uint64_t bytes = 0;
-  char text[240] = {};       // why, when error != 0
+  std::int32_t error = 0;        // MPI error class, 0 when applied
+  std::int32_t lock_queued = 0;  // its lock is queued: nothing after it applied
+  std::uint64_t fetched = 0;
+  std::uint64_t granted = 0;
+  char text[240] = {};           // why, when error != 0
 };
 
 // What a rank waits for in a one-sided call. It tells its master

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -56,6 +58,37 @@ class FileMapping {
   std::uint64_t bytes_ = 0;
 };
 
+// The windows' files this master mapped, kept between batches: mapping
+// one costs an open, a mmap, a close and a munmap, each a system call
+// that a loaded node makes slow. A window's file is unlinked at
+// MPI_Win_free; its mapping here only keeps its few pages (a control
+// block, as no window memory spans nodes) until it is pushed out by
+// kKeptMappings newer ones or the master ends.
+constexpr std::size_t kKeptMappings = 16;
+
+FileMapping& MappingFor(const SpillDir& dir, const RemoteOp& op) {
+  struct Kept {
+    std::uint64_t file_id, file_inode, file_bytes;
+    std::unique_ptr<FileMapping> mapping;
+  };
+  static std::deque<Kept> kept;  // the most recently used first
+  for (auto it = kept.begin(); it != kept.end(); ++it) {
+    if (it->file_id == op.file_id && it->file_inode == op.file_inode &&
+        it->file_bytes == op.file_bytes) {
+      if (it != kept.begin()) {
+        Kept found = std::move(*it);
+        kept.erase(it);
+        kept.push_front(std::move(found));
+      }
+      return *kept.front().mapping;
+    }
+  }
+  auto mapping = std::make_unique<FileMapping>(dir, op);
+  kept.push_front(Kept{op.file_id, op.file_inode, op.file_bytes, std::move(mapping)});
+  if (kept.size() > kKeptMappings) kept.pop_back();
+  return *kept.front().mapping;
+}
+
 class Held {
  public:
   explicit Held(rma::ControlBlock* control) : control_(control) { rma::LockControl(control_); }
@@ -81,33 +114,31 @@ void Move(const Place& place, std::byte* local, bool to_target) {
                     " the target's memory failed (on its master): " + std::strerror(err));
 }
 
-std::vector<std::byte> Answer(const RemoteReply& reply, const void* data, std::size_t bytes) {
-  std::vector<std::byte> out(sizeof reply + bytes);
-  std::memcpy(out.data(), &reply, sizeof reply);
-  if (bytes > 0) std::memcpy(out.data() + sizeof reply, data, bytes);
-  return out;
-}
+// A batch's record, checked and located in its packet.
+struct Record {
+  RemoteOp op;
+  std::vector<TargetRun> runs;
+  const std::byte* data = nullptr;
+  std::uint64_t fetched = 0;  // bytes it answers
+};
 
-std::vector<std::byte> Apply(const SpillDir& dir, const RemoteOp& op, const TargetRun* runs,
-                             const std::byte* data) {
-  FileMapping file(dir, op);
-  rma::ControlBlock* control = file.control();
-  if (op.slot < 0 || op.slot >= control->local_ranks)
-    throw Error(kErrIntern, "a one-sided operation names no rank of its window's file");
+// What a batch's records produce, in order.
+struct Outcome {
   RemoteReply reply;
-  if (op.kind == RemoteKind::kLock) {
-    Held held(control);
-    reply.granted = rma::TakeOrQueue(file.data(), op.slot, op.rank, op.exclusive != 0) ? 1 : 0;
-    return Answer(reply, nullptr, 0);
-  }
+  std::byte* fetched = nullptr;  // where the next fetched bytes go
+  std::vector<int> granted;
+};
+
+// Applies one record (not a lock). Errors of the operation are thrown.
+void Apply(FileMapping& file, const Record& record, Outcome* out) {
+  const RemoteOp& op = record.op;
+  const TargetRun* runs = record.runs.data();
+  const std::byte* data = record.data;
+  rma::ControlBlock* control = file.control();
   if (op.kind == RemoteKind::kUnlock) {
-    std::vector<int> granted;
-    {
-      Held held(control);
-      granted = rma::ReleaseAndGrant(file.data(), op.slot, op.exclusive != 0);
-    }
-    reply.granted = static_cast<std::int32_t>(granted.size());
-    return Answer(reply, granted.data(), granted.size() * sizeof(int));
+    Held held(control);
+    out->granted = rma::ReleaseAndGrant(file.data(), op.slot, op.exclusive != 0);
+    return;
   }
 
   Place place;
@@ -135,24 +166,21 @@ std::vector<std::byte> Apply(const SpillDir& dir, const RemoteOp& op, const Targ
   bool accumulate = op.kind == RemoteKind::kAccumulate || op.kind == RemoteKind::kCompareAndSwap;
   std::optional<Held> held;
   if (accumulate || place.pid != 0 || op.dynamic) held.emplace(control);
-  if (op.dynamic && op.bytes > 0 && !rma::InAttachedRegion(file.data(), op.slot, lo, hi)) {
-    reply.error = kErrRmaRange;
-    std::string text = "address " + std::to_string(lo) + " (+" + std::to_string(hi - lo) +
-                       " bytes) is in no region rank " + std::to_string(op.target) +
-                       " attached to the dynamic window";
-    std::strncpy(reply.text, text.c_str(), sizeof reply.text - 1);
-    return Answer(reply, nullptr, 0);
-  }
+  if (op.dynamic && op.bytes > 0 && !rma::InAttachedRegion(file.data(), op.slot, lo, hi))
+    throw Error(kErrRmaRange, "address " + std::to_string(lo) + " (+" + std::to_string(hi - lo) +
+                                  " bytes) is in no region rank " + std::to_string(op.target) +
+                                  " attached to the dynamic window");
+  // Fetched bytes go straight into the answer.
+  std::byte* fetched = out->fetched;
+  out->fetched += record.fetched;
   switch (op.kind) {
     case RemoteKind::kPut:
       if (op.data_bytes != op.bytes) throw Error(kErrIntern, "a put's data miscounted");
       Move(place, const_cast<std::byte*>(data), true);
-      return Answer(reply, nullptr, 0);
-    case RemoteKind::kGet: {
-      std::vector<std::byte> out(op.bytes);
-      Move(place, out.data(), false);
-      return Answer(reply, out.data(), out.size());
-    }
+      return;
+    case RemoteKind::kGet:
+      Move(place, fetched, false);
+      return;
     case RemoteKind::kAccumulate: {
       auto id = static_cast<OpId>(op.op);
       auto type = static_cast<DatatypeId>(op.datatype);
@@ -161,50 +189,113 @@ std::vector<std::byte> Apply(const SpillDir& dir, const RemoteOp& op, const Targ
         throw Error(kErrIntern, "an accumulate of an undefined operation reached the master");
       std::vector<std::byte> current(op.bytes);
       Move(place, current.data(), false);
-      std::vector<std::byte> old;
-      if (op.fetch) old = current;
+      if (op.fetch) std::memcpy(fetched, current.data(), op.bytes);
       if (id != OpId::kNoOp) {
         if (op.data_bytes != op.bytes) throw Error(kErrIntern, "an accumulate's data miscounted");
         Reduce(id, type, data, current.data(), op.bytes / info->size);
         Move(place, current.data(), true);
       }
-      return Answer(reply, old.data(), old.size());
+      return;
     }
     case RemoteKind::kCompareAndSwap: {
       if (op.data_bytes != 2 * op.bytes) throw Error(kErrIntern, "a compare-and-swap miscounted");
-      std::vector<std::byte> current(op.bytes);
-      Move(place, current.data(), false);
-      if (std::memcmp(current.data(), data, op.bytes) == 0)
+      Move(place, fetched, false);
+      if (std::memcmp(fetched, data, op.bytes) == 0)
         Move(place, const_cast<std::byte*>(data + op.bytes), true);
-      return Answer(reply, current.data(), current.size());
+      return;
     }
     default:
       throw Error(kErrIntern, "an unknown one-sided operation reached the master");
   }
 }
 
+void Fail(Outcome* out, const Error& error) {
+  if (out->reply.error != 0) return;
+  out->reply.error = error.error_class();
+  std::strncpy(out->reply.text, error.what(), sizeof out->reply.text - 1);
+}
+
+// The records of a batch; throws for a malformed one.
+std::vector<Record> Parse(const std::byte* packet, std::size_t bytes) {
+  std::vector<Record> records;
+  std::size_t at = 0;
+  while (at < bytes) {
+    Record record;
+    RemoteOp& op = record.op;
+    if (bytes - at < sizeof op) throw Error(kErrIntern, "a one-sided operation too short");
+    std::memcpy(&op, packet + at, sizeof op);
+    std::size_t left = bytes - at - sizeof op;
+    if (op.runs > left / sizeof(TargetRun) || op.data_bytes > left - op.runs * sizeof(TargetRun))
+      throw Error(kErrIntern, "a malformed one-sided operation");
+    record.runs.resize(op.runs);
+    if (op.runs > 0)
+      std::memcpy(record.runs.data(), packet + at + sizeof op, op.runs * sizeof(TargetRun));
+    record.data = packet + at + sizeof op + op.runs * sizeof(TargetRun);
+    at += sizeof op + op.runs * sizeof(TargetRun) + op.data_bytes;
+    bool fetches = op.kind == RemoteKind::kGet || op.kind == RemoteKind::kCompareAndSwap ||
+                   (op.kind == RemoteKind::kAccumulate && op.fetch != 0);
+    if (fetches) record.fetched = op.bytes;
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
 }  // namespace
 
-std::vector<std::byte> ApplyRemoteOp(const SpillDir& spill_dir, const std::byte* packet,
-                                     std::size_t bytes) {
-  RemoteOp op;
-  if (bytes < sizeof op) throw Error(kErrIntern, "a one-sided operation too short");
-  std::memcpy(&op, packet, sizeof op);
-  if (op.runs > (bytes - sizeof op) / sizeof(TargetRun) ||
-      sizeof op + op.runs * sizeof(TargetRun) + op.data_bytes != bytes)
-    throw Error(kErrIntern, "a malformed one-sided operation");
-  std::vector<TargetRun> runs(op.runs);
-  if (op.runs > 0) std::memcpy(runs.data(), packet + sizeof op, op.runs * sizeof(TargetRun));
-  const std::byte* data = packet + sizeof op + op.runs * sizeof(TargetRun);
+void ApplyRemoteOp(const SpillDir& spill_dir, const std::byte* packet, std::size_t bytes,
+                   const AnswerBuffer& answer_buffer) {
+  Outcome out;
+  std::vector<Record> records;
+  std::uint64_t fetch_total = 0;
+  FileMapping* file = nullptr;
+  std::size_t room_for_granted = 0;
   try {
-    return Apply(spill_dir, op, runs.data(), data);
+    records = Parse(packet, bytes);
+    for (const Record& record : records) fetch_total += record.fetched;
+    // Every record of a batch names the same window's file and target.
+    if (!records.empty()) {
+      file = &MappingFor(spill_dir, records.front().op);
+      if (records.front().op.slot < 0 ||
+          records.front().op.slot >= file->control()->local_ranks)
+        throw Error(kErrIntern, "a one-sided operation names no rank of its window's file");
+      if (records.back().op.kind == RemoteKind::kUnlock)
+        room_for_granted = static_cast<std::size_t>(file->control()->window_size);
+    }
   } catch (const Error& error) {
-    // The origin raises it, as it would an error on its own node.
-    RemoteReply reply;
-    reply.error = error.error_class();
-    std::strncpy(reply.text, error.what(), sizeof reply.text - 1);
-    return Answer(reply, nullptr, 0);
+    Fail(&out, error);
+    records.clear();
+    fetch_total = 0;
   }
+  std::byte* answer =
+      answer_buffer(sizeof out.reply + fetch_total + room_for_granted * sizeof(int));
+  out.fetched = answer + sizeof out.reply;
+  for (const Record& record : records) {
+    // After an error only the unlock is applied: the origin's epoch ends.
+    if (out.reply.error != 0 && record.op.kind != RemoteKind::kUnlock) continue;
+    try {
+      if (record.op.kind == RemoteKind::kLock) {
+        Held held(file->control());
+        if (!rma::TakeOrQueue(file->data(), record.op.slot, record.op.rank,
+                              record.op.exclusive != 0)) {
+          // The origin waits for the grant, then sends the rest again.
+          out.reply.lock_queued = 1;
+          break;
+        }
+        continue;
+      }
+      Apply(*file, record, &out);
+    } catch (const Error& error) {
+      // The origin raises it, as it would an error on its own node.
+      Fail(&out, error);
+    }
+  }
+  out.reply.fetched = fetch_total;
+  out.reply.granted = out.granted.size();
+  if (out.granted.size() > room_for_granted) throw Error(kErrIntern, "an unlock granted too many");
+  std::memcpy(answer, &out.reply, sizeof out.reply);
+  if (!out.granted.empty())
+    std::memcpy(answer + sizeof out.reply + fetch_total, out.granted.data(),
+                out.granted.size() * sizeof(int));
 }
 
 }  // namespace bdmpi

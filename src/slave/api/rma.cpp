@@ -17,6 +17,7 @@
 #include "slave/runtime/info.h"
 #include "slave/runtime/objects.h"
 #include "slave/rma/operations.h"
+#include "slave/rma/remote.h"
 #include "slave/rma/sync.h"
 #include "slave/rma/window.h"
 
@@ -92,6 +93,13 @@ void WinAttr(Window& win, int keyval, void* value, int* flag) {
 }
 
 // The request-based calls belong to passive-target epochs (MPI-3.1 11.3.5).
+// A request-based operation's request is complete when it is returned: one
+// on another node's target goes at once rather than with its batch.
+void CompleteAtOnce(Window& win, int target) {
+  if (target != MPI_PROC_NULL && bdmpi::rma::OnOtherNode(win, target))
+    bdmpi::rma::FlushRemote(win, target, false);
+}
+
 void RequirePassive(const Window& win, int target, const char* call) {
   if (target == MPI_PROC_NULL || win.lock_all || win.locks.count(target) != 0) return;
   throw Error(MPI_ERR_RMA_SYNC, std::string(call) + " outside a passive-target epoch to rank " +
@@ -386,6 +394,7 @@ int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_dat
     RequirePassive(w, target_rank, "MPI_Rput");
     bdmpi::rma::Put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype);
+    CompleteAtOnce(w, target_rank);
     *request = DoneRequest();
   });
 }
@@ -398,6 +407,7 @@ int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
     RequirePassive(w, target_rank, "MPI_Rget");
     bdmpi::rma::Get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype);
+    CompleteAtOnce(w, target_rank);
     *request = DoneRequest();
   });
 }
@@ -412,6 +422,7 @@ int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype ori
     bdmpi::rma::GetAccumulate(w, origin_addr, origin_count, origin_datatype, nullptr, 0,
                               MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
                               target_datatype, op);
+    CompleteAtOnce(w, target_rank);
     *request = DoneRequest();
   });
 }
@@ -427,6 +438,7 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype
     bdmpi::rma::GetAccumulate(w, origin_addr, origin_count, origin_datatype, result_addr,
                               result_count, result_datatype, target_rank, target_disp,
                               target_count, target_datatype, op);
+    CompleteAtOnce(w, target_rank);
     *request = DoneRequest();
   });
 }
@@ -487,25 +499,26 @@ int PMPI_Win_unlock_all(MPI_Win win) {
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int PMPI_Win_flush(int rank, MPI_Win win) {
   return WinCall("MPI_Win_flush", win, [&](Window& w) {
-    if (rank != MPI_PROC_NULL) bdmpi::rma::Flush(w, rank);
+    if (rank != MPI_PROC_NULL) bdmpi::rma::Flush(w, rank, false);
   });
 }
 
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
 int PMPI_Win_flush_all(MPI_Win win) {
-  return WinCall("MPI_Win_flush_all", win, [&](Window& w) { bdmpi::rma::Flush(w, -1); });
+  return WinCall("MPI_Win_flush_all", win, [&](Window& w) { bdmpi::rma::Flush(w, -1, false); });
 }
 
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
 int PMPI_Win_flush_local(int rank, MPI_Win win) {
   return WinCall("MPI_Win_flush_local", win, [&](Window& w) {
-    if (rank != MPI_PROC_NULL) bdmpi::rma::Flush(w, rank);
+    if (rank != MPI_PROC_NULL) bdmpi::rma::Flush(w, rank, true);
   });
 }
 
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 int PMPI_Win_flush_local_all(MPI_Win win) {
-  return WinCall("MPI_Win_flush_local_all", win, [&](Window& w) { bdmpi::rma::Flush(w, -1); });
+  return WinCall("MPI_Win_flush_local_all", win,
+                 [&](Window& w) { bdmpi::rma::Flush(w, -1, true); });
 }
 
 #pragma weak MPI_Win_sync = PMPI_Win_sync

@@ -120,11 +120,6 @@ Target Resolve(Window& win, int target, MPI_Aint disp, int count, const TypeInfo
   return where;
 }
 
-bool OnOtherNode(const Window& win, int target) {
-  return win.peers[static_cast<std::size_t>(target)].node !=
-         win.peers[static_cast<std::size_t>(win.rank)].node;
-}
-
 // An operation on a target of another node: checked here as Resolve
 // checks it (but a dynamic window's regions, which the target's master
 // checks), its runs relative to the op's base.
@@ -222,6 +217,18 @@ std::optional<ControlLock> LockFor(Window& win, const Target& where, bool accumu
   return std::nullopt;
 }
 
+// Where a fetching operation on another node's target puts its answer,
+// when its batch completes: the type is kept (the program may free it
+// meanwhile) unless the buffer takes the bytes as they come.
+RemoteFetch FetchInto(void* buffer, int count, const TypeInfo& type, std::uint64_t bytes) {
+  RemoteFetch fetch;
+  fetch.buffer = buffer;
+  fetch.count = count;
+  if (!type.Dense()) fetch.type = std::make_shared<const TypeInfo>(type);
+  fetch.bytes = bytes;
+  return fetch;
+}
+
 // A buffer for packed elements, left uninitialised (it is written whole
 // before it is read).
 std::unique_ptr<std::byte[]> Staging(std::uint64_t bytes) {
@@ -291,7 +298,7 @@ void Put(Window& win, const void* origin, int origin_count, MPI_Datatype origin_
   }
   if (remote) {
     remote->data_bytes = bytes;
-    CallRemote(win, *remote, runs, data, 0);
+    Enqueue(win, *remote, runs, data, RemoteFetch{});
     return;
   }
   const Target& where = *found;
@@ -310,8 +317,7 @@ void Get(Window& win, void* origin, int origin_count, MPI_Datatype origin_type, 
   if (!found && !remote) return;
   const TypeInfo& otype = *otype_found;
   if (remote) {
-    RemoteResult result = CallRemote(win, *remote, runs, nullptr, remote->bytes);
-    UnpackElements(result.data.data(), remote->bytes, origin, origin_count, otype);
+    Enqueue(win, *remote, runs, nullptr, FetchInto(origin, origin_count, otype, remote->bytes));
     return;
   }
   const Target& where = *found;
@@ -377,9 +383,9 @@ void GetAccumulate(Window& win, const void* origin, int origin_count, MPI_Dataty
       in = staged.get();
     }
     remote.data_bytes = id != OpId::kNoOp ? remote.bytes : 0;
-    RemoteResult fetched = CallRemote(win, remote, runs, in, remote.fetch ? remote.bytes : 0);
-    if (rtype != nullptr)
-      UnpackElements(fetched.data.data(), remote.bytes, result, result_count, *rtype);
+    Enqueue(win, remote, runs, in,
+            rtype != nullptr ? FetchInto(result, result_count, *rtype, remote.bytes)
+                             : RemoteFetch{});
     return;
   }
   Target where = Resolve(win, target, disp, target_count, ttype);
@@ -425,8 +431,7 @@ void CompareAndSwap(Window& win, const void* origin, const void* compare, void* 
     PackElements(compare, 1, info, data.data());
     PackElements(origin, 1, info, data.data() + op.bytes);
     op.data_bytes = data.size();
-    RemoteResult old = CallRemote(win, op, runs, data.data(), op.bytes);
-    UnpackElements(old.data.data(), op.bytes, result, 1, info);
+    Enqueue(win, op, runs, data.data(), FetchInto(result, 1, info, op.bytes));
     return;
   }
   Target where = Resolve(win, target, disp, 1, info);

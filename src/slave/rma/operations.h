@@ -1,6 +1,8 @@
-// RMA communication calls (MPI-3.1 section 11.3), applied by the origin at
-// once: when a call returns, the operation is complete at the target as
-// well (see docs/one-sided.md), so flushes and epoch ends only order memory.
+// RMA communication calls (MPI-3.1 section 11.3). On the origin's node
+// applied by the origin at once: when a call returns, the operation is
+// complete at the target as well (see docs/one-sided.md), so flushes and
+// epoch ends only order memory. On another node's target batched
+// (remote.h): complete at the flush or epoch end that sends the batch.
 #pragma once
 
 #include <mpi.h>

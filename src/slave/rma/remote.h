@@ -1,8 +1,10 @@
 // Operations on targets of other nodes (docs/one-sided.md, "Across
-// nodes"): the origin sends a RemoteOp (common/rma_node_file.h) to the
-// target on the window's communicator; the target's master applies it
-// without the target running and answers. Waiting for the answer is a
-// receive, a blocking point like any other.
+// nodes"): the origin collects an epoch's operations to such a target in
+// a batch (Window::batches) and sends it at a flush, at the epoch's end or
+// when it grows large, to the target on the window's communicator, with
+// the epoch's lock in front when it was not taken yet; the target's master
+// applies the batch without the target running and answers. Waiting for
+// the answer is a receive, a blocking point like any other.
 #pragma once
 
 #include <cstddef>
@@ -14,19 +16,35 @@
 
 namespace bdmpi::rma {
 
-struct RemoteResult {
-  RemoteReply reply;
-  std::vector<std::byte> data;  // fetched bytes, or granted ranks
-};
+// Tag of the window's own communicator: a passive-target lock granted
+// (releaser -> waiter).
+inline constexpr int kTagGrant = 3;
+
+bool OnOtherNode(const Window& win, int target);
 
 // Fills the fields of `op` that name the target's file and process.
 RemoteOp RemoteOpFor(const Window& win, RemoteKind kind, int target);
 
-// Sends op, its runs and data to the target's master and waits for the
-// answer (which holds at most `reply_capacity` bytes after the
-// RemoteReply). Throws the target master's error.
-RemoteResult CallRemote(const Window& win, RemoteOp op, const std::vector<TargetRun>& runs,
-                        const std::byte* data, std::uint64_t reply_capacity);
+// Adds op, its runs and data (copied: the origin's buffer is free when
+// this returns) to the batch of op.target; `fetch` says where its answer
+// goes (fetch.bytes 0: it has none), by the batch's completion.
+void Enqueue(Window& win, RemoteOp op, const std::vector<TargetRun>& runs, const std::byte* data,
+             RemoteFetch fetch);
+
+// MPI_Win_lock and lock_all on `target`: taken with its first batch.
+void LockLater(Window& win, int target, int lock_type, bool lock_all);
+
+// Sends the batch of `target` (every target of another node: -1) and
+// waits for its answer: MPI_Win_flush, the end of a fence or access epoch.
+// `local` (MPI_Win_flush_local): only a batch that fetches must go, the
+// others' data is already copied out of the origin's buffers.
+void FlushRemote(Window& win, int target, bool local);
+
+// MPI_Win_unlock, for each target in MPI_Win_unlock_all: the batch goes
+// with the unlock (and the lock, when it was never taken: an epoch with no
+// operation still takes and releases it, but lock_all's untouched targets
+// are left alone). Throws the target master's error after releasing.
+void EndRemote(Window& win, int target);
 
 // Tells the master in which one-sided call the rank's next waits on the
 // window's communicator are made (RmaWaitIn), so that a deadlock report

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ namespace {
 // Tags of the window's own communicator.
 constexpr int kTagPost = 1;      // target -> origin: MPI_Win_post
 constexpr int kTagComplete = 2;  // origin -> target: MPI_Win_complete
-constexpr int kTagGrant = 3;     // releaser -> waiter: a passive-target lock
+// 3: kTagGrant (remote.h), a passive-target lock granted.
 constexpr int kTagYield = 4;     // never sent: probed for to yield
 constexpr int kTagFenceWake = 5; // last rank into a node's fence -> its sleepers
 
@@ -71,21 +72,12 @@ void Await(const Window& win, int source, int tag, RmaWait wait, int rank, int d
   Check(PMPI_Recv(nullptr, 0, MPI_BYTE, source, tag, win.comm, MPI_STATUS_IGNORE), "MPI_Recv");
 }
 
-bool OnOtherNode(const Window& win, int target) {
-  return win.peers[static_cast<std::size_t>(target)].node !=
-         win.peers[static_cast<std::size_t>(win.rank)].node;
-}
-
-// Takes a lock on `target`, waiting (a blocking point) behind the queue.
-// Another node's target's lock state is in its node's file, which its
-// master reads and changes for us.
+// Takes a lock on a target of this node, waiting (a blocking point)
+// behind the queue. Another node's target's lock goes with the epoch's
+// first batch of operations to it (remote.h).
 void Acquire(Window& win, int target, bool exclusive, RmaWait wait) {
   bool taken = false;
-  if (OnOtherNode(win, target)) {
-    RemoteOp op = RemoteOpFor(win, RemoteKind::kLock, target);
-    op.exclusive = exclusive ? 1 : 0;
-    taken = CallRemote(win, op, {}, nullptr, 0).reply.granted != 0;
-  } else {
+  {
     ControlLock lock(win.control);
     taken = TakeOrQueue(win.mapping, win.peers[static_cast<std::size_t>(target)].slot, win.rank,
                         exclusive);
@@ -96,14 +88,7 @@ void Acquire(Window& win, int target, bool exclusive, RmaWait wait) {
 
 void Release(Window& win, int target, bool exclusive) {
   std::vector<int> granted;
-  if (OnOtherNode(win, target)) {
-    RemoteOp op = RemoteOpFor(win, RemoteKind::kUnlock, target);
-    op.exclusive = exclusive ? 1 : 0;
-    RemoteResult result =
-        CallRemote(win, op, {}, nullptr, static_cast<std::uint64_t>(win.size) * sizeof(int));
-    granted.resize(result.data.size() / sizeof(int));
-    std::memcpy(granted.data(), result.data.data(), granted.size() * sizeof(int));
-  } else {
+  {
     ControlLock lock(win.control);
     granted =
         ReleaseAndGrant(win.mapping, win.peers[static_cast<std::size_t>(target)].slot, exclusive);
@@ -112,16 +97,19 @@ void Release(Window& win, int target, bool exclusive) {
 }
 
 // Programs wait for another rank's store by polling their memory with
-// MPI_Win_sync, or a get with a flush, in a loop: an empty probe lets the
-// master run the others first, as it does for MPI_Iprobe, or with -nr 1
-// the rank that would store never runs.
+// MPI_Win_sync, a get with a flush, or a lock, a get and an unlock, in a
+// loop: an empty probe lets the master run the others first, as it does
+// for MPI_Iprobe, or with -nr 1 the rank that would store never runs.
 // A yield costs a round trip to the master, so only every kPollsPerYield-th
-// flush or sync yields: a polling loop still lets the others run, a flush
-// per operation costs little.
+// flush or sync, and every kUnlocksPerYield-th unlock, yields: a polling
+// loop still lets the others run, a flush per operation costs little.
 constexpr unsigned kPollsPerYield = 32;
+// An empty lock epoch costs a microsecond or less: a yield every 32nd
+// would triple it.
+constexpr unsigned kUnlocksPerYield = 256;
 
-void Yield(Window& win) {
-  if (++win.polls % kPollsPerYield != 0) return;
+void Yield(Window& win, unsigned* count = nullptr, unsigned every = kPollsPerYield) {
+  if (++*(count != nullptr ? count : &win.polls) % every != 0) return;
   int flag = 0;
   Check(PMPI_Iprobe(MPI_ANY_SOURCE, kTagYield, win.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
 }
@@ -178,6 +166,8 @@ void Fence(Window& win, int assert) {
   if (win.started || win.posted || InPassiveEpoch(win))
     throw Error(MPI_ERR_RMA_SYNC,
                 "MPI_Win_fence inside a post/start or lock epoch of the same window");
+  // The epoch's operations on other nodes' targets are complete first.
+  FlushRemote(win, -1, false);
   Barrier();
   if (win.one_node) {
     NodeFence(win);
@@ -213,6 +203,8 @@ void Start(Window& win, MPI_Group group, int assert) {
 
 void Complete(Window& win) {
   if (!win.started) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
+  for (int target : win.access_group)
+    if (OnOtherNode(win, target)) FlushRemote(win, target, false);
   Barrier();
   for (int target : win.access_group) Notify(win, target, kTagComplete);
   win.started = false;
@@ -256,7 +248,10 @@ void Lock(Window& win, int lock_type, int target, int assert) {
     throw Error(MPI_ERR_RMA_SYNC,
                 "rank " + std::to_string(target) + " is already locked by this rank in this window");
   bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
-  if (!nocheck) Acquire(win, target, lock_type == MPI_LOCK_EXCLUSIVE, RmaWait::kLock);
+  if (!nocheck && OnOtherNode(win, target))
+    LockLater(win, target, lock_type, false);
+  else if (!nocheck)
+    Acquire(win, target, lock_type == MPI_LOCK_EXCLUSIVE, RmaWait::kLock);
   Barrier();
   win.locks[target] = lock_type | (nocheck ? kNoCheck : 0);
 }
@@ -271,7 +266,12 @@ void Unlock(Window& win, int target) {
   Barrier();
   int lock = found->second;
   win.locks.erase(found);
-  if ((lock & kNoCheck) == 0) Release(win, target, (lock & ~kNoCheck) == MPI_LOCK_EXCLUSIVE);
+  if (OnOtherNode(win, target))
+    EndRemote(win, target);
+  else if ((lock & kNoCheck) == 0)
+    Release(win, target, (lock & ~kNoCheck) == MPI_LOCK_EXCLUSIVE);
+  // Programs poll with lock, get, unlock too (MPICH's linked-list tests).
+  Yield(win, &win.unlocks, kUnlocksPerYield);
 }
 
 void LockAll(Window& win, int assert) {
@@ -280,8 +280,12 @@ void LockAll(Window& win, int assert) {
     throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all: this rank already holds locks in the window");
   bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
   if (!nocheck)
-    for (int target = 0; target < win.size; ++target)
-      Acquire(win, target, false, RmaWait::kLockAll);
+    for (int target = 0; target < win.size; ++target) {
+      if (OnOtherNode(win, target))
+        LockLater(win, target, MPI_LOCK_SHARED, true);
+      else
+        Acquire(win, target, false, RmaWait::kLockAll);
+    }
   Barrier();
   win.lock_all = true;
   win.lock_all_nocheck = nocheck;
@@ -291,11 +295,24 @@ void UnlockAll(Window& win) {
   if (!win.lock_all) throw Error(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all");
   Barrier();
   win.lock_all = false;
-  if (!win.lock_all_nocheck)
-    for (int target = 0; target < win.size; ++target) Release(win, target, false);
+  // Every target is released even when one's batch fails: the first error
+  // is raised after.
+  std::optional<Error> failed;
+  for (int target = 0; target < win.size; ++target) {
+    try {
+      if (OnOtherNode(win, target))
+        EndRemote(win, target);
+      else if (!win.lock_all_nocheck)
+        Release(win, target, false);
+    } catch (const Error& error) {
+      if (!failed) failed = error;
+    }
+  }
+  if (failed) throw *failed;
+  Yield(win, &win.unlocks, kUnlocksPerYield);
 }
 
-void Flush(Window& win, int target) {
+void Flush(Window& win, int target, bool local) {
   if (target >= 0) {
     CheckTargetRank(win, target);
     if (!win.lock_all && win.locks.count(target) == 0)
@@ -304,6 +321,7 @@ void Flush(Window& win, int target) {
   } else if (!InPassiveEpoch(win)) {
     throw Error(MPI_ERR_RMA_SYNC, "flushing outside a passive-target epoch");
   }
+  if (target < 0 || OnOtherNode(win, target)) FlushRemote(win, target, local);
   Barrier();
   Yield(win);
 }

@@ -24,8 +24,10 @@ void Unlock(Window& win, int target);
 void LockAll(Window& win, int assert);
 void UnlockAll(Window& win);
 // flush, flush_local (all when target < 0): MPI_ERR_RMA_SYNC outside a
-// passive-target epoch, else a memory barrier.
-void Flush(Window& win, int target);
+// passive-target epoch, else a memory barrier, after the batches to other
+// nodes' targets went (`local`: only those that fetch; the others' data
+// is already out of the origin's buffers).
+void Flush(Window& win, int target, bool local);
 void Sync(Window& win);
 
 }  // namespace bdmpi::rma

@@ -19,14 +19,43 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/rma_node_file.h"
 
+namespace bdmpi {
+struct TypeInfo;
+}
+
 namespace bdmpi::rma {
 
 inline constexpr int kNoCheck = 0x100;
+
+// Where a fetching operation on another node's target puts its answer
+// (slave/rma/remote.cpp): the origin buffer, and its type when not dense.
+struct RemoteFetch {
+  void* buffer = nullptr;
+  std::int64_t count = 0;
+  std::shared_ptr<const TypeInfo> type;  // null: the bytes as they come
+  std::uint64_t bytes = 0;
+};
+
+// The operations of an epoch to one target of another node that did not
+// go yet: they go in one message at a flush, at the epoch's end, or when
+// the batch grows large (docs/one-sided.md, "Across nodes").
+struct RemoteBatch {
+  std::vector<std::byte> records;  // after room for a lock record
+  std::vector<RemoteFetch> fetches;
+  std::size_t operations = 0;
+  int first = 0;  // the first one's RemoteKind (and kFetchBit): the deadlock report's
+  // The epoch's lock on the target (MPI_LOCK_*; 0: none, or
+  // MPI_MODE_NOCHECK), taken with the first batch that goes.
+  int lock = 0;
+  bool lock_all = false;  // that lock is lock_all's
+  bool held = false;      // the target's master took it
+};
 
 struct Peer {
   int world_rank = 0;
@@ -82,7 +111,9 @@ struct Window {
   std::map<int, int> locks;
   bool lock_all = false;
   bool lock_all_nocheck = false;
-  unsigned polls = 0;  // flushes and syncs, for their yields (sync.cpp)
+  std::map<int, RemoteBatch> batches;  // by target of another node
+  unsigned polls = 0;    // flushes and syncs, for their yields (sync.cpp)
+  unsigned unlocks = 0;  // unlocks, for theirs
 };
 
 // The live window `win`, or MPI_ERR_WIN.

@@ -37,7 +37,10 @@ static void deadlock(MPI_Comm comm, const char *mode) {
       CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 1, 9, comm, MPI_STATUS_IGNORE));
     } else if (me == 1) {
       CHECK_MPI(MPI_Barrier(comm));
+      /* On another node the lock is taken lazily: at the unlock at the
+       * latest. */
       CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+      CHECK_MPI(MPI_Win_unlock(0, win));
     }
   } else if (strcmp(mode, "fence") == 0) {
     if (me == 0) CHECK_MPI(MPI_Win_fence(0, win));
@@ -173,9 +176,15 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &wide));
     CHECK_MPI(MPI_Win_set_errhandler(wide, MPI_ERRORS_RETURN));
     CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, far, 0, wide));
-    /* Nothing is attached there: the target's master says so. */
-    CHECK_CLASS(MPI_Put(v, 1, MPI_INT, far, 4096, 1, MPI_INT, wide), MPI_ERR_RMA_RANGE);
-    CHECK_MPI(MPI_Win_unlock(far, wide));
+    /* Nothing is attached there: the target's master says so, when the
+     * operation reaches it (at the unlock, or at once), and the epoch
+     * still ends. */
+    int put = MPI_Put(v, 1, MPI_INT, far, 4096, 1, MPI_INT, wide);
+    int unlock = MPI_Win_unlock(far, wide);
+    CHECK(put == MPI_SUCCESS ? error_class_of(unlock) == MPI_ERR_RMA_RANGE
+                             : error_class_of(put) == MPI_ERR_RMA_RANGE && unlock == MPI_SUCCESS,
+          "a put outside the regions: MPI_Put %d, MPI_Win_unlock %d", put, unlock);
+    CHECK_CLASS(MPI_Get(v, 1, MPI_INT, far, 0, 1, MPI_INT, wide), MPI_ERR_RMA_SYNC);
     CHECK_MPI(MPI_Win_free(&wide));
     CHECK_CLASS(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &wide),
                 MPI_ERR_RMA_SHARED);

@@ -6,6 +6,9 @@
  * shared locks and lock_all with flushes, and passive target on a rank
  * that waits in MPI_Recv the whole time (with a small --node-memory its
  * window memory is written back meanwhile). --bytes sets that window's size.
+ * Over all ranks most targets are on another node, where an epoch's
+ * operations travel in batches: their order, a flush in the middle, shared
+ * locks, and a lock epoch with no operation (batched()).
  */
 #include "check.h"
 
@@ -115,6 +118,92 @@ static void lock_all(MPI_Comm node) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Many operations in one epoch (one batch to another node's target):
+ * accumulates of one origin to one location are applied in order
+ * (MPI_REPLACE's last value stays), a flush in the middle completes those
+ * before it (a get after it sees them), flush_local fills a get's buffer,
+ * shared locks of every rank on one target let all accumulate, and an
+ * exclusive lock epoch with no operation waits for the holder's unlock. */
+static void batched(MPI_Comm comm) {
+  int rank = rank_in(comm), size = size_of(comm);
+  int next = (rank + 1) % size;
+  enum { kOps = 100, kHold = 20 };
+  int *mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, comm, &mem, &win));
+  mem[0] = mem[1] = mem[2] = mem[3] = 0;
+  CHECK_MPI(MPI_Barrier(comm));
+
+  /* Ordering and a flush in the middle, under an exclusive lock. */
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+  int values[kOps], one = 1;
+  for (int i = 0; i < kOps; ++i) {
+    values[i] = rank * 1000 + i;
+    CHECK_MPI(MPI_Accumulate(&values[i], 1, MPI_INT, next, 0, 1, MPI_INT, MPI_REPLACE, win));
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_INT, next, 1, 1, MPI_INT, MPI_SUM, win));
+    if (i == kOps / 2 - 1) {
+      int seen[2] = {-1, -1};
+      CHECK_MPI(MPI_Win_flush(next, win));
+      CHECK_MPI(MPI_Get(seen, 2, MPI_INT, next, 0, 2, MPI_INT, win));
+      CHECK_MPI(MPI_Win_flush(next, win));
+      CHECK(seen[0] == values[i] && seen[1] == kOps / 2,
+            "batched: after the flush %d, %d; want %d, %d", seen[0], seen[1], values[i], kOps / 2);
+    }
+  }
+  int last = -1;
+  CHECK_MPI(MPI_Fetch_and_op(NULL, &last, MPI_INT, next, 0, MPI_NO_OP, win));
+  CHECK_MPI(MPI_Win_unlock(next, win));
+  CHECK(last == values[kOps - 1], "batched: last value %d, want %d", last, values[kOps - 1]);
+  CHECK_MPI(MPI_Barrier(comm));
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+  int prev = (rank + size - 1) % size;
+  CHECK(mem[0] == prev * 1000 + kOps - 1 && mem[1] == kOps,
+        "batched: own slots %d, %d; want %d, %d", mem[0], mem[1], prev * 1000 + kOps - 1, kOps);
+  CHECK_MPI(MPI_Win_unlock(rank, win));
+  CHECK_MPI(MPI_Barrier(comm));
+
+  /* Shared locks: every rank adds to rank 0's slot 2, a get with
+   * flush_local in between. */
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  for (int i = 0; i < 10; ++i)
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_INT, 0, 2, 1, MPI_INT, MPI_SUM, win));
+  int at_least = -1;
+  CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_INT, &at_least, 1, MPI_INT, 0, 2, 1, MPI_INT,
+                               MPI_NO_OP, win));
+  CHECK_MPI(MPI_Win_flush_local(0, win));
+  CHECK(at_least >= 10 && at_least <= 10 * size, "batched: shared sum read %d", at_least);
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  CHECK_MPI(MPI_Barrier(comm));
+  if (rank == 0) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK(mem[2] == 10 * size, "batched: shared sum %d, want %d", mem[2], 10 * size);
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  }
+  CHECK_MPI(MPI_Barrier(comm));
+
+  /* An empty exclusive epoch on rank 0 ends only after rank 0's own
+   * exclusive epoch, in which it stores slot 3: read after it with
+   * MPI_MODE_NOCHECK, that store is seen. */
+  if (rank == 0) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    CHECK_MPI(MPI_Barrier(comm));
+    for (int i = 0; i < kHold; ++i) yield(comm);
+    mem[3] = 7;
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  } else {
+    CHECK_MPI(MPI_Barrier(comm));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    CHECK_MPI(MPI_Win_unlock(0, win));
+    int seen = -1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, win));
+    CHECK_MPI(MPI_Get(&seen, 1, MPI_INT, 0, 3, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_unlock(0, win));
+    CHECK(seen == 7, "batched: after an empty exclusive epoch slot 3 = %d, want 7", seen);
+  }
+  CHECK_MPI(MPI_Barrier(comm));
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* Passive target on a rank that sits in MPI_Recv: rank 0 writes all of
  * the last rank's window and reads it back, then tells it. */
 static void passive(MPI_Comm node, size_t bytes, int allocate) {
@@ -173,6 +262,7 @@ int main(int argc, char **argv) {
   lock_all(node);
   passive(node, bytes, 0);
   passive(node, bytes, 1);
+  batched(node);
   if (size_of(node) < world_size()) {
     /* Over all ranks: most targets are on another node. */
     pscw(MPI_COMM_WORLD, 0);
@@ -182,6 +272,7 @@ int main(int argc, char **argv) {
     lock_all(MPI_COMM_WORLD);
     passive(MPI_COMM_WORLD, bytes, 0);
     passive(MPI_COMM_WORLD, bytes, 1);
+    batched(MPI_COMM_WORLD);
   }
   MPI_Comm_free(&node);
   MPI_Barrier(MPI_COMM_WORLD);
