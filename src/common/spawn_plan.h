@@ -35,7 +35,7 @@ struct SpawnPlan {
 // (the master's log says why).
 enum SpawnRefusal : int { kSpawnNoRoom = 1, kSpawnNoHost = 2, kSpawnNotStarted = 3 };
 
-// The masters' dynamic-process messages to each other (spawn_ranks.cpp)
+// The masters' dynamic-process messages to each other (dynamic_messages.cpp)
 // are lists of NUL-terminated text fields, in the plan's encoding.
 std::vector<std::byte> EncodeFields(const std::vector<std::string>& fields);
 // Throws Error(kErrArg) when the last field is not terminated.

@@ -89,9 +89,9 @@ class Master : private MasterServices {
   void HandleFinalize(Slave& slave, const RequestMsg& request);
   void HandleAbort(Slave& slave, const RequestMsg& request);
   void OnEvent(const RequestMsg& event);
-  // Dynamic processes (launch/spawn_ranks.cpp): MPI_Comm_spawn's root
-  // starts ranks in this node's reserved slots; the node's published
-  // names (MPI_Publish_name, ...).
+  // Dynamic processes: MPI_Comm_spawn's root starts ranks in the job's
+  // reserved slots (launch/spawn_ranks.cpp); the job's published names
+  // (launch/service_names.cpp).
   void HandleSpawn(Slave& slave, const RequestMsg& request, const std::byte* inline_payload);
   void HandlePublishName(Slave& slave, const RequestMsg& request,
                          const std::byte* inline_payload);
@@ -101,9 +101,12 @@ class Master : private MasterServices {
                            const std::byte* inline_payload);
   std::string ServiceName(const Slave& slave, const RequestMsg& request,
                           const std::byte* inline_payload);
+  void OnNameRequest(const std::vector<std::string>& fields);
+  void OnNameAnswer(const std::vector<std::string>& fields);
   // The masters' messages to each other about dynamic processes
-  // (WireKind::kDynamic); to this node's own master they go through
-  // dynamic_inbox_, served before the handler that sent them returns.
+  // (WireKind::kDynamic, launch/dynamic_messages.cpp); to this node's own
+  // master they go through dynamic_inbox_, served before the handler that
+  // sent them returns.
   struct PendingSpawn;
   void OnDynamicMessage(IncomingMessage message);
   void SendDynamic(int node, const std::vector<std::string>& fields);
@@ -114,6 +117,7 @@ class Master : private MasterServices {
   void PlaceSpawn(PendingSpawn& pending);
   void OnSpawnStart(const std::vector<std::string>& fields);
   void OnSpawnStarted(const std::vector<std::string>& fields);
+  void OnSpawnDiscard(const std::vector<std::string>& fields);
   void FinishSpawn(int spawn);
   void ReleaseSpawnHold();
   // Request authentication (request_check.cpp). The slave that sent

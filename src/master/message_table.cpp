@@ -240,7 +240,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
        .handle = Handle<&N::HandleReleaseProgress>},
 
-      // Dynamic processes (launch/spawn_ranks.cpp).
+      // Dynamic processes (launch/spawn_ranks.cpp, launch/service_names.cpp).
       {.type = MsgType::kSpawn, .mpi_call = "MPI_Comm_spawn", .replies = Replies::kYes,
        .handle = Handle<&M::HandleSpawn>},
       {.type = MsgType::kPublishName, .mpi_call = "MPI_Publish_name", .replies = Replies::kYes,

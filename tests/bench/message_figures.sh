@@ -3,7 +3,7 @@
 #
 # A smoke run of bench/run_message_figures.sh: one repetition of the
 # smallest useful set (8 B and 1 MiB between 2 ranks, a 1 MiB bcast and
-# alltoall and the fanin round on 4 ranks, a short window) with the programs already built in
+# alltoall, the fanin and isendflood rounds on 4 ranks, a short window) with the programs already built in
 # BIN. Checks that it ends with status 0 within its time, that the table has
 # every figure with a ratio and a target verdict and the CSV every run, and
 # that the BDMPI jobs left nothing behind. Skipped (77) without Open MPI's
@@ -37,13 +37,15 @@ for row in '^\| latency \(round trip\) \| 2 \| 8 B \| -nr 1 \|' \
   '^\| alltoall \| 4 \| 1 MiB \| -nr 1 \|.*\| (ok|MISS) ' \
   '^\| latency \(round trip\) \| 2 \| 8 B \| -nr 2 \|.*\| (ok|MISS) ' \
   '^\| fanin \(per round\) \| 4 \| 12 B \| -nr 4 \|.*\| (ok|MISS) ' \
+  '^\| isendflood \(per round\) \| 4 \| 64 x 12 B \| -nr 4 \|.*\| (ok|MISS) ' \
   '^\| latency -nr 2 / -nr 1 \| 2 \| 8 B \|.*\| (ok|MISS) ' \
   '^\| stream -nr 2 / -nr 1 \| 2 \| 8 B \|.*\| (ok|MISS) '; do
   grep -Eq "$row" "$table" || fail "no row matching /$row/ in the table"
 done
 grep -q 'n/a' "$table" && fail "a figure without a value in the table"
-# 3 runs (-nr 1, -nr = ranks, Open MPI) x (2 pingpong + 2 bw + 2 coll + 1 fanin) lines
+# 3 runs (-nr 1, -nr = ranks, Open MPI) x (2 pingpong + 2 bw + 2 coll + 1 fanin
+# + 1 isendflood) lines
 lines=$(($(wc -l <"$out/results.csv") - 1))
-((lines == 21)) || fail "results.csv has $lines measurements, expected 21"
+((lines == 24)) || fail "results.csv has $lines measurements, expected 24"
 expect_nothing_left "$job" "$scratch"
 echo "PASS (${elapsed}s)"

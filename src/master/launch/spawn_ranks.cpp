@@ -1,11 +1,10 @@
-// The master's half of dynamic processes: MPI_Comm_spawn(_multiple)'s root
-// asks its master (MsgType::kSpawn) to start ranks in the job's reserved
-// slots (common/rank_layout.h), on any node; and the job's published
-// names (kPublishName, kLookupName, kUnpublishName), kept by node 0. The slave's half is
+// The master's half of MPI_Comm_spawn(_multiple): the root asks its master
+// (MsgType::kSpawn) to start ranks in the job's reserved slots
+// (common/rank_layout.h), on any node. The slave's half is
 // src/slave/comm/dynamic.cpp; docs/processes.md, "Dynamic processes".
 //
-// A spawn's masters talk in three steps (WireKind::kDynamic, text fields;
-// the root's own master answers itself through dynamic_inbox_):
+// A spawn's masters talk in three steps (dynamic_messages.cpp; the root's
+// own master answers itself through dynamic_inbox_):
 //   query   root's master -> every master: hold your free slots for me
 //   free    -> root's master: my next slot's job rank, free slots, channel
 //   start   root's master -> every master: start these ranks (0: release)
@@ -15,7 +14,6 @@
 // A master holds its free slots for one spawn at a time (queries of others
 // wait), so the root's master knows each node's job ranks before any rank
 // starts, and the children's MPI_COMM_WORLD is the same list everywhere.
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -25,12 +23,10 @@
 #include <vector>
 
 #include "common/error.h"
-#include "common/file_io.h"
-#include "common/job_names.h"
 #include "common/log.h"
 #include "common/program_path.h"
 #include "common/spawn_plan.h"
-#include "common/unique_fd.h"
+#include "master/launch/dynamic_fields.h"
 #include "master/master.h"
 
 namespace bdmpi {
@@ -53,18 +49,6 @@ struct Master::PendingSpawn {
 
 namespace {
 
-std::string Str(int value) { return std::to_string(value); }
-
-int ToInt(const std::string& field) {
-  try {
-    std::size_t used = 0;
-    int value = std::stoi(field, &used);
-    if (used == field.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw Error(kErrIntern, "a master's spawn message holds '" + field + "' for a number");
-}
-
 // The children's world as BDMPI_SPAWN gives it: runs "first:count" of
 // consecutive job ranks.
 std::string WorldRuns(const std::vector<int>& world) {
@@ -76,15 +60,6 @@ std::string WorldRuns(const std::vector<int>& world) {
     i = j;
   }
   return runs;
-}
-
-// A rank's MPI_Publish_name, _Lookup_name or _Unpublish_name, for node 0's
-// master: its type, the rank's node and job rank, the port (PortId) and
-// the service.
-std::vector<std::string> NameFields(const RequestMsg& request, int node, int job_rank,
-                                    const std::string& service) {
-  return {"name", std::to_string(static_cast<int>(request.type)), std::to_string(node),
-          std::to_string(job_rank), std::to_string(request.id), service};
 }
 
 std::string OwnHost() {
@@ -153,110 +128,13 @@ void Master::HandleSpawn(Slave& slave, const RequestMsg& request,
   ServeDynamicInbox();
 }
 
-void Master::SendDynamic(int node, const std::vector<std::string>& fields) {
-  if (node == node_) {
-    dynamic_inbox_.push_back(fields);
-    return;
-  }
-  OutgoingMessage message;
-  message.dest_node = node;
-  message.header.kind = WireKind::kDynamic;
-  message.header.dest_world_rank = -1;
-  message.payload = payloads_.Store(EncodeFields(fields));
-  network_->Send(std::move(message));
-}
-
-void Master::OnDynamicMessage(IncomingMessage incoming) {
-  std::vector<std::byte> bytes;
-  if (incoming.on_disk) {
-    Payload payload =
-        incoming.in_memory
-            ? payloads_.AdoptIncoming(incoming.file_id, incoming.file_inode, incoming.header.bytes)
-            : payloads_.Adopt(incoming.file_id, incoming.file_inode, incoming.header.bytes);
-    bytes.resize(payload.bytes());
-    UniqueFd fd = payload.Open(O_RDONLY);
-    ReadExactlyAt(fd.get(), bytes.data(), bytes.size(), 0, "a master's spawn message");
-  } else {
-    bytes = std::move(incoming.memory);
-  }
-  dynamic_inbox_.push_back(DecodeFields(bytes.data(), bytes.size()));
-  ServeDynamicInbox();
-}
-
-void Master::ServeDynamicInbox() {
-  if (serving_dynamic_) return;  // the outer call serves what this one queued
-  serving_dynamic_ = true;
-  try {
-    while (!dynamic_inbox_.empty()) {
-      std::vector<std::string> fields = std::move(dynamic_inbox_.front());
-      dynamic_inbox_.pop_front();
-      OnDynamicFields(fields);
-    }
-  } catch (...) {
-    serving_dynamic_ = false;
-    throw;
-  }
-  serving_dynamic_ = false;
-}
-
-void Master::OnDynamicFields(const std::vector<std::string>& fields) {
-  BDMPI_ENFORCE(fields.size() >= 3, "a master's spawn message is cut short");
-  const std::string& step = fields[0];
-  if (step == "query") {
-    OnSpawnQuery(ToInt(fields[1]), ToInt(fields[2]));
-  } else if (step == "free") {
-    OnSpawnFree(fields);
-  } else if (step == "start") {
-    OnSpawnStart(fields);
-  } else if (step == "started") {
-    OnSpawnStarted(fields);
-  } else if (step == "discard") {
-    // The spawn failed on another node: this node's ranks of it go again.
-    for (std::size_t i = 2; i < fields.size(); ++i) {
-      Slave* child = slaves_.ByWorldRank(ToInt(fields[i]));
-      if (child == nullptr || child->state == SlaveState::kExited || child->pid <= 0) continue;
-      child->discarded = true;
-      kill(child->pid, SIGKILL);
-    }
-  } else if (step == "name") {
-    BDMPI_ENFORCE(node_ == 0 && fields.size() == 6, "a name request is malformed");
-    auto type = static_cast<MsgType>(ToInt(fields[1]));
-    std::uint64_t port = std::stoull(fields[4]);
-    const std::string& service = fields[5];
-    int error = 0;
-    auto found = published_.find(service);
-    if (type == MsgType::kPublishName) {
-      if (found != published_.end()) {
-        error = kErrName;
-      } else {
-        published_.emplace(service, port);
-      }
-    } else if (type == MsgType::kLookupName) {
-      if (found == published_.end()) {
-        error = kErrName;
-      } else {
-        port = found->second;
-      }
-    } else {
-      if (found == published_.end() || found->second != port) {
-        error = kErrName;
-      } else {
-        published_.erase(found);
-      }
-    }
-    SendDynamic(ToInt(fields[2]), {"named", fields[1], fields[3], Str(error),
-                                   std::to_string(port)});
-  } else if (step == "named") {
-    BDMPI_ENFORCE(fields.size() == 5, "a name answer is malformed");
-    Slave* slave = slaves_.ByWorldRank(ToInt(fields[2]));
-    if (slave == nullptr || slave->state == SlaveState::kExited) return;
-    ReplyMsg reply;
-    reply.type = static_cast<MsgType>(ToInt(fields[1]));
-    reply.error = ToInt(fields[3]);
-    reply.bytes = std::stoull(fields[4]);
-    Reply(*slave, reply);
-  } else {
-    BDMPI_ENFORCE(false, "a master's message of unknown step '" + step + "'");
+void Master::OnSpawnDiscard(const std::vector<std::string>& fields) {
+  // The spawn failed on another node: this node's ranks of it go again.
+  for (std::size_t i = 2; i < fields.size(); ++i) {
+    Slave* child = slaves_.ByWorldRank(ToInt(fields[i]));
+    if (child == nullptr || child->state == SlaveState::kExited || child->pid <= 0) continue;
+    child->discarded = true;
+    kill(child->pid, SIGKILL);
   }
 }
 
@@ -559,33 +437,6 @@ void Master::FinishSpawn(int spawn) {
                 reply.source, reply.tag);
   }
   Reply(root, reply);
-}
-
-std::string Master::ServiceName(const Slave& slave, const RequestMsg& request,
-                                const std::byte* inline_payload) {
-  std::string name(request.bytes, '\0');
-  payloads_.Read(request, io_->Window(slave.index), inline_payload, name.data(), name.size());
-  return name;
-}
-
-// Names are the job's: node 0's master keeps them, and every master asks
-// it ("name", answered by "named"), its own included, while the rank
-// waits for the answer in its call.
-void Master::HandlePublishName(Slave& slave, const RequestMsg& request,
-                               const std::byte* inline_payload) {
-  SendDynamic(0, NameFields(request, node_, slave.world_rank,
-                            ServiceName(slave, request, inline_payload)));
-  ServeDynamicInbox();
-}
-
-void Master::HandleLookupName(Slave& slave, const RequestMsg& request,
-                              const std::byte* inline_payload) {
-  HandlePublishName(slave, request, inline_payload);
-}
-
-void Master::HandleUnpublishName(Slave& slave, const RequestMsg& request,
-                                 const std::byte* inline_payload) {
-  HandlePublishName(slave, request, inline_payload);
 }
 
 }  // namespace bdmpi

@@ -25,7 +25,7 @@ namespace bdmpi {
 // a synchronous send's message was matched: it goes back to the sender's
 // master, which completes send `sync_id` of rank `dest_world_rank`; or
 // (kind kDynamic) a message from master to master about dynamic
-// processes, its payload text fields (master/launch/spawn_ranks.cpp).
+// processes, its payload text fields (master/launch/dynamic_messages.cpp).
 enum class WireKind : std::uint32_t { kMessage = 0, kSyncMatched = 1, kDynamic = 2 };
 
 struct WireHeader {

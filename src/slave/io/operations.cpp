@@ -73,11 +73,8 @@ void Agree(MPI_Comm comm, bool rank0_only, const std::function<void()>& step) {
   int mine = failure ? failure->error_class() : 0, worst = mine;
   Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm);
   if (failure) throw *failure;
-  if (worst != 0) {
-    const char* text = ErrorClassString(worst);
-    throw Error(worst, std::string("failed on another rank of the file (") +
-                           (text ? text : "?") + ")");
-  }
+  // The class's text follows wherever the error is reported.
+  if (worst != 0) throw Error(worst, "failed on another rank of the file");
 }
 
 // A collective data access waits for the file's other ranks first (a
