@@ -52,8 +52,7 @@ class NodeMemory {
   // back while others compute, when the budget has room.
   void ReadAheadNext();
   // -nr auto: whether the slave the scheduler would start next fits in the
-  // budget next to the running ones (their data cannot be written back)
-  // and the blocked ones that running or runnable ones are about to wake.
+  // budget next to the running ones (their data cannot be written back).
   bool RoomToRunAnother();
   // Notes the bytes the budget counts (storage-backed data resident or
   // being read, payloads in memory) after a decision to resume or read
