@@ -114,6 +114,8 @@ class Master : private MasterServices {
   void OnDynamicFields(const std::vector<std::string>& fields);
   void OnSpawnQuery(int spawn, int origin);
   void OnSpawnFree(const std::vector<std::string>& fields);
+  // The spawn a `free` or `started` answer of `size` fields is about.
+  PendingSpawn& AnsweredSpawn(const std::vector<std::string>& fields, std::size_t size);
   void PlaceSpawn(PendingSpawn& pending);
   void OnSpawnStart(const std::vector<std::string>& fields);
   void OnSpawnStarted(const std::vector<std::string>& fields);

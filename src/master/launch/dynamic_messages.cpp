@@ -50,17 +50,15 @@ void Master::OnDynamicMessage(IncomingMessage incoming) {
 void Master::ServeDynamicInbox() {
   if (serving_dynamic_) return;  // the outer call serves what this one queued
   serving_dynamic_ = true;
-  try {
-    while (!dynamic_inbox_.empty()) {
-      std::vector<std::string> fields = std::move(dynamic_inbox_.front());
-      dynamic_inbox_.pop_front();
-      OnDynamicFields(fields);
-    }
-  } catch (...) {
-    serving_dynamic_ = false;
-    throw;
+  struct Serving {  // cleared however the loop ends, a throw included
+    bool& flag;
+    ~Serving() { flag = false; }
+  } serving{serving_dynamic_};
+  while (!dynamic_inbox_.empty()) {
+    std::vector<std::string> fields = std::move(dynamic_inbox_.front());
+    dynamic_inbox_.pop_front();
+    OnDynamicFields(fields);
   }
-  serving_dynamic_ = false;
 }
 
 void Master::OnDynamicFields(const std::vector<std::string>& fields) {

@@ -174,11 +174,16 @@ void Master::ReleaseSpawnHold() {
   }
 }
 
-void Master::OnSpawnFree(const std::vector<std::string>& fields) {
-  BDMPI_ENFORCE(fields.size() == 6, "a spawn's free message is malformed");
+Master::PendingSpawn& Master::AnsweredSpawn(const std::vector<std::string>& fields,
+                                            std::size_t size) {
+  BDMPI_ENFORCE(fields.size() == size, "a spawn's " + fields[0] + " message is malformed");
   auto found = spawns_.find(ToInt(fields[1]));
-  BDMPI_ENFORCE(found != spawns_.end(), "a free message for no spawn");
-  PendingSpawn& pending = *found->second;
+  BDMPI_ENFORCE(found != spawns_.end(), "a " + fields[0] + " message for no spawn");
+  return *found->second;
+}
+
+void Master::OnSpawnFree(const std::vector<std::string>& fields) {
+  PendingSpawn& pending = AnsweredSpawn(fields, 6);
   auto node = static_cast<std::size_t>(ToInt(fields[2]));
   pending.next[node] = ToInt(fields[3]);
   pending.free[node] = ToInt(fields[4]);
@@ -394,10 +399,7 @@ void Master::OnSpawnStart(const std::vector<std::string>& fields) {
 }
 
 void Master::OnSpawnStarted(const std::vector<std::string>& fields) {
-  BDMPI_ENFORCE(fields.size() == 5, "a spawn's started message is malformed");
-  auto found = spawns_.find(ToInt(fields[1]));
-  BDMPI_ENFORCE(found != spawns_.end(), "a started message for no spawn");
-  PendingSpawn& pending = *found->second;
+  PendingSpawn& pending = AnsweredSpawn(fields, 5);
   auto node = static_cast<std::size_t>(ToInt(fields[2]));
   if (fields[3] == "0") {
     pending.started[node] = true;
