@@ -1,6 +1,8 @@
 // The window's node file: its locks and regions; see rma_node_file.h.
 #include "common/rma_node_file.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <string>
@@ -62,6 +64,25 @@ bool InAttachedRegion(char* mapping, int slot, std::uint64_t lo, std::uint64_t h
     if (lo >= regions[i].base && hi <= regions[i].base + regions[i].size) return true;
   }
   return false;
+}
+
+int MoveFileRuns(int fd, std::uint64_t base, const TargetRun* runs, std::size_t count,
+                 std::byte* local, bool to_file) {
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t offset = base + runs[i].offset;
+    std::uint64_t left = runs[i].length;
+    while (left > 0) {
+      ssize_t moved = to_file ? pwrite(fd, local, left, static_cast<off_t>(offset))
+                              : pread(fd, local, left, static_cast<off_t>(offset));
+      if (moved < 0 && errno == EINTR) continue;
+      if (moved < 0) return errno;
+      if (moved == 0) return EFAULT;
+      local += moved;
+      offset += static_cast<std::uint64_t>(moved);
+      left -= static_cast<std::uint64_t>(moved);
+    }
+  }
+  return 0;
 }
 
 std::string DescribeRmaWait(RmaWait wait, int rank, int detail) {

@@ -33,6 +33,13 @@ struct TargetState {
   std::int32_t shared = 0;      // holders of shared locks
   std::int32_t queued = 0;      // waiters in `queue` (its first entries)
   std::int32_t attached = 0;    // regions attached (dynamic windows)
+  // MPI_Win_allocate: the rank's window memory (its segment of the file)
+  // is written back and dropped, the rank switched out. Others then reach
+  // it with pread/pwrite on the file rather than through their mappings,
+  // which would keep its pages in memory (an atomic: written by the
+  // rank, read by the others without the mutex).
+  std::uint32_t released = 0;
+  std::uint32_t pad = 0;
 };
 
 // The start of the node's file. After it: the states, one per local rank;
@@ -98,6 +105,15 @@ std::vector<int> ReleaseAndGrant(char* mapping, int slot, bool exclusive);
 
 // Whether [lo, hi) lies in one region slot attached (mutex held).
 bool InAttachedRegion(char* mapping, int slot, std::uint64_t lo, std::uint64_t hi);
+
+struct TargetRun;
+// Moves the bytes of `runs` (count of them, at file offsets base +
+// run.offset) between `local` (contiguous) and the window's file `fd`:
+// into the file when `to_file`, else out of it (pwrite / pread, resumed
+// after a partial transfer or EINTR). Returns 0, or the errno (EFAULT for
+// a run past the end of the file).
+int MoveFileRuns(int fd, std::uint64_t base, const TargetRun* runs, std::size_t count,
+                 std::byte* local, bool to_file);
 
 // Operations on a target of another node, sent by their origin on the
 // window's communicator to the target with tag kTagRemoteOp, in one

@@ -78,6 +78,8 @@ std::atomic<std::uintptr_t> g_end{0};
 std::atomic<std::uintptr_t> g_heap_base{UINTPTR_MAX};
 // Arena::heap_committed, readable without the lock.
 std::atomic<std::uint64_t> g_heap_committed{0};
+// Storage-backed bytes held outside the arena (CountOutsideArena).
+std::atomic<std::uint64_t> g_outside{0};
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 __thread bool t_inside __attribute__((tls_model("initial-exec"))) = false;
 
@@ -290,7 +292,8 @@ void Publish(Arena& arena) {
   g_heap_committed.store(arena.heap_committed, std::memory_order_relaxed);
   if (arena.slot != nullptr)
     arena.slot->allocated.store(
-        arena.allocated + arena.heap_committed + MetadataResident(arena),
+        arena.allocated + arena.heap_committed + MetadataResident(arena) +
+            g_outside.load(std::memory_order_relaxed),
         std::memory_order_relaxed);
 }
 
@@ -1411,6 +1414,19 @@ void DropRecycled() {
   if (g_arena == nullptr) return;
   while (!g_arena->recycled.empty()) DropOldestRecycled(*g_arena);
   Publish(*g_arena);
+}
+
+void CountOutsideArena(std::int64_t delta) {
+  g_outside.fetch_add(static_cast<std::uint64_t>(delta), std::memory_order_relaxed);
+  if (Threshold() == SIZE_MAX) return;
+  Locked lock;
+  Arena* arena = nullptr;
+  try {
+    if (!EnsureReady(arena)) return;
+  } catch (const std::exception&) {
+    return;
+  }
+  Publish(*arena);
 }
 
 }  // namespace bdmpi::memory

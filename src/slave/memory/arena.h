@@ -164,4 +164,11 @@ std::uint64_t AllocatedBytes();
 // free again (what free() does to a block that is not kept).
 void DropRecycled();
 
+// Storage-backed bytes the rank holds outside the arena, added to (or,
+// negative, taken from) what the storage table counts for it: the window
+// memory of MPI_Win_allocate, which lives in the window's file so that
+// the node's other ranks reach it with memcpy, and which the rank writes
+// back and drops at its switch-outs (slave/rma/window.h).
+void CountOutsideArena(std::int64_t delta);
+
 }  // namespace bdmpi::memory

@@ -50,10 +50,14 @@ std::vector<iovec> RunsAt(std::uint64_t address, int count, const TypeInfo& type
 }
 
 // Where an operation's target bytes are: in this process (the node's file
-// or this rank's own memory) or in another process (pid).
+// or this rank's own memory), in another process (pid), or in the node's
+// file reached through its descriptor (fd: the runs are addresses in the
+// mapping, at their offsets in the file).
 struct Target {
   std::vector<iovec> runs;
   pid_t pid = 0;  // 0: the runs are addresses of this process
+  int fd = -1;    // >= 0: reach them in this file instead
+  const char* mapping = nullptr;
   std::uint64_t bytes = 0;
 };
 
@@ -111,6 +115,21 @@ Target Resolve(Window& win, int target, MPI_Aint disp, int count, const TypeInfo
                   "the operation touches " + Describe(target, offset + lo, offset + hi, peer.size));
     if (peer.offset >= 0) {
       address = reinterpret_cast<std::uint64_t>(win.mapping + peer.offset + offset);
+      if (win.flavor == Flavor::kAllocate && target != win.rank && where.bytes > 0) {
+        // A switched-out target's memory is reached in the file, so that
+        // no mapping of this rank keeps its pages in memory; a resident
+        // one's through the mapping, whose pages this rank drops at its
+        // own switch-out (window.h, ReleaseWindowMemory). Either way the
+        // page cache is the one copy: a race with the target's switch-out
+        // or switch-in changes the path, not the bytes.
+        if (std::atomic_ref<std::uint32_t>(StateOf(win, peer.slot).released)
+                .load(std::memory_order_acquire) != 0) {
+          where.fd = win.file.get();
+          where.mapping = win.mapping;
+        } else {
+          win.mapped[static_cast<std::size_t>(peer.slot)] = true;
+        }
+      }
     } else {
       address = peer.base + static_cast<std::uint64_t>(offset);
       if (target != win.rank) where.pid = peer.pid;
@@ -157,15 +176,26 @@ RemoteOp ResolveRemote(Window& win, RemoteKind kind, int target, MPI_Aint disp, 
   throw Error(err == EFAULT ? MPI_ERR_RMA_RANGE : MPI_ERR_OTHER,
               std::string(what) + " the target's memory failed: " + std::strerror(err) +
                   (err == EPERM ? " (the kernel forbids reading other processes: Yama's "
-                                  "ptrace_scope above 1; use "
-                                  "MPI_Win_allocate_shared over a node's ranks)"
+                                  "ptrace_scope above 1; use MPI_Win_allocate or "
+                                  "MPI_Win_allocate_shared)"
                                 : ""));
 }
 
 // Moves where.bytes between `local` and the target's runs: into the target
 // when `to_target`, else out of it.
 void Transfer(const Target& where, std::byte* local, bool to_target) {
-  int err = MoveRuns(where.pid, where.runs.data(), where.runs.size(), local, to_target);
+  int err = 0;
+  if (where.fd >= 0) {
+    std::vector<TargetRun> runs;
+    runs.reserve(where.runs.size());
+    for (const iovec& run : where.runs)
+      runs.push_back(TargetRun{static_cast<std::uint64_t>(
+                                   static_cast<const char*>(run.iov_base) - where.mapping),
+                               run.iov_len});
+    err = MoveFileRuns(where.fd, 0, runs.data(), runs.size(), local, to_target);
+  } else {
+    err = MoveRuns(where.pid, where.runs.data(), where.runs.size(), local, to_target);
+  }
   if (err != 0) TransferFailed(to_target ? "writing" : "reading", err);
 }
 
@@ -401,7 +431,7 @@ void GetAccumulate(Window& win, const void* origin, int origin_count, MPI_Dataty
   auto lock = LockFor(win, where, true);
   // Target bytes in one run of this process (the node's file, or this
   // rank's own memory): combined in place.
-  if (where.pid == 0 && where.runs.size() == 1) {
+  if (where.pid == 0 && where.fd < 0 && where.runs.size() == 1) {
     auto* target_bytes = static_cast<std::byte*>(where.runs[0].iov_base);
     if (rtype != nullptr) UnpackElements(target_bytes, where.bytes, result, result_count, *rtype);
     if (id != OpId::kNoOp) Reduce(id, base, in, target_bytes, elements);

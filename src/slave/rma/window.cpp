@@ -24,6 +24,7 @@
 #include "common/rank_wiring.h"
 #include "common/protocol.h"
 #include "slave/comm/attributes.h"
+#include "slave/memory/arena.h"
 #include "slave/rma/remote.h"
 #include "slave/runtime/info.h"
 #include "slave/runtime/runtime.h"
@@ -129,7 +130,9 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
 
   // Each node's ranks and, for memory in the file, where theirs lies in
   // that node's file; each node's first rank makes its file.
-  bool in_file = flavor == Flavor::kShared;
+  // MPI_Win_allocate's memory is there too, page-aligned per rank, so that
+  // each rank can write its own back and drop it (ReleaseWindowMemory).
+  bool in_file = flavor == Flavor::kShared || flavor == Flavor::kAllocate;
   std::map<int, std::vector<int>> by_node;  // node -> its window ranks
   win.peers.resize(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) {
@@ -246,6 +249,9 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
     win.mapping = static_cast<char*>(p);
   }
   win.control = reinterpret_cast<ControlBlock*>(win.mapping);
+  win.file = std::move(fd);
+  win.node_ranks = mine_on_node;
+  win.mapped.assign(mine_on_node.size(), false);
 
   Peer& self = win.peers[static_cast<std::size_t>(win.rank)];
   win.base = in_file ? win.mapping + self.offset : base;
@@ -297,28 +303,16 @@ MPI_Win AllocateWindow(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm com
     *baseptr = win.base;
     return win.handle;
   }
-  // MPI_Win_allocate's memory is the rank's own storage-backed memory (an
-  // arena block when large, the heap when small): counted in the node's
-  // budget and written back at switch-out like any other, and reached by
-  // origins as MPI_Win_create memory is. Zeroed, as the node's file was.
-  void* memory = nullptr;
-  if (size > 0) {
-    memory = std::calloc(1, static_cast<std::size_t>(size));
-    if (memory == nullptr)
-      throw Error(MPI_ERR_NO_MEM, "MPI_Win_allocate: no memory for a window of " +
-                                      std::to_string(size) + " bytes");
-  }
-  Window* win = nullptr;
-  try {
-    win = &Make(Flavor::kAllocate, memory, static_cast<std::uint64_t>(size), disp_unit, info,
-                comm);
-  } catch (...) {
-    std::free(memory);
-    throw;
-  }
-  win->owned_memory = memory;
-  *baseptr = memory;
-  return win->handle;
+  // MPI_Win_allocate's memory is the rank's segment of the node's file
+  // (zero, as a new file is): the node's other ranks reach it with memcpy.
+  // It is storage-backed memory of the rank: counted in the node's budget
+  // with the rest, written back and dropped at its switch-outs.
+  Window& win = Make(Flavor::kAllocate, nullptr, static_cast<std::uint64_t>(size), disp_unit,
+                     info, comm);
+  memory::CountOutsideArena(static_cast<std::int64_t>(RoundUp(static_cast<std::uint64_t>(size),
+                                                              kPage)));
+  *baseptr = win.base;
+  return win.handle;
 }
 
 MPI_Win CreateDynamicWindow(MPI_Info info, MPI_Comm comm) {
@@ -384,7 +378,9 @@ void FreeWindow(MPI_Win* handle) {
   Check(PMPI_Barrier(win.comm), "MPI_Barrier");
   DeleteAllAttrs(AttrKind::kWin, win.handle);
   munmap(win.mapping, win.mapping_bytes);
-  std::free(win.owned_memory);
+  if (win.flavor == Flavor::kAllocate)
+    memory::CountOutsideArena(-static_cast<std::int64_t>(
+        RoundUp(win.peers[static_cast<std::size_t>(win.rank)].size, kPage)));
   if (win.file_owner) Runtime::Instance()->spill_dir().Unlink(win.file_id);
   PMPI_Comm_free(&win.comm);
   Windows().windows.erase(HandleIndex(win.handle));
@@ -456,13 +452,14 @@ MPI_Info HintsOf(const Window& win) {
 namespace {
 
 // The control blocks of the windows whose program memory others reach
-// with process_vm_*, in file-id order: every rank of a node takes them in
-// the same order, so two ranks switching out at once cannot deadlock.
+// with process_vm_* (MPI_Win_create, MPI_Win_create_dynamic), in file-id
+// order: every rank of a node takes them in the same order, so two ranks
+// switching out at once cannot deadlock.
 std::vector<ControlBlock*> ProgramMemoryControls() {
   std::vector<std::pair<std::uint64_t, ControlBlock*>> found;
   for (auto& [index, window] : Windows().windows) {
     (void)index;
-    if (window->flavor != Flavor::kShared)
+    if (window->flavor == Flavor::kCreate || window->flavor == Flavor::kDynamic)
       found.emplace_back(window->file_id, window->control);
   }
   std::sort(found.begin(), found.end());
@@ -479,6 +476,121 @@ void LockTargetsForWriteBack() {
 
 void UnlockTargetsAfterWriteBack() {
   for (ControlBlock* control : ProgramMemoryControls()) pthread_mutex_unlock(&control->mutex);
+}
+
+namespace {
+
+std::atomic_ref<std::uint32_t> Released(Window& win, int slot) {
+  return std::atomic_ref<std::uint32_t>(StateOf(win, slot).released);
+}
+
+// A segment of the file: the window memory of the rank in `slot`.
+struct Segment {
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;  // whole pages
+};
+
+Segment SegmentOf(const Window& win, int slot) {
+  const Peer& peer = win.peers[static_cast<std::size_t>(win.node_ranks[static_cast<std::size_t>(slot)])];
+  return Segment{static_cast<std::uint64_t>(peer.offset), RoundUp(peer.size, kPage)};
+}
+
+// cachestat(2) (Linux 6.5; no wrapper in older C libraries): how many
+// pages of a file range are in the page cache, and how many are dirty.
+struct CacheStatRange {
+  std::uint64_t offset;
+  std::uint64_t length;
+};
+struct CacheStat {
+  std::uint64_t cached, dirty, writeback, evicted, recently_evicted;
+};
+constexpr long kSysCachestat = 451;
+
+// What a segment's write-back will write and drop (its pages cached, and
+// of those the dirty ones), once this rank's mappings are gone (they
+// hand their dirty bits to the pages). Older kernels: mincore, counting
+// every cached page as written.
+memory::ReleaseStats Cached(const Window& win, Segment segment) {
+  memory::ReleaseStats stats;
+  CacheStatRange range{segment.offset, segment.bytes};
+  CacheStat cache{};
+  if (syscall(kSysCachestat, win.file.get(), &range, &cache, 0) == 0) {
+    stats.dropped = cache.cached * kPage;
+    stats.written = (cache.dirty + cache.writeback) * kPage;
+    return stats;
+  }
+  std::vector<unsigned char> pages(segment.bytes / kPage);
+  if (mincore(win.mapping + segment.offset, segment.bytes, pages.data()) != 0) {
+    stats.dropped = stats.written = segment.bytes;  // counted in full when unknown
+    return stats;
+  }
+  for (unsigned char page : pages)
+    if ((page & 1) != 0) stats.dropped += kPage;
+  stats.written = stats.dropped;
+  return stats;
+}
+
+// Writes the segment's dirty pages to the file and drops its pages from
+// the page cache, but those another process still maps (a running origin
+// that reached it while its owner ran): they go when that one switches
+// out, as its own mappings do.
+void DropSegment(const Window& win, Segment segment) {
+  if (segment.bytes == 0) return;
+  auto offset = static_cast<off64_t>(segment.offset);
+  auto bytes = static_cast<off64_t>(segment.bytes);
+  if (sync_file_range(win.file.get(), offset, bytes,
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                          SYNC_FILE_RANGE_WAIT_AFTER) != 0)
+    throw Error(MPI_ERR_IO, std::string("writing window memory back to its file in ") +
+                                Runtime::Instance()->spill_dir().path() + " failed: " +
+                                std::strerror(errno));
+  posix_fadvise(win.file.get(), offset, bytes, POSIX_FADV_DONTNEED);
+}
+
+}  // namespace
+
+memory::ReleaseStats ReleaseWindowMemory() {
+  memory::ReleaseStats released;
+  for (auto& [index, window] : Windows().windows) {
+    (void)index;
+    Window& win = *window;
+    if (win.flavor != Flavor::kAllocate) continue;
+    int mine = win.peers[static_cast<std::size_t>(win.rank)].slot;
+    // From here on the others reach this rank's segment through the file,
+    // not through their mappings (operations.cpp).
+    Released(win, mine).store(1, std::memory_order_release);
+    // This rank's mappings of every segment go: a shared file page stays
+    // in memory while any process maps it.
+    std::uint64_t begin = SegmentOf(win, 0).offset;
+    if (begin < win.mapping_bytes)
+      madvise(win.mapping + begin, win.mapping_bytes - begin, MADV_DONTNEED);
+    Segment own = SegmentOf(win, mine);
+    if (own.bytes > 0) {
+      memory::ReleaseStats stats = Cached(win, own);
+      released.written += stats.written;
+      released.dropped += stats.dropped;
+    }
+    DropSegment(win, own);
+    // Others' segments it mapped while their owners ran, whose owners are
+    // switched out since: nobody else would drop those pages.
+    for (std::size_t slot = 0; slot < win.mapped.size(); ++slot) {
+      if (!win.mapped[slot]) continue;
+      win.mapped[slot] = false;
+      if (Released(win, static_cast<int>(slot)).load(std::memory_order_acquire) != 0)
+        DropSegment(win, SegmentOf(win, static_cast<int>(slot)));
+    }
+  }
+  return released;
+}
+
+void WindowMemoryBack() {
+  for (auto& [index, window] : Windows().windows) {
+    (void)index;
+    Window& win = *window;
+    if (win.flavor != Flavor::kAllocate) continue;
+    Released(win, win.peers[static_cast<std::size_t>(win.rank)].slot)
+        .store(0, std::memory_order_release);
+  }
 }
 
 }  // namespace bdmpi::rma

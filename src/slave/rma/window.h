@@ -3,13 +3,15 @@
 // file in the node's spill directory that all of the window's ranks of the
 // node map MAP_SHARED (common/rma_node_file.h). It starts with a control
 // block (a process-shared mutex, each rank's lock state and lock queue,
-// each rank's attached regions) and, for MPI_Win_allocate_shared, holds
-// the ranks' window memory after it. An origin applies an operation on its
-// node itself, with no help from the target: to memory in the file through
-// its own mapping, to memory in the target's process (MPI_Win_create,
-// MPI_Win_attach, and MPI_Win_allocate's, which is storage-backed memory of
-// the rank) with process_vm_readv/writev. The target's master applies those of origins on
-// other nodes. So a switched-out target never runs for it.
+// each rank's attached regions) and, for MPI_Win_allocate and
+// MPI_Win_allocate_shared, holds the ranks' window memory after it. An
+// origin applies an operation on its node itself, with no help from the
+// target: to memory in the file with memcpy through its own mapping (or
+// pread/pwrite on the file while an MPI_Win_allocate target is switched
+// out and its memory written back), to memory in the target's process
+// (MPI_Win_create, MPI_Win_attach) with process_vm_readv/writev. The
+// target's master applies those of origins on other nodes. So a
+// switched-out target never runs for it.
 #pragma once
 
 #include <mpi.h>
@@ -24,6 +26,8 @@
 #include <vector>
 
 #include "common/rma_node_file.h"
+#include "common/unique_fd.h"
+#include "slave/memory/arena.h"
 
 namespace bdmpi {
 struct TypeInfo;
@@ -88,7 +92,11 @@ struct Window {
   char* mapping = nullptr;
   std::size_t mapping_bytes = 0;
   ControlBlock* control = nullptr;
-  void* owned_memory = nullptr;  // MPI_Win_allocate's, freed with the window
+  UniqueFd file;  // the node's file: MPI_Win_allocate targets that are switched out
+  // MPI_Win_allocate: the segments of this node's ranks whose pages this
+  // rank mapped through its own mapping since its last switch-out (by slot).
+  std::vector<bool> mapped;
+  std::vector<int> node_ranks;  // the window ranks of this node, by slot
   // Attribute values, kept here so that the pointers handed out stay valid.
   void* base = nullptr;
   MPI_Aint size_attr = 0;
@@ -156,6 +164,17 @@ Region* RegionsOf(Window& win, int slot);
 // Runtime's switch-out calls these around the write-back (see ControlLock).
 void LockTargetsForWriteBack();
 void UnlockTargetsAfterWriteBack();
+
+// MPI_Win_allocate's memory, at the rank's switch-out (after the arena's
+// write-back): marks its segments released, drops this rank's mappings
+// of every segment, writes its own back and drops them from the page
+// cache, and the segments of switched-out ranks it mapped meanwhile.
+// Returns the bytes written (the dirty pages) and dropped. Throws
+// bdmpi::Error on an I/O error.
+memory::ReleaseStats ReleaseWindowMemory();
+// At its switch-in: its segments are resident again (their pages come
+// back on touch).
+void WindowMemoryBack();
 class TargetsHeld {
  public:
   TargetsHeld() { LockTargetsForWriteBack(); }

@@ -310,6 +310,7 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
     storage_released_ = false;
     rma::TargetsHeld held;
     ReadBackWithEvent([] { memory::PrefetchAll(); });
+    rma::WindowMemoryBack();
   }
   Direct().Accept();  // resident again
   BDMPI_ENFORCE(reply.type == request.type,
@@ -360,6 +361,7 @@ void Runtime::ReadAhead(const ReplyMsg&) {
   double start = Now();
   rma::TargetsHeld held;
   ReadBackWithEvent([] { memory::ReadAhead(); });
+  rma::WindowMemoryBack();
   storage_released_ = false;
   BDMPI_DEBUG("disk", "read-ahead in %.3f s", Now() - start);
 }
@@ -399,6 +401,9 @@ void Runtime::SwitchOut(const ReplyMsg& release) {
     rma::TargetsHeld held;
     stats = memory::ReleaseAll(step, progress, this);
   }
+  memory::ReleaseStats windows = rma::ReleaseWindowMemory();
+  stats.written += windows.written;
+  stats.dropped += windows.dropped;
   storage_released_ = true;
   tool::CountSwitchOut(stats.written);
   tool::RaiseEvent(tool::Event::kWrittenBack, tool::WrittenBackData{stats.written, stats.dropped});

@@ -9,6 +9,9 @@
  * Over all ranks most targets are on another node, where an epoch's
  * operations travel in batches: their order, a flush in the middle, shared
  * locks, and a lock epoch with no operation (batched()).
+ * MPI_Win_allocate memory of a target switched out in the middle of an
+ * epoch and resumed (switched_out()); --expect-release (BDMPI, a small
+ * --node-memory) checks that it was written back meanwhile.
  */
 #include "check.h"
 
@@ -250,9 +253,122 @@ static void passive(MPI_Comm node, size_t bytes, int allocate) {
   free(own);
 }
 
+/* BDMPI's bdmpi_written_back_bytes counter of this rank, started. */
+typedef struct {
+  MPI_T_pvar_session session;
+  MPI_T_pvar_handle handle;
+} Counter;
+
+static Counter written_back_counter(void) {
+  Counter c;
+  int index = -1, count = 0;
+  CHECK_MPI(MPI_T_pvar_get_index("bdmpi_written_back_bytes", MPI_T_PVAR_CLASS_COUNTER, &index));
+  CHECK_MPI(MPI_T_pvar_session_create(&c.session));
+  CHECK_MPI(MPI_T_pvar_handle_alloc(c.session, index, NULL, &c.handle, &count));
+  CHECK_MPI(MPI_T_pvar_start(c.session, c.handle));
+  return c;
+}
+
+static unsigned long long counter_read(Counter *c) {
+  unsigned long long value = 0;
+  CHECK_MPI(MPI_T_pvar_read(c->session, c->handle, &value));
+  return value;
+}
+
+static void counter_free(Counter *c) {
+  CHECK_MPI(MPI_T_pvar_handle_free(c->session, &c->handle));
+  CHECK_MPI(MPI_T_pvar_session_free(&c->session));
+}
+
+/* MPI_Win_allocate memory of a rank switched out in the middle of a
+ * passive-target epoch, and resumed: while the last rank waits in
+ * MPI_Recv (rank 0's buffers, 2 x bytes, push it out of a small
+ * --node-memory), rank 0 puts, accumulates, fetches and gets in one
+ * exclusive epoch; the target resumes and reads its window back; it then
+ * rewrites it and waits again while rank 0 reads it (a shared epoch and a
+ * fence-less get on memory written back a second time). */
+static void switched_out(MPI_Comm node, size_t bytes, int expect_release) {
+  int rank = rank_in(node), size = size_of(node);
+  int target = size - 1;
+  int64_t words = (int64_t)(bytes / sizeof(int64_t)), half = words / 2;
+  int64_t *mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(rank == target ? (MPI_Aint)bytes : 0, sizeof(int64_t),
+                             MPI_INFO_NULL, node, &mem, &win));
+  Counter counter;
+  unsigned long long before = 0;
+  if (rank == target) {
+    for (int64_t i = 0; i < words; ++i) mem[i] = i;
+    if (expect_release) {
+      counter = written_back_counter();
+      before = counter_read(&counter);
+    }
+  }
+  CHECK_MPI(MPI_Barrier(node));
+  if (rank == 0 && size > 1) {
+    int64_t *buf = xmalloc(bytes), *back = xmalloc(bytes);
+    for (int64_t i = 0; i < words; ++i) buf[i] = i < half ? -i : 3;
+    memset(back, 0, bytes);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    CHECK_MPI(MPI_Put(buf, (int)half, MPI_INT64_T, target, 0, (int)half, MPI_INT64_T, win));
+    yield(node);
+    CHECK_MPI(MPI_Accumulate(buf + half, (int)(words - half), MPI_INT64_T, target, half,
+                             (int)(words - half), MPI_INT64_T, MPI_SUM, win));
+    yield(node);
+    int64_t one = 1, old = -1;
+    CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, words - 1, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_flush(target, win));
+    CHECK(old == words - 1 + 3, "switched_out: fetched %lld, want %lld", (long long)old,
+          (long long)(words - 1 + 3));
+    CHECK_MPI(MPI_Get(back, (int)words, MPI_INT64_T, target, 0, (int)words, MPI_INT64_T, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    for (int64_t i = 0; i < words; ++i) {
+      int64_t want = i < half ? -i : i + 3 + (i == words - 1);
+      CHECK(back[i] == want, "switched_out: got word %lld = %lld, want %lld", (long long)i,
+            (long long)back[i], (long long)want);
+    }
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, target, 6, node));
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, target, 7, node, MPI_STATUS_IGNORE));
+    memset(buf, 0, bytes);  /* pushes the target out again */
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK_MPI(MPI_Get(back, (int)words, MPI_INT64_T, target, 0, (int)words, MPI_INT64_T, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    for (int64_t i = 0; i < words; ++i)
+      CHECK(back[i] == 2 * i + 1, "switched_out: word %lld read back as %lld, want %lld",
+            (long long)i, (long long)back[i], (long long)(2 * i + 1));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, target, 8, node));
+    free(buf);
+    free(back);
+  }
+  if (rank == target && size > 1) {
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, 6, node, MPI_STATUS_IGNORE));
+    if (expect_release) {
+      unsigned long long after = counter_read(&counter);
+      CHECK(after - before >= bytes,
+            "switched_out: %llu bytes written back while waiting, want the window's %zu",
+            after - before, bytes);
+    }
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    for (int64_t i = 0; i < words; ++i) {
+      int64_t want = i < half ? -i : i + 3 + (i == words - 1);
+      CHECK(mem[i] == want, "switched_out: own word %lld = %lld, want %lld", (long long)i,
+            (long long)mem[i], (long long)want);
+      mem[i] = 2 * i + 1;
+    }
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, 0, 7, node));
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, 8, node, MPI_STATUS_IGNORE));
+  }
+  if (rank == target && expect_release) counter_free(&counter);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   size_t bytes = (size_t)arg_ll(argc, argv, "--bytes", 1 << 20);
+  int expect_release = arg_flag(argc, argv, "--expect-release");
+  int provided = 0;
+  if (expect_release) CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
   MPI_Comm node;
   CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   pscw(node, 0);
@@ -262,6 +378,7 @@ int main(int argc, char **argv) {
   lock_all(node);
   passive(node, bytes, 0);
   passive(node, bytes, 1);
+  switched_out(node, bytes, expect_release);
   batched(node);
   if (size_of(node) < world_size()) {
     /* Over all ranks: most targets are on another node. */
@@ -272,10 +389,12 @@ int main(int argc, char **argv) {
     lock_all(MPI_COMM_WORLD);
     passive(MPI_COMM_WORLD, bytes, 0);
     passive(MPI_COMM_WORLD, bytes, 1);
+    switched_out(MPI_COMM_WORLD, bytes, 0);
     batched(MPI_COMM_WORLD);
   }
   MPI_Comm_free(&node);
   MPI_Barrier(MPI_COMM_WORLD);
+  if (expect_release) CHECK_MPI(MPI_T_finalize());
   if (world_rank() == 0) printf("rma_sync: OK\n");
   MPI_Finalize();
   return 0;
