@@ -176,13 +176,12 @@ void PointToPoint::DeliverRemote(IncomingMessage incoming) {
 
 void PointToPoint::ApplyRemote(const Slave& target, const WireHeader& header,
                                const Payload& payload) {
-  std::vector<std::byte> read;
   const std::byte* packet = payload.memory().data();
   if (payload.on_disk()) {
-    read.resize(payload.bytes());
+    std::byte* read = PacketBuffer(payload.bytes());
     UniqueFd fd = payload.Open(O_RDONLY);
-    ReadExactlyAt(fd.get(), read.data(), read.size(), 0, "a one-sided operation's file");
-    packet = read.data();
+    ReadExactlyAt(fd.get(), read, payload.bytes(), 0, "a one-sided operation's file");
+    packet = read;
   }
   // A large answer (a get's bytes) is written where it is sent from,
   // straight into a memory file with no copy in between; a smaller one

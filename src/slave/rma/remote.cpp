@@ -2,8 +2,10 @@
 #include "slave/rma/remote.h"
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/protocol.h"
@@ -47,10 +49,11 @@ struct Answer {
   const std::byte* data() const { return bytes.data() + sizeof(RemoteReply); }
 };
 
-// Sends `bytes` of records to the target's master and waits for its
-// answer (at most `capacity` bytes after the RemoteReply).
-Answer Exchange(const Window& win, int target, const std::byte* packet, std::size_t bytes,
-                std::uint64_t capacity, int detail) {
+// Sends `bytes` of records to the target's master and posts the receive
+// of its answer (at most `capacity` bytes after the RemoteReply): returns
+// the receive's id.
+std::uint64_t Post(const Window& win, int target, const std::byte* packet, std::size_t bytes,
+                   std::uint64_t capacity) {
   const CommInfo& comm = LookupComm(win.comm);
   Runtime* runtime = Runtime::Instance();
   RequestMsg send;
@@ -61,12 +64,19 @@ Answer Exchange(const Window& win, int target, const std::byte* packet, std::siz
   send.tag = kTagRemoteOp;
   runtime->StagePayload(packet, bytes, send);
   runtime->PostStaged(send);
+  RequestMsg recv = RecvRequest(MsgType::kPostRecv, comm, target, kTagRemoteReply,
+                                capacity + sizeof(RemoteReply), runtime->NewRecvId());
+  runtime->Post(recv);
+  return recv.id;
+}
 
+// Waits for the answer that receive `id` (Post) takes.
+Answer Await(const Window& win, int target, std::uint64_t id, std::uint64_t capacity,
+             int detail) {
+  Runtime* runtime = Runtime::Instance();
   TellWait(win, RmaWait::kOperation, target, detail);
   capacity += sizeof(RemoteReply);
-  RequestMsg recv = RecvRequest(MsgType::kPostRecv, comm, target, kTagRemoteReply, capacity,
-                                runtime->NewRecvId());
-  ReplyMsg reply = runtime->Call(recv);
+  ReplyMsg reply = runtime->Call(IdRequest(MsgType::kWaitRecv, id));
   if (reply.error != 0 || reply.bytes < sizeof(RemoteReply) || reply.bytes > capacity)
     throw Error(kErrIntern, "a malformed answer from rank " + std::to_string(target) +
                                     "'s master to one-sided operations");
@@ -83,11 +93,29 @@ Answer Exchange(const Window& win, int target, const std::byte* packet, std::siz
   return result;
 }
 
+Answer Exchange(const Window& win, int target, const std::byte* packet, std::size_t bytes,
+                std::uint64_t capacity, int detail) {
+  return Await(win, target, Post(win, target, packet, bytes, capacity), capacity, detail);
+}
+
+// A batch sent, whose answer End awaits.
+struct InFlight {
+  int target = 0;
+  bool release = false;
+  bool take = false;
+  bool exclusive = false;
+  std::uint64_t id = 0;
+  std::uint64_t capacity = 0;
+  std::uint64_t fetch_bytes = 0;
+  int detail = 0;
+};
+
 // Sends target's batch, with the lock in front when it was not taken yet
-// and the unlock behind when `release`, and completes it: the fetched
-// bytes in their buffers, the ranks the unlock granted the lock to told.
-void Send(Window& win, int target, bool release) {
+// and the unlock behind when `release`.
+InFlight Begin(Window& win, int target, bool release) {
   RemoteBatch& batch = BatchOf(win, target);
+  InFlight flight;
+  flight.target = target;
   bool exclusive = batch.lock == MPI_LOCK_EXCLUSIVE;
   bool take = batch.lock != 0 && !batch.held;
   release = release && batch.lock != 0;
@@ -110,13 +138,33 @@ void Send(Window& win, int target, bool release) {
     std::memcpy(batch.records.data(), &lock, sizeof lock);
     from = 0;
   }
-  Answer answer = Exchange(win, target, batch.records.data() + from, batch.records.size() - from,
-                           capacity, detail);
+  flight.release = release;
+  flight.take = take;
+  flight.exclusive = exclusive;
+  flight.capacity = capacity;
+  flight.fetch_bytes = fetch_bytes;
+  flight.detail = detail;
+  flight.id = Post(win, target, batch.records.data() + from, batch.records.size() - from, capacity);
+  return flight;
+}
+
+// Completes a batch Begin sent: the fetched bytes in their buffers, the
+// ranks the unlock granted the lock to told.
+void End(Window& win, const InFlight& flight) {
+  int target = flight.target;
+  RemoteBatch& batch = BatchOf(win, target);
+  bool release = flight.release;
+  bool exclusive = flight.exclusive;
+  std::uint64_t capacity = flight.capacity;
+  std::uint64_t fetch_bytes = flight.fetch_bytes;
+  int detail = flight.detail;
+  Answer answer = Await(win, target, flight.id, capacity, detail);
   if (answer.reply.lock_queued != 0) {
     // Nothing was applied: the rank that releases the lock takes it for
     // us and says so; then the rest goes.
     TellWait(win, batch.lock_all ? RmaWait::kLockAll : RmaWait::kLock, target, exclusive ? 1 : 0);
-    Check(PMPI_Recv(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, kTagGrant, win.comm, MPI_STATUS_IGNORE),
+    Check(PMPI_Recv(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, GrantTag(target), win.comm,
+                    MPI_STATUS_IGNORE),
           "MPI_Recv");
     batch.held = true;
     if (batch.records.size() > sizeof(RemoteOp))
@@ -124,7 +172,7 @@ void Send(Window& win, int target, bool release) {
                         batch.records.size() - sizeof(RemoteOp), capacity, detail);
     else
       answer = Answer{};
-  } else if (take) {
+  } else if (flight.take) {
     batch.held = true;
   }
   const RemoteReply& reply = answer.reply;
@@ -151,8 +199,34 @@ void Send(Window& win, int target, bool release) {
   batch.operations = 0;
   if (release) win.batches.erase(target);
   for (int waiter : granted)
-    Check(PMPI_Send(nullptr, 0, MPI_BYTE, waiter, kTagGrant, win.comm), "MPI_Send");
+    Check(PMPI_Send(nullptr, 0, MPI_BYTE, waiter, GrantTag(target), win.comm), "MPI_Send");
   if (reply.error != 0) throw Error(reply.error, reply.text);
+}
+
+void Send(Window& win, int target, bool release) { End(win, Begin(win, target, release)); }
+
+// The batches of `targets`, all sent before any answer is awaited: a round
+// trip for them all rather than one each. Every answer is taken even when
+// one fails; the first error is raised after.
+void SendAll(Window& win, const std::vector<int>& targets, bool release) {
+  std::vector<InFlight> flights;
+  flights.reserve(targets.size());
+  std::optional<Error> failed;
+  for (int target : targets) {
+    try {
+      flights.push_back(Begin(win, target, release));
+    } catch (const Error& error) {
+      if (!failed) failed = error;
+    }
+  }
+  for (const InFlight& flight : flights) {
+    try {
+      End(win, flight);
+    } catch (const Error& error) {
+      if (!failed) failed = error;
+    }
+  }
+  if (failed) throw *failed;
 }
 
 // Whether target's batch must go at a flush.
@@ -211,7 +285,7 @@ void FlushRemote(Window& win, int target, bool local) {
   std::vector<int> targets;
   for (const auto& [rank, batch] : win.batches)
     if (MustGo(batch, local)) targets.push_back(rank);
-  for (int rank : targets) Send(win, rank, false);
+  SendAll(win, targets, false);
 }
 
 void EndRemote(Window& win, int target) {
@@ -225,6 +299,27 @@ void EndRemote(Window& win, int target) {
   }
   Send(win, target, true);
   win.batches.erase(target);
+}
+
+void EndRemoteAll(Window& win) {
+  std::vector<int> targets;
+  for (auto it = win.batches.begin(); it != win.batches.end();) {
+    const RemoteBatch& batch = it->second;
+    bool untouched = batch.lock_all && !batch.held && batch.operations == 0;
+    if (untouched || (batch.lock == 0 && batch.operations == 0)) {
+      it = win.batches.erase(it);
+      continue;
+    }
+    targets.push_back(it->first);
+    ++it;
+  }
+  try {
+    SendAll(win, targets, true);
+  } catch (...) {
+    for (int target : targets) win.batches.erase(target);
+    throw;
+  }
+  for (int target : targets) win.batches.erase(target);
 }
 
 void TellWait(const Window& win, RmaWait wait, int rank, int detail) {

@@ -16,9 +16,12 @@
 
 namespace bdmpi::rma {
 
-// Tag of the window's own communicator: a passive-target lock granted
-// (releaser -> waiter).
-inline constexpr int kTagGrant = 3;
+// Tags of the window's own communicator: a passive-target lock on
+// `target` granted (releaser -> waiter), one tag per target, so that an
+// origin waiting for several (its batches to several targets of other
+// nodes in flight at once, remote.cpp) knows which lock each grant is for.
+inline constexpr int kTagGrantBase = 16;
+inline int GrantTag(int target) { return kTagGrantBase + target; }
 
 bool OnOtherNode(const Window& win, int target);
 
@@ -34,8 +37,9 @@ void Enqueue(Window& win, RemoteOp op, const std::vector<TargetRun>& runs, const
 // MPI_Win_lock and lock_all on `target`: taken with its first batch.
 void LockLater(Window& win, int target, int lock_type, bool lock_all);
 
-// Sends the batch of `target` (every target of another node: -1) and
-// waits for its answer: MPI_Win_flush, the end of a fence or access epoch.
+// Sends the batch of `target` (every target of another node: -1, all sent
+// before any answer is awaited) and waits for its answer: MPI_Win_flush,
+// the end of a fence or access epoch.
 // `local` (MPI_Win_flush_local): only a batch that fetches must go, the
 // others' data is already copied out of the origin's buffers.
 void FlushRemote(Window& win, int target, bool local);
@@ -45,6 +49,9 @@ void FlushRemote(Window& win, int target, bool local);
 // operation still takes and releases it, but lock_all's untouched targets
 // are left alone). Throws the target master's error after releasing.
 void EndRemote(Window& win, int target);
+// MPI_Win_unlock_all: the same for every target of another node, their
+// batches all sent before any answer is awaited.
+void EndRemoteAll(Window& win);
 
 // Tells the master in which one-sided call the rank's next waits on the
 // window's communicator are made (RmaWaitIn), so that a deadlock report

@@ -18,7 +18,7 @@ namespace {
 // Tags of the window's own communicator.
 constexpr int kTagPost = 1;      // target -> origin: MPI_Win_post
 constexpr int kTagComplete = 2;  // origin -> target: MPI_Win_complete
-// 3: kTagGrant (remote.h), a passive-target lock granted.
+// 16 and up: GrantTag (remote.h), a passive-target lock granted.
 constexpr int kTagYield = 4;     // never sent: probed for to yield
 constexpr int kTagFenceWake = 5; // last rank into a node's fence -> its sleepers
 
@@ -83,7 +83,7 @@ void Acquire(Window& win, int target, bool exclusive, RmaWait wait) {
                         exclusive);
   }
   // Else the rank that releases it takes it for us and says so.
-  if (!taken) Await(win, MPI_ANY_SOURCE, kTagGrant, wait, target, exclusive ? 1 : 0);
+  if (!taken) Await(win, MPI_ANY_SOURCE, GrantTag(target), wait, target, exclusive ? 1 : 0);
 }
 
 void Release(Window& win, int target, bool exclusive) {
@@ -93,7 +93,7 @@ void Release(Window& win, int target, bool exclusive) {
     granted =
         ReleaseAndGrant(win.mapping, win.peers[static_cast<std::size_t>(target)].slot, exclusive);
   }
-  for (int waiter : granted) Notify(win, waiter, kTagGrant);
+  for (int waiter : granted) Notify(win, waiter, GrantTag(target));
 }
 
 // Programs wait for another rank's store by polling their memory with
@@ -297,16 +297,20 @@ void UnlockAll(Window& win) {
   win.lock_all = false;
   // Every target is released even when one's batch fails: the first error
   // is raised after.
+  // This node's targets first: their operations are complete, and their
+  // waiters need not wait for the other nodes' answers.
   std::optional<Error> failed;
   for (int target = 0; target < win.size; ++target) {
     try {
-      if (OnOtherNode(win, target))
-        EndRemote(win, target);
-      else if (!win.lock_all_nocheck)
-        Release(win, target, false);
+      if (!OnOtherNode(win, target) && !win.lock_all_nocheck) Release(win, target, false);
     } catch (const Error& error) {
       if (!failed) failed = error;
     }
+  }
+  try {
+    EndRemoteAll(win);
+  } catch (const Error& error) {
+    if (!failed) failed = error;
   }
   if (failed) throw *failed;
   Yield(win, &win.unlocks, kUnlocksPerYield);
