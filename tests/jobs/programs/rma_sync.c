@@ -253,6 +253,57 @@ static void passive(MPI_Comm node, size_t bytes, int allocate) {
   free(own);
 }
 
+/* lock_all behind exclusive locks on two targets: rank size-2 holds
+ * exclusive locks on ranks 0 and 1 while rank size-1 puts to both under
+ * lock_all and flushes them together (on other nodes' targets, both
+ * batches in flight, both locks queued); the holder releases rank 1's
+ * first, and rank 0's value must not change before it releases that one
+ * too: each grant is for its own target. */
+static void queued_all(MPI_Comm comm) {
+  int rank = rank_in(comm), size = size_of(comm);
+  if (size < 4) return;
+  int holder = size - 2, origin = size - 1;
+  int *mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, comm, &mem, &win));
+  *mem = -1;
+  CHECK_MPI(MPI_Barrier(comm));
+  if (rank == holder) {
+    for (int t = 0; t < 2; ++t) {
+      CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+      CHECK_MPI(MPI_Win_flush(t, win)); /* taken now, also on another node */
+    }
+    CHECK_MPI(MPI_Barrier(comm));
+    for (int i = 0; i < 20; ++i) yield(comm);
+    CHECK_MPI(MPI_Win_unlock(1, win));
+    for (int i = 0; i < 20; ++i) yield(comm);
+    int seen = 0;
+    CHECK_MPI(MPI_Get(&seen, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+    CHECK(seen == -1, "queued_all: rank 0's value changed to %d under rank %d's exclusive lock",
+          seen, holder);
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  } else if (rank == origin) {
+    CHECK_MPI(MPI_Barrier(comm));
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int t = 0; t < 2; ++t) {
+      int v = 100 + t;
+      CHECK_MPI(MPI_Put(&v, 1, MPI_INT, t, 0, 1, MPI_INT, win));
+    }
+    CHECK_MPI(MPI_Win_flush_all(win));
+    CHECK_MPI(MPI_Win_unlock_all(win));
+  } else {
+    CHECK_MPI(MPI_Barrier(comm));
+  }
+  CHECK_MPI(MPI_Barrier(comm));
+  if (rank < 2) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+    CHECK(*mem == 100 + rank, "queued_all: rank %d holds %d, want %d", rank, *mem, 100 + rank);
+    CHECK_MPI(MPI_Win_unlock(rank, win));
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* BDMPI's bdmpi_written_back_bytes counter of this rank, started. */
 typedef struct {
   MPI_T_pvar_session session;
@@ -379,6 +430,7 @@ int main(int argc, char **argv) {
   passive(node, bytes, 0);
   passive(node, bytes, 1);
   switched_out(node, bytes, expect_release);
+  queued_all(node);
   batched(node);
   if (size_of(node) < world_size()) {
     /* Over all ranks: most targets are on another node. */
@@ -390,6 +442,7 @@ int main(int argc, char **argv) {
     passive(MPI_COMM_WORLD, bytes, 0);
     passive(MPI_COMM_WORLD, bytes, 1);
     switched_out(MPI_COMM_WORLD, bytes, 0);
+    queued_all(MPI_COMM_WORLD);
     batched(MPI_COMM_WORLD);
   }
   MPI_Comm_free(&node);
