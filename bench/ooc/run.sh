@@ -507,6 +507,10 @@ for app in "${run_apps[@]}"; do
         (($(id -u) == 0)) && cmd=("$mpirun_bin" --allow-run-as-root "${cmd[@]:1}") ;;
     esac
     say "$app/$label: ${cmd[*]}"
+    # The CPU time of the run's processes (bash's `times`: children's user
+    # and system time, last line of stderr) for where_time.py.
+    # shellcheck disable=SC2016 # for the inner shell
+    cmd=(bash -c '"$@"; rc=$?; times | tail -1 >&2; exit $rc' run "${cmd[@]}")
     run_in_cg "$app.$label" "${cmd[@]}"
     record "$app" "$label"
     printf '%s\t%s\t%s\t%s\n' "$app" "$label" "$run_diskin" "$run_diskout" >>"$out/io.tsv"

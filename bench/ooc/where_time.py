@@ -20,6 +20,9 @@ setup's included):
   running / waiting     the ranks' summed seconds running (compute and lazy
                         faults) and waiting for memory (others' write-back),
                         and the seconds blocked, against the wall time
+  CPU s                 user + system seconds of all the run's processes
+                        (the master and ranks included): wall time beyond it
+                        and the I/O is waiting for a core (other load)
 
 The serial program reads its data once per iteration: its disk read per
 iteration is the figure BDMPI's read back is set against. Prints markdown.
@@ -28,6 +31,7 @@ iteration is the figure BDMPI's read back is set against. Prints markdown.
 import argparse
 import json
 import os
+import re
 import sys
 
 MIB = 1 << 20
@@ -61,8 +65,8 @@ def main():
                     io[(c[0], c[1])] = (num(c[2]), num(c[3]))
     print("| app | run | s/iter | iters | disk read / written MiB/iter | read back MiB/iter (eager+ahead + faults) "
           "| written back MiB/iter | spilled MiB/iter | switch-outs /rank/iter | running s | waiting memory s "
-          "| blocked s | runnable s | wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| blocked s | runnable s | CPU s | wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         iters = num(r["iters"]) or 1
         din, dout = io.get((r["app"], r["label"]), (None, None))
@@ -94,8 +98,16 @@ def main():
                      f"{sw / len(ranks) / iters:.2f}", f"{secs.get('running', 0):.1f}",
                      f"{secs.get('waiting_memory', 0):.1f}", f"{blocked:.1f}",
                      f"{secs.get('runnable', 0):.1f}"]
+        cpu = "-"
+        ep = os.path.join(a.out, "logs", f"{r['app']}.{r['label']}.err")
+        if os.path.exists(ep):
+            with open(ep, errors="replace") as f:
+                lines = f.read().splitlines()
+            m = re.match(r"^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$", lines[-1] if lines else "")
+            if m:
+                cpu = f"{60 * int(m[1]) + float(m[2]) + 60 * int(m[3]) + float(m[4]):.1f}"
         print(f"| {r['app']} | {r['label']} | {r['per']} | {r['iters']} | {disk} | " + " | ".join(cells) +
-              f" | {r['wall']} |")
+              f" | {cpu} | {r['wall']} |")
     return 0
 
 
