@@ -496,8 +496,9 @@ for app in "${run_apps[@]}"; do
       bdmpi-ooc) bdmpi_cmd "${report[@]}" "$p" "${app_args[@]}" --ooc-dir "$work/ooc" ;;
       bdmpi | bdmpi-base) bdmpi_cmd "${report[@]}" "$p" "${app_args[@]}" ;;
       bdmpi-swap) bdmpi_cmd "${report[@]}" --storage-alloc off "$p" "${app_args[@]}" ;;
-      # shellcheck disable=SC2086 # the options are words
-      bdmpi-x) bdmpi_cmd "${report[@]}" $extra_opts "$p" "${app_args[@]}" ;;
+      bdmpi-x)
+        # shellcheck disable=SC2086 # the options are words
+        bdmpi_cmd "${report[@]}" $extra_opts "$p" "${app_args[@]}" ;;
       bdmpi-lazy | bdmpi-eager | bdmpi-ahead) bdmpi_cmd "${report[@]}" --prefetch "${mode#bdmpi-}" "$p" "${app_args[@]}" ;;
       mpirun)
         # Open MPI's shared-memory segments go to our work dir, so that a
@@ -507,10 +508,11 @@ for app in "${run_apps[@]}"; do
         (($(id -u) == 0)) && cmd=("$mpirun_bin" --allow-run-as-root "${cmd[@]:1}") ;;
     esac
     say "$app/$label: ${cmd[*]}"
-    # The CPU time of the run's processes (bash's `times`: children's user
-    # and system time, last line of stderr) for where_time.py.
+    # The CPU time of the run's processes (bash's `times`, not in a
+    # pipeline's subshell: its last line is the children's user and system
+    # time) for where_time.py.
     # shellcheck disable=SC2016 # for the inner shell
-    cmd=(bash -c '"$@"; rc=$?; times | tail -1 >&2; exit $rc' run "${cmd[@]}")
+    cmd=(bash -c '"$@"; rc=$?; times >&2; exit $rc' run "${cmd[@]}")
     run_in_cg "$app.$label" "${cmd[@]}"
     record "$app" "$label"
     printf '%s\t%s\t%s\t%s\n' "$app" "$label" "$run_diskin" "$run_diskout" >>"$out/io.tsv"
