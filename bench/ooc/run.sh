@@ -31,6 +31,8 @@
 #   --repeat N        run every mode N times, round after round (mode by
 #                     mode), so that a noisy machine weighs on all alike; the
 #                     ratios take each mode's mean (default 1)
+#   --extra 'OPTIONS' adds the mode bdmpi-x: the bdmpi mode with these
+#                     bdmpiexec options (say '--no-bind' or '--prefetch ahead')
 #   --base-build DIR  another build tree (e.g. an earlier commit's): adds the
 #                     mode bdmpi-base, the bdmpi mode with that tree's
 #                     bdmpiexec and programs, and the ratio bdmpi / bdmpi-base
@@ -94,6 +96,7 @@ do_build=1
 pr_degree=32
 repeat=1
 base_build=""
+extra_opts=""
 while (($#)); do
   case $1 in
     --limit) limit_text=${2?--limit needs a value}; shift 2 ;;
@@ -112,6 +115,7 @@ while (($#)); do
     --no-build) do_build=0; shift ;;
     --repeat) repeat=${2?--repeat needs a value}; shift 2 ;;
     --base-build) base_build=${2?--base-build needs a value}; shift 2 ;;
+    --extra) extra_opts=${2?--extra needs a value}; shift 2 ;;
     -h | --help) usage 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -133,6 +137,7 @@ if [[ -n $base_build ]]; then
 elif [[ ,$modes_text, == *,bdmpi-base,* ]]; then
   die "--modes bdmpi-base needs --base-build DIR"
 fi
+[[ -n $extra_opts ]] && modes_text+=,bdmpi-x
 running_text=$running
 IFS=, read -r -a running_list <<<"$running"
 for r in "${running_list[@]}"; do
@@ -147,7 +152,7 @@ done
 ((${#apps[@]})) || die "--apps is empty"
 IFS=, read -r -a modes_wanted <<<"$modes_text"
 for m in "${modes_wanted[@]}"; do
-  case $m in serial-ooc | bdmpi-ooc | bdmpi | bdmpi-swap | mpirun | bdmpi-lazy | bdmpi-eager | bdmpi-ahead | bdmpi-base) ;;
+  case $m in serial-ooc | bdmpi-ooc | bdmpi | bdmpi-swap | mpirun | bdmpi-lazy | bdmpi-eager | bdmpi-ahead | bdmpi-base | bdmpi-x) ;;
     *) die "--modes: unknown mode '$m' (serial-ooc,bdmpi-ooc,bdmpi,bdmpi-swap,mpirun,bdmpi-lazy,bdmpi-eager,bdmpi-ahead)" ;;
   esac
 done
@@ -174,13 +179,13 @@ prog_for() { # app mode
       esac ;;
     serial-ooc) echo "${app}_serial_ooc" ;;
     bdmpi-ooc) echo "${app}_ooc" ;;
-    bdmpi | bdmpi-swap | bdmpi-lazy | bdmpi-eager | bdmpi-ahead | bdmpi-base) echo "$app" ;;
+    bdmpi | bdmpi-swap | bdmpi-lazy | bdmpi-eager | bdmpi-ahead | bdmpi-base | bdmpi-x) echo "$app" ;;
     mpirun) echo "$app.ompi" ;;
   esac
 }
 # The base build's programs run the bdmpi-base mode; all others are ours.
 bin_for() { [[ $1 == bdmpi-base ]] && echo "$base_build/bin" || echo "$bin"; }
-modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun bdmpi-lazy bdmpi-eager bdmpi-ahead bdmpi-base)
+modes_all=(serial-ooc bdmpi-ooc bdmpi bdmpi-swap mpirun bdmpi-lazy bdmpi-eager bdmpi-ahead bdmpi-base bdmpi-x)
 prefetch_modes=(bdmpi-lazy bdmpi-eager bdmpi-ahead)
 
 if ((do_build)) && [[ -f $build/CMakeCache.txt ]]; then
@@ -335,6 +340,7 @@ say "cgroup $cg: memory.limit_in_bytes = $limit_real"
 records=$out/runs.tsv
 iters_csv=$out/iters.csv
 : >"$records"
+: >"$out/io.tsv" # app label disk-read-MiB disk-written-MiB (/proc/vmstat, whole machine)
 echo "app,mode,iteration,seconds" >"$iters_csv"
 failed_runs=0
 
@@ -471,6 +477,11 @@ for app in "${run_apps[@]}"; do
     [[ $base_label == *-nr* ]] && running=${base_label##*-nr}
     run_bin=$(bin_for "$mode")
     p=$run_bin/$(prog_for "$app" "$mode")
+    # Every BDMPI run's report (where_time.py reads it; a base build older
+    # than the JSON report gets none).
+    report=()
+    [[ $("$run_bin/bdmpiexec" --help 2>&1) == *--report=json* ]] &&
+      report=("--report=json" "$out/logs/$app.$label.report.json")
     case $mode in
       serial-ooc)
         # The serial baselines of sweep and sgd compute what N ranks do
@@ -482,10 +493,13 @@ for app in "${run_apps[@]}"; do
           *) cmd=("$p" "${app_args[@]}") ;;
         esac
         cmd+=(--chunk "$chunk") ;;
-      bdmpi-ooc) bdmpi_cmd "$p" "${app_args[@]}" --ooc-dir "$work/ooc" ;;
-      bdmpi | bdmpi-base) bdmpi_cmd "$p" "${app_args[@]}" ;;
-      bdmpi-swap) bdmpi_cmd --storage-alloc off "$p" "${app_args[@]}" ;;
-      bdmpi-lazy | bdmpi-eager | bdmpi-ahead) bdmpi_cmd --prefetch "${mode#bdmpi-}" "$p" "${app_args[@]}" ;;
+      bdmpi-ooc) bdmpi_cmd "${report[@]}" "$p" "${app_args[@]}" --ooc-dir "$work/ooc" ;;
+      bdmpi | bdmpi-base) bdmpi_cmd "${report[@]}" "$p" "${app_args[@]}" ;;
+      bdmpi-swap) bdmpi_cmd "${report[@]}" --storage-alloc off "$p" "${app_args[@]}" ;;
+      bdmpi-x)
+        # shellcheck disable=SC2086 # the options are words
+        bdmpi_cmd "${report[@]}" $extra_opts "$p" "${app_args[@]}" ;;
+      bdmpi-lazy | bdmpi-eager | bdmpi-ahead) bdmpi_cmd "${report[@]}" --prefetch "${mode#bdmpi-}" "$p" "${app_args[@]}" ;;
       mpirun)
         # Open MPI's shared-memory segments go to our work dir, so that a
         # capped (killed) run cannot leave them in /dev/shm.
@@ -494,8 +508,14 @@ for app in "${run_apps[@]}"; do
         (($(id -u) == 0)) && cmd=("$mpirun_bin" --allow-run-as-root "${cmd[@]:1}") ;;
     esac
     say "$app/$label: ${cmd[*]}"
+    # The CPU time of the run's processes (bash's `times`, not in a
+    # pipeline's subshell: its last line is the children's user and system
+    # time) for where_time.py.
+    # shellcheck disable=SC2016 # for the inner shell
+    cmd=(bash -c '"$@"; rc=$?; times >&2; exit $rc' run "${cmd[@]}")
     run_in_cg "$app.$label" "${cmd[@]}"
     record "$app" "$label"
+    printf '%s\t%s\t%s\t%s\n' "$app" "$label" "$run_diskin" "$run_diskout" >>"$out/io.tsv"
     [[ $mode == bdmpi* ]] && check_bdmpi_leftovers "$app.$label"
     rm -rf "$work"/ooc/* "$work"/tmp/* 2>/dev/null
     say "$app/$label: $(tail -1 "$records" | cut -f3,4,7 | tr '\t' ' ') (status, iterations, s/iteration) in ${run_wall}s"

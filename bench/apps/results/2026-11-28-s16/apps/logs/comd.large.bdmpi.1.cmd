@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/ooc16/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.zwsy6s/scratch --job-id appsb26226r6 --report=json /work/ooc16-runs/apps/logs/comd.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.zwsy6s/bin/comd.bdmpi -i 2 -j 2 -k 2 -x 68 -y 68 -z 68 -N 3 -n 1

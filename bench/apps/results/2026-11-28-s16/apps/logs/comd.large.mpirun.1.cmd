@@ -1,0 +1,1 @@
+stdbuf -oL /usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.zwsy6s/tmp -np 8 /var/tmp/bdmpi-apps-bench.zwsy6s/bin/comd.ompi -i 2 -j 2 -k 2 -x 68 -y 68 -z 68 -N 3 -n 1

@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/ooc16/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.zwsy6s/scratch --job-id appsb26226r2 --report=json /work/ooc16-runs/apps/logs/lulesh.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.zwsy6s/bin/lulesh.bdmpi -s 43 -i 5 -p

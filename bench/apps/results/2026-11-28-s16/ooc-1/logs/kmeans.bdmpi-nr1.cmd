@@ -1,0 +1,1 @@
+/work/wt/ooc16/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.0aCN1O/scratch --job-id oocb20595r3 --report=json /work/ooc16-runs/r1/logs/kmeans.bdmpi-nr1.report.json /work/wt/ooc16/build/bin/kmeans /var/tmp/bdmpi-ooc-bench.0aCN1O/data/kmeans.bin --iters 3

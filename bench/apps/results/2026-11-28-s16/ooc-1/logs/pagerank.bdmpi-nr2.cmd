@@ -1,0 +1,1 @@
+/work/wt/ooc16/build/bin/bdmpiexec -ns 16 -nr 2 --scratch-dir /var/tmp/bdmpi-ooc-bench.0aCN1O/scratch --job-id oocb20595r2 --report=json /work/ooc16-runs/r1/logs/pagerank.bdmpi-nr2.report.json /work/wt/ooc16/build/bin/pagerank /var/tmp/bdmpi-ooc-bench.0aCN1O/data/pagerank.bin --iters 3

@@ -1,0 +1,1 @@
+/work/wt/ooc16/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.E1GbMw/scratch --job-id oocb15799r6 --report=json /work/ooc16-runs/r2/logs/kmeans.bdmpi-ahead.report.json --prefetch ahead /work/wt/ooc16/build/bin/kmeans /var/tmp/bdmpi-ooc-bench.E1GbMw/data/kmeans.bin --iters 3

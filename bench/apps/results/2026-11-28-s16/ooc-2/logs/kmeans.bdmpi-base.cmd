@@ -1,0 +1,1 @@
+/tmp/ooc16-base/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.E1GbMw/scratch --job-id oocb15799r7 --report=json /work/ooc16-runs/r2/logs/kmeans.bdmpi-base.report.json /tmp/ooc16-base/bin/kmeans /var/tmp/bdmpi-ooc-bench.E1GbMw/data/kmeans.bin --iters 3

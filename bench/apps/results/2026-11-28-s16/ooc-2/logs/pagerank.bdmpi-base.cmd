@@ -1,0 +1,1 @@
+/tmp/ooc16-base/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.E1GbMw/scratch --job-id oocb15799r3 --report=json /work/ooc16-runs/r2/logs/pagerank.bdmpi-base.report.json /tmp/ooc16-base/bin/pagerank /var/tmp/bdmpi-ooc-bench.E1GbMw/data/pagerank.bin --iters 3

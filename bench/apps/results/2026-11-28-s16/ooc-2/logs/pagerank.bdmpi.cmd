@@ -1,0 +1,1 @@
+/work/wt/ooc16/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.E1GbMw/scratch --job-id oocb15799r1 --report=json /work/ooc16-runs/r2/logs/pagerank.bdmpi.report.json /work/wt/ooc16/build/bin/pagerank /var/tmp/bdmpi-ooc-bench.E1GbMw/data/pagerank.bin --iters 3

@@ -1,0 +1,1 @@
+/work/wt/ooc16/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.E1GbMw/scratch --job-id oocb15799r10 --report=json /work/ooc16-runs/r2/logs/sgd.bdmpi-ahead.report.json --prefetch ahead /work/wt/ooc16/build/bin/sgd /var/tmp/bdmpi-ooc-bench.E1GbMw/data/sgd.bin --iters 3

@@ -1,0 +1,1 @@
+/work/wt/ooc16/build/bin/sgd_serial_ooc /var/tmp/bdmpi-ooc-bench.E1GbMw/data/sgd.bin --iters 3 --grid 4 --chunk 16777216

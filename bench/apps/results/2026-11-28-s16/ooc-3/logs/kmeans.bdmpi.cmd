@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times | tail -1 >&2; exit $rc run /work/wt/ooc16/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.w17WiW/scratch --job-id oocb20776r1 --report=json /work/ooc16-runs/r3/logs/kmeans.bdmpi.report.json /work/wt/ooc16/build/bin/kmeans /var/tmp/bdmpi-ooc-bench.w17WiW/data/kmeans.bin --iters 3

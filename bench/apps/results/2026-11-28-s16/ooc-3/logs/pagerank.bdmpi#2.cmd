@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times | tail -1 >&2; exit $rc run /work/wt/ooc16/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.w17WiW/scratch --job-id oocb20776r6 --report=json /work/ooc16-runs/r3/logs/pagerank.bdmpi#2.report.json /work/wt/ooc16/build/bin/pagerank /var/tmp/bdmpi-ooc-bench.w17WiW/data/pagerank.bin --iters 3
