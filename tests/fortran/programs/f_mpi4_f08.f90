@@ -16,7 +16,7 @@
 ! byte-reversed in a file, with MPI_CONVERSION_FN_NULL_C for a second one.
 ! BDMPI only: Open MPI 4.1 has none of these, and MPICH 4.0's mpi_f08
 ! declares MPI_Op_create_c and MPI_Register_datarep_c with these callbacks
-! but its library lacks them (and its mpi_f08 MPI_SESSION_NULL).
+! but its library lacks them (and its mpi_f08 lacks MPI_SESSION_NULL).
 module f_mpi4_state
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
