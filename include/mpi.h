@@ -1199,6 +1199,35 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const int recvcounts[], const MPI_Aint rdispls[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm,
                            MPI_Request *request);
+/* MPI-4.0's persistent neighbourhood collectives (the plans of their
+ * nonblocking forms, started by MPI_Start(all)). */
+int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request);
+int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request);
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request);
+int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                              const int sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request);
+int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                              const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf,
+                              const int recvcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              MPI_Info info, MPI_Request *request);
 int MPI_Comm_disconnect(MPI_Comm *comm);
 
 /* Dynamic processes (MPI-4.1 11.8-11.10; docs/processes.md, "Dynamic
@@ -1591,6 +1620,37 @@ int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                               const MPI_Aint rdispls[],
                               const MPI_Datatype recvtypes[], MPI_Comm comm,
                               MPI_Request *request);
+int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 const MPI_Count recvcounts[],
+                                 const MPI_Aint displs[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request);
+int MPI_Neighbor_alltoallv_init_c(const void *sendbuf,
+                                const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+int MPI_Neighbor_alltoallw_init_c(const void *sendbuf,
+                                const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[],
+                                const MPI_Datatype sendtypes[], void *recvbuf,
+                                const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request);
 int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                 int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
@@ -2532,6 +2592,33 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const int recvcounts[], const MPI_Aint rdispls[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm,
                            MPI_Request *request);
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request);
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request);
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request);
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                              const int sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request);
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                              const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf,
+                              const int recvcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              MPI_Info info, MPI_Request *request);
 int PMPI_Comm_disconnect(MPI_Comm *comm);
 
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info,
@@ -3281,6 +3368,37 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf,
                                const MPI_Aint rdispls[],
                                const MPI_Datatype recvtypes[], MPI_Comm comm,
                                MPI_Request *request);
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 const MPI_Count recvcounts[],
+                                 const MPI_Aint displs[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request);
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf,
+                                const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf,
+                                const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[],
+                                const MPI_Datatype sendtypes[], void *recvbuf,
+                                const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request);
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                  int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,

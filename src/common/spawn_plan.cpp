@@ -1,5 +1,6 @@
 #include "common/spawn_plan.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -60,6 +61,15 @@ std::vector<std::byte> SpawnPlan::Encode() const {
     for (const std::string& arg : command.args) Put(out, arg);
   }
   return out;
+}
+
+int NodeOfHost(const std::string& host, const std::vector<std::string>& hosts, int own_node) {
+  if (host == "localhost") return own_node;
+  if (own_node >= 0 && static_cast<std::size_t>(own_node) < hosts.size() &&
+      hosts[static_cast<std::size_t>(own_node)] == host)
+    return own_node;
+  auto found = std::find(hosts.begin(), hosts.end(), host);
+  return found == hosts.end() ? -1 : static_cast<int>(found - hosts.begin());
 }
 
 SpawnPlan SpawnPlan::Decode(const std::byte* data, std::size_t bytes) {

@@ -35,6 +35,12 @@ struct SpawnPlan {
 // (the master's log says why).
 enum SpawnRefusal : int { kSpawnNoRoom = 1, kSpawnNoHost = 2, kSpawnNotStarted = 3 };
 
+// The node a command's info `host` names, given the job's nodes' host
+// names in node order and the asking master's node: that node when `host`
+// is its name or "localhost" (several nodes may share a host), else the
+// first node of that name; -1 when no node has it.
+int NodeOfHost(const std::string& host, const std::vector<std::string>& hosts, int own_node);
+
 // The masters' dynamic-process messages to each other (dynamic_messages.cpp)
 // are lists of NUL-terminated text fields, in the plan's encoding.
 std::vector<std::byte> EncodeFields(const std::vector<std::string>& fields);

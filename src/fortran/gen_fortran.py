@@ -51,11 +51,6 @@ SKIP = {
     'MPI_Win_null_copy_fn': 'callback', 'MPI_Win_dup_fn': 'callback',
     'MPI_Win_null_delete_fn': 'callback',
     'MPI_Session_c2f': 'C only', 'MPI_Session_f2c': 'C only',
-    # Large-count twins whose only difference is a callback's type: no
-    # generic interface can tell the two apart, and the callbacks would
-    # need trampolines of their own.
-    'MPI_Op_create_c': 'not bound (a large-count callback)',
-    'MPI_Register_datarep_c': 'not bound (large-count callbacks)',
 }
 
 # The large-count (_c) calls: MPI-4 gives Fortran them only in mpi_f08,
@@ -130,14 +125,16 @@ HANDLE_TYPES = {'MPI_Comm', 'MPI_Datatype', 'MPI_Op', 'MPI_Request',
                 'MPI_Errhandler', 'MPI_Group', 'MPI_Info', 'MPI_Message',
                 'MPI_Win', 'MPI_File', 'MPI_Session'}
 
-FNPTR_TYPES = {'MPI_User_function', 'MPI_Comm_errhandler_function',
+FNPTR_TYPES = {'MPI_User_function', 'MPI_User_function_c',
+               'MPI_Comm_errhandler_function',
                'MPI_File_errhandler_function', 'MPI_Handler_function',
                'MPI_Win_errhandler_function', 'MPI_Session_errhandler_function',
                # Called through trampolines (C_SPECIAL).
                'MPI_Comm_copy_attr_function', 'MPI_Comm_delete_attr_function',
                'MPI_Type_copy_attr_function', 'MPI_Type_delete_attr_function',
                'MPI_Win_copy_attr_function', 'MPI_Win_delete_attr_function',
-               'MPI_Datarep_conversion_function', 'MPI_Datarep_extent_function',
+               'MPI_Datarep_conversion_function',
+               'MPI_Datarep_conversion_function_c', 'MPI_Datarep_extent_function',
                'MPI_Copy_function', 'MPI_Delete_function',
                'MPI_Grequest_query_function', 'MPI_Grequest_free_function',
                'MPI_Grequest_cancel_function'}
@@ -149,6 +146,8 @@ F_CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN',
                'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN',
                'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_DUP_FN',
                'MPI_WIN_NULL_DELETE_FN', 'MPI_CONVERSION_FN_NULL']
+# mpi_f08's only: MPI_REGISTER_DATAREP_C's (large-count) null conversion.
+F08_CALLBACKS = ['MPI_CONVERSION_FN_NULL_C']
 
 # Routines whose buffers stay in use after the call returns: no compiler
 # copy of a non-contiguous section may be made for them (mpi_f08).
@@ -836,8 +835,8 @@ F_NULL_COPY(mpi_win_null_copy_fn_, MPI_Aint)
 F_DUP(mpi_win_dup_fn_, MPI_Aint)
 F_NULL_DELETE(mpi_win_null_delete_fn_, MPI_Aint)
 /* Defined through a macro, as the callbacks above: no pmpi_ twin. */
-#define F_CONVERSION_NULL(name)                                            \
-  void name(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,           \
+#define F_CONVERSION_NULL(name, C)                                         \
+  void name(void *userbuf, MPI_Fint *datatype, C *count,                  \
             void *filebuf, MPI_Offset *position, MPI_Aint *extra,         \
             MPI_Fint *ierr) {                                            \
     (void)userbuf, (void)datatype, (void)count, (void)filebuf;           \
@@ -945,10 +944,14 @@ void mpi_comm_spawn_multiple_(MPI_Fint *count, const char *array_of_commands,
  * take every argument by reference and return through IERROR; C calls
  * them through these trampolines with a record that holds them and the
  * extra state. A representation stays registered for the program's life,
- * and so does its record. MPI_CONVERSION_FN_NULL is a procedure of its
- * own, known by its address (never called). */
+ * and so does its record. MPI_CONVERSION_FN_NULL and (mpi_f08's)
+ * MPI_CONVERSION_FN_NULL_C are procedures of their own, known by their
+ * addresses (never called). MPI_REGISTER_DATAREP_C's conversions differ
+ * only in their count, an INTEGER(KIND=MPI_COUNT_KIND). */
 typedef void f_conversion_fn(void *, MPI_Fint *, MPI_Fint *, void *,
                              MPI_Offset *, MPI_Aint *, MPI_Fint *);
+typedef void f_conversion_fn_c(void *, MPI_Fint *, MPI_Count *, void *,
+                               MPI_Offset *, MPI_Aint *, MPI_Fint *);
 typedef void f_extent_fn(MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *);
 
 struct f_datarep {
@@ -958,7 +961,8 @@ struct f_datarep {
   MPI_Aint extra;
 };
 
-F_CONVERSION_NULL(mpi_conversion_fn_null_)
+F_CONVERSION_NULL(mpi_conversion_fn_null_, MPI_Fint)
+F_CONVERSION_NULL(mpi_conversion_fn_null_c_, MPI_Count)
 
 static int f_convert(void (*fn)(void), struct f_datarep *d, void *userbuf,
                      MPI_Datatype datatype, int count, void *filebuf,
@@ -981,6 +985,32 @@ static int f_datarep_write(void *userbuf, MPI_Datatype datatype, int count,
   return f_convert(d->write, d, userbuf, datatype, count, filebuf, position);
 }
 
+static int f_convert_c(void (*fn)(void), struct f_datarep *d, void *userbuf,
+                       MPI_Datatype datatype, MPI_Count count, void *filebuf,
+                       MPI_Offset position) {
+  MPI_Fint type = (MPI_Fint)datatype, ierr = MPI_SUCCESS;
+  MPI_Count n = count;
+  MPI_Offset at = position;
+  ((f_conversion_fn_c *)fn)(userbuf, &type, &n, filebuf, &at, &d->extra,
+                            &ierr);
+  return ierr;
+}
+
+static int f_datarep_read_c(void *userbuf, MPI_Datatype datatype,
+                            MPI_Count count, void *filebuf,
+                            MPI_Offset position, void *extra) {
+  struct f_datarep *d = extra;
+  return f_convert_c(d->read, d, userbuf, datatype, count, filebuf, position);
+}
+
+static int f_datarep_write_c(void *userbuf, MPI_Datatype datatype,
+                             MPI_Count count, void *filebuf,
+                             MPI_Offset position, void *extra) {
+  struct f_datarep *d = extra;
+  return f_convert_c(d->write, d, userbuf, datatype, count, filebuf,
+                     position);
+}
+
 static int f_datarep_extent(MPI_Datatype datatype, MPI_Aint *file_extent,
                             void *extra) {
   struct f_datarep *d = extra;
@@ -991,6 +1021,21 @@ static int f_datarep_extent(MPI_Datatype datatype, MPI_Aint *file_extent,
   return ierr;
 }
 
+/* The record of a representation being registered; NULL when out of
+ * memory. */
+static struct f_datarep *f_datarep_new(void (*read)(void),
+                                       void (*write)(void),
+                                       void (*extent)(void),
+                                       const MPI_Aint *extra_state) {
+  struct f_datarep *d = malloc(sizeof *d);
+  if (d == NULL) return NULL;
+  d->read = read;
+  d->write = write;
+  d->extent = extent;
+  d->extra = *extra_state;
+  return d;
+}
+
 void mpi_register_datarep_(const char *datarep,
                            void (*read_conversion_fn)(void),
                            void (*write_conversion_fn)(void),
@@ -999,20 +1044,43 @@ void mpi_register_datarep_(const char *datarep,
                            size_t datarep_len) {
   void (*none)(void) = (void (*)(void))mpi_conversion_fn_null_;
   char *name = f_str_in(datarep, datarep_len);
-  struct f_datarep *d = malloc(sizeof *d);
+  struct f_datarep *d = f_datarep_new(read_conversion_fn, write_conversion_fn,
+                                      dtype_file_extent_fn, extra_state);
   if (name == NULL || d == NULL) {
     free(name);
     free(d);
     *ierr = MPI_ERR_NO_MEM;
     return;
   }
-  d->read = read_conversion_fn;
-  d->write = write_conversion_fn;
-  d->extent = dtype_file_extent_fn;
-  d->extra = *extra_state;
   *ierr = MPI_Register_datarep(
       name, read_conversion_fn == none ? MPI_CONVERSION_FN_NULL : f_datarep_read,
       write_conversion_fn == none ? MPI_CONVERSION_FN_NULL : f_datarep_write,
+      f_datarep_extent, d);
+  free(name);
+  if (*ierr != MPI_SUCCESS) free(d);
+}
+
+void mpi_register_datarep_c_(const char *datarep,
+                             void (*read_conversion_fn)(void),
+                             void (*write_conversion_fn)(void),
+                             void (*dtype_file_extent_fn)(void),
+                             MPI_Aint *extra_state, MPI_Fint *ierr,
+                             size_t datarep_len) {
+  void (*none)(void) = (void (*)(void))mpi_conversion_fn_null_c_;
+  char *name = f_str_in(datarep, datarep_len);
+  struct f_datarep *d = f_datarep_new(read_conversion_fn, write_conversion_fn,
+                                      dtype_file_extent_fn, extra_state);
+  if (name == NULL || d == NULL) {
+    free(name);
+    free(d);
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  *ierr = MPI_Register_datarep_c(
+      name,
+      read_conversion_fn == none ? MPI_CONVERSION_FN_NULL_C : f_datarep_read_c,
+      write_conversion_fn == none ? MPI_CONVERSION_FN_NULL_C
+                                  : f_datarep_write_c,
       f_datarep_extent, d);
   free(name);
   if (*ierr != MPI_SUCCESS) free(d);
@@ -1076,7 +1144,7 @@ C_HANDWRITTEN = {'MPI_Init', 'MPI_Init_thread', 'MPI_Pcontrol',
                  'MPI_Win_create_keyval',
                  'MPI_Keyval_create', 'MPI_Grequest_start',
                  'MPI_Comm_spawn', 'MPI_Comm_spawn_multiple',
-                 'MPI_Register_datarep'}
+                 'MPI_Register_datarep', 'MPI_Register_datarep_c'}
 
 
 def with_pmpi(text):
@@ -1463,7 +1531,8 @@ def gen_f08_module(funcs, consts):
     out += f90_wrap(sentinel_decls(True), 2)
     # An mpi_f08 handle is passed as its one integer: the callbacks of
     # mpif.h serve here too.
-    out += f90_wrap(['external :: ' + ', '.join(F_CALLBACKS)], 2)
+    out += f90_wrap(['external :: ' + ', '.join(F_CALLBACKS + F08_CALLBACKS)],
+                    2)
     # The generic names of the calls with a large-count twin.
     by_name = {f.name: f for f in funcs}
     large_bases = {f.name[:-2] for f in funcs if is_large_count(f.name)

@@ -103,17 +103,12 @@ void Master::HandleSpawn(Slave& slave, const RequestMsg& request,
   for (std::size_t c = 0; c < pending->plan.commands.size(); ++c) {
     SpawnCommand& command = pending->plan.commands[c];
     if (command.host.empty()) continue;
-    if (command.host == "localhost" || command.host == hosts[static_cast<std::size_t>(node_)]) {
-      command.node = node_;
-    } else {
-      auto found = std::find(hosts.begin(), hosts.end(), command.host);
-      if (found == hosts.end()) {
-        refusal.flag = kSpawnNoHost;
-        refusal.comm = static_cast<int>(c);
-        Reply(slave, refusal);
-        return;
-      }
-      command.node = static_cast<int>(found - hosts.begin());
+    command.node = NodeOfHost(command.host, hosts, node_);
+    if (command.node < 0) {
+      refusal.flag = kSpawnNoHost;
+      refusal.comm = static_cast<int>(c);
+      Reply(slave, refusal);
+      return;
     }
   }
   std::size_t nodes = static_cast<std::size_t>(nnodes_);

@@ -1239,6 +1239,91 @@ int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[]
                                   rdispls, recvtypes, comm, request);
 }
 
+#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request* request) {
+  const IntCount a = NarrowCount(sendcount, sendtype);
+  const IntCount b = NarrowCount(recvcount, recvtype);
+  const CallName name("MPI_Neighbor_allgather_init_c");
+  return PMPI_Neighbor_allgather_init(sendbuf, a.count, a.type, recvbuf, b.count, b.type, comm,
+                                      info, request);
+}
+
+#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
+int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  const IntCount a = NarrowCount(sendcount, sendtype);
+  const IntCount b = NarrowCount(recvcount, recvtype);
+  const CallName name("MPI_Neighbor_alltoall_init_c");
+  return PMPI_Neighbor_alltoall_init(sendbuf, a.count, a.type, recvbuf, b.count, b.type, comm,
+                                     info, request);
+}
+
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void* recvbuf,
+                                    const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request* request) {
+  std::vector<int> counts, disps;
+  const IntCount a = NarrowCount(sendcount, sendtype);
+  int error = Guard("MPI_Neighbor_allgatherv_init_c", comm, [&] {
+    int in = 0, out = 0;
+    Degrees(comm, &in, &out);
+    counts = Narrow(recvcounts, in, "MPI_Neighbor_allgatherv_init_c");
+    disps = Narrow(displs, in, "MPI_Neighbor_allgatherv_init_c");
+  });
+  if (error != MPI_SUCCESS) return error;
+  const CallName name("MPI_Neighbor_allgatherv_init_c");
+  return PMPI_Neighbor_allgatherv_init(sendbuf, a.count, a.type, recvbuf, Data(counts),
+                                       Data(disps), recvtype, comm, info, request);
+}
+
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                   void* recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  std::vector<int> sc, sd, rc, rd;
+  int error = Guard("MPI_Neighbor_alltoallv_init_c", comm, [&] {
+    int in = 0, out = 0;
+    Degrees(comm, &in, &out);
+    const char* call = "MPI_Neighbor_alltoallv_init_c";
+    sc = Narrow(sendcounts, out, call);
+    sd = Narrow(sdispls, out, call);
+    rc = Narrow(recvcounts, in, call);
+    rd = Narrow(rdispls, in, call);
+  });
+  if (error != MPI_SUCCESS) return error;
+  const CallName name("MPI_Neighbor_alltoallv_init_c");
+  return PMPI_Neighbor_alltoallv_init(sendbuf, Data(sc), Data(sd), sendtype, recvbuf, Data(rc),
+                                      Data(rd), recvtype, comm, info, request);
+}
+
+#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
+int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void* recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  std::vector<int> sc, rc;
+  int error = Guard("MPI_Neighbor_alltoallw_init_c", comm, [&] {
+    int in = 0, out = 0;
+    Degrees(comm, &in, &out);
+    sc = Narrow(sendcounts, out, "MPI_Neighbor_alltoallw_init_c");
+    rc = Narrow(recvcounts, in, "MPI_Neighbor_alltoallw_init_c");
+  });
+  if (error != MPI_SUCCESS) return error;
+  const CallName name("MPI_Neighbor_alltoallw_init_c");
+  return PMPI_Neighbor_alltoallw_init(sendbuf, Data(sc), sdispls, sendtypes, recvbuf, Data(rc),
+                                      rdispls, recvtypes, comm, info, request);
+}
+
 #pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
 int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {

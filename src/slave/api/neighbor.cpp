@@ -1,7 +1,9 @@
-// MPI entry points of the neighbourhood collectives (neighbor.h), blocking
-// and nonblocking (MPI_Ineighbor_*): both run the same plan.
+// MPI entry points of the neighbourhood collectives (neighbor.h), blocking,
+// nonblocking (MPI_Ineighbor_*) and persistent (MPI_Neighbor_*_init): all
+// run the same plan.
 #include <mpi.h>
 
+#include "slave/coll/nbc.h"
 #include "slave/coll/neighbor.h"
 #include "slave/runtime/errors.h"
 
@@ -71,6 +73,42 @@ int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
 int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Ineighbor_alltoallw", comm, [&] {
     *request = bdmpi::StartNonblocking(bdmpi::NeighborAlltoallwPlan(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), comm);
+  });
+}
+
+// Persistent (MPI-4.0): the plan is made once, each MPI_Start runs it.
+#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
+int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return Guard("MPI_Neighbor_allgather_init", comm, [&] {
+    *request = bdmpi::NewPersistent(bdmpi::NeighborAllgatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm);
+  });
+}
+
+#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return Guard("MPI_Neighbor_allgatherv_init", comm, [&] {
+    *request = bdmpi::NewPersistent(bdmpi::NeighborAllgathervPlan(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), comm);
+  });
+}
+
+#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return Guard("MPI_Neighbor_alltoall_init", comm, [&] {
+    *request = bdmpi::NewPersistent(bdmpi::NeighborAlltoallPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm);
+  });
+}
+
+#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
+int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return Guard("MPI_Neighbor_alltoallv_init", comm, [&] {
+    *request = bdmpi::NewPersistent(bdmpi::NeighborAlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), comm);
+  });
+}
+
+#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
+int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return Guard("MPI_Neighbor_alltoallw_init", comm, [&] {
+    *request = bdmpi::NewPersistent(bdmpi::NeighborAlltoallwPlan(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), comm);
   });
 }
 

@@ -8,13 +8,101 @@
 ! that communicator: the generic MPI_Send, MPI_Recv, MPI_Bcast, MPI_Get_count
 ! and MPI_Type_size with INTEGER(KIND=MPI_COUNT_KIND) counts (their _c
 ! twins), and MPI_Type_get_extent_c by its own name (an MPI_Aint and an
-! MPI_Count are the same kind). BDMPI only: Open MPI 4.1 has neither.
+! MPI_Count are the same kind). The large-count callbacks, named with their
+! _c as no generic interface tells them from their twins: a Fortran
+! reduction of MPI_OP_CREATE_C (its length of MPI_COUNT_KIND) in
+! MPI_Allreduce, and a data representation of MPI_REGISTER_DATAREP_C whose
+! conversions (their counts of MPI_COUNT_KIND) keep each INTEGER
+! byte-reversed in a file, with MPI_CONVERSION_FN_NULL_C for a second one.
+! BDMPI only: Open MPI 4.1 has none of these, and MPICH 4.0's mpi_f08
+! declares MPI_Op_create_c and MPI_Register_datarep_c with these callbacks
+! but its library lacks them (and its mpi_f08 lacks MPI_SESSION_NULL).
 module f_mpi4_state
   use mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   integer :: handler_calls = 0, handler_code = -1
   type(MPI_Session) :: handler_session
+  ! What the large-count callbacks saw: the last length, wrong arguments.
+  integer(kind=MPI_COUNT_KIND) :: op_len = -1
+  integer :: bad_calls = 0, conv_reads = 0, conv_writes = 0, conv_extents = 0
+  integer(kind=MPI_ADDRESS_KIND), parameter :: kExtra = 91
 contains
+  ! The element-wise maximum of INTEGERs.
+  subroutine imax_c(invec, inoutvec, len, datatype)
+    type(c_ptr), value :: invec, inoutvec
+    integer(kind=MPI_COUNT_KIND) :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    op_len = len
+    if (datatype /= MPI_INTEGER) then
+      bad_calls = bad_calls + 1
+      return
+    end if
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    b = max(a, b)
+  end subroutine imax_c
+
+  ! An INTEGER's four bytes in the other order.
+  elemental integer function swapped(v)
+    integer, intent(in) :: v
+    character(len=4) :: c
+    c = transfer(v, c)
+    swapped = transfer(c(4:4) // c(3:3) // c(2:2) // c(1:1), v)
+  end function swapped
+
+  subroutine swapped_extent(datatype, extent, extra_state, ierror)
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
+    integer :: ierror
+    conv_extents = conv_extents + 1
+    ierror = MPI_SUCCESS
+    if (extra_state /= kExtra .or. datatype /= MPI_INTEGER) then
+      ierror = MPI_ERR_TYPE
+      return
+    end if
+    extent = 4
+  end subroutine swapped_extent
+
+  subroutine swapped_write_c(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    integer, pointer :: u(:), f(:)
+    conv_writes = conv_writes + 1
+    ierror = MPI_SUCCESS
+    if (extra_state /= kExtra .or. datatype /= MPI_INTEGER .or. count < 1) then
+      ierror = MPI_ERR_TYPE
+      return
+    end if
+    call c_f_pointer(userbuf, u, [position + count])
+    call c_f_pointer(filebuf, f, [count])
+    f = swapped(u(position + 1:position + count))
+  end subroutine swapped_write_c
+
+  subroutine swapped_read_c(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    integer, pointer :: u(:), f(:)
+    conv_reads = conv_reads + 1
+    ierror = MPI_SUCCESS
+    if (extra_state /= kExtra .or. datatype /= MPI_INTEGER .or. count < 1) then
+      ierror = MPI_ERR_TYPE
+      return
+    end if
+    call c_f_pointer(userbuf, u, [position + count])
+    call c_f_pointer(filebuf, f, [count])
+    u(position + 1:position + count) = swapped(f)
+  end subroutine swapped_read_c
+
   subroutine on_session_error(session, error_code)
     type(MPI_Session) :: session
     integer :: error_code
@@ -39,6 +127,12 @@ program f_mpi4_f08
   integer :: buf(5), isize
   integer(kind=MPI_COUNT_KIND) :: n8, got8, size8, lb8, extent8
   type(MPI_Status) :: status
+  type(MPI_Op) :: op
+  type(MPI_File) :: fh
+  integer, parameter :: nv = 6
+  integer :: values(nv), back(nv), raw(nv), peak(nv), ierr, eclass, dirlen, dirstat
+  integer(kind=MPI_OFFSET_KIND) :: disp
+  character(len=256) :: dir, path
 
   call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session)
   call check(session /= MPI_SESSION_NULL, 'MPI_SESSION_INIT gave MPI_SESSION_NULL')
@@ -96,6 +190,73 @@ program f_mpi4_f08
   call MPI_Type_get_extent_c(MPI_INTEGER, lb8, extent8)
   call check(lb8 == 0 .and. extent8 == 4, 'MPI_Type_get_extent_c')
 
+  ! MPI_OP_CREATE_C: a Fortran reduction with a length of MPI_COUNT_KIND.
+  call MPI_Op_create_c(imax_c, .true., op)
+  peak = [(rank * mod(i * 7, 5) + i, i = 1, nv)]
+  n8 = nv
+  call MPI_Allreduce(MPI_IN_PLACE, peak, n8, MPI_INTEGER, op, comm)
+  call check(bad_calls == 0, 'the MPI_OP_CREATE_C reduction got another datatype')
+  call check(all(peak == [((size - 1) * mod(i * 7, 5) + i, i = 1, nv)]), &
+             'MPI_Allreduce with an MPI_OP_CREATE_C reduction')
+  ! Only the ranks that combine call the reduction: one at least, each
+  ! with the whole length.
+  call check(op_len == -1 .or. op_len == nv, &
+             'the MPI_OP_CREATE_C reduction got another length')
+  i = merge(1, 0, op_len == nv)
+  call MPI_Allreduce(MPI_IN_PLACE, i, 1, MPI_INTEGER, MPI_SUM, comm)
+  call check(size == 1 .or. i >= 1, 'no rank called the MPI_OP_CREATE_C reduction')
+  call MPI_Op_free(op)
+  call check(op == MPI_OP_NULL, 'MPI_OP_FREE after MPI_OP_CREATE_C')
+
+  ! MPI_REGISTER_DATAREP_C: Fortran conversions with counts of MPI_COUNT_KIND.
+  call MPI_Register_datarep_c('f08_swapped_c', swapped_read_c, swapped_write_c, &
+                              swapped_extent, kExtra, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_REGISTER_DATAREP_C failed')
+  call MPI_Register_datarep_c('f08_swapped_c', swapped_read_c, swapped_write_c, &
+                              swapped_extent, kExtra, ierr)
+  call MPI_Error_class(ierr, eclass)
+  call check(eclass == MPI_ERR_DUP_DATAREP, 'a name registered twice: not MPI_ERR_DUP_DATAREP')
+  call MPI_Register_datarep_c('f08_as_is_c', MPI_CONVERSION_FN_NULL_C, MPI_CONVERSION_FN_NULL_C, &
+                              swapped_extent, kExtra, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_REGISTER_DATAREP_C with MPI_CONVERSION_FN_NULL_C failed')
+  if (rank == 0) then
+    call get_environment_variable('TMPDIR', dir, dirlen, dirstat)
+    if (dirstat /= 0 .or. dirlen == 0) dir = '/tmp'
+    write (path, '(a, a, i0)') trim(dir), '/f_mpi4_f08.', getpid()
+  end if
+  call MPI_Bcast(path, len(path), MPI_CHARACTER, 0, comm)
+  call MPI_File_open(comm, trim(path), MPI_MODE_RDWR + MPI_MODE_CREATE, MPI_INFO_NULL, fh, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_FILE_OPEN failed')
+  call MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN)
+  disp = int(rank, MPI_OFFSET_KIND) * nv * 4
+  call MPI_File_set_view(fh, disp, MPI_INTEGER, MPI_INTEGER, 'f08_swapped_c', MPI_INFO_NULL, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_FILE_SET_VIEW with the MPI_REGISTER_DATAREP_C representation')
+  values = [(1000 * rank + 17 * i - 40, i = 1, nv)]
+  call MPI_File_write_at(fh, 0_MPI_OFFSET_KIND, values, nv, MPI_INTEGER, status, ierr)
+  call check(ierr == MPI_SUCCESS .and. conv_writes >= 1, &
+             'writing through the large-count write conversion failed')
+  back = 0
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, back, nv, MPI_INTEGER, status, ierr)
+  call check(ierr == MPI_SUCCESS .and. conv_reads >= 1 .and. all(back == values), &
+             'reading through the large-count read conversion failed')
+  call check(conv_extents >= 1, 'the extent procedure was not asked')
+  call MPI_File_sync(fh)
+  call MPI_Barrier(comm)
+  call MPI_File_sync(fh)
+  call MPI_File_set_view(fh, disp, MPI_INTEGER, MPI_INTEGER, 'native', MPI_INFO_NULL, ierr)
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, raw, nv, MPI_INTEGER, status, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(raw == swapped(values)), &
+             'the file does not hold the bytes reversed by the large-count conversion')
+  call MPI_File_set_view(fh, disp, MPI_INTEGER, MPI_INTEGER, 'f08_as_is_c', MPI_INFO_NULL, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_FILE_SET_VIEW with MPI_CONVERSION_FN_NULL_C failed')
+  raw = 0
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, raw, nv, MPI_INTEGER, status, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(raw == swapped(values)), &
+             'MPI_CONVERSION_FN_NULL_C changed the data')
+  call MPI_File_close(fh)
+  call MPI_Barrier(comm)
+  if (rank == 0) call MPI_File_delete(trim(path), MPI_INFO_NULL)
+
   ! A session error handler in Fortran.
   call MPI_Session_create_errhandler(on_session_error, errh)
   call MPI_Session_set_errhandler(session, errh)
@@ -110,7 +271,7 @@ program f_mpi4_f08
   call MPI_Session_get_info(session, info)
   call MPI_Info_free(info)
   call MPI_Barrier(comm)
-  if (rank == 0) print '(a)', 'f_mpi4_f08: sessions and large counts through mpi_f08 ok'
+  if (rank == 0) print '(a)', 'f_mpi4_f08: sessions, large counts and large-count callbacks through mpi_f08 ok'
   call MPI_Comm_free(comm)
   call MPI_Session_finalize(session)
   call check(session == MPI_SESSION_NULL, 'MPI_SESSION_FINALIZE did not reset the handle')

@@ -3,7 +3,8 @@
  *
  * Each rank opens a session, finds the process sets "mpi://WORLD" and
  * "mpi://SELF" among the session's (MPI_Session_get_num_psets/get_nth_pset,
- * with the length query and a truncated name), checks their mpi_size,
+ * with the length query and a truncated name), checks their mpi_size
+ * (also asked for in lower case),
  * makes groups of them and communicators of the groups
  * (MPI_Comm_create_from_group) and uses those: an allreduce, a ring, two
  * communicators over one group whose messages do not mix, disjoint halves
@@ -138,6 +139,17 @@ int main(int argc, char **argv) {
   CHECK(size == pset_size(session, "mpi://WORLD"), "WORLD: group of %d", size);
   CHECK(pset_size(session, "mpi://SELF") == 1, "SELF: mpi_size %d",
         pset_size(session, "mpi://SELF"));
+  /* Set names in any case, as Open MPI and MPICH take them (MPICH's
+   * tests ask for "mpi://world"). */
+  CHECK(pset_size(session, "mpi://world") == size && pset_size(session, "MPI://Self") == 1,
+        "mpi://world: mpi_size %d, MPI://Self: %d", pset_size(session, "mpi://world"),
+        pset_size(session, "MPI://Self"));
+  MPI_Group lower_group;
+  int lower_size = 0;
+  CHECK_MPI(MPI_Group_from_session_pset(session, "mpi://world", &lower_group));
+  CHECK_MPI(MPI_Group_size(lower_group, &lower_size));
+  CHECK(lower_size == size, "the group of mpi://world has %d ranks, want %d", lower_size, size);
+  CHECK_MPI(MPI_Group_free(&lower_group));
   int rank = g_rank;
 
   MPI_Comm world;

@@ -16,7 +16,8 @@
  *     makes both neighbours the same rank) and on the line (MPI_PROC_NULL
  *     neighbours leave their blocks untouched): Neighbor_allgather(v),
  *     Neighbor_alltoall(v,w) each block tagged with sender and direction,
- *     and their nonblocking MPI_Ineighbor_* forms.
+ *     their nonblocking MPI_Ineighbor_* forms and (BDMPI only) their
+ *     persistent MPI_Neighbor_*_init forms, started twice.
  *  5. MPI_Graph_create of a ring (plus a chord from rank 0):
  *     MPI_Graphdims_get, MPI_Graph_get, MPI_Graph_neighbors(_count),
  *     MPI_Graph_map, and Neighbor_alltoall on it.
@@ -115,6 +116,48 @@ static void check_alltoall(MPI_Comm comm, int n_in, const int *ins, int n_out,
   for (int j = 0; j < n_in; ++j)
     CHECK(recv[j] == recv2[j] && recv[j] == (ins[j] == MPI_PROC_NULL ? -1 : ins[j] + 1),
           "ineighbor_allgather(v) block %d: %d %d", j, recv[j], recv2[j]);
+#ifdef BDMPI /* MPI-4.0's persistent forms: Open MPI 4.1 has them only as MPIX_ */
+  /* All six outstanding at once, started twice; the last through _c. */
+  enum { kPersistent = 6 };
+  int precv[kPersistent][64];
+  MPI_Count ccounts[64];
+  MPI_Aint cdispls[64];
+  for (int j = 0; j < n_in; ++j) {
+    ccounts[j] = 1;
+    cdispls[j] = j;
+  }
+  MPI_Request persistent[kPersistent];
+  CHECK_MPI(MPI_Neighbor_alltoall_init(send, 1, MPI_INT, precv[0], 1, MPI_INT, comm,
+                                       MPI_INFO_NULL, &persistent[0]));
+  CHECK_MPI(MPI_Neighbor_alltoallv_init(send, counts, displs, MPI_INT, precv[1], rcounts,
+                                        rdispls, MPI_INT, comm, MPI_INFO_NULL, &persistent[1]));
+  CHECK_MPI(MPI_Neighbor_alltoallw_init(send, counts, sbytes, types, precv[2], rcounts, rbytes,
+                                        types, comm, MPI_INFO_NULL, &persistent[2]));
+  CHECK_MPI(MPI_Neighbor_allgather_init(&mine, 1, MPI_INT, precv[3], 1, MPI_INT, comm,
+                                        MPI_INFO_NULL, &persistent[3]));
+  CHECK_MPI(MPI_Neighbor_allgatherv_init(&mine, 1, MPI_INT, precv[4], rcounts, rdispls, MPI_INT,
+                                         comm, MPI_INFO_NULL, &persistent[4]));
+  CHECK_MPI(MPI_Neighbor_allgatherv_init_c(&mine, 1, MPI_INT, precv[5], ccounts, cdispls,
+                                           MPI_INT, comm, MPI_INFO_NULL, &persistent[5]));
+  for (int start = 0; start < 2; ++start) {
+    for (int k = 0; k < kPersistent; ++k)
+      for (int j = 0; j < n_in; ++j) precv[k][j] = -1;
+    CHECK_MPI(MPI_Startall(kPersistent, persistent));
+    CHECK_MPI(MPI_Waitall(kPersistent, persistent, MPI_STATUSES_IGNORE));
+    for (int j = 0; j < n_in; ++j) {
+      int block = ins[j] == MPI_PROC_NULL ? -1 : token(ins[j], in_slot_from_sender[j]);
+      int rank1 = ins[j] == MPI_PROC_NULL ? -1 : ins[j] + 1;
+      for (int k = 0; k < kPersistent; ++k)
+        CHECK(precv[k][j] == (k < 3 ? block : rank1),
+              "start %d: persistent neighbourhood collective %d: block %d from %d is %d", start,
+              k, j, ins[j], precv[k][j]);
+    }
+  }
+  for (int k = 0; k < kPersistent; ++k) {
+    CHECK_MPI(MPI_Request_free(&persistent[k]));
+    CHECK(persistent[k] == MPI_REQUEST_NULL, "MPI_Request_free left request %d", k);
+  }
+#endif
 }
 
 /* On a Cartesian communicator the in-neighbours are, per dimension, the
