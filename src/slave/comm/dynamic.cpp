@@ -72,6 +72,50 @@ void InfoNode(MPI_Info info, SpawnCommand& command) {
   }
 }
 
+// The program a spawn runs, found as mpiexec finds it: a name holding a
+// '/' as it is, else in the info's `path` directories (MPI's reserved key,
+// separated by ':'), then in PATH, then in this rank's working directory
+// (Open MPI and MPICH both run a program there by its bare name). Made
+// absolute, so that the masters run what the root checked, whatever their
+// own directory.
+std::string SpawnProgram(const std::string& command, MPI_Info info) {
+  std::string found;
+  if (command.find('/') == std::string::npos && info != MPI_INFO_NULL) {
+    if (const std::string* dirs = FindInfo(info, "path")) {
+      std::size_t start = 0;
+      while (found.empty() && start <= dirs->size()) {
+        std::size_t end = dirs->find(':', start);
+        if (end == std::string::npos) end = dirs->size();
+        std::string dir = dirs->substr(start, end - start);
+        if (!dir.empty()) {
+          try {
+            found = ResolveProgram(dir + "/" + command);
+          } catch (const Error&) {
+          }
+        }
+        start = end + 1;
+      }
+    }
+  }
+  if (found.empty()) {
+    try {
+      found = ResolveProgram(command);
+    } catch (const Error& not_in_path) {
+      if (command.find('/') != std::string::npos) throw;
+      try {
+        found = ResolveProgram("./" + command);
+      } catch (const Error&) {
+        throw Error(kErrArg, std::string(not_in_path.what()) +
+                                 ", the info's path or the working directory");
+      }
+    }
+  }
+  if (found[0] == '/') return found;
+  std::vector<char> cwd(4096);
+  if (getcwd(cwd.data(), cwd.size()) == nullptr) return found;
+  return std::string(cwd.data()) + "/" + found;
+}
+
 // The spawn's outcome, the same at every rank of `comm`: error class,
 // first job rank (or ranks left), how many.
 struct Outcome {
@@ -120,9 +164,9 @@ SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxpr
     if (maxprocs[c] < 0)
       throw Error(kErrArg, "MPI_Comm_spawn: maxprocs is " + std::to_string(maxprocs[c]));
     SpawnCommand command;
-    command.command = commands[c];
     try {
-      ResolveProgram(command.command);
+      command.command =
+          SpawnProgram(commands[c], infos != nullptr ? infos[c] : MPI_INFO_NULL);
     } catch (const Error& error) {
       throw Error(kErrSpawn, std::string("MPI_Comm_spawn: ") + error.what());
     }
