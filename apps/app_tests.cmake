@@ -42,7 +42,7 @@ endfunction()
 function(app_compare_test app name)
   add_test(NAME apps.${name} COMMAND ${APP_COMPARE} --app ${app} ${ARGN})
   set_tests_properties(apps.${name} PROPERTIES LABELS apps TIMEOUT 160
-                       PROCESSORS 2 FIXTURES_REQUIRED "${app}_data;${app}_ref")
+                       FIXTURES_REQUIRED "${app}_data;${app}_ref")
 endfunction()
 
 # app_launch(<suffix_var> <command_var> <config> <program>): how a job of
@@ -81,6 +81,5 @@ function(app_inputs_test app script target)
   add_test(NAME apps.${app}.inputs
            COMMAND ${script} $<TARGET_FILE_DIR:${target}>
                    ${PROJECT_SOURCE_DIR}/tests/jobs/run_job.sh)
-  set_tests_properties(apps.${app}.inputs PROPERTIES LABELS apps TIMEOUT 120
-                       PROCESSORS 2)
+  set_tests_properties(apps.${app}.inputs PROPERTIES LABELS apps TIMEOUT 120)
 endfunction()
