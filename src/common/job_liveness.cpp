@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/rendezvous.h"
 
 namespace bdmpi {
 namespace {
@@ -85,6 +86,8 @@ NodeLease& NodeLease::operator=(NodeLease&& other) noexcept {
 NodeLease::~NodeLease() { Release(); }
 
 void NodeLease::Release() noexcept {
+  // The job's names in the user's rendezvous directory go with it.
+  if (!name_.empty()) RemoveNamesOf(name_);
   if (!name_.empty()) shm_unlink(name_.c_str());
   name_.clear();
   fd_.reset();

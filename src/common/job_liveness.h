@@ -19,8 +19,8 @@
 // gone; it removes the node's objects (named from the record's key,
 // name_tags.h; where they can be listed, also this user's entries of
 // /dev/shm and /dev/mqueue with the node's prefix; the directories the
-// record names) and the liveness file last. A master that ends normally does
-// the same itself.
+// record names; the job's shared names, rendezvous.h) and the liveness file
+// last. A master that ends normally does the same itself (NodeLease).
 #pragma once
 
 #include <optional>

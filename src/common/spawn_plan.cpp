@@ -117,7 +117,8 @@ std::uint64_t ParsePortName(const std::string& name, const std::string& job_id) 
   std::string job = name.substr(prefix.size(), job_end - prefix.size());
   if (job != job_id)
     throw Error(kErrPort, "port '" + name + "' belongs to job " + job + ", not to this job (" +
-                              job_id + "): BDMPI connects ranks of one job only");
+                              job_id + "): BDMPI connects ranks of one job only (connecting "
+                              "two jobs is not supported; start both parts as one job)");
   char* end = nullptr;
   long rank = std::strtol(name.c_str() + job_end + 1, &end, 10);
   unsigned long count = std::strtoul(name.c_str() + rank_end + 1, &end, 10);

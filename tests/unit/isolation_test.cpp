@@ -1,6 +1,7 @@
 // The job's private directories, spill files checked by inode, and the
-// liveness lock that tells a dead job from a live one (common/private_dir.h,
-// spill_dir.h, job_liveness.h).
+// liveness lock that tells a dead job from a live one, and the names shared
+// between jobs (common/private_dir.h, spill_dir.h, job_liveness.h,
+// rendezvous.h).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -9,8 +10,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@
 #include "common/job_liveness.h"
 #include "common/job_names.h"
 #include "common/private_dir.h"
+#include "common/rendezvous.h"
 #include "common/spill_dir.h"
 #include "test_util.h"
 
@@ -179,6 +183,94 @@ TEST(JobLivenessTest, AnotherUsersObjectsNeitherStopNorJoinTheJob) {
     EXPECT_FALSE(LockIfDead(squatted, 0).has_value());
   }
   EXPECT_EQ(shm_unlink(squatted.c_str()), 0);  // still there: not ours to remove
+}
+
+// Names shared between jobs of the user (common/rendezvous.h), in a
+// rendezvous directory of the test's own (XDG_RUNTIME_DIR).
+class RendezvousTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* old = std::getenv("XDG_RUNTIME_DIR");
+    had_old_ = old != nullptr;
+    if (had_old_) old_ = old;
+    setenv("XDG_RUNTIME_DIR", runtime_.path().c_str(), 1);
+  }
+  void TearDown() override {
+    if (had_old_) {
+      setenv("XDG_RUNTIME_DIR", old_.c_str(), 1);
+    } else {
+      unsetenv("XDG_RUNTIME_DIR");
+    }
+  }
+  bool DirExists() const { return fs::exists(RendezvousDir()); }
+
+  ScopedTempDir runtime_;
+  bool had_old_ = false;
+  std::string old_;
+};
+
+TEST_F(RendezvousTest, NameSeenWhileItsJobLivesAndHeldByOneJob) {
+  EXPECT_EQ(RendezvousDir(), runtime_.path() + "/bdmpi");
+  NodeLease a = NodeLease::Claim(JobNames(UniqueJobId(), 0), {"a", 1, "/x", "", ""});
+  NodeLease b = NodeLease::Claim(JobNames(UniqueJobId(), 0), {"b", 1, "/x", "", ""});
+  EXPECT_FALSE(LookupBetweenJobs("svc").has_value());
+  EXPECT_FALSE(DirExists());
+  ASSERT_TRUE(PublishBetweenJobs("svc", "port-a", a.name(), nullptr));
+  struct stat info {};
+  ASSERT_EQ(stat(RendezvousDir().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+  EXPECT_EQ(LookupBetweenJobs("svc"), std::optional<std::string>("port-a"));
+  std::string holder;
+  EXPECT_FALSE(PublishBetweenJobs("svc", "port-b", b.name(), &holder));
+  EXPECT_EQ(holder, "port-a");
+  UnpublishBetweenJobs("svc", b.name());  // not b's: stays
+  EXPECT_EQ(LookupBetweenJobs("svc"), std::optional<std::string>("port-a"));
+  UnpublishBetweenJobs("svc", a.name());
+  EXPECT_FALSE(LookupBetweenJobs("svc").has_value());
+  EXPECT_FALSE(DirExists());  // removed once it holds no name
+}
+
+TEST_F(RendezvousTest, ADeadJobsNameIsStaleReplacedAndCollected) {
+  JobNames names(UniqueJobId(), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // A master killed after publishing: its lease is never released.
+    auto* lease = new NodeLease(NodeLease::Claim(names, {"d", 1, "/x", "", ""}));
+    _exit(PublishBetweenJobs("svc", "port-dead", lease->name(), nullptr) &&
+                  PublishBetweenJobs("other", "port-dead", lease->name(), nullptr)
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::vector<std::string> files = LivenessFiles(names);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_FALSE(LookupBetweenJobs("svc").has_value());  // its job is gone
+  NodeLease live = NodeLease::Claim(JobNames(UniqueJobId(), 0), {"l", 1, "/x", "", ""});
+  EXPECT_TRUE(PublishBetweenJobs("svc", "port-live", live.name(), nullptr));
+  EXPECT_EQ(LookupBetweenJobs("svc"), std::optional<std::string>("port-live"));
+  // The dead job's collector removes what is still its own.
+  EXPECT_EQ(RemoveNamesOf(files[0]), 1);
+  EXPECT_EQ(LookupBetweenJobs("svc"), std::optional<std::string>("port-live"));
+  shm_unlink(files[0].c_str());
+  {
+    NodeLease gone = std::move(live);
+  }  // a released lease takes its job's names along
+  EXPECT_FALSE(LookupBetweenJobs("svc").has_value());
+  EXPECT_FALSE(DirExists());
+}
+
+TEST_F(RendezvousTest, RefusesLongNamesAndADirectoryNotPrivate) {
+  NodeLease a = NodeLease::Claim(JobNames(UniqueJobId(), 0), {"a", 1, "/x", "", ""});
+  EXPECT_ERROR_WITH(PublishBetweenJobs(std::string(kMaxSharedServiceName + 1, 's'), "p",
+                                       a.name(), nullptr),
+                    "bytes or fewer");
+  ASSERT_EQ(mkdir(RendezvousDir().c_str(), 0755), 0);
+  EXPECT_ERROR_WITH(PublishBetweenJobs("svc", "p", a.name(), nullptr), "bdmpi");
+  EXPECT_THROW(LookupBetweenJobs("svc"), Error);
+  rmdir(RendezvousDir().c_str());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "common/job_names.h"
 #include "common/name_tags.h"
 #include "common/private_dir.h"
+#include "common/rendezvous.h"
 
 namespace bdmpi {
 namespace {
@@ -75,6 +76,8 @@ int RemoveNodeObjects(const JobNames& names, const std::string& liveness, const 
     RemoveTree(dir);
     ++removed;
   }
+  // Names it published for the user's other jobs (node 0's).
+  removed += RemoveNamesOf(liveness);
   shm_unlink(liveness.c_str());
   return removed;
 }

@@ -2,11 +2,16 @@
 // MPI_Unpublish_name: kPublishName, kLookupName, kUnpublishName). Node 0's
 // master keeps them, and every master asks it ("name", answered by
 // "named"; dynamic_messages.cpp), its own included, while the rank waits
-// for the answer in its call. docs/processes.md, "Dynamic processes".
+// for the answer in its call. Node 0's master also shares the names with
+// the user's other jobs on the node (common/rendezvous.h).
+// docs/processes.md, "Dynamic processes".
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "common/log.h"
+#include "common/rendezvous.h"
+#include "common/spawn_plan.h"
 #include "master/launch/dynamic_fields.h"
 #include "master/master.h"
 
@@ -20,6 +25,30 @@ std::vector<std::string> NameFields(const RequestMsg& request, int node, int job
                                     const std::string& service) {
   return {"name", std::to_string(static_cast<int>(request.type)), std::to_string(node),
           std::to_string(job_rank), std::to_string(request.id), service};
+}
+
+// Shares a name published in job `job_id` with the user's other jobs on
+// the node (node 0's liveness file `liveness` vouches for the job); false
+// when another live job holds it.
+bool PublishShared(const std::string& service, std::uint64_t port, const std::string& job_id,
+                   const std::string& liveness) {
+  std::string held;
+  try {
+    if (PublishBetweenJobs(service,
+                           PortName(job_id, PortRank(port),
+                                    static_cast<std::uint32_t>(port & 0xffffffffu)),
+                           liveness, &held))
+      return true;
+    // The rank's error says so; the holder's port is for the log only.
+    BDMPI_DEBUG("sched", "MPI_Publish_name: service '%s' is published by another job (port %s)",
+                service.c_str(), held.c_str());
+  } catch (const Error& error) {
+    // The job's own name still stands; only other jobs do not see it.
+    BDMPI_WARN("sched", "MPI_Publish_name: service '%s' is not shared with other jobs: %s",
+               service.c_str(), error.what());
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -54,10 +83,14 @@ void Master::OnNameRequest(const std::vector<std::string>& fields) {
   std::uint64_t port = std::stoull(fields[4]);
   const std::string& service = fields[5];
   int error = 0;
+  int held_elsewhere = 0;  // by another job of the user (rendezvous.h)
   auto found = published_.find(service);
   if (type == MsgType::kPublishName) {
     if (found != published_.end()) {
       error = kErrName;
+    } else if (!PublishShared(service, port, names_.job_id(), lease_.name())) {
+      error = kErrName;
+      held_elsewhere = 1;
     } else {
       published_.emplace(service, port);
     }
@@ -72,20 +105,22 @@ void Master::OnNameRequest(const std::vector<std::string>& fields) {
       error = kErrName;
     } else {
       published_.erase(found);
+      UnpublishBetweenJobs(service, lease_.name());
     }
   }
   SendDynamic(ToInt(fields[2]), {"named", fields[1], fields[3], Str(error),
-                                 std::to_string(port)});
+                                 std::to_string(port), Str(held_elsewhere)});
 }
 
 void Master::OnNameAnswer(const std::vector<std::string>& fields) {
-  BDMPI_ENFORCE(fields.size() == 5, "a name answer is malformed");
+  BDMPI_ENFORCE(fields.size() == 6, "a name answer is malformed");
   Slave* slave = slaves_.ByWorldRank(ToInt(fields[2]));
   if (slave == nullptr || slave->state == SlaveState::kExited) return;
   ReplyMsg reply;
   reply.type = static_cast<MsgType>(ToInt(fields[1]));
   reply.error = ToInt(fields[3]);
   reply.bytes = std::stoull(fields[4]);
+  reply.flag = ToInt(fields[5]);
   Reply(*slave, reply);
 }
 

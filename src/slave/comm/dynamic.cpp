@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "common/program_path.h"
 #include "common/protocol.h"
 #include "common/rank_wiring.h"
+#include "common/rendezvous.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
 #include "slave/comm/intercomm.h"
@@ -70,6 +72,50 @@ void InfoNode(MPI_Info info, SpawnCommand& command) {
   }
 }
 
+// The program a spawn runs, found as mpiexec finds it: a name holding a
+// '/' as it is, else in the info's `path` directories (MPI's reserved key,
+// separated by ':'), then in PATH, then in this rank's working directory
+// (Open MPI and MPICH both run a program there by its bare name). Made
+// absolute, so that the masters run what the root checked, whatever their
+// own directory.
+std::string SpawnProgram(const std::string& command, MPI_Info info) {
+  std::string found;
+  if (command.find('/') == std::string::npos && info != MPI_INFO_NULL) {
+    if (const std::string* dirs = FindInfo(info, "path")) {
+      std::size_t start = 0;
+      while (found.empty() && start <= dirs->size()) {
+        std::size_t end = dirs->find(':', start);
+        if (end == std::string::npos) end = dirs->size();
+        std::string dir = dirs->substr(start, end - start);
+        if (!dir.empty()) {
+          try {
+            found = ResolveProgram(dir + "/" + command);
+          } catch (const Error&) {
+          }
+        }
+        start = end + 1;
+      }
+    }
+  }
+  if (found.empty()) {
+    try {
+      found = ResolveProgram(command);
+    } catch (const Error& not_in_path) {
+      if (command.find('/') != std::string::npos) throw;
+      try {
+        found = ResolveProgram("./" + command);
+      } catch (const Error&) {
+        throw Error(kErrArg, std::string(not_in_path.what()) +
+                                 ", the info's path or the working directory");
+      }
+    }
+  }
+  if (found[0] == '/') return found;
+  std::vector<char> cwd(4096);
+  if (getcwd(cwd.data(), cwd.size()) == nullptr) return found;
+  return std::string(cwd.data()) + "/" + found;
+}
+
 // The spawn's outcome, the same at every rank of `comm`: error class,
 // first job rank (or ranks left), how many.
 struct Outcome {
@@ -118,9 +164,9 @@ SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxpr
     if (maxprocs[c] < 0)
       throw Error(kErrArg, "MPI_Comm_spawn: maxprocs is " + std::to_string(maxprocs[c]));
     SpawnCommand command;
-    command.command = commands[c];
     try {
-      ResolveProgram(command.command);
+      command.command =
+          SpawnProgram(commands[c], infos != nullptr ? infos[c] : MPI_INFO_NULL);
     } catch (const Error& error) {
       throw Error(kErrSpawn, std::string("MPI_Comm_spawn: ") + error.what());
     }
@@ -206,20 +252,45 @@ void ClosePort(const std::string& port) {
     throw Error(kErrPort, "MPI_Close_port: port '" + port + "' was opened by another rank");
 }
 
+namespace {
+
+// A port's error at the root of MPI_Comm_accept or _connect reaches every
+// rank of the communicator (which would otherwise wait for the root).
+void ShareRootError(int error, const std::string& why, const char* call, int root,
+                    MPI_Comm comm) {
+  int shared = error;
+  Bcast(&shared, 1, MPI_INT, root, comm);
+  if (shared == 0) return;
+  if (!why.empty()) throw Error(shared, why);
+  throw Error(shared, std::string(call) + " failed at its root (rank " + std::to_string(root) +
+                          "), which says why");
+}
+
+}  // namespace
+
 MPI_Comm CommAccept(const std::string& port, int root, MPI_Comm comm) {
   const CommInfo& info = LookupComm(comm);
   RequireIntracomm(info);
   int remote = 0;
   int tag = 0;
+  int error = 0;
+  std::string why;
   if (info.rank == root) {
-    std::uint64_t id = ParsePortName(port, JobId());
-    if (PortRank(id) != Runtime::Instance()->world_rank())
-      throw Error(kErrPort, "MPI_Comm_accept: port '" + port + "' was opened by another rank; "
-                            "BDMPI accepts on a port at the rank that opened it");
-    tag = PortTag(id);
+    try {
+      std::uint64_t id = ParsePortName(port, JobId());
+      if (PortRank(id) != Runtime::Instance()->world_rank())
+        throw Error(kErrPort, "MPI_Comm_accept: port '" + port + "' was opened by another "
+                              "rank; BDMPI accepts on a port at the rank that opened it");
+      tag = PortTag(id);
+    } catch (const Error& failed) {
+      error = failed.error_class();
+      why = failed.what();
+    }
+  }
+  ShareRootError(error, why, "MPI_Comm_accept", root, comm);
+  if (info.rank == root)
     CollRecv(LookupComm(UniverseComm()), MPI_ANY_SOURCE, kTagPortKnock + tag, &remote,
              sizeof remote);
-  }
   int shared[2] = {remote, tag};
   Bcast(shared, 2, MPI_INT, root, comm);
   return IntercommCreate(comm, root, UniverseComm(), shared[0], shared[1]);
@@ -229,12 +300,22 @@ MPI_Comm CommConnect(const std::string& port, int root, MPI_Comm comm) {
   const CommInfo& info = LookupComm(comm);
   RequireIntracomm(info);
   int shared[2] = {0, 0};
+  int error = 0;
+  std::string why;
   if (info.rank == root) {
-    std::uint64_t id = ParsePortName(port, JobId());
-    shared[0] = PortRank(id);
-    shared[1] = PortTag(id);
-    if (shared[0] >= Runtime::Instance()->universe_size())
-      throw Error(kErrPort, "MPI_Comm_connect: port '" + port + "' names no rank of this job");
+    try {
+      std::uint64_t id = ParsePortName(port, JobId());
+      shared[0] = PortRank(id);
+      shared[1] = PortTag(id);
+      if (shared[0] >= Runtime::Instance()->universe_size())
+        throw Error(kErrPort, "MPI_Comm_connect: port '" + port + "' names no rank of this job");
+    } catch (const Error& failed) {
+      error = failed.error_class();
+      why = failed.what();
+    }
+  }
+  ShareRootError(error, why, "MPI_Comm_connect", root, comm);
+  if (info.rank == root) {
     int me = Runtime::Instance()->world_rank();
     CollSend(LookupComm(UniverseComm()), shared[0], kTagPortKnock + shared[1], &me, sizeof me);
   }
@@ -258,8 +339,16 @@ ReplyMsg NameRequest(MsgType type, const std::string& service, std::uint64_t por
 
 void PublishName(const std::string& service, const std::string& port) {
   std::uint64_t id = ParsePortName(port, JobId());
-  if (NameRequest(MsgType::kPublishName, service, id).error != 0)
-    throw Error(kErrName, "MPI_Publish_name: service '" + service + "' is published already");
+  if (service.size() > kMaxSharedServiceName)
+    throw Error(kErrName, "MPI_Publish_name: the service name has " +
+                              std::to_string(service.size()) + " bytes; BDMPI publishes names of " +
+                              std::to_string(kMaxSharedServiceName) +
+                              " bytes or fewer (they are shared with the user's other jobs)");
+  ReplyMsg reply = NameRequest(MsgType::kPublishName, service, id);
+  if (reply.error != 0)
+    throw Error(kErrName, "MPI_Publish_name: service '" + service + "' is published already" +
+                              (reply.flag != 0 ? " by another job of this user on this node"
+                                               : " in this job"));
 }
 
 void UnpublishName(const std::string& service, const std::string& port) {
@@ -271,9 +360,18 @@ void UnpublishName(const std::string& service, const std::string& port) {
 
 std::string LookupName(const std::string& service) {
   ReplyMsg reply = NameRequest(MsgType::kLookupName, service, 0);
-  if (reply.error != 0)
+  if (reply.error != 0) {
+    std::string unshared;  // why the user's other jobs' names cannot be read
+    try {
+      if (std::optional<std::string> shared = LookupBetweenJobs(service)) return *shared;
+    } catch (const Error& error) {
+      unshared = std::string(" (the user's other jobs' names cannot be read: ") + error.what() +
+                 ")";
+    }
     throw Error(kErrName, "MPI_Lookup_name: no service '" + service +
-                              "' is published in this job");
+                              "' is published in this job or another job of this user on "
+                              "this node" + unshared);
+  }
   return PortName(JobId(), PortRank(reply.bytes),
                   static_cast<std::uint32_t>(reply.bytes & 0xffffffffu));
 }
@@ -341,7 +439,8 @@ MPI_Comm CommJoin(int fd) {
   if (JobId() != theirs.job)
     throw Error(kErrOther, std::string("MPI_Comm_join: the other side is a rank of job ") +
                                theirs.job + ", not of this job (" + JobId() +
-                               "): BDMPI joins ranks of one job only");
+                               "): BDMPI joins ranks of one job only (connecting two jobs "
+                               "is not supported; start both parts as one job)");
   if (theirs.rank == mine.rank)
     throw Error(kErrArg, "MPI_Comm_join: both ends of the socket are this rank");
   return IntercommCreate(MPI_COMM_SELF, 0, UniverseComm(), theirs.rank, kJoinTag);

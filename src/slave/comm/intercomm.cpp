@@ -89,9 +89,19 @@ MPI_Comm IntercommCreate(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
   const CommInfo* peer = nullptr;
   if (leader) {
     peer = &LookupComm(peer_comm);
-    if (remote_leader < 0 || remote_leader >= peer->size)
+    int peer_size = peer->inter ? static_cast<int>(peer->remote_world_ranks.size()) : peer->size;
+    if (remote_leader < 0 || remote_leader >= peer_size)
       throw Error(kErrRank, "remote leader " + std::to_string(remote_leader) +
-                                " is not a rank of the peer communicator");
+                                " is not a rank of the peer communicator" +
+                                (peer->inter ? "'s remote group" : ""));
+    if (peer->inter) {
+      // An intercommunicator as the peer (MPI allows it; a parent and its
+      // spawned children often have no other): remote_leader names a rank
+      // of its remote group, and the leaders talk on the universe
+      // communicator, where a rank is its job rank.
+      remote_leader = peer->remote_world_ranks[static_cast<std::size_t>(remote_leader)];
+      peer = &LookupComm(UniverseComm());
+    }
     remote = SwapWithRemoteLeader(*peer, remote_leader, tag, members);
   }
   remote = ShareFromLeader(local_comm, local_leader, std::move(remote));

@@ -9,26 +9,33 @@
  * rank 0 hands round; the connecting root connects to the port it looked
  * up (names are the job's, seen from every node). Needs two ranks or more.
  */
+#include <unistd.h>
+
 #include "check.h"
 
-static const char *kService = "bdmpi-jobs-ports";
+/* Published names are seen by the user's other jobs on the node (BDMPI;
+ * Open MPI with ompi-server), so each run names its own service. */
+static char service[64];
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank = world_rank(), size = world_size();
   CHECK(size >= 2, "ports needs two ranks, has %d", size);
   int lower = rank < size / 2;
+  int run = (int)getpid();
+  CHECK_MPI(MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  snprintf(service, sizeof service, "bdmpi-jobs-ports-%d", run);
   MPI_Comm half;
   CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, lower, rank, &half));
   char port[MPI_MAX_PORT_NAME] = "";
   if (rank == 0) {
     CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, port));
-    CHECK_MPI(MPI_Publish_name(kService, MPI_INFO_NULL, port));
+    CHECK_MPI(MPI_Publish_name(service, MPI_INFO_NULL, port));
   }
   CHECK_MPI(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD));
   if (rank == 1 || rank == size / 2) {
     char found[MPI_MAX_PORT_NAME] = "";
-    CHECK_MPI(MPI_Lookup_name(kService, MPI_INFO_NULL, found));
+    CHECK_MPI(MPI_Lookup_name(service, MPI_INFO_NULL, found));
     CHECK(strcmp(found, port) == 0, "looked up '%s', published '%s'", found, port);
     if (rank == size / 2) strcpy(port, found);
   }
@@ -64,10 +71,10 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_disconnect(&inter));
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) {
-    CHECK_MPI(MPI_Unpublish_name(kService, MPI_INFO_NULL, port));
+    CHECK_MPI(MPI_Unpublish_name(service, MPI_INFO_NULL, port));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     char again[MPI_MAX_PORT_NAME];
-    int rc = MPI_Lookup_name(kService, MPI_INFO_NULL, again);
+    int rc = MPI_Lookup_name(service, MPI_INFO_NULL, again);
     CHECK(error_class_of(rc) == MPI_ERR_NAME, "lookup after unpublish: class %d",
           error_class_of(rc));
     CHECK_MPI(MPI_Close_port(port));

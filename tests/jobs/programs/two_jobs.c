@@ -1,0 +1,216 @@
+/*
+ * two_jobs.c -- names, ports and MPI_Comm_join between two jobs started
+ * independently (tests/jobs/two_jobs.sh starts them): `two_jobs a DIR` and
+ * `two_jobs b DIR`, DIR shared by both. Rank 0 of each opens a port,
+ * publishes it under its job's service, writes it to DIR/<job>.port and
+ * looks the other job's service up until it is there, checking it against
+ * the other's file; publishing the other job's service fails
+ * (MPI_ERR_NAME; not checked under Open MPI 4.1, which overwrites it). Then A accepts and B connects, and rank 0 of each joins
+ * over a Unix socket in DIR: under Open MPI (ompi-server) the
+ * intercommunicators carry messages both ways, an allreduce and a merge,
+ * and are disconnected; BDMPI does not connect two jobs and must say so
+ * (MPI_ERR_PORT at every rank of the connecting side, an error at both
+ * ends of the join), while A accepts nothing. A ends without
+ * unpublishing under BDMPI (its job's end takes its names away), and B
+ * waits until A's name is gone. `two_jobs hold DIR` (BDMPI) publishes and
+ * kills its master (the driver checks that the name goes with the job).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static char dir[512];
+
+static void path_of(char *out, size_t size, const char *name) {
+  snprintf(out, size, "%s/%s", dir, name);
+}
+
+static void write_file(const char *name, const char *text) {
+  char path[600], aside[640];
+  path_of(path, sizeof path, name);
+  snprintf(aside, sizeof aside, "%s.new", path);
+  FILE *file = fopen(aside, "w");
+  CHECK(file != NULL, "cannot write %s", aside);
+  fputs(text, file);
+  CHECK(fclose(file) == 0, "cannot write %s", aside);
+  CHECK(rename(aside, path) == 0, "cannot rename %s", aside);
+}
+
+static int read_file(const char *name, char *text, size_t size) {
+  char path[600];
+  path_of(path, sizeof path, name);
+  FILE *file = fopen(path, "r");
+  if (file == NULL) return 0;
+  size_t n = fread(text, 1, size - 1, file);
+  text[n] = '\0';
+  fclose(file);
+  return 1;
+}
+
+static void pause_ms(int ms) { usleep((useconds_t)ms * 1000); }
+
+/* Looks `service` up until it is there (up to 30 s). */
+static void await_name(const char *service, char *port) {
+  for (int i = 0; i < 1500; ++i) {
+    if (MPI_Lookup_name(service, MPI_INFO_NULL, port) == MPI_SUCCESS) return;
+    pause_ms(20);
+  }
+  CHECK(0, "service '%s' was never published", service);
+}
+
+/* A Unix socket between the two jobs' ranks 0 for MPI_Comm_join: A
+ * listens on DIR/join.sock, B connects. */
+static int join_socket(int listening) {
+  struct sockaddr_un address;
+  memset(&address, 0, sizeof address);
+  address.sun_family = AF_UNIX;
+  char path[600];
+  path_of(path, sizeof path, "join.sock");
+  CHECK(strlen(path) < sizeof address.sun_path, "socket path %s is too long", path);
+  memcpy(address.sun_path, path, strlen(path) + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  CHECK(fd >= 0, "socket: %s", strerror(errno));
+  if (listening) {
+    CHECK(bind(fd, (struct sockaddr *)&address, sizeof address) == 0, "bind: %s",
+          strerror(errno));
+    CHECK(listen(fd, 1) == 0, "listen: %s", strerror(errno));
+    int peer = accept(fd, NULL, NULL);
+    CHECK(peer >= 0, "accept: %s", strerror(errno));
+    close(fd);
+    unlink(address.sun_path);
+    return peer;
+  }
+  for (int i = 0; connect(fd, (struct sockaddr *)&address, sizeof address) != 0; ++i) {
+    CHECK(i < 1500, "connect to %s: %s", address.sun_path, strerror(errno));
+    pause_ms(20);
+  }
+  return fd;
+}
+
+#ifndef BDMPI
+/* Messages both ways, an allreduce and a merge over `inter`; `low` is A. */
+static void exchange(MPI_Comm inter, int low) {
+  int rank = world_rank(), remote = 0;
+  CHECK_MPI(MPI_Comm_remote_size(inter, &remote));
+  int mine = (low ? 100 : 200) + rank, got = -1;
+  MPI_Request request;
+  CHECK_MPI(MPI_Isend(&mine, 1, MPI_INT, rank % remote, 7, inter, &request));
+  for (int r = 0; r < remote; ++r) {
+    if (r % world_size() != rank) continue;
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, r, 7, inter, MPI_STATUS_IGNORE));
+    CHECK(got == (low ? 200 : 100) + r, "got %d from remote %d", got, r);
+  }
+  CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  int one = 1, sum = 0;
+  CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, inter));
+  CHECK(sum == remote, "allreduce across the jobs: %d of %d", sum, remote);
+  MPI_Comm merged;
+  CHECK_MPI(MPI_Intercomm_merge(inter, low ? 0 : 1, &merged));
+  CHECK(size_of(merged) == world_size() + remote, "merged size %d", size_of(merged));
+  CHECK(rank_in(merged) == (low ? rank : remote + rank), "merged rank %d",
+        rank_in(merged));
+  CHECK_MPI(MPI_Comm_free(&merged));
+  CHECK_MPI(MPI_Comm_disconnect(&inter));
+}
+#endif
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  CHECK(argc == 3, "usage: two_jobs a|b|hold DIR");
+  snprintf(dir, sizeof dir, "%s", argv[2]);
+  const char *role = argv[1];
+  int a = strcmp(role, "a") == 0, hold = strcmp(role, "hold") == 0;
+  CHECK(a || hold || strcmp(role, "b") == 0, "unknown role '%s'", role);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  int rank = world_rank();
+  char port[MPI_MAX_PORT_NAME] = "", service[64], other[64];
+  snprintf(service, sizeof service, "bdmpi-two-jobs-%s-%s", role, getenv("TWO_JOBS_RUN"));
+  snprintf(other, sizeof other, "bdmpi-two-jobs-%s-%s", a ? "b" : "a", getenv("TWO_JOBS_RUN"));
+  char file[16];
+  snprintf(file, sizeof file, "%s.port", role);
+  if (rank == 0) {
+    CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, port));
+    write_file(file, port); /* before the other job can look it up */
+    CHECK_MPI(MPI_Publish_name(service, MPI_INFO_NULL, port));
+  }
+  if (hold) {
+    /* BDMPI only: the rank's parent is its master, whose death ends the
+     * job (its ranks get SIGKILL). */
+    if (rank == 0) kill(getppid(), SIGKILL);
+    for (;;) pause_ms(100);
+  }
+  char theirs[MPI_MAX_PORT_NAME] = "";
+  if (rank == 0) {
+    char expected[MPI_MAX_PORT_NAME] = "";
+    await_name(other, theirs);
+    CHECK(read_file(a ? "b.port" : "a.port", expected, sizeof expected),
+          "the other job's port file is missing");
+    CHECK(strcmp(theirs, expected) == 0, "looked up '%s', the other job published '%s'",
+          theirs, expected);
+#ifdef BDMPI
+    /* (Open MPI 4.1 overwrites the other job's name, ompi_unique or not.) */
+    int rc = MPI_Publish_name(other, MPI_INFO_NULL, port);
+    CHECK(error_class_of(rc) == MPI_ERR_NAME, "publishing a name of the other job: class %d",
+          error_class_of(rc));
+#endif
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+#ifdef BDMPI
+  if (!a) {
+    /* Every rank of B learns of the root's error (none waits for it). */
+    MPI_Comm inter = MPI_COMM_NULL;
+    int rc = MPI_Comm_connect(theirs, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    CHECK(error_class_of(rc) == MPI_ERR_PORT && inter == MPI_COMM_NULL,
+          "connecting to the other job's port: class %d", error_class_of(rc));
+  }
+#else
+  MPI_Comm inter;
+  if (a) {
+    CHECK_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+  } else {
+    CHECK_MPI(MPI_Comm_connect(theirs, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+  }
+  exchange(inter, a);
+#endif
+  if (rank == 0) {
+    int fd = join_socket(a);
+    MPI_Comm joined = MPI_COMM_NULL;
+    int rc = MPI_Comm_join(fd, &joined);
+#ifdef BDMPI
+    CHECK(rc != MPI_SUCCESS && joined == MPI_COMM_NULL, "MPI_Comm_join between two jobs");
+#else
+    CHECK_MPI(rc);
+    int remote = 0;
+    CHECK_MPI(MPI_Comm_remote_size(joined, &remote));
+    CHECK(remote == 1, "joined a remote group of %d", remote);
+    int mine = a ? 11 : 22, got = 0;
+    CHECK_MPI(MPI_Sendrecv(&mine, 1, MPI_INT, 0, 9, &got, 1, MPI_INT, 0, 9, joined,
+                           MPI_STATUS_IGNORE));
+    CHECK(got == (a ? 22 : 11), "got %d over the joined communicator", got);
+    CHECK_MPI(MPI_Comm_disconnect(&joined));
+#endif
+    close(fd);
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (!a && rank == 0) {
+    CHECK_MPI(MPI_Unpublish_name(service, MPI_INFO_NULL, port));
+    CHECK_MPI(MPI_Close_port(port));
+    /* A's name goes with A (under Open MPI, A unpublishes it). */
+    int gone = 0;
+    for (int i = 0; i < 1500 && !gone; ++i) {
+      gone = MPI_Lookup_name(other, MPI_INFO_NULL, theirs) != MPI_SUCCESS;
+      if (!gone) pause_ms(20);
+    }
+    CHECK(gone, "the other job's service '%s' outlived it", other);
+  }
+#ifndef BDMPI
+  if (a && rank == 0) CHECK_MPI(MPI_Unpublish_name(service, MPI_INFO_NULL, port));
+#endif
+  MPI_Finalize();
+  return 0;
+}
