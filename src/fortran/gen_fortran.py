@@ -1036,6 +1036,23 @@ static struct f_datarep *f_datarep_new(void (*read)(void),
   return d;
 }
 
+/* The C copy of the representation's name and its callbacks' record, both
+ * of MPI_Register_datarep(_c); NULL (and *ierr set) when out of memory. */
+static struct f_datarep *f_datarep_begin(const char *datarep, size_t datarep_len,
+                                         void (*read)(void), void (*write)(void),
+                                         void (*extent)(void), MPI_Aint *extra_state,
+                                         char **name, MPI_Fint *ierr) {
+  *name = f_str_in(datarep, datarep_len);
+  struct f_datarep *d = f_datarep_new(read, write, extent, extra_state);
+  if (*name == NULL || d == NULL) {
+    free(*name);
+    free(d);
+    *ierr = MPI_ERR_NO_MEM;
+    return NULL;
+  }
+  return d;
+}
+
 void mpi_register_datarep_(const char *datarep,
                            void (*read_conversion_fn)(void),
                            void (*write_conversion_fn)(void),
@@ -1043,15 +1060,11 @@ void mpi_register_datarep_(const char *datarep,
                            MPI_Aint *extra_state, MPI_Fint *ierr,
                            size_t datarep_len) {
   void (*none)(void) = (void (*)(void))mpi_conversion_fn_null_;
-  char *name = f_str_in(datarep, datarep_len);
-  struct f_datarep *d = f_datarep_new(read_conversion_fn, write_conversion_fn,
-                                      dtype_file_extent_fn, extra_state);
-  if (name == NULL || d == NULL) {
-    free(name);
-    free(d);
-    *ierr = MPI_ERR_NO_MEM;
-    return;
-  }
+  char *name;
+  struct f_datarep *d =
+      f_datarep_begin(datarep, datarep_len, read_conversion_fn, write_conversion_fn,
+                      dtype_file_extent_fn, extra_state, &name, ierr);
+  if (d == NULL) return;
   *ierr = MPI_Register_datarep(
       name, read_conversion_fn == none ? MPI_CONVERSION_FN_NULL : f_datarep_read,
       write_conversion_fn == none ? MPI_CONVERSION_FN_NULL : f_datarep_write,
@@ -1067,15 +1080,11 @@ void mpi_register_datarep_c_(const char *datarep,
                              MPI_Aint *extra_state, MPI_Fint *ierr,
                              size_t datarep_len) {
   void (*none)(void) = (void (*)(void))mpi_conversion_fn_null_c_;
-  char *name = f_str_in(datarep, datarep_len);
-  struct f_datarep *d = f_datarep_new(read_conversion_fn, write_conversion_fn,
-                                      dtype_file_extent_fn, extra_state);
-  if (name == NULL || d == NULL) {
-    free(name);
-    free(d);
-    *ierr = MPI_ERR_NO_MEM;
-    return;
-  }
+  char *name;
+  struct f_datarep *d =
+      f_datarep_begin(datarep, datarep_len, read_conversion_fn, write_conversion_fn,
+                      dtype_file_extent_fn, extra_state, &name, ierr);
+  if (d == NULL) return;
   *ierr = MPI_Register_datarep_c(
       name,
       read_conversion_fn == none ? MPI_CONVERSION_FN_NULL_C : f_datarep_read_c,
