@@ -78,10 +78,11 @@ class Master : private MasterServices {
   void CreateJobDirectory();
   void CreateSlaves();
   // What every rank of `program_path` starts with (RankBaseEnvironment and
-  // the job's settings), and starting one rank's process in its slot.
+  // the job's settings), and starting one rank's process in its slot
+  // (`wdir`: its working directory, "" for the master's).
   std::vector<std::string> RankEnvironment(const std::string& program_path) const;
   void StartRank(Slave& slave, const std::string& path, const std::vector<std::string>& argv,
-                 const std::vector<std::string>& base_env);
+                 const std::vector<std::string>& base_env, const std::string& wdir = {});
   void EventLoop();
   void OnRequest(const RequestMsg& request, const std::byte* inline_payload);
   SlaveTable& slaves() override { return slaves_; }

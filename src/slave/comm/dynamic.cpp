@@ -2,11 +2,13 @@
 #include "slave/comm/dynamic.h"
 
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -70,6 +72,50 @@ void InfoNode(MPI_Info info, SpawnCommand& command) {
     if (host->empty()) throw Error(kErrSpawn, "MPI_Comm_spawn: info host is empty");
     command.host = *host;
   }
+}
+
+// The spawned ranks' working directory, info `wdir` (MPI's reserved key;
+// Open MPI and MPICH make it the children's working directory): a
+// relative one is taken from this rank's working directory, as a bare
+// program name is, and made absolute and canonical, so that every master
+// enters the directory the root checked. Without it the ranks start where the
+// master runs: the directory the job started in.
+void InfoWdir(MPI_Info info, SpawnCommand& command) {
+  if (info == MPI_INFO_NULL) return;
+  const std::string* value = FindInfo(info, "wdir");
+  if (value == nullptr) return;
+  if (value->empty()) throw Error(kErrSpawn, "MPI_Comm_spawn: info wdir is empty");
+  std::string dir = *value;
+  if (dir[0] != '/') {
+    std::vector<char> cwd(4096);
+    if (getcwd(cwd.data(), cwd.size()) == nullptr)
+      throw Error(kErrSpawn, "MPI_Comm_spawn: info wdir '" + dir +
+                                 "' is relative and this rank's working directory is unknown (" +
+                                 std::strerror(errno) + "); give an absolute directory");
+    dir = std::string(cwd.data()) + "/" + dir;
+  }
+  // Canonical (no "." or ".."), so that it can be the ranks' PWD too.
+  int why = 0;
+  char* real = realpath(dir.c_str(), nullptr);
+  if (real == nullptr) {
+    why = errno;
+  } else {
+    dir = real;
+    std::free(real);
+    struct stat status {};
+    if (stat(dir.c_str(), &status) != 0) {
+      why = errno;
+    } else if (!S_ISDIR(status.st_mode)) {
+      why = ENOTDIR;
+    } else if (access(dir.c_str(), X_OK) != 0) {
+      why = errno;
+    }
+  }
+  if (why != 0)
+    throw Error(kErrSpawn, "MPI_Comm_spawn: info wdir '" + *value +
+                               "' is no directory the spawned ranks can enter (" +
+                               std::strerror(why) + "); name an existing directory");
+  command.wdir = dir;
 }
 
 // The program a spawn runs, found as mpiexec finds it: a name holding a
@@ -154,9 +200,12 @@ std::string SpawnRefusalText(const ReplyMsg& reply, const SpawnPlan& plan, int u
 }  // namespace
 
 SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxprocs[],
-                    const MPI_Info infos[]) {
+                    const MPI_Info infos[], int& asked) {
   if (count < 1) throw Error(kErrArg, "MPI_Comm_spawn_multiple: count is " +
                                           std::to_string(count) + ", it needs at least 1");
+  // So that array_of_errcodes is filled when a command or info is refused.
+  asked = 0;
+  for (int c = 0; c < count; ++c) asked += std::max(maxprocs[c], 0);
   SpawnPlan plan;
   for (int c = 0; c < count; ++c) {
     if (commands == nullptr || commands[c] == nullptr)
@@ -174,13 +223,14 @@ SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxpr
       for (char** arg = argvs[c]; *arg != nullptr; ++arg) command.args.emplace_back(*arg);
     command.maxprocs = maxprocs[c];
     InfoNode(infos != nullptr ? infos[c] : MPI_INFO_NULL, command);
+    InfoWdir(infos != nullptr ? infos[c] : MPI_INFO_NULL, command);
     plan.commands.push_back(std::move(command));
   }
   return plan;
 }
 
-MPI_Comm CommSpawn(const std::function<SpawnPlan()>& make_plan, int root, MPI_Comm comm,
-                   int* errcodes) {
+MPI_Comm CommSpawn(const std::function<SpawnPlan(int& asked)>& make_plan, int root,
+                   MPI_Comm comm, int* errcodes) {
   const CommInfo& info = LookupComm(comm);
   RequireIntracomm(info);
   if (root < 0 || root >= info.size)
@@ -192,8 +242,7 @@ MPI_Comm CommSpawn(const std::function<SpawnPlan()>& make_plan, int root, MPI_Co
   if (info.rank == root) {
     int total = 0;
     try {
-      SpawnPlan plan = make_plan();
-      total = plan.TotalRanks();
+      SpawnPlan plan = make_plan(total);
       std::vector<std::byte> bytes = plan.Encode();
       RequestMsg request;
       request.type = MsgType::kSpawn;
