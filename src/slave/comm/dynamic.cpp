@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -374,26 +374,36 @@ MPI_Comm CommConnect(const std::string& port, int root, MPI_Comm comm) {
 
 namespace {
 
-ReplyMsg NameRequest(MsgType type, const std::string& service, std::uint64_t port) {
+// The payload of a name request: the service, and for a publish or
+// unpublish a NUL and the port, which is any string (Open MPI and MPICH
+// publish any; MPI_Open_port's is the one Comm_connect takes).
+ReplyMsg NameRequest(MsgType type, const std::string& service, const std::string* port) {
   if (service.empty()) throw Error(kErrArg, "the service name is empty");
+  std::string payload = service;
+  if (port != nullptr) {
+    if (port->size() >= MPI_MAX_PORT_NAME)
+      throw Error(kErrArg, "the port name has " + std::to_string(port->size()) +
+                               " bytes, MPI_MAX_PORT_NAME allows " +
+                               std::to_string(MPI_MAX_PORT_NAME - 1));
+    payload += '\0';
+    payload += *port;
+  }
   RequestMsg request;
   request.type = type;
-  request.id = port;
   Runtime* runtime = Runtime::Instance();
-  runtime->StagePayload(service.data(), service.size(), request);
+  runtime->StagePayload(payload.data(), payload.size(), request);
   return runtime->Call(request);
 }
 
 }  // namespace
 
 void PublishName(const std::string& service, const std::string& port) {
-  std::uint64_t id = ParsePortName(port, JobId());
   if (service.size() > kMaxSharedServiceName)
     throw Error(kErrName, "MPI_Publish_name: the service name has " +
                               std::to_string(service.size()) + " bytes; BDMPI publishes names of " +
                               std::to_string(kMaxSharedServiceName) +
                               " bytes or fewer (they are shared with the user's other jobs)");
-  ReplyMsg reply = NameRequest(MsgType::kPublishName, service, id);
+  ReplyMsg reply = NameRequest(MsgType::kPublishName, service, &port);
   if (reply.error != 0)
     throw Error(kErrName, "MPI_Publish_name: service '" + service + "' is published already" +
                               (reply.flag != 0 ? " by another job of this user on this node"
@@ -401,14 +411,13 @@ void PublishName(const std::string& service, const std::string& port) {
 }
 
 void UnpublishName(const std::string& service, const std::string& port) {
-  std::uint64_t id = ParsePortName(port, JobId());
-  if (NameRequest(MsgType::kUnpublishName, service, id).error != 0)
+  if (NameRequest(MsgType::kUnpublishName, service, &port).error != 0)
     throw Error(kErrName, "MPI_Unpublish_name: service '" + service +
                               "' is not published with port '" + port + "'");
 }
 
 std::string LookupName(const std::string& service) {
-  ReplyMsg reply = NameRequest(MsgType::kLookupName, service, 0);
+  ReplyMsg reply = NameRequest(MsgType::kLookupName, service, nullptr);
   if (reply.error != 0) {
     std::string unshared;  // why the user's other jobs' names cannot be read
     try {
@@ -421,8 +430,10 @@ std::string LookupName(const std::string& service) {
                               "' is published in this job or another job of this user on "
                               "this node" + unshared);
   }
-  return PortName(JobId(), PortRank(reply.bytes),
-                  static_cast<std::uint32_t>(reply.bytes & 0xffffffffu));
+  // The port comes in the reply's payload.
+  std::string port(reply.bytes, '\0');
+  Runtime::Instance()->FetchPayload(reply, port.data(), port.size());
+  return port;
 }
 
 namespace {
