@@ -26,7 +26,7 @@
 namespace bdmpi {
 
 // Also covers the shared tables both halves map (common/storage_table.h).
-inline constexpr std::uint16_t kProtocolVersion = 13;
+inline constexpr std::uint16_t kProtocolVersion = 14;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -209,9 +209,10 @@ inline constexpr std::uint16_t kProtocolVersion = 13;
 //             with tag = the first job rank, source = how many, or error =
 //             MPI_ERR_SPAWN (nothing started).
 //   PublishName, LookupName, UnpublishName: slave -> master, the service
-//             name as payload; id = the port (PortId) for Publish; the
-//             reply's bytes = the port for Lookup, error = MPI_ERR_NAME
-//             when unknown or taken. Each master keeps its node's names.
+//             name as payload, for Publish and Unpublish followed by a NUL
+//             and the port (any string); Lookup's reply carries the port
+//             as its payload (bytes = its length); error = MPI_ERR_NAME
+//             when unknown or taken. Node 0's master keeps the job's names.
 #define BDMPI_MSG_TYPES(X) \
   X(Init, 0x0101)          \
   X(Finalize, 0x0102)      \

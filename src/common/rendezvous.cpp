@@ -44,13 +44,16 @@ std::optional<Entry> ReadEntry(int dir_fd, const std::string& name) {
   if (!fd.valid() || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
       info.st_uid != geteuid())
     return std::nullopt;
-  char text[1024];
+  // A port (MPI_MAX_PORT_NAME) and a liveness file's name, each a line;
+  // the port may hold newlines, the liveness file's name does not.
+  char text[2048];
   ssize_t n = pread(fd.get(), text, sizeof text, 0);
-  if (n <= 0) return std::nullopt;
+  if (n <= 1) return std::nullopt;
   std::string content(text, static_cast<std::size_t>(n));
-  std::size_t first = content.find('\n');
-  if (first == std::string::npos || content.back() != '\n') return std::nullopt;
-  return Entry{content.substr(0, first), content.substr(first + 1, content.size() - first - 2)};
+  if (content.back() != '\n') return std::nullopt;
+  std::size_t last = content.rfind('\n', content.size() - 2);
+  if (last == std::string::npos) return std::nullopt;
+  return Entry{content.substr(0, last), content.substr(last + 1, content.size() - last - 2)};
 }
 
 // Whether a process of the job whose liveness file is `liveness` still

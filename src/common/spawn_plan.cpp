@@ -56,6 +56,7 @@ std::vector<std::byte> SpawnPlan::Encode() const {
     Put(out, std::to_string(command.maxprocs));
     Put(out, std::to_string(command.node));
     Put(out, command.host);
+    Put(out, command.wdir);
     Put(out, command.command);
     Put(out, std::to_string(command.args.size()));
     for (const std::string& arg : command.args) Put(out, arg);
@@ -81,6 +82,7 @@ SpawnPlan SpawnPlan::Decode(const std::byte* data, std::size_t bytes) {
     command.maxprocs = fields.NextInt();
     command.node = fields.NextInt();
     command.host = fields.Next();
+    command.wdir = fields.Next();
     command.command = fields.Next();
     int nargs = fields.NextInt();
     for (int a = 0; a < nargs; ++a) command.args.push_back(fields.Next());

@@ -15,6 +15,7 @@ struct SpawnCommand {
   int maxprocs = 1;
   int node = -1;                   // the node info bdmpi_node asks for; -1: none
   std::string host;                // the host info `host` asks for; "": none
+  std::string wdir;                // info `wdir`, absolute; "": the master's directory
 };
 
 struct SpawnPlan {
@@ -22,7 +23,7 @@ struct SpawnPlan {
 
   int TotalRanks() const;
   // NUL-terminated fields: the count of commands, then per command its
-  // maxprocs, node, host, command, argument count and arguments.
+  // maxprocs, node, host, wdir, command, argument count and arguments.
   std::vector<std::byte> Encode() const;
   // Throws Error(kErrArg) on bytes that are no plan.
   static SpawnPlan Decode(const std::byte* data, std::size_t bytes);

@@ -261,11 +261,18 @@ void Master::CreateSlaves() {
 
 void Master::StartRank(Slave& slave, const std::string& path,
                        const std::vector<std::string>& argv,
-                       const std::vector<std::string>& base_env) {
+                       const std::vector<std::string>& base_env,
+                       const std::string& wdir) {
   SpawnSpec spec;
   spec.path = path;
   spec.argv = argv;
   spec.env = base_env;
+  spec.cwd = wdir;
+  if (!wdir.empty()) {
+    // The shell's idea of the directory follows it, as under mpiexec.
+    std::erase_if(spec.env, [](const std::string& var) { return var.rfind("PWD=", 0) == 0; });
+    spec.env.push_back("PWD=" + wdir);
+  }
   spec.env.push_back(std::string(kEnvJobId) + "=" + options_.job_id);
   spec.env.push_back(std::string(kEnvNode) + "=" + std::to_string(node_));
   spec.env.push_back(std::string(kEnvSlave) + "=" + std::to_string(slave.index));

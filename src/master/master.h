@@ -78,10 +78,11 @@ class Master : private MasterServices {
   void CreateJobDirectory();
   void CreateSlaves();
   // What every rank of `program_path` starts with (RankBaseEnvironment and
-  // the job's settings), and starting one rank's process in its slot.
+  // the job's settings), and starting one rank's process in its slot
+  // (`wdir`: its working directory, "" for the master's).
   std::vector<std::string> RankEnvironment(const std::string& program_path) const;
   void StartRank(Slave& slave, const std::string& path, const std::vector<std::string>& argv,
-                 const std::vector<std::string>& base_env);
+                 const std::vector<std::string>& base_env, const std::string& wdir = {});
   void EventLoop();
   void OnRequest(const RequestMsg& request, const std::byte* inline_payload);
   SlaveTable& slaves() override { return slaves_; }
@@ -99,7 +100,9 @@ class Master : private MasterServices {
                         const std::byte* inline_payload);
   void HandleUnpublishName(Slave& slave, const RequestMsg& request,
                            const std::byte* inline_payload);
-  std::string ServiceName(const Slave& slave, const RequestMsg& request,
+  // A name request's payload: the service, then for a publish or
+  // unpublish a NUL and the port.
+  std::string NamePayload(const Slave& slave, const RequestMsg& request,
                           const std::byte* inline_payload);
   void OnNameRequest(const std::vector<std::string>& fields);
   void OnNameAnswer(const std::vector<std::string>& fields);
@@ -237,8 +240,8 @@ class Master : private MasterServices {
   // The next of this node's reserved slots MPI_Comm_spawn fills (slots are
   // not reused: a job rank names one process, and ids derive from it).
   int next_spawn_slot_ = 0;
-  // MPI_Publish_name's names, on node 0 (the job's): service -> port (PortId).
-  std::map<std::string, std::uint64_t> published_;
+  // MPI_Publish_name's names, on node 0 (the job's): service -> port.
+  std::map<std::string, std::string> published_;
   // The spawns this node's ranks are roots of, by id, while the masters
   // place and start their ranks (launch/spawn_ranks.cpp).
   std::map<int, std::shared_ptr<PendingSpawn>> spawns_;

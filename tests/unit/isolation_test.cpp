@@ -262,6 +262,21 @@ TEST_F(RendezvousTest, ADeadJobsNameIsStaleReplacedAndCollected) {
   EXPECT_FALSE(DirExists());
 }
 
+// A port is any string MPI_Publish_name takes: lines, and as long as
+// MPI_MAX_PORT_NAME allows.
+TEST_F(RendezvousTest, AnyPortComesBackAsPublished) {
+  NodeLease a = NodeLease::Claim(JobNames(UniqueJobId(), 0), {"a", 1, "/x", "", ""});
+  const std::string lines = "otherhost:122\nsecond line\n";
+  ASSERT_TRUE(PublishBetweenJobs("lines", lines, a.name(), nullptr));
+  EXPECT_EQ(LookupBetweenJobs("lines"), std::optional<std::string>(lines));
+  const std::string longest(1023, 'p');
+  ASSERT_TRUE(PublishBetweenJobs("long", longest, a.name(), nullptr));
+  EXPECT_EQ(LookupBetweenJobs("long"), std::optional<std::string>(longest));
+  UnpublishBetweenJobs("lines", a.name());
+  UnpublishBetweenJobs("long", a.name());
+  EXPECT_FALSE(DirExists());
+}
+
 TEST_F(RendezvousTest, RefusesLongNamesAndADirectoryNotPrivate) {
   NodeLease a = NodeLease::Claim(JobNames(UniqueJobId(), 0), {"a", 1, "/x", "", ""});
   EXPECT_ERROR_WITH(PublishBetweenJobs(std::string(kMaxSharedServiceName + 1, 's'), "p",

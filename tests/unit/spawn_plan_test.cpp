@@ -1,5 +1,5 @@
 // MPI_Comm_spawn's plan (common/spawn_plan.h): the root's commands survive
-// the trip to the master with their `host` and `bdmpi_node` fields, bytes
+// the trip to the master with their `host`, `bdmpi_node` and `wdir` fields, bytes
 // that are no plan are refused, and a `host` names the node the master
 // starts the command's ranks on.
 #include "common/spawn_plan.h"
@@ -25,11 +25,12 @@ SpawnPlan TwoCommands() {
   second.command = "/bin/other";
   second.maxprocs = 2;
   second.node = 1;
+  second.wdir = "/data/run 2";
   plan.commands = {first, second};
   return plan;
 }
 
-TEST(SpawnPlanTest, HostAndNodeSurviveTheRoundTrip) {
+TEST(SpawnPlanTest, HostNodeAndWdirSurviveTheRoundTrip) {
   SpawnPlan plan = TwoCommands();
   std::vector<std::byte> bytes = plan.Encode();
   SpawnPlan back = SpawnPlan::Decode(bytes.data(), bytes.size());
@@ -41,6 +42,8 @@ TEST(SpawnPlanTest, HostAndNodeSurviveTheRoundTrip) {
   EXPECT_EQ(back.commands[0].maxprocs, 3);
   EXPECT_EQ(back.commands[1].host, "");
   EXPECT_EQ(back.commands[1].node, 1);
+  EXPECT_EQ(back.commands[0].wdir, "");
+  EXPECT_EQ(back.commands[1].wdir, "/data/run 2");
   EXPECT_TRUE(back.commands[1].args.empty());
   EXPECT_EQ(back.TotalRanks(), 5);
 }

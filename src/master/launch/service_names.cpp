@@ -5,13 +5,13 @@
 // for the answer in its call. Node 0's master also shares the names with
 // the user's other jobs on the node (common/rendezvous.h).
 // docs/processes.md, "Dynamic processes".
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "common/log.h"
 #include "common/rendezvous.h"
-#include "common/spawn_plan.h"
 #include "master/launch/dynamic_fields.h"
 #include "master/master.h"
 
@@ -19,26 +19,25 @@ namespace bdmpi {
 namespace {
 
 // A rank's MPI_Publish_name, _Lookup_name or _Unpublish_name, for node 0's
-// master: its type, the rank's node and job rank, the port (PortId) and
-// the service.
+// master: its type, the rank's node and job rank, the port (any string;
+// empty for a lookup) and the service, from the request's `payload`.
 std::vector<std::string> NameFields(const RequestMsg& request, int node, int job_rank,
-                                    const std::string& service) {
+                                    const std::string& payload) {
+  std::size_t end = payload.find('\0');
+  std::string service = payload.substr(0, end);
+  std::string port = end == std::string::npos ? std::string() : payload.substr(end + 1);
   return {"name", std::to_string(static_cast<int>(request.type)), std::to_string(node),
-          std::to_string(job_rank), std::to_string(request.id), service};
+          std::to_string(job_rank), port, service};
 }
 
-// Shares a name published in job `job_id` with the user's other jobs on
-// the node (node 0's liveness file `liveness` vouches for the job); false
+// Shares a name published in this job with the user's other jobs on the
+// node (node 0's liveness file `liveness` vouches for the job); false
 // when another live job holds it.
-bool PublishShared(const std::string& service, std::uint64_t port, const std::string& job_id,
+bool PublishShared(const std::string& service, const std::string& port,
                    const std::string& liveness) {
   std::string held;
   try {
-    if (PublishBetweenJobs(service,
-                           PortName(job_id, PortRank(port),
-                                    static_cast<std::uint32_t>(port & 0xffffffffu)),
-                           liveness, &held))
-      return true;
+    if (PublishBetweenJobs(service, port, liveness, &held)) return true;
     // The rank's error says so; the holder's port is for the log only.
     BDMPI_DEBUG("sched", "MPI_Publish_name: service '%s' is published by another job (port %s)",
                 service.c_str(), held.c_str());
@@ -53,7 +52,7 @@ bool PublishShared(const std::string& service, std::uint64_t port, const std::st
 
 }  // namespace
 
-std::string Master::ServiceName(const Slave& slave, const RequestMsg& request,
+std::string Master::NamePayload(const Slave& slave, const RequestMsg& request,
                                 const std::byte* inline_payload) {
   std::string name(request.bytes, '\0');
   payloads_.Read(request, io_->Window(slave.index), inline_payload, name.data(), name.size());
@@ -63,7 +62,7 @@ std::string Master::ServiceName(const Slave& slave, const RequestMsg& request,
 void Master::HandlePublishName(Slave& slave, const RequestMsg& request,
                                const std::byte* inline_payload) {
   SendDynamic(0, NameFields(request, node_, slave.world_rank,
-                            ServiceName(slave, request, inline_payload)));
+                            NamePayload(slave, request, inline_payload)));
   ServeDynamicInbox();
 }
 
@@ -80,7 +79,7 @@ void Master::HandleUnpublishName(Slave& slave, const RequestMsg& request,
 void Master::OnNameRequest(const std::vector<std::string>& fields) {
   BDMPI_ENFORCE(node_ == 0 && fields.size() == 6, "a name request is malformed");
   auto type = static_cast<MsgType>(ToInt(fields[1]));
-  std::uint64_t port = std::stoull(fields[4]);
+  std::string port = fields[4];
   const std::string& service = fields[5];
   int error = 0;
   int held_elsewhere = 0;  // by another job of the user (rendezvous.h)
@@ -88,7 +87,7 @@ void Master::OnNameRequest(const std::vector<std::string>& fields) {
   if (type == MsgType::kPublishName) {
     if (found != published_.end()) {
       error = kErrName;
-    } else if (!PublishShared(service, port, names_.job_id(), lease_.name())) {
+    } else if (!PublishShared(service, port, lease_.name())) {
       error = kErrName;
       held_elsewhere = 1;
     } else {
@@ -108,8 +107,8 @@ void Master::OnNameRequest(const std::vector<std::string>& fields) {
       UnpublishBetweenJobs(service, lease_.name());
     }
   }
-  SendDynamic(ToInt(fields[2]), {"named", fields[1], fields[3], Str(error),
-                                 std::to_string(port), Str(held_elsewhere)});
+  SendDynamic(ToInt(fields[2]), {"named", fields[1], fields[3], Str(error), port,
+                                 Str(held_elsewhere)});
 }
 
 void Master::OnNameAnswer(const std::vector<std::string>& fields) {
@@ -119,8 +118,15 @@ void Master::OnNameAnswer(const std::vector<std::string>& fields) {
   ReplyMsg reply;
   reply.type = static_cast<MsgType>(ToInt(fields[1]));
   reply.error = ToInt(fields[3]);
-  reply.bytes = std::stoull(fields[4]);
   reply.flag = ToInt(fields[5]);
+  if (reply.type == MsgType::kLookupName && reply.error == 0) {
+    // The port, for the rank's FetchPayload.
+    const std::string& port = fields[4];
+    std::vector<std::byte> bytes(port.size());
+    std::memcpy(bytes.data(), port.data(), port.size());
+    payloads_.Give(payloads_.Store(std::move(bytes)), port.size(), io_->Window(slave->index),
+                   reply, slave->held_files);
+  }
   Reply(*slave, reply);
 }
 

@@ -245,6 +245,7 @@ pid_t SpawnSlave(const SpawnSpec& spec) {
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
   if (spec.cpu >= 0) CPU_SET(spec.cpu, &cpus);
+  const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
   pid_t parent = getpid();
   // For kernels without close_range's CLOEXEC flag (before 5.11).
   long max_fd = sysconf(_SC_OPEN_MAX);
@@ -273,23 +274,32 @@ pid_t SpawnSlave(const SpawnSpec& spec) {
       for (int fd = 3; fd < max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
     for (int fd : spec.keep_fds) fcntl(fd, F_SETFD, 0);
-    execve(spec.path.c_str(), argv.data(), envp.data());
-    int err = errno;
-    ssize_t ignored = write(report[1], &err, sizeof err);
+    // {step, errno}: step 0 is chdir, 1 exec.
+    int failed[2] = {0, 0};
+    if (cwd == nullptr || chdir(cwd) == 0) {
+      failed[0] = 1;
+      execve(spec.path.c_str(), argv.data(), envp.data());
+    }
+    failed[1] = errno;
+    ssize_t ignored = write(report[1], failed, sizeof failed);
     (void)ignored;
     _exit(127);
   }
   close(report[1]);
-  int exec_errno = 0;
+  int failed[2] = {0, 0};
   ssize_t got;
-  while ((got = read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  while ((got = read(report[0], failed, sizeof failed)) < 0 && errno == EINTR) {
   }
   close(report[0]);
-  if (got == sizeof exec_errno) {
+  if (got == sizeof failed) {
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
-    throw Error(kErrOther, "cannot start the slave program: exec " + spec.path + ": " +
-                               std::strerror(exec_errno));
+    throw Error(kErrOther, failed[0] == 0
+                               ? "cannot start the slave program " + spec.path +
+                                     " in directory " + spec.cwd + " (info wdir): " +
+                                     std::strerror(failed[1])
+                               : "cannot start the slave program: exec " + spec.path + ": " +
+                                     std::strerror(failed[1]));
   }
   return pid;
 }

@@ -12,6 +12,7 @@ struct SpawnSpec {
   std::string path;                    // resolved program path
   std::vector<std::string> argv;
   std::vector<std::string> env;        // complete environment, "K=V"
+  std::string cwd;                     // the working directory; "": the master's
   int cpu = -1;                        // pin to this CPU, or -1
   // Descriptors the slave inherits besides 0, 1 and 2 (the node's
   // liveness lock, common/job_liveness.h).
@@ -43,8 +44,9 @@ Linkage ProgramLinkage(const std::string& path, const std::string& search_path,
 std::vector<std::string> RankBaseEnvironment(char** environment,
                                              const std::string& program_path);
 
-// fork + exec; throws, naming the path and errno, when exec fails (the
-// child reports it through a close-on-exec pipe). The child dies with its
+// fork, chdir to `cwd` + exec; throws, naming the path (or directory) and
+// errno, when either fails (the child reports it through a close-on-exec
+// pipe). The child dies with its
 // master (PR_SET_PDEATHSIG), starts with an empty signal mask, and inherits
 // no descriptor but 0-2 and `keep_fds`: the master's others are Open MPI's
 // (a singleton master's pipe and sockets to its orted, its PMIx server) or

@@ -270,6 +270,7 @@ void Master::PlaceSpawn(PendingSpawn& pending) {
     start.push_back(Str(static_cast<int>(pending.plan.commands.size())));
     for (const SpawnCommand& command : pending.plan.commands) {
       start.push_back(Str(command.maxprocs));
+      start.push_back(command.wdir);
       start.push_back(command.command);
       start.push_back(Str(static_cast<int>(command.args.size())));
       start.insert(start.end(), command.args.begin(), command.args.end());
@@ -316,6 +317,7 @@ void Master::OnSpawnStart(const std::vector<std::string>& fields) {
   std::vector<SpawnCommand> commands(static_cast<std::size_t>(ToInt(next())));
   for (SpawnCommand& command : commands) {
     command.maxprocs = ToInt(next());
+    command.wdir = next();
     command.command = next();
     command.args.resize(static_cast<std::size_t>(ToInt(next())));
     for (std::string& arg : command.args) arg = next();
@@ -368,7 +370,7 @@ void Master::OnSpawnStart(const std::vector<std::string>& fields) {
       slaves_.Revive(child);
       child.spawned_rank = r;
       try {
-        StartRank(child, path, argv, env);
+        StartRank(child, path, argv, env, command.wdir);
       } catch (...) {
         slaves_.MarkExited(child);
         throw;

@@ -37,10 +37,10 @@ int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info in
   return Guard("MPI_Comm_spawn", comm, [&] {
     bdmpi::RequireInitialized();
     *intercomm = MPI_COMM_NULL;
-    auto plan = [&] {
+    auto plan = [&](int& asked) {
       char* commands[] = {const_cast<char*>(command)};
       char** argvs[] = {argv};
-      return bdmpi::PlanSpawn(1, commands, argvs, &maxprocs, &info);
+      return bdmpi::PlanSpawn(1, commands, argvs, &maxprocs, &info, asked);
     };
     *intercomm = bdmpi::CommSpawn(plan, root, comm, array_of_errcodes);
   });
@@ -54,9 +54,9 @@ int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_
   return Guard("MPI_Comm_spawn_multiple", comm, [&] {
     bdmpi::RequireInitialized();
     *intercomm = MPI_COMM_NULL;
-    auto plan = [&] {
+    auto plan = [&](int& asked) {
       return bdmpi::PlanSpawn(count, array_of_commands, array_of_argv, array_of_maxprocs,
-                              array_of_info);
+                              array_of_info, asked);
     };
     *intercomm = bdmpi::CommSpawn(plan, root, comm, array_of_errcodes);
   });

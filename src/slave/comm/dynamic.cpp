@@ -2,8 +2,10 @@
 #include "slave/comm/dynamic.h"
 
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -70,6 +72,50 @@ void InfoNode(MPI_Info info, SpawnCommand& command) {
     if (host->empty()) throw Error(kErrSpawn, "MPI_Comm_spawn: info host is empty");
     command.host = *host;
   }
+}
+
+// The spawned ranks' working directory, info `wdir` (MPI's reserved key;
+// Open MPI and MPICH make it the children's working directory): a
+// relative one is taken from this rank's working directory, as a bare
+// program name is, and made absolute and canonical, so that every master
+// enters the directory the root checked. Without it the ranks start where the
+// master runs: the directory the job started in.
+void InfoWdir(MPI_Info info, SpawnCommand& command) {
+  if (info == MPI_INFO_NULL) return;
+  const std::string* value = FindInfo(info, "wdir");
+  if (value == nullptr) return;
+  if (value->empty()) throw Error(kErrSpawn, "MPI_Comm_spawn: info wdir is empty");
+  std::string dir = *value;
+  if (dir[0] != '/') {
+    std::vector<char> cwd(4096);
+    if (getcwd(cwd.data(), cwd.size()) == nullptr)
+      throw Error(kErrSpawn, "MPI_Comm_spawn: info wdir '" + dir +
+                                 "' is relative and this rank's working directory is unknown (" +
+                                 std::strerror(errno) + "); give an absolute directory");
+    dir = std::string(cwd.data()) + "/" + dir;
+  }
+  // Canonical (no "." or ".."), so that it can be the ranks' PWD too.
+  int why = 0;
+  char* real = realpath(dir.c_str(), nullptr);
+  if (real == nullptr) {
+    why = errno;
+  } else {
+    dir = real;
+    std::free(real);
+    struct stat status {};
+    if (stat(dir.c_str(), &status) != 0) {
+      why = errno;
+    } else if (!S_ISDIR(status.st_mode)) {
+      why = ENOTDIR;
+    } else if (access(dir.c_str(), X_OK) != 0) {
+      why = errno;
+    }
+  }
+  if (why != 0)
+    throw Error(kErrSpawn, "MPI_Comm_spawn: info wdir '" + *value +
+                               "' is no directory the spawned ranks can enter (" +
+                               std::strerror(why) + "); name an existing directory");
+  command.wdir = dir;
 }
 
 // The program a spawn runs, found as mpiexec finds it: a name holding a
@@ -154,9 +200,12 @@ std::string SpawnRefusalText(const ReplyMsg& reply, const SpawnPlan& plan, int u
 }  // namespace
 
 SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxprocs[],
-                    const MPI_Info infos[]) {
+                    const MPI_Info infos[], int& asked) {
   if (count < 1) throw Error(kErrArg, "MPI_Comm_spawn_multiple: count is " +
                                           std::to_string(count) + ", it needs at least 1");
+  // So that array_of_errcodes is filled when a command or info is refused.
+  asked = 0;
+  for (int c = 0; c < count; ++c) asked += std::max(maxprocs[c], 0);
   SpawnPlan plan;
   for (int c = 0; c < count; ++c) {
     if (commands == nullptr || commands[c] == nullptr)
@@ -174,13 +223,14 @@ SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxpr
       for (char** arg = argvs[c]; *arg != nullptr; ++arg) command.args.emplace_back(*arg);
     command.maxprocs = maxprocs[c];
     InfoNode(infos != nullptr ? infos[c] : MPI_INFO_NULL, command);
+    InfoWdir(infos != nullptr ? infos[c] : MPI_INFO_NULL, command);
     plan.commands.push_back(std::move(command));
   }
   return plan;
 }
 
-MPI_Comm CommSpawn(const std::function<SpawnPlan()>& make_plan, int root, MPI_Comm comm,
-                   int* errcodes) {
+MPI_Comm CommSpawn(const std::function<SpawnPlan(int& asked)>& make_plan, int root,
+                   MPI_Comm comm, int* errcodes) {
   const CommInfo& info = LookupComm(comm);
   RequireIntracomm(info);
   if (root < 0 || root >= info.size)
@@ -192,8 +242,7 @@ MPI_Comm CommSpawn(const std::function<SpawnPlan()>& make_plan, int root, MPI_Co
   if (info.rank == root) {
     int total = 0;
     try {
-      SpawnPlan plan = make_plan();
-      total = plan.TotalRanks();
+      SpawnPlan plan = make_plan(total);
       std::vector<std::byte> bytes = plan.Encode();
       RequestMsg request;
       request.type = MsgType::kSpawn;
@@ -325,26 +374,36 @@ MPI_Comm CommConnect(const std::string& port, int root, MPI_Comm comm) {
 
 namespace {
 
-ReplyMsg NameRequest(MsgType type, const std::string& service, std::uint64_t port) {
+// The payload of a name request: the service, and for a publish or
+// unpublish a NUL and the port, which is any string (Open MPI and MPICH
+// publish any; MPI_Open_port's is the one Comm_connect takes).
+ReplyMsg NameRequest(MsgType type, const std::string& service, const std::string* port) {
   if (service.empty()) throw Error(kErrArg, "the service name is empty");
+  std::string payload = service;
+  if (port != nullptr) {
+    if (port->size() >= MPI_MAX_PORT_NAME)
+      throw Error(kErrArg, "the port name has " + std::to_string(port->size()) +
+                               " bytes, MPI_MAX_PORT_NAME allows " +
+                               std::to_string(MPI_MAX_PORT_NAME - 1));
+    payload += '\0';
+    payload += *port;
+  }
   RequestMsg request;
   request.type = type;
-  request.id = port;
   Runtime* runtime = Runtime::Instance();
-  runtime->StagePayload(service.data(), service.size(), request);
+  runtime->StagePayload(payload.data(), payload.size(), request);
   return runtime->Call(request);
 }
 
 }  // namespace
 
 void PublishName(const std::string& service, const std::string& port) {
-  std::uint64_t id = ParsePortName(port, JobId());
   if (service.size() > kMaxSharedServiceName)
     throw Error(kErrName, "MPI_Publish_name: the service name has " +
                               std::to_string(service.size()) + " bytes; BDMPI publishes names of " +
                               std::to_string(kMaxSharedServiceName) +
                               " bytes or fewer (they are shared with the user's other jobs)");
-  ReplyMsg reply = NameRequest(MsgType::kPublishName, service, id);
+  ReplyMsg reply = NameRequest(MsgType::kPublishName, service, &port);
   if (reply.error != 0)
     throw Error(kErrName, "MPI_Publish_name: service '" + service + "' is published already" +
                               (reply.flag != 0 ? " by another job of this user on this node"
@@ -352,14 +411,13 @@ void PublishName(const std::string& service, const std::string& port) {
 }
 
 void UnpublishName(const std::string& service, const std::string& port) {
-  std::uint64_t id = ParsePortName(port, JobId());
-  if (NameRequest(MsgType::kUnpublishName, service, id).error != 0)
+  if (NameRequest(MsgType::kUnpublishName, service, &port).error != 0)
     throw Error(kErrName, "MPI_Unpublish_name: service '" + service +
                               "' is not published with port '" + port + "'");
 }
 
 std::string LookupName(const std::string& service) {
-  ReplyMsg reply = NameRequest(MsgType::kLookupName, service, 0);
+  ReplyMsg reply = NameRequest(MsgType::kLookupName, service, nullptr);
   if (reply.error != 0) {
     std::string unshared;  // why the user's other jobs' names cannot be read
     try {
@@ -372,8 +430,10 @@ std::string LookupName(const std::string& service) {
                               "' is published in this job or another job of this user on "
                               "this node" + unshared);
   }
-  return PortName(JobId(), PortRank(reply.bytes),
-                  static_cast<std::uint32_t>(reply.bytes & 0xffffffffu));
+  // The port comes in the reply's payload.
+  std::string port(reply.bytes, '\0');
+  Runtime::Instance()->FetchPayload(reply, port.data(), port.size());
+  return port;
 }
 
 namespace {

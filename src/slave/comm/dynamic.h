@@ -24,15 +24,16 @@ MPI_Comm CommGetParent();
 // Called by MPI_Comm_free and MPI_Comm_disconnect of `comm`.
 void ForgetParent(MPI_Comm comm);
 
-// `make_plan` is called at the root only; an error it throws reaches
-// every rank. `errcodes` (may be null) gets one code per rank asked for.
-MPI_Comm CommSpawn(const std::function<SpawnPlan()>& make_plan, int root, MPI_Comm comm,
-                   int* errcodes);
+// `make_plan` is called at the root only, with how many ranks are asked
+// for to set before anything else; an error it throws reaches every rank.
+// `errcodes` (may be null) gets one code per rank asked for.
+MPI_Comm CommSpawn(const std::function<SpawnPlan(int& asked)>& make_plan, int root,
+                   MPI_Comm comm, int* errcodes);
 // The root's plan of MPI_Comm_spawn(_multiple)'s arguments (the commands
 // checked, the info read); throws MPI_ERR_SPAWN or MPI_ERR_ARG naming
-// what is wrong.
+// what is wrong, once `asked` holds how many ranks the arguments ask for.
 SpawnPlan PlanSpawn(int count, char* commands[], char** argvs[], const int maxprocs[],
-                    const MPI_Info infos[]);
+                    const MPI_Info infos[], int& asked);
 
 std::string OpenPort();
 void ClosePort(const std::string& port);

@@ -72,6 +72,11 @@ const char* ErrorClassString(int error_class) {
     case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
     case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: wrong flavor of window";
     case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
+    // Dynamic processes' (slave/comm/dynamic.cpp).
+    case MPI_ERR_SPAWN: return "MPI_ERR_SPAWN: processes could not be spawned";
+    case MPI_ERR_PORT: return "MPI_ERR_PORT: invalid port name";
+    case MPI_ERR_NAME: return "MPI_ERR_NAME: service name not published (or taken)";
+    case MPI_ERR_SERVICE: return "MPI_ERR_SERVICE: the service name cannot be (un)published";
     // The tool interface's (slave/api/tool.cpp).
     case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory";
     case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: MPI_T_init_thread not called";

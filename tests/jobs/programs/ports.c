@@ -7,7 +7,9 @@
  * Rank 1 and the connecting root (the upper half's first rank, on the
  * last node with -nn 2) look the name up and check it against the port
  * rank 0 hands round; the connecting root connects to the port it looked
- * up (names are the job's, seen from every node). Needs two ranks or more.
+ * up (names are the job's, seen from every node). A name may also stand
+ * for any string, not only a port of MPI_Open_port's (as in MPICH's
+ * namepub test). Needs two ranks or more.
  */
 #include <unistd.h>
 
@@ -79,6 +81,18 @@ int main(int argc, char **argv) {
           error_class_of(rc));
     CHECK_MPI(MPI_Close_port(port));
   }
+  /* Any string, published at rank 0 and looked up from the last node. */
+  char any_service[80], any[MPI_MAX_PORT_NAME] = "";
+  snprintf(any_service, sizeof any_service, "%s-any", service);
+  const char *text = "otherhost:122 any string";
+  if (rank == 0) CHECK_MPI(MPI_Publish_name(any_service, MPI_INFO_NULL, text));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == size - 1) {
+    CHECK_MPI(MPI_Lookup_name(any_service, MPI_INFO_NULL, any));
+    CHECK(strcmp(any, text) == 0, "looked up '%s', published '%s'", any, text);
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) CHECK_MPI(MPI_Unpublish_name(any_service, MPI_INFO_NULL, text));
   CHECK_MPI(MPI_Comm_free(&half));
   MPI_Finalize();
   return 0;

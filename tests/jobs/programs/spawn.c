@@ -9,8 +9,13 @@
  * as its first argument. Under BDMPI on several nodes the children
  * spread over the nodes like -n, their BDMPI_COMM_NODE is their world's
  * part on their node, and a spawn_multiple with info bdmpi_node and host
- * puts each child where its info asks.
+ * puts each child where its info asks. In the spawn_multiple, info `wdir`
+ * (the parent of the root's working directory) is the working directory
+ * of the second command's ranks, and the first's is the root's.
  */
+#include <limits.h>
+#include <unistd.h>
+
 #include "check.h"
 #ifdef BDMPI
 #include <bdmpi.h>
@@ -139,7 +144,19 @@ static void recreate(MPI_Comm inter, int parents) {
   CHECK_MPI(MPI_Comm_free(&again));
 }
 
-static void child(const char *role, const char *nodes) {
+/* The working directory the spawning root expects, given as the child's
+ * second argument in the spawn_multiple. */
+static void check_wdir(const char *expected) {
+  char here[PATH_MAX];
+  CHECK(getcwd(here, sizeof here) != NULL, "getcwd failed");
+  CHECK(strcmp(here, expected) == 0, "child %d works in %s, not in %s", world_rank(), here,
+        expected);
+}
+
+/* `extra`: how many nodes the children span ("child", BDMPI), or the
+ * expected working directory ("first", "second"). */
+static void child(const char *role, const char *extra) {
+  const char *nodes = strcmp(role, "child") == 0 ? extra : NULL;
   MPI_Comm parent;
   CHECK_MPI(MPI_Comm_get_parent(&parent));
   CHECK(parent != MPI_COMM_NULL, "a spawned rank without a parent");
@@ -155,6 +172,8 @@ static void child(const char *role, const char *nodes) {
     CHECK(size == 3, "children's world has %d ranks", size);
     CHECK(strcmp(role, rank == 0 ? "first" : "second") == 0, "child %d is %s", rank, role);
     CHECK(*appnum == (rank == 0 ? 0 : 1), "child %d: MPI_APPNUM %d", rank, *appnum);
+    CHECK(extra != NULL, "child %d has no working directory to check", rank);
+    check_wdir(extra);
   }
   /* Their own world works on its own. */
   int sum = 0;
@@ -218,12 +237,21 @@ int main(int argc, char **argv) {
 
   /* Two commands: one rank of the first, two of the second. Under BDMPI
    * the first by its bare name, found in the directory the info's `path`
-   * names (MPI's reserved key; MPICH honours it, Open MPI 4.1 does not). */
+   * names (MPI's reserved key; MPICH honours it, Open MPI 4.1 does not).
+   * The first runs where the root does, the second in the directory above
+   * (info `wdir`, which Open MPI and MPICH honour). */
+  char here[PATH_MAX], above[PATH_MAX];
+  CHECK(getcwd(here, sizeof here) != NULL, "getcwd failed");
+  snprintf(above, sizeof above, "%s", here);
+  char *cut = strrchr(above, '/');
+  if (cut == above) cut[1] = '\0'; else *cut = '\0';
   char *commands[2] = {argv[0], argv[0]};
-  char *first[] = {"first", NULL}, *second[] = {"second", NULL};
+  char *first[] = {"first", here, NULL}, *second[] = {"second", above, NULL};
   char **argvs[2] = {first, second};
   int maxprocs[2] = {1, 2};
   MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+  CHECK_MPI(MPI_Info_create(&infos[1]));
+  CHECK_MPI(MPI_Info_set(infos[1], "wdir", above));
 #ifdef BDMPI
   char dir[1024], *slash = strrchr(argv[0], '/');
   CHECK(slash != NULL && (size_t)(slash - argv[0]) < sizeof dir, "argv[0] %s", argv[0]);
@@ -236,6 +264,7 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_spawn_multiple(2, commands, argvs, maxprocs, infos, 0, MPI_COMM_WORLD,
                                     &inter, MPI_ERRCODES_IGNORE));
   if (infos[0] != MPI_INFO_NULL) CHECK_MPI(MPI_Info_free(&infos[0]));
+  CHECK_MPI(MPI_Info_free(&infos[1]));
   commands[0] = argv[0];
   CHECK_MPI(MPI_Comm_remote_size(inter, &remote));
   CHECK(remote == 3, "spawn_multiple made %d", remote);

@@ -7,7 +7,8 @@
  * asking for more is MPI_ERR_SPAWN too, and MPI_UNIVERSE_SIZE says so
  * (on several nodes the room is spread over them like -n, and a spawn
  * fills what is left wherever it is). An info host that names no node of
- * the job is MPI_ERR_SPAWN.
+ * the job is MPI_ERR_SPAWN, and so is an info wdir that is no directory
+ * (a missing one, a file).
  * (Open MPI 4.1's mpirun ends the whole job on a missing command; see
  * tests/jobs/CMakeLists.txt.)
  */
@@ -63,6 +64,18 @@ int main(int argc, char **argv) {
   CHECK(error_class_of(rc) == MPI_ERR_SPAWN && inter == MPI_COMM_NULL,
         "spawning onto an unknown host: class %d", error_class_of(rc));
   CHECK(errcodes[0] == MPI_ERR_SPAWN, "unknown host: errcode %d", errcodes[0]);
+
+  const char *not_dirs[] = {"/no-such-directory-bdmpi", argv[0]};
+  for (int i = 0; i < 2; ++i) {
+    CHECK_MPI(MPI_Info_create(&info));
+    CHECK_MPI(MPI_Info_set(info, "wdir", not_dirs[i]));
+    errcodes[0] = -1;
+    rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 1, info, 0, MPI_COMM_WORLD, &inter, errcodes);
+    CHECK_MPI(MPI_Info_free(&info));
+    CHECK(error_class_of(rc) == MPI_ERR_SPAWN && inter == MPI_COMM_NULL,
+          "spawning into wdir %s: class %d", not_dirs[i], error_class_of(rc));
+    CHECK(errcodes[0] == MPI_ERR_SPAWN, "wdir %s: errcode %d", not_dirs[i], errcodes[0]);
+  }
 
   if (room > 0) {
     /* Room for N in all, one of which is used. */
