@@ -34,6 +34,11 @@
 // wins a receive, and exactly one tells the master that a sender wrote a
 // receive it knows: the sender when the receiver may be waiting there
 // (kDoneTold), the receiver when it was polling (kDonePolled).
+//
+// A rank that waits for a receive spins on its slot (kPosted or kPolling)
+// while that costs nobody a core: the running ranks have a core each
+// (BDMPI_MAY_POLL) and no rank of the node waits for a running slot
+// (`slot_wanted`, the master's, which the spinner reads as it spins).
 #pragma once
 
 #include <atomic>
@@ -108,6 +113,14 @@ struct alignas(64) DirectRank {
   DirectSlot slots[kDirectSlots];
 };
 
+// What the whole node shares, written by the master.
+struct alignas(64) DirectNode {
+  // 1 while a runnable rank of the node waits for a running slot (or for
+  // memory to start): a rank that spins for a message then stops and
+  // gives its slot up at the master.
+  std::atomic<std::uint32_t> slot_wanted;
+};
+
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
                   std::atomic<std::int32_t>::is_always_lock_free,
               "the direct table is shared between processes");
@@ -120,18 +133,20 @@ class DirectTable {
 
   static std::size_t Bytes(int nranks) {
     std::size_t n = static_cast<std::size_t>(nranks);
-    return n * sizeof(DirectRank) + n * n * sizeof(std::atomic<std::uint32_t>);
+    return sizeof(DirectNode) + n * sizeof(DirectRank) +
+           n * n * sizeof(std::atomic<std::uint32_t>);
   }
   bool valid() const { return base_ != nullptr; }
   int size() const { return n_; }
+  DirectNode& node() const { return *reinterpret_cast<DirectNode*>(base_); }
   DirectRank& rank(int index) const {
-    return reinterpret_cast<DirectRank*>(base_)[index];
+    return reinterpret_cast<DirectRank*>(base_ + sizeof(DirectNode))[index];
   }
   // Messages of `sender` to `receiver` (slave indices) that went through
   // the master and are not matched yet.
   std::atomic<std::uint32_t>& pending(int sender, int receiver) const {
     auto* counts = reinterpret_cast<std::atomic<std::uint32_t>*>(
-        base_ + static_cast<std::size_t>(n_) * sizeof(DirectRank));
+        base_ + sizeof(DirectNode) + static_cast<std::size_t>(n_) * sizeof(DirectRank));
     return counts[static_cast<std::size_t>(sender) * static_cast<std::size_t>(n_) +
                   static_cast<std::size_t>(receiver)];
   }

@@ -157,6 +157,10 @@ class Master : private MasterServices {
   // WakeIfReady without scheduling; true if it made the slave runnable.
   bool MakeRunnableIfReady(Slave& slave) override;
   void Schedule();
+  // Tells the ranks of the node whether one waits for a running slot
+  // (common/direct_table.h: a rank spinning for a message then gives its
+  // slot up).
+  void PublishSlotWanted();
   // Hand-over with -nr > 1 (handover.cpp, master/sched/handover_hold.h): binds
   // the master and the slaves to cores; after a queue message, schedules or
   // holds; whether Schedule may start a slave now; the event loop's wait.

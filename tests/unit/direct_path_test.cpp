@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -157,7 +158,7 @@ TEST_F(DirectPathTest, AToldReceiveItsRankPollsForTakesAnyMessageWithoutANotice)
       std::this_thread::yield();
     EXPECT_EQ(Send("polled", 7), DirectSend::kDone);
   });
-  EXPECT_TRUE(polling.PollTold(*recv));
+  EXPECT_TRUE(polling.PollTold(*recv, kSender));
   sender.join();
   EXPECT_STREQ(buffer, "polled");
   DirectStatus status = polling.TakeWritten(*recv);
@@ -174,17 +175,57 @@ TEST_F(DirectPathTest, AToldReceiveNobodyWritesGoesBackToTheMaster) {
   auto recv = polling.Post(kComm, kSender, 7, reinterpret_cast<std::uint64_t>(buffer),
                            sizeof buffer, 42);
   ASSERT_TRUE(polling.Tell(*recv));
-  EXPECT_FALSE(polling.PollTold(*recv));
+  EXPECT_FALSE(polling.PollTold(*recv, kSender));
   auto& word = table_.rank(kReceiver).slots[recv->slot].word;
   EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kTold));
   // Matched by the master meanwhile: polling finds it the master's at once.
   word.store(DirectWord(recv->seq, DirectState::kMaster));
-  EXPECT_FALSE(polling.PollTold(*recv));
+  EXPECT_FALSE(polling.PollTold(*recv, kSender));
   EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kMaster));
   // Without polling (-nr 1) a told receive is never polled.
   word.store(DirectWord(recv->seq, DirectState::kTold));
-  EXPECT_FALSE(receiver_.PollTold(*recv));
+  EXPECT_FALSE(receiver_.PollTold(*recv, kSender));
   EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kTold));
+}
+
+// A rank spins for its message only while that costs nobody a core: it
+// stops as soon as the master says a rank waits for a running slot, or the
+// message it waits for is queued at the master (its sender's earlier one
+// went there), well before its 10 s bound.
+TEST_F(DirectPathTest, ASpinStopsWhenARankWantsASlotOrTheMessageWaitsAtTheMaster) {
+  DirectPath polling;
+  polling.StartWith(table_, kReceiver, 4096, 10'000'000'000ull);
+  char buffer[16] = {};
+  auto start = std::chrono::steady_clock::now();
+  for (int round = 0; round < 2; ++round) {
+    auto recv = polling.Post(kComm, kSender, 7, reinterpret_cast<std::uint64_t>(buffer),
+                             sizeof buffer, 42 + static_cast<std::uint64_t>(round));
+    ASSERT_TRUE(polling.Tell(*recv));
+    auto& word = table_.rank(kReceiver).slots[recv->slot].word;
+    std::thread master([&] {
+      while (DirectStateOf(word.load()) != DirectState::kPolling) std::this_thread::yield();
+      if (round == 0)
+        table_.node().slot_wanted.store(1);
+      else
+        table_.pending(kSender, kReceiver).store(1);
+    });
+    EXPECT_FALSE(polling.PollTold(*recv, kSender));
+    master.join();
+    EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kTold));
+    // While either holds, a receive not told yet is not spun for at all.
+    auto untold = polling.Post(kComm, kSender, 8, reinterpret_cast<std::uint64_t>(buffer),
+                               sizeof buffer, 50 + static_cast<std::uint64_t>(round));
+    EXPECT_FALSE(polling.Poll(*untold, kAnySender));
+    table_.node().slot_wanted.store(0);
+    table_.pending(kSender, kReceiver).store(0);
+    word.store(DirectWord(recv->seq, DirectState::kMaster));
+    polling.Collect(*recv);
+    ASSERT_TRUE(polling.Tell(*untold));
+    table_.rank(kReceiver).slots[untold->slot].word.store(
+        DirectWord(untold->seq, DirectState::kMaster));
+    polling.Collect(*untold);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST_F(DirectPathTest, AFreedReceivesSlotIsPublishedOnAgainOnceTheMasterIsDone) {
