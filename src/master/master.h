@@ -271,6 +271,8 @@ class Master : private MasterServices {
   // this master's share of the host's cores, counted before it pins itself
   // to one of them (afterwards its own affinity says 1).
   bool RanksMayPoll() const;
+  // And spin: polling allowed, and neither --direct-poll nor --direct-max 0.
+  bool RanksMaySpin() const;
   void CountPollCores();
   int poll_cores_ = 0;
   std::unique_ptr<CoreBinder> auto_binder_;  // counted the cores; BindToCores takes it

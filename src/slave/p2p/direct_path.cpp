@@ -297,6 +297,9 @@ DirectStatus DirectPath::TakeWritten(DirectRecv& recv) {
   DirectStatus status{slot.sent_source.load(std::memory_order_relaxed),
                       slot.sent_tag.load(std::memory_order_relaxed),
                       slot.sent_bytes.load(std::memory_order_relaxed)};
+  if (slot.sent_in_slot.load(std::memory_order_relaxed) != 0 && status.bytes > 0)
+    std::memcpy(reinterpret_cast<void*>(slot.address.load(std::memory_order_relaxed)), slot.data,
+                status.bytes);
   Collect(recv);
   return status;
 }
@@ -386,9 +389,14 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
                                    : DirectState::kClaimed);
       if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
         continue;  // changed meanwhile: look again
-      int error = bytes == 0 ? 0
-                             : WriteProcessMemory(
-                                   static_cast<pid_t>(receiver.pid.load(std::memory_order_relaxed)),
+      // The receiver completes this one itself (TakeWritten): a small
+      // message waits in the slot for it, without a system call.
+      bool in_slot = !told && bytes <= kDirectSlotBytes;
+      int error = 0;
+      if (in_slot)
+        std::memcpy(slot.data, data, bytes);
+      else if (bytes > 0)
+        error = WriteProcessMemory(static_cast<pid_t>(receiver.pid.load(std::memory_order_relaxed)),
                                    address, data, bytes);
       if (error != 0) {
         // A bad receive buffer or a refusal: the master's way, which
@@ -404,6 +412,7 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       slot.sent_source.store(source, std::memory_order_relaxed);
       slot.sent_tag.store(tag, std::memory_order_relaxed);
       slot.sent_bytes.store(bytes, std::memory_order_relaxed);
+      slot.sent_in_slot.store(in_slot ? 1 : 0, std::memory_order_relaxed);
       *recv_id = slot.recv_id.load(std::memory_order_relaxed);
       slot.word.store(DirectWord(seq, told     ? DirectState::kDoneTold
                                       : polled ? DirectState::kDonePolled

@@ -96,7 +96,8 @@ class DirectPath {
   bool QueuedAtMaster(int sender) const;
   // Waits for a sender that claimed `recv` to finish writing.
   void WaitWritten(const DirectRecv& recv) const;
-  // The status the sender left; frees the slot.
+  // The status the sender left, and the message into the receive buffer
+  // when it waited in the slot; frees the slot.
   DirectStatus TakeWritten(DirectRecv& recv);
   // The receive is over (completed through the master, cancelled): its
   // slot and sequence number are free again.
