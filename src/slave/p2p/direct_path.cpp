@@ -240,6 +240,7 @@ bool DirectPath::SpinFor(Done done, int sender) const {
     return done();
   }
   if (MustStopSpinning(sender)) return done();
+  if (before_spin_) before_spin_();
   std::uint64_t limit = sender == kFarSender ? std::min(poll_ns_, kFarPollNs) : poll_ns_;
   std::uint64_t start = NowNs();
   for (int i = 0;; ++i) {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "common/direct_table.h"
@@ -55,6 +56,10 @@ class DirectPath {
   // running ranks have a core each (-nr above 1 and at most the cores), so
   // a waiting rank may spin.
   void Start(int slave, int node_size, bool allowed, bool may_poll);
+  // Called once before a wait spins: the rank sends the master the
+  // requests it holds back in its batch (nonblocking sends' messages),
+  // which the rank it waits for may need before it can answer.
+  void BeforeSpin(std::function<void()> flush) { before_spin_ = std::move(flush); }
   // The same on a table at hand (tests): `max_bytes` 0 only counts.
   void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns);
   // Before the rank writes its memory back or exits: no sender writes
@@ -142,6 +147,7 @@ class DirectPath {
   std::uint64_t poll_ns_ = 0;
   // Waits left that do not poll, and how many the next failed poll skips
   // (mutable: polling is a look at the table, this only paces it).
+  std::function<void()> before_spin_;
   mutable std::uint64_t poll_skips_ = 0;
   mutable std::uint64_t poll_backoff_ = 0;
   bool accepting_ = false;
