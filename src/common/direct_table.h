@@ -34,6 +34,11 @@
 // wins a receive, and exactly one tells the master that a sender wrote a
 // receive it knows: the sender when the receiver may be waiting there
 // (kDoneTold), the receiver when it was polling (kDonePolled).
+//
+// A rank that waits for a receive spins on its slot (kPosted or kPolling)
+// while that costs nobody a core: the running ranks have a core each
+// (BDMPI_MAY_POLL) and no rank of the node waits for a running slot
+// (`slot_wanted`, the master's, which the spinner reads as it spins).
 #pragma once
 
 #include <atomic>
@@ -46,6 +51,11 @@ namespace bdmpi {
 // still taken is not published (and senders to that rank go through the
 // master until it completes: its sequence number is missing from the ring).
 inline constexpr std::uint64_t kDirectSlots = 64;
+// A message of at most this many bytes into a receive its rank completes
+// itself (kDone, kDonePolled) travels in the slot: the sender copies it in
+// and the receiver out, neither calls the kernel (process_vm_writev costs
+// about 1.5 us on the 2-core VM, twice a whole round trip of Open MPI's).
+inline constexpr std::uint64_t kDirectSlotBytes = 248;
 // Above this many ranks per node the per-pair counts would take too much
 // memory (n * n * 4 bytes): the direct path is off.
 inline constexpr int kDirectMaxRanks = 1024;
@@ -91,6 +101,10 @@ struct DirectSlot {
   std::atomic<std::int32_t> sent_source;
   std::atomic<std::int32_t> sent_tag;
   std::atomic<std::uint64_t> sent_bytes;
+  // 1: the message is in `data`, for the receiver to copy out (written
+  // before kDone/kDonePolled, like the status).
+  std::atomic<std::uint32_t> sent_in_slot;
+  unsigned char data[kDirectSlotBytes];
 };
 
 struct alignas(64) DirectRank {
@@ -108,6 +122,14 @@ struct alignas(64) DirectRank {
   DirectSlot slots[kDirectSlots];
 };
 
+// What the whole node shares, written by the master.
+struct alignas(64) DirectNode {
+  // 1 while a runnable rank of the node waits for a running slot (or for
+  // memory to start): a rank that spins for a message then stops and
+  // gives its slot up at the master.
+  std::atomic<std::uint32_t> slot_wanted;
+};
+
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
                   std::atomic<std::int32_t>::is_always_lock_free,
               "the direct table is shared between processes");
@@ -120,18 +142,20 @@ class DirectTable {
 
   static std::size_t Bytes(int nranks) {
     std::size_t n = static_cast<std::size_t>(nranks);
-    return n * sizeof(DirectRank) + n * n * sizeof(std::atomic<std::uint32_t>);
+    return sizeof(DirectNode) + n * sizeof(DirectRank) +
+           n * n * sizeof(std::atomic<std::uint32_t>);
   }
   bool valid() const { return base_ != nullptr; }
   int size() const { return n_; }
+  DirectNode& node() const { return *reinterpret_cast<DirectNode*>(base_); }
   DirectRank& rank(int index) const {
-    return reinterpret_cast<DirectRank*>(base_)[index];
+    return reinterpret_cast<DirectRank*>(base_ + sizeof(DirectNode))[index];
   }
   // Messages of `sender` to `receiver` (slave indices) that went through
   // the master and are not matched yet.
   std::atomic<std::uint32_t>& pending(int sender, int receiver) const {
     auto* counts = reinterpret_cast<std::atomic<std::uint32_t>*>(
-        base_ + static_cast<std::size_t>(n_) * sizeof(DirectRank));
+        base_ + sizeof(DirectNode) + static_cast<std::size_t>(n_) * sizeof(DirectRank));
     return counts[static_cast<std::size_t>(sender) * static_cast<std::size_t>(n_) +
                   static_cast<std::size_t>(receiver)];
   }

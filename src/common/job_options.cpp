@@ -230,16 +230,17 @@ const std::vector<Row>& JobOptionTable() {
                     return bytes == 4096 ? std::string() : std::to_string(bytes);
                   }),
       VariableRow("--direct-poll", &JobOptions::direct_poll, "MICROSECONDS",
-                  "how long a rank that waits for a receive of another running rank polls "
-                  "for it before it gives up its running slot (with -nr above 1; 0: never)",
-                  kEnvDirectPoll, "20",
+                  "the longest a rank that waits for a message of another rank of its node "
+                  "spins for it before it gives up its running slot, while the running "
+                  "ranks have a core each and none waits for a slot (0: never)",
+                  kEnvDirectPoll, "1000",
                   [](const std::string& v) -> std::string {
                     char* end = nullptr;
                     unsigned long long us = std::strtoull(v.c_str(), &end, 10);
                     if (v.empty() || *end != '\0' || v[0] == '-' || us > 1'000'000)
                       throw Error(kErrArg, "--direct-poll needs microseconds from 0 to "
                                            "1000000, got '" + v + "'");
-                    return us == 20 ? std::string() : std::to_string(us);
+                    return us == 1000 ? std::string() : std::to_string(us);
                   }),
       VariableRow("--preload", &JobOptions::preload, "auto|off|PATH",
                   "for a rank program that does not link libbdmpi (a Python "

@@ -666,9 +666,26 @@ bool Master::MakeRunnableIfReady(Slave& slave) {
   return true;
 }
 
+void Master::PublishSlotWanted() {
+  // A rank that spins for a direct message keeps its running slot only
+  // while no other wants one (common/direct_table.h). Wanted: a runnable
+  // rank finds every slot taken, or -nr auto holds it back for memory.
+  // Not while a slot is free and only the hand-over delays the start.
+  DirectTable table = Direct();
+  if (!table.valid()) return;
+  bool wanted = !slaves_.idle() &&
+                (slaves_.running() >= slaves_.running_limit() || memory_holding_);
+  std::atomic<std::uint32_t>& flag = table.node().slot_wanted;
+  std::uint32_t value = wanted ? 1 : 0;
+  if (flag.load(std::memory_order_relaxed) != value) flag.store(value, std::memory_order_seq_cst);
+}
+
 void Master::Schedule() {
   // ServeMessage schedules at the end; a hold schedules when it ends.
-  if (serving_message_ || handover_.holding()) return;
+  if (serving_message_ || handover_.holding()) {
+    if (!serving_message_) PublishSlotWanted();
+    return;
+  }
   handover_.ClearSpread();
   memory_refused_ = false;
   while (MayStartNext()) {
@@ -686,6 +703,7 @@ void Master::Schedule() {
     observe_.recorder().MemoryHold(memory_holding_, MonotonicNs());
   }
   memory_.ReadAheadNext();
+  PublishSlotWanted();
 }
 
 void Master::StopRunning(Slave& slave) {

@@ -160,6 +160,10 @@ class Master : private MasterServices {
   // WakeIfReady without scheduling; true if it made the slave runnable.
   bool MakeRunnableIfReady(Slave& slave) override;
   void Schedule();
+  // Tells the ranks of the node whether one waits for a running slot
+  // (common/direct_table.h: a rank spinning for a message then gives its
+  // slot up).
+  void PublishSlotWanted();
   // Hand-over with -nr > 1 (handover.cpp, master/sched/handover_hold.h): binds
   // the master and the slaves to cores; after a queue message, schedules or
   // holds; whether Schedule may start a slave now; the event loop's wait.
@@ -270,6 +274,8 @@ class Master : private MasterServices {
   // this master's share of the host's cores, counted before it pins itself
   // to one of them (afterwards its own affinity says 1).
   bool RanksMayPoll() const;
+  // And spin: polling allowed, and neither --direct-poll nor --direct-max 0.
+  bool RanksMaySpin() const;
   void CountPollCores();
   int poll_cores_ = 0;
   std::unique_ptr<CoreBinder> auto_binder_;  // counted the cores; BindToCores takes it

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -56,18 +57,38 @@ TEST_F(DirectPathTest, GoesIntoTheFirstMatchingReceiveInPostingOrder) {
   auto r2 = Post(kSender, 7, second, sizeof second, 2);
   ASSERT_TRUE(r1->published());
   EXPECT_EQ(Send("one", 7), DirectSend::kDone);
-  EXPECT_STREQ(first, "one");
   EXPECT_TRUE(receiver_.Written(*r1));
   EXPECT_FALSE(receiver_.Written(*r2));
   EXPECT_EQ(Send("two", 7), DirectSend::kDone);
-  EXPECT_STREQ(second, "two");
   DirectStatus status = receiver_.TakeWritten(*r1);
   EXPECT_EQ(status.source, kSender);
   EXPECT_EQ(status.tag, 7);
   EXPECT_EQ(status.bytes, 4u);
+  EXPECT_STREQ(first, "one");
   receiver_.TakeWritten(*r2);
+  EXPECT_STREQ(second, "two");
   // Nothing posted any more: through the master.
   EXPECT_EQ(Send("three", 7), DirectSend::kNo);
+}
+
+// Up to kDirectSlotBytes a message into a receive its rank completes
+// itself waits in the slot (no system call) and reaches the buffer when
+// the receiver takes it; a larger one is written straight into the buffer.
+TEST_F(DirectPathTest, ASmallMessageWaitsInTheSlotALargerOneGoesIntoTheBuffer) {
+  std::vector<char> small(kDirectSlotBytes, 's'), large(kDirectSlotBytes + 1, 'l');
+  small.back() = '\0';
+  large.back() = '\0';
+  std::vector<char> in_small(kDirectSlotBytes), in_large(kDirectSlotBytes + 1);
+  auto r1 = Post(kSender, 7, in_small.data(), in_small.size(), 1);
+  auto r2 = Post(kSender, 7, in_large.data(), in_large.size(), 2);
+  EXPECT_EQ(Send(small.data(), 7), DirectSend::kDone);
+  EXPECT_EQ(Send(large.data(), 7), DirectSend::kDone);
+  EXPECT_EQ(in_small[0], 0);  // still in the slot
+  EXPECT_STREQ(in_large.data(), large.data());
+  EXPECT_EQ(receiver_.TakeWritten(*r1).bytes, kDirectSlotBytes);
+  EXPECT_STREQ(in_small.data(), small.data());
+  EXPECT_EQ(receiver_.TakeWritten(*r2).bytes, kDirectSlotBytes + 1);
+  EXPECT_STREQ(in_large.data(), large.data());
 }
 
 TEST_F(DirectPathTest, SkipsReceivesThatDoNotAcceptTheMessage) {
@@ -76,10 +97,11 @@ TEST_F(DirectPathTest, SkipsReceivesThatDoNotAcceptTheMessage) {
   Post(3, 7, other_source, sizeof other_source, 2);
   auto wild = Post(-1, -1, any, sizeof any, 3);
   EXPECT_EQ(Send("x", 7), DirectSend::kDone);
+  EXPECT_TRUE(receiver_.Written(*wild));
+  receiver_.TakeWritten(*wild);
   EXPECT_STREQ(any, "x");
   EXPECT_EQ(other_tag[0], 0);
   EXPECT_EQ(other_source[0], 0);
-  EXPECT_TRUE(receiver_.Written(*wild));
 }
 
 TEST_F(DirectPathTest, TheFirstMatchDecidesEvenWhenItCannotTakeIt) {
@@ -122,6 +144,7 @@ TEST_F(DirectPathTest, NothingIsWrittenIntoARankThatIsNotAccepting) {
   EXPECT_EQ(table_.rank(kReceiver).writers.load(), 0u);
   receiver_.Accept();
   EXPECT_EQ(Send("yes", 7), DirectSend::kDone);
+  receiver_.TakeWritten(*recv);
   EXPECT_STREQ(buffer, "yes");
 }
 
@@ -157,10 +180,10 @@ TEST_F(DirectPathTest, AToldReceiveItsRankPollsForTakesAnyMessageWithoutANotice)
       std::this_thread::yield();
     EXPECT_EQ(Send("polled", 7), DirectSend::kDone);
   });
-  EXPECT_TRUE(polling.PollTold(*recv));
+  EXPECT_TRUE(polling.PollTold(*recv, kSender));
   sender.join();
-  EXPECT_STREQ(buffer, "polled");
   DirectStatus status = polling.TakeWritten(*recv);
+  EXPECT_STREQ(buffer, "polled");
   EXPECT_EQ(status.tag, 7);
   EXPECT_EQ(status.bytes, 7u);
   EXPECT_EQ(table_.rank(kReceiver).slots[recv->slot].word.load(),
@@ -174,17 +197,57 @@ TEST_F(DirectPathTest, AToldReceiveNobodyWritesGoesBackToTheMaster) {
   auto recv = polling.Post(kComm, kSender, 7, reinterpret_cast<std::uint64_t>(buffer),
                            sizeof buffer, 42);
   ASSERT_TRUE(polling.Tell(*recv));
-  EXPECT_FALSE(polling.PollTold(*recv));
+  EXPECT_FALSE(polling.PollTold(*recv, kSender));
   auto& word = table_.rank(kReceiver).slots[recv->slot].word;
   EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kTold));
   // Matched by the master meanwhile: polling finds it the master's at once.
   word.store(DirectWord(recv->seq, DirectState::kMaster));
-  EXPECT_FALSE(polling.PollTold(*recv));
+  EXPECT_FALSE(polling.PollTold(*recv, kSender));
   EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kMaster));
   // Without polling (-nr 1) a told receive is never polled.
   word.store(DirectWord(recv->seq, DirectState::kTold));
-  EXPECT_FALSE(receiver_.PollTold(*recv));
+  EXPECT_FALSE(receiver_.PollTold(*recv, kSender));
   EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kTold));
+}
+
+// A rank spins for its message only while that costs nobody a core: it
+// stops as soon as the master says a rank waits for a running slot, or the
+// message it waits for is queued at the master (its sender's earlier one
+// went there), well before its 10 s bound.
+TEST_F(DirectPathTest, ASpinStopsWhenARankWantsASlotOrTheMessageWaitsAtTheMaster) {
+  DirectPath polling;
+  polling.StartWith(table_, kReceiver, 4096, 10'000'000'000ull);
+  char buffer[16] = {};
+  auto start = std::chrono::steady_clock::now();
+  for (int round = 0; round < 2; ++round) {
+    auto recv = polling.Post(kComm, kSender, 7, reinterpret_cast<std::uint64_t>(buffer),
+                             sizeof buffer, 42 + static_cast<std::uint64_t>(round));
+    ASSERT_TRUE(polling.Tell(*recv));
+    auto& word = table_.rank(kReceiver).slots[recv->slot].word;
+    std::thread master([&] {
+      while (DirectStateOf(word.load()) != DirectState::kPolling) std::this_thread::yield();
+      if (round == 0)
+        table_.node().slot_wanted.store(1);
+      else
+        table_.pending(kSender, kReceiver).store(1);
+    });
+    EXPECT_FALSE(polling.PollTold(*recv, kSender));
+    master.join();
+    EXPECT_EQ(word.load(), DirectWord(recv->seq, DirectState::kTold));
+    // While either holds, a receive not told yet is not spun for at all.
+    auto untold = polling.Post(kComm, kSender, 8, reinterpret_cast<std::uint64_t>(buffer),
+                               sizeof buffer, 50 + static_cast<std::uint64_t>(round));
+    EXPECT_FALSE(polling.Poll(*untold, kAnySender));
+    table_.node().slot_wanted.store(0);
+    table_.pending(kSender, kReceiver).store(0);
+    word.store(DirectWord(recv->seq, DirectState::kMaster));
+    polling.Collect(*recv);
+    ASSERT_TRUE(polling.Tell(*untold));
+    table_.rank(kReceiver).slots[untold->slot].word.store(
+        DirectWord(untold->seq, DirectState::kMaster));
+    polling.Collect(*untold);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST_F(DirectPathTest, AFreedReceivesSlotIsPublishedOnAgainOnceTheMasterIsDone) {
@@ -251,6 +314,7 @@ TEST_F(DirectPathTest, AReceiveBeyondTheRingStopsSendersUntilItIsOver) {
   auto again = Post(kSender, 7, last, sizeof last, 101);
   EXPECT_TRUE(again->published());
   EXPECT_EQ(Send("y", 7), DirectSend::kDone);
+  receiver_.TakeWritten(*again);
   EXPECT_STREQ(last, "y");
 }
 

@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "common/log.h"
 #include "master/master.h"
@@ -38,6 +40,14 @@ bool Master::RanksMayPoll() const {
   return options_.nrunning <= (running_cores_ > 0 ? running_cores_ : poll_cores_);
 }
 
+bool Master::RanksMaySpin() const {
+  auto off = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && std::strcmp(value, "0") == 0;
+  };
+  return RanksMayPoll() && !off(kEnvDirectPoll) && !off(kEnvDirectMax);
+}
+
 void Master::CountPollCores() {
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
@@ -57,7 +67,11 @@ void Master::BindToCores() {
   if (cpu >= 0) CPU_SET(cpu, &cpus);
   if (cpu >= 0 && binder->cores() > 1 && sched_setaffinity(0, sizeof cpus, &cpus) == 0) {
     slaves_.PreferCore(binder->CoreOfCpu(cpu));
-    handover_.Enable(HandoverHold::kHoldLimit, HandoverHold::kSpreadAfter);
+    // Ranks that wait for a message of the node spin for it (RanksMayPoll;
+    // docs/data-path.md, "Direct messages"): the rank that woke another
+    // keeps its core while it spins for the answer, so holding the woken
+    // one for that core would only delay both.
+    if (!RanksMaySpin()) handover_.Enable(HandoverHold::kHoldLimit, HandoverHold::kSpreadAfter);
   }
   slaves_.BindToCores(std::move(binder));
 }

@@ -40,7 +40,8 @@ class TwinRecv {
     if (direct_->published()) {
       // A sender whose earlier message waits at the master sends this one
       // there too: polling for it would only delay the request.
-      bool written = !Direct().QueuedAtMaster(sender_) && Direct().Poll(*direct_);
+      bool written = !Direct().QueuedAtMaster(sender_) &&
+                     Direct().Poll(*direct_, sender_ >= 0 ? sender_ : kFarSender);
       if (!written && Direct().Tell(*direct_)) {
         request_.code = direct_->slot + 1;
       } else {

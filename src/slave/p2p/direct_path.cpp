@@ -27,14 +27,21 @@ namespace {
 // few KiB the cost of a message is the master's round trip, which this
 // path saves; larger ones are placed or go through the window as before.
 constexpr std::uint64_t kDefaultDirectMax = 4096;
-// How long a rank that waits for a receive polls its slot before it asks
-// the master (and gives up its running slot): about a round trip between
-// two running ranks, several times over.
-constexpr std::uint64_t kDefaultPollNs = 20'000;
-// After a poll that found nothing, this rank skips polling for 1, 3, 7, ...
-// waits, up to this many: on a machine busy with other work the sender is
-// often not running, and a poller that spins (or yields: that cost a
-// millisecond per wait at a load average of 20 on 2 cores) only delays it.
+// The longest a rank that waits for a receive spins on its slot before it
+// asks the master (and gives up its running slot), while the spin costs
+// nobody a core. Waking a rank that sleeps at the master costs 60-100 us
+// on the 2-core VM (the idle vCPU must be woken: docs/data-path.md), so a
+// spin of ten times that makes a wait that ends later at most 10% longer,
+// and spares every wait that ends sooner the whole wake-up.
+constexpr std::uint64_t kDefaultPollNs = 1'000'000;
+// A message that may come through the master (another node, another job)
+// gets only a short look: about a round trip between two running ranks,
+// several times over.
+constexpr std::uint64_t kFarPollNs = 20'000;
+// After a spin that found nothing, this rank skips spinning for 1, 3, 7,
+// ... waits, up to this many: a rank whose waits are long (or whose sender
+// is often not running, on a machine busy with other work) stops spending
+// a core on them.
 constexpr std::uint64_t kMaxPollSkips = 255;
 
 void Pause() {
@@ -205,25 +212,47 @@ bool DirectPath::Written(const DirectRecv& recv) const {
          DirectWord(recv.seq, DirectState::kDone);
 }
 
-bool DirectPath::Poll(const DirectRecv& recv) const {
+bool DirectPath::Poll(const DirectRecv& recv, int sender) const {
   if (Written(recv)) return true;
   if (poll_ns_ == 0 || !recv.published() || recv.told) return false;
-  return SpinFor([&] { return Written(recv); });
+  return SpinFor([&] { return Written(recv); }, sender);
+}
+
+bool DirectPath::MustStopSpinning(int sender) const {
+  // A runnable rank waits for a running slot: this one gives its slot up.
+  if (table_.node().slot_wanted.load(std::memory_order_acquire) != 0) return true;
+  // The message waits at the master, which this rank must ask for it (the
+  // master never matches a receive it has not heard of).
+  // A message to itself never goes direct.
+  if (sender == me_) return true;
+  if (sender >= 0) return QueuedAtMaster(sender);
+  if (sender == kAnySender) {
+    for (int other = 0; other < table_.size(); ++other)
+      if (table_.pending(other, me_).load(std::memory_order_acquire) != 0) return true;
+  }
+  return false;
 }
 
 template <typename Done>
-bool DirectPath::SpinFor(Done done) const {
+bool DirectPath::SpinFor(Done done, int sender) const {
   if (poll_skips_ > 0) {
     --poll_skips_;
     return done();
   }
+  if (MustStopSpinning(sender)) return done();
+  if (before_spin_) before_spin_();
+  std::uint64_t limit = sender == kFarSender ? std::min(poll_ns_, kFarPollNs) : poll_ns_;
   std::uint64_t start = NowNs();
   for (int i = 0;; ++i) {
     if (done()) {
       poll_backoff_ = 0;
       return true;
     }
-    if ((i & 63) == 63 && NowNs() > start + poll_ns_) break;
+    if ((i & 63) == 63) {
+      // Stopped for another's sake, not in vain: no back-off.
+      if (MustStopSpinning(sender)) return done();
+      if (NowNs() > start + limit) break;
+    }
     Pause();
   }
   poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
@@ -231,7 +260,7 @@ bool DirectPath::SpinFor(Done done) const {
   return false;
 }
 
-bool DirectPath::PollTold(const DirectRecv& recv) const {
+bool DirectPath::PollTold(const DirectRecv& recv, int sender) const {
   if (poll_ns_ == 0 || !recv.published() || !recv.told || recv.collected) return false;
   std::atomic<std::uint64_t>& word = table_.rank(me_).slots[recv.slot].word;
   const std::uint64_t polling = DirectWord(recv.seq, DirectState::kPolling);
@@ -239,7 +268,7 @@ bool DirectPath::PollTold(const DirectRecv& recv) const {
   // Matched by the master, or written by a sender that tells it: the
   // master completes it.
   if (!word.compare_exchange_strong(told, polling, std::memory_order_seq_cst)) return false;
-  SpinFor([&] { return word.load(std::memory_order_acquire) != polling; });
+  SpinFor([&] { return word.load(std::memory_order_acquire) != polling; }, sender);
   for (;;) {
     std::uint64_t expected = polling;
     // Nothing came: the master's again, which the receiver now waits at.
@@ -269,6 +298,9 @@ DirectStatus DirectPath::TakeWritten(DirectRecv& recv) {
   DirectStatus status{slot.sent_source.load(std::memory_order_relaxed),
                       slot.sent_tag.load(std::memory_order_relaxed),
                       slot.sent_bytes.load(std::memory_order_relaxed)};
+  if (slot.sent_in_slot.load(std::memory_order_relaxed) != 0 && status.bytes > 0)
+    std::memcpy(reinterpret_cast<void*>(slot.address.load(std::memory_order_relaxed)), slot.data,
+                status.bytes);
   Collect(recv);
   return status;
 }
@@ -358,9 +390,14 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
                                    : DirectState::kClaimed);
       if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
         continue;  // changed meanwhile: look again
-      int error = bytes == 0 ? 0
-                             : WriteProcessMemory(
-                                   static_cast<pid_t>(receiver.pid.load(std::memory_order_relaxed)),
+      // The receiver completes this one itself (TakeWritten): a small
+      // message waits in the slot for it, without a system call.
+      bool in_slot = !told && bytes <= kDirectSlotBytes;
+      int error = 0;
+      if (in_slot)
+        std::memcpy(slot.data, data, bytes);
+      else if (bytes > 0)
+        error = WriteProcessMemory(static_cast<pid_t>(receiver.pid.load(std::memory_order_relaxed)),
                                    address, data, bytes);
       if (error != 0) {
         // A bad receive buffer or a refusal: the master's way, which
@@ -376,6 +413,7 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       slot.sent_source.store(source, std::memory_order_relaxed);
       slot.sent_tag.store(tag, std::memory_order_relaxed);
       slot.sent_bytes.store(bytes, std::memory_order_relaxed);
+      slot.sent_in_slot.store(in_slot ? 1 : 0, std::memory_order_relaxed);
       *recv_id = slot.recv_id.load(std::memory_order_relaxed);
       slot.word.store(DirectWord(seq, told     ? DirectState::kDoneTold
                                       : polled ? DirectState::kDonePolled

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "common/direct_table.h"
@@ -28,6 +29,11 @@ struct DirectRecv {
   bool collected = false; // its slot is free again
   bool published() const { return slot >= 0; }
 };
+
+// Whom a waiting receive expects its message from (Poll's `sender`),
+// besides a node slave index.
+inline constexpr int kAnySender = -1;  // any rank, every one on this node
+inline constexpr int kFarSender = -2;  // one whose message may come through the master
 
 // What a sender's attempt came to.
 enum class DirectSend {
@@ -46,9 +52,14 @@ struct DirectStatus {
 class DirectPath {
  public:
   // Maps the node's table. `allowed`: this rank may write into others
-  // (placed messages' and lent blocks' condition); `may_poll`: another
-  // rank may be running on another core meanwhile (-nr above 1).
+  // (placed messages' and lent blocks' condition); `may_poll`: the
+  // running ranks have a core each (-nr above 1 and at most the cores), so
+  // a waiting rank may spin.
   void Start(int slave, int node_size, bool allowed, bool may_poll);
+  // Called once before a wait spins: the rank sends the master the
+  // requests it holds back in its batch (nonblocking sends' messages),
+  // which the rank it waits for may need before it can answer.
+  void BeforeSpin(std::function<void()> flush) { before_spin_ = std::move(flush); }
   // The same on a table at hand (tests): `max_bytes` 0 only counts.
   void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns);
   // Before the rank writes its memory back or exits: no sender writes
@@ -74,22 +85,24 @@ class DirectPath {
   // claimed it: it is then complete (WaitWritten) without the master.
   bool Tell(DirectRecv& recv);
   // Whether a sender completed `recv` without the master (kDone); Poll
-  // spins up to the polling time for that when polling is allowed.
+  // spins for that when polling is allowed (SpinFor says how long), for a
+  // message of `sender` (a node slave index, kAnySender, kFarSender).
   bool Written(const DirectRecv& recv) const;
-  bool Poll(const DirectRecv& recv) const;
+  bool Poll(const DirectRecv& recv, int sender) const;
   // A told receive this rank waits for: polls it as Poll does (kTold ->
   // kPolling), and gives it back to the master when nothing comes
   // (kPolling -> kTold). True when a sender wrote it meanwhile: it is then
   // complete here (TakeWritten), and the master, which still holds it,
   // must hear that it is over (MsgType::kDirectTaken).
-  bool PollTold(const DirectRecv& recv) const;
+  bool PollTold(const DirectRecv& recv, int sender) const;
   // Whether node slave `sender` has a message to this rank waiting
   // unmatched at the master: its next one goes there too, so a receive
   // from it need not poll.
   bool QueuedAtMaster(int sender) const;
   // Waits for a sender that claimed `recv` to finish writing.
   void WaitWritten(const DirectRecv& recv) const;
-  // The status the sender left; frees the slot.
+  // The status the sender left, and the message into the receive buffer
+  // when it waited in the slot; frees the slot.
   DirectStatus TakeWritten(DirectRecv& recv);
   // The receive is over (completed through the master, cancelled): its
   // slot and sequence number are free again.
@@ -118,10 +131,13 @@ class DirectPath {
   DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,
                      int source, int tag, std::uint64_t* recv_id);
   void Forget(std::uint64_t seq);
-  // Spins until `done` or the polling time is over; after a poll that
-  // found nothing, the next waits skip polling (backing off).
+  // Spins until `done`, for at most the polling time (a short look for a
+  // kFarSender), and stops at once when a rank of the node wants a running
+  // slot or the awaited message waits at the master; after a spin that
+  // timed out, the next waits skip spinning (backing off).
   template <typename Done>
-  bool SpinFor(Done done) const;
+  bool SpinFor(Done done, int sender) const;
+  bool MustStopSpinning(int sender) const;
 
   DirectTable table_;
   bool on_ = false;        // this rank publishes and sends directly
@@ -131,6 +147,7 @@ class DirectPath {
   std::uint64_t poll_ns_ = 0;
   // Waits left that do not poll, and how many the next failed poll skips
   // (mutable: polling is a look at the table, this only paces it).
+  std::function<void()> before_spin_;
   mutable std::uint64_t poll_skips_ = 0;
   mutable std::uint64_t poll_backoff_ = 0;
   bool accepting_ = false;

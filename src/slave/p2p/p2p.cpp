@@ -20,6 +20,7 @@
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 namespace {
@@ -94,6 +95,27 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id) {
   request.type = type;
   request.id = id;
   return request;
+}
+
+int DirectSender(const CommInfo* comm, int source) {
+  // Other threads that may need the rank's lock (held while it spins)
+  // before the message comes get only a short look.
+  if (comm == nullptr || source == MPI_PROC_NULL || !threads::MayBlockAtMaster())
+    return kFarSender;
+  Runtime* runtime = Runtime::Instance();
+  if (source == MPI_ANY_SOURCE)
+    return runtime->layout().nnodes() == 1 && !comm->inter ? kAnySender : kFarSender;
+  int world_rank;
+  if (comm->inter) {
+    if (source < 0 || static_cast<std::size_t>(source) >= comm->remote_world_ranks.size())
+      return kFarSender;
+    world_rank = comm->remote_world_ranks[static_cast<std::size_t>(source)];
+  } else {
+    if (source < 0 || source >= comm->size) return kFarSender;
+    world_rank = comm->WorldRank(source);
+  }
+  int slave = runtime->LocalSlave(world_rank);
+  return slave >= 0 ? slave : kFarSender;
 }
 
 void FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status) {
@@ -183,7 +205,7 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
                     type.Dense() ? reinterpret_cast<std::uint64_t>(buffer) : 0, capacity,
                     request.id);
   if (direct->published()) {
-    bool written = type.Dense() && Direct().Poll(*direct);
+    bool written = type.Dense() && Direct().Poll(*direct, DirectSender(&comm, source));
     if (!written && Direct().Tell(*direct)) {
       request.code = direct->slot + 1;
     } else {
@@ -383,13 +405,14 @@ void P2pRequest::ProgressAlone(bool wait) {
   if (direct->told) {
     // Told before this wait: it may still be written while this rank
     // polls, which then tells the master it is over (direct_table.h).
-    if (!wait || !Direct().PollTold(*direct)) return;
+    if (!wait || !Direct().PollTold(*direct, DirectSender(FindComm(comm), peer))) return;
     Runtime::Instance()->Note(IdRequest(MsgType::kDirectTaken, id));
     FinishDirect(*direct, FindComm(comm), &status);
     done = true;
     return;
   }
-  if (!(wait ? Direct().Poll(*direct) : Direct().Written(*direct))) {
+  if (!(wait ? Direct().Poll(*direct, DirectSender(FindComm(comm), peer))
+             : Direct().Written(*direct))) {
     // The master must hear of it now (with every receive posted before
     // it), unless a sender takes it first.
     Runtime::Instance()->TellDeferredReceives();

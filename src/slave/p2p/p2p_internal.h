@@ -35,6 +35,11 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id);
 // `comm`: for the source's number (an intercommunicator's remote rank).
 // Completes a receive a sender wrote without the master (direct_path.h).
 void FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status);
+// Whom a receive from `source` (a rank of `comm`, or MPI_ANY_SOURCE) waits
+// for, as DirectPath::Poll's `sender`: a node slave index, kAnySender, or
+// kFarSender when its message may come through the master (another node,
+// an intercommunicator's any source).
+int DirectSender(const CommInfo* comm, int source);
 
 int FinishRecv(const ReplyMsg& reply, void* buffer, int count, const TypeInfo* scattered,
                std::uint64_t capacity, MPI_Status* status, const CommInfo* comm = nullptr);

@@ -127,6 +127,7 @@ void Runtime::Connect() {
   const char* may_poll = std::getenv(kEnvMayPoll);
   Direct().Start(slave_, node_size_, lending_,
                  may_poll != nullptr && std::strcmp(may_poll, "1") == 0);
+  Direct().BeforeSpin([this] { Flush(); });
 }
 
 void Runtime::CheckCallingThread() const {

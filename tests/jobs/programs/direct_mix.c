@@ -26,11 +26,19 @@
  *     among them, into receives told to the master before their wait (an
  *     MPI_Iprobe tells them) and receives posted after the sends, one with
  *     MPI_ANY_SOURCE;
+ *  8. a token passed around the ring with blocking calls (8 B, the direct
+ *     path's largest, just above it, 0 B, with MPI_ANY_SOURCE), so that
+ *     a rank waits for a message of a rank that is running (a spinning
+ *     receiver: BDMPI's ranks spin when the running ones have a core
+ *     each), one that waits for a running slot (the spinner must give its
+ *     slot up) and one that sleeps longer than a spin lasts;
  * all --rounds times; with --hold-memory N each rank holds N bytes
  * touched, so that a small --node-memory switches ranks out mid-stream.
  *
  * Usage: direct_mix [--rounds R] [--hold-memory N]
  */
+#include <unistd.h>
+
 #include "check.h"
 
 enum { kStream = 16, kTag = 3 };
@@ -358,6 +366,47 @@ static void flood(int round) {
   }
 }
 
+/* 8. A token around the ring. */
+enum { kTokenSizeCount = 8 };
+static const int kTokenSizes[kTokenSizeCount] = {8, 4096, 4097, 0, 8, 960, 961, 8};
+
+static void token_recv(char *in, int trip, int round) {
+  int bytes = kTokenSizes[trip % kTokenSizeCount];
+  MPI_Status status;
+  int count = -1;
+  memset(in, 0, (size_t)bytes + 1);
+  CHECK_MPI(MPI_Recv(in, bytes, MPI_BYTE, trip % 3 == 2 ? MPI_ANY_SOURCE : prev_,
+                     200 + trip % 2, MPI_COMM_WORLD, &status));
+  CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+  CHECK(status.MPI_SOURCE == prev_ && count == bytes,
+        "token trip %d: %d bytes from %d, want %d from %d", trip, count, status.MPI_SOURCE,
+        bytes, prev_);
+  CHECK_PATTERN(in, (size_t)count, seed_of(prev_, rank_, trip % kStream, round), "token");
+}
+
+static void token_send(char *out, int trip, int round) {
+  int bytes = kTokenSizes[trip % kTokenSizeCount];
+  fill_pattern(out, (size_t)bytes, seed_of(rank_, next_, trip % kStream, round));
+  CHECK_MPI(MPI_Send(out, bytes, MPI_BYTE, next_, 200 + trip % 2, MPI_COMM_WORLD));
+}
+
+static void token(int round) {
+  enum { kTrips = 24 };
+  static char out[4200], in[4200];
+  for (int trip = 0; trip < kTrips; ++trip) {
+    /* Longer than a spin lasts: the next rank's wait falls back to the
+     * master (and its later waits back off). */
+    if (rank_ == 1 % size_ && trip % 8 == 5) usleep(3000);
+    if (rank_ == 0) {
+      token_send(out, trip, round);
+      token_recv(in, trip, round);
+    } else {
+      token_recv(in, trip, round);
+      token_send(out, trip, round);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   rank_ = world_rank();
@@ -389,6 +438,7 @@ int main(int argc, char **argv) {
     completions(round);
     halos(round);
     flood(round);
+    token(round);
     if (held != NULL) {
       for (size_t i = 0; i < hold; i += 4096)
         CHECK(held[i] == (char)(rank_ + 1), "held memory changed at %zu", i);
