@@ -1,6 +1,8 @@
 // The slave's half of communicators and groups; see comm.h.
 #include "slave/comm/comm.h"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -12,10 +14,14 @@
 #include "common/error.h"
 #include "common/protocol.h"
 #include "slave/comm/attributes.h"
+#include "slave/comm/hw_resources.h"
 #include "slave/comm/intercomm.h"
+#include "slave/p2p/bsend_buffer.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
+#include "slave/runtime/info.h"
 #include "slave/runtime/runtime.h"
+#include "slave/runtime/session.h"
 #include "slave/runtime/threads.h"
 
 namespace bdmpi {
@@ -131,6 +137,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
     throw Error(kErrArg, "color " + std::to_string(color) + " is negative");
   if (parent.inter) return IntercommSplit(comm_handle, color, key);
   MPI_Errhandler errhandler = parent.errhandler;
+  MPI_Session session = parent.session;
   RequestMsg request;
   request.type = MsgType::kCommSplit;
   request.comm = parent.id;
@@ -142,6 +149,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
     std::optional<CommInfo> made = SplitWithoutWaiting(request);
     if (!made) return MPI_COMM_NULL;
     made->errhandler = errhandler;
+    made->session = session;
     return NewComm(std::move(*made));
   }
   ReplyMsg reply = runtime->Call(request);
@@ -152,6 +160,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   comm.rank = made.rank;
   comm.size = made.size;
   comm.errhandler = errhandler;
+  comm.session = session;
   comm.world_ranks.resize(static_cast<std::size_t>(comm.size));
   std::uint64_t bytes = comm.world_ranks.size() * sizeof(int);
   BDMPI_ENFORCE(reply.bytes == bytes, "communicator member list of the wrong size");
@@ -176,13 +185,85 @@ MPI_Comm CommDup(MPI_Comm comm) {
   return copy;
 }
 
-MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key) {
+namespace {
+
+// MPI_COMM_TYPE_HW_GUIDED's split by a resource type: a communicator per
+// node for a type the rank runs within one instance of (hw_resources.h),
+// MPI_COMM_NULL for the ranks of nodes with several instances.
+// "mpi_shared_memory" is MPI_COMM_TYPE_SHARED. A name that is no resource
+// type gives every rank MPI_COMM_NULL (each passes the same value, so none
+// need ask the others).
+MPI_Comm SplitByResource(MPI_Comm comm, const std::string& type, int key) {
+  int node = Runtime::Instance()->node();
+  if (type == "mpi_shared_memory") return CommSplit(comm, node, key);
+  switch (HwResourceOf(type)) {
+    case HwAnswer::kSingle: return CommSplit(comm, node, key);
+    case HwAnswer::kSeveral: return CommSplit(comm, MPI_UNDEFINED, key);
+    case HwAnswer::kUnknown: break;
+  }
+  return MPI_COMM_NULL;
+}
+
+// MPI_COMM_TYPE_RESOURCE_GUIDED's split by a process set (session.h):
+// the members of comm in the same set together; a name that is no set
+// gives every rank MPI_COMM_NULL.
+MPI_Comm SplitByPset(MPI_Comm comm, const std::string& pset, int key) {
+  std::vector<std::string> names = PsetNames();
+  auto known = std::find_if(names.begin(), names.end(), [&](const std::string& name) {
+    return strcasecmp(name.c_str(), pset.c_str()) == 0;
+  });
+  if (known == names.end()) return MPI_COMM_NULL;
+  // The sets each rank belongs to one of: the world (one), itself, its
+  // node; the set's first world rank names it.
+  std::vector<int> members = PsetMembers(known->c_str());
+  return CommSplit(comm, members.front(), key);
+}
+
+// MPI_COMM_TYPE_HW_UNGUIDED: the finest split into strict subsets. The
+// finest level a rank stays within is its node (hw_resources.h), so a
+// communicator spanning nodes splits by node, one within a node not at
+// all (MPI_COMM_NULL for every rank: each sees the same layout).
+MPI_Comm SplitUnguided(MPI_Comm comm, int key) {
+  const CommInfo& info = LookupComm(comm);
+  Runtime* runtime = Runtime::Instance();
+  RankLayout layout = runtime->layout();
+  bool spans_nodes = false;
+  std::vector<int> members = info.WorldRanks();
+  for (int world_rank : members) {
+    spans_nodes = spans_nodes || layout.NodeOf(world_rank) != layout.NodeOf(members.front());
+  }
+  if (!spans_nodes || info.inter) return MPI_COMM_NULL;
+  MPI_Comm made = CommSplit(comm, runtime->node(), key);
+  if (made != MPI_COMM_NULL) {
+    InfoEntries& hints = LookupComm(made).hints;
+    hints.emplace_back("mpi_hw_resource_type", kHwNode);
+  }
+  return made;
+}
+
+}  // namespace
+
+MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key, MPI_Info info) {
   RequireInitialized();
-  if (split_type == MPI_UNDEFINED) return CommSplit(comm, MPI_UNDEFINED, key);
-  if (split_type != MPI_COMM_TYPE_SHARED)
-    throw Error(kErrArg, "unknown split type " + std::to_string(split_type));
-  // The slaves of a node share its memory (and its master).
-  return CommSplit(comm, Runtime::Instance()->node(), key);
+  const std::string* type =
+      info != MPI_INFO_NULL ? FindInfo(info, "mpi_hw_resource_type") : nullptr;
+  switch (split_type) {
+    case MPI_UNDEFINED: return CommSplit(comm, MPI_UNDEFINED, key);
+    // The slaves of a node share its memory (and its master).
+    case MPI_COMM_TYPE_SHARED: return CommSplit(comm, Runtime::Instance()->node(), key);
+    case MPI_COMM_TYPE_HW_GUIDED:
+      return type != nullptr ? SplitByResource(comm, *type, key) : MPI_COMM_NULL;
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
+      if (type != nullptr) return SplitByResource(comm, *type, key);
+      const std::string* pset = info != MPI_INFO_NULL ? FindInfo(info, "mpi_pset_name") : nullptr;
+      return pset != nullptr ? SplitByPset(comm, *pset, key) : MPI_COMM_NULL;
+    }
+    case MPI_COMM_TYPE_HW_UNGUIDED: return SplitUnguided(comm, key);
+    default: break;
+  }
+  throw Error(kErrArg, "unknown split type " + std::to_string(split_type) +
+                           ": MPI_COMM_TYPE_SHARED, _HW_GUIDED, _HW_UNGUIDED, "
+                           "_RESOURCE_GUIDED or MPI_UNDEFINED");
 }
 
 MPI_Comm CommCreate(MPI_Comm comm_handle, MPI_Group group) {
@@ -222,6 +303,7 @@ void CommFree(MPI_Comm* comm_handle) {
   request.comm = comm.id;
   request.rank = comm.rank;
   Runtime::Instance()->Post(request);
+  DropBuffer(BufferOwner{BufferOwner::Kind::kComm, *comm_handle});
   ReleaseComm(*comm_handle);
   *comm_handle = MPI_COMM_NULL;
 }
