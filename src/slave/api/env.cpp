@@ -25,8 +25,8 @@ namespace {
 // out"); the string names the MPI-4 parts there are.
 const char kLibraryVersion[] =
     "BDMPI 0.1 (MPI 3.1 with MPI_THREAD_MULTIPLE, and MPI-4.1's sessions, partitioned "
-    "communication, large counts, info and error-handling additions, tool events; "
-    "out-of-core runtime)";
+    "communication, large counts, info and error-handling additions, tool events, "
+    "hardware split types, attached buffers and the other 4.1 calls; out-of-core runtime)";
 
 }  // namespace
 
