@@ -22,7 +22,9 @@
  *     info says true splits by node, one it says false gives
  *     MPI_COMM_NULL, an unknown one MPI_COMM_NULL), _RESOURCE_GUIDED by
  *     "mpi_pset_name" (mpi://WORLD, mpi://SELF) and _HW_UNGUIDED (strict
- *     subsets: by node across nodes, MPI_COMM_NULL within one).
+ *     subsets: by node across nodes, MPI_COMM_NULL within one); hints
+ *     that differ between ranks give MPI_COMM_NULL, and a rank may pass
+ *     MPI_UNDEFINED beside the others' guided type.
  *  7. Buffers attached to a communicator and to a session: a buffered send
  *     uses the communicator's, else its session's (communicators made from
  *     a session's group, and their duplicates), else the process's; a
@@ -292,6 +294,26 @@ static void hardware(void) {
   comm = split_with(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpi://SELF");
   CHECK(comm != MPI_COMM_NULL && same_members(comm, MPI_COMM_SELF), "RESOURCE_GUIDED self");
   MPI_Comm_free(&comm);
+
+  /* Hints that differ between ranks are ignored: MPI_COMM_NULL everywhere. */
+  comm = split_with(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_hw_resource_type",
+                    rank % 2 == 0 ? "mpi_shared_memory" : "hwloc://Machine");
+  CHECK(size == 1 ? comm != MPI_COMM_NULL : comm == MPI_COMM_NULL,
+        "RESOURCE_GUIDED with different hints on different ranks");
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  /* A rank may pass MPI_UNDEFINED while the others pass a guided type. */
+  MPI_Info info;
+  CHECK_MPI(MPI_Info_create(&info));
+  CHECK_MPI(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : MPI_COMM_TYPE_HW_GUIDED,
+                                rank, info, &comm));
+  CHECK_MPI(MPI_Info_free(&info));
+  if (rank == 0) {
+    CHECK(comm == MPI_COMM_NULL, "MPI_UNDEFINED beside HW_GUIDED gave a communicator");
+  } else {
+    CHECK(comm != MPI_COMM_NULL, "HW_GUIDED beside a rank's MPI_UNDEFINED gave MPI_COMM_NULL");
+    MPI_Comm_free(&comm);
+  }
 
   /* Unguided: strict subsets, by node when the job spans nodes. */
   int node_size = size_of(node);
