@@ -314,7 +314,7 @@ foreach(_lib IN LISTS _bdmpi_internal_libs)
   endif()
   string(APPEND BDMPI_PC_LIBS_PRIVATE "-l${_name} ")
 endforeach()
-string(APPEND BDMPI_PC_LIBS_PRIVATE "-lstdc++ -pthread -lrt -lm")
+string(APPEND BDMPI_PC_LIBS_PRIVATE "-lstdc++ -pthread -lrt -lm -lhwloc")
 
 # bdmpi.pc and the environment module carry absolute paths, so
 # they are written at install time, when the final prefix (`cmake --install

@@ -3674,6 +3674,99 @@ int PMPI_Register_datarep_c(const char *datarep,
                             void *extra_state);
 /* ------------------------------------- end of user data representations */
 
+/* --------------------------------------------------- MPI-4.1 additions */
+
+/* A status's public fields (MPI 4.1 3.2.5), for languages that cannot
+ * reach them. */
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_get_error(const MPI_Status *status, int *error);
+int MPI_Status_set_error(MPI_Status *status, int error);
+/* MPI_Request_get_status for several requests: like MPI_Testall, _any and
+ * _some, but no request is freed or made inactive. */
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
+                               int *flag, MPI_Status array_of_statuses[]);
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
+                               int *index, int *flag, MPI_Status *status);
+int MPI_Request_get_status_some(int incount,
+                                const MPI_Request array_of_requests[],
+                                int *outcount, int array_of_indices[],
+                                MPI_Status array_of_statuses[]);
+/* Added error classes, codes and strings can be removed again (a string
+ * before its code, the codes before their class); their values are reused. */
+int MPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
+/* The predefined value-index pair type (MPI_FLOAT_INT, ...) of two types,
+ * or MPI_DATATYPE_NULL. */
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
+/* Keys "hwloc://<type>" with "true" when the rank runs within one
+ * instance of that hardware resource (src/slave/comm/hw_resources.h). */
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+/* MPI_Comm_split_type by hardware resource (the info key
+ * "mpi_hw_resource_type"; RESOURCE_GUIDED also "mpi_pset_name"). */
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
+/* Buffers for buffered sends attached to a communicator or a session (a
+ * send uses its communicator's, else its session's, else the process's);
+ * MPI_BUFFER_AUTOMATIC: no limit (BDMPI copies every message anyway). */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer,
+                                MPI_Count size);
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
+                              int *size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr,
+                                MPI_Count *size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int PMPI_Status_get_source(const MPI_Status *status, int *source);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_get_error(const MPI_Status *status, int *error);
+int PMPI_Status_set_error(MPI_Status *status, int error);
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
+                                int *flag, MPI_Status array_of_statuses[]);
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
+                                int *index, int *flag, MPI_Status *status);
+int PMPI_Request_get_status_some(int incount,
+                                 const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[]);
+int PMPI_Remove_error_class(int errorclass);
+int PMPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int PMPI_Comm_flush_buffer(MPI_Comm comm);
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer,
+                                 MPI_Count size);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
+                               int *size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr,
+                                 MPI_Count *size);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+/* -------------------------------------------- end of MPI-4.1 additions */
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

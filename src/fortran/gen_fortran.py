@@ -556,6 +556,7 @@ def c_wrapper(f):
         elif k == 'fnptr':
             args.append(n)
         elif k == 'detach':
+            pre.append('(void)%s;' % n)
             pre.append('void *%s_c = NULL;' % n)
             args.append('&%s_c' % n)
         elif k == 'baseptr':
@@ -622,6 +623,25 @@ def c_f08_shim(f):
     out.append('  %s_(%s);' % (f.lname, ', '.join(args)))
     out.append('}')
     return '\n'.join(out)
+
+
+def c_f08_detach_shim(f):
+    """For a detach routine (MPI_Comm_detach_buffer, ...): the entry point
+    of mpi_f08, whose TYPE(C_PTR) gets the buffer's address (mpif.h's
+    BUFFER_ADDR does not, as MPI_Buffer_detach's by hand above)."""
+    decls, args = [], []
+    for p in f.params:
+        decls.append('void **%s' % p.name if p.kind == 'detach' else c_param_decl(p))
+        if p.kind == 'handle_in':
+            args.append('*%s' % p.name)
+        elif p.kind in ('detach', 'int_out', 'count_out'):
+            args.append(p.name)
+        else:
+            raise ValueError('%s: no detach shim for a %s parameter' % (f.name, p.kind))
+    decls.append('MPI_Fint *ierr')
+    return '\n'.join(['void bdmpi_f08_%s(%s) {' % (f.lname[4:], ', '.join(decls)),
+                      '  *ierr = %s(%s);' % (f.name, ', '.join(args)),
+                      '}'])
 
 
 C_SPECIAL = r'''
@@ -1190,6 +1210,9 @@ def gen_c(funcs):
         out.append('')
         if k_has(f, 'choice'):
             out.append(c_f08_shim(f))
+            out.append('')
+        elif k_has(f, 'detach'):
+            out.append(c_f08_detach_shim(f))
             out.append('')
     return '\n'.join(out)
 

@@ -69,7 +69,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm* newcomm) {
   return Guard("MPI_Comm_split_type", comm, [&] {
     bdmpi::CheckInfoArgument(info);
-    *newcomm = bdmpi::CommSplitType(comm, split_type, key);
+    *newcomm = bdmpi::CommSplitType(comm, split_type, key, info);
   });
 }
 

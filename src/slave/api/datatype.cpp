@@ -1,7 +1,8 @@
 // The extern "C" entry points of datatypes (MPI-3.1 chapter 4): type
 // constructors and queries, addresses, MPI_Pack and its external32 form,
 // the element counts of a status, MPI_Type_match_size and the Fortran 90
-// parameterized types. See datatype/datatypes.h.
+// parameterized types, MPI-4.1's MPI_Type_get_value_index. See
+// datatype/datatypes.h.
 #include <mpi.h>
 
 #include <climits>
@@ -1003,6 +1004,36 @@ int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count*
 int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   const bdmpi::CallName name("MPI_Get_elements_c");
   return PMPI_Get_elements_x(status, datatype, count);
+}
+
+#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype* pair_type) {
+  return Guard("MPI_Type_get_value_index", MPI_COMM_WORLD, [&] {
+    bdmpi::LookupType(value_type);
+    bdmpi::LookupType(index_type);
+    if (pair_type == nullptr) throw Error(bdmpi::kErrArg, "no place for the pair type given");
+    // MPI-4.1 5.9.4: the predefined pair types of MINLOC and MAXLOC; any
+    // other combination has none.
+    struct Pair {
+      MPI_Datatype value, index, pair;
+    };
+    static const Pair kPairs[] = {
+        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+        {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+        {MPI_LONG, MPI_INT, MPI_LONG_INT},
+        {MPI_INT, MPI_INT, MPI_2INT},
+        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+        {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+        {MPI_REAL, MPI_REAL, MPI_2REAL},
+        {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+        {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+    };
+    *pair_type = MPI_DATATYPE_NULL;
+    for (const Pair& pair : kPairs) {
+      if (pair.value == value_type && pair.index == index_type) *pair_type = pair.pair;
+    }
+  });
 }
 
 }  // extern "C"

@@ -1,15 +1,17 @@
 // The extern "C" entry points of MPI's environment (MPI-3.1 chapter 8):
 // MPI_Init ... MPI_Finalize, MPI_Abort, the queries that need no master,
-// the clock and MPI_Alloc_mem.
+// the clock, MPI_Alloc_mem and MPI-4.1's MPI_Get_hw_resource_info.
 #include <mpi.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "common/error.h"
 #include "slave/comm/attributes.h"
+#include "slave/comm/hw_resources.h"
 #include "slave/runtime/environment.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/info.h"
@@ -23,8 +25,8 @@ namespace {
 // out"); the string names the MPI-4 parts there are.
 const char kLibraryVersion[] =
     "BDMPI 0.1 (MPI 3.1 with MPI_THREAD_MULTIPLE, and MPI-4.1's sessions, partitioned "
-    "communication, large counts, info and error-handling additions, tool events; "
-    "out-of-core runtime)";
+    "communication, large counts, info and error-handling additions, tool events, "
+    "hardware split types, attached buffers and the other 4.1 calls; out-of-core runtime)";
 
 }  // namespace
 
@@ -130,6 +132,20 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
 int PMPI_Free_mem(void* base) {
   std::free(base);
   return MPI_SUCCESS;
+}
+
+// MPI-4.1 9.1.2: a key per resource type, "true" when the rank runs within
+// one instance of it (comm/hw_resources.h says why that means: its node has
+// one). Like MPI_Info_create, callable before MPI_Init.
+#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
+int PMPI_Get_hw_resource_info(MPI_Info* hw_info) {
+  return Guard("MPI_Get_hw_resource_info", MPI_COMM_WORLD, [&] {
+    if (hw_info == nullptr) throw Error(bdmpi::kErrArg, "no place for the info given");
+    bdmpi::InfoEntries entries;
+    for (const bdmpi::HwResource& resource : bdmpi::HwResources())
+      entries.emplace_back(resource.name, resource.single ? "true" : "false");
+    *hw_info = bdmpi::NewInfo(std::move(entries));
+  });
 }
 
 }  // extern "C"

@@ -1,5 +1,6 @@
 // MPI entry points for error handlers and error codes (MPI-3.1 8.3-8.5),
-// with the MPI-1 names MPI_Errhandler_create/set/get. See errhandlers.h.
+// with the MPI-1 names MPI_Errhandler_create/set/get and MPI-4.1's
+// MPI_Remove_error_class/code/string. See errhandlers.h.
 #include <mpi.h>
 
 #include <cstdio>
@@ -127,6 +128,24 @@ int PMPI_Add_error_code(int errorclass, int* errorcode) {
 int PMPI_Add_error_string(int errorcode, const char* string) {
   return Guard("MPI_Add_error_string", MPI_COMM_WORLD,
                [&] { bdmpi::AddErrorString(errorcode, string); });
+}
+
+#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
+int PMPI_Remove_error_class(int errorclass) {
+  return Guard("MPI_Remove_error_class", MPI_COMM_WORLD,
+               [&] { bdmpi::RemoveErrorClass(errorclass); });
+}
+
+#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
+int PMPI_Remove_error_code(int errorcode) {
+  return Guard("MPI_Remove_error_code", MPI_COMM_WORLD,
+               [&] { bdmpi::RemoveErrorCode(errorcode); });
+}
+
+#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
+int PMPI_Remove_error_string(int errorcode) {
+  return Guard("MPI_Remove_error_string", MPI_COMM_WORLD,
+               [&] { bdmpi::RemoveErrorString(errorcode); });
 }
 
 }  // extern "C"

@@ -1,6 +1,7 @@
 // The extern "C" entry points of process groups (MPI-3.1 6.3): local
-// operations on lists of world ranks (runtime/objects.h). Errors with
-// groups go to MPI_COMM_WORLD's handler.
+// operations on lists of world ranks (runtime/objects.h); a group made
+// from a session's group keeps its session (runtime/session.h). Errors
+// with groups go to MPI_COMM_WORLD's handler.
 #include <mpi.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 #include "slave/comm/comm.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
+#include "slave/runtime/session.h"
 
 using bdmpi::Error;
 using bdmpi::Guard;
@@ -30,7 +32,11 @@ int PMPI_Group_rank(MPI_Group group, int* rank) {
 
 #pragma weak MPI_Group_free = PMPI_Group_free
 int PMPI_Group_free(MPI_Group* group) {
-  return Guard("MPI_Group_free", MPI_COMM_WORLD, [&] { bdmpi::FreeGroup(group); });
+  return Guard("MPI_Group_free", MPI_COMM_WORLD, [&] {
+    MPI_Group freed = *group;
+    bdmpi::FreeGroup(group);
+    bdmpi::ForgetGroupSession(freed);
+  });
 }
 
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
@@ -50,43 +56,64 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   return Guard("MPI_Group_incl", MPI_COMM_WORLD,
-               [&] { *newgroup = bdmpi::GroupIncl(group, n, ranks); });
+               [&] {
+                 *newgroup = bdmpi::GroupIncl(group, n, ranks);
+                 bdmpi::SetGroupSession(*newgroup, bdmpi::GroupSession(group));
+               });
 }
 
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   return Guard("MPI_Group_excl", MPI_COMM_WORLD,
-               [&] { *newgroup = bdmpi::GroupExcl(group, n, ranks); });
+               [&] {
+                 *newgroup = bdmpi::GroupExcl(group, n, ranks);
+                 bdmpi::SetGroupSession(*newgroup, bdmpi::GroupSession(group));
+               });
 }
 
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   return Guard("MPI_Group_range_incl", MPI_COMM_WORLD,
-               [&] { *newgroup = bdmpi::GroupRangeIncl(group, n, ranges); });
+               [&] {
+                 *newgroup = bdmpi::GroupRangeIncl(group, n, ranges);
+                 bdmpi::SetGroupSession(*newgroup, bdmpi::GroupSession(group));
+               });
 }
 
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   return Guard("MPI_Group_range_excl", MPI_COMM_WORLD,
-               [&] { *newgroup = bdmpi::GroupRangeExcl(group, n, ranges); });
+               [&] {
+                 *newgroup = bdmpi::GroupRangeExcl(group, n, ranges);
+                 bdmpi::SetGroupSession(*newgroup, bdmpi::GroupSession(group));
+               });
 }
 
 #pragma weak MPI_Group_union = PMPI_Group_union
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return Guard("MPI_Group_union", MPI_COMM_WORLD,
-               [&] { *newgroup = bdmpi::GroupUnion(group1, group2); });
+               [&] {
+                 *newgroup = bdmpi::GroupUnion(group1, group2);
+                 bdmpi::SetGroupSession(*newgroup, bdmpi::GroupSession(group1));
+               });
 }
 
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return Guard("MPI_Group_intersection", MPI_COMM_WORLD,
-               [&] { *newgroup = bdmpi::GroupIntersection(group1, group2); });
+               [&] {
+                 *newgroup = bdmpi::GroupIntersection(group1, group2);
+                 bdmpi::SetGroupSession(*newgroup, bdmpi::GroupSession(group1));
+               });
 }
 
 #pragma weak MPI_Group_difference = PMPI_Group_difference
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return Guard("MPI_Group_difference", MPI_COMM_WORLD,
-               [&] { *newgroup = bdmpi::GroupDifference(group1, group2); });
+               [&] {
+                 *newgroup = bdmpi::GroupDifference(group1, group2);
+                 bdmpi::SetGroupSession(*newgroup, bdmpi::GroupSession(group1));
+               });
 }
 
 }  // extern "C"

@@ -19,6 +19,10 @@ using bdmpi::SendMode;
 
 namespace {
 
+bdmpi::BufferOwner CommBuffer(MPI_Comm comm) {
+  return bdmpi::BufferOwner{bdmpi::BufferOwner::Kind::kComm, comm};
+}
+
 void ThrowIfTruncated(int error_class) {
   if (error_class != MPI_SUCCESS) throw Error(error_class, "message truncated");
 }
@@ -277,7 +281,7 @@ MPI_Message PMPI_Message_f2c(MPI_Fint message) { return static_cast<MPI_Message>
 int PMPI_Buffer_flush(void) {
   return Guard("MPI_Buffer_flush", MPI_COMM_WORLD, [] {
     bdmpi::RequireInitialized();
-    bdmpi::FlushBuffered();
+    bdmpi::FlushBuffered(bdmpi::BufferOwner{});
   });
 }
 
@@ -285,7 +289,57 @@ int PMPI_Buffer_flush(void) {
 int PMPI_Buffer_iflush(MPI_Request* request) {
   return Guard("MPI_Buffer_iflush", MPI_COMM_WORLD, [&] {
     bdmpi::RequireInitialized();
-    *request = bdmpi::IflushBuffered();
+    *request = bdmpi::IflushBuffered(bdmpi::BufferOwner{});
+  });
+}
+
+// MPI-4.1: the buffers attached to a communicator.
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
+  return PMPI_Comm_attach_buffer_c(comm, buffer, size);
+}
+
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
+  return Guard("MPI_Comm_attach_buffer", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    bdmpi::AttachBuffer(CommBuffer(comm), buffer, size);
+  });
+}
+
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
+  MPI_Count wide = 0;
+  int error = PMPI_Comm_detach_buffer_c(comm, buffer_addr, &wide);
+  if (error == MPI_SUCCESS) *size = static_cast<int>(wide);
+  return error;
+}
+
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
+  return Guard("MPI_Comm_detach_buffer", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    bdmpi::DetachBuffer(CommBuffer(comm), static_cast<void**>(buffer_addr), size);
+  });
+}
+
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+int PMPI_Comm_flush_buffer(MPI_Comm comm) {
+  return Guard("MPI_Comm_flush_buffer", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    bdmpi::FlushBuffered(CommBuffer(comm));
+  });
+}
+
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
+  return Guard("MPI_Comm_iflush_buffer", comm, [&] {
+    bdmpi::RequireInitialized();
+    bdmpi::LookupComm(comm);
+    *request = bdmpi::IflushBuffered(CommBuffer(comm));
   });
 }
 

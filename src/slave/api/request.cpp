@@ -1,14 +1,20 @@
 // The extern "C" entry points of requests and statuses: completion
 // (MPI_Wait, MPI_Test and their any/some/all forms), MPI_Request_free,
-// MPI_Cancel and MPI_Request_get_status (MPI-3.1 3.7-3.8), generalized
-// requests and the statuses a program sets (MPI-3.1 12.2-12.3).
+// MPI_Cancel and MPI_Request_get_status (MPI-3.1 3.7-3.8) with MPI-4.1's
+// _all, _any and _some, generalized requests and the statuses a program
+// reads and sets (MPI-3.1 12.2-12.3, MPI-4.1's MPI_Status_get/set_*).
 #include <mpi.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "common/error.h"
 #include "slave/datatype/datatypes.h"
 #include "slave/request/completion.h"
 #include "slave/request/generalized.h"
+#include "slave/request/request.h"
 #include "slave/runtime/errors.h"
+#include "slave/runtime/objects.h"
 #include "slave/runtime/request_guard.h"
 
 using bdmpi::Error;
@@ -30,6 +36,46 @@ long long BytesOfElements(MPI_Count elements, MPI_Datatype datatype) {
   if (per_element <= 0) return 0;
   auto wire = static_cast<MPI_Count>(type.size);
   return (elements / per_element) * wire + (elements % per_element) * (wire / per_element);
+}
+
+// MPI_Request_get_status of one request of an array; `active` says whether
+// it is a request in progress (not null, not an inactive persistent one).
+struct Peeked {
+  bool active = false;
+  bool done = false;
+  int error = MPI_SUCCESS;
+};
+
+Peeked Peek(MPI_Request request, MPI_Status* status) {
+  Peeked peeked;
+  peeked.active = request != MPI_REQUEST_NULL && bdmpi::LookupRequest(request).active;
+  int flag = 0;
+  peeked.error = bdmpi::RequestGetStatus(request, &flag, status);
+  peeked.done = flag != 0;
+  if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = peeked.error;
+  return peeked;
+}
+
+void CheckCount(int count) {
+  if (count < 0) throw Error(bdmpi::kErrCount, "negative number of requests");
+}
+
+template <class Field>
+int GetField(const char* function, const MPI_Status* status, int* value, Field field) {
+  return Guard(function, MPI_COMM_WORLD, [&] {
+    if (status == MPI_STATUS_IGNORE || value == nullptr)
+      throw Error(bdmpi::kErrArg, "the status or the output is null (MPI_STATUS_IGNORE)");
+    *value = field(*status);
+  });
+}
+
+template <class Field>
+int SetField(const char* function, MPI_Status* status, Field field) {
+  return Guard(function, MPI_COMM_WORLD, [&] {
+    if (status == MPI_STATUS_IGNORE)
+      throw Error(bdmpi::kErrArg, "the status is null (MPI_STATUS_IGNORE)");
+    field(*status);
+  });
 }
 
 }  // namespace
@@ -146,6 +192,120 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
       [&] {
         ThrowIfTruncated(bdmpi::RequestGetStatus(request, flag, status));
       });
+}
+
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+int PMPI_Request_get_status_all(int count, const MPI_Request requests[], int* flag,
+                                MPI_Status statuses[]) {
+  return bdmpi::GuardRequest(
+      "MPI_Request_get_status_all", [&] { return bdmpi::RequestsComm(count, requests); },
+      [&] {
+        CheckCount(count);
+        // The statuses are written only once every request is complete.
+        std::vector<MPI_Status> peeked(static_cast<std::size_t>(count));
+        bool failed = false;
+        for (int i = 0; i < count; ++i) {
+          Peeked one = Peek(requests[i], &peeked[static_cast<std::size_t>(i)]);
+          if (!one.done) {
+            *flag = 0;
+            return;
+          }
+          failed = failed || one.error != MPI_SUCCESS;
+        }
+        *flag = 1;
+        if (statuses != MPI_STATUSES_IGNORE)
+          std::copy(peeked.begin(), peeked.end(), statuses);
+        if (failed) throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+      });
+}
+
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+int PMPI_Request_get_status_any(int count, const MPI_Request requests[], int* index,
+                                int* flag, MPI_Status* status) {
+  return bdmpi::GuardRequest(
+      "MPI_Request_get_status_any", [&] { return bdmpi::RequestsComm(count, requests); },
+      [&] {
+        CheckCount(count);
+        bool any_active = false;
+        *index = MPI_UNDEFINED;
+        for (int i = 0; i < count; ++i) {
+          MPI_Status peeked;
+          Peeked one = Peek(requests[i], &peeked);
+          if (!one.active) continue;
+          any_active = true;
+          if (!one.done) continue;
+          *index = i;
+          *flag = 1;
+          if (status != MPI_STATUS_IGNORE) *status = peeked;
+          if (one.error != MPI_SUCCESS) throw Error(one.error, "the request failed");
+          return;
+        }
+        // MPI: with no active request the call says so at once, with an
+        // empty status.
+        *flag = any_active ? 0 : 1;
+        if (!any_active) bdmpi::SetEmptyStatus(status);
+      });
+}
+
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+int PMPI_Request_get_status_some(int incount, const MPI_Request requests[], int* outcount,
+                                 int indices[], MPI_Status statuses[]) {
+  return bdmpi::GuardRequest(
+      "MPI_Request_get_status_some", [&] { return bdmpi::RequestsComm(incount, requests); },
+      [&] {
+        CheckCount(incount);
+        bool any_active = false;
+        bool failed = false;
+        int done = 0;
+        for (int i = 0; i < incount; ++i) {
+          MPI_Status peeked;
+          Peeked one = Peek(requests[i], &peeked);
+          if (!one.active) continue;
+          any_active = true;
+          if (!one.done) continue;
+          indices[done] = i;
+          if (statuses != MPI_STATUSES_IGNORE) statuses[done] = peeked;
+          failed = failed || one.error != MPI_SUCCESS;
+          ++done;
+        }
+        *outcount = any_active ? done : MPI_UNDEFINED;
+        if (failed) throw Error(bdmpi::kErrInStatus, "a request failed; see its status");
+      });
+}
+
+#pragma weak MPI_Status_get_source = PMPI_Status_get_source
+int PMPI_Status_get_source(const MPI_Status* status, int* source) {
+  return GetField("MPI_Status_get_source", status, source,
+                  [](const MPI_Status& s) { return s.MPI_SOURCE; });
+}
+
+#pragma weak MPI_Status_set_source = PMPI_Status_set_source
+int PMPI_Status_set_source(MPI_Status* status, int source) {
+  return SetField("MPI_Status_set_source", status,
+                  [source](MPI_Status& s) { s.MPI_SOURCE = source; });
+}
+
+#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
+int PMPI_Status_get_tag(const MPI_Status* status, int* tag) {
+  return GetField("MPI_Status_get_tag", status, tag,
+                  [](const MPI_Status& s) { return s.MPI_TAG; });
+}
+
+#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
+int PMPI_Status_set_tag(MPI_Status* status, int tag) {
+  return SetField("MPI_Status_set_tag", status, [tag](MPI_Status& s) { s.MPI_TAG = tag; });
+}
+
+#pragma weak MPI_Status_get_error = PMPI_Status_get_error
+int PMPI_Status_get_error(const MPI_Status* status, int* error) {
+  return GetField("MPI_Status_get_error", status, error,
+                  [](const MPI_Status& s) { return s.MPI_ERROR; });
+}
+
+#pragma weak MPI_Status_set_error = PMPI_Status_set_error
+int PMPI_Status_set_error(MPI_Status* status, int error) {
+  return SetField("MPI_Status_set_error", status,
+                  [error](MPI_Status& s) { s.MPI_ERROR = error; });
 }
 
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled

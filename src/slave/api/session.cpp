@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "slave/comm/comm_register.h"
+#include "slave/p2p/bsend_buffer.h"
 #include "slave/runtime/errhandlers.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
@@ -18,6 +19,25 @@ using bdmpi::Error;
 using bdmpi::GuardSession;
 
 namespace {
+
+bdmpi::BufferOwner SessionBuffer(MPI_Session session) {
+  return bdmpi::BufferOwner{bdmpi::BufferOwner::Kind::kSession, session};
+}
+
+int SessionAttach(const char* function, MPI_Session session, void* buffer, MPI_Count size) {
+  return GuardSession(function, session, [&] {
+    bdmpi::LookupSession(session);
+    bdmpi::AttachBuffer(SessionBuffer(session), buffer, size);
+  });
+}
+
+int SessionDetach(const char* function, MPI_Session session, void* buffer_addr,
+                  MPI_Count* size) {
+  return GuardSession(function, session, [&] {
+    bdmpi::LookupSession(session);
+    bdmpi::DetachBuffer(SessionBuffer(session), static_cast<void**>(buffer_addr), size);
+  });
+}
 
 const char* ThreadLevelName(int level) {
   switch (level) {
@@ -67,7 +87,10 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session* session) {
   MPI_Session handle = session != nullptr ? *session : MPI_SESSION_NULL;
-  return GuardSession("MPI_Session_finalize", handle, [&] { bdmpi::CloseSession(session); });
+  return GuardSession("MPI_Session_finalize", handle, [&] {
+    bdmpi::CloseSession(session);
+    bdmpi::DropBuffer(SessionBuffer(handle));
+  });
 }
 
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
@@ -167,6 +190,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name,
   return GuardSession("MPI_Group_from_session_pset", session, [&] {
     bdmpi::LookupSession(session);
     *newgroup = bdmpi::NewGroup(bdmpi::PsetMembers(pset_name));
+    bdmpi::SetGroupSession(*newgroup, session);
   });
 }
 
@@ -201,5 +225,44 @@ MPI_Fint PMPI_Session_c2f(MPI_Session session) { return static_cast<MPI_Fint>(se
 
 #pragma weak MPI_Session_f2c = PMPI_Session_f2c
 MPI_Session PMPI_Session_f2c(MPI_Fint session) { return static_cast<MPI_Session>(session); }
+
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
+  return SessionAttach("MPI_Session_attach_buffer", session, buffer, size);
+}
+
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) {
+  return SessionAttach("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
+  MPI_Count wide = 0;
+  int error = SessionDetach("MPI_Session_detach_buffer", session, buffer_addr, &wide);
+  if (error == MPI_SUCCESS) *size = static_cast<int>(wide);
+  return error;
+}
+
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
+  return SessionDetach("MPI_Session_detach_buffer_c", session, buffer_addr, size);
+}
+
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+int PMPI_Session_flush_buffer(MPI_Session session) {
+  return GuardSession("MPI_Session_flush_buffer", session, [&] {
+    bdmpi::LookupSession(session);
+    bdmpi::FlushBuffered(SessionBuffer(session));
+  });
+}
+
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
+  return GuardSession("MPI_Session_iflush_buffer", session, [&] {
+    bdmpi::LookupSession(session);
+    *request = bdmpi::IflushBuffered(SessionBuffer(session));
+  });
+}
 
 }  // extern "C"

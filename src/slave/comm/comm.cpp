@@ -1,7 +1,11 @@
 // The slave's half of communicators and groups; see comm.h.
 #include "slave/comm/comm.h"
 
+#include <strings.h>
+
 #include <algorithm>
+#include <climits>
+#include <iterator>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,10 +16,14 @@
 #include "common/error.h"
 #include "common/protocol.h"
 #include "slave/comm/attributes.h"
+#include "slave/comm/hw_resources.h"
 #include "slave/comm/intercomm.h"
+#include "slave/p2p/bsend_buffer.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
+#include "slave/runtime/info.h"
 #include "slave/runtime/runtime.h"
+#include "slave/runtime/session.h"
 #include "slave/runtime/threads.h"
 
 namespace bdmpi {
@@ -131,6 +139,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
     throw Error(kErrArg, "color " + std::to_string(color) + " is negative");
   if (parent.inter) return IntercommSplit(comm_handle, color, key);
   MPI_Errhandler errhandler = parent.errhandler;
+  MPI_Session session = parent.session;
   RequestMsg request;
   request.type = MsgType::kCommSplit;
   request.comm = parent.id;
@@ -142,6 +151,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
     std::optional<CommInfo> made = SplitWithoutWaiting(request);
     if (!made) return MPI_COMM_NULL;
     made->errhandler = errhandler;
+    made->session = session;
     return NewComm(std::move(*made));
   }
   ReplyMsg reply = runtime->Call(request);
@@ -152,6 +162,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   comm.rank = made.rank;
   comm.size = made.size;
   comm.errhandler = errhandler;
+  comm.session = session;
   comm.world_ranks.resize(static_cast<std::size_t>(comm.size));
   std::uint64_t bytes = comm.world_ranks.size() * sizeof(int);
   BDMPI_ENFORCE(reply.bytes == bytes, "communicator member list of the wrong size");
@@ -176,13 +187,120 @@ MPI_Comm CommDup(MPI_Comm comm) {
   return copy;
 }
 
-MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key) {
+namespace {
+
+// Every rank of a split_type call joins one split, those that get
+// MPI_COMM_NULL with MPI_UNDEFINED: a rank may pass MPI_UNDEFINED for the
+// type and cannot know what the others decide.
+
+// MPI_COMM_TYPE_HW_GUIDED's split by a resource type: a communicator per
+// node for a type the rank runs within one instance of (hw_resources.h),
+// MPI_COMM_NULL for the ranks of nodes with several instances.
+// "mpi_shared_memory" is MPI_COMM_TYPE_SHARED. A name that is no resource
+// type gives every rank MPI_COMM_NULL.
+MPI_Comm SplitByResource(MPI_Comm comm, const std::string& type, int key) {
+  int node = Runtime::Instance()->node();
+  if (type == "mpi_shared_memory") return CommSplit(comm, node, key);
+  switch (HwResourceOf(type)) {
+    case HwAnswer::kSingle: return CommSplit(comm, node, key);
+    case HwAnswer::kSeveral:
+    case HwAnswer::kUnknown: break;
+  }
+  return CommSplit(comm, MPI_UNDEFINED, key);
+}
+
+// MPI_COMM_TYPE_RESOURCE_GUIDED's split by a process set (session.h):
+// the members of comm in the same set together; a name that is no set
+// gives every rank MPI_COMM_NULL.
+MPI_Comm SplitByPset(MPI_Comm comm, const std::string& pset, int key) {
+  std::vector<std::string> names = PsetNames();
+  auto known = std::find_if(names.begin(), names.end(), [&](const std::string& name) {
+    return strcasecmp(name.c_str(), pset.c_str()) == 0;
+  });
+  if (known == names.end()) return CommSplit(comm, MPI_UNDEFINED, key);
+  // The sets each rank belongs to one of: the world (one), itself, its
+  // node; the set's first world rank names it.
+  std::vector<int> members = PsetMembers(known->c_str());
+  return CommSplit(comm, members.front(), key);
+}
+
+// MPI_COMM_TYPE_HW_UNGUIDED: the finest split into strict subsets. The
+// finest level a rank stays within is its node (hw_resources.h), so a
+// communicator spanning nodes splits by node, one within a node not at
+// all (MPI_COMM_NULL for every rank).
+MPI_Comm SplitUnguided(MPI_Comm comm, int key) {
+  const CommInfo& info = LookupComm(comm);
+  Runtime* runtime = Runtime::Instance();
+  RankLayout layout = runtime->layout();
+  bool spans_nodes = false;
+  std::vector<int> members = info.WorldRanks();
+  for (int world_rank : members) {
+    spans_nodes = spans_nodes || layout.NodeOf(world_rank) != layout.NodeOf(members.front());
+  }
+  MPI_Comm made = CommSplit(comm, spans_nodes && !info.inter ? runtime->node() : MPI_UNDEFINED, key);
+  if (made != MPI_COMM_NULL) {
+    InfoEntries& hints = LookupComm(made).hints;
+    hints.emplace_back("mpi_hw_resource_type", kHwNode);
+  }
+  return made;
+}
+
+// The hints of a guided split hold only when every member gives the same
+// (MPI 4.1 7.4.2: different values are ignored): the members compare a
+// hash of theirs (an allreduce of it and its negation; a member passing
+// MPI_UNDEFINED, which cannot know whether the others' type takes hints,
+// joins with values that change nothing). Every member thus learns the
+// same answer.
+bool SameHintEverywhere(MPI_Comm comm, bool undefined, const std::string* type,
+                        const std::string* pset) {
+  std::uint32_t hash = 2166136261u;  // FNV-1a of the two values, absent ones marked
+  auto fold = [&hash](const std::string* value) {
+    std::string text = value != nullptr ? "+" + *value : "-";
+    for (unsigned char c : text) hash = (hash ^ c) * 16777619u;
+  };
+  fold(type);
+  fold(pset);
+  int mine = static_cast<int>(hash & 0x3fffffffu);
+  int extremes[2] = {mine, -mine};
+  if (undefined) extremes[0] = extremes[1] = INT_MIN;
+  int error = PMPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_INT, MPI_MAX, comm);
+  if (error != MPI_SUCCESS) throw Error(error, "the members could not compare their hints");
+  return extremes[0] == INT_MIN || extremes[0] == -extremes[1];  // INT_MIN: all undefined
+}
+
+}  // namespace
+
+MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key, MPI_Info info) {
   RequireInitialized();
-  if (split_type == MPI_UNDEFINED) return CommSplit(comm, MPI_UNDEFINED, key);
-  if (split_type != MPI_COMM_TYPE_SHARED)
-    throw Error(kErrArg, "unknown split type " + std::to_string(split_type));
-  // The slaves of a node share its memory (and its master).
-  return CommSplit(comm, Runtime::Instance()->node(), key);
+  const std::string* type =
+      info != MPI_INFO_NULL ? FindInfo(info, "mpi_hw_resource_type") : nullptr;
+  const std::string* pset = info != MPI_INFO_NULL ? FindInfo(info, "mpi_pset_name") : nullptr;
+  static constexpr int kTypes[] = {MPI_UNDEFINED, MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED,
+                                   MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED};
+  if (std::find(std::begin(kTypes), std::end(kTypes), split_type) == std::end(kTypes))
+    throw Error(kErrArg, "unknown split type " + std::to_string(split_type) +
+                             ": MPI_COMM_TYPE_SHARED, _HW_GUIDED, _HW_UNGUIDED, "
+                             "_RESOURCE_GUIDED or MPI_UNDEFINED");
+  // Every call compares the hints, whatever its type: a member passing
+  // MPI_UNDEFINED cannot tell whether the others' type is a guided one. An
+  // intercommunicator's allreduce would compare the other group's: there
+  // the hints are taken as given.
+  bool consistent = LookupComm(comm).inter ||
+                    SameHintEverywhere(comm, split_type == MPI_UNDEFINED, type, pset);
+  switch (split_type) {
+    // The slaves of a node share its memory (and its master).
+    case MPI_COMM_TYPE_SHARED: return CommSplit(comm, Runtime::Instance()->node(), key);
+    case MPI_COMM_TYPE_HW_GUIDED:
+      if (consistent && type != nullptr) return SplitByResource(comm, *type, key);
+      break;
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+      if (consistent && type != nullptr) return SplitByResource(comm, *type, key);
+      if (consistent && pset != nullptr) return SplitByPset(comm, *pset, key);
+      break;
+    case MPI_COMM_TYPE_HW_UNGUIDED: return SplitUnguided(comm, key);
+    default: break;
+  }
+  return CommSplit(comm, MPI_UNDEFINED, key);
 }
 
 MPI_Comm CommCreate(MPI_Comm comm_handle, MPI_Group group) {
@@ -222,6 +340,7 @@ void CommFree(MPI_Comm* comm_handle) {
   request.comm = comm.id;
   request.rank = comm.rank;
   Runtime::Instance()->Post(request);
+  DropBuffer(BufferOwner{BufferOwner::Kind::kComm, *comm_handle});
   ReleaseComm(*comm_handle);
   *comm_handle = MPI_COMM_NULL;
 }

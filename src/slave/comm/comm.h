@@ -11,8 +11,11 @@ namespace bdmpi {
 // communicator inherits the parent's error handler.
 MPI_Comm CommSplit(MPI_Comm comm, int color, int key);
 MPI_Comm CommDup(MPI_Comm comm);
-// MPI_COMM_TYPE_SHARED: the ranks of this node.
-MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key);
+// MPI_COMM_TYPE_SHARED: the ranks of this node; the hardware-guided types
+// by the info's "mpi_hw_resource_type" (hw_resources.h) or, for
+// MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name"; MPI_COMM_TYPE_HW_UNGUIDED
+// by node when the communicator spans nodes.
+MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key, MPI_Info info);
 // MPI_Comm_create: `group` must be a subgroup of comm's, the same on all
 // its members; different processes may pass disjoint groups (MPI-2.2).
 MPI_Comm CommCreate(MPI_Comm comm, MPI_Group group);

@@ -15,6 +15,7 @@
 #include "slave/runtime/errors.h"
 #include "slave/runtime/info.h"
 #include "slave/runtime/runtime.h"
+#include "slave/runtime/session.h"
 
 namespace bdmpi {
 namespace {
@@ -138,6 +139,7 @@ MPI_Comm CommCreateGroup(MPI_Comm comm_handle, MPI_Group group, int tag) {
   made.size = static_cast<int>(members.size());
   made.errhandler = parent.errhandler;
   made.world_ranks = members;
+  made.session = GroupSession(group);
   return NewComm(std::move(made));
 }
 
@@ -190,6 +192,7 @@ MPI_Comm CommCreateFromGroup(MPI_Group group, const char* stringtag, MPI_Info in
   made.errhandler = errhandler;
   if (info != MPI_INFO_NULL) made.hints = LookupInfo(info);
   made.world_ranks = members;
+  made.session = GroupSession(group);
   return NewComm(std::move(made));
 }
 

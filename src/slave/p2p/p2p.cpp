@@ -138,7 +138,8 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   CheckSendTag(tag);
   CheckDest(comm, dest);
   CheckBuffer(buffer, bytes, datatype);
-  if (mode == SendMode::kBuffered) ReserveBuffered(bytes);
+  BufferOwner buffer_owner;
+  if (mode == SendMode::kBuffered) buffer_owner = ReserveBuffered(comm_handle, bytes);
   if (dest == MPI_PROC_NULL) return 0;
   WireData wire = ToWire(buffer, count, datatype);
   Runtime* runtime = Runtime::Instance();
@@ -163,7 +164,7 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
   runtime->SendMessage(wire.data, wire.bytes, request,
                        mode == SendMode::kStandard ? SendKind::kStandard : SendKind::kMatchNotice,
                        dest_world);
-  if (mode == SendMode::kBuffered) RecordBuffered(request.id, wire.bytes);
+  if (mode == SendMode::kBuffered) RecordBuffered(buffer_owner, request.id, wire.bytes);
   return request.id;
 }
 

@@ -33,9 +33,11 @@ std::vector<UserHandler>& Handlers() {
 struct AddedCode {
   int error_class;
   std::string text;
+  bool has_text = false;  // MPI_Add_error_string gave one (not yet removed)
 };
 
-// Added classes and codes by value; they count up from MPI_ERR_LASTCODE.
+// Added classes and codes by value; they count up from MPI_ERR_LASTCODE,
+// and the largest removed is given out again (as the last used is).
 std::map<int, AddedCode>& AddedCodes() {
   static std::map<int, AddedCode> codes;
   return codes;
@@ -123,7 +125,7 @@ void FreeErrhandler(MPI_Errhandler* handler) {
 
 int AddErrorClass() {
   int code = NextCode();
-  AddedCodes().emplace(code, AddedCode{code, ""});
+  AddedCodes().emplace(code, AddedCode{code, "", false});
   return code;
 }
 
@@ -134,7 +136,7 @@ int AddErrorCode(int error_class) {
   if (!predefined && !added_class)
     throw Error(kErrArg, "error class " + std::to_string(error_class) + " does not exist");
   int code = NextCode();
-  AddedCodes().emplace(code, AddedCode{error_class, ""});
+  AddedCodes().emplace(code, AddedCode{error_class, "", false});
   return code;
 }
 
@@ -148,6 +150,42 @@ void AddErrorString(int code, const char* text) {
   if (std::strlen(text) >= MPI_MAX_ERROR_STRING)
     throw Error(kErrArg, "error strings have fewer than MPI_MAX_ERROR_STRING characters");
   added->second.text = text;
+  added->second.has_text = true;
+}
+
+void RemoveErrorClass(int error_class) {
+  auto added = AddedCodes().find(error_class);
+  if (added == AddedCodes().end() || added->second.error_class != error_class)
+    throw Error(kErrArg, "error class " + std::to_string(error_class) +
+                             " was not added by MPI_Add_error_class (or was removed)");
+  for (const auto& [code, entry] : AddedCodes()) {
+    if (code != error_class && entry.error_class == error_class)
+      throw Error(kErrArg, "error class " + std::to_string(error_class) + " still has code " +
+                               std::to_string(code) +
+                               ": remove its codes with MPI_Remove_error_code first");
+  }
+  AddedCodes().erase(added);
+}
+
+void RemoveErrorCode(int code) {
+  auto added = AddedCodes().find(code);
+  if (added == AddedCodes().end() || added->second.error_class == code)
+    throw Error(kErrArg, "error code " + std::to_string(code) +
+                             " was not added by MPI_Add_error_code (or was removed)");
+  if (added->second.has_text)
+    throw Error(kErrArg, "error code " + std::to_string(code) +
+                             " still has a string: remove it with MPI_Remove_error_string "
+                             "first");
+  AddedCodes().erase(added);
+}
+
+void RemoveErrorString(int code) {
+  auto added = AddedCodes().find(code);
+  if (added == AddedCodes().end() || !added->second.has_text)
+    throw Error(kErrArg, "error code or class " + std::to_string(code) +
+                             " has no string added by MPI_Add_error_string");
+  added->second.text.clear();
+  added->second.has_text = false;
 }
 
 int AddedErrorClass(int code) {

@@ -1,7 +1,7 @@
 // User error handlers (MPI_Comm_create_errhandler, MPI_File_, MPI_Win_ and
 // MPI_Session_create_errhandler: one table, so MPI_Errhandler_free works on
 // every kind) and the error classes, codes and strings a program adds
-// (MPI_Add_error_class/code/string). The predefined handlers
+// (MPI_Add_error_class/code/string) and removes again. The predefined handlers
 // MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT (the same here: the job ends) and
 // MPI_ERRORS_RETURN are handled by RaiseError (errors.h) itself.
 #pragma once
@@ -33,6 +33,12 @@ void FreeErrhandler(MPI_Errhandler* handler);
 int AddErrorClass();
 int AddErrorCode(int error_class);
 void AddErrorString(int code, const char* text);
+// MPI-4.1's removals (MPI_ERR_ARG for values not added, or removed out of
+// order: a code's string first, a class's codes before the class; a
+// class's own string goes with it).
+void RemoveErrorClass(int error_class);
+void RemoveErrorCode(int code);
+void RemoveErrorString(int code);
 // The class of an added code (an added class is its own); -1 if not added.
 int AddedErrorClass(int code);
 // The string given to an added code or class ("" when none was), or nullptr.

@@ -31,6 +31,9 @@ struct CommInfo {
   std::shared_ptr<const Topology> topology;
   // The hints MPI_Comm_set_info gave (BDMPI acts on none).
   InfoEntries hints;
+  // The session it derives from (MPI_Comm_create_from_group, then split
+  // and dup), whose attached buffer its buffered sends may use.
+  MPI_Session session = MPI_SESSION_NULL;
   // An intercommunicator (intercomm.h): rank, size and world_ranks are the
   // local group's; its messages travel on `id`, a hidden communicator of
   // both groups (the group with the lowest world rank first), where this

@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "common/error.h"
@@ -42,7 +43,28 @@ int RequestedLevel(MPI_Info info) {
                                       "MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE");
 }
 
+std::map<MPI_Group, MPI_Session>& GroupSessions() {
+  static std::map<MPI_Group, MPI_Session> sessions;
+  return sessions;
+}
+
 }  // namespace
+
+void SetGroupSession(MPI_Group group, MPI_Session session) {
+  if (group == MPI_GROUP_EMPTY || group == MPI_GROUP_NULL) return;
+  if (session == MPI_SESSION_NULL) {
+    GroupSessions().erase(group);
+  } else {
+    GroupSessions()[group] = session;
+  }
+}
+
+MPI_Session GroupSession(MPI_Group group) {
+  auto found = GroupSessions().find(group);
+  return found == GroupSessions().end() ? MPI_SESSION_NULL : found->second;
+}
+
+void ForgetGroupSession(MPI_Group group) { GroupSessions().erase(group); }
 
 void CheckSessionErrhandler(MPI_Errhandler errhandler) {
   if (errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_RETURN ||

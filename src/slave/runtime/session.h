@@ -38,6 +38,13 @@ std::vector<std::string> PsetNames();
 // The world ranks of a set; MPI_ERR_ARG naming the sets for another name.
 std::vector<int> PsetMembers(const char* name);
 
+// The session a group was made from (MPI_Group_from_session_pset, and
+// groups made from such groups), or MPI_SESSION_NULL: communicators made
+// from the group derive from the session.
+void SetGroupSession(MPI_Group group, MPI_Session session);
+MPI_Session GroupSession(MPI_Group group);
+void ForgetGroupSession(MPI_Group group);
+
 // Hands an error to the session's handler (MPI_ERRORS_ARE_FATAL's for an
 // invalid session): returns error_class unless the handler ends the job.
 int RaiseSessionError(const char* function, MPI_Session session, int error_class,

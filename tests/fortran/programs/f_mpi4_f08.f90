@@ -14,6 +14,9 @@
 ! MPI_Allreduce, and a data representation of MPI_REGISTER_DATAREP_C whose
 ! conversions (their counts of MPI_COUNT_KIND) keep each INTEGER
 ! byte-reversed in a file, with MPI_CONVERSION_FN_NULL_C for a second one.
+! MPI-4.1's calls: MPI_Status_get/set_*, MPI_Type_get_value_index,
+! MPI_Remove_error_class, MPI_Get_hw_resource_info and a session's
+! attached buffer (MPI_Session_detach_buffer's TYPE(C_PTR)).
 ! BDMPI only: Open MPI 4.1 has none of these, and MPICH 4.0's mpi_f08
 ! declares MPI_Op_create_c and MPI_Register_datarep_c with these callbacks
 ! but its library lacks them (and its mpi_f08 lacks MPI_SESSION_NULL).
@@ -115,6 +118,7 @@ end module f_mpi4_state
 program f_mpi4_f08
   use mpi_f08
   use f_mpi4_state
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_intptr_t
   implicit none
   type(MPI_Session) :: session
   type(MPI_Group) :: group
@@ -133,6 +137,9 @@ program f_mpi4_f08
   integer :: values(nv), back(nv), raw(nv), peak(nv), ierr, eclass, dirlen, dirstat
   integer(kind=MPI_OFFSET_KIND) :: disp
   character(len=256) :: dir, path
+  type(MPI_Datatype) :: dtype
+  character(len=1), target :: sbuf(1024)
+  type(c_ptr) :: detached
 
   call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session)
   call check(session /= MPI_SESSION_NULL, 'MPI_SESSION_INIT gave MPI_SESSION_NULL')
@@ -270,6 +277,39 @@ program f_mpi4_f08
 
   call MPI_Session_get_info(session, info)
   call MPI_Info_free(info)
+
+  ! MPI-4.1 through mpi_f08: a status's fields, the value-index pair type,
+  ! an added error class removed, the hardware info, and buffered sends
+  ! through the session's buffer, detached as a TYPE(C_PTR).
+  call MPI_Status_set_source(status, 3)
+  call MPI_Status_set_tag(status, 44)
+  call MPI_Status_set_error(status, MPI_ERR_TAG)
+  call MPI_Status_get_source(status, i)
+  call check(i == 3 .and. status%MPI_SOURCE == 3, 'MPI_STATUS_GET/SET_SOURCE')
+  call MPI_Status_get_tag(status, i)
+  call check(i == 44, 'MPI_STATUS_GET/SET_TAG')
+  call MPI_Status_get_error(status, i)
+  call check(i == MPI_ERR_TAG, 'MPI_STATUS_GET/SET_ERROR')
+  call MPI_Type_get_value_index(MPI_INTEGER, MPI_INTEGER, dtype)
+  call check(dtype == MPI_2INTEGER, 'MPI_TYPE_GET_VALUE_INDEX(MPI_INTEGER, MPI_INTEGER)')
+  call MPI_Add_error_class(eclass)
+  call MPI_Remove_error_class(eclass, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_CLASS')
+  call MPI_Get_hw_resource_info(info)
+  call MPI_Info_get(info, 'hwloc://Machine', len(value), value, flag)
+  call check(flag .and. value == 'true', 'MPI_GET_HW_RESOURCE_INFO: hwloc://Machine is not true')
+  call MPI_Info_free(info)
+  call MPI_Session_attach_buffer(session, sbuf, int(sizeof(sbuf)), ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_SESSION_ATTACH_BUFFER failed')
+  call MPI_Bsend(rank, 1, MPI_INTEGER, rank, 7, comm)
+  call MPI_Recv(i, 1, MPI_INTEGER, rank, 7, comm, status)
+  call check(i == rank, 'MPI_BSEND through the session''s buffer')
+  call MPI_Session_flush_buffer(session)
+  call MPI_Session_detach_buffer(session, detached, isize, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_SESSION_DETACH_BUFFER failed')
+  call check(transfer(detached, 0_c_intptr_t) == transfer(c_loc(sbuf), 0_c_intptr_t) .and. &
+             isize == int(sizeof(sbuf)), &
+             'MPI_SESSION_DETACH_BUFFER gave another buffer')
   call MPI_Barrier(comm)
   if (rank == 0) print '(a)', 'f_mpi4_f08: sessions, large counts and large-count callbacks through mpi_f08 ok'
   call MPI_Comm_free(comm)
