@@ -85,18 +85,11 @@ void InfoWdir(MPI_Info info, SpawnCommand& command) {
   const std::string* value = FindInfo(info, "wdir");
   if (value == nullptr) return;
   if (value->empty()) throw Error(kErrSpawn, "MPI_Comm_spawn: info wdir is empty");
-  std::string dir = *value;
-  if (dir[0] != '/') {
-    std::vector<char> cwd(4096);
-    if (getcwd(cwd.data(), cwd.size()) == nullptr)
-      throw Error(kErrSpawn, "MPI_Comm_spawn: info wdir '" + dir +
-                                 "' is relative and this rank's working directory is unknown (" +
-                                 std::strerror(errno) + "); give an absolute directory");
-    dir = std::string(cwd.data()) + "/" + dir;
-  }
-  // Canonical (no "." or ".."), so that it can be the ranks' PWD too.
+  // Absolute (realpath takes a relative one from the working directory)
+  // and canonical (no "." or ".."), so that it can be the ranks' PWD too.
+  std::string dir;
   int why = 0;
-  char* real = realpath(dir.c_str(), nullptr);
+  char* real = realpath(value->c_str(), nullptr);
   if (real == nullptr) {
     why = errno;
   } else {
