@@ -67,6 +67,7 @@ expect_stderr=()
 expect_stderr_lines=""
 expect_stdout=""
 timeout_s=300
+job_limit_s=""
 keep=0
 scratch_tmpfs=""
 launcher_args=()
@@ -212,6 +213,15 @@ elif [[ $launcher == bdmpiexec ]]; then
   [[ -n $ns ]] && cmd+=(-ns "$ns")
   [[ -n $nr ]] && cmd+=(-nr "$nr")
   cmd+=(--scratch-dir "$scratch" --job-id "$job_id")
+  # A job that hangs ends before the kill, through bdmpiexec's own time
+  # limit, which prints every rank's state and blocking call first (taking
+  # up to a few seconds): the log then says where it hung. Not where the
+  # test sets a limit itself.
+  if ((timeout_s >= 20)) && [[ -z ${MPIEXEC_TIMEOUT:-} ]] &&
+    [[ " ${launcher_args[*]} " != *" --timeout "* ]]; then
+    job_limit_s=$((timeout_s * 3 / 4))
+    cmd+=(--timeout "$job_limit_s")
+  fi
   what="${bdmpiexec##*/} ${nn:+-nn $nn }${np:+-n $np }${ns:+-ns $ns }${nr:+-nr $nr}"
 else
   # Its ranks yield the core while they poll, so two oracle jobs (ctest
@@ -270,6 +280,8 @@ echo "---- checks ($what: exit status $rc after ${elapsed}s)"
 # How the job ended.
 if ((elapsed >= timeout_s)); then
   fail "timed out after ${timeout_s}s (exit status $rc)"
+elif [[ -n $job_limit_s ]] && ((rc == 124 && elapsed >= job_limit_s)); then
+  fail "timed out: reached the time limit of ${job_limit_s}s (the ranks' states are above)"
 elif [[ $expect_exit == nonzero ]]; then
   ((rc != 0)) || fail "exit status 0, expected a failure"
 elif ((rc != expect_exit)); then
