@@ -36,98 +36,98 @@ constexpr Part kLongAsFour{Kind::kSigned, 8, 4};
 constexpr Part kLongDouble{Kind::kLongDouble, 16, 16};
 
 Layout LayoutOf(DatatypeId type) {
-  using D = DatatypeId;
+  using Id = DatatypeId;
   switch (type) {
-    case D::kChar:
-    case D::kSignedChar:
-    case D::kUnsignedChar:
-    case D::kByte:
-    case D::kPacked:
-    case D::kCharacter:
-    case D::kCBool:
-    case D::kCxxBool:
-    case D::kInt8:
-    case D::kUint8:
-    case D::kInteger1:
-    case D::kLogical1:
+    case Id::kChar:
+    case Id::kSignedChar:
+    case Id::kUnsignedChar:
+    case Id::kByte:
+    case Id::kPacked:
+    case Id::kCharacter:
+    case Id::kCBool:
+    case Id::kCxxBool:
+    case Id::kInt8:
+    case Id::kUint8:
+    case Id::kInteger1:
+    case Id::kLogical1:
       return {Swap(1)};
-    case D::kWchar:
+    case Id::kWchar:
       return {{Kind::kUnsigned, sizeof(wchar_t), 2}};
-    case D::kShort:
-    case D::kUnsignedShort:
-    case D::kInt16:
-    case D::kUint16:
-    case D::kInteger2:
-    case D::kLogical2:
+    case Id::kShort:
+    case Id::kUnsignedShort:
+    case Id::kInt16:
+    case Id::kUint16:
+    case Id::kInteger2:
+    case Id::kLogical2:
       return {Swap(2)};
-    case D::kInt:
-    case D::kUnsigned:
-    case D::kInt32:
-    case D::kUint32:
-    case D::kInteger:
-    case D::kInteger4:
-    case D::kLogical:
-    case D::kLogical4:
-    case D::kFloat:
-    case D::kReal:
-    case D::kReal4:
+    case Id::kInt:
+    case Id::kUnsigned:
+    case Id::kInt32:
+    case Id::kUint32:
+    case Id::kInteger:
+    case Id::kInteger4:
+    case Id::kLogical:
+    case Id::kLogical4:
+    case Id::kFloat:
+    case Id::kReal:
+    case Id::kReal4:
       return {Swap(4)};
-    case D::kLong:
+    case Id::kLong:
       return {kLongAsFour};
-    case D::kUnsignedLong:
+    case Id::kUnsignedLong:
       return {{Kind::kUnsigned, 8, 4}};
-    case D::kLongLong:
-    case D::kUnsignedLongLong:
-    case D::kInt64:
-    case D::kUint64:
-    case D::kInteger8:
-    case D::kLogical8:
-    case D::kAint:
-    case D::kOffset:
-    case D::kCount:
-    case D::kDouble:
-    case D::kDoublePrecision:
-    case D::kReal8:
+    case Id::kLongLong:
+    case Id::kUnsignedLongLong:
+    case Id::kInt64:
+    case Id::kUint64:
+    case Id::kInteger8:
+    case Id::kLogical8:
+    case Id::kAint:
+    case Id::kOffset:
+    case Id::kCount:
+    case Id::kDouble:
+    case Id::kDoublePrecision:
+    case Id::kReal8:
       return {Swap(8)};
-    case D::kLongDouble:
+    case Id::kLongDouble:
       return {kLongDouble};
-    case D::kCFloatComplex:
-    case D::kCComplex:
-    case D::kCxxFloatComplex:
-    case D::kComplex:
-    case D::kComplex8:
-    case D::k2Int:
-    case D::k2Integer:
-    case D::k2Real:
-    case D::kFloatInt:
+    case Id::kCFloatComplex:
+    case Id::kCComplex:
+    case Id::kCxxFloatComplex:
+    case Id::kComplex:
+    case Id::kComplex8:
+    case Id::k2Int:
+    case Id::k2Integer:
+    case Id::k2Real:
+    case Id::kFloatInt:
       return {Swap(4), Swap(4)};
-    case D::kCDoubleComplex:
-    case D::kCxxDoubleComplex:
-    case D::kDoubleComplex:
-    case D::kComplex16:
-    case D::k2DoublePrecision:
+    case Id::kCDoubleComplex:
+    case Id::kCxxDoubleComplex:
+    case Id::kDoubleComplex:
+    case Id::kComplex16:
+    case Id::k2DoublePrecision:
       return {Swap(8), Swap(8)};
-    case D::kCLongDoubleComplex:
-    case D::kCxxLongDoubleComplex:
+    case Id::kCLongDoubleComplex:
+    case Id::kCxxLongDoubleComplex:
       return {kLongDouble, kLongDouble};
-    case D::kDoubleInt:
+    case Id::kDoubleInt:
       return {Swap(8), Swap(4)};
-    case D::kLongInt:
+    case Id::kLongInt:
       return {kLongAsFour, Swap(4)};
-    case D::kShortInt:
+    case Id::kShortInt:
       return {Swap(2), Swap(4)};
-    case D::kLongDoubleInt:
+    case Id::kLongDoubleInt:
       return {kLongDouble, Swap(4)};
-    case D::kReal16:  // binary128 already
-    case D::kInteger16:
+    case Id::kReal16:  // binary128 already
+    case Id::kInteger16:
       return {Swap(16)};
-    case D::kComplex32:
+    case Id::kComplex32:
       return {Swap(16), Swap(16)};
-    case D::kLb:  // markers: no data
-    case D::kUb:
+    case Id::kLb:  // markers: no data
+    case Id::kUb:
       return {Swap(0)};
-    case D::kNull:
-    case D::kPredefinedEnd:
+    case Id::kNull:
+    case Id::kPredefinedEnd:
       break;
   }
   throw std::invalid_argument("external32: not a predefined datatype");

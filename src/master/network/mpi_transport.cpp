@@ -19,7 +19,7 @@ void Check(int rc, const char* what) {
   throw Error(kErrIntern, std::string(what) + ": " + text);
 }
 
-int Count(std::size_t bytes) {
+int IntCount(std::size_t bytes) {
   BDMPI_ENFORCE(bytes <= static_cast<std::size_t>(INT_MAX),
                 "a collective's message exceeds 2 GiB");
   return static_cast<int>(bytes);
@@ -71,7 +71,7 @@ coll::RequestId MpiTransport::Isend(int peer, int tag, const std::byte* data,
     Check(MPI_Isend(&signature_, sizeof(StepSignature), MPI_BYTE, dest, mpi_tag, comm_,
                     &pending.signature_request),
           "MPI_Isend");
-  Check(MPI_Isend(data, Count(bytes), MPI_BYTE, dest, mpi_tag, comm_, &pending.request),
+  Check(MPI_Isend(data, IntCount(bytes), MPI_BYTE, dest, mpi_tag, comm_, &pending.request),
         "MPI_Isend");
   return id;
 }
@@ -98,7 +98,7 @@ coll::RequestId MpiTransport::Irecv(int peer, int tag, std::byte* data,
     Check(MPI_Irecv(pending.frame.data(), static_cast<int>(pending.frame.size()), MPI_BYTE,
                     source, mpi_tag, comm_, &pending.signature_request),
           "MPI_Irecv");
-  Check(MPI_Irecv(data, Count(bytes), MPI_BYTE, source, mpi_tag, comm_, &pending.request),
+  Check(MPI_Irecv(data, IntCount(bytes), MPI_BYTE, source, mpi_tag, comm_, &pending.request),
         "MPI_Irecv");
   return id;
 }

@@ -40,8 +40,7 @@ long long Product(int ndims, const int dims[]) {
 
 // The first `nodes` ranks of comm, in order, with `topology`.
 MPI_Comm Attach(MPI_Comm comm, long long nodes, Topology topology) {
-  const CommInfo& parent = LookupComm(comm);
-  int rank = parent.rank;
+  int rank = LookupComm(comm).rank;
   MPI_Comm made = CommSplit(comm, rank < nodes ? 0 : MPI_UNDEFINED, rank);
   if (made != MPI_COMM_NULL)
     LookupComm(made).topology = std::make_shared<const Topology>(std::move(topology));

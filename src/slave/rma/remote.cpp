@@ -21,10 +21,6 @@ namespace {
 // a message of that size costs far more than its round trip.
 constexpr std::size_t kBatchBytes = std::size_t{4} << 20;
 
-void Check(int code, const char* what) {
-  if (code != MPI_SUCCESS) throw Error(code, std::string(what) + " failed");
-}
-
 RemoteBatch& BatchOf(Window& win, int target) {
   auto [it, fresh] = win.batches.try_emplace(target);
   // Room for the lock record, written there when the lock goes too.

@@ -25,10 +25,6 @@ constexpr int kTagFenceWake = 5; // last rank into a node's fence -> its sleeper
 constexpr int kKnownAsserts =
     MPI_MODE_NOCHECK | MPI_MODE_NOPRECEDE | MPI_MODE_NOPUT | MPI_MODE_NOSTORE | MPI_MODE_NOSUCCEED;
 
-void Check(int code, const char* what) {
-  if (code != MPI_SUCCESS) throw Error(code, std::string(what) + " failed");
-}
-
 void Barrier() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 void CheckAssert(int assert) {

@@ -50,11 +50,6 @@ Table& Windows() {
 
 std::uint64_t RoundUp(std::uint64_t n, std::uint64_t to) { return (n + to - 1) / to * to; }
 
-// A failed MPI call of our own, as an error of the call that made it.
-void Check(int code, const char* what) {
-  if (code != MPI_SUCCESS) throw Error(code, std::string(what) + " failed");
-}
-
 // What each rank tells the others when a window is made.
 struct RankInfo {
   std::int32_t world_rank;
@@ -268,6 +263,10 @@ Window& Make(Flavor flavor, void* base, std::uint64_t size, int disp_unit, MPI_I
 }
 
 }  // namespace
+
+void Check(int code, const char* what) {
+  if (code != MPI_SUCCESS) throw Error(code, std::string(what) + " failed");
+}
 
 Window& LookupWindow(MPI_Win win) {
   if (win == MPI_WIN_NULL) throw Error(MPI_ERR_WIN, "MPI_WIN_NULL is not a window");

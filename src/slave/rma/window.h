@@ -37,6 +37,10 @@ namespace bdmpi::rma {
 
 inline constexpr int kNoCheck = 0x100;
 
+// A failed MPI call the window code makes itself, as an error (bdmpi::Error)
+// of the program's call that made it.
+void Check(int code, const char* what);
+
 // Where a fetching operation on another node's target puts its answer
 // (slave/rma/remote.cpp): the origin buffer, and its type when not dense.
 struct RemoteFetch {
