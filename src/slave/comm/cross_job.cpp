@@ -865,7 +865,8 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
   static const std::set<std::string_view> served = {
       "MPI_Send", "MPI_Isend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
       "MPI_Probe", "MPI_Iprobe", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
-      "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_free", "MPI_Comm_disconnect",
+      "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_free",
+      "MPI_Comm_disconnect",
       "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter",
       "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler",
       "MPI_Comm_set_name", "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr",

@@ -7,10 +7,11 @@
  * the other's file; publishing the other job's service fails
  * (MPI_ERR_NAME; not checked under Open MPI 4.1, which overwrites it).
  * Then A (2 ranks) accepts and B (3 ranks) connects, and over the
- * intercommunicator (exchange below) they send small messages both ways,
- * from any source, 4 MiB each way at once, allreduce across the jobs,
- * merge, allreduce, bcast and barrier on the merged communicator and
- * disconnect. Then rank 0 of each joins over a Unix socket in DIR and
+ * intercommunicator (exchange below) they send small messages both ways
+ * (nonblocking), from any source (probed), 4 MiB each way at once,
+ * allreduce across the jobs and barrier on a dup, merge, allreduce, bcast
+ * and barrier on the merged communicator (BDMPI refuses an allgather
+ * there) and disconnect. Then rank 0 of each joins over a Unix socket in DIR and
  * the two exchange a message over the joined communicator. A ends
  * without unpublishing under BDMPI (its job's end takes its names away),
  * and B waits until A's name is gone. `two_jobs hold DIR` (BDMPI)
@@ -107,19 +108,26 @@ static void exchange(MPI_Comm inter, int low) {
   CHECK_MPI(MPI_Comm_remote_size(inter, &remote));
   CHECK(remote == (low ? 3 : 2), "remote group of %d", remote);
   int base = low ? 100 : 200, their_base = low ? 200 : 100;
-  int mine = base + rank, got = -1;
-  MPI_Request request;
-  CHECK_MPI(MPI_Isend(&mine, 1, MPI_INT, rank % remote, 7, inter, &request));
-  for (int r = 0; r < remote; ++r) {
-    if (r % world_size() != rank) continue;
-    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, r, 7, inter, MPI_STATUS_IGNORE));
-    CHECK(got == their_base + r, "got %d from remote %d", got, r);
-  }
-  CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  int mine = base + rank, got = -1, from[3] = {-1, -1, -1};
+  MPI_Request requests[4], request;
+  int pending = 0;
+  for (int r = 0; r < remote; ++r)
+    if (r % world_size() == rank)
+      CHECK_MPI(MPI_Irecv(&from[r], 1, MPI_INT, r, 7, inter, &requests[pending++]));
+  CHECK_MPI(MPI_Isend(&mine, 1, MPI_INT, rank % remote, 7, inter, &requests[pending++]));
+  CHECK_MPI(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
+  for (int r = 0; r < remote; ++r)
+    if (r % world_size() == rank)
+      CHECK(from[r] == their_base + r, "got %d from remote %d", from[r], r);
 
   CHECK_MPI(MPI_Send(&mine, 1, MPI_INT, 0, 8, inter));
   if (rank == 0) {
-    int seen[8] = {0};
+    int seen[8] = {0}, count = -1;
+    MPI_Status probed;
+    CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, 8, inter, &probed));
+    CHECK_MPI(MPI_Get_count(&probed, MPI_INT, &count));
+    CHECK(probed.MPI_SOURCE >= 0 && probed.MPI_SOURCE < remote && count == 1,
+          "probed source %d, %d ints", probed.MPI_SOURCE, count);
     for (int r = 0; r < remote; ++r) {
       MPI_Status status;
       CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 8, inter, &status));
@@ -139,7 +147,6 @@ static void exchange(MPI_Comm inter, int low) {
     CHECK_MPI(MPI_Isend(out, kLarge, MPI_DOUBLE, 0, 9, inter, &request));
     MPI_Status status;
     CHECK_MPI(MPI_Recv(in, kLarge, MPI_DOUBLE, 0, 9, inter, &status));
-    int count = -1;
     CHECK_MPI(MPI_Get_count(&status, MPI_DOUBLE, &count));
     CHECK(count == kLarge, "large message of %d doubles", count);
     for (int i = 0; i < kLarge; ++i)
@@ -152,6 +159,11 @@ static void exchange(MPI_Comm inter, int low) {
   int one = 1, sum = 0;
   CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, inter));
   CHECK(sum == remote, "allreduce across the jobs: %d of %d", sum, remote);
+
+  MPI_Comm copy;
+  CHECK_MPI(MPI_Comm_dup(inter, &copy));
+  CHECK_MPI(MPI_Barrier(copy));
+  CHECK_MPI(MPI_Comm_free(&copy));
 
   MPI_Comm merged;
   CHECK_MPI(MPI_Intercomm_merge(inter, low ? 0 : 1, &merged));
@@ -167,6 +179,14 @@ static void exchange(MPI_Comm inter, int low) {
     CHECK(from_last[i] == size - 1, "bcast on the merged communicator: [%d] = %d", i,
           from_last[i]);
   CHECK_MPI(MPI_Barrier(merged));
+#ifdef BDMPI
+  /* BDMPI serves some collectives between two jobs and refuses the others. */
+  MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+  int all[8];
+  int rc = MPI_Allgather(&at, 1, MPI_INT, all, 1, MPI_INT, merged);
+  CHECK(error_class_of(rc) == MPI_ERR_COMM, "MPI_Allgather between two jobs: class %d",
+        error_class_of(rc));
+#endif
   CHECK_MPI(MPI_Comm_free(&merged));
   CHECK_MPI(MPI_Comm_disconnect(&inter));
 }
