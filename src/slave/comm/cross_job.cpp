@@ -2,17 +2,11 @@
 #include "slave/comm/cross_job.h"
 
 #include <poll.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstddef>
-#include <cstdio>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,6 +18,7 @@
 #include "common/unique_fd.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
+#include "slave/comm/cross_job_mesh.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/request/request.h"
 #include "slave/runtime/errors.h"
@@ -35,150 +30,15 @@ int cross_job_comms = 0;
 
 namespace {
 
-// A received message: its sender's mesh index, context, tag and wire bytes.
-struct Frame {
-  int source = 0;
-  std::int32_t context = 0;
-  std::int32_t tag = 0;
-  std::vector<std::byte> data;
-};
-
-struct FrameHeader {
-  std::int32_t context = 0;
-  std::int32_t tag = 0;
-  std::uint64_t bytes = 0;
-};
-
 // Tags of the collectives, in a communicator's second context.
 enum CrossTag : std::int32_t { kFence = 1, kBcastTag, kReduceTag, kResultTag, kMergeTag };
-
-// A listening socket's abstract name fits this, NUL included.
-constexpr std::size_t kNameBytes = 48;
-// The empty probe that lets the job's other ranks run.
-constexpr int kYieldTag = (1 << 23) - 2;
 
 const std::string& OwnJob() {
   static const std::string id = wiring::Require(Wire::kJobId);
   return id;
 }
 
-std::uint64_t RandomTag() {
-  std::uint64_t value = 0;
-  while (getrandom(&value, sizeof value, 0) != sizeof value)
-    if (errno != EINTR) ThrowSystemError("getrandom", errno);
-  return value;
-}
-
-// Abstract names vanish with their socket, so a killed job leaves none;
-// the user id keeps users apart and the tag makes a name unguessable
-// before it exists (another user who sees it in /proc/net/unix is refused
-// by CheckPeer).
-std::string SocketName(std::uint64_t tag) {
-  char name[kNameBytes];
-  std::snprintf(name, sizeof name, "bdmpi-%u-%016llx", static_cast<unsigned>(geteuid()),
-                static_cast<unsigned long long>(tag));
-  return name;
-}
-
-// A stream socket and the abstract address `name`.
-struct AbstractSocket {
-  UniqueFd fd;
-  sockaddr_un address{};
-  socklen_t length = 0;
-
-  explicit AbstractSocket(const std::string& name)
-      : fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    if (!fd) ThrowSystemError("socket", errno);
-    address.sun_family = AF_UNIX;
-    std::memcpy(address.sun_path + 1, name.data(), name.size());
-    length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-  }
-  sockaddr* at() { return reinterpret_cast<sockaddr*>(&address); }
-};
-
-UniqueFd Listen(const std::string& name) {
-  AbstractSocket listener(name);
-  if (bind(listener.fd.get(), listener.at(), listener.length) != 0)
-    ThrowSystemError("bind of the socket " + name, errno);
-  if (listen(listener.fd.get(), SOMAXCONN) != 0) ThrowSystemError("listen", errno);
-  return std::move(listener.fd);
-}
-
-// -1 with errno when nothing listens there.
-int Dial(const std::string& name) {
-  AbstractSocket caller(name);
-  while (connect(caller.fd.get(), caller.at(), caller.length) != 0)
-    if (errno != EINTR) return -1;
-  return caller.fd.release();
-}
-
-bool SameUser(int fd) {
-  ucred cred{};
-  socklen_t length = sizeof cred;
-  return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 && cred.uid == geteuid();
-}
-
-// Lets the job's runnable ranks run before this one goes on (-nr).
-void Yield() {
-  int flag = 0;
-  PMPI_Iprobe(MPI_ANY_SOURCE, kYieldTag, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
-}
-
-// Whether `fd` became readable within a millisecond; yields if not.
-bool Readable(int fd, const char* what) {
-  pollfd entry{fd, POLLIN, 0};
-  int ready = poll(&entry, 1, 1);
-  if (ready > 0) return true;
-  if (ready < 0 && errno != EINTR) ThrowSystemError(std::string(what) + ": poll", errno);
-  Yield();
-  return false;
-}
-
-int AcceptFrom(int listener, const char* what) {
-  while (!Readable(listener, what)) {
-  }
-  int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0 && errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
-    ThrowSystemError(std::string(what) + ": accept", errno);
-  return fd;
-}
-
 }  // namespace
-
-void WriteFully(int fd, const void* data, std::size_t bytes, const char* what) {
-  const char* at = static_cast<const char*>(data);
-  while (bytes > 0) {
-    ssize_t n = send(fd, at, bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd entry{fd, POLLOUT, 0};
-      if (poll(&entry, 1, 1) == 0) Yield();
-      continue;
-    }
-    if (n <= 0)
-      throw Error(kErrOther, std::string(what) + ": the other side closed the socket (" +
-                                 std::strerror(n < 0 ? errno : EPIPE) + ")");
-    at += n;
-    bytes -= static_cast<std::size_t>(n);
-  }
-}
-
-void ReadFully(int fd, void* data, std::size_t bytes, const char* what) {
-  char* at = static_cast<char*>(data);
-  while (bytes > 0) {
-    ssize_t n = recv(fd, at, bytes, MSG_DONTWAIT);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
-      Readable(fd, what);
-      continue;
-    }
-    if (n <= 0)
-      throw Error(kErrOther, std::string(what) + ": the other side closed the socket " +
-                                 (n < 0 ? std::string("(") + std::strerror(errno) + ")"
-                                        : std::string("(its job ended?)")));
-    at += n;
-    bytes -= static_cast<std::size_t>(n);
-  }
-}
 
 RankCard OwnCard() {
   RankCard card;
@@ -206,8 +66,7 @@ void StopListening(const std::string& port) { PortListeners().erase(port); }
 
 bool TryKnock(const std::string& port, RankCard* card, int* link) {
   auto found = PortListeners().find(port);
-  if (found == PortListeners().end())
-    throw Error(kErrPort, "port '" + port + "' is closed");
+  if (found == PortListeners().end()) throw Error(kErrPort, "port '" + port + "' is closed");
   pollfd entry{found->second.get(), POLLIN, 0};
   if (poll(&entry, 1, 1) <= 0) return false;
   UniqueFd fd(accept4(found->second.get(), nullptr, nullptr, SOCK_CLOEXEC));
@@ -232,215 +91,6 @@ int KnockAt(const std::string& port, std::uint64_t tag) {
   return fd.release();
 }
 
-// ---- the mesh
-
-class Mesh {
- public:
-  Mesh(std::vector<UniqueFd> links, int me, int first_size, bool accepting, std::string other)
-      : links_(std::move(links)),
-        inbound_(links_.size()),
-        me_(me),
-        first_size_(first_size),
-        accepting_(accepting),
-        other_job_(std::move(other)) {}
-
-  int NewContext() {
-    int context = next_context_;
-    next_context_ += 2;
-    return context;
-  }
-
-  void Send(int to, std::int32_t context, std::int32_t tag, const void* data,
-            std::uint64_t bytes) {
-    if (to == me_) {
-      const auto* at = static_cast<const std::byte*>(data);
-      arrived_.push_back(Frame{me_, context, tag, std::vector<std::byte>(at, at + bytes)});
-      return;
-    }
-    FrameHeader header{context, tag, bytes};
-    WriteLink(to, &header, sizeof header);
-    WriteLink(to, data, bytes);
-  }
-
-  // The first arrived frame that matches (`from` -1: any of `sources`).
-  std::deque<Frame>::iterator Find(std::int32_t context, int from, std::int32_t tag) {
-    return std::find_if(arrived_.begin(), arrived_.end(), [&](const Frame& frame) {
-      return frame.context == context && (from < 0 || frame.source == from) &&
-             (tag == MPI_ANY_TAG || frame.tag == tag);
-    });
-  }
-
-  std::optional<Frame> TryTake(std::int32_t context, int from, std::int32_t tag,
-                               const std::vector<int>& sources) {
-    auto found = Find(context, from, tag);
-    if (found == arrived_.end()) {
-      Progress(0, -1);
-      found = Find(context, from, tag);
-    }
-    if (found == arrived_.end()) {
-      CheckOpen(from, sources);
-      return std::nullopt;
-    }
-    Frame frame = std::move(*found);
-    arrived_.erase(found);
-    return frame;
-  }
-
-  // Waits for and takes it.
-  Frame Take(std::int32_t context, int from, std::int32_t tag, const std::vector<int>& sources) {
-    for (;;) {
-      if (std::optional<Frame> frame = TryTake(context, from, tag, sources)) return *frame;
-      if (!Progress(1, -1)) Yield();
-    }
-  }
-
-  // Its source, tag and size, once it arrived (`wait`), or nullptr.
-  const Frame* Peek(std::int32_t context, int from, std::int32_t tag,
-                    const std::vector<int>& sources, bool wait) {
-    for (;;) {
-      auto found = Find(context, from, tag);
-      if (found == arrived_.end()) {
-        Progress(0, -1);
-        found = Find(context, from, tag);
-      }
-      if (found != arrived_.end()) return &*found;
-      CheckOpen(from, sources);
-      if (!wait) return nullptr;
-      if (!Progress(1, -1)) Yield();
-    }
-  }
-
- private:
-  struct Inbound {
-    FrameHeader header;
-    std::size_t header_filled = 0;
-    Frame frame;
-    std::size_t body_filled = 0;
-    bool closed = false;
-    int error = 0;
-  };
-
-  std::string Describe(int index) const {
-    bool first = index < first_size_;
-    bool own = first == accepting_;
-    return "rank " + std::to_string(first ? index : index - first_size_) + " of " +
-           (own ? "this job (" + OwnJob() + ")" : "the other job (" + other_job_ + ")");
-  }
-
-  [[noreturn]] void Lost(int index) const {
-    const Inbound& in = inbound_[static_cast<std::size_t>(index)];
-    throw Error(kErrOther,
-                "the connection to " + Describe(index) +
-                    " on a communicator between jobs " + OwnJob() + " and " + other_job_ +
-                    " ended" + (in.error != 0 ? std::string(" (") + std::strerror(in.error) + ")"
-                                              : std::string()) +
-                    ": that rank exited or was killed");
-  }
-
-  void CheckOpen(int from, const std::vector<int>& sources) const {
-    if (from >= 0) {
-      if (from != me_ && inbound_[static_cast<std::size_t>(from)].closed) Lost(from);
-      return;
-    }
-    for (int source : sources)
-      if (source != me_ && inbound_[static_cast<std::size_t>(source)].closed) Lost(source);
-  }
-
-  void WriteLink(int to, const void* data, std::uint64_t bytes) {
-    const char* at = static_cast<const char*>(data);
-    int fd = links_[static_cast<std::size_t>(to)].get();
-    while (bytes > 0) {
-      ssize_t n = send(fd, at, bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n > 0) {
-        at += n;
-        bytes -= static_cast<std::uint64_t>(n);
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        // Read meanwhile: the destination may be sending to this rank.
-        if (!Progress(1, to)) Yield();
-        continue;
-      }
-      inbound_[static_cast<std::size_t>(to)].closed = true;
-      inbound_[static_cast<std::size_t>(to)].error = n < 0 ? errno : EPIPE;
-      Lost(to);
-    }
-  }
-
-  // Reads what arrived within `timeout_ms` (and waits for `writable` to
-  // take more); whether anything happened.
-  bool Progress(int timeout_ms, int writable) {
-    std::vector<pollfd> entries;
-    std::vector<int> indexes;
-    for (std::size_t i = 0; i < links_.size(); ++i) {
-      if (!links_[i] || inbound_[i].closed) continue;
-      short events = POLLIN;
-      if (static_cast<int>(i) == writable) events |= POLLOUT;
-      entries.push_back(pollfd{links_[i].get(), events, 0});
-      indexes.push_back(static_cast<int>(i));
-    }
-    int ready = poll(entries.data(), entries.size(), timeout_ms);
-    if (ready < 0 && errno != EINTR) ThrowSystemError("poll on the other job's sockets", errno);
-    if (ready <= 0) return false;
-    for (std::size_t e = 0; e < entries.size(); ++e)
-      if (entries[e].revents & (POLLIN | POLLHUP | POLLERR)) ReadSome(indexes[e]);
-    return true;
-  }
-
-  // Takes what the socket holds, frame by frame, without waiting.
-  void ReadSome(int index) {
-    Inbound& in = inbound_[static_cast<std::size_t>(index)];
-    int fd = links_[static_cast<std::size_t>(index)].get();
-    for (;;) {
-      char* at;
-      std::size_t want;
-      bool header = in.header_filled < sizeof in.header;
-      if (header) {
-        at = reinterpret_cast<char*>(&in.header) + in.header_filled;
-        want = sizeof in.header - in.header_filled;
-      } else {
-        at = reinterpret_cast<char*>(in.frame.data.data()) + in.body_filled;
-        want = in.frame.data.size() - in.body_filled;
-      }
-      if (want > 0) {
-        ssize_t n = recv(fd, at, want, MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        if (n <= 0) {
-          in.closed = true;
-          in.error = n < 0 ? errno : 0;
-          return;
-        }
-        if (header) {
-          in.header_filled += static_cast<std::size_t>(n);
-          if (in.header_filled < sizeof in.header) continue;
-          in.frame = Frame{index, in.header.context, in.header.tag,
-                           std::vector<std::byte>(in.header.bytes)};
-          in.body_filled = 0;
-        } else {
-          in.body_filled += static_cast<std::size_t>(n);
-        }
-      }
-      if (in.header_filled == sizeof in.header && in.body_filled == in.frame.data.size()) {
-        arrived_.push_back(std::move(in.frame));
-        in.frame = Frame{};
-        in.header_filled = 0;
-        in.body_filled = 0;
-      }
-    }
-  }
-
-  std::vector<UniqueFd> links_;  // by mesh index; none to this rank
-  std::vector<Inbound> inbound_;
-  std::deque<Frame> arrived_;
-  int me_;
-  int first_size_;  // the accepting group's ranks come first
-  bool accepting_;
-  std::string other_job_;
-  int next_context_ = 0;
-};
-
 namespace {
 
 // The group sizes and jobs the roots swap; `nodes`: the job's node count.
@@ -456,8 +106,8 @@ std::string Refusal(const GroupCard& ours, const GroupCard& theirs) {
   for (const GroupCard* card : {&ours, &theirs})
     if (card->nodes != 1)
       return "job " + std::string(card->job) + " runs on " + std::to_string(card->nodes) +
-             " nodes; BDMPI connects two jobs of one node each (its ranks link the jobs over "
-             "Unix sockets of one host)";
+             " nodes; BDMPI connects two jobs of one node each (its ranks link the jobs "
+             "over Unix sockets of one host)";
   return {};
 }
 
@@ -509,8 +159,8 @@ int SourceIndex(const CrossJobComm& cross, int source) {
 
 void CheckPeerRank(const CommInfo& comm, int rank, const char* what) {
   if (rank < 0 || rank >= comm.PeerGroupSize())
-    throw Error(kErrRank, std::string(what) + " rank " + std::to_string(rank) +
-                              " is not in [0, " + std::to_string(comm.PeerGroupSize()) + ")");
+    throw Error(kErrRank, std::string(what) + " rank " + std::to_string(rank) + " is not in [0, " +
+                              std::to_string(comm.PeerGroupSize()) + ")");
 }
 
 [[noreturn]] void Unserved(const char* what) {
@@ -535,18 +185,18 @@ std::vector<std::byte> FoldLocal(const CommInfo& comm, std::vector<std::byte> mi
   std::vector<std::vector<std::byte>> parts(static_cast<std::size_t>(comm.size));
   for (int r = 0; r < comm.size; ++r)
     parts[static_cast<std::size_t>(r)] =
-        r == root ? std::move(mine)
-                  : cross.mesh->Take(context, cross.local[static_cast<std::size_t>(r)],
-                                     kReduceTag, cross.local).data;
+        r == root
+            ? std::move(mine)
+            : cross.mesh
+                  ->Take(context, cross.local[static_cast<std::size_t>(r)], kReduceTag, cross.local)
+                  .data;
   std::vector<std::byte> folded = std::move(parts.back());
   for (int r = comm.size - 2; r >= 0; --r)
-    ApplyOpWire(checked, datatype, parts[static_cast<std::size_t>(r)].data(), folded.data(),
-                count);
+    ApplyOpWire(checked, datatype, parts[static_cast<std::size_t>(r)].data(), folded.data(), count);
   return folded;
 }
 
-void WriteResult(const std::vector<std::byte>& wire, void* recv, int count,
-                 MPI_Datatype datatype) {
+void WriteResult(const std::vector<std::byte>& wire, void* recv, int count, MPI_Datatype datatype) {
   WriteWire(wire, recv, count, ScatteredLayout(datatype).get());
 }
 
@@ -567,10 +217,10 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   // Every rank's listening socket, its name gathered at the root.
   std::string own_name = SocketName(RandomTag());
   UniqueFd listener = Listen(own_name);
-  char name[kNameBytes] = {};
+  char name[kSocketNameBytes] = {};
   std::memcpy(name, own_name.data(), own_name.size());
-  std::vector<char> names(rank == root ? static_cast<std::size_t>(size) * kNameBytes : 0);
-  Gather(name, kNameBytes, MPI_CHAR, names.data(), kNameBytes, MPI_CHAR, root, comm);
+  std::vector<char> names(rank == root ? static_cast<std::size_t>(size) * kSocketNameBytes : 0);
+  Gather(name, kSocketNameBytes, MPI_CHAR, names.data(), kSocketNameBytes, MPI_CHAR, root, comm);
 
   // The roots swap jobs, sizes and names; the accepting one writes first.
   GroupCard theirs;
@@ -591,7 +241,7 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     if (theirs.size < 1 || theirs.size > (1 << 20))
       throw Error(kErrOther, std::string(what) + ": the other job sent a group of " +
                                  std::to_string(theirs.size) + " ranks");
-    std::vector<char> their_names(static_cast<std::size_t>(theirs.size) * kNameBytes);
+    std::vector<char> their_names(static_cast<std::size_t>(theirs.size) * kSocketNameBytes);
     ReadFully(link, their_names.data(), their_names.size(), what);
     if (!accepting) write_ours();
     refused = Refusal(ours, theirs);
@@ -607,7 +257,7 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   }
   int first = accepting ? size : theirs.size;
   int total = size + theirs.size;
-  all.resize(static_cast<std::size_t>(total) * kNameBytes);
+  all.resize(static_cast<std::size_t>(total) * kSocketNameBytes);
   Bcast(all.data(), static_cast<int>(all.size()), MPI_CHAR, root, comm);
 
   // Dial the lower indexes (a listener's backlog takes the connection at
@@ -615,7 +265,7 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   int me = accepting ? rank : first + rank;
   std::vector<UniqueFd> links(static_cast<std::size_t>(total));
   for (int j = 0; j < me; ++j) {
-    std::string peer(&all[static_cast<std::size_t>(j) * kNameBytes]);
+    std::string peer(&all[static_cast<std::size_t>(j) * kSocketNameBytes]);
     UniqueFd fd(Dial(peer));
     if (!fd || !SameUser(fd.get()))
       throw Error(kErrOther, std::string(what) + ": cannot reach rank " + std::to_string(j) +
@@ -635,7 +285,8 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   }
 
   auto cross = std::make_shared<CrossJobComm>();
-  cross->mesh = std::make_shared<Mesh>(std::move(links), me, first, accepting, theirs.job);
+  cross->mesh =
+      std::make_shared<Mesh>(std::move(links), me, first, accepting, OwnJob(), theirs.job);
   cross->context = cross->mesh->NewContext();
   cross->other_job = theirs.job;
   cross->accepting = accepting;
@@ -648,8 +299,8 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   return AddCrossComm(std::move(inter), std::move(cross));
 }
 
-void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype,
-               int dest, int tag) {
+void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
+               int tag) {
   if (tag < 0) throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
   if (dest == MPI_PROC_NULL) return;
   CheckPeerRank(comm, dest, "destination");
@@ -659,16 +310,15 @@ void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype
                    wire.bytes);
 }
 
-void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype,
-               int source, int tag, MPI_Status* status) {
+void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int source,
+               int tag, MPI_Status* status) {
   if (source == MPI_PROC_NULL) {
     SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     return;
   }
   if (source != MPI_ANY_SOURCE) CheckPeerRank(comm, source, "source");
   const CrossJobComm& cross = Cross(comm);
-  Frame frame =
-      cross.mesh->Take(cross.context, SourceIndex(cross, source), tag, cross.peers());
+  Frame frame = cross.mesh->Take(cross.context, SourceIndex(cross, source), tag, cross.peers());
   Deliver(frame, cross, buffer, count, datatype, status);
 }
 
@@ -720,8 +370,8 @@ class CrossRecvRequest : public Request {
 
 }  // namespace
 
-MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype,
-                       int source, int tag) {
+MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype, int source,
+                       int tag) {
   const CommInfo& comm = LookupComm(handle);
   if (source == MPI_PROC_NULL) {
     MPI_Status status;
@@ -729,8 +379,7 @@ MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype da
     return NewDoneRequest(handle, status);
   }
   if (source != MPI_ANY_SOURCE) CheckPeerRank(comm, source, "source");
-  return NewRequest(std::make_unique<CrossRecvRequest>(handle, comm.cross, buffer, count,
-                                                       datatype,
+  return NewRequest(std::make_unique<CrossRecvRequest>(handle, comm.cross, buffer, count, datatype,
                                                        SourceIndex(Cross(comm), source), tag));
 }
 
@@ -767,8 +416,7 @@ void CrossBarrier(const CommInfo& comm) {
     if (member != me) cross.mesh->Send(member, context, kFence, nullptr, 0);
 }
 
-void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype,
-                int root) {
+void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int root) {
   const CrossJobComm& cross = Cross(comm);
   std::int32_t context = CollContext(comm);
   bool inter = !cross.remote.empty();
@@ -781,8 +429,8 @@ void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype data
       if (peer != Me(comm)) cross.mesh->Send(peer, context, kBcastTag, wire.data, wire.bytes);
     return;
   }
-  Frame frame = cross.mesh->Take(context, cross.peers()[static_cast<std::size_t>(root)],
-                                 kBcastTag, cross.peers());
+  Frame frame = cross.mesh->Take(context, cross.peers()[static_cast<std::size_t>(root)], kBcastTag,
+                                 cross.peers());
   Deliver(frame, cross, buffer, count, datatype, MPI_STATUS_IGNORE);
 }
 
@@ -808,8 +456,8 @@ void CrossAllreduce(const CommInfo& comm, const void* send, void* recv, int coun
   bool inter = !cross.remote.empty();
   if (comm.rank == 0)
     for (int peer : cross.peers())
-      if (peer != Me(comm)) cross.mesh->Send(peer, context, kResultTag, folded.data(),
-                                            folded.size());
+      if (peer != Me(comm))
+        cross.mesh->Send(peer, context, kResultTag, folded.data(), folded.size());
   if (!inter && comm.rank == 0) {
     WriteResult(folded, recv, count, datatype);
     return;
@@ -820,8 +468,7 @@ void CrossAllreduce(const CommInfo& comm, const void* send, void* recv, int coun
 
 MPI_Comm CrossMerge(const CommInfo& inter, int high) {
   const CrossJobComm& cross = Cross(inter);
-  if (cross.remote.empty())
-    throw Error(kErrComm, "MPI_Intercomm_merge of an intracommunicator");
+  if (cross.remote.empty()) throw Error(kErrComm, "MPI_Intercomm_merge of an intracommunicator");
   std::int32_t context = CollContext(inter);
   std::int32_t mine = high != 0;
   if (inter.rank == 0)
@@ -866,11 +513,10 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
       "MPI_Send", "MPI_Isend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
       "MPI_Probe", "MPI_Iprobe", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
       "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_free",
-      "MPI_Comm_disconnect",
-      "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter",
-      "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler",
-      "MPI_Comm_set_name", "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr",
-      "MPI_Comm_delete_attr"};
+      "MPI_Comm_disconnect", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size",
+      "MPI_Comm_test_inter", "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler",
+      "MPI_Comm_call_errhandler", "MPI_Comm_set_name", "MPI_Comm_get_name", "MPI_Comm_get_attr",
+      "MPI_Comm_set_attr", "MPI_Comm_delete_attr"};
   if (served.count(function) == 0)
     throw Error(kErrComm, std::string(function) +
                               " on a communicator between two jobs: BDMPI serves point-to-point "

@@ -5,20 +5,13 @@
 //
 // Design (docs/processes.md, "Ports and joins between two jobs"). The two
 // jobs' masters never meet: every rank of both groups holds a Unix stream
-// socket to every other one (a mesh, made at the connection: each rank
-// listens on an abstract socket of a random name, the roots swap the
-// names through the port's socket, a rank dials the lower indexes and
-// accepts the higher ones). A message is a frame on the socket to its
-// destination; a receive takes the first arrived frame that matches
-// (context, source, tag), reading whatever arrived meanwhile. A rank that
-// waits on the mesh (a receive, a send into a full socket) polls its
-// sockets and, each millisecond without news, makes an empty probe at its
-// master, which puts it behind its job's runnable ranks: a rank waiting
-// for another job never holds a running slot its own job needs (-nr 1).
-// The collectives on such a communicator are linear, over the same frames
-// in the communicator's second context. A socket that ends (the other
-// job's rank exited or was killed) is an error at the rank that waits on
-// it, naming the other job.
+// socket to every other one (the mesh, cross_job_mesh.h, made here at the
+// connection: each rank listens on an abstract socket of a random name,
+// the roots swap the names through the port's socket, a rank dials the
+// lower indexes and accepts the higher ones). A message is a frame on the
+// socket to its destination; a receive takes the first arrived frame that
+// matches (context, source, tag). The collectives on such a communicator
+// are linear, over the same frames in the communicator's second context.
 #pragma once
 
 #include <mpi.h>
@@ -43,7 +36,7 @@ struct CrossJobComm {
   std::vector<int> local;   // mesh index by rank in the local group
   std::vector<int> remote;  // of the remote group (an intercommunicator), else empty
   std::string other_job;
-  bool accepting = false;   // the local group came in by MPI_Comm_accept
+  bool accepting = false;  // the local group came in by MPI_Comm_accept
 
   // The mesh indexes point-to-point names ranks of.
   const std::vector<int>& peers() const { return remote.empty() ? local : remote; }
@@ -67,11 +60,6 @@ bool TryKnock(const std::string& port, RankCard* card, int* link);
 // rank's card; throws kErrPort when no rank listens on it.
 int KnockAt(const std::string& port, std::uint64_t tag);
 
-// Writes `bytes` to `fd` or reads them, without holding the running slot
-// while waiting; `what` names the call in errors.
-void WriteFully(int fd, const void* data, std::size_t bytes, const char* what);
-void ReadFully(int fd, void* data, std::size_t bytes, const char* what);
-
 // Collective over `comm`: makes the mesh with the group on the other end of
 // `link` (significant at `root` only, left open) and returns the
 // intercommunicator. `accepting`: this group comes first in the mesh.
@@ -86,12 +74,12 @@ inline const CommInfo* CrossJob(MPI_Comm comm) {
 
 // The operations a communicator between two jobs serves; each throws
 // kErrComm for what it does not (an intercommunicator's reduce, ...).
-void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype,
-               int dest, int tag);
-void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype,
-               int source, int tag, MPI_Status* status);
-MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype,
-                       int source, int tag);
+void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
+               int tag);
+void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int source,
+               int tag, MPI_Status* status);
+MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype, int source,
+                       int tag);
 bool CrossProbe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status* status);
 void CrossBarrier(const CommInfo& comm);
 void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int root);

@@ -1,7 +1,6 @@
 // Dynamic processes; see dynamic.h.
 #include "slave/comm/dynamic.h"
 
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +24,7 @@
 #include "slave/p2p/p2p.h"
 #include "slave/coll/collectives.h"
 #include "slave/comm/cross_job.h"
+#include "slave/comm/cross_job_mesh.h"
 #include "slave/comm/intercomm.h"
 #include "slave/runtime/info.h"
 #include "slave/runtime/objects.h"
@@ -288,9 +288,7 @@ void ForgetParent(MPI_Comm comm) {
 
 std::string OpenPort() {
   static std::uint32_t ports = 0;
-  std::uint64_t tag = 0;
-  while (getrandom(&tag, sizeof tag, 0) != sizeof tag)
-    if (errno != EINTR) ThrowSystemError("MPI_Open_port: getrandom", errno);
+  std::uint64_t tag = RandomTag();
   std::string port = PortName(JobId(), Runtime::Instance()->world_rank(), ++ports, tag);
   ListenOnPort(port, tag);
   return port;
