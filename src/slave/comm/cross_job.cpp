@@ -200,6 +200,22 @@ void WriteResult(const std::vector<std::byte>& wire, void* recv, int count, MPI_
   WriteWire(wire, recv, count, ScatteredLayout(datatype).get());
 }
 
+// Every member of the communicator (both groups) waits for the others,
+// at the lowest mesh index.
+void Fence(const CrossJobComm& cross, int me, std::int32_t context) {
+  std::vector<int> members = Members(cross);
+  int root = members.front();
+  if (me != root) {
+    cross.mesh->Send(root, context, kFence, nullptr, 0);
+    cross.mesh->Take(context, root, kFence, members);
+    return;
+  }
+  for (int member : members)
+    if (member != me) cross.mesh->Take(context, member, kFence, members);
+  for (int member : members)
+    if (member != me) cross.mesh->Send(member, context, kFence, nullptr, 0);
+}
+
 }  // namespace
 
 MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
@@ -261,7 +277,9 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   Bcast(all.data(), static_cast<int>(all.size()), MPI_CHAR, root, comm);
 
   // Dial the lower indexes (a listener's backlog takes the connection at
-  // once) and say who calls; then take the higher ones' calls.
+  // once) and say who calls; then take the higher ones' calls, watching
+  // the sockets made so far and the roots' one: no rank closes one before
+  // the fence below, so one that ends means its rank's job ended.
   int me = accepting ? rank : first + rank;
   std::vector<UniqueFd> links(static_cast<std::size_t>(total));
   for (int j = 0; j < me; ++j) {
@@ -275,7 +293,11 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     links[static_cast<std::size_t>(j)] = std::move(fd);
   }
   for (int pending = total - 1 - me; pending > 0;) {
-    UniqueFd fd(AcceptFrom(listener.get(), what));
+    std::vector<int> watched;
+    if (rank == root) watched.push_back(link);
+    for (const UniqueFd& made : links)
+      if (made) watched.push_back(made.get());
+    UniqueFd fd(AcceptFrom(listener.get(), watched, what));
     if (!fd || !SameUser(fd.get())) continue;
     std::int32_t index = -1;
     ReadFully(fd.get(), &index, sizeof index, what);
@@ -296,6 +318,8 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   inter.remote_world_ranks.assign(static_cast<std::size_t>(theirs.size), -1);
   inter.union_rank = me;
   inter.remote_offset = remote_first;
+  // No rank goes on (and may close its sockets) before every rank is linked.
+  Fence(*cross, me, cross->context + 1);
   return AddCrossComm(std::move(inter), std::move(cross));
 }
 
@@ -399,22 +423,7 @@ bool CrossProbe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status
   return true;
 }
 
-void CrossBarrier(const CommInfo& comm) {
-  const CrossJobComm& cross = Cross(comm);
-  std::vector<int> members = Members(cross);
-  int root = members.front();
-  std::int32_t context = CollContext(comm);
-  int me = Me(comm);
-  if (me != root) {
-    cross.mesh->Send(root, context, kFence, nullptr, 0);
-    cross.mesh->Take(context, root, kFence, members);
-    return;
-  }
-  for (int member : members)
-    if (member != me) cross.mesh->Take(context, member, kFence, members);
-  for (int member : members)
-    if (member != me) cross.mesh->Send(member, context, kFence, nullptr, 0);
-}
+void CrossBarrier(const CommInfo& comm) { Fence(Cross(comm), Me(comm), CollContext(comm)); }
 
 void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int root) {
   const CrossJobComm& cross = Cross(comm);

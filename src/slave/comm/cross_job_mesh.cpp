@@ -44,6 +44,16 @@ void Yield() {
   PMPI_Iprobe(MPI_ANY_SOURCE, kYieldTag, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
 }
 
+// Whether `fd` became readable within a millisecond; yields if not.
+bool Readable(int fd, const char* what) {
+  pollfd entry{fd, POLLIN, 0};
+  int ready = poll(&entry, 1, 1);
+  if (ready > 0) return true;
+  if (ready < 0 && errno != EINTR) ThrowSystemError(std::string(what) + ": poll", errno);
+  Yield();
+  return false;
+}
+
 }  // namespace
 
 std::uint64_t RandomTag() {
@@ -85,17 +95,18 @@ bool SameUser(int fd) {
   return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 && cred.uid == geteuid();
 }
 
-bool Readable(int fd, const char* what) {
-  pollfd entry{fd, POLLIN, 0};
-  int ready = poll(&entry, 1, 1);
-  if (ready > 0) return true;
-  if (ready < 0 && errno != EINTR) ThrowSystemError(std::string(what) + ": poll", errno);
-  Yield();
-  return false;
-}
-
-int AcceptFrom(int listener, const char* what) {
-  while (!Readable(listener, what)) {
+int AcceptFrom(int listener, const std::vector<int>& watched, const char* what) {
+  for (;;) {
+    std::vector<pollfd> entries{pollfd{listener, POLLIN, 0}};
+    for (int fd : watched) entries.push_back(pollfd{fd, POLLRDHUP, 0});
+    int ready = poll(entries.data(), entries.size(), 1);
+    if (ready < 0 && errno != EINTR) ThrowSystemError(std::string(what) + ": poll", errno);
+    if (ready > 0 && (entries[0].revents & POLLIN)) break;
+    for (std::size_t e = 1; ready > 0 && e < entries.size(); ++e)
+      if (entries[e].revents & (POLLRDHUP | POLLHUP | POLLERR))
+        throw Error(kErrOther, std::string(what) +
+                                   ": a rank of the two jobs ended while they were being linked");
+    if (ready <= 0) Yield();
   }
   int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
   if (fd < 0 && errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)

@@ -29,10 +29,9 @@ UniqueFd Listen(const std::string& name);
 int Dial(const std::string& name);
 // Whether the process at the other end of `fd` is this user's.
 bool SameUser(int fd);
-// Whether `fd` became readable within a millisecond; yields if not.
-bool Readable(int fd, const char* what);
-// A connection the listener took (waiting for it), or -1.
-int AcceptFrom(int listener, const char* what);
+// A connection the listener took (waiting for it), or -1. A socket of
+// `watched` that ends meanwhile is kErrOther.
+int AcceptFrom(int listener, const std::vector<int>& watched, const char* what);
 // Writes `bytes` to `fd` or reads them, without holding the running slot
 // while waiting; `what` names the call in errors.
 void WriteFully(int fd, const void* data, std::size_t bytes, const char* what);

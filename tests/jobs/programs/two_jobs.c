@@ -211,6 +211,7 @@ static void peer_dies(int stay) {
       write_file("stay.port", port);
     }
     CHECK_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+    CHECK_MPI(MPI_Barrier(inter));
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_ARE_FATAL);
     int got = 0;
     MPI_Recv(&got, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE);
@@ -221,6 +222,7 @@ static void peer_dies(int stay) {
     pause_ms(20);
   }
   CHECK_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+  CHECK_MPI(MPI_Barrier(inter));
   kill_master();
 }
 
