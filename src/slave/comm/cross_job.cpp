@@ -64,9 +64,14 @@ void ListenOnPort(const std::string& port, std::uint64_t tag) {
 
 void StopListening(const std::string& port) { PortListeners().erase(port); }
 
+void RequireListening(const std::string& port) {
+  if (PortListeners().count(port) == 0)
+    throw Error(kErrPort, "port '" + port + "' is closed (MPI_Close_port)");
+}
+
 bool TryKnock(const std::string& port, RankCard* card, int* link) {
+  RequireListening(port);
   auto found = PortListeners().find(port);
-  if (found == PortListeners().end()) throw Error(kErrPort, "port '" + port + "' is closed");
   pollfd entry{found->second.get(), POLLIN, 0};
   if (poll(&entry, 1, 1) <= 0) return false;
   UniqueFd fd(accept4(found->second.get(), nullptr, nullptr, SOCK_CLOEXEC));

@@ -53,6 +53,8 @@ RankCard OwnCard();
 // The listening socket of a port of this rank, made by MPI_Open_port.
 void ListenOnPort(const std::string& port, std::uint64_t tag);
 void StopListening(const std::string& port);
+// Throws kErrPort when this rank does not listen on the port (closed).
+void RequireListening(const std::string& port);
 // Whether a rank connected to the port within a millisecond: then `card`
 // gets its card and `link` the socket.
 bool TryKnock(const std::string& port, RankCard* card, int* link);

@@ -21,11 +21,11 @@
 #include "common/rendezvous.h"
 #include "common/unique_fd.h"
 #include "slave/coll/coll_p2p.h"
-#include "slave/p2p/p2p.h"
 #include "slave/coll/collectives.h"
 #include "slave/comm/cross_job.h"
 #include "slave/comm/cross_job_mesh.h"
 #include "slave/comm/intercomm.h"
+#include "slave/p2p/p2p.h"
 #include "slave/runtime/info.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
@@ -345,6 +345,7 @@ MPI_Comm CommAccept(const std::string& port, int root, MPI_Comm comm) {
       if (PortRank(id) != Runtime::Instance()->world_rank())
         throw Error(kErrPort, "MPI_Comm_accept: port '" + port + "' was opened by another "
                               "rank; BDMPI accepts on a port at the rank that opened it");
+      RequireListening(port);
       peer.tag = PortTag(id);
     } catch (const Error& failed) {
       error = failed.error_class();
