@@ -1,6 +1,8 @@
 #include "common/spawn_plan.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -104,29 +106,50 @@ std::vector<std::string> DecodeFields(const std::byte* data, std::size_t bytes) 
   return out;
 }
 
-std::string PortName(const std::string& job_id, int job_rank, std::uint32_t count) {
-  return "bdmpi-port:" + job_id + ":" + std::to_string(job_rank) + ":" + std::to_string(count);
+std::string PortName(const std::string& job_id, int job_rank, std::uint32_t count,
+                     std::uint64_t tag) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(tag));
+  return "bdmpi-port:" + job_id + ":" + std::to_string(job_rank) + ":" + std::to_string(count) +
+         ":" + hex;
+}
+
+PortAddress ParsePort(const std::string& name) {
+  const std::string prefix = "bdmpi-port:";
+  auto refuse = [&] { return Error(kErrPort, "'" + name + "' is no port name of MPI_Open_port's"); };
+  if (name.rfind(prefix, 0) != 0) throw refuse();
+  std::vector<std::string> parts;
+  std::size_t start = prefix.size();
+  for (;;) {
+    std::size_t end = name.find(':', start);
+    parts.push_back(name.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (parts.size() != 4 || parts[0].empty()) throw refuse();
+  auto number = [&](const std::string& text, int base) {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long value = std::strtoull(text.c_str(), &end, base);
+    if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-') throw refuse();
+    return value;
+  };
+  PortAddress port;
+  port.job = parts[0];
+  unsigned long long rank = number(parts[1], 10);
+  if (rank > 0x7fffffffu) throw refuse();
+  port.rank = static_cast<int>(rank);
+  port.count = static_cast<std::uint32_t>(number(parts[2], 10));
+  port.tag = number(parts[3], 16);
+  return port;
 }
 
 std::uint64_t ParsePortName(const std::string& name, const std::string& job_id) {
-  const std::string prefix = "bdmpi-port:";
-  if (name.rfind(prefix, 0) != 0)
-    throw Error(kErrPort, "'" + name + "' is no port name of MPI_Open_port's");
-  std::size_t job_end = name.find(':', prefix.size());
-  std::size_t rank_end = job_end == std::string::npos ? job_end : name.find(':', job_end + 1);
-  if (rank_end == std::string::npos)
-    throw Error(kErrPort, "'" + name + "' is no port name of MPI_Open_port's");
-  std::string job = name.substr(prefix.size(), job_end - prefix.size());
-  if (job != job_id)
-    throw Error(kErrPort, "port '" + name + "' belongs to job " + job + ", not to this job (" +
-                              job_id + "): BDMPI connects ranks of one job only (connecting "
-                              "two jobs is not supported; start both parts as one job)");
-  char* end = nullptr;
-  long rank = std::strtol(name.c_str() + job_end + 1, &end, 10);
-  unsigned long count = std::strtoul(name.c_str() + rank_end + 1, &end, 10);
-  if (rank < 0 || *end != '\0')
-    throw Error(kErrPort, "'" + name + "' is no port name of MPI_Open_port's");
-  return static_cast<std::uint64_t>(rank) << 32 | (count & 0xffffffffu);
+  PortAddress port = ParsePort(name);
+  if (port.job != job_id)
+    throw Error(kErrPort, "port '" + name + "' belongs to job " + port.job +
+                              ", not to this job (" + job_id + ")");
+  return static_cast<std::uint64_t>(port.rank) << 32 | port.count;
 }
 
 }  // namespace bdmpi

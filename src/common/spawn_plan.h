@@ -48,9 +48,20 @@ std::vector<std::byte> EncodeFields(const std::vector<std::string>& fields);
 // Throws Error(kErrArg) when the last field is not terminated.
 std::vector<std::string> DecodeFields(const std::byte* data, std::size_t bytes);
 
-// A port (MPI_Open_port) names the rank that opened it, by job rank, and
-// its count of ports: "bdmpi-port:<job id>:<job rank>:<count>".
-std::string PortName(const std::string& job_id, int job_rank, std::uint32_t count);
+// A port (MPI_Open_port) names the rank that opened it, by job rank, its
+// count of ports and the tag of its listening socket (an abstract Unix
+// socket no other process can guess before it exists, slave/comm/cross_job.h):
+// "bdmpi-port:<job id>:<job rank>:<count>:<tag in hex>".
+std::string PortName(const std::string& job_id, int job_rank, std::uint32_t count,
+                     std::uint64_t tag);
+struct PortAddress {
+  std::string job;
+  int rank = 0;
+  std::uint32_t count = 0;
+  std::uint64_t tag = 0;
+};
+// Throws Error(kErrPort) naming what is wrong when `name` is no port name.
+PortAddress ParsePort(const std::string& name);
 // The port's id (job rank << 32 | count); throws Error(kErrPort) naming
 // what is wrong when `name` is no port of job `job_id`.
 std::uint64_t ParsePortName(const std::string& name, const std::string& job_id);

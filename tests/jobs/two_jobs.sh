@@ -7,7 +7,9 @@
 #   two_jobs.sh mpirun RUN_JOB MPIRUN PROG      (Open MPI, with ompi-server)
 #
 # bdmpi: job A (-n 2 -nr 1) and job B (-n 3 -nr 2) at once, then a job
-# that publishes a name and kills its master (the name must go with it).
+# that publishes a name and kills its master (the name must go with it),
+# then a job that connects to another (-n 2 -nr 1) and kills its master:
+# the other must end with an error naming the dead job, not hang.
 # The rendezvous directory is a fresh XDG_RUNTIME_DIR's, so that other
 # tests' names are not seen, and must be gone (empty) at the end.
 set -u
@@ -64,6 +66,19 @@ if [[ $mode == bdmpi ]]; then
   [[ -s $work/hold.port ]] || fail "the job that killed its master published nothing"
   [[ -e $XDG_RUNTIME_DIR/bdmpi ]] && fail "a dead job's name is left:" \
     "$(ls -la "$XDG_RUNTIME_DIR/bdmpi")"
+  echo "==== a job whose connected job dies"
+  "$run_job" "${common[@]}" --np 2 --nr 1 --expect-exit nonzero \
+    --expect-stderr "connection to rank [0-9] of the other job .* ended" \
+    -- "$prog" stay "$work" >"$work/stay.log" 2>&1 &
+  stay=$!
+  "$run_job" "${common[@]}" --np 2 --nr 1 --expect-exit nonzero \
+    --expect-stderr "master|bdmprun" -- "$prog" quit "$work" >"$work/quit.log" 2>&1
+  rc_quit=$?
+  wait "$stay"
+  rc_stay=$?
+  cat "$work/stay.log" "$work/quit.log"
+  ((rc_quit == 0)) || fail "the job that connected and killed its master"
+  ((rc_stay == 0)) || fail "the job whose connected job died"
 elif [[ $mode == mpirun ]]; then
   ompi_server=$(dirname "$(command -v "$launcher")")/ompi-server
   [[ -x $ompi_server ]] || ompi_server=ompi-server

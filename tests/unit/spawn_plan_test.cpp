@@ -80,5 +80,33 @@ TEST(SpawnPlanTest, HostNamesItsNode) {
   EXPECT_EQ(NodeOfHost("localhost", {"solo"}, 0), 0);
 }
 
+// A port name carries its job, rank, count and socket tag there and back;
+// a name that is no port, or another job's to ParsePortName, is refused.
+TEST(PortNameTest, RoundTripAndRefusals) {
+  std::string name = PortName("jt42", 7, 3, 0xfedcba9876543210ull);
+  PortAddress port = ParsePort(name);
+  EXPECT_EQ(port.job, "jt42");
+  EXPECT_EQ(port.rank, 7);
+  EXPECT_EQ(port.count, 3u);
+  EXPECT_EQ(port.tag, 0xfedcba9876543210ull);
+  EXPECT_EQ(ParsePortName(name, "jt42"), (std::uint64_t{7} << 32) | 3);
+  for (const char* bad : {"", "bdmpi-port:", "bdmpi-port:jt42:7:3", "bdmpi-port::7:3:ff",
+                          "bdmpi-port:jt42:-7:3:ff", "bdmpi-port:jt42:7:3:fg",
+                          "bdmpi-port:jt42:7:3:ff:1", "port:jt42:7:3:ff"}) {
+    try {
+      ParsePort(bad);
+      ADD_FAILURE() << "'" << bad << "' was taken for a port";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.error_class(), kErrPort) << bad;
+    }
+  }
+  try {
+    ParsePortName(name, "jt43");
+    ADD_FAILURE() << "another job's port was taken for this job's";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), kErrPort);
+  }
+}
+
 }  // namespace
 }  // namespace bdmpi

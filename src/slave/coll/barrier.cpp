@@ -1,5 +1,6 @@
 #include "common/protocol.h"
 #include "slave/coll/collectives.h"
+#include "slave/comm/cross_job.h"
 #include "slave/coll/engine.h"
 #include "slave/coll/node_coll.h"
 #include "slave/coll/nbc_plans.h"
@@ -13,6 +14,7 @@ namespace bdmpi {
 void Barrier(MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.cross) return CrossBarrier(comm);
   CollEngine engine = SelectEngine(CollKind::kBarrier, comm).engine;
   if (engine == CollEngine::kInter) return IntercommBarrier(comm_handle);
   if (engine == CollEngine::kSchedule) return RunBlocking(BarrierPlan(comm_handle));

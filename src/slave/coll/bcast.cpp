@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/protocol.h"
 #include "slave/coll/collectives.h"
+#include "slave/comm/cross_job.h"
 #include "slave/coll/engine.h"
 #include "slave/coll/node_coll.h"
 #include "slave/coll/nbc_inter.h"
@@ -27,6 +28,7 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
            MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.cross) return CrossBcast(comm, buffer, count, datatype, root);
   CollEngine engine = SelectEngine(CollKind::kBcast, comm).engine;
   if (engine == CollEngine::kInter)
     return RunBlocking(InterBcastPlan(buffer, count, datatype, root, comm));

@@ -11,6 +11,7 @@
 #include "common/reduce.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
+#include "slave/comm/cross_job.h"
 #include "slave/coll/engine.h"
 #include "slave/coll/node_coll.h"
 #include "slave/coll/nbc_inter.h"
@@ -74,6 +75,7 @@ void Reduce(const void* send, void* recv, int count, MPI_Datatype datatype,
             MPI_Op op, int root, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.cross) return CrossReduce(comm, send, recv, count, datatype, op, root);
   if (!comm.inter) CheckRoot(comm, root);
   bool user_op = !comm.inter && UserDefined(count, datatype, op);
   CollEngine engine = SelectEngine(CollKind::kReduce, comm, user_op).engine;
@@ -99,6 +101,7 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm_handle) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.cross) return CrossAllreduce(comm, send, recv, count, datatype, op);
   bool user_op = !comm.inter && UserDefined(count, datatype, op);
   CollEngine engine = SelectEngine(CollKind::kAllreduce, comm, user_op).engine;
   if (engine == CollEngine::kInter)

@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/protocol.h"
 #include "slave/comm/attributes.h"
+#include "slave/comm/cross_job.h"
 #include "slave/comm/hw_resources.h"
 #include "slave/comm/intercomm.h"
 #include "slave/p2p/bsend_buffer.h"
@@ -172,6 +173,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
 
 MPI_Comm CommDup(MPI_Comm comm) {
   RequireInitialized();
+  if (const CommInfo* cross = CrossJob(comm)) return CrossDup(*cross);
   MPI_Comm copy = LookupComm(comm).inter ? IntercommDup(comm)
                                          : CommSplit(comm, 0, LookupComm(comm).rank);
   // MPI-3.1 6.4.2: the copy has the same topology and the attributes whose
@@ -335,6 +337,7 @@ void CommFree(MPI_Comm* comm_handle) {
   // The delete callbacks run first: one that fails leaves the communicator.
   DeleteAllAttrs(AttrKind::kComm, *comm_handle);
   const CommInfo& comm = LookupComm(*comm_handle);
+  if (comm.cross) return CrossFree(comm_handle);
   RequestMsg request;
   request.type = MsgType::kCommFree;
   request.comm = comm.id;

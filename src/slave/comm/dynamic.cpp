@@ -1,7 +1,6 @@
 // Dynamic processes; see dynamic.h.
 #include "slave/comm/dynamic.h"
 
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,9 +19,13 @@
 #include "common/protocol.h"
 #include "common/rank_wiring.h"
 #include "common/rendezvous.h"
+#include "common/unique_fd.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
+#include "slave/comm/cross_job.h"
+#include "slave/comm/cross_job_mesh.h"
 #include "slave/comm/intercomm.h"
+#include "slave/p2p/p2p.h"
 #include "slave/runtime/info.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
@@ -36,8 +39,8 @@ namespace {
 // one above.
 constexpr int kPortTagBase = 1 << 22;
 constexpr int kJoinTag = (1 << 23) - 1;
-// A connecting root tells the port's owner who it is, on the universe
-// communicator's collective twin, far from the other internal tags.
+// A connecting root of this job tells the port's owner who it is, on the
+// universe communicator, far above the leaders' tags.
 constexpr int kTagPortKnock = 0x5a000000;
 
 MPI_Comm parent = MPI_COMM_NULL;
@@ -285,13 +288,17 @@ void ForgetParent(MPI_Comm comm) {
 
 std::string OpenPort() {
   static std::uint32_t ports = 0;
-  return PortName(JobId(), Runtime::Instance()->world_rank(), ++ports);
+  std::uint64_t tag = RandomTag();
+  std::string port = PortName(JobId(), Runtime::Instance()->world_rank(), ++ports, tag);
+  ListenOnPort(port, tag);
+  return port;
 }
 
 void ClosePort(const std::string& port) {
   std::uint64_t id = ParsePortName(port, JobId());
   if (PortRank(id) != Runtime::Instance()->world_rank())
     throw Error(kErrPort, "MPI_Close_port: port '" + port + "' was opened by another rank");
+  StopListening(port);
 }
 
 namespace {
@@ -308,13 +315,28 @@ void ShareRootError(int error, const std::string& why, const char* call, int roo
                           "), which says why");
 }
 
+// What the root of MPI_Comm_accept or _connect tells its group: whether
+// the other side is of this job (then the other root's job rank and the
+// port's tag, for MPI_Intercomm_create) or of another (cross_job.h).
+struct PortPeer {
+  int other_job = 0;
+  int remote = 0;
+  int tag = 0;
+};
+
+MPI_Comm JoinPortPeer(PortPeer peer, UniqueFd& link, bool accepting, int root, MPI_Comm comm) {
+  Bcast(&peer, 3, MPI_INT, root, comm);
+  if (peer.other_job == 0)
+    return IntercommCreate(comm, root, UniverseComm(), peer.remote, peer.tag);
+  return LinkJobs(link.get(), accepting, root, comm);
+}
+
 }  // namespace
 
 MPI_Comm CommAccept(const std::string& port, int root, MPI_Comm comm) {
   const CommInfo& info = LookupComm(comm);
   RequireIntracomm(info);
-  int remote = 0;
-  int tag = 0;
+  PortPeer peer;
   int error = 0;
   std::string why;
   if (info.rank == root) {
@@ -323,46 +345,68 @@ MPI_Comm CommAccept(const std::string& port, int root, MPI_Comm comm) {
       if (PortRank(id) != Runtime::Instance()->world_rank())
         throw Error(kErrPort, "MPI_Comm_accept: port '" + port + "' was opened by another "
                               "rank; BDMPI accepts on a port at the rank that opened it");
-      tag = PortTag(id);
+      RequireListening(port);
+      peer.tag = PortTag(id);
     } catch (const Error& failed) {
       error = failed.error_class();
       why = failed.what();
     }
   }
   ShareRootError(error, why, "MPI_Comm_accept", root, comm);
-  if (info.rank == root)
-    CollRecv(LookupComm(UniverseComm()), MPI_ANY_SOURCE, kTagPortKnock + tag, &remote,
-             sizeof remote);
-  int shared[2] = {remote, tag};
-  Bcast(shared, 2, MPI_INT, root, comm);
-  return IntercommCreate(comm, root, UniverseComm(), shared[0], shared[1]);
+  UniqueFd link;
+  if (info.rank == root) {
+    // A rank of this job knocks on the universe communicator, one of
+    // another job at the port's socket: the root looks for both, and its
+    // probe lets the job's other ranks run meanwhile.
+    for (;;) {
+      int knocked = 0;
+      MPI_Status status;
+      PMPI_Iprobe(MPI_ANY_SOURCE, kTagPortKnock + peer.tag, UniverseComm(), &knocked, &status);
+      if (knocked != 0) {
+        Recv(&peer.remote, 1, MPI_INT, status.MPI_SOURCE, kTagPortKnock + peer.tag,
+             UniverseComm(), MPI_STATUS_IGNORE);
+        break;
+      }
+      RankCard card;
+      int fd = -1;
+      if (TryKnock(port, &card, &fd)) {
+        link.reset(fd);
+        peer.other_job = 1;
+        break;
+      }
+    }
+  }
+  return JoinPortPeer(peer, link, /*accepting=*/true, root, comm);
 }
 
 MPI_Comm CommConnect(const std::string& port, int root, MPI_Comm comm) {
   const CommInfo& info = LookupComm(comm);
   RequireIntracomm(info);
-  int shared[2] = {0, 0};
+  PortPeer peer;
+  UniqueFd link;
   int error = 0;
   std::string why;
   if (info.rank == root) {
     try {
-      std::uint64_t id = ParsePortName(port, JobId());
-      shared[0] = PortRank(id);
-      shared[1] = PortTag(id);
-      if (shared[0] >= Runtime::Instance()->universe_size())
-        throw Error(kErrPort, "MPI_Comm_connect: port '" + port + "' names no rank of this job");
+      PortAddress address = ParsePort(port);
+      if (address.job != JobId()) {
+        peer.other_job = 1;
+        link.reset(KnockAt(port, address.tag));
+      } else {
+        peer.remote = address.rank;
+        peer.tag = PortTag(ParsePortName(port, JobId()));
+        if (peer.remote >= Runtime::Instance()->universe_size())
+          throw Error(kErrPort, "MPI_Comm_connect: port '" + port + "' names no rank of this job");
+        int me = Runtime::Instance()->world_rank();
+        Send(&me, 1, MPI_INT, peer.remote, kTagPortKnock + peer.tag, UniverseComm());
+      }
     } catch (const Error& failed) {
       error = failed.error_class();
       why = failed.what();
     }
   }
   ShareRootError(error, why, "MPI_Comm_connect", root, comm);
-  if (info.rank == root) {
-    int me = Runtime::Instance()->world_rank();
-    CollSend(LookupComm(UniverseComm()), shared[0], kTagPortKnock + shared[1], &me, sizeof me);
-  }
-  Bcast(shared, 2, MPI_INT, root, comm);
-  return IntercommCreate(comm, root, UniverseComm(), shared[0], shared[1]);
+  return JoinPortPeer(peer, link, /*accepting=*/false, root, comm);
 }
 
 namespace {
@@ -429,71 +473,16 @@ std::string LookupName(const std::string& service) {
   return port;
 }
 
-namespace {
-
-// What each side of MPI_Comm_join writes: its job and job rank.
-struct JoinCard {
-  char job[64] = {};
-  std::int32_t rank = 0;
-};
-
-void WriteAll(int fd, const void* data, std::size_t bytes) {
-  const char* at = static_cast<const char*>(data);
-  while (bytes > 0) {
-    ssize_t n = write(fd, at, bytes);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ThrowSystemError("MPI_Comm_join: write to the socket", n < 0 ? errno : EPIPE);
-    at += n;
-    bytes -= static_cast<std::size_t>(n);
-  }
-}
-
-// Waits until `fd` can be read without holding the running slot: the
-// other end may be a rank of this node that runs only when this one lets
-// it (-nr 1), so the wait is a poll and an empty probe, which puts this
-// rank behind the runnable others (as MPI_Iprobe does).
-void AwaitReadable(int fd) {
-  for (;;) {
-    pollfd entry{fd, POLLIN, 0};
-    int ready = poll(&entry, 1, 1);
-    if (ready > 0) return;
-    if (ready < 0 && errno != EINTR) ThrowSystemError("MPI_Comm_join: poll on the socket", errno);
-    int flag = 0;
-    PMPI_Iprobe(MPI_ANY_SOURCE, kJoinTag, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
-  }
-}
-
-void ReadAll(int fd, void* data, std::size_t bytes) {
-  char* at = static_cast<char*>(data);
-  while (bytes > 0) {
-    AwaitReadable(fd);
-    ssize_t n = read(fd, at, bytes);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) ThrowSystemError("MPI_Comm_join: read from the socket", errno);
-    if (n == 0)
-      throw Error(kErrOther, "MPI_Comm_join: the other side closed the socket before "
-                             "it had joined");
-    at += n;
-    bytes -= static_cast<std::size_t>(n);
-  }
-}
-
-}  // namespace
-
 MPI_Comm CommJoin(int fd) {
-  JoinCard mine;
-  std::strncpy(mine.job, JobId().c_str(), sizeof mine.job - 1);
-  mine.rank = Runtime::Instance()->world_rank();
+  RankCard mine = OwnCard();
   // Both sides write first: a socket buffers far more than a card.
-  WriteAll(fd, &mine, sizeof mine);
-  JoinCard theirs;
-  ReadAll(fd, &theirs, sizeof theirs);
+  WriteFully(fd, &mine, sizeof mine, "MPI_Comm_join");
+  RankCard theirs;
+  ReadFully(fd, &theirs, sizeof theirs, "MPI_Comm_join");
   theirs.job[sizeof theirs.job - 1] = '\0';
+  // Another job's rank: the side of the lower job id comes first.
   if (JobId() != theirs.job)
-    throw Error(kErrOther, std::string("MPI_Comm_join: the other side is a rank of job ") +
-                               theirs.job + ", not of this job (" + JobId() +
-                               "): BDMPI joins ranks of one job only (connecting two jobs "
-                               "is not supported; start both parts as one job)");
+    return LinkJobs(fd, JobId() < std::string(theirs.job), 0, MPI_COMM_SELF);
   if (theirs.rank == mine.rank)
     throw Error(kErrArg, "MPI_Comm_join: both ends of the socket are this rank");
   return IntercommCreate(MPI_COMM_SELF, 0, UniverseComm(), theirs.rank, kJoinTag);

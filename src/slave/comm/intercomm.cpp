@@ -11,6 +11,7 @@
 #include "common/protocol.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
+#include "slave/comm/cross_job.h"
 #include "slave/comm/comm.h"
 #include "slave/comm/comm_register.h"
 #include "slave/runtime/errors.h"
@@ -155,6 +156,7 @@ MPI_Comm IntercommCreate(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 
 MPI_Comm IntercommMerge(MPI_Comm intercomm, int high) {
   const CommInfo& inter = CheckedIntercomm(intercomm);
+  if (inter.cross) return CrossMerge(inter, high);
   int both = inter.size + static_cast<int>(inter.remote_world_ranks.size());
   // The "low" group first; with equal choices, the hidden order.
   int key = (high ? both : 0) + inter.union_rank;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "slave/comm/cross_job.h"
 #include "slave/p2p/bsend_buffer.h"
 #include "slave/p2p/direct_path.h"
 #include "slave/p2p/p2p_internal.h"
@@ -172,6 +173,8 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
 
 void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
           int tag, MPI_Comm comm_handle, SendMode mode) {
+  if (const CommInfo* cross = CrossJob(comm_handle))
+    return CrossSend(*cross, buffer, count, datatype, dest, tag);
   std::uint64_t id = PostSend(buffer, count, datatype, dest, tag, comm_handle, mode,
                               /*named=*/false);
   // A synchronous send is a blocking point: the rank waits, like a
@@ -184,6 +187,7 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
           MPI_Comm comm_handle, MPI_Status* status) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
+  if (comm.cross) return CrossRecv(comm, buffer, count, datatype, source, tag, status);
   std::uint64_t capacity = WireBytes(count, datatype);
   CheckRecvTag(tag);
   CheckSource(comm, source);
@@ -315,6 +319,8 @@ void StartSend(P2pRequest& pending) {
 
 MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
                   int tag, MPI_Comm comm_handle) {
+  if (CrossJob(comm_handle) != nullptr)
+    return CrossIrecv(comm_handle, buffer, count, datatype, source, tag);
   std::unique_ptr<P2pRequest> pending =
       RecvRequestFor(buffer, count, datatype, source, tag, comm_handle);
   StartRecv(*pending);
@@ -323,6 +329,13 @@ MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
 
 MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
                   int tag, MPI_Comm comm, SendMode mode) {
+  if (const CommInfo* cross = CrossJob(comm)) {
+    // Written into the socket (or the rank's own queue) when it returns.
+    CrossSend(*cross, buffer, count, datatype, dest, tag);
+    MPI_Status status;
+    SetEmptyStatus(&status);
+    return NewDoneRequest(comm, status);
+  }
   std::unique_ptr<P2pRequest> pending =
       SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
   StartSend(*pending);
@@ -372,6 +385,10 @@ bool ProbeNeedsMaster(int source, int tag, MPI_Comm comm_handle, MPI_Status* sta
 }
 
 void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
+  if (const CommInfo* cross = CrossJob(comm_handle)) {
+    CrossProbe(*cross, source, tag, /*wait=*/true, status);
+    return;
+  }
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return;
   const CommInfo& comm = LookupComm(comm_handle);
   ReplyMsg reply = Runtime::Instance()->Call(
@@ -380,6 +397,8 @@ void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
 }
 
 bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
+  if (const CommInfo* cross = CrossJob(comm_handle))
+    return CrossProbe(*cross, source, tag, /*wait=*/false, status);
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return true;
   const CommInfo& comm = LookupComm(comm_handle);
   ReplyMsg reply = Runtime::Instance()->Call(

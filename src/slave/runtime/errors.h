@@ -64,11 +64,20 @@ int GuardWith(Raise&& raise, Body&& body) {
   }
 }
 
+// How many communicators between two jobs the rank holds
+// (slave/comm/cross_job.h); while there are any, Guard refuses the calls
+// they do not serve with RequireCrossJobCall (kErrComm).
+extern int cross_job_comms;
+void RequireCrossJobCall(const char* function, MPI_Comm comm);
+
 template <class Body>
 int Guard(const char* function, MPI_Comm comm, Body&& body) {
   return GuardWith([&](int error_class, const char* detail) {
     return RaiseError(function, comm, error_class, detail);
-  }, body);
+  }, [&] {
+    if (cross_job_comms > 0) RequireCrossJobCall(function, comm);
+    body();
+  });
 }
 
 }  // namespace bdmpi

@@ -18,6 +18,8 @@
 
 namespace bdmpi {
 
+struct CrossJobComm;  // slave/comm/cross_job.h
+
 struct CommInfo {
   int id = 0;  // the masters' name for it, unique in the job (CommId)
   int rank = 0;
@@ -42,6 +44,9 @@ struct CommInfo {
   std::vector<int> remote_world_ranks;
   int union_rank = 0;
   int remote_offset = 0;
+  // A communicator between two jobs (cross_job.h), which no master knows:
+  // its ranks carry its messages themselves.
+  std::shared_ptr<const CrossJobComm> cross;
 
   int WorldRank(int r) const { return world_ranks.empty() ? r : world_ranks[r]; }
   std::vector<int> WorldRanks() const;

@@ -5,15 +5,20 @@
  * publishes it under its job's service, writes it to DIR/<job>.port and
  * looks the other job's service up until it is there, checking it against
  * the other's file; publishing the other job's service fails
- * (MPI_ERR_NAME; not checked under Open MPI 4.1, which overwrites it). Then A accepts and B connects, and rank 0 of each joins
- * over a Unix socket in DIR: under Open MPI (ompi-server) the
- * intercommunicators carry messages both ways, an allreduce and a merge,
- * and are disconnected; BDMPI does not connect two jobs and must say so
- * (MPI_ERR_PORT at every rank of the connecting side, an error at both
- * ends of the join), while A accepts nothing. A ends without
- * unpublishing under BDMPI (its job's end takes its names away), and B
- * waits until A's name is gone. `two_jobs hold DIR` (BDMPI) publishes and
- * kills its master (the driver checks that the name goes with the job).
+ * (MPI_ERR_NAME; not checked under Open MPI 4.1, which overwrites it).
+ * Then A (2 ranks) accepts and B (3 ranks) connects, and over the
+ * intercommunicator (exchange below) they send small messages both ways
+ * (nonblocking), from any source (probed), 4 MiB each way at once,
+ * allreduce across the jobs and barrier on a dup, merge, allreduce, bcast
+ * and barrier on the merged communicator (BDMPI refuses an allgather
+ * there) and disconnect. Then rank 0 of each joins over a Unix socket in DIR and
+ * the two exchange a message over the joined communicator. A ends
+ * without unpublishing under BDMPI (its job's end takes its names away),
+ * and B waits until A's name is gone. `two_jobs hold DIR` (BDMPI)
+ * publishes and kills its master (the driver checks that the name goes
+ * with the job). `two_jobs quit DIR` connects to A's port and kills its
+ * master while A (`two_jobs stay DIR`) waits for its message: A must end
+ * with an error naming the other job, not hang.
  */
 #include <errno.h>
 #include <signal.h>
@@ -91,38 +96,145 @@ static int join_socket(int listening) {
   return fd;
 }
 
-#ifndef BDMPI
-/* Messages both ways, an allreduce and a merge over `inter`; `low` is A. */
+/* Over `inter` (`low` is A, which accepted): small messages both ways, a
+ * receive from any source at rank 0, a large message each way between the
+ * ranks 0 at once, an allreduce across the jobs; then a merge, an
+ * allreduce, a bcast and a barrier on the merged communicator, and
+ * disconnect. */
 static void exchange(MPI_Comm inter, int low) {
-  int rank = world_rank(), remote = 0;
+  int rank = world_rank(), remote = 0, is_inter = 0;
+  CHECK_MPI(MPI_Comm_test_inter(inter, &is_inter));
+  CHECK(is_inter, "not an intercommunicator");
   CHECK_MPI(MPI_Comm_remote_size(inter, &remote));
-  int mine = (low ? 100 : 200) + rank, got = -1;
-  MPI_Request request;
-  CHECK_MPI(MPI_Isend(&mine, 1, MPI_INT, rank % remote, 7, inter, &request));
-  for (int r = 0; r < remote; ++r) {
-    if (r % world_size() != rank) continue;
-    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, r, 7, inter, MPI_STATUS_IGNORE));
-    CHECK(got == (low ? 200 : 100) + r, "got %d from remote %d", got, r);
+  CHECK(remote == (low ? 3 : 2), "remote group of %d", remote);
+  int base = low ? 100 : 200, their_base = low ? 200 : 100;
+  int mine = base + rank, got = -1, from[3] = {-1, -1, -1};
+  MPI_Request requests[4], request;
+  int pending = 0;
+  for (int r = 0; r < remote; ++r)
+    if (r % world_size() == rank)
+      CHECK_MPI(MPI_Irecv(&from[r], 1, MPI_INT, r, 7, inter, &requests[pending++]));
+  CHECK_MPI(MPI_Isend(&mine, 1, MPI_INT, rank % remote, 7, inter, &requests[pending++]));
+  CHECK_MPI(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
+  for (int r = 0; r < remote; ++r)
+    if (r % world_size() == rank)
+      CHECK(from[r] == their_base + r, "got %d from remote %d", from[r], r);
+
+  CHECK_MPI(MPI_Send(&mine, 1, MPI_INT, 0, 8, inter));
+  if (rank == 0) {
+    int seen[8] = {0}, count = -1;
+    MPI_Status probed;
+    CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, 8, inter, &probed));
+    CHECK_MPI(MPI_Get_count(&probed, MPI_INT, &count));
+    CHECK(probed.MPI_SOURCE >= 0 && probed.MPI_SOURCE < remote && count == 1,
+          "probed source %d, %d ints", probed.MPI_SOURCE, count);
+    for (int r = 0; r < remote; ++r) {
+      MPI_Status status;
+      CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 8, inter, &status));
+      CHECK(status.MPI_SOURCE >= 0 && status.MPI_SOURCE < remote && status.MPI_TAG == 8,
+            "any source: source %d tag %d", status.MPI_SOURCE, status.MPI_TAG);
+      CHECK(got == their_base + status.MPI_SOURCE, "any source: %d from %d", got,
+            status.MPI_SOURCE);
+      seen[status.MPI_SOURCE]++;
+    }
+    for (int r = 0; r < remote; ++r) CHECK(seen[r] == 1, "remote %d sent %d", r, seen[r]);
+
+    /* 4 MiB each way at once: neither side may wait for the other to read. */
+    enum { kLarge = 1 << 19 };
+    double *out = malloc(kLarge * sizeof *out), *in = malloc(kLarge * sizeof *in);
+    CHECK(out != NULL && in != NULL, "out of memory");
+    for (int i = 0; i < kLarge; ++i) out[i] = base + i * 0.5;
+    CHECK_MPI(MPI_Isend(out, kLarge, MPI_DOUBLE, 0, 9, inter, &request));
+    MPI_Status status;
+    CHECK_MPI(MPI_Recv(in, kLarge, MPI_DOUBLE, 0, 9, inter, &status));
+    CHECK_MPI(MPI_Get_count(&status, MPI_DOUBLE, &count));
+    CHECK(count == kLarge, "large message of %d doubles", count);
+    for (int i = 0; i < kLarge; ++i)
+      CHECK(in[i] == their_base + i * 0.5, "large message: [%d] = %g", i, in[i]);
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    free(out);
+    free(in);
   }
-  CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+
   int one = 1, sum = 0;
   CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, inter));
   CHECK(sum == remote, "allreduce across the jobs: %d of %d", sum, remote);
+
+  MPI_Comm copy;
+  CHECK_MPI(MPI_Comm_dup(inter, &copy));
+  CHECK_MPI(MPI_Barrier(copy));
+  CHECK_MPI(MPI_Comm_free(&copy));
+
   MPI_Comm merged;
   CHECK_MPI(MPI_Intercomm_merge(inter, low ? 0 : 1, &merged));
-  CHECK(size_of(merged) == world_size() + remote, "merged size %d", size_of(merged));
-  CHECK(rank_in(merged) == (low ? rank : remote + rank), "merged rank %d",
-        rank_in(merged));
+  int size = size_of(merged), at = rank_in(merged);
+  CHECK(size == world_size() + remote, "merged size %d", size);
+  CHECK(at == (low ? rank : remote + rank), "merged rank %d", at);
+  int total = -1;
+  CHECK_MPI(MPI_Allreduce(&at, &total, 1, MPI_INT, MPI_SUM, merged));
+  CHECK(total == size * (size - 1) / 2, "allreduce on the merged communicator: %d", total);
+  int from_last[3] = {at, at, at};
+  CHECK_MPI(MPI_Bcast(from_last, 3, MPI_INT, size - 1, merged));
+  for (int i = 0; i < 3; ++i)
+    CHECK(from_last[i] == size - 1, "bcast on the merged communicator: [%d] = %d", i,
+          from_last[i]);
+  CHECK_MPI(MPI_Barrier(merged));
+#ifdef BDMPI
+  /* BDMPI serves some collectives between two jobs and refuses the others. */
+  MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+  int all[8];
+  int rc = MPI_Allgather(&at, 1, MPI_INT, all, 1, MPI_INT, merged);
+  CHECK(error_class_of(rc) == MPI_ERR_COMM, "MPI_Allgather between two jobs: class %d",
+        error_class_of(rc));
+#endif
   CHECK_MPI(MPI_Comm_free(&merged));
   CHECK_MPI(MPI_Comm_disconnect(&inter));
 }
-#endif
+
+/* BDMPI only: the rank's parent is its master, whose death ends the job
+ * (its ranks get SIGKILL). The other ranks wait in a barrier rank 0 never
+ * joins, which gives up their running slot (-nr 1) to rank 0. */
+static void kill_master(void) {
+  if (world_rank() == 0) kill(getppid(), SIGKILL);
+  else MPI_Barrier(MPI_COMM_WORLD);
+  for (;;) pause_ms(100);
+}
+
+/* `stay` accepts `quit`'s connection and waits for a message `quit`
+ * never sends: its job dies, which must end this one with an error. */
+static void peer_dies(int stay) {
+  char port[MPI_MAX_PORT_NAME] = "";
+  MPI_Comm inter;
+  if (stay) {
+    if (world_rank() == 0) {
+      CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, port));
+      write_file("stay.port", port);
+    }
+    CHECK_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+    CHECK_MPI(MPI_Barrier(inter));
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_ARE_FATAL);
+    int got = 0;
+    MPI_Recv(&got, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE);
+    CHECK(0, "a message from a job that died");
+  }
+  for (int i = 0; world_rank() == 0 && !read_file("stay.port", port, sizeof port); ++i) {
+    CHECK(i < 1500, "no stay.port");
+    pause_ms(20);
+  }
+  CHECK_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+  CHECK_MPI(MPI_Barrier(inter));
+  kill_master();
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  CHECK(argc == 3, "usage: two_jobs a|b|hold DIR");
+  CHECK(argc == 3, "usage: two_jobs a|b|hold|stay|quit DIR");
   snprintf(dir, sizeof dir, "%s", argv[2]);
   const char *role = argv[1];
+  if (strcmp(role, "stay") == 0 || strcmp(role, "quit") == 0) {
+    peer_dies(strcmp(role, "stay") == 0);
+    return 1;
+  }
   int a = strcmp(role, "a") == 0, hold = strcmp(role, "hold") == 0;
   CHECK(a || hold || strcmp(role, "b") == 0, "unknown role '%s'", role);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -138,12 +250,7 @@ int main(int argc, char **argv) {
     write_file(file, port); /* before the other job can look it up */
     CHECK_MPI(MPI_Publish_name(service, MPI_INFO_NULL, port));
   }
-  if (hold) {
-    /* BDMPI only: the rank's parent is its master, whose death ends the
-     * job (its ranks get SIGKILL). */
-    if (rank == 0) kill(getppid(), SIGKILL);
-    for (;;) pause_ms(100);
-  }
+  if (hold) kill_master();
   char theirs[MPI_MAX_PORT_NAME] = "";
   if (rank == 0) {
     char expected[MPI_MAX_PORT_NAME] = "";
@@ -160,15 +267,6 @@ int main(int argc, char **argv) {
 #endif
   }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-#ifdef BDMPI
-  if (!a) {
-    /* Every rank of B learns of the root's error (none waits for it). */
-    MPI_Comm inter = MPI_COMM_NULL;
-    int rc = MPI_Comm_connect(theirs, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
-    CHECK(error_class_of(rc) == MPI_ERR_PORT && inter == MPI_COMM_NULL,
-          "connecting to the other job's port: class %d", error_class_of(rc));
-  }
-#else
   MPI_Comm inter;
   if (a) {
     CHECK_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
@@ -176,15 +274,10 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Comm_connect(theirs, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
   }
   exchange(inter, a);
-#endif
   if (rank == 0) {
     int fd = join_socket(a);
     MPI_Comm joined = MPI_COMM_NULL;
-    int rc = MPI_Comm_join(fd, &joined);
-#ifdef BDMPI
-    CHECK(rc != MPI_SUCCESS && joined == MPI_COMM_NULL, "MPI_Comm_join between two jobs");
-#else
-    CHECK_MPI(rc);
+    CHECK_MPI(MPI_Comm_join(fd, &joined));
     int remote = 0;
     CHECK_MPI(MPI_Comm_remote_size(joined, &remote));
     CHECK(remote == 1, "joined a remote group of %d", remote);
@@ -193,7 +286,6 @@ int main(int argc, char **argv) {
                            MPI_STATUS_IGNORE));
     CHECK(got == (a ? 22 : 11), "got %d over the joined communicator", got);
     CHECK_MPI(MPI_Comm_disconnect(&joined));
-#endif
     close(fd);
   }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));

@@ -1,0 +1,97 @@
+// Communicators between two jobs of one user on one host: the
+// intercommunicator of MPI_Comm_accept/MPI_Comm_connect to another job's
+// port (and MPI_Comm_join over a socket to another job's rank), and what
+// MPI_Intercomm_merge and MPI_Comm_dup make of it.
+//
+// Design (docs/processes.md, "Ports and joins between two jobs"). The two
+// jobs' masters never meet: every rank of both groups holds a Unix stream
+// socket to every other one (the mesh, cross_job_mesh.h, made here at the
+// connection: each rank listens on an abstract socket of a random name,
+// the roots swap the names through the port's socket, a rank dials the
+// lower indexes and accepts the higher ones). A message is a frame on the
+// socket to its destination; a receive takes the first arrived frame that
+// matches (context, source, tag). The collectives on such a communicator
+// are linear, over the same frames in the communicator's second context.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "slave/runtime/errors.h"
+#include "slave/runtime/objects.h"
+
+namespace bdmpi {
+
+class Mesh;
+
+// What a communicator between two jobs holds (CommInfo::cross). Its user
+// messages travel in `context`, its collectives' in `context + 1`.
+struct CrossJobComm {
+  std::shared_ptr<Mesh> mesh;
+  int context = 0;
+  std::vector<int> local;   // mesh index by rank in the local group
+  std::vector<int> remote;  // of the remote group (an intercommunicator), else empty
+  std::string other_job;
+  bool accepting = false;  // the local group came in by MPI_Comm_accept
+
+  // The mesh indexes point-to-point names ranks of.
+  const std::vector<int>& peers() const { return remote.empty() ? local : remote; }
+};
+
+// What a root writes first on the port's socket (and each side of
+// MPI_Comm_join on the program's): its job and job rank.
+struct RankCard {
+  char job[64] = {};
+  std::int32_t rank = 0;
+};
+RankCard OwnCard();
+
+// The listening socket of a port of this rank, made by MPI_Open_port.
+void ListenOnPort(const std::string& port, std::uint64_t tag);
+void StopListening(const std::string& port);
+// Throws kErrPort when this rank does not listen on the port (closed).
+void RequireListening(const std::string& port);
+// Whether a rank connected to the port within a millisecond: then `card`
+// gets its card and `link` the socket.
+bool TryKnock(const std::string& port, RankCard* card, int* link);
+// Connects to a port's socket (any job's of this user) and writes this
+// rank's card; throws kErrPort when no rank listens on it.
+int KnockAt(const std::string& port, std::uint64_t tag);
+
+// Collective over `comm`: makes the mesh with the group on the other end of
+// `link` (significant at `root` only, left open) and returns the
+// intercommunicator. `accepting`: this group comes first in the mesh.
+MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm);
+
+// The communicator when it is one between two jobs, else nullptr.
+inline const CommInfo* CrossJob(MPI_Comm comm) {
+  if (cross_job_comms == 0) return nullptr;
+  const CommInfo* info = FindComm(comm);
+  return info != nullptr && info->cross ? info : nullptr;
+}
+
+// The operations a communicator between two jobs serves; each throws
+// kErrComm for what it does not (an intercommunicator's reduce, ...).
+void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
+               int tag);
+void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int source,
+               int tag, MPI_Status* status);
+MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype, int source,
+                       int tag);
+bool CrossProbe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status* status);
+void CrossBarrier(const CommInfo& comm);
+void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int root);
+void CrossReduce(const CommInfo& comm, const void* send, void* recv, int count,
+                 MPI_Datatype datatype, MPI_Op op, int root);
+void CrossAllreduce(const CommInfo& comm, const void* send, void* recv, int count,
+                    MPI_Datatype datatype, MPI_Op op);
+MPI_Comm CrossMerge(const CommInfo& inter, int high);
+MPI_Comm CrossDup(const CommInfo& comm);
+// Forgets it; the sockets close with the mesh's last communicator.
+void CrossFree(MPI_Comm* handle);
+
+}  // namespace bdmpi

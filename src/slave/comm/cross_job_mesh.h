@@ -1,0 +1,111 @@
+// The transport of the communicators between two jobs (cross_job.h): Unix
+// stream sockets between ranks of the two jobs, with abstract names, and
+// the mesh of them that carries a communicator's frames (a frame: context,
+// tag, size and the message's wire bytes). Every wait here polls the
+// sockets and makes an empty probe at the rank's master after each
+// millisecond without news, so that the rank holds no running slot its
+// job needs while it waits for the other job.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/unique_fd.h"
+
+namespace bdmpi {
+
+// A listening socket's abstract name fits this, NUL included.
+inline constexpr std::size_t kSocketNameBytes = 48;
+
+std::uint64_t RandomTag();
+// The abstract name of this user's socket of tag `tag`.
+std::string SocketName(std::uint64_t tag);
+UniqueFd Listen(const std::string& name);
+// A socket connected to `name`, or -1 with errno when nothing listens there.
+int Dial(const std::string& name);
+// Whether the process at the other end of `fd` is this user's.
+bool SameUser(int fd);
+// A connection the listener took (waiting for it), or -1. A socket of
+// `watched` that ends meanwhile is kErrOther.
+int AcceptFrom(int listener, const std::vector<int>& watched, const char* what);
+// Writes `bytes` to `fd` or reads them, without holding the running slot
+// while waiting; `what` names the call in errors.
+void WriteFully(int fd, const void* data, std::size_t bytes, const char* what);
+void ReadFully(int fd, void* data, std::size_t bytes, const char* what);
+
+// A received message: its sender's mesh index, context, tag and wire bytes.
+struct Frame {
+  int source = 0;
+  std::int32_t context = 0;
+  std::int32_t tag = 0;
+  std::vector<std::byte> data;
+};
+
+// The sockets of one rank to every other rank of two linked groups, by
+// mesh index (the accepting group's ranks first), and the frames that
+// arrived on them and were not received yet. A socket that ends while the
+// rank waits on it or writes to it is kErrOther naming the rank and jobs.
+class Mesh {
+ public:
+  Mesh(std::vector<UniqueFd> links, int me, int first_size, bool accepting, std::string own_job,
+       std::string other_job);
+
+  // A communicator's pair of contexts (user, collectives); every rank of
+  // the mesh makes its communicators in the same order.
+  int NewContext();
+  // Writes the frame (reading meanwhile when the socket is full); one to
+  // this rank goes straight into its arrived frames.
+  void Send(int to, std::int32_t context, std::int32_t tag, const void* data, std::uint64_t bytes);
+  // The first arrived frame of `context` from `from` (-1: any, of
+  // `sources`) with `tag` (or MPI_ANY_TAG): taken now, or nothing.
+  std::optional<Frame> TryTake(std::int32_t context, int from, std::int32_t tag,
+                               const std::vector<int>& sources);
+  // The same, waiting for it.
+  Frame Take(std::int32_t context, int from, std::int32_t tag, const std::vector<int>& sources);
+  // Left in place; waits for it when `wait`, else nullptr when none.
+  const Frame* Peek(std::int32_t context, int from, std::int32_t tag,
+                    const std::vector<int>& sources, bool wait);
+
+ private:
+  struct FrameHeader {
+    std::int32_t context = 0;
+    std::int32_t tag = 0;
+    std::uint64_t bytes = 0;
+  };
+  // A socket's frame being read, and whether the socket ended.
+  struct Inbound {
+    FrameHeader header;
+    std::size_t header_filled = 0;
+    Frame frame;
+    std::size_t body_filled = 0;
+    bool closed = false;
+    int error = 0;
+  };
+
+  std::deque<Frame>::iterator Find(std::int32_t context, int from, std::int32_t tag);
+  std::string Describe(int index) const;
+  [[noreturn]] void Lost(int index) const;
+  void CheckOpen(int from, const std::vector<int>& sources) const;
+  void WriteLink(int to, const void* data, std::uint64_t bytes);
+  // Reads what arrived within `timeout_ms` (and waits for `writable` to
+  // take more); whether anything happened.
+  bool Progress(int timeout_ms, int writable);
+  // Takes what the socket holds, frame by frame, without waiting.
+  void ReadSome(int index);
+
+  std::vector<UniqueFd> links_;  // by mesh index; none to this rank
+  std::vector<Inbound> inbound_;
+  std::deque<Frame> arrived_;
+  int me_;
+  int first_size_;  // the accepting group's ranks come first
+  bool accepting_;
+  std::string own_job_;
+  std::string other_job_;
+  int next_context_ = 0;
+};
+
+}  // namespace bdmpi
