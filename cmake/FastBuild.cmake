@@ -39,12 +39,18 @@ option(BDMPI_UNITY_BUILD
        "Compile the C++ libraries in batches of files (default: ON without a compiler launcher)"
        ${_bdmpi_fast_build_default})
 
+# Files per unit; 0 puts each library in one, which shows every clash of
+# names a library has whatever the batches (the check to run after adding
+# a file or a helper in an anonymous namespace).
+set(BDMPI_UNITY_BATCH_SIZE 8 CACHE STRING "Files per unit of a unity build (0: all)")
+
 # bdmpi_fast_build(target...): each target (of C++ sources only) gets its
 # own precompiled copy of BDMPI_PCH_STD_HEADERS, built with its own flags,
 # and is a unity build.
 function(bdmpi_fast_build)
   if(BDMPI_UNITY_BUILD)
-    set_target_properties(${ARGN} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+    set_target_properties(${ARGN} PROPERTIES UNITY_BUILD ON
+                          UNITY_BUILD_BATCH_SIZE ${BDMPI_UNITY_BATCH_SIZE})
   endif()
   if(NOT BDMPI_PRECOMPILE_HEADERS)
     return()

@@ -23,7 +23,7 @@ namespace {
 
 // The C layout of the MINLOC/MAXLOC pair types (MPI-3.1 section 5.9.4).
 template <class V>
-struct ValueIndex {
+struct ValueIntPair {
   V value;
   int index;
 };
@@ -41,8 +41,8 @@ constexpr Entry Plain(DatatypeId id, const char* name, TypeClass type_class) {
 template <class V>
 constexpr Entry Pair(DatatypeId id, const char* name) {
   return {id,
-          {name, sizeof(V) + sizeof(int), sizeof(ValueIndex<V>), alignof(ValueIndex<V>),
-           TypeClass::kPair, offsetof(ValueIndex<V>, index), sizeof(int)}};
+          {name, sizeof(V) + sizeof(int), sizeof(ValueIntPair<V>), alignof(ValueIntPair<V>),
+           TypeClass::kPair, offsetof(ValueIntPair<V>, index), sizeof(int)}};
 }
 
 // A Fortran MINLOC/MAXLOC pair: value and index of one type.

@@ -291,105 +291,105 @@ static_assert(sizeof(short) == 2 && sizeof(int) == 4 && sizeof(long) == 8 &&
 // nullptr when its class has none.  A switch rather than a table so that the
 // compiler (-Wswitch) reports a DatatypeId added without a kernel decision.
 Kernel KernelFor(DatatypeId type) {
-  using D = DatatypeId;
+  using Id = DatatypeId;
   switch (type) {
-    case D::kSignedChar:
-    case D::kInt8:
-    case D::kInteger1:
-    case D::kLogical1:
+    case Id::kSignedChar:
+    case Id::kInt8:
+    case Id::kInteger1:
+    case Id::kLogical1:
       return &IntegerKernel<std::int8_t>;
-    case D::kUnsignedChar:
-    case D::kUint8:
-    case D::kByte:
-    case D::kCBool:
-    case D::kCxxBool:
+    case Id::kUnsignedChar:
+    case Id::kUint8:
+    case Id::kByte:
+    case Id::kCBool:
+    case Id::kCxxBool:
       return &IntegerKernel<std::uint8_t>;
-    case D::kShort:
-    case D::kInt16:
-    case D::kInteger2:
-    case D::kLogical2:
+    case Id::kShort:
+    case Id::kInt16:
+    case Id::kInteger2:
+    case Id::kLogical2:
       return &IntegerKernel<std::int16_t>;
-    case D::kUnsignedShort:
-    case D::kUint16:
+    case Id::kUnsignedShort:
+    case Id::kUint16:
       return &IntegerKernel<std::uint16_t>;
-    case D::kInt:
-    case D::kInt32:
-    case D::kInteger:
-    case D::kInteger4:
-    case D::kLogical:
-    case D::kLogical4:
+    case Id::kInt:
+    case Id::kInt32:
+    case Id::kInteger:
+    case Id::kInteger4:
+    case Id::kLogical:
+    case Id::kLogical4:
       return &IntegerKernel<std::int32_t>;
-    case D::kUnsigned:
-    case D::kUint32:
+    case Id::kUnsigned:
+    case Id::kUint32:
       return &IntegerKernel<std::uint32_t>;
-    case D::kLong:
-    case D::kLongLong:
-    case D::kInt64:
-    case D::kInteger8:
-    case D::kLogical8:
-    case D::kAint:
-    case D::kOffset:
-    case D::kCount:
+    case Id::kLong:
+    case Id::kLongLong:
+    case Id::kInt64:
+    case Id::kInteger8:
+    case Id::kLogical8:
+    case Id::kAint:
+    case Id::kOffset:
+    case Id::kCount:
       return &IntegerKernel<std::int64_t>;
-    case D::kUnsignedLong:
-    case D::kUnsignedLongLong:
-    case D::kUint64:
+    case Id::kUnsignedLong:
+    case Id::kUnsignedLongLong:
+    case Id::kUint64:
       return &IntegerKernel<std::uint64_t>;
-    case D::kFloat:
-    case D::kReal:
-    case D::kReal4:
+    case Id::kFloat:
+    case Id::kReal:
+    case Id::kReal4:
       return &FloatingKernel<float>;
-    case D::kDouble:
-    case D::kDoublePrecision:
-    case D::kReal8:
+    case Id::kDouble:
+    case Id::kDoublePrecision:
+    case Id::kReal8:
       return &FloatingKernel<double>;
-    case D::kLongDouble:
+    case Id::kLongDouble:
       return &FloatingKernel<long double>;
-    case D::kCFloatComplex:
-    case D::kCComplex:
-    case D::kCxxFloatComplex:
-    case D::kComplex:
-    case D::kComplex8:
+    case Id::kCFloatComplex:
+    case Id::kCComplex:
+    case Id::kCxxFloatComplex:
+    case Id::kComplex:
+    case Id::kComplex8:
       return &ComplexKernel<float>;
-    case D::kCDoubleComplex:
-    case D::kCxxDoubleComplex:
-    case D::kDoubleComplex:
-    case D::kComplex16:
+    case Id::kCDoubleComplex:
+    case Id::kCxxDoubleComplex:
+    case Id::kDoubleComplex:
+    case Id::kComplex16:
       return &ComplexKernel<double>;
-    case D::kCLongDoubleComplex:
-    case D::kCxxLongDoubleComplex:
+    case Id::kCLongDoubleComplex:
+    case Id::kCxxLongDoubleComplex:
       return &ComplexKernel<long double>;
-    case D::kFloatInt:
+    case Id::kFloatInt:
       return &PairKernel<float>;
-    case D::kDoubleInt:
+    case Id::kDoubleInt:
       return &PairKernel<double>;
-    case D::kLongInt:
+    case Id::kLongInt:
       return &PairKernel<long>;
-    case D::k2Int:
-    case D::k2Integer:
+    case Id::k2Int:
+    case Id::k2Integer:
       return &PairKernel<int>;
-    case D::k2Real:
+    case Id::k2Real:
       return &PairKernel<float, float>;
-    case D::k2DoublePrecision:
+    case Id::k2DoublePrecision:
       return &PairKernel<double, double>;
-    case D::kShortInt:
+    case Id::kShortInt:
       return &PairKernel<short>;
-    case D::kLongDoubleInt:
+    case Id::kLongDoubleInt:
       return &PairKernel<long double>;
-    case D::kReal16:
+    case Id::kReal16:
       return &FloatingKernel<__float128>;
-    case D::kComplex32:
+    case Id::kComplex32:
       return &ComplexKernel<__float128>;
-    case D::kInteger16:
+    case Id::kInteger16:
       return &IntegerKernel<__int128>;
-    case D::kNull:
-    case D::kChar:
-    case D::kCharacter:
-    case D::kWchar:
-    case D::kPacked:
-    case D::kLb:
-    case D::kUb:
-    case D::kPredefinedEnd:
+    case Id::kNull:
+    case Id::kChar:
+    case Id::kCharacter:
+    case Id::kWchar:
+    case Id::kPacked:
+    case Id::kLb:
+    case Id::kUb:
+    case Id::kPredefinedEnd:
       return nullptr;
   }
   return nullptr;

@@ -33,12 +33,12 @@ std::string EntryName(const std::string& service) {
 }
 
 // An entry's port and its job's liveness file.
-struct Entry {
+struct NameEntry {
   std::string port;
   std::string liveness;
 };
 
-std::optional<Entry> ReadEntry(int dir_fd, const std::string& name) {
+std::optional<NameEntry> ReadEntry(int dir_fd, const std::string& name) {
   UniqueFd fd(openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   struct stat info {};
   if (!fd.valid() || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
@@ -53,7 +53,7 @@ std::optional<Entry> ReadEntry(int dir_fd, const std::string& name) {
   if (content.back() != '\n') return std::nullopt;
   std::size_t last = content.rfind('\n', content.size() - 2);
   if (last == std::string::npos) return std::nullopt;
-  return Entry{content.substr(0, last), content.substr(last + 1, content.size() - last - 2)};
+  return NameEntry{content.substr(0, last), content.substr(last + 1, content.size() - last - 2)};
 }
 
 // Whether a process of the job whose liveness file is `liveness` still
@@ -142,7 +142,7 @@ bool PublishBetweenJobs(const std::string& service, const std::string& port,
                               " bytes or fewer with the user's other jobs");
   UniqueFd dir = LockDir(true);
   const std::string name = EntryName(service);
-  if (std::optional<Entry> held = ReadEntry(dir.get(), name);
+  if (std::optional<NameEntry> held = ReadEntry(dir.get(), name);
       held && held->liveness != liveness && JobAlive(held->liveness)) {
     if (holder != nullptr) *holder = held->port;
     return false;
@@ -174,7 +174,7 @@ void UnpublishBetweenJobs(const std::string& service, const std::string& livenes
     UniqueFd dir = LockDir(false);
     if (!dir.valid()) return;
     const std::string name = EntryName(service);
-    std::optional<Entry> held = ReadEntry(dir.get(), name);
+    std::optional<NameEntry> held = ReadEntry(dir.get(), name);
     if (held && held->liveness == liveness) unlinkat(dir.get(), name.c_str(), 0);
     RemoveDirIfEmpty();
   } catch (const std::exception&) {
@@ -185,7 +185,7 @@ std::optional<std::string> LookupBetweenJobs(const std::string& service) {
   if (service.size() > kMaxSharedServiceName) return std::nullopt;
   UniqueFd dir = OpenDir(false);
   if (!dir.valid()) return std::nullopt;
-  std::optional<Entry> held = ReadEntry(dir.get(), EntryName(service));
+  std::optional<NameEntry> held = ReadEntry(dir.get(), EntryName(service));
   if (!held || !JobAlive(held->liveness)) return std::nullopt;
   return held->port;
 }
@@ -196,7 +196,7 @@ int RemoveNamesOf(const std::string& liveness) noexcept {
     UniqueFd dir = LockDir(false);
     if (!dir.valid()) return 0;
     for (const std::string& name : EntryNames(dir.get())) {
-      std::optional<Entry> held = ReadEntry(dir.get(), name);
+      std::optional<NameEntry> held = ReadEntry(dir.get(), name);
       if (held && held->liveness == liveness && unlinkat(dir.get(), name.c_str(), 0) == 0)
         ++removed;
     }

@@ -22,7 +22,7 @@ using bdmpi::Guard;
 
 namespace {
 
-void ThrowIfTruncated(int error_class) {
+void ThrowIfRecvTruncated(int error_class) {
   if (error_class != MPI_SUCCESS) throw Error(error_class, "message truncated");
 }
 
@@ -190,7 +190,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   return bdmpi::GuardRequest(
       "MPI_Request_get_status", [&] { return bdmpi::RequestComm(request); },
       [&] {
-        ThrowIfTruncated(bdmpi::RequestGetStatus(request, flag, status));
+        ThrowIfRecvTruncated(bdmpi::RequestGetStatus(request, flag, status));
       });
 }
 

@@ -29,7 +29,7 @@ namespace {
 
 // An error of `win` through its handler; of an invalid window through
 // MPI_COMM_WORLD's (MPI-3.1 8.3), as Open MPI does.
-int Raise(MPI_Win win, const char* function, int error_class, const char* detail) {
+int RaiseOnWin(MPI_Win win, const char* function, int error_class, const char* detail) {
   try {
     bdmpi::rma::LookupWindow(win);
   } catch (const Error&) {
@@ -51,7 +51,7 @@ int Raise(MPI_Win win, const char* function, int error_class, const char* detail
 template <class Body>
 int WinCall(const char* function, MPI_Win win, Body&& body) {
   return bdmpi::GuardWith(
-      [&](int error_class, const char* detail) { return Raise(win, function, error_class, detail); },
+      [&](int error_class, const char* detail) { return RaiseOnWin(win, function, error_class, detail); },
       [&] {
         bdmpi::RequireInitialized();
         body(bdmpi::rma::LookupWindow(win));
@@ -316,7 +316,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   int code = WinCall("MPI_Win_call_errhandler", win, [](Window&) {});
   if (code != MPI_SUCCESS) return code;
-  Raise(win, "MPI_Win_call_errhandler", errorcode, "raised by the program");
+  RaiseOnWin(win, "MPI_Win_call_errhandler", errorcode, "raised by the program");
   return MPI_SUCCESS;
 }
 

@@ -52,22 +52,22 @@ std::vector<int> Ranks(int from, int to) {
   return ranks;
 }
 
-struct Checked {
+struct CheckedReduction {
   const CommInfo& comm;
   CheckedOp op;
 };
 
-Checked Check(int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+CheckedReduction Check(int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   RequireInitialized();
   const CommInfo& info = LookupComm(comm);
   WireBytes(count, datatype);
-  return Checked{info, CheckOp(op, datatype)};
+  return CheckedReduction{info, CheckOp(op, datatype)};
 }
 
 // Reduce to `root`, or to every rank when root < 0 (allreduce).
 CollectivePlan ReduceTo(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
                         int root, MPI_Comm comm_handle) {
-  Checked checked = Check(count, datatype, op, comm_handle);
+  CheckedReduction checked = Check(count, datatype, op, comm_handle);
   const CommInfo& comm = checked.comm;
   bool everyone = root < 0;
   if (!everyone) CheckRoot(comm, root);
@@ -96,7 +96,7 @@ CollectivePlan ReduceTo(const void* send, void* recv, int count, MPI_Datatype da
 // Scan (inclusive) and exscan: rank r folds x_0 ... x_{r-1} (and x_r).
 CollectivePlan Prefix(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
                       MPI_Comm comm_handle, bool exclusive) {
-  Checked checked = Check(count, datatype, op, comm_handle);
+  CheckedReduction checked = Check(count, datatype, op, comm_handle);
   const CommInfo& comm = checked.comm;
   RequireIntracomm(comm);  // MPI defines no scan across two groups
   if (send == MPI_IN_PLACE) send = recv;
@@ -116,7 +116,7 @@ CollectivePlan Prefix(const void* send, void* recv, int count, MPI_Datatype data
 
 CollectivePlan ReduceScatterCounts(const void* send, void* recv, std::vector<int> counts,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm_handle) {
-  Checked checked = Check(0, datatype, op, comm_handle);
+  CheckedReduction checked = Check(0, datatype, op, comm_handle);
   const CommInfo& comm = checked.comm;
   std::int64_t total = 0;
   for (int count : counts) {

@@ -57,7 +57,7 @@ std::size_t InDegree(MPI_Comm comm) {
   return TopologyOf(comm).InNeighbors(LookupComm(comm).rank).size();
 }
 
-std::int64_t Extent(MPI_Datatype type) {
+std::int64_t ExtentOf(MPI_Datatype type) {
   return static_cast<std::int64_t>(LookupType(type).extent);
 }
 
@@ -66,7 +66,7 @@ std::int64_t Extent(MPI_Datatype type) {
 Blocks Layout(std::size_t n, const int counts[], const int displs[], int count, MPI_Datatype type,
               bool same = false) {
   Blocks blocks;
-  std::int64_t extent = Extent(type);
+  std::int64_t extent = ExtentOf(type);
   for (std::size_t i = 0; i < n; ++i) {
     int c = counts != nullptr ? counts[i] : count;
     std::int64_t at = same                ? 0

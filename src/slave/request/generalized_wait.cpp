@@ -21,7 +21,7 @@ struct Completions {
   std::vector<MPI_Request> released;
 };
 
-Completions& State() {
+Completions& PendingCompletions() {
   static Completions state;
   return state;
 }
@@ -32,13 +32,13 @@ constexpr std::chrono::microseconds kLongestPause{1000};
 }  // namespace
 
 void RegisterGeneralized(MPI_Request request, std::shared_ptr<GeneralizedState> generalized) {
-  Completions& state = State();
+  Completions& state = PendingCompletions();
   std::lock_guard<std::mutex> lock(state.mutex);
   state.registry[request] = std::move(generalized);
 }
 
 std::shared_ptr<GeneralizedState> CompleteGeneralized(MPI_Request request) {
-  Completions& state = State();
+  Completions& state = PendingCompletions();
   std::shared_ptr<GeneralizedState> freed;
   {
     std::lock_guard<std::mutex> lock(state.mutex);
@@ -60,13 +60,13 @@ std::shared_ptr<GeneralizedState> CompleteGeneralized(MPI_Request request) {
 }
 
 bool GeneralizedComplete(const GeneralizedState& generalized) {
-  Completions& state = State();
+  Completions& state = PendingCompletions();
   std::lock_guard<std::mutex> lock(state.mutex);
   return generalized.complete;
 }
 
 bool FreeGeneralizedLater(MPI_Request request) {
-  Completions& state = State();
+  Completions& state = PendingCompletions();
   std::lock_guard<std::mutex> lock(state.mutex);
   auto found = state.registry.find(request);
   if (found == state.registry.end()) return true;
@@ -79,13 +79,13 @@ bool FreeGeneralizedLater(MPI_Request request) {
 }
 
 void ForgetGeneralized(MPI_Request request) {
-  Completions& state = State();
+  Completions& state = PendingCompletions();
   std::lock_guard<std::mutex> lock(state.mutex);
   state.registry.erase(request);
 }
 
 std::vector<MPI_Request> TakeReleasedGeneralized() {
-  Completions& state = State();
+  Completions& state = PendingCompletions();
   std::lock_guard<std::mutex> lock(state.mutex);
   std::vector<MPI_Request> released;
   released.swap(state.released);
@@ -93,7 +93,7 @@ std::vector<MPI_Request> TakeReleasedGeneralized() {
 }
 
 void AwaitGeneralized(const GeneralizedState& generalized) {
-  Completions& state = State();
+  Completions& state = PendingCompletions();
   // The completing thread's MPI_Grequest_complete takes the rank's lock.
   threads::Unlocked unlocked;
   std::unique_lock<std::mutex> lock(state.mutex);
@@ -101,7 +101,7 @@ void AwaitGeneralized(const GeneralizedState& generalized) {
 }
 
 void PollUntilGeneralized(const std::function<bool()>& poll) {
-  Completions& state = State();
+  Completions& state = PendingCompletions();
   for (auto pause = kFirstPause;; pause = std::min(2 * pause, kLongestPause)) {
     std::uint64_t seen;
     {

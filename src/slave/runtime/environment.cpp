@@ -41,7 +41,7 @@ struct Lifecycle {
   pthread_t main_thread = pthread_self();
 };
 
-Lifecycle& State() {
+Lifecycle& Life() {
   static Lifecycle state;
   return state;
 }
@@ -77,13 +77,13 @@ int ProvidedLevel(int required) {
   int provided = required < LevelCap() ? required : LevelCap();
   if (provided < MPI_THREAD_SINGLE) provided = MPI_THREAD_SINGLE;
   if (provided == MPI_THREAD_MULTIPLE) threads::EnableLock();
-  if (provided > State().highest_level) State().highest_level = provided;
+  if (provided > Life().highest_level) Life().highest_level = provided;
   return provided;
 }
 
 // The first of MPI_Init and MPI_Session_init connects to the master.
 void ConnectOnce(const char* caller) {
-  Lifecycle& state = State();
+  Lifecycle& state = Life();
   if (Runtime::Instance() != nullptr) return;
   if (state.disconnected)
     throw Error(MPI_ERR_SESSION,
@@ -107,7 +107,7 @@ void ConnectOnce(const char* caller) {
 
 // The last of MPI_Finalize and MPI_Session_finalize disconnects.
 void DisconnectIfLast() {
-  Lifecycle& state = State();
+  Lifecycle& state = Life();
   if (state.sessions > 0 || (state.initialized && !state.finalized)) return;
   // Programs free their arrays before finalizing: blocks kept for reuse
   // would count against the node's budget while the others finish.
@@ -119,7 +119,7 @@ void DisconnectIfLast() {
 }  // namespace
 
 void Initialize(int required, int* provided) {
-  Lifecycle& state = State();
+  Lifecycle& state = Life();
   if (state.initialized)
     throw Error(kErrOther, "MPI_Init called twice");
   ConnectOnce("MPI_Init");
@@ -132,7 +132,7 @@ void Initialize(int required, int* provided) {
 }
 
 void Finalize() {
-  Lifecycle& state = State();
+  Lifecycle& state = Life();
   if (!state.initialized || state.finalized || Runtime::Instance() == nullptr)
     throw Error(kErrOther, "MPI_Finalize without MPI_Init");
   state.finalized = true;
@@ -141,22 +141,22 @@ void Finalize() {
 
 int ConnectSession(int required) {
   ConnectOnce("MPI_Session_init");
-  ++State().sessions;
+  ++Life().sessions;
   return ProvidedLevel(required);
 }
 
 void DisconnectSession() {
-  Lifecycle& state = State();
+  Lifecycle& state = Life();
   BDMPI_ENFORCE(state.sessions > 0, "closing a session that is not open");
   --state.sessions;
   DisconnectIfLast();
 }
 
-bool IsInitialized() { return State().initialized; }
-bool IsFinalized() { return State().finalized; }
-int ThreadLevel() { return State().thread_level; }
-bool CallsFromAnyThread() { return State().highest_level >= MPI_THREAD_SERIALIZED; }
-bool IsThreadMain() { return pthread_equal(pthread_self(), State().main_thread) != 0; }
+bool IsInitialized() { return Life().initialized; }
+bool IsFinalized() { return Life().finalized; }
+int ThreadLevel() { return Life().thread_level; }
+bool CallsFromAnyThread() { return Life().highest_level >= MPI_THREAD_SERIALIZED; }
+bool IsThreadMain() { return pthread_equal(pthread_self(), Life().main_thread) != 0; }
 
 void AbortJob(int code) {
   Runtime* runtime = Runtime::Instance();
