@@ -324,6 +324,8 @@ SENTINELS = [
     # (common block, C type and size, Fortran declaration for mpif.h)
     ('mpi_fortran_bottom', 'MPI_Fint', 1, 'integer MPI_BOTTOM'),
     ('mpi_fortran_in_place', 'MPI_Fint', 1, 'integer MPI_IN_PLACE'),
+    ('mpi_fortran_buffer_automatic', 'MPI_Fint', 1,
+     'integer MPI_BUFFER_AUTOMATIC'),
     ('mpi_fortran_status_ignore', 'MPI_Fint', 6,
      'integer MPI_STATUS_IGNORE(MPI_STATUS_SIZE)'),
     ('mpi_fortran_statuses_ignore', 'MPI_Fint', 6,
@@ -368,7 +370,15 @@ C_HELPERS = r'''
 static void *f_buf(const void *p) {
   if (p == (const void *)&mpi_fortran_bottom_) return MPI_BOTTOM;
   if (p == (const void *)&mpi_fortran_in_place_) return MPI_IN_PLACE;
+  if (p == (const void *)&mpi_fortran_buffer_automatic_) return MPI_BUFFER_AUTOMATIC;
   return (void *)(uintptr_t)p;
+}
+
+/* A detached buffer's address for mpi_f08's TYPE(C_PTR): an automatic
+ * buffer comes back as the address of MPI_BUFFER_AUTOMATIC, which the
+ * program can compare with C_LOC of it. */
+static void f_detached_out(void **addr) {
+  if (*addr == MPI_BUFFER_AUTOMATIC) *addr = (void *)&mpi_fortran_buffer_automatic_;
 }
 
 static int *f_weights(MPI_Fint *p) {
@@ -639,8 +649,10 @@ def c_f08_detach_shim(f):
         else:
             raise ValueError('%s: no detach shim for a %s parameter' % (f.name, p.kind))
     decls.append('MPI_Fint *ierr')
+    addr = [p.name for p in f.params if p.kind == 'detach'][0]
     return '\n'.join(['void bdmpi_f08_%s(%s) {' % (f.lname[4:], ', '.join(decls)),
                       '  *ierr = %s(%s);' % (f.name, ', '.join(args)),
+                      '  if (*ierr == MPI_SUCCESS) f_detached_out(%s);' % addr,
                       '}'])
 
 
@@ -678,11 +690,13 @@ void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr) {
 void bdmpi_f08_buffer_detach(void **buffer_addr, MPI_Fint *size,
                              MPI_Fint *ierr) {
   *ierr = MPI_Buffer_detach(buffer_addr, size);
+  if (*ierr == MPI_SUCCESS) f_detached_out(buffer_addr);
 }
 
 void bdmpi_f08_buffer_detach_c(void **buffer_addr, MPI_Count *size,
                                MPI_Fint *ierr) {
   *ierr = MPI_Buffer_detach_c(buffer_addr, size);
+  if (*ierr == MPI_SUCCESS) f_detached_out(buffer_addr);
 }
 
 /* Fortran's attribute callbacks take every argument by reference and

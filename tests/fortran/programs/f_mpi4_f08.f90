@@ -128,7 +128,7 @@ program f_mpi4_f08
   integer :: npsets, i, plen, size, rank, total, vlen
   character(len=64) :: pset, value
   logical :: world, self, flag
-  integer :: buf(5), isize
+  integer :: buf(5), isize, big(4096)
   integer(kind=MPI_COUNT_KIND) :: n8, got8, size8, lb8, extent8
   type(MPI_Status) :: status
   type(MPI_Op) :: op
@@ -310,6 +310,19 @@ program f_mpi4_f08
   call check(transfer(detached, 0_c_intptr_t) == transfer(c_loc(sbuf), 0_c_intptr_t) .and. &
              isize == int(sizeof(sbuf)), &
              'MPI_SESSION_DETACH_BUFFER gave another buffer')
+  ! MPI_BUFFER_AUTOMATIC: a buffer without a limit, attached to the
+  ! communicator, and given back by the detach as its own address.
+  call MPI_Comm_attach_buffer(comm, MPI_BUFFER_AUTOMATIC, 0, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_COMM_ATTACH_BUFFER(MPI_BUFFER_AUTOMATIC) failed')
+  big = rank
+  call MPI_Bsend(big, 4096, MPI_INTEGER, rank, 8, comm)
+  big = -1
+  call MPI_Recv(big, 4096, MPI_INTEGER, rank, 8, comm, status)
+  call check(all(big == rank), 'MPI_BSEND through MPI_BUFFER_AUTOMATIC')
+  call MPI_Comm_detach_buffer(comm, detached, isize, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_COMM_DETACH_BUFFER of MPI_BUFFER_AUTOMATIC failed')
+  call check(transfer(detached, 0_c_intptr_t) == loc(MPI_BUFFER_AUTOMATIC), &
+             'MPI_COMM_DETACH_BUFFER did not give MPI_BUFFER_AUTOMATIC back')
   call MPI_Barrier(comm)
   if (rank == 0) print '(a)', 'f_mpi4_f08: sessions, large counts and large-count callbacks through mpi_f08 ok'
   call MPI_Comm_free(comm)
