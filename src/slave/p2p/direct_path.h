@@ -120,16 +120,31 @@ class DirectPath {
   void CountMasterSend(int dest, RequestMsg& request);
   // Writes a standard send of `bytes` straight into the receive of node
   // slave `dest` that MPI order gives it, if that one is published and
-  // may take it; `recv_id` is set for kDoneTold.
+  // may take it; `recv_id` is set for kDoneTold. When `dest` runs and has
+  // posted no receive for it yet, waits a little for one (WaitForPost).
   DirectSend TrySend(const void* data, std::uint64_t bytes, int comm, int rank, int tag,
                      int dest, std::uint64_t* recv_id);
+
+  // While this rank waits for its master's reply (DirectRank::at_master).
+  void AtMaster(bool waiting);
 
   bool on() const { return on_; }
   std::uint64_t max_bytes() const { return max_bytes_; }
 
  private:
+  // `none_posted`: no live receive of `rank` accepts the message (a later
+  // one may).
   DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,
-                     int source, int tag, std::uint64_t* recv_id);
+                     int source, int tag, std::uint64_t* recv_id, bool* none_posted);
+  // Deposit while `dest` accepts, counted among its writers.
+  DirectSend DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
+                            int source, int tag, std::uint64_t* recv_id, bool* none_posted);
+  // A sender that found no receive for its message waits for `dest` to
+  // post another (its `next_seq` passes `seen`) while `dest` runs and
+  // spinning costs nobody a core, until `deadline` (0: kSendWaitNs from
+  // now, set here); false when it gave up. Backs off per destination as
+  // SpinFor does.
+  bool WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadline);
   void Forget(std::uint64_t seq);
   // Spins until `done`, for at most the polling time (a short look for a
   // kFarSender), and stops at once when a rank of the node wants a running
@@ -150,6 +165,12 @@ class DirectPath {
   std::function<void()> before_spin_;
   mutable std::uint64_t poll_skips_ = 0;
   mutable std::uint64_t poll_backoff_ = 0;
+  // The same for a sender's waits, per destination.
+  struct SendBackoff {
+    std::uint16_t skips = 0;
+    std::uint16_t backoff = 0;
+  };
+  std::vector<SendBackoff> send_backoff_;
   bool accepting_ = false;
   std::uint64_t next_seq_ = 1;
   std::set<std::uint64_t> live_;  // sequence numbers of receives not over

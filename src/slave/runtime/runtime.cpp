@@ -301,10 +301,12 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
   request.wants_reply = true;
   CallEvents events;
   Enqueue(request);
+  Direct().AtMaster(true);
   Flush();
   // Replies come in request order: earlier acknowledgements first.
   DrainAcks();
   ReplyMsg reply = ReceiveReply();
+  Direct().AtMaster(false);
   events.Answered();
   if (storage_released_) {
     // Switched out while waiting: read the data back before user code runs.
