@@ -43,12 +43,6 @@ constexpr std::uint64_t kFarPollNs = 20'000;
 // is often not running, on a machine busy with other work) stops spending
 // a core on them.
 constexpr std::uint64_t kMaxPollSkips = 255;
-// A sender that finds no receive for its message posted by a running
-// receiver waits this long at most for it: in a ping-pong the reply races
-// the next receive of the rank it goes to (which returns from its send,
-// then posts), and losing costs the message the master's path, tens of
-// microseconds to wake the receiver through the master (docs/data-path.md).
-constexpr std::uint64_t kSendWaitNs = 20'000;
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -108,12 +102,13 @@ void DirectPath::Start(int slave, int node_size, bool allowed, bool may_poll) {
 }
 
 void DirectPath::StartWith(DirectTable table, int slave, std::uint64_t max_bytes,
-                           std::uint64_t poll_ns) {
+                           std::uint64_t poll_ns, std::uint64_t send_wait_ns) {
   table_ = table;
   me_ = slave;
   counting_ = true;
   max_bytes_ = max_bytes;
   poll_ns_ = poll_ns;
+  send_wait_ns_ = std::min(poll_ns, send_wait_ns);
   on_ = max_bytes_ > 0;
   DirectRank& rank = table_.rank(me_);
   rank.pid.store(static_cast<std::int32_t>(getpid()), std::memory_order_relaxed);
@@ -372,7 +367,7 @@ DirectSend DirectPath::DepositCounted(int dest, const void* data, std::uint64_t 
 }
 
 bool DirectPath::WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadline) {
-  if (poll_ns_ == 0) return false;
+  if (send_wait_ns_ == 0) return false;
   DirectRank& receiver = table_.rank(dest);
   // Worth it only while the receiver runs (it may post soon) and the wait
   // takes nobody's core.
@@ -392,7 +387,7 @@ bool DirectPath::WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadli
     }
     // One bound for the whole send, however many receives that do not
     // take it the receiver posts meanwhile.
-    *deadline = NowNs() + std::min(poll_ns_, kSendWaitNs);
+    *deadline = NowNs() + send_wait_ns_;
   }
   for (int i = 0;; ++i) {
     if (receiver.next_seq.load(std::memory_order_acquire) != seen) {

@@ -30,6 +30,13 @@ struct DirectRecv {
   bool published() const { return slot >= 0; }
 };
 
+// A sender that finds no receive for its message posted by a running
+// receiver waits this long at most for it: in a ping-pong the reply races
+// the next receive of the rank it goes to (which returns from its send,
+// then posts), and losing costs the message the master's path, tens of
+// microseconds to wake the receiver through the master (docs/data-path.md).
+inline constexpr std::uint64_t kDirectSendWaitNs = 20'000;
+
 // Whom a waiting receive expects its message from (Poll's `sender`),
 // besides a node slave index.
 inline constexpr int kAnySender = -1;  // any rank, every one on this node
@@ -60,8 +67,10 @@ class DirectPath {
   // requests it holds back in its batch (nonblocking sends' messages),
   // which the rank it waits for may need before it can answer.
   void BeforeSpin(std::function<void()> flush) { before_spin_ = std::move(flush); }
-  // The same on a table at hand (tests): `max_bytes` 0 only counts.
-  void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns);
+  // The same on a table at hand (tests): `max_bytes` 0 only counts;
+  // `send_wait_ns`: a sender's longest wait for a post (WaitForPost).
+  void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns,
+                 std::uint64_t send_wait_ns = kDirectSendWaitNs);
   // Before the rank writes its memory back or exits: no sender writes
   // into it any more (waits for those that are writing); and when it is
   // resident again.
@@ -141,7 +150,7 @@ class DirectPath {
                             int source, int tag, std::uint64_t* recv_id, bool* none_posted);
   // A sender that found no receive for its message waits for `dest` to
   // post another (its `next_seq` passes `seen`) while `dest` runs and
-  // spinning costs nobody a core, until `deadline` (0: kSendWaitNs from
+  // spinning costs nobody a core, until `deadline` (0: send_wait_ns_ from
   // now, set here); false when it gave up. Backs off per destination as
   // SpinFor does.
   bool WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadline);
@@ -160,6 +169,7 @@ class DirectPath {
   int me_ = -1;
   std::uint64_t max_bytes_ = 0;
   std::uint64_t poll_ns_ = 0;
+  std::uint64_t send_wait_ns_ = 0;
   // Waits left that do not poll, and how many the next failed poll skips
   // (mutable: polling is a look at the table, this only paces it).
   std::function<void()> before_spin_;
