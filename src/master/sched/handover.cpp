@@ -48,6 +48,8 @@ bool Master::RanksMaySpin() const {
   return RanksMayPoll() && !off(kEnvDirectPoll) && !off(kEnvDirectMax);
 }
 
+bool Master::RanksOutnumberSlots() const { return layout_.Count(node_) > options_.nrunning; }
+
 void Master::CountPollCores() {
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
@@ -74,7 +76,7 @@ void Master::BindToCores() {
     // has a running slot; with more ranks than slots, most wait for one,
     // nobody spins then (slot_wanted), and the hold pays as with -nr 1
     // (bench/run_handover_bench.sh: fanin on 8 ranks, -nr 2).
-    if (!RanksMaySpin() || layout_.Count(node_) > options_.nrunning)
+    if (!RanksMaySpin() || RanksOutnumberSlots())
       handover_.Enable(HandoverHold::kHoldLimit, HandoverHold::kSpreadAfter);
   }
   slaves_.BindToCores(std::move(binder));

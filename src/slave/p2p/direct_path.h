@@ -61,8 +61,9 @@ class DirectPath {
   // Maps the node's table. `allowed`: this rank may write into others
   // (placed messages' and lent blocks' condition); `may_poll`: the
   // running ranks have a core each (-nr above 1 and at most the cores), so
-  // a waiting rank may spin.
-  void Start(int slave, int node_size, bool allowed, bool may_poll);
+  // a waiting rank may spin; `briefly`: for a far sender's time at most
+  // (ranks outnumber the running slots: most wait for one).
+  void Start(int slave, int node_size, bool allowed, bool may_poll, bool briefly);
   // Called once before a wait spins: the rank sends the master the
   // requests it holds back in its batch (nonblocking sends' messages),
   // which the rank it waits for may need before it can answer.
