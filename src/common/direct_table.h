@@ -39,6 +39,9 @@
 // while that costs nobody a core: the running ranks have a core each
 // (BDMPI_MAY_POLL) and no rank of the node waits for a running slot
 // (`slot_wanted`, the master's, which the spinner reads as it spins).
+// Under the same condition a sender that finds no receive for its message
+// waits a few microseconds for its running receiver to post one
+// (`next_seq` moves), rather than losing the race to the master's path.
 #pragma once
 
 #include <atomic>
@@ -55,7 +58,10 @@ inline constexpr std::uint64_t kDirectSlots = 64;
 // itself (kDone, kDonePolled) travels in the slot: the sender copies it in
 // and the receiver out, neither calls the kernel (process_vm_writev costs
 // about 1.5 us on the 2-core VM, twice a whole round trip of Open MPI's).
-inline constexpr std::uint64_t kDirectSlotBytes = 248;
+// 1 KiB, so that the round trip of 1 KiB, a figure of its own
+// (bench/run_message_figures.sh), makes no system call either: a slot is
+// then 1152 bytes, 72 KiB per rank, touched only as the rank's ring turns.
+inline constexpr std::uint64_t kDirectSlotBytes = 1024;
 // Above this many ranks per node the per-pair counts would take too much
 // memory (n * n * 4 bytes): the direct path is off.
 inline constexpr int kDirectMaxRanks = 1024;
@@ -83,7 +89,7 @@ constexpr DirectState DirectStateOf(std::uint64_t word) {
   return static_cast<DirectState>(word & 0xff);
 }
 
-struct DirectSlot {
+struct alignas(64) DirectSlot {
   std::atomic<std::uint64_t> word;
   // The receive, written by the receiver before it publishes the word
   // (release); senders read them after the word (acquire) and confirm by
@@ -115,6 +121,10 @@ struct alignas(64) DirectRank {
   // before it reads `accepting`).
   std::atomic<std::uint32_t> accepting;
   std::atomic<std::uint32_t> writers;
+  // 1 while the rank waits for its master's reply (a blocking call): a
+  // sender that finds no receive posted yet waits a little for one only
+  // while the rank runs, and so may post it soon.
+  std::atomic<std::uint32_t> at_master;
   // Next post sequence number (the first is 1), and every receive below
   // `first_live` has completed.
   std::atomic<std::uint64_t> next_seq;
@@ -130,6 +140,7 @@ struct alignas(64) DirectNode {
   std::atomic<std::uint32_t> slot_wanted;
 };
 
+static_assert(sizeof(DirectSlot) == 1152, "a slot is whole cache lines");
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
                   std::atomic<std::int32_t>::is_always_lock_free,
               "the direct table is shared between processes");

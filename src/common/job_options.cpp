@@ -232,7 +232,8 @@ const std::vector<Row>& JobOptionTable() {
       VariableRow("--direct-poll", &JobOptions::direct_poll, "MICROSECONDS",
                   "the longest a rank that waits for a message of another rank of its node "
                   "spins for it before it gives up its running slot, while the running "
-                  "ranks have a core each and none waits for a slot (0: never)",
+                  "ranks have a core each and none waits for a slot (at most 20 with more "
+                  "ranks than running slots; 0: never)",
                   kEnvDirectPoll, "1000",
                   [](const std::string& v) -> std::string {
                     char* end = nullptr;

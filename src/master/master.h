@@ -276,6 +276,10 @@ class Master : private MasterServices {
   bool RanksMayPoll() const;
   // And spin: polling allowed, and neither --direct-poll nor --direct-max 0.
   bool RanksMaySpin() const;
+  // More ranks on the node than running slots: most of them wait for a
+  // slot, so a waiting rank spins only briefly (BDMPI_MAY_POLL=2), and the
+  // hand-over hold stays on.
+  bool RanksOutnumberSlots() const;
   void CountPollCores();
   int poll_cores_ = 0;
   std::unique_ptr<CoreBinder> auto_binder_;  // counted the cores; BindToCores takes it

@@ -250,6 +250,47 @@ TEST_F(DirectPathTest, ASpinStopsWhenARankWantsASlotOrTheMessageWaitsAtTheMaster
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+// A sender that may spin waits for a receiver that runs to post the
+// receive its message needs (a ping-pong's reply racing the next post),
+// also past receives that do not take it; not for one that waits at its
+// master, and after a wait in vain it skips the next one to that rank.
+TEST_F(DirectPathTest, ASenderWaitsBrieflyForARunningReceiverToPost) {
+  DirectPath patient;  // waits up to 10 s: the thread posts by then
+  patient.StartWith(table_, kSender, 4096, 10'000'000'000ull, 10'000'000'000ull);
+  char buffer[16] = {}, other[16] = {};
+  std::uint64_t id = 0;
+  std::thread receiver([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    Post(kSender, 9, other, sizeof other, 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    auto recv = Post(kSender, 7, buffer, sizeof buffer, 2);
+    while (!receiver_.Written(*recv)) std::this_thread::yield();
+    receiver_.TakeWritten(*recv);
+  });
+  EXPECT_EQ(patient.TrySend("late", 5, kComm, kSender, 7, kReceiver, &id), DirectSend::kDone);
+  receiver.join();
+  EXPECT_STREQ(buffer, "late");
+
+  // Waiting at its master: through the master at once.
+  table_.rank(kReceiver).at_master.store(1);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(patient.TrySend("m", 2, kComm, kSender, 7, kReceiver, &id), DirectSend::kNo);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  table_.rank(kReceiver).at_master.store(0);
+
+  DirectPath brief;  // the default wait
+  brief.StartWith(table_, kSender, 4096, 1'000'000);
+  start = std::chrono::steady_clock::now();
+  EXPECT_EQ(brief.TrySend("t", 2, kComm, kSender, 7, kReceiver, &id), DirectSend::kNo);
+  EXPECT_GE(std::chrono::steady_clock::now() - start,
+            std::chrono::nanoseconds(kDirectSendWaitNs));
+  // The next send to that rank skips waiting.
+  start = std::chrono::steady_clock::now();
+  EXPECT_EQ(brief.TrySend("s", 2, kComm, kSender, 7, kReceiver, &id), DirectSend::kNo);
+  auto skipped = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(skipped, std::chrono::seconds(5));
+}
+
 TEST_F(DirectPathTest, AFreedReceivesSlotIsPublishedOnAgainOnceTheMasterIsDone) {
   char buffer[16] = {};
   auto freed = Post(kSender, 7, buffer, sizeof buffer, 1);

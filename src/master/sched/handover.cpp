@@ -48,6 +48,8 @@ bool Master::RanksMaySpin() const {
   return RanksMayPoll() && !off(kEnvDirectPoll) && !off(kEnvDirectMax);
 }
 
+bool Master::RanksOutnumberSlots() const { return layout_.Count(node_) > options_.nrunning; }
+
 void Master::CountPollCores() {
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
@@ -70,8 +72,12 @@ void Master::BindToCores() {
     // Ranks that wait for a message of the node spin for it (RanksMayPoll;
     // docs/data-path.md, "Direct messages"): the rank that woke another
     // keeps its core while it spins for the answer, so holding the woken
-    // one for that core would only delay both.
-    if (!RanksMaySpin()) handover_.Enable(HandoverHold::kHoldLimit, HandoverHold::kSpreadAfter);
+    // one for that core would only delay both. That holds while every rank
+    // has a running slot; with more ranks than slots, most wait for one,
+    // nobody spins then (slot_wanted), and the hold pays as with -nr 1
+    // (bench/run_handover_bench.sh: fanin on 8 ranks, -nr 2).
+    if (!RanksMaySpin() || RanksOutnumberSlots())
+      handover_.Enable(HandoverHold::kHoldLimit, HandoverHold::kSpreadAfter);
   }
   slaves_.BindToCores(std::move(binder));
 }

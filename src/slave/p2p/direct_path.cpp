@@ -92,22 +92,27 @@ DirectPath& Direct() {
   return path;
 }
 
-void DirectPath::Start(int slave, int node_size, bool allowed, bool may_poll) {
+void DirectPath::Start(int slave, int node_size, bool allowed, bool may_poll, bool briefly) {
   if (node_size > kDirectMaxRanks) return;
   DirectTable table = MapTable(node_size);
   if (!table.valid()) return;
   std::uint64_t max_bytes = allowed ? EnvBytes(kEnvDirectMax, kDefaultDirectMax) : 0;
   std::uint64_t poll_ns = may_poll ? EnvBytes(kEnvDirectPoll, kDefaultPollNs / 1000) * 1000 : 0;
+  // With more ranks than running slots, a spin of a millisecond mostly
+  // waits for a rank that cannot run: the fanin round on 8 ranks with -nr
+  // 2 took 1.5x its time without spinning, and the same with 20 us.
+  if (briefly) poll_ns = std::min(poll_ns, kFarPollNs);
   StartWith(table, slave, max_bytes, poll_ns);
 }
 
 void DirectPath::StartWith(DirectTable table, int slave, std::uint64_t max_bytes,
-                           std::uint64_t poll_ns) {
+                           std::uint64_t poll_ns, std::uint64_t send_wait_ns) {
   table_ = table;
   me_ = slave;
   counting_ = true;
   max_bytes_ = max_bytes;
   poll_ns_ = poll_ns;
+  send_wait_ns_ = std::min(poll_ns, send_wait_ns);
   on_ = max_bytes_ > 0;
   DirectRank& rank = table_.rank(me_);
   rank.pid.store(static_cast<std::int32_t>(getpid()), std::memory_order_relaxed);
@@ -342,17 +347,77 @@ DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, 
   // An earlier message to `dest` still waits at the master: this one may
   // not overtake it.
   if (table_.pending(me_, dest).load(std::memory_order_seq_cst) != 0) return DirectSend::kNo;
+  std::uint64_t deadline = 0;
+  for (;;) {
+    // Read before the scan: a receive posted after it moves `next_seq`.
+    std::uint64_t seen = table_.rank(dest).next_seq.load(std::memory_order_acquire);
+    bool none_posted = false;
+    DirectSend sent = DepositCounted(dest, data, bytes, comm, rank, tag, recv_id, &none_posted);
+    if (sent != DirectSend::kNo || !none_posted || !WaitForPost(dest, seen, &deadline))
+      return sent;
+  }
+}
+
+DirectSend DirectPath::DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
+                                      int source, int tag, std::uint64_t* recv_id,
+                                      bool* none_posted) {
   DirectRank& receiver = table_.rank(dest);
   receiver.writers.fetch_add(1, std::memory_order_seq_cst);
   DirectSend sent = DirectSend::kNo;
   if (receiver.accepting.load(std::memory_order_seq_cst) != 0)
-    sent = Deposit(receiver, data, bytes, comm, rank, tag, recv_id);
+    sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted);
   receiver.writers.fetch_sub(1, std::memory_order_seq_cst);
   return sent;
 }
 
+bool DirectPath::WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadline) {
+  if (send_wait_ns_ == 0) return false;
+  DirectRank& receiver = table_.rank(dest);
+  // Worth it only while the receiver runs (it may post soon) and the wait
+  // takes nobody's core.
+  auto must_stop = [&] {
+    return table_.node().slot_wanted.load(std::memory_order_acquire) != 0 ||
+           receiver.at_master.load(std::memory_order_acquire) != 0 ||
+           receiver.accepting.load(std::memory_order_acquire) == 0;
+  };
+  if (must_stop()) return false;
+  if (send_backoff_.size() != static_cast<std::size_t>(table_.size()))
+    send_backoff_.assign(static_cast<std::size_t>(table_.size()), SendBackoff{});
+  SendBackoff& backoff = send_backoff_[static_cast<std::size_t>(dest)];
+  if (*deadline == 0) {
+    if (backoff.skips > 0) {
+      --backoff.skips;
+      return false;
+    }
+    // One bound for the whole send, however many receives that do not
+    // take it the receiver posts meanwhile.
+    *deadline = NowNs() + send_wait_ns_;
+  }
+  for (int i = 0;; ++i) {
+    if (receiver.next_seq.load(std::memory_order_acquire) != seen) {
+      backoff.backoff = 0;
+      return true;
+    }
+    if ((i & 63) == 63) {
+      if (must_stop()) return false;
+      if (NowNs() > *deadline) break;
+    }
+    Pause();
+  }
+  backoff.backoff = static_cast<std::uint16_t>(
+      std::min<std::uint64_t>(2 * backoff.backoff + 1, kMaxPollSkips));
+  backoff.skips = backoff.backoff;
+  return false;
+}
+
+void DirectPath::AtMaster(bool waiting) {
+  if (!counting_) return;
+  table_.rank(me_).at_master.store(waiting ? 1 : 0, std::memory_order_release);
+}
+
 DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint64_t bytes,
-                               int comm, int source, int tag, std::uint64_t* recv_id) {
+                               int comm, int source, int tag, std::uint64_t* recv_id,
+                               bool* none_posted) {
   std::uint64_t first = receiver.first_live.load(std::memory_order_acquire);
   std::uint64_t next = receiver.next_seq.load(std::memory_order_acquire);
   // The receiver's live receives in posting order: the first that accepts
@@ -422,6 +487,7 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       return told ? DirectSend::kDoneTold : DirectSend::kDone;
     }
   }
+  *none_posted = true;
   return DirectSend::kNo;
 }
 

@@ -30,6 +30,13 @@ struct DirectRecv {
   bool published() const { return slot >= 0; }
 };
 
+// A sender that finds no receive for its message posted by a running
+// receiver waits this long at most for it: in a ping-pong the reply races
+// the next receive of the rank it goes to (which returns from its send,
+// then posts), and losing costs the message the master's path, tens of
+// microseconds to wake the receiver through the master (docs/data-path.md).
+inline constexpr std::uint64_t kDirectSendWaitNs = 20'000;
+
 // Whom a waiting receive expects its message from (Poll's `sender`),
 // besides a node slave index.
 inline constexpr int kAnySender = -1;  // any rank, every one on this node
@@ -54,14 +61,17 @@ class DirectPath {
   // Maps the node's table. `allowed`: this rank may write into others
   // (placed messages' and lent blocks' condition); `may_poll`: the
   // running ranks have a core each (-nr above 1 and at most the cores), so
-  // a waiting rank may spin.
-  void Start(int slave, int node_size, bool allowed, bool may_poll);
+  // a waiting rank may spin; `briefly`: for a far sender's time at most
+  // (ranks outnumber the running slots: most wait for one).
+  void Start(int slave, int node_size, bool allowed, bool may_poll, bool briefly);
   // Called once before a wait spins: the rank sends the master the
   // requests it holds back in its batch (nonblocking sends' messages),
   // which the rank it waits for may need before it can answer.
   void BeforeSpin(std::function<void()> flush) { before_spin_ = std::move(flush); }
-  // The same on a table at hand (tests): `max_bytes` 0 only counts.
-  void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns);
+  // The same on a table at hand (tests): `max_bytes` 0 only counts;
+  // `send_wait_ns`: a sender's longest wait for a post (WaitForPost).
+  void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns,
+                 std::uint64_t send_wait_ns = kDirectSendWaitNs);
   // Before the rank writes its memory back or exits: no sender writes
   // into it any more (waits for those that are writing); and when it is
   // resident again.
@@ -120,16 +130,31 @@ class DirectPath {
   void CountMasterSend(int dest, RequestMsg& request);
   // Writes a standard send of `bytes` straight into the receive of node
   // slave `dest` that MPI order gives it, if that one is published and
-  // may take it; `recv_id` is set for kDoneTold.
+  // may take it; `recv_id` is set for kDoneTold. When `dest` runs and has
+  // posted no receive for it yet, waits a little for one (WaitForPost).
   DirectSend TrySend(const void* data, std::uint64_t bytes, int comm, int rank, int tag,
                      int dest, std::uint64_t* recv_id);
+
+  // While this rank waits for its master's reply (DirectRank::at_master).
+  void AtMaster(bool waiting);
 
   bool on() const { return on_; }
   std::uint64_t max_bytes() const { return max_bytes_; }
 
  private:
+  // `none_posted`: no live receive of `rank` accepts the message (a later
+  // one may).
   DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,
-                     int source, int tag, std::uint64_t* recv_id);
+                     int source, int tag, std::uint64_t* recv_id, bool* none_posted);
+  // Deposit while `dest` accepts, counted among its writers.
+  DirectSend DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
+                            int source, int tag, std::uint64_t* recv_id, bool* none_posted);
+  // A sender that found no receive for its message waits for `dest` to
+  // post another (its `next_seq` passes `seen`) while `dest` runs and
+  // spinning costs nobody a core, until `deadline` (0: send_wait_ns_ from
+  // now, set here); false when it gave up. Backs off per destination as
+  // SpinFor does.
+  bool WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadline);
   void Forget(std::uint64_t seq);
   // Spins until `done`, for at most the polling time (a short look for a
   // kFarSender), and stops at once when a rank of the node wants a running
@@ -145,11 +170,18 @@ class DirectPath {
   int me_ = -1;
   std::uint64_t max_bytes_ = 0;
   std::uint64_t poll_ns_ = 0;
+  std::uint64_t send_wait_ns_ = 0;
   // Waits left that do not poll, and how many the next failed poll skips
   // (mutable: polling is a look at the table, this only paces it).
   std::function<void()> before_spin_;
   mutable std::uint64_t poll_skips_ = 0;
   mutable std::uint64_t poll_backoff_ = 0;
+  // The same for a sender's waits, per destination.
+  struct SendBackoff {
+    std::uint16_t skips = 0;
+    std::uint16_t backoff = 0;
+  };
+  std::vector<SendBackoff> send_backoff_;
   bool accepting_ = false;
   std::uint64_t next_seq_ = 1;
   std::set<std::uint64_t> live_;  // sequence numbers of receives not over

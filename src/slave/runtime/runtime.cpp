@@ -123,10 +123,13 @@ void Runtime::Connect() {
   window_ = SharedMemory::Open(TaggedWire(Wire::kWindow, names.Window(slave_, "")), window_size);
   StartPlacing();
   // Direct messages need what placed ones need (writing into a sibling);
-  // a waiting rank polls only when the running ranks have a core each.
+  // a waiting rank polls only when the running ranks have a core each,
+  // briefly when ranks outnumber the running slots (2).
   const char* may_poll = std::getenv(kEnvMayPoll);
-  Direct().Start(slave_, node_size_, lending_,
-                 may_poll != nullptr && std::strcmp(may_poll, "1") == 0);
+  bool poll = may_poll != nullptr &&
+              (std::strcmp(may_poll, "1") == 0 || std::strcmp(may_poll, "2") == 0);
+  Direct().Start(slave_, node_size_, lending_, poll,
+                 poll && std::strcmp(may_poll, "2") == 0);
   Direct().BeforeSpin([this] { Flush(); });
 }
 
@@ -301,10 +304,12 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
   request.wants_reply = true;
   CallEvents events;
   Enqueue(request);
+  Direct().AtMaster(true);
   Flush();
   // Replies come in request order: earlier acknowledgements first.
   DrainAcks();
   ReplyMsg reply = ReceiveReply();
+  Direct().AtMaster(false);
   events.Answered();
   if (storage_released_) {
     // Switched out while waiting: read the data back before user code runs.

@@ -32,6 +32,11 @@
  *     receiver: BDMPI's ranks spin when the running ones have a core
  *     each), one that waits for a running slot (the spinner must give its
  *     slot up) and one that sleeps longer than a spin lasts;
+ *  9. sends that find no receive for them, only one that does not take
+ *     them (another tag), while their receiver is about to post it: a
+ *     sender may wait for that post (BDMPI's do while the running ranks
+ *     have a core each), else its message goes the master's way and the
+ *     next one, which the posted receive would take, must follow it;
  * all --rounds times; with --hold-memory N each rank holds N bytes
  * touched, so that a small --node-memory switches ranks out mid-stream.
  *
@@ -407,6 +412,33 @@ static void token(int round) {
   }
 }
 
+/* 9. Every rank sends to the next before that one posts the receive its
+ * message needs, with a receive of another tag posted first. */
+static void late_posts(int round) {
+  static char out[2][1025], in[2][1025];
+  int bytes = round % 2 == 0 ? 1024 : 8;
+  MPI_Request other;
+  MPI_Status status;
+  int count = -1;
+  barrier();
+  for (int i = 0; i < 2; ++i) {
+    memset(in[i], 0, sizeof in[i]);
+    fill_pattern(out[i], (size_t)bytes, seed_of(rank_, next_, i, round));
+  }
+  CHECK_MPI(MPI_Irecv(in[1], bytes, MPI_BYTE, prev_, 301, MPI_COMM_WORLD, &other));
+  CHECK_MPI(MPI_Send(out[0], bytes, MPI_BYTE, next_, 300, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Recv(in[0], bytes, MPI_BYTE, prev_, 300, MPI_COMM_WORLD, &status));
+  CHECK_MPI(MPI_Send(out[1], bytes, MPI_BYTE, next_, 301, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+  CHECK(count == bytes, "late post: %d bytes, want %d", count, bytes);
+  CHECK_MPI(MPI_Wait(&other, &status));
+  CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+  CHECK(count == bytes && status.MPI_TAG == 301, "late post: %d bytes tag %d, want %d tag 301",
+        count, status.MPI_TAG, bytes);
+  for (int i = 0; i < 2; ++i)
+    CHECK_PATTERN(in[i], (size_t)bytes, seed_of(prev_, rank_, i, round), "late post");
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   rank_ = world_rank();
@@ -439,6 +471,7 @@ int main(int argc, char **argv) {
     halos(round);
     flood(round);
     token(round);
+    late_posts(round);
     if (held != NULL) {
       for (size_t i = 0; i < hold; i += 4096)
         CHECK(held[i] == (char)(rank_ + 1), "held memory changed at %zu", i);
