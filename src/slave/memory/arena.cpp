@@ -1168,6 +1168,53 @@ void DiscardRange(void* p, std::size_t bytes) {
                });
 }
 
+void FreshPages(void* p, std::size_t bytes) {
+  if (bytes < kMinFreshBytes || !Owns(p)) return;
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready || g_arena->detached) return;
+  Arena& arena = *g_arena;
+  std::uint64_t lo = static_cast<char*>(p) - arena.base, hi = lo + bytes;
+  std::uint64_t fresh = 0, edges = 0;
+  ForEachPiece(arena, p, bytes, true,
+               [&](std::uint64_t, Block& block, std::uint64_t start, std::uint64_t length) {
+                 // Never written back: its absent pages read as zero without I/O.
+                 if (!block.file_written) return;
+                 std::uint64_t run_start = 0, run_length = 0;
+                 auto flush = [&] {
+                   if (run_length == 0) return;
+                   if (!MapFresh(arena, run_start, run_length))
+                     ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
+                   fresh += run_length;
+                   run_length = 0;
+                 };
+                 // Absent pages (swapped ones too) are what a fault would
+                 // read; present ones cost no read. A page the message
+                 // covers in part is read here, that page alone: the fault
+                 // of the copy would read around it, megabytes with the
+                 // page cache's large folios, of pages just made fresh.
+                 ForEachPageEntry(arena, start, length / kPage,
+                                  [&](std::uint64_t at, std::uint64_t entry) {
+                                    if ((entry & kPmPresent) != 0) {
+                                      flush();
+                                    } else if (at < lo || at + kPage > hi) {
+                                      flush();
+                                      ReadAnonymous(arena, at, kPage);
+                                      edges += kPage;
+                                    } else if (run_length > 0 && run_start + run_length == at) {
+                                      run_length += kPage;
+                                    } else {
+                                      flush();
+                                      run_start = at;
+                                      run_length = kPage;
+                                    }
+                                  });
+                 flush();
+               });
+  if (arena.slot == nullptr) return;
+  if (fresh > 0) arena.slot->fresh.fetch_add(fresh, std::memory_order_relaxed);
+  if (edges > 0) arena.slot->read_back.fetch_add(edges, std::memory_order_relaxed);
+}
+
 namespace {
 
 // Copies up to `length` bytes from in_fd at `from` to out_fd at `to`
