@@ -895,6 +895,17 @@ void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   }
 }
 
+// Faults in one page of a file mapping without the read-around a fault
+// does (VM_RAND_READ for that page only, then back to normal so that the
+// mapping merges again). Advice only: where it fails, the copy's fault
+// reads the page as before.
+void ReadPageAlone(Arena& arena, std::uint64_t offset) {
+  char* page = arena.base + offset;
+  if (madvise(page, kPage, MADV_RANDOM) != 0) return;
+  Populate(arena, offset, kPage);
+  madvise(page, kPage, MADV_NORMAL);
+}
+
 }  // namespace
 
 std::size_t Threshold() {
@@ -1174,7 +1185,7 @@ void FreshPages(void* p, std::size_t bytes) {
   if (g_arena == nullptr || !g_arena->ready || g_arena->detached) return;
   Arena& arena = *g_arena;
   std::uint64_t lo = static_cast<char*>(p) - arena.base, hi = lo + bytes;
-  std::uint64_t fresh = 0, edges = 0;
+  std::uint64_t fresh = 0;
   ForEachPiece(arena, p, bytes, true,
                [&](std::uint64_t, Block& block, std::uint64_t start, std::uint64_t length) {
                  // Never written back: its absent pages read as zero without I/O.
@@ -1189,17 +1200,19 @@ void FreshPages(void* p, std::size_t bytes) {
                  };
                  // Absent pages (swapped ones too) are what a fault would
                  // read; present ones cost no read. A page the message
-                 // covers in part is read here, that page alone: the fault
-                 // of the copy would read around it, megabytes with the
-                 // page cache's large folios, of pages just made fresh.
+                 // covers in part is faulted in here, that page alone: the
+                 // copy's fault would read around it, megabytes with the
+                 // page cache's large folios, of pages just made fresh. It
+                 // is not replaced: its other bytes may be another
+                 // receive's, which a sender or another thread may be
+                 // writing meanwhile.
                  ForEachPageEntry(arena, start, length / kPage,
                                   [&](std::uint64_t at, std::uint64_t entry) {
                                     if ((entry & kPmPresent) != 0) {
                                       flush();
                                     } else if (at < lo || at + kPage > hi) {
                                       flush();
-                                      ReadAnonymous(arena, at, kPage);
-                                      edges += kPage;
+                                      ReadPageAlone(arena, at);
                                     } else if (run_length > 0 && run_start + run_length == at) {
                                       run_length += kPage;
                                     } else {
@@ -1210,9 +1223,8 @@ void FreshPages(void* p, std::size_t bytes) {
                                   });
                  flush();
                });
-  if (arena.slot == nullptr) return;
-  if (fresh > 0) arena.slot->fresh.fetch_add(fresh, std::memory_order_relaxed);
-  if (edges > 0) arena.slot->read_back.fetch_add(edges, std::memory_order_relaxed);
+  if (fresh > 0 && arena.slot != nullptr)
+    arena.slot->fresh.fetch_add(fresh, std::memory_order_relaxed);
 }
 
 namespace {
