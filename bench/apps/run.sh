@@ -9,7 +9,8 @@
 #   bench/apps/run.sh [--src DIR] [--app-src APP=DIR]... [--apps LIST]
 #                     [--limit SIZE] [--factor F] [--sizes LIST] [--modes LIST]
 #                     [--best 'OPTIONS'] [--repeat N] [--cap SECS]
-#                     [--build DIR] [--app-build DIR] [--out DIR] [--work DIR]
+#                     [--build DIR] [--best-build DIR] [--app-build DIR]
+#                     [--out DIR] [--work DIR]
 #
 #   --src DIR         where the fetched sources are, one directory per
 #                     application named LULESH, CoMD, miniFE, hpcg, graph500
@@ -29,6 +30,11 @@
 #   --repeat N        runs of each mode, interleaved (default 1)
 #   --cap SECS        wall-clock cap per run (default 240)
 #   --build DIR       BDMPI build tree with bin/bdmpicc (default <repo>/build)
+#   --best-build DIR  another build tree (say main's) for the bdmpi-best mode:
+#                     its bdmpiexec, and the applications built with its
+#                     wrappers (a change of libbdmpi or the master against
+#                     the build before it, in one invocation; with --best ''
+#                     both modes run with default options)
 #   --app-build DIR   where the applications are built (default
 #                     <--src>/build; outside the repository)
 #   --out DIR         results (default bench/apps/results/<date>)
@@ -68,6 +74,7 @@ best='-nr 1 --prefetch ahead'
 repeat=1
 cap=240
 build=$repo/build
+best_build=""
 app_build=""
 out=""
 work_parent=/var/tmp
@@ -87,6 +94,7 @@ while (($#)); do
     --repeat) repeat=${2?--repeat needs a value}; shift 2 ;;
     --cap) cap=${2?--cap needs a value}; shift 2 ;;
     --build) build=${2?--build needs a value}; shift 2 ;;
+    --best-build) best_build=${2?--best-build needs a value}; shift 2 ;;
     --app-build) app_build=${2?--app-build needs a value}; shift 2 ;;
     --out) out=${2?--out needs a value}; shift 2 ;;
     --work) work_parent=${2?--work needs a value}; shift 2 ;;
@@ -126,6 +134,14 @@ bin=$build/bin
 for t in bdmpicc bdmpicxx bdmpiexec bdmprun; do
   [[ -x $bin/$t ]] || die "$bin/$t not found: build BDMPI first (cmake --build $build) or pass --build DIR"
 done
+# The bdmpi-best mode's tree: this one, or --best-build's.
+best_bin=$bin
+if [[ -n $best_build ]]; then
+  best_bin=$best_build/bin
+  for t in bdmpicc bdmpicxx bdmpiexec bdmprun; do
+    [[ -x $best_bin/$t ]] || die "--best-build: $best_bin/$t not found"
+  done
+fi
 
 # ---------------------------------------------------------------- the apps
 nranks=8
@@ -139,12 +155,17 @@ src_of() { # app -> source directory
 }
 
 # build_app APP KIND DIR: builds DIR/APP.KIND (KIND bdmpi: bdmpicc/bdmpicxx,
-# ompi: Open MPI's mpicc/mpicxx) from the unmodified source.
+# best: those of --best-build, ompi: Open MPI's mpicc/mpicxx) from the
+# unmodified source.
 build_app() {
   local app=$1 kind=$2 dir=$3 s cc cxx exe
   s=$(src_of "$app")
   exe=$dir/$app.$kind
-  if [[ $kind == bdmpi ]]; then cc=$bin/bdmpicc cxx=$bin/bdmpicxx; else cc=$ompi_cc cxx=$ompi_cxx; fi
+  case $kind in
+    bdmpi) cc=$bin/bdmpicc cxx=$bin/bdmpicxx ;;
+    best) cc=$best_bin/bdmpicc cxx=$best_bin/bdmpicxx ;;
+    *) cc=$ompi_cc cxx=$ompi_cxx ;;
+  esac
   mkdir -p "$dir/$app-$kind"
   # Up to date: newer than every file of the source and than the wrapper.
   if [[ -x $exe && -z $(find "$s" "$cc" "$cxx" -newer "$exe" -type f -print -quit 2>/dev/null) ]]; then
@@ -328,7 +349,9 @@ for app in "${apps[@]}"; do
   s=$(src_of "$app")
   [[ -d $s ]] || { skipped[$app]="no source at $s (fetch it, or --app-src $app=DIR)"; continue; }
   ok=1
-  for kind in bdmpi ompi; do
+  kinds=(bdmpi ompi)
+  [[ -n $best_build ]] && kinds+=(best)
+  for kind in "${kinds[@]}"; do
     say "building $app.$kind from $s (unless up to date)"
     if ! build_app "$app" "$kind" "$app_build"; then
       skipped[$app]="build with $kind failed: $app_build/$app-$kind/build.log"
@@ -342,7 +365,10 @@ for k in "${!skipped[@]}"; do say "skipped $k: ${skipped[$k]}"; done
 ((${#run_apps[@]})) || die "nothing to run"
 # The programs run from a private copy: the build trees may change meanwhile.
 mkdir -p "$work/bin"
-for app in "${run_apps[@]}"; do cp "$app_build/$app.bdmpi" "$app_build/$app.ompi" "$work/bin/"; done
+for app in "${run_apps[@]}"; do
+  cp "$app_build/$app.bdmpi" "$app_build/$app.ompi" "$work/bin/"
+  if [[ -n $best_build ]]; then cp "$app_build/$app.best" "$work/bin/"; else cp "$app_build/$app.bdmpi" "$work/bin/$app.best"; fi
+done
 
 swapfile=$work/swapfile
 ooc_make_swap "$swapfile" "$swap_bytes"
@@ -375,11 +401,13 @@ one_run() {
            -np "$nranks" "$work/bin/$app.ompi" "${args[@]}") ;;
     bdmpi | bdmpi-best)
       report=$out/logs/$tag.report.json
-      cmd=("$bin/bdmpiexec" -ns "$nranks" --scratch-dir "$work/scratch" --job-id "$job_prefix$run_count"
+      local launcher=$bin/bdmpiexec exe=$work/bin/$app.bdmpi
+      [[ $mode == bdmpi-best ]] && launcher=$best_bin/bdmpiexec exe=$work/bin/$app.best
+      cmd=("$launcher" -ns "$nranks" --scratch-dir "$work/scratch" --job-id "$job_prefix$run_count"
            --report=json "$report")
       # shellcheck disable=SC2206 # the options are words
       [[ $mode == bdmpi-best ]] && cmd+=($best)
-      cmd+=("$work/bin/$app.bdmpi" "${args[@]}") ;;
+      cmd+=("$exe" "${args[@]}") ;;
   esac
   # Line-buffered output (stdbuf's preload reaches the ranks under both
   # launchers), so that the time stamps of the progress lines are true.
@@ -439,7 +467,7 @@ python3 "$script_dir/io_figures.py" --records "$records" --out "$out" --limit "$
   --dd-write "$dd_write" --dd-read "$dd_read" --dd-mib "$dd_mb" --cap "$cap" \
   --tolerances "$(for a in "${run_apps[@]}"; do printf '%s=%s,' "$a" "$(tolerance "$a")"; done)" \
   --header "$(printf '%s\n' \
-    "Command: \`bench/apps/run.sh --apps $apps_text --limit $limit_text --factor $factor --sizes $sizes_text --modes $modes_text --best '$best' --repeat $repeat --cap $cap\`" \
+    "Command: \`bench/apps/run.sh --apps $apps_text --limit $limit_text --factor $factor --sizes $sizes_text --modes $modes_text --best '$best'${best_build:+ --best-build $best_build} --repeat $repeat --cap $cap\`" \
     "BDMPI commit $commit; $(nproc) cores; memory cgroup limit $(mib "$limit_real") MiB; swap file $(mib "$swap_bytes") MiB; $nranks ranks per application." \
     "Load (uptime) at start: ${load_start##*load average: }; at end: ${load_end##*load average: }." \
     "I/O bound (dd, $dd_mb MiB, in the cgroup): $dd_line." \

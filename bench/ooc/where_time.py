@@ -64,9 +64,9 @@ def main():
                 if len(c) == 4:
                     io[(c[0], c[1])] = (num(c[2]), num(c[3]))
     print("| app | run | s/iter | iters | disk read / written MiB/iter | read back MiB/iter (eager+ahead + faults) "
-          "| written back MiB/iter | spilled MiB/iter | switch-outs /rank/iter | running s | waiting memory s "
+          "| ranks' disk reads / fresh MiB/iter | written back MiB/iter | spilled MiB/iter | switch-outs /rank/iter | running s | waiting memory s "
           "| blocked s | runnable s | CPU s | wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         iters = num(r["iters"]) or 1
         din, dout = io.get((r["app"], r["label"]), (None, None))
@@ -79,11 +79,16 @@ def main():
                     rep = json.load(f)
             except ValueError:
                 rep = None
-        cells = ["-"] * 8
+        cells = ["-"] * 9
         if rep and rep.get("ranks"):
             ranks = rep["ranks"]
             rb = sum(x.get("read_back_bytes", 0) for x in ranks)
             faults = sum(x.get("major_faults", 0) for x in ranks)
+            # Reports before schema 7 have neither (then "-").
+            dr = sum(x.get("disk_read_bytes", 0) for x in ranks)
+            fr = sum(x.get("fresh_bytes", 0) for x in ranks)
+            reads = (f"{dr / MIB / iters:.0f} / {fr / MIB / iters:.0f}"
+                     if "disk_read_bytes" in ranks[0] else "-")
             wb = sum(x.get("written_back_bytes", 0) for x in ranks)
             sw = sum(x.get("switch_outs", 0) for x in ranks)
             spilled = sum(n.get("spill_bytes", 0) for n in rep.get("nodes", []))
@@ -94,7 +99,7 @@ def main():
                     secs[k] = secs.get(k, 0.0) + v
             blocked = sum(v for k, v in secs.items() if k.startswith("blocked"))
             cells = [f"{(rb + 4096 * faults) / MIB / iters:.0f} ({rb / MIB / iters:.0f} + {4096 * faults / MIB / iters:.0f})",
-                     f"{wb / MIB / iters:.0f}", f"{spilled / MIB / iters:.0f}",
+                     reads, f"{wb / MIB / iters:.0f}", f"{spilled / MIB / iters:.0f}",
                      f"{sw / len(ranks) / iters:.2f}", f"{secs.get('running', 0):.1f}",
                      f"{secs.get('waiting_memory', 0):.1f}", f"{blocked:.1f}",
                      f"{secs.get('runnable', 0):.1f}"]

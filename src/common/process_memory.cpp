@@ -55,6 +55,19 @@ long MajorFaults(pid_t pid) {
   return majflt;
 }
 
+long long StorageReadBytes(pid_t pid) {
+  char path[32];
+  std::snprintf(path, sizeof path, "/proc/%d/io", static_cast<int>(pid));
+  FILE* file = std::fopen(path, "r");
+  if (file == nullptr) return -1;
+  char line[128];
+  long long bytes = -1;
+  while (std::fgets(line, sizeof line, file) != nullptr)
+    if (std::sscanf(line, "read_bytes: %lld", &bytes) == 1) break;
+  std::fclose(file);
+  return bytes;
+}
+
 int YamaPtraceScope() {
   std::FILE* file = std::fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
   if (file == nullptr) return 0;

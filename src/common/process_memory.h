@@ -49,4 +49,9 @@ bool ReadStatm(int fd, Statm& out);
 // disk to read), or -1 when unknown (e.g. it is gone).
 long MajorFaults(pid_t pid);
 
+// The bytes process `pid` has had read from storage so far (/proc/<pid>/io
+// read_bytes: what its faults, reads and read-ahead fetched from disk, page
+// cache hits not counted), or -1 when unknown.
+long long StorageReadBytes(pid_t pid);
+
 }  // namespace bdmpi

@@ -56,6 +56,8 @@ void Add(RankFigures& total, const RankFigures& rank) {
   total.storage_peak = std::max(total.storage_peak, rank.storage_peak);
   total.read_back += rank.read_back;
   total.major_faults += rank.major_faults;
+  total.disk_read += rank.disk_read;
+  total.fresh += rank.fresh;
 }
 
 }  // namespace
@@ -141,7 +143,7 @@ std::string RunReport::Serialize() const {
     out << ' ' << rank.switches << ' ' << rank.released << ' ' << rank.written_back << ' '
         << rank.storage_peak << ' ' << rank.read_back << ' ' << rank.major_faults;
     for (const Count& count : rank.sent) out << ' ' << count.messages << ' ' << count.bytes;
-    out << '\n';
+    out << ' ' << rank.disk_read << ' ' << rank.fresh << '\n';
   }
   for (const CollectiveFigures& coll : collectives) {
     out << "C " << coll.operation << ' ' << coll.count << ' ' << coll.bytes << ' '
@@ -190,6 +192,7 @@ RunReport RunReport::Parse(const std::string& text) {
       fields >> rank.switches >> rank.released >> rank.written_back >> rank.storage_peak >>
           rank.read_back >> rank.major_faults;
       for (Count& count : rank.sent) fields >> count.messages >> count.bytes;
+      fields >> rank.disk_read >> rank.fresh;
       report.ranks.push_back(rank);
     } else if (kind == 'C') {
       CollectiveFigures coll;
@@ -277,9 +280,11 @@ std::string RunReport::Table() const {
   std::snprintf(line, sizeof line,
                 "storage-backed memory: %s written back in %" PRIu64
                 " switch-out(s); read back %s eagerly, %" PRIu64
-                " major page fault(s); largest rank %s\n",
+                " major page fault(s), %s read from disk by the ranks, %s of receive"
+                " buffers not read back; largest rank %s\n",
                 HumanBytes(total.written_back).c_str(), total.released,
                 HumanBytes(total.read_back).c_str(), total.major_faults,
+                HumanBytes(total.disk_read).c_str(), HumanBytes(total.fresh).c_str(),
                 HumanBytes(total.storage_peak).c_str());
   out += line;
   for (const NodeFigures& node : nodes) {
@@ -335,7 +340,7 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/6\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/7\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")
@@ -378,7 +383,9 @@ std::string RunReport::Json() const {
         << ", \"written_back_bytes\": " << rank.written_back
         << ", \"storage_peak_bytes\": " << rank.storage_peak
         << ", \"read_back_bytes\": " << rank.read_back
-        << ", \"major_faults\": " << rank.major_faults << ", \"sent\": {";
+        << ", \"major_faults\": " << rank.major_faults
+        << ", \"disk_read_bytes\": " << rank.disk_read << ", \"fresh_bytes\": " << rank.fresh
+        << ", \"sent\": {";
     for (int p = 0; p < kMessagePaths; ++p)
       out << (p ? ", " : "") << '"' << MessagePathKey(MessagePath(p))
           << "\": {\"messages\": " << rank.sent[p].messages << ", \"bytes\": " << rank.sent[p].bytes

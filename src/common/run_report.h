@@ -64,6 +64,14 @@ struct RankFigures {
   // process waited for the disk for; page cache hits are not counted).
   std::uint64_t read_back = 0;
   std::uint64_t major_faults = 0;
+  // Bytes the rank's process had read from disk (/proc/<pid>/io): its
+  // lazy and eager read-back whatever the faults, but also its own file
+  // reads and the spill files it read messages from. Major faults undercount
+  // the lazy read-back where one fault reads megabytes around it.
+  std::uint64_t disk_read = 0;
+  // Bytes of its receive buffers given fresh memory instead of being read
+  // back before a message overwrote them (memory::FreshPages).
+  std::uint64_t fresh = 0;
   std::array<Count, kMessagePaths> sent{};
 };
 

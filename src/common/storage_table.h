@@ -35,7 +35,10 @@ struct StorageSlot {
   // (MessagePath::kDirect), and their bytes.
   std::atomic<std::uint64_t> direct_messages;
   std::atomic<std::uint64_t> direct_bytes;
-  std::atomic<std::uint64_t> pad[2];  // one cache line per writer
+  // Bytes of receive buffers given fresh memory instead of being read back
+  // before a message overwrote them (memory::FreshPages).
+  std::atomic<std::uint64_t> fresh;
+  std::atomic<std::uint64_t> pad[1];  // one cache line per writer
 
   // Written by the master, read by the slave's tool interface: the run
   // report's counters, kept whether or not the job records. The master

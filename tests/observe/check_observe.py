@@ -33,7 +33,7 @@ def fail(message):
 def check_report(path, args):
     with open(path) as f:
         report = json.load(f)
-    if report.get("schema") != "bdmpi-run-report/6":
+    if report.get("schema") != "bdmpi-run-report/7":
         fail("report schema is %r" % report.get("schema"))
     if report["nranks"] != args.nranks or report["nnodes"] != args.nnodes:
         fail("report says %d ranks on %d nodes" % (report["nranks"], report["nnodes"]))

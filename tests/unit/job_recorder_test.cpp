@@ -176,7 +176,7 @@ TEST(RunReport, TravelsAsTextAndMerges) {
   ASSERT_EQ(report.collectives.size(), 1u);
   EXPECT_EQ(report.collectives[0].count, 1u);
   std::string json = report.Json();
-  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/6\""), std::string::npos);
+  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/7\""), std::string::npos);
   EXPECT_NE(json.find("\"master_memory\": {\"messages\": 1, \"bytes\": 1000}"), std::string::npos);
   EXPECT_NE(json.find("\"read_back_bytes\": 0, \"major_faults\": 0"), std::string::npos);
   report.partial = "the job failed: rank 3";
@@ -198,7 +198,7 @@ TEST(RunReport, NetworkAlgorithmsAndReadBackTravel) {
   net.sent_chunks = 2;
   net.received = {1, 10};
   node1.AddTransfers(net, {}, 0);
-  node1.ReadBack(0, 4096, 7);
+  node1.ReadBack(0, 4096, 7, 1 << 20, 65536);
   RunReport report = node0.NodeReport(2, 1024, 0);
   report.Merge(RunReport::Parse(node1.NodeReport(2, 1024, 0).Serialize()));
   report.Sort();
@@ -209,11 +209,15 @@ TEST(RunReport, NetworkAlgorithmsAndReadBackTravel) {
   EXPECT_EQ(report.nodes[1].network.received.messages, 1u);
   EXPECT_EQ(report.ranks[1].read_back, 4096u);
   EXPECT_EQ(report.ranks[1].major_faults, 7u);
+  EXPECT_EQ(report.ranks[1].disk_read, 1u << 20);
+  EXPECT_EQ(report.ranks[1].fresh, 65536u);
   std::string json = report.Json();
   EXPECT_NE(json.find("\"algorithms\": {\"binomial\": 1}"), std::string::npos);
   EXPECT_NE(json.find("\"sent\": {\"messages\": 3, \"bytes\": 3000, \"chunks\": 2"),
             std::string::npos);
   EXPECT_NE(report.Table().find("node 1 network: sent 3 message(s)"), std::string::npos);
+  EXPECT_NE(json.find("\"disk_read_bytes\": 1048576, \"fresh_bytes\": 65536"),
+            std::string::npos);
 }
 
 }  // namespace

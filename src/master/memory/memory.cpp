@@ -419,13 +419,18 @@ std::string NodeMemory::DescribeOomKill(const Slave& slave) {
 }
 
 void NodeMemory::LogSummary() const {
+  std::uint64_t fresh = 0;
+  if (table_ != nullptr)
+    for (const Slave& slave : master_.slaves())
+      fresh += table_[slave.index].fresh.load(std::memory_order_relaxed);
   BDMPI_INFO("disk",
              "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
              "at most %llu bytes resident at a resume (%s the budget of %llu), "
              "%llu message bytes moved from memory to disk (%llu while held), "
              "%llu bytes of idle payload segments given back, "
              "%llu resumes during a write-back, %llu lent blocks copied, "
-             "%llu bytes unpageable at that resume, at most %llu unpageable",
+             "%llu bytes unpageable at that resume, at most %llu unpageable, "
+             "%llu bytes of receive buffers not read back (fresh pages)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
              static_cast<unsigned long long>(read_aheads_),
@@ -438,7 +443,8 @@ void NodeMemory::LogSummary() const {
              static_cast<unsigned long long>(overlapped_resumes_),
              static_cast<unsigned long long>(payloads_.lent_copied()),
              static_cast<unsigned long long>(peak_unpageable_at_peak_),
-             static_cast<unsigned long long>(peak_unpageable_));
+             static_cast<unsigned long long>(peak_unpageable_),
+             static_cast<unsigned long long>(fresh));
 }
 
 }  // namespace bdmpi

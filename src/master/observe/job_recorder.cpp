@@ -187,11 +187,14 @@ void JobRecorder::WrittenBack(int slave, std::uint64_t bytes) {
           "\"bytes\": " + std::to_string(bytes)});
 }
 
-void JobRecorder::ReadBack(int slave, std::uint64_t eager_bytes, long major_faults) {
+void JobRecorder::ReadBack(int slave, std::uint64_t eager_bytes, long major_faults,
+                           long long disk_read, std::uint64_t fresh_bytes) {
   if (!on_) return;
   RankFigures& figures = ranks_[slave].figures;
   figures.read_back = std::max(figures.read_back, eager_bytes);
+  figures.fresh = std::max(figures.fresh, fresh_bytes);
   if (major_faults >= 0) figures.major_faults = static_cast<std::uint64_t>(major_faults);
+  if (disk_read >= 0) figures.disk_read = static_cast<std::uint64_t>(disk_read);
 }
 
 void JobRecorder::CollectiveRan(const char* operation, std::uint64_t bytes, bool counted_here) {

@@ -98,7 +98,9 @@ class JobRecorder {
   void WrittenBack(int slave, std::uint64_t bytes);
   // A rank's read-back so far: bytes read eagerly (the storage table) and
   // major page faults (-1: unknown now, keep the last figure).
-  void ReadBack(int slave, std::uint64_t eager_bytes, long major_faults);
+  // disk_read: -1 when unknown.
+  void ReadBack(int slave, std::uint64_t eager_bytes, long major_faults, long long disk_read,
+                std::uint64_t fresh_bytes);
   // A collective completed its node part; counted on the first node of
   // its communicator only, so that the job's count is one per operation.
   void CollectiveRan(const char* operation, std::uint64_t bytes, bool counted_here);

@@ -211,8 +211,12 @@ void Observer::RecordReadBack(const Slave& slave) {
   const StorageSlot* table = master_.StorageTable();
   std::uint64_t eager =
       table != nullptr ? table[slave.index].read_back.load(std::memory_order_relaxed) : 0;
-  long faults = slave.pid > 0 && slave.state != SlaveState::kExited ? MajorFaults(slave.pid) : -1;
-  recorder_.ReadBack(slave.index, eager, faults);
+  bool alive = slave.pid > 0 && slave.state != SlaveState::kExited;
+  long faults = alive ? MajorFaults(slave.pid) : -1;
+  long long disk_read = alive ? StorageReadBytes(slave.pid) : -1;
+  std::uint64_t fresh =
+      table != nullptr ? table[slave.index].fresh.load(std::memory_order_relaxed) : 0;
+  recorder_.ReadBack(slave.index, eager, faults, disk_read, fresh);
   // Direct messages never reach the master: the rank counts them.
   if (table != nullptr)
     recorder_.DirectSent(slave.index,

@@ -895,6 +895,17 @@ void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   }
 }
 
+// Faults in one page of a file mapping without the read-around a fault
+// does (VM_RAND_READ for that page only, then back to normal so that the
+// mapping merges again). Advice only: where it fails, the copy's fault
+// reads the page as before.
+void ReadPageAlone(Arena& arena, std::uint64_t offset) {
+  char* page = arena.base + offset;
+  if (madvise(page, kPage, MADV_RANDOM) != 0) return;
+  Populate(arena, offset, kPage);
+  madvise(page, kPage, MADV_NORMAL);
+}
+
 }  // namespace
 
 std::size_t Threshold() {
@@ -1166,6 +1177,54 @@ void DiscardRange(void* p, std::size_t bytes) {
                    ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
                  block.known_dirty = false;
                });
+}
+
+void FreshPages(void* p, std::size_t bytes) {
+  if (bytes < kMinFreshBytes || !Owns(p)) return;
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready || g_arena->detached) return;
+  Arena& arena = *g_arena;
+  std::uint64_t lo = static_cast<char*>(p) - arena.base, hi = lo + bytes;
+  std::uint64_t fresh = 0;
+  ForEachPiece(arena, p, bytes, true,
+               [&](std::uint64_t, Block& block, std::uint64_t start, std::uint64_t length) {
+                 // Never written back: its absent pages read as zero without I/O.
+                 if (!block.file_written) return;
+                 std::uint64_t run_start = 0, run_length = 0;
+                 auto flush = [&] {
+                   if (run_length == 0) return;
+                   if (!MapFresh(arena, run_start, run_length))
+                     ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
+                   fresh += run_length;
+                   run_length = 0;
+                 };
+                 // Absent pages (swapped ones too) are what a fault would
+                 // read; present ones cost no read. A page the message
+                 // covers in part is faulted in here, that page alone: the
+                 // copy's fault would read around it, megabytes with the
+                 // page cache's large folios, of pages just made fresh. It
+                 // is not replaced: its other bytes may be another
+                 // receive's, which a sender or another thread may be
+                 // writing meanwhile.
+                 ForEachPageEntry(arena, start, length / kPage,
+                                  [&](std::uint64_t at, std::uint64_t entry) {
+                                    if ((entry & kPmPresent) != 0) {
+                                      flush();
+                                    } else if (at < lo || at + kPage > hi) {
+                                      flush();
+                                      ReadPageAlone(arena, at);
+                                    } else if (run_length > 0 && run_start + run_length == at) {
+                                      run_length += kPage;
+                                    } else {
+                                      flush();
+                                      run_start = at;
+                                      run_length = kPage;
+                                    }
+                                  });
+                 flush();
+               });
+  if (fresh > 0 && arena.slot != nullptr)
+    arena.slot->fresh.fetch_add(fresh, std::memory_order_relaxed);
 }
 
 namespace {

@@ -114,6 +114,17 @@ void PrefetchRange(void* p, std::size_t bytes);
 // Drops the pages wholly inside [p, p + bytes) without writing them back:
 // they read as zero afterwards.
 void DiscardRange(void* p, std::size_t bytes);
+// A receive buffer that the message about to be copied overwrites whole:
+// the pages wholly inside [p, p + bytes) whose data is on disk and not in
+// memory get fresh (zero) memory, so that the copy does not read back what
+// it overwrites (a fault on a switched-out page reads it from the storage
+// file before the copy replaces it). Resident pages stay as they are; the
+// next switch-out writes the new contents as it writes any modified page.
+// Ranges below kMinFreshBytes, outside the arena or in blocks never written
+// back are left alone (nothing to save). Throws bdmpi::Error when the
+// memory cannot be mapped.
+inline constexpr std::size_t kMinFreshBytes = 64 << 10;
+void FreshPages(void* p, std::size_t bytes);
 
 // MPI-IO's read into storage-backed memory: copies file bytes from `fd` at
 // `offset` into the arena's backing file for the whole pages of

@@ -562,6 +562,11 @@ void Runtime::Stage(const void* data, SendFacts facts, SendChoice choice, Reques
 void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
                            std::uint64_t capacity) {
   std::uint64_t bytes = reply.bytes < capacity ? reply.bytes : capacity;
+  // The copy below overwrites all `bytes`: what of them is on disk need
+  // not be read back first.
+  if (reply.where == Where::kWindow || reply.where == Where::kFile ||
+      reply.where == Where::kMemoryFile || reply.where == Where::kLent)
+    memory::FreshPages(data, bytes);
   switch (reply.where) {
     case Where::kNone:
     case Where::kInline:  // replies carry data in the window or a file

@@ -25,9 +25,16 @@
  *   neighbours, all in flight at once, and checks them: under BDMPI they
  *   leave W warm payload segments per rank behind, whose pages count
  *   against --node-memory and must be given back for the arrays.
+ *   With --fresh, each rank ends with a receive into a buffer whose pages
+ *   are on disk (see receive_fresh); with --fresh-reads also checks that
+ *   it read under 1 MiB from disk (for budgets that keep messages in
+ *   memory: a message spilled to disk is read from there too).
  */
 #include <signal.h>
 #include "check.h"
+#ifdef BDMPI
+#include <bdmpi.h>
+#endif
 
 static uint64_t pattern(int rank, int array, size_t word, int version) {
   uint64_t x = ((uint64_t)rank << 48) ^ ((uint64_t)array << 40) ^ (uint64_t)word ^
@@ -113,17 +120,92 @@ static void exchange_warm(int rank, int size, int count) {
   free(requests);
 }
 
+/* Bytes this process has had read from storage (/proc/self/io), or -1. */
+static long long storage_reads(void) {
+  FILE *f = fopen("/proc/self/io", "r");
+  if (f == NULL) return -1;
+  char line[128];
+  long long bytes = -1;
+  while (fgets(line, sizeof line, f) != NULL)
+    if (sscanf(line, "read_bytes: %lld", &bytes) == 1) break;
+  fclose(f);
+  return bytes;
+}
+
+/* --fresh: messages that overwrite a buffer whose pages are on disk.
+ * Each rank sends two messages of 4 MiB + 1 KiB to the next rank, then,
+ * after a barrier (all messages are with the runtime, none can be written
+ * in place), receives them into two buffers of 4 MiB + 3 KiB at an offset
+ * of 1000 bytes (messages shorter than the buffers, whose first and last
+ * pages are partly theirs): the first buffer resident, the second written
+ * back and dropped just before (BDMPI_Release). Checked: the messages and
+ * the bytes around them (their old contents), and with `check_reads`
+ * under BDMPI that the second receive read under 1 MiB more from disk than
+ * the first (the message itself may come from a spill file either way;
+ * reading the buffer back would read 4 MiB more). */
+static long long receive_into(unsigned char *buffer, size_t buffer_bytes, size_t offset,
+                              size_t message_bytes, int prev, int tag) {
+  for (size_t i = 0; i < buffer_bytes; ++i) buffer[i] = (unsigned char)(i % 253);
+#ifdef BDMPI
+  if (tag == 301) CHECK_MPI(BDMPI_Release(buffer, buffer_bytes));
+#endif
+  long long before = storage_reads();
+  MPI_Recv(buffer + offset, (int)message_bytes, MPI_BYTE, prev, tag, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  long long read = before < 0 ? -1 : storage_reads() - before;
+  for (size_t i = 0; i < buffer_bytes; ++i) {
+    int in_message = i >= offset && i < offset + message_bytes;
+    unsigned char want = in_message ? (unsigned char)(prev * 7 + tag + (i - offset) % 251)
+                                    : (unsigned char)(i % 253);
+    CHECK(buffer[i] == want, "receive %d: byte %zu is %u, want %u (%s)", tag, i, buffer[i],
+          want, in_message ? "the message" : "outside the message");
+  }
+  return read;
+}
+
+static void receive_fresh(int rank, int size, int check_reads) {
+  const size_t buffer_bytes = (4 << 20) + 3072, message_bytes = (4 << 20) + 1024;
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  unsigned char *out[2], *buffer = xmalloc(buffer_bytes);
+  MPI_Request requests[2];
+  for (int k = 0; k < 2; ++k) {
+    out[k] = xmalloc(message_bytes);
+    for (size_t i = 0; i < message_bytes; ++i)
+      out[k][i] = (unsigned char)(rank * 7 + 300 + k + i % 251);
+    MPI_Isend(out[k], (int)message_bytes, MPI_BYTE, next, 300 + k, MPI_COMM_WORLD,
+              &requests[k]);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  long long resident = receive_into(buffer, buffer_bytes, 1000, message_bytes, prev, 300);
+  long long released = receive_into(buffer, buffer_bytes, 1000, message_bytes, prev, 301);
+  MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+#ifdef BDMPI
+  CHECK(!check_reads || resident < 0 || released - resident < (1 << 20),
+        "receive into a released buffer: %lld bytes read from storage against %lld into a "
+        "resident one: the buffer was read back", released, resident);
+#else
+  (void)check_reads;
+  (void)resident;
+  (void)released;
+#endif
+  free(out[0]);
+  free(out[1]);
+  free(buffer);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
-  int steps = 6, crash_step = -1, held = 0, warm = 0;
+  int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--crash-step") == 0 && i + 1 < argc) crash_step = atoi(argv[++i]);
     else if (strcmp(argv[i], "--held") == 0 && i + 1 < argc) held = atoi(argv[++i]);
     else if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc) warm = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--fresh") == 0) fresh = 1;
+    else if (strcmp(argv[i], "--fresh-reads") == 0) fresh = 2;
   }
   if (warm > 0) exchange_warm(rank, size, warm);
   /* Array 8 + k: the k-th held message (Isend: Open MPI would wait for the
@@ -245,6 +327,7 @@ int main(int argc, char **argv) {
   free(al2);
   free(out);
   free(in);
+  if (fresh > 0) receive_fresh(rank, size, fresh == 2);
   MPI_Finalize();
   return 0;
 }

@@ -1,0 +1,1 @@
+stdbuf -oL /work/main/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.TbHF5a/scratch --job-id appsb18243r3 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/lulesh/logs/lulesh.large.bdmpi-best.1.report.json /var/tmp/bdmpi-apps-bench.TbHF5a/bin/lulesh.best -s 43 -i 5 -p

@@ -1,0 +1,1 @@
+stdbuf -oL /work/wt/ooc18/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.TbHF5a/scratch --job-id appsb18243r2 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/lulesh/logs/lulesh.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.TbHF5a/bin/lulesh.bdmpi -s 43 -i 5 -p

@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times >&2; exit $rc run /work/main/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.gwJTo1/scratch --job-id oocb10517r8 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/ooc-2/logs/kmeans.bdmpi-base.report.json /work/main/build/bin/kmeans /var/tmp/bdmpi-ooc-bench.gwJTo1/data/kmeans.bin --iters 3

@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times >&2; exit $rc run /work/wt/ooc18/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.gwJTo1/scratch --job-id oocb10517r9 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/ooc-2/logs/kmeans.bdmpi-x.report.json -v /work/wt/ooc18/build/bin/kmeans /var/tmp/bdmpi-ooc-bench.gwJTo1/data/kmeans.bin --iters 3

@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times >&2; exit $rc run /work/main/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.gwJTo1/scratch --job-id oocb10517r2 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/ooc-2/logs/pagerank.bdmpi-base.report.json /work/main/build/bin/pagerank /var/tmp/bdmpi-ooc-bench.gwJTo1/data/pagerank.bin --iters 3

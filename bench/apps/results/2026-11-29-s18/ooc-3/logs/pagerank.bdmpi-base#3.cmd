@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times >&2; exit $rc run /work/main/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.zepfGt/scratch --job-id oocb1996r6 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/ooc-3/logs/pagerank.bdmpi-base#3.report.json /work/main/build/bin/pagerank /var/tmp/bdmpi-ooc-bench.zepfGt/data/pagerank.bin --iters 3

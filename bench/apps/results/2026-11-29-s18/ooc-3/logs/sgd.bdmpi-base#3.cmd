@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times >&2; exit $rc run /work/main/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.zepfGt/scratch --job-id oocb1996r18 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/ooc-3/logs/sgd.bdmpi-base#3.report.json /work/main/build/bin/sgd /var/tmp/bdmpi-ooc-bench.zepfGt/data/sgd.bin --iters 3

@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times >&2; exit $rc run /work/wt/ooc18/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.lIBz5R/scratch --job-id oocb5218r3 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/ooc-4/logs/sgd.bdmpi.report.json /work/wt/ooc18/build/bin/sgd /var/tmp/bdmpi-ooc-bench.lIBz5R/data/sgd.bin --iters 3

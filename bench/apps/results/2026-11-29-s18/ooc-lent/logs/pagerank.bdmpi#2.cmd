@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times >&2; exit $rc run /work/wt/ooc18/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.91d4NF/scratch --job-id oocb18238r3 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/ooc-lent/logs/pagerank.bdmpi#2.report.json /work/wt/ooc18/build/bin/pagerank /var/tmp/bdmpi-ooc-bench.91d4NF/data/pagerank.bin --iters 3

@@ -1,0 +1,1 @@
+bash -c "$@"; rc=$?; times >&2; exit $rc run /work/wt/ooc18/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.WfUP52/scratch --job-id oocb31306r5 --report=json /work/wt/ooc18/bench/apps/results/2026-11-29-s18/ooc/logs/kmeans.bdmpi.report.json /work/wt/ooc18/build/bin/kmeans /var/tmp/bdmpi-ooc-bench.WfUP52/data/kmeans.bin --iters 3
