@@ -375,8 +375,8 @@ static void *f_buf(const void *p) {
 }
 
 /* A detached buffer's address for mpi_f08's TYPE(C_PTR): an automatic
- * buffer comes back as the address of MPI_BUFFER_AUTOMATIC, which the
- * program can compare with C_LOC of it. */
+ * buffer comes back as the address of MPI_BUFFER_AUTOMATIC's common
+ * block, which the program can compare with that variable's address. */
 static void f_detached_out(void **addr) {
   if (*addr == MPI_BUFFER_AUTOMATIC) *addr = (void *)&mpi_fortran_buffer_automatic_;
 }
