@@ -11,6 +11,7 @@
 #include "slave/coll/collectives.h"
 #include "slave/coll/engine.h"
 #include "slave/coll/nbc_plans.h"
+#include "slave/comm/cross_job.h"
 #include "slave/comm/intercomm.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/runtime/errors.h"
@@ -54,45 +55,77 @@ void CollRecv(const CommInfo& comm, int source, int tag, void* data, std::uint64
 // (nbc_inter.cpp on intercommunicators).
 void Gather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (const CommInfo* cross = CrossJob(comm)) {
+    CrossEvenBlocks blocks = EvenBlocksOf(*cross, recvcount);
+    return CrossGatherv(*cross, send, sendcount, sendtype, recv, blocks.counts.data(),
+                        blocks.displs.data(), recvtype, root);
+  }
   RunBlocking(GatherPlan(send, sendcount, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
 void Gatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
              MPI_Comm comm) {
+  if (const CommInfo* cross = CrossJob(comm))
+    return CrossGatherv(*cross, send, sendcount, sendtype, recv, recvcounts, displs, recvtype,
+                        root);
   RunBlocking(
       GathervPlan(send, sendcount, sendtype, recv, recvcounts, displs, recvtype, root, comm));
 }
 
 void Scatter(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
              MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (const CommInfo* cross = CrossJob(comm)) {
+    CrossEvenBlocks blocks = EvenBlocksOf(*cross, sendcount);
+    return CrossScatterv(*cross, send, blocks.counts.data(), blocks.displs.data(), sendtype, recv,
+                         recvcount, recvtype, root);
+  }
   RunBlocking(ScatterPlan(send, sendcount, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
 void Scatterv(const void* send, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
               void* recv, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (const CommInfo* cross = CrossJob(comm))
+    return CrossScatterv(*cross, send, sendcounts, displs, sendtype, recv, recvcount, recvtype,
+                         root);
   RunBlocking(
       ScattervPlan(send, sendcounts, displs, sendtype, recv, recvcount, recvtype, root, comm));
 }
 
 void Allgather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
                MPI_Datatype recvtype, MPI_Comm comm) {
+  if (const CommInfo* cross = CrossJob(comm)) {
+    CrossEvenBlocks blocks = EvenBlocksOf(*cross, recvcount);
+    return CrossAllgatherv(*cross, send, sendcount, sendtype, recv, blocks.counts.data(),
+                           blocks.displs.data(), recvtype);
+  }
   RunBlocking(AllgatherPlan(send, sendcount, sendtype, recv, recvcount, recvtype, comm));
 }
 
 void Allgatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (const CommInfo* cross = CrossJob(comm))
+    return CrossAllgatherv(*cross, send, sendcount, sendtype, recv, recvcounts, displs, recvtype);
   RunBlocking(AllgathervPlan(send, sendcount, sendtype, recv, recvcounts, displs, recvtype, comm));
 }
 
 void Alltoall(const void* send, int sendcount, MPI_Datatype sendtype, void* recv, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm) {
+  if (const CommInfo* cross = CrossJob(comm)) {
+    CrossEvenBlocks sent = EvenBlocksOf(*cross, sendcount);
+    CrossEvenBlocks received = EvenBlocksOf(*cross, recvcount);
+    return CrossAlltoallv(*cross, send, sent.counts.data(), sent.displs.data(), sendtype, recv,
+                          received.counts.data(), received.displs.data(), recvtype);
+  }
   RunBlocking(AlltoallPlan(send, sendcount, sendtype, recv, recvcount, recvtype, comm));
 }
 
 void Alltoallv(const void* send, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                void* recv, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                MPI_Comm comm) {
+  if (const CommInfo* cross = CrossJob(comm))
+    return CrossAlltoallv(*cross, send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls,
+                          recvtype);
   RunBlocking(AlltoallvPlan(send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls,
                             recvtype, comm));
 }
@@ -145,6 +178,8 @@ void ScanImpl(const void* send, void* recv, int count, MPI_Datatype datatype, MP
 void Scan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
           MPI_Comm comm) {
   RequireInitialized();
+  if (const CommInfo* cross = CrossJob(comm))
+    return CrossScan(*cross, send, recv, count, datatype, op, /*exclusive=*/false);
   if (SelectEngine(CollKind::kScan, LookupComm(comm)).engine == CollEngine::kSchedule)
     return RunBlocking(ScanPlan(send, recv, count, datatype, op, comm));
   ScanImpl(send, recv, count, datatype, op, comm, /*exclusive=*/false);
@@ -153,6 +188,8 @@ void Scan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op
 void Exscan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
             MPI_Comm comm) {
   RequireInitialized();
+  if (const CommInfo* cross = CrossJob(comm))
+    return CrossScan(*cross, send, recv, count, datatype, op, /*exclusive=*/true);
   if (SelectEngine(CollKind::kExscan, LookupComm(comm)).engine == CollEngine::kSchedule)
     return RunBlocking(ExscanPlan(send, recv, count, datatype, op, comm));
   ScanImpl(send, recv, count, datatype, op, comm, /*exclusive=*/true);

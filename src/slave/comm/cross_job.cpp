@@ -19,6 +19,7 @@
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
 #include "slave/comm/cross_job_mesh.h"
+#include "slave/datatype/datatypes.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/request/request.h"
 #include "slave/runtime/errors.h"
@@ -31,7 +32,19 @@ int cross_job_comms = 0;
 namespace {
 
 // Tags of the collectives, in a communicator's second context.
-enum CrossTag : std::int32_t { kFence = 1, kBcastTag, kReduceTag, kResultTag, kMergeTag };
+enum CrossTag : std::int32_t {
+  kFence = 1,
+  kBcastTag,
+  kReduceTag,
+  kResultTag,
+  kMergeTag,
+  kCrossGatherTag,
+  kCrossScatterTag,
+  kCrossAllgatherTag,
+  kCrossAlltoallTag,
+  kCrossScanTag,
+  kSsendAckTag,
+};
 
 const std::string& OwnJob() {
   static const std::string id = wiring::Require(Wire::kJobId);
@@ -156,6 +169,9 @@ void Deliver(const Frame& frame, const CrossJobComm& cross, void* buffer, int co
   const std::vector<int>& peers = cross.peers();
   auto at = std::find(peers.begin(), peers.end(), frame.source);
   SetResult(status, static_cast<int>(at - peers.begin()), frame.tag, frame.data.size());
+  // The sender's MPI_Ssend returns when this arrives: a receive took it.
+  if (frame.synchronous)
+    cross.mesh->Send(frame.source, cross.context + 1, kSsendAckTag, nullptr, 0);
 }
 
 int SourceIndex(const CrossJobComm& cross, int source) {
@@ -168,11 +184,66 @@ void CheckPeerRank(const CommInfo& comm, int rank, const char* what) {
                               std::to_string(comm.PeerGroupSize()) + ")");
 }
 
-[[noreturn]] void Unserved(const char* what) {
+[[noreturn]] void IntracommOnly(const char* what) {
   throw Error(kErrComm, std::string(what) +
-                            " on an intercommunicator between two jobs: BDMPI serves "
-                            "point-to-point, barrier, bcast and allreduce on it; merge it "
-                            "(MPI_Intercomm_merge) for the others it serves");
+                            " on an intercommunicator (between two jobs): MPI defines it on "
+                            "intracommunicators only; merge it (MPI_Intercomm_merge) first");
+}
+
+// A rank's part in a rooted collective: the root, a member of the group
+// that sends to or receives from the root, or none (MPI_PROC_NULL in an
+// intercommunicator's root group). Checks `root` where it names a rank.
+enum class RootedPart { kRoot, kMember, kNone };
+
+RootedPart PartIn(const CommInfo& comm, int root) {
+  if (Cross(comm).remote.empty()) {
+    CheckPeerRank(comm, root, "root");
+    return root == comm.rank ? RootedPart::kRoot : RootedPart::kMember;
+  }
+  if (root == MPI_ROOT) return RootedPart::kRoot;
+  if (root == MPI_PROC_NULL) return RootedPart::kNone;
+  CheckPeerRank(comm, root, "root");
+  return RootedPart::kMember;
+}
+
+// One block a collective moves: `count` elements of `datatype` at `at`,
+// to or from rank `rank` of the peer group (CrossJobComm::peers()).
+struct CrossBlock {
+  int rank;
+  const void* at;
+  int count;
+  MPI_Datatype datatype;
+};
+
+// Rank `rank`'s block of a buffer, `displs` in extents of `datatype`.
+const void* CrossBlockAt(const void* buffer, const int displs[], int rank, MPI_Datatype datatype) {
+  return static_cast<const char*>(buffer) + displs[rank] * LookupType(datatype).extent;
+}
+
+// The one algorithm of the collectives that move blocks, on both kinds of
+// communicator: every send first, then every receive in the order given.
+// A send is written whole before it returns and reads meanwhile when the
+// socket is full, so sending first never waits for a receiver; a block
+// to this rank itself goes through its own queue. Frames between two
+// ranks keep their order and members call collectives in one order, so
+// the operation's tag is all a receive needs to match.
+void MoveBlocks(const CommInfo& comm, CrossTag tag, const std::vector<CrossBlock>& sends,
+                const std::vector<CrossBlock>& receives) {
+  const CrossJobComm& cross = Cross(comm);
+  std::int32_t context = CollContext(comm);
+  const std::vector<int>& peers = cross.peers();
+  for (const CrossBlock& block : sends) {
+    WireData wire = ToWire(block.at, block.count, block.datatype);
+    cross.mesh->Send(peers[static_cast<std::size_t>(block.rank)], context, tag, wire.data,
+                     wire.bytes);
+  }
+  for (const CrossBlock& block : receives) {
+    Frame frame = cross.mesh->Take(context, peers[static_cast<std::size_t>(block.rank)], tag, peers);
+    // The receive buffer is the user's (the blocks name it as const only
+    // to share one type with the sends).
+    Deliver(frame, cross, const_cast<void*>(block.at), block.count, block.datatype,
+            MPI_STATUS_IGNORE);
+  }
 }
 
 // Folds the local group's contributions at local rank `root`, in rank
@@ -328,15 +399,20 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   return AddCrossComm(std::move(inter), std::move(cross));
 }
 
+namespace {
+void AwaitReceipt(const CrossJobComm& cross, int to);
+}  // namespace
+
 void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
-               int tag) {
+               int tag, bool synchronous) {
   if (tag < 0) throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
   if (dest == MPI_PROC_NULL) return;
   CheckPeerRank(comm, dest, "destination");
   WireData wire = ToWire(buffer, count, datatype);
   const CrossJobComm& cross = Cross(comm);
-  cross.mesh->Send(cross.peers()[static_cast<std::size_t>(dest)], cross.context, tag, wire.data,
-                   wire.bytes);
+  int to = cross.peers()[static_cast<std::size_t>(dest)];
+  cross.mesh->Send(to, cross.context, tag, wire.data, wire.bytes, synchronous);
+  if (synchronous) AwaitReceipt(cross, to);
 }
 
 void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int source,
@@ -353,6 +429,17 @@ void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datat
 
 namespace {
 
+class CrossRecvRequest;
+
+// The receives posted by MPI_Irecv and not freed, in the order they were
+// posted: an MPI_Ssend that waits completes them meanwhile, since a posted
+// receive has started to receive (two ranks that each post a receive and
+// then send each other synchronously must not wait for ever).
+std::vector<CrossRecvRequest*>& PostedCrossRecvs() {
+  static std::vector<CrossRecvRequest*> posted;
+  return posted;
+}
+
 // MPI_Irecv on a communicator between two jobs: complete once a matching
 // frame has arrived, which the rank itself looks for.
 class CrossRecvRequest : public Request {
@@ -365,7 +452,15 @@ class CrossRecvRequest : public Request {
         count_(count),
         datatype_(datatype),
         source_(source),
-        tag_(tag) {}
+        tag_(tag) {
+    PostedCrossRecvs().push_back(this);
+  }
+  ~CrossRecvRequest() override {
+    std::vector<CrossRecvRequest*>& posted = PostedCrossRecvs();
+    posted.erase(std::remove(posted.begin(), posted.end(), this), posted.end());
+  }
+  CrossRecvRequest(const CrossRecvRequest&) = delete;
+  CrossRecvRequest& operator=(const CrossRecvRequest&) = delete;
 
   bool CompletesOutsideMaster() const override { return true; }
   bool Poll() override {
@@ -396,6 +491,14 @@ class CrossRecvRequest : public Request {
   int source_;  // mesh index, -1: any
   int tag_;
 };
+
+// One synchronous send per rank waits at a time (its MPI call holds the
+// rank), so the destination's next acknowledgement is this one's.
+void AwaitReceipt(const CrossJobComm& cross, int to) {
+  cross.mesh->Take(cross.context + 1, to, kSsendAckTag, cross.peers(), [] {
+    for (CrossRecvRequest* request : PostedCrossRecvs()) request->Poll();
+  });
+}
 
 }  // namespace
 
@@ -433,11 +536,9 @@ void CrossBarrier(const CommInfo& comm) { Fence(Cross(comm), Me(comm), CollConte
 void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int root) {
   const CrossJobComm& cross = Cross(comm);
   std::int32_t context = CollContext(comm);
-  bool inter = !cross.remote.empty();
-  bool sending = inter ? root == MPI_ROOT : root == comm.rank;
-  if (inter && root == MPI_PROC_NULL) return;
-  if (!inter || !sending) CheckPeerRank(comm, root, "root");
-  if (sending) {
+  RootedPart part = PartIn(comm, root);
+  if (part == RootedPart::kNone) return;
+  if (part == RootedPart::kRoot) {
     WireData wire = ToWire(buffer, count, datatype);
     for (int peer : cross.peers())
       if (peer != Me(comm)) cross.mesh->Send(peer, context, kBcastTag, wire.data, wire.bytes);
@@ -450,12 +551,29 @@ void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype data
 
 void CrossReduce(const CommInfo& comm, const void* send, void* recv, int count,
                  MPI_Datatype datatype, MPI_Op op, int root) {
-  if (!Cross(comm).remote.empty()) Unserved("MPI_Reduce");
-  CheckPeerRank(comm, root, "root");
-  const void* mine = send == MPI_IN_PLACE ? recv : send;
+  const CrossJobComm& cross = Cross(comm);
+  RootedPart part = PartIn(comm, root);
+  if (part == RootedPart::kNone) return;
+  if (cross.remote.empty()) {
+    const void* mine = send == MPI_IN_PLACE ? recv : send;
+    std::vector<std::byte> folded =
+        FoldLocal(comm, WireCopy(mine, count, datatype), count, datatype, op, root);
+    if (part == RootedPart::kRoot) WriteResult(folded, recv, count, datatype);
+    return;
+  }
+  // An intercommunicator: the other group folds at its rank 0, which sends
+  // the result to the root.
+  std::int32_t context = CollContext(comm);
+  if (part == RootedPart::kRoot) {
+    Frame frame = cross.mesh->Take(context, cross.remote.front(), kResultTag, cross.remote);
+    Deliver(frame, cross, recv, count, datatype, MPI_STATUS_IGNORE);
+    return;
+  }
   std::vector<std::byte> folded =
-      FoldLocal(comm, WireCopy(mine, count, datatype), count, datatype, op, root);
-  if (comm.rank == root) WriteResult(folded, recv, count, datatype);
+      FoldLocal(comm, WireCopy(send, count, datatype), count, datatype, op, 0);
+  if (comm.rank == 0)
+    cross.mesh->Send(cross.remote[static_cast<std::size_t>(root)], context, kResultTag,
+                     folded.data(), folded.size());
 }
 
 void CrossAllreduce(const CommInfo& comm, const void* send, void* recv, int count,
@@ -478,6 +596,117 @@ void CrossAllreduce(const CommInfo& comm, const void* send, void* recv, int coun
   }
   Frame frame = cross.mesh->Take(context, cross.peers().front(), kResultTag, cross.peers());
   WriteResult(frame.data, recv, count, datatype);
+}
+
+CrossEvenBlocks EvenBlocksOf(const CommInfo& comm, int count) {
+  CrossEvenBlocks blocks;
+  for (int r = 0; r < comm.PeerGroupSize(); ++r) {
+    blocks.counts.push_back(count);
+    blocks.displs.push_back(r * count);
+  }
+  return blocks;
+}
+
+void CrossGatherv(const CommInfo& comm, const void* send, int sendcount, MPI_Datatype sendtype,
+                  void* recv, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                  int root) {
+  RootedPart part = PartIn(comm, root);
+  std::vector<CrossBlock> sends, receives;
+  if (part == RootedPart::kMember) sends.push_back({root, send, sendcount, sendtype});
+  if (part == RootedPart::kRoot) {
+    bool intra = Cross(comm).remote.empty();
+    // An intracommunicator's root sends itself its block, unless in place.
+    if (intra && send != MPI_IN_PLACE) sends.push_back({comm.rank, send, sendcount, sendtype});
+    for (int r = 0; r < comm.PeerGroupSize(); ++r)
+      if (!(intra && r == comm.rank && send == MPI_IN_PLACE))
+        receives.push_back({r, CrossBlockAt(recv, displs, r, recvtype), recvcounts[r], recvtype});
+  }
+  MoveBlocks(comm, kCrossGatherTag, sends, receives);
+}
+
+void CrossScatterv(const CommInfo& comm, const void* send, const int sendcounts[],
+                   const int displs[], MPI_Datatype sendtype, void* recv, int recvcount,
+                   MPI_Datatype recvtype, int root) {
+  RootedPart part = PartIn(comm, root);
+  std::vector<CrossBlock> sends, receives;
+  if (part == RootedPart::kMember) receives.push_back({root, recv, recvcount, recvtype});
+  if (part == RootedPart::kRoot) {
+    bool intra = Cross(comm).remote.empty();
+    for (int r = 0; r < comm.PeerGroupSize(); ++r)
+      if (!(intra && r == comm.rank && recv == MPI_IN_PLACE))
+        sends.push_back({r, CrossBlockAt(send, displs, r, sendtype), sendcounts[r], sendtype});
+    if (intra && recv != MPI_IN_PLACE) receives.push_back({comm.rank, recv, recvcount, recvtype});
+  }
+  MoveBlocks(comm, kCrossScatterTag, sends, receives);
+}
+
+void CrossAllgatherv(const CommInfo& comm, const void* send, int sendcount, MPI_Datatype sendtype,
+                     void* recv, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype) {
+  // In place (an intracommunicator's), this rank's block is already there.
+  bool in_place = send == MPI_IN_PLACE;
+  CrossBlock mine = in_place ? CrossBlock{0, CrossBlockAt(recv, displs, comm.rank, recvtype),
+                                          recvcounts[comm.rank], recvtype}
+                             : CrossBlock{0, send, sendcount, sendtype};
+  std::vector<CrossBlock> sends, receives;
+  for (int r = 0; r < comm.PeerGroupSize(); ++r) {
+    if (in_place && r == comm.rank) continue;
+    mine.rank = r;
+    sends.push_back(mine);
+    receives.push_back({r, CrossBlockAt(recv, displs, r, recvtype), recvcounts[r], recvtype});
+  }
+  MoveBlocks(comm, kCrossAllgatherTag, sends, receives);
+}
+
+void CrossAlltoallv(const CommInfo& comm, const void* send, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype, void* recv,
+                    const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) {
+  // In place, the blocks go out of the receive buffer: every send is
+  // written before the first receive overwrites it.
+  bool in_place = send == MPI_IN_PLACE;
+  if (in_place) {
+    send = recv;
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+    sendtype = recvtype;
+  }
+  std::vector<CrossBlock> sends, receives;
+  for (int r = 0; r < comm.PeerGroupSize(); ++r) {
+    if (in_place && r == comm.rank) continue;
+    sends.push_back({r, CrossBlockAt(send, sdispls, r, sendtype), sendcounts[r], sendtype});
+    receives.push_back({r, CrossBlockAt(recv, rdispls, r, recvtype), recvcounts[r], recvtype});
+  }
+  MoveBlocks(comm, kCrossAlltoallTag, sends, receives);
+}
+
+void CrossScan(const CommInfo& comm, const void* send, void* recv, int count,
+               MPI_Datatype datatype, MPI_Op op, bool exclusive) {
+  const CrossJobComm& cross = Cross(comm);
+  if (!cross.remote.empty()) IntracommOnly(exclusive ? "MPI_Exscan" : "MPI_Scan");
+  CheckedOp checked = CheckOp(op, datatype);
+  std::int32_t context = CollContext(comm);
+  // Rank r gets x_0 op ... op x_{r-1} from r - 1, folds its own x_r after
+  // it and passes that on to r + 1 (a user-defined operation sees the
+  // lower ranks as `in`).
+  std::vector<std::byte> prefix = WireCopy(send == MPI_IN_PLACE ? recv : send, count, datatype);
+  Frame before;
+  if (comm.rank > 0) {
+    before = cross.mesh->Take(context, cross.local[static_cast<std::size_t>(comm.rank - 1)],
+                              kCrossScanTag, cross.local);
+    if (before.data.size() != prefix.size())
+      throw Error(kErrTruncate, "a scan: rank " + std::to_string(comm.rank - 1) + " sent " +
+                                    std::to_string(before.data.size()) + " bytes for " +
+                                    std::to_string(prefix.size()));
+    ApplyOpWire(checked, datatype, before.data.data(), prefix.data(), count);
+  }
+  if (comm.rank + 1 < comm.size)
+    cross.mesh->Send(cross.local[static_cast<std::size_t>(comm.rank + 1)], context, kCrossScanTag,
+                     prefix.data(), prefix.size());
+  if (!exclusive) {
+    WriteResult(prefix, recv, count, datatype);
+  } else if (comm.rank > 0) {
+    WriteResult(before.data, recv, count, datatype);
+  }
 }
 
 MPI_Comm CrossMerge(const CommInfo& inter, int high) {
@@ -524,8 +753,10 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
   const CommInfo* info = FindComm(comm);
   if (info == nullptr || !info->cross) return;
   static const std::set<std::string_view> served = {
-      "MPI_Send", "MPI_Isend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
-      "MPI_Probe", "MPI_Iprobe", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
+      "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv",
+      "MPI_Sendrecv_replace", "MPI_Probe", "MPI_Iprobe", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce",
+      "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv",
+      "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Scan", "MPI_Exscan",
       "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_free",
       "MPI_Comm_disconnect", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size",
       "MPI_Comm_test_inter", "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler",
@@ -534,9 +765,11 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
   if (served.count(function) == 0)
     throw Error(kErrComm, std::string(function) +
                               " on a communicator between two jobs: BDMPI serves point-to-point "
-                              "(MPI_Send, MPI_Isend, MPI_Recv, MPI_Irecv, MPI_Sendrecv, "
-                              "MPI_Probe, MPI_Iprobe), MPI_Barrier, MPI_Bcast, MPI_Reduce, "
-                              "MPI_Allreduce, MPI_Intercomm_merge, MPI_Comm_dup, "
+                              "(MPI_Send, MPI_Ssend, MPI_Isend, MPI_Recv, MPI_Irecv, "
+                              "MPI_Sendrecv, MPI_Probe, MPI_Iprobe), the blocking collectives "
+                              "MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather(v), "
+                              "MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v), MPI_Scan and "
+                              "MPI_Exscan, MPI_Intercomm_merge, MPI_Comm_dup, "
                               "MPI_Comm_disconnect and the local queries on it");
 }
 

@@ -11,7 +11,10 @@
 // lower indexes and accepts the higher ones). A message is a frame on the
 // socket to its destination; a receive takes the first arrived frame that
 // matches (context, source, tag). The collectives on such a communicator
-// are linear, over the same frames in the communicator's second context.
+// are linear, over the same frames in the communicator's second context:
+// those that move blocks (gather, scatter, allgather, alltoall and their v
+// forms) are one list of sends and one of receives each, run by one
+// function; the reductions fold in rank order at a group's rank 0.
 #pragma once
 
 #include <mpi.h>
@@ -76,8 +79,10 @@ inline const CommInfo* CrossJob(MPI_Comm comm) {
 
 // The operations a communicator between two jobs serves; each throws
 // kErrComm for what it does not (an intercommunicator's reduce, ...).
+// `synchronous` (MPI_Ssend): returns once the destination's receive took
+// the message.
 void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
-               int tag);
+               int tag, bool synchronous = false);
 void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int source,
                int tag, MPI_Status* status);
 MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype, int source,
@@ -89,6 +94,28 @@ void CrossReduce(const CommInfo& comm, const void* send, void* recv, int count,
                  MPI_Datatype datatype, MPI_Op op, int root);
 void CrossAllreduce(const CommInfo& comm, const void* send, void* recv, int count,
                     MPI_Datatype datatype, MPI_Op op);
+void CrossGatherv(const CommInfo& comm, const void* send, int sendcount, MPI_Datatype sendtype,
+                  void* recv, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                  int root);
+void CrossScatterv(const CommInfo& comm, const void* send, const int sendcounts[],
+                   const int displs[], MPI_Datatype sendtype, void* recv, int recvcount,
+                   MPI_Datatype recvtype, int root);
+void CrossAllgatherv(const CommInfo& comm, const void* send, int sendcount, MPI_Datatype sendtype,
+                     void* recv, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype);
+void CrossAlltoallv(const CommInfo& comm, const void* send, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype, void* recv,
+                    const int recvcounts[], const int rdispls[], MPI_Datatype recvtype);
+// MPI_Scan, or MPI_Exscan when `exclusive`: a chain in rank order.
+void CrossScan(const CommInfo& comm, const void* send, void* recv, int count,
+               MPI_Datatype datatype, MPI_Op op, bool exclusive);
+// What the forms without v mean: one block of `count` elements per rank
+// of the peer group, back to back.
+struct CrossEvenBlocks {
+  std::vector<int> counts;
+  std::vector<int> displs;
+};
+CrossEvenBlocks EvenBlocksOf(const CommInfo& comm, int count);
 MPI_Comm CrossMerge(const CommInfo& inter, int high);
 MPI_Comm CrossDup(const CommInfo& comm);
 // Forgets it; the sockets close with the mesh's last communicator.

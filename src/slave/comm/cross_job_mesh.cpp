@@ -166,13 +166,14 @@ int Mesh::NewContext() {
 }
 
 void Mesh::Send(int to, std::int32_t context, std::int32_t tag, const void* data,
-                std::uint64_t bytes) {
+                std::uint64_t bytes, bool synchronous) {
   if (to == me_) {
     const auto* at = static_cast<const std::byte*>(data);
-    arrived_.push_back(Frame{me_, context, tag, std::vector<std::byte>(at, at + bytes)});
+    arrived_.push_back(
+        Frame{me_, context, tag, std::vector<std::byte>(at, at + bytes), synchronous});
     return;
   }
-  FrameHeader header{context, tag, bytes};
+  FrameHeader header{context, tag, bytes, synchronous ? 1u : 0u, 0};
   WriteLink(to, &header, sizeof header);
   WriteLink(to, data, bytes);
 }
@@ -201,8 +202,9 @@ std::optional<Frame> Mesh::TryTake(std::int32_t context, int from, std::int32_t 
 }
 
 Frame Mesh::Take(std::int32_t context, int from, std::int32_t tag,
-                 const std::vector<int>& sources) {
+                 const std::vector<int>& sources, const std::function<void()>& meanwhile) {
   for (;;) {
+    if (meanwhile) meanwhile();
     if (std::optional<Frame> frame = TryTake(context, from, tag, sources)) return *frame;
     if (!Progress(1, -1)) Yield();
   }
@@ -315,8 +317,8 @@ void Mesh::ReadSome(int index) {
       if (header) {
         in.header_filled += static_cast<std::size_t>(n);
         if (in.header_filled < sizeof in.header) continue;
-        in.frame =
-            Frame{index, in.header.context, in.header.tag, std::vector<std::byte>(in.header.bytes)};
+        in.frame = Frame{index, in.header.context, in.header.tag,
+                         std::vector<std::byte>(in.header.bytes), in.header.synchronous != 0};
         in.body_filled = 0;
       } else {
         in.body_filled += static_cast<std::size_t>(n);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,12 +38,14 @@ int AcceptFrom(int listener, const std::vector<int>& watched, const char* what);
 void WriteFully(int fd, const void* data, std::size_t bytes, const char* what);
 void ReadFully(int fd, void* data, std::size_t bytes, const char* what);
 
-// A received message: its sender's mesh index, context, tag and wire bytes.
+// A received message: its sender's mesh index, context, tag and wire bytes;
+// `synchronous`: its sender (MPI_Ssend) waits until a receive takes it.
 struct Frame {
   int source = 0;
   std::int32_t context = 0;
   std::int32_t tag = 0;
   std::vector<std::byte> data;
+  bool synchronous = false;
 };
 
 // The sockets of one rank to every other rank of two linked groups, by
@@ -59,13 +62,15 @@ class Mesh {
   int NewContext();
   // Writes the frame (reading meanwhile when the socket is full); one to
   // this rank goes straight into its arrived frames.
-  void Send(int to, std::int32_t context, std::int32_t tag, const void* data, std::uint64_t bytes);
+  void Send(int to, std::int32_t context, std::int32_t tag, const void* data, std::uint64_t bytes,
+            bool synchronous = false);
   // The first arrived frame of `context` from `from` (-1: any, of
   // `sources`) with `tag` (or MPI_ANY_TAG): taken now, or nothing.
   std::optional<Frame> TryTake(std::int32_t context, int from, std::int32_t tag,
                                const std::vector<int>& sources);
-  // The same, waiting for it.
-  Frame Take(std::int32_t context, int from, std::int32_t tag, const std::vector<int>& sources);
+  // The same, waiting for it; `meanwhile` runs before each look.
+  Frame Take(std::int32_t context, int from, std::int32_t tag, const std::vector<int>& sources,
+             const std::function<void()>& meanwhile = {});
   // Left in place; waits for it when `wait`, else nullptr when none.
   const Frame* Peek(std::int32_t context, int from, std::int32_t tag,
                     const std::vector<int>& sources, bool wait);
@@ -75,6 +80,8 @@ class Mesh {
     std::int32_t context = 0;
     std::int32_t tag = 0;
     std::uint64_t bytes = 0;
+    std::uint32_t synchronous = 0;
+    std::uint32_t unused = 0;
   };
   // A socket's frame being read, and whether the socket ended.
   struct Inbound {

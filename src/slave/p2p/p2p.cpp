@@ -174,7 +174,8 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
 void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
           int tag, MPI_Comm comm_handle, SendMode mode) {
   if (const CommInfo* cross = CrossJob(comm_handle))
-    return CrossSend(*cross, buffer, count, datatype, dest, tag);
+    return CrossSend(*cross, buffer, count, datatype, dest, tag,
+                     mode == SendMode::kSynchronous);
   std::uint64_t id = PostSend(buffer, count, datatype, dest, tag, comm_handle, mode,
                               /*named=*/false);
   // A synchronous send is a blocking point: the rank waits, like a

@@ -9,9 +9,11 @@
  * Then A (2 ranks) accepts and B (3 ranks) connects, and over the
  * intercommunicator (exchange below) they send small messages both ways
  * (nonblocking), from any source (probed), 4 MiB each way at once,
- * allreduce across the jobs and barrier on a dup, merge, allreduce, bcast
- * and barrier on the merged communicator (BDMPI refuses an allgather
- * there) and disconnect. Then rank 0 of each joins over a Unix socket in DIR and
+ * allreduce across the jobs and barrier on a dup, the other blocking
+ * collectives and MPI_Ssend across the jobs (inter_collectives), merge,
+ * allreduce, bcast, barrier and the same collectives with scan and exscan
+ * on the merged communicator (merged_collectives; BDMPI refuses a
+ * reduce_scatter there) and disconnect. Then rank 0 of each joins over a Unix socket in DIR and
  * the two exchange a message over the joined communicator. A ends
  * without unpublishing under BDMPI (its job's end takes its names away),
  * and B waits until A's name is gone. `two_jobs hold DIR` (BDMPI)
@@ -96,6 +98,212 @@ static int join_socket(int listening) {
   return fd;
 }
 
+/* The root argument of an intercommunicator's collective rooted at A's
+ * rank `in_a` (B's rank `in_b`), as rank `rank` passes it (`low`: of A). */
+static int root_in_a(int low, int rank, int in_a) {
+  return low ? (rank == in_a ? MPI_ROOT : MPI_PROC_NULL) : in_a;
+}
+static int root_in_b(int low, int rank, int in_b) {
+  return low ? in_b : (rank == in_b ? MPI_ROOT : MPI_PROC_NULL);
+}
+
+/* MPI_Ssend from rank `from` to rank `to` of `comm`, then back; `rank` is
+ * this rank's, `local_is_from` whether it is in the group of `from` (on an
+ * intercommunicator `to` names a rank of the other group). */
+static void ssend_both_ways(MPI_Comm comm, int from, int to, int rank, int local_is_from) {
+  int mine = 7000 + rank, got = -1;
+  if (local_is_from && rank == from) {
+    CHECK_MPI(MPI_Ssend(&mine, 1, MPI_INT, to, 11, comm));
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, to, 12, comm, MPI_STATUS_IGNORE));
+    CHECK(got == 7000 + to, "ssend back: %d", got);
+  } else if (!local_is_from && rank == to) {
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, from, 11, comm, MPI_STATUS_IGNORE));
+    CHECK(got == 7000 + from, "ssend: %d", got);
+    CHECK_MPI(MPI_Ssend(&mine, 1, MPI_INT, from, 12, comm));
+  }
+}
+
+/* The blocking collectives on the intercommunicator, roots in either job
+ * (MPI_ROOT, MPI_PROC_NULL), and MPI_Ssend between the jobs' ranks 0.
+ * Rank r of a job sends values made of its job's `base`, r and the
+ * destination's rank, so that every receiver knows what to expect. */
+static void inter_collectives(MPI_Comm inter, int low, int remote) {
+  int rank = world_rank();
+  int base = low ? 100 : 200, their_base = low ? 200 : 100;
+  int mine = base + rank;
+  int in[16], out[16], counts[4], displs[4], rcounts[4], rdispls[4];
+#define RESET(a) for (int i_ = 0; i_ < 16; ++i_) (a)[i_] = -1
+
+  RESET(in);
+  CHECK_MPI(MPI_Gather(&mine, 1, MPI_INT, in, 1, MPI_INT, root_in_a(low, rank, 0), inter));
+  if (low && rank == 0)
+    for (int r = 0; r < remote; ++r)
+      CHECK(in[r] == their_base + r, "inter gather: [%d] = %d", r, in[r]);
+
+  /* Rank r of A sends r + 1 values to B's rank 1, which puts them at 3 r. */
+  RESET(in);
+  for (int i = 0; i <= rank; ++i) out[i] = base + 10 * rank + i;
+  for (int r = 0; r < 4; ++r) counts[r] = r + 1, displs[r] = 3 * r;
+  CHECK_MPI(MPI_Gatherv(out, rank + 1, MPI_INT, in, counts, displs, MPI_INT,
+                        root_in_b(low, rank, 1), inter));
+  if (!low && rank == 1)
+    for (int r = 0; r < remote; ++r)
+      for (int i = 0; i <= r; ++i)
+        CHECK(in[3 * r + i] == their_base + 10 * r + i, "inter gatherv: [%d] = %d", 3 * r + i,
+              in[3 * r + i]);
+
+  int got = -1;
+  for (int r = 0; r < 4; ++r) out[r] = base + 50 + r;
+  CHECK_MPI(MPI_Scatter(out, 1, MPI_INT, &got, 1, MPI_INT, root_in_b(low, rank, 0), inter));
+  if (low) CHECK(got == their_base + 50 + rank, "inter scatter: %d", got);
+
+  RESET(in);
+  for (int r = 0; r < 4; ++r)
+    for (int i = 0; i <= r; ++i) out[3 * r + i] = base + 10 * r + i;
+  CHECK_MPI(MPI_Scatterv(out, counts, displs, MPI_INT, in, rank + 1, MPI_INT,
+                         root_in_a(low, rank, 1), inter));
+  if (!low)
+    for (int i = 0; i <= rank; ++i)
+      CHECK(in[i] == their_base + 10 * rank + i, "inter scatterv: [%d] = %d", i, in[i]);
+
+  RESET(in);
+  CHECK_MPI(MPI_Allgather(&mine, 1, MPI_INT, in, 1, MPI_INT, inter));
+  for (int r = 0; r < remote; ++r)
+    CHECK(in[r] == their_base + r, "inter allgather: [%d] = %d", r, in[r]);
+
+  RESET(in);
+  for (int i = 0; i <= rank; ++i) out[i] = base + 10 * rank + i;
+  CHECK_MPI(MPI_Allgatherv(out, rank + 1, MPI_INT, in, counts, displs, MPI_INT, inter));
+  for (int r = 0; r < remote; ++r)
+    for (int i = 0; i <= r; ++i)
+      CHECK(in[3 * r + i] == their_base + 10 * r + i, "inter allgatherv: [%d] = %d", 3 * r + i,
+            in[3 * r + i]);
+
+  RESET(in);
+  for (int r = 0; r < remote; ++r) out[r] = base + 10 * rank + r;
+  CHECK_MPI(MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, inter));
+  for (int r = 0; r < remote; ++r)
+    CHECK(in[r] == their_base + 10 * r + rank, "inter alltoall: [%d] = %d", r, in[r]);
+
+  /* To remote rank r: r + 1 values at 4 r; from each: rank + 1. */
+  RESET(in);
+  for (int r = 0; r < remote; ++r) {
+    counts[r] = r + 1, displs[r] = 4 * r;
+    rcounts[r] = rank + 1, rdispls[r] = 4 * r;
+    for (int i = 0; i <= r; ++i) out[4 * r + i] = base * 100 + 10 * rank + r + i;
+  }
+  CHECK_MPI(MPI_Alltoallv(out, counts, displs, MPI_INT, in, rcounts, rdispls, MPI_INT, inter));
+  for (int r = 0; r < remote; ++r)
+    for (int i = 0; i <= rank; ++i)
+      CHECK(in[4 * r + i] == their_base * 100 + 10 * r + rank + i, "inter alltoallv: [%d] = %d",
+            4 * r + i, in[4 * r + i]);
+
+  /* Reduce to A's rank 0 (of B's values), then to B's last rank. */
+  int sum = -1;
+  CHECK_MPI(MPI_Reduce(&mine, &sum, 1, MPI_INT, MPI_SUM, root_in_a(low, rank, 0), inter));
+  if (low && rank == 0)
+    CHECK(sum == remote * their_base + remote * (remote - 1) / 2, "inter reduce to A: %d", sum);
+  sum = -1;
+  CHECK_MPI(MPI_Reduce(&mine, &sum, 1, MPI_INT, MPI_SUM, root_in_b(low, rank, 2), inter));
+  if (!low && rank == 2)
+    CHECK(sum == remote * their_base + remote * (remote - 1) / 2, "inter reduce to B: %d", sum);
+
+  /* A's rank 0 to B's rank 1 and back. */
+  ssend_both_ways(inter, 0, 1, rank, low);
+#undef RESET
+}
+
+/* The same collectives on the merged communicator (`at` of `size`), with
+ * scan and exscan and the in-place forms of allgather and alltoall. */
+static void merged_collectives(MPI_Comm merged) {
+  int size = size_of(merged), at = rank_in(merged);
+  int in[32], out[32], counts[8], displs[8], rcounts[8], rdispls[8];
+  CHECK(size <= 5, "merged size %d", size);
+#define RESET(a) for (int i_ = 0; i_ < 32; ++i_) (a)[i_] = -1
+
+  RESET(in);
+  CHECK_MPI(MPI_Gather(&at, 1, MPI_INT, in, 1, MPI_INT, size - 1, merged));
+  if (at == size - 1)
+    for (int r = 0; r < size; ++r) CHECK(in[r] == r, "merged gather: [%d] = %d", r, in[r]);
+
+  RESET(in);
+  for (int r = 0; r < size; ++r) counts[r] = r + 1, displs[r] = 5 * r;
+  for (int i = 0; i <= at; ++i) out[i] = 10 * at + i;
+  CHECK_MPI(MPI_Gatherv(out, at + 1, MPI_INT, in, counts, displs, MPI_INT, 1, merged));
+  if (at == 1)
+    for (int r = 0; r < size; ++r)
+      for (int i = 0; i <= r; ++i)
+        CHECK(in[5 * r + i] == 10 * r + i, "merged gatherv: [%d] = %d", 5 * r + i,
+              in[5 * r + i]);
+
+  int got = -1;
+  for (int r = 0; r < size; ++r) out[r] = 300 + r;
+  CHECK_MPI(MPI_Scatter(out, 1, MPI_INT, &got, 1, MPI_INT, 2, merged));
+  CHECK(got == 300 + at, "merged scatter: %d", got);
+
+  RESET(in);
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i <= r; ++i) out[5 * r + i] = 10 * r + i;
+  CHECK_MPI(MPI_Scatterv(out, counts, displs, MPI_INT, in, at + 1, MPI_INT, 0, merged));
+  for (int i = 0; i <= at; ++i)
+    CHECK(in[i] == 10 * at + i, "merged scatterv: [%d] = %d", i, in[i]);
+
+  RESET(in);
+  in[at] = at;
+  CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, in, 1, MPI_INT, merged));
+  for (int r = 0; r < size; ++r) CHECK(in[r] == r, "merged allgather: [%d] = %d", r, in[r]);
+
+  RESET(in);
+  for (int i = 0; i <= at; ++i) out[i] = 10 * at + i;
+  CHECK_MPI(MPI_Allgatherv(out, at + 1, MPI_INT, in, counts, displs, MPI_INT, merged));
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i <= r; ++i)
+      CHECK(in[5 * r + i] == 10 * r + i, "merged allgatherv: [%d] = %d", 5 * r + i,
+            in[5 * r + i]);
+
+  /* In place: block r goes to rank r, rank r's block at comes back. */
+  for (int r = 0; r < size; ++r) in[r] = 10 * at + r;
+  CHECK_MPI(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, in, 1, MPI_INT, merged));
+  for (int r = 0; r < size; ++r)
+    CHECK(in[r] == 10 * r + at, "merged alltoall: [%d] = %d", r, in[r]);
+
+  RESET(in);
+  for (int r = 0; r < size; ++r) {
+    counts[r] = r + 1, displs[r] = 5 * r;
+    rcounts[r] = at + 1, rdispls[r] = 5 * r;
+    for (int i = 0; i <= r; ++i) out[5 * r + i] = 100 * at + 10 * r + i;
+  }
+  CHECK_MPI(MPI_Alltoallv(out, counts, displs, MPI_INT, in, rcounts, rdispls, MPI_INT, merged));
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i <= at; ++i)
+      CHECK(in[5 * r + i] == 100 * r + 10 * at + i, "merged alltoallv: [%d] = %d", 5 * r + i,
+            in[5 * r + i]);
+
+  int one_more = at + 1, sum = -1;
+  CHECK_MPI(MPI_Reduce(&one_more, &sum, 1, MPI_INT, MPI_SUM, 3, merged));
+  if (at == 3) CHECK(sum == size * (size + 1) / 2, "merged reduce: %d", sum);
+  CHECK_MPI(MPI_Scan(&one_more, &sum, 1, MPI_INT, MPI_SUM, merged));
+  CHECK(sum == (at + 1) * (at + 2) / 2, "merged scan: %d", sum);
+  sum = -1;
+  CHECK_MPI(MPI_Exscan(&one_more, &sum, 1, MPI_INT, MPI_SUM, merged));
+  if (at > 0) CHECK(sum == at * (at + 1) / 2, "merged exscan: %d", sum);
+
+  /* Between the jobs (rank 0 is A's, the last B's), then within B. */
+  ssend_both_ways(merged, 0, size - 1, at, at == 0);
+  ssend_both_ways(merged, size - 1, size - 2, at, at == size - 1);
+  /* Each posts a receive, then sends the other synchronously: a posted
+   * receive has started, so neither waits for the other's. */
+  if (at == 0 || at == size - 1) {
+    int peer = size - 1 - at, got = -1, mine = 8000 + at;
+    MPI_Request posted;
+    CHECK_MPI(MPI_Irecv(&got, 1, MPI_INT, peer, 13, merged, &posted));
+    CHECK_MPI(MPI_Ssend(&mine, 1, MPI_INT, peer, 13, merged));
+    CHECK_MPI(MPI_Wait(&posted, MPI_STATUS_IGNORE));
+    CHECK(got == 8000 + peer, "crossed ssends: %d", got);
+  }
+#undef RESET
+}
+
 /* Over `inter` (`low` is A, which accepted): small messages both ways, a
  * receive from any source at rank 0, a large message each way between the
  * ranks 0 at once, an allreduce across the jobs; then a merge, an
@@ -164,6 +372,7 @@ static void exchange(MPI_Comm inter, int low) {
   CHECK_MPI(MPI_Comm_dup(inter, &copy));
   CHECK_MPI(MPI_Barrier(copy));
   CHECK_MPI(MPI_Comm_free(&copy));
+  inter_collectives(inter, low, remote);
 
   MPI_Comm merged;
   CHECK_MPI(MPI_Intercomm_merge(inter, low ? 0 : 1, &merged));
@@ -179,12 +388,13 @@ static void exchange(MPI_Comm inter, int low) {
     CHECK(from_last[i] == size - 1, "bcast on the merged communicator: [%d] = %d", i,
           from_last[i]);
   CHECK_MPI(MPI_Barrier(merged));
+  merged_collectives(merged);
 #ifdef BDMPI
-  /* BDMPI serves some collectives between two jobs and refuses the others. */
+  /* BDMPI serves the common collectives between two jobs and refuses the others. */
   MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
-  int all[8];
-  int rc = MPI_Allgather(&at, 1, MPI_INT, all, 1, MPI_INT, merged);
-  CHECK(error_class_of(rc) == MPI_ERR_COMM, "MPI_Allgather between two jobs: class %d",
+  int all[8] = {0}, part = 0;
+  int rc = MPI_Reduce_scatter_block(all, &part, 1, MPI_INT, MPI_SUM, merged);
+  CHECK(error_class_of(rc) == MPI_ERR_COMM, "MPI_Reduce_scatter_block between two jobs: class %d",
         error_class_of(rc));
 #endif
   CHECK_MPI(MPI_Comm_free(&merged));
