@@ -114,9 +114,13 @@ std::string PortName(const std::string& job_id, int job_rank, std::uint32_t coun
          ":" + hex;
 }
 
-PortAddress ParsePort(const std::string& name) {
+PortAddress ParsePort(const std::string& given) {
   const std::string prefix = "bdmpi-port:";
-  auto refuse = [&] { return Error(kErrPort, "'" + name + "' is no port name of MPI_Open_port's"); };
+  auto refuse = [&] { return Error(kErrPort, "'" + given + "' is no port name of MPI_Open_port's"); };
+  // A port read back from a file with fgets keeps its newline (MPICH's
+  // testconnect passes it so, and MPICH takes it): trailing blanks are no
+  // part of a port.
+  std::string name = given.substr(0, given.find_last_not_of(" \t\r\n") + 1);
   if (name.rfind(prefix, 0) != 0) throw refuse();
   std::vector<std::string> parts;
   std::size_t start = prefix.size();

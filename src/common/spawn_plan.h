@@ -60,7 +60,8 @@ struct PortAddress {
   std::uint32_t count = 0;
   std::uint64_t tag = 0;
 };
-// Throws Error(kErrPort) naming what is wrong when `name` is no port name.
+// Throws Error(kErrPort) naming what is wrong when `name` is no port name;
+// trailing blanks and newlines are ignored.
 PortAddress ParsePort(const std::string& name);
 // The port's id (job rank << 32 | count); throws Error(kErrPort) naming
 // what is wrong when `name` is no port of job `job_id`.

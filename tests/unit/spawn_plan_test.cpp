@@ -90,6 +90,9 @@ TEST(PortNameTest, RoundTripAndRefusals) {
   EXPECT_EQ(port.count, 3u);
   EXPECT_EQ(port.tag, 0xfedcba9876543210ull);
   EXPECT_EQ(ParsePortName(name, "jt42"), (std::uint64_t{7} << 32) | 3);
+  // As fgets reads it back from a file.
+  EXPECT_EQ(ParsePort(name + "\n").tag, 0xfedcba9876543210ull);
+  EXPECT_EQ(ParsePortName(name + " \r\n", "jt42"), (std::uint64_t{7} << 32) | 3);
   for (const char* bad : {"", "bdmpi-port:", "bdmpi-port:jt42:7:3", "bdmpi-port::7:3:ff",
                           "bdmpi-port:jt42:-7:3:ff", "bdmpi-port:jt42:7:3:fg",
                           "bdmpi-port:jt42:7:3:ff:1", "port:jt42:7:3:ff"}) {
