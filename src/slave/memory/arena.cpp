@@ -20,6 +20,7 @@
 #include <map>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -721,6 +722,34 @@ void ForEachPageEntry(Arena& arena, std::uint64_t offset, std::uint64_t pages, F
   }
 }
 
+// Pages gathered into runs of adjacent ones: `take(start, length)` gets a
+// run when the next page added does not continue it, and at Flush().
+template <typename Take>
+class PageRuns {
+ public:
+  explicit PageRuns(Take take) : take_(std::move(take)) {}
+  void Add(std::uint64_t at) {
+    if (length_ > 0 && start_ + length_ == at) {
+      length_ += kPage;
+      return;
+    }
+    Flush();
+    start_ = at;
+    length_ = kPage;
+  }
+  void Flush() {
+    if (length_ == 0) return;
+    std::uint64_t length = length_;
+    length_ = 0;
+    take_(start_, length);
+  }
+
+ private:
+  Take take_;
+  std::uint64_t start_ = 0;
+  std::uint64_t length_ = 0;
+};
+
 void WriteAll(Arena& arena, const char* data, std::uint64_t length, std::uint64_t offset) {
   bool direct = arena.direct_fd >= 0;
   while (length > 0) {
@@ -760,16 +789,12 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
                        std::uint64_t offset, std::uint64_t length, bool remember) {
   ReleaseStats stats;
   std::uint64_t resident_pages = 0;
-  std::uint64_t dirty_start = 0, dirty_length = 0;
-  std::uint64_t run_start = 0, run_length = 0;
-  auto flush_dirty = [&] {
-    if (dirty_length == 0) return;
-    WriteAll(arena, arena.base + dirty_start, dirty_length, dirty_start);
-    stats.written += dirty_length;
-    dirty_length = 0;
-  };
-  auto flush_run = [&] {
-    if (run_length == 0 || !remember) return;
+  PageRuns dirty([&](std::uint64_t start, std::uint64_t run_length) {
+    WriteAll(arena, arena.base + start, run_length, start);
+    stats.written += run_length;
+  });
+  PageRuns resident([&](std::uint64_t run_start, std::uint64_t run_length) {
+    if (!remember) return;
     std::uint64_t start = run_start - block_offset;
     if (!block.resident.empty() &&
         block.resident.back().start + block.resident.back().length == start) {
@@ -779,31 +804,16 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
     } else {
       block.resident_all = true;
     }
-    run_length = 0;
-  };
+  });
   ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
-    if (Dirty(arena, entry)) {
-      if (dirty_length > 0 && dirty_start + dirty_length == at) {
-        dirty_length += kPage;
-      } else {
-        flush_dirty();
-        dirty_start = at;
-        dirty_length = kPage;
-      }
-    }
+    if (Dirty(arena, entry)) dirty.Add(at);
     if (Resident(arena, entry)) {
       ++resident_pages;
-      if (run_length > 0 && run_start + run_length == at) {
-        run_length += kPage;
-      } else {
-        flush_run();
-        run_start = at;
-        run_length = kPage;
-      }
+      resident.Add(at);
     }
   });
-  flush_dirty();
-  flush_run();
+  dirty.Flush();
+  resident.Flush();
   stats.dropped = resident_pages * kPage;
   return stats;
 }
@@ -1190,14 +1200,11 @@ void FreshPages(void* p, std::size_t bytes) {
                [&](std::uint64_t, Block& block, std::uint64_t start, std::uint64_t length) {
                  // Never written back: its absent pages read as zero without I/O.
                  if (!block.file_written) return;
-                 std::uint64_t run_start = 0, run_length = 0;
-                 auto flush = [&] {
-                   if (run_length == 0) return;
+                 PageRuns absent([&](std::uint64_t run_start, std::uint64_t run_length) {
                    if (!MapFresh(arena, run_start, run_length))
                      ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
                    fresh += run_length;
-                   run_length = 0;
-                 };
+                 });
                  // Absent pages (swapped ones too) are what a fault would
                  // read; present ones cost no read. A page the message
                  // covers in part is faulted in here, that page alone: the
@@ -1209,19 +1216,15 @@ void FreshPages(void* p, std::size_t bytes) {
                  ForEachPageEntry(arena, start, length / kPage,
                                   [&](std::uint64_t at, std::uint64_t entry) {
                                     if ((entry & kPmPresent) != 0) {
-                                      flush();
+                                      absent.Flush();
                                     } else if (at < lo || at + kPage > hi) {
-                                      flush();
+                                      absent.Flush();
                                       ReadPageAlone(arena, at);
-                                    } else if (run_length > 0 && run_start + run_length == at) {
-                                      run_length += kPage;
                                     } else {
-                                      flush();
-                                      run_start = at;
-                                      run_length = kPage;
+                                      absent.Add(at);
                                     }
                                   });
-                 flush();
+                 absent.Flush();
                });
   if (fresh > 0 && arena.slot != nullptr)
     arena.slot->fresh.fetch_add(fresh, std::memory_order_relaxed);
