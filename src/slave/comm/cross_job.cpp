@@ -20,6 +20,7 @@
 #include "slave/coll/collectives.h"
 #include "slave/comm/cross_job_mesh.h"
 #include "slave/datatype/datatypes.h"
+#include "slave/p2p/p2p_internal.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/request/request.h"
 #include "slave/runtime/errors.h"
@@ -405,9 +406,9 @@ void AwaitReceipt(const CrossJobComm& cross, int to);
 
 void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
                int tag, bool synchronous) {
-  if (tag < 0) throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
+  CheckSendTag(tag);
+  CheckDest(comm, dest);
   if (dest == MPI_PROC_NULL) return;
-  CheckPeerRank(comm, dest, "destination");
   WireData wire = ToWire(buffer, count, datatype);
   const CrossJobComm& cross = Cross(comm);
   int to = cross.peers()[static_cast<std::size_t>(dest)];
@@ -421,7 +422,7 @@ void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datat
     SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     return;
   }
-  if (source != MPI_ANY_SOURCE) CheckPeerRank(comm, source, "source");
+  CheckSource(comm, source);
   const CrossJobComm& cross = Cross(comm);
   Frame frame = cross.mesh->Take(cross.context, SourceIndex(cross, source), tag, cross.peers());
   Deliver(frame, cross, buffer, count, datatype, status);
@@ -510,7 +511,7 @@ MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype da
     SetStatus(&status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     return NewDoneRequest(handle, status);
   }
-  if (source != MPI_ANY_SOURCE) CheckPeerRank(comm, source, "source");
+  CheckSource(comm, source);
   return NewRequest(std::make_unique<CrossRecvRequest>(handle, comm.cross, buffer, count, datatype,
                                                        SourceIndex(Cross(comm), source), tag));
 }
@@ -520,7 +521,7 @@ bool CrossProbe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status
     SetResult(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     return true;
   }
-  if (source != MPI_ANY_SOURCE) CheckPeerRank(comm, source, "source");
+  CheckSource(comm, source);
   const CrossJobComm& cross = Cross(comm);
   const Frame* frame =
       cross.mesh->Peek(cross.context, SourceIndex(cross, source), tag, cross.peers(), wait);

@@ -28,6 +28,8 @@ namespace {
 
 constexpr int kTagUpperBound = std::numeric_limits<int>::max();
 
+}  // namespace
+
 void CheckDest(const CommInfo& comm, int dest) {
   if (dest == MPI_PROC_NULL) return;
   if (dest < 0 || dest >= comm.PeerGroupSize())
@@ -39,8 +41,6 @@ void CheckSendTag(int tag) {
   if (tag < 0 || tag > kTagUpperBound)
     throw Error(kErrTag, "tag " + std::to_string(tag) + " is negative");
 }
-
-}  // namespace
 
 void CheckSource(const CommInfo& comm, int source) {
   if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE) return;

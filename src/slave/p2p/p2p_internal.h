@@ -1,5 +1,6 @@
 // Pieces of the slave's point-to-point half (p2p.cpp) that its other
-// files (p2p_more.cpp) share: argument checks, the
+// files (p2p_more.cpp, and the communicators between two jobs:
+// comm/cross_job.cpp) share: argument checks, the
 // requests to the master and the copy of a received message.
 #pragma once
 
@@ -16,6 +17,8 @@
 
 namespace bdmpi {
 
+void CheckDest(const CommInfo& comm, int dest);
+void CheckSendTag(int tag);
 void CheckSource(const CommInfo& comm, int source);
 void CheckRecvTag(int tag);
 // A null buffer for data of a dense type: MPI_ERR_BUFFER.
