@@ -26,7 +26,7 @@
 namespace bdmpi {
 
 // Also covers the shared tables both halves map (common/storage_table.h).
-inline constexpr std::uint16_t kProtocolVersion = 15;
+inline constexpr std::uint16_t kProtocolVersion = 16;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -389,6 +389,23 @@ struct CommSplitReply {
     reply.comm = id;
     reply.source = rank;
     reply.tag = size;
+  }
+};
+// Send's and PostRecv's request: the partitioned request's ordinal among
+// its side's partitioned inits of one envelope (src/slave/p2p/partitioned.cpp),
+// 0 for every other message. A message matches only a receive of its
+// ordinal, which is how MPI pairs partitioned sends and receives in the
+// order of their init calls. It lives in the reductions' fields, which
+// point-to-point leaves unused.
+struct MatchOrdinal {
+  std::uint32_t ordinal = 0;
+  static MatchOrdinal Of(const RequestMsg& request) {
+    return {static_cast<std::uint32_t>(request.datatype) |
+            (static_cast<std::uint32_t>(request.op) << 16)};
+  }
+  void Into(RequestMsg& request) const {
+    request.datatype = static_cast<std::uint16_t>(ordinal & 0xffffu);
+    request.op = static_cast<std::uint16_t>(ordinal >> 16);
   }
 };
 // PostRecv's request: the buffer a sender may write into.

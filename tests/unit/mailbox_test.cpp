@@ -58,6 +58,34 @@ TEST(MatchesTest, Wildcards) {
   EXPECT_FALSE(Matches(MakeRecv(1, 4, kAnySource, kAnyTag), envelope));
 }
 
+// Partitioned sends and receives of one envelope pair by their ordinal:
+// a message takes the later-posted receive of its number over the first.
+TEST(MailboxTest, OrdinalsPairPartitionedRequests) {
+  Mailbox mailbox;
+  PostedRecv first = MakeRecv(1, 3, 2, 7);
+  PostedRecv second = MakeRecv(2, 3, 2, 7);
+  second.ordinal = 1;
+  EXPECT_FALSE(mailbox.Post(first));
+  EXPECT_FALSE(mailbox.Post(second));
+  Message late = MakeMessage(3, 2, 7, 22);
+  late.envelope.ordinal = 1;
+  EXPECT_EQ(mailbox.Deliver(std::move(late)), std::optional<std::uint64_t>(2));
+  EXPECT_EQ(mailbox.Deliver(MakeMessage(3, 2, 7, 11)), std::optional<std::uint64_t>(1));
+  EXPECT_EQ(TakeMarker(mailbox, 1), 11);
+  EXPECT_EQ(TakeMarker(mailbox, 2), 22);
+  // No wildcard takes another ordinal's message, and a queued one waits
+  // for its own receive.
+  Message queued = MakeMessage(3, 2, 7, 33);
+  queued.envelope.ordinal = 1;
+  EXPECT_EQ(mailbox.Deliver(std::move(queued)), std::nullopt);
+  EXPECT_FALSE(mailbox.Post(MakeRecv(4, 3, kAnySource, kAnyTag)));
+  EXPECT_EQ(mailbox.Probe(3, kAnySource, kAnyTag), nullptr);
+  PostedRecv own = MakeRecv(5, 3, 2, 7);
+  own.ordinal = 1;
+  EXPECT_TRUE(mailbox.Post(own));
+  EXPECT_EQ(TakeMarker(mailbox, 5), 33);
+}
+
 // ------------------------------------------------------------ Deliver / Post
 
 TEST(MailboxTest, MessageWithoutReceiveIsQueued) {

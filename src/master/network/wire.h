@@ -38,7 +38,7 @@ struct WireHeader {
   WireKind kind = WireKind::kMessage;
   // A synchronous send's (0: none): the sender's world rank and send id.
   std::int32_t sync_sender = -1;
-  std::int32_t reserved = 0;
+  std::uint32_t ordinal = 0;  // Envelope::ordinal
   std::uint64_t sync_id = 0;
 };
 

@@ -40,7 +40,7 @@ void ReleasePending(Message& message) {
 }  // namespace
 
 bool Matches(const PostedRecv& recv, const Envelope& envelope) {
-  return recv.comm == envelope.comm &&
+  return recv.comm == envelope.comm && recv.ordinal == envelope.ordinal &&
          (recv.source == kAnySource || recv.source == envelope.source) &&
          (recv.tag == kAnyTag || recv.tag == envelope.tag);
 }
@@ -121,7 +121,7 @@ const Message* Mailbox::Probe(int comm, int source, int tag) const {
 void Mailbox::CompleteUnposted(std::uint64_t id, Message message) {
   unposted_.erase(id);
   PostedRecv recv{id, message.envelope.comm, message.envelope.source, message.envelope.tag,
-                  message.payload.bytes()};
+                  message.payload.bytes(), message.envelope.ordinal};
   completed_.emplace(id, CompletedRecv{recv, std::move(message)});
 }
 

@@ -28,6 +28,9 @@ struct Envelope {
   int comm = 0;
   int source = 0;  // rank in comm
   int tag = 0;
+  // A partitioned send's ordinal (MatchOrdinal, common/protocol.h); 0 for
+  // every other message. Matched exactly, never by a wildcard.
+  std::uint32_t ordinal = 0;
 };
 
 // Which send a message came from (id 0: one that cannot be cancelled),
@@ -64,6 +67,7 @@ struct PostedRecv {
   int source = kAnySource;
   int tag = kAnyTag;
   std::uint64_t capacity = 0;
+  std::uint32_t ordinal = 0;  // Envelope::ordinal
   // Freed by the slave (MPI_Request_free): still matched in MPI order, but
   // its message is dropped instead of kept for a wait that will not come.
   bool discard = false;

@@ -91,7 +91,8 @@ void PointToPoint::Deliver(Slave& slave, const RequestMsg& request, Message mess
   // A send its sender counted in the direct table's pending count for
   // `dest` holds that count until it is matched (direct_receives.h).
   if (dest != nullptr) message.pending = direct_.PendingOf(slave, *dest, request);
-  message.envelope = Envelope{request.comm, request.rank, request.tag};
+  message.envelope = Envelope{request.comm, request.rank, request.tag,
+                              MatchOrdinal::Of(request).ordinal};
   if (request.wants_reply) {
     // The payload has left the window: the sender may reuse it.
     ReplyMsg ack;
@@ -108,6 +109,7 @@ void PointToPoint::Deliver(Slave& slave, const RequestMsg& request, Message mess
     outgoing.header.comm = request.comm;
     outgoing.header.source = request.rank;
     outgoing.header.tag = request.tag;
+    outgoing.header.ordinal = message.envelope.ordinal;
     if (message.sent_by.synchronous) {
       outgoing.header.sync_sender = message.sent_by.world_rank;
       outgoing.header.sync_id = message.sent_by.id;
@@ -154,7 +156,7 @@ void PointToPoint::DeliverRemote(IncomingMessage incoming) {
     return;
   }
   Message message;
-  message.envelope = Envelope{header.comm, header.source, header.tag};
+  message.envelope = Envelope{header.comm, header.source, header.tag, header.ordinal};
   message.sent_by = SentBy{header.sync_sender, header.sync_id, header.sync_id != 0};
   if (incoming.on_disk && incoming.in_memory) {
     message.payload = payloads_.AdoptIncoming(incoming.file_id, incoming.file_inode, header.bytes);
@@ -229,7 +231,8 @@ void PointToPoint::CompleteUnposted(const Slave& slave, std::uint64_t id, Messag
 }
 
 void PointToPoint::HandlePostRecv(Slave& slave, const RequestMsg& request) {
-  PostedRecv recv{request.id, request.comm, request.peer, request.tag, request.bytes};
+  PostedRecv recv{request.id, request.comm, request.peer, request.tag, request.bytes,
+                  MatchOrdinal::Of(request).ordinal};
   recv.address = PostRecvArgs::Of(request).address;
   // Over already: written by a sender while the slave polled for it, and
   // its slot collected (its DirectTaken follows).

@@ -21,7 +21,7 @@ bool PlacedMessages::FromWindow(Slave& slave, const RequestMsg& request, Slave* 
   // Only a standard send comes here (Send): a synchronous or buffered one
   // (SyncSend) needs the usual match notice.
   if (!MayPlaceInto(slave, dest)) return false;
-  Envelope envelope{request.comm, request.rank, request.tag};
+  Envelope envelope{request.comm, request.rank, request.tag, MatchOrdinal::Of(request).ordinal};
   std::optional<PostedRecv> recv = p2p_.mailbox(*dest).ReserveForPlacing(envelope, request.bytes);
   if (!recv) return false;
   int error =
@@ -60,7 +60,7 @@ void PlacedMessages::HandleOffer(Slave& slave, const RequestMsg& request) {
   PlaceGrant grant;  // refused
   Slave* dest = master_.slaves().ByWorldRank(master_.Comm(request.comm).world_ranks[request.peer]);
   if (granted_.contains(slave.index) || !MayPlaceInto(slave, dest)) dest = nullptr;
-  Envelope envelope{request.comm, request.rank, request.tag};
+  Envelope envelope{request.comm, request.rank, request.tag, MatchOrdinal::Of(request).ordinal};
   std::optional<PostedRecv> recv;
   if (dest != nullptr) recv = p2p_.mailbox(*dest).ReserveForPlacing(envelope, request.bytes);
   // Refused for now (no receive posted yet, or the receiver is switched

@@ -2,8 +2,10 @@
 #include "slave/p2p/partitioned.h"
 
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/error.h"
@@ -40,6 +42,10 @@ class PartitionedRequest : public Request {
   std::uint64_t capacity = 0;
   int peer = 0;
   int tag = 0;
+  // Its place among this side's partitioned inits of its envelope: MPI
+  // pairs the n-th send of an envelope with the n-th receive, whatever
+  // order they are started or made ready in.
+  std::uint32_t ordinal = 0;
   // A send's partitions marked ready since its MPI_Start.
   std::vector<bool> ready;
   int ready_count = 0;
@@ -77,6 +83,7 @@ class PartitionedRequest : public Request {
     id = runtime->NewRecvId();
     RequestMsg request = RecvRequest(MsgType::kPostRecv, info, peer, kTagBase + tag, capacity, id);
     request.comm = CollectiveCommId(info.id);
+    MatchOrdinal{ordinal}.Into(request);
     runtime->Post(request);
   }
 
@@ -121,11 +128,20 @@ class PartitionedRequest : public Request {
     request.rank = info.WireRank();
     request.peer = info.WirePeer(peer);
     request.tag = kTagBase + tag;
+    MatchOrdinal{ordinal}.Into(request);
     runtime->StagePayload(wire.data, wire.bytes, request);
     runtime->PostStaged(request);
     done = true;
   }
 };
+
+// The next ordinal of a partitioned init of (communicator, peer, tag) on
+// one side. Never taken back: a freed request keeps its place, as its
+// partner on the other side keeps its own.
+std::uint32_t NextPartitionedOrdinal(bool is_recv, std::int32_t comm_id, int peer, int tag) {
+  static std::map<std::tuple<bool, std::int32_t, int, int>, std::uint32_t> counts;
+  return counts[{is_recv, comm_id, peer, tag}]++;
+}
 
 // The checks both sides share; returns the elements in all partitions.
 int CheckPartitioned(int partitions, MPI_Count count, MPI_Datatype datatype, int tag,
@@ -178,6 +194,7 @@ std::unique_ptr<PartitionedRequest> Make(bool is_recv, const void* buffer, int p
   request->datatype = request->owns_type ? DupType(datatype) : datatype;
   request->peer = peer;
   request->tag = tag;
+  if (peer != MPI_PROC_NULL) request->ordinal = NextPartitionedOrdinal(is_recv, comm.id, peer, tag);
   request->persistent = true;
   request->active = false;
   request->done = true;

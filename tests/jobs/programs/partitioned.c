@@ -10,7 +10,10 @@
  * derived type with gaps, freed while the requests live; MPI_PROC_NULL
  * peers; a receive with MPI_ANY_SOURCE and MPI_ANY_TAG posted first, which
  * must take the ordinary message of the same tag and never the partitioned
- * one; and a partition marked ready twice, which fails with MPI_ERR_ARG.
+ * one; a partition marked ready twice, which fails with MPI_ERR_ARG; and
+ * two sends and two receives of one envelope, of different sizes, made
+ * ready and started in other orders than they were made: MPI pairs them
+ * in the order of their init calls, every round (MPI 4.1 4.2.2).
  *
  * Open MPI 4.1 has no partitioned communication, so there is no mpirun
  * oracle: every value is computed here from the ranks.
@@ -177,6 +180,56 @@ static void ready_twice(void) {
   CHECK_MPI(MPI_Request_free(&send));
 }
 
+/* The first send and receive made of one envelope are a pair, so are the
+ * second ones, however the rounds start and ready them. The first pair
+ * moves 3 ints, the second 5: a crosswise match would truncate. */
+static void init_order(int rank, int size) {
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  enum { kSmall = 3, kLarge = 5, kOrderTag = 11 };
+  int first_out[kSmall], second_out[kLarge], first_in[kSmall], second_in[kLarge];
+  MPI_Request recvs[2], sends[2];
+  CHECK_MPI(MPI_Precv_init(first_in, 1, kSmall, MPI_INT, left, kOrderTag, MPI_COMM_WORLD,
+                           MPI_INFO_NULL, &recvs[0]));
+  CHECK_MPI(MPI_Precv_init(second_in, 1, kLarge, MPI_INT, left, kOrderTag, MPI_COMM_WORLD,
+                           MPI_INFO_NULL, &recvs[1]));
+  CHECK_MPI(MPI_Psend_init(first_out, 1, kSmall, MPI_INT, right, kOrderTag, MPI_COMM_WORLD,
+                           MPI_INFO_NULL, &sends[0]));
+  CHECK_MPI(MPI_Psend_init(second_out, 1, kLarge, MPI_INT, right, kOrderTag, MPI_COMM_WORLD,
+                           MPI_INFO_NULL, &sends[1]));
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < kSmall; ++i) first_out[i] = rank * 1000 + round * 100 + i, first_in[i] = -1;
+    for (int i = 0; i < kLarge; ++i)
+      second_out[i] = rank * 1000 + round * 100 + 50 + i, second_in[i] = -1;
+    /* Odd rounds start the second receive first; every round readies the
+     * second send first, and the receives are posted before either. */
+    int first = round % 2;
+    CHECK_MPI(MPI_Start(&recvs[first]));
+    CHECK_MPI(MPI_Start(&recvs[1 - first]));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Startall(2, sends));
+    CHECK_MPI(MPI_Pready(0, sends[1]));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Pready(0, sends[0]));
+    MPI_Status statuses[2];
+    CHECK_MPI(MPI_Waitall(2, recvs, statuses));
+    CHECK_MPI(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE));
+    CHECK_STATUS(statuses[0], left, kOrderTag, MPI_INT, kSmall);
+    CHECK_STATUS(statuses[1], left, kOrderTag, MPI_INT, kLarge);
+    for (int i = 0; i < kSmall; ++i)
+      CHECK(first_in[i] == left * 1000 + round * 100 + i,
+            "round %d: the first receive's element %d is %d (another init's data?)", round, i,
+            first_in[i]);
+    for (int i = 0; i < kLarge; ++i)
+      CHECK(second_in[i] == left * 1000 + round * 100 + 50 + i,
+            "round %d: the second receive's element %d is %d (another init's data?)", round, i,
+            second_in[i]);
+  }
+  for (int k = 0; k < 2; ++k) {
+    CHECK_MPI(MPI_Request_free(&sends[k]));
+    CHECK_MPI(MPI_Request_free(&recvs[k]));
+  }
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   int rank = world_rank(), size = world_size();
@@ -185,6 +238,7 @@ int main(int argc, char **argv) {
   derived_type(rank, size);
   proc_null();
   no_mixing(rank, size);
+  init_order(rank, size);
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   ready_twice();
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
