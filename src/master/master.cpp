@@ -577,11 +577,13 @@ std::optional<std::string> Master::BlockedRanks() const {
         blocked += (blocked.empty() ? "rank " : "; rank ") +
                    std::to_string(slave.world_rank) + " in " + DescribeBlockedCall(slave);
         break;
-      case SlaveState::kFinalized:
       case SlaveState::kExited:
         break;
       default:
-        return std::nullopt;  // someone can still make progress
+        // Someone can still make progress; a rank that finalized too: it
+        // may start a session and send what the others wait for, until it
+        // exits.
+        return std::nullopt;
     }
   }
   return blocked;
@@ -606,14 +608,12 @@ void Master::CheckDeadlock() {
     if (blocked) {
       state.any_blocked = !blocked->empty();
       state.blocked = std::move(*blocked);
-      // Ranks that finalized are often why the others wait (a collective
-      // they never joined): name them too.
+      // Ranks that finalized and exited are often why the others wait (a
+      // collective they never joined): name them too.
       for (const Slave& slave : slaves_) {
-        if (slave.state != SlaveState::kFinalized && slave.state != SlaveState::kExited)
-          continue;
+        if (slave.state != SlaveState::kExited) continue;
         state.blocked += (state.blocked.empty() ? "rank " : "; rank ") +
-                         std::to_string(slave.world_rank) +
-                         (slave.state == SlaveState::kFinalized ? " finalized" : " exited");
+                         std::to_string(slave.world_rank) + " exited";
       }
     }
     network_->ReportState(std::move(state));

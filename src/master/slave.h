@@ -21,7 +21,8 @@ enum class SlaveState {
   kRunning,    // holds one of the nrunning slots
   kRBlocked,   // waiting for a point-to-point message
   kCBlocked,   // inside a collective that has not completed
-  kFinalized,  // called MPI_Finalize; runs unscheduled until it exits
+  kFinalized,  // finalized its last session or the world model; runs
+               // unscheduled until it exits or starts a session (kInit)
   kExited,     // reaped
 };
 

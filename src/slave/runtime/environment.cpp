@@ -28,9 +28,6 @@ struct Lifecycle {
   bool finalized = false;
   // Sessions open (MPI_Session_init without its MPI_Session_finalize).
   int sessions = 0;
-  // The runtime connected once and disconnected again: the master counts
-  // this rank as finished, so it cannot connect a second time.
-  bool disconnected = false;
   int thread_level = MPI_THREAD_SINGLE;
   // The highest level provided to MPI_Init_thread or a session: which
   // threads may call (CallsFromAnyThread).
@@ -81,31 +78,31 @@ int ProvidedLevel(int required) {
   return provided;
 }
 
-// The first of MPI_Init and MPI_Session_init connects to the master.
-void ConnectOnce(const char* caller) {
+// The first of MPI_Init and MPI_Session_init connects to the master, and
+// so does a session started after the last finalize (MPI allows that; the
+// world model alone cannot start again).
+void ConnectUnlessConnected() {
   Lifecycle& state = Life();
   if (Runtime::Instance() != nullptr) return;
-  if (state.disconnected)
-    throw Error(MPI_ERR_SESSION,
-                std::string(caller) +
-                    " after the last MPI_Finalize or MPI_Session_finalize: that one "
-                    "disconnected this rank from the job, which cannot take it back; keep "
-                    "a session (or the world model) open until the program's last MPI call");
   state.main_thread = pthread_self();
-  // Keeps the malloc family in a static link (see malloc_hooks.cpp).
-  if (memory::malloc_hooks_linked == 0) std::abort();
-  RefuseOutsideRank();
-  BecomeSingletonJobUnlessLaunched();
+  bool again = Runtime::WasStopped();
+  if (!again) {
+    // Keeps the malloc family in a static link (see malloc_hooks.cpp).
+    if (memory::malloc_hooks_linked == 0) std::abort();
+    RefuseOutsideRank();
+    BecomeSingletonJobUnlessLaunched();
+  }
   Runtime::Start();
   Runtime* runtime = Runtime::Instance();
   const auto& spawned = runtime->spawned();
   ResetComms(runtime->world_rank(), runtime->layout(),
              spawned ? spawned->world : std::vector<int>{});
-  // A spawned rank meets its parents, who wait in MPI_Comm_spawn.
-  ConnectToParents();
+  // A spawned rank meets its parents, who wait in MPI_Comm_spawn, once.
+  if (!again) ConnectToParents();
 }
 
-// The last of MPI_Finalize and MPI_Session_finalize disconnects.
+// The last of MPI_Finalize and MPI_Session_finalize disconnects until the
+// next MPI_Session_init, if any.
 void DisconnectIfLast() {
   Lifecycle& state = Life();
   if (state.sessions > 0 || (state.initialized && !state.finalized)) return;
@@ -113,7 +110,6 @@ void DisconnectIfLast() {
   // would count against the node's budget while the others finish.
   memory::DropRecycled();
   Runtime::Stop();
-  state.disconnected = true;
 }
 
 }  // namespace
@@ -122,7 +118,7 @@ void Initialize(int required, int* provided) {
   Lifecycle& state = Life();
   if (state.initialized)
     throw Error(kErrOther, "MPI_Init called twice");
-  ConnectOnce("MPI_Init");
+  ConnectUnlessConnected();
   // A session that connected first at MULTIPLE keeps the lock on: its
   // threads may still call.
   state.thread_level = ProvidedLevel(required);
@@ -140,7 +136,7 @@ void Finalize() {
 }
 
 int ConnectSession(int required) {
-  ConnectOnce("MPI_Session_init");
+  ConnectUnlessConnected();
   ++Life().sessions;
   return ProvidedLevel(required);
 }

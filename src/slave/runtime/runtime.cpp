@@ -32,6 +32,14 @@ std::unique_ptr<Runtime>& Slot() {
   return runtime;
 }
 
+// The connection of a rank that has finalized, kept for a later session.
+// Never destroyed: the process's exit closes its queues and mappings, and
+// no destructor runs against a master that may be gone by then.
+Runtime*& StoppedRuntime() {
+  static Runtime* stopped = nullptr;
+  return stopped;
+}
+
 int WireInt(Wire wire) { return static_cast<int>(wiring::RequireNumber(wire)); }
 
 // An object's name from the environment, which must be one of the job's
@@ -56,9 +64,14 @@ double Now() {
 Runtime* Runtime::Instance() { return Slot().get(); }
 
 void Runtime::Start() {
-  std::unique_ptr<Runtime> runtime(new Runtime());
-  runtime->Connect();
-  Slot() = std::move(runtime);
+  if (StoppedRuntime() != nullptr) {
+    Slot().reset(StoppedRuntime());
+    StoppedRuntime() = nullptr;
+  } else {
+    std::unique_ptr<Runtime> runtime(new Runtime());
+    runtime->Connect();
+    Slot() = std::move(runtime);
+  }
   RequestMsg init;
   init.type = MsgType::kInit;
   Slot()->Call(init);
@@ -70,8 +83,10 @@ void Runtime::Stop() {
   RequestMsg finalize;
   finalize.type = MsgType::kFinalize;
   runtime->Call(finalize);
-  Slot().reset();
+  StoppedRuntime() = Slot().release();
 }
+
+bool Runtime::WasStopped() { return StoppedRuntime() != nullptr; }
 
 void Runtime::Connect() {
   std::string job_id = wiring::Require(Wire::kJobId);

@@ -26,10 +26,15 @@ class Runtime {
   // The runtime, or nullptr outside MPI_Init ... MPI_Finalize.
   static Runtime* Instance();
   // Connects to the master named by the environment and waits until it
-  // schedules this slave. Throws if not started by bdmprun.
+  // schedules this slave. Throws if not started by bdmprun. After a Stop,
+  // takes up the connection Stop kept: the master takes the rank back.
   static void Start();
-  // Tells the master and disconnects.
+  // Tells the master that the rank has finalized (it runs unscheduled from
+  // then on) and puts the connection aside for a later Start: MPI lets a
+  // process start a session after its last one was finalized.
   static void Stop();
+  // Whether a Stop put a connection aside.
+  static bool WasStopped();
 
   // The rank's job rank (its MPI_COMM_WORLD rank unless it was spawned)
   // and the job's size at start (common/rank_layout.h).

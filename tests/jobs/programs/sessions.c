@@ -15,6 +15,11 @@
  * runs alongside: MPI_Init after MPI_Session_init, the session's WORLD
  * communicator congruent with MPI_COMM_WORLD, and MPI_Finalize before the
  * session's communicators are used a last time and MPI_Session_finalize.
+ * After the last finalize a rank computes a while (rank 0 longest, so the
+ * others wait for it in MPI_Comm_create_from_group) and starts a session
+ * again (MPI 4.1 11.3.1), makes a communicator of mpi://WORLD and reduces
+ * on it; then the last rank exits while the others start a third session
+ * and use a communicator of the group without it.
  *
  * Open MPI 4.1 has no sessions, so there is no mpirun oracle: every value
  * is computed here from the rank and the size.
@@ -103,6 +108,40 @@ static int pset_size(MPI_Session session, const char *pset) {
   CHECK(flag, "%s: no mpi_size", pset);
   CHECK_MPI(MPI_Info_free(&info));
   return atoi(value);
+}
+
+/* Work outside MPI: the rank needs no running slot for it. */
+static double compute(long steps) {
+  volatile double x = 0;
+  for (long i = 0; i < steps; ++i) x += 1.0 / (double)(i + 1);
+  return x;
+}
+
+/* A session after the last one was finalized, its WORLD communicator made
+ * of the group without the ranks from `first_gone` on. */
+static void session_again(int rank, int first_gone, const char *tag) {
+  MPI_Session again;
+  CHECK_MPI(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &again));
+  MPI_Group group, members;
+  CHECK_MPI(MPI_Group_from_session_pset(again, "mpi://WORLD", &group));
+  int range[1][3] = {{0, first_gone - 1, 1}};
+  CHECK_MPI(MPI_Group_range_incl(group, 1, range, &members));
+  MPI_Comm comm;
+  CHECK_MPI(MPI_Comm_create_from_group(members, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &comm));
+  g_abort_comm = comm;
+  int comm_rank = -1, comm_size = -1;
+  CHECK_MPI(MPI_Comm_rank(comm, &comm_rank));
+  CHECK_MPI(MPI_Comm_size(comm, &comm_size));
+  CHECK(comm_rank == rank && comm_size == first_gone, "%s: rank %d of %d, want %d of %d", tag,
+        comm_rank, comm_size, rank, first_gone);
+  long mine = rank + 1, sum = 0;
+  CHECK_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, comm));
+  CHECK(sum == (long)first_gone * (first_gone + 1) / 2, "%s: allreduce %ld", tag, sum);
+  g_abort_comm = MPI_COMM_NULL;
+  CHECK_MPI(MPI_Comm_free(&comm));
+  CHECK_MPI(MPI_Group_free(&members));
+  CHECK_MPI(MPI_Group_free(&group));
+  CHECK_MPI(MPI_Session_finalize(&again));
 }
 
 int main(int argc, char **argv) {
@@ -305,6 +344,12 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_free(&world));
   CHECK_MPI(MPI_Group_free(&world_group));
   CHECK_MPI(MPI_Session_finalize(&session));
+
+  CHECK(compute(rank == 0 ? 20000000 : 100000) > 0, "compute");
+  session_again(rank, size, "org.bdmpi.test.sessions.again");
+  /* The last rank leaves; the others go on without it. */
+  if (size > 1 && rank == size - 1) return 0;
+  if (size > 1) session_again(rank, size - 1, "org.bdmpi.test.sessions.without_last");
   if (rank == 0) printf("sessions%s: OK (%d ranks)\n", with_init ? " with MPI_Init" : "", size);
   return 0;
 }
