@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define BDMPI 1
-#define MPI_VERSION 3
+#define MPI_VERSION 4
 #define MPI_SUBVERSION 1
 
 /* ---------------------------------------------------------------- types */
@@ -2422,32 +2422,50 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *function,
                                 MPI_Errhandler *errhandler);
 
-/* Handle conversions (handles are integers, so these are identities). */
-#define MPI_Comm_c2f(comm) ((MPI_Fint)(comm))
-#define MPI_Comm_f2c(comm) ((MPI_Comm)(comm))
-#define MPI_Type_c2f(type) ((MPI_Fint)(type))
-#define MPI_Type_f2c(type) ((MPI_Datatype)(type))
-#define MPI_Group_c2f(group) ((MPI_Fint)(group))
-#define MPI_Group_f2c(group) ((MPI_Group)(group))
-#define MPI_Request_c2f(request) ((MPI_Fint)(request))
-#define MPI_Request_f2c(request) ((MPI_Request)(request))
-#define MPI_Op_c2f(op) ((MPI_Fint)(op))
-#define MPI_Op_f2c(op) ((MPI_Op)(op))
-#define MPI_Errhandler_c2f(errhandler) ((MPI_Fint)(errhandler))
-#define MPI_Errhandler_f2c(errhandler) ((MPI_Errhandler)(errhandler))
-#define MPI_Info_c2f(info) ((MPI_Fint)(info))
-#define MPI_Info_f2c(info) ((MPI_Info)(info))
-#define MPI_Win_c2f(win) ((MPI_Fint)(win))
-#define MPI_Win_f2c(win) ((MPI_Win)(win))
-#define MPI_Message_c2f(message) ((MPI_Fint)(message))
-#define MPI_Message_f2c(message) ((MPI_Message)(message))
-#define MPI_File_c2f(file) ((MPI_Fint)(file))
+/* Handle conversions: functions, not macros, as MPI-4.1 19.3.4 asks, so
+ * that other languages may call them (handles are integers, so each is an
+ * identity). MPI_Message_ and MPI_Session_c2f/f2c are declared above. */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Fint MPI_File_c2f(MPI_File file);
+MPI_File MPI_File_f2c(MPI_Fint file);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint PMPI_Win_c2f(MPI_Win win);
+MPI_Win PMPI_Win_f2c(MPI_Fint win);
+MPI_Fint PMPI_File_c2f(MPI_File file);
+MPI_File PMPI_File_f2c(MPI_Fint file);
 /* ROMIO's old names, still used by programs (Open MPI's mpi.h has them). */
 #define MPIO_Request MPI_Request
 #define MPIO_Test MPI_Test
 #define MPIO_Wait MPI_Wait
 #define MPIO_REQUEST_NULL MPI_REQUEST_NULL
-#define MPI_File_f2c(file) ((MPI_File)(file))
 
 /* Communicators, attributes, error handlers, topologies (see above). */
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);

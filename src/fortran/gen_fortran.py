@@ -1240,11 +1240,15 @@ def fortran_constants(consts):
     """(name, type, value) for Fortran, handles as integers."""
     out = []
     skip = {'MPI_VERSION', 'MPI_SUBVERSION'}
+    version = {}
     for name, kind, val in consts:
         if name in skip:
+            version[name] = val
             continue
         out.append((name, kind, val))
-    out += [('MPI_VERSION', 'integer', 3), ('MPI_SUBVERSION', 'integer', 1),
+    # mpi.h's level, whatever it is.
+    out += [('MPI_VERSION', 'integer', version['MPI_VERSION']),
+            ('MPI_SUBVERSION', 'integer', version['MPI_SUBVERSION']),
             ('MPI_STATUS_SIZE', 'integer', 6), ('MPI_SOURCE', 'integer', 1),
             ('MPI_TAG', 'integer', 2), ('MPI_ERROR', 'integer', 3),
             ('MPI_ADDRESS_KIND', 'integer', 8),

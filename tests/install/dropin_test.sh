@@ -119,7 +119,7 @@ check_names() {
   expect_contains "FindMPI" "$found" "MPI_C_COMPILER=$prefix/bin/mpicc" \
     "MPIEXEC_EXECUTABLE=$prefix/bin/mpiexec" "MPIEXEC_NUMPROC_FLAG=-n" \
     "$lib/libbdmpi.so" \
-    "MPI_C_VERSION=3.1"
+    "MPI_C_VERSION=4.1"
   quiet user "$cmake" --build find_mpi
   check_linkage find_mpi/hello
   quiet user ctest --test-dir find_mpi --output-on-failure --timeout 60

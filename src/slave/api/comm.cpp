@@ -123,7 +123,9 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
 int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
   return Guard("MPI_Comm_get_name", comm, [&] {
     bdmpi::RequireInitialized();
-    std::snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", bdmpi::LookupComm(comm).name.c_str());
+    // MPI-4.1 7.8: the null handle is named too.
+    std::snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s",
+                  comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : bdmpi::LookupComm(comm).name.c_str());
     *resultlen = static_cast<int>(std::strlen(comm_name));
   });
 }

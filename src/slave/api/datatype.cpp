@@ -376,8 +376,10 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   return Guard("MPI_Type_get_name", MPI_COMM_WORLD, [&] {
-    const std::string& name = bdmpi::LookupType(datatype).name;
-    std::snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", name.c_str());
+    // MPI-4.1 7.8: the null handle is named too.
+    std::snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s",
+                  datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL"
+                                                : bdmpi::LookupType(datatype).name.c_str());
     *resultlen = static_cast<int>(std::strlen(type_name));
   });
 }

@@ -21,12 +21,11 @@ using bdmpi::Guard;
 
 namespace {
 
-// MPI_VERSION stays 3.1 while parts of MPI-4 are missing (README, "Left
-// out"); the string names the MPI-4 parts there are.
+// The level MPI_VERSION/MPI_SUBVERSION claim; what is left out is in
+// README's "Left out".
 const char kLibraryVersion[] =
-    "BDMPI 0.1 (MPI 3.1 with MPI_THREAD_MULTIPLE, and MPI-4.1's sessions, partitioned "
-    "communication, large counts, info and error-handling additions, tool events, "
-    "hardware split types, attached buffers and the other 4.1 calls; out-of-core runtime)";
+    "BDMPI 0.1 (MPI 4.1 with MPI_THREAD_MULTIPLE: sessions, partitioned communication, "
+    "large counts, tool events and every other 4.1 call; out-of-core runtime)";
 
 }  // namespace
 

@@ -209,6 +209,11 @@ int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
 
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
 int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+  if (win == MPI_WIN_NULL) {  // MPI-4.1 7.8: the null handle is named too
+    std::snprintf(win_name, MPI_MAX_OBJECT_NAME, "MPI_WIN_NULL");
+    *resultlen = static_cast<int>(std::strlen(win_name));
+    return MPI_SUCCESS;
+  }
   return WinCall("MPI_Win_get_name", win, [&](Window& w) {
     std::snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w.name.c_str());
     *resultlen = static_cast<int>(std::strlen(win_name));

@@ -1,5 +1,9 @@
-// The extern "C" entry points that convert statuses between C and Fortran
-// (MPI-4.1 section 19.3.5): MPI_Status_c2f, _f2c, and those of mpi_f08's
+// The extern "C" entry points that convert handles and statuses between C
+// and Fortran (MPI-4.1 sections 19.3.4 and 19.3.5). A handle is the same
+// integer in both languages, so MPI_Comm_c2f & co. are identities; they are
+// functions, not macros, because MPI-4.1 wants symbols that other languages
+// can call (MPI_Message_ and MPI_Session_ ones are with their chapters'
+// calls). Statuses: MPI_Status_c2f, _f2c, and those of mpi_f08's
 // TYPE(MPI_Status) (_c2f08, _f082c, _f2f08, _f082f). All three forms hold
 // the same six integers in the same order (src/fortran/gen_fortran.py
 // declares them so), so each conversion is a copy. Also the Fortran
@@ -90,5 +94,28 @@ int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
 int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
   return Convert("MPI_Status_f082f", f08_status, reinterpret_cast<FortranStatus*>(f_status));
 }
+
+
+// One handle kind's two conversions, each a weak MPI_ name over its PMPI_
+// twin like every call of the library.
+#define BDMPI_PRAGMA(text) _Pragma(#text)
+#define BDMPI_HANDLE_CONVERSIONS(Kind, Handle)                                   \
+  BDMPI_PRAGMA(weak MPI_##Kind##_c2f = PMPI_##Kind##_c2f)                        \
+  MPI_Fint PMPI_##Kind##_c2f(Handle handle) { return static_cast<MPI_Fint>(handle); } \
+  BDMPI_PRAGMA(weak MPI_##Kind##_f2c = PMPI_##Kind##_f2c)                        \
+  Handle PMPI_##Kind##_f2c(MPI_Fint handle) { return static_cast<Handle>(handle); }
+
+BDMPI_HANDLE_CONVERSIONS(Comm, MPI_Comm)
+BDMPI_HANDLE_CONVERSIONS(Type, MPI_Datatype)
+BDMPI_HANDLE_CONVERSIONS(Group, MPI_Group)
+BDMPI_HANDLE_CONVERSIONS(Request, MPI_Request)
+BDMPI_HANDLE_CONVERSIONS(Op, MPI_Op)
+BDMPI_HANDLE_CONVERSIONS(Errhandler, MPI_Errhandler)
+BDMPI_HANDLE_CONVERSIONS(Info, MPI_Info)
+BDMPI_HANDLE_CONVERSIONS(Win, MPI_Win)
+BDMPI_HANDLE_CONVERSIONS(File, MPI_File)
+
+#undef BDMPI_HANDLE_CONVERSIONS
+#undef BDMPI_PRAGMA
 
 }  // extern "C"

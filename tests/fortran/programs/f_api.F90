@@ -30,7 +30,7 @@ program f_api
   real :: grid(4, 3), col(4)
   integer :: vec, stype, f90type, blocklens(2), types(2)
   integer(kind=MPI_ADDRESS_KIND) :: displs(2), attr
-  integer :: sint, rint
+  integer :: sint, rint, version, subversion
   double precision :: sdbl, rdbl
   integer :: fh, pid, op
   external :: f_api_max_abs
@@ -39,6 +39,9 @@ program f_api
 
   call MPI_Init(ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Init')
+  call MPI_Get_version(version, subversion, ierr)
+  call check(version == MPI_VERSION .and. subversion == MPI_SUBVERSION .and. version >= 3, &
+             'MPI_Get_version differs from MPI_VERSION, MPI_SUBVERSION')
   t0 = MPI_Wtime()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)

@@ -26,11 +26,14 @@ program f_api_f08
   integer(kind=MPI_OFFSET_KIND) :: offset, fsize
   character(len=64) :: fname
   complex(kind=8) :: zs(3), zr(3)
-  integer :: key, key2
+  integer :: key, key2, version, subversion
   integer(kind=MPI_ADDRESS_KIND) :: extra
   type(MPI_Request) :: greq
 
   call MPI_Init()
+  call MPI_Get_version(version, subversion)
+  call check(version == MPI_VERSION .and. subversion == MPI_SUBVERSION .and. version >= 3, &
+             'MPI_Get_version differs from MPI_VERSION, MPI_SUBVERSION')
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   call check(ierr == MPI_SUCCESS, 'Comm_size ierror')

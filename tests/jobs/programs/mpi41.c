@@ -32,7 +32,11 @@
  *     and detach; MPI_BUFFER_AUTOMATIC has no limit and detaches as itself
  *     with size 0.
  *
- * Parts 2-7 need MPI-4.1 (or BDMPI, which has them): under Open MPI 4.1
+ *  8. The names of the null handles (MPI_COMM_NULL, MPI_DATATYPE_NULL,
+ *     MPI_WIN_NULL), and the handle conversions as functions one may take
+ *     the address of (MPI-4.1 allows no macros for them).
+ *
+ * Parts 2-8 need MPI-4.1 (or BDMPI, which has them): under Open MPI 4.1
  * (MPI 3.1) the program runs part 1 only.
  */
 #include <mpi.h>
@@ -444,6 +448,26 @@ static void attached_buffers(void) {
   CHECK_MPI(MPI_Session_finalize(&session));
 }
 
+static void null_names_and_conversions(void) {
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = -1;
+  CHECK_MPI(MPI_Comm_get_name(MPI_COMM_NULL, name, &len));
+  CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "MPI_COMM_NULL's name \"%s\" (%d)",
+        name, len);
+  CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+  CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17,
+        "MPI_DATATYPE_NULL's name \"%s\" (%d)", name, len);
+  CHECK_MPI(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+  CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && len == 12, "MPI_WIN_NULL's name \"%s\" (%d)", name,
+        len);
+  MPI_Fint (*comm_c2f)(MPI_Comm) = MPI_Comm_c2f;
+  MPI_Comm (*comm_f2c)(MPI_Fint) = MPI_Comm_f2c;
+  MPI_Datatype (*type_f2c)(MPI_Fint) = MPI_Type_f2c;
+  CHECK(comm_f2c(comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD &&
+            type_f2c(MPI_Type_c2f(MPI_INT)) == MPI_INT,
+        "a handle converted to Fortran and back is another");
+}
+
 #endif /* HAVE_MPI41 */
 
 int main(int argc, char **argv) {
@@ -459,6 +483,7 @@ int main(int argc, char **argv) {
   value_index();
   hardware();
   attached_buffers();
+  null_names_and_conversions();
 #endif
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   CHECK_MPI(MPI_Finalize());
