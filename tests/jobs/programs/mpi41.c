@@ -34,7 +34,8 @@
  *
  *  8. The names of the null handles (MPI_COMM_NULL, MPI_DATATYPE_NULL,
  *     MPI_WIN_NULL), and the handle conversions as functions one may take
- *     the address of (MPI-4.1 allows no macros for them).
+ *     the address of (MPI-4.1 allows no macros for them); MPI_Alloc_mem
+ *     with MPI-4.0's hint mpi_minimum_memory_alignment.
  *
  * Parts 2-8 need MPI-4.1 (or BDMPI, which has them): under Open MPI 4.1
  * (MPI 3.1) the program runs part 1 only.
@@ -466,6 +467,16 @@ static void null_names_and_conversions(void) {
   CHECK(comm_f2c(comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD &&
             type_f2c(MPI_Type_c2f(MPI_INT)) == MPI_INT,
         "a handle converted to Fortran and back is another");
+  MPI_Info aligned;
+  CHECK_MPI(MPI_Info_create(&aligned));
+  CHECK_MPI(MPI_Info_set(aligned, "mpi_minimum_memory_alignment", "4096"));
+  double *block = NULL;
+  CHECK_MPI(MPI_Alloc_mem(1000 * sizeof(double), aligned, &block));
+  CHECK(block != NULL && (uintptr_t)block % 4096 == 0, "MPI_Alloc_mem aligned to 4096: %p",
+        (void *)block);
+  block[999] = 1.0;
+  CHECK_MPI(MPI_Free_mem(block));
+  CHECK_MPI(MPI_Info_free(&aligned));
 }
 
 #endif /* HAVE_MPI41 */
