@@ -609,9 +609,10 @@ void Master::CheckDeadlock() {
       state.any_blocked = !blocked->empty();
       state.blocked = std::move(*blocked);
       // Ranks that finalized and exited are often why the others wait (a
-      // collective they never joined): name them too.
+      // collective they never joined): name them too, but not the slots
+      // reserved for spawns that never held a process.
       for (const Slave& slave : slaves_) {
-        if (slave.state != SlaveState::kExited) continue;
+        if (slave.state != SlaveState::kExited || slave.pid <= 0) continue;
         state.blocked += (state.blocked.empty() ? "rank " : "; rank ") +
                          std::to_string(slave.world_rank) + " exited";
       }
