@@ -40,6 +40,8 @@ struct CrossJobComm {
   std::vector<int> remote;  // of the remote group (an intercommunicator), else empty
   std::string other_job;
   bool accepting = false;  // the local group came in by MPI_Comm_accept
+  // The schedules (cross_job_coll.h) started on it so far.
+  mutable std::uint32_t schedules = 0;
 
   // The mesh indexes point-to-point names ranks of.
   const std::vector<int>& peers() const { return remote.empty() ? local : remote; }
@@ -79,14 +81,26 @@ inline const CommInfo* CrossJob(MPI_Comm comm) {
 
 // The operations a communicator between two jobs serves; each throws
 // kErrComm for what it does not (an intercommunicator's reduce, ...).
-// `synchronous` (MPI_Ssend): returns once the destination's receive took
-// the message.
-void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
-               int tag, bool synchronous = false);
+// A send is written into the socket when made; a synchronous one
+// (MPI_Ssend) returns once the destination's receive took the message,
+// a buffered one must fit the attached buffer (MPI_ERR_BUFFER).
+void CrossSend(MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype, int dest,
+               int tag, SendMode mode = SendMode::kStandard);
 void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int source,
                int tag, MPI_Status* status);
 MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype, int source,
                        int tag);
+MPI_Request CrossRecvInit(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype,
+                          int source, int tag);
+// A nonblocking send of any mode, or (`persistent`) its inactive
+// persistent request.
+MPI_Request CrossIsend(MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
+                       int dest, int tag, SendMode mode, bool persistent);
+// MPI_Mprobe (`wait`) and MPI_Improbe: takes the matching message out of
+// the arrived ones; 0 when none arrived, else the key MPI_Mrecv names it by.
+std::uint64_t CrossMprobe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status* status);
+void CrossMrecv(std::uint64_t key, void* buffer, int count, MPI_Datatype datatype,
+                MPI_Status* status);
 bool CrossProbe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status* status);
 void CrossBarrier(const CommInfo& comm);
 void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int root);
