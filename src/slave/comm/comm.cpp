@@ -138,6 +138,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   const CommInfo& parent = LookupComm(comm_handle);
   if (color < 0 && color != MPI_UNDEFINED)
     throw Error(kErrArg, "color " + std::to_string(color) + " is negative");
+  if (parent.cross) return CrossSplit(parent, color, key);
   if (parent.inter) return IntercommSplit(comm_handle, color, key);
   MPI_Errhandler errhandler = parent.errhandler;
   MPI_Session session = parent.session;

@@ -117,6 +117,34 @@ std::string Refusal(const GroupCard& ours, const GroupCard& theirs) {
   return {};
 }
 
+// What each rank of the two groups tells all others when they link: the
+// name of its listening socket and who it is.
+struct LinkEntry {
+  char name[kSocketNameBytes] = {};
+  RankCard card;
+};
+
+// Processes of other jobs in groups (MPI_Comm_group, ...): an identity of
+// the rank's own above every job rank, one per job and job rank, so that
+// a process met on two communicators is one member (MPI_Group_compare,
+// MPI_Comm_create). The rank's own job's processes are their job ranks.
+constexpr int kOtherJobProcesses = 1 << 24;
+
+int ProcessId(const RankCard& card) {
+  if (OwnJob() == card.job) return card.rank;
+  static std::map<std::pair<std::string, int>, int> ids;
+  auto at = ids.emplace(std::make_pair(std::string(card.job), card.rank),
+                        kOtherJobProcesses + static_cast<int>(ids.size()));
+  return at.first->second;
+}
+
+// The identities of mesh indexes `indexes`.
+std::vector<int> IdsOf(const CrossJobComm& cross, const std::vector<int>& indexes) {
+  std::vector<int> ids;
+  for (int index : indexes) ids.push_back(cross.ids[static_cast<std::size_t>(index)]);
+  return ids;
+}
+
 MPI_Comm AddCrossComm(CommInfo info, std::shared_ptr<const CrossJobComm> cross) {
   info.id = -1;  // no master knows it
   info.cross = std::move(cross);
@@ -186,18 +214,43 @@ RootedPart CrossPartIn(const CommInfo& comm, int root) {
   return RootedPart::kMember;
 }
 
-void CrossFence(const CrossJobComm& cross, int me, std::int32_t context) {
+namespace {
+
+// Every member of the communicator (both groups) waits for the others, at
+// the lowest mesh index, which sends each the highest `value` any gave.
+std::int32_t FenceMax(const CrossJobComm& cross, int me, std::int32_t context, std::int32_t value) {
   std::vector<int> members = Members(cross);
   int root = members.front();
+  auto take = [&](int from) {
+    Frame frame = cross.mesh->Take(context, from, kCrossFenceTag, members);
+    std::int32_t theirs = 0;
+    std::memcpy(&theirs, frame.data.data(), std::min(frame.data.size(), sizeof theirs));
+    return theirs;
+  };
   if (me != root) {
-    cross.mesh->Send(root, context, kCrossFenceTag, nullptr, 0);
-    cross.mesh->Take(context, root, kCrossFenceTag, members);
-    return;
+    cross.mesh->Send(root, context, kCrossFenceTag, &value, sizeof value);
+    return take(root);
   }
   for (int member : members)
-    if (member != me) cross.mesh->Take(context, member, kCrossFenceTag, members);
+    if (member != me) value = std::max(value, take(member));
   for (int member : members)
-    if (member != me) cross.mesh->Send(member, context, kCrossFenceTag, nullptr, 0);
+    if (member != me) cross.mesh->Send(member, context, kCrossFenceTag, &value, sizeof value);
+  return value;
+}
+
+// A new communicator's pair of contexts, agreed by every member of
+// `cross`'s communicator over its second context `context`: the highest
+// next pair any member has; each goes on after it. Ranks of the mesh
+// outside that communicator lag behind and catch up at the next creation
+// they take part in.
+int AgreeContext(const CrossJobComm& cross, int me, std::int32_t context) {
+  return cross.mesh->TakeContext(FenceMax(cross, me, context, cross.mesh->next_context()));
+}
+
+}  // namespace
+
+void CrossFence(const CrossJobComm& cross, int me, std::int32_t context) {
+  FenceMax(cross, me, context, 0);
 }
 
 MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
@@ -208,21 +261,21 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   inter.rank = rank;
   inter.size = size;
   inter.errhandler = info.errhandler;
-  inter.world_ranks = info.WorldRanks();
   inter.inter = true;
   const char* what = accepting ? "MPI_Comm_accept" : "MPI_Comm_connect";
 
-  // Every rank's listening socket, its name gathered at the root.
+  // Every rank's listening socket, its name and card gathered at the root.
   std::string own_name = SocketName(RandomTag());
   UniqueFd listener = Listen(own_name);
-  char name[kSocketNameBytes] = {};
-  std::memcpy(name, own_name.data(), own_name.size());
-  std::vector<char> names(rank == root ? static_cast<std::size_t>(size) * kSocketNameBytes : 0);
-  Gather(name, kSocketNameBytes, MPI_CHAR, names.data(), kSocketNameBytes, MPI_CHAR, root, comm);
+  LinkEntry entry;
+  std::memcpy(entry.name, own_name.data(), own_name.size());
+  entry.card = OwnCard();
+  std::vector<LinkEntry> entries(rank == root ? static_cast<std::size_t>(size) : 0);
+  Gather(&entry, sizeof entry, MPI_BYTE, entries.data(), sizeof entry, MPI_BYTE, root, comm);
 
-  // The roots swap jobs, sizes and names; the accepting one writes first.
+  // The roots swap jobs, sizes and entries; the accepting one writes first.
   GroupCard theirs;
-  std::vector<char> all;
+  std::vector<LinkEntry> all;
   std::string refused;
   if (rank == root) {
     GroupCard ours;
@@ -231,7 +284,7 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     ours.nodes = Runtime::Instance()->layout().nnodes();
     auto write_ours = [&] {
       WriteFully(link, &ours, sizeof ours, what);
-      WriteFully(link, names.data(), names.size(), what);
+      WriteFully(link, entries.data(), entries.size() * sizeof(LinkEntry), what);
     };
     if (accepting) write_ours();
     ReadFully(link, &theirs, sizeof theirs, what);
@@ -239,13 +292,13 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     if (theirs.size < 1 || theirs.size > (1 << 20))
       throw Error(kErrOther, std::string(what) + ": the other job sent a group of " +
                                  std::to_string(theirs.size) + " ranks");
-    std::vector<char> their_names(static_cast<std::size_t>(theirs.size) * kSocketNameBytes);
-    ReadFully(link, their_names.data(), their_names.size(), what);
+    std::vector<LinkEntry> their_entries(static_cast<std::size_t>(theirs.size));
+    ReadFully(link, their_entries.data(), their_entries.size() * sizeof(LinkEntry), what);
     if (!accepting) write_ours();
     refused = Refusal(ours, theirs);
     if (!refused.empty()) theirs.size = 0;
-    all = accepting ? names : their_names;
-    const std::vector<char>& second = accepting ? their_names : names;
+    all = accepting ? entries : their_entries;
+    const std::vector<LinkEntry>& second = accepting ? their_entries : entries;
     all.insert(all.end(), second.begin(), second.end());
   }
   Bcast(&theirs, sizeof theirs, MPI_BYTE, root, comm);
@@ -255,8 +308,14 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   }
   int first = accepting ? size : theirs.size;
   int total = size + theirs.size;
-  all.resize(static_cast<std::size_t>(total) * kSocketNameBytes);
-  Bcast(all.data(), static_cast<int>(all.size()), MPI_CHAR, root, comm);
+  all.resize(static_cast<std::size_t>(total));
+  Bcast(all.data(), static_cast<int>(all.size() * sizeof(LinkEntry)), MPI_BYTE, root, comm);
+  std::vector<int> ids;
+  for (LinkEntry& linked : all) {
+    linked.name[kSocketNameBytes - 1] = '\0';
+    linked.card.job[sizeof linked.card.job - 1] = '\0';
+    ids.push_back(ProcessId(linked.card));
+  }
 
   // Dial the lower indexes (a listener's backlog takes the connection at
   // once) and say who calls; then take the higher ones' calls, watching
@@ -265,7 +324,7 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   int me = accepting ? rank : first + rank;
   std::vector<UniqueFd> links(static_cast<std::size_t>(total));
   for (int j = 0; j < me; ++j) {
-    std::string peer(&all[static_cast<std::size_t>(j) * kSocketNameBytes]);
+    std::string peer(all[static_cast<std::size_t>(j)].name);
     UniqueFd fd(Dial(peer));
     if (!fd || !SameUser(fd.get()))
       throw Error(kErrOther, std::string(what) + ": cannot reach rank " + std::to_string(j) +
@@ -294,10 +353,12 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   cross->context = cross->mesh->NewContext();
   cross->other_job = theirs.job;
   cross->accepting = accepting;
+  cross->ids = std::move(ids);
   int remote_first = accepting ? first : 0;
   for (int r = 0; r < size; ++r) cross->local.push_back(me - rank + r);
   for (int r = 0; r < theirs.size; ++r) cross->remote.push_back(remote_first + r);
-  inter.remote_world_ranks.assign(static_cast<std::size_t>(theirs.size), -1);
+  inter.world_ranks = IdsOf(*cross, cross->local);
+  inter.remote_world_ranks = IdsOf(*cross, cross->remote);
   inter.union_rank = me;
   inter.remote_offset = remote_first;
   // No rank goes on (and may close its sockets) before every rank is linked.
@@ -632,7 +693,7 @@ MPI_Comm CrossMerge(const CommInfo& inter, int high) {
   // The low group first; both alike: the accepting group first.
   bool local_first = mine != theirs ? mine == 0 : cross.accepting;
   auto merged = std::make_shared<CrossJobComm>(cross);
-  merged->context = cross.mesh->NewContext();
+  merged->context = AgreeContext(cross, CrossMe(inter), context);
   merged->local = local_first ? cross.local : cross.remote;
   const std::vector<int>& second = local_first ? cross.remote : cross.local;
   merged->local.insert(merged->local.end(), second.begin(), second.end());
@@ -640,6 +701,7 @@ MPI_Comm CrossMerge(const CommInfo& inter, int high) {
   CommInfo info;
   info.errhandler = inter.errhandler;
   info.size = static_cast<int>(merged->local.size());
+  info.world_ranks = IdsOf(*merged, merged->local);
   info.rank =
       static_cast<int>(std::find(merged->local.begin(), merged->local.end(), CrossMe(inter)) -
                        merged->local.begin());
@@ -648,10 +710,42 @@ MPI_Comm CrossMerge(const CommInfo& inter, int high) {
 
 MPI_Comm CrossDup(const CommInfo& comm) {
   auto copy = std::make_shared<CrossJobComm>(CrossOf(comm));
-  copy->context = copy->mesh->NewContext();
+  copy->context = AgreeContext(CrossOf(comm), CrossMe(comm), CrossCollContext(comm));
   CommInfo info = comm;
   info.name.clear();
   return AddCrossComm(std::move(info), std::move(copy));
+}
+
+MPI_Comm CrossSplit(const CommInfo& comm, int color, int key) {
+  const CrossJobComm& cross = CrossOf(comm);
+  if (!cross.remote.empty())
+    throw Error(kErrComm,
+                "MPI_Comm_split (or MPI_Comm_create) of an intercommunicator between two jobs: "
+                "merge it (MPI_Intercomm_merge) first");
+  std::int32_t mine[2] = {color, key};
+  std::vector<std::int32_t> all(2 * static_cast<std::size_t>(comm.size));
+  CrossEvenBlocks blocks = EvenBlocksOf(comm, 2);
+  CrossAllgatherv(comm, mine, 2, MPI_INT32_T, all.data(), blocks.counts.data(),
+                  blocks.displs.data(), MPI_INT32_T);
+  // Every member takes part in the agreement, also those left out.
+  int context = AgreeContext(cross, CrossMe(comm), CrossCollContext(comm));
+  if (color == MPI_UNDEFINED) return MPI_COMM_NULL;
+  std::vector<int> ranks;  // of the parent, of this color, by key then rank
+  for (int r = 0; r < comm.size; ++r)
+    if (all[2 * static_cast<std::size_t>(r)] == color) ranks.push_back(r);
+  std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) {
+    return all[2 * static_cast<std::size_t>(a) + 1] < all[2 * static_cast<std::size_t>(b) + 1];
+  });
+  auto part = std::make_shared<CrossJobComm>(cross);
+  part->context = context;
+  part->local.clear();
+  for (int r : ranks) part->local.push_back(cross.local[static_cast<std::size_t>(r)]);
+  CommInfo info;
+  info.errhandler = comm.errhandler;
+  info.size = static_cast<int>(ranks.size());
+  info.rank = static_cast<int>(std::find(ranks.begin(), ranks.end(), comm.rank) - ranks.begin());
+  info.world_ranks = IdsOf(*part, part->local);
+  return AddCrossComm(std::move(info), std::move(part));
 }
 
 void CrossFree(MPI_Comm* handle) {
@@ -682,19 +776,23 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
       "MPI_Scatter_init", "MPI_Scatterv_init", "MPI_Allgather_init", "MPI_Allgatherv_init",
       "MPI_Alltoall_init", "MPI_Alltoallv_init", "MPI_Alltoallw_init", "MPI_Reduce_scatter_init",
       "MPI_Reduce_scatter_block_init", "MPI_Scan_init", "MPI_Exscan_init",
-      // The communicator and its local queries.
-      "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_free",
-      "MPI_Comm_disconnect", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size",
-      "MPI_Comm_test_inter", "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler",
-      "MPI_Comm_call_errhandler", "MPI_Comm_set_name", "MPI_Comm_get_name", "MPI_Comm_get_attr",
-      "MPI_Comm_set_attr", "MPI_Comm_delete_attr"};
+      // Communicators: made of it, and its local queries.
+      "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split",
+      "MPI_Comm_create", "MPI_Comm_accept", "MPI_Comm_connect", "MPI_Comm_group",
+      "MPI_Comm_remote_group", "MPI_Comm_compare", "MPI_Comm_free", "MPI_Comm_disconnect",
+      "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter",
+      "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler",
+      "MPI_Comm_set_name", "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr",
+      "MPI_Comm_delete_attr"};
   if (served.count(function) == 0)
     throw Error(kErrComm, std::string(function) +
                               " on a communicator between two jobs: BDMPI serves point-to-point "
                               "(every send mode, blocking, nonblocking and persistent; "
                               "receives, probes and matched probes), the collectives (blocking, "
                               "nonblocking and persistent; not the neighbourhood ones), "
-                              "MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_disconnect and the "
+                              "MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split and "
+                              "MPI_Comm_create (of the merged one), MPI_Comm_accept and "
+                              "MPI_Comm_connect with other jobs, MPI_Comm_disconnect and the "
                               "local queries on it");
 }
 

@@ -40,6 +40,9 @@ struct CrossJobComm {
   std::vector<int> remote;  // of the remote group (an intercommunicator), else empty
   std::string other_job;
   bool accepting = false;  // the local group came in by MPI_Comm_accept
+  // The group identity of the process of each mesh index (its job rank
+  // when of this rank's job).
+  std::vector<int> ids;
   // The schedules (cross_job_coll.h) started on it so far.
   mutable std::uint32_t schedules = 0;
 
@@ -132,6 +135,9 @@ struct CrossEvenBlocks {
 CrossEvenBlocks EvenBlocksOf(const CommInfo& comm, int count);
 MPI_Comm CrossMerge(const CommInfo& inter, int high);
 MPI_Comm CrossDup(const CommInfo& comm);
+// MPI_Comm_split (and MPI_Comm_create, through it) of a merged
+// communicator: its members of `color`, of both jobs, by key.
+MPI_Comm CrossSplit(const CommInfo& comm, int color, int key);
 // Forgets it; the sockets close with the mesh's last communicator.
 void CrossFree(MPI_Comm* handle);
 

@@ -67,6 +67,12 @@ class Mesh {
   // A communicator's pair of contexts (user, collectives); every rank of
   // the mesh makes its communicators in the same order.
   int NewContext();
+  // A pair agreed with other ranks (cross_job.cpp): the next after it.
+  int next_context() const { return next_context_; }
+  int TakeContext(int agreed) {
+    next_context_ = agreed + 2;
+    return agreed;
+  }
   // Writes the frame (reading meanwhile when the socket is full); one to
   // this rank goes straight into its arrived frames.
   void Send(int to, std::int32_t context, std::int32_t tag, const void* data, std::uint64_t bytes,

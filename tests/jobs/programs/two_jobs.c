@@ -15,9 +15,10 @@
  * probes (more_p2p), alltoallw, the reduce-scatters and nonblocking and
  * persistent collectives (later_inter_collectives), merge, allreduce,
  * bcast, barrier and the same collectives with scan and exscan on the
- * merged communicator (merged_collectives, later_merged_collectives) and
- * disconnect. Then rank 0 of each joins over a Unix socket in DIR and
- * the two exchange a message over the joined communicator. A ends
+ * merged communicator (merged_collectives, later_merged_collectives),
+ * communicators made of it (merged_communicators) and disconnect. Then
+ * rank 0 of each joins over a Unix socket in DIR and the two exchange a
+ * message over the joined communicator. A ends
  * without unpublishing under BDMPI (its job's end takes its names away),
  * and B waits until A's name is gone. `two_jobs hold DIR` (BDMPI)
  * publishes and kills its master (the driver checks that the name goes
@@ -553,6 +554,63 @@ static void later_merged_collectives(MPI_Comm merged) {
     CHECK(swapped[r] == 10 * r + at, "merged ialltoall: [%d] = %d", r, swapped[r]);
 }
 
+/* Communicators made of the merged one (`low_size` ranks of A first):
+ * a split by parity with the keys reversed, used and duplicated (a
+ * communicator of part of the ranks makes another); its group against
+ * MPI_COMM_WORLD's (A's ranks are this job's or not); and a communicator
+ * of A's rank 0 and B's last rank made with MPI_Comm_create. */
+static void merged_communicators(MPI_Comm merged, int low_size) {
+  int size = size_of(merged), at = rank_in(merged);
+  MPI_Comm half, copy;
+  CHECK_MPI(MPI_Comm_split(merged, at % 2, -at, &half));
+  int half_size = size_of(half), expected = (size - at % 2 + 1) / 2;
+  CHECK(half_size == expected, "split: %d ranks, not %d", half_size, expected);
+  CHECK(rank_in(half) == half_size - 1 - at / 2, "split: rank %d at %d", rank_in(half), at);
+  int sum = -1;
+  CHECK_MPI(MPI_Allreduce(&at, &sum, 1, MPI_INT, MPI_SUM, half));
+  int want = 0;
+  for (int r = at % 2; r < size; r += 2) want += r;
+  CHECK(sum == want, "allreduce on the split: %d, not %d", sum, want);
+  CHECK_MPI(MPI_Comm_dup(half, &copy));
+  int from_first = at;
+  CHECK_MPI(MPI_Bcast(&from_first, 1, MPI_INT, 0, copy));
+  CHECK(from_first == (at % 2 == 0 ? (size - 1) / 2 * 2 : (size - 2) / 2 * 2 + 1),
+        "bcast on the split's dup: %d", from_first);
+  CHECK_MPI(MPI_Comm_free(&copy));
+  CHECK_MPI(MPI_Comm_free(&half));
+
+  MPI_Group group, world, pair;
+  CHECK_MPI(MPI_Comm_group(merged, &group));
+  CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  int ranks[8], translated[8];
+  for (int r = 0; r < size; ++r) ranks[r] = r;
+  CHECK_MPI(MPI_Group_translate_ranks(group, size, ranks, world, translated));
+  int a = at < low_size;
+  for (int r = 0; r < size; ++r) {
+    int mine = (r < low_size) == a;
+    int want_rank = !mine ? MPI_UNDEFINED : a ? r : r - low_size;
+    CHECK(translated[r] == want_rank, "merged rank %d in MPI_COMM_WORLD: %d", r, translated[r]);
+  }
+  int ends[2] = {0, size - 1};
+  CHECK_MPI(MPI_Group_incl(group, 2, ends, &pair));
+  MPI_Comm two;
+  CHECK_MPI(MPI_Comm_create(merged, pair, &two));
+  if (at == 0 || at == size - 1) {
+    CHECK(two != MPI_COMM_NULL && size_of(two) == 2 && rank_in(two) == (at != 0),
+          "comm_create: rank %d", two == MPI_COMM_NULL ? -1 : rank_in(two));
+    int got = -1;
+    CHECK_MPI(MPI_Sendrecv(&at, 1, MPI_INT, 1 - rank_in(two), 41, &got, 1, MPI_INT,
+                           1 - rank_in(two), 41, two, MPI_STATUS_IGNORE));
+    CHECK(got == size - 1 - at, "comm_create: got %d", got);
+    CHECK_MPI(MPI_Comm_free(&two));
+  } else {
+    CHECK(two == MPI_COMM_NULL, "comm_create: a communicator outside the group");
+  }
+  MPI_Group_free(&pair);
+  MPI_Group_free(&world);
+  MPI_Group_free(&group);
+}
+
 /* Over `inter` (`low` is A, which accepted): small messages both ways, a
  * receive from any source at rank 0, a large message each way between the
  * ranks 0 at once, an allreduce across the jobs; then a merge, an
@@ -641,6 +699,7 @@ static void exchange(MPI_Comm inter, int low) {
   CHECK_MPI(MPI_Barrier(merged));
   merged_collectives(merged);
   later_merged_collectives(merged);
+  merged_communicators(merged, low ? world_size() : remote);
   CHECK_MPI(MPI_Comm_free(&merged));
   CHECK_MPI(MPI_Comm_disconnect(&inter));
 }
