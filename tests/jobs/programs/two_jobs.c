@@ -24,7 +24,8 @@
  * publishes and kills its master (the driver checks that the name goes
  * with the job). `two_jobs quit DIR` connects to A's port and kills its
  * master while A (`two_jobs stay DIR`) waits for its message: A must end
- * with an error naming the other job, not hang.
+ * with an error naming the other job, not hang. `two_jobs grow DIR I`:
+ * three jobs join one communicator (grow, below).
  */
 #include <errno.h>
 #include <signal.h>
@@ -739,11 +740,59 @@ static void peer_dies(int stay) {
   kill_master();
 }
 
+/* `two_jobs grow DIR I`: jobs 0 (2 ranks), 1 and 2 (1 rank each) join
+ * one communicator one job at a time, as MPICH's test/mpi/manual/
+ * testconnect does: job 0 accepts on a port it writes to DIR, a job that
+ * connects is merged in, and the group so far accepts the next job over
+ * the merged communicator (one between jobs, under BDMPI). Then an
+ * allreduce and a split over the four ranks of three jobs. */
+static void grow(int index) {
+  enum { kTotal = 4 };
+  char port[MPI_MAX_PORT_NAME] = "";
+  MPI_Comm comm = MPI_COMM_WORLD, tmp, next;
+  if (index == 0 && world_rank() == 0) {
+    CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, port));
+    write_file("grow.port", port);
+  }
+  if (index > 0) {
+    for (int i = 0; world_rank() == 0 && !read_file("grow.port", port, sizeof port); ++i) {
+      CHECK(i < 1500, "no grow.port");
+      pause_ms(20);
+    }
+    CHECK_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &tmp));
+    CHECK_MPI(MPI_Intercomm_merge(tmp, 1, &comm));
+    CHECK_MPI(MPI_Comm_free(&tmp));
+  }
+  while (size_of(comm) < kTotal) {
+    CHECK_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, comm, &tmp));
+    CHECK_MPI(MPI_Intercomm_merge(tmp, 0, &next));
+    CHECK_MPI(MPI_Comm_free(&tmp));
+    if (comm != MPI_COMM_WORLD) CHECK_MPI(MPI_Comm_free(&comm));
+    comm = next;
+  }
+  int jobs = 0;
+  CHECK_MPI(MPI_Allreduce(&index, &jobs, 1, MPI_INT, MPI_SUM, comm));
+  CHECK(jobs == 0 + 0 + 1 + 2, "allreduce over the three jobs: %d", jobs);
+  MPI_Comm half;
+  CHECK_MPI(MPI_Comm_split(comm, index == 0, 0, &half));
+  CHECK(size_of(half) == 2, "split of the three jobs: %d ranks", size_of(half));
+  CHECK_MPI(MPI_Barrier(half));
+  CHECK_MPI(MPI_Comm_free(&half));
+  CHECK_MPI(MPI_Comm_free(&comm));
+  if (index == 0 && world_rank() == 0) CHECK_MPI(MPI_Close_port(port));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  CHECK(argc == 3, "usage: two_jobs a|b|hold|stay|quit DIR");
+  CHECK(argc == 3 || (argc == 4 && strcmp(argv[1], "grow") == 0),
+        "usage: two_jobs a|b|hold|stay|quit DIR, or two_jobs grow DIR I");
   snprintf(dir, sizeof dir, "%s", argv[2]);
   const char *role = argv[1];
+  if (strcmp(role, "grow") == 0) {
+    grow(atoi(argv[3]));
+    MPI_Finalize();
+    return 0;
+  }
   if (strcmp(role, "stay") == 0 || strcmp(role, "quit") == 0) {
     peer_dies(strcmp(role, "stay") == 0);
     return 1;
