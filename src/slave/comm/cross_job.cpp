@@ -41,6 +41,12 @@ const std::string& OwnJob() {
 
 }  // namespace
 
+int CrossJobColor() {
+  std::uint32_t hash = 2166136261u;  // FNV-1a of the job id
+  for (unsigned char c : OwnJob()) hash = (hash ^ c) * 16777619u;
+  return static_cast<int>(hash & 0x3fffffffu);
+}
+
 RankCard OwnCard() {
   RankCard card;
   std::strncpy(card.job, OwnJob().c_str(), sizeof card.job - 1);
@@ -218,23 +224,24 @@ namespace {
 
 // Every member of the communicator (both groups) waits for the others, at
 // the lowest mesh index, which sends each the highest `value` any gave.
-std::int32_t FenceMax(const CrossJobComm& cross, int me, std::int32_t context, std::int32_t value) {
+std::int32_t FenceMax(const CrossJobComm& cross, int me, std::int32_t context, std::int32_t value,
+                      std::int32_t tag = kCrossFenceTag) {
   std::vector<int> members = Members(cross);
   int root = members.front();
   auto take = [&](int from) {
-    Frame frame = cross.mesh->Take(context, from, kCrossFenceTag, members);
+    Frame frame = cross.mesh->Take(context, from, tag, members);
     std::int32_t theirs = 0;
     std::memcpy(&theirs, frame.data.data(), std::min(frame.data.size(), sizeof theirs));
     return theirs;
   };
   if (me != root) {
-    cross.mesh->Send(root, context, kCrossFenceTag, &value, sizeof value);
+    cross.mesh->Send(root, context, tag, &value, sizeof value);
     return take(root);
   }
   for (int member : members)
     if (member != me) value = std::max(value, take(member));
   for (int member : members)
-    if (member != me) cross.mesh->Send(member, context, kCrossFenceTag, &value, sizeof value);
+    if (member != me) cross.mesh->Send(member, context, tag, &value, sizeof value);
   return value;
 }
 
@@ -748,6 +755,24 @@ MPI_Comm CrossSplit(const CommInfo& comm, int color, int key) {
   return AddCrossComm(std::move(info), std::move(part));
 }
 
+MPI_Comm CrossCreateGroup(const CommInfo& comm, const std::vector<int>& ranks, int me, int tag) {
+  const CrossJobComm& cross = CrossOf(comm);
+  auto part = std::make_shared<CrossJobComm>(cross);
+  part->local.clear();
+  for (int r : ranks) part->local.push_back(cross.local[static_cast<std::size_t>(r)]);
+  // Only the group's members agree, with a tag of their own: the parent's
+  // other members may meanwhile run its collectives, or make other groups.
+  std::int32_t agreement = kCrossCreateGroupTags + tag % kCrossCreateGroupTags;
+  part->context = cross.mesh->TakeContext(FenceMax(*part, CrossMe(comm), CrossCollContext(comm),
+                                                   cross.mesh->next_context(), agreement));
+  CommInfo info;
+  info.errhandler = comm.errhandler;
+  info.size = static_cast<int>(ranks.size());
+  info.rank = me;
+  info.world_ranks = IdsOf(*part, part->local);
+  return AddCrossComm(std::move(info), std::move(part));
+}
+
 void CrossFree(MPI_Comm* handle) {
   ReleaseComm(*handle);
   *handle = MPI_COMM_NULL;
@@ -778,20 +803,20 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
       "MPI_Reduce_scatter_block_init", "MPI_Scan_init", "MPI_Exscan_init",
       // Communicators: made of it, and its local queries.
       "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split",
-      "MPI_Comm_create", "MPI_Comm_accept", "MPI_Comm_connect", "MPI_Comm_group",
-      "MPI_Comm_remote_group", "MPI_Comm_compare", "MPI_Comm_free", "MPI_Comm_disconnect",
-      "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter",
-      "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler",
-      "MPI_Comm_set_name", "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr",
-      "MPI_Comm_delete_attr"};
+      "MPI_Comm_split_type", "MPI_Comm_create", "MPI_Comm_create_group", "MPI_Comm_accept",
+      "MPI_Comm_connect", "MPI_Comm_group", "MPI_Comm_remote_group", "MPI_Comm_compare",
+      "MPI_Comm_free", "MPI_Comm_disconnect", "MPI_Comm_rank", "MPI_Comm_size",
+      "MPI_Comm_remote_size", "MPI_Comm_test_inter", "MPI_Comm_set_errhandler",
+      "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler", "MPI_Comm_set_name",
+      "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr", "MPI_Comm_delete_attr"};
   if (served.count(function) == 0)
     throw Error(kErrComm, std::string(function) +
                               " on a communicator between two jobs: BDMPI serves point-to-point "
                               "(every send mode, blocking, nonblocking and persistent; "
                               "receives, probes and matched probes), the collectives (blocking, "
                               "nonblocking and persistent; not the neighbourhood ones), "
-                              "MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split and "
-                              "MPI_Comm_create (of the merged one), MPI_Comm_accept and "
+                              "MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split(_type), "
+                              "MPI_Comm_create(_group) (of the merged one), MPI_Comm_accept and "
                               "MPI_Comm_connect with other jobs, MPI_Comm_disconnect and the "
                               "local queries on it");
 }

@@ -75,6 +75,10 @@ int KnockAt(const std::string& port, std::uint64_t tag);
 // intercommunicator. `accepting`: this group comes first in the mesh.
 MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm);
 
+// A colour (MPI_Comm_split) of this rank's job, the same at every rank of
+// the job and another at other jobs'.
+int CrossJobColor();
+
 // The communicator when it is one between two jobs, else nullptr.
 inline const CommInfo* CrossJob(MPI_Comm comm) {
   if (cross_job_comms == 0) return nullptr;
@@ -138,6 +142,10 @@ MPI_Comm CrossDup(const CommInfo& comm);
 // MPI_Comm_split (and MPI_Comm_create, through it) of a merged
 // communicator: its members of `color`, of both jobs, by key.
 MPI_Comm CrossSplit(const CommInfo& comm, int color, int key);
+// MPI_Comm_create_group of a merged communicator, called by the group's
+// members only: `ranks` are theirs in the parent, in the group's order,
+// `me` this rank's place among them.
+MPI_Comm CrossCreateGroup(const CommInfo& comm, const std::vector<int>& ranks, int me, int tag);
 // Forgets it; the sockets close with the mesh's last communicator.
 void CrossFree(MPI_Comm* handle);
 

@@ -16,7 +16,8 @@ namespace bdmpi {
 
 // Tags in a communicator's second context: the fence, the merge and the
 // blocking collectives' below kCrossScheduleTags; a schedule's
-// (cross_job_coll.cpp) from there on, one per operation; synchronous
+// (cross_job_coll.cpp) from there on, one per operation; those of
+// MPI_Comm_create_group from kCrossCreateGroupTags on; synchronous
 // sends' receipts from kCrossReceiptTags on, one per send.
 enum CrossTag : std::int32_t {
   kCrossFenceTag = 1,
@@ -31,6 +32,8 @@ enum CrossTag : std::int32_t {
   kCrossScanTag,
 };
 inline constexpr std::int32_t kCrossScheduleTags = 1 << 24;
+// MPI_Comm_create_group's agreements, by its tag.
+inline constexpr std::int32_t kCrossCreateGroupTags = 1 << 25;
 inline constexpr std::int32_t kCrossReceiptTags = 1 << 30;
 
 // A synchronous send's receipt number (never 0), and the tag of the

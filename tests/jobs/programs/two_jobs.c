@@ -558,8 +558,9 @@ static void later_merged_collectives(MPI_Comm merged) {
 /* Communicators made of the merged one (`low_size` ranks of A first):
  * a split by parity with the keys reversed, used and duplicated (a
  * communicator of part of the ranks makes another); its group against
- * MPI_COMM_WORLD's (A's ranks are this job's or not); and a communicator
- * of A's rank 0 and B's last rank made with MPI_Comm_create. */
+ * MPI_COMM_WORLD's (A's ranks are this job's or not); a communicator of
+ * A's rank 0 and B's last rank made with MPI_Comm_create, one of ranks 1
+ * to 3 made by them (MPI_Comm_create_group), and a split by type. */
 static void merged_communicators(MPI_Comm merged, int low_size) {
   int size = size_of(merged), at = rank_in(merged);
   MPI_Comm half, copy;
@@ -607,6 +608,29 @@ static void merged_communicators(MPI_Comm merged, int low_size) {
   } else {
     CHECK(two == MPI_COMM_NULL, "comm_create: a communicator outside the group");
   }
+  /* Ranks 1 to 3 (of both jobs) make one by themselves; then a split by
+   * type (one communicator per job: memory is shared within a job). */
+  int middle[3] = {1, 2, 3};
+  MPI_Group trio;
+  CHECK_MPI(MPI_Group_incl(group, 3, middle, &trio));
+  if (at >= 1 && at <= 3) {
+    MPI_Comm three;
+    CHECK_MPI(MPI_Comm_create_group(merged, trio, 7, &three));
+    CHECK(size_of(three) == 3 && rank_in(three) == at - 1, "create_group: rank %d of %d",
+          rank_in(three), size_of(three));
+    int total = -1;
+    CHECK_MPI(MPI_Allreduce(&at, &total, 1, MPI_INT, MPI_SUM, three));
+    CHECK(total == 1 + 2 + 3, "allreduce on create_group's: %d", total);
+    CHECK_MPI(MPI_Comm_free(&three));
+  }
+  MPI_Comm shared;
+  CHECK_MPI(MPI_Comm_split_type(merged, MPI_COMM_TYPE_SHARED, size - at, MPI_INFO_NULL, &shared));
+  int job_size = a ? low_size : size - low_size, in_job = a ? at : at - low_size;
+  CHECK(size_of(shared) == job_size && rank_in(shared) == job_size - 1 - in_job,
+        "split_type shared: rank %d of %d", rank_in(shared), size_of(shared));
+  CHECK_MPI(MPI_Barrier(shared));
+  CHECK_MPI(MPI_Comm_free(&shared));
+  MPI_Group_free(&trio);
   MPI_Group_free(&pair);
   MPI_Group_free(&world);
   MPI_Group_free(&group);
