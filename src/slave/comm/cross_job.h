@@ -1,7 +1,8 @@
 // Communicators between two jobs of one user on one host: the
 // intercommunicator of MPI_Comm_accept/MPI_Comm_connect to another job's
 // port (and MPI_Comm_join over a socket to another job's rank), and what
-// MPI_Intercomm_merge and MPI_Comm_dup make of it.
+// MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split and the like make of
+// it.
 //
 // Design (docs/processes.md, "Ports and joins between two jobs"). The two
 // jobs' masters never meet: every rank of both groups holds a Unix stream
@@ -10,11 +11,12 @@
 // the roots swap the names through the port's socket, a rank dials the
 // lower indexes and accepts the higher ones). A message is a frame on the
 // socket to its destination; a receive takes the first arrived frame that
-// matches (context, source, tag). The collectives on such a communicator
-// are linear, over the same frames in the communicator's second context:
-// those that move blocks (gather, scatter, allgather, alltoall and their v
-// forms) are one list of sends and one of receives each, run by one
-// function; the reductions fold in rank order at a group's rank 0.
+// matches (context, source, tag). The collectives (cross_job_coll.cpp)
+// travel over the same frames in the communicator's second context: the
+// blocking ones are linear (those that move blocks are one list of sends
+// and one of receives each, run by one function; the reductions fold in
+// rank order at a group's rank 0), the others one-round schedules
+// (cross_job_coll.h).
 #pragma once
 
 #include <mpi.h>
