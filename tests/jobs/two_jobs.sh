@@ -6,7 +6,8 @@
 #   two_jobs.sh bdmpi  RUN_JOB BDMPIEXEC PROG
 #   two_jobs.sh mpirun RUN_JOB MPIRUN PROG      (Open MPI, with ompi-server)
 #
-# bdmpi: job A (-n 2 -nr 1) and job B (-n 3 -nr 2) at once, then a job
+# bdmpi: job A (-n 2 -nr 1) and job B (-n 3 -nr 2) at once, then three
+# jobs (-n 2, 1, 1, -nr 1) that join one communicator, then a job
 # that publishes a name and kills its master (the name must go with it),
 # then a job that connects to another (-n 2 -nr 1) and kills its master:
 # the other must end with an error naming the dead job, not hang.
@@ -27,6 +28,23 @@ failed=0
 fail() {
   echo "two_jobs: FAIL: $*"
   failed=1
+}
+
+# run_grow ARGS: three jobs (2 ranks, then 1 and 1) join one communicator
+# one job at a time (two_jobs grow), each through run_job.sh with ARGS.
+run_grow() {
+  local -a pids=()
+  local i
+  for i in 0 1 2; do
+    "$run_job" "$@" --np $((i == 0 ? 2 : 1)) -- "$prog" grow "$work" "$i" \
+      >"$work/grow$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in 0 1 2; do
+    wait "${pids[i]}" || fail "growing job $i"
+    echo "==== growing job $i"
+    cat "$work/grow$i.log"
+  done
 }
 
 # run_both ARGS_A -- ARGS_B: the two jobs at once, each through run_job.sh.
@@ -56,6 +74,7 @@ if [[ $mode == bdmpi ]]; then
   mkdir -m 0700 "$XDG_RUNTIME_DIR"
   common=(--launcher bdmpiexec --bdmpiexec "$launcher" --timeout 60)
   run_both "${common[@]}" --np 2 --nr 1 -- "${common[@]}" --np 3 --nr 2
+  run_grow "${common[@]}" --nr 1
   [[ -e $XDG_RUNTIME_DIR/bdmpi ]] && fail "left in the rendezvous directory:" \
     "$(ls -la "$XDG_RUNTIME_DIR/bdmpi")"
   # A job whose master dies: its launcher collects its names.
@@ -94,6 +113,7 @@ elif [[ $mode == mpirun ]]; then
   common=(--launcher mpirun --mpirun "$launcher" --timeout 60
           --launcher-arg --ompi-server --launcher-arg "file:$work/uri")
   run_both "${common[@]}" --np 2 -- "${common[@]}" --np 3
+  run_grow "${common[@]}"
 else
   echo "two_jobs: unknown mode '$mode'" >&2
   exit 2

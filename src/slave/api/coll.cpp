@@ -7,6 +7,8 @@
 #include "slave/coll/collectives.h"
 #include "slave/coll/nbc.h"
 #include "slave/coll/nbc_plans.h"
+#include "slave/comm/cross_job.h"
+#include "slave/comm/cross_job_coll.h"
 #include "slave/runtime/errors.h"
 
 using bdmpi::Guard;
@@ -117,6 +119,9 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   return Guard("MPI_Alltoallw", comm, [&] {
+    if (bdmpi::CrossJob(comm) != nullptr)
+      return bdmpi::RunCross(bdmpi::CrossAlltoallwPlan(
+          sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
     bdmpi::Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                      recvtypes, comm);
   });
@@ -140,6 +145,9 @@ int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return Guard("MPI_Reduce_scatter_block", comm, [&] {
+    if (bdmpi::CrossJob(comm) != nullptr)
+      return bdmpi::RunCross(
+          bdmpi::CrossReduceScatterBlockPlan(sendbuf, recvbuf, recvcount, datatype, op, comm));
     bdmpi::ReduceScatterBlock(sendbuf, recvbuf, recvcount, datatype, op, comm);
   });
 }
@@ -148,6 +156,9 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return Guard("MPI_Reduce_scatter", comm, [&] {
+    if (bdmpi::CrossJob(comm) != nullptr)
+      return bdmpi::RunCross(
+          bdmpi::CrossReduceScatterPlan(sendbuf, recvbuf, recvcounts, datatype, op, comm));
     bdmpi::ReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   });
 }

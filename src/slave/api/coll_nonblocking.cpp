@@ -4,13 +4,35 @@
 // MPI_Start.
 #include <mpi.h>
 
+#include <type_traits>
+
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
 #include "slave/coll/nbc.h"
 #include "slave/coll/nbc_plans.h"
+#include "slave/comm/cross_job.h"
+#include "slave/comm/cross_job_coll.h"
 #include "slave/runtime/errors.h"
 
 using bdmpi::Guard;
+
+namespace {
+
+// The request of the collective of plan `plan`: started, or (`persistent`)
+// inactive until MPI_Start. One on a communicator between two jobs runs
+// over the jobs' sockets instead (slave/comm/cross_job_coll.h), as the
+// masters do not know such a communicator.
+template <class... Args>
+MPI_Request PlannedRequest(bool persistent, MPI_Comm comm, bdmpi::CollectivePlan (*plan)(Args...),
+                           bdmpi::CrossPlan (*cross)(Args...), std::type_identity_t<Args>... args) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return persistent ? bdmpi::NewCrossPersistent(cross(args...), comm)
+                      : bdmpi::StartCross(cross(args...), comm);
+  return persistent ? bdmpi::NewPersistent(plan(args...), comm)
+                    : bdmpi::StartNonblocking(plan(args...), comm);
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -18,15 +40,17 @@ extern "C" {
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-  return Guard("MPI_Ibarrier", comm,
-               [&] { *request = bdmpi::StartNonblocking(bdmpi::BarrierPlan(comm), comm); });
+  return Guard("MPI_Ibarrier", comm, [&] {
+    *request = PlannedRequest(false, comm, &bdmpi::BarrierPlan, &bdmpi::CrossBarrierPlan, comm);
+  });
 }
 
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request* request) {
   return Guard("MPI_Ibcast", comm, [&] {
-    *request = bdmpi::StartNonblocking(bdmpi::BcastPlan(buffer, count, datatype, root, comm), comm);
+    *request = PlannedRequest(false, comm, &bdmpi::BcastPlan, &bdmpi::CrossBcastPlan, buffer, count,
+                              datatype, root, comm);
   });
 }
 
@@ -34,8 +58,8 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Ireduce", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::ReducePlan(sendbuf, recvbuf, count, datatype, op, root, comm), comm);
+    *request = PlannedRequest(false, comm, &bdmpi::ReducePlan, &bdmpi::CrossReducePlan, sendbuf,
+                              recvbuf, count, datatype, op, root, comm);
   });
 }
 
@@ -43,8 +67,8 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Iallreduce", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::AllreducePlan(sendbuf, recvbuf, count, datatype, op, comm), comm);
+    *request = PlannedRequest(false, comm, &bdmpi::AllreducePlan, &bdmpi::CrossAllreducePlan,
+                              sendbuf, recvbuf, count, datatype, op, comm);
   });
 }
 
@@ -53,9 +77,8 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request* request) {
   return Guard("MPI_Igather", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::GatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-        comm);
+    *request = PlannedRequest(false, comm, &bdmpi::GatherPlan, &bdmpi::CrossGatherPlan, sendbuf,
+                              sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   });
 }
 
@@ -64,9 +87,9 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Igatherv", comm, [&] {
-    *request = bdmpi::StartNonblocking(bdmpi::GathervPlan(sendbuf, sendcount, sendtype, recvbuf,
-                                                          recvcounts, displs, recvtype, root, comm),
-                                       comm);
+    *request = PlannedRequest(false, comm, &bdmpi::GathervPlan<int, int>, &bdmpi::CrossGathervPlan,
+                              sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                              root, comm);
   });
 }
 
@@ -75,9 +98,8 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request) {
   return Guard("MPI_Iscatter", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::ScatterPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-        comm);
+    *request = PlannedRequest(false, comm, &bdmpi::ScatterPlan, &bdmpi::CrossScatterPlan, sendbuf,
+                              sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   });
 }
 
@@ -86,10 +108,9 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Iscatterv", comm, [&] {
-    *request =
-        bdmpi::StartNonblocking(bdmpi::ScattervPlan(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                                    recvcount, recvtype, root, comm),
-                                comm);
+    *request = PlannedRequest(false, comm, &bdmpi::ScattervPlan<int, int>,
+                              &bdmpi::CrossScattervPlan, sendbuf, sendcounts, displs, sendtype,
+                              recvbuf, recvcount, recvtype, root, comm);
   });
 }
 
@@ -97,9 +118,8 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Iallgather", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::AllgatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-        comm);
+    *request = PlannedRequest(false, comm, &bdmpi::AllgatherPlan, &bdmpi::CrossAllgatherPlan,
+                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
 }
 
@@ -108,9 +128,9 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Iallgatherv", comm, [&] {
-    *request = bdmpi::StartNonblocking(bdmpi::AllgathervPlan(sendbuf, sendcount, sendtype, recvbuf,
-                                                             recvcounts, displs, recvtype, comm),
-                                       comm);
+    *request =
+        PlannedRequest(false, comm, &bdmpi::AllgathervPlan<int, int>, &bdmpi::CrossAllgathervPlan,
+                       sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   });
 }
 
@@ -118,9 +138,8 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Ialltoall", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::AlltoallPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-        comm);
+    *request = PlannedRequest(false, comm, &bdmpi::AlltoallPlan, &bdmpi::CrossAlltoallPlan, sendbuf,
+                              sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
 }
 
@@ -130,10 +149,9 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request* request) {
   return Guard("MPI_Ialltoallv", comm, [&] {
-    *request =
-        bdmpi::StartNonblocking(bdmpi::AlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype,
-                                                     recvbuf, recvcounts, rdispls, recvtype, comm),
-                                comm);
+    *request = PlannedRequest(false, comm, &bdmpi::AlltoallvPlan<int, int>,
+                              &bdmpi::CrossAlltoallvPlan, sendbuf, sendcounts, sdispls, sendtype,
+                              recvbuf, recvcounts, rdispls, recvtype, comm);
   });
 }
 
@@ -143,10 +161,9 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request* request) {
   return Guard("MPI_Ialltoallw", comm, [&] {
-    *request =
-        bdmpi::StartNonblocking(bdmpi::AlltoallwPlan(sendbuf, sendcounts, sdispls, sendtypes,
-                                                     recvbuf, recvcounts, rdispls, recvtypes, comm),
-                                comm);
+    *request = PlannedRequest(false, comm, &bdmpi::AlltoallwPlan<int, int>,
+                              &bdmpi::CrossAlltoallwPlan, sendbuf, sendcounts, sdispls, sendtypes,
+                              recvbuf, recvcounts, rdispls, recvtypes, comm);
   });
 }
 
@@ -154,8 +171,9 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
 int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Ireduce_scatter", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::ReduceScatterPlan(sendbuf, recvbuf, recvcounts, datatype, op, comm), comm);
+    *request =
+        PlannedRequest(false, comm, &bdmpi::ReduceScatterPlan, &bdmpi::CrossReduceScatterPlan,
+                       sendbuf, recvbuf, recvcounts, datatype, op, comm);
   });
 }
 
@@ -164,8 +182,9 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request* request) {
   return Guard("MPI_Ireduce_scatter_block", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::ReduceScatterBlockPlan(sendbuf, recvbuf, recvcount, datatype, op, comm), comm);
+    *request = PlannedRequest(false, comm, &bdmpi::ReduceScatterBlockPlan,
+                              &bdmpi::CrossReduceScatterBlockPlan, sendbuf, recvbuf, recvcount,
+                              datatype, op, comm);
   });
 }
 
@@ -173,8 +192,8 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Iscan", comm, [&] {
-    *request =
-        bdmpi::StartNonblocking(bdmpi::ScanPlan(sendbuf, recvbuf, count, datatype, op, comm), comm);
+    *request = PlannedRequest(false, comm, &bdmpi::ScanPlan, &bdmpi::CrossScanPlan, sendbuf,
+                              recvbuf, count, datatype, op, comm);
   });
 }
 
@@ -182,8 +201,8 @@ int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request* request) {
   return Guard("MPI_Iexscan", comm, [&] {
-    *request = bdmpi::StartNonblocking(
-        bdmpi::ExscanPlan(sendbuf, recvbuf, count, datatype, op, comm), comm);
+    *request = PlannedRequest(false, comm, &bdmpi::ExscanPlan, &bdmpi::CrossExscanPlan, sendbuf,
+                              recvbuf, count, datatype, op, comm);
   });
 }
 
@@ -191,15 +210,17 @@ int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
 
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return Guard("MPI_Barrier_init", comm,
-               [&] { *request = bdmpi::NewPersistent(bdmpi::BarrierPlan(comm), comm); });
+  return Guard("MPI_Barrier_init", comm, [&] {
+    *request = PlannedRequest(true, comm, &bdmpi::BarrierPlan, &bdmpi::CrossBarrierPlan, comm);
+  });
 }
 
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
 int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                     MPI_Info, MPI_Request* request) {
   return Guard("MPI_Bcast_init", comm, [&] {
-    *request = bdmpi::NewPersistent(bdmpi::BcastPlan(buffer, count, datatype, root, comm), comm);
+    *request = PlannedRequest(true, comm, &bdmpi::BcastPlan, &bdmpi::CrossBcastPlan, buffer, count,
+                              datatype, root, comm);
   });
 }
 
@@ -207,8 +228,8 @@ int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MP
 int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return Guard("MPI_Reduce_init", comm, [&] {
-    *request = bdmpi::NewPersistent(
-        bdmpi::ReducePlan(sendbuf, recvbuf, count, datatype, op, root, comm), comm);
+    *request = PlannedRequest(true, comm, &bdmpi::ReducePlan, &bdmpi::CrossReducePlan, sendbuf,
+                              recvbuf, count, datatype, op, root, comm);
   });
 }
 
@@ -216,8 +237,8 @@ int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
 int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return Guard("MPI_Allreduce_init", comm, [&] {
-    *request = bdmpi::NewPersistent(
-        bdmpi::AllreducePlan(sendbuf, recvbuf, count, datatype, op, comm), comm);
+    *request = PlannedRequest(true, comm, &bdmpi::AllreducePlan, &bdmpi::CrossAllreducePlan,
+                              sendbuf, recvbuf, count, datatype, op, comm);
   });
 }
 
@@ -226,9 +247,8 @@ int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
                      MPI_Request* request) {
   return Guard("MPI_Gather_init", comm, [&] {
-    *request = bdmpi::NewPersistent(
-        bdmpi::GatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-        comm);
+    *request = PlannedRequest(true, comm, &bdmpi::GatherPlan, &bdmpi::CrossGatherPlan, sendbuf,
+                              sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   });
 }
 
@@ -237,9 +257,9 @@ int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return Guard("MPI_Gatherv_init", comm, [&] {
-    *request = bdmpi::NewPersistent(bdmpi::GathervPlan(sendbuf, sendcount, sendtype, recvbuf,
-                                                       recvcounts, displs, recvtype, root, comm),
-                                    comm);
+    *request =
+        PlannedRequest(true, comm, &bdmpi::GathervPlan<int, int>, &bdmpi::CrossGathervPlan, sendbuf,
+                       sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   });
 }
 
@@ -248,9 +268,8 @@ int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
                       MPI_Request* request) {
   return Guard("MPI_Scatter_init", comm, [&] {
-    *request = bdmpi::NewPersistent(
-        bdmpi::ScatterPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-        comm);
+    *request = PlannedRequest(true, comm, &bdmpi::ScatterPlan, &bdmpi::CrossScatterPlan, sendbuf,
+                              sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   });
 }
 
@@ -259,9 +278,9 @@ int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int di
                        MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                        int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return Guard("MPI_Scatterv_init", comm, [&] {
-    *request = bdmpi::NewPersistent(bdmpi::ScattervPlan(sendbuf, sendcounts, displs, sendtype,
-                                                        recvbuf, recvcount, recvtype, root, comm),
-                                    comm);
+    *request = PlannedRequest(true, comm, &bdmpi::ScattervPlan<int, int>, &bdmpi::CrossScattervPlan,
+                              sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                              root, comm);
   });
 }
 
@@ -270,9 +289,8 @@ int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                         MPI_Request* request) {
   return Guard("MPI_Allgather_init", comm, [&] {
-    *request = bdmpi::NewPersistent(
-        bdmpi::AllgatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-        comm);
+    *request = PlannedRequest(true, comm, &bdmpi::AllgatherPlan, &bdmpi::CrossAllgatherPlan,
+                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
 }
 
@@ -281,9 +299,9 @@ int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendty
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return Guard("MPI_Allgatherv_init", comm, [&] {
-    *request = bdmpi::NewPersistent(bdmpi::AllgathervPlan(sendbuf, sendcount, sendtype, recvbuf,
-                                                          recvcounts, displs, recvtype, comm),
-                                    comm);
+    *request =
+        PlannedRequest(true, comm, &bdmpi::AllgathervPlan<int, int>, &bdmpi::CrossAllgathervPlan,
+                       sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   });
 }
 
@@ -292,9 +310,8 @@ int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                        MPI_Request* request) {
   return Guard("MPI_Alltoall_init", comm, [&] {
-    *request = bdmpi::NewPersistent(
-        bdmpi::AlltoallPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-        comm);
+    *request = PlannedRequest(true, comm, &bdmpi::AlltoallPlan, &bdmpi::CrossAlltoallPlan, sendbuf,
+                              sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
 }
 
@@ -304,10 +321,9 @@ int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int s
                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                         MPI_Request* request) {
   return Guard("MPI_Alltoallv_init", comm, [&] {
-    *request =
-        bdmpi::NewPersistent(bdmpi::AlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                                  recvcounts, rdispls, recvtype, comm),
-                             comm);
+    *request = PlannedRequest(true, comm, &bdmpi::AlltoallvPlan<int, int>,
+                              &bdmpi::CrossAlltoallvPlan, sendbuf, sendcounts, sdispls, sendtype,
+                              recvbuf, recvcounts, rdispls, recvtype, comm);
   });
 }
 
@@ -317,10 +333,9 @@ int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int s
                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                         MPI_Info, MPI_Request* request) {
   return Guard("MPI_Alltoallw_init", comm, [&] {
-    *request =
-        bdmpi::NewPersistent(bdmpi::AlltoallwPlan(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                                  recvcounts, rdispls, recvtypes, comm),
-                             comm);
+    *request = PlannedRequest(true, comm, &bdmpi::AlltoallwPlan<int, int>,
+                              &bdmpi::CrossAlltoallwPlan, sendbuf, sendcounts, sdispls, sendtypes,
+                              recvbuf, recvcounts, rdispls, recvtypes, comm);
   });
 }
 
@@ -329,8 +344,8 @@ int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvc
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
                              MPI_Request* request) {
   return Guard("MPI_Reduce_scatter_init", comm, [&] {
-    *request = bdmpi::NewPersistent(
-        bdmpi::ReduceScatterPlan(sendbuf, recvbuf, recvcounts, datatype, op, comm), comm);
+    *request = PlannedRequest(true, comm, &bdmpi::ReduceScatterPlan, &bdmpi::CrossReduceScatterPlan,
+                              sendbuf, recvbuf, recvcounts, datatype, op, comm);
   });
 }
 
@@ -339,8 +354,9 @@ int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvc
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
                                    MPI_Request* request) {
   return Guard("MPI_Reduce_scatter_block_init", comm, [&] {
-    *request = bdmpi::NewPersistent(
-        bdmpi::ReduceScatterBlockPlan(sendbuf, recvbuf, recvcount, datatype, op, comm), comm);
+    *request = PlannedRequest(true, comm, &bdmpi::ReduceScatterBlockPlan,
+                              &bdmpi::CrossReduceScatterBlockPlan, sendbuf, recvbuf, recvcount,
+                              datatype, op, comm);
   });
 }
 
@@ -348,8 +364,8 @@ int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvc
 int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return Guard("MPI_Scan_init", comm, [&] {
-    *request =
-        bdmpi::NewPersistent(bdmpi::ScanPlan(sendbuf, recvbuf, count, datatype, op, comm), comm);
+    *request = PlannedRequest(true, comm, &bdmpi::ScanPlan, &bdmpi::CrossScanPlan, sendbuf, recvbuf,
+                              count, datatype, op, comm);
   });
 }
 
@@ -357,8 +373,8 @@ int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return Guard("MPI_Exscan_init", comm, [&] {
-    *request =
-        bdmpi::NewPersistent(bdmpi::ExscanPlan(sendbuf, recvbuf, count, datatype, op, comm), comm);
+    *request = PlannedRequest(true, comm, &bdmpi::ExscanPlan, &bdmpi::CrossExscanPlan, sendbuf,
+                              recvbuf, count, datatype, op, comm);
   });
 }
 

@@ -138,6 +138,7 @@ MPI_Comm CommSplit(MPI_Comm comm_handle, int color, int key) {
   const CommInfo& parent = LookupComm(comm_handle);
   if (color < 0 && color != MPI_UNDEFINED)
     throw Error(kErrArg, "color " + std::to_string(color) + " is negative");
+  if (parent.cross) return CrossSplit(parent, color, key);
   if (parent.inter) return IntercommSplit(comm_handle, color, key);
   MPI_Errhandler errhandler = parent.errhandler;
   MPI_Session session = parent.session;
@@ -200,8 +201,15 @@ namespace {
 // MPI_COMM_NULL for the ranks of nodes with several instances.
 // "mpi_shared_memory" is MPI_COMM_TYPE_SHARED. A name that is no resource
 // type gives every rank MPI_COMM_NULL.
+// The colour of the ranks that share a node's memory: their node's, or
+// on a communicator between jobs their job's (one node each; Open MPI
+// also splits such a communicator by job).
+int SharedMemoryColor(MPI_Comm comm) {
+  return LookupComm(comm).cross ? CrossJobColor() : Runtime::Instance()->node();
+}
+
 MPI_Comm SplitByResource(MPI_Comm comm, const std::string& type, int key) {
-  int node = Runtime::Instance()->node();
+  int node = SharedMemoryColor(comm);
   if (type == "mpi_shared_memory") return CommSplit(comm, node, key);
   switch (HwResourceOf(type)) {
     case HwAnswer::kSingle: return CommSplit(comm, node, key);
@@ -232,6 +240,8 @@ MPI_Comm SplitByPset(MPI_Comm comm, const std::string& pset, int key) {
 // all (MPI_COMM_NULL for every rank).
 MPI_Comm SplitUnguided(MPI_Comm comm, int key) {
   const CommInfo& info = LookupComm(comm);
+  // Between jobs of one host: their processes' nodes are in no layout.
+  if (info.cross) return CommSplit(comm, MPI_UNDEFINED, key);
   Runtime* runtime = Runtime::Instance();
   RankLayout layout = runtime->layout();
   bool spans_nodes = false;
@@ -291,7 +301,8 @@ MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key, MPI_Info info) {
                     SameHintEverywhere(comm, split_type == MPI_UNDEFINED, type, pset);
   switch (split_type) {
     // The slaves of a node share its memory (and its master).
-    case MPI_COMM_TYPE_SHARED: return CommSplit(comm, Runtime::Instance()->node(), key);
+    case MPI_COMM_TYPE_SHARED:
+      return CommSplit(comm, SharedMemoryColor(comm), key);
     case MPI_COMM_TYPE_HW_GUIDED:
       if (consistent && type != nullptr) return SplitByResource(comm, *type, key);
       break;

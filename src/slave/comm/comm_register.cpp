@@ -10,6 +10,7 @@
 #include "common/protocol.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/comm/comm.h"
+#include "slave/comm/cross_job.h"
 #include "slave/comm/intercomm.h"
 #include "slave/runtime/errhandlers.h"
 #include "slave/runtime/errors.h"
@@ -133,6 +134,7 @@ MPI_Comm CommCreateGroup(MPI_Comm comm_handle, MPI_Group group, int tag) {
     exchange_ranks.push_back(found->second);
   }
   if (me < 0) throw Error(kErrGroup, "MPI_Comm_create_group is called by the group's members only");
+  if (parent.cross) return CrossCreateGroup(parent, exchange_ranks, me, tag);
   CommInfo made;
   made.id = AgreeOnComm(parent, exchange_ranks, members, tag);
   made.rank = me;

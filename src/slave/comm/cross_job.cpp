@@ -18,8 +18,10 @@
 #include "common/unique_fd.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/collectives.h"
+#include "slave/comm/cross_job_internal.h"
 #include "slave/comm/cross_job_mesh.h"
 #include "slave/datatype/datatypes.h"
+#include "slave/p2p/bsend_buffer.h"
 #include "slave/p2p/p2p_internal.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/request/request.h"
@@ -32,27 +34,18 @@ int cross_job_comms = 0;
 
 namespace {
 
-// Tags of the collectives, in a communicator's second context.
-enum CrossTag : std::int32_t {
-  kFence = 1,
-  kBcastTag,
-  kReduceTag,
-  kResultTag,
-  kMergeTag,
-  kCrossGatherTag,
-  kCrossScatterTag,
-  kCrossAllgatherTag,
-  kCrossAlltoallTag,
-  kCrossScanTag,
-  kSsendAckTag,
-};
-
 const std::string& OwnJob() {
   static const std::string id = wiring::Require(Wire::kJobId);
   return id;
 }
 
 }  // namespace
+
+int CrossJobColor() {
+  std::uint32_t hash = 2166136261u;  // FNV-1a of the job id
+  for (unsigned char c : OwnJob()) hash = (hash ^ c) * 16777619u;
+  return static_cast<int>(hash & 0x3fffffffu);
+}
 
 RankCard OwnCard() {
   RankCard card;
@@ -130,6 +123,34 @@ std::string Refusal(const GroupCard& ours, const GroupCard& theirs) {
   return {};
 }
 
+// What each rank of the two groups tells all others when they link: the
+// name of its listening socket and who it is.
+struct LinkEntry {
+  char name[kSocketNameBytes] = {};
+  RankCard card;
+};
+
+// Processes of other jobs in groups (MPI_Comm_group, ...): an identity of
+// the rank's own above every job rank, one per job and job rank, so that
+// a process met on two communicators is one member (MPI_Group_compare,
+// MPI_Comm_create). The rank's own job's processes are their job ranks.
+constexpr int kOtherJobProcesses = 1 << 24;
+
+int ProcessId(const RankCard& card) {
+  if (OwnJob() == card.job) return card.rank;
+  static std::map<std::pair<std::string, int>, int> ids;
+  auto at = ids.emplace(std::make_pair(std::string(card.job), card.rank),
+                        kOtherJobProcesses + static_cast<int>(ids.size()));
+  return at.first->second;
+}
+
+// The identities of mesh indexes `indexes`.
+std::vector<int> IdsOf(const CrossJobComm& cross, const std::vector<int>& indexes) {
+  std::vector<int> ids;
+  for (int index : indexes) ids.push_back(cross.ids[static_cast<std::size_t>(index)]);
+  return ids;
+}
+
 MPI_Comm AddCrossComm(CommInfo info, std::shared_ptr<const CrossJobComm> cross) {
   info.id = -1;  // no master knows it
   info.cross = std::move(cross);
@@ -138,41 +159,12 @@ MPI_Comm AddCrossComm(CommInfo info, std::shared_ptr<const CrossJobComm> cross) 
   return handle;
 }
 
-const CrossJobComm& Cross(const CommInfo& comm) { return *comm.cross; }
-
-std::int32_t CollContext(const CommInfo& comm) { return Cross(comm).context + 1; }
-
-int MeshIndex(const CrossJobComm& cross, int rank, bool remote) {
-  return (remote ? cross.remote : cross.local)[static_cast<std::size_t>(rank)];
-}
-
-int Me(const CommInfo& comm) { return MeshIndex(Cross(comm), comm.rank, false); }
-
 // Every member of the communicator, both groups.
 std::vector<int> Members(const CrossJobComm& cross) {
   std::vector<int> all = cross.local;
   all.insert(all.end(), cross.remote.begin(), cross.remote.end());
   std::sort(all.begin(), all.end());
   return all;
-}
-
-// Copies a frame into `count` elements at `buffer` and sets the status.
-void Deliver(const Frame& frame, const CrossJobComm& cross, void* buffer, int count,
-             MPI_Datatype datatype, MPI_Status* status) {
-  std::uint64_t capacity = WireBytes(count, datatype);
-  if (frame.data.size() > capacity)
-    throw Error(kErrTruncate, "a message of " + std::to_string(frame.data.size()) +
-                                  " bytes for a receive of " + std::to_string(capacity));
-  std::uint64_t element = WireBytes(1, datatype);
-  int received = element == 0 ? 0 : static_cast<int>(frame.data.size() / element);
-  std::shared_ptr<const TypeInfo> layout = ScatteredLayout(datatype);
-  WriteWire(frame.data, buffer, layout ? received : count, layout.get());
-  const std::vector<int>& peers = cross.peers();
-  auto at = std::find(peers.begin(), peers.end(), frame.source);
-  SetResult(status, static_cast<int>(at - peers.begin()), frame.tag, frame.data.size());
-  // The sender's MPI_Ssend returns when this arrives: a receive took it.
-  if (frame.synchronous)
-    cross.mesh->Send(frame.source, cross.context + 1, kSsendAckTag, nullptr, 0);
 }
 
 int SourceIndex(const CrossJobComm& cross, int source) {
@@ -185,19 +177,40 @@ void CheckPeerRank(const CommInfo& comm, int rank, const char* what) {
                               std::to_string(comm.PeerGroupSize()) + ")");
 }
 
-[[noreturn]] void IntracommOnly(const char* what) {
+}  // namespace
+
+std::uint32_t NewCrossReceipt() {
+  static std::uint32_t last = 0;
+  last = last % static_cast<std::uint32_t>(kCrossReceiptTags - 1) + 1;
+  return last;
+}
+
+void DeliverFrame(const Frame& frame, const CrossJobComm& cross, void* buffer, int count,
+                  MPI_Datatype datatype, MPI_Status* status) {
+  std::uint64_t capacity = WireBytes(count, datatype);
+  if (frame.data.size() > capacity)
+    throw Error(kErrTruncate, "a message of " + std::to_string(frame.data.size()) +
+                                  " bytes for a receive of " + std::to_string(capacity));
+  std::uint64_t element = WireBytes(1, datatype);
+  int received = element == 0 ? 0 : static_cast<int>(frame.data.size() / element);
+  std::shared_ptr<const TypeInfo> layout = ScatteredLayout(datatype);
+  WriteWire(frame.data, buffer, layout ? received : count, layout.get());
+  const std::vector<int>& peers = cross.peers();
+  auto at = std::find(peers.begin(), peers.end(), frame.source);
+  SetResult(status, static_cast<int>(at - peers.begin()), frame.tag, frame.data.size());
+  // The sender's MPI_Ssend returns when this arrives: a receive took it.
+  if (frame.receipt != 0)
+    cross.mesh->Send(frame.source, cross.context + 1, CrossReceiptTag(frame.receipt), nullptr, 0);
+}
+
+[[noreturn]] void CrossIntracommOnly(const char* what) {
   throw Error(kErrComm, std::string(what) +
                             " on an intercommunicator (between two jobs): MPI defines it on "
                             "intracommunicators only; merge it (MPI_Intercomm_merge) first");
 }
 
-// A rank's part in a rooted collective: the root, a member of the group
-// that sends to or receives from the root, or none (MPI_PROC_NULL in an
-// intercommunicator's root group). Checks `root` where it names a rank.
-enum class RootedPart { kRoot, kMember, kNone };
-
-RootedPart PartIn(const CommInfo& comm, int root) {
-  if (Cross(comm).remote.empty()) {
+RootedPart CrossPartIn(const CommInfo& comm, int root) {
+  if (CrossOf(comm).remote.empty()) {
     CheckPeerRank(comm, root, "root");
     return root == comm.rank ? RootedPart::kRoot : RootedPart::kMember;
   }
@@ -207,93 +220,45 @@ RootedPart PartIn(const CommInfo& comm, int root) {
   return RootedPart::kMember;
 }
 
-// One block a collective moves: `count` elements of `datatype` at `at`,
-// to or from rank `rank` of the peer group (CrossJobComm::peers()).
-struct CrossBlock {
-  int rank;
-  const void* at;
-  int count;
-  MPI_Datatype datatype;
-};
+namespace {
 
-// Rank `rank`'s block of a buffer, `displs` in extents of `datatype`.
-const void* CrossBlockAt(const void* buffer, const int displs[], int rank, MPI_Datatype datatype) {
-  return static_cast<const char*>(buffer) + displs[rank] * LookupType(datatype).extent;
-}
-
-// The one algorithm of the collectives that move blocks, on both kinds of
-// communicator: every send first, then every receive in the order given.
-// A send is written whole before it returns and reads meanwhile when the
-// socket is full, so sending first never waits for a receiver; a block
-// to this rank itself goes through its own queue. Frames between two
-// ranks keep their order and members call collectives in one order, so
-// the operation's tag is all a receive needs to match.
-void MoveBlocks(const CommInfo& comm, CrossTag tag, const std::vector<CrossBlock>& sends,
-                const std::vector<CrossBlock>& receives) {
-  const CrossJobComm& cross = Cross(comm);
-  std::int32_t context = CollContext(comm);
-  const std::vector<int>& peers = cross.peers();
-  for (const CrossBlock& block : sends) {
-    WireData wire = ToWire(block.at, block.count, block.datatype);
-    cross.mesh->Send(peers[static_cast<std::size_t>(block.rank)], context, tag, wire.data,
-                     wire.bytes);
-  }
-  for (const CrossBlock& block : receives) {
-    Frame frame = cross.mesh->Take(context, peers[static_cast<std::size_t>(block.rank)], tag, peers);
-    // The receive buffer is the user's (the blocks name it as const only
-    // to share one type with the sends).
-    Deliver(frame, cross, const_cast<void*>(block.at), block.count, block.datatype,
-            MPI_STATUS_IGNORE);
-  }
-}
-
-// Folds the local group's contributions at local rank `root`, in rank
-// order (a user-defined operation sees the lower ranks as `in`).
-std::vector<std::byte> FoldLocal(const CommInfo& comm, std::vector<std::byte> mine, int count,
-                                 MPI_Datatype datatype, MPI_Op op, int root) {
-  const CrossJobComm& cross = Cross(comm);
-  CheckedOp checked = CheckOp(op, datatype);
-  std::int32_t context = CollContext(comm);
-  int root_index = cross.local[static_cast<std::size_t>(root)];
-  if (comm.rank != root) {
-    cross.mesh->Send(root_index, context, kReduceTag, mine.data(), mine.size());
-    return {};
-  }
-  std::vector<std::vector<std::byte>> parts(static_cast<std::size_t>(comm.size));
-  for (int r = 0; r < comm.size; ++r)
-    parts[static_cast<std::size_t>(r)] =
-        r == root
-            ? std::move(mine)
-            : cross.mesh
-                  ->Take(context, cross.local[static_cast<std::size_t>(r)], kReduceTag, cross.local)
-                  .data;
-  std::vector<std::byte> folded = std::move(parts.back());
-  for (int r = comm.size - 2; r >= 0; --r)
-    ApplyOpWire(checked, datatype, parts[static_cast<std::size_t>(r)].data(), folded.data(), count);
-  return folded;
-}
-
-void WriteResult(const std::vector<std::byte>& wire, void* recv, int count, MPI_Datatype datatype) {
-  WriteWire(wire, recv, count, ScatteredLayout(datatype).get());
-}
-
-// Every member of the communicator (both groups) waits for the others,
-// at the lowest mesh index.
-void Fence(const CrossJobComm& cross, int me, std::int32_t context) {
+// Every member of the communicator (both groups) waits for the others, at
+// the lowest mesh index, which sends each the highest `value` any gave.
+std::int32_t FenceMax(const CrossJobComm& cross, int me, std::int32_t context, std::int32_t value,
+                      std::int32_t tag = kCrossFenceTag) {
   std::vector<int> members = Members(cross);
   int root = members.front();
+  auto take = [&](int from) {
+    Frame frame = cross.mesh->Take(context, from, tag, members);
+    std::int32_t theirs = 0;
+    std::memcpy(&theirs, frame.data.data(), std::min(frame.data.size(), sizeof theirs));
+    return theirs;
+  };
   if (me != root) {
-    cross.mesh->Send(root, context, kFence, nullptr, 0);
-    cross.mesh->Take(context, root, kFence, members);
-    return;
+    cross.mesh->Send(root, context, tag, &value, sizeof value);
+    return take(root);
   }
   for (int member : members)
-    if (member != me) cross.mesh->Take(context, member, kFence, members);
+    if (member != me) value = std::max(value, take(member));
   for (int member : members)
-    if (member != me) cross.mesh->Send(member, context, kFence, nullptr, 0);
+    if (member != me) cross.mesh->Send(member, context, tag, &value, sizeof value);
+  return value;
+}
+
+// A new communicator's pair of contexts, agreed by every member of
+// `cross`'s communicator over its second context `context`: the highest
+// next pair any member has; each goes on after it. Ranks of the mesh
+// outside that communicator lag behind and catch up at the next creation
+// they take part in.
+int AgreeContext(const CrossJobComm& cross, int me, std::int32_t context) {
+  return cross.mesh->TakeContext(FenceMax(cross, me, context, cross.mesh->next_context()));
 }
 
 }  // namespace
+
+void CrossFence(const CrossJobComm& cross, int me, std::int32_t context) {
+  FenceMax(cross, me, context, 0);
+}
 
 MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   const CommInfo& info = LookupComm(comm);
@@ -303,21 +268,21 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   inter.rank = rank;
   inter.size = size;
   inter.errhandler = info.errhandler;
-  inter.world_ranks = info.WorldRanks();
   inter.inter = true;
   const char* what = accepting ? "MPI_Comm_accept" : "MPI_Comm_connect";
 
-  // Every rank's listening socket, its name gathered at the root.
+  // Every rank's listening socket, its name and card gathered at the root.
   std::string own_name = SocketName(RandomTag());
   UniqueFd listener = Listen(own_name);
-  char name[kSocketNameBytes] = {};
-  std::memcpy(name, own_name.data(), own_name.size());
-  std::vector<char> names(rank == root ? static_cast<std::size_t>(size) * kSocketNameBytes : 0);
-  Gather(name, kSocketNameBytes, MPI_CHAR, names.data(), kSocketNameBytes, MPI_CHAR, root, comm);
+  LinkEntry entry;
+  std::memcpy(entry.name, own_name.data(), own_name.size());
+  entry.card = OwnCard();
+  std::vector<LinkEntry> entries(rank == root ? static_cast<std::size_t>(size) : 0);
+  Gather(&entry, sizeof entry, MPI_BYTE, entries.data(), sizeof entry, MPI_BYTE, root, comm);
 
-  // The roots swap jobs, sizes and names; the accepting one writes first.
+  // The roots swap jobs, sizes and entries; the accepting one writes first.
   GroupCard theirs;
-  std::vector<char> all;
+  std::vector<LinkEntry> all;
   std::string refused;
   if (rank == root) {
     GroupCard ours;
@@ -326,7 +291,7 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     ours.nodes = Runtime::Instance()->layout().nnodes();
     auto write_ours = [&] {
       WriteFully(link, &ours, sizeof ours, what);
-      WriteFully(link, names.data(), names.size(), what);
+      WriteFully(link, entries.data(), entries.size() * sizeof(LinkEntry), what);
     };
     if (accepting) write_ours();
     ReadFully(link, &theirs, sizeof theirs, what);
@@ -334,13 +299,13 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     if (theirs.size < 1 || theirs.size > (1 << 20))
       throw Error(kErrOther, std::string(what) + ": the other job sent a group of " +
                                  std::to_string(theirs.size) + " ranks");
-    std::vector<char> their_names(static_cast<std::size_t>(theirs.size) * kSocketNameBytes);
-    ReadFully(link, their_names.data(), their_names.size(), what);
+    std::vector<LinkEntry> their_entries(static_cast<std::size_t>(theirs.size));
+    ReadFully(link, their_entries.data(), their_entries.size() * sizeof(LinkEntry), what);
     if (!accepting) write_ours();
     refused = Refusal(ours, theirs);
     if (!refused.empty()) theirs.size = 0;
-    all = accepting ? names : their_names;
-    const std::vector<char>& second = accepting ? their_names : names;
+    all = accepting ? entries : their_entries;
+    const std::vector<LinkEntry>& second = accepting ? their_entries : entries;
     all.insert(all.end(), second.begin(), second.end());
   }
   Bcast(&theirs, sizeof theirs, MPI_BYTE, root, comm);
@@ -350,8 +315,14 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   }
   int first = accepting ? size : theirs.size;
   int total = size + theirs.size;
-  all.resize(static_cast<std::size_t>(total) * kSocketNameBytes);
-  Bcast(all.data(), static_cast<int>(all.size()), MPI_CHAR, root, comm);
+  all.resize(static_cast<std::size_t>(total));
+  Bcast(all.data(), static_cast<int>(all.size() * sizeof(LinkEntry)), MPI_BYTE, root, comm);
+  std::vector<int> ids;
+  for (LinkEntry& linked : all) {
+    linked.name[kSocketNameBytes - 1] = '\0';
+    linked.card.job[sizeof linked.card.job - 1] = '\0';
+    ids.push_back(ProcessId(linked.card));
+  }
 
   // Dial the lower indexes (a listener's backlog takes the connection at
   // once) and say who calls; then take the higher ones' calls, watching
@@ -360,7 +331,7 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   int me = accepting ? rank : first + rank;
   std::vector<UniqueFd> links(static_cast<std::size_t>(total));
   for (int j = 0; j < me; ++j) {
-    std::string peer(&all[static_cast<std::size_t>(j) * kSocketNameBytes]);
+    std::string peer(all[static_cast<std::size_t>(j)].name);
     UniqueFd fd(Dial(peer));
     if (!fd || !SameUser(fd.get()))
       throw Error(kErrOther, std::string(what) + ": cannot reach rank " + std::to_string(j) +
@@ -389,31 +360,48 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   cross->context = cross->mesh->NewContext();
   cross->other_job = theirs.job;
   cross->accepting = accepting;
+  cross->ids = std::move(ids);
   int remote_first = accepting ? first : 0;
   for (int r = 0; r < size; ++r) cross->local.push_back(me - rank + r);
   for (int r = 0; r < theirs.size; ++r) cross->remote.push_back(remote_first + r);
-  inter.remote_world_ranks.assign(static_cast<std::size_t>(theirs.size), -1);
+  inter.world_ranks = IdsOf(*cross, cross->local);
+  inter.remote_world_ranks = IdsOf(*cross, cross->remote);
   inter.union_rank = me;
   inter.remote_offset = remote_first;
   // No rank goes on (and may close its sockets) before every rank is linked.
-  Fence(*cross, me, cross->context + 1);
+  CrossFence(*cross, me, cross->context + 1);
   return AddCrossComm(std::move(inter), std::move(cross));
 }
 
 namespace {
-void AwaitReceipt(const CrossJobComm& cross, int to);
-}  // namespace
 
-void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
-               int tag, bool synchronous) {
+void AwaitReceipt(const CrossJobComm& cross, int to, std::uint32_t receipt);
+
+// Writes a send's frame (checked); returns the destination's mesh index,
+// or -1 for MPI_PROC_NULL. A buffered send must fit the attached buffer,
+// but holds no room once written: its bytes are in the socket or the
+// receiver's queue, as a standard send's are.
+int PostCrossSend(MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype, int dest,
+                  int tag, SendMode mode, std::uint32_t receipt) {
+  const CommInfo& comm = LookupComm(handle);
   CheckSendTag(tag);
   CheckDest(comm, dest);
-  if (dest == MPI_PROC_NULL) return;
+  if (dest == MPI_PROC_NULL) return -1;
+  if (mode == SendMode::kBuffered) ReserveBuffered(handle, WireBytes(count, datatype));
   WireData wire = ToWire(buffer, count, datatype);
-  const CrossJobComm& cross = Cross(comm);
+  const CrossJobComm& cross = CrossOf(comm);
   int to = cross.peers()[static_cast<std::size_t>(dest)];
-  cross.mesh->Send(to, cross.context, tag, wire.data, wire.bytes, synchronous);
-  if (synchronous) AwaitReceipt(cross, to);
+  cross.mesh->Send(to, cross.context, tag, wire.data, wire.bytes, receipt);
+  return to;
+}
+
+}  // namespace
+
+void CrossSend(MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype, int dest,
+               int tag, SendMode mode) {
+  std::uint32_t receipt = mode == SendMode::kSynchronous ? NewCrossReceipt() : 0;
+  int to = PostCrossSend(handle, buffer, count, datatype, dest, tag, mode, receipt);
+  if (receipt != 0 && to >= 0) AwaitReceipt(CrossOf(LookupComm(handle)), to, receipt);
 }
 
 void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int source,
@@ -423,26 +411,29 @@ void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datat
     return;
   }
   CheckSource(comm, source);
-  const CrossJobComm& cross = Cross(comm);
+  const CrossJobComm& cross = CrossOf(comm);
   Frame frame = cross.mesh->Take(cross.context, SourceIndex(cross, source), tag, cross.peers());
-  Deliver(frame, cross, buffer, count, datatype, status);
+  DeliverFrame(frame, cross, buffer, count, datatype, status);
 }
 
 namespace {
 
 class CrossRecvRequest;
 
-// The receives posted by MPI_Irecv and not freed, in the order they were
-// posted: an MPI_Ssend that waits completes them meanwhile, since a posted
-// receive has started to receive (two ranks that each post a receive and
-// then send each other synchronously must not wait for ever).
+// The receives posted by MPI_Irecv (or started) and not freed, in the
+// order they were posted: an MPI_Ssend that waits completes them
+// meanwhile, since a posted receive has started to receive (two ranks
+// that each post a receive and then send each other synchronously must
+// not wait for ever).
 std::vector<CrossRecvRequest*>& PostedCrossRecvs() {
   static std::vector<CrossRecvRequest*> posted;
   return posted;
 }
 
-// MPI_Irecv on a communicator between two jobs: complete once a matching
-// frame has arrived, which the rank itself looks for.
+// MPI_Irecv and MPI_Recv_init on a communicator between two jobs:
+// complete once a matching frame has arrived, which the rank itself looks
+// for. Cancelled at once unless complete: nothing outside the rank knows
+// of it.
 class CrossRecvRequest : public Request {
  public:
   CrossRecvRequest(MPI_Comm handle, std::shared_ptr<const CrossJobComm> cross, void* buffer,
@@ -455,6 +446,7 @@ class CrossRecvRequest : public Request {
         source_(source),
         tag_(tag) {
     PostedCrossRecvs().push_back(this);
+    Restart();
   }
   ~CrossRecvRequest() override {
     std::vector<CrossRecvRequest*>& posted = PostedCrossRecvs();
@@ -464,27 +456,52 @@ class CrossRecvRequest : public Request {
   CrossRecvRequest& operator=(const CrossRecvRequest&) = delete;
 
   bool CompletesOutsideMaster() const override { return true; }
-  bool Poll() override {
+  // Receives the message if it arrived; whether done.
+  bool TryComplete() {
     if (done) return true;
     if (std::optional<Frame> frame =
             cross_->mesh->TryTake(cross_->context, source_, tag_, cross_->peers())) {
-      Deliver(*frame, *cross_, buffer_, count_, datatype_, &status);
+      DeliverFrame(*frame, *cross_, buffer_, count_, datatype_, &status);
       done = true;
     }
+    return done;
+  }
+  bool Poll() override {
+    if (!TryComplete()) YieldRunningSlot();
     return done;
   }
   void Await() override {
     if (done) return;
     Frame frame = cross_->mesh->Take(cross_->context, source_, tag_, cross_->peers());
-    Deliver(frame, *cross_, buffer_, count_, datatype_, &status);
+    DeliverFrame(frame, *cross_, buffer_, count_, datatype_, &status);
     done = true;
   }
+  void Start() override {
+    active = true;
+    Restart();
+  }
   void Cancel() override {
-    throw Error(kErrComm, "MPI_Cancel of a receive on a communicator between two jobs");
+    if (!active || done) return;
+    if (TryComplete()) return;  // a message that arrived already is received
+    done = true;
+    SetStatus(&status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    status.bdmpi_cancelled = 1;
   }
   bool Free() override { return true; }
 
+  // The source of a receive from MPI_PROC_NULL, complete when started.
+  static constexpr int kNoSource = -2;
+
  private:
+  void Restart() {
+    done = source_ == kNoSource;
+    if (done) {
+      SetStatus(&status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    } else {
+      SetEmptyStatus(&status);
+    }
+  }
+
   std::shared_ptr<const CrossJobComm> cross_;
   void* buffer_;
   int count_;
@@ -493,27 +510,161 @@ class CrossRecvRequest : public Request {
   int tag_;
 };
 
-// One synchronous send per rank waits at a time (its MPI call holds the
-// rank), so the destination's next acknowledgement is this one's.
-void AwaitReceipt(const CrossJobComm& cross, int to) {
-  cross.mesh->Take(cross.context + 1, to, kSsendAckTag, cross.peers(), [] {
-    for (CrossRecvRequest* request : PostedCrossRecvs()) request->Poll();
+// MPI_Issend, MPI_Ibsend, MPI_Irsend and the persistent sends: the frame
+// is written when the send starts, so a standard, buffered or ready one
+// is complete at once and a cancel finds nothing to withdraw; a
+// synchronous one is complete when its receipt arrives.
+class CrossSendRequest : public Request {
+ public:
+  CrossSendRequest(MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype, int dest,
+                   int tag, SendMode mode)
+      : Request(handle),
+        cross_(LookupComm(handle).cross),
+        buffer_(buffer),
+        count_(count),
+        datatype_(datatype),
+        dest_(dest),
+        tag_(tag),
+        mode_(mode) {}
+  ~CrossSendRequest() override {
+    if (owns_type_) FreeType(&datatype_);
+  }
+  CrossSendRequest(const CrossSendRequest&) = delete;
+  CrossSendRequest& operator=(const CrossSendRequest&) = delete;
+
+  // MPI lets the program free a derived type while a persistent request
+  // still uses it: the request keeps a duplicate of its own.
+  void MakePersistent() {
+    if (LookupType(datatype_).envelope.combiner != MPI_COMBINER_NAMED) {
+      datatype_ = DupType(datatype_);
+      owns_type_ = true;
+    }
+    persistent = true;
+    active = false;
+    done = true;
+  }
+
+  bool CompletesOutsideMaster() const override { return true; }
+  void Start() override {
+    active = true;
+    done = false;
+    SetEmptyStatus(&status);
+    receipt_ = mode_ == SendMode::kSynchronous ? NewCrossReceipt() : 0;
+    to_ = PostCrossSend(comm, buffer_, count_, datatype_, dest_, tag_, mode_, receipt_);
+    done = receipt_ == 0 || to_ < 0;
+  }
+  bool Poll() override {
+    if (!done &&
+        cross_->mesh->TryTake(cross_->context + 1, to_, CrossReceiptTag(receipt_), cross_->peers()))
+      done = true;
+    if (!done) YieldRunningSlot();
+    return done;
+  }
+  void Await() override {
+    if (!done) AwaitReceipt(*cross_, to_, receipt_);
+    done = true;
+  }
+  bool Free() override { return true; }
+
+ private:
+  std::shared_ptr<const CrossJobComm> cross_;
+  const void* buffer_;
+  int count_;
+  MPI_Datatype datatype_;
+  bool owns_type_ = false;
+  int dest_;
+  int tag_;
+  SendMode mode_;
+  std::uint32_t receipt_ = 0;
+  int to_ = -1;
+};
+
+void AwaitReceipt(const CrossJobComm& cross, int to, std::uint32_t receipt) {
+  cross.mesh->Take(cross.context + 1, to, CrossReceiptTag(receipt), cross.peers(), [] {
+    for (CrossRecvRequest* request : PostedCrossRecvs()) request->TryComplete();
   });
+}
+
+// A receive request, checked, started.
+std::unique_ptr<CrossRecvRequest> CrossRecvRequestFor(MPI_Comm handle, void* buffer, int count,
+                                                      MPI_Datatype datatype, int source, int tag) {
+  const CommInfo& comm = LookupComm(handle);
+  CheckRecvTag(tag);
+  CheckSource(comm, source);
+  int from =
+      source == MPI_PROC_NULL ? CrossRecvRequest::kNoSource : SourceIndex(CrossOf(comm), source);
+  return std::make_unique<CrossRecvRequest>(handle, comm.cross, buffer, count, datatype, from, tag);
+}
+
+// The frames MPI_Mprobe and MPI_Improbe took, until MPI_Mrecv receives
+// them, by key.
+struct CrossMatched {
+  std::shared_ptr<const CrossJobComm> cross;
+  Frame frame;
+};
+
+std::map<std::uint64_t, CrossMatched>& CrossMatchedFrames() {
+  static std::map<std::uint64_t, CrossMatched> frames;
+  return frames;
 }
 
 }  // namespace
 
 MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype, int source,
                        int tag) {
-  const CommInfo& comm = LookupComm(handle);
-  if (source == MPI_PROC_NULL) {
-    MPI_Status status;
-    SetStatus(&status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
-    return NewDoneRequest(handle, status);
+  return NewRequest(CrossRecvRequestFor(handle, buffer, count, datatype, source, tag));
+}
+
+MPI_Request CrossRecvInit(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype,
+                          int source, int tag) {
+  std::unique_ptr<CrossRecvRequest> request =
+      CrossRecvRequestFor(handle, buffer, count, datatype, source, tag);
+  request->done = true;
+  request->persistent = true;
+  request->active = false;
+  return NewRequest(std::move(request));
+}
+
+MPI_Request CrossIsend(MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
+                       int dest, int tag, SendMode mode, bool persistent) {
+  auto request =
+      std::make_unique<CrossSendRequest>(handle, buffer, count, datatype, dest, tag, mode);
+  if (persistent) {
+    CheckSendTag(tag);
+    CheckDest(LookupComm(handle), dest);
+    request->MakePersistent();
+  } else {
+    request->Start();
   }
-  CheckSource(comm, source);
-  return NewRequest(std::make_unique<CrossRecvRequest>(handle, comm.cross, buffer, count, datatype,
-                                                       SourceIndex(Cross(comm), source), tag));
+  return NewRequest(std::move(request));
+}
+
+std::uint64_t CrossMprobe(const CommInfo& comm, int source, int tag, bool wait,
+                          MPI_Status* status) {
+  const CrossJobComm& cross = CrossOf(comm);
+  int from = SourceIndex(cross, source);
+  std::optional<Frame> frame =
+      wait ? std::optional<Frame>(cross.mesh->Take(cross.context, from, tag, cross.peers()))
+           : cross.mesh->TryTake(cross.context, from, tag, cross.peers());
+  if (!frame) {
+    YieldRunningSlot();
+    return 0;
+  }
+  const std::vector<int>& peers = cross.peers();
+  auto at = std::find(peers.begin(), peers.end(), frame->source);
+  SetResult(status, static_cast<int>(at - peers.begin()), frame->tag, frame->data.size());
+  static std::uint64_t last_key = 0;
+  CrossMatchedFrames()[++last_key] = CrossMatched{comm.cross, std::move(*frame)};
+  return last_key;
+}
+
+void CrossMrecv(std::uint64_t key, void* buffer, int count, MPI_Datatype datatype,
+                MPI_Status* status) {
+  auto found = CrossMatchedFrames().find(key);
+  BDMPI_ENFORCE(found != CrossMatchedFrames().end(), "a matched message between jobs is gone");
+  CrossMatched matched = std::move(found->second);
+  CrossMatchedFrames().erase(found);
+  DeliverFrame(matched.frame, *matched.cross, buffer, count, datatype, status);
 }
 
 bool CrossProbe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status* status) {
@@ -522,208 +673,34 @@ bool CrossProbe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status
     return true;
   }
   CheckSource(comm, source);
-  const CrossJobComm& cross = Cross(comm);
+  const CrossJobComm& cross = CrossOf(comm);
   const Frame* frame =
       cross.mesh->Peek(cross.context, SourceIndex(cross, source), tag, cross.peers(), wait);
-  if (frame == nullptr) return false;
+  if (frame == nullptr) {
+    YieldRunningSlot();
+    return false;
+  }
   const std::vector<int>& peers = cross.peers();
   auto at = std::find(peers.begin(), peers.end(), frame->source);
   SetResult(status, static_cast<int>(at - peers.begin()), frame->tag, frame->data.size());
   return true;
 }
 
-void CrossBarrier(const CommInfo& comm) { Fence(Cross(comm), Me(comm), CollContext(comm)); }
-
-void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int root) {
-  const CrossJobComm& cross = Cross(comm);
-  std::int32_t context = CollContext(comm);
-  RootedPart part = PartIn(comm, root);
-  if (part == RootedPart::kNone) return;
-  if (part == RootedPart::kRoot) {
-    WireData wire = ToWire(buffer, count, datatype);
-    for (int peer : cross.peers())
-      if (peer != Me(comm)) cross.mesh->Send(peer, context, kBcastTag, wire.data, wire.bytes);
-    return;
-  }
-  Frame frame = cross.mesh->Take(context, cross.peers()[static_cast<std::size_t>(root)], kBcastTag,
-                                 cross.peers());
-  Deliver(frame, cross, buffer, count, datatype, MPI_STATUS_IGNORE);
-}
-
-void CrossReduce(const CommInfo& comm, const void* send, void* recv, int count,
-                 MPI_Datatype datatype, MPI_Op op, int root) {
-  const CrossJobComm& cross = Cross(comm);
-  RootedPart part = PartIn(comm, root);
-  if (part == RootedPart::kNone) return;
-  if (cross.remote.empty()) {
-    const void* mine = send == MPI_IN_PLACE ? recv : send;
-    std::vector<std::byte> folded =
-        FoldLocal(comm, WireCopy(mine, count, datatype), count, datatype, op, root);
-    if (part == RootedPart::kRoot) WriteResult(folded, recv, count, datatype);
-    return;
-  }
-  // An intercommunicator: the other group folds at its rank 0, which sends
-  // the result to the root.
-  std::int32_t context = CollContext(comm);
-  if (part == RootedPart::kRoot) {
-    Frame frame = cross.mesh->Take(context, cross.remote.front(), kResultTag, cross.remote);
-    Deliver(frame, cross, recv, count, datatype, MPI_STATUS_IGNORE);
-    return;
-  }
-  std::vector<std::byte> folded =
-      FoldLocal(comm, WireCopy(send, count, datatype), count, datatype, op, 0);
-  if (comm.rank == 0)
-    cross.mesh->Send(cross.remote[static_cast<std::size_t>(root)], context, kResultTag,
-                     folded.data(), folded.size());
-}
-
-void CrossAllreduce(const CommInfo& comm, const void* send, void* recv, int count,
-                    MPI_Datatype datatype, MPI_Op op) {
-  const CrossJobComm& cross = Cross(comm);
-  std::int32_t context = CollContext(comm);
-  const void* mine = send == MPI_IN_PLACE ? recv : send;
-  std::vector<std::byte> folded =
-      FoldLocal(comm, WireCopy(mine, count, datatype), count, datatype, op, 0);
-  // Rank 0 sends the fold to the ranks that get it: the remote group of
-  // an intercommunicator, else its own.
-  bool inter = !cross.remote.empty();
-  if (comm.rank == 0)
-    for (int peer : cross.peers())
-      if (peer != Me(comm))
-        cross.mesh->Send(peer, context, kResultTag, folded.data(), folded.size());
-  if (!inter && comm.rank == 0) {
-    WriteResult(folded, recv, count, datatype);
-    return;
-  }
-  Frame frame = cross.mesh->Take(context, cross.peers().front(), kResultTag, cross.peers());
-  WriteResult(frame.data, recv, count, datatype);
-}
-
-CrossEvenBlocks EvenBlocksOf(const CommInfo& comm, int count) {
-  CrossEvenBlocks blocks;
-  for (int r = 0; r < comm.PeerGroupSize(); ++r) {
-    blocks.counts.push_back(count);
-    blocks.displs.push_back(r * count);
-  }
-  return blocks;
-}
-
-void CrossGatherv(const CommInfo& comm, const void* send, int sendcount, MPI_Datatype sendtype,
-                  void* recv, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                  int root) {
-  RootedPart part = PartIn(comm, root);
-  std::vector<CrossBlock> sends, receives;
-  if (part == RootedPart::kMember) sends.push_back({root, send, sendcount, sendtype});
-  if (part == RootedPart::kRoot) {
-    bool intra = Cross(comm).remote.empty();
-    // An intracommunicator's root sends itself its block, unless in place.
-    if (intra && send != MPI_IN_PLACE) sends.push_back({comm.rank, send, sendcount, sendtype});
-    for (int r = 0; r < comm.PeerGroupSize(); ++r)
-      if (!(intra && r == comm.rank && send == MPI_IN_PLACE))
-        receives.push_back({r, CrossBlockAt(recv, displs, r, recvtype), recvcounts[r], recvtype});
-  }
-  MoveBlocks(comm, kCrossGatherTag, sends, receives);
-}
-
-void CrossScatterv(const CommInfo& comm, const void* send, const int sendcounts[],
-                   const int displs[], MPI_Datatype sendtype, void* recv, int recvcount,
-                   MPI_Datatype recvtype, int root) {
-  RootedPart part = PartIn(comm, root);
-  std::vector<CrossBlock> sends, receives;
-  if (part == RootedPart::kMember) receives.push_back({root, recv, recvcount, recvtype});
-  if (part == RootedPart::kRoot) {
-    bool intra = Cross(comm).remote.empty();
-    for (int r = 0; r < comm.PeerGroupSize(); ++r)
-      if (!(intra && r == comm.rank && recv == MPI_IN_PLACE))
-        sends.push_back({r, CrossBlockAt(send, displs, r, sendtype), sendcounts[r], sendtype});
-    if (intra && recv != MPI_IN_PLACE) receives.push_back({comm.rank, recv, recvcount, recvtype});
-  }
-  MoveBlocks(comm, kCrossScatterTag, sends, receives);
-}
-
-void CrossAllgatherv(const CommInfo& comm, const void* send, int sendcount, MPI_Datatype sendtype,
-                     void* recv, const int recvcounts[], const int displs[],
-                     MPI_Datatype recvtype) {
-  // In place (an intracommunicator's), this rank's block is already there.
-  bool in_place = send == MPI_IN_PLACE;
-  CrossBlock mine = in_place ? CrossBlock{0, CrossBlockAt(recv, displs, comm.rank, recvtype),
-                                          recvcounts[comm.rank], recvtype}
-                             : CrossBlock{0, send, sendcount, sendtype};
-  std::vector<CrossBlock> sends, receives;
-  for (int r = 0; r < comm.PeerGroupSize(); ++r) {
-    if (in_place && r == comm.rank) continue;
-    mine.rank = r;
-    sends.push_back(mine);
-    receives.push_back({r, CrossBlockAt(recv, displs, r, recvtype), recvcounts[r], recvtype});
-  }
-  MoveBlocks(comm, kCrossAllgatherTag, sends, receives);
-}
-
-void CrossAlltoallv(const CommInfo& comm, const void* send, const int sendcounts[],
-                    const int sdispls[], MPI_Datatype sendtype, void* recv,
-                    const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) {
-  // In place, the blocks go out of the receive buffer: every send is
-  // written before the first receive overwrites it.
-  bool in_place = send == MPI_IN_PLACE;
-  if (in_place) {
-    send = recv;
-    sendcounts = recvcounts;
-    sdispls = rdispls;
-    sendtype = recvtype;
-  }
-  std::vector<CrossBlock> sends, receives;
-  for (int r = 0; r < comm.PeerGroupSize(); ++r) {
-    if (in_place && r == comm.rank) continue;
-    sends.push_back({r, CrossBlockAt(send, sdispls, r, sendtype), sendcounts[r], sendtype});
-    receives.push_back({r, CrossBlockAt(recv, rdispls, r, recvtype), recvcounts[r], recvtype});
-  }
-  MoveBlocks(comm, kCrossAlltoallTag, sends, receives);
-}
-
-void CrossScan(const CommInfo& comm, const void* send, void* recv, int count,
-               MPI_Datatype datatype, MPI_Op op, bool exclusive) {
-  const CrossJobComm& cross = Cross(comm);
-  if (!cross.remote.empty()) IntracommOnly(exclusive ? "MPI_Exscan" : "MPI_Scan");
-  CheckedOp checked = CheckOp(op, datatype);
-  std::int32_t context = CollContext(comm);
-  // Rank r gets x_0 op ... op x_{r-1} from r - 1, folds its own x_r after
-  // it and passes that on to r + 1 (a user-defined operation sees the
-  // lower ranks as `in`).
-  std::vector<std::byte> prefix = WireCopy(send == MPI_IN_PLACE ? recv : send, count, datatype);
-  Frame before;
-  if (comm.rank > 0) {
-    before = cross.mesh->Take(context, cross.local[static_cast<std::size_t>(comm.rank - 1)],
-                              kCrossScanTag, cross.local);
-    if (before.data.size() != prefix.size())
-      throw Error(kErrTruncate, "a scan: rank " + std::to_string(comm.rank - 1) + " sent " +
-                                    std::to_string(before.data.size()) + " bytes for " +
-                                    std::to_string(prefix.size()));
-    ApplyOpWire(checked, datatype, before.data.data(), prefix.data(), count);
-  }
-  if (comm.rank + 1 < comm.size)
-    cross.mesh->Send(cross.local[static_cast<std::size_t>(comm.rank + 1)], context, kCrossScanTag,
-                     prefix.data(), prefix.size());
-  if (!exclusive) {
-    WriteResult(prefix, recv, count, datatype);
-  } else if (comm.rank > 0) {
-    WriteResult(before.data, recv, count, datatype);
-  }
-}
-
 MPI_Comm CrossMerge(const CommInfo& inter, int high) {
-  const CrossJobComm& cross = Cross(inter);
+  const CrossJobComm& cross = CrossOf(inter);
   if (cross.remote.empty()) throw Error(kErrComm, "MPI_Intercomm_merge of an intracommunicator");
-  std::int32_t context = CollContext(inter);
+  std::int32_t context = CrossCollContext(inter);
   std::int32_t mine = high != 0;
   if (inter.rank == 0)
-    for (int peer : cross.remote) cross.mesh->Send(peer, context, kMergeTag, &mine, sizeof mine);
-  Frame frame = cross.mesh->Take(context, cross.remote.front(), kMergeTag, cross.remote);
+    for (int peer : cross.remote)
+      cross.mesh->Send(peer, context, kCrossMergeTag, &mine, sizeof mine);
+  Frame frame = cross.mesh->Take(context, cross.remote.front(), kCrossMergeTag, cross.remote);
   std::int32_t theirs = 0;
   std::memcpy(&theirs, frame.data.data(), std::min(frame.data.size(), sizeof theirs));
   // The low group first; both alike: the accepting group first.
   bool local_first = mine != theirs ? mine == 0 : cross.accepting;
   auto merged = std::make_shared<CrossJobComm>(cross);
-  merged->context = cross.mesh->NewContext();
+  merged->context = AgreeContext(cross, CrossMe(inter), context);
   merged->local = local_first ? cross.local : cross.remote;
   const std::vector<int>& second = local_first ? cross.remote : cross.local;
   merged->local.insert(merged->local.end(), second.begin(), second.end());
@@ -731,17 +708,69 @@ MPI_Comm CrossMerge(const CommInfo& inter, int high) {
   CommInfo info;
   info.errhandler = inter.errhandler;
   info.size = static_cast<int>(merged->local.size());
-  info.rank = static_cast<int>(std::find(merged->local.begin(), merged->local.end(), Me(inter)) -
-                               merged->local.begin());
+  info.world_ranks = IdsOf(*merged, merged->local);
+  info.rank =
+      static_cast<int>(std::find(merged->local.begin(), merged->local.end(), CrossMe(inter)) -
+                       merged->local.begin());
   return AddCrossComm(std::move(info), std::move(merged));
 }
 
 MPI_Comm CrossDup(const CommInfo& comm) {
-  auto copy = std::make_shared<CrossJobComm>(Cross(comm));
-  copy->context = copy->mesh->NewContext();
+  auto copy = std::make_shared<CrossJobComm>(CrossOf(comm));
+  copy->context = AgreeContext(CrossOf(comm), CrossMe(comm), CrossCollContext(comm));
   CommInfo info = comm;
   info.name.clear();
   return AddCrossComm(std::move(info), std::move(copy));
+}
+
+MPI_Comm CrossSplit(const CommInfo& comm, int color, int key) {
+  const CrossJobComm& cross = CrossOf(comm);
+  if (!cross.remote.empty())
+    throw Error(kErrComm,
+                "MPI_Comm_split (or MPI_Comm_create) of an intercommunicator between two jobs: "
+                "merge it (MPI_Intercomm_merge) first");
+  std::int32_t mine[2] = {color, key};
+  std::vector<std::int32_t> all(2 * static_cast<std::size_t>(comm.size));
+  CrossEvenBlocks blocks = EvenBlocksOf(comm, 2);
+  CrossAllgatherv(comm, mine, 2, MPI_INT32_T, all.data(), blocks.counts.data(),
+                  blocks.displs.data(), MPI_INT32_T);
+  // Every member takes part in the agreement, also those left out.
+  int context = AgreeContext(cross, CrossMe(comm), CrossCollContext(comm));
+  if (color == MPI_UNDEFINED) return MPI_COMM_NULL;
+  std::vector<int> ranks;  // of the parent, of this color, by key then rank
+  for (int r = 0; r < comm.size; ++r)
+    if (all[2 * static_cast<std::size_t>(r)] == color) ranks.push_back(r);
+  std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) {
+    return all[2 * static_cast<std::size_t>(a) + 1] < all[2 * static_cast<std::size_t>(b) + 1];
+  });
+  auto part = std::make_shared<CrossJobComm>(cross);
+  part->context = context;
+  part->local.clear();
+  for (int r : ranks) part->local.push_back(cross.local[static_cast<std::size_t>(r)]);
+  CommInfo info;
+  info.errhandler = comm.errhandler;
+  info.size = static_cast<int>(ranks.size());
+  info.rank = static_cast<int>(std::find(ranks.begin(), ranks.end(), comm.rank) - ranks.begin());
+  info.world_ranks = IdsOf(*part, part->local);
+  return AddCrossComm(std::move(info), std::move(part));
+}
+
+MPI_Comm CrossCreateGroup(const CommInfo& comm, const std::vector<int>& ranks, int me, int tag) {
+  const CrossJobComm& cross = CrossOf(comm);
+  auto part = std::make_shared<CrossJobComm>(cross);
+  part->local.clear();
+  for (int r : ranks) part->local.push_back(cross.local[static_cast<std::size_t>(r)]);
+  // Only the group's members agree, with a tag of their own: the parent's
+  // other members may meanwhile run its collectives, or make other groups.
+  std::int32_t agreement = kCrossCreateGroupTags + tag % kCrossCreateGroupTags;
+  part->context = cross.mesh->TakeContext(FenceMax(*part, CrossMe(comm), CrossCollContext(comm),
+                                                   cross.mesh->next_context(), agreement));
+  CommInfo info;
+  info.errhandler = comm.errhandler;
+  info.size = static_cast<int>(ranks.size());
+  info.rank = me;
+  info.world_ranks = IdsOf(*part, part->local);
+  return AddCrossComm(std::move(info), std::move(part));
 }
 
 void CrossFree(MPI_Comm* handle) {
@@ -754,24 +783,42 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
   const CommInfo* info = FindComm(comm);
   if (info == nullptr || !info->cross) return;
   static const std::set<std::string_view> served = {
-      "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv",
-      "MPI_Sendrecv_replace", "MPI_Probe", "MPI_Iprobe", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce",
-      "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv",
-      "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Scan", "MPI_Exscan",
-      "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_free",
-      "MPI_Comm_disconnect", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size",
-      "MPI_Comm_test_inter", "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler",
-      "MPI_Comm_call_errhandler", "MPI_Comm_set_name", "MPI_Comm_get_name", "MPI_Comm_get_attr",
-      "MPI_Comm_set_attr", "MPI_Comm_delete_attr"};
+      "MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Ibsend", "MPI_Issend",
+      "MPI_Irsend", "MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init", "MPI_Rsend_init",
+      "MPI_Recv", "MPI_Irecv", "MPI_Recv_init", "MPI_Sendrecv", "MPI_Sendrecv_replace",
+      "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe",
+      "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Comm_attach_buffer", "MPI_Comm_detach_buffer",
+      "MPI_Comm_flush_buffer", "MPI_Comm_iflush_buffer",
+      // The collectives: blocking, nonblocking and persistent.
+      "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv",
+      "MPI_Scatter", "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
+      "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+      "MPI_Scan", "MPI_Exscan", "MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce",
+      "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter", "MPI_Iscatterv", "MPI_Iallgather",
+      "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Ialltoallw", "MPI_Ireduce_scatter",
+      "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan", "MPI_Barrier_init", "MPI_Bcast_init",
+      "MPI_Reduce_init", "MPI_Allreduce_init", "MPI_Gather_init", "MPI_Gatherv_init",
+      "MPI_Scatter_init", "MPI_Scatterv_init", "MPI_Allgather_init", "MPI_Allgatherv_init",
+      "MPI_Alltoall_init", "MPI_Alltoallv_init", "MPI_Alltoallw_init", "MPI_Reduce_scatter_init",
+      "MPI_Reduce_scatter_block_init", "MPI_Scan_init", "MPI_Exscan_init",
+      // Communicators: made of it, and its local queries.
+      "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split",
+      "MPI_Comm_split_type", "MPI_Comm_create", "MPI_Comm_create_group", "MPI_Comm_accept",
+      "MPI_Comm_connect", "MPI_Comm_group", "MPI_Comm_remote_group", "MPI_Comm_compare",
+      "MPI_Comm_free", "MPI_Comm_disconnect", "MPI_Comm_rank", "MPI_Comm_size",
+      "MPI_Comm_remote_size", "MPI_Comm_test_inter", "MPI_Comm_set_errhandler",
+      "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler", "MPI_Comm_set_name",
+      "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr", "MPI_Comm_delete_attr"};
   if (served.count(function) == 0)
     throw Error(kErrComm, std::string(function) +
                               " on a communicator between two jobs: BDMPI serves point-to-point "
-                              "(MPI_Send, MPI_Ssend, MPI_Isend, MPI_Recv, MPI_Irecv, "
-                              "MPI_Sendrecv, MPI_Probe, MPI_Iprobe), the blocking collectives "
-                              "MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather(v), "
-                              "MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v), MPI_Scan and "
-                              "MPI_Exscan, MPI_Intercomm_merge, MPI_Comm_dup, "
-                              "MPI_Comm_disconnect and the local queries on it");
+                              "(every send mode, blocking, nonblocking and persistent; "
+                              "receives, probes and matched probes), the collectives (blocking, "
+                              "nonblocking and persistent; not the neighbourhood ones), "
+                              "MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split(_type), "
+                              "MPI_Comm_create(_group) (of the merged one), MPI_Comm_accept and "
+                              "MPI_Comm_connect with other jobs, MPI_Comm_disconnect and the "
+                              "local queries on it");
 }
 
 }  // namespace bdmpi

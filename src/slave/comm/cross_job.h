@@ -1,7 +1,8 @@
 // Communicators between two jobs of one user on one host: the
 // intercommunicator of MPI_Comm_accept/MPI_Comm_connect to another job's
 // port (and MPI_Comm_join over a socket to another job's rank), and what
-// MPI_Intercomm_merge and MPI_Comm_dup make of it.
+// MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split and the like make of
+// it.
 //
 // Design (docs/processes.md, "Ports and joins between two jobs"). The two
 // jobs' masters never meet: every rank of both groups holds a Unix stream
@@ -10,11 +11,12 @@
 // the roots swap the names through the port's socket, a rank dials the
 // lower indexes and accepts the higher ones). A message is a frame on the
 // socket to its destination; a receive takes the first arrived frame that
-// matches (context, source, tag). The collectives on such a communicator
-// are linear, over the same frames in the communicator's second context:
-// those that move blocks (gather, scatter, allgather, alltoall and their v
-// forms) are one list of sends and one of receives each, run by one
-// function; the reductions fold in rank order at a group's rank 0.
+// matches (context, source, tag). The collectives (cross_job_coll.cpp)
+// travel over the same frames in the communicator's second context: the
+// blocking ones are linear (those that move blocks are one list of sends
+// and one of receives each, run by one function; the reductions fold in
+// rank order at a group's rank 0), the others one-round schedules
+// (cross_job_coll.h).
 #pragma once
 
 #include <mpi.h>
@@ -40,6 +42,11 @@ struct CrossJobComm {
   std::vector<int> remote;  // of the remote group (an intercommunicator), else empty
   std::string other_job;
   bool accepting = false;  // the local group came in by MPI_Comm_accept
+  // The group identity of the process of each mesh index (its job rank
+  // when of this rank's job).
+  std::vector<int> ids;
+  // The schedules (cross_job_coll.h) started on it so far.
+  mutable std::uint32_t schedules = 0;
 
   // The mesh indexes point-to-point names ranks of.
   const std::vector<int>& peers() const { return remote.empty() ? local : remote; }
@@ -70,6 +77,10 @@ int KnockAt(const std::string& port, std::uint64_t tag);
 // intercommunicator. `accepting`: this group comes first in the mesh.
 MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm);
 
+// A colour (MPI_Comm_split) of this rank's job, the same at every rank of
+// the job and another at other jobs'.
+int CrossJobColor();
+
 // The communicator when it is one between two jobs, else nullptr.
 inline const CommInfo* CrossJob(MPI_Comm comm) {
   if (cross_job_comms == 0) return nullptr;
@@ -79,14 +90,26 @@ inline const CommInfo* CrossJob(MPI_Comm comm) {
 
 // The operations a communicator between two jobs serves; each throws
 // kErrComm for what it does not (an intercommunicator's reduce, ...).
-// `synchronous` (MPI_Ssend): returns once the destination's receive took
-// the message.
-void CrossSend(const CommInfo& comm, const void* buffer, int count, MPI_Datatype datatype, int dest,
-               int tag, bool synchronous = false);
+// A send is written into the socket when made; a synchronous one
+// (MPI_Ssend) returns once the destination's receive took the message,
+// a buffered one must fit the attached buffer (MPI_ERR_BUFFER).
+void CrossSend(MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype, int dest,
+               int tag, SendMode mode = SendMode::kStandard);
 void CrossRecv(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int source,
                int tag, MPI_Status* status);
 MPI_Request CrossIrecv(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype, int source,
                        int tag);
+MPI_Request CrossRecvInit(MPI_Comm handle, void* buffer, int count, MPI_Datatype datatype,
+                          int source, int tag);
+// A nonblocking send of any mode, or (`persistent`) its inactive
+// persistent request.
+MPI_Request CrossIsend(MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
+                       int dest, int tag, SendMode mode, bool persistent);
+// MPI_Mprobe (`wait`) and MPI_Improbe: takes the matching message out of
+// the arrived ones; 0 when none arrived, else the key MPI_Mrecv names it by.
+std::uint64_t CrossMprobe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status* status);
+void CrossMrecv(std::uint64_t key, void* buffer, int count, MPI_Datatype datatype,
+                MPI_Status* status);
 bool CrossProbe(const CommInfo& comm, int source, int tag, bool wait, MPI_Status* status);
 void CrossBarrier(const CommInfo& comm);
 void CrossBcast(const CommInfo& comm, void* buffer, int count, MPI_Datatype datatype, int root);
@@ -118,6 +141,13 @@ struct CrossEvenBlocks {
 CrossEvenBlocks EvenBlocksOf(const CommInfo& comm, int count);
 MPI_Comm CrossMerge(const CommInfo& inter, int high);
 MPI_Comm CrossDup(const CommInfo& comm);
+// MPI_Comm_split (and MPI_Comm_create, through it) of a merged
+// communicator: its members of `color`, of both jobs, by key.
+MPI_Comm CrossSplit(const CommInfo& comm, int color, int key);
+// MPI_Comm_create_group of a merged communicator, called by the group's
+// members only: `ranks` are theirs in the parent, in the group's order,
+// `me` this rank's place among them.
+MPI_Comm CrossCreateGroup(const CommInfo& comm, const std::vector<int>& ranks, int me, int tag);
 // Forgets it; the sockets close with the mesh's last communicator.
 void CrossFree(MPI_Comm* handle);
 

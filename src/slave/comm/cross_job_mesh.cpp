@@ -38,23 +38,22 @@ struct AbstractSocket {
   sockaddr* at() { return reinterpret_cast<sockaddr*>(&address); }
 };
 
-// Lets the job's runnable ranks run before this one goes on (-nr).
-void Yield() {
-  int flag = 0;
-  PMPI_Iprobe(MPI_ANY_SOURCE, kYieldTag, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
-}
-
 // Whether `fd` became readable within a millisecond; yields if not.
 bool Readable(int fd, const char* what) {
   pollfd entry{fd, POLLIN, 0};
   int ready = poll(&entry, 1, 1);
   if (ready > 0) return true;
   if (ready < 0 && errno != EINTR) ThrowSystemError(std::string(what) + ": poll", errno);
-  Yield();
+  YieldRunningSlot();
   return false;
 }
 
 }  // namespace
+
+void YieldRunningSlot() {
+  int flag = 0;
+  PMPI_Iprobe(MPI_ANY_SOURCE, kYieldTag, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+}
 
 std::uint64_t RandomTag() {
   std::uint64_t value = 0;
@@ -106,7 +105,7 @@ int AcceptFrom(int listener, const std::vector<int>& watched, const char* what) 
       if (entries[e].revents & (POLLRDHUP | POLLHUP | POLLERR))
         throw Error(kErrOther, std::string(what) +
                                    ": a rank of the two jobs ended while they were being linked");
-    if (ready <= 0) Yield();
+    if (ready <= 0) YieldRunningSlot();
   }
   int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
   if (fd < 0 && errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
@@ -121,7 +120,7 @@ void WriteFully(int fd, const void* data, std::size_t bytes, const char* what) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       pollfd entry{fd, POLLOUT, 0};
-      if (poll(&entry, 1, 1) == 0) Yield();
+      if (poll(&entry, 1, 1) == 0) YieldRunningSlot();
       continue;
     }
     if (n <= 0)
@@ -166,14 +165,13 @@ int Mesh::NewContext() {
 }
 
 void Mesh::Send(int to, std::int32_t context, std::int32_t tag, const void* data,
-                std::uint64_t bytes, bool synchronous) {
+                std::uint64_t bytes, std::uint32_t receipt) {
   if (to == me_) {
     const auto* at = static_cast<const std::byte*>(data);
-    arrived_.push_back(
-        Frame{me_, context, tag, std::vector<std::byte>(at, at + bytes), synchronous});
+    arrived_.push_back(Frame{me_, context, tag, std::vector<std::byte>(at, at + bytes), receipt});
     return;
   }
-  FrameHeader header{context, tag, bytes, synchronous ? 1u : 0u, 0};
+  FrameHeader header{context, tag, bytes, receipt, 0};
   WriteLink(to, &header, sizeof header);
   WriteLink(to, data, bytes);
 }
@@ -206,7 +204,7 @@ Frame Mesh::Take(std::int32_t context, int from, std::int32_t tag,
   for (;;) {
     if (meanwhile) meanwhile();
     if (std::optional<Frame> frame = TryTake(context, from, tag, sources)) return *frame;
-    if (!Progress(1, -1)) Yield();
+    if (!Progress(1, -1)) YieldRunningSlot();
   }
 }
 
@@ -221,7 +219,7 @@ const Frame* Mesh::Peek(std::int32_t context, int from, std::int32_t tag,
     if (found != arrived_.end()) return &*found;
     CheckOpen(from, sources);
     if (!wait) return nullptr;
-    if (!Progress(1, -1)) Yield();
+    if (!Progress(1, -1)) YieldRunningSlot();
   }
 }
 
@@ -264,7 +262,7 @@ void Mesh::WriteLink(int to, const void* data, std::uint64_t bytes) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       // Read meanwhile: the destination may be sending to this rank.
-      if (!Progress(1, to)) Yield();
+      if (!Progress(1, to)) YieldRunningSlot();
       continue;
     }
     inbound_[static_cast<std::size_t>(to)].closed = true;
@@ -318,7 +316,7 @@ void Mesh::ReadSome(int index) {
         in.header_filled += static_cast<std::size_t>(n);
         if (in.header_filled < sizeof in.header) continue;
         in.frame = Frame{index, in.header.context, in.header.tag,
-                         std::vector<std::byte>(in.header.bytes), in.header.synchronous != 0};
+                         std::vector<std::byte>(in.header.bytes), in.header.receipt};
         in.body_filled = 0;
       } else {
         in.body_filled += static_cast<std::size_t>(n);

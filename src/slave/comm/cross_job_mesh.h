@@ -22,6 +22,12 @@ namespace bdmpi {
 // A listening socket's abstract name fits this, NUL included.
 inline constexpr std::size_t kSocketNameBytes = 48;
 
+// Lets the job's runnable ranks run before this one goes on (-nr): an
+// empty probe at the rank's master. A rank that looks for a frame in vain
+// without waiting (MPI_Iprobe, MPI_Test) calls it too, so that a program
+// polling for the other job does not hold a running slot its job needs.
+void YieldRunningSlot();
+
 std::uint64_t RandomTag();
 // The abstract name of this user's socket of tag `tag`.
 std::string SocketName(std::uint64_t tag);
@@ -39,13 +45,14 @@ void WriteFully(int fd, const void* data, std::size_t bytes, const char* what);
 void ReadFully(int fd, void* data, std::size_t bytes, const char* what);
 
 // A received message: its sender's mesh index, context, tag and wire bytes;
-// `synchronous`: its sender (MPI_Ssend) waits until a receive takes it.
+// `receipt` (not 0): its sender (MPI_Ssend, MPI_Issend) waits until a
+// receive takes it, for the acknowledgement of that number.
 struct Frame {
   int source = 0;
   std::int32_t context = 0;
   std::int32_t tag = 0;
   std::vector<std::byte> data;
-  bool synchronous = false;
+  std::uint32_t receipt = 0;
 };
 
 // The sockets of one rank to every other rank of two linked groups, by
@@ -60,10 +67,16 @@ class Mesh {
   // A communicator's pair of contexts (user, collectives); every rank of
   // the mesh makes its communicators in the same order.
   int NewContext();
+  // A pair agreed with other ranks (cross_job.cpp): the next after it.
+  int next_context() const { return next_context_; }
+  int TakeContext(int agreed) {
+    next_context_ = agreed + 2;
+    return agreed;
+  }
   // Writes the frame (reading meanwhile when the socket is full); one to
   // this rank goes straight into its arrived frames.
   void Send(int to, std::int32_t context, std::int32_t tag, const void* data, std::uint64_t bytes,
-            bool synchronous = false);
+            std::uint32_t receipt = 0);
   // The first arrived frame of `context` from `from` (-1: any, of
   // `sources`) with `tag` (or MPI_ANY_TAG): taken now, or nothing.
   std::optional<Frame> TryTake(std::int32_t context, int from, std::int32_t tag,
@@ -80,7 +93,7 @@ class Mesh {
     std::int32_t context = 0;
     std::int32_t tag = 0;
     std::uint64_t bytes = 0;
-    std::uint32_t synchronous = 0;
+    std::uint32_t receipt = 0;
     std::uint32_t unused = 0;
   };
   // A socket's frame being read, and whether the socket ended.

@@ -326,6 +326,11 @@ struct PortPeer {
 
 MPI_Comm JoinPortPeer(PortPeer peer, UniqueFd& link, bool accepting, int root, MPI_Comm comm) {
   Bcast(&peer, 3, MPI_INT, root, comm);
+  if (peer.other_job == 0 && CrossJob(comm) != nullptr)
+    throw Error(kErrUnsupportedOperation,
+                std::string(accepting ? "MPI_Comm_accept" : "MPI_Comm_connect") +
+                    " over a communicator between two jobs, with ranks of the root's own job "
+                    "on the other side: BDMPI links such a communicator with other jobs only");
   if (peer.other_job == 0)
     return IntercommCreate(comm, root, UniverseComm(), peer.remote, peer.tag);
   return LinkJobs(link.get(), accepting, root, comm);

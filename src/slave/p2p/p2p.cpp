@@ -173,9 +173,8 @@ std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int
 
 void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
           int tag, MPI_Comm comm_handle, SendMode mode) {
-  if (const CommInfo* cross = CrossJob(comm_handle))
-    return CrossSend(*cross, buffer, count, datatype, dest, tag,
-                     mode == SendMode::kSynchronous);
+  if (CrossJob(comm_handle) != nullptr)
+    return CrossSend(comm_handle, buffer, count, datatype, dest, tag, mode);
   std::uint64_t id = PostSend(buffer, count, datatype, dest, tag, comm_handle, mode,
                               /*named=*/false);
   // A synchronous send is a blocking point: the rank waits, like a
@@ -330,13 +329,8 @@ MPI_Request Irecv(void* buffer, int count, MPI_Datatype datatype, int source,
 
 MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest,
                   int tag, MPI_Comm comm, SendMode mode) {
-  if (const CommInfo* cross = CrossJob(comm)) {
-    // Written into the socket (or the rank's own queue) when it returns.
-    CrossSend(*cross, buffer, count, datatype, dest, tag);
-    MPI_Status status;
-    SetEmptyStatus(&status);
-    return NewDoneRequest(comm, status);
-  }
+  if (CrossJob(comm) != nullptr)
+    return CrossIsend(comm, buffer, count, datatype, dest, tag, mode, /*persistent=*/false);
   std::unique_ptr<P2pRequest> pending =
       SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
   StartSend(*pending);
@@ -345,6 +339,8 @@ MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest
 
 MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int dest,
                      int tag, MPI_Comm comm, SendMode mode) {
+  if (CrossJob(comm) != nullptr)
+    return CrossIsend(comm, buffer, count, datatype, dest, tag, mode, /*persistent=*/true);
   std::unique_ptr<P2pRequest> pending =
       SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
   // MPI lets the program free a derived type while a persistent request
@@ -359,6 +355,7 @@ MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int d
 
 MPI_Request RecvInit(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm) {
+  if (CrossJob(comm) != nullptr) return CrossRecvInit(comm, buffer, count, datatype, source, tag);
   std::unique_ptr<P2pRequest> pending =
       RecvRequestFor(buffer, count, datatype, source, tag, comm);
   pending->persistent = true;

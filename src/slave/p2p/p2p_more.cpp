@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "slave/comm/cross_job.h"
 #include "slave/p2p/bsend_buffer.h"
 #include "slave/p2p/p2p_internal.h"
 #include "slave/request/request.h"
@@ -57,6 +58,7 @@ struct MatchedMessage {
   std::uint64_t id = 0;  // the master's completed receive holding it
   MPI_Comm comm = MPI_COMM_NULL;
   bool in_use = false;
+  bool cross = false;  // `id` is CrossMprobe's key (between two jobs)
 };
 
 std::vector<MatchedMessage>& Messages() {
@@ -64,14 +66,14 @@ std::vector<MatchedMessage>& Messages() {
   return messages;
 }
 
-MPI_Message NewMessage(std::uint64_t id, MPI_Comm comm) {
+MPI_Message NewMessage(std::uint64_t id, MPI_Comm comm, bool cross = false) {
   std::vector<MatchedMessage>& messages = Messages();
   std::size_t index = 1;
   while (index < messages.size() && messages[index].in_use) ++index;
   if (index == messages.size()) messages.emplace_back();
   if (index >= static_cast<std::size_t>(kMessageIndexMask))
     throw Error(kErrOther, "too many matched messages not yet received");
-  messages[index] = MatchedMessage{id, comm, true};
+  messages[index] = MatchedMessage{id, comm, true, cross};
   return MPI_MESSAGE_NULL | static_cast<int>(index);
 }
 
@@ -91,6 +93,10 @@ MatchedMessage& LookupMessage(MPI_Message message) {
 MPI_Message MatchedProbe(MsgType type, int source, int tag, MPI_Comm comm_handle,
                          MPI_Status* status) {
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return MPI_MESSAGE_NO_PROC;
+  if (const CommInfo* cross = CrossJob(comm_handle)) {
+    std::uint64_t key = CrossMprobe(*cross, source, tag, type == MsgType::kMprobe, status);
+    return key == 0 ? MPI_MESSAGE_NULL : NewMessage(key, comm_handle, /*cross=*/true);
+  }
   Runtime* runtime = Runtime::Instance();
   std::uint64_t id = runtime->NewRecvId();
   const CommInfo& comm = LookupComm(comm_handle);
@@ -121,6 +127,12 @@ int Mrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
   }
   MatchedMessage& matched = LookupMessage(*message);
   CheckBuffer(buffer, capacity, datatype);
+  if (matched.cross) {
+    matched.in_use = false;
+    *message = MPI_MESSAGE_NULL;
+    CrossMrecv(matched.id, buffer, count, datatype, status);
+    return MPI_SUCCESS;
+  }
   RequestMsg request = IdRequest(MsgType::kMrecv, matched.id);
   request.bytes = capacity;
   ReplyMsg reply = Runtime::Instance()->Call(request);

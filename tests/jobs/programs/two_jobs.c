@@ -10,17 +10,22 @@
  * intercommunicator (exchange below) they send small messages both ways
  * (nonblocking), from any source (probed), 4 MiB each way at once,
  * allreduce across the jobs and barrier on a dup, the other blocking
- * collectives and MPI_Ssend across the jobs (inter_collectives), merge,
- * allreduce, bcast, barrier and the same collectives with scan and exscan
- * on the merged communicator (merged_collectives; BDMPI refuses a
- * reduce_scatter there) and disconnect. Then rank 0 of each joins over a Unix socket in DIR and
- * the two exchange a message over the joined communicator. A ends
+ * collectives and MPI_Ssend across the jobs (inter_collectives), the
+ * other send modes, persistent requests, a cancelled receive and matched
+ * probes (more_p2p), alltoallw, the reduce-scatters and nonblocking and
+ * persistent collectives (later_inter_collectives), merge, allreduce,
+ * bcast, barrier and the same collectives with scan and exscan on the
+ * merged communicator (merged_collectives, later_merged_collectives),
+ * communicators made of it (merged_communicators) and disconnect. Then
+ * rank 0 of each joins over a Unix socket in DIR and the two exchange a
+ * message over the joined communicator. A ends
  * without unpublishing under BDMPI (its job's end takes its names away),
  * and B waits until A's name is gone. `two_jobs hold DIR` (BDMPI)
  * publishes and kills its master (the driver checks that the name goes
  * with the job). `two_jobs quit DIR` connects to A's port and kills its
  * master while A (`two_jobs stay DIR`) waits for its message: A must end
- * with an error naming the other job, not hang.
+ * with an error naming the other job, not hang. `two_jobs grow DIR I`:
+ * three jobs join one communicator (grow, below).
  */
 #include <errno.h>
 #include <signal.h>
@@ -304,6 +309,333 @@ static void merged_collectives(MPI_Comm merged) {
 #undef RESET
 }
 
+/* The other point-to-point calls across the jobs, between A's rank 0
+ * and B's rank 0 (and B's rank 1 for the persistent ones): MPI_Issend
+ * both ways at once, buffered sends through an attached buffer, ready
+ * sends to posted receives, persistent sends of every mode and receives
+ * started twice, a cancelled receive, and matched probes. */
+static void more_p2p(MPI_Comm inter, int low) {
+  int rank = world_rank(), base = low ? 100 : 200, their_base = low ? 200 : 100;
+  int mine = base + rank, got = -1, flag = 0;
+  MPI_Request request, requests[4];
+  MPI_Status status;
+
+  if (rank == 0) {
+    CHECK_MPI(MPI_Issend(&mine, 1, MPI_INT, 0, 20, inter, &request));
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 0, 20, inter, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    CHECK(got == their_base, "issend: %d", got);
+
+    /* Buffered: A sends two, B receives them. */
+    if (low) {
+      int size = 2 * (MPI_BSEND_OVERHEAD + (int)sizeof(int)), *out = NULL;
+      char *space = malloc((size_t)size);
+      CHECK_MPI(MPI_Buffer_attach(space, size));
+      int two[2] = {mine, mine + 1};
+      CHECK_MPI(MPI_Bsend(&two[0], 1, MPI_INT, 0, 21, inter));
+      CHECK_MPI(MPI_Ibsend(&two[1], 1, MPI_INT, 0, 22, inter, &request));
+      CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+      CHECK_MPI(MPI_Buffer_detach(&out, &size));
+      CHECK(out == (int *)(void *)space, "detached another buffer");
+      free(space);
+    } else {
+      for (int t = 21; t <= 22; ++t) {
+        CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 0, t, inter, MPI_STATUS_IGNORE));
+        CHECK(got == their_base + t - 21, "bsend tag %d: %d", t, got);
+      }
+    }
+#ifdef BDMPI
+    /* With no buffer attached, a buffered send fails at once. */
+    int rc = MPI_Bsend(&mine, 1, MPI_INT, 0, 29, inter);
+    CHECK(error_class_of(rc) == MPI_ERR_BUFFER, "bsend without a buffer: class %d",
+          error_class_of(rc));
+#endif
+  }
+
+  /* Ready sends from B's rank 0 to receives A's rank 0 posted first. */
+  int ready[2] = {-1, -1};
+  if (low && rank == 0)
+    for (int i = 0; i < 2; ++i)
+      CHECK_MPI(MPI_Irecv(&ready[i], 1, MPI_INT, 0, 23 + i, inter, &requests[i]));
+  CHECK_MPI(MPI_Barrier(inter));
+  if (!low && rank == 0) {
+    CHECK_MPI(MPI_Rsend(&mine, 1, MPI_INT, 0, 23, inter));
+    CHECK_MPI(MPI_Irsend(&mine, 1, MPI_INT, 0, 24, inter, &request));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  }
+  if (low && rank == 0) {
+    CHECK_MPI(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE));
+    CHECK(ready[0] == their_base && ready[1] == their_base, "rsend: %d %d", ready[0], ready[1]);
+  }
+
+  /* Persistent: A's rank 0 sends B's rank 1 a standard, a synchronous
+   * and a buffered message per round, twice; B's rank 1 receives them
+   * with persistent receives. */
+  if (low && rank == 0) {
+    int value = 0, size = 2 * (MPI_BSEND_OVERHEAD + (int)sizeof(int)), *out = NULL;
+    char *space = malloc((size_t)size);
+    CHECK_MPI(MPI_Buffer_attach(space, size));
+    CHECK_MPI(MPI_Send_init(&value, 1, MPI_INT, 1, 25, inter, &requests[0]));
+    CHECK_MPI(MPI_Ssend_init(&value, 1, MPI_INT, 1, 26, inter, &requests[1]));
+    CHECK_MPI(MPI_Bsend_init(&value, 1, MPI_INT, 1, 27, inter, &requests[2]));
+    CHECK_MPI(MPI_Rsend_init(&value, 1, MPI_INT, MPI_PROC_NULL, 28, inter, &requests[3]));
+    for (int round = 0; round < 2; ++round)
+      for (int i = 0; i < 4; ++i) {
+        value = 1000 * round + i;
+        CHECK_MPI(MPI_Start(&requests[i]));
+        CHECK_MPI(MPI_Wait(&requests[i], MPI_STATUS_IGNORE));
+      }
+    for (int i = 0; i < 4; ++i) CHECK_MPI(MPI_Request_free(&requests[i]));
+    CHECK_MPI(MPI_Buffer_detach(&out, &size));
+    free(space);
+  } else if (!low && rank == 1) {
+    int values[3];
+    for (int i = 0; i < 3; ++i)
+      CHECK_MPI(MPI_Recv_init(&values[i], 1, MPI_INT, 0, 25 + i, inter, &requests[i]));
+    for (int round = 0; round < 2; ++round) {
+      for (int i = 0; i < 3; ++i) values[i] = -1;
+      CHECK_MPI(MPI_Startall(3, requests));
+      CHECK_MPI(MPI_Waitall(3, requests, MPI_STATUSES_IGNORE));
+      for (int i = 0; i < 3; ++i)
+        CHECK(values[i] == 1000 * round + i, "persistent round %d: [%d] = %d", round, i,
+              values[i]);
+    }
+    for (int i = 0; i < 3; ++i) CHECK_MPI(MPI_Request_free(&requests[i]));
+  }
+
+  /* A receive nobody sends to, cancelled. */
+  CHECK_MPI(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 99, inter, &request));
+  CHECK_MPI(MPI_Cancel(&request));
+  CHECK_MPI(MPI_Wait(&request, &status));
+  CHECK_MPI(MPI_Test_cancelled(&status, &flag));
+  CHECK(flag, "the receive was not cancelled");
+
+  /* Matched probes: B's rank 0 takes A's second message first. */
+  if (low && rank == 0) {
+    int two[2] = {mine, mine + 5};
+    CHECK_MPI(MPI_Send(&two[0], 1, MPI_INT, 0, 31, inter));
+    CHECK_MPI(MPI_Send(&two[1], 1, MPI_INT, 0, 32, inter));
+  } else if (!low && rank == 0) {
+    MPI_Message second, first;
+    CHECK_MPI(MPI_Mprobe(0, 32, inter, &second, &status));
+    CHECK(status.MPI_SOURCE == 0 && status.MPI_TAG == 32, "mprobe: source %d tag %d",
+          status.MPI_SOURCE, status.MPI_TAG);
+    for (flag = 0; !flag;)
+      CHECK_MPI(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, inter, &flag, &first, &status));
+    CHECK(status.MPI_TAG == 31, "improbe: tag %d", status.MPI_TAG);
+    CHECK_MPI(MPI_Iprobe(0, MPI_ANY_TAG, inter, &flag, MPI_STATUS_IGNORE));
+    CHECK(!flag, "a matched message is still there to probe");
+    CHECK_MPI(MPI_Mrecv(&got, 1, MPI_INT, &second, &status));
+    CHECK(got == their_base + 5 && second == MPI_MESSAGE_NULL, "mrecv: %d", got);
+    CHECK_MPI(MPI_Imrecv(&got, 1, MPI_INT, &first, &request));
+    CHECK_MPI(MPI_Wait(&request, &status));
+    CHECK(got == their_base && status.MPI_TAG == 31, "imrecv: %d tag %d", got, status.MPI_TAG);
+  }
+  CHECK_MPI(MPI_Barrier(inter));
+}
+
+/* Element i of the reduce-scatters' vectors at rank r of a job of base
+ * `base`, and the sum of the other job's (of `n` ranks) at element i. */
+static int rs_value(int base, int r, int i) { return base + 10 * r + i; }
+static int rs_sum(int base, int n, int i) { return n * base + 10 * n * (n - 1) / 2 + n * i; }
+
+/* The collectives added later on the intercommunicator: alltoallw and the
+ * reduce-scatters (A's 2 ranks and B's 3 split a vector of 6), then
+ * nonblocking ones several at a time (an MPI_Ibarrier that a message
+ * overtakes: neither side waits in the barrier before its MPI_Wait) and
+ * persistent ones started twice. */
+static void later_inter_collectives(MPI_Comm inter, int low, int remote) {
+  int rank = world_rank();
+  int base = low ? 100 : 200, their_base = low ? 200 : 100;
+  int in[16], out[16], counts[4], displs[4], rcounts[4], rdispls[4];
+  MPI_Datatype types[4];
+  for (int i = 0; i < 16; ++i) in[i] = -1;
+  for (int r = 0; r < remote; ++r) {
+    out[4 * r] = base * 100 + 10 * rank + r;
+    counts[r] = 1, displs[r] = 4 * r * (int)sizeof(int);
+    rcounts[r] = 1, rdispls[r] = 2 * r * (int)sizeof(int);
+    types[r] = MPI_INT;
+  }
+  CHECK_MPI(MPI_Alltoallw(out, counts, displs, types, in, rcounts, rdispls, types, inter));
+  for (int r = 0; r < remote; ++r)
+    CHECK(in[2 * r] == their_base * 100 + 10 * r + rank, "inter alltoallw: [%d] = %d", 2 * r,
+          in[2 * r]);
+
+  /* Each group's vector of 6 is scattered over the other group: in 3s
+   * over A, in 2s over B (block), and as 1+5 over A, 2+1+3 over B. */
+  int block = low ? 3 : 2, first = block * rank;
+  for (int i = 0; i < 6; ++i) out[i] = rs_value(base, rank, i);
+  CHECK_MPI(MPI_Reduce_scatter_block(out, in, block, MPI_INT, MPI_SUM, inter));
+  for (int i = 0; i < block; ++i)
+    CHECK(in[i] == rs_sum(their_base, remote, first + i), "inter reduce_scatter_block: [%d] = %d",
+          i, in[i]);
+  int a_counts[2] = {1, 5}, b_counts[3] = {2, 1, 3};
+  int *mine = low ? a_counts : b_counts;
+  first = 0;
+  for (int r = 0; r < rank; ++r) first += mine[r];
+  CHECK_MPI(MPI_Reduce_scatter(out, in, mine, MPI_INT, MPI_SUM, inter));
+  for (int i = 0; i < mine[rank]; ++i)
+    CHECK(in[i] == rs_sum(their_base, remote, first + i), "inter reduce_scatter: [%d] = %d", i,
+          in[i]);
+
+  /* Nonblocking, five in flight at once. */
+  MPI_Request requests[6];
+  int token = -1, bcast[2] = {-1, -1}, sum = -1, reduced = -1, all[4] = {-1, -1, -1, -1};
+  CHECK_MPI(MPI_Ibarrier(inter, &requests[0]));
+  if (!low && rank == 0) CHECK_MPI(MPI_Send(&base, 1, MPI_INT, 0, 40, inter));
+  if (low && rank == 0) {
+    CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, 0, 40, inter, MPI_STATUS_IGNORE));
+    CHECK(token == their_base, "a message past an ibarrier: %d", token);
+    bcast[0] = 7, bcast[1] = 8;
+  }
+  CHECK_MPI(MPI_Ibcast(bcast, 2, MPI_INT, root_in_a(low, rank, 0), inter, &requests[1]));
+  int one = base + rank;
+  CHECK_MPI(MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, inter, &requests[2]));
+  CHECK_MPI(MPI_Ireduce(&one, &reduced, 1, MPI_INT, MPI_MAX, root_in_b(low, rank, 2), inter,
+                        &requests[3]));
+  CHECK_MPI(MPI_Iallgather(&one, 1, MPI_INT, all, 1, MPI_INT, inter, &requests[4]));
+  CHECK_MPI(MPI_Waitall(5, requests, MPI_STATUSES_IGNORE));
+  if (!low) CHECK(bcast[0] == 7 && bcast[1] == 8, "inter ibcast: %d %d", bcast[0], bcast[1]);
+  CHECK(sum == remote * their_base + remote * (remote - 1) / 2, "inter iallreduce: %d", sum);
+  if (!low && rank == 2) CHECK(reduced == their_base + remote - 1, "inter ireduce: %d", reduced);
+  for (int r = 0; r < remote; ++r)
+    CHECK(all[r] == their_base + r, "inter iallgather: [%d] = %d", r, all[r]);
+
+#if MPI_VERSION >= 4 || defined(BDMPI)
+  /* Persistent: an allreduce started twice, with a bcast from B between. */
+  MPI_Request persistent[2];
+  int value = 0, total = -1, from_b = -1;
+  CHECK_MPI(MPI_Allreduce_init(&value, &total, 1, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL,
+                               &persistent[0]));
+  CHECK_MPI(MPI_Bcast_init(&from_b, 1, MPI_INT, root_in_b(low, rank, 1), inter, MPI_INFO_NULL,
+                           &persistent[1]));
+  for (int round = 0; round < 2; ++round) {
+    value = base + rank + round;
+    from_b = !low && rank == 1 ? 50 + round : -1;
+    CHECK_MPI(MPI_Startall(2, persistent));
+    CHECK_MPI(MPI_Waitall(2, persistent, MPI_STATUSES_IGNORE));
+    CHECK(total == remote * their_base + remote * (remote - 1) / 2 + remote * round,
+          "inter allreduce_init round %d: %d", round, total);
+    if (low) CHECK(from_b == 50 + round, "inter bcast_init round %d: %d", round, from_b);
+  }
+  CHECK_MPI(MPI_Request_free(&persistent[0]));
+  CHECK_MPI(MPI_Request_free(&persistent[1]));
+#endif
+}
+
+/* The later collectives on the merged communicator: the reduce-scatters
+ * (blocking and nonblocking), nonblocking scans and an in-place
+ * ialltoall, in flight at once. */
+static void later_merged_collectives(MPI_Comm merged) {
+  int size = size_of(merged), at = rank_in(merged);
+  int out[16], in[16], counts[8] = {1, 2, 1, 2, 1, 2, 1, 2};
+  for (int i = 0; i < 2 * size; ++i) out[i] = 100 * at + i;
+  CHECK_MPI(MPI_Reduce_scatter_block(out, in, 2, MPI_INT, MPI_SUM, merged));
+  for (int i = 0; i < 2; ++i)
+    CHECK(in[i] == 100 * size * (size - 1) / 2 + size * (2 * at + i),
+          "merged reduce_scatter_block: [%d] = %d", i, in[i]);
+  int first = 0;
+  for (int r = 0; r < at; ++r) first += counts[r];
+  MPI_Request requests[4];
+  int rs[2] = {-1, -1}, scan = -1, exscan = -1, swapped[8];
+  CHECK_MPI(MPI_Ireduce_scatter(out, rs, counts, MPI_INT, MPI_SUM, merged, &requests[0]));
+  int one_more = at + 1;
+  CHECK_MPI(MPI_Iscan(&one_more, &scan, 1, MPI_INT, MPI_SUM, merged, &requests[1]));
+  CHECK_MPI(MPI_Iexscan(&one_more, &exscan, 1, MPI_INT, MPI_SUM, merged, &requests[2]));
+  for (int r = 0; r < size; ++r) swapped[r] = 10 * at + r;
+  CHECK_MPI(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, swapped, 1, MPI_INT, merged,
+                          &requests[3]));
+  CHECK_MPI(MPI_Waitall(4, requests, MPI_STATUSES_IGNORE));
+  for (int i = 0; i < counts[at]; ++i)
+    CHECK(rs[i] == 100 * size * (size - 1) / 2 + size * (first + i),
+          "merged ireduce_scatter: [%d] = %d", i, rs[i]);
+  CHECK(scan == (at + 1) * (at + 2) / 2, "merged iscan: %d", scan);
+  if (at > 0) CHECK(exscan == at * (at + 1) / 2, "merged iexscan: %d", exscan);
+  for (int r = 0; r < size; ++r)
+    CHECK(swapped[r] == 10 * r + at, "merged ialltoall: [%d] = %d", r, swapped[r]);
+}
+
+/* Communicators made of the merged one (`low_size` ranks of A first):
+ * a split by parity with the keys reversed, used and duplicated (a
+ * communicator of part of the ranks makes another); its group against
+ * MPI_COMM_WORLD's (A's ranks are this job's or not); a communicator of
+ * A's rank 0 and B's last rank made with MPI_Comm_create, one of ranks 1
+ * to 3 made by them (MPI_Comm_create_group), and a split by type. */
+static void merged_communicators(MPI_Comm merged, int low_size) {
+  int size = size_of(merged), at = rank_in(merged);
+  MPI_Comm half, copy;
+  CHECK_MPI(MPI_Comm_split(merged, at % 2, -at, &half));
+  int half_size = size_of(half), expected = (size - at % 2 + 1) / 2;
+  CHECK(half_size == expected, "split: %d ranks, not %d", half_size, expected);
+  CHECK(rank_in(half) == half_size - 1 - at / 2, "split: rank %d at %d", rank_in(half), at);
+  int sum = -1;
+  CHECK_MPI(MPI_Allreduce(&at, &sum, 1, MPI_INT, MPI_SUM, half));
+  int want = 0;
+  for (int r = at % 2; r < size; r += 2) want += r;
+  CHECK(sum == want, "allreduce on the split: %d, not %d", sum, want);
+  CHECK_MPI(MPI_Comm_dup(half, &copy));
+  int from_first = at;
+  CHECK_MPI(MPI_Bcast(&from_first, 1, MPI_INT, 0, copy));
+  CHECK(from_first == (at % 2 == 0 ? (size - 1) / 2 * 2 : (size - 2) / 2 * 2 + 1),
+        "bcast on the split's dup: %d", from_first);
+  CHECK_MPI(MPI_Comm_free(&copy));
+  CHECK_MPI(MPI_Comm_free(&half));
+
+  MPI_Group group, world, pair;
+  CHECK_MPI(MPI_Comm_group(merged, &group));
+  CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  int ranks[8], translated[8];
+  for (int r = 0; r < size; ++r) ranks[r] = r;
+  CHECK_MPI(MPI_Group_translate_ranks(group, size, ranks, world, translated));
+  int a = at < low_size;
+  for (int r = 0; r < size; ++r) {
+    int mine = (r < low_size) == a;
+    int want_rank = !mine ? MPI_UNDEFINED : a ? r : r - low_size;
+    CHECK(translated[r] == want_rank, "merged rank %d in MPI_COMM_WORLD: %d", r, translated[r]);
+  }
+  int ends[2] = {0, size - 1};
+  CHECK_MPI(MPI_Group_incl(group, 2, ends, &pair));
+  MPI_Comm two;
+  CHECK_MPI(MPI_Comm_create(merged, pair, &two));
+  if (at == 0 || at == size - 1) {
+    CHECK(two != MPI_COMM_NULL && size_of(two) == 2 && rank_in(two) == (at != 0),
+          "comm_create: rank %d", two == MPI_COMM_NULL ? -1 : rank_in(two));
+    int got = -1;
+    CHECK_MPI(MPI_Sendrecv(&at, 1, MPI_INT, 1 - rank_in(two), 41, &got, 1, MPI_INT,
+                           1 - rank_in(two), 41, two, MPI_STATUS_IGNORE));
+    CHECK(got == size - 1 - at, "comm_create: got %d", got);
+    CHECK_MPI(MPI_Comm_free(&two));
+  } else {
+    CHECK(two == MPI_COMM_NULL, "comm_create: a communicator outside the group");
+  }
+  /* Ranks 1 to 3 (of both jobs) make one by themselves; then a split by
+   * type (one communicator per job: memory is shared within a job). */
+  int middle[3] = {1, 2, 3};
+  MPI_Group trio;
+  CHECK_MPI(MPI_Group_incl(group, 3, middle, &trio));
+  if (at >= 1 && at <= 3) {
+    MPI_Comm three;
+    CHECK_MPI(MPI_Comm_create_group(merged, trio, 7, &three));
+    CHECK(size_of(three) == 3 && rank_in(three) == at - 1, "create_group: rank %d of %d",
+          rank_in(three), size_of(three));
+    int total = -1;
+    CHECK_MPI(MPI_Allreduce(&at, &total, 1, MPI_INT, MPI_SUM, three));
+    CHECK(total == 1 + 2 + 3, "allreduce on create_group's: %d", total);
+    CHECK_MPI(MPI_Comm_free(&three));
+  }
+  MPI_Comm shared;
+  CHECK_MPI(MPI_Comm_split_type(merged, MPI_COMM_TYPE_SHARED, size - at, MPI_INFO_NULL, &shared));
+  int job_size = a ? low_size : size - low_size, in_job = a ? at : at - low_size;
+  CHECK(size_of(shared) == job_size && rank_in(shared) == job_size - 1 - in_job,
+        "split_type shared: rank %d of %d", rank_in(shared), size_of(shared));
+  CHECK_MPI(MPI_Barrier(shared));
+  CHECK_MPI(MPI_Comm_free(&shared));
+  MPI_Group_free(&trio);
+  MPI_Group_free(&pair);
+  MPI_Group_free(&world);
+  MPI_Group_free(&group);
+}
+
 /* Over `inter` (`low` is A, which accepted): small messages both ways, a
  * receive from any source at rank 0, a large message each way between the
  * ranks 0 at once, an allreduce across the jobs; then a merge, an
@@ -373,6 +705,8 @@ static void exchange(MPI_Comm inter, int low) {
   CHECK_MPI(MPI_Barrier(copy));
   CHECK_MPI(MPI_Comm_free(&copy));
   inter_collectives(inter, low, remote);
+  more_p2p(inter, low);
+  later_inter_collectives(inter, low, remote);
 
   MPI_Comm merged;
   CHECK_MPI(MPI_Intercomm_merge(inter, low ? 0 : 1, &merged));
@@ -389,14 +723,8 @@ static void exchange(MPI_Comm inter, int low) {
           from_last[i]);
   CHECK_MPI(MPI_Barrier(merged));
   merged_collectives(merged);
-#ifdef BDMPI
-  /* BDMPI serves the common collectives between two jobs and refuses the others. */
-  MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
-  int all[8] = {0}, part = 0;
-  int rc = MPI_Reduce_scatter_block(all, &part, 1, MPI_INT, MPI_SUM, merged);
-  CHECK(error_class_of(rc) == MPI_ERR_COMM, "MPI_Reduce_scatter_block between two jobs: class %d",
-        error_class_of(rc));
-#endif
+  later_merged_collectives(merged);
+  merged_communicators(merged, low ? world_size() : remote);
   CHECK_MPI(MPI_Comm_free(&merged));
   CHECK_MPI(MPI_Comm_disconnect(&inter));
 }
@@ -436,11 +764,59 @@ static void peer_dies(int stay) {
   kill_master();
 }
 
+/* `two_jobs grow DIR I`: jobs 0 (2 ranks), 1 and 2 (1 rank each) join
+ * one communicator one job at a time, as MPICH's test/mpi/manual/
+ * testconnect does: job 0 accepts on a port it writes to DIR, a job that
+ * connects is merged in, and the group so far accepts the next job over
+ * the merged communicator (one between jobs, under BDMPI). Then an
+ * allreduce and a split over the four ranks of three jobs. */
+static void grow(int index) {
+  enum { kTotal = 4 };
+  char port[MPI_MAX_PORT_NAME] = "";
+  MPI_Comm comm = MPI_COMM_WORLD, tmp, next;
+  if (index == 0 && world_rank() == 0) {
+    CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, port));
+    write_file("grow.port", port);
+  }
+  if (index > 0) {
+    for (int i = 0; world_rank() == 0 && !read_file("grow.port", port, sizeof port); ++i) {
+      CHECK(i < 1500, "no grow.port");
+      pause_ms(20);
+    }
+    CHECK_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &tmp));
+    CHECK_MPI(MPI_Intercomm_merge(tmp, 1, &comm));
+    CHECK_MPI(MPI_Comm_free(&tmp));
+  }
+  while (size_of(comm) < kTotal) {
+    CHECK_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, comm, &tmp));
+    CHECK_MPI(MPI_Intercomm_merge(tmp, 0, &next));
+    CHECK_MPI(MPI_Comm_free(&tmp));
+    if (comm != MPI_COMM_WORLD) CHECK_MPI(MPI_Comm_free(&comm));
+    comm = next;
+  }
+  int jobs = 0;
+  CHECK_MPI(MPI_Allreduce(&index, &jobs, 1, MPI_INT, MPI_SUM, comm));
+  CHECK(jobs == 0 + 0 + 1 + 2, "allreduce over the three jobs: %d", jobs);
+  MPI_Comm half;
+  CHECK_MPI(MPI_Comm_split(comm, index == 0, 0, &half));
+  CHECK(size_of(half) == 2, "split of the three jobs: %d ranks", size_of(half));
+  CHECK_MPI(MPI_Barrier(half));
+  CHECK_MPI(MPI_Comm_free(&half));
+  CHECK_MPI(MPI_Comm_free(&comm));
+  if (index == 0 && world_rank() == 0) CHECK_MPI(MPI_Close_port(port));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  CHECK(argc == 3, "usage: two_jobs a|b|hold|stay|quit DIR");
+  CHECK(argc == 3 || (argc == 4 && strcmp(argv[1], "grow") == 0),
+        "usage: two_jobs a|b|hold|stay|quit DIR, or two_jobs grow DIR I");
   snprintf(dir, sizeof dir, "%s", argv[2]);
   const char *role = argv[1];
+  if (strcmp(role, "grow") == 0) {
+    grow(atoi(argv[3]));
+    MPI_Finalize();
+    return 0;
+  }
   if (strcmp(role, "stay") == 0 || strcmp(role, "quit") == 0) {
     peer_dies(strcmp(role, "stay") == 0);
     return 1;
