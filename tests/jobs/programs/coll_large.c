@@ -157,11 +157,12 @@ static void test_ialltoall_interleaved(int round) {
  * and end inside pages (an odd offset, with guard ints around), then the
  * buffer checked, rewritten and checked again across a barrier (where a
  * small budget switches the ranks out and in), and sent again: receivers
- * must get the new values, the guards must hold theirs throughout. */
+ * must get the new values, the guards must hold theirs throughout.
+ * Blocks of 128 KiB and 20 bytes: above the window, so lent. */
 static void test_send_buffer_rewritten(int round) {
   enum { kPad = 3, kGuard = -11 };
   int *counts = xmalloc(sizeof(int) * (size_t)size), *displs = xmalloc(sizeof(int) * (size_t)size);
-  for (int r = 0; r < size; ++r) counts[r] = kBlockInts / 4 + 5, displs[r] = r * counts[r];
+  for (int r = 0; r < size; ++r) counts[r] = kBlockInts / 8 + 5, displs[r] = r * counts[r];
   int total = size * counts[0];
   int *buf = xmalloc(sizeof(int) * (size_t)(total + 2 * kPad)), *send = buf + kPad;
   int *recv = xmalloc(sizeof(int) * (size_t)total);
@@ -215,7 +216,7 @@ int main(int argc, char **argv) {
     test_gather_scatter(round);
     test_alltoall_gaps(round);
     test_ialltoall_interleaved(round);
-    test_send_buffer_rewritten(round);
+    if (round == 0) test_send_buffer_rewritten(round);
   }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   CHECK_MPI(MPI_Finalize());
