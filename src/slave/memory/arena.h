@@ -58,7 +58,9 @@ struct AllocResult {
 // A block of at least `bytes` (rounded up to pages), aligned to
 // max(alignment, page size). Zero-filled when fresh; a block recycled
 // from a recent free keeps what it held (`zeroed` false), as glibc's
-// reused chunks do, so calloc must clear it. kUnavailable: the arena could
+// reused chunks do, so calloc must clear it, unless its memory had gone
+// (a switch-out unmapped it or mapped it from the storage file): then it
+// gets fresh memory and is zeroed. kUnavailable: the arena could
 // not be set up or is full (the caller falls back to glibc); kNoSpace: the
 // scratch disk is full (already reported on stderr).
 AllocResult Allocate(std::size_t bytes, std::size_t alignment);

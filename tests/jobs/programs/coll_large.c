@@ -4,7 +4,8 @@
  * alltoallv (uneven blocks), gather, scatter, allgather, alltoall into a
  * receive type with gaps, and a nonblocking alltoall whose ranks make
  * other calls before they wait (an odd rank receives a message its even
- * neighbour sends only after its own wait). Under BDMPI such blocks are
+ * neighbour sends only after its own wait), and a send buffer rewritten
+ * after its alltoallv and sent again. Under BDMPI such blocks are
  * lent: the receiver reads them from the sender's memory (or, with
  * --single-copy off, a refused read or a switched-out sender, through a
  * copy); the results must be the same bit for bit.
@@ -152,6 +153,41 @@ static void test_ialltoall_interleaved(int round) {
   free(recv);
 }
 
+/* The send buffer after the call: an alltoallv from blocks that start
+ * and end inside pages (an odd offset, with guard ints around), then the
+ * buffer checked, rewritten and checked again across a barrier (where a
+ * small budget switches the ranks out and in), and sent again: receivers
+ * must get the new values, the guards must hold theirs throughout.
+ * Blocks of 128 KiB and 20 bytes: above the window, so lent. */
+static void test_send_buffer_rewritten(int round) {
+  enum { kPad = 3, kGuard = -11 };
+  int *counts = xmalloc(sizeof(int) * (size_t)size), *displs = xmalloc(sizeof(int) * (size_t)size);
+  for (int r = 0; r < size; ++r) counts[r] = kBlockInts / 8 + 5, displs[r] = r * counts[r];
+  int total = size * counts[0];
+  int *buf = xmalloc(sizeof(int) * (size_t)(total + 2 * kPad)), *send = buf + kPad;
+  int *recv = xmalloc(sizeof(int) * (size_t)total);
+  for (int k = 0; k < kPad; ++k) buf[k] = buf[kPad + total + k] = kGuard;
+  for (int pass = 0; pass < 2; ++pass) {
+    int tag = round + 8 * pass;  /* what the blocks hold in this pass */
+    if (pass == 0)
+      for (int r = 0; r < size; ++r) fill(send + displs[r], rank, r, counts[r], tag);
+    memset(recv, 0, sizeof(int) * (size_t)total);
+    CHECK_MPI(MPI_Alltoallv(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                            MPI_COMM_WORLD));
+    for (int r = 0; r < size; ++r) {
+      check_block(recv + displs[r], r, rank, counts[r], tag, "alltoallv again");
+      check_block(send + displs[r], rank, r, counts[r], tag, "send buffer after the call");
+    }
+    for (int r = 0; r < size; ++r) fill(send + displs[r], rank, r, counts[r], round + 8);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    for (int r = 0; r < size; ++r)
+      check_block(send + displs[r], rank, r, counts[r], round + 8, "send buffer rewritten");
+  }
+  for (int k = 0; k < kPad; ++k)
+    CHECK(buf[k] == kGuard && buf[kPad + total + k] == kGuard, "guard int %d overwritten", k);
+  free(buf), free(recv), free(counts), free(displs);
+}
+
 /* Rank 0 dies while the last rank may be reading its block. */
 static void die_lending(void) {
   int *mine = xmalloc(sizeof(int) * kBlockInts);
@@ -180,6 +216,7 @@ int main(int argc, char **argv) {
     test_gather_scatter(round);
     test_alltoall_gaps(round);
     test_ialltoall_interleaved(round);
+    if (round == 0) test_send_buffer_rewritten(round);
   }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   CHECK_MPI(MPI_Finalize());
