@@ -48,15 +48,21 @@ bool AllMembersOnThisNode(const CommInfo& comm) {
 // node and all run at once, so each part is written straight into the
 // receive its hub spins on. Every member decides alike: the same node,
 // the same BDMPI_MAY_POLL, the same size (equal type signatures).
-// Measured (docs/collectives.md, "The node engine"): with every rank
-// running, the node engine took a fraction of the masters' fold for a
-// barrier, 8 B and 1 KiB; above the direct path's size (4 KiB) its parts go
-// through the master, each a round trip where the fold makes one.
+// Measured (docs/collectives.md, "The node engine"), 2 ranks with -nr 2:
+// a barrier and an allreduce of 8 B to 4 KiB took 0.01-0.4 of the
+// masters' fold; above the direct path's size (4 KiB) each part goes
+// through the master, a round trip where the fold makes one (8 KiB: 3.4
+// times the fold's time). A bcast's root gives the masters its buffer and
+// goes on, where the node engine's root may wait for a receiver to post:
+// 1 KiB (a message that travels in the direct table's slot) won every time
+// (0.01-0.49), 2-4 KiB only some times (0.37-2.8).
 constexpr std::uint64_t kNodeEngineMaxBytes = 4096;
+constexpr std::uint64_t kNodeBcastMaxBytes = 1024;
 
 bool NodeEngineFits(CollKind kind, const CommInfo& comm, std::uint64_t bytes) {
   if (!EngineServes(CollEngine::kNode, kind) || comm.size < 2) return false;
-  if (bytes > kNodeEngineMaxBytes || bytes > Direct().max_bytes()) return false;
+  std::uint64_t most = kind == CollKind::kBcast ? kNodeBcastMaxBytes : kNodeEngineMaxBytes;
+  if (bytes > most || bytes > Direct().max_bytes()) return false;
   return NodeRanksSpin() && AllMembersOnThisNode(comm);
 }
 
