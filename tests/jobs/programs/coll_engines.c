@@ -15,6 +15,11 @@
  * master), back-to-back calls whose parts must not mix, and parts above
  * the direct path's size (the masters' engine, chosen per call).
  *
+ * With --hold-memory N each rank holds N bytes it touches before each
+ * late call, so that under a small --node-memory the ranks are switched out
+ * in the middle of the node engine's calls; --rounds R back-to-back calls
+ * (default 300).
+ *
  * The tests registered with it force each engine and check, from the log,
  * that it served the call.
  */
@@ -144,12 +149,17 @@ static void nap_ms(int ms) {
 
 enum { kLarge = 1536 }; /* 12 KiB of doubles: above the direct path's 4 KiB */
 
+static char *held;
+static size_t held_bytes;
+static int back_to_back = 300;
+
 static void check_node_engine(MPI_Comm comm, const char *name) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   /* Longer than a spin (1 ms): the others give up their slots meanwhile. */
   for (int late = 0; late < size; ++late) {
+    if (held_bytes > 0) memset(held, late + 1, held_bytes);
     if (rank == late) nap_ms(3);
     CHECK_MPI(MPI_Barrier(comm));
     if (rank == late) nap_ms(3);
@@ -163,7 +173,7 @@ static void check_node_engine(MPI_Comm comm, const char *name) {
     CHECK(value == 900 + late, "%s: late root %d: MPI_Bcast gives %d", name, late, value);
   }
   /* Back to back: a call's parts never land in the next call's receives. */
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < back_to_back; ++i) {
     long mine[2] = {i + rank, (long)rank * i}, all[2] = {-1, -1};
     CHECK_MPI(MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, comm));
     CHECK(all[0] == (long)size * i + size * (size - 1) / 2 &&
@@ -194,6 +204,9 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &mat_type));
   CHECK_MPI(MPI_Type_commit(&mat_type));
   CHECK_MPI(MPI_Op_create(mat_prod, /*commute=*/0, &mat_op));
+  held_bytes = (size_t)arg_ll(argc, argv, "--hold-memory", 0);
+  back_to_back = (int)arg_ll(argc, argv, "--rounds", back_to_back);
+  if (held_bytes > 0) held = xmalloc(held_bytes);
 
   check_collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
   check_node_engine(MPI_COMM_WORLD, "MPI_COMM_WORLD");
@@ -206,6 +219,7 @@ int main(int argc, char **argv) {
   check_node_engine(half, "a half");
   CHECK_MPI(MPI_Comm_free(&half));
 
+  free(held);
   CHECK_MPI(MPI_Op_free(&mat_op));
   CHECK_MPI(MPI_Type_free(&mat_type));
   CHECK_MPI(MPI_Finalize());
