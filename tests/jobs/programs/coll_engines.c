@@ -18,7 +18,7 @@
  * With --hold-memory N each rank holds N bytes it touches before each
  * late call, so that under a small --node-memory the ranks are switched out
  * in the middle of the node engine's calls; --rounds R back-to-back calls
- * (default 300).
+ * (default 100).
  *
  * The tests registered with it force each engine and check, from the log,
  * that it served the call.
@@ -151,7 +151,7 @@ enum { kLarge = 1536 }; /* 12 KiB of doubles: above the direct path's 4 KiB */
 
 static char *held;
 static size_t held_bytes;
-static int back_to_back = 300;
+static int back_to_back = 100;
 
 static void check_node_engine(MPI_Comm comm, const char *name) {
   int rank, size;
