@@ -16,7 +16,8 @@
 #              (--ops may add barrier, and --coll-sizes small sizes)
 #              (alltoall: what each rank sends each rank, as osu_alltoall)
 #
-# BDMPI runs each with -nr 1 and with -nr = ranks; Open MPI under mpirun.
+# BDMPI runs each with -nr 1 and with -nr = ranks (--nr picks others);
+# Open MPI under mpirun.
 # The runs are interleaved (BDMPI -nr 1, -nr N, [a base build's], Open MPI;
 # the order rotates from one repetition to the next) and repeated --reps
 # times; each figure is the median over the repetitions of BDMPI's time /
@@ -52,10 +53,15 @@ Usage: $0 [options]
                        e.g. OUT/bin of an earlier run (a copy with its libbdmpi)
   --base-args STR      bdmpiexec options of the base runs instead of --bdmpiexec-args;
                        without --base-bin, the base is this build with these options
+                       (e.g. --bdmpiexec-args '--coll-engine barrier=node' and
+                       --base-args '--coll-engine barrier=master': two engines
+                       side by side with Open MPI)
   --sizes LIST         point-to-point sizes, or none        (default: 8,1k,64k,1m,4m)
   --coll-sizes LIST    collective sizes                     (default: 1m,4m)
   --ranks LIST         ranks of the collectives             (default: 4,8)
   --ops LIST           collectives, or none                 (default: bcast,allreduce,alltoall)
+  --nr LIST            running slots of the BDMPI runs; "ranks": as many as ranks
+                       (default: 1,ranks; a value above a run's ranks is skipped)
   --fanin yes|no       the fanin rounds on --ranks           (default: yes)
   --flood N|none       the isendflood rounds on --ranks, N Isends per rank per round
                        (default: 64)
@@ -88,6 +94,7 @@ SIZES=
 COLL_SIZES=
 RANKS=
 OPS=bcast,allreduce,alltoall
+NR_LIST=1,ranks
 FANIN=yes
 FLOOD=64
 WINDOW=64
@@ -112,6 +119,7 @@ while (($#)); do
     --coll-sizes) COLL_SIZES=$2; shift 2 ;;
     --ranks) RANKS=$2; shift 2 ;;
     --ops) OPS=$2; shift 2 ;;
+    --nr) NR_LIST=$2; shift 2 ;;
     --fanin) FANIN=$2; shift 2 ;;
     --flood) FLOOD=$2; shift 2 ;;
     --window) WINDOW=$2; shift 2 ;;
@@ -140,6 +148,8 @@ fi
 [[ $FANIN == yes || $FANIN == no ]] || { echo "$0: --fanin takes yes or no" >&2; exit 64; }
 [[ $FLOOD == none || $FLOOD =~ ^[1-9][0-9]*$ ]] || { echo "$0: --flood takes a message count or none" >&2; exit 64; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "$0: --reps takes a positive count" >&2; exit 64; }
+[[ $NR_LIST =~ ^([1-9][0-9]*|ranks)(,([1-9][0-9]*|ranks))*$ ]] ||
+  { echo "$0: --nr takes a list of slot counts or ranks" >&2; exit 64; }
 BIN=${BIN:-$BUILD/bin}
 
 PROGRAMS=(bdmpiexec bdmprun bench_pingpong bench_bw bench_coll bench_fanin
@@ -219,8 +229,14 @@ bdmpi() {
 # starting at a different one in each repetition.
 group_runs() {
   local rep=$1 group=$2 ranks=$3 program=$4; shift 4
-  local variants=(nr1 "nr$ranks" ompi) i v
-  [[ -n $BASE_BIN ]] && variants=(nr1 "nr$ranks" base-nr1 "base-nr$ranks" ompi)
+  local variants=() nrs=() i v n
+  IFS=, read -ra nrs <<<"${NR_LIST//ranks/$ranks}"
+  for n in $(printf '%s\n' "${nrs[@]}" | sort -nu); do
+    ((n <= ranks)) || continue
+    variants+=("nr$n")
+    [[ -n $BASE_BIN ]] && variants+=("base-nr$n")
+  done
+  variants+=(ompi)
   for ((i = 0; i < ${#variants[@]}; ++i)); do
     v=${variants[(i + rep) % ${#variants[@]}]}
     case $v in
@@ -335,8 +351,8 @@ awk -F, -v base="${BASE_BIN:+1}" -v flood="$FLOOD" '
     printf "| --- | --- | --- | --- | --- | --- | --- | --- |%s\n", base ? " --- | --- |" : ""
     for (i = 1; i <= nk; i++) {
       k = keys[i]; split(k, p, SUBSEP); op = p[1]; ranks = p[2]; bytes = p[3]
-      for (q = 1; q <= 2; q++) {
-        nr = q == 1 ? "nr1" : "nr" ranks
+      for (q = 1; q <= 1024; q++) {
+        nr = "nr" q
         if (!((k, nr) in v) && !((k, "base-" nr) in v)) continue
         list = ratios(k, nr, "ompi")
         target = "-"

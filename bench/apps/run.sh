@@ -11,6 +11,8 @@
 #                     [--best 'OPTIONS'] [--repeat N] [--cap SECS]
 #                     [--build DIR] [--best-build DIR] [--app-build DIR]
 #                     [--out DIR] [--work DIR]
+#   bench/apps/run.sh --in-memory [--ranks LIST] [--apps LIST] [--repeat N]
+#                     [--cap SECS] [--build DIR] [--base-build DIR] [--out DIR]
 #
 #   --src DIR         where the fetched sources are, one directory per
 #                     application named LULESH, CoMD, miniFE, hpcg, graph500
@@ -39,6 +41,14 @@
 #                     <--src>/build; outside the repository)
 #   --out DIR         results (default bench/apps/results/<date>)
 #   --work DIR        swap file, scratch and run directories (default /var/tmp)
+#   --in-memory       instead: each application at a small size on each of
+#                     --ranks (default 2,4), every rank running: bdmpiexec
+#                     -nr <ranks> against mpirun, interleaved --repeat times
+#                     (default 3), answers checked against mpirun's, the
+#                     ratio of solve times (no root, cgroup or swap; LULESH
+#                     needs a cube of ranks: 1 or 8); --base-build DIR adds
+#                     that tree's bdmpiexec and wrappers (say main's) as a
+#                     third variant
 #
 # Every application runs with 8 ranks. Per size: the reference (mpirun, no
 # memory limit), then, in the cgroup of --limit, interleaved: bdmpi
@@ -78,6 +88,10 @@ best_build=""
 app_build=""
 out=""
 work_parent=/var/tmp
+in_memory=0
+mem_ranks_text=2,4
+base_build=""
+repeat_given=0
 while (($#)); do
   case $1 in
     --src) src=${2?--src needs a value}; shift 2 ;;
@@ -91,7 +105,10 @@ while (($#)); do
     --sizes) sizes_text=${2?--sizes needs a value}; shift 2 ;;
     --modes) modes_text=${2?--modes needs a value}; shift 2 ;;
     --best) best=${2?--best needs a value}; shift 2 ;;
-    --repeat) repeat=${2?--repeat needs a value}; shift 2 ;;
+    --repeat) repeat=${2?--repeat needs a value}; repeat_given=1; shift 2 ;;
+    --in-memory) in_memory=1; shift ;;
+    --ranks) mem_ranks_text=${2?--ranks needs a value}; shift 2 ;;
+    --base-build) base_build=${2?--base-build needs a value}; shift 2 ;;
     --cap) cap=${2?--cap needs a value}; shift 2 ;;
     --build) build=${2?--build needs a value}; shift 2 ;;
     --best-build) best_build=${2?--best-build needs a value}; shift 2 ;;
@@ -123,8 +140,10 @@ done
 [[ -n $out ]] || out=$repo/bench/apps/results/$(date -u +%Y-%m-%d)
 case $(readlink -f "$app_build") in "$repo"/*) die "--app-build must be outside the repository (nothing third-party goes into the tree)" ;; esac
 
-ooc_check_host
-ooc_need_gnuplot
+if ((!in_memory)); then
+  ooc_check_host
+  ooc_need_gnuplot
+fi
 command -v python3 >/dev/null || die "python3 not found (it reads the run reports)"
 ompi_cc=/usr/bin/mpicc ompi_cxx=/usr/bin/mpicxx ompi_run=/usr/bin/mpirun
 for t in "$ompi_cc" "$ompi_cxx" "$ompi_run"; do
@@ -164,6 +183,7 @@ build_app() {
   case $kind in
     bdmpi) cc=$bin/bdmpicc cxx=$bin/bdmpicxx ;;
     best) cc=$best_bin/bdmpicc cxx=$best_bin/bdmpicxx ;;
+    base) cc=$base_build/bin/bdmpicc cxx=$base_build/bin/bdmpicxx ;;
     *) cc=$ompi_cc cxx=$ompi_cxx ;;
   esac
   mkdir -p "$dir/$app-$kind"
@@ -299,6 +319,174 @@ tolerance() {
     graph500) echo 0 ;;    # edge counts: exact
   esac
 }
+
+# ---------------------------------------------------------------- in memory
+# --in-memory: small sizes, every rank running, BDMPI against Open MPI.
+# in_memory_args APP RANKS: sets args and ok_ranks (0: the application
+# cannot run on RANKS ranks).
+in_memory_args() {
+  local app=$1 n=$2
+  ok_ranks=1
+  case $app in
+    lulesh) args=(-s 20 -i 60); [[ $n == 1 || $n == 8 ]] || ok_ranks=0 ;;
+    comd) # a 2-by-(n/2) grid of ranks, 4 x 24^3 atoms
+      ((n % 2 == 0)) || ok_ranks=0
+      args=(-i 2 -j $((n / 2)) -k 1 -x 24 -y 24 -z 24 -N 20 -n 5) ;;
+    minife) args=(-nx 48 -ny 48 -nz 48) ;;
+    hpcg) args=(--nx=16 --ny=16 --nz=16 --rt=1) ;;
+    graph500) args=(13 16) ;;
+  esac
+}
+# relative difference within tolerance REL[:FLOOR]
+answers_agree() {
+  awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {
+    n = split(t, p, ":"); rel = p[1] + 0; floor = n > 1 ? p[2] + 0 : 0
+    if (a == b) exit 0
+    if (a !~ /^[-+0-9.eE]+$/ || b !~ /^[-+0-9.eE]+$/) exit 1
+    x = a + 0; y = b + 0; d = x - y; if (d < 0) d = -d
+    if (x < 0) x = -x; if (y < 0) y = -y
+    if (floor > 0 && x < floor && y < floor) exit 0
+    m = x > y ? x : y
+    exit !(m > 0 && d / m <= rel) }'
+}
+if ((in_memory)); then
+  ((repeat_given)) || repeat=3
+  IFS=, read -r -a mem_ranks <<<"$mem_ranks_text"
+  for n in "${mem_ranks[@]}"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "--ranks takes rank counts, not '$n'"; done
+  if [[ -n $base_build ]]; then
+    for t in bdmpicc bdmpicxx bdmpiexec bdmprun; do
+      [[ -x $base_build/bin/$t ]] || die "--base-build: $base_build/bin/$t not found"
+    done
+  fi
+  mkdir -p "$out/logs" "$work_parent" || die "cannot create $out or $work_parent"
+  work=$(mktemp -d "$work_parent/bdmpi-apps-mem.XXXXXX") || die "mktemp in $work_parent failed"
+  job_prefix=appsm$$r
+  mem_cleanup() {
+    local rc=$?
+    find /dev/shm /dev/mqueue -maxdepth 1 -name "*bdmpi-$job_prefix*" -exec rm -rf {} + 2>/dev/null
+    rm -rf "$work"
+    exit "$rc"
+  }
+  trap mem_cleanup EXIT
+  trap 'say "interrupted"; exit 130' INT
+  trap 'say "terminated"; exit 143' TERM
+  kinds=(bdmpi ompi)
+  [[ -n $base_build ]] && kinds+=(base)
+  run_apps=()
+  for app in "${apps[@]}"; do
+    s=$(src_of "$app")
+    [[ -d $s ]] || { say "skipped $app: no source at $s"; continue; }
+    ok=1
+    for kind in "${kinds[@]}"; do
+      say "building $app.$kind from $s (unless up to date)"
+      build_app "$app" "$kind" "$app_build" || { say "skipped $app: build with $kind failed: $app_build/$app-$kind/build.log"; ok=0; break; }
+      cp "$app_build/$app.$kind" "$work/" || ok=0
+    done
+    ((ok)) && run_apps+=("$app")
+  done
+  ((${#run_apps[@]})) || die "nothing to run"
+  records=$out/in_memory.tsv
+  printf 'app\tranks\tvariant\trep\tstatus\twall\ts_per_iter\tanswer\n' >"$records"
+  load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+  failed=0 njobs=0
+  for app in "${run_apps[@]}"; do
+    for n in "${mem_ranks[@]}"; do
+      in_memory_args "$app" "$n"
+      ((ok_ranks)) || { say "$app: not on $n ranks"; continue; }
+      variants=(bdmpi ompi)
+      [[ -n $base_build ]] && variants+=(base)
+      for ((r = 1; r <= repeat; r++)); do
+        for ((i = 0; i < ${#variants[@]}; i++)); do
+          v=${variants[(i + r) % ${#variants[@]}]}
+          tag=$app.np$n.$v.$r
+          dir=$work/run-$tag
+          mkdir -p "$dir"
+          ((++njobs))
+          case $v in
+            ompi) cmd=("$ompi_run" --allow-run-as-root --oversubscribe -np "$n" "$work/$app.ompi") ;;
+            bdmpi) cmd=("$bin/bdmpiexec" -ns "$n" -nr "$n" --job-id "$job_prefix$njobs" "$work/$app.bdmpi") ;;
+            base) cmd=("$base_build/bin/bdmpiexec" -ns "$n" -nr "$n" --job-id "$job_prefix$njobs" "$work/$app.base") ;;
+          esac
+          printf '%s\n' "${cmd[*]} ${args[*]}" >"$out/logs/$tag.cmd"
+          t0=$EPOCHREALTIME
+          # Each line behind a first field, where the out-of-core runs have
+          # their time stamps (parse_run counts fields so).
+          (cd "$dir" && timeout -k 5 "$cap" "${cmd[@]}" "${args[@]}") 2>"$out/logs/$tag.err" |
+            sed 's/^/- /' >"$out/logs/$tag.out"
+          rc=${PIPESTATUS[0]}
+          wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+          read -r solve answer iters verified <<<"$(parse_run "$app" "$dir" "$out/logs/$tag.out")"
+          # Seconds per iteration: HPCG's --rt runs as many CG sets as fit
+          # its time, so only the time per iteration compares. (Graph500
+          # names its 64 BFS runs on stderr.)
+          [[ $app == graph500 && $iters == - ]] && iters=64
+          solve=${solve#(}  # LULESH's "(0.44 overall)"
+          [[ $solve != - && $iters =~ ^[0-9]+$ && $iters -gt 0 ]] &&
+            solve=$(awk -v t="$solve" -v n="$iters" 'BEGIN { printf "%.6g", t / n }')
+          for f in "$dir"/*.yaml "$dir"/*.txt; do [[ -f $f ]] && cp "$f" "$out/logs/$tag.${f##*/}"; done
+          rm -rf "$dir"
+          status=ok
+          if ((rc != 0)); then status="failed(rc=$rc)"
+          elif [[ $answer == - || $verified == no ]]; then status="failed(answer=$answer,verified=$verified)"; fi
+          [[ $status == ok ]] || failed=$((failed + 1))
+          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$n" "$v" "$r" "$status" "$wall" "$solve" "$answer" >>"$records"
+          say "$tag: $status, wall ${wall}s, solve ${solve}s, answer $answer"
+        done
+      done
+    done
+  done
+  load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+  # Per application and ranks: the median over the repetitions of the
+  # per-repetition ratio of solve times (BDMPI / Open MPI: a speed of
+  # 1 / ratio), with its spread; answers against Open MPI's of the same
+  # repetition.
+  {
+    echo "Command: \`bench/apps/run.sh --in-memory --ranks $mem_ranks_text --apps $apps_text --repeat $repeat${base_build:+ --base-build $base_build}\`; commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null); $(nproc) cores; load average at start $load_start, at end $load_end."
+    echo
+    echo "| app | ranks | BDMPI (ms per iteration) | Open MPI (ms per iteration) | BDMPI / Open MPI time | speed (Open MPI = 1) | answers |${base_build:+ base / Open MPI | new / base |}"
+    echo "| --- | --- | --- | --- | --- | --- | --- |${base_build:+ --- | --- |}"
+    for app in "${run_apps[@]}"; do
+      tol=$(tolerance "$app")
+      for n in "${mem_ranks[@]}"; do
+        agree=yes
+        for ((r = 1; r <= repeat; r++)); do
+          ref=$(awk -F'\t' -v a="$app" -v n="$n" -v r="$r" '$1 == a && $2 == n && $3 == "ompi" && $4 == r { print $8 }' "$records")
+          [[ -n $ref ]] || continue
+          for v in bdmpi base; do
+            got=$(awk -F'\t' -v a="$app" -v n="$n" -v r="$r" -v v="$v" '$1 == a && $2 == n && $3 == v && $4 == r { print $8 }' "$records")
+            [[ -z $got ]] || answers_agree "$got" "$ref" "$tol" || { agree="no ($v rep $r: $got vs $ref)"; failed=$((failed + 1)); }
+          done
+        done
+        awk -F'\t' -v a="$app" -v n="$n" -v agree="$agree" -v base="${base_build:+1}" '
+          function med(list,   k, x, i, j, t) {
+            k = split(list, x, " ")
+            for (i = 2; i <= k; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] > t; j--) x[j + 1] = x[j]; x[j + 1] = t }
+            lo = x[1]; hi = x[k]; return k ? x[int((k + 1) / 2)] : ""
+          }
+          function ratios(num, den,   r, l) {
+            l = ""
+            for (r = 1; r <= reps; r++) if ((num, r) in t && (den, r) in t && t[den, r] > 0) l = l " " t[num, r] / t[den, r]
+            return l
+          }
+          function shown(l,   m) { if (l == "") return "n/a"; m = med(l); return sprintf("%.2f (%.2f-%.2f)", m, lo, hi) }
+          function speed(l,   m) { if (l == "") return "n/a"; m = med(l); return sprintf("%.2f (%.2f-%.2f)", 1 / m, 1 / hi, 1 / lo) }
+          $1 == a && $2 == n && $5 == "ok" && $7 != "-" { t[$3, $4] = $7; s[$3] = s[$3] " " $7; if ($4 > reps) reps = $4 }
+          END {
+            if (reps == 0) { printf "| %s | %s | failed | | | | |\n", a, n; exit }
+            printf "| %s | %s | %s | %s | %s | %s | %s |", a, n, s["bdmpi"] == "" ? "n/a" : sprintf("%.4g", 1000 * med(s["bdmpi"])),
+              s["ompi"] == "" ? "n/a" : sprintf("%.4g", 1000 * med(s["ompi"])), shown(ratios("bdmpi", "ompi")),
+              speed(ratios("bdmpi", "ompi")), agree
+            if (base) printf " %s | %s |", shown(ratios("base", "ompi")), shown(ratios("bdmpi", "base"))
+            printf "\n"
+          }' "$records"
+      done
+    done
+  } >"$out/in_memory.md"
+  cat "$out/in_memory.md"
+  say "results in $out (in_memory.md, in_memory.tsv, logs/)"
+  ((failed == 0)) || exit 1
+  exit 0
+fi
 
 # ---------------------------------------------------------------- setup
 data_large=$(awk -v l="$limit" -v f="$factor" 'BEGIN { printf "%.0f", l * f }')

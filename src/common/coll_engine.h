@@ -16,7 +16,8 @@
 //   node        barrier, bcast, allreduce as point-to-point messages that
 //               take the direct path between running ranks of a node, rank 0
 //               (the root) folding in rank order (slave/coll/node_coll.h);
-//               only when forced
+//               by default for small parts when every member is on the
+//               node and every rank of the node runs on a core of its own
 //
 // docs/collectives.md, "Which engine serves a call", says when each is
 // chosen and why.

@@ -29,12 +29,14 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
   if (comm.cross) return CrossBcast(comm, buffer, count, datatype, root);
-  CollEngine engine = SelectEngine(CollKind::kBcast, comm).engine;
+  // On an intercommunicator the ranks that pass MPI_PROC_NULL need pass no
+  // valid datatype: its plan checks what counts.
+  std::uint64_t bytes = comm.inter ? 0 : WireBytes(count, datatype);
+  CollEngine engine = SelectEngine(CollKind::kBcast, comm, false, bytes).engine;
   if (engine == CollEngine::kInter)
     return RunBlocking(InterBcastPlan(buffer, count, datatype, root, comm));
   if (engine == CollEngine::kSchedule)
     return RunBlocking(BcastPlan(buffer, count, datatype, root, comm_handle));
-  std::uint64_t bytes = WireBytes(count, datatype);
   CheckRoot(comm, root);
   if (engine == CollEngine::kNode) return NodeBcast(buffer, count, datatype, root, comm);
   if (comm.size == 1) return;

@@ -8,6 +8,8 @@
 // ones always run their schedules.
 #pragma once
 
+#include <cstdint>
+
 #include "common/coll_engine.h"
 #include "slave/runtime/objects.h"
 
@@ -19,11 +21,13 @@ struct EngineChoice {
 };
 
 // The engine for a call of `kind` on `comm`; `user_op`: its operation is
-// user-defined (the masters apply only predefined ones). A forced engine
+// user-defined (the masters apply only predefined ones); `bytes`: the
+// data of one rank's part (wire bytes; 0 for a barrier). A forced engine
 // that cannot serve this call gives way to the default, and the reason
 // says so. Logs the choice (debug, category coll). Throws Error(kErrArg)
 // for a BDMPI_COLL_ENGINE that does not parse (set by hand: bdmpiexec
 // checks its own).
-EngineChoice SelectEngine(CollKind kind, const CommInfo& comm, bool user_op = false);
+EngineChoice SelectEngine(CollKind kind, const CommInfo& comm, bool user_op = false,
+                          std::uint64_t bytes = 0);
 
 }  // namespace bdmpi

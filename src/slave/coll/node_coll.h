@@ -1,9 +1,7 @@
-// The node engine (common/coll_engine.h; only when forced, --coll-engine:
-// measured no faster than the masters' fold yet, slave/coll/engine.cpp):
-// barriers, broadcasts and allreduces among ranks of a node that run at
-// once, as
-// point-to-point messages on the communicator's collective twin, so that
-// they take the direct path (slave/p2p/direct_path.h): a member writes its
+// The node engine (common/coll_engine.h; when slave/coll/engine.cpp's
+// rule chooses it, or forced): barriers, broadcasts and allreduces among
+// ranks of a node that run at once, as point-to-point messages on the
+// communicator's collective twin, so that they take the direct path (slave/p2p/direct_path.h): a member writes its
 // part straight into the receive the hub has published, and the hub writes
 // the answer into each member's, without the master. Rank 0 (a broadcast's
 // root) is the hub: every other member sends it its part, it folds the

@@ -103,7 +103,9 @@ void Allreduce(const void* send, void* recv, int count, MPI_Datatype datatype,
   const CommInfo& comm = LookupComm(comm_handle);
   if (comm.cross) return CrossAllreduce(comm, send, recv, count, datatype, op);
   bool user_op = !comm.inter && UserDefined(count, datatype, op);
-  CollEngine engine = SelectEngine(CollKind::kAllreduce, comm, user_op).engine;
+  CollEngine engine =
+      SelectEngine(CollKind::kAllreduce, comm, user_op, comm.inter ? 0 : WireBytes(count, datatype))
+          .engine;
   if (engine == CollEngine::kInter)
     return RunBlocking(InterAllreducePlan(send, recv, count, datatype, op, comm));
   if (engine == CollEngine::kSchedule) {

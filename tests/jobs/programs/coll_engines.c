@@ -9,10 +9,22 @@
  *   2x2 matrix products mod a prime, right only in rank order),
  *   MPI_Scan and MPI_Exscan (the same two operations).
  *
+ * Then the node engine's cases (it serves small barriers, bcasts and
+ * allreduces among running ranks of one node by default): a member that
+ * comes late to each call (the others' spins time out and they wait at the
+ * master), back-to-back calls whose parts must not mix, and parts above
+ * the direct path's size (the masters' engine, chosen per call).
+ *
+ * With --hold-memory N each rank holds N bytes it touches before each
+ * late call, so that under a small --node-memory the ranks are switched out
+ * in the middle of the node engine's calls; --rounds R back-to-back calls
+ * (default 100).
+ *
  * The tests registered with it force each engine and check, from the log,
  * that it served the call.
  */
 #include <mpi.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -130,22 +142,84 @@ static void check_collectives(MPI_Comm comm, const char *name) {
             "%s: MPI_Exscan(user op): element %d out of rank order", name, i);
 }
 
+static void nap_ms(int ms) {
+  struct timespec t = {0, ms * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+enum { kLarge = 1536 }; /* 12 KiB of doubles: above the direct path's 4 KiB */
+
+static char *held;
+static size_t held_bytes;
+static int back_to_back = 100;
+
+static void check_node_engine(MPI_Comm comm, const char *name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  /* Longer than a spin (1 ms): the others give up their slots meanwhile. */
+  for (int late = 0; late < size; ++late) {
+    if (held_bytes > 0) memset(held, late + 1, held_bytes);
+    if (rank == late) nap_ms(3);
+    CHECK_MPI(MPI_Barrier(comm));
+    if (rank == late) nap_ms(3);
+    int sum = rank + late, got = -1;
+    CHECK_MPI(MPI_Allreduce(&sum, &got, 1, MPI_INT, MPI_SUM, comm));
+    CHECK(got == size * (size - 1) / 2 + size * late, "%s: late rank %d: MPI_Allreduce gives %d",
+          name, late, got);
+    if (rank == late) nap_ms(3);
+    int value = rank == late ? 900 + late : -1;
+    CHECK_MPI(MPI_Bcast(&value, 1, MPI_INT, late, comm));
+    CHECK(value == 900 + late, "%s: late root %d: MPI_Bcast gives %d", name, late, value);
+  }
+  /* Back to back: a call's parts never land in the next call's receives. */
+  for (int i = 0; i < back_to_back; ++i) {
+    long mine[2] = {i + rank, (long)rank * i}, all[2] = {-1, -1};
+    CHECK_MPI(MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, comm));
+    CHECK(all[0] == (long)size * i + size * (size - 1) / 2 &&
+              all[1] == (long)i * (size * (size - 1) / 2),
+          "%s: MPI_Allreduce %d gives %ld %ld", name, i, all[0], all[1]);
+    int value = rank == i % size ? i : -1;
+    CHECK_MPI(MPI_Bcast(&value, 1, MPI_INT, i % size, comm));
+    CHECK(value == i, "%s: MPI_Bcast %d gives %d", name, i, value);
+    if (i % 7 == 0) CHECK_MPI(MPI_Barrier(comm));
+  }
+  /* Above the direct path's size, then small again. */
+  static double big[kLarge], sum_big[kLarge];
+  for (int i = 0; i < kLarge; ++i) big[i] = rank + i;
+  CHECK_MPI(MPI_Allreduce(big, sum_big, kLarge, MPI_DOUBLE, MPI_SUM, comm));
+  for (int i = 0; i < kLarge; ++i)
+    CHECK(sum_big[i] == (double)size * (size - 1) / 2 + (double)size * i,
+          "%s: MPI_Allreduce of %d doubles: element %d is %g", name, kLarge, i, sum_big[i]);
+  CHECK_MPI(MPI_Bcast(big, kLarge, MPI_DOUBLE, size - 1, comm));
+  for (int i = 0; i < kLarge; ++i)
+    CHECK(big[i] == size - 1 + i, "%s: MPI_Bcast of %d doubles: element %d is %g", name, kLarge, i,
+          big[i]);
+  CHECK_MPI(MPI_Barrier(comm));
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &mat_type));
   CHECK_MPI(MPI_Type_commit(&mat_type));
   CHECK_MPI(MPI_Op_create(mat_prod, /*commute=*/0, &mat_op));
+  held_bytes = (size_t)arg_ll(argc, argv, "--hold-memory", 0);
+  back_to_back = (int)arg_ll(argc, argv, "--rounds", back_to_back);
+  if (held_bytes > 0) held = xmalloc(held_bytes);
 
   check_collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+  check_node_engine(MPI_COMM_WORLD, "MPI_COMM_WORLD");
   /* The upper and lower halves, ranked in reverse. */
   int rank = world_rank(), size = world_size();
   MPI_Comm half;
   CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, size - rank, &half));
   MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN);
   check_collectives(half, "a half");
+  check_node_engine(half, "a half");
   CHECK_MPI(MPI_Comm_free(&half));
 
+  free(held);
   CHECK_MPI(MPI_Op_free(&mat_op));
   CHECK_MPI(MPI_Type_free(&mat_type));
   CHECK_MPI(MPI_Finalize());
