@@ -42,8 +42,10 @@ const std::string& OwnJob() {
 }  // namespace
 
 int CrossJobColor() {
-  std::uint32_t hash = 2166136261u;  // FNV-1a of the job id
-  for (unsigned char c : OwnJob()) hash = (hash ^ c) * 16777619u;
+  // FNV-1a of the job id and the node: a job's nodes share no memory.
+  std::string key = OwnJob() + '/' + std::to_string(Runtime::Instance()->node());
+  std::uint32_t hash = 2166136261u;
+  for (unsigned char c : key) hash = (hash ^ c) * 16777619u;
   return static_cast<int>(hash & 0x3fffffffu);
 }
 
@@ -105,30 +107,45 @@ int KnockAt(const std::string& port, std::uint64_t tag) {
 
 namespace {
 
-// The group sizes and jobs the roots swap; `nodes`: the job's node count.
+// The group sizes and jobs the roots swap.
 struct GroupCard {
   char job[64] = {};
   std::int32_t size = 0;
-  std::int32_t nodes = 0;
 };
 
-// The mesh's sockets are a host's: only jobs of one node each are linked,
-// refused at both ends (each root sees both cards) before anything waits.
-std::string Refusal(const GroupCard& ours, const GroupCard& theirs) {
-  for (const GroupCard* card : {&ours, &theirs})
-    if (card->nodes != 1)
-      return "job " + std::string(card->job) + " runs on " + std::to_string(card->nodes) +
-             " nodes; BDMPI connects two jobs of one node each (its ranks link the jobs "
-             "over Unix sockets of one host)";
-  return {};
-}
-
 // What each rank of the two groups tells all others when they link: the
-// name of its listening socket and who it is.
+// name of its listening socket, who it is, and where its sockets are
+// reached from (SocketPlace) on which host.
 struct LinkEntry {
   char name[kSocketNameBytes] = {};
   RankCard card;
+  char place[64] = {};
+  char host[64] = {};
 };
+
+std::string LinkEntryText(const char* field, std::size_t size) {
+  return std::string(field, strnlen(field, size));
+}
+
+// The mesh's sockets have abstract names, which reach the processes of
+// one host and network namespace only; the nodes of a job may be
+// anywhere. Two groups with a rank elsewhere are refused at both ends
+// (each root sees every entry) before anything waits.
+std::string Refusal(const std::vector<LinkEntry>& all) {
+  const LinkEntry& first = all.front();
+  for (const LinkEntry& entry : all) {
+    if (std::strncmp(entry.place, first.place, sizeof entry.place) == 0) continue;
+    auto who = [](const LinkEntry& at) {
+      return "rank " + std::to_string(at.card.rank) + " of job " +
+             LinkEntryText(at.card.job, sizeof at.card.job) + " runs on host " +
+             LinkEntryText(at.host, sizeof at.host);
+    };
+    return who(entry) + " and " + who(first) +
+           ", in another host's or network namespace's reach; BDMPI links two jobs whose "
+           "ranks all run on one host (they carry the messages over its Unix sockets)";
+  }
+  return {};
+}
 
 // Processes of other jobs in groups (MPI_Comm_group, ...): an identity of
 // the rank's own above every job rank, one per job and job rank, so that
@@ -277,6 +294,8 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   LinkEntry entry;
   std::memcpy(entry.name, own_name.data(), own_name.size());
   entry.card = OwnCard();
+  std::strncpy(entry.place, SocketPlace().c_str(), sizeof entry.place - 1);
+  std::strncpy(entry.host, SocketHostName().c_str(), sizeof entry.host - 1);
   std::vector<LinkEntry> entries(rank == root ? static_cast<std::size_t>(size) : 0);
   Gather(&entry, sizeof entry, MPI_BYTE, entries.data(), sizeof entry, MPI_BYTE, root, comm);
 
@@ -288,7 +307,6 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     GroupCard ours;
     std::strncpy(ours.job, OwnJob().c_str(), sizeof ours.job - 1);
     ours.size = size;
-    ours.nodes = Runtime::Instance()->layout().nnodes();
     auto write_ours = [&] {
       WriteFully(link, &ours, sizeof ours, what);
       WriteFully(link, entries.data(), entries.size() * sizeof(LinkEntry), what);
@@ -302,11 +320,11 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     std::vector<LinkEntry> their_entries(static_cast<std::size_t>(theirs.size));
     ReadFully(link, their_entries.data(), their_entries.size() * sizeof(LinkEntry), what);
     if (!accepting) write_ours();
-    refused = Refusal(ours, theirs);
-    if (!refused.empty()) theirs.size = 0;
     all = accepting ? entries : their_entries;
     const std::vector<LinkEntry>& second = accepting ? their_entries : entries;
     all.insert(all.end(), second.begin(), second.end());
+    refused = Refusal(all);
+    if (!refused.empty()) theirs.size = 0;
   }
   Bcast(&theirs, sizeof theirs, MPI_BYTE, root, comm);
   if (theirs.size == 0) {

@@ -77,8 +77,8 @@ int KnockAt(const std::string& port, std::uint64_t tag);
 // intercommunicator. `accepting`: this group comes first in the mesh.
 MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm);
 
-// A colour (MPI_Comm_split) of this rank's job, the same at every rank of
-// the job and another at other jobs'.
+// A colour (MPI_Comm_split) of this rank's job and node, the same at
+// every rank of the job's node and another at other nodes' and jobs'.
 int CrossJobColor();
 
 // The communicator when it is one between two jobs, else nullptr.

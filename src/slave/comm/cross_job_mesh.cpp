@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -92,6 +93,32 @@ bool SameUser(int fd) {
   ucred cred{};
   socklen_t length = sizeof cred;
   return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 && cred.uid == geteuid();
+}
+
+const std::string& SocketPlace() {
+  static const std::string place = [] {
+    // The init namespace's inode is the same on every host: the boot id
+    // tells hosts apart.
+    std::string boot = "unknown-boot";
+    if (std::FILE* file = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+      char id[64] = {};
+      if (std::fgets(id, sizeof id, file) != nullptr) boot.assign(id, std::strcspn(id, "\n"));
+      std::fclose(file);
+    }
+    struct stat net {};
+    if (stat("/proc/self/ns/net", &net) != 0) return boot;
+    return boot + "/net:" + std::to_string(net.st_ino);
+  }();
+  return place;
+}
+
+const std::string& SocketHostName() {
+  static const std::string name = [] {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0) return std::string("?");
+    return std::string(host);
+  }();
+  return name;
 }
 
 int AcceptFrom(int listener, const std::vector<int>& watched, const char* what) {

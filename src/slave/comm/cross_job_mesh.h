@@ -36,6 +36,11 @@ UniqueFd Listen(const std::string& name);
 int Dial(const std::string& name);
 // Whether the process at the other end of `fd` is this user's.
 bool SameUser(int fd);
+// Where this process's abstract names are reached from: the host's boot
+// id and the process's network namespace (processes of one reach each
+// other's sockets, others do not); and the host's name, for messages.
+const std::string& SocketPlace();
+const std::string& SocketHostName();
 // A connection the listener took (waiting for it), or -1. A socket of
 // `watched` that ends meanwhile is kErrOther.
 int AcceptFrom(int listener, const std::vector<int>& watched, const char* what);
