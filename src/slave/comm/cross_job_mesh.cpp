@@ -128,20 +128,44 @@ const std::string& SocketHostName() {
   return name;
 }
 
-UniqueFd ListenTcp(std::string* endpoint) {
-  endpoint->clear();
+namespace {
+
+// The address other hosts reach this one at: its default route's source
+// (a UDP socket "connected" to a routable address sends nothing), else
+// the first address of an interface that is up, but loopback; empty when
+// there is none. Bridges such as docker0 come first in the list on many
+// hosts and carry the same address on every one, hence the route first.
+std::string HostTcpAddress() {
+  UniqueFd probe(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  sockaddr_in routed{};
+  routed.sin_family = AF_INET;
+  routed.sin_port = htons(9);
+  inet_pton(AF_INET, "192.0.2.1", &routed.sin_addr);  // TEST-NET-1: never answers
+  socklen_t length = sizeof routed;
+  char text[INET_ADDRSTRLEN] = {};
+  if (probe && connect(probe.get(), reinterpret_cast<sockaddr*>(&routed), length) == 0 &&
+      getsockname(probe.get(), reinterpret_cast<sockaddr*>(&routed), &length) == 0 &&
+      routed.sin_addr.s_addr != htonl(INADDR_ANY) &&
+      inet_ntop(AF_INET, &routed.sin_addr, text, sizeof text) != nullptr)
+    return text;
   std::string address;
   ifaddrs* list = nullptr;
-  if (getifaddrs(&list) == 0) {
-    for (ifaddrs* at = list; at != nullptr && address.empty(); at = at->ifa_next) {
-      if (at->ifa_addr == nullptr || at->ifa_addr->sa_family != AF_INET) continue;
-      if ((at->ifa_flags & IFF_UP) == 0 || (at->ifa_flags & IFF_LOOPBACK) != 0) continue;
-      char text[INET_ADDRSTRLEN] = {};
-      const auto* in = reinterpret_cast<const sockaddr_in*>(at->ifa_addr);
-      if (inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) != nullptr) address = text;
-    }
-    freeifaddrs(list);
+  if (getifaddrs(&list) != 0) return address;
+  for (ifaddrs* at = list; at != nullptr && address.empty(); at = at->ifa_next) {
+    if (at->ifa_addr == nullptr || at->ifa_addr->sa_family != AF_INET) continue;
+    if ((at->ifa_flags & IFF_UP) == 0 || (at->ifa_flags & IFF_LOOPBACK) != 0) continue;
+    const auto* in = reinterpret_cast<const sockaddr_in*>(at->ifa_addr);
+    if (inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) != nullptr) address = text;
   }
+  freeifaddrs(list);
+  return address;
+}
+
+}  // namespace
+
+UniqueFd ListenTcp(std::string* endpoint) {
+  endpoint->clear();
+  std::string address = HostTcpAddress();
   if (address.empty()) return UniqueFd();
   // Best effort: without it the ranks still link on their host.
   UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));

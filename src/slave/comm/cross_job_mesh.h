@@ -44,8 +44,9 @@ const std::string& SocketPlace();
 const std::string& SocketHostName();
 // TCP, between ranks in two places (hosts or network namespaces): a
 // listener on every address, at a port the kernel chooses; `endpoint`
-// becomes "<IPv4>:<port>" at this host's first address but loopback, or
-// empty (no listener) when it has none or the socket cannot be made.
+// becomes "<IPv4>:<port>" at this host's address (its default route's,
+// else its first but loopback), or empty (no listener) when it has none
+// or the socket cannot be made.
 UniqueFd ListenTcp(std::string* endpoint);
 // A socket connected to `endpoint` within a few seconds (yielding while
 // it waits), or -1 with errno.
