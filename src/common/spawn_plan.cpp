@@ -1,5 +1,8 @@
 #include "common/spawn_plan.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -107,11 +110,11 @@ std::vector<std::string> DecodeFields(const std::byte* data, std::size_t bytes) 
 }
 
 std::string PortName(const std::string& job_id, int job_rank, std::uint32_t count,
-                     std::uint64_t tag) {
+                     std::uint64_t tag, const std::string& tcp) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(tag));
   return "bdmpi-port:" + job_id + ":" + std::to_string(job_rank) + ":" + std::to_string(count) +
-         ":" + hex;
+         ":" + hex + (tcp.empty() ? std::string() : ":" + tcp);
 }
 
 PortAddress ParsePort(const std::string& given) {
@@ -130,7 +133,7 @@ PortAddress ParsePort(const std::string& given) {
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  if (parts.size() != 4 || parts[0].empty()) throw refuse();
+  if ((parts.size() != 4 && parts.size() != 6) || parts[0].empty()) throw refuse();
   auto number = [&](const std::string& text, int base) {
     char* end = nullptr;
     errno = 0;
@@ -145,6 +148,14 @@ PortAddress ParsePort(const std::string& given) {
   port.rank = static_cast<int>(rank);
   port.count = static_cast<std::uint32_t>(number(parts[2], 10));
   port.tag = number(parts[3], 16);
+  if (parts.size() == 6) {
+    in_addr address{};
+    unsigned long long tcp_port = number(parts[5], 10);
+    if (inet_pton(AF_INET, parts[4].c_str(), &address) != 1 || tcp_port == 0 ||
+        tcp_port > 65535)
+      throw refuse();
+    port.tcp = parts[4] + ":" + parts[5];
+  }
   return port;
 }
 

@@ -50,15 +50,18 @@ std::vector<std::string> DecodeFields(const std::byte* data, std::size_t bytes);
 
 // A port (MPI_Open_port) names the rank that opened it, by job rank, its
 // count of ports and the tag of its listening socket (an abstract Unix
-// socket no other process can guess before it exists, slave/comm/cross_job.h):
-// "bdmpi-port:<job id>:<job rank>:<count>:<tag in hex>".
+// socket no other process can guess before it exists, slave/comm/cross_job.h),
+// and, when its host has a network address, the TCP endpoint other hosts
+// reach it at (whose callers prove they read the name by sending the tag):
+// "bdmpi-port:<job id>:<job rank>:<count>:<tag in hex>[:<IPv4>:<TCP port>]".
 std::string PortName(const std::string& job_id, int job_rank, std::uint32_t count,
-                     std::uint64_t tag);
+                     std::uint64_t tag, const std::string& tcp = {});
 struct PortAddress {
   std::string job;
   int rank = 0;
   std::uint32_t count = 0;
   std::uint64_t tag = 0;
+  std::string tcp;  // "<IPv4>:<TCP port>", or empty
 };
 // Throws Error(kErrPort) naming what is wrong when `name` is no port name;
 // trailing blanks and newlines are ignored.

@@ -6,7 +6,8 @@
 #   two_jobs.sh bdmpi  RUN_JOB BDMPIEXEC PROG
 #   two_jobs.sh mpirun RUN_JOB MPIRUN PROG      (Open MPI, with ompi-server)
 #
-# bdmpi: job A (-n 2 -nr 1) and job B (-n 3 -nr 2) at once, then three
+# bdmpi: job A (-n 2 -nr 1) and job B (-nn 2 -n 3 -nr 1: two nodes of
+# this host) at once, then three
 # jobs (-n 2, 1, 1, -nr 1) that join one communicator, then a job
 # that publishes a name and kills its master (the name must go with it),
 # then a job that connects to another (-n 2 -nr 1) and kills its master:
@@ -73,7 +74,7 @@ if [[ $mode == bdmpi ]]; then
   export XDG_RUNTIME_DIR=$work/runtime
   mkdir -m 0700 "$XDG_RUNTIME_DIR"
   common=(--launcher bdmpiexec --bdmpiexec "$launcher" --timeout 60)
-  run_both "${common[@]}" --np 2 --nr 1 -- "${common[@]}" --np 3 --nr 2
+  run_both "${common[@]}" --np 2 --nr 1 -- "${common[@]}" --nn 2 --np 3 --nr 1
   run_grow "${common[@]}" --nr 1
   [[ -e $XDG_RUNTIME_DIR/bdmpi ]] && fail "left in the rendezvous directory:" \
     "$(ls -la "$XDG_RUNTIME_DIR/bdmpi")"

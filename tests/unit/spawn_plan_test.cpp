@@ -80,7 +80,8 @@ TEST(SpawnPlanTest, HostNamesItsNode) {
   EXPECT_EQ(NodeOfHost("localhost", {"solo"}, 0), 0);
 }
 
-// A port name carries its job, rank, count and socket tag there and back;
+// A port name carries its job, rank, count, socket tag and TCP endpoint
+// there and back;
 // a name that is no port, or another job's to ParsePortName, is refused.
 TEST(PortNameTest, RoundTripAndRefusals) {
   std::string name = PortName("jt42", 7, 3, 0xfedcba9876543210ull);
@@ -93,9 +94,16 @@ TEST(PortNameTest, RoundTripAndRefusals) {
   // As fgets reads it back from a file.
   EXPECT_EQ(ParsePort(name + "\n").tag, 0xfedcba9876543210ull);
   EXPECT_EQ(ParsePortName(name + " \r\n", "jt42"), (std::uint64_t{7} << 32) | 3);
+  EXPECT_EQ(port.tcp, "");
+  // With the TCP endpoint of a host that has a network address.
+  PortAddress reached = ParsePort(PortName("jt42", 7, 3, 0xff, "10.77.0.2:4321"));
+  EXPECT_EQ(reached.tcp, "10.77.0.2:4321");
+  EXPECT_EQ(reached.tag, 0xffu);
   for (const char* bad : {"", "bdmpi-port:", "bdmpi-port:jt42:7:3", "bdmpi-port::7:3:ff",
                           "bdmpi-port:jt42:-7:3:ff", "bdmpi-port:jt42:7:3:fg",
-                          "bdmpi-port:jt42:7:3:ff:1", "port:jt42:7:3:ff"}) {
+                          "bdmpi-port:jt42:7:3:ff:1", "port:jt42:7:3:ff",
+                          "bdmpi-port:jt42:7:3:ff:10.0.0:80", "bdmpi-port:jt42:7:3:ff:10.0.0.1:0",
+                          "bdmpi-port:jt42:7:3:ff:10.0.0.1:65536"}) {
     try {
       ParsePort(bad);
       ADD_FAILURE() << "'" << bad << "' was taken for a port";

@@ -202,8 +202,8 @@ namespace {
 // "mpi_shared_memory" is MPI_COMM_TYPE_SHARED. A name that is no resource
 // type gives every rank MPI_COMM_NULL.
 // The colour of the ranks that share a node's memory: their node's, or
-// on a communicator between jobs their job's (one node each; Open MPI
-// also splits such a communicator by job).
+// on a communicator between jobs their job's node's (Open MPI also splits
+// such a communicator by job).
 int SharedMemoryColor(MPI_Comm comm) {
   return LookupComm(comm).cross ? CrossJobColor() : Runtime::Instance()->node();
 }

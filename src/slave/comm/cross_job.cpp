@@ -42,8 +42,10 @@ const std::string& OwnJob() {
 }  // namespace
 
 int CrossJobColor() {
-  std::uint32_t hash = 2166136261u;  // FNV-1a of the job id
-  for (unsigned char c : OwnJob()) hash = (hash ^ c) * 16777619u;
+  // FNV-1a of the job id and the node: a job's nodes share no memory.
+  std::string key = OwnJob() + '/' + std::to_string(Runtime::Instance()->node());
+  std::uint32_t hash = 2166136261u;
+  for (unsigned char c : key) hash = (hash ^ c) * 16777619u;
   return static_cast<int>(hash & 0x3fffffffu);
 }
 
@@ -58,15 +60,31 @@ RankCard OwnCard() {
 
 namespace {
 
-std::map<std::string, UniqueFd>& PortListeners() {
-  static std::map<std::string, UniqueFd> listeners;
+// A port's listening sockets: on this host (abstract) and on TCP (or
+// none), whose callers must send the tag first.
+struct PortSockets {
+  UniqueFd local;
+  UniqueFd tcp;
+  std::uint64_t tag = 0;
+};
+
+std::map<std::string, PortSockets>& PortListeners() {
+  static std::map<std::string, PortSockets> listeners;
   return listeners;
 }
 
 }  // namespace
 
-void ListenOnPort(const std::string& port, std::uint64_t tag) {
-  PortListeners()[port] = Listen(SocketName(tag));
+std::string ListenOnPort(std::uint64_t tag,
+                         const std::function<std::string(const std::string& tcp)>& name_of) {
+  PortSockets sockets;
+  sockets.local = Listen(SocketName(tag));
+  std::string endpoint;
+  sockets.tcp = ListenTcp(&endpoint);
+  sockets.tag = tag;
+  std::string port = name_of(endpoint);
+  PortListeners()[port] = std::move(sockets);
+  return port;
 }
 
 void StopListening(const std::string& port) { PortListeners().erase(port); }
@@ -78,26 +96,35 @@ void RequireListening(const std::string& port) {
 
 bool TryKnock(const std::string& port, RankCard* card, int* link) {
   RequireListening(port);
-  auto found = PortListeners().find(port);
-  pollfd entry{found->second.get(), POLLIN, 0};
-  if (poll(&entry, 1, 1) <= 0) return false;
-  UniqueFd fd(accept4(found->second.get(), nullptr, nullptr, SOCK_CLOEXEC));
-  if (!fd || !SameUser(fd.get())) return false;
+  const PortSockets& sockets = PortListeners().find(port)->second;
+  std::vector<pollfd> entries{pollfd{sockets.local.get(), POLLIN, 0}};
+  if (sockets.tcp) entries.push_back(pollfd{sockets.tcp.get(), POLLIN, 0});
+  if (poll(entries.data(), entries.size(), 1) <= 0) return false;
+  bool local = (entries[0].revents & POLLIN) != 0;
+  UniqueFd fd(accept4(local ? sockets.local.get() : sockets.tcp.get(), nullptr, nullptr,
+                      SOCK_CLOEXEC));
+  if (!fd) return false;
+  if (local ? !SameUser(fd.get()) : !SentSecret(fd.get(), sockets.tag)) return false;
+  if (!local) TcpNoDelay(fd.get());
   ReadFully(fd.get(), card, sizeof *card, "MPI_Comm_accept");
   card->job[sizeof card->job - 1] = '\0';
   *link = fd.release();
   return true;
 }
 
-int KnockAt(const std::string& port, std::uint64_t tag) {
+int KnockAt(const std::string& port, std::uint64_t tag, const std::string& tcp) {
   UniqueFd fd(Dial(SocketName(tag)));
-  if (!fd)
-    throw Error(kErrPort, "MPI_Comm_connect: no rank listens on port '" + port + "' (" +
-                              std::strerror(errno) +
-                              "): it was closed, or its job ended, or it is another user's "
-                              "or another host's (BDMPI connects jobs of one user on one host)");
-  if (!SameUser(fd.get()))
+  std::string tried = std::string("this host's socket: ") + std::strerror(errno);
+  if (!fd && !tcp.empty()) {
+    fd.reset(DialTcp(tcp));
+    tried += std::string("; TCP ") + tcp + ": " + std::strerror(errno);
+    if (fd) WriteFully(fd.get(), &tag, sizeof tag, "MPI_Comm_connect");
+  } else if (fd && !SameUser(fd.get())) {
     throw Error(kErrPort, "MPI_Comm_connect: port '" + port + "' is held by another user");
+  }
+  if (!fd)
+    throw Error(kErrPort, "MPI_Comm_connect: no rank listens on port '" + port + "' (" + tried +
+                              "): it was closed, or its job ended, or it is another user's");
   RankCard card = OwnCard();
   WriteFully(fd.get(), &card, sizeof card, "MPI_Comm_connect");
   return fd.release();
@@ -105,30 +132,53 @@ int KnockAt(const std::string& port, std::uint64_t tag) {
 
 namespace {
 
-// The group sizes and jobs the roots swap; `nodes`: the job's node count.
+// The group sizes and jobs the roots swap, and the secret a rank of the
+// other place sends first on a TCP connection of the mesh (the accepting
+// root's, told to the other root over the port's connection).
 struct GroupCard {
   char job[64] = {};
   std::int32_t size = 0;
-  std::int32_t nodes = 0;
+  std::uint64_t secret = 0;
 };
 
-// The mesh's sockets are a host's: only jobs of one node each are linked,
-// refused at both ends (each root sees both cards) before anything waits.
-std::string Refusal(const GroupCard& ours, const GroupCard& theirs) {
-  for (const GroupCard* card : {&ours, &theirs})
-    if (card->nodes != 1)
-      return "job " + std::string(card->job) + " runs on " + std::to_string(card->nodes) +
-             " nodes; BDMPI connects two jobs of one node each (its ranks link the jobs "
-             "over Unix sockets of one host)";
-  return {};
-}
-
 // What each rank of the two groups tells all others when they link: the
-// name of its listening socket and who it is.
+// name of its listening socket, who it is, where that socket is reached
+// from (SocketPlace) on which host, and its TCP endpoint (or empty) for
+// ranks in other places.
 struct LinkEntry {
   char name[kSocketNameBytes] = {};
   RankCard card;
+  char place[64] = {};
+  char host[64] = {};
+  char tcp[32] = {};
 };
+
+std::string LinkEntryText(const char* field, std::size_t size) {
+  return std::string(field, strnlen(field, size));
+}
+
+bool SamePlace(const LinkEntry& one, const LinkEntry& other) {
+  return std::strncmp(one.place, other.place, sizeof one.place) == 0;
+}
+
+// Ranks of one place link over Unix sockets, of two over TCP: two groups
+// in several places need every rank's TCP endpoint (a host with no
+// address but loopback has none), refused at both ends otherwise (each
+// root sees every entry) before anything waits.
+std::string Refusal(const std::vector<LinkEntry>& all) {
+  const LinkEntry& first = all.front();
+  bool one_place = std::all_of(all.begin(), all.end(),
+                               [&](const LinkEntry& entry) { return SamePlace(entry, first); });
+  for (const LinkEntry& entry : all) {
+    if (one_place || entry.tcp[0] != '\0') continue;
+    return "rank " + std::to_string(entry.card.rank) + " of job " +
+           LinkEntryText(entry.card.job, sizeof entry.card.job) + " runs on host " +
+           LinkEntryText(entry.host, sizeof entry.host) +
+           ", which has no network address but loopback, and the two jobs run on several "
+           "hosts (or network namespaces), which BDMPI links over TCP";
+  }
+  return {};
+}
 
 // Processes of other jobs in groups (MPI_Comm_group, ...): an identity of
 // the rank's own above every job rank, one per job and job rank, so that
@@ -274,9 +324,14 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   // Every rank's listening socket, its name and card gathered at the root.
   std::string own_name = SocketName(RandomTag());
   UniqueFd listener = Listen(own_name);
+  std::string endpoint;
+  UniqueFd tcp_listener = ListenTcp(&endpoint);
   LinkEntry entry;
   std::memcpy(entry.name, own_name.data(), own_name.size());
   entry.card = OwnCard();
+  std::strncpy(entry.place, SocketPlace().c_str(), sizeof entry.place - 1);
+  std::strncpy(entry.host, SocketHostName().c_str(), sizeof entry.host - 1);
+  std::strncpy(entry.tcp, endpoint.c_str(), sizeof entry.tcp - 1);
   std::vector<LinkEntry> entries(rank == root ? static_cast<std::size_t>(size) : 0);
   Gather(&entry, sizeof entry, MPI_BYTE, entries.data(), sizeof entry, MPI_BYTE, root, comm);
 
@@ -288,7 +343,7 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     GroupCard ours;
     std::strncpy(ours.job, OwnJob().c_str(), sizeof ours.job - 1);
     ours.size = size;
-    ours.nodes = Runtime::Instance()->layout().nnodes();
+    if (accepting) ours.secret = RandomTag();
     auto write_ours = [&] {
       WriteFully(link, &ours, sizeof ours, what);
       WriteFully(link, entries.data(), entries.size() * sizeof(LinkEntry), what);
@@ -302,11 +357,12 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
     std::vector<LinkEntry> their_entries(static_cast<std::size_t>(theirs.size));
     ReadFully(link, their_entries.data(), their_entries.size() * sizeof(LinkEntry), what);
     if (!accepting) write_ours();
-    refused = Refusal(ours, theirs);
-    if (!refused.empty()) theirs.size = 0;
     all = accepting ? entries : their_entries;
     const std::vector<LinkEntry>& second = accepting ? their_entries : entries;
     all.insert(all.end(), second.begin(), second.end());
+    refused = Refusal(all);
+    if (!refused.empty()) theirs.size = 0;
+    if (accepting) theirs.secret = ours.secret;
   }
   Bcast(&theirs, sizeof theirs, MPI_BYTE, root, comm);
   if (theirs.size == 0) {
@@ -321,6 +377,9 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   for (LinkEntry& linked : all) {
     linked.name[kSocketNameBytes - 1] = '\0';
     linked.card.job[sizeof linked.card.job - 1] = '\0';
+    linked.place[sizeof linked.place - 1] = '\0';
+    linked.host[sizeof linked.host - 1] = '\0';
+    linked.tcp[sizeof linked.tcp - 1] = '\0';
     ids.push_back(ProcessId(linked.card));
   }
 
@@ -329,24 +388,34 @@ MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm) {
   // the sockets made so far and the roots' one: no rank closes one before
   // the fence below, so one that ends means its rank's job ended.
   int me = accepting ? rank : first + rank;
+  const LinkEntry& mine = all[static_cast<std::size_t>(me)];
   std::vector<UniqueFd> links(static_cast<std::size_t>(total));
   for (int j = 0; j < me; ++j) {
-    std::string peer(all[static_cast<std::size_t>(j)].name);
-    UniqueFd fd(Dial(peer));
-    if (!fd || !SameUser(fd.get()))
+    const LinkEntry& peer = all[static_cast<std::size_t>(j)];
+    bool local = SamePlace(peer, mine);
+    UniqueFd fd(local ? Dial(peer.name) : DialTcp(peer.tcp));
+    if (!fd || (local && !SameUser(fd.get())))
       throw Error(kErrOther, std::string(what) + ": cannot reach rank " + std::to_string(j) +
-                                 " of the two jobs' ranks (" + std::strerror(errno) + ")");
+                                 " of the two jobs' ranks" +
+                                 (local ? std::string() : std::string(" at TCP ") + peer.tcp) +
+                                 " (" + std::strerror(errno) + ")");
+    if (!local) WriteFully(fd.get(), &theirs.secret, sizeof theirs.secret, what);
     std::int32_t index = me;
     WriteFully(fd.get(), &index, sizeof index, what);
     links[static_cast<std::size_t>(j)] = std::move(fd);
   }
+  std::vector<int> listeners{listener.get()};
+  if (tcp_listener) listeners.push_back(tcp_listener.get());
   for (int pending = total - 1 - me; pending > 0;) {
     std::vector<int> watched;
     if (rank == root) watched.push_back(link);
     for (const UniqueFd& made : links)
       if (made) watched.push_back(made.get());
-    UniqueFd fd(AcceptFrom(listener.get(), watched, what));
-    if (!fd || !SameUser(fd.get())) continue;
+    std::size_t which = 0;
+    UniqueFd fd(AcceptFrom(listeners, watched, what, &which));
+    if (!fd) continue;
+    if (which == 0 ? !SameUser(fd.get()) : !SentSecret(fd.get(), theirs.secret)) continue;
+    if (which != 0) TcpNoDelay(fd.get());
     std::int32_t index = -1;
     ReadFully(fd.get(), &index, sizeof index, what);
     if (index <= me || index >= total || links[static_cast<std::size_t>(index)]) continue;

@@ -1,15 +1,16 @@
-// Communicators between two jobs of one user on one host: the
+// Communicators between two jobs of one user, on one host or two: the
 // intercommunicator of MPI_Comm_accept/MPI_Comm_connect to another job's
 // port (and MPI_Comm_join over a socket to another job's rank), and what
 // MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split and the like make of
 // it.
 //
 // Design (docs/processes.md, "Ports and joins between two jobs"). The two
-// jobs' masters never meet: every rank of both groups holds a Unix stream
+// jobs' masters never meet: every rank of both groups holds a stream
 // socket to every other one (the mesh, cross_job_mesh.h, made here at the
-// connection: each rank listens on an abstract socket of a random name,
-// the roots swap the names through the port's socket, a rank dials the
-// lower indexes and accepts the higher ones). A message is a frame on the
+// connection: each rank listens on an abstract socket of a random name and
+// on TCP, the roots swap the names through the port's socket, a rank dials
+// the lower indexes, over Unix sockets on its host and TCP to others, and
+// accepts the higher ones). A message is a frame on the
 // socket to its destination; a receive takes the first arrived frame that
 // matches (context, source, tag). The collectives (cross_job_coll.cpp)
 // travel over the same frames in the communicator's second context: the
@@ -22,6 +23,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,25 +62,29 @@ struct RankCard {
 };
 RankCard OwnCard();
 
-// The listening socket of a port of this rank, made by MPI_Open_port.
-void ListenOnPort(const std::string& port, std::uint64_t tag);
+// The listening sockets of a port of this rank, made by MPI_Open_port:
+// the abstract one of `tag`, and one on TCP when the host has a network
+// address. Returns the port's name, `name_of` the TCP endpoint (or empty).
+std::string ListenOnPort(std::uint64_t tag,
+                         const std::function<std::string(const std::string& tcp)>& name_of);
 void StopListening(const std::string& port);
 // Throws kErrPort when this rank does not listen on the port (closed).
 void RequireListening(const std::string& port);
 // Whether a rank connected to the port within a millisecond: then `card`
 // gets its card and `link` the socket.
 bool TryKnock(const std::string& port, RankCard* card, int* link);
-// Connects to a port's socket (any job's of this user) and writes this
-// rank's card; throws kErrPort when no rank listens on it.
-int KnockAt(const std::string& port, std::uint64_t tag);
+// Connects to a port's socket (any job's of this user on this host, else
+// its TCP endpoint `tcp`, with the tag as proof) and writes this rank's
+// card; throws kErrPort when no rank listens on it.
+int KnockAt(const std::string& port, std::uint64_t tag, const std::string& tcp);
 
 // Collective over `comm`: makes the mesh with the group on the other end of
 // `link` (significant at `root` only, left open) and returns the
 // intercommunicator. `accepting`: this group comes first in the mesh.
 MPI_Comm LinkJobs(int link, bool accepting, int root, MPI_Comm comm);
 
-// A colour (MPI_Comm_split) of this rank's job, the same at every rank of
-// the job and another at other jobs'.
+// A colour (MPI_Comm_split) of this rank's job and node, the same at
+// every rank of the job's node and another at other nodes' and jobs'.
 int CrossJobColor();
 
 // The communicator when it is one between two jobs, else nullptr.

@@ -1,16 +1,24 @@
 // The transport of communicators between two jobs; see cross_job_mesh.h.
 #include "slave/comm/cross_job_mesh.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <mpi.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -94,23 +102,170 @@ bool SameUser(int fd) {
   return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 && cred.uid == geteuid();
 }
 
-int AcceptFrom(int listener, const std::vector<int>& watched, const char* what) {
+const std::string& SocketPlace() {
+  static const std::string place = [] {
+    // The init namespace's inode is the same on every host: the boot id
+    // tells hosts apart.
+    std::string boot = "unknown-boot";
+    if (std::FILE* file = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+      char id[64] = {};
+      if (std::fgets(id, sizeof id, file) != nullptr) boot.assign(id, std::strcspn(id, "\n"));
+      std::fclose(file);
+    }
+    struct stat net {};
+    if (stat("/proc/self/ns/net", &net) != 0) return boot;
+    return boot + "/net:" + std::to_string(net.st_ino);
+  }();
+  return place;
+}
+
+const std::string& SocketHostName() {
+  static const std::string name = [] {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0) return std::string("?");
+    return std::string(host);
+  }();
+  return name;
+}
+
+namespace {
+
+// The address other hosts reach this one at: its default route's source
+// (a UDP socket "connected" to a routable address sends nothing), else
+// the first address of an interface that is up, but loopback; empty when
+// there is none. Bridges such as docker0 come first in the list on many
+// hosts and carry the same address on every one, hence the route first.
+std::string HostTcpAddress() {
+  UniqueFd probe(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  sockaddr_in routed{};
+  routed.sin_family = AF_INET;
+  routed.sin_port = htons(9);
+  inet_pton(AF_INET, "192.0.2.1", &routed.sin_addr);  // TEST-NET-1: never answers
+  socklen_t length = sizeof routed;
+  char text[INET_ADDRSTRLEN] = {};
+  if (probe && connect(probe.get(), reinterpret_cast<sockaddr*>(&routed), length) == 0 &&
+      getsockname(probe.get(), reinterpret_cast<sockaddr*>(&routed), &length) == 0 &&
+      routed.sin_addr.s_addr != htonl(INADDR_ANY) &&
+      inet_ntop(AF_INET, &routed.sin_addr, text, sizeof text) != nullptr)
+    return text;
+  std::string address;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return address;
+  for (ifaddrs* at = list; at != nullptr && address.empty(); at = at->ifa_next) {
+    if (at->ifa_addr == nullptr || at->ifa_addr->sa_family != AF_INET) continue;
+    if ((at->ifa_flags & IFF_UP) == 0 || (at->ifa_flags & IFF_LOOPBACK) != 0) continue;
+    const auto* in = reinterpret_cast<const sockaddr_in*>(at->ifa_addr);
+    if (inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) != nullptr) address = text;
+  }
+  freeifaddrs(list);
+  return address;
+}
+
+}  // namespace
+
+UniqueFd ListenTcp(std::string* endpoint) {
+  endpoint->clear();
+  std::string address = HostTcpAddress();
+  if (address.empty()) return UniqueFd();
+  // Best effort: without it the ranks still link on their host.
+  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in any{};
+  any.sin_family = AF_INET;
+  any.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t length = sizeof any;
+  if (!fd || bind(fd.get(), reinterpret_cast<sockaddr*>(&any), length) != 0 ||
+      listen(fd.get(), SOMAXCONN) != 0 ||
+      getsockname(fd.get(), reinterpret_cast<sockaddr*>(&any), &length) != 0)
+    return UniqueFd();
+  *endpoint = address + ":" + std::to_string(ntohs(any.sin_port));
+  return fd;
+}
+
+int DialTcp(const std::string& endpoint) {
+  // Long enough for a loaded host, short enough that a port of an
+  // unreachable host is an error rather than the kernel's minutes of retries.
+  constexpr auto kConnectLimit = std::chrono::seconds(10);
+  std::size_t colon = endpoint.rfind(':');
+  sockaddr_in peer{};
+  peer.sin_family = AF_INET;
+  peer.sin_port = htons(static_cast<std::uint16_t>(std::atoi(endpoint.c_str() + colon + 1)));
+  if (colon == std::string::npos ||
+      inet_pton(AF_INET, endpoint.substr(0, colon).c_str(), &peer.sin_addr) != 1) {
+    errno = EINVAL;
+    return -1;
+  }
+  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd) return -1;
+  if (connect(fd.get(), reinterpret_cast<sockaddr*>(&peer), sizeof peer) != 0 &&
+      errno != EINPROGRESS)
+    return -1;
+  auto limit = std::chrono::steady_clock::now() + kConnectLimit;
   for (;;) {
-    std::vector<pollfd> entries{pollfd{listener, POLLIN, 0}};
+    pollfd entry{fd.get(), POLLOUT, 0};
+    if (poll(&entry, 1, 1) > 0) break;
+    if (std::chrono::steady_clock::now() > limit) {
+      errno = ETIMEDOUT;
+      return -1;
+    }
+    YieldRunningSlot();
+  }
+  int error = 0;
+  socklen_t length = sizeof error;
+  if (getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) {
+    errno = error != 0 ? error : errno;
+    return -1;
+  }
+  TcpNoDelay(fd.get());
+  return fd.release();
+}
+
+void TcpNoDelay(int fd) {
+  int one = 1;  // frames are written whole: no reason to wait for more
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+bool SentSecret(int fd, std::uint64_t secret) {
+  constexpr auto kSecretLimit = std::chrono::seconds(1);
+  auto limit = std::chrono::steady_clock::now() + kSecretLimit;
+  std::uint64_t given = 0;
+  std::size_t filled = 0;
+  while (filled < sizeof given) {
+    ssize_t n = recv(fd, reinterpret_cast<char*>(&given) + filled, sizeof given - filled,
+                     MSG_DONTWAIT);
+    if (n > 0) {
+      filled += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) return false;
+    if (std::chrono::steady_clock::now() > limit) return false;
+    pollfd entry{fd, POLLIN, 0};
+    if (poll(&entry, 1, 1) == 0) YieldRunningSlot();
+  }
+  return given == secret;
+}
+
+int AcceptFrom(const std::vector<int>& listeners, const std::vector<int>& watched,
+               const char* what, std::size_t* which) {
+  for (;;) {
+    std::vector<pollfd> entries;
+    for (int fd : listeners) entries.push_back(pollfd{fd, POLLIN, 0});
     for (int fd : watched) entries.push_back(pollfd{fd, POLLRDHUP, 0});
     int ready = poll(entries.data(), entries.size(), 1);
     if (ready < 0 && errno != EINTR) ThrowSystemError(std::string(what) + ": poll", errno);
-    if (ready > 0 && (entries[0].revents & POLLIN)) break;
-    for (std::size_t e = 1; ready > 0 && e < entries.size(); ++e)
+    for (std::size_t e = 0; ready > 0 && e < listeners.size(); ++e) {
+      if ((entries[e].revents & POLLIN) == 0) continue;
+      *which = e;
+      int fd = accept4(listeners[e], nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0 && errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
+        ThrowSystemError(std::string(what) + ": accept", errno);
+      return fd;
+    }
+    for (std::size_t e = listeners.size(); ready > 0 && e < entries.size(); ++e)
       if (entries[e].revents & (POLLRDHUP | POLLHUP | POLLERR))
         throw Error(kErrOther, std::string(what) +
                                    ": a rank of the two jobs ended while they were being linked");
     if (ready <= 0) YieldRunningSlot();
   }
-  int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0 && errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
-    ThrowSystemError(std::string(what) + ": accept", errno);
-  return fd;
 }
 
 void WriteFully(int fd, const void* data, std::size_t bytes, const char* what) {

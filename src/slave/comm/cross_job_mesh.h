@@ -1,5 +1,6 @@
 // The transport of the communicators between two jobs (cross_job.h): Unix
-// stream sockets between ranks of the two jobs, with abstract names, and
+// stream sockets between ranks of the two jobs, with abstract names, on
+// one host (network namespace), TCP between two, and
 // the mesh of them that carries a communicator's frames (a frame: context,
 // tag, size and the message's wire bytes). Every wait here polls the
 // sockets and makes an empty probe at the rank's master after each
@@ -36,9 +37,30 @@ UniqueFd Listen(const std::string& name);
 int Dial(const std::string& name);
 // Whether the process at the other end of `fd` is this user's.
 bool SameUser(int fd);
-// A connection the listener took (waiting for it), or -1. A socket of
-// `watched` that ends meanwhile is kErrOther.
-int AcceptFrom(int listener, const std::vector<int>& watched, const char* what);
+// Where this process's abstract names are reached from: the host's boot
+// id and the process's network namespace (processes of one reach each
+// other's sockets, others do not); and the host's name, for messages.
+const std::string& SocketPlace();
+const std::string& SocketHostName();
+// TCP, between ranks in two places (hosts or network namespaces): a
+// listener on every address, at a port the kernel chooses; `endpoint`
+// becomes "<IPv4>:<port>" at this host's address (its default route's,
+// else its first but loopback), or empty (no listener) when it has none
+// or the socket cannot be made.
+UniqueFd ListenTcp(std::string* endpoint);
+// A socket connected to `endpoint` within a few seconds (yielding while
+// it waits), or -1 with errno.
+int DialTcp(const std::string& endpoint);
+void TcpNoDelay(int fd);
+// Whether the caller on `fd` sends `secret` first, within a second: TCP
+// has no SO_PEERCRED, so a caller proves it read the port's name (or was
+// told the mesh's secret by a root).
+bool SentSecret(int fd, std::uint64_t secret);
+// A connection one of `listeners` took (waiting for it), or -1, and in
+// `which` that listener's index. A socket of `watched` that ends meanwhile
+// is kErrOther.
+int AcceptFrom(const std::vector<int>& listeners, const std::vector<int>& watched,
+               const char* what, std::size_t* which);
 // Writes `bytes` to `fd` or reads them, without holding the running slot
 // while waiting; `what` names the call in errors.
 void WriteFully(int fd, const void* data, std::size_t bytes, const char* what);

@@ -289,9 +289,10 @@ void ForgetParent(MPI_Comm comm) {
 std::string OpenPort() {
   static std::uint32_t ports = 0;
   std::uint64_t tag = RandomTag();
-  std::string port = PortName(JobId(), Runtime::Instance()->world_rank(), ++ports, tag);
-  ListenOnPort(port, tag);
-  return port;
+  int rank = Runtime::Instance()->world_rank();
+  ++ports;
+  return ListenOnPort(
+      tag, [&](const std::string& tcp) { return PortName(JobId(), rank, ports, tag, tcp); });
 }
 
 void ClosePort(const std::string& port) {
@@ -396,7 +397,7 @@ MPI_Comm CommConnect(const std::string& port, int root, MPI_Comm comm) {
       PortAddress address = ParsePort(port);
       if (address.job != JobId()) {
         peer.other_job = 1;
-        link.reset(KnockAt(port, address.tag));
+        link.reset(KnockAt(port, address.tag, address.tcp));
       } else {
         peer.remote = address.rank;
         peer.tag = PortTag(ParsePortName(port, JobId()));

@@ -623,13 +623,18 @@ static void merged_communicators(MPI_Comm merged, int low_size) {
     CHECK(total == 1 + 2 + 3, "allreduce on create_group's: %d", total);
     CHECK_MPI(MPI_Comm_free(&three));
   }
-  MPI_Comm shared;
+  /* Split by job, and within a job as its own world splits (by node
+   * under BDMPI, whose job B has two). */
+  MPI_Comm shared, own;
   CHECK_MPI(MPI_Comm_split_type(merged, MPI_COMM_TYPE_SHARED, size - at, MPI_INFO_NULL, &shared));
-  int job_size = a ? low_size : size - low_size, in_job = a ? at : at - low_size;
-  CHECK(size_of(shared) == job_size && rank_in(shared) == job_size - 1 - in_job,
-        "split_type shared: rank %d of %d", rank_in(shared), size_of(shared));
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_size() - world_rank(),
+                                MPI_INFO_NULL, &own));
+  CHECK(size_of(shared) == size_of(own) && rank_in(shared) == rank_in(own),
+        "split_type shared: rank %d of %d, in its job's own split %d of %d", rank_in(shared),
+        size_of(shared), rank_in(own), size_of(own));
   CHECK_MPI(MPI_Barrier(shared));
   CHECK_MPI(MPI_Comm_free(&shared));
+  CHECK_MPI(MPI_Comm_free(&own));
   MPI_Group_free(&trio);
   MPI_Group_free(&pair);
   MPI_Group_free(&world);
