@@ -42,6 +42,22 @@
 // Under the same condition a sender that finds no receive for its message
 // waits a few microseconds for its running receiver to post one
 // (`next_seq` moves), rather than losing the race to the master's path.
+//
+// Per rank also an inbox: a small user message (a standard send on a
+// user communicator) that finds no open receive waits there for its
+// receive, in arrival order, rather than at the master. The inbox's lock
+// makes two decisions atomic: a sender appends only when no open receive
+// of the rank accepts the message (it scans them under the lock), and the
+// receiver publishes a receive only when no queued entry matches it (it
+// scans the inbox under the lock, and takes the first match instead). So
+// no queued entry ever matches an open receive: a receiver asleep at the
+// master never waits for one. A sender appends only while `pending` is 0
+// and may go to the master whenever: its queued entries are then always
+// older than its messages at the master, and every receive, probe and
+// matched probe looks at the inbox first.
+//
+//   kEmpty  --a sender appends (under the lock)-->  kQueued
+//   kQueued --the receiver takes it, or the sender's MPI_Cancel-->  kEmpty
 #pragma once
 
 #include <atomic>
@@ -62,6 +78,14 @@ inline constexpr std::uint64_t kDirectSlots = 64;
 // (bench/run_message_figures.sh), makes no system call either: a slot is
 // then 1152 bytes, 72 KiB per rank, touched only as the rank's ring turns.
 inline constexpr std::uint64_t kDirectSlotBytes = 1024;
+// Bytes of a rank's inbox (DirectInbox): its messages one after the other,
+// each a 48-byte header and its data rounded up to 64 bytes, so 1024
+// messages of up to 16 bytes or 60 of 1 KiB. 64 KiB per rank, touched only
+// as the inbox fills: a node of 1024 ranks maps 64 MB, of which a rank
+// whose inbox stays empty touches one page. Enough for the flood of
+// bench_fanin --isend 64 from 3 ranks (192 messages of 12 bytes) to wait
+// there whole; a sender that finds the inbox full goes to the master.
+inline constexpr std::uint64_t kDirectInboxBytes = 64 * 1024;
 // Above this many ranks per node the per-pair counts would take too much
 // memory (n * n * 4 bytes): the direct path is off.
 inline constexpr int kDirectMaxRanks = 1024;
@@ -125,11 +149,58 @@ struct alignas(64) DirectRank {
   // sender that finds no receive posted yet waits a little for one only
   // while the rank runs, and so may post it soon.
   std::atomic<std::uint32_t> at_master;
+  // Live receives of the rank that are not published (their slot was
+  // still taken): a slot that holds a later receive than a sender looks
+  // for then does not say that the one it looks for is over, and a
+  // message may not wait in the inbox (such a receive may match it).
+  std::atomic<std::uint32_t> unpublished;
   // Next post sequence number (the first is 1), and every receive below
   // `first_live` has completed.
   std::atomic<std::uint64_t> next_seq;
   std::atomic<std::uint64_t> first_live;
   DirectSlot slots[kDirectSlots];
+};
+
+enum class InboxState : std::uint32_t { kEmpty = 0, kQueued = 1 };
+
+// A message that waits in its receiver's inbox: this header, then its
+// data. Only read and written under the inbox's lock.
+struct DirectInboxEntry {
+  InboxState state;
+  std::int32_t comm;
+  std::int32_t source;  // the sender's rank in comm (wire)
+  std::int32_t tag;
+  std::uint64_t bytes;
+  // Where it starts in the inbox's order (its byte count at the append):
+  // a withdrawal by MPI_Cancel names the entry by it.
+  std::uint64_t stamp;
+  // Header, data and padding: the next entry starts this far on.
+  std::uint64_t span;
+  std::uint64_t reserved;
+  unsigned char* data() { return reinterpret_cast<unsigned char*>(this + 1); }
+};
+
+struct alignas(64) DirectInbox {
+  // A spin lock: senders and the receiver hold it for a scan and a copy
+  // of at most kDirectSlotBytes.
+  std::atomic<std::uint32_t> lock;
+  // 1 while the receiver takes messages from its inbox (the path is on
+  // for it), and how many of its probes ask the master now: a sender
+  // appends only while it is open and no probe is at the master (the
+  // master's answer must not pass an older message that came to the
+  // inbox meanwhile).
+  std::uint32_t open;
+  std::uint32_t probing;
+  // Entries in [head, tail) in arrival order, as byte counts (the entry
+  // at count c starts at c % kDirectInboxBytes); taken ones in the middle
+  // stay until head passes them. An entry that would cross the end is
+  // preceded by an empty one that fills the end.
+  std::uint64_t head;
+  std::uint64_t tail;
+  alignas(64) unsigned char bytes[kDirectInboxBytes];
+  DirectInboxEntry& at(std::uint64_t count) {
+    return *reinterpret_cast<DirectInboxEntry*>(bytes + count % kDirectInboxBytes);
+  }
 };
 
 // What the whole node shares, written by the master.
@@ -141,6 +212,8 @@ struct alignas(64) DirectNode {
 };
 
 static_assert(sizeof(DirectSlot) == 1152, "a slot is whole cache lines");
+static_assert(sizeof(DirectInboxEntry) == 48 && kDirectInboxBytes % 64 == 0,
+              "inbox entries start on 16-byte boundaries, an inbox is whole lines");
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
                   std::atomic<std::int32_t>::is_always_lock_free,
               "the direct table is shared between processes");
@@ -153,8 +226,7 @@ class DirectTable {
 
   static std::size_t Bytes(int nranks) {
     std::size_t n = static_cast<std::size_t>(nranks);
-    return sizeof(DirectNode) + n * sizeof(DirectRank) +
-           n * n * sizeof(std::atomic<std::uint32_t>);
+    return InboxOffset(nranks) + n * sizeof(DirectInbox);
   }
   bool valid() const { return base_ != nullptr; }
   int size() const { return n_; }
@@ -170,8 +242,18 @@ class DirectTable {
     return counts[static_cast<std::size_t>(sender) * static_cast<std::size_t>(n_) +
                   static_cast<std::size_t>(receiver)];
   }
+  DirectInbox& inbox(int index) const {
+    return reinterpret_cast<DirectInbox*>(base_ + InboxOffset(n_))[index];
+  }
 
  private:
+  static std::size_t InboxOffset(int nranks) {
+    std::size_t n = static_cast<std::size_t>(nranks);
+    std::size_t end = sizeof(DirectNode) + n * sizeof(DirectRank) +
+                      n * n * sizeof(std::atomic<std::uint32_t>);
+    return (end + alignof(DirectInbox) - 1) / alignof(DirectInbox) * alignof(DirectInbox);
+  }
+
   std::byte* base_ = nullptr;
   int n_ = 0;
 };

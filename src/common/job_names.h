@@ -72,6 +72,9 @@ inline constexpr const char* kEnvPlacedMessages = "BDMPI_PLACED_MESSAGES";
 // the slaves.
 inline constexpr const char* kEnvDirectMax = "BDMPI_DIRECT_MAX";
 inline constexpr const char* kEnvDirectPoll = "BDMPI_DIRECT_POLL";
+// "off": a small message that finds no receive posted goes through the
+// master instead of waiting in its receiver's inbox (--direct-queue).
+inline constexpr const char* kEnvDirectQueue = "BDMPI_DIRECT_QUEUE";
 // A random secret of one bdmpiexec launch, passed to its masters through the
 // environment (never the command line, which other users can read): a
 // launcher removes what its own masters left, never what a master of

@@ -243,6 +243,17 @@ const std::vector<Row>& JobOptionTable() {
                                            "1000000, got '" + v + "'");
                     return us == 1000 ? std::string() : std::to_string(us);
                   }),
+      VariableRow("--direct-queue", &JobOptions::direct_queue, "on|off",
+                  "a small standard send (at most 1 KiB, with --direct-max) to a rank of "
+                  "its node that has no receive posted for it waits in that rank's inbox "
+                  "in the node's table, where the receive takes it without the master; "
+                  "off: it goes through the master",
+                  kEnvDirectQueue, "on",
+                  [](const std::string& v) -> std::string {
+                    if (v == "on") return "";
+                    if (v == "off") return v;
+                    throw Error(kErrArg, "--direct-queue takes on or off, got '" + v + "'");
+                  }),
       VariableRow("--preload", &JobOptions::preload, "auto|off|PATH",
                   "for a rank program that does not link libbdmpi (a Python "
                   "interpreter, say), the library the masters add to its ranks' "

@@ -61,6 +61,7 @@ struct JobOptions {
   std::string placed_messages;     // BDMPI_PLACED_MESSAGES, the slaves
   std::string direct_max;          // BDMPI_DIRECT_MAX, the slaves
   std::string direct_poll;         // BDMPI_DIRECT_POLL, the slaves
+  std::string direct_queue;        // BDMPI_DIRECT_QUEUE, the slaves
   std::string preload;             // BDMPI_PRELOAD, the masters (spawn.cpp)
   std::string peer_timeout;        // BDMPI_PEER_TIMEOUT, the masters
   std::string bcast_algorithm;     // BDMPI_<OP>_ALGORITHM and BDMPI_CHUNK_SIZE,

@@ -219,6 +219,18 @@ TEST_F(VariableRowsTest, BadValuesNameTheVariableOrTheOption) {
   EXPECT_NE(LaunchError({"--placed-messages", "sometimes", kProgram})
                 .find("--placed-messages"),
             std::string::npos);
+  EXPECT_NE(LaunchError({"--direct-queue", "1", kProgram}).find("--direct-queue takes on or off"),
+            std::string::npos);
+}
+
+TEST_F(VariableRowsTest, TheInboxIsOnUnlessTurnedOff) {
+  LaunchOptions on = Launch({kProgram});
+  ExportVariables(on);
+  EXPECT_EQ(Env(kEnvDirectQueue), "(unset)");
+  LaunchOptions off = Launch({"--direct-queue", "off", kProgram});
+  ExportVariables(off);
+  EXPECT_EQ(Env(kEnvDirectQueue), "off");
+  unsetenv(kEnvDirectQueue);
 }
 
 // The rows' names are the ones collectives/select.cpp takes, and it

@@ -3,6 +3,7 @@
 #include "slave/p2p/direct_path.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "common/job_names.h"
@@ -85,6 +87,75 @@ DirectTable MapTable(int node_size) {
   return DirectTable(static_cast<std::byte*>(base) + offset, node_size);
 }
 
+// Holds a rank's inbox (common/direct_table.h). Held for a scan and a copy
+// of at most a KiB; a holder that lost its core to another process (more
+// ranks than cores) costs the others a time slice, so they yield after a
+// short spin.
+class DirectInboxGuard {
+ public:
+  explicit DirectInboxGuard(DirectInbox& inbox) : inbox_(inbox) {
+    for (int i = 0; inbox_.lock.exchange(1, std::memory_order_acquire) != 0; ++i) {
+      while (inbox_.lock.load(std::memory_order_relaxed) != 0) {
+        if (++i > 256) {
+          sched_yield();
+        } else {
+          Pause();
+        }
+      }
+    }
+  }
+  ~DirectInboxGuard() { inbox_.lock.store(0, std::memory_order_release); }
+  DirectInboxGuard(const DirectInboxGuard&) = delete;
+  DirectInboxGuard& operator=(const DirectInboxGuard&) = delete;
+
+ private:
+  DirectInbox& inbox_;
+};
+
+bool InboxEntryMatches(const DirectInboxEntry& entry, int comm, int source, int tag) {
+  return entry.state == InboxState::kQueued && entry.comm == comm &&
+         (source == -1 || source == entry.source) && (tag == -1 || tag == entry.tag);
+}
+
+// The first waiting message of `inbox` that a receive or probe of `comm`,
+// `source`, `tag` matches (arrival order), or null.
+DirectInboxEntry* FindInboxEntry(DirectInbox& inbox, int comm, int source, int tag) {
+  for (std::uint64_t at = inbox.head; at < inbox.tail; at += inbox.at(at).span) {
+    DirectInboxEntry& entry = inbox.at(at);
+    if (InboxEntryMatches(entry, comm, source, tag)) return &entry;
+  }
+  return nullptr;
+}
+
+// Removes a taken or withdrawn message; the head passes what is gone.
+void DropInboxEntry(DirectInbox& inbox, DirectInboxEntry& entry) {
+  entry.state = InboxState::kEmpty;
+  while (inbox.head < inbox.tail && inbox.at(inbox.head).state == InboxState::kEmpty)
+    inbox.head += inbox.at(inbox.head).span;
+}
+
+// Room for a message of `bytes` at the tail: its entry's start (after an
+// empty filler up to the end when it would cross it), or false when full.
+bool ReserveInboxEntry(DirectInbox& inbox, std::uint64_t bytes, std::uint64_t* start) {
+  std::uint64_t span = (sizeof(DirectInboxEntry) + bytes + 63) / 64 * 64;
+  std::uint64_t to_end = kDirectInboxBytes - inbox.tail % kDirectInboxBytes;
+  std::uint64_t filler = span > to_end ? to_end : 0;
+  if (inbox.tail + filler + span - inbox.head > kDirectInboxBytes) return false;
+  if (filler > 0) {
+    DirectInboxEntry& pad = inbox.at(inbox.tail);
+    pad.state = InboxState::kEmpty;
+    pad.span = filler;
+    pad.stamp = inbox.tail;
+    inbox.tail += filler;
+    // Nothing before it: the head passes it at once.
+    if (inbox.head + filler == inbox.tail) inbox.head = inbox.tail;
+  }
+  *start = inbox.tail;
+  inbox.at(inbox.tail).span = span;
+  inbox.tail += span;
+  return true;
+}
+
 }  // namespace
 
 DirectPath& Direct() {
@@ -102,11 +173,13 @@ void DirectPath::Start(int slave, int node_size, bool allowed, bool may_poll, bo
   // waits for a rank that cannot run: the fanin round on 8 ranks with -nr
   // 2 took 1.5x its time without spinning, and the same with 20 us.
   if (briefly) poll_ns = std::min(poll_ns, kFarPollNs);
-  StartWith(table, slave, max_bytes, poll_ns);
+  const char* queue = std::getenv(kEnvDirectQueue);
+  StartWith(table, slave, max_bytes, poll_ns, kDirectSendWaitNs,
+            queue == nullptr || std::strcmp(queue, "off") != 0);
 }
 
 void DirectPath::StartWith(DirectTable table, int slave, std::uint64_t max_bytes,
-                           std::uint64_t poll_ns, std::uint64_t send_wait_ns) {
+                           std::uint64_t poll_ns, std::uint64_t send_wait_ns, bool queue) {
   table_ = table;
   me_ = slave;
   counting_ = true;
@@ -118,6 +191,12 @@ void DirectPath::StartWith(DirectTable table, int slave, std::uint64_t max_bytes
   rank.pid.store(static_cast<std::int32_t>(getpid()), std::memory_order_relaxed);
   rank.first_live.store(1, std::memory_order_relaxed);
   rank.next_seq.store(1, std::memory_order_release);
+  queue_ = on_ && queue;
+  if (queue_) {
+    DirectInbox& inbox = table_.inbox(me_);
+    DirectInboxGuard hold(inbox);
+    inbox.open = 1;
+  }
   Accept();
 }
 
@@ -156,6 +235,14 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
     word.store(DirectWord(freed->seq, DirectState::kFree), std::memory_order_release);
     return true;
   });
+  // Under the inbox's lock, no sender decides meanwhile that no receive
+  // takes its message: a message waiting in the inbox never matches an
+  // open receive (common/direct_table.h).
+  std::optional<DirectInboxGuard> hold;
+  if (queue_) {
+    hold.emplace(table_.inbox(me_));
+    if (TakeFromInbox(*recv, comm, source, tag, address, capacity)) return recv;
+  }
   recv->seq = next_seq_++;
   live_.insert(recv->seq);
   DirectSlot& slot = rank.slots[recv->seq % kDirectSlots];
@@ -172,6 +259,8 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
     slot.word.store(DirectWord(recv->seq, DirectState::kPosted), std::memory_order_release);
     recv->slot = static_cast<int>(recv->seq % kDirectSlots);
     recv->told = false;
+  } else {
+    rank.unpublished.fetch_add(1, std::memory_order_seq_cst);
   }
   rank.next_seq.store(next_seq_, std::memory_order_release);
   return recv;
@@ -190,9 +279,90 @@ void DirectPath::TellDeferred(const std::function<void(const RequestMsg&)>& post
   }
 }
 
+bool DirectPath::TakeFromInbox(DirectRecv& recv, int comm, int source, int tag,
+                               std::uint64_t address, std::uint64_t capacity) {
+  DirectInbox& inbox = table_.inbox(me_);
+  DirectInboxEntry* entry = FindInboxEntry(inbox, comm, source, tag);
+  if (entry == nullptr) return false;
+  recv.from_inbox = true;
+  recv.told = false;
+  recv.inbox_status = DirectStatus{entry->source, entry->tag, entry->bytes};
+  std::uint64_t fits = std::min(entry->bytes, capacity);
+  if (address != 0) {
+    if (fits > 0) std::memcpy(reinterpret_cast<void*>(address), entry->data(), fits);
+  } else {
+    const auto* bytes = reinterpret_cast<const std::byte*>(entry->data());
+    recv.inbox_data.assign(bytes, bytes + fits);
+  }
+  DropInboxEntry(inbox, *entry);
+  return true;
+}
+
+bool DirectPath::ProbeInbox(int comm, int source, int tag, bool close, DirectStatus* status,
+                            std::vector<std::byte>* data) {
+  if (!queue_) return false;
+  DirectInbox& inbox = table_.inbox(me_);
+  DirectInboxGuard hold(inbox);
+  DirectInboxEntry* entry = FindInboxEntry(inbox, comm, source, tag);
+  if (entry == nullptr) {
+    if (close) ++inbox.probing;
+    return false;
+  }
+  *status = DirectStatus{entry->source, entry->tag, entry->bytes};
+  if (data != nullptr) {
+    const auto* bytes = reinterpret_cast<const std::byte*>(entry->data());
+    data->assign(bytes, bytes + entry->bytes);
+    DropInboxEntry(inbox, *entry);
+  }
+  return true;
+}
+
+void DirectPath::OpenInbox() {
+  if (!queue_) return;
+  DirectInbox& inbox = table_.inbox(me_);
+  DirectInboxGuard hold(inbox);
+  if (inbox.probing > 0) --inbox.probing;
+}
+
+bool DirectPath::Enqueue(int dest, const void* data, std::uint64_t bytes, int comm, int source,
+                         int tag) {
+  DirectInbox& inbox = table_.inbox(dest);
+  std::uint64_t start = 0;
+  if (inbox.open == 0 || inbox.probing > 0 || !ReserveInboxEntry(inbox, bytes, &start))
+    return false;
+  DirectInboxEntry& entry = inbox.at(start);
+  entry.comm = comm;
+  entry.source = source;
+  entry.tag = tag;
+  entry.bytes = bytes;
+  entry.stamp = start;
+  if (bytes > 0) std::memcpy(entry.data(), data, bytes);
+  entry.state = InboxState::kQueued;
+  last_queued_ = DirectQueued{dest, start};
+  return true;
+}
+
+DirectQueued DirectPath::TakeLastQueued() {
+  DirectQueued queued = last_queued_;
+  last_queued_ = DirectQueued{};
+  return queued;
+}
+
+bool DirectPath::Withdraw(const DirectQueued& queued) {
+  if (queued.dest < 0 || !counting_) return false;
+  DirectInbox& inbox = table_.inbox(queued.dest);
+  DirectInboxGuard hold(inbox);
+  if (queued.stamp < inbox.head || queued.stamp >= inbox.tail) return false;
+  DirectInboxEntry& entry = inbox.at(queued.stamp);
+  if (entry.state != InboxState::kQueued || entry.stamp != queued.stamp) return false;
+  DropInboxEntry(inbox, entry);
+  return true;
+}
+
 bool DirectPath::Tell(DirectRecv& recv) {
+  if (recv.from_inbox) return false;  // complete already
   if (recv.told) return true;
-  if (!recv.published()) {
+  if (!recv.in_ring()) {
     recv.told = true;
     return true;
   }
@@ -212,14 +382,15 @@ bool DirectPath::Tell(DirectRecv& recv) {
 }
 
 bool DirectPath::Written(const DirectRecv& recv) const {
-  if (!recv.published() || recv.told || recv.collected) return false;
+  if (recv.from_inbox) return !recv.collected;
+  if (!recv.in_ring() || recv.told || recv.collected) return false;
   return table_.rank(me_).slots[recv.slot].word.load(std::memory_order_acquire) ==
          DirectWord(recv.seq, DirectState::kDone);
 }
 
 bool DirectPath::Poll(const DirectRecv& recv, int sender) const {
   if (Written(recv)) return true;
-  if (poll_ns_ == 0 || !recv.published() || recv.told) return false;
+  if (poll_ns_ == 0 || !recv.in_ring() || recv.told) return false;
   return SpinFor([&] { return Written(recv); }, sender);
 }
 
@@ -266,7 +437,7 @@ bool DirectPath::SpinFor(Done done, int sender) const {
 }
 
 bool DirectPath::PollTold(const DirectRecv& recv, int sender) const {
-  if (poll_ns_ == 0 || !recv.published() || !recv.told || recv.collected) return false;
+  if (poll_ns_ == 0 || !recv.in_ring() || !recv.told || recv.collected) return false;
   std::atomic<std::uint64_t>& word = table_.rank(me_).slots[recv.slot].word;
   const std::uint64_t polling = DirectWord(recv.seq, DirectState::kPolling);
   std::uint64_t told = DirectWord(recv.seq, DirectState::kTold);
@@ -299,6 +470,10 @@ void DirectPath::WaitWritten(const DirectRecv& recv) const {
 }
 
 DirectStatus DirectPath::TakeWritten(DirectRecv& recv) {
+  if (recv.from_inbox) {
+    recv.collected = true;
+    return recv.inbox_status;
+  }
   const DirectSlot& slot = table_.rank(me_).slots[recv.slot];
   DirectStatus status{slot.sent_source.load(std::memory_order_relaxed),
                       slot.sent_tag.load(std::memory_order_relaxed),
@@ -311,18 +486,22 @@ DirectStatus DirectPath::TakeWritten(DirectRecv& recv) {
 }
 
 void DirectPath::Collect(DirectRecv& recv) {
+  if (recv.from_inbox) recv.collected = true;
   if (recv.collected || recv.seq == 0) return;
   recv.collected = true;
-  if (recv.published())
+  if (!recv.in_ring()) table_.rank(me_).unpublished.fetch_sub(1, std::memory_order_seq_cst);
+  if (recv.in_ring())
     table_.rank(me_).slots[recv.slot].word.store(DirectWord(recv.seq, DirectState::kFree),
                                                   std::memory_order_release);
   Forget(recv.seq);
 }
 
 void DirectPath::Abandon(std::shared_ptr<DirectRecv> recv) {
+  if (recv->from_inbox) recv->collected = true;  // over: it has its message
   if (recv->collected || recv->seq == 0) return;
   recv->collected = true;
-  if (!recv->published()) {
+  if (!recv->in_ring()) {
+    table_.rank(me_).unpublished.fetch_sub(1, std::memory_order_seq_cst);
     Forget(recv->seq);
     return;
   }
@@ -342,17 +521,25 @@ void DirectPath::CountMasterSend(int dest, RequestMsg& request) {
 }
 
 DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, int rank,
-                               int tag, int dest, std::uint64_t* recv_id) {
+                               int tag, int dest, std::uint64_t* recv_id, bool nonblocking) {
+  last_queued_ = DirectQueued{};
   if (!on_ || bytes > max_bytes_ || dest < 0 || dest == me_) return DirectSend::kNo;
   // An earlier message to `dest` still waits at the master: this one may
   // not overtake it.
   if (table_.pending(me_, dest).load(std::memory_order_seq_cst) != 0) return DirectSend::kNo;
+  // Only a user's message may wait in an inbox: every user receive looks
+  // there when posted, but the collectives' and the runtime's own
+  // receives (a twin communicator, a negative tag) may go straight to the
+  // master.
+  bool queueable = queue_ && bytes <= kDirectSlotBytes && tag >= 0 &&
+                   (static_cast<std::uint32_t>(comm) & kCollectiveCommBit) == 0;
   std::uint64_t deadline = 0;
   for (;;) {
     // Read before the scan: a receive posted after it moves `next_seq`.
     std::uint64_t seen = table_.rank(dest).next_seq.load(std::memory_order_acquire);
     bool none_posted = false;
-    DirectSend sent = DepositCounted(dest, data, bytes, comm, rank, tag, recv_id, &none_posted);
+    DirectSend sent = DepositCounted(dest, data, bytes, comm, rank, tag, recv_id, &none_posted,
+                                     queueable, nonblocking);
     if (sent != DirectSend::kNo || !none_posted || !WaitForPost(dest, seen, &deadline))
       return sent;
   }
@@ -360,13 +547,24 @@ DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, 
 
 DirectSend DirectPath::DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
                                       int source, int tag, std::uint64_t* recv_id,
-                                      bool* none_posted) {
+                                      bool* none_posted, bool queueable, bool write_told) {
   DirectRank& receiver = table_.rank(dest);
+  // The receiver's posts and this choice are one step for its inbox.
+  std::optional<DirectInboxGuard> hold;
+  if (queueable) hold.emplace(table_.inbox(dest));
   receiver.writers.fetch_add(1, std::memory_order_seq_cst);
   DirectSend sent = DirectSend::kNo;
-  if (receiver.accepting.load(std::memory_order_seq_cst) != 0)
-    sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted);
+  bool accepting = receiver.accepting.load(std::memory_order_seq_cst) != 0;
+  // A receive that is not published may take the message: not the inbox.
+  if (receiver.unpublished.load(std::memory_order_seq_cst) != 0) queueable = false;
+  // A switched-out receiver's memory is not written, but its inbox is.
+  if (accepting || queueable)
+    sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted, accepting,
+                   queueable && write_told);
   receiver.writers.fetch_sub(1, std::memory_order_seq_cst);
+  if (sent == DirectSend::kNo && *none_posted && queueable &&
+      Enqueue(dest, data, bytes, comm, source, tag))
+    sent = DirectSend::kQueued;
   return sent;
 }
 
@@ -417,7 +615,7 @@ void DirectPath::AtMaster(bool waiting) {
 
 DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint64_t bytes,
                                int comm, int source, int tag, std::uint64_t* recv_id,
-                               bool* none_posted) {
+                               bool* none_posted, bool may_write, bool write_told) {
   std::uint64_t first = receiver.first_live.load(std::memory_order_acquire);
   std::uint64_t next = receiver.next_seq.load(std::memory_order_acquire);
   // The receiver's live receives in posting order: the first that accepts
@@ -426,7 +624,11 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
     DirectSlot& slot = receiver.slots[seq % kDirectSlots];
     for (;;) {
       std::uint64_t word = slot.word.load(std::memory_order_acquire);
-      if (DirectSeq(word) > seq) break;                // over, slot reused
+      if (DirectSeq(word) > seq) {
+        // Over and its slot reused, unless it was never published.
+        if (receiver.unpublished.load(std::memory_order_seq_cst) != 0) return DirectSend::kNo;
+        break;
+      }
       if (DirectSeq(word) < seq) return DirectSend::kNo;  // not published
       DirectState state = DirectStateOf(word);
       if (state != DirectState::kPosted && state != DirectState::kTold &&
@@ -447,8 +649,20 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
       bool polled = state == DirectState::kPolling;
       // Into a receive the master knows, an inline message costs the same
       // one queue message either way (the send, or the notice), and the
-      // master's way spares the write and the swap.
-      if (told && bytes <= static_cast<std::uint64_t>(kInlinePayloadMax)) return DirectSend::kNo;
+      // master's way spares the write (a system call, a few microseconds
+      // more per message of the fanin round) and the swap; but it counts
+      // in `pending`, which keeps this sender's next messages out of the
+      // inbox until the receiver has run and taken it. So a nonblocking
+      // send's message that may wait in the inbox (`write_told`: more
+      // may follow at once) is written into the newest receive (a flood's
+      // first message to a receiver waiting at the master in its one
+      // receive sent the whole flood through the master), and goes
+      // through the master into an older one (a window of receives: the
+      // next message has a receive of its own).
+      if (told && bytes <= static_cast<std::uint64_t>(kInlinePayloadMax) &&
+          (!write_told || seq + 1 != next))
+        return DirectSend::kNo;
+      if (!may_write) return DirectSend::kNo;
       std::uint64_t claimed =
           DirectWord(seq, told     ? DirectState::kClaimedTold
                           : polled ? DirectState::kClaimedPolled

@@ -9,6 +9,7 @@
 // costs the master nothing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,13 +22,38 @@
 
 namespace bdmpi {
 
+// The status a sender left in a receive it wrote.
+struct DirectStatus {
+  int source = 0;  // wire rank
+  int tag = 0;
+  std::uint64_t bytes = 0;
+};
+
 // One receive of this rank as the direct path knows it.
 struct DirectRecv {
   std::uint64_t seq = 0;  // its post sequence number (0: not counted)
   int slot = -1;          // its slot in this rank's ring (-1: not published)
   bool told = false;      // the master knows it (its PostRecv went out)
   bool collected = false; // its slot is free again
-  bool published() const { return slot >= 0; }
+  // Took a message waiting in this rank's inbox when it was posted: it is
+  // complete without a sender or the master (Written is true at once).
+  bool from_inbox = false;
+  DirectStatus inbox_status;
+  // That message, for a receive into a type with gaps (address 0), to be
+  // unpacked by the caller; a dense receive has it in its buffer already
+  // (as much as fits).
+  std::vector<std::byte> inbox_data;
+  // Published in the ring, or complete from the inbox: either way the
+  // caller waits for it through this path (Poll, Written, TakeWritten).
+  bool published() const { return slot >= 0 || from_inbox; }
+  bool in_ring() const { return slot >= 0; }
+};
+
+// A message this rank left in another's inbox, by which MPI_Cancel of its
+// send withdraws it (DirectPath::Withdraw).
+struct DirectQueued {
+  int dest = -1;  // node slave index (-1: none)
+  std::uint64_t stamp = 0;
 };
 
 // A sender that finds no receive for its message posted by a running
@@ -47,13 +73,7 @@ enum class DirectSend {
   kNo,        // send it through the master
   kDone,      // written; the receiver finds it itself
   kDoneTold,  // written into a receive the master knows: tell the master
-};
-
-// The status a sender left in a receive it wrote.
-struct DirectStatus {
-  int source = 0;  // wire rank
-  int tag = 0;
-  std::uint64_t bytes = 0;
+  kQueued,    // left in the receiver's inbox (TakeLastQueued names it)
 };
 
 class DirectPath {
@@ -70,8 +90,10 @@ class DirectPath {
   void BeforeSpin(std::function<void()> flush) { before_spin_ = std::move(flush); }
   // The same on a table at hand (tests): `max_bytes` 0 only counts;
   // `send_wait_ns`: a sender's longest wait for a post (WaitForPost).
+  // `queue`: small user messages that find no receive wait in their
+  // receiver's inbox (--direct-queue).
   void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns,
-                 std::uint64_t send_wait_ns = kDirectSendWaitNs);
+                 std::uint64_t send_wait_ns = kDirectSendWaitNs, bool queue = false);
   // Before the rank writes its memory back or exits: no sender writes
   // into it any more (waits for those that are writing); and when it is
   // resident again.
@@ -81,7 +103,8 @@ class DirectPath {
   // Receiver. A new receive, published when its buffer is dense (`address`
   // non-zero; else published so that a sender matching it goes through
   // the master) and its slot free. `comm`, `source`, `tag` as the master
-  // matches them. Returns an unpublished, uncounted one when off.
+  // matches them. Returns an unpublished, uncounted one when off. One that
+  // a message waiting in the inbox matches takes it instead (from_inbox).
   std::shared_ptr<DirectRecv> Post(int comm, int source, int tag, std::uint64_t address,
                                    std::uint64_t capacity, std::uint64_t recv_id);
   // Receives that the master must hear of, in posting order, before this
@@ -125,6 +148,18 @@ class DirectPath {
   // meanwhile is not published.
   void Abandon(std::shared_ptr<DirectRecv> recv);
 
+  // Probes of this rank's inbox (`comm`, `source`, `tag` as for Post):
+  // the status of the first message waiting there that matches, if any.
+  // `close`: when none does, senders stop queueing here until OpenInbox,
+  // for the probe that then asks the master: what comes meanwhile goes to
+  // the master, which then wakes a blocking probe, and no message the
+  // master answers with can have an older one of its sender in the inbox.
+  // `data`: a matched probe, which removes the message and hands its
+  // bytes there.
+  bool ProbeInbox(int comm, int source, int tag, bool close, DirectStatus* status,
+                  std::vector<std::byte>* data = nullptr);
+  void OpenInbox();
+
   // Sender. Counts a message that goes to node slave `dest` through the
   // master (RequestMsg::counted), so that no later one overtakes it.
   void CountMasterSend(int dest, RequestMsg& request);
@@ -132,8 +167,17 @@ class DirectPath {
   // slave `dest` that MPI order gives it, if that one is published and
   // may take it; `recv_id` is set for kDoneTold. When `dest` runs and has
   // posted no receive for it yet, waits a little for one (WaitForPost).
+  // `nonblocking`: an MPI_Isend's, which more may follow at once (see
+  // Deposit's `write_told`).
   DirectSend TrySend(const void* data, std::uint64_t bytes, int comm, int rank, int tag,
-                     int dest, std::uint64_t* recv_id);
+                     int dest, std::uint64_t* recv_id, bool nonblocking = false);
+
+  // The message the last TrySend left in an inbox (kQueued), and forgets
+  // it; dest -1 when there was none.
+  DirectQueued TakeLastQueued();
+  // MPI_Cancel of a send that left its message in an inbox: true when it
+  // was still there (now withdrawn), false when a receive has taken it.
+  bool Withdraw(const DirectQueued& queued);
 
   // While this rank waits for its master's reply (DirectRank::at_master).
   void AtMaster(bool waiting);
@@ -144,11 +188,26 @@ class DirectPath {
  private:
   // `none_posted`: no live receive of `rank` accepts the message (a later
   // one may).
+  // `may_write` false: only looks (the receiver is switched out), and
+  // a receive that would take the message sends it to the master.
+  // `write_told`: an inline message is written into the newest receive
+  // even when the master knows it, rather than sent through the master.
   DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,
-                     int source, int tag, std::uint64_t* recv_id, bool* none_posted);
-  // Deposit while `dest` accepts, counted among its writers.
+                     int source, int tag, std::uint64_t* recv_id, bool* none_posted,
+                     bool may_write = true, bool write_told = false);
+  // Deposit while `dest` accepts, counted among its writers; with
+  // `queueable`, one that finds no receive posted for it (even in a rank
+  // that does not accept) is left in the inbox if there is room, which
+  // the caller holds locked.
   DirectSend DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
-                            int source, int tag, std::uint64_t* recv_id, bool* none_posted);
+                            int source, int tag, std::uint64_t* recv_id, bool* none_posted,
+                            bool queueable = false, bool write_told = false);
+  // Appends to `dest`'s locked inbox; false when it is closed or full.
+  bool Enqueue(int dest, const void* data, std::uint64_t bytes, int comm, int source, int tag);
+  // The receiver's side of Post under its inbox's lock: takes the first
+  // waiting message that `recv` matches.
+  bool TakeFromInbox(DirectRecv& recv, int comm, int source, int tag, std::uint64_t address,
+                     std::uint64_t capacity);
   // A sender that found no receive for its message waits for `dest` to
   // post another (its `next_seq` passes `seen`) while `dest` runs and
   // spinning costs nobody a core, until `deadline` (0: send_wait_ns_ from
@@ -183,6 +242,8 @@ class DirectPath {
   };
   std::vector<SendBackoff> send_backoff_;
   bool accepting_ = false;
+  bool queue_ = false;  // this rank's inbox takes messages
+  DirectQueued last_queued_;
   std::uint64_t next_seq_ = 1;
   std::set<std::uint64_t> live_;  // sequence numbers of receives not over
   struct Deferred {

@@ -119,10 +119,17 @@ int DirectSender(const CommInfo* comm, int source) {
   return slave >= 0 ? slave : kFarSender;
 }
 
-void FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status) {
+int FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status, void* buffer,
+                 int count, const TypeInfo* scattered, std::uint64_t capacity) {
   DirectStatus sent = Direct().TakeWritten(recv);
+  // Only a message from the inbox may not fit, or need unpacking: a
+  // sender writes only a dense receive large enough for it.
+  if (scattered != nullptr && !recv.inbox_data.empty())
+    UnpackElements(recv.inbox_data.data(), recv.inbox_data.size(), buffer, count, *scattered);
+  int error = sent.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   int source = comm != nullptr ? comm->UserSource(sent.source) : sent.source;
-  SetStatus(status, source, sent.tag, MPI_SUCCESS, sent.bytes);
+  SetStatus(status, source, sent.tag, error, std::min(sent.bytes, capacity));
+  return error;
 }
 
 namespace {
@@ -215,8 +222,10 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
       request.code = direct->slot + 1;
     } else {
       Direct().WaitWritten(*direct);
-      FinishDirect(*direct, &comm, &received);
+      int error = FinishDirect(*direct, &comm, &received, buffer, count,
+                               type.Dense() ? nullptr : &type, capacity);
       CopyResult(status, received);
+      ThrowIfError(error, "message longer than the receive buffer");
       return;
     }
   }
@@ -291,6 +300,7 @@ void StartRecv(P2pRequest& pending) {
       Direct().Post(request.comm, request.peer, pending.tag,
                     dense ? reinterpret_cast<std::uint64_t>(pending.buffer) : 0,
                     pending.capacity, pending.id);
+  if (pending.direct->from_inbox) return;  // complete: ProgressAlone finishes it
   if (pending.direct->published()) {
     request.code = pending.direct->slot + 1;
     if (dense && pending.buffer != nullptr) {
@@ -308,8 +318,11 @@ void StartRecv(P2pRequest& pending) {
 // unless it is synchronous; then the master completes its id when the
 // message is matched.
 void StartSend(P2pRequest& pending) {
+  Direct().TakeLastQueued();
   pending.id = PostSend(pending.send_buffer, pending.count, pending.datatype, pending.peer,
                         pending.tag, pending.comm, pending.mode, /*named=*/true);
+  // A message left in the receiver's inbox: MPI_Cancel may withdraw it.
+  pending.queued = Direct().TakeLastQueued();
   pending.active = true;
   pending.done = pending.mode != SendMode::kSynchronous || pending.id == 0;
   SetEmptyStatus(&pending.status);
@@ -372,6 +385,14 @@ void P2pRequest::Start() {
   }
 }
 
+bool ProbeQueued(const CommInfo& comm, const RequestMsg& probe, bool close,
+                 MPI_Status* status) {
+  DirectStatus queued;
+  if (!Direct().ProbeInbox(probe.comm, probe.peer, probe.tag, close, &queued)) return false;
+  SetResult(status, comm.UserSource(queued.source), queued.tag, queued.bytes);
+  return true;
+}
+
 bool ProbeNeedsMaster(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   RequireInitialized();
   const CommInfo& comm = LookupComm(comm_handle);
@@ -389,8 +410,13 @@ void Probe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
   }
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return;
   const CommInfo& comm = LookupComm(comm_handle);
-  ReplyMsg reply = Runtime::Instance()->Call(
-      RecvRequest(MsgType::kProbe, comm, source, tag, 0, 0));
+  RequestMsg request = RecvRequest(MsgType::kProbe, comm, source, tag, 0, 0);
+  // The inbox's messages come first (older than their senders' ones at
+  // the master); while this rank asks the master, the next ones go there
+  // too, to wake it.
+  if (ProbeQueued(comm, request, /*close=*/true, status)) return;
+  ReplyMsg reply = Runtime::Instance()->Call(request);
+  Direct().OpenInbox();
   SetResult(status, comm.UserSource(reply.source), reply.tag, reply.bytes);
 }
 
@@ -399,8 +425,10 @@ bool Iprobe(int source, int tag, MPI_Comm comm_handle, MPI_Status* status) {
     return CrossProbe(*cross, source, tag, /*wait=*/false, status);
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return true;
   const CommInfo& comm = LookupComm(comm_handle);
-  ReplyMsg reply = Runtime::Instance()->Call(
-      RecvRequest(MsgType::kIprobe, comm, source, tag, 0, 0));
+  RequestMsg request = RecvRequest(MsgType::kIprobe, comm, source, tag, 0, 0);
+  if (ProbeQueued(comm, request, /*close=*/true, status)) return true;
+  ReplyMsg reply = Runtime::Instance()->Call(request);
+  Direct().OpenInbox();
   if (reply.flag) SetResult(status, comm.UserSource(reply.source), reply.tag, reply.bytes);
   return reply.flag != 0;
 }
@@ -425,7 +453,7 @@ void P2pRequest::ProgressAlone(bool wait) {
     // polls, which then tells the master it is over (direct_table.h).
     if (!wait || !Direct().PollTold(*direct, DirectSender(FindComm(comm), peer))) return;
     Runtime::Instance()->Note(IdRequest(MsgType::kDirectTaken, id));
-    FinishDirect(*direct, FindComm(comm), &status);
+    FinishDirect(*direct, FindComm(comm), &status, buffer, count, layout.get(), capacity);
     done = true;
     return;
   }
@@ -437,7 +465,7 @@ void P2pRequest::ProgressAlone(bool wait) {
     if (direct->told) return;
     Direct().WaitWritten(*direct);
   }
-  FinishDirect(*direct, FindComm(comm), &status);
+  FinishDirect(*direct, FindComm(comm), &status, buffer, count, layout.get(), capacity);
   done = true;
 }
 

@@ -36,8 +36,14 @@ RequestMsg IdRequest(MsgType type, std::uint64_t id);
 // Copies a completed receive's data and status out of the master's reply
 // (unpacking it when `scattered`, see wire_data.h); returns its error class.
 // `comm`: for the source's number (an intercommunicator's remote rank).
-// Completes a receive a sender wrote without the master (direct_path.h).
-void FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status);
+// Completes a receive a sender wrote without the master, or that took a
+// message from the inbox (direct_path.h); returns its error class.
+int FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status, void* buffer,
+                 int count, const TypeInfo* scattered, std::uint64_t capacity);
+// A probe (`probe`: its request to the master) answered from this rank's
+// inbox, whose messages come before their senders' ones at the master;
+// `close` as DirectPath::ProbeInbox.
+bool ProbeQueued(const CommInfo& comm, const RequestMsg& probe, bool close, MPI_Status* status);
 // Whom a receive from `source` (a rank of `comm`, or MPI_ANY_SOURCE) waits
 // for, as DirectPath::Poll's `sender`: a node slave index, kAnySender, or
 // kFarSender when its message may come through the master (another node,
@@ -70,6 +76,8 @@ class P2pRequest : public Request {
   SendMode mode = SendMode::kStandard;
   // A receive as the direct path knows it (direct_path.h).
   std::shared_ptr<DirectRecv> direct;
+  // A send whose message waits in its receiver's inbox (MPI_Cancel).
+  DirectQueued queued;
 
   void Absorb(const ReplyMsg& reply) override;
   void ProgressAlone(bool wait) override;

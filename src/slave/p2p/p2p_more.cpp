@@ -1,6 +1,8 @@
 #include "slave/p2p/p2p_more.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -32,6 +34,17 @@ void P2pRequest::Cancel() {
       return;
     }
   }
+  if (!is_recv && queued.dest >= 0) {
+    // Its message never went to the master: withdrawn from the inbox, or
+    // a receive has it.
+    bool withdrawn = Direct().Withdraw(queued);
+    queued = DirectQueued{};
+    if (!withdrawn) return;
+    done = true;
+    SetStatus(&status, peer, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    status.bdmpi_cancelled = 1;
+    return;
+  }
   RequestMsg cancel = IdRequest(is_recv ? MsgType::kCancel : MsgType::kCancelSend, id);
   if (!is_recv) {
     cancel.comm = LookupComm(comm).id;
@@ -59,6 +72,10 @@ struct MatchedMessage {
   MPI_Comm comm = MPI_COMM_NULL;
   bool in_use = false;
   bool cross = false;  // `id` is CrossMprobe's key (between two jobs)
+  // Taken from this rank's inbox (id 0): the message itself.
+  bool local = false;
+  DirectStatus status;
+  std::vector<std::byte> data;
 };
 
 std::vector<MatchedMessage>& Messages() {
@@ -73,7 +90,7 @@ MPI_Message NewMessage(std::uint64_t id, MPI_Comm comm, bool cross = false) {
   if (index == messages.size()) messages.emplace_back();
   if (index >= static_cast<std::size_t>(kMessageIndexMask))
     throw Error(kErrOther, "too many matched messages not yet received");
-  messages[index] = MatchedMessage{id, comm, true, cross};
+  messages[index] = MatchedMessage{id, comm, true, cross, false, {}, {}};
   return MPI_MESSAGE_NULL | static_cast<int>(index);
 }
 
@@ -89,6 +106,27 @@ MatchedMessage& LookupMessage(MPI_Message message) {
   return messages[index];
 }
 
+// Mrecv of a message that a matched probe took from the inbox.
+int FinishLocalMessage(const MatchedMessage& taken, void* buffer, int count,
+                       MPI_Datatype datatype, std::uint64_t capacity, MPI_Status* status) {
+  const TypeInfo& type = LookupType(datatype);
+  std::uint64_t fits = std::min<std::uint64_t>(taken.data.size(), capacity);
+  if (fits > 0) {
+    if (type.Dense()) {
+      std::memcpy(buffer, taken.data.data(), fits);
+    } else {
+      UnpackElements(taken.data.data(), fits, buffer, count, type);
+    }
+  }
+  int error = taken.status.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  const CommInfo* comm = FindComm(taken.comm);
+  int source = comm != nullptr ? comm->UserSource(taken.status.source) : taken.status.source;
+  MPI_Status received;
+  SetStatus(&received, source, taken.status.tag, error, fits);
+  CopyResult(status, received);
+  return error;
+}
+
 // Asks the master for a matched probe; MPI_MESSAGE_NULL when none.
 MPI_Message MatchedProbe(MsgType type, int source, int tag, MPI_Comm comm_handle,
                          MPI_Status* status) {
@@ -100,7 +138,22 @@ MPI_Message MatchedProbe(MsgType type, int source, int tag, MPI_Comm comm_handle
   Runtime* runtime = Runtime::Instance();
   std::uint64_t id = runtime->NewRecvId();
   const CommInfo& comm = LookupComm(comm_handle);
-  ReplyMsg reply = runtime->Call(RecvRequest(type, comm, source, tag, 0, id));
+  RequestMsg request = RecvRequest(type, comm, source, tag, 0, id);
+  // The inbox first, as for MPI_Probe (p2p.cpp's Probe).
+  DirectStatus queued;
+  std::vector<std::byte> data;
+  if (Direct().ProbeInbox(request.comm, request.peer, request.tag, /*close=*/true, &queued,
+                          &data)) {
+    SetResult(status, comm.UserSource(queued.source), queued.tag, queued.bytes);
+    MPI_Message message = NewMessage(0, comm_handle);
+    MatchedMessage& matched = LookupMessage(message);
+    matched.local = true;
+    matched.status = queued;
+    matched.data = std::move(data);
+    return message;
+  }
+  ReplyMsg reply = runtime->Call(request);
+  Direct().OpenInbox();
   if (reply.flag == 0) return MPI_MESSAGE_NULL;
   SetResult(status, comm.UserSource(reply.source), reply.tag, reply.bytes);
   return NewMessage(id, comm_handle);
@@ -132,6 +185,12 @@ int Mrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
     *message = MPI_MESSAGE_NULL;
     CrossMrecv(matched.id, buffer, count, datatype, status);
     return MPI_SUCCESS;
+  }
+  if (matched.local) {
+    MatchedMessage taken = std::move(matched);
+    matched = MatchedMessage{};
+    *message = MPI_MESSAGE_NULL;
+    return FinishLocalMessage(taken, buffer, count, datatype, capacity, status);
   }
   RequestMsg request = IdRequest(MsgType::kMrecv, matched.id);
   request.bytes = capacity;

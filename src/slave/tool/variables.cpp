@@ -56,7 +56,7 @@ int CategoryOf(const std::string& name) {
       {"bdmpi_no_bind", 2},
       {"bdmpi_mem_threshold", 3}, {"bdmpi_memory_payloads", 3}, {"bdmpi_single_copy", 3},
       {"bdmpi_mem_budget", 3}, {"bdmpi_placed_messages", 3},
-      {"bdmpi_direct_max", 3}, {"bdmpi_direct_poll", 3},
+      {"bdmpi_direct_max", 3}, {"bdmpi_direct_poll", 3}, {"bdmpi_direct_queue", 3},
       {"bdmpi_storage_alloc", 4}, {"bdmpi_storage_threshold", 4}, {"bdmpi_node_memory", 4},
       {"bdmpi_prefetch", 4},
       {"bdmpi_chunk_size", 5},

@@ -37,6 +37,15 @@
  *     sender may wait for that post (BDMPI's do while the running ranks
  *     have a core each), else its message goes the master's way and the
  *     next one, which the posted receive would take, must follow it;
+ * 10. messages that wait for their receive (BDMPI's inbox of small
+ *     messages in shared memory): small, large and mid-sized ones from
+ *     one sender on a few tags before any receive is posted, taken by
+ *     MPI_Probe, MPI_Improbe/MPI_Mrecv, MPI_ANY_SOURCE, MPI_ANY_TAG, a
+ *     receive into a type with gaps, and an MPI_Isend cancelled before
+ *     its receive is posted (cancelled or received, never both);
+ * 11. a fan-in flood: every rank sends more small messages to rank 0
+ *     than an inbox holds (150 each, as MPICH's sendflood does), which
+ *     takes them with MPI_ANY_SOURCE and checks each sender's order;
  * all --rounds times; with --hold-memory N each rank holds N bytes
  * touched, so that a small --node-memory switches ranks out mid-stream.
  *
@@ -439,6 +448,105 @@ static void late_posts(int round) {
     CHECK_PATTERN(in[i], (size_t)bytes, seed_of(prev_, rank_, i, round), "late post");
 }
 
+/* 10. Messages sent before any receive for them is posted. */
+static void early_sends(int round) {
+  enum { kEarly = 6 };
+  static const size_t kEarlySizes[kEarly] = {8, 12, 100, 70000, 1024, 1025};
+  static const int kEarlyTags[kEarly] = {40, 41, 40, 40, 40, 40};
+  static char out[kEarly][70000], in[70000];
+  MPI_Request sends[kEarly + 3];
+  MPI_Status status;
+  /* Cancelled before its receive is posted (while no earlier message to
+   * that rank waits at BDMPI's master): then it never arrives. */
+  int doomed = round, cancelled = 0;
+  CHECK_MPI(MPI_Isend(&doomed, 1, MPI_INT, next_, 42, MPI_COMM_WORLD, &sends[kEarly + 1]));
+  CHECK_MPI(MPI_Cancel(&sends[kEarly + 1]));
+  CHECK_MPI(MPI_Wait(&sends[kEarly + 1], &status));
+  CHECK_MPI(MPI_Test_cancelled(&status, &cancelled));
+  for (int k = 0; k < kEarly; ++k) {
+    fill_pattern(out[k], kEarlySizes[k], seed_of(rank_, next_, k, round));
+    CHECK_MPI(MPI_Isend(out[k], (int)kEarlySizes[k], MPI_BYTE, next_, kEarlyTags[k],
+                        MPI_COMM_WORLD, &sends[k]));
+  }
+  /* Every other int of 32, received into a vector type. */
+  int strided[16], got[32];
+  for (int i = 0; i < 16; ++i) strided[i] = rank_ * 1000 + round * 100 + i;
+  CHECK_MPI(MPI_Isend(strided, 16, MPI_INT, next_, 44, MPI_COMM_WORLD, &sends[kEarly]));
+  CHECK_MPI(MPI_Isend(&cancelled, 1, MPI_INT, next_, 43, MPI_COMM_WORLD, &sends[kEarly + 2]));
+  barrier();
+  /* The first message of tag 40 (8 B) is the one a probe sees. */
+  CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, 40, MPI_COMM_WORLD, &status));
+  CHECK_STATUS(status, prev_, 40, MPI_BYTE, kEarlySizes[0]);
+  MPI_Message message;
+  int flag = 0;
+  while (!flag)
+    CHECK_MPI(MPI_Improbe(prev_, 41, MPI_COMM_WORLD, &flag, &message, &status));
+  CHECK_STATUS(status, prev_, 41, MPI_BYTE, kEarlySizes[1]);
+  CHECK_MPI(MPI_Recv(in, (int)kEarlySizes[0], MPI_BYTE, MPI_ANY_SOURCE, 40, MPI_COMM_WORLD,
+                     &status));
+  CHECK_STATUS(status, prev_, 40, MPI_BYTE, kEarlySizes[0]);
+  CHECK_PATTERN(in, kEarlySizes[0], seed_of(prev_, rank_, 0, round), "early 0");
+  for (int k = 2; k < kEarly; ++k) {
+    CHECK_MPI(MPI_Recv(in, (int)kEarlySizes[k], MPI_BYTE, prev_, 40, MPI_COMM_WORLD, &status));
+    CHECK_STATUS(status, prev_, 40, MPI_BYTE, kEarlySizes[k]);
+    CHECK_PATTERN(in, kEarlySizes[k], seed_of(prev_, rank_, k, round), "early message");
+  }
+  CHECK_MPI(MPI_Mrecv(in, (int)kEarlySizes[1], MPI_BYTE, &message, &status));
+  CHECK_STATUS(status, prev_, 41, MPI_BYTE, kEarlySizes[1]);
+  CHECK_PATTERN(in, kEarlySizes[1], seed_of(prev_, rank_, 1, round), "matched probe");
+  int was_cancelled = -1;
+  CHECK_MPI(MPI_Recv(&was_cancelled, 1, MPI_INT, prev_, 43, MPI_COMM_WORLD, &status));
+  CHECK_MPI(MPI_Iprobe(prev_, 42, MPI_COMM_WORLD, &flag, &status));
+  if (was_cancelled) {
+    CHECK(!flag, "a cancelled send arrived");
+  } else {
+    int value = -1;
+    CHECK_MPI(MPI_Recv(&value, 1, MPI_INT, prev_, 42, MPI_COMM_WORLD, &status));
+    CHECK(value == round, "send not cancelled: %d, want %d", value, round);
+  }
+  MPI_Datatype every_other;
+  CHECK_MPI(MPI_Type_vector(16, 1, 2, MPI_INT, &every_other));
+  CHECK_MPI(MPI_Type_commit(&every_other));
+  memset(got, 0xff, sizeof got);
+  CHECK_MPI(MPI_Recv(got, 1, every_other, prev_, MPI_ANY_TAG, MPI_COMM_WORLD, &status));
+  CHECK(status.MPI_TAG == 44, "strided message: tag %d", status.MPI_TAG);
+  CHECK_MPI(MPI_Type_free(&every_other));
+  for (int i = 0; i < 16; ++i) {
+    CHECK(got[2 * i] == prev_ * 1000 + round * 100 + i, "strided %d: %d", i, got[2 * i]);
+    CHECK(got[2 * i + 1] == -1, "strided gap %d written", i);
+  }
+  CHECK_MPI(MPI_Waitall(kEarly + 3, sends, MPI_STATUSES_IGNORE));
+  barrier();
+}
+
+/* 11. More small messages to rank 0 than an inbox holds. */
+static void fan_in(int round) {
+  enum { kFlood = 150 };
+  static int out[kFlood][2];
+  if (rank_ != 0) {
+    MPI_Request sends[kFlood];
+    for (int k = 0; k < kFlood; ++k) {
+      out[k][0] = round;
+      out[k][1] = k;
+      CHECK_MPI(MPI_Isend(out[k], 2, MPI_INT, 0, 60, MPI_COMM_WORLD, &sends[k]));
+    }
+    CHECK_MPI(MPI_Waitall(kFlood, sends, MPI_STATUSES_IGNORE));
+  } else {
+    int seen[64] = {0};
+    for (int k = 0; k < kFlood * (size_ - 1); ++k) {
+      int in[2] = {-1, -1};
+      MPI_Status status;
+      CHECK_MPI(MPI_Recv(in, 2, MPI_INT, MPI_ANY_SOURCE, 60, MPI_COMM_WORLD, &status));
+      int from = status.MPI_SOURCE;
+      CHECK(from > 0 && from < size_ && from < 64, "fan-in from %d", from);
+      CHECK(in[0] == round && in[1] == seen[from], "fan-in from %d: message %d of round %d, "
+            "want %d", from, in[1], in[0], seen[from]);
+      ++seen[from];
+    }
+  }
+  barrier();
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   rank_ = world_rank();
@@ -472,6 +580,8 @@ int main(int argc, char **argv) {
     flood(round);
     token(round);
     late_posts(round);
+    early_sends(round);
+    fan_in(round);
     if (held != NULL) {
       for (size_t i = 0; i < hold; i += 4096)
         CHECK(held[i] == (char)(rank_ + 1), "held memory changed at %zu", i);
