@@ -172,7 +172,11 @@ enum {
   MPI_COMBINER_SUBARRAY = 12,
   MPI_COMBINER_DARRAY = 13,
   MPI_COMBINER_RESIZED = 17,
-  MPI_COMBINER_HINDEXED_BLOCK = 18
+  MPI_COMBINER_HINDEXED_BLOCK = 18,
+  /* MPI-4.1: a pair type MPI_Type_get_value_index made; BDMPI returns only
+     the predefined pair types (MPI_COMBINER_NAMED), but programs that check
+     for the constant need it. */
+  MPI_COMBINER_VALUE_INDEX = 19
 };
 /* MPI_Type_create_subarray's array orders. */
 #define MPI_ORDER_C 0

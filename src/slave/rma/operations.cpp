@@ -394,7 +394,9 @@ void GetAccumulate(Window& win, const void* origin, int origin_count, MPI_Dataty
   // MPI_CHAR is no integer to MPI_Reduce, but Open MPI's and MPICH's
   // accumulates take it as one (MPICH's fetch_and_op_char tests it).
   if (base == DatatypeId::kChar) base = DatatypeId::kSignedChar;
-  if (!ReductionDefined(id, base))
+  // No element, no reduction: Open MPI and MPICH take any predefined
+  // operation then (mpi4py fetches nothing with MPI_SUM on MPI_BYTE).
+  if (target_count != 0 && !ReductionDefined(id, base))
     throw Error(MPI_ERR_OP, std::string(call) + ": the operation is not defined on " +
                                 FindPredefinedDatatype(base)->name);
   if (OnOtherNode(win, target)) {

@@ -164,6 +164,11 @@ void RemoveErrorClass(int error_class) {
                                std::to_string(code) +
                                ": remove its codes with MPI_Remove_error_code first");
   }
+  // As for a code: MPI 4.1 9.5 allows the removal once its string is gone.
+  if (added->second.has_text)
+    throw Error(kErrArg, "error class " + std::to_string(error_class) +
+                             " still has a string: remove it with MPI_Remove_error_string "
+                             "first");
   AddedCodes().erase(added);
 }
 

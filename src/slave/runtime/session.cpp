@@ -131,7 +131,10 @@ std::vector<int> PsetMembers(const char* name) {
 int RaiseSessionError(const char* function, MPI_Session session, int error_class,
                       const char* detail) {
   SessionInfo* found = Sessions().Find(session);
-  MPI_Errhandler handler = found != nullptr ? found->errhandler : MPI_ERRORS_ARE_FATAL;
+  // MPI 4.1 9.3: an error tied to no valid object is raised on
+  // MPI_COMM_SELF, or on the initial handler (fatal) outside the World Model.
+  if (found == nullptr) return RaiseError(function, MPI_COMM_SELF, error_class, detail);
+  MPI_Errhandler handler = found->errhandler;
   if (MPI_Session_errhandler_function* user = SessionErrhandlerFunction(handler)) {
     MPI_Session handled = session;
     int code = error_class;

@@ -45,8 +45,9 @@ void SetGroupSession(MPI_Group group, MPI_Session session);
 MPI_Session GroupSession(MPI_Group group);
 void ForgetGroupSession(MPI_Group group);
 
-// Hands an error to the session's handler (MPI_ERRORS_ARE_FATAL's for an
-// invalid session): returns error_class unless the handler ends the job.
+// Hands an error to the session's handler (for an invalid session,
+// MPI_COMM_SELF's, or MPI_ERRORS_ARE_FATAL's outside the World Model):
+// returns error_class unless the handler ends the job.
 int RaiseSessionError(const char* function, MPI_Session session, int error_class,
                       const char* detail);
 

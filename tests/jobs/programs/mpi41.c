@@ -15,7 +15,7 @@
  *     (MPI_ERR_ARG otherwise), and added values given out again many
  *     times over (MPICH's adderr does 10000 rounds).
  *  5. MPI_Type_get_value_index: the MINLOC/MAXLOC pair types, and
- *     MPI_DATATYPE_NULL for a pair without one.
+ *     MPI_DATATYPE_NULL for a pair without one; MPI_COMBINER_VALUE_INDEX.
  *  6. MPI_Get_hw_resource_info: "hwloc://<type>" keys valued "true" or
  *     "false", "hwloc://Machine" true; MPI_Comm_split_type's
  *     MPI_COMM_TYPE_HW_GUIDED ("mpi_shared_memory" is the node, a type the
@@ -190,6 +190,9 @@ static void remove_errors(void) {
       if (round == 0) CHECK_CLASS(MPI_Remove_error_string(codes[i]), MPI_ERR_ARG);
       CHECK_MPI(MPI_Remove_error_code(codes[i]));
     }
+    /* The class's own string goes before the class, as a code's. */
+    if (round == 0) CHECK_CLASS(MPI_Remove_error_class(cls), MPI_ERR_ARG);
+    CHECK_MPI(MPI_Remove_error_string(cls));
     CHECK_MPI(MPI_Remove_error_class(cls));
     if (round == 0) {
       int got = -1;
@@ -220,6 +223,15 @@ static void value_index(void) {
   }
   MPI_Datatype pair;
   CHECK_CLASS(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &pair), MPI_ERR_TYPE);
+  /* The predefined pair types are named; MPI-4.1's combiner of a made pair
+   * type exists (mpi4py looks for it) and is no other combiner. */
+  int integers = -1, addresses = -1, types = -1, combiner = -1;
+  CHECK_MPI(MPI_Type_get_envelope(MPI_FLOAT_INT, &integers, &addresses, &types, &combiner));
+  CHECK(combiner == MPI_COMBINER_NAMED, "MPI_FLOAT_INT's combiner is %d", combiner);
+  CHECK(MPI_COMBINER_VALUE_INDEX != MPI_COMBINER_NAMED &&
+            MPI_COMBINER_VALUE_INDEX != MPI_COMBINER_HINDEXED_BLOCK &&
+            MPI_COMBINER_VALUE_INDEX != MPI_COMBINER_RESIZED,
+        "MPI_COMBINER_VALUE_INDEX is %d", MPI_COMBINER_VALUE_INDEX);
 }
 
 /* The value of a key of MPI_Get_hw_resource_info's info: 1 true, 0 false,

@@ -59,6 +59,12 @@ static void run(MPI_Comm node, int allocate) {
   for (int i = 0; i < kN; ++i) src[i] = rank * 1000 + i;
   CHECK_MPI(MPI_Win_fence(0, win));
   CHECK_MPI(MPI_Put(src, kN, MPI_INT, next, kData, 1, every_other, win));
+  /* No element: any predefined operation, even one undefined on the type
+   * (mpi4py's Get_accumulate of nothing with MPI_SUM on MPI_BYTE). */
+  char none = 0;
+  CHECK_MPI(MPI_Get_accumulate(&none, 0, MPI_BYTE, &none, 0, MPI_BYTE, next, kData, 0, MPI_BYTE,
+                               MPI_SUM, win));
+  CHECK_MPI(MPI_Accumulate(&none, 0, MPI_BYTE, next, kData, 0, MPI_BYTE, MPI_PROD, win));
   CHECK_MPI(MPI_Win_fence(0, win));
   for (int i = 0; i < kN; ++i) {
     CHECK(mem[2 * i] == prev * 1000 + i, "put: [%d] = %d, want %d", 2 * i, mem[2 * i],

@@ -12,7 +12,8 @@
  * (MPI_Intercomm_create_from_groups). A session error handler sees an unknown set's
  * MPI_ERR_ARG and MPI_Session_call_errhandler's code; a second session
  * opens and closes while the first stays. With --with-init the world model
- * runs alongside: MPI_Init after MPI_Session_init, the session's WORLD
+ * runs alongside: MPI_Init after MPI_Session_init, errors on
+ * MPI_SESSION_NULL raised on MPI_COMM_SELF's handler, the session's WORLD
  * communicator congruent with MPI_COMM_WORLD, and MPI_Finalize before the
  * session's communicators are used a last time and MPI_Session_finalize.
  * After the last finalize a rank computes a while (rank 0 longest, so the
@@ -157,6 +158,20 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Initialized(&initialized));
     CHECK(!initialized, "MPI_Initialized is true after MPI_Session_init only");
     CHECK_MPI(MPI_Init(&argc, &argv));
+    /* MPI 4.1 9.3: an error on an invalid session goes to MPI_COMM_SELF's
+     * handler once the World Model is initialized (mpi4py checks it). */
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int npsets = -1, error_class = MPI_SUCCESS;
+    MPI_Group none;
+    MPI_Error_class(MPI_Session_get_num_psets(MPI_SESSION_NULL, MPI_INFO_NULL, &npsets),
+                    &error_class);
+    CHECK(error_class == MPI_ERR_SESSION, "MPI_Session_get_num_psets(MPI_SESSION_NULL): class %d",
+          error_class);
+    MPI_Error_class(MPI_Group_from_session_pset(MPI_SESSION_NULL, "mpi://SELF", &none),
+                    &error_class);
+    CHECK(error_class == MPI_ERR_SESSION,
+          "MPI_Group_from_session_pset(MPI_SESSION_NULL): class %d", error_class);
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
   }
 
   CHECK_MPI(MPI_Session_get_info(session, &info));
