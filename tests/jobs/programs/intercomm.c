@@ -196,6 +196,14 @@ int main(int argc, char **argv) {
   int mine1 = me + 1, result = -1;
   CHECK_MPI(MPI_Reduce(&mine1, &result, 1, MPI_INT, MPI_SUM, root, inter));
   if (root == MPI_ROOT) CHECK(result == odd_sum, "reduce: %d, want %d", result, odd_sum);
+  /* An idle rank's arguments are not significant: mpi4py passes no
+   * buffers, count 0 and MPI_SUM on MPI_BYTE there. */
+  if (root == MPI_PROC_NULL) {
+    CHECK_MPI(MPI_Reduce(NULL, NULL, 0, MPI_BYTE, MPI_SUM, root, inter));
+  } else {
+    CHECK_MPI(MPI_Reduce(&mine1, &result, 1, MPI_INT, MPI_SUM, root, inter));
+    if (root == MPI_ROOT) CHECK(result == odd_sum, "reduce again: %d", result);
+  }
   CHECK_MPI(MPI_Allreduce(&mine1, &result, 1, MPI_INT, MPI_SUM, inter));
   CHECK(result == (parity ? even_sum : odd_sum), "allreduce: %d", result);
   int all[64], block[2];
