@@ -878,7 +878,11 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
       "MPI_Comm_remote_size", "MPI_Comm_test_inter", "MPI_Comm_set_errhandler",
       "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler", "MPI_Comm_set_name",
       "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr", "MPI_Comm_delete_attr"};
-  if (served.count(function) == 0)
+  // A large-count form is served as its int form is (api/large_count.cpp
+  // narrows its counts to what the implementation here takes).
+  std::string_view call = function;
+  if (call.ends_with("_c")) call.remove_suffix(2);
+  if (served.count(call) == 0)
     throw Error(kErrComm, std::string(function) +
                               " on a communicator between two jobs: BDMPI serves point-to-point "
                               "(every send mode, blocking, nonblocking and persistent; "
@@ -887,7 +891,7 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
                               "MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split(_type), "
                               "MPI_Comm_create(_group) (of the merged one), MPI_Comm_accept and "
                               "MPI_Comm_connect with other jobs, MPI_Comm_disconnect and the "
-                              "local queries on it");
+                              "local queries on it, and the large-count (_c) forms of these");
 }
 
 }  // namespace bdmpi

@@ -16,7 +16,8 @@
  * persistent collectives (later_inter_collectives), merge, allreduce,
  * bcast, barrier and the same collectives with scan and exscan on the
  * merged communicator (merged_collectives, later_merged_collectives),
- * communicators made of it (merged_communicators) and disconnect. Then
+ * large-count forms on both (large_counts; BDMPI only, as Open MPI 4.1
+ * has none), communicators made of it (merged_communicators) and disconnect. Then
  * rank 0 of each joins over a Unix socket in DIR and the two exchange a
  * message over the joined communicator. A ends
  * without unpublishing under BDMPI (its job's end takes its names away),
@@ -641,6 +642,80 @@ static void merged_communicators(MPI_Comm merged, int low_size) {
   MPI_Group_free(&group);
 }
 
+#if MPI_VERSION >= 4 || defined(BDMPI)
+/* MPI-4's large-count forms across the jobs (Open MPI 4.1, the mpirun
+ * oracle, has none: MPI_VERSION 3 there skips this): a message each way
+ * between the ranks of one index, a bcast from B over `inter`, and on
+ * `merged` an allreduce, an alltoallv blocking and persistent (started
+ * twice), an allgatherv and a gatherv; an alltoallv whose displacement
+ * does not fit the implementation's int is MPI_ERR_COUNT at every rank,
+ * before anything moves. */
+static void large_counts(MPI_Comm inter, MPI_Comm merged, int low) {
+  int rank = world_rank(), base = low ? 100 : 200, their_base = low ? 200 : 100;
+  if (rank < 2) {
+    int mine = base + rank, got = -1;
+    MPI_Request request;
+    CHECK_MPI(MPI_Isend_c(&mine, 1, MPI_INT, rank, 30, inter, &request));
+    CHECK_MPI(MPI_Recv_c(&got, (MPI_Count)1, MPI_INT, rank, 30, inter, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    CHECK(got == their_base + rank, "recv_c: %d", got);
+  }
+  int from_b[2] = {-1, -1};
+  if (!low && rank == 2) from_b[0] = 77, from_b[1] = 78;
+  CHECK_MPI(MPI_Bcast_c(from_b, 2, MPI_INT, root_in_b(low, rank, 2), inter));
+  if (low) CHECK(from_b[0] == 77 && from_b[1] == 78, "bcast_c: %d %d", from_b[0], from_b[1]);
+
+  int size = size_of(merged), at = rank_in(merged), total = -1;
+  CHECK_MPI(MPI_Allreduce_c(&at, &total, 1, MPI_INT, MPI_SUM, merged));
+  CHECK(total == size * (size - 1) / 2, "allreduce_c: %d", total);
+  /* Rank at sends r + 1 ints to rank r; so each receives at + 1 from each. */
+  int out[16], in[16];
+  MPI_Count sc[8], rc[8];
+  MPI_Aint sd[8], rd[8];
+  for (int r = 0, o = 0; r < size; o += r + 1, ++r) {
+    sc[r] = r + 1, sd[r] = o, rc[r] = at + 1, rd[r] = (MPI_Aint)r * (at + 1);
+    for (int i = 0; i <= r; ++i) out[o + i] = 100 * at + r;
+  }
+  MPI_Request persistent;
+  CHECK_MPI(MPI_Alltoallv_init_c(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, merged, MPI_INFO_NULL,
+                                 &persistent));
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 16; ++i) in[i] = -1;
+    if (round == 0) {
+      CHECK_MPI(MPI_Alltoallv_c(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, merged));
+    } else {
+      CHECK_MPI(MPI_Start(&persistent));
+      CHECK_MPI(MPI_Wait(&persistent, MPI_STATUS_IGNORE));
+    }
+    for (int r = 0; r < size; ++r)
+      for (int i = 0; i <= at; ++i)
+        CHECK(in[r * (at + 1) + i] == 100 * r + at, "alltoallv_c round %d: from %d [%d] = %d",
+              round, r, i, in[r * (at + 1) + i]);
+  }
+  CHECK_MPI(MPI_Request_free(&persistent));
+
+  for (int r = 0; r < size; ++r) rc[r] = 1, rd[r] = size - 1 - r;
+  CHECK_MPI(MPI_Allgatherv_c(&at, 1, MPI_INT, in, rc, rd, MPI_INT, merged));
+  for (int r = 0; r < size; ++r) CHECK(in[size - 1 - r] == r, "allgatherv_c: from %d", r);
+  for (int i = 0; i < 16; ++i) in[i] = -1;
+  CHECK_MPI(MPI_Gatherv_c(&at, 1, MPI_INT, in, rc, rd, MPI_INT, size - 1, merged));
+  if (at == size - 1)
+    for (int r = 0; r < size; ++r) CHECK(in[size - 1 - r] == r, "gatherv_c: from %d", r);
+
+  MPI_Errhandler previous;
+  CHECK_MPI(MPI_Comm_get_errhandler(merged, &previous));
+  CHECK_MPI(MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN));
+  for (int r = 0; r < size; ++r) sc[r] = rc[r] = 1, sd[r] = rd[r] = r;
+  sd[0] = (MPI_Aint)1 << 33;
+  int error = MPI_Alltoallv_c(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, merged), error_class = -1;
+  MPI_Error_class(error, &error_class);
+  CHECK(error_class == MPI_ERR_COUNT, "alltoallv_c beyond INT_MAX: class %d", error_class);
+  CHECK_MPI(MPI_Comm_set_errhandler(merged, previous));
+  CHECK_MPI(MPI_Errhandler_free(&previous));
+  CHECK_MPI(MPI_Barrier(merged));
+}
+#endif
+
 /* Over `inter` (`low` is A, which accepted): small messages both ways, a
  * receive from any source at rank 0, a large message each way between the
  * ranks 0 at once, an allreduce across the jobs; then a merge, an
@@ -729,6 +804,9 @@ static void exchange(MPI_Comm inter, int low) {
   CHECK_MPI(MPI_Barrier(merged));
   merged_collectives(merged);
   later_merged_collectives(merged);
+#if MPI_VERSION >= 4 || defined(BDMPI)
+  large_counts(inter, merged, low);
+#endif
   merged_communicators(merged, low ? world_size() : remote);
   CHECK_MPI(MPI_Comm_free(&merged));
   CHECK_MPI(MPI_Comm_disconnect(&inter));
