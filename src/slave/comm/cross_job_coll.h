@@ -114,6 +114,13 @@ CrossPlan CrossScanPlan(const void* send, void* recv, int count, MPI_Datatype da
 CrossPlan CrossExscanPlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm);
 
+// MPI_Comm_idup (and _with_info) of `parent`: *newcomm names the
+// duplicate at once, usable when the request completes. Its context pair
+// is agreed as a one-round schedule on the parent: each member sends the
+// pair it proposes at the call (and keeps a window after it that its
+// other agreements meanwhile skip); the highest is taken.
+MPI_Request CrossIdup(MPI_Comm parent, MPI_Comm* newcomm);
+
 // Runs the plan to completion (a blocking call).
 void RunCross(const CrossPlan& plan);
 // A nonblocking collective's request, started; a persistent one's,

@@ -17,7 +17,7 @@
  * bcast, barrier and the same collectives with scan and exscan on the
  * merged communicator (merged_collectives, later_merged_collectives),
  * large-count forms on both (large_counts; BDMPI only, as Open MPI 4.1
- * has none), communicators made of it (merged_communicators) and disconnect. Then
+ * has none), MPI_Comm_idup of both (idups), communicators made of it (merged_communicators) and disconnect. Then
  * rank 0 of each joins over a Unix socket in DIR and the two exchange a
  * message over the joined communicator. A ends
  * without unpublishing under BDMPI (its job's end takes its names away),
@@ -716,6 +716,61 @@ static void large_counts(MPI_Comm inter, MPI_Comm merged, int low) {
 }
 #endif
 
+/* MPI_Comm_idup across the jobs. On `inter` A's rank 0 sends to B's rank
+ * 0 synchronously before its idup while B's rank 0 receives after its
+ * own, so an idup that waited for the other members at the call would
+ * hang; a dup of `merged` is made while it is pending. Then two idups of
+ * `merged` in flight at once (one with info, MPI-4), whose communicators
+ * each carry a ring of messages and an allreduce. */
+static void idups(MPI_Comm inter, MPI_Comm merged, int low) {
+  int rank = world_rank(), token = 5, got = -1;
+  MPI_Comm copy, merged_copy, again, other;
+  MPI_Request request, requests[2];
+  if (low && rank == 0) CHECK_MPI(MPI_Ssend(&token, 1, MPI_INT, 0, 40, inter));
+  CHECK_MPI(MPI_Comm_idup(inter, &copy, &request));
+  if (!low && rank == 0) {
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 0, 40, inter, MPI_STATUS_IGNORE));
+    CHECK(got == token, "ssend before the idup: %d", got);
+  }
+  CHECK_MPI(MPI_Comm_dup(merged, &merged_copy));
+  CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  int one = 1, sum = -1, remote = 0, is_inter = 0;
+  CHECK_MPI(MPI_Comm_test_inter(copy, &is_inter));
+  CHECK_MPI(MPI_Comm_remote_size(copy, &remote));
+  CHECK(is_inter && remote == (low ? 3 : 2), "idup of inter: remote size %d", remote);
+  CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, copy));
+  CHECK(sum == remote, "allreduce on the idup of inter: %d", sum);
+
+  int size = size_of(merged), at = rank_in(merged);
+#if MPI_VERSION >= 4 || defined(BDMPI)
+  MPI_Info info;
+  CHECK_MPI(MPI_Info_create(&info));
+  CHECK_MPI(MPI_Comm_idup_with_info(merged, info, &again, &requests[0]));
+  CHECK_MPI(MPI_Info_free(&info));
+#else
+  CHECK_MPI(MPI_Comm_idup(merged, &again, &requests[0]));
+#endif
+  CHECK_MPI(MPI_Comm_idup(merged, &other, &requests[1]));
+  CHECK_MPI(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE));
+  MPI_Comm made[3] = {again, other, merged_copy};
+  int received[3] = {-1, -1, -1};
+  MPI_Request ring[3];
+  for (int c = 0; c < 3; ++c) {
+    int value = 1000 * c + at;
+    CHECK_MPI(MPI_Irecv(&received[c], 1, MPI_INT, (at + size - 1) % size, 41, made[c], &ring[c]));
+    CHECK_MPI(MPI_Send(&value, 1, MPI_INT, (at + 1) % size, 41, made[c]));
+  }
+  CHECK_MPI(MPI_Waitall(3, ring, MPI_STATUSES_IGNORE));
+  for (int c = 0; c < 3; ++c) {
+    CHECK(received[c] == 1000 * c + (at + size - 1) % size, "ring on idup %d: %d", c,
+          received[c]);
+    CHECK_MPI(MPI_Allreduce(&at, &sum, 1, MPI_INT, MPI_SUM, made[c]));
+    CHECK(sum == size * (size - 1) / 2, "allreduce on idup %d: %d", c, sum);
+    CHECK_MPI(MPI_Comm_free(&made[c]));
+  }
+  CHECK_MPI(MPI_Comm_free(&copy));
+}
+
 /* Over `inter` (`low` is A, which accepted): small messages both ways, a
  * receive from any source at rank 0, a large message each way between the
  * ranks 0 at once, an allreduce across the jobs; then a merge, an
@@ -807,6 +862,7 @@ static void exchange(MPI_Comm inter, int low) {
 #if MPI_VERSION >= 4 || defined(BDMPI)
   large_counts(inter, merged, low);
 #endif
+  idups(inter, merged, low);
   merged_communicators(merged, low ? world_size() : remote);
   CHECK_MPI(MPI_Comm_free(&merged));
   CHECK_MPI(MPI_Comm_disconnect(&inter));
