@@ -870,6 +870,17 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
       "MPI_Scatter_init", "MPI_Scatterv_init", "MPI_Allgather_init", "MPI_Allgatherv_init",
       "MPI_Alltoall_init", "MPI_Alltoallv_init", "MPI_Alltoallw_init", "MPI_Reduce_scatter_init",
       "MPI_Reduce_scatter_block_init", "MPI_Scan_init", "MPI_Exscan_init",
+      // Neighbourhood collectives, and the topologies they run on.
+      "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall",
+      "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw", "MPI_Ineighbor_allgather",
+      "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
+      "MPI_Ineighbor_alltoallw", "MPI_Neighbor_allgather_init", "MPI_Neighbor_allgatherv_init",
+      "MPI_Neighbor_alltoall_init", "MPI_Neighbor_alltoallv_init", "MPI_Neighbor_alltoallw_init",
+      "MPI_Cart_create", "MPI_Cartdim_get", "MPI_Cart_get", "MPI_Cart_rank", "MPI_Cart_coords",
+      "MPI_Cart_shift", "MPI_Cart_sub", "MPI_Cart_map", "MPI_Graph_create", "MPI_Graphdims_get",
+      "MPI_Graph_get", "MPI_Graph_neighbors_count", "MPI_Graph_neighbors", "MPI_Graph_map",
+      "MPI_Dist_graph_create_adjacent", "MPI_Dist_graph_create", "MPI_Dist_graph_neighbors_count",
+      "MPI_Dist_graph_neighbors", "MPI_Topo_test",
       // Communicators: made of it, and its local queries.
       "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_idup",
       "MPI_Comm_idup_with_info", "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_create",
@@ -888,7 +899,8 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
                               " on a communicator between two jobs: BDMPI serves point-to-point "
                               "(every send mode, blocking, nonblocking and persistent; "
                               "receives, probes and matched probes), the collectives (blocking, "
-                              "nonblocking and persistent; not the neighbourhood ones), "
+                              "nonblocking and persistent; the neighbourhood ones on a "
+                              "topology of the merged one), "
                               "MPI_Intercomm_merge, MPI_Comm_(i)dup, MPI_Comm_split(_type), "
                               "MPI_Comm_create(_group) (of the merged one), MPI_Comm_accept and "
                               "MPI_Comm_connect with other jobs, MPI_Comm_disconnect and the "

@@ -17,7 +17,8 @@
  * bcast, barrier and the same collectives with scan and exscan on the
  * merged communicator (merged_collectives, later_merged_collectives),
  * large-count forms on both (large_counts; BDMPI only, as Open MPI 4.1
- * has none), MPI_Comm_idup of both (idups), communicators made of it (merged_communicators) and disconnect. Then
+ * has none), MPI_Comm_idup of both (idups), topologies of the merged one
+ * and neighbourhood collectives (topologies), communicators made of it (merged_communicators) and disconnect. Then
  * rank 0 of each joins over a Unix socket in DIR and the two exchange a
  * message over the joined communicator. A ends
  * without unpublishing under BDMPI (its job's end takes its names away),
@@ -771,6 +772,65 @@ static void idups(MPI_Comm inter, MPI_Comm merged, int low) {
   CHECK_MPI(MPI_Comm_free(&copy));
 }
 
+/* Topologies of the merged communicator and neighbourhood collectives
+ * over them: a periodic ring of all its ranks (a blocking alltoall with
+ * the ranks on each side), one of its first two ranks (each the other's
+ * neighbour on both sides; an allgather, persistent under MPI-4), and a
+ * distributed graph where each rank sends to the rank two after it (a
+ * nonblocking alltoallv). */
+static void topologies(MPI_Comm merged) {
+  int size = size_of(merged), at = rank_in(merged), periodic = 1;
+  MPI_Comm ring, pair, graph;
+  CHECK_MPI(MPI_Cart_create(merged, 1, &size, &periodic, 0, &ring));
+  int kind = MPI_UNDEFINED, left = -1, right = -1;
+  CHECK_MPI(MPI_Topo_test(ring, &kind));
+  CHECK(kind == MPI_CART, "cart_create: topology %d", kind);
+  CHECK_MPI(MPI_Cart_shift(ring, 0, 1, &left, &right));
+  CHECK(left == (at + size - 1) % size && right == (at + 1) % size, "cart_shift: %d %d", left,
+        right);
+  int out[2] = {10 * at, 10 * at + 1}, in[2] = {-1, -1};
+  CHECK_MPI(MPI_Neighbor_alltoall(out, 1, MPI_INT, in, 1, MPI_INT, ring));
+  CHECK(in[0] == 10 * left + 1 && in[1] == 10 * right, "neighbor_alltoall on the ring: %d %d",
+        in[0], in[1]);
+  CHECK_MPI(MPI_Comm_free(&ring));
+
+  int two = 2;
+  CHECK_MPI(MPI_Cart_create(merged, 1, &two, &periodic, 0, &pair));
+  if (at < 2) {
+    MPI_Request request;
+    int mine = 100 + at, got[2] = {-1, -1};
+#if MPI_VERSION >= 4 || defined(BDMPI)
+    CHECK_MPI(MPI_Neighbor_allgather_init(&mine, 1, MPI_INT, got, 1, MPI_INT, pair,
+                                          MPI_INFO_NULL, &request));
+    for (int round = 0; round < 2; ++round) {
+      CHECK_MPI(MPI_Start(&request));
+      CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    }
+    CHECK_MPI(MPI_Request_free(&request));
+#else
+    CHECK_MPI(MPI_Ineighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, pair, &request));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+#endif
+    CHECK(got[0] == 101 - at && got[1] == 101 - at, "neighbor_allgather on a pair: %d %d",
+          got[0], got[1]);
+    CHECK_MPI(MPI_Comm_free(&pair));
+  } else {
+    CHECK(pair == MPI_COMM_NULL, "a rank beyond the grid got a communicator");
+  }
+
+  int from = (at + size - 2) % size, to = (at + 2) % size, weight = 1;
+  CHECK_MPI(MPI_Dist_graph_create_adjacent(merged, 1, &from, &weight, 1, &to, &weight,
+                                           MPI_INFO_NULL, 0, &graph));
+  int counts[1] = {2}, displs[1] = {0}, pairs_out[2] = {at, -at}, pairs_in[2] = {-1, -1};
+  MPI_Request request;
+  CHECK_MPI(MPI_Ineighbor_alltoallv(pairs_out, counts, displs, MPI_INT, pairs_in, counts, displs,
+                                    MPI_INT, graph, &request));
+  CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  CHECK(pairs_in[0] == from && pairs_in[1] == -from, "neighbor_alltoallv on the graph: %d %d",
+        pairs_in[0], pairs_in[1]);
+  CHECK_MPI(MPI_Comm_free(&graph));
+}
+
 /* Over `inter` (`low` is A, which accepted): small messages both ways, a
  * receive from any source at rank 0, a large message each way between the
  * ranks 0 at once, an allreduce across the jobs; then a merge, an
@@ -863,6 +923,7 @@ static void exchange(MPI_Comm inter, int low) {
   large_counts(inter, merged, low);
 #endif
   idups(inter, merged, low);
+  topologies(merged);
   merged_communicators(merged, low ? world_size() : remote);
   CHECK_MPI(MPI_Comm_free(&merged));
   CHECK_MPI(MPI_Comm_disconnect(&inter));
