@@ -777,7 +777,8 @@ static void idups(MPI_Comm inter, MPI_Comm merged, int low) {
  * the ranks on each side), one of its first two ranks (each the other's
  * neighbour on both sides; an allgather, persistent under MPI-4), and a
  * distributed graph where each rank sends to the rank two after it (a
- * nonblocking alltoallv). */
+ * nonblocking alltoallv), and the ring again as a graph whose edges rank 0
+ * names (MPI_Dist_graph_create). */
 static void topologies(MPI_Comm merged) {
   int size = size_of(merged), at = rank_in(merged), periodic = 1;
   MPI_Comm ring, pair, graph;
@@ -828,6 +829,17 @@ static void topologies(MPI_Comm merged) {
   CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
   CHECK(pairs_in[0] == from && pairs_in[1] == -from, "neighbor_alltoallv on the graph: %d %d",
         pairs_in[0], pairs_in[1]);
+  CHECK_MPI(MPI_Comm_free(&graph));
+
+  /* The same ring as a distributed graph whose edges rank 0 names all. */
+  int sources[8], degrees[8], destinations[8], weights[8];
+  for (int r = 0; r < size; ++r)
+    sources[r] = r, degrees[r] = 1, destinations[r] = (r + 1) % size, weights[r] = 1;
+  CHECK_MPI(MPI_Dist_graph_create(merged, at == 0 ? size : 0, sources, degrees, destinations,
+                                  weights, MPI_INFO_NULL, 0, &graph));
+  int before = -1;
+  CHECK_MPI(MPI_Neighbor_allgather(&at, 1, MPI_INT, &before, 1, MPI_INT, graph));
+  CHECK(before == left, "neighbor_allgather on the named graph: %d", before);
   CHECK_MPI(MPI_Comm_free(&graph));
 }
 
