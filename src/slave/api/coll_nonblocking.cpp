@@ -15,24 +15,7 @@
 #include "slave/runtime/errors.h"
 
 using bdmpi::Guard;
-
-namespace {
-
-// The request of the collective of plan `plan`: started, or (`persistent`)
-// inactive until MPI_Start. One on a communicator between two jobs runs
-// over the jobs' sockets instead (slave/comm/cross_job_coll.h), as the
-// masters do not know such a communicator.
-template <class... Args>
-MPI_Request PlannedRequest(bool persistent, MPI_Comm comm, bdmpi::CollectivePlan (*plan)(Args...),
-                           bdmpi::CrossPlan (*cross)(Args...), std::type_identity_t<Args>... args) {
-  if (bdmpi::CrossJob(comm) != nullptr)
-    return persistent ? bdmpi::NewCrossPersistent(cross(args...), comm)
-                      : bdmpi::StartCross(cross(args...), comm);
-  return persistent ? bdmpi::NewPersistent(plan(args...), comm)
-                    : bdmpi::StartNonblocking(plan(args...), comm);
-}
-
-}  // namespace
+using bdmpi::PlannedRequest;
 
 extern "C" {
 

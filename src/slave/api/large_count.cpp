@@ -5,17 +5,23 @@
 // int paths carry unchanged (their byte counts are 64-bit). The v and w
 // collectives take MPI_Count counts and MPI_Aint displacements throughout
 // (coll/nbc_plans.h). The datatype ones are in datatype.cpp.
+#include "slave/datatype/large_count.h"
+
 #include <mpi.h>
 
+#include <array>
 #include <climits>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/error.h"
 #include "slave/coll/coll_p2p.h"
 #include "slave/coll/nbc.h"
 #include "slave/coll/nbc_plans.h"
-#include "slave/datatype/large_count.h"
+#include "slave/comm/cross_job.h"
 #include "slave/runtime/errors.h"
 
 using bdmpi::CallName;
@@ -70,6 +76,60 @@ void Degrees(MPI_Comm comm, int* in, int* out) {
 
 const int* Data(const std::vector<int>& values) {
   return values.empty() ? nullptr : values.data();
+}
+
+// On a communicator between two jobs the v and w collectives take int
+// counts and displacements (slave/comm/cross_job_coll.h): the call's
+// arrays, of n values each (none where they are not significant), are
+// narrowed (MPI_ERR_COUNT when one does not fit) and handed to the int
+// call, which runs them over the jobs' sockets. A persistent request
+// (`persistent`, else nullptr) reads its arrays at each MPI_Start, so
+// they are kept while its handle names it: until a later request takes
+// the handle, which is free again by then.
+template <std::size_t N>
+using NarrowArrays = std::array<std::vector<int>, N>;
+
+template <std::size_t N>
+void KeepForRequest(MPI_Request request, NarrowArrays<N>&& arrays) {
+  static std::mutex lock;
+  static std::map<MPI_Request, NarrowArrays<N>> kept;
+  std::lock_guard<std::mutex> hold(lock);
+  kept[request] = std::move(arrays);  // a move keeps the values where they are
+}
+
+template <class IntCall, class... Wide>
+int NarrowedCall(const char* call, MPI_Comm comm, int n, MPI_Request* persistent,
+                 IntCall&& int_call, const Wide*... wide) {
+  NarrowArrays<sizeof...(Wide)> narrow;
+  int error = Guard(call, comm, [&] {
+    std::size_t i = 0;
+    ((narrow[i++] = Narrow(wide, n, call)), ...);
+  });
+  if (error != MPI_SUCCESS) return error;
+  const CallName name(call);
+  error = std::apply([&](const auto&... values) { return int_call(Data(values)...); }, narrow);
+  if (error == MPI_SUCCESS && persistent != nullptr) KeepForRequest(*persistent, std::move(narrow));
+  return error;
+}
+
+// How many blocks a rank's arrays hold: the other group's size on an
+// intercommunicator, the group's on an intracommunicator.
+int Peers(MPI_Comm comm) {
+  int inter = 0, size = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(comm, &size);
+  else
+    PMPI_Comm_size(comm, &size);
+  return size;
+}
+
+// Peers(comm) where a rooted call's arrays are significant, else 0.
+int RootPeers(MPI_Comm comm, int root) {
+  int inter = 0, rank = -1;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (!inter) PMPI_Comm_rank(comm, &rank);
+  return (inter ? root == MPI_ROOT : root == rank) ? Peers(comm) : 0;
 }
 
 }  // namespace
@@ -943,6 +1003,14 @@ int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
 int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                    int root, MPI_Comm comm) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Gatherv_c", comm, RootPeers(comm, root), nullptr,
+        [&](const int* counts, const int* ds) {
+          const IntCount a = NarrowCount(sendcount, sendtype);
+          return PMPI_Gatherv(sendbuf, a.count, a.type, recvbuf, counts, ds, recvtype, root, comm);
+        },
+        recvcounts, displs);
   return Guard("MPI_Gatherv_c", comm, [&] {
     const IntCount a = NarrowCount(sendcount, sendtype);
     bdmpi::RunBlocking(bdmpi::GathervPlan(sendbuf, a.count, a.type, recvbuf, recvcounts, displs,
@@ -954,6 +1022,15 @@ int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Igatherv_c", comm, RootPeers(comm, root), nullptr,
+        [&](const int* counts, const int* ds) {
+          const IntCount a = NarrowCount(sendcount, sendtype);
+          return PMPI_Igatherv(sendbuf, a.count, a.type, recvbuf, counts, ds, recvtype, root, comm,
+                               request);
+        },
+        recvcounts, displs);
   return Guard("MPI_Igatherv_c", comm, [&] {
     const IntCount a = NarrowCount(sendcount, sendtype);
     *request = bdmpi::StartNonblocking(bdmpi::GathervPlan(sendbuf, a.count, a.type, recvbuf,
@@ -966,8 +1043,17 @@ int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
 int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                         MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Gatherv_init_c", comm, RootPeers(comm, root), request,
+        [&](const int* counts, const int* ds) {
+          const IntCount a = NarrowCount(sendcount, sendtype);
+          return PMPI_Gatherv_init(sendbuf, a.count, a.type, recvbuf, counts, ds, recvtype, root,
+                                   comm, info, request);
+        },
+        recvcounts, displs);
   return Guard("MPI_Gatherv_init_c", comm, [&] {
     const IntCount a = NarrowCount(sendcount, sendtype);
     *request = bdmpi::NewPersistent(bdmpi::GathervPlan(sendbuf, a.count, a.type, recvbuf,
@@ -980,6 +1066,14 @@ int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
 int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Scatterv_c", comm, RootPeers(comm, root), nullptr,
+        [&](const int* counts, const int* ds) {
+          const IntCount b = NarrowCount(recvcount, recvtype);
+          return PMPI_Scatterv(sendbuf, counts, ds, sendtype, recvbuf, b.count, b.type, root, comm);
+        },
+        sendcounts, displs);
   return Guard("MPI_Scatterv_c", comm, [&] {
     const IntCount b = NarrowCount(recvcount, recvtype);
     bdmpi::RunBlocking(bdmpi::ScattervPlan(sendbuf, sendcounts, displs, sendtype, recvbuf,
@@ -991,6 +1085,15 @@ int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                      MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Iscatterv_c", comm, RootPeers(comm, root), nullptr,
+        [&](const int* counts, const int* ds) {
+          const IntCount b = NarrowCount(recvcount, recvtype);
+          return PMPI_Iscatterv(sendbuf, counts, ds, sendtype, recvbuf, b.count, b.type, root, comm,
+                                request);
+        },
+        sendcounts, displs);
   return Guard("MPI_Iscatterv_c", comm, [&] {
     const IntCount b = NarrowCount(recvcount, recvtype);
     *request = bdmpi::StartNonblocking(bdmpi::ScattervPlan(sendbuf, sendcounts, displs, sendtype,
@@ -1000,10 +1103,19 @@ int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
 }
 
 #pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
-int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf,
-                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                         MPI_Info, MPI_Request* request) {
+int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Scatterv_init_c", comm, RootPeers(comm, root), request,
+        [&](const int* counts, const int* ds) {
+          const IntCount b = NarrowCount(recvcount, recvtype);
+          return PMPI_Scatterv_init(sendbuf, counts, ds, sendtype, recvbuf, b.count, b.type, root,
+                                    comm, info, request);
+        },
+        sendcounts, displs);
   return Guard("MPI_Scatterv_init_c", comm, [&] {
     const IntCount b = NarrowCount(recvcount, recvtype);
     *request = bdmpi::NewPersistent(bdmpi::ScattervPlan(sendbuf, sendcounts, displs, sendtype,
@@ -1016,6 +1128,14 @@ int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
 int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                       MPI_Datatype recvtype, MPI_Comm comm) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Allgatherv_c", comm, Peers(comm), nullptr,
+        [&](const int* counts, const int* ds) {
+          const IntCount a = NarrowCount(sendcount, sendtype);
+          return PMPI_Allgatherv(sendbuf, a.count, a.type, recvbuf, counts, ds, recvtype, comm);
+        },
+        recvcounts, displs);
   return Guard("MPI_Allgatherv_c", comm, [&] {
     const IntCount a = NarrowCount(sendcount, sendtype);
     bdmpi::RunBlocking(bdmpi::AllgathervPlan(sendbuf, a.count, a.type, recvbuf, recvcounts,
@@ -1027,6 +1147,15 @@ int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Iallgatherv_c", comm, Peers(comm), nullptr,
+        [&](const int* counts, const int* ds) {
+          const IntCount a = NarrowCount(sendcount, sendtype);
+          return PMPI_Iallgatherv(sendbuf, a.count, a.type, recvbuf, counts, ds, recvtype, comm,
+                                  request);
+        },
+        recvcounts, displs);
   return Guard("MPI_Iallgatherv_c", comm, [&] {
     const IntCount a = NarrowCount(sendcount, sendtype);
     *request = bdmpi::StartNonblocking(bdmpi::AllgathervPlan(sendbuf, a.count, a.type, recvbuf,
@@ -1038,8 +1167,17 @@ int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
 #pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
 int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                            void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                            MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Allgatherv_init_c", comm, Peers(comm), request,
+        [&](const int* counts, const int* ds) {
+          const IntCount a = NarrowCount(sendcount, sendtype);
+          return PMPI_Allgatherv_init(sendbuf, a.count, a.type, recvbuf, counts, ds, recvtype, comm,
+                                      info, request);
+        },
+        recvcounts, displs);
   return Guard("MPI_Allgatherv_init_c", comm, [&] {
     const IntCount a = NarrowCount(sendcount, sendtype);
     *request = bdmpi::NewPersistent(bdmpi::AllgathervPlan(sendbuf, a.count, a.type, recvbuf,
@@ -1052,6 +1190,13 @@ int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
 int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                      MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Alltoallv_c", comm, Peers(comm), nullptr,
+        [&](const int* sc, const int* sd, const int* rc, const int* rd) {
+          return PMPI_Alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rc, rd, recvtype, comm);
+        },
+        sendcounts, sdispls, recvcounts, rdispls);
   return Guard("MPI_Alltoallv_c", comm, [&] {
     bdmpi::RunBlocking(bdmpi::AlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                             recvcounts, rdispls, recvtype, comm));
@@ -1063,6 +1208,14 @@ int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const M
                       MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                       const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                       MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Ialltoallv_c", comm, Peers(comm), nullptr,
+        [&](const int* sc, const int* sd, const int* rc, const int* rd) {
+          return PMPI_Ialltoallv(sendbuf, sc, sd, sendtype, recvbuf, rc, rd, recvtype, comm,
+                                 request);
+        },
+        sendcounts, sdispls, recvcounts, rdispls);
   return Guard("MPI_Ialltoallv_c", comm, [&] {
     *request = bdmpi::StartNonblocking(bdmpi::AlltoallvPlan(sendbuf, sendcounts, sdispls,
                                                             sendtype, recvbuf, recvcounts,
@@ -1075,7 +1228,16 @@ int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const M
 int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
                           const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
                           const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Alltoallv_init_c", comm, Peers(comm), request,
+        [&](const int* sc, const int* sd, const int* rc, const int* rd) {
+          return PMPI_Alltoallv_init(sendbuf, sc, sd, sendtype, recvbuf, rc, rd, recvtype, comm,
+                                     info, request);
+        },
+        sendcounts, sdispls, recvcounts, rdispls);
   return Guard("MPI_Alltoallv_init_c", comm, [&] {
     *request = bdmpi::NewPersistent(bdmpi::AlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype,
                                                          recvbuf, recvcounts, rdispls, recvtype,
@@ -1088,6 +1250,13 @@ int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
 int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                      const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Alltoallw_c", comm, Peers(comm), nullptr,
+        [&](const int* sc, const int* sd, const int* rc, const int* rd) {
+          return PMPI_Alltoallw(sendbuf, sc, sd, sendtypes, recvbuf, rc, rd, recvtypes, comm);
+        },
+        sendcounts, sdispls, recvcounts, rdispls);
   return Guard("MPI_Alltoallw_c", comm, [&] {
     bdmpi::RunBlocking(bdmpi::AlltoallwPlan(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                             recvcounts, rdispls, recvtypes, comm));
@@ -1099,6 +1268,14 @@ int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const M
                       const MPI_Datatype sendtypes[], void* recvbuf,
                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                       const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Ialltoallw_c", comm, Peers(comm), nullptr,
+        [&](const int* sc, const int* sd, const int* rc, const int* rd) {
+          return PMPI_Ialltoallw(sendbuf, sc, sd, sendtypes, recvbuf, rc, rd, recvtypes, comm,
+                                 request);
+        },
+        sendcounts, sdispls, recvcounts, rdispls);
   return Guard("MPI_Ialltoallw_c", comm, [&] {
     *request = bdmpi::StartNonblocking(bdmpi::AlltoallwPlan(sendbuf, sendcounts, sdispls,
                                                             sendtypes, recvbuf, recvcounts,
@@ -1109,10 +1286,18 @@ int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const M
 
 #pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
 int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                          void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info,
+                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                           MPI_Request* request) {
+  if (bdmpi::CrossJob(comm) != nullptr)
+    return NarrowedCall(
+        "MPI_Alltoallw_init_c", comm, Peers(comm), request,
+        [&](const int* sc, const int* sd, const int* rc, const int* rd) {
+          return PMPI_Alltoallw_init(sendbuf, sc, sd, sendtypes, recvbuf, rc, rd, recvtypes, comm,
+                                     info, request);
+        },
+        sendcounts, sdispls, recvcounts, rdispls);
   return Guard("MPI_Alltoallw_init_c", comm, [&] {
     *request = bdmpi::NewPersistent(bdmpi::AlltoallwPlan(sendbuf, sendcounts, sdispls,
                                                          sendtypes, recvbuf, recvcounts,

@@ -3,10 +3,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
 #include "slave/coll/nbc_blocks.h"
+#include "slave/comm/cross_job_coll.h"
+#include "slave/comm/cross_job_internal.h"
 #include "slave/comm/topology_comm.h"
 #include "slave/datatype/datatypes.h"
 #include "slave/p2p/wire_data.h"
@@ -22,17 +27,27 @@ namespace {
 // number), so that blocks land in the right place.
 constexpr int kTagNeighbor = 0x4e0000;
 
+// A rank's neighbours, the blocks' types checked.
+struct NeighborSides {
+  std::vector<int> outs;
+  std::vector<int> ins;
+  bool cartesian = false;
+};
+
+NeighborSides SidesOf(MPI_Comm comm_handle, const Blocks& blocks, const Blocks& slots) {
+  const Topology& topology = TopologyOf(comm_handle);
+  int rank = LookupComm(comm_handle).rank;
+  for (const Block& block : blocks) WireBytes(block.count, block.type);
+  for (const Block& slot : slots) WireBytes(slot.count, slot.type);
+  return {topology.OutNeighbors(rank), topology.InNeighbors(rank), topology.kind == MPI_CART};
+}
+
 // Sends block i of `send` to out-neighbour i and receives block j of
 // `recv` from in-neighbour j.
 CollectivePlan Exchange(MPI_Comm comm_handle, const void* send, Blocks blocks, void* recv,
                         Blocks slots) {
   const CommInfo& comm = LookupComm(comm_handle);
-  const Topology& topology = TopologyOf(comm_handle);
-  std::vector<int> outs = topology.OutNeighbors(comm.rank);
-  std::vector<int> ins = topology.InNeighbors(comm.rank);
-  bool cartesian = topology.kind == MPI_CART;
-  for (const Block& block : blocks) WireBytes(block.count, block.type);
-  for (const Block& slot : slots) WireBytes(slot.count, slot.type);
+  auto [outs, ins, cartesian] = SidesOf(comm_handle, blocks, slots);
   return [=]() {
     Schedule schedule(comm);
     for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -48,6 +63,46 @@ CollectivePlan Exchange(MPI_Comm comm_handle, const void* send, Blocks blocks, v
     }
     return schedule;
   };
+}
+
+// Exchange over a communicator between two jobs (cross_job_coll.h), whose
+// schedule has one tag per operation: frames from one rank are taken in
+// the order sent, so the blocks go out in the order of the receiver's
+// blocks (a Cartesian neighbour both below and above sends the block the
+// receiver takes as from below first).
+CrossPlan CrossExchange(MPI_Comm comm_handle, const void* send, Blocks blocks, void* recv,
+                        Blocks slots) {
+  auto [outs, ins, cartesian] = SidesOf(comm_handle, blocks, slots);
+  return [=]() {
+    const CommInfo& at = LookupComm(comm_handle);
+    CrossSchedule schedule(at);
+    std::shared_ptr<const CrossJobComm> cross = at.cross;
+    const std::vector<int>& peers = cross->peers();
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      std::size_t i = cartesian ? k ^ 1 : k;
+      if (outs[i] == MPI_PROC_NULL) continue;
+      schedule.SendElements(peers[static_cast<std::size_t>(outs[i])], At(send, blocks[i]),
+                            blocks[i].count, blocks[i].type);
+    }
+    for (std::size_t j = 0; j < ins.size(); ++j) {
+      if (ins[j] == MPI_PROC_NULL) continue;
+      Block slot = slots[j];
+      void* into = At(recv, slot);
+      schedule.Recv(peers[static_cast<std::size_t>(ins[j])], [cross, into, slot](Frame& frame) {
+        DeliverFrame(frame, *cross, into, slot.count, slot.type, MPI_STATUS_IGNORE);
+      });
+    }
+    return schedule;
+  };
+}
+
+// The exchange of a plan of either kind.
+template <class Plan>
+Plan ExchangeFor(MPI_Comm comm, const void* send, Blocks blocks, void* recv, Blocks slots) {
+  if constexpr (std::is_same_v<Plan, CrossPlan>)
+    return CrossExchange(comm, send, std::move(blocks), recv, std::move(slots));
+  else
+    return Exchange(comm, send, std::move(blocks), recv, std::move(slots));
 }
 
 std::size_t OutDegree(MPI_Comm comm) {
@@ -94,47 +149,54 @@ void NoInPlace(const void* send) {
 
 }  // namespace
 
-CollectivePlan NeighborAllgatherPlan(const void* send, int sendcount, MPI_Datatype sendtype,
-                                     void* recv, int recvcount, MPI_Datatype recvtype,
-                                     MPI_Comm comm) {
+template <class Plan>
+Plan NeighborPlans<Plan>::Allgather(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   NoInPlace(send);
-  return Exchange(comm, send,
-                  Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype, /*same=*/true),
-                  recv, Layout(InDegree(comm), nullptr, nullptr, recvcount, recvtype));
+  return ExchangeFor<Plan>(
+      comm, send, Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype, /*same=*/true),
+      recv, Layout(InDegree(comm), nullptr, nullptr, recvcount, recvtype));
 }
 
-CollectivePlan NeighborAllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype,
-                                      void* recv, const int recvcounts[], const int displs[],
-                                      MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Plan>
+Plan NeighborPlans<Plan>::Allgatherv(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                            MPI_Comm comm) {
   NoInPlace(send);
-  return Exchange(comm, send,
-                  Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype, /*same=*/true),
-                  recv, Layout(InDegree(comm), recvcounts, displs, 0, recvtype));
+  return ExchangeFor<Plan>(
+      comm, send, Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype, /*same=*/true),
+      recv, Layout(InDegree(comm), recvcounts, displs, 0, recvtype));
 }
 
-CollectivePlan NeighborAlltoallPlan(const void* send, int sendcount, MPI_Datatype sendtype,
-                                    void* recv, int recvcount, MPI_Datatype recvtype,
-                                    MPI_Comm comm) {
+template <class Plan>
+Plan NeighborPlans<Plan>::Alltoall(const void* send, int sendcount, MPI_Datatype sendtype, void* recv,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   NoInPlace(send);
-  return Exchange(comm, send, Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype),
-                  recv, Layout(InDegree(comm), nullptr, nullptr, recvcount, recvtype));
+  return ExchangeFor<Plan>(comm, send,
+                           Layout(OutDegree(comm), nullptr, nullptr, sendcount, sendtype), recv,
+                           Layout(InDegree(comm), nullptr, nullptr, recvcount, recvtype));
 }
 
-CollectivePlan NeighborAlltoallvPlan(const void* send, const int sendcounts[], const int sdispls[],
-                                     MPI_Datatype sendtype, void* recv, const int recvcounts[],
-                                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Plan>
+Plan NeighborPlans<Plan>::Alltoallv(const void* send, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void* recv, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   NoInPlace(send);
-  return Exchange(comm, send, Layout(OutDegree(comm), sendcounts, sdispls, 0, sendtype), recv,
-                  Layout(InDegree(comm), recvcounts, rdispls, 0, recvtype));
+  return ExchangeFor<Plan>(comm, send, Layout(OutDegree(comm), sendcounts, sdispls, 0, sendtype),
+                           recv, Layout(InDegree(comm), recvcounts, rdispls, 0, recvtype));
 }
 
-CollectivePlan NeighborAlltoallwPlan(const void* send, const int sendcounts[],
-                                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                     void* recv, const int recvcounts[], const MPI_Aint rdispls[],
-                                     const MPI_Datatype recvtypes[], MPI_Comm comm) {
+template <class Plan>
+Plan NeighborPlans<Plan>::Alltoallw(const void* send, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void* recv, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                           MPI_Comm comm) {
   NoInPlace(send);
-  return Exchange(comm, send, LayoutW(OutDegree(comm), sendcounts, sdispls, sendtypes), recv,
-                  LayoutW(InDegree(comm), recvcounts, rdispls, recvtypes));
+  return ExchangeFor<Plan>(comm, send, LayoutW(OutDegree(comm), sendcounts, sdispls, sendtypes),
+                           recv, LayoutW(InDegree(comm), recvcounts, rdispls, recvtypes));
 }
+
+template struct NeighborPlans<CollectivePlan>;
+template struct NeighborPlans<CrossPlan>;
 
 }  // namespace bdmpi

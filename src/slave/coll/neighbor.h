@@ -10,25 +10,33 @@
 #include <mpi.h>
 
 #include "slave/coll/nbc.h"
+#include "slave/comm/cross_job_coll.h"
 
 namespace bdmpi {
 
-CollectivePlan NeighborAllgatherPlan(const void* send, int sendcount, MPI_Datatype sendtype,
-                                     void* recv, int recvcount, MPI_Datatype recvtype,
-                                     MPI_Comm comm);
-CollectivePlan NeighborAllgathervPlan(const void* send, int sendcount, MPI_Datatype sendtype,
-                                      void* recv, const int recvcounts[], const int displs[],
-                                      MPI_Datatype recvtype, MPI_Comm comm);
-CollectivePlan NeighborAlltoallPlan(const void* send, int sendcount, MPI_Datatype sendtype,
-                                    void* recv, int recvcount, MPI_Datatype recvtype,
-                                    MPI_Comm comm);
-CollectivePlan NeighborAlltoallvPlan(const void* send, const int sendcounts[], const int sdispls[],
-                                     MPI_Datatype sendtype, void* recv, const int recvcounts[],
-                                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-// Displacements in bytes, a datatype per block.
-CollectivePlan NeighborAlltoallwPlan(const void* send, const int sendcounts[],
-                                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                     void* recv, const int recvcounts[], const MPI_Aint rdispls[],
-                                     const MPI_Datatype recvtypes[], MPI_Comm comm);
+// Plan: CollectivePlan within a job (nbc.h), CrossPlan on a communicator
+// between two jobs (cross_job_coll.h), which runs over the jobs' sockets.
+template <class Plan>
+struct NeighborPlans {
+  static Plan Allgather(const void* send, int sendcount, MPI_Datatype sendtype,
+                                       void* recv, int recvcount, MPI_Datatype recvtype,
+                                       MPI_Comm comm);
+  static Plan Allgatherv(const void* send, int sendcount, MPI_Datatype sendtype,
+                                        void* recv, const int recvcounts[], const int displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm);
+  static Plan Alltoall(const void* send, int sendcount, MPI_Datatype sendtype,
+                                      void* recv, int recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm);
+  static Plan Alltoallv(const void* send, const int sendcounts[], const int sdispls[],
+                                       MPI_Datatype sendtype, void* recv, const int recvcounts[],
+                                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+  // Displacements in bytes, a datatype per block.
+  static Plan Alltoallw(const void* send, const int sendcounts[],
+                                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                       void* recv, const int recvcounts[], const MPI_Aint rdispls[],
+                                       const MPI_Datatype recvtypes[], MPI_Comm comm);
+};
+extern template struct NeighborPlans<CollectivePlan>;
+extern template struct NeighborPlans<CrossPlan>;
 
 }  // namespace bdmpi

@@ -10,6 +10,8 @@
 #include "common/protocol.h"
 #include "slave/coll/nbc.h"
 #include "slave/comm/attributes.h"
+#include "slave/comm/cross_job.h"
+#include "slave/comm/cross_job_coll.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
@@ -62,6 +64,7 @@ class IdupRequest : public CollectiveRequest {
 
 MPI_Request CommIdup(MPI_Comm parent_handle, std::optional<InfoEntries> hints, MPI_Comm* newcomm) {
   RequireInitialized();
+  if (CrossJob(parent_handle) != nullptr) return CrossIdup(parent_handle, newcomm);
   CommInfo parent = LookupComm(parent_handle);  // a copy: NewComm may move entries
   // Until the request completes the handle holds a copy of the parent.
   MPI_Comm made = NewComm(parent);

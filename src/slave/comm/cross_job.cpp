@@ -201,14 +201,6 @@ std::vector<int> IdsOf(const CrossJobComm& cross, const std::vector<int>& indexe
   return ids;
 }
 
-MPI_Comm AddCrossComm(CommInfo info, std::shared_ptr<const CrossJobComm> cross) {
-  info.id = -1;  // no master knows it
-  info.cross = std::move(cross);
-  MPI_Comm handle = NewComm(std::move(info));
-  ++cross_job_comms;
-  return handle;
-}
-
 // Every member of the communicator, both groups.
 std::vector<int> Members(const CrossJobComm& cross) {
   std::vector<int> all = cross.local;
@@ -228,6 +220,14 @@ void CheckPeerRank(const CommInfo& comm, int rank, const char* what) {
 }
 
 }  // namespace
+
+MPI_Comm AddCrossComm(CommInfo info, std::shared_ptr<const CrossJobComm> cross) {
+  info.id = -1;  // no master knows it
+  info.cross = std::move(cross);
+  MPI_Comm handle = NewComm(std::move(info));
+  ++cross_job_comms;
+  return handle;
+}
 
 std::uint32_t NewCrossReceipt() {
   static std::uint32_t last = 0;
@@ -870,24 +870,41 @@ void RequireCrossJobCall(const char* function, MPI_Comm comm) {
       "MPI_Scatter_init", "MPI_Scatterv_init", "MPI_Allgather_init", "MPI_Allgatherv_init",
       "MPI_Alltoall_init", "MPI_Alltoallv_init", "MPI_Alltoallw_init", "MPI_Reduce_scatter_init",
       "MPI_Reduce_scatter_block_init", "MPI_Scan_init", "MPI_Exscan_init",
+      // Neighbourhood collectives, and the topologies they run on.
+      "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall",
+      "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw", "MPI_Ineighbor_allgather",
+      "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
+      "MPI_Ineighbor_alltoallw", "MPI_Neighbor_allgather_init", "MPI_Neighbor_allgatherv_init",
+      "MPI_Neighbor_alltoall_init", "MPI_Neighbor_alltoallv_init", "MPI_Neighbor_alltoallw_init",
+      "MPI_Cart_create", "MPI_Cartdim_get", "MPI_Cart_get", "MPI_Cart_rank", "MPI_Cart_coords",
+      "MPI_Cart_shift", "MPI_Cart_sub", "MPI_Cart_map", "MPI_Graph_create", "MPI_Graphdims_get",
+      "MPI_Graph_get", "MPI_Graph_neighbors_count", "MPI_Graph_neighbors", "MPI_Graph_map",
+      "MPI_Dist_graph_create_adjacent", "MPI_Dist_graph_create", "MPI_Dist_graph_neighbors_count",
+      "MPI_Dist_graph_neighbors", "MPI_Topo_test",
       // Communicators: made of it, and its local queries.
-      "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split",
-      "MPI_Comm_split_type", "MPI_Comm_create", "MPI_Comm_create_group", "MPI_Comm_accept",
-      "MPI_Comm_connect", "MPI_Comm_group", "MPI_Comm_remote_group", "MPI_Comm_compare",
-      "MPI_Comm_free", "MPI_Comm_disconnect", "MPI_Comm_rank", "MPI_Comm_size",
-      "MPI_Comm_remote_size", "MPI_Comm_test_inter", "MPI_Comm_set_errhandler",
-      "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler", "MPI_Comm_set_name",
-      "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr", "MPI_Comm_delete_attr"};
-  if (served.count(function) == 0)
+      "MPI_Intercomm_merge", "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_idup",
+      "MPI_Comm_idup_with_info", "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_create",
+      "MPI_Comm_create_group", "MPI_Comm_accept", "MPI_Comm_connect", "MPI_Comm_group",
+      "MPI_Comm_remote_group", "MPI_Comm_compare", "MPI_Comm_free", "MPI_Comm_disconnect",
+      "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter",
+      "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler", "MPI_Comm_call_errhandler",
+      "MPI_Comm_set_name", "MPI_Comm_get_name", "MPI_Comm_get_attr", "MPI_Comm_set_attr",
+      "MPI_Comm_delete_attr"};
+  // A large-count form is served as its int form is (api/large_count.cpp
+  // narrows its counts to what the implementation here takes).
+  std::string_view call = function;
+  if (call.ends_with("_c")) call.remove_suffix(2);
+  if (served.count(call) == 0)
     throw Error(kErrComm, std::string(function) +
                               " on a communicator between two jobs: BDMPI serves point-to-point "
                               "(every send mode, blocking, nonblocking and persistent; "
                               "receives, probes and matched probes), the collectives (blocking, "
-                              "nonblocking and persistent; not the neighbourhood ones), "
-                              "MPI_Intercomm_merge, MPI_Comm_dup, MPI_Comm_split(_type), "
+                              "nonblocking and persistent; the neighbourhood ones on a "
+                              "topology of the merged one), "
+                              "MPI_Intercomm_merge, MPI_Comm_(i)dup, MPI_Comm_split(_type), "
                               "MPI_Comm_create(_group) (of the merged one), MPI_Comm_accept and "
                               "MPI_Comm_connect with other jobs, MPI_Comm_disconnect and the "
-                              "local queries on it");
+                              "local queries on it, and the large-count (_c) forms of these");
 }
 
 }  // namespace bdmpi

@@ -3,6 +3,7 @@
 #include "slave/comm/cross_job_coll.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -701,6 +702,52 @@ CrossPlan CrossExscanPlan(const void* send, void* recv, int count, MPI_Datatype 
 }
 
 void RunCross(const CrossPlan& plan) { plan().Wait(); }
+
+namespace {
+// How far the members' next pairs may lie apart for MPI_Comm_idup: the
+// pair taken is the highest proposed, which must fall in every member's
+// window. Members' next pairs differ by the creations some took part in
+// and others not since they last made one together.
+constexpr int kCrossIdupWindow = 1 << 12;
+}  // namespace
+
+MPI_Request CrossIdup(MPI_Comm parent, MPI_Comm* newcomm) {
+  const CommInfo& comm = LookupComm(parent);
+  auto copy = std::make_shared<CrossJobComm>(CrossOf(comm));
+  std::vector<int> members = copy->local;
+  members.insert(members.end(), copy->remote.begin(), copy->remote.end());
+  const int me = CrossMe(comm);
+  CommInfo info = comm;
+  info.name.clear();
+  *newcomm = AddCrossComm(std::move(info), copy);  // its context is set when agreed
+  const std::int32_t proposal = copy->mesh->OpenWindow(kCrossIdupWindow);
+  CrossPlan plan = [parent, copy, members, me, proposal] {
+    CrossSchedule schedule(LookupComm(parent));
+    auto proposals = std::make_shared<std::vector<std::int32_t>>(1, proposal);
+    for (int member : members)
+      if (member != me) schedule.SendWire(member, &proposal, sizeof proposal);
+    for (int member : members)
+      if (member != me)
+        schedule.Recv(member, [proposals](Frame& frame) {
+          std::int32_t theirs = 0;
+          std::memcpy(&theirs, frame.data.data(), std::min(frame.data.size(), sizeof theirs));
+          proposals->push_back(theirs);
+        });
+    schedule.Then([copy, proposals] {
+      auto [low, high] = std::minmax_element(proposals->begin(), proposals->end());
+      copy->mesh->CloseWindow(*high);
+      if (*high - *low >= kCrossIdupWindow)
+        throw Error(kErrOther,
+                    "MPI_Comm_idup on a communicator between two jobs: its members have made "
+                    "too many communicators apart since they last made one together (over " +
+                        std::to_string(kCrossIdupWindow / 2) +
+                        "); MPI_Comm_dup agrees whatever the distance");
+      copy->context = *high;
+    });
+    return schedule;
+  };
+  return StartCross(std::move(plan), parent);
+}
 
 MPI_Request StartCross(CrossPlan plan, MPI_Comm comm) {
   auto request = std::make_unique<CrossCollRequest>(comm, std::move(plan));

@@ -26,8 +26,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
+#include "slave/coll/nbc.h"
 #include "slave/comm/cross_job.h"
 #include "slave/comm/cross_job_mesh.h"
 #include "slave/runtime/objects.h"
@@ -114,11 +116,31 @@ CrossPlan CrossScanPlan(const void* send, void* recv, int count, MPI_Datatype da
 CrossPlan CrossExscanPlan(const void* send, void* recv, int count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm);
 
+// MPI_Comm_idup (and _with_info) of `parent`: *newcomm names the
+// duplicate at once, usable when the request completes. Its context pair
+// is agreed as a one-round schedule on the parent: each member sends the
+// pair it proposes at the call (and keeps a window after it that its
+// other agreements meanwhile skip); the highest is taken.
+MPI_Request CrossIdup(MPI_Comm parent, MPI_Comm* newcomm);
+
 // Runs the plan to completion (a blocking call).
 void RunCross(const CrossPlan& plan);
 // A nonblocking collective's request, started; a persistent one's,
 // inactive until MPI_Start.
 MPI_Request StartCross(CrossPlan plan, MPI_Comm comm);
 MPI_Request NewCrossPersistent(CrossPlan plan, MPI_Comm comm);
+
+// The request of the collective of plan `plan`: started, or (`persistent`)
+// inactive until MPI_Start. One on a communicator between two jobs runs
+// over the jobs' sockets instead (`cross`, which takes the same
+// arguments), as the masters do not know such a communicator.
+template <class... Args>
+MPI_Request PlannedRequest(bool persistent, MPI_Comm comm, CollectivePlan (*plan)(Args...),
+                           CrossPlan (*cross)(Args...), std::type_identity_t<Args>... args) {
+  if (CrossJob(comm) != nullptr)
+    return persistent ? NewCrossPersistent(cross(args...), comm)
+                      : StartCross(cross(args...), comm);
+  return persistent ? NewPersistent(plan(args...), comm) : StartNonblocking(plan(args...), comm);
+}
 
 }  // namespace bdmpi

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "slave/comm/cross_job.h"
 #include "slave/comm/cross_job_mesh.h"
@@ -42,6 +43,9 @@ std::uint32_t NewCrossReceipt();
 inline std::int32_t CrossReceiptTag(std::uint32_t receipt) {
   return kCrossReceiptTags + static_cast<std::int32_t>(receipt);
 }
+
+// Registers a communicator between two jobs, which no master knows.
+MPI_Comm AddCrossComm(CommInfo info, std::shared_ptr<const CrossJobComm> cross);
 
 inline const CrossJobComm& CrossOf(const CommInfo& comm) { return *comm.cross; }
 inline std::int32_t CrossCollContext(const CommInfo& comm) { return comm.cross->context + 1; }

@@ -8,6 +8,7 @@
 // job needs while it waits for the other job.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -90,10 +91,28 @@ class Mesh {
   // the mesh makes its communicators in the same order.
   int NewContext();
   // A pair agreed with other ranks (cross_job.cpp): the next after it.
-  int next_context() const { return next_context_; }
+  // While a nonblocking duplicate's agreement is open (OpenWindow), the
+  // next is beyond its window, so that no other agreement takes a pair
+  // the duplicate may end with.
+  int next_context() const {
+    return open_windows_ > 0 ? std::max(next_context_, window_end_) : next_context_;
+  }
   int TakeContext(int agreed) {
     next_context_ = agreed + 2;
     return agreed;
+  }
+  // MPI_Comm_idup's window (cross_job_coll.cpp): the pair this rank
+  // proposes, and `width` contexts after it that no other agreement takes
+  // until CloseWindow(agreed), which takes `agreed`.
+  int OpenWindow(int width) {
+    int start = next_context();
+    window_end_ = start + width;
+    ++open_windows_;
+    return start;
+  }
+  void CloseWindow(int agreed) {
+    --open_windows_;
+    next_context_ = std::max(next_context_, agreed + 2);
   }
   // Writes the frame (reading meanwhile when the socket is full); one to
   // this rank goes straight into its arrived frames.
@@ -148,6 +167,8 @@ class Mesh {
   std::string own_job_;
   std::string other_job_;
   int next_context_ = 0;
+  int open_windows_ = 0;
+  int window_end_ = 0;
 };
 
 }  // namespace bdmpi

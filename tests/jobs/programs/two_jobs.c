@@ -16,7 +16,9 @@
  * persistent collectives (later_inter_collectives), merge, allreduce,
  * bcast, barrier and the same collectives with scan and exscan on the
  * merged communicator (merged_collectives, later_merged_collectives),
- * communicators made of it (merged_communicators) and disconnect. Then
+ * large-count forms on both (large_counts; BDMPI only, as Open MPI 4.1
+ * has none), MPI_Comm_idup of both (idups), topologies of the merged one
+ * and neighbourhood collectives (topologies), communicators made of it (merged_communicators) and disconnect. Then
  * rank 0 of each joins over a Unix socket in DIR and the two exchange a
  * message over the joined communicator. A ends
  * without unpublishing under BDMPI (its job's end takes its names away),
@@ -641,6 +643,206 @@ static void merged_communicators(MPI_Comm merged, int low_size) {
   MPI_Group_free(&group);
 }
 
+#if MPI_VERSION >= 4 || defined(BDMPI)
+/* MPI-4's large-count forms across the jobs (Open MPI 4.1, the mpirun
+ * oracle, has none: MPI_VERSION 3 there skips this): a message each way
+ * between the ranks of one index, a bcast from B over `inter`, and on
+ * `merged` an allreduce, an alltoallv blocking and persistent (started
+ * twice), an allgatherv and a gatherv; an alltoallv whose displacement
+ * does not fit the implementation's int is MPI_ERR_COUNT at every rank,
+ * before anything moves. */
+static void large_counts(MPI_Comm inter, MPI_Comm merged, int low) {
+  int rank = world_rank(), base = low ? 100 : 200, their_base = low ? 200 : 100;
+  if (rank < 2) {
+    int mine = base + rank, got = -1;
+    MPI_Request request;
+    CHECK_MPI(MPI_Isend_c(&mine, 1, MPI_INT, rank, 30, inter, &request));
+    CHECK_MPI(MPI_Recv_c(&got, (MPI_Count)1, MPI_INT, rank, 30, inter, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    CHECK(got == their_base + rank, "recv_c: %d", got);
+  }
+  int from_b[2] = {-1, -1};
+  if (!low && rank == 2) from_b[0] = 77, from_b[1] = 78;
+  CHECK_MPI(MPI_Bcast_c(from_b, 2, MPI_INT, root_in_b(low, rank, 2), inter));
+  if (low) CHECK(from_b[0] == 77 && from_b[1] == 78, "bcast_c: %d %d", from_b[0], from_b[1]);
+
+  int size = size_of(merged), at = rank_in(merged), total = -1;
+  CHECK_MPI(MPI_Allreduce_c(&at, &total, 1, MPI_INT, MPI_SUM, merged));
+  CHECK(total == size * (size - 1) / 2, "allreduce_c: %d", total);
+  /* Rank at sends r + 1 ints to rank r; so each receives at + 1 from each. */
+  int out[16], in[16];
+  MPI_Count sc[8], rc[8];
+  MPI_Aint sd[8], rd[8];
+  for (int r = 0, o = 0; r < size; o += r + 1, ++r) {
+    sc[r] = r + 1, sd[r] = o, rc[r] = at + 1, rd[r] = (MPI_Aint)r * (at + 1);
+    for (int i = 0; i <= r; ++i) out[o + i] = 100 * at + r;
+  }
+  MPI_Request persistent;
+  CHECK_MPI(MPI_Alltoallv_init_c(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, merged, MPI_INFO_NULL,
+                                 &persistent));
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 16; ++i) in[i] = -1;
+    if (round == 0) {
+      CHECK_MPI(MPI_Alltoallv_c(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, merged));
+    } else {
+      CHECK_MPI(MPI_Start(&persistent));
+      CHECK_MPI(MPI_Wait(&persistent, MPI_STATUS_IGNORE));
+    }
+    for (int r = 0; r < size; ++r)
+      for (int i = 0; i <= at; ++i)
+        CHECK(in[r * (at + 1) + i] == 100 * r + at, "alltoallv_c round %d: from %d [%d] = %d",
+              round, r, i, in[r * (at + 1) + i]);
+  }
+  CHECK_MPI(MPI_Request_free(&persistent));
+
+  for (int r = 0; r < size; ++r) rc[r] = 1, rd[r] = size - 1 - r;
+  CHECK_MPI(MPI_Allgatherv_c(&at, 1, MPI_INT, in, rc, rd, MPI_INT, merged));
+  for (int r = 0; r < size; ++r) CHECK(in[size - 1 - r] == r, "allgatherv_c: from %d", r);
+  for (int i = 0; i < 16; ++i) in[i] = -1;
+  CHECK_MPI(MPI_Gatherv_c(&at, 1, MPI_INT, in, rc, rd, MPI_INT, size - 1, merged));
+  if (at == size - 1)
+    for (int r = 0; r < size; ++r) CHECK(in[size - 1 - r] == r, "gatherv_c: from %d", r);
+
+  MPI_Errhandler previous;
+  CHECK_MPI(MPI_Comm_get_errhandler(merged, &previous));
+  CHECK_MPI(MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN));
+  for (int r = 0; r < size; ++r) sc[r] = rc[r] = 1, sd[r] = rd[r] = r;
+  sd[0] = (MPI_Aint)1 << 33;
+  int error = MPI_Alltoallv_c(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, merged), error_class = -1;
+  MPI_Error_class(error, &error_class);
+  CHECK(error_class == MPI_ERR_COUNT, "alltoallv_c beyond INT_MAX: class %d", error_class);
+  CHECK_MPI(MPI_Comm_set_errhandler(merged, previous));
+  CHECK_MPI(MPI_Errhandler_free(&previous));
+  CHECK_MPI(MPI_Barrier(merged));
+}
+#endif
+
+/* MPI_Comm_idup across the jobs. On `inter` A's rank 0 sends to B's rank
+ * 0 synchronously before its idup while B's rank 0 receives after its
+ * own, so an idup that waited for the other members at the call would
+ * hang; a dup of `merged` is made while it is pending. Then two idups of
+ * `merged` in flight at once (one with info, MPI-4), whose communicators
+ * each carry a ring of messages and an allreduce. */
+static void idups(MPI_Comm inter, MPI_Comm merged, int low) {
+  int rank = world_rank(), token = 5, got = -1;
+  MPI_Comm copy, merged_copy, again, other;
+  MPI_Request request, requests[2];
+  if (low && rank == 0) CHECK_MPI(MPI_Ssend(&token, 1, MPI_INT, 0, 40, inter));
+  CHECK_MPI(MPI_Comm_idup(inter, &copy, &request));
+  if (!low && rank == 0) {
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 0, 40, inter, MPI_STATUS_IGNORE));
+    CHECK(got == token, "ssend before the idup: %d", got);
+  }
+  CHECK_MPI(MPI_Comm_dup(merged, &merged_copy));
+  CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  int one = 1, sum = -1, remote = 0, is_inter = 0;
+  CHECK_MPI(MPI_Comm_test_inter(copy, &is_inter));
+  CHECK_MPI(MPI_Comm_remote_size(copy, &remote));
+  CHECK(is_inter && remote == (low ? 3 : 2), "idup of inter: remote size %d", remote);
+  CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, copy));
+  CHECK(sum == remote, "allreduce on the idup of inter: %d", sum);
+
+  int size = size_of(merged), at = rank_in(merged);
+#if MPI_VERSION >= 4 || defined(BDMPI)
+  MPI_Info info;
+  CHECK_MPI(MPI_Info_create(&info));
+  CHECK_MPI(MPI_Comm_idup_with_info(merged, info, &again, &requests[0]));
+  CHECK_MPI(MPI_Info_free(&info));
+#else
+  CHECK_MPI(MPI_Comm_idup(merged, &again, &requests[0]));
+#endif
+  CHECK_MPI(MPI_Comm_idup(merged, &other, &requests[1]));
+  CHECK_MPI(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE));
+  MPI_Comm made[3] = {again, other, merged_copy};
+  int received[3] = {-1, -1, -1};
+  MPI_Request ring[3];
+  for (int c = 0; c < 3; ++c) {
+    int value = 1000 * c + at;
+    CHECK_MPI(MPI_Irecv(&received[c], 1, MPI_INT, (at + size - 1) % size, 41, made[c], &ring[c]));
+    CHECK_MPI(MPI_Send(&value, 1, MPI_INT, (at + 1) % size, 41, made[c]));
+  }
+  CHECK_MPI(MPI_Waitall(3, ring, MPI_STATUSES_IGNORE));
+  for (int c = 0; c < 3; ++c) {
+    CHECK(received[c] == 1000 * c + (at + size - 1) % size, "ring on idup %d: %d", c,
+          received[c]);
+    CHECK_MPI(MPI_Allreduce(&at, &sum, 1, MPI_INT, MPI_SUM, made[c]));
+    CHECK(sum == size * (size - 1) / 2, "allreduce on idup %d: %d", c, sum);
+    CHECK_MPI(MPI_Comm_free(&made[c]));
+  }
+  CHECK_MPI(MPI_Comm_free(&copy));
+}
+
+/* Topologies of the merged communicator and neighbourhood collectives
+ * over them: a periodic ring of all its ranks (a blocking alltoall with
+ * the ranks on each side), one of its first two ranks (each the other's
+ * neighbour on both sides; an allgather, persistent under MPI-4), and a
+ * distributed graph where each rank sends to the rank two after it (a
+ * nonblocking alltoallv), and the ring again as a graph whose edges rank 0
+ * names (MPI_Dist_graph_create). */
+static void topologies(MPI_Comm merged) {
+  int size = size_of(merged), at = rank_in(merged), periodic = 1;
+  MPI_Comm ring, pair, graph;
+  CHECK_MPI(MPI_Cart_create(merged, 1, &size, &periodic, 0, &ring));
+  int kind = MPI_UNDEFINED, left = -1, right = -1;
+  CHECK_MPI(MPI_Topo_test(ring, &kind));
+  CHECK(kind == MPI_CART, "cart_create: topology %d", kind);
+  CHECK_MPI(MPI_Cart_shift(ring, 0, 1, &left, &right));
+  CHECK(left == (at + size - 1) % size && right == (at + 1) % size, "cart_shift: %d %d", left,
+        right);
+  int out[2] = {10 * at, 10 * at + 1}, in[2] = {-1, -1};
+  CHECK_MPI(MPI_Neighbor_alltoall(out, 1, MPI_INT, in, 1, MPI_INT, ring));
+  CHECK(in[0] == 10 * left + 1 && in[1] == 10 * right, "neighbor_alltoall on the ring: %d %d",
+        in[0], in[1]);
+  CHECK_MPI(MPI_Comm_free(&ring));
+
+  int two = 2;
+  CHECK_MPI(MPI_Cart_create(merged, 1, &two, &periodic, 0, &pair));
+  if (at < 2) {
+    MPI_Request request;
+    int mine = 100 + at, got[2] = {-1, -1};
+#if MPI_VERSION >= 4 || defined(BDMPI)
+    CHECK_MPI(MPI_Neighbor_allgather_init(&mine, 1, MPI_INT, got, 1, MPI_INT, pair,
+                                          MPI_INFO_NULL, &request));
+    for (int round = 0; round < 2; ++round) {
+      CHECK_MPI(MPI_Start(&request));
+      CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    }
+    CHECK_MPI(MPI_Request_free(&request));
+#else
+    CHECK_MPI(MPI_Ineighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, pair, &request));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+#endif
+    CHECK(got[0] == 101 - at && got[1] == 101 - at, "neighbor_allgather on a pair: %d %d",
+          got[0], got[1]);
+    CHECK_MPI(MPI_Comm_free(&pair));
+  } else {
+    CHECK(pair == MPI_COMM_NULL, "a rank beyond the grid got a communicator");
+  }
+
+  int from = (at + size - 2) % size, to = (at + 2) % size, weight = 1;
+  CHECK_MPI(MPI_Dist_graph_create_adjacent(merged, 1, &from, &weight, 1, &to, &weight,
+                                           MPI_INFO_NULL, 0, &graph));
+  int counts[1] = {2}, displs[1] = {0}, pairs_out[2] = {at, -at}, pairs_in[2] = {-1, -1};
+  MPI_Request request;
+  CHECK_MPI(MPI_Ineighbor_alltoallv(pairs_out, counts, displs, MPI_INT, pairs_in, counts, displs,
+                                    MPI_INT, graph, &request));
+  CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  CHECK(pairs_in[0] == from && pairs_in[1] == -from, "neighbor_alltoallv on the graph: %d %d",
+        pairs_in[0], pairs_in[1]);
+  CHECK_MPI(MPI_Comm_free(&graph));
+
+  /* The same ring as a distributed graph whose edges rank 0 names all. */
+  int sources[8], degrees[8], destinations[8], weights[8];
+  for (int r = 0; r < size; ++r)
+    sources[r] = r, degrees[r] = 1, destinations[r] = (r + 1) % size, weights[r] = 1;
+  CHECK_MPI(MPI_Dist_graph_create(merged, at == 0 ? size : 0, sources, degrees, destinations,
+                                  weights, MPI_INFO_NULL, 0, &graph));
+  int before = -1;
+  CHECK_MPI(MPI_Neighbor_allgather(&at, 1, MPI_INT, &before, 1, MPI_INT, graph));
+  CHECK(before == left, "neighbor_allgather on the named graph: %d", before);
+  CHECK_MPI(MPI_Comm_free(&graph));
+}
+
 /* Over `inter` (`low` is A, which accepted): small messages both ways, a
  * receive from any source at rank 0, a large message each way between the
  * ranks 0 at once, an allreduce across the jobs; then a merge, an
@@ -729,6 +931,11 @@ static void exchange(MPI_Comm inter, int low) {
   CHECK_MPI(MPI_Barrier(merged));
   merged_collectives(merged);
   later_merged_collectives(merged);
+#if MPI_VERSION >= 4 || defined(BDMPI)
+  large_counts(inter, merged, low);
+#endif
+  idups(inter, merged, low);
+  topologies(merged);
   merged_communicators(merged, low ? world_size() : remote);
   CHECK_MPI(MPI_Comm_free(&merged));
   CHECK_MPI(MPI_Comm_disconnect(&inter));
