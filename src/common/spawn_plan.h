@@ -35,6 +35,9 @@ struct SpawnPlan {
 // `host` named no node (comm: the command), or a rank could not be started
 // (the master's log says why).
 enum SpawnRefusal : int { kSpawnNoRoom = 1, kSpawnNoHost = 2, kSpawnNotStarted = 3 };
+// ReplyMsg::tag of a kSpawnNoRoom refusal while spawned ranks that may
+// still exit hold slots: the root lets them run and asks again.
+inline constexpr int kSpawnRoomSoon = 1;
 
 // The node a command's info `host` names, given the job's nodes' host
 // names in node order and the asking master's node: that node when `host`

@@ -125,6 +125,15 @@ class Master : private MasterServices {
   void OnSpawnDiscard(const std::vector<std::string>& fields);
   void FinishSpawn(int spawn);
   void ReleaseSpawnHold();
+  // A reserved slot a spawn may fill: its rank (if it had one) has exited.
+  bool SlotFree(int slot) const;
+  // This node's spawned ranks that may still exit (not blocked, no root).
+  int SpawnRoomSoon() const;
+  // Makes the slot of `job_rank` ready for a new rank: the communicators
+  // the old one leaves unfreed under ids the new one takes, its messages,
+  // replies and shared state. False (with `why`) when a live rank of this
+  // node still uses one of those ids.
+  bool ClearPlace(Slave& slave, const std::vector<int>& reused_ids, std::string* why);
   // Request authentication (request_check.cpp). The slave that sent
   // `request` (identified by its token), or nullptr after failing the job
   // when the request is forged or malformed.
@@ -241,9 +250,9 @@ class Master : private MasterServices {
   // The key of the tags of the node's queue and window names (name_tags.h).
   std::string name_key_ = NameTags::NewKey();
   std::string program_path_;
-  // The next of this node's reserved slots MPI_Comm_spawn fills (slots are
-  // not reused: a job rank names one process, and ids derive from it).
-  int next_spawn_slot_ = 0;
+  // The first of the reserved slots the spawn that holds them fills
+  // (launch/spawn_ranks.cpp: a slot is free again once its rank exited).
+  int spawn_hold_slot_ = -1;
   // MPI_Publish_name's names, on node 0 (the job's): service -> port.
   std::map<std::string, std::string> published_;
   // The spawns this node's ranks are roots of, by id, while the masters

@@ -34,6 +34,10 @@ class Collectives {
       : master_(master), payloads_(payloads), comms_(comms), recorder_(recorder), node_(node) {}
   Collectives(const Collectives&) = delete;
   Collectives& operator=(const Collectives&) = delete;
+  // `slave` has exited and its slot takes a new rank: its collectives'
+  // sequence numbers go, its count of creations stays, so that the new
+  // rank's communicator ids are not the old one's.
+  void ForgetMember(const Slave& slave) { MemberOf(slave).collective_seq.clear(); }
 
   // The message table's handlers and functions (collective.cpp, comm.cpp,
   // comm_register.cpp, bcast.cpp, reduce.cpp).

@@ -66,7 +66,7 @@ void EventWatcher::WatchChild(UniqueFd pidfd, int slave) {
   // A pidfd stays readable after the exit: report it once.
   Add(epoll_fd_.get(), pidfd.get(), static_cast<std::uint64_t>(slave),
       EPOLLIN | EPOLLONESHOT);
-  pidfds_.push_back(std::move(pidfd));
+  pidfds_[slave] = std::move(pidfd);
 }
 
 void EventWatcher::Start() { thread_ = std::thread([this] { Run(); }); }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,7 +42,8 @@ class EventWatcher {
   UniqueFd epoll_fd_;
   UniqueFd signal_fd_;
   UniqueFd stop_fd_;  // eventfd that ends the thread
-  std::vector<UniqueFd> pidfds_;
+  // By slave: a slot's next process closes its last one's.
+  std::map<int, UniqueFd> pidfds_;
   std::thread thread_;
 };
 

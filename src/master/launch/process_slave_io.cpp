@@ -74,6 +74,37 @@ pid_t ProcessSlaveIo::Spawn(int slave, const SpawnSpec& spec) {
   return pid;
 }
 
+void ProcessSlaveIo::ClearSlot(int slave) {
+  ReplyMsg stale;
+  while (go_queues_[slave].TryReceive(&stale, sizeof stale) > 0) {
+  }
+  auto* table = reinterpret_cast<StorageSlot*>(storage_table_.data());
+  table[slave].allocated.store(0, std::memory_order_relaxed);
+  if (!direct_.valid()) return;
+  // Its process is gone and no live rank names it: nobody touches these
+  // lines now. The new rank publishes its pid and opens its inbox in
+  // MPI_Init; what other ranks sent it through the master went with its
+  // mailbox, so their counts toward it start again at 0.
+  DirectRank& rank = direct_.rank(slave);
+  rank.pid.store(0, std::memory_order_relaxed);
+  rank.accepting.store(0, std::memory_order_relaxed);
+  rank.writers.store(0, std::memory_order_relaxed);
+  rank.at_master.store(0, std::memory_order_relaxed);
+  rank.unpublished.store(0, std::memory_order_relaxed);
+  rank.next_seq.store(0, std::memory_order_relaxed);
+  rank.first_live.store(0, std::memory_order_relaxed);
+  for (DirectSlot& slot : rank.slots) slot.word.store(0, std::memory_order_relaxed);
+  DirectInbox& inbox = direct_.inbox(slave);
+  inbox.lock.store(0, std::memory_order_relaxed);
+  inbox.open = 0;
+  inbox.probing = 0;
+  inbox.head = 0;
+  inbox.tail = 0;
+  for (int sender = 0; sender < direct_.size(); ++sender)
+    direct_.pending(sender, slave).store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+}
+
 void ProcessSlaveIo::StartWatching() { watcher_->Start(); }
 
 }  // namespace bdmpi

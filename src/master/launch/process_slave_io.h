@@ -35,6 +35,7 @@ class ProcessSlaveIo : public SlaveIo {
   const StorageSlot* StorageTable() const override;
   DirectTable Direct() const override { return direct_; }
   pid_t Spawn(int slave, const SpawnSpec& spec) override;
+  void ClearSlot(int slave) override;
   void StartWatching() override;
 
  private:

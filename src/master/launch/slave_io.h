@@ -49,6 +49,10 @@ class SlaveIo {
   // Starts slave `slave`'s process; its exit reaches the request queue as
   // a kEvent once watching has started. Returns its pid (0: no process).
   virtual pid_t Spawn(int slave, const SpawnSpec& spec) = 0;
+  // Slave `slave` has exited and its slot takes a new process: the replies
+  // it never read and its lines of the shared tables go (a spawn reusing
+  // the slot, master/launch/spawn_ranks.cpp).
+  virtual void ClearSlot(int /*slave*/) {}
   // Starts reporting slave exits and the master's signals (after Spawn).
   virtual void StartWatching() = 0;
 };

@@ -39,6 +39,9 @@ struct Master::PendingSpawn {
   // By node, from its `free`: the job rank of its next slot, its free
   // slots and the channel it holds for the children's world.
   std::vector<int> next, free, channel;
+  // Spawned ranks of the nodes that may still exit and so free their
+  // slots (SpawnRoomSoon).
+  int soon = 0;
   std::vector<int> count;  // ranks placed on each node
   std::vector<int> world;  // the children's job ranks, by rank
   int answers = 0;
@@ -138,11 +141,27 @@ void Master::OnSpawnQuery(int spawn, int origin) {
     spawn_queries_.emplace_back(origin, spawn);
     return;
   }
-  if (next_spawn_slot_ < layout_.Count(node_)) next_spawn_slot_ = layout_.Count(node_);
-  // A node whose ranks have all exited has told the others it is done
-  // (Network::Shutdown): it starts no more.
-  int free = network_shutdown_ ? 0 : layout_.SlotCount(node_) - next_spawn_slot_;
-  int next = free > 0 ? layout_.JobRankOfSlot(node_, next_spawn_slot_) : 0;
+  // The room offered is the longest run of free slots (the first of the
+  // longest): a node's slots hold consecutive job ranks, and the root's
+  // master places a block from the first. A node whose ranks have all
+  // exited has told the others it is done (Network::Shutdown): it starts
+  // no more.
+  int first = -1, free = 0;
+  for (int slot = layout_.Count(node_), end = layout_.SlotCount(node_);
+       slot < end && !network_shutdown_;) {
+    if (!SlotFree(slot)) {
+      ++slot;
+      continue;
+    }
+    int run = slot;
+    while (run < end && SlotFree(run)) ++run;
+    if (run - slot > free) {
+      first = slot;
+      free = run - slot;
+    }
+    slot = run;
+  }
+  int next = free > 0 ? layout_.JobRankOfSlot(node_, first) : 0;
   int channel = -1;
   if (free > 0 && network_) {
     try {
@@ -155,13 +174,71 @@ void Master::OnSpawnQuery(int spawn, int origin) {
   if (free > 0) {
     spawn_hold_ = std::make_pair(origin, spawn);
     spawn_hold_channel_ = channel;
+    spawn_hold_slot_ = first;
   }
-  SendDynamic(origin, {"free", Str(spawn), Str(node_), Str(next), Str(free), Str(channel)});
+  SendDynamic(origin, {"free", Str(spawn), Str(node_), Str(next), Str(free), Str(channel),
+                       Str(SpawnRoomSoon())});
+}
+
+int Master::SpawnRoomSoon() const {
+  // Spawned ranks that are not blocked may still reach their end, and
+  // their slots come free; a root that finds too little room then waits
+  // for them. Ranks that wait for a message or a collective may wait for
+  // the spawning ranks themselves, and the roots of spawns wait here.
+  int soon = 0;
+  for (int slot = layout_.Count(node_); slot < layout_.SlotCount(node_); ++slot) {
+    const Slave& slave = slaves_[slot];
+    bool root = std::any_of(spawns_.begin(), spawns_.end(), [&](const auto& entry) {
+      return entry.second->slave_index == slot;
+    });
+    if (!root && (slave.state == SlaveState::kStarting || slave.state == SlaveState::kRunnable ||
+                  slave.state == SlaveState::kRunning || slave.state == SlaveState::kFinalized))
+      ++soon;
+  }
+  return soon;
+}
+
+bool Master::SlotFree(int slot) const {
+  const Slave& slave = slaves_[slot];
+  // Reaped (OnSlaveExit), so its requests, which came before its exit's
+  // event on the request queue, have all been served.
+  return slave.state == SlaveState::kExited && !p2p_.HasIncoming(slave);
+}
+
+bool Master::ClearPlace(Slave& slave, const std::vector<int>& reused_ids, std::string* why) {
+  for (int id : reused_ids) {
+    const MasterComm* comm = comms_.Find(id);
+    if (comm == nullptr) continue;
+    for (int rank : comm->local_ranks) {
+      const Slave* member =
+          slaves_.ByWorldRank(comm->world_ranks[static_cast<std::size_t>(rank)]);
+      if (member != nullptr && member->state != SlaveState::kExited) {
+        *why = "job rank " + std::to_string(member->world_rank) +
+               " still holds a communicator of the rank that had slot " +
+               std::to_string(slave.index) + " before";
+        return false;
+      }
+    }
+    comms_.Erase(id);
+  }
+  if (slave.pid <= 0) return true;  // never held a rank
+  io_->ClearSlot(slave.index);
+  p2p_.ClearPeer(slave);
+  collectives_.ForgetMember(slave);
+  Slave fresh;
+  fresh.index = slave.index;
+  fresh.world_rank = slave.world_rank;
+  fresh.token = slave.token;
+  fresh.state = SlaveState::kExited;
+  fresh.storage_peak = slave.storage_peak;  // the report's row is the slot's
+  slave = std::move(fresh);
+  return true;
 }
 
 void Master::ReleaseSpawnHold() {
   spawn_hold_.reset();
   spawn_hold_channel_ = -1;
+  spawn_hold_slot_ = -1;
   while (!spawn_hold_ && !spawn_queries_.empty()) {
     auto [origin, spawn] = spawn_queries_.front();
     spawn_queries_.pop_front();
@@ -178,11 +255,12 @@ Master::PendingSpawn& Master::AnsweredSpawn(const std::vector<std::string>& fiel
 }
 
 void Master::OnSpawnFree(const std::vector<std::string>& fields) {
-  PendingSpawn& pending = AnsweredSpawn(fields, 6);
+  PendingSpawn& pending = AnsweredSpawn(fields, 7);
   auto node = static_cast<std::size_t>(ToInt(fields[2]));
   pending.next[node] = ToInt(fields[3]);
   pending.free[node] = ToInt(fields[4]);
   pending.channel[node] = ToInt(fields[5]);
+  pending.soon += ToInt(fields[6]);
   if (++pending.answers == nnodes_) PlaceSpawn(pending);
 }
 
@@ -239,6 +317,10 @@ void Master::PlaceSpawn(PendingSpawn& pending) {
       refusal.source = room;
     }
   }
+  // Too little room now, but spawned ranks may still exit: the root asks
+  // again after letting them run.
+  if (refusal.error != 0 && refusal.flag == kSpawnNoRoom && pending.soon > 0)
+    refusal.tag = kSpawnRoomSoon;
   if (refusal.error == 0) {
     std::size_t k = 0;
     std::vector<int> cursor = pending.next;
@@ -330,22 +412,38 @@ void Master::OnSpawnStart(const std::vector<std::string>& fields) {
   for (std::size_t r = 0; r < world.size(); ++r)
     if (layout_.NodeOf(world[r]) == node_) local.push_back(static_cast<int>(r));
   BDMPI_ENFORCE(static_cast<int>(local.size()) == count && appnum_of.size() == world.size() &&
-                    layout_.JobRankOfSlot(node_, next_spawn_slot_) ==
+                    spawn_hold_slot_ >= 0 &&
+                    layout_.JobRankOfSlot(node_, spawn_hold_slot_) ==
                         world[static_cast<std::size_t>(local[0])],
                 "a spawn's start does not match the slots this node held for it");
-  int first_slot = next_spawn_slot_;
-  next_spawn_slot_ += count;
+  int first_slot = spawn_hold_slot_;
   int universe = layout_.universe_size();
+  bool spans = channels.size() > 1;
+  std::vector<int> local_ranks;
+  for (int r : local) local_ranks.push_back(world[static_cast<std::size_t>(r)]);
+  // A slot that held a rank before: the ids the children take whatever
+  // their slot (MPI_COMM_SELF, the spawn's world, its part on the node)
+  // may still name the old rank's communicators. Every other id a rank
+  // makes counts on from its slot's last (Collectives::ForgetMember), so
+  // no live rank can take the new rank for the old one.
+  std::vector<int> reused_ids = {CommId(world[0], kSpawnWorldCreation, universe)};
+  if (spans) reused_ids.push_back(NodeCommId(local_ranks[0], universe));
+  for (int job_rank : local_ranks) reused_ids.push_back(CommId(job_rank, 0, universe));
+  std::string failure;
+  for (int i = 0; i < count && failure.empty(); ++i)
+    ClearPlace(slaves_[first_slot + i], reused_ids, &failure);
+  if (!failure.empty()) {
+    if (channel >= 0) comms_.ReleaseChannel(channel);
+    BDMPI_WARN("sched", "MPI_Comm_spawn of rank %d failed on node %d: %s", parent, node_,
+               failure.c_str());
+    ReleaseSpawnHold();
+    SendDynamic(origin, {"started", Str(spawn), Str(node_), "1", failure});
+    return;
+  }
   // Each child's MPI_COMM_SELF, their MPI_COMM_WORLD (creation 4 of its
   // rank 0) and, when it spans nodes, this node's part of it (their
   // BDMPI_COMM_NODE), before any of them can send on them.
-  bool spans = channels.size() > 1;
-  std::vector<int> local_ranks;
-  for (int r : local) {
-    int job_rank = world[static_cast<std::size_t>(r)];
-    local_ranks.push_back(job_rank);
-    comms_.Add(CommId(job_rank, 0, universe), {job_rank});
-  }
+  for (int job_rank : local_ranks) comms_.Add(CommId(job_rank, 0, universe), {job_rank});
   comms_.Add(CommId(world[0], kSpawnWorldCreation, universe), world,
              spans ? channels : std::map<int, int>{});
   if (spans) {
@@ -353,7 +451,6 @@ void Master::OnSpawnStart(const std::vector<std::string>& fields) {
   } else if (channel >= 0) {
     comms_.ReleaseChannel(channel);  // within this node: no channel needed
   }
-  std::string failure;
   int started = 0;
   try {
     std::string runs = WorldRuns(world);

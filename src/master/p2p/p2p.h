@@ -97,6 +97,9 @@ class PointToPoint {
   // `slave` has read its last reply (or exited): the lent block it named
   // goes back to its sender.
   void LetGoOfReply(const Slave& slave) { peer(slave).held_lent.reset(); }
+  // `slave` has exited and its slot takes a new rank: the messages that
+  // waited for it and its receives go.
+  void ClearPeer(const Slave& slave) { peer(slave) = Peer{}; }
   // Completes the sends whose lent blocks went back (without scheduling:
   // the callers do).
   void TakeBackLentBlocks();

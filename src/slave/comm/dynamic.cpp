@@ -176,8 +176,8 @@ std::string SpawnRefusalText(const ReplyMsg& reply, const SpawnPlan& plan, int u
                               : std::string("across the job's nodes, which have")) +
              " room for " + std::to_string(reply.source) + " more (MPI_UNIVERSE_SIZE " +
              std::to_string(universe) +
-             " over the job's life, laid out over the nodes like -n: a spawned rank's place "
-             "is not reused); start the job with a larger --universe";
+             " at once, laid out over the nodes like -n; a spawned rank's place is free again "
+             "once it has exited); start the job with a larger --universe";
     case kSpawnNoHost: {
       std::size_t c = static_cast<std::size_t>(reply.comm);
       return text + "info host '" + (c < plan.commands.size() ? plan.commands[c].host : "") +
@@ -240,11 +240,19 @@ MPI_Comm CommSpawn(const std::function<SpawnPlan(int& asked)>& make_plan, int ro
     try {
       SpawnPlan plan = make_plan(total);
       std::vector<std::byte> bytes = plan.Encode();
-      RequestMsg request;
-      request.type = MsgType::kSpawn;
-      request.peer = runtime->world_rank();
-      runtime->StagePayload(bytes.data(), bytes.size(), request);
-      ReplyMsg reply = runtime->Call(request);
+      ReplyMsg reply;
+      for (;;) {
+        RequestMsg request;
+        request.type = MsgType::kSpawn;
+        request.peer = runtime->world_rank();
+        runtime->StagePayload(bytes.data(), bytes.size(), request);
+        reply = runtime->Call(request);
+        // Earlier children that may still exit hold the room: they run,
+        // then the masters look again (as Open MPI spawns once they are gone).
+        if (reply.error == 0 || reply.flag != kSpawnNoRoom || reply.tag != kSpawnRoomSoon)
+          break;
+        YieldRunningSlot();
+      }
       if (reply.error == 0) {
         outcome = {0, reply.tag, reply.source};
       } else {

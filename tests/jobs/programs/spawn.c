@@ -11,7 +11,11 @@
  * part on their node, and a spawn_multiple with info bdmpi_node and host
  * puts each child where its info asks. In the spawn_multiple, info `wdir`
  * (the parent of the root's working directory) is the working directory
- * of the second command's ranks, and the first's is the root's.
+ * of the second command's ranks, and the first's is the root's. Last,
+ * children are spawned, greeted and let go round after round, more in
+ * all than MPI_UNIVERSE_SIZE (BDMPI runs it with a small --universe): a
+ * child's place is free again once it has exited, and each round's
+ * children hear only their own round's parents.
  */
 #include <limits.h>
 #include <unistd.h>
@@ -22,6 +26,14 @@
 #endif
 
 enum { kChildren = 3 };
+/* Under BDMPI the rounds spawn far more children than the universe holds;
+ * under Open MPI, where each spawn takes about a second, two show the
+ * program is right. */
+#ifdef BDMPI
+enum { kRounds = 4 };
+#else
+enum { kRounds = 2 };
+#endif
 
 /* Messages, collectives and a merge across `inter`; `parents` says which
  * side this rank is on. */
@@ -190,8 +202,57 @@ static void child(const char *role, const char *extra) {
   CHECK(parent == MPI_COMM_NULL, "disconnect left the handle");
 }
 
+/* A child of round `round`: its parents' root tells it the round, and it
+ * answers with the round and its rank, then lets go. */
+static void again_child(int round) {
+  MPI_Comm parent;
+  CHECK_MPI(MPI_Comm_get_parent(&parent));
+  CHECK(parent != MPI_COMM_NULL, "a spawned rank without a parent");
+  int rank = world_rank(), size = world_size();
+  CHECK(size == kChildren, "round %d: children's world has %d ranks", round, size);
+  int heard = -1;
+  CHECK_MPI(MPI_Recv(&heard, 1, MPI_INT, 0, 7, parent, MPI_STATUS_IGNORE));
+  CHECK(heard == round, "a child of round %d heard round %d", round, heard);
+  int sum = 0;
+  CHECK_MPI(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(sum == size * (size - 1) / 2, "round %d: children's allreduce %d", round, sum);
+  int answer = round * 100 + rank;
+  CHECK_MPI(MPI_Send(&answer, 1, MPI_INT, 0, 8, parent));
+  CHECK_MPI(MPI_Comm_disconnect(&parent));
+}
+
+/* Rounds of children, each let go before the next is spawned. */
+static void spawn_again(const char *self) {
+  for (int round = 0; round < kRounds; ++round) {
+    char number[16];
+    snprintf(number, sizeof number, "%d", round);
+    char *args[] = {"again", number, NULL};
+    MPI_Comm inter;
+    int errcodes[kChildren];
+    CHECK_MPI(MPI_Comm_spawn(self, args, kChildren, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                             errcodes));
+    for (int i = 0; i < kChildren; ++i)
+      CHECK(errcodes[i] == MPI_SUCCESS, "round %d: errcode %d: %d", round, i, errcodes[i]);
+    if (world_rank() == 0) {
+      for (int i = 0; i < kChildren; ++i)
+        CHECK_MPI(MPI_Send(&round, 1, MPI_INT, i, 7, inter));
+      for (int i = 0; i < kChildren; ++i) {
+        int answer = -1;
+        CHECK_MPI(MPI_Recv(&answer, 1, MPI_INT, i, 8, inter, MPI_STATUS_IGNORE));
+        CHECK(answer == round * 100 + i, "round %d: child %d answered %d", round, i, answer);
+      }
+    }
+    CHECK_MPI(MPI_Comm_disconnect(&inter));
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
+  if (argc > 2 && strcmp(argv[1], "again") == 0) {
+    again_child(atoi(argv[2]));
+    MPI_Finalize();
+    return 0;
+  }
   if (argc > 1) {
 #ifdef BDMPI
     if (strcmp(argv[1], "placed") == 0) {
@@ -294,6 +355,7 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Comm_disconnect(&inter));
   }
 #endif
+  spawn_again(argv[0]);
   MPI_Finalize();
   return 0;
 }

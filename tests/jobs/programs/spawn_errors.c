@@ -78,18 +78,19 @@ int main(int argc, char **argv) {
   }
 
   if (room > 0) {
-    /* Room for N in all, one of which is used. */
+    /* Room for N at once: N + 1 is too many, N fit once the first child
+     * has exited and left its place. */
     int flag = 0, *universe = NULL;
     CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &universe, &flag));
     CHECK(flag && *universe == world_size() + room, "MPI_UNIVERSE_SIZE %d, want %d",
           *universe, world_size() + room);
     int codes[64];
-    rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, room, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
-                        codes);
+    rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, room + 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+                        &inter, codes);
     CHECK(error_class_of(rc) == MPI_ERR_SPAWN, "spawning beyond the universe: class %d",
           error_class_of(rc));
-    for (int i = 0; i < room; ++i) CHECK(codes[i] == MPI_ERR_SPAWN, "errcode %d", codes[i]);
-    spawn_and_greet(argv[0], room - 1);
+    for (int i = 0; i <= room; ++i) CHECK(codes[i] == MPI_ERR_SPAWN, "errcode %d", codes[i]);
+    spawn_and_greet(argv[0], room);
   }
   MPI_Finalize();
   return 0;
