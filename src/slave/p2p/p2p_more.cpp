@@ -71,9 +71,10 @@ struct MatchedMessage {
   std::uint64_t id = 0;  // the master's completed receive holding it
   MPI_Comm comm = MPI_COMM_NULL;
   bool in_use = false;
-  bool cross = false;  // `id` is CrossMprobe's key (between two jobs)
-  // Taken from this rank's inbox (id 0): the message itself.
-  bool local = false;
+  // Where the message waits: at the master (`id` is its completed
+  // receive), between two jobs (`id` is CrossMprobe's key), or taken from
+  // this rank's inbox (id 0; `status` and `data` are the message itself).
+  enum class Held { kMaster, kCrossJob, kInbox } held = Held::kMaster;
   DirectStatus status;
   std::vector<std::byte> data;
 };
@@ -83,14 +84,15 @@ std::vector<MatchedMessage>& Messages() {
   return messages;
 }
 
-MPI_Message NewMessage(std::uint64_t id, MPI_Comm comm, bool cross = false) {
+MPI_Message NewMessage(std::uint64_t id, MPI_Comm comm,
+                       MatchedMessage::Held held = MatchedMessage::Held::kMaster) {
   std::vector<MatchedMessage>& messages = Messages();
   std::size_t index = 1;
   while (index < messages.size() && messages[index].in_use) ++index;
   if (index == messages.size()) messages.emplace_back();
   if (index >= static_cast<std::size_t>(kMessageIndexMask))
     throw Error(kErrOther, "too many matched messages not yet received");
-  messages[index] = MatchedMessage{id, comm, true, cross, false, {}, {}};
+  messages[index] = MatchedMessage{id, comm, true, held, {}, {}};
   return MPI_MESSAGE_NULL | static_cast<int>(index);
 }
 
@@ -133,7 +135,8 @@ MPI_Message MatchedProbe(MsgType type, int source, int tag, MPI_Comm comm_handle
   if (!ProbeNeedsMaster(source, tag, comm_handle, status)) return MPI_MESSAGE_NO_PROC;
   if (const CommInfo* cross = CrossJob(comm_handle)) {
     std::uint64_t key = CrossMprobe(*cross, source, tag, type == MsgType::kMprobe, status);
-    return key == 0 ? MPI_MESSAGE_NULL : NewMessage(key, comm_handle, /*cross=*/true);
+    return key == 0 ? MPI_MESSAGE_NULL
+                    : NewMessage(key, comm_handle, MatchedMessage::Held::kCrossJob);
   }
   Runtime* runtime = Runtime::Instance();
   std::uint64_t id = runtime->NewRecvId();
@@ -145,9 +148,8 @@ MPI_Message MatchedProbe(MsgType type, int source, int tag, MPI_Comm comm_handle
   if (Direct().ProbeInbox(request.comm, request.peer, request.tag, /*close=*/true, &queued,
                           &data)) {
     SetResult(status, comm.UserSource(queued.source), queued.tag, queued.bytes);
-    MPI_Message message = NewMessage(0, comm_handle);
+    MPI_Message message = NewMessage(0, comm_handle, MatchedMessage::Held::kInbox);
     MatchedMessage& matched = LookupMessage(message);
-    matched.local = true;
     matched.status = queued;
     matched.data = std::move(data);
     return message;
@@ -180,13 +182,13 @@ int Mrecv(void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
   }
   MatchedMessage& matched = LookupMessage(*message);
   CheckBuffer(buffer, capacity, datatype);
-  if (matched.cross) {
+  if (matched.held == MatchedMessage::Held::kCrossJob) {
     matched.in_use = false;
     *message = MPI_MESSAGE_NULL;
     CrossMrecv(matched.id, buffer, count, datatype, status);
     return MPI_SUCCESS;
   }
-  if (matched.local) {
+  if (matched.held == MatchedMessage::Held::kInbox) {
     MatchedMessage taken = std::move(matched);
     matched = MatchedMessage{};
     *message = MPI_MESSAGE_NULL;
