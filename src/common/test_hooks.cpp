@@ -53,6 +53,12 @@ void PauseBeforeExit(int node) {
   Pause(ms);
 }
 
+void PauseStepDone(int node) {
+  static long ms = PauseMs("BDMPI_TEST_PAUSE_STEP_DONE_MS", node);
+  Pause(ms);
+  ms = 0;  // the first step only
+}
+
 }  // namespace bdmpi::test_hooks
 
 #else
@@ -64,6 +70,7 @@ int PlaceWriteErrno() { return 0; }
 bool RefuseLentReads() { return false; }
 void PauseAfterShutdown(int) {}
 void PauseBeforeExit(int) {}
+void PauseStepDone(int) {}
 
 }  // namespace bdmpi::test_hooks
 

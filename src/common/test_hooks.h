@@ -35,5 +35,10 @@ void PauseAfterShutdown(int node);
 // BDMPI_TEST_PAUSE_BEFORE_EXIT_MS: a master, after its job's objects and
 // liveness file are gone, before the process ends (common/job_liveness.h).
 void PauseBeforeExit(int node);
+// BDMPI_TEST_PAUSE_STEP_DONE_MS: a master's event loop, once, when the
+// network thread tells it that an inter-node collective step completed,
+// before it acts on it (the node's last view, its ranks blocked, is then
+// stale: master/network/network_control.cpp, LocalState).
+void PauseStepDone(int node);
 
 }  // namespace bdmpi::test_hooks
