@@ -25,7 +25,8 @@ bool RefuseLentReads();
 
 // Pauses that hold one thread of a master where a race has its window,
 // long enough for a test to hit it every time. Each variable is
-// milliseconds ("3000"), or milliseconds on one node only ("3000@1");
+// milliseconds ("3000"), or milliseconds on some nodes only ("3000@1",
+// "3000@0,2");
 // bdmpiexec passes BDMPI_* variables to every master.
 //
 // BDMPI_TEST_PAUSE_AFTER_SHUTDOWN_MS: the network thread, once the
