@@ -10,13 +10,18 @@
 namespace bdmpi::test_hooks {
 namespace {
 
-// Milliseconds for `node`, read once: 0 when unset or for another node.
+// Milliseconds for `node`, read once: 0 when unset or for another node
+// ("3000@1", "3000@0,1,2").
 long PauseMs(const char* variable, int node) {
   const char* value = std::getenv(variable);
   if (value == nullptr) return 0;
   const char* at = std::strchr(value, '@');
-  if (at != nullptr && std::atoi(at + 1) != node) return 0;
-  return std::atol(value);
+  if (at == nullptr) return std::atol(value);
+  for (const char* item = at + 1; item != nullptr; item = std::strchr(item, ',')) {
+    if (*item == ',') ++item;
+    if (std::atoi(item) == node) return std::atol(value);
+  }
+  return 0;
 }
 
 void Pause(long ms) {
@@ -53,6 +58,12 @@ void PauseBeforeExit(int node) {
   Pause(ms);
 }
 
+void PauseStepDone(int node) {
+  static long ms = PauseMs("BDMPI_TEST_PAUSE_STEP_DONE_MS", node);
+  Pause(ms);
+  ms = 0;  // the first step only
+}
+
 }  // namespace bdmpi::test_hooks
 
 #else
@@ -64,6 +75,7 @@ int PlaceWriteErrno() { return 0; }
 bool RefuseLentReads() { return false; }
 void PauseAfterShutdown(int) {}
 void PauseBeforeExit(int) {}
+void PauseStepDone(int) {}
 
 }  // namespace bdmpi::test_hooks
 

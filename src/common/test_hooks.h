@@ -25,7 +25,8 @@ bool RefuseLentReads();
 
 // Pauses that hold one thread of a master where a race has its window,
 // long enough for a test to hit it every time. Each variable is
-// milliseconds ("3000"), or milliseconds on one node only ("3000@1");
+// milliseconds ("3000"), or milliseconds on some nodes only ("3000@1",
+// "3000@0,2");
 // bdmpiexec passes BDMPI_* variables to every master.
 //
 // BDMPI_TEST_PAUSE_AFTER_SHUTDOWN_MS: the network thread, once the
@@ -35,5 +36,10 @@ void PauseAfterShutdown(int node);
 // BDMPI_TEST_PAUSE_BEFORE_EXIT_MS: a master, after its job's objects and
 // liveness file are gone, before the process ends (common/job_liveness.h).
 void PauseBeforeExit(int node);
+// BDMPI_TEST_PAUSE_STEP_DONE_MS: a master's event loop, once, when the
+// network thread tells it that an inter-node collective step completed,
+// before it acts on it (the node's last view, its ranks blocked, is then
+// stale: master/network/network_control.cpp, LocalState).
+void PauseStepDone(int node);
 
 }  // namespace bdmpi::test_hooks

@@ -24,6 +24,7 @@
 #include "common/process_memory.h"
 #include "common/program_path.h"
 #include "common/storage_table.h"
+#include "common/test_hooks.h"
 #include "master/launch/process_slave_io.h"
 #include "master/launch/spawn.h"
 #include "master/network/topology.h"
@@ -526,6 +527,7 @@ void Master::OnNetworkEvents() {
         }
         break;
       case NetworkEvent::Kind::kCollectiveDone:
+        test_hooks::PauseStepDone(node_);
         observe_.recorder().InterNodeStepAlgorithm(event.comm, event.seq, event.algorithm);
         collectives_.OnInterNodeStepDone(event.comm, event.seq);
         break;

@@ -114,14 +114,15 @@ expect_within() {  # expect_within WHAT SECONDS
 }
 
 # Nothing of job $1 left: no process, IPC object or job directory of ours
-# (another user's, made to get in the way, are not the job's to remove).
+# (another user's, made to get in the way, are not the job's to remove), or
+# of any user with $2 "all" (a job run as another user).
 expect_nothing_left() {
   local left
   left=$(job_processes "$1")
   [[ -z $left ]] || fail "processes of job $1 left: $(ps -o pid=,args= -p "$(paste -sd, <<<"$left")")"
-  left=$(ipc_objects "$1")
+  left=$(ipc_objects "$1" "${2:-}")
   [[ -z $left ]] || fail "objects of job $1 left: $left"
-  left=$(scratch_dirs "$1")
+  left=$(scratch_dirs "$1" "${2:-}")
   [[ -z $left ]] || fail "job directories of job $1 left: $left"
 }
 

@@ -27,7 +27,11 @@ Network::Network(Config config, std::function<void()> wake)
   auto push = [this](NetworkEvent event) { Push(std::move(event)); };
   control_ = std::make_unique<NetworkControl>(
       NetworkControl::Config{config_.rack, config_.peer_timeout}, node_, nnodes_,
-      NetworkControl::Hooks{push, [this](ControlMsg& state) { transport_->AddActivity(state); }});
+      NetworkControl::Hooks{push, [this](ControlMsg& state) { transport_->AddActivity(state); },
+                            [this] {
+                              std::lock_guard<std::mutex> lock(mutex_);
+                              return events_pushed_;
+                            }});
   transport_ = std::make_unique<NetworkTransport>(
       NetworkTransport::Config{config_.spill_dir, config_.memory_dir, config_.tuning,
                                config_.inline_max, config_.chunk_size},
@@ -122,7 +126,14 @@ void Network::Shutdown() {
   work_cv_.notify_one();
 }
 
-void Network::ReportState(NodeState state) { control_->ReportState(std::move(state)); }
+void Network::ReportState(NodeState state) {
+  {
+    // The event loop reports after acting on every event it took.
+    std::lock_guard<std::mutex> lock(mutex_);
+    state.events_taken = events_taken_;
+  }
+  control_->ReportState(std::move(state));
+}
 
 void Network::ReportProgress(const NodeProgress& progress) { control_->ReportProgress(progress); }
 
@@ -133,6 +144,7 @@ std::vector<NetworkEvent> Network::TakeEvents() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<NetworkEvent> events;
   events.swap(events_);
+  events_taken_ += events.size();
   return events;
 }
 
@@ -140,6 +152,7 @@ void Network::Push(NetworkEvent event) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     events_.push_back(std::move(event));
+    ++events_pushed_;
   }
   // One wake-up per batch of events: the event loop drains them all.
   if (!wake_pending_.exchange(true)) wake_();

@@ -87,6 +87,10 @@ struct NodeState {
   std::uint64_t received = 0;  // messages delivered from other nodes so far
   bool any_blocked = false;  // some live rank waits (not all finalized)
   std::string blocked;       // "rank 3 in MPI_Recv(source 2, tag 7); ..."
+  // The network's events the event loop had acted on when it saw the node
+  // so (Network::ReportState fills it in): one handed over since (a step
+  // that completed, a message) makes the view stale.
+  std::uint64_t events_taken = 0;
 };
 
 struct NetworkEvent {
@@ -217,6 +221,10 @@ class Network {
   bool abort_sent_ = false;
   ControlMsg abort_notice_;
   std::vector<NetworkEvent> events_;
+  // Events handed to the event loop and taken by it so far: the deadlock
+  // watch trusts the loop's view only when it has taken them all.
+  std::uint64_t events_pushed_ = 0;
+  std::uint64_t events_taken_ = 0;
   std::atomic<bool> wake_pending_{false};
   std::thread thread_;
 };

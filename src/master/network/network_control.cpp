@@ -217,9 +217,17 @@ bool NetworkControl::Progress() {
 ControlMsg NetworkControl::LocalState() {
   ControlMsg state;
   state.kind = ControlKind::kState;
+  // The event loop's view dates from when it was last idle. An event it
+  // has not acted on yet (a step that completed here, a message) may
+  // resume a rank it lists as blocked: e.g. the last node to finish an
+  // allreduce, its loop held up, while a faster node's rank already waits
+  // in the next collective. Until the loop has taken every event and
+  // looked again, the node is busy.
+  std::uint64_t pushed = hooks_.events_pushed();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    state.quiescent = !local_state_.quiescent ? 0 : local_state_.any_blocked ? 2 : 1;
+    bool idle = local_state_.quiescent && local_state_.events_taken == pushed;
+    state.quiescent = !idle ? 0 : local_state_.any_blocked ? 2 : 1;
     state.sent = local_state_.sent;
     state.received = local_state_.received;
     // A control message has room for a few ranks; "..." says more were cut.

@@ -35,6 +35,8 @@ class NetworkControl {
     std::function<void(NetworkEvent)> push;  // to the event loop
     // Adds the transport's progress and steps to this node's kState.
     std::function<void(ControlMsg&)> add_activity;
+    // How many events `push` has handed to the event loop so far.
+    std::function<std::uint64_t()> events_pushed;
   };
 
   // Duplicates MPI_COMM_WORLD for itself and for the record exchange, and

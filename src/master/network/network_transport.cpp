@@ -312,8 +312,10 @@ bool NetworkTransport::ProgressCollectives() {
                           it->step.comm, it->step.seq, it->step.signature);
     finished_steps_.push_back(finished);
     if (finished_steps_.size() > kMaxStepRefs / 2) finished_steps_.pop_front();
+    // Its requests stay counted: the node's figure only grows, so a step
+    // that ends is never taken for nothing having changed.
+    progress_ += it->transport->completed() + 1;
     it = steps_.erase(it);
-    ++progress_;
     busy = true;
   }
   return busy;
