@@ -50,6 +50,22 @@ bool Master::RanksMaySpin() const {
 
 bool Master::RanksOutnumberSlots() const { return layout_.Count(node_) > options_.nrunning; }
 
+bool Master::RanksMayYield() const {
+  // More running ranks than cores: a waiting rank that spun would take the
+  // core of the rank it waits for, but one that gives its core back
+  // between looks (sched_yield, as Open MPI's ranks do when oversubscribed)
+  // lets that rank run at once, where blocking at the master costs a
+  // wake-up through the master for every hand-over. Not when ranks also
+  // outnumber the slots: most then wait for a slot, not for a message.
+  return options_.nrunning > 1 && !RanksMayPoll() && !RanksOutnumberSlots();
+}
+
+const char* Master::PollRule() const {
+  if (RanksMayPoll()) return RanksOutnumberSlots() ? "2" : "1";
+  if (RanksMayYield()) return "3";
+  return nullptr;
+}
+
 void Master::CountPollCores() {
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
@@ -58,6 +74,13 @@ void Master::CountPollCores() {
 }
 
 void Master::BindToCores() {
+  // Ranks that poll by yielding are left to the kernel's balancing, as
+  // Open MPI's oversubscribed ranks are: a yield gives the core only to a
+  // process allowed on it, and two ranks pinned to each core left a
+  // waiter's sender queued on the other one (bench_fanin --isend 64, 4
+  // ranks with -nr 4 on 2 cores: 4-9 times the round of the unpinned
+  // ranks; docs/data-path.md, "Direct messages").
+  if (RanksMayYield()) return;
   auto binder = auto_binder_ ? std::move(auto_binder_) : std::make_unique<CoreBinder>();
   // The master stays on the core it starts on (its own, when other masters
   // share the host: master_cpu.h), and a resumed slave takes that core
