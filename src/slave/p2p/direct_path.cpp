@@ -46,9 +46,9 @@ constexpr std::uint64_t kFarPollNs = 20'000;
 // a core on them.
 constexpr std::uint64_t kMaxPollSkips = 255;
 // A rank that polls by yielding its core (more running ranks than cores)
-// stops when one yield kept it off its core longer than this without
-// bringing what it waits for: a wake-up through the master costs about as
-// much, and no longer waits out other work's time slices.
+// stops, and backs off as after a poll that timed out, when one yield kept
+// it off its core longer than this: about a wake-up through the master,
+// which preempts other work where a yield waits out its time slice.
 constexpr std::uint64_t kLongYieldNs = 50'000;
 
 void Pause() {
@@ -426,19 +426,14 @@ bool DirectPath::MustStopSpinning(int sender) const {
   return false;
 }
 
-template <typename Done>
-bool DirectPath::BetweenLooks(Done done) const {
+bool DirectPath::BetweenLooks() const {
   if (!yield_) {
     Pause();
     return true;
   }
   std::uint64_t before = NowNs();
   sched_yield();
-  // The core went to another process for long and what this rank waits
-  // for did not come meanwhile: that process was other work (another
-  // job's, or a rank computing), whose time slices each further yield
-  // would wait out, where a rank woken at the master preempts it.
-  return NowNs() - before <= kLongYieldNs || done();
+  return NowNs() - before <= kLongYieldNs;
 }
 
 template <typename Done>
@@ -463,7 +458,16 @@ bool DirectPath::SpinFor(Done done, int sender) const {
       if (MustStopSpinning(sender)) return done();
       if (NowNs() > start + limit) break;
     }
-    if (!BetweenLooks(done)) break;
+    if (!BetweenLooks()) {
+      // The core went to other work for long (another job's, a rank that
+      // computes): each further yield may wait out its time slice, where
+      // a rank woken at the master preempts it. Backs off even when the
+      // message came meanwhile: it came late.
+      bool came = done();
+      poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
+      poll_skips_ = poll_backoff_;
+      return came;
+    }
   }
   poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
   poll_skips_ = poll_backoff_;
@@ -634,8 +638,7 @@ bool DirectPath::WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadli
       if (must_stop()) return false;
       if (NowNs() > *deadline) break;
     }
-    if (!BetweenLooks([&] { return receiver.next_seq.load(std::memory_order_acquire) != seen; }))
-      break;
+    if (!BetweenLooks()) break;  // other work has the core: as SpinFor
   }
   backoff.backoff = static_cast<std::uint16_t>(
       std::min<std::uint64_t>(2 * backoff.backoff + 1, kMaxPollSkips));

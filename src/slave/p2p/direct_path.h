@@ -238,9 +238,8 @@ class DirectPath {
   bool MustStopSpinning(int sender) const;
   // Between two looks of a spin: a pause, or the core to another process
   // when the running ranks share cores; false when that kept this rank off
-  // its core for long and `done` is still false: stop looking.
-  template <typename Done>
-  bool BetweenLooks(Done done) const;
+  // its core for long (kLongYieldNs): stop looking, and back off.
+  bool BetweenLooks() const;
 
   DirectTable table_;
   bool on_ = false;        // this rank publishes and sends directly
