@@ -78,8 +78,8 @@ void Master::BindToCores() {
   // Open MPI's oversubscribed ranks are: a yield gives the core only to a
   // process allowed on it, and two ranks pinned to each core left a
   // waiter's sender queued on the other one (bench_fanin --isend 64, 4
-  // ranks with -nr 4 on 2 cores: 4-9 times the round of the unpinned
-  // ranks; docs/data-path.md, "Direct messages").
+  // ranks with -nr 4 on 2 cores: rounds ten to twenty times the unpinned
+  // ranks'; docs/data-path.md, "Direct messages").
   if (RanksMayYield()) return;
   auto binder = auto_binder_ ? std::move(auto_binder_) : std::make_unique<CoreBinder>();
   // The master stays on the core it starts on (its own, when other masters
