@@ -291,8 +291,8 @@ class Master : private MasterServices {
   bool RanksOutnumberSlots() const;
   // More running slots than cores, and a slot for every rank of the node:
   // a waiting rank polls, yielding its core between looks
-  // (BDMPI_MAY_POLL=3; --direct-poll 0 turns it off in the ranks), and
-  // the ranks are not bound to cores.
+  // (BDMPI_MAY_POLL=3), and the ranks are not bound to cores; neither with
+  // --direct-poll 0 or --direct-max 0.
   bool RanksMayYield() const;
   // BDMPI_MAY_POLL's value for the ranks (docs/data-path.md, "Direct
   // messages"), or null: they never poll.

@@ -40,13 +40,21 @@ bool Master::RanksMayPoll() const {
   return options_.nrunning <= (running_cores_ > 0 ? running_cores_ : poll_cores_);
 }
 
-bool Master::RanksMaySpin() const {
+namespace {
+
+// --direct-poll 0 or --direct-max 0: no rank waits for a direct message
+// by polling (nor is there one).
+bool HandoverDirectWaitsOff() {
   auto off = [](const char* name) {
     const char* value = std::getenv(name);
     return value != nullptr && std::strcmp(value, "0") == 0;
   };
-  return RanksMayPoll() && !off(kEnvDirectPoll) && !off(kEnvDirectMax);
+  return off(kEnvDirectPoll) || off(kEnvDirectMax);
 }
+
+}  // namespace
+
+bool Master::RanksMaySpin() const { return RanksMayPoll() && !HandoverDirectWaitsOff(); }
 
 bool Master::RanksOutnumberSlots() const { return layout_.Count(node_) > options_.nrunning; }
 
@@ -57,7 +65,8 @@ bool Master::RanksMayYield() const {
   // lets that rank run at once, where blocking at the master costs a
   // wake-up through the master for every hand-over. Not when ranks also
   // outnumber the slots: most then wait for a slot, not for a message.
-  return options_.nrunning > 1 && !RanksMayPoll() && !RanksOutnumberSlots();
+  return options_.nrunning > 1 && !RanksMayPoll() && !RanksOutnumberSlots() &&
+         !HandoverDirectWaitsOff();
 }
 
 const char* Master::PollRule() const {
