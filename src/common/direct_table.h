@@ -38,7 +38,9 @@
 // A rank that waits for a receive spins on its slot (kPosted or kPolling)
 // while that costs nobody a core: the running ranks have a core each
 // (BDMPI_MAY_POLL) and no rank of the node waits for a running slot
-// (`slot_wanted`, the master's, which the spinner reads as it spins).
+// (`slot_wanted`, the master's, which the spinner reads as it spins);
+// with more running ranks than cores it polls the same way but yields its
+// core between looks.
 // Under the same condition a sender that finds no receive for its message
 // waits a few microseconds for its running receiver to post one
 // (`next_seq` moves), rather than losing the race to the master's path.

@@ -231,9 +231,10 @@ const std::vector<Row>& JobOptionTable() {
                   }),
       VariableRow("--direct-poll", &JobOptions::direct_poll, "MICROSECONDS",
                   "the longest a rank that waits for a message of another rank of its node "
-                  "spins for it before it gives up its running slot, while the running "
-                  "ranks have a core each and none waits for a slot (at most 20 with more "
-                  "ranks than running slots; 0: never)",
+                  "spins for it before it gives up its running slot, while no rank "
+                  "waits for a slot (yielding its core between looks when the running "
+                  "ranks outnumber the cores; at most 20 with more ranks than running "
+                  "slots, where only ranks with a core each spin; 0: never)",
                   kEnvDirectPoll, "1000",
                   [](const std::string& v) -> std::string {
                     char* end = nullptr;

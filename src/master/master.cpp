@@ -294,8 +294,7 @@ void Master::StartRank(Slave& slave, const std::string& path,
   }
   spec.env.push_back(std::string(kEnvSlaveToken) + "=" + std::to_string(slave.token));
   if (options_.nrunning == 1) spec.env.push_back(std::string(kEnvDeferPosts) + "=1");
-  if (RanksMayPoll())
-    spec.env.push_back(std::string(kEnvMayPoll) + (RanksOutnumberSlots() ? "=2" : "=1"));
+  if (const char* rule = PollRule()) spec.env.push_back(std::string(kEnvMayPoll) + "=" + rule);
   spec.env.push_back(std::string(kEnvMasterPid) + "=" + std::to_string(getpid()));
   spec.cpu = cpu_;
   spec.keep_fds = {lease_.fd()};

@@ -289,6 +289,14 @@ class Master : private MasterServices {
   // slot, so a waiting rank spins only briefly (BDMPI_MAY_POLL=2), and the
   // hand-over hold stays on.
   bool RanksOutnumberSlots() const;
+  // More running slots than cores, and a slot for every rank of the node:
+  // a waiting rank polls, yielding its core between looks
+  // (BDMPI_MAY_POLL=3), and the ranks are not bound to cores; neither with
+  // --direct-poll 0 or --direct-max 0.
+  bool RanksMayYield() const;
+  // BDMPI_MAY_POLL's value for the ranks (docs/data-path.md, "Direct
+  // messages"), or null: they never poll.
+  const char* PollRule() const;
   void CountPollCores();
   int poll_cores_ = 0;
   std::unique_ptr<CoreBinder> auto_binder_;  // counted the cores; BindToCores takes it

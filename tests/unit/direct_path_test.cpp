@@ -260,6 +260,49 @@ TEST_F(DirectPathTest, ASpinStopsWhenARankWantsASlotOrTheMessageWaitsAtTheMaster
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+// With more running ranks than cores (BDMPI_MAY_POLL=3) a waiting rank
+// polls as the spinner does but yields its core between looks: it takes a
+// message written meanwhile, and stops when a rank wants a running slot.
+TEST_F(DirectPathTest, AYieldingWaitTakesItsMessageAndStopsWhenARankWantsASlot) {
+  DirectPoll rule = ParseDirectPoll("3");
+  EXPECT_TRUE(rule.poll && rule.yield && !rule.briefly);
+  EXPECT_TRUE(ParseDirectPoll("2").briefly && !ParseDirectPoll("2").yield);
+  EXPECT_FALSE(ParseDirectPoll("1").yield);
+  EXPECT_FALSE(ParseDirectPoll(nullptr).poll || ParseDirectPoll("4").poll ||
+               ParseDirectPoll("13").poll || ParseDirectPoll("").poll);
+  DirectPath polling;
+  polling.StartWith(table_, kReceiver, 4096, 10'000'000'000ull, kDirectSendWaitNs, false,
+                    /*yield=*/true);
+  char buffer[16] = {};
+  auto recv = polling.Post(kComm, kSender, 7, reinterpret_cast<std::uint64_t>(buffer),
+                           sizeof buffer, 42);
+  std::thread sender([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    EXPECT_EQ(Send("yielded", 7), DirectSend::kDone);
+  });
+  // A yield that kept it off its core for long ends a poll early (and
+  // backs off), which a loaded machine may cause: poll until it is there.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!polling.Poll(*recv, kSender) && std::chrono::steady_clock::now() < deadline) {
+  }
+  sender.join();
+  ASSERT_TRUE(polling.Written(*recv));
+  polling.TakeWritten(*recv);
+  EXPECT_STREQ(buffer, "yielded");
+
+  auto waiting = polling.Post(kComm, kSender, 8, reinterpret_cast<std::uint64_t>(buffer),
+                              sizeof buffer, 43);
+  std::thread master([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    table_.node().slot_wanted.store(1);
+  });
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(polling.Poll(*waiting, kSender));
+  master.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  table_.node().slot_wanted.store(0);
+}
+
 // A sender that may spin waits for a receiver that runs to post the
 // receive its message needs (a ping-pong's reply racing the next post),
 // also past receives that do not take it; not for one that waits at its

@@ -40,15 +40,40 @@ bool Master::RanksMayPoll() const {
   return options_.nrunning <= (running_cores_ > 0 ? running_cores_ : poll_cores_);
 }
 
-bool Master::RanksMaySpin() const {
+namespace {
+
+// --direct-poll 0 or --direct-max 0: no rank waits for a direct message
+// by polling (nor is there one).
+bool HandoverDirectWaitsOff() {
   auto off = [](const char* name) {
     const char* value = std::getenv(name);
     return value != nullptr && std::strcmp(value, "0") == 0;
   };
-  return RanksMayPoll() && !off(kEnvDirectPoll) && !off(kEnvDirectMax);
+  return off(kEnvDirectPoll) || off(kEnvDirectMax);
 }
 
+}  // namespace
+
+bool Master::RanksMaySpin() const { return RanksMayPoll() && !HandoverDirectWaitsOff(); }
+
 bool Master::RanksOutnumberSlots() const { return layout_.Count(node_) > options_.nrunning; }
+
+bool Master::RanksMayYield() const {
+  // More running ranks than cores: a waiting rank that spun would take the
+  // core of the rank it waits for, but one that gives its core back
+  // between looks (sched_yield, as Open MPI's ranks do when oversubscribed)
+  // lets that rank run at once, where blocking at the master costs a
+  // wake-up through the master for every hand-over. Not when ranks also
+  // outnumber the slots: most then wait for a slot, not for a message.
+  return options_.nrunning > 1 && !RanksMayPoll() && !RanksOutnumberSlots() &&
+         !HandoverDirectWaitsOff();
+}
+
+const char* Master::PollRule() const {
+  if (RanksMayPoll()) return RanksOutnumberSlots() ? "2" : "1";
+  if (RanksMayYield()) return "3";
+  return nullptr;
+}
 
 void Master::CountPollCores() {
   cpu_set_t cpus;
@@ -58,6 +83,13 @@ void Master::CountPollCores() {
 }
 
 void Master::BindToCores() {
+  // Ranks that poll by yielding are left to the kernel's balancing, as
+  // Open MPI's oversubscribed ranks are: a yield gives the core only to a
+  // process allowed on it, and two ranks pinned to each core left a
+  // waiter's sender queued on the other one (bench_fanin --isend 64, 4
+  // ranks with -nr 4 on 2 cores: rounds ten to twenty times the unpinned
+  // ranks'; docs/data-path.md, "Direct messages").
+  if (RanksMayYield()) return;
   auto binder = auto_binder_ ? std::move(auto_binder_) : std::make_unique<CoreBinder>();
   // The master stays on the core it starts on (its own, when other masters
   // share the host: master_cpu.h), and a resumed slave takes that core

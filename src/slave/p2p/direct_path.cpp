@@ -45,6 +45,11 @@ constexpr std::uint64_t kFarPollNs = 20'000;
 // is often not running, on a machine busy with other work) stops spending
 // a core on them.
 constexpr std::uint64_t kMaxPollSkips = 255;
+// A rank that polls by yielding its core (more running ranks than cores)
+// stops, and backs off as after a poll that timed out, when one yield kept
+// it off its core longer than this: about a wake-up through the master,
+// which preempts other work where a yield waits out its time slice.
+constexpr std::uint64_t kLongYieldNs = 50'000;
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -163,28 +168,40 @@ DirectPath& Direct() {
   return path;
 }
 
-void DirectPath::Start(int slave, int node_size, bool allowed, bool may_poll, bool briefly) {
+DirectPoll ParseDirectPoll(const char* rule) {
+  DirectPoll poll;
+  if (rule == nullptr || rule[0] < '1' || rule[0] > '3' || rule[1] != '\0') return poll;
+  poll.poll = true;
+  poll.yield = rule[0] == '3';
+  poll.briefly = rule[0] == '2';
+  return poll;
+}
+
+void DirectPath::Start(int slave, int node_size, bool allowed, DirectPoll poll) {
   if (node_size > kDirectMaxRanks) return;
   DirectTable table = MapTable(node_size);
   if (!table.valid()) return;
   std::uint64_t max_bytes = allowed ? EnvBytes(kEnvDirectMax, kDefaultDirectMax) : 0;
-  std::uint64_t poll_ns = may_poll ? EnvBytes(kEnvDirectPoll, kDefaultPollNs / 1000) * 1000 : 0;
+  std::uint64_t poll_ns =
+      poll.poll ? EnvBytes(kEnvDirectPoll, kDefaultPollNs / 1000) * 1000 : 0;
   // With more ranks than running slots, a spin of a millisecond mostly
   // waits for a rank that cannot run: the fanin round on 8 ranks with -nr
   // 2 took 1.5x its time without spinning, and the same with 20 us.
-  if (briefly) poll_ns = std::min(poll_ns, kFarPollNs);
+  if (poll.briefly) poll_ns = std::min(poll_ns, kFarPollNs);
   const char* queue = std::getenv(kEnvDirectQueue);
   StartWith(table, slave, max_bytes, poll_ns, kDirectSendWaitNs,
-            queue == nullptr || std::strcmp(queue, "off") != 0);
+            queue == nullptr || std::strcmp(queue, "off") != 0, poll.yield);
 }
 
 void DirectPath::StartWith(DirectTable table, int slave, std::uint64_t max_bytes,
-                           std::uint64_t poll_ns, std::uint64_t send_wait_ns, bool queue) {
+                           std::uint64_t poll_ns, std::uint64_t send_wait_ns, bool queue,
+                           bool yield) {
   table_ = table;
   me_ = slave;
   counting_ = true;
   max_bytes_ = max_bytes;
   poll_ns_ = poll_ns;
+  yield_ = yield;
   send_wait_ns_ = std::min(poll_ns, send_wait_ns);
   on_ = max_bytes_ > 0;
   DirectRank& rank = table_.rank(me_);
@@ -409,6 +426,16 @@ bool DirectPath::MustStopSpinning(int sender) const {
   return false;
 }
 
+bool DirectPath::BetweenLooks() const {
+  if (!yield_) {
+    Pause();
+    return true;
+  }
+  std::uint64_t before = NowNs();
+  sched_yield();
+  return NowNs() - before <= kLongYieldNs;
+}
+
 template <typename Done>
 bool DirectPath::SpinFor(Done done, int sender) const {
   if (poll_skips_ > 0) {
@@ -424,12 +451,23 @@ bool DirectPath::SpinFor(Done done, int sender) const {
       poll_backoff_ = 0;
       return true;
     }
-    if ((i & 63) == 63) {
+    // A yield may return only after another process's time slice: look
+    // after each one.
+    if (yield_ || (i & 63) == 63) {
       // Stopped for another's sake, not in vain: no back-off.
       if (MustStopSpinning(sender)) return done();
       if (NowNs() > start + limit) break;
     }
-    Pause();
+    if (!BetweenLooks()) {
+      // The core went to other work for long (another job's, a rank that
+      // computes): each further yield may wait out its time slice, where
+      // a rank woken at the master preempts it. Backs off even when the
+      // message came meanwhile: it came late.
+      bool came = done();
+      poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
+      poll_skips_ = poll_backoff_;
+      return came;
+    }
   }
   poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
   poll_skips_ = poll_backoff_;
@@ -596,11 +634,11 @@ bool DirectPath::WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadli
       backoff.backoff = 0;
       return true;
     }
-    if ((i & 63) == 63) {
+    if (yield_ || (i & 63) == 63) {
       if (must_stop()) return false;
       if (NowNs() > *deadline) break;
     }
-    Pause();
+    if (!BetweenLooks()) break;  // other work has the core: as SpinFor
   }
   backoff.backoff = static_cast<std::uint16_t>(
       std::min<std::uint64_t>(2 * backoff.backoff + 1, kMaxPollSkips));

@@ -76,14 +76,26 @@ enum class DirectSend {
   kQueued,    // left in the receiver's inbox (TakeLastQueued names it)
 };
 
+// How a rank that waits for a direct message polls (the master's rule,
+// BDMPI_MAY_POLL: 1 spin, 2 spin briefly, 3 yield).
+struct DirectPoll {
+  // The running ranks have a core each (-nr above 1 and at most the
+  // cores): it spins; or they share cores (more running slots than
+  // cores, a slot for every rank): it polls too, but gives its core back
+  // between looks.
+  bool poll = false;
+  bool yield = false;
+  // For a far sender's time at most: ranks outnumber the running slots,
+  // and most wait for one.
+  bool briefly = false;
+};
+DirectPoll ParseDirectPoll(const char* rule);
+
 class DirectPath {
  public:
   // Maps the node's table. `allowed`: this rank may write into others
-  // (placed messages' and lent blocks' condition); `may_poll`: the
-  // running ranks have a core each (-nr above 1 and at most the cores), so
-  // a waiting rank may spin; `briefly`: for a far sender's time at most
-  // (ranks outnumber the running slots: most wait for one).
-  void Start(int slave, int node_size, bool allowed, bool may_poll, bool briefly);
+  // (placed messages' and lent blocks' condition); `poll`: how it waits.
+  void Start(int slave, int node_size, bool allowed, DirectPoll poll);
   // Called once before a wait spins: the rank sends the master the
   // requests it holds back in its batch (nonblocking sends' messages),
   // which the rank it waits for may need before it can answer.
@@ -92,8 +104,10 @@ class DirectPath {
   // `send_wait_ns`: a sender's longest wait for a post (WaitForPost).
   // `queue`: small user messages that find no receive wait in their
   // receiver's inbox (--direct-queue).
+  // `yield`: a waiter gives its core back between looks.
   void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns,
-                 std::uint64_t send_wait_ns = kDirectSendWaitNs, bool queue = false);
+                 std::uint64_t send_wait_ns = kDirectSendWaitNs, bool queue = false,
+                 bool yield = false);
   // Before the rank writes its memory back or exits: no sender writes
   // into it any more (waits for those that are writing); and when it is
   // resident again.
@@ -222,6 +236,10 @@ class DirectPath {
   template <typename Done>
   bool SpinFor(Done done, int sender) const;
   bool MustStopSpinning(int sender) const;
+  // Between two looks of a spin: a pause, or the core to another process
+  // when the running ranks share cores; false when that kept this rank off
+  // its core for long (kLongYieldNs): stop looking, and back off.
+  bool BetweenLooks() const;
 
   DirectTable table_;
   bool on_ = false;        // this rank publishes and sends directly
@@ -230,6 +248,7 @@ class DirectPath {
   std::uint64_t max_bytes_ = 0;
   std::uint64_t poll_ns_ = 0;
   std::uint64_t send_wait_ns_ = 0;
+  bool yield_ = false;
   // Waits left that do not poll, and how many the next failed poll skips
   // (mutable: polling is a look at the table, this only paces it).
   std::function<void()> before_spin_;

@@ -138,13 +138,8 @@ void Runtime::Connect() {
   window_ = SharedMemory::Open(TaggedWire(Wire::kWindow, names.Window(slave_, "")), window_size);
   StartPlacing();
   // Direct messages need what placed ones need (writing into a sibling);
-  // a waiting rank polls only when the running ranks have a core each,
-  // briefly when ranks outnumber the running slots (2).
-  const char* may_poll = std::getenv(kEnvMayPoll);
-  bool poll = may_poll != nullptr &&
-              (std::strcmp(may_poll, "1") == 0 || std::strcmp(may_poll, "2") == 0);
-  Direct().Start(slave_, node_size_, lending_, poll,
-                 poll && std::strcmp(may_poll, "2") == 0);
+  // how a waiting rank polls is the master's rule (BDMPI_MAY_POLL).
+  Direct().Start(slave_, node_size_, lending_, ParseDirectPoll(std::getenv(kEnvMayPoll)));
   Direct().BeforeSpin([this] { Flush(); });
 }
 
