@@ -394,6 +394,16 @@ bool DirectPath::Poll(const DirectRecv& recv, int sender) const {
   return SpinFor([&] { return Written(recv); }, sender);
 }
 
+bool DirectPath::MayStayUntold(int sender) const {
+  return on_ && sender != kFarSender && !MustStopSpinning(sender);
+}
+
+bool DirectPath::MasterHasNothingNew() const {
+  if (!table_.valid()) return false;
+  return table_.rank(me_).completions.load(std::memory_order_acquire) == 1 &&
+         table_.node().slot_wanted.load(std::memory_order_acquire) == 0;
+}
+
 bool DirectPath::MustStopSpinning(int sender) const {
   // A runnable rank waits for a running slot: this one gives its slot up.
   if (table_.node().slot_wanted.load(std::memory_order_acquire) != 0) return true;

@@ -179,6 +179,17 @@ class DirectPath {
   // was still there (now withdrawn), false when a receive has taken it.
   bool Withdraw(const DirectQueued& queued);
 
+  // Whether a receive from `sender` (as for Poll) that the master does not
+  // know yet may stay so while the rank tests it: no message for it waits
+  // at the master, none can come through the master (another node), and
+  // no rank of the node wants a running slot (which the test, at the
+  // master, would give up).
+  bool MayStayUntold(int sender) const;
+  // Whether the master holds no completed receive of this rank
+  // (DirectRank::completions) and no rank of the node wants a running slot:
+  // a test would find nothing at the master and give its slot to nobody.
+  bool MasterHasNothingNew() const;
+
   // While this rank waits for its master's reply (DirectRank::at_master).
   void AtMaster(bool waiting);
 
