@@ -5,7 +5,8 @@
 // receive for it is written straight into that receive's buffer
 // (process_vm_writev), without the master. A receive is told to the master
 // only when this rank next talks to it (any request: Runtime::Enqueue),
-// tests or waits for it, or frees it; one a sender completed before that
+// waits for it, frees it, or tests it while a message for it may come
+// through the master (MayStayUntold); one a sender completed before that
 // costs the master nothing.
 #pragma once
 
