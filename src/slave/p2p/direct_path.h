@@ -187,8 +187,10 @@ class DirectPath {
   // master, would give up).
   bool MayStayUntold(int sender) const;
   // Whether the master holds no completed receive of this rank
-  // (DirectRank::completions) and no rank of the node wants a running slot:
-  // a test would find nothing at the master and give its slot to nobody.
+  // (DirectRank::completions), no message of the node to it is on its way
+  // through the master (pending), and no rank of the node wants a running
+  // slot: a test would find nothing at the master and give its slot to
+  // nobody.
   bool MasterHasNothingNew() const;
 
   // While this rank waits for its master's reply (DirectRank::at_master).
