@@ -156,6 +156,10 @@ struct alignas(64) DirectRank {
   // for then does not say that the one it looks for is over, and a
   // message may not wait in the inbox (such a receive may match it).
   std::atomic<std::uint32_t> unpublished;
+  // The master's: 1 + the receives of this rank it has completed and the
+  // rank has not taken yet (0: not kept). A test that finds it 1 finds
+  // nothing at the master and need not ask (slave/request/completion.cpp).
+  std::atomic<std::uint32_t> completions;
   // Next post sequence number (the first is 1), and every receive below
   // `first_live` has completed.
   std::atomic<std::uint64_t> next_seq;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -125,6 +126,31 @@ TEST(MailboxTest, MessageCompletesPostedReceive) {
   EXPECT_EQ(mailbox.posted(), 0u);
   EXPECT_EQ(mailbox.queued(), 0u);
   EXPECT_EQ(TakeMarker(mailbox, 42), 10);
+}
+
+// The word a test of the slave reads instead of asking the master: 1 +
+// the completed receives not taken yet, kept through every way in and out.
+TEST(MailboxTest, PublishesCompletedReceivesNotTaken) {
+  Mailbox mailbox;
+  std::atomic<std::uint32_t> word{0};
+  mailbox.PublishCompletedTo(&word);
+  EXPECT_EQ(word.load(), 1u);
+  mailbox.Post(MakeRecv(1, 0, 3, 7));
+  mailbox.Post(MakeRecv(2, 0, kAnySource, kAnyTag));
+  EXPECT_EQ(word.load(), 1u);  // posted, not complete
+  mailbox.Deliver(MakeMessage(0, 3, 7, 10));
+  mailbox.Deliver(MakeMessage(0, 4, 8, 11));
+  EXPECT_EQ(word.load(), 3u);
+  EXPECT_EQ(TakeMarker(mailbox, 1), 10);
+  EXPECT_EQ(word.load(), 2u);
+  mailbox.Discard(2);
+  EXPECT_EQ(word.load(), 1u);
+  mailbox.Deliver(MakeMessage(0, 5, 9, 12));  // queued: nothing completes
+  EXPECT_EQ(word.load(), 1u);
+  mailbox.Post(MakeRecv(3, 0, 5, 9));
+  EXPECT_EQ(word.load(), 2u);
+  mailbox.CompleteUnposted(4, MakeMessage(0, 6, 1, 13));
+  EXPECT_EQ(word.load(), 3u);
 }
 
 TEST(MailboxTest, ReceiveTakesQueuedMessage) {

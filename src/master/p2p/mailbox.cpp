@@ -1,5 +1,7 @@
 #include "master/p2p/mailbox.h"
 
+#include <algorithm>
+#include <atomic>
 #include <utility>
 
 namespace bdmpi {
@@ -51,7 +53,7 @@ std::optional<std::uint64_t> Mailbox::Deliver(Message message) {
     std::uint64_t id = it->id;
     bool discard = it->discard;
     NoteMatched(message);
-    if (!discard) completed_.emplace(id, CompletedRecv{*it, std::move(message)});
+    if (!discard) AddCompleted(id, CompletedRecv{*it, std::move(message)});
     if (discard) GiveBack(*it);
     posted_.erase(it);  // a discarded message is released here
     if (discard) return std::nullopt;
@@ -67,7 +69,7 @@ bool Mailbox::Post(const PostedRecv& posted) {
     if (!Matches(recv, it->envelope)) continue;
     if (!ClaimForMaster(recv)) break;  // a sender's message takes it
     NoteMatched(*it);
-    completed_.emplace(recv.id, CompletedRecv{recv, std::move(*it)});
+    AddCompleted(recv.id, CompletedRecv{recv, std::move(*it)});
     unexpected_.erase(it);
     return true;
   }
@@ -75,11 +77,29 @@ bool Mailbox::Post(const PostedRecv& posted) {
   return false;
 }
 
+void Mailbox::PublishCompletedTo(std::atomic<std::uint32_t>* word) {
+  published_ = word;
+  PublishCompleted();
+}
+
+void Mailbox::AddCompleted(std::uint64_t id, CompletedRecv done) {
+  completed_.emplace(id, std::move(done));
+  PublishCompleted();
+}
+
+void Mailbox::PublishCompleted() {
+  if (published_ == nullptr) return;
+  auto value = static_cast<std::uint32_t>(std::min<std::size_t>(completed_.size(), 0xfffffffe) + 1);
+  if (published_->load(std::memory_order_relaxed) != value)
+    published_->store(value, std::memory_order_release);
+}
+
 std::optional<CompletedRecv> Mailbox::TakeCompleted(std::uint64_t id) {
   auto it = completed_.find(id);
   if (it == completed_.end()) return std::nullopt;
   CompletedRecv done = std::move(it->second);
   completed_.erase(it);
+  PublishCompleted();
   return done;
 }
 
@@ -87,6 +107,7 @@ void Mailbox::Discard(std::uint64_t id) {
   if (auto done = completed_.find(id); done != completed_.end()) {
     GiveBack(done->second.recv);
     completed_.erase(done);
+    PublishCompleted();
     return;
   }
   for (AwaitedMatch& send : awaited_) {
@@ -122,7 +143,7 @@ void Mailbox::CompleteUnposted(std::uint64_t id, Message message) {
   unposted_.erase(id);
   PostedRecv recv{id, message.envelope.comm, message.envelope.source, message.envelope.tag,
                   message.payload.bytes(), message.envelope.ordinal};
-  completed_.emplace(id, CompletedRecv{recv, std::move(message)});
+  AddCompleted(id, CompletedRecv{recv, std::move(message)});
 }
 
 bool Mailbox::MatchProbe(std::uint64_t id, int comm, int source, int tag) {
@@ -130,7 +151,7 @@ bool Mailbox::MatchProbe(std::uint64_t id, int comm, int source, int tag) {
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
     if (!Matches(probe, it->envelope)) continue;
     NoteMatched(*it);
-    completed_.emplace(id, CompletedRecv{probe, std::move(*it)});
+    AddCompleted(id, CompletedRecv{probe, std::move(*it)});
     unexpected_.erase(it);
     return true;
   }
@@ -196,7 +217,7 @@ bool Mailbox::CompleteWritten(std::uint64_t id, Message message,
       GiveBack(recv);
       return false;
     }
-    completed_.emplace(id, CompletedRecv{recv, std::move(message)});
+    AddCompleted(id, CompletedRecv{recv, std::move(message)});
     return true;
   }
   return false;
@@ -226,7 +247,7 @@ bool Mailbox::Matched(std::uint64_t id) {
     if (send.discard) return false;
     Message none;
     none.envelope = Envelope{send.comm, send.dest, send.tag};
-    completed_.emplace(id, CompletedRecv{PostedRecv{id, send.comm, send.dest, send.tag, 0},
+    AddCompleted(id, CompletedRecv{PostedRecv{id, send.comm, send.dest, send.tag, 0},
                                          std::move(none)});
     return true;
   }

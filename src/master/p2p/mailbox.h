@@ -9,6 +9,7 @@
 // at the destination.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -100,6 +101,10 @@ class Mailbox {
   // A new receive. Returns true if a queued message completed it at once.
   bool Post(const PostedRecv& recv);
   bool IsComplete(std::uint64_t id) const { return completed_.count(id) != 0; }
+  // Keeps `word` (DirectRank::completions in the node's table) at 1 + the
+  // completed receives that wait to be taken, so that the slave answers a
+  // test that could find none itself (slave/request/completion.cpp).
+  void PublishCompletedTo(std::atomic<std::uint32_t>* word);
   // Removes and returns a completed receive.
   std::optional<CompletedRecv> TakeCompleted(std::uint64_t id);
   // Receive `id` was freed: drops its message if it has one, else marks it
@@ -177,6 +182,8 @@ class Mailbox {
   bool CompleteWritten(std::uint64_t id, Message message,
                        bool (*written_by_sender)(const PostedRecv&));
   void NoteMatched(Message& message);
+  void AddCompleted(std::uint64_t id, CompletedRecv done);
+  void PublishCompleted();
 
   std::deque<Message> unexpected_;
   std::deque<PostedRecv> posted_;
@@ -184,6 +191,7 @@ class Mailbox {
   std::deque<AwaitedMatch> awaited_;
   std::unordered_set<std::uint64_t> unposted_;
   std::vector<SentBy> matched_senders_;
+  std::atomic<std::uint32_t>* published_ = nullptr;
 };
 
 }  // namespace bdmpi

@@ -244,6 +244,21 @@ void PointToPoint::HandlePostRecv(Slave& slave, const RequestMsg& request) {
   if (request.wants_reply) HandleWaitRecv(slave, request);
 }
 
+void PointToPoint::SlavesCreated(int count) {
+  peers_ = std::vector<Peer>(static_cast<std::size_t>(count));
+  for (int index = 0; index < count; ++index) ResetPeer(index);
+}
+
+void PointToPoint::ClearPeer(const Slave& slave) { ResetPeer(slave.index); }
+
+void PointToPoint::ResetPeer(int index) {
+  Peer& fresh = peers_[static_cast<std::size_t>(index)];
+  fresh = Peer{};
+  DirectTable table = master_.Direct();
+  if (table.valid() && index < table.size())
+    fresh.mailbox.PublishCompletedTo(&table.rank(index).completions);
+}
+
 void PointToPoint::HandleWaitRecv(Slave& slave, const RequestMsg& request) {
   if (mailbox(slave).IsComplete(request.id)) {
     master_.Reply(slave, CompleteRecv(slave, request));

@@ -35,7 +35,7 @@ class PointToPoint {
   PointToPoint& operator=(const PointToPoint&) = delete;
 
   // The node's slaves are made (indices 0 .. count - 1).
-  void SlavesCreated(int count) { peers_ = std::vector<Peer>(static_cast<std::size_t>(count)); }
+  void SlavesCreated(int count);
   // The message table's handlers and functions. The four ways of a send
   // (common/protocol.h): standard, synchronous (or buffered: it wants its
   // match notice), a lent block, and the two steps of a placed message.
@@ -99,7 +99,7 @@ class PointToPoint {
   void LetGoOfReply(const Slave& slave) { peer(slave).held_lent.reset(); }
   // `slave` has exited and its slot takes a new rank: the messages that
   // waited for it and its receives go.
-  void ClearPeer(const Slave& slave) { peer(slave) = Peer{}; }
+  void ClearPeer(const Slave& slave);
   // Completes the sends whose lent blocks went back (without scheduling:
   // the callers do).
   void TakeBackLentBlocks();
@@ -156,6 +156,9 @@ class PointToPoint {
   // Tells the synchronous senders whose messages `receiver`'s mailbox has
   // just matched (locally, or through their node's master).
   void TellMatchedSenders(Slave& receiver);
+  // A new mailbox for slave `index`, which publishes its completions in
+  // the node's table when there is one.
+  void ResetPeer(int index);
   // Position in the slave's wait_ids of the first complete receive, or -1.
   int FirstCompleteRecv(const Slave& slave) const;
   // A one-sided operation of an origin on another node, aimed at

@@ -5,7 +5,8 @@
 // receive for it is written straight into that receive's buffer
 // (process_vm_writev), without the master. A receive is told to the master
 // only when this rank next talks to it (any request: Runtime::Enqueue),
-// tests or waits for it, or frees it; one a sender completed before that
+// waits for it, frees it, or tests it while a message for it may come
+// through the master (MayStayUntold); one a sender completed before that
 // costs the master nothing.
 #pragma once
 
@@ -192,6 +193,19 @@ class DirectPath {
   // MPI_Cancel of a send that left its message in an inbox: true when it
   // was still there (now withdrawn), false when a receive has taken it.
   bool Withdraw(const DirectQueued& queued);
+
+  // Whether a receive from `sender` (as for Poll) that the master does not
+  // know yet may stay so while the rank tests it: no message for it waits
+  // at the master, none can come through the master (another node), and
+  // no rank of the node wants a running slot (which the test, at the
+  // master, would give up).
+  bool MayStayUntold(int sender) const;
+  // Whether the master holds no completed receive of this rank
+  // (DirectRank::completions), no message of the node to it is on its way
+  // through the master (pending), and no rank of the node wants a running
+  // slot: a test would find nothing at the master and give its slot to
+  // nobody.
+  bool MasterHasNothingNew() const;
 
   // While this rank waits for its master's reply (DirectRank::at_master).
   void AtMaster(bool waiting);

@@ -469,6 +469,16 @@ void P2pRequest::ProgressAlone(bool wait) {
   done = true;
 }
 
+bool P2pRequest::TestHere() {
+  if (!is_recv || done || !active || !direct || direct->collected || direct->told ||
+      !direct->in_ring() || Direct().Written(*direct))
+    return false;
+  // A polling loop (MPI_Test until a message comes) would otherwise tell
+  // the master of the receive and then ask it at every test: a round trip,
+  // two system calls and two switches of the core, per call.
+  return Direct().MayStayUntold(DirectSender(FindComm(comm), peer));
+}
+
 bool P2pRequest::Free() {
   // The master must know a receive it is asked to drop the message of;
   // one a sender completed meanwhile is simply over.

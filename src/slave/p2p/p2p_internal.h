@@ -81,6 +81,9 @@ class P2pRequest : public Request {
 
   void Absorb(const ReplyMsg& reply) override;
   void ProgressAlone(bool wait) override;
+  // A receive published in the node's table and not told to the master,
+  // that no sender has written yet, while DirectPath::MayStayUntold.
+  bool TestHere() override;
   void Start() override;
   void Cancel() override;  // p2p_more.cpp
   bool Free() override;

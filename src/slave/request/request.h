@@ -60,6 +60,10 @@ class Request {
   // `wait`, after polling for it briefly), or it makes sure the master
   // knows what it waits for. This one: nothing.
   virtual void ProgressAlone(bool wait) { (void)wait; }
+  // Before a test (MPI_Test, MPI_Testany, ...; not a wait) asks the master
+  // about it: true when it waits only for what the rank sees itself, so
+  // that the test answers "not yet" without the master. This one: false.
+  virtual bool TestHere() { return false; }
   // Blocks until done; only for one that completes outside the master.
   virtual void Await();
   // Takes the master's completion of receive `id`: then done, or waiting

@@ -164,6 +164,7 @@ void Runtime::Enqueue(RequestMsg request) {
 void Runtime::Append(RequestMsg request) {
   request.slave = slave_;
   request.token = token_;
+  holding_ = false;
   if (!batch_.Fits(request)) Flush();
   batch_.Append(request, staged_inline_);
   staged_inline_ = nullptr;
@@ -234,6 +235,10 @@ MsgType PolledTwin(MsgType type) {
 }
 
 }  // namespace
+
+bool Runtime::TestFindsNothing() const {
+  return !holding_ && batch_.empty() && !Direct().HasDeferred() && Direct().MasterHasNothingNew();
+}
 
 ReplyMsg Runtime::Call(RequestMsg request) {
   // With other threads that may call MPI, a wait at the master would keep
@@ -320,6 +325,9 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
   DrainAcks();
   ReplyMsg reply = ReceiveReply();
   Direct().AtMaster(false);
+  holding_ = reply.flag != 0 ||
+             !(request.type == MsgType::kTestRecv || request.type == MsgType::kTestAny ||
+               request.type == MsgType::kPollAny || request.type == MsgType::kTestAll);
   events.Answered();
   if (storage_released_) {
     // Switched out while waiting: read the data back before user code runs.

@@ -89,6 +89,14 @@ class Runtime {
   // without waiting. When the payload is in the window, the master's
   // acknowledgement is collected only when the window is needed again.
   void PostStaged(RequestMsg request);
+  // Whether a test of receives the master completes (MPI_Test*,
+  // MPI_Request_get_status) would find nothing there, and so need not ask:
+  // the master has completed no receive of this rank, no rank of the node
+  // wants a running slot (which the test would give up), the master knows
+  // every receive the rank posted and has every request it made, and the
+  // rank holds nothing of a reply that only its next request gives back
+  // (a payload, a lent block).
+  bool TestFindsNothing() const;
   // A request and its reply; the slave is descheduled until it arrives.
   // At MPI_THREAD_MULTIPLE with other threads, a request that waits for
   // something elsewhere (a receive, a probe) polls instead (CallPolled).
@@ -210,6 +218,9 @@ class Runtime {
   bool defer_posts_ = false;
   bool batching_ = false;  // a BatchedPosts lives
   bool telling_ = false;  // in TellDeferredReceives
+  // The last reply may have handed out something the master lets go of
+  // at this rank's next request, and none went out since (TestFindsNothing).
+  bool holding_ = false;
   // Placed messages: whether this rank writes into and offers receive
   // buffers (off by BDMPI_PLACED_MESSAGES=off, or once the kernel refused
   // a write), and from what size.

@@ -46,6 +46,16 @@
  * 11. a fan-in flood: every rank sends more small messages to rank 0
  *     than an inbox holds (150 each, as MPICH's sendflood does), which
  *     takes them with MPI_ANY_SOURCE and checks each sender's order;
+ * 12. polling (Graph500's pattern): a token passed down the ranks, each
+ *     waiting for it in an MPI_Test loop (with -nr 1 the loop must let the
+ *     rank that sends it run), then every rank sending every other one
+ *     messages of mixed sizes (direct, inbox, through the master, above
+ *     the window) with at most four MPI_Isends in flight, into four
+ *     persistent MPI_ANY_SOURCE receives that it polls with MPI_Testany
+ *     (even rounds) or MPI_Testsome (odd ones) while its sends complete,
+ *     and an MPI_Ibarrier tested in a loop that keeps polling them (not
+ *     with --hold-memory: with -nr 1 every test lets another rank run, and
+ *     each switch writes the held memory back);
  * all --rounds times; with --hold-memory N each rank holds N bytes
  * touched, so that a small --node-memory switches ranks out mid-stream.
  *
@@ -547,6 +557,136 @@ static void fan_in(int round) {
   barrier();
 }
 
+/* 12. Polling with the completion calls that do not block. */
+enum { kPollTag = 70, kPollRecvs = 4, kPollSends = 4, kPollCount = 6, kPollMax = 70000 };
+static const int kPollSizes[kPollCount] = {8, 32768, 1000, kPollMax, 16, 5000};
+
+/* A message's first 8 bytes name it: sender, number, round. */
+static void poll_fill(char *out, int dst, int k, int round) {
+  int bytes = kPollSizes[k % kPollCount];
+  fill_pattern(out, (size_t)bytes, seed_of(rank_, dst, k % kStream, round));
+  if (bytes >= 8) {
+    int head[2] = {rank_ * 1000 + k, round};
+    memcpy(out, head, sizeof head);
+  }
+}
+
+/* Takes the message receive `i` completed with, checks it, and restarts
+ * the receive. */
+static void poll_take(char *in, MPI_Request *recv, const MPI_Status *status, int round,
+                      int *got) {
+  int count = -1;
+  CHECK_MPI(MPI_Get_count(status, MPI_BYTE, &count));
+  int head[2] = {-1, -1};
+  memcpy(head, in, sizeof head);
+  int from = head[0] / 1000, k = head[0] % 1000;
+  CHECK(status->MPI_TAG == kPollTag && from == status->MPI_SOURCE && head[1] == round &&
+            k >= 0 && k < kPollCount && count == kPollSizes[k],
+        "polled message from %d (tag %d): names %d/%d of round %d, %d bytes",
+        status->MPI_SOURCE, status->MPI_TAG, from, k, head[1], count);
+  char want[kPollMax];
+  memset(want, 0, sizeof want);
+  int me = rank_;
+  rank_ = from;  /* poll_fill writes as the sender */
+  poll_fill(want, me, k, round);
+  rank_ = me;
+  CHECK(memcmp(want, in, (size_t)count) == 0, "polled message %d from %d differs", k, from);
+  ++*got;
+  CHECK_MPI(MPI_Start(recv));
+}
+
+/* Polls the receives once; returns how many messages it took. */
+static int poll_once(char (*in)[kPollMax], MPI_Request *recvs, int round) {
+  int got = 0;
+  if (round % 2 == 0) {
+    int index = -1, flag = 0;
+    MPI_Status status;
+    CHECK_MPI(MPI_Testany(kPollRecvs, recvs, &index, &flag, &status));
+    if (flag && index != MPI_UNDEFINED) poll_take(in[index], &recvs[index], &status, round, &got);
+  } else {
+    int count = 0, indices[kPollRecvs];
+    MPI_Status statuses[kPollRecvs];
+    CHECK_MPI(MPI_Testsome(kPollRecvs, recvs, &count, indices, statuses));
+    for (int j = 0; j < count && count != MPI_UNDEFINED; ++j)
+      poll_take(in[indices[j]], &recvs[indices[j]], &statuses[j], round, &got);
+  }
+  return got;
+}
+
+static void polling(int round) {
+  /* The token: each rank waits for it in a test loop, the previous rank
+   * sends it (8 B, then 32 KiB: the master's way). */
+  static char token_buf[32768];
+  for (int t = 0; t < 2; ++t) {
+    int bytes = t == 0 ? 8 : (int)sizeof token_buf;
+    if (rank_ > 0) {
+      MPI_Request recv;
+      int flag = 0;
+      long tests = 0;
+      CHECK_MPI(MPI_Irecv(token_buf, bytes, MPI_BYTE, rank_ - 1, kPollTag + 1, MPI_COMM_WORLD,
+                          &recv));
+      while (!flag) {
+        CHECK_MPI(MPI_Test(&recv, &flag, MPI_STATUS_IGNORE));
+        ++tests;
+      }
+      CHECK(tests > 0 && token_buf[0] == (char)(round + t), "token %d: %d", t, token_buf[0]);
+    }
+    if (rank_ + 1 < size_) {
+      memset(token_buf, round + t, (size_t)bytes);
+      CHECK_MPI(MPI_Send(token_buf, bytes, MPI_BYTE, rank_ + 1, kPollTag + 1, MPI_COMM_WORLD));
+    }
+  }
+  static char in[kPollRecvs][kPollMax], out[kPollSends][kPollMax];
+  MPI_Request recvs[kPollRecvs], sends[kPollSends];
+  for (int i = 0; i < kPollRecvs; ++i) {
+    CHECK_MPI(MPI_Recv_init(in[i], kPollMax, MPI_BYTE, MPI_ANY_SOURCE, kPollTag, MPI_COMM_WORLD,
+                            &recvs[i]));
+    CHECK_MPI(MPI_Start(&recvs[i]));
+  }
+  for (int i = 0; i < kPollSends; ++i) sends[i] = MPI_REQUEST_NULL;
+  int expected = (size_ - 1) * kPollCount, got = 0;
+  for (int step = 1; step < size_; ++step) {
+    int dst = (rank_ + step) % size_;
+    for (int k = 0; k < kPollCount; ++k) {
+      int index = -1, flag = 0;
+      while (!flag) {  /* a free send buffer, polling meanwhile */
+        got += poll_once(in, recvs, round);
+        CHECK_MPI(MPI_Testany(kPollSends, sends, &index, &flag, MPI_STATUS_IGNORE));
+      }
+      if (index == MPI_UNDEFINED) index = 0;  /* all null */
+      for (int i = 0; i < kPollSends; ++i)
+        if (sends[i] == MPI_REQUEST_NULL) index = i;
+      poll_fill(out[index], dst, k, round);
+      CHECK_MPI(MPI_Isend(out[index], kPollSizes[k], MPI_BYTE, dst, kPollTag, MPI_COMM_WORLD,
+                          &sends[index]));
+    }
+  }
+  while (got < expected) got += poll_once(in, recvs, round);
+  CHECK(got == expected, "polled %d messages, want %d", got, expected);
+  int done = 0;
+  while (!done) {
+    CHECK_MPI(MPI_Testall(kPollSends, sends, &done, MPI_STATUSES_IGNORE));
+    got += poll_once(in, recvs, round);
+  }
+  MPI_Request barrier_request;
+  CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &barrier_request));
+  for (done = 0; !done;) {
+    CHECK_MPI(MPI_Test(&barrier_request, &done, MPI_STATUS_IGNORE));
+    got += poll_once(in, recvs, round);
+  }
+  CHECK(got == expected, "polled %d messages, want %d", got, expected);
+  for (int i = 0; i < kPollRecvs; ++i) {
+    MPI_Status status;
+    int cancelled = 0;
+    CHECK_MPI(MPI_Cancel(&recvs[i]));
+    CHECK_MPI(MPI_Wait(&recvs[i], &status));
+    CHECK_MPI(MPI_Test_cancelled(&status, &cancelled));
+    CHECK(cancelled, "polled receive %d not cancelled", i);
+    CHECK_MPI(MPI_Request_free(&recvs[i]));
+  }
+  barrier();
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   rank_ = world_rank();
@@ -582,6 +722,7 @@ int main(int argc, char **argv) {
     late_posts(round);
     early_sends(round);
     fan_in(round);
+    if (held == NULL) polling(round);
     if (held != NULL) {
       for (size_t i = 0; i < hold; i += 4096)
         CHECK(held[i] == (char)(rank_ + 1), "held memory changed at %zu", i);
