@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 #include "common/log.h"
@@ -372,16 +373,18 @@ ReleaseArgs PayloadStore::ListOwed(int lender, std::uint64_t step) {
   auto owed = owed_.find(lender);
   if (owed == owed_.end() || owed->second.empty()) return args;
   std::vector<std::uint64_t> pairs;
-  for (const OwedCopy& block : owed->second) {
+  for (OwedCopy& block : owed->second) {
+    if (std::exchange(block.listed, true)) continue;
     pairs.push_back(block.address);
     pairs.push_back(block.copy.bytes());
   }
+  if (pairs.empty()) return args;
   std::uint64_t file_id = NewFileId();
   std::uint64_t inode = spill_dir_.Write(file_id, pairs.data(), pairs.size() * sizeof pairs[0]);
   owed_lists_[lender] = Adopt(file_id, inode, pairs.size() * sizeof pairs[0]);
   args.list_file_id = file_id;
   args.list_inode = inode;
-  args.count = static_cast<std::int32_t>(owed->second.size());
+  args.count = static_cast<std::int32_t>(pairs.size() / 2);
   return args;
 }
 

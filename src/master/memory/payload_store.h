@@ -154,8 +154,9 @@ class PayloadStore {
   // slave's blocks, whose pages its write-back then skips and its
   // RestoreLent reads back.
   void OweCopiesTo(int lender) { owing_ = lender; }
-  // The Release's list of the blocks owed to `lender` (a spill file this
-  // store keeps until DropOwedList); count 0 when none.
+  // The Release's list of the blocks owed to `lender` that no Release has
+  // named yet (a spill file this store keeps until DropOwedList); count 0
+  // when none.
   ReleaseArgs ListOwed(int lender, std::uint64_t step);
   void DropOwedList(int lender) { owed_lists_.erase(lender); }
   // The copy of the block at `address` owed to `lender`, no longer kept by
@@ -230,6 +231,7 @@ class PayloadStore {
   struct OwedCopy {
     std::uint64_t address;
     Payload copy;
+    bool listed = false;  // named in a Release already (one before a read-ahead)
   };
   int owing_ = -1;
   std::map<int, std::vector<OwedCopy>> owed_;  // by slave index

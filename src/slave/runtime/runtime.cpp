@@ -410,7 +410,9 @@ void Runtime::RestoreCopiedBlocks() {
 
 void Runtime::SwitchOut(const ReplyMsg& release) {
   ReleaseArgs args = ReleaseArgs::Of(release);
-  BDMPI_ENFORCE(copied_blocks_.empty(), "a Release before the last one's copies were read");
+  // The blocks of this Release's list; those of an earlier one (switched
+  // out again after a read-ahead, not run since) stay as they were.
+  std::vector<memory::CopiedBlock> copied;
   if (args.count > 0) {
     std::vector<std::uint64_t> pairs(2 * static_cast<std::size_t>(args.count));
     spill_dir_.ReadPrefix(args.list_file_id, args.list_inode, pairs.data(),
@@ -419,8 +421,13 @@ void Runtime::SwitchOut(const ReplyMsg& release) {
     // switched out: there every page must be in the file.
     bool skip = !rma::ProgramMemoryTargets();
     for (std::size_t i = 0; i < pairs.size(); i += 2)
-      copied_blocks_.push_back({.address = pairs[i], .bytes = skip ? pairs[i + 1] : 0});
+      copied.push_back({.address = pairs[i], .bytes = skip ? pairs[i + 1] : 0});
   }
+  struct KeepCopied {
+    std::vector<memory::CopiedBlock>& from;
+    std::vector<memory::CopiedBlock>& to;
+    ~KeepCopied() { to.insert(to.end(), from.begin(), from.end()); }
+  } keep{copied, copied_blocks_};
   if (threads::LockOn() && threads::OtherThreadsExist()) {
     // Threads outside MPI may be writing the storage-backed memory that a
     // write-back would copy and then drop: it stays resident (the master
@@ -453,7 +460,7 @@ void Runtime::SwitchOut(const ReplyMsg& release) {
   memory::ReleaseStats stats;
   {
     rma::TargetsHeld held;
-    stats = memory::ReleaseAll(step, progress, this, copied_blocks_);
+    stats = memory::ReleaseAll(step, progress, this, copied);
   }
   memory::ReleaseStats windows = rma::ReleaseWindowMemory();
   stats.written += windows.written;
