@@ -186,7 +186,11 @@ inline constexpr std::uint16_t kProtocolVersion = 18;
 //             The slave writes back its dirty storage-backed pages, drops
 //             them and answers with Released, then keeps waiting for its
 //             reply; bytes = how often to report progress (below). At most
-//             one is outstanding per slave.
+//             one is outstanding per slave. Where = kFile (ReleaseArgs):
+//             the spill file named holds `count` pairs of uint64 (address,
+//             bytes): blocks this slave lent that the master has just
+//             copied and keeps until RestoreLent; their pages wholly inside
+//             need not be written back.
 //   Released: slave -> master, no reply; bytes = bytes written back.
 //   ReleaseProgress: slave -> master, no reply, between Release and
 //             Released: bytes = storage-backed bytes written back and
@@ -199,6 +203,12 @@ inline constexpr std::uint16_t kProtocolVersion = 18;
 //             the node's budget has room for its data (counted as resident
 //             from then on). The slave reads back what it held at its last
 //             switch-out, then keeps waiting for its reply. No answer.
+//   RestoreLent: slave -> master, once per block of a Release's list, when
+//             the slave runs again, before its program does: file_id = the
+//             block's address; reply at once naming the master's copy
+//             (kMemoryFile or kFile, as WaitRecv's reply would carry it),
+//             from which the slave reads back the pages it did not write;
+//             the master then lets the copy go.
 //
 // Dynamic processes (src/master/launch/spawn_ranks.cpp,
 // src/slave/comm/dynamic.cpp).
@@ -257,6 +267,7 @@ inline constexpr std::uint16_t kProtocolVersion = 18;
   X(Released, 0x0602)      \
   X(ReadAhead, 0x0603)     \
   X(ReleaseProgress, 0x0604) \
+  X(RestoreLent, 0x0605)   \
   X(Spawn, 0x0701)         \
   X(PublishName, 0x0702)   \
   X(LookupName, 0x0703)    \
@@ -371,6 +382,26 @@ struct LentReplyArgs {
     reply.where = Where::kLent;
     reply.file_id = address;
     reply.file_ino = lender_pid;
+  }
+};
+// Release: how often to report progress, and the list of the blocks the
+// master copied (a spill file of `count` (address, bytes) pairs) if any.
+struct ReleaseArgs {
+  std::uint64_t step = 0;
+  std::uint64_t list_file_id = 0;
+  std::uint64_t list_inode = 0;
+  std::int32_t count = 0;
+  static ReleaseArgs Of(const ReplyMsg& reply) {
+    if (reply.where != Where::kFile) return {reply.bytes, 0, 0, 0};
+    return {reply.bytes, reply.file_id, reply.file_ino, reply.flag};
+  }
+  void Into(ReplyMsg& reply) const {
+    reply.bytes = step;
+    if (count == 0) return;
+    reply.where = Where::kFile;
+    reply.file_id = list_file_id;
+    reply.file_ino = list_inode;
+    reply.flag = count;
   }
 };
 // CommSplit's reply (and the status of MPI_Comm_idup's completion): the

@@ -452,6 +452,7 @@ void Master::OnSlaveExit(Slave& slave, int wait_status) {
   p2p_.LetGoOfReply(slave);
   if (failed_) return;  // killed by us while ending the job
   payloads_.RetireSegments(static_cast<std::uint64_t>(slave.index));
+  payloads_.ForgetOwed(slave.index);
   // Its memory is gone: whoever waited for it may run.
   slave.storage_releasing = false;
   slave.waiting_for_memory = false;

@@ -239,6 +239,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
       {.type = MsgType::kReleased, .keeps_reply_files = true, .handle = Handle<&N::HandleReleased>},
       {.type = MsgType::kReleaseProgress, .keeps_reply_files = true,
        .handle = Handle<&N::HandleReleaseProgress>},
+      {.type = MsgType::kRestoreLent, .replies = Replies::kYes, .keeps_reply_files = true,
+       .handle = Handle<&N::HandleRestoreLent>},
 
       // Dynamic processes (launch/spawn_ranks.cpp, launch/service_names.cpp).
       {.type = MsgType::kSpawn, .mpi_call = "MPI_Comm_spawn", .replies = Replies::kYes,

@@ -33,6 +33,8 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -272,11 +274,16 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
                 static_cast<unsigned long long>(facts.bytes),
                 facts.woken_soon ? ", woken soon" : "", slave.world_rank);
     // Its lent blocks become ordinary messages first: once switched out,
-    // its memory cannot be read from outside.
+    // its memory cannot be read from outside. The copies are kept for it
+    // too, so that its write-back skips their pages, and it reads them
+    // back from the copies if it runs again before freeing them (a send
+    // buffer freed after the collective is then never written).
+    payloads_.OweCopiesTo(victim->index);
     master_.CopyLentBlocksOf(*victim);
+    payloads_.OweCopiesTo(-1);
     ReplyMsg release;
     release.type = MsgType::kRelease;
-    release.bytes = ReleaseStep();
+    payloads_.ListOwed(victim->index, ReleaseStep()).Into(release);
     master_.Reply(*victim, release);
     victim->storage_releasing = true;
     victim->storage_dropped = 0;
@@ -294,7 +301,25 @@ void NodeMemory::HandleReleaseProgress(Slave& slave, const RequestMsg& request) 
   ReadAheadNext();
 }
 
+void NodeMemory::HandleRestoreLent(Slave& slave, const RequestMsg& request) {
+  std::optional<Payload> copy = payloads_.TakeOwed(slave.index, request.file_id);
+  if (!copy) {
+    master_.Fail(1, "rank " + std::to_string(slave.world_rank) +
+                        " asked for a copy of a lent block the master does not keep");
+    return;
+  }
+  ++owed_blocks_;
+  owed_bytes_ += request.bytes;  // what the rank did not write back
+  // Added to the files of the reply before, which the rank reads after
+  // this one.
+  ReplyMsg reply;
+  reply.type = request.type;
+  payloads_.Give(*copy, copy->bytes(), master_.Window(slave.index), reply, slave.held_files);
+  master_.Reply(slave, reply);
+}
+
 void NodeMemory::HandleReleased(Slave& slave, const RequestMsg& request) {
+  payloads_.DropOwedList(slave.index);  // read at the start of its write-back
   slave.memory_changed = true;  // its anonymous pages are gone: an exact reading
   slave.storage_releasing = false;
   slave.storage_dropped = 0;
@@ -430,7 +455,8 @@ void NodeMemory::LogSummary() const {
              "%llu bytes of idle payload segments given back, "
              "%llu resumes during a write-back, %llu lent blocks copied, "
              "%llu bytes unpageable at that resume, at most %llu unpageable, "
-             "%llu bytes of receive buffers not read back (fresh pages)",
+             "%llu bytes of receive buffers not read back (fresh pages), "
+             "%llu lent blocks not written back (%llu bytes, read back from the copies)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
              static_cast<unsigned long long>(read_aheads_),
@@ -444,7 +470,9 @@ void NodeMemory::LogSummary() const {
              static_cast<unsigned long long>(payloads_.lent_copied()),
              static_cast<unsigned long long>(peak_unpageable_at_peak_),
              static_cast<unsigned long long>(peak_unpageable_),
-             static_cast<unsigned long long>(fresh));
+             static_cast<unsigned long long>(fresh),
+             static_cast<unsigned long long>(owed_blocks_),
+             static_cast<unsigned long long>(owed_bytes_));
 }
 
 }  // namespace bdmpi

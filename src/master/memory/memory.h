@@ -42,6 +42,9 @@ class NodeMemory {
   // data written back and dropped.
   void HandleReleased(Slave& slave, const RequestMsg& request);
   void HandleReleaseProgress(Slave& slave, const RequestMsg& request);
+  // A slave that runs again asks for the copy of a lent block its
+  // write-back skipped (RestoreLent).
+  void HandleRestoreLent(Slave& slave, const RequestMsg& request);
 
   // Whether `slave` may run now without exceeding the budget; if not,
   // asks waiting slaves to release their memory and returns false.
@@ -122,6 +125,10 @@ class NodeMemory {
   std::uint64_t switch_outs_ = 0;
   std::uint64_t written_back_ = 0;
   std::uint64_t read_aheads_ = 0;
+  // Lent blocks read back from the master's copies instead of the disk,
+  // and the bytes of them the senders did not write back.
+  std::uint64_t owed_blocks_ = 0;
+  std::uint64_t owed_bytes_ = 0;
   // Resumes sent while the write-back that made their room went on.
   std::uint64_t overlapped_resumes_ = 0;
   std::uint64_t peak_resident_ = 0;  // NoteResidentStorage's largest

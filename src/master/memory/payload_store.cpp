@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 #include "common/log.h"
@@ -359,7 +360,44 @@ void PayloadStore::Materialize(const std::shared_ptr<PayloadFile>& file) {
   file->memory_charge = std::exchange(made.memory_charge, nullptr);
   file->charged = std::exchange(made.charged, 0);
   if (file->memory_charge != nullptr) memory_files_.push_back(file);
+  if (file->lent->lender == owing_) {
+    // A second holder of the same file: it follows the message's file to
+    // disk (MoveMemoryFilesToDisk) and stays charged while either lives.
+    owed_[owing_].push_back({file->lent->address, Payload::InFile(file, file->lent->bytes)});
+  }
   file->lent.reset();  // back to its sender
+}
+
+ReleaseArgs PayloadStore::ListOwed(int lender, std::uint64_t step) {
+  ReleaseArgs args{.step = step};
+  auto owed = owed_.find(lender);
+  if (owed == owed_.end() || owed->second.empty()) return args;
+  std::vector<std::uint64_t> pairs;
+  for (OwedCopy& block : owed->second) {
+    if (std::exchange(block.listed, true)) continue;
+    pairs.push_back(block.address);
+    pairs.push_back(block.copy.bytes());
+  }
+  if (pairs.empty()) return args;
+  std::uint64_t file_id = NewFileId();
+  std::uint64_t inode = spill_dir_.Write(file_id, pairs.data(), pairs.size() * sizeof pairs[0]);
+  owed_lists_[lender] = Adopt(file_id, inode, pairs.size() * sizeof pairs[0]);
+  args.list_file_id = file_id;
+  args.list_inode = inode;
+  args.count = static_cast<std::int32_t>(pairs.size() / 2);
+  return args;
+}
+
+std::optional<Payload> PayloadStore::TakeOwed(int lender, std::uint64_t address) {
+  auto owed = owed_.find(lender);
+  if (owed == owed_.end()) return std::nullopt;
+  auto it = std::find_if(owed->second.begin(), owed->second.end(),
+                         [address](const OwedCopy& block) { return block.address == address; });
+  if (it == owed->second.end()) return std::nullopt;
+  Payload copy = std::move(it->copy);
+  owed->second.erase(it);
+  if (owed->second.empty()) owed_.erase(owed);
+  return copy;
 }
 
 Payload PayloadStore::Spill(const void* data, std::uint64_t bytes) {

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -146,6 +147,26 @@ class PayloadStore {
   }
   // Lent blocks copied so far (CopyLent, Materialize).
   std::uint64_t lent_copied() const { return lent_copied_; }
+
+  // Copies kept for a sender being switched out (docs/scheduling-and-
+  // memory.md, "Lent send buffers"): while `lender` (a slave index, -1:
+  // none) is set, Materialize also keeps each copy it makes of that
+  // slave's blocks, whose pages its write-back then skips and its
+  // RestoreLent reads back.
+  void OweCopiesTo(int lender) { owing_ = lender; }
+  // The Release's list of the blocks owed to `lender` that no Release has
+  // named yet (a spill file this store keeps until DropOwedList); count 0
+  // when none.
+  ReleaseArgs ListOwed(int lender, std::uint64_t step);
+  void DropOwedList(int lender) { owed_lists_.erase(lender); }
+  // The copy of the block at `address` owed to `lender`, no longer kept by
+  // the store (nullopt: none).
+  std::optional<Payload> TakeOwed(int lender, std::uint64_t address);
+  // Everything owed to a slave that has exited.
+  void ForgetOwed(int lender) {
+    owed_.erase(lender);
+    owed_lists_.erase(lender);
+  }
   // Whether a receiver may be reading a block slave `lender` lent.
   bool LentInHand(int lender) const;
   // The blocks that went back to their senders since the last call.
@@ -206,6 +227,15 @@ class PayloadStore {
   std::vector<std::weak_ptr<PayloadFile>> lent_files_;    // not yet handed out
   std::vector<std::weak_ptr<LentBlock>> handed_out_;  // to a receiver
   std::uint64_t lent_copied_ = 0;
+  // A copy kept for its sender, by the block's address there.
+  struct OwedCopy {
+    std::uint64_t address;
+    Payload copy;
+    bool listed = false;  // named in a Release already (one before a read-ahead)
+  };
+  int owing_ = -1;
+  std::map<int, std::vector<OwedCopy>> owed_;  // by slave index
+  std::map<int, Payload> owed_lists_;          // the Release's list file
 };
 
 }  // namespace bdmpi

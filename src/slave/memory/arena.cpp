@@ -801,7 +801,8 @@ void WriteAll(Arena& arena, const char* data, std::uint64_t length, std::uint64_
 // pages to those noted for the next switch-in (a run that continues the
 // last one noted extends it: a block is written back piece by piece).
 ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
-                       std::uint64_t offset, std::uint64_t length, bool remember) {
+                       std::uint64_t offset, std::uint64_t length, bool remember,
+                       const RangeSet* copied = nullptr) {
   ReleaseStats stats;
   std::uint64_t resident_pages = 0;
   PageRuns dirty([&](std::uint64_t start, std::uint64_t run_length) {
@@ -821,10 +822,13 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
     }
   });
   ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
-    if (Dirty(arena, entry)) dirty.Add(at);
+    // A page the master holds a copy of: dropped unwritten, and not read
+    // back from the file at the next switch-in (it comes from the copy).
+    bool held_elsewhere = copied != nullptr && copied->Overlap(at, kPage) > 0;
+    if (Dirty(arena, entry) && !held_elsewhere) dirty.Add(at);
     if (Resident(arena, entry)) {
       ++resident_pages;
-      resident.Add(at);
+      if (!held_elsewhere) resident.Add(at);
     }
   });
   dirty.Flush();
@@ -1065,16 +1069,48 @@ bool InLiveBlock(const void* p, std::size_t bytes) {
   return offset + bytes <= block->first + block->second.length;
 }
 
-ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* context) {
+namespace {
+
+// The pages of `copied` that ReleaseAll may drop unwritten (arena offsets),
+// each block's noted in it.
+RangeSet CopiedPages(Arena& arena, std::span<CopiedBlock> copied) {
+  RangeSet pages;
+  for (CopiedBlock& lent : copied) {
+    lent.skipped = lent.skipped_bytes = 0;
+    if (lent.bytes < kPage || !Owns(reinterpret_cast<const void*>(lent.address))) continue;
+    std::uint64_t lo = RoundUp(lent.address - reinterpret_cast<std::uintptr_t>(arena.base), kPage);
+    std::uint64_t hi =
+        (lent.address + lent.bytes - reinterpret_cast<std::uintptr_t>(arena.base)) / kPage * kPage;
+    if (lo >= hi) continue;
+    auto after = arena.used.upper_bound(lo);
+    if (after == arena.used.begin()) continue;
+    auto block = std::prev(after);
+    // Heap chunks keep their file mapping (their decommits rely on it).
+    if (hi > block->first + block->second.length || block->second.heap || block->second.metadata)
+      continue;
+    pages.Add(lo, hi - lo);
+    lent.skipped = reinterpret_cast<std::uintptr_t>(arena.base) + lo;
+    lent.skipped_bytes = hi - lo;
+  }
+  return pages;
+}
+
+}  // namespace
+
+ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* context,
+                        std::span<CopiedBlock> copied) {
   // Pages the heap holds for no object: dropped, not written (before the
   // lock: the heap's purge calls back into the arena).
   PurgeHeap();
   Locked lock;
   ReleaseStats total;
+  for (CopiedBlock& lent : copied) lent.skipped = lent.skipped_bytes = 0;
   if (g_arena == nullptr || !g_arena->ready) return total;
   Arena& arena = *g_arena;
   UnmapRecycled(arena);
   if (arena.used.empty()) return total;
+  RangeSet copied_pages = CopiedPages(arena, copied);
+  const RangeSet* skip = copied.empty() ? nullptr : &copied_pages;
   step = step == 0 ? kIoChunk : RoundUp(step, kPage);
   // Piece by piece, each dropped once written, so that the memory comes
   // free at the disk's pace and the master can let the next rank start
@@ -1087,9 +1123,15 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
     ReleaseStats of_block;
     for (std::uint64_t at = 0; at < block.length; at += step) {
       std::uint64_t piece = std::min(step, block.length - at);
-      ReleaseStats stats = WriteBack(arena, offset, block, offset + at, piece, true);
+      ReleaseStats stats = WriteBack(arena, offset, block, offset + at, piece, true, skip);
       if (stats.written > 0) SyncFile(arena);
       MapAfterWriteBack(arena, block, file_held_nothing, stats.written, offset + at, piece);
+      // The file has stale bytes there: the copy's come back instead.
+      if (skip != nullptr)
+        skip->ForEachOverlap(offset + at, piece, [&](std::uint64_t start, std::uint64_t length) {
+          if (!MapFresh(arena, start, length))
+            ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
+        });
       posix_fadvise(arena.fd, static_cast<off_t>(offset + at), static_cast<off_t>(piece),
                     POSIX_FADV_DONTNEED);
       of_block.written += stats.written;

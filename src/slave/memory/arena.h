@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace bdmpi::memory {
 
@@ -91,11 +92,24 @@ struct ReleaseStats {
 // reads overlap the rest of this write-back.
 using ReleaseProgress = void (*)(void* context, std::uint64_t dropped_so_far);
 
+// A block this rank lent whose copy the master keeps (the Release's list,
+// docs/scheduling-and-memory.md, "Lent send buffers"): ReleaseAll drops
+// the pages wholly inside it without writing them, if they lie in one
+// block of the arena (not the heap's), and maps fresh memory there; it
+// sets [skipped, skipped + skipped_bytes) to those pages, which the caller
+// must fill from the copy before the program runs again.
+struct CopiedBlock {
+  std::uint64_t address = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t skipped = 0;
+  std::uint64_t skipped_bytes = 0;
+};
+
 // Switch-out: writes back and drops every block, in pieces of at most
-// `step` bytes (0: 64 MiB), each dropped as soon as it is written. Throws
-// bdmpi::Error on an I/O error.
+// `step` bytes (0: 64 MiB), each dropped as soon as it is written, but for
+// the pages of `copied`. Throws bdmpi::Error on an I/O error.
 ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullptr,
-                        void* context = nullptr);
+                        void* context = nullptr, std::span<CopiedBlock> copied = {});
 // Switch-in: with eager prefetch, reads back with large direct reads the
 // pages that were resident at the last ReleaseAll in blocks the program
 // had mostly rewritten (clean blocks come back on touch, through the

@@ -477,6 +477,8 @@ void UnlockTargetsAfterWriteBack() {
   for (ControlBlock* control : ProgramMemoryControls()) pthread_mutex_unlock(&control->mutex);
 }
 
+bool ProgramMemoryTargets() { return !ProgramMemoryControls().empty(); }
+
 namespace {
 
 std::atomic_ref<std::uint32_t> Released(Window& win, int slot) {

@@ -168,6 +168,9 @@ Region* RegionsOf(Window& win, int slot);
 // Runtime's switch-out calls these around the write-back (see ControlLock).
 void LockTargetsForWriteBack();
 void UnlockTargetsAfterWriteBack();
+// Whether other ranks may read this rank's own memory (MPI_Win_create and
+// dynamic windows), also while it is switched out.
+bool ProgramMemoryTargets();
 
 // MPI_Win_allocate's memory, at the rank's switch-out (after the arena's
 // write-back): marks its segments released, drops this rank's mappings

@@ -336,6 +336,7 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
     ReadBackWithEvent([] { memory::PrefetchAll(); });
     rma::WindowMemoryBack();
   }
+  if (!copied_blocks_.empty()) RestoreCopiedBlocks();
   Direct().Accept();  // resident again
   BDMPI_ENFORCE(reply.type == request.type,
                 std::string("reply to ") + MsgTypeName(reply.type) + " for a " +
@@ -390,7 +391,46 @@ void Runtime::ReadAhead(const ReplyMsg&) {
   BDMPI_DEBUG("disk", "read-ahead in %.3f s", Now() - start);
 }
 
+void Runtime::RestoreCopiedBlocks() {
+  std::vector<memory::CopiedBlock> blocks = std::move(copied_blocks_);
+  copied_blocks_.clear();
+  for (const memory::CopiedBlock& block : blocks) {
+    RequestMsg ask;
+    ask.type = MsgType::kRestoreLent;
+    ask.file_id = block.address;
+    ask.bytes = block.skipped_bytes;
+    ReplyMsg copy = Call(ask);
+    if (block.skipped_bytes == 0) continue;  // written back as usual
+    BDMPI_ENFORCE(copy.where == Where::kMemoryFile || copy.where == Where::kFile,
+                  "the copy of a lent block is not in a file");
+    const SpillDir& dir = copy.where == Where::kMemoryFile ? memory_dir_ : spill_dir_;
+    UniqueFd fd = dir.Open(copy.file_id, O_RDONLY, copy.file_ino);
+    // The skipped pages are fresh memory: this read is their only copy.
+    ReadExactlyAt(fd.get(), reinterpret_cast<void*>(block.skipped), block.skipped_bytes,
+                  block.skipped - block.address, dir.FilePath(copy.file_id).c_str());
+  }
+}
+
 void Runtime::SwitchOut(const ReplyMsg& release) {
+  ReleaseArgs args = ReleaseArgs::Of(release);
+  // The blocks of this Release's list; those of an earlier one (switched
+  // out again after a read-ahead, not run since) stay as they were.
+  std::vector<memory::CopiedBlock> copied;
+  if (args.count > 0) {
+    std::vector<std::uint64_t> pairs(2 * static_cast<std::size_t>(args.count));
+    spill_dir_.ReadPrefix(args.list_file_id, args.list_inode, pairs.data(),
+                          pairs.size() * sizeof pairs[0]);
+    // Another rank may read this rank's window memory while it is
+    // switched out: there every page must be in the file.
+    bool skip = !rma::ProgramMemoryTargets();
+    for (std::size_t i = 0; i < pairs.size(); i += 2)
+      copied.push_back({.address = pairs[i], .bytes = skip ? pairs[i + 1] : 0});
+  }
+  struct KeepCopied {
+    std::vector<memory::CopiedBlock>& from;
+    std::vector<memory::CopiedBlock>& to;
+    ~KeepCopied() { to.insert(to.end(), from.begin(), from.end()); }
+  } keep{copied, copied_blocks_};
   if (threads::LockOn() && threads::OtherThreadsExist()) {
     // Threads outside MPI may be writing the storage-backed memory that a
     // write-back would copy and then drop: it stays resident (the master
@@ -405,7 +445,7 @@ void Runtime::SwitchOut(const ReplyMsg& release) {
     Flush();
     return;
   }
-  const std::uint64_t step = release.bytes;  // how often to report progress
+  const std::uint64_t step = args.step;  // how often to report progress
   double start = Now();
   // No sender may write into memory on its way to disk.
   Direct().StopAccepting();
@@ -423,7 +463,7 @@ void Runtime::SwitchOut(const ReplyMsg& release) {
   memory::ReleaseStats stats;
   {
     rma::TargetsHeld held;
-    stats = memory::ReleaseAll(step, progress, this);
+    stats = memory::ReleaseAll(step, progress, this, copied);
   }
   memory::ReleaseStats windows = rma::ReleaseWindowMemory();
   stats.written += windows.written;

@@ -16,6 +16,7 @@
 #include "common/rank_layout.h"
 #include "common/shared_memory.h"
 #include "common/spill_dir.h"
+#include "slave/memory/arena.h"
 #include "slave/p2p/payload_segments.h"
 #include "slave/p2p/send_path.h"
 
@@ -162,6 +163,9 @@ class Runtime {
   // Release: writes back and drops the storage-backed memory, tells the
   // master, with progress reports every `bytes` bytes of the Release.
   void SwitchOut(const ReplyMsg& release);
+  // Before the program runs again after a switch-out: the pages of lent
+  // blocks the write-back skipped, read from the master's copies.
+  void RestoreCopiedBlocks();
   // ReadAhead: reads back what SwitchOut dropped (the master has counted
   // it against the node's budget), so that the next reply finds it
   // resident.
@@ -235,6 +239,9 @@ class Runtime {
   std::unordered_map<int, PlaceBackoff> place_backoff_;
   bool lending_ = false;  // LendingAllowed(), decided at the start
   bool storage_released_ = false;  // switched out since the last reply
+  // The lent blocks of the last Release's list: the master keeps their
+  // copies until RestoreCopiedBlocks reads back the pages not written.
+  std::vector<memory::CopiedBlock> copied_blocks_;
   int pending_acks_ = 0;
   std::uint64_t recv_seq_ = 0;
   std::uint64_t file_seq_ = 0;
