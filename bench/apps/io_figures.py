@@ -135,6 +135,8 @@ def io_of(run, logs, limit, iters_fallback):
         "blocked_s": sum(v for k, v in secs.items() if k.startswith("blocked")),
         "wall_s": rep.get("wall_s", 0.0),
         "nr": running.get("limit", "-"),
+        "running_by_count": running.get("seconds", []),
+        "held_for_memory_s": running.get("held_for_memory_s", 0.0),
         "partial": rep.get("partial", False),
     }
 
@@ -324,8 +326,9 @@ def main():
                  "read back (MiB/iter: the ranks' disk reads, or eager + 4 KiB x faults if more; (eager + faults)) | excess (MiB) | written / bound | "
                  "read / bound | disk read / written (MiB/iter, whole machine) | I/O bound (s/iter) | "
                  "measured (s/iter) | in memory (ref, s/iter) | (measured - in memory) / bound | "
-                 "running (s, all ranks) | waiting for memory (s) | wall (s) |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "running (s, all ranks) | waiting for memory (s) | wall (s) | "
+                 "s with 0, 1, ... ranks running | slots' time waiting for memory / held for it |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         if not r["report"]:
             continue
@@ -355,13 +358,21 @@ def main():
         din, dout = num(r["diskin_mib"]), num(r["diskout_mib"])
         disk = (f"{din / f['iters']:.0f} / {dout / f['iters']:.0f}"
                 if din is not None and dout is not None else "-")
+        # The slots' time: -nr slots over the wall time, of which the ranks
+        # that hold one wait for others' write-back, or -nr auto keeps one
+        # free for memory.
+        slots = f["nr"] * f["wall_s"] if isinstance(f["nr"], int) and f["wall_s"] > 0 else 0
+        by_count = ", ".join(f"{x:.1f}" for x in f["running_by_count"]) or "-"
+        slot_share = (f"{f['waiting_memory_s'] / slots:.2f} / {f['held_for_memory_s'] / f['wall_s']:.2f}"
+                      if slots else "-")
         lines.append(
             f"| {r['app']} | {r['size']} | {r['mode']} | {f['nr']} | {per} | {points} | "
             f"{fmt(f['switch_outs_rank_it'])} | {fmt(swr)} | "
             f"{fmt(f['written_mib_it'], 0)} | {fmt(f['read_mib_it'], 0)} ({fmt(f['eager_read_mib_it'], 0)} + "
             f"{fmt(f['faults_it'] * 4096 / MIB, 0)}) | {fmt(ex, 0)} | {fmt(wr)} | {fmt(rr)} | {disk} | {fmt(bound)} | "
             f"{fmt(per_it)} | {fmt(ref_it)} | {fmt(mb)} | "
-            f"{fmt(f['running_s'], 1)} | {fmt(f['waiting_memory_s'], 1)} | {fmt(f['wall_s'], 1)} |")
+            f"{fmt(f['running_s'], 1)} | {fmt(f['waiting_memory_s'], 1)} | {fmt(f['wall_s'], 1)} | "
+            f"{by_count} | {slot_share} |")
         io_rows.append({"app": r["app"], "size": r["size"], "mode": r["mode"], "rep": r["rep"],
                         "nr": f["nr"], "sync_points": points,
                         "switch_outs_rank_iter": f"{f['switch_outs_rank_it']:.3f}",
@@ -379,7 +390,9 @@ def main():
                         "capped": int(capped), "running_s": f"{f['running_s']:.2f}",
                         "waiting_memory_s": f"{f['waiting_memory_s']:.2f}",
                         "runnable_s": f"{f['runnable_s']:.2f}", "blocked_s": f"{f['blocked_s']:.2f}",
-                        "wall_s": f"{f['wall_s']:.2f}"})
+                        "wall_s": f"{f['wall_s']:.2f}",
+                        "running_by_count_s": " ".join(f"{x:.2f}" for x in f["running_by_count"]),
+                        "held_for_memory_s": f"{f['held_for_memory_s']:.2f}"})
     lines.append("")
     if disagree:
         lines.append(f"**{disagree} run(s) gave an answer different from the in-memory reference.**")
