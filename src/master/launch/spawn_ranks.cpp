@@ -149,7 +149,7 @@ void Master::OnSpawnQuery(int spawn, int origin) {
   int first = -1, free = 0;
   for (int slot = layout_.Count(node_), end = layout_.SlotCount(node_);
        slot < end && !network_shutdown_;) {
-    if (!SlotFree(slot)) {
+    if (!SlotFree(slot) || !SlotMayLead(slot)) {
       ++slot;
       continue;
     }
@@ -205,19 +205,34 @@ bool Master::SlotFree(int slot) const {
   return slave.state == SlaveState::kExited && !p2p_.HasIncoming(slave);
 }
 
+const Slave* Master::LiveMemberOf(int id) const {
+  const MasterComm* comm = comms_.Find(id);
+  if (comm == nullptr) return nullptr;
+  for (int rank : comm->local_ranks) {
+    const Slave* member = slaves_.ByWorldRank(comm->world_ranks[static_cast<std::size_t>(rank)]);
+    if (member != nullptr && member->state != SlaveState::kExited) return member;
+  }
+  return nullptr;
+}
+
+bool Master::SlotMayLead(int slot) const {
+  // A rank of a spawn's world that outlives the world's first rank (a
+  // sibling still finishing, or one the program keeps) still holds that
+  // world; a spawn led from its slot would take the world's id, so the
+  // room offered starts after it, and ClearPlace never meets it.
+  int job_rank = layout_.JobRankOfSlot(node_, slot);
+  int universe = layout_.universe_size();
+  return LiveMemberOf(CommId(job_rank, kSpawnWorldCreation, universe)) == nullptr &&
+         LiveMemberOf(NodeCommId(job_rank, universe)) == nullptr;
+}
+
 bool Master::ClearPlace(Slave& slave, const std::vector<int>& reused_ids, std::string* why) {
   for (int id : reused_ids) {
-    const MasterComm* comm = comms_.Find(id);
-    if (comm == nullptr) continue;
-    for (int rank : comm->local_ranks) {
-      const Slave* member =
-          slaves_.ByWorldRank(comm->world_ranks[static_cast<std::size_t>(rank)]);
-      if (member != nullptr && member->state != SlaveState::kExited) {
-        *why = "job rank " + std::to_string(member->world_rank) +
-               " still holds a communicator of the rank that had slot " +
-               std::to_string(slave.index) + " before";
-        return false;
-      }
+    if (const Slave* member = LiveMemberOf(id)) {
+      *why = "job rank " + std::to_string(member->world_rank) +
+             " still holds a communicator of the rank that had slot " +
+             std::to_string(slave.index) + " before";
+      return false;
     }
     comms_.Erase(id);
   }
