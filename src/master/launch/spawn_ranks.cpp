@@ -210,7 +210,11 @@ const Slave* Master::LiveMemberOf(int id) const {
   if (comm == nullptr) return nullptr;
   for (int rank : comm->local_ranks) {
     const Slave* member = slaves_.ByWorldRank(comm->world_ranks[static_cast<std::size_t>(rank)]);
-    if (member != nullptr && member->state != SlaveState::kExited) return member;
+    if (member == nullptr || member->state == SlaveState::kExited) continue;
+    // A rank spawned into the place of one of its members after it came
+    // is not one (a world of exited ranks names places that hold new ones).
+    auto placed = place_stamps_.find(member->index);
+    if (placed == place_stamps_.end() || placed->second < comm->stamp) return member;
   }
   return nullptr;
 }
@@ -236,6 +240,7 @@ bool Master::ClearPlace(Slave& slave, const std::vector<int>& reused_ids, std::s
     }
     comms_.Erase(id);
   }
+  place_stamps_[slave.index] = comms_.Stamp();
   if (slave.pid <= 0) return true;  // never held a rank
   io_->ClearSlot(slave.index);
   p2p_.ClearPeer(slave);
