@@ -5,7 +5,8 @@
 //
 // A spawn's masters talk in three steps (dynamic_messages.cpp; the root's
 // own master answers itself through dynamic_inbox_):
-//   query   root's master -> every master: hold your free slots for me
+//   query   root's master -> each master in turn, node 0 first, the next
+//           once the last has answered: hold your free slots for me
 //   free    -> root's master: my next slot's job rank, free slots, channel
 //   start   root's master -> every master: start these ranks (0: release)
 //   started -> root's master, from each master that starts ranks
@@ -14,6 +15,7 @@
 // A master holds its free slots for one spawn at a time (queries of others
 // wait), so the root's master knows each node's job ranks before any rank
 // starts, and the children's MPI_COMM_WORLD is the same list everywhere.
+// Holds taken in node order cannot wait for each other in a circle.
 #include <signal.h>
 #include <unistd.h>
 
@@ -122,7 +124,10 @@ void Master::HandleSpawn(Slave& slave, const RequestMsg& request,
   pending->started.assign(nodes, false);
   int id = pending->id;
   spawns_[id] = std::move(pending);
-  for (int node = 0; node < nnodes_; ++node) SendDynamic(node, {"query", Str(id), Str(node_)});
+  // The masters are asked one after the other, node 0 first (OnSpawnFree
+  // asks the next): each holds its slots until the spawn is placed, so two
+  // roots asking all at once could each hold a node the other waits for.
+  SendDynamic(0, {"query", Str(id), Str(node_)});
   ServeDynamicInbox();
 }
 
@@ -281,7 +286,11 @@ void Master::OnSpawnFree(const std::vector<std::string>& fields) {
   pending.free[node] = ToInt(fields[4]);
   pending.channel[node] = ToInt(fields[5]);
   pending.soon += ToInt(fields[6]);
-  if (++pending.answers == nnodes_) PlaceSpawn(pending);
+  if (++pending.answers == nnodes_) {
+    PlaceSpawn(pending);
+  } else {
+    SendDynamic(pending.answers, {"query", Str(pending.id), Str(node_)});
+  }
 }
 
 void Master::PlaceSpawn(PendingSpawn& pending) {

@@ -16,7 +16,8 @@
  * all than MPI_UNIVERSE_SIZE (BDMPI runs it with a small --universe): a
  * child's place is free again once it has exited, and each round's
  * children hear only their own round's parents. Under BDMPI, a spawn
- * after one whose first child has exited while its second lives on.
+ * after one whose first child has exited while its second lives on, and
+ * on several nodes two roots on different nodes that spawn at once.
  */
 #include <limits.h>
 #include <unistd.h>
@@ -301,6 +302,27 @@ static void spawn_past_sibling(const char *self) {
   }
   CHECK_MPI(MPI_Comm_free(&merged));
 }
+
+/* The first ranks of nodes 0 and 1 spawn a child each from MPI_COMM_SELF,
+ * at once: each spawn holds the nodes' free places one node after the
+ * other in node order, so neither holds a node the other waits for. */
+static void spawn_from_two_nodes(const char *self) {
+  int nrank = 0, lrank = 0;
+  CHECK_MPI(BDMPI_Comm_nrank(MPI_COMM_WORLD, &nrank));
+  CHECK_MPI(BDMPI_Comm_lrank(MPI_COMM_WORLD, &lrank));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (nrank <= 1 && lrank == 0) {
+    char *lone[] = {"lone", NULL};
+    MPI_Comm inter;
+    int remote = 0;
+    CHECK_MPI(MPI_Comm_spawn(self, lone, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter,
+                             MPI_ERRCODES_IGNORE));
+    CHECK_MPI(MPI_Comm_remote_size(inter, &remote));
+    CHECK(remote == 1, "node %d's spawn made %d", nrank, remote);
+    CHECK_MPI(MPI_Comm_disconnect(&inter));
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -426,6 +448,7 @@ int main(int argc, char **argv) {
   spawn_again(argv[0]);
 #ifdef BDMPI
   spawn_past_sibling(argv[0]);
+  if (nnodes > 1) spawn_from_two_nodes(argv[0]);
 #endif
   MPI_Finalize();
   return 0;
