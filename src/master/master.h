@@ -129,6 +129,14 @@ class Master : private MasterServices {
   bool SlotFree(int slot) const;
   // This node's spawned ranks that may still exit (not blocked, no root).
   int SpawnRoomSoon() const;
+  // A free slot may be the first of a spawn's run on this node: no live
+  // rank holds the communicators its old rank led by its place (its
+  // spawn's world, that world's part on the node), whose ids the new
+  // rank would take.
+  bool SlotMayLead(int slot) const;
+  // The live rank of this node that is a member of communicator `id` (it
+  // held its place when `id` was registered), if any.
+  const Slave* LiveMemberOf(int id) const;
   // Makes the slot of `job_rank` ready for a new rank: the communicators
   // the old one leaves unfreed under ids the new one takes, its messages,
   // replies and shared state. False (with `why`) when a live rank of this
@@ -271,6 +279,9 @@ class Master : private MasterServices {
   std::uint32_t event_token_ = NewRequestToken();
   std::unique_ptr<SlaveIo> io_;
   SlaveTable slaves_;
+  // By slot: when its present rank took the place (CommRegistry::Stamp);
+  // the first ranks' places have none.
+  std::map<int, std::uint64_t> place_stamps_;
   CommRegistry comms_;
   CriticalSections critical_{*this, options_.ncritical};
 

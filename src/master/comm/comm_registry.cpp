@@ -64,6 +64,7 @@ const MasterComm& CommRegistry::Add(int id, std::vector<int> world_ranks,
     nodes.push_back(node);
   }
   comm.live_members = static_cast<int>(comm.local_ranks.size());
+  comm.stamp = Stamp();
   if (comm.spans_nodes) {
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());

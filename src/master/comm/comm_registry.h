@@ -6,6 +6,7 @@
 // every local member has freed it and no collective on it is pending.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <vector>
@@ -25,6 +26,9 @@ struct MasterComm {
   std::shared_ptr<const NodeGroup> group;
   int channel = -1;        // this master's channel for it (-1: none)
   int live_members = 0;    // local members that have not freed it
+  // When it was registered, on CommRegistry::Stamp's clock: a rank put in
+  // a place later (a spawned rank in an exited one's) is not a member.
+  std::uint64_t stamp = 0;
 };
 
 class CommRegistry {
@@ -43,6 +47,8 @@ class CommRegistry {
                         const std::map<int, int>& channels = {});
   // Forgets `id` and frees its channel.
   void Erase(int id);
+  // The next tick of the clock that stamps communicators as they come.
+  std::uint64_t Stamp() { return ++stamps_; }
 
   // The lowest free channel; throws when `limit` are in use.
   int AllocateChannel(int limit);
@@ -60,6 +66,7 @@ class CommRegistry {
   int node_;
   RankLayout layout_;
   std::map<int, MasterComm> comms_;
+  std::uint64_t stamps_ = 0;
   std::vector<bool> channel_used_;  // index: channel (0 is MPI_COMM_WORLD's)
 };
 

@@ -5,7 +5,8 @@
 //
 // A spawn's masters talk in three steps (dynamic_messages.cpp; the root's
 // own master answers itself through dynamic_inbox_):
-//   query   root's master -> every master: hold your free slots for me
+//   query   root's master -> each master in turn, node 0 first, the next
+//           once the last has answered: hold your free slots for me
 //   free    -> root's master: my next slot's job rank, free slots, channel
 //   start   root's master -> every master: start these ranks (0: release)
 //   started -> root's master, from each master that starts ranks
@@ -14,6 +15,7 @@
 // A master holds its free slots for one spawn at a time (queries of others
 // wait), so the root's master knows each node's job ranks before any rank
 // starts, and the children's MPI_COMM_WORLD is the same list everywhere.
+// Holds taken in node order cannot wait for each other in a circle.
 #include <signal.h>
 #include <unistd.h>
 
@@ -122,7 +124,10 @@ void Master::HandleSpawn(Slave& slave, const RequestMsg& request,
   pending->started.assign(nodes, false);
   int id = pending->id;
   spawns_[id] = std::move(pending);
-  for (int node = 0; node < nnodes_; ++node) SendDynamic(node, {"query", Str(id), Str(node_)});
+  // The masters are asked one after the other, node 0 first (OnSpawnFree
+  // asks the next): each holds its slots until the spawn is placed, so two
+  // roots asking all at once could each hold a node the other waits for.
+  SendDynamic(0, {"query", Str(id), Str(node_)});
   ServeDynamicInbox();
 }
 
@@ -149,7 +154,7 @@ void Master::OnSpawnQuery(int spawn, int origin) {
   int first = -1, free = 0;
   for (int slot = layout_.Count(node_), end = layout_.SlotCount(node_);
        slot < end && !network_shutdown_;) {
-    if (!SlotFree(slot)) {
+    if (!SlotFree(slot) || !SlotMayLead(slot)) {
       ++slot;
       continue;
     }
@@ -205,22 +210,42 @@ bool Master::SlotFree(int slot) const {
   return slave.state == SlaveState::kExited && !p2p_.HasIncoming(slave);
 }
 
+const Slave* Master::LiveMemberOf(int id) const {
+  const MasterComm* comm = comms_.Find(id);
+  if (comm == nullptr) return nullptr;
+  for (int rank : comm->local_ranks) {
+    const Slave* member = slaves_.ByWorldRank(comm->world_ranks[static_cast<std::size_t>(rank)]);
+    if (member == nullptr || member->state == SlaveState::kExited) continue;
+    // A rank spawned into the place of one of its members after it came
+    // is not one (a world of exited ranks names places that hold new ones).
+    auto placed = place_stamps_.find(member->index);
+    if (placed == place_stamps_.end() || placed->second < comm->stamp) return member;
+  }
+  return nullptr;
+}
+
+bool Master::SlotMayLead(int slot) const {
+  // A rank of a spawn's world that outlives the world's first rank (a
+  // sibling still finishing, or one the program keeps) still holds that
+  // world; a spawn led from its slot would take the world's id, so the
+  // room offered starts after it, and ClearPlace never meets it.
+  int job_rank = layout_.JobRankOfSlot(node_, slot);
+  int universe = layout_.universe_size();
+  return LiveMemberOf(CommId(job_rank, kSpawnWorldCreation, universe)) == nullptr &&
+         LiveMemberOf(NodeCommId(job_rank, universe)) == nullptr;
+}
+
 bool Master::ClearPlace(Slave& slave, const std::vector<int>& reused_ids, std::string* why) {
   for (int id : reused_ids) {
-    const MasterComm* comm = comms_.Find(id);
-    if (comm == nullptr) continue;
-    for (int rank : comm->local_ranks) {
-      const Slave* member =
-          slaves_.ByWorldRank(comm->world_ranks[static_cast<std::size_t>(rank)]);
-      if (member != nullptr && member->state != SlaveState::kExited) {
-        *why = "job rank " + std::to_string(member->world_rank) +
-               " still holds a communicator of the rank that had slot " +
-               std::to_string(slave.index) + " before";
-        return false;
-      }
+    if (const Slave* member = LiveMemberOf(id)) {
+      *why = "job rank " + std::to_string(member->world_rank) +
+             " still holds a communicator of the rank that had slot " +
+             std::to_string(slave.index) + " before";
+      return false;
     }
     comms_.Erase(id);
   }
+  place_stamps_[slave.index] = comms_.Stamp();
   if (slave.pid <= 0) return true;  // never held a rank
   io_->ClearSlot(slave.index);
   p2p_.ClearPeer(slave);
@@ -261,7 +286,11 @@ void Master::OnSpawnFree(const std::vector<std::string>& fields) {
   pending.free[node] = ToInt(fields[4]);
   pending.channel[node] = ToInt(fields[5]);
   pending.soon += ToInt(fields[6]);
-  if (++pending.answers == nnodes_) PlaceSpawn(pending);
+  if (++pending.answers == nnodes_) {
+    PlaceSpawn(pending);
+  } else {
+    SendDynamic(pending.answers, {"query", Str(pending.id), Str(node_)});
+  }
 }
 
 void Master::PlaceSpawn(PendingSpawn& pending) {

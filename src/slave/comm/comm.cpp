@@ -237,8 +237,9 @@ MPI_Comm SplitByPset(MPI_Comm comm, const std::string& pset, int key) {
 // MPI_COMM_TYPE_HW_UNGUIDED: the finest split into strict subsets. The
 // finest level a rank stays within is its node (hw_resources.h), so a
 // communicator spanning nodes splits by node, one within a node not at
-// all (MPI_COMM_NULL for every rank).
-MPI_Comm SplitUnguided(MPI_Comm comm, int key) {
+// all (MPI_COMM_NULL for every rank). The caller's info learns the type
+// (MPI 4.1 7.4.2; MPICH does so too), and so does the new communicator's.
+MPI_Comm SplitUnguided(MPI_Comm comm, int key, MPI_Info caller_info) {
   const CommInfo& info = LookupComm(comm);
   // Between jobs of one host: their processes' nodes are in no layout.
   if (info.cross) return CommSplit(comm, MPI_UNDEFINED, key);
@@ -253,6 +254,7 @@ MPI_Comm SplitUnguided(MPI_Comm comm, int key) {
   if (made != MPI_COMM_NULL) {
     InfoEntries& hints = LookupComm(made).hints;
     hints.emplace_back("mpi_hw_resource_type", kHwNode);
+    if (caller_info != MPI_INFO_NULL) SetInfo(caller_info, "mpi_hw_resource_type", kHwNode);
   }
   return made;
 }
@@ -310,7 +312,7 @@ MPI_Comm CommSplitType(MPI_Comm comm, int split_type, int key, MPI_Info info) {
       if (consistent && type != nullptr) return SplitByResource(comm, *type, key);
       if (consistent && pset != nullptr) return SplitByPset(comm, *pset, key);
       break;
-    case MPI_COMM_TYPE_HW_UNGUIDED: return SplitUnguided(comm, key);
+    case MPI_COMM_TYPE_HW_UNGUIDED: return SplitUnguided(comm, key, info);
     default: break;
   }
   return CommSplit(comm, MPI_UNDEFINED, key);

@@ -332,15 +332,22 @@ static void hardware(void) {
     MPI_Comm_free(&comm);
   }
 
-  /* Unguided: strict subsets, by node when the job spans nodes. */
+  /* Unguided: strict subsets, by node when the job spans nodes. The info
+   * passed in learns the resource type (MPI 4.1 7.4.2), as the new
+   * communicator's does (mpi4py's testSplitTypeHWUnguided reads it there). */
   int node_size = size_of(node);
-  comm = split_with(MPI_COMM_TYPE_HW_UNGUIDED, NULL, NULL);
+  MPI_Info asked;
+  CHECK_MPI(MPI_Info_create(&asked));
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, rank, asked, &comm));
   if (node_size < size) {
     CHECK(comm != MPI_COMM_NULL && same_members(comm, node), "HW_UNGUIDED across nodes");
-    MPI_Info used;
-    CHECK_MPI(MPI_Comm_get_info(comm, &used));
     char value[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
+    CHECK_MPI(MPI_Info_get(asked, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, value, &flag));
+    CHECK(flag && strcmp(value, "hwloc://Machine") == 0, "HW_UNGUIDED's type in the info given");
+    MPI_Info used;
+    CHECK_MPI(MPI_Comm_get_info(comm, &used));
+    flag = 0;
     CHECK_MPI(MPI_Info_get(used, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, value, &flag));
     CHECK(flag && strcmp(value, "hwloc://Machine") == 0, "HW_UNGUIDED's resource type");
     MPI_Info_free(&used);
@@ -351,6 +358,7 @@ static void hardware(void) {
   } else {
     CHECK(comm == MPI_COMM_NULL, "HW_UNGUIDED within one node");
   }
+  CHECK_MPI(MPI_Info_free(&asked));
   MPI_Comm_free(&node);
   MPI_Info_free(&hw);
 }

@@ -15,7 +15,9 @@
  * children are spawned, greeted and let go round after round, more in
  * all than MPI_UNIVERSE_SIZE (BDMPI runs it with a small --universe): a
  * child's place is free again once it has exited, and each round's
- * children hear only their own round's parents.
+ * children hear only their own round's parents. Under BDMPI, a spawn
+ * after one whose first child has exited while its second lives on, and
+ * on several nodes two roots on different nodes that spawn at once.
  */
 #include <limits.h>
 #include <unistd.h>
@@ -248,6 +250,81 @@ static void spawn_again(const char *self) {
   }
 }
 
+#ifdef BDMPI
+/* The children of spawn_past_sibling: the first leaves at once, the second
+ * only when the parents' root says so, after the next spawn. */
+static void sibling_child(void) {
+  MPI_Comm parent, merged;
+  CHECK_MPI(MPI_Comm_get_parent(&parent));
+  CHECK_MPI(MPI_Intercomm_merge(parent, 1, &merged));
+  CHECK_MPI(MPI_Comm_disconnect(&parent));
+  if (world_rank() == 1) {
+    int go = 0;
+    CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, 0, 9, merged, MPI_STATUS_IGNORE));
+    CHECK(go == 1, "the second sibling heard %d", go);
+  }
+  CHECK_MPI(MPI_Comm_free(&merged));
+}
+
+/* Two children on this node, of whom the first exits while the second
+ * lives on: the second still holds their world, whose id a spawn led from
+ * the first one's place would take again, so the next spawn goes to other
+ * places (with --universe 7 and 4 ranks, the only other one). mpi4py's
+ * spawns from MPI_COMM_SELF of every rank meet this between one test and
+ * the next. */
+static void spawn_past_sibling(const char *self) {
+  char *siblings[] = {"sibling", NULL}, *lone[] = {"lone", NULL};
+  MPI_Info info;
+  MPI_Comm inter, merged;
+  CHECK_MPI(MPI_Info_create(&info));
+  CHECK_MPI(MPI_Info_set(info, "bdmpi_node", "0"));
+  CHECK_MPI(MPI_Comm_spawn(self, siblings, 2, info, 0, MPI_COMM_WORLD, &inter,
+                           MPI_ERRCODES_IGNORE));
+  CHECK_MPI(MPI_Info_free(&info));
+  CHECK_MPI(MPI_Intercomm_merge(inter, 0, &merged));
+  CHECK_MPI(MPI_Comm_disconnect(&inter));
+  /* Probes that find nothing let the first sibling run to its exit. */
+  for (int i = 0; i < 20; ++i) {
+    int flag = 0;
+    CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, merged, &flag, MPI_STATUS_IGNORE));
+    CHECK(!flag, "a message on the siblings' merged communicator");
+    usleep(10000);
+  }
+  int errcode = MPI_ERR_OTHER, remote = 0;
+  CHECK_MPI(MPI_Comm_spawn(self, lone, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, &errcode));
+  CHECK(errcode == MPI_SUCCESS, "the spawn after the siblings: errcode %d", errcode);
+  CHECK_MPI(MPI_Comm_remote_size(inter, &remote));
+  CHECK(remote == 1, "the spawn after the siblings made %d", remote);
+  CHECK_MPI(MPI_Comm_disconnect(&inter));
+  if (world_rank() == 0) {
+    int go = 1;
+    CHECK_MPI(MPI_Send(&go, 1, MPI_INT, world_size() + 1, 9, merged));
+  }
+  CHECK_MPI(MPI_Comm_free(&merged));
+}
+
+/* The first ranks of nodes 0 and 1 spawn a child each from MPI_COMM_SELF,
+ * at once: each spawn holds the nodes' free places one node after the
+ * other in node order, so neither holds a node the other waits for. */
+static void spawn_from_two_nodes(const char *self) {
+  int nrank = 0, lrank = 0;
+  CHECK_MPI(BDMPI_Comm_nrank(MPI_COMM_WORLD, &nrank));
+  CHECK_MPI(BDMPI_Comm_lrank(MPI_COMM_WORLD, &lrank));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (nrank <= 1 && lrank == 0) {
+    char *lone[] = {"lone", NULL};
+    MPI_Comm inter;
+    int remote = 0;
+    CHECK_MPI(MPI_Comm_spawn(self, lone, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter,
+                             MPI_ERRCODES_IGNORE));
+    CHECK_MPI(MPI_Comm_remote_size(inter, &remote));
+    CHECK(remote == 1, "node %d's spawn made %d", nrank, remote);
+    CHECK_MPI(MPI_Comm_disconnect(&inter));
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+#endif
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (argc > 2 && strcmp(argv[1], "again") == 0) {
@@ -259,6 +336,17 @@ int main(int argc, char **argv) {
 #ifdef BDMPI
     if (strcmp(argv[1], "placed") == 0) {
       placed_child(argv[2]);
+      MPI_Finalize();
+      return 0;
+    }
+    if (strcmp(argv[1], "sibling") == 0 || strcmp(argv[1], "lone") == 0) {
+      if (argv[1][0] == 's') {
+        sibling_child();
+      } else {
+        MPI_Comm parent;
+        CHECK_MPI(MPI_Comm_get_parent(&parent));
+        CHECK_MPI(MPI_Comm_disconnect(&parent));
+      }
       MPI_Finalize();
       return 0;
     }
@@ -358,6 +446,10 @@ int main(int argc, char **argv) {
   }
 #endif
   spawn_again(argv[0]);
+#ifdef BDMPI
+  spawn_past_sibling(argv[0]);
+  if (nnodes > 1) spawn_from_two_nodes(argv[0]);
+#endif
   MPI_Finalize();
   return 0;
 }
