@@ -37,8 +37,10 @@ ReplyMsg AskMaster(MsgType type, std::uint64_t id) {
 // A test whose answer the rank knows without asking (Runtime::
 // TestFindsNothing): a polling loop (MPI_Test until a message comes) would
 // otherwise cost a round trip to the master, two system calls and two
-// switches of the core, per call.
-bool answered_here = false;  // this test said "not yet" without the master
+// switches of the core, per call. `answered_here`: this test said "not
+// yet" without the master (per thread: under MPI_THREAD_MULTIPLE each
+// thread tests on its own).
+thread_local bool answered_here = false;
 bool TestFindsNothingAtMaster() {
   bool nothing = Runtime::Instance()->TestFindsNothing();
   answered_here = answered_here || nothing;
