@@ -59,7 +59,12 @@ int main(int argc, char **argv) {
     fflush(stdout);
     usleep((useconds_t)(linger * 1e6));
   } else {
-    MPI_Send(NULL, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD);
+    // Synchronous, so that rank 0's receive goes through the master: a
+    // rank that read a message from another's payload segment gives it
+    // back with its next request to the master, and a receive that
+    // completes in the rank (a small standard send) would leave rank 1's
+    // segment held while rank 0 lingers outside MPI.
+    MPI_Ssend(NULL, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD);
   }
   for (int k = 0; k < kInFlight; ++k) {
     free(out[k]);
