@@ -284,6 +284,13 @@ void FlushRemote(Window& win, int target, bool local) {
   SendAll(win, targets, false);
 }
 
+void SendPendingRemote(Window& win) {
+  std::vector<int> targets;
+  for (const auto& [rank, batch] : win.batches)
+    if (batch.operations > 0) targets.push_back(rank);
+  if (!targets.empty()) SendAll(win, targets, false);
+}
+
 void EndRemote(Window& win, int target) {
   auto found = win.batches.find(target);
   if (found == win.batches.end()) return;

@@ -44,6 +44,14 @@ void LockLater(Window& win, int target, int lock_type, bool lock_all);
 // others' data is already copied out of the origin's buffers.
 void FlushRemote(Window& win, int target, bool local);
 
+// Sends every batch that holds an operation, as MPI_Win_flush_all would,
+// at a flush or sync that yields: a program may poll its own memory with
+// flushes of its own rank and MPI_Win_sync until another rank answers an
+// operation it has not flushed (mpi4py's util.sync Mutex, an MCS lock,
+// queues itself so); MPI requires such an operation to complete
+// eventually, and no call of the poller names its target.
+void SendPendingRemote(Window& win);
+
 // MPI_Win_unlock, for each target in MPI_Win_unlock_all: the batch goes
 // with the unlock (and the lock, when it was never taken: an epoch with no
 // operation still takes and releases it, but lock_all's untouched targets

@@ -99,6 +99,9 @@ void Release(Window& win, int target, bool exclusive) {
 // A yield costs a round trip to the master, so only every kPollsPerYield-th
 // flush or sync, and every kUnlocksPerYield-th unlock, yields: a polling
 // loop still lets the others run, a flush per operation costs little.
+// The yield also sends the operations still batched for other nodes'
+// targets (SendPendingRemote): the store the loop polls for may wait on
+// one of them.
 constexpr unsigned kPollsPerYield = 32;
 // An empty lock epoch costs a microsecond or less: a yield every 32nd
 // would triple it.
@@ -106,6 +109,7 @@ constexpr unsigned kUnlocksPerYield = 256;
 
 void Yield(Window& win, unsigned* count = nullptr, unsigned every = kPollsPerYield) {
   if (++*(count != nullptr ? count : &win.polls) % every != 0) return;
+  SendPendingRemote(win);
   int flag = 0;
   Check(PMPI_Iprobe(MPI_ANY_SOURCE, kTagYield, win.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
 }

@@ -11,8 +11,12 @@
  * locks, and a lock epoch with no operation (batched()).
  * MPI_Win_allocate memory of a target switched out in the middle of an
  * epoch and resumed (switched_out()); --expect-release (BDMPI, a small
- * --node-memory) checks that it was written back meanwhile.
+ * --node-memory) checks that it was written back meanwhile. A handoff
+ * polled with flushes of the poller's own rank only, as mpi4py's
+ * util.sync Mutex does (polled_handoff()).
  */
+#include <unistd.h>
+
 #include "check.h"
 
 /* A call that lets other ranks run (an empty probe yields under BDMPI). */
@@ -304,6 +308,54 @@ static void queued_all(MPI_Comm comm) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* A handoff polled with flushes of the poller's own rank, as mpi4py's
+ * util.sync Mutex (an MCS lock) does: under lock_all the waiter
+ * accumulates its rank into the holder's slot 0 and flushes nothing but
+ * itself while it polls its own slot 1 (MPI_Win_sync, a flush of its own
+ * rank, a sleep); the holder polls its slot 0 the same way, then sets the
+ * waiter's slot 1. The waiter's accumulate must reach the holder although
+ * no call names the holder's rank: the flushes and syncs of the poll
+ * loops are all that may carry it. A bounded wait fails instead of
+ * hanging. */
+static int polled_slot(MPI_Win win, const volatile int *slot, int rank) {
+  double until = MPI_Wtime() + 20.0;
+  CHECK_MPI(MPI_Win_sync(win));
+  while (*slot == -1) {
+    CHECK(MPI_Wtime() < until, "polled_handoff: slot never set");
+    usleep(100);
+    CHECK_MPI(MPI_Win_flush(rank, win));
+    CHECK_MPI(MPI_Win_sync(win));
+  }
+  return *slot;
+}
+
+static void polled_handoff(MPI_Comm comm) {
+  int rank = rank_in(comm), size = size_of(comm);
+  if (size < 2) return;
+  int holder = 0, waiter = size - 1;
+  int *mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, comm, &mem, &win));
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+  mem[0] = mem[1] = -1;
+  CHECK_MPI(MPI_Win_unlock(rank, win));
+  CHECK_MPI(MPI_Barrier(comm));
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  if (rank == waiter) {
+    CHECK_MPI(MPI_Accumulate(&waiter, 1, MPI_INT, holder, 0, 1, MPI_INT, MPI_REPLACE, win));
+    int got = polled_slot(win, &mem[1], rank);
+    CHECK(got == holder, "polled_handoff: waiter got %d, want %d", got, holder);
+  } else if (rank == holder) {
+    int next = polled_slot(win, &mem[0], rank);
+    CHECK(next == waiter, "polled_handoff: holder got %d, want %d", next, waiter);
+    CHECK_MPI(MPI_Accumulate(&holder, 1, MPI_INT, waiter, 1, 1, MPI_INT, MPI_REPLACE, win));
+    CHECK_MPI(MPI_Win_flush(waiter, win));
+  }
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(comm));
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* BDMPI's bdmpi_written_back_bytes counter of this rank, started. */
 typedef struct {
   MPI_T_pvar_session session;
@@ -432,6 +484,7 @@ int main(int argc, char **argv) {
   switched_out(node, bytes, expect_release);
   queued_all(node);
   batched(node);
+  polled_handoff(node);
   if (size_of(node) < world_size()) {
     /* Over all ranks: most targets are on another node. */
     pscw(MPI_COMM_WORLD, 0);
@@ -444,6 +497,7 @@ int main(int argc, char **argv) {
     switched_out(MPI_COMM_WORLD, bytes, 0);
     queued_all(MPI_COMM_WORLD);
     batched(MPI_COMM_WORLD);
+    polled_handoff(MPI_COMM_WORLD);
   }
   MPI_Comm_free(&node);
   MPI_Barrier(MPI_COMM_WORLD);
