@@ -117,7 +117,8 @@ class Master : private MasterServices {
   void OnDynamicFields(const std::vector<std::string>& fields);
   void OnSpawnQuery(int spawn, int origin);
   void OnSpawnFree(const std::vector<std::string>& fields);
-  // The spawn a `free` or `started` answer of `size` fields is about.
+  // The spawn a `free` or `started` answer of at least `size` fields is
+  // about.
   PendingSpawn& AnsweredSpawn(const std::vector<std::string>& fields, std::size_t size);
   void PlaceSpawn(PendingSpawn& pending);
   void OnSpawnStart(const std::vector<std::string>& fields);
@@ -134,6 +135,10 @@ class Master : private MasterServices {
   // spawn's world, that world's part on the node), whose ids the new
   // rank would take.
   bool SlotMayLead(int slot) const;
+  // The reserved places of other nodes whose spawn's world a live rank of
+  // this node still holds: that node sees them free, but a spawn led from
+  // one would take the world's id again (the root's master skips them).
+  std::vector<int> RemoteWorldLeadersHeld() const;
   // The live rank of this node that is a member of communicator `id` (it
   // held its place when `id` was registered), if any.
   const Slave* LiveMemberOf(int id) const;

@@ -7,7 +7,9 @@
 // own master answers itself through dynamic_inbox_):
 //   query   root's master -> each master in turn, node 0 first, the next
 //           once the last has answered: hold your free slots for me
-//   free    -> root's master: my next slot's job rank, free slots, channel
+//   free    -> root's master: my next slot's job rank, free slots, channel,
+//           and the places of other nodes whose spawn's world my live
+//           ranks hold (no new world may be led from them)
 //   start   root's master -> every master: start these ranks (0: release)
 //   started -> root's master, from each master that starts ranks
 //   discard root's master -> masters that started ranks of a spawn that
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,9 @@ struct Master::PendingSpawn {
   // Spawned ranks of the nodes that may still exit and so free their
   // slots (SpawnRoomSoon).
   int soon = 0;
+  // Job ranks of places whose spawn's world a live rank of another node
+  // holds (RemoteWorldLeadersHeld).
+  std::set<int> held_leaders;
   std::vector<int> count;  // ranks placed on each node
   std::vector<int> world;  // the children's job ranks, by rank
   int answers = 0;
@@ -181,8 +187,28 @@ void Master::OnSpawnQuery(int spawn, int origin) {
     spawn_hold_channel_ = channel;
     spawn_hold_slot_ = first;
   }
-  SendDynamic(origin, {"free", Str(spawn), Str(node_), Str(next), Str(free), Str(channel),
-                       Str(SpawnRoomSoon())});
+  std::vector<std::string> answer = {"free",       Str(spawn),   Str(node_),
+                                     Str(next),    Str(free),    Str(channel),
+                                     Str(SpawnRoomSoon())};
+  for (int job_rank : RemoteWorldLeadersHeld()) answer.push_back(Str(job_rank));
+  SendDynamic(origin, answer);
+}
+
+std::vector<int> Master::RemoteWorldLeadersHeld() const {
+  // A spawn's world spanning nodes is registered on each of them, but each
+  // master sees only its own members: the one of the world's first place
+  // may find none live and offer the place while a member elsewhere lives.
+  std::vector<int> held;
+  int universe = layout_.universe_size();
+  for (int node = 0; node < nnodes_; ++node) {
+    if (node == node_) continue;
+    for (int slot = layout_.Count(node); slot < layout_.SlotCount(node); ++slot) {
+      int job_rank = layout_.JobRankOfSlot(node, slot);
+      if (LiveMemberOf(CommId(job_rank, kSpawnWorldCreation, universe)) != nullptr)
+        held.push_back(job_rank);
+    }
+  }
+  return held;
 }
 
 int Master::SpawnRoomSoon() const {
@@ -273,7 +299,7 @@ void Master::ReleaseSpawnHold() {
 
 Master::PendingSpawn& Master::AnsweredSpawn(const std::vector<std::string>& fields,
                                             std::size_t size) {
-  BDMPI_ENFORCE(fields.size() == size, "a spawn's " + fields[0] + " message is malformed");
+  BDMPI_ENFORCE(fields.size() >= size, "a spawn's " + fields[0] + " message is malformed");
   auto found = spawns_.find(ToInt(fields[1]));
   BDMPI_ENFORCE(found != spawns_.end(), "a " + fields[0] + " message for no spawn");
   return *found->second;
@@ -286,6 +312,7 @@ void Master::OnSpawnFree(const std::vector<std::string>& fields) {
   pending.free[node] = ToInt(fields[4]);
   pending.channel[node] = ToInt(fields[5]);
   pending.soon += ToInt(fields[6]);
+  for (std::size_t i = 7; i < fields.size(); ++i) pending.held_leaders.insert(ToInt(fields[i]));
   if (++pending.answers == nnodes_) {
     PlaceSpawn(pending);
   } else {
@@ -295,6 +322,21 @@ void Master::OnSpawnFree(const std::vector<std::string>& fields) {
 
 void Master::PlaceSpawn(PendingSpawn& pending) {
   std::size_t nodes = static_cast<std::size_t>(nnodes_);
+  // The nodes that hold slots for this spawn hear its outcome, whatever
+  // room is left of them below.
+  std::vector<bool> holds(nodes);
+  for (std::size_t k = 0; k < nodes; ++k) holds[k] = pending.free[k] > 0;
+  // A node's run must not start at a place whose world another node's
+  // live rank holds: the children's world, if led from it, would take
+  // that world's id. (Only the run that holds the world's first rank
+  // needs it; skipping on every node is simpler and costs a slot at most
+  // while such a world lives.)
+  for (std::size_t k = 0; k < nodes; ++k) {
+    while (pending.free[k] > 0 && pending.held_leaders.count(pending.next[k]) > 0) {
+      ++pending.next[k];
+      --pending.free[k];
+    }
+  }
   // Each rank's node, by rank of the children's world: the info's, or
   // spread over the nodes in blocks like -n, each block cut to the node's
   // room and the rest carried to the next nodes with room.
@@ -391,7 +433,7 @@ void Master::PlaceSpawn(PendingSpawn& pending) {
   pending.expected = 0;
   int id = pending.id;
   for (std::size_t n = 0; n < nodes; ++n) {
-    if (pending.free[n] == 0) continue;  // holds nothing for this spawn
+    if (!holds[n]) continue;  // holds nothing for this spawn
     start[3] = Str(refusal.error == 0 ? pending.count[n] : 0);
     if (refusal.error == 0 && pending.count[n] > 0) ++pending.expected;
     SendDynamic(static_cast<int>(n), start);
@@ -440,12 +482,13 @@ void Master::OnSpawnStart(const std::vector<std::string>& fields) {
     for (int i = 0; i < commands[c].maxprocs; ++i) appnum_of.push_back(static_cast<int>(c));
   for (std::size_t r = 0; r < world.size(); ++r)
     if (layout_.NodeOf(world[r]) == node_) local.push_back(static_cast<int>(r));
+  // The run starts where this node's free run did, or later when the
+  // root's master skipped places another node's rank holds (PlaceSpawn).
+  int first_slot = local.empty() ? -1 : layout_.SlotOf(world[static_cast<std::size_t>(local[0])]);
   BDMPI_ENFORCE(static_cast<int>(local.size()) == count && appnum_of.size() == world.size() &&
-                    spawn_hold_slot_ >= 0 &&
-                    layout_.JobRankOfSlot(node_, spawn_hold_slot_) ==
-                        world[static_cast<std::size_t>(local[0])],
+                    spawn_hold_slot_ >= 0 && first_slot >= spawn_hold_slot_ &&
+                    first_slot + count <= layout_.SlotCount(node_),
                 "a spawn's start does not match the slots this node held for it");
-  int first_slot = spawn_hold_slot_;
   int universe = layout_.universe_size();
   bool spans = channels.size() > 1;
   std::vector<int> local_ranks;
