@@ -417,16 +417,13 @@ bool DirectPath::MayStayUntold(int sender) const {
 
 bool DirectPath::MasterHasNothingNew() const {
   if (!table_.valid()) return false;
-  if (table_.rank(me_).completions.load(std::memory_order_acquire) != 1 ||
-      table_.node().slot_wanted.load(std::memory_order_acquire) != 0)
-    return false;
-  // A message to this rank on its way through the master (maybe not read
-  // yet): the master needs a core for it, which a rank that polls without
-  // a system call would hold (two ranks polling on two cores starved the
-  // master: Graph500 on 2 ranks took 1.7x main's time); asking gives it.
-  for (int other = 0; other < table_.size(); ++other)
-    if (table_.pending(other, me_).load(std::memory_order_acquire) != 0) return false;
-  return true;
+  if (table_.rank(me_).completions.load(std::memory_order_acquire) != 1) return false;
+  // Nor a rank waiting for a slot, nor a message to this rank on its way
+  // through the master (maybe not read yet): the master needs a core for
+  // it, which a rank that polls without a system call would hold (two
+  // ranks polling on two cores starved the master: Graph500 on 2 ranks
+  // took 1.7x main's time); asking gives it.
+  return !MustStopSpinning(kAnySender);
 }
 
 bool DirectPath::MustStopSpinning(int sender) const {
