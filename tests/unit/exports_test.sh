@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # libbdmpi.so exports its C interface and nothing else: MPI_*, PMPI_*,
-# BDMPI_*, the common blocks behind MPI_F_STATUS(ES)_IGNORE and (unless
+# BDMPI_*, the common blocks behind MPI_F_STATUS(ES)_IGNORE, accept and
+# accept4 (a blocking accept yields the rank's running slot) and (unless
 # built with a sanitizer) the interposed malloc family.
 # A C++ symbol of the runtime in a user program's namespace could clash with
 # or be interposed by the program's own symbols.
@@ -10,20 +11,21 @@ set -euo pipefail
 lib=$1
 interposed=$2
 allocation="malloc calloc realloc free posix_memalign aligned_alloc memalign valloc pvalloc malloc_usable_size"
+sockets="accept accept4"
 
 symbols=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u)
 status=0
 
 # Fortran's MPI_STATUS(ES)_IGNORE common blocks: C's MPI_F_STATUS(ES)_IGNORE.
 unexpected=$(grep -Ev '^(MPI_|PMPI_|BDMPI_|mpi_fortran_status(es)?_ignore_$)' <<<"$symbols" |
-  grep -Fxv -f <(tr ' ' '\n' <<<"$allocation") || true)
+  grep -Fxv -f <(tr ' ' '\n' <<<"$allocation $sockets") || true)
 if [[ -n $unexpected ]]; then
   echo "FAIL: $lib exports $(wc -l <<<"$unexpected") symbol(s) outside its interface:"
   head -20 <<<"$unexpected" | sed 's/^/  /'
   status=1
 fi
 
-expected="MPI_Init MPI_Finalize MPI_Send MPI_Recv MPI_Bcast BDMPI_Release BDMPI_Alloc_storage"
+expected="MPI_Init MPI_Finalize MPI_Send MPI_Recv MPI_Bcast BDMPI_Release BDMPI_Alloc_storage $sockets"
 if [[ $interposed == 1 ]]; then
   expected+=" $allocation"
 fi
