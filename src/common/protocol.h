@@ -26,7 +26,7 @@
 namespace bdmpi {
 
 // Also covers the shared tables both halves map (common/storage_table.h).
-inline constexpr std::uint16_t kProtocolVersion = 18;
+inline constexpr std::uint16_t kProtocolVersion = 19;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -209,6 +209,14 @@ inline constexpr std::uint16_t kProtocolVersion = 18;
 //             (kMemoryFile or kFile, as WaitRecv's reply would carry it),
 //             from which the slave reads back the pages it did not write;
 //             the master then lets the copy go.
+//   PayloadRead: slave -> master, right after the slave copied a large
+//             payload (kMemoryFile; Runtime::FetchPayload says how large)
+//             out of the file its last reply named: the master lets go of that reply's
+//             files now rather than at the slave's next request, however
+//             long the slave computes before it (a sender's payload segment
+//             is free again, or goes with a sender that has exited). No
+//             answer; its whole effect is that of any request that does not
+//             keep its reply's files.
 //
 // Dynamic processes (src/master/launch/spawn_ranks.cpp,
 // src/slave/comm/dynamic.cpp).
@@ -268,6 +276,7 @@ inline constexpr std::uint16_t kProtocolVersion = 18;
   X(ReadAhead, 0x0603)     \
   X(ReleaseProgress, 0x0604) \
   X(RestoreLent, 0x0605)   \
+  X(PayloadRead, 0x0606)   \
   X(Spawn, 0x0701)         \
   X(PublishName, 0x0702)   \
   X(LookupName, 0x0703)    \

@@ -241,6 +241,9 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .handle = Handle<&N::HandleReleaseProgress>},
       {.type = MsgType::kRestoreLent, .replies = Replies::kYes, .keeps_reply_files = true,
        .handle = Handle<&N::HandleRestoreLent>},
+      // No handler: OnRequest lets go of the last reply's files, as for
+      // every request that does not keep them, which is all it is for.
+      {.type = MsgType::kPayloadRead},
 
       // Dynamic processes (launch/spawn_ranks.cpp, launch/service_names.cpp).
       {.type = MsgType::kSpawn, .mpi_call = "MPI_Comm_spawn", .replies = Replies::kYes,

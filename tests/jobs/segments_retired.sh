@@ -3,7 +3,8 @@
 #
 # Runs PROGRAM (programs/finish_early.c) on 2 ranks that run together
 # (-nr 2): both use payload segments (large messages, and reductions for
-# which the master maps them), then rank 1 finishes while rank 0 lingers.
+# which the master maps them), then rank 1 finishes while rank 0 lingers
+# outside MPI, having read rank 1's last message (1 MiB) from its segment.
 # While the job still runs, rank 1's segments must be gone: no
 # file left in the node's memory directory and no mapping of one in the
 # master, which would keep a deleted file's memory. Then the usual end

@@ -617,6 +617,22 @@ void Runtime::Stage(const void* data, SendFacts facts, SendChoice choice, Reques
   BDMPI_ENFORCE(false, std::string("the ") + SendPathName(choice.path) + " path staged");
 }
 
+// A payload from this size up is let go of as soon as it is read
+// (PayloadRead): its file (a sender's segment, a memory file) holds at
+// least as many pages, which would stay taken while the rank computes
+// until its next request, and a finished sender's segment with them. The
+// request costs a few microseconds of the master's time, against the
+// hundreds the copy of a MiB takes; below it the file waits for the next
+// request.
+constexpr std::uint64_t kEarlyLetGoBytes = std::uint64_t{1} << 20;
+
+void Runtime::LetGoOfLargePayload(const ReplyMsg& reply) {
+  if (reply.bytes < kEarlyLetGoBytes) return;
+  RequestMsg read;
+  read.type = MsgType::kPayloadRead;
+  Post(read);
+}
+
 void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
                            std::uint64_t capacity) {
   std::uint64_t bytes = reply.bytes < capacity ? reply.bytes : capacity;
@@ -637,6 +653,7 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
       break;
     case Where::kMemoryFile:
       segment_reader_.Read(memory_dir_, reply.file_id, reply.file_ino, data, bytes);
+      LetGoOfLargePayload(reply);
       break;
     case Where::kPlaced:  // the sender wrote it into `data` already
       break;

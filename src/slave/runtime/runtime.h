@@ -194,6 +194,9 @@ class Runtime {
   // Reads a lent block from its sender, or, when this rank may not, asks
   // the master for a copy (MsgType::kCopyLent).
   void ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes);
+  // After a large payload's read: tells the master its file may go now
+  // (PayloadRead), not at the next request.
+  void LetGoOfLargePayload(const ReplyMsg& reply);
   // Adds a request to the batch (sending the batch first if it is full),
   // from MPI_Init's thread only.
   void Enqueue(RequestMsg request);

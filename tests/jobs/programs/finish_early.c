@@ -3,10 +3,11 @@
  * 1 MiB vectors with MPI_Allreduce and passes 512 KiB + 8 messages round
  * a ring, several in flight (under BDMPI: payload segments, mapped by the
  * master for the reductions, warm afterwards), checking both bit for bit.
- * Then every rank but 0 tells rank 0 and calls MPI_Finalize; rank 0 prints
- * "lingering" and stays --linger S seconds (default 0) outside MPI before
- * it finalizes: time for a test to look at what the finished ranks left
- * while the job still runs (tests/jobs/segments_retired.sh).
+ * Then every rank but 0 tells rank 0, in a message of 1 MiB + 8, and
+ * calls MPI_Finalize; rank 0 prints "lingering" and stays --linger S
+ * seconds (default 0) outside MPI before it finalizes: time for a test to
+ * look at what the finished ranks left while the job still runs
+ * (tests/jobs/segments_retired.sh).
  *
  * Usage: finish_early [--linger S]
  */
@@ -52,20 +53,28 @@ int main(int argc, char **argv) {
         CHECK(in[k][i] == pattern_byte((uint64_t)(prev * 100 + round * 10 + k), i),
               "ring message %d (round %d): byte %zu wrong", k, round, i);
   }
+  /* The last word is large: under BDMPI rank 0 reads it from the
+   * sender's payload segment (probed first, so that no receive was posted
+   * for the sender to write into), and must let go of it once read
+   * (PayloadRead), not at its next request after it lingered. */
+  const size_t done_bytes = (1 << 20) + 8;
+  unsigned char *done = xmalloc(done_bytes);
   if (rank == 0) {
-    for (int r = 1; r < size; ++r)
-      MPI_Recv(NULL, 0, MPI_BYTE, r, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int r = 1; r < size; ++r) {
+      MPI_Probe(r, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(done, (int)done_bytes, MPI_BYTE, r, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (size_t i = 0; i < done_bytes; ++i)
+        CHECK(done[i] == pattern_byte((uint64_t)(1000 + r), i), "rank %d's last word: byte %zu wrong",
+              r, i);
+    }
     printf("lingering\n");
     fflush(stdout);
     usleep((useconds_t)(linger * 1e6));
   } else {
-    // Synchronous, so that rank 0's receive goes through the master: a
-    // rank that read a message from another's payload segment gives it
-    // back with its next request to the master, and a receive that
-    // completes in the rank (a small standard send) would leave rank 1's
-    // segment held while rank 0 lingers outside MPI.
-    MPI_Ssend(NULL, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD);
+    for (size_t i = 0; i < done_bytes; ++i) done[i] = pattern_byte((uint64_t)(1000 + rank), i);
+    MPI_Send(done, (int)done_bytes, MPI_BYTE, 0, 99, MPI_COMM_WORLD);
   }
+  free(done);
   for (int k = 0; k < kInFlight; ++k) {
     free(out[k]);
     free(in[k]);
