@@ -81,13 +81,27 @@ inline constexpr std::uint64_t kDirectSlots = 64;
 // then 1152 bytes, 72 KiB per rank, touched only as the rank's ring turns.
 inline constexpr std::uint64_t kDirectSlotBytes = 1024;
 // Bytes of a rank's inbox (DirectInbox): its messages one after the other,
-// each a 48-byte header and its data rounded up to 64 bytes, so 1024
-// messages of up to 16 bytes or 60 of 1 KiB. 64 KiB per rank, touched only
-// as the inbox fills: a node of 1024 ranks maps 64 MB, of which a rank
-// whose inbox stays empty touches one page. Enough for the flood of
-// bench_fanin --isend 64 from 3 ranks (192 messages of 12 bytes) to wait
-// there whole; a sender that finds the inbox full goes to the master.
-inline constexpr std::uint64_t kDirectInboxBytes = 64 * 1024;
+// each a 48-byte header and its data rounded up to 64 bytes. The node's
+// inboxes share kDirectInboxNodeBytes, a rank's between the two bounds
+// (DirectInboxBytes): 1 MiB up to 64 ranks, so that a stream of 32 KiB
+// messages (Graph500's aggregation buffers) that outruns its receiver's
+// four receives waits there 31 deep rather than at the master; 64 KiB at
+// 1024 ranks (1024 messages of up to 16 bytes, or 60 of 1 KiB). Touched
+// only as an inbox fills; bounded by the node, whatever its ranks do.
+inline constexpr std::uint64_t kDirectInboxNodeBytes = 64ull << 20;
+inline constexpr std::uint64_t kDirectInboxMinBytes = 64 * 1024;
+inline constexpr std::uint64_t kDirectInboxMaxBytes = 1ull << 20;
+inline std::uint64_t DirectInboxBytes(int nranks) {
+  std::uint64_t share = kDirectInboxNodeBytes / static_cast<std::uint64_t>(nranks < 1 ? 1 : nranks);
+  share = share / 4096 * 4096;
+  return share < kDirectInboxMinBytes   ? kDirectInboxMinBytes
+         : share > kDirectInboxMaxBytes ? kDirectInboxMaxBytes
+                                        : share;
+}
+// A message waits in an inbox only if it takes at most this part of it
+// (32 KiB and its header in 1 MiB: a few such messages do not fill it
+// for the small ones behind them).
+inline constexpr std::uint64_t kDirectInboxMessageShare = 8;
 // Above this many ranks per node the per-pair counts would take too much
 // memory (n * n * 4 bytes): the direct path is off.
 inline constexpr int kDirectMaxRanks = 1024;
@@ -188,7 +202,7 @@ struct DirectInboxEntry {
 
 struct alignas(64) DirectInbox {
   // A spin lock: senders and the receiver hold it for a scan and a copy
-  // of at most kDirectSlotBytes.
+  // of one message.
   std::atomic<std::uint32_t> lock;
   // 1 while the receiver takes messages from its inbox (the path is on
   // for it), and how many of its probes ask the master now: a sender
@@ -198,15 +212,12 @@ struct alignas(64) DirectInbox {
   std::uint32_t open;
   std::uint32_t probing;
   // Entries in [head, tail) in arrival order, as byte counts (the entry
-  // at count c starts at c % kDirectInboxBytes); taken ones in the middle
-  // stay until head passes them. An entry that would cross the end is
-  // preceded by an empty one that fills the end.
+  // at count c starts at c % DirectInboxBytes(n) of the rank's bytes,
+  // DirectTable::inbox_bytes); taken ones in the middle stay until head
+  // passes them. An entry that would cross the end is preceded by an
+  // empty one that fills the end.
   std::uint64_t head;
   std::uint64_t tail;
-  alignas(64) unsigned char bytes[kDirectInboxBytes];
-  DirectInboxEntry& at(std::uint64_t count) {
-    return *reinterpret_cast<DirectInboxEntry*>(bytes + count % kDirectInboxBytes);
-  }
 };
 
 // What the whole node shares, written by the master.
@@ -218,8 +229,8 @@ struct alignas(64) DirectNode {
 };
 
 static_assert(sizeof(DirectSlot) == 1152, "a slot is whole cache lines");
-static_assert(sizeof(DirectInboxEntry) == 48 && kDirectInboxBytes % 64 == 0,
-              "inbox entries start on 16-byte boundaries, an inbox is whole lines");
+static_assert(sizeof(DirectInboxEntry) == 48 && kDirectInboxMinBytes % 4096 == 0,
+              "inbox entries start on 16-byte boundaries, an inbox is whole pages");
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
                   std::atomic<std::int32_t>::is_always_lock_free,
               "the direct table is shared between processes");
@@ -232,7 +243,7 @@ class DirectTable {
 
   static std::size_t Bytes(int nranks) {
     std::size_t n = static_cast<std::size_t>(nranks);
-    return InboxOffset(nranks) + n * sizeof(DirectInbox);
+    return InboxBytesOffset(nranks) + n * DirectInboxBytes(nranks);
   }
   bool valid() const { return base_ != nullptr; }
   int size() const { return n_; }
@@ -251,6 +262,12 @@ class DirectTable {
   DirectInbox& inbox(int index) const {
     return reinterpret_cast<DirectInbox*>(base_ + InboxOffset(n_))[index];
   }
+  // Where the messages of `index`'s inbox are, and how many bytes.
+  unsigned char* inbox_bytes(int index) const {
+    return reinterpret_cast<unsigned char*>(base_ + InboxBytesOffset(n_)) +
+           static_cast<std::size_t>(index) * DirectInboxBytes(n_);
+  }
+  std::uint64_t inbox_capacity() const { return DirectInboxBytes(n_); }
 
  private:
   static std::size_t InboxOffset(int nranks) {
@@ -258,6 +275,12 @@ class DirectTable {
     std::size_t end = sizeof(DirectNode) + n * sizeof(DirectRank) +
                       n * n * sizeof(std::atomic<std::uint32_t>);
     return (end + alignof(DirectInbox) - 1) / alignof(DirectInbox) * alignof(DirectInbox);
+  }
+  // The inboxes' bytes, page-aligned, so that pages stay untouched until
+  // an inbox reaches them.
+  static std::size_t InboxBytesOffset(int nranks) {
+    std::size_t end = InboxOffset(nranks) + static_cast<std::size_t>(nranks) * sizeof(DirectInbox);
+    return (end + 4095) / 4096 * 4096;
   }
 
   std::byte* base_ = nullptr;
