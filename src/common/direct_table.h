@@ -45,9 +45,10 @@
 // waits a few microseconds for its running receiver to post one
 // (`next_seq` moves), rather than losing the race to the master's path.
 //
-// Per rank also an inbox: a small user message (a standard send on a
-// user communicator) that finds no open receive waits there for its
-// receive, in arrival order, rather than at the master. The inbox's lock
+// Per rank also an inbox: a user message (a standard send on a user
+// communicator) of up to an eighth of the inbox that finds no open
+// receive waits there for its receive, in arrival order, rather than at
+// the master. The inbox's lock
 // makes two decisions atomic: a sender appends only when no open receive
 // of the rank accepts the message (it scans them under the lock), and the
 // receiver publishes a receive only when no queued entry matches it (it

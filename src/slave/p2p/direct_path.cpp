@@ -97,9 +97,9 @@ DirectTable MapTable(int node_size) {
 }
 
 // Holds a rank's inbox (common/direct_table.h). Held for a scan and a copy
-// of at most a KiB; a holder that lost its core to another process (more
-// ranks than cores) costs the others a time slice, so they yield after a
-// short spin.
+// of one message (up to an eighth of the inbox, a few microseconds for 32
+// KiB); a holder that lost its core to another process (more ranks than
+// cores) costs the others a time slice, so they yield after a short spin.
 class DirectInboxGuard {
  public:
   explicit DirectInboxGuard(DirectInbox& inbox) : inbox_(inbox) {

@@ -103,8 +103,8 @@ class DirectPath {
   void BeforeSpin(std::function<void()> flush) { before_spin_ = std::move(flush); }
   // The same on a table at hand (tests): `max_bytes` 0 only counts;
   // `send_wait_ns`: a sender's longest wait for a post (WaitForPost).
-  // `queue`: small user messages that find no receive wait in their
-  // receiver's inbox (--direct-queue).
+  // `queue`: user messages of up to an eighth of an inbox that find no
+  // receive wait in their receiver's inbox (--direct-queue).
   // `yield`: a waiter gives its core back between looks.
   void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns,
                  std::uint64_t send_wait_ns = kDirectSendWaitNs, bool queue = false,
