@@ -73,9 +73,9 @@ namespace bdmpi {
 // still taken is not published (and senders to that rank go through the
 // master until it completes: its sequence number is missing from the ring).
 inline constexpr std::uint64_t kDirectSlots = 64;
-// A message of at most this many bytes into a receive its rank completes
-// itself (kDone, kDonePolled) travels in the slot: the sender copies it in
-// and the receiver out, neither calls the kernel (process_vm_writev costs
+// A message of at most this many bytes travels in the slot: the sender
+// copies it in and the receiver out (kDone, kDonePolled), or the master
+// (kDoneTold, handed over in its reply); nobody calls the kernel (process_vm_writev costs
 // about 1.5 us on the 2-core VM, twice a whole round trip of Open MPI's).
 // 1 KiB, so that the round trip of 1 KiB, a figure of its own
 // (bench/run_message_figures.sh), makes no system call either: a slot is
@@ -148,8 +148,9 @@ struct alignas(64) DirectSlot {
   std::atomic<std::int32_t> sent_source;
   std::atomic<std::int32_t> sent_tag;
   std::atomic<std::uint64_t> sent_bytes;
-  // 1: the message is in `data`, for the receiver to copy out (written
-  // before kDone/kDonePolled, like the status).
+  // 1: the message is in `data`, for the receiver to copy out, or the
+  // master for a told receive (written before the kDone states, like the
+  // status).
   std::atomic<std::uint32_t> sent_in_slot;
   unsigned char data[kDirectSlotBytes];
 };

@@ -46,11 +46,10 @@ class DirectPathTest : public ::testing::Test {
       posted.push_back(Post(kSender, 100, &buffers[i], 1, first_id + i));
     return posted;
   }
-  DirectSend Send(const char* text, int tag, std::uint64_t* recv_id = nullptr,
-                  bool nonblocking = false) {
+  DirectSend Send(const char* text, int tag, std::uint64_t* recv_id = nullptr) {
     std::uint64_t id = 0;
-    DirectSend sent = sender_.TrySend(text, std::strlen(text) + 1, kComm, kSender, tag,
-                                      kReceiver, &id, nonblocking);
+    DirectSend sent =
+        sender_.TrySend(text, std::strlen(text) + 1, kComm, kSender, tag, kReceiver, &id);
     if (recv_id != nullptr) *recv_id = id;
     return sent;
   }
@@ -159,18 +158,26 @@ TEST_F(DirectPathTest, NothingIsWrittenIntoARankThatIsNotAccepting) {
 }
 
 TEST_F(DirectPathTest, AToldReceiveIsCompletedByTheMaster) {
-  std::vector<char> buffer(2000), message(1000, 'm');
+  std::vector<char> buffer(2000), message(1500, 'm');
   message.back() = '\0';
+  auto small = Post(kSender, 7, buffer.data(), buffer.size(), 41);
   auto recv = Post(kSender, 7, buffer.data(), buffer.size(), 42);
+  ASSERT_TRUE(receiver_.Tell(*small));
   ASSERT_TRUE(receiver_.Tell(*recv));
-  // An inline-sized message into it goes through the master: one queue
-  // message either way.
-  EXPECT_EQ(Send("told", 7), DirectSend::kNo);
+  // Up to a KiB the message waits in the slot: the master hands it over.
   std::uint64_t id = 0;
+  EXPECT_EQ(Send("told", 7, &id), DirectSend::kDoneTold);
+  EXPECT_EQ(id, 41u);
+  const DirectSlot& slot = table_.rank(kReceiver).slots[small->slot];
+  EXPECT_EQ(slot.sent_in_slot.load(), 1u);
+  EXPECT_EQ(slot.sent_bytes.load(), 5u);
+  EXPECT_STREQ(buffer.data(), "");
+  // A larger one is written into the buffer.
   EXPECT_EQ(Send(message.data(), 7, &id), DirectSend::kDoneTold);
   EXPECT_EQ(id, 42u);
   EXPECT_STREQ(buffer.data(), message.data());
-  // The receiver collects it from the master, not from its slot.
+  // The receiver collects them from the master, not from their slots.
+  EXPECT_FALSE(receiver_.Written(*small));
   EXPECT_FALSE(receiver_.Written(*recv));
   EXPECT_EQ(table_.rank(kReceiver).slots[recv->slot].word.load(),
             DirectWord(recv->seq, DirectState::kDoneTold));
@@ -518,39 +525,42 @@ TEST_F(DirectInboxTest, AReceiveTakesTheFirstMatchAndLeavesTheOthers) {
 
 TEST_F(DirectInboxTest, AnOpenReceiveThatTakesTheMessageIsNeverPassed) {
   char buffer[16] = {};
-  // Published, told: a message for it never goes into the inbox; a
-  // blocking send's goes through the master, a nonblocking one's is
-  // written into it (the master, told by the sender, completes it): the
-  // way through the master would keep the sender's next ones out of the
-  // inbox until the receiver ran.
+  // Published, told: a message for it never goes into the inbox; it is
+  // left in the slot, and the master, told by the sender, hands it over
+  // (the way through the master would keep the sender's next ones out of
+  // the inbox until the receiver ran).
   auto told = Post(kSender, 7, buffer, sizeof buffer, 1);
   ASSERT_TRUE(receiver_.Tell(*told));
-  EXPECT_EQ(Send("v", 7), DirectSend::kNo);
-  table_.pending(kSender, kReceiver).store(0);  // as if the master had matched it
   std::uint64_t recv_id = 0;
-  EXPECT_EQ(Send("x", 7, &recv_id, /*nonblocking=*/true), DirectSend::kDoneTold);
+  EXPECT_EQ(Send("x", 7, &recv_id), DirectSend::kDoneTold);
   EXPECT_EQ(recv_id, 1u);
-  EXPECT_STREQ(buffer, "x");
+  const DirectSlot& slot = table_.rank(kReceiver).slots[told->slot];
+  EXPECT_EQ(slot.sent_in_slot.load(), 1u);
+  EXPECT_STREQ(reinterpret_cast<const char*>(slot.data), "x");
+  EXPECT_STREQ(buffer, "");  // the master's reply carries it
   EXPECT_EQ(Send("y", 7), DirectSend::kQueued);  // it is taken
   EXPECT_EQ(Send("z", 8), DirectSend::kQueued);
   // Switched out: the master's way.
   auto other = Post(kSender, 9, buffer, sizeof buffer, 2);
   ASSERT_TRUE(receiver_.Tell(*other));
   receiver_.StopAccepting();
-  EXPECT_EQ(Send("w", 9, nullptr, /*nonblocking=*/true), DirectSend::kNo);
+  EXPECT_EQ(Send("w", 9), DirectSend::kNo);
   receiver_.Accept();
 }
 
-// Only the newest receive is written when told: into an older one (a
-// window of receives) an inline message goes through the master, as the
-// next message has a receive of its own.
-TEST_F(DirectInboxTest, AnOlderToldReceiveGetsItsInlineMessageThroughTheMaster) {
+// Every told receive takes its message in the slot, the oldest first (a
+// window of receives, Graph500's four persistent ones).
+TEST_F(DirectInboxTest, AnOlderToldReceiveTakesItsMessageFirst) {
   char first[16] = {}, second[16] = {};
   auto older = Post(kSender, 7, first, sizeof first, 1);
   auto newer = Post(kSender, 7, second, sizeof second, 2);
   ASSERT_TRUE(receiver_.Tell(*older));
   ASSERT_TRUE(receiver_.Tell(*newer));
-  EXPECT_EQ(Send("x", 7, nullptr, /*nonblocking=*/true), DirectSend::kNo);
+  std::uint64_t recv_id = 0;
+  EXPECT_EQ(Send("x", 7, &recv_id), DirectSend::kDoneTold);
+  EXPECT_EQ(recv_id, 1u);
+  EXPECT_EQ(Send("y", 7, &recv_id), DirectSend::kDoneTold);
+  EXPECT_EQ(recv_id, 2u);
 }
 
 TEST_F(DirectInboxTest, AMessageAtTheMasterKeepsTheNextOnesThere) {

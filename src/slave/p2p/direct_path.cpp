@@ -188,7 +188,6 @@ struct DirectOpenReceive {
   DirectScan scan = DirectScan::kNone;
   std::uint64_t seq = 0;
   std::uint64_t word = 0;  // its slot's word as read (for the claim)
-  std::uint64_t next = 0;  // the receiver's next sequence number then
 };
 
 bool DirectSlotAccepts(const DirectSlot& slot, std::uint64_t word, int comm, int source,
@@ -216,7 +215,6 @@ DirectOpenReceive FindOpenReceive(DirectRank& rank, int comm, int source, int ta
   DirectOpenReceive found;
   std::uint64_t first = rank.first_live.load(std::memory_order_acquire);
   std::uint64_t next = rank.next_seq.load(std::memory_order_acquire);
-  found.next = next;
   std::uint64_t start = next > first + kDirectSlots ? next - kDirectSlots : first;
   bool older = start > first;  // receives may outlive the turn
   DirectOpenReceive in_turn;
@@ -240,7 +238,7 @@ DirectOpenReceive FindOpenReceive(DirectRank& rank, int comm, int source, int ta
         found.word = word;
       }
     } else if (in_turn.scan == DirectScan::kNone) {
-      in_turn = DirectOpenReceive{DirectScan::kFound, seq, word, next};
+      in_turn = DirectOpenReceive{DirectScan::kFound, seq, word};
       if (!older) break;
     }
   }
@@ -672,7 +670,7 @@ void DirectPath::CountMasterSend(int dest, RequestMsg& request) {
 }
 
 DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, int rank,
-                               int tag, int dest, std::uint64_t* recv_id, bool nonblocking) {
+                               int tag, int dest, std::uint64_t* recv_id) {
   last_queued_ = DirectQueued{};
   if (!on_ || bytes > max_bytes_ || dest < 0 || dest == me_) return DirectSend::kNo;
   // An earlier message to `dest` still waits at the master: this one may
@@ -690,8 +688,8 @@ DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, 
     // Read before the scan: a receive posted after it moves `next_seq`.
     std::uint64_t seen = table_.rank(dest).next_seq.load(std::memory_order_acquire);
     bool none_posted = false;
-    DirectSend sent = DepositCounted(dest, data, bytes, comm, rank, tag, recv_id, &none_posted,
-                                     queueable, nonblocking);
+    DirectSend sent =
+        DepositCounted(dest, data, bytes, comm, rank, tag, recv_id, &none_posted, queueable);
     if (sent != DirectSend::kNo || !none_posted || !WaitForPost(dest, seen, &deadline))
       return sent;
   }
@@ -699,7 +697,7 @@ DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, 
 
 DirectSend DirectPath::DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
                                       int source, int tag, std::uint64_t* recv_id,
-                                      bool* none_posted, bool queueable, bool write_told) {
+                                      bool* none_posted, bool queueable) {
   DirectRank& receiver = table_.rank(dest);
   // The receiver's posts and this choice are one step for its inbox.
   std::optional<DirectInboxGuard> hold;
@@ -711,8 +709,7 @@ DirectSend DirectPath::DepositCounted(int dest, const void* data, std::uint64_t 
   if (receiver.unpublished.load(std::memory_order_seq_cst) != 0) queueable = false;
   // A switched-out receiver's memory is not written, but its inbox is.
   if (accepting || queueable)
-    sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted, accepting,
-                   queueable && write_told);
+    sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted, accepting);
   receiver.writers.fetch_sub(1, std::memory_order_seq_cst);
   if (sent == DirectSend::kNo && *none_posted && queueable &&
       Enqueue(dest, data, bytes, comm, source, tag))
@@ -767,7 +764,7 @@ void DirectPath::AtMaster(bool waiting) {
 
 DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint64_t bytes,
                                int comm, int source, int tag, std::uint64_t* recv_id,
-                               bool* none_posted, bool may_write, bool write_told) {
+                               bool* none_posted, bool may_write) {
   for (;;) {
     DirectOpenReceive open = FindOpenReceive(receiver, comm, source, tag);
     if (open.scan == DirectScan::kUnsure) return DirectSend::kNo;
@@ -784,21 +781,6 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
     // tells the master itself.
     bool told = state == DirectState::kTold;
     bool polled = state == DirectState::kPolling;
-    // Into a receive the master knows, an inline message costs the same
-    // one queue message either way (the send, or the notice), and the
-    // master's way spares the write (a system call, a few microseconds
-    // more per message of the fanin round) and the swap; but it counts
-    // in `pending`, which keeps this sender's next messages out of the
-    // inbox until the receiver has run and taken it. So a nonblocking
-    // send's message that may wait in the inbox (`write_told`: more
-    // may follow at once) is written into the newest receive (a flood's
-    // first message to a receiver waiting at the master in its one
-    // receive sent the whole flood through the master), and goes
-    // through the master into an older one (a window of receives: the
-    // next message has a receive of its own).
-    if (told && bytes > 0 && bytes <= static_cast<std::uint64_t>(kInlinePayloadMax) &&
-        (!write_told || seq + 1 != open.next))
-      return DirectSend::kNo;
     if (!may_write) return DirectSend::kNo;
     std::uint64_t claimed =
         DirectWord(seq, told     ? DirectState::kClaimedTold
@@ -806,9 +788,12 @@ DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint
                                  : DirectState::kClaimed);
     if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
       continue;  // changed meanwhile: look again
-    // The receiver completes this one itself (TakeWritten): a small
-    // message waits in the slot for it, without a system call.
-    bool in_slot = !told && bytes <= kDirectSlotBytes;
+    // A small message waits in the slot, without a system call: for the
+    // receiver, which completes the receive itself (TakeWritten), or for
+    // the master, which hands it over in its reply (a told receive; it
+    // went through the master whole before, which counted it in
+    // `pending` and sent the sender's next messages after it).
+    bool in_slot = bytes <= kDirectSlotBytes;
     int error = 0;
     if (in_slot)
       std::memcpy(slot.data, data, bytes);
