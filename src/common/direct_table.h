@@ -45,9 +45,10 @@
 // waits a few microseconds for its running receiver to post one
 // (`next_seq` moves), rather than losing the race to the master's path.
 //
-// Per rank also an inbox: a small user message (a standard send on a
-// user communicator) that finds no open receive waits there for its
-// receive, in arrival order, rather than at the master. The inbox's lock
+// Per rank also an inbox: a user message (a standard send on a user
+// communicator) of up to an eighth of the inbox that finds no open
+// receive waits there for its receive, in arrival order, rather than at
+// the master. The inbox's lock
 // makes two decisions atomic: a sender appends only when no open receive
 // of the rank accepts the message (it scans them under the lock), and the
 // receiver publishes a receive only when no queued entry matches it (it
@@ -72,22 +73,36 @@ namespace bdmpi {
 // still taken is not published (and senders to that rank go through the
 // master until it completes: its sequence number is missing from the ring).
 inline constexpr std::uint64_t kDirectSlots = 64;
-// A message of at most this many bytes into a receive its rank completes
-// itself (kDone, kDonePolled) travels in the slot: the sender copies it in
-// and the receiver out, neither calls the kernel (process_vm_writev costs
+// A message of at most this many bytes travels in the slot: the sender
+// copies it in and the receiver out (kDone, kDonePolled), or the master
+// (kDoneTold, handed over in its reply); nobody calls the kernel (process_vm_writev costs
 // about 1.5 us on the 2-core VM, twice a whole round trip of Open MPI's).
 // 1 KiB, so that the round trip of 1 KiB, a figure of its own
 // (bench/run_message_figures.sh), makes no system call either: a slot is
 // then 1152 bytes, 72 KiB per rank, touched only as the rank's ring turns.
 inline constexpr std::uint64_t kDirectSlotBytes = 1024;
 // Bytes of a rank's inbox (DirectInbox): its messages one after the other,
-// each a 48-byte header and its data rounded up to 64 bytes, so 1024
-// messages of up to 16 bytes or 60 of 1 KiB. 64 KiB per rank, touched only
-// as the inbox fills: a node of 1024 ranks maps 64 MB, of which a rank
-// whose inbox stays empty touches one page. Enough for the flood of
-// bench_fanin --isend 64 from 3 ranks (192 messages of 12 bytes) to wait
-// there whole; a sender that finds the inbox full goes to the master.
-inline constexpr std::uint64_t kDirectInboxBytes = 64 * 1024;
+// each a 48-byte header and its data rounded up to 64 bytes. The node's
+// inboxes share kDirectInboxNodeBytes, a rank's between the two bounds
+// (DirectInboxBytes): 1 MiB up to 64 ranks, so that a stream of 32 KiB
+// messages (Graph500's aggregation buffers) that outruns its receiver's
+// four receives waits there 31 deep rather than at the master; 64 KiB at
+// 1024 ranks (1024 messages of up to 16 bytes, or 60 of 1 KiB). Touched
+// only as an inbox fills; bounded by the node, whatever its ranks do.
+inline constexpr std::uint64_t kDirectInboxNodeBytes = 64ull << 20;
+inline constexpr std::uint64_t kDirectInboxMinBytes = 64 * 1024;
+inline constexpr std::uint64_t kDirectInboxMaxBytes = 1ull << 20;
+inline std::uint64_t DirectInboxBytes(int nranks) {
+  std::uint64_t share = kDirectInboxNodeBytes / static_cast<std::uint64_t>(nranks < 1 ? 1 : nranks);
+  share = share / 4096 * 4096;
+  return share < kDirectInboxMinBytes   ? kDirectInboxMinBytes
+         : share > kDirectInboxMaxBytes ? kDirectInboxMaxBytes
+                                        : share;
+}
+// A message waits in an inbox only if it takes at most this part of it
+// (32 KiB and its header in 1 MiB: a few such messages do not fill it
+// for the small ones behind them).
+inline constexpr std::uint64_t kDirectInboxMessageShare = 8;
 // Above this many ranks per node the per-pair counts would take too much
 // memory (n * n * 4 bytes): the direct path is off.
 inline constexpr int kDirectMaxRanks = 1024;
@@ -133,8 +148,9 @@ struct alignas(64) DirectSlot {
   std::atomic<std::int32_t> sent_source;
   std::atomic<std::int32_t> sent_tag;
   std::atomic<std::uint64_t> sent_bytes;
-  // 1: the message is in `data`, for the receiver to copy out (written
-  // before kDone/kDonePolled, like the status).
+  // 1: the message is in `data`, for the receiver to copy out, or the
+  // master for a told receive (written before the kDone states, like the
+  // status).
   std::atomic<std::uint32_t> sent_in_slot;
   unsigned char data[kDirectSlotBytes];
 };
@@ -188,7 +204,7 @@ struct DirectInboxEntry {
 
 struct alignas(64) DirectInbox {
   // A spin lock: senders and the receiver hold it for a scan and a copy
-  // of at most kDirectSlotBytes.
+  // of one message.
   std::atomic<std::uint32_t> lock;
   // 1 while the receiver takes messages from its inbox (the path is on
   // for it), and how many of its probes ask the master now: a sender
@@ -198,15 +214,12 @@ struct alignas(64) DirectInbox {
   std::uint32_t open;
   std::uint32_t probing;
   // Entries in [head, tail) in arrival order, as byte counts (the entry
-  // at count c starts at c % kDirectInboxBytes); taken ones in the middle
-  // stay until head passes them. An entry that would cross the end is
-  // preceded by an empty one that fills the end.
+  // at count c starts at c % DirectInboxBytes(n) of the rank's bytes,
+  // DirectTable::inbox_bytes); taken ones in the middle stay until head
+  // passes them. An entry that would cross the end is preceded by an
+  // empty one that fills the end.
   std::uint64_t head;
   std::uint64_t tail;
-  alignas(64) unsigned char bytes[kDirectInboxBytes];
-  DirectInboxEntry& at(std::uint64_t count) {
-    return *reinterpret_cast<DirectInboxEntry*>(bytes + count % kDirectInboxBytes);
-  }
 };
 
 // What the whole node shares, written by the master.
@@ -218,8 +231,8 @@ struct alignas(64) DirectNode {
 };
 
 static_assert(sizeof(DirectSlot) == 1152, "a slot is whole cache lines");
-static_assert(sizeof(DirectInboxEntry) == 48 && kDirectInboxBytes % 64 == 0,
-              "inbox entries start on 16-byte boundaries, an inbox is whole lines");
+static_assert(sizeof(DirectInboxEntry) == 48 && kDirectInboxMinBytes % 4096 == 0,
+              "inbox entries start on 16-byte boundaries, an inbox is whole pages");
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
                   std::atomic<std::int32_t>::is_always_lock_free,
               "the direct table is shared between processes");
@@ -232,7 +245,7 @@ class DirectTable {
 
   static std::size_t Bytes(int nranks) {
     std::size_t n = static_cast<std::size_t>(nranks);
-    return InboxOffset(nranks) + n * sizeof(DirectInbox);
+    return InboxBytesOffset(nranks) + n * DirectInboxBytes(nranks);
   }
   bool valid() const { return base_ != nullptr; }
   int size() const { return n_; }
@@ -251,6 +264,12 @@ class DirectTable {
   DirectInbox& inbox(int index) const {
     return reinterpret_cast<DirectInbox*>(base_ + InboxOffset(n_))[index];
   }
+  // Where the messages of `index`'s inbox are, and how many bytes.
+  unsigned char* inbox_bytes(int index) const {
+    return reinterpret_cast<unsigned char*>(base_ + InboxBytesOffset(n_)) +
+           static_cast<std::size_t>(index) * DirectInboxBytes(n_);
+  }
+  std::uint64_t inbox_capacity() const { return DirectInboxBytes(n_); }
 
  private:
   static std::size_t InboxOffset(int nranks) {
@@ -258,6 +277,12 @@ class DirectTable {
     std::size_t end = sizeof(DirectNode) + n * sizeof(DirectRank) +
                       n * n * sizeof(std::atomic<std::uint32_t>);
     return (end + alignof(DirectInbox) - 1) / alignof(DirectInbox) * alignof(DirectInbox);
+  }
+  // The inboxes' bytes, page-aligned, so that pages stay untouched until
+  // an inbox reaches them.
+  static std::size_t InboxBytesOffset(int nranks) {
+    std::size_t end = InboxOffset(nranks) + static_cast<std::size_t>(nranks) * sizeof(DirectInbox);
+    return (end + 4095) / 4096 * 4096;
   }
 
   std::byte* base_ = nullptr;

@@ -224,10 +224,10 @@ const std::vector<Row>& JobOptionTable() {
                   "a standard send of at most SIZE bytes whose receive is posted on its "
                   "node (a contiguous one) is written straight into it by the sender, "
                   "without the master (with --single-copy on); 0: never",
-                  kEnvDirectMax, "4k",
+                  kEnvDirectMax, "64k",
                   [](const std::string& v) -> std::string {
                     std::size_t bytes = ParseByteSize(v, "--direct-max");
-                    return bytes == 4096 ? std::string() : std::to_string(bytes);
+                    return bytes == 65536 ? std::string() : std::to_string(bytes);
                   }),
       VariableRow("--direct-poll", &JobOptions::direct_poll, "MICROSECONDS",
                   "the longest a rank that waits for a message of another rank of its node "
@@ -245,7 +245,8 @@ const std::vector<Row>& JobOptionTable() {
                     return us == 1000 ? std::string() : std::to_string(us);
                   }),
       VariableRow("--direct-queue", &JobOptions::direct_queue, "on|off",
-                  "a small standard send (at most 1 KiB, with --direct-max) to a rank of "
+                  "a standard send of at most --direct-max and an eighth of an inbox (128 "
+                  "KiB up to 64 ranks a node, 8 KiB at 1024) to a rank of "
                   "its node that has no receive posted for it waits in that rank's inbox "
                   "in the node's table, where the receive takes it without the master; "
                   "off: it goes through the master",

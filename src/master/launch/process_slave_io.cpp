@@ -1,5 +1,6 @@
 #include "master/launch/process_slave_io.h"
 
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -100,6 +101,9 @@ void ProcessSlaveIo::ClearSlot(int slave) {
   inbox.probing = 0;
   inbox.head = 0;
   inbox.tail = 0;
+  // Its messages' pages go back to the system: an inbox a stream filled
+  // once holds up to 1 MiB of the node's memory (page-aligned).
+  madvise(direct_.inbox_bytes(slave), direct_.inbox_capacity(), MADV_REMOVE);
   for (int sender = 0; sender < direct_.size(); ++sender)
     direct_.pending(sender, slave).store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);

@@ -55,7 +55,21 @@ void DirectReceives::Complete(Slave& receiver, const PostedRecv& recv, int sende
   Message message;
   message.envelope = Envelope{recv.comm, slot.sent_source.load(std::memory_order_relaxed),
                               slot.sent_tag.load(std::memory_order_relaxed)};
-  message.payload = Payload::Placed(slot.sent_bytes.load(std::memory_order_relaxed));
+  std::uint64_t bytes = slot.sent_bytes.load(std::memory_order_relaxed);
+  if (slot.sent_in_slot.load(std::memory_order_relaxed) != 0) {
+    // A small message the sender left in the slot (no system call on its
+    // side): taken as an inline or window payload is, counted in the
+    // budget, and handed over in the reply. The slot stays the receive's
+    // until the rank collects it, after this.
+    RequestMsg staged;
+    staged.bytes = bytes;
+    staged.where = bytes <= static_cast<std::uint64_t>(kInlinePayloadMax) ? Where::kInline
+                                                                           : Where::kWindow;
+    const auto* data = reinterpret_cast<const std::byte*>(slot.data);
+    message.payload = p2p_.payloads_.Take(staged, data, data);
+  } else {
+    message.payload = Payload::Placed(bytes);
+  }
   message.sent_by = SentBy{sender_world_rank, 0, false};
   p2p_.mailbox(receiver).CompleteDirect(recv.id, std::move(message));
   master_.WakeIfReady(receiver);

@@ -25,10 +25,14 @@
 namespace bdmpi {
 namespace {
 
-// By default a message of at most this many bytes goes direct: up to a
-// few KiB the cost of a message is the master's round trip, which this
-// path saves; larger ones are placed or go through the window as before.
-constexpr std::uint64_t kDefaultDirectMax = 4096;
+// By default a message of at most this many bytes goes direct (as much as
+// the window holds): up to a few KiB the cost of a message is the
+// master's round trip, which this path saves; above, the window's copy
+// and acknowledgement, and a stream of them (Graph500's 32 KiB buffers)
+// that found its receiver's receives busy once went through the master
+// whole (docs/data-path.md, "Medium messages"). Larger ones are placed or
+// go through a payload segment as before.
+constexpr std::uint64_t kDefaultDirectMax = 64 * 1024;
 // The longest a rank that waits for a receive spins on its slot before it
 // asks the master (and gives up its running slot), while the spin costs
 // nobody a core. Waking a rank that sleeps at the master costs 60-100 us
@@ -93,9 +97,9 @@ DirectTable MapTable(int node_size) {
 }
 
 // Holds a rank's inbox (common/direct_table.h). Held for a scan and a copy
-// of at most a KiB; a holder that lost its core to another process (more
-// ranks than cores) costs the others a time slice, so they yield after a
-// short spin.
+// of one message (up to an eighth of the inbox, a few microseconds for 32
+// KiB); a holder that lost its core to another process (more ranks than
+// cores) costs the others a time slice, so they yield after a short spin.
 class DirectInboxGuard {
  public:
   explicit DirectInboxGuard(DirectInbox& inbox) : inbox_(inbox) {
@@ -117,37 +121,50 @@ class DirectInboxGuard {
   DirectInbox& inbox_;
 };
 
+// A rank's inbox: its header and its bytes (common/direct_table.h).
+struct DirectInboxRing {
+  DirectInbox& inbox;
+  unsigned char* bytes;
+  std::uint64_t capacity;
+  DirectInboxEntry& at(std::uint64_t count) const {
+    return *reinterpret_cast<DirectInboxEntry*>(bytes + count % capacity);
+  }
+};
+
 bool InboxEntryMatches(const DirectInboxEntry& entry, int comm, int source, int tag) {
   return entry.state == InboxState::kQueued && entry.comm == comm &&
          (source == -1 || source == entry.source) && (tag == -1 || tag == entry.tag);
 }
 
-// The first waiting message of `inbox` that a receive or probe of `comm`,
+// The first waiting message of `ring` that a receive or probe of `comm`,
 // `source`, `tag` matches (arrival order), or null.
-DirectInboxEntry* FindInboxEntry(DirectInbox& inbox, int comm, int source, int tag) {
-  for (std::uint64_t at = inbox.head; at < inbox.tail; at += inbox.at(at).span) {
-    DirectInboxEntry& entry = inbox.at(at);
+DirectInboxEntry* FindInboxEntry(const DirectInboxRing& ring, int comm, int source, int tag) {
+  DirectInbox& inbox = ring.inbox;
+  for (std::uint64_t at = inbox.head; at < inbox.tail; at += ring.at(at).span) {
+    DirectInboxEntry& entry = ring.at(at);
     if (InboxEntryMatches(entry, comm, source, tag)) return &entry;
   }
   return nullptr;
 }
 
 // Removes a taken or withdrawn message; the head passes what is gone.
-void DropInboxEntry(DirectInbox& inbox, DirectInboxEntry& entry) {
+void DropInboxEntry(const DirectInboxRing& ring, DirectInboxEntry& entry) {
+  DirectInbox& inbox = ring.inbox;
   entry.state = InboxState::kEmpty;
-  while (inbox.head < inbox.tail && inbox.at(inbox.head).state == InboxState::kEmpty)
-    inbox.head += inbox.at(inbox.head).span;
+  while (inbox.head < inbox.tail && ring.at(inbox.head).state == InboxState::kEmpty)
+    inbox.head += ring.at(inbox.head).span;
 }
 
 // Room for a message of `bytes` at the tail: its entry's start (after an
 // empty filler up to the end when it would cross it), or false when full.
-bool ReserveInboxEntry(DirectInbox& inbox, std::uint64_t bytes, std::uint64_t* start) {
+bool ReserveInboxEntry(const DirectInboxRing& ring, std::uint64_t bytes, std::uint64_t* start) {
+  DirectInbox& inbox = ring.inbox;
   std::uint64_t span = (sizeof(DirectInboxEntry) + bytes + 63) / 64 * 64;
-  std::uint64_t to_end = kDirectInboxBytes - inbox.tail % kDirectInboxBytes;
+  std::uint64_t to_end = ring.capacity - inbox.tail % ring.capacity;
   std::uint64_t filler = span > to_end ? to_end : 0;
-  if (inbox.tail + filler + span - inbox.head > kDirectInboxBytes) return false;
+  if (inbox.tail + filler + span - inbox.head > ring.capacity) return false;
   if (filler > 0) {
-    DirectInboxEntry& pad = inbox.at(inbox.tail);
+    DirectInboxEntry& pad = ring.at(inbox.tail);
     pad.state = InboxState::kEmpty;
     pad.span = filler;
     pad.stamp = inbox.tail;
@@ -156,9 +173,77 @@ bool ReserveInboxEntry(DirectInbox& inbox, std::uint64_t bytes, std::uint64_t* s
     if (inbox.head + filler == inbox.tail) inbox.head = inbox.tail;
   }
   *start = inbox.tail;
-  inbox.at(inbox.tail).span = span;
+  ring.at(inbox.tail).span = span;
   inbox.tail += span;
   return true;
+}
+
+// What a sender's scan of a receiver's live receives found.
+enum class DirectScan {
+  kNone,    // no open receive accepts the message (a later one may)
+  kFound,   // this one, the first in posting order that accepts it
+  kUnsure,  // a receive that is not published may come first
+};
+struct DirectOpenReceive {
+  DirectScan scan = DirectScan::kNone;
+  std::uint64_t seq = 0;
+  std::uint64_t word = 0;  // its slot's word as read (for the claim)
+};
+
+bool DirectSlotAccepts(const DirectSlot& slot, std::uint64_t word, int comm, int source,
+                       int tag) {
+  DirectState state = DirectStateOf(word);
+  if (state != DirectState::kPosted && state != DirectState::kTold &&
+      state != DirectState::kPolling)
+    return false;  // taken
+  int want_source = slot.source.load(std::memory_order_relaxed);
+  int want_tag = slot.tag.load(std::memory_order_relaxed);
+  return slot.comm.load(std::memory_order_relaxed) == comm &&
+         (want_source == -1 || want_source == source) && (want_tag == -1 || want_tag == tag);
+}
+
+// The receive of `rank` that MPI order gives a message of `comm`,
+// `source`, `tag`: the first open one in posting order that matches. Only
+// the last turn of the ring is scanned (the receives from `start` on);
+// an older live receive still holds its slot (a receive never takes a
+// held slot: Post skips its sequence number), where the scan finds it
+// in place of a later number, and comes before all of them. A slot that
+// holds a later number is over and reused; one that holds an earlier
+// number of this turn belongs to a skipped number. So a sender's scan is
+// at most one turn of the ring, however long a receive lives.
+DirectOpenReceive FindOpenReceive(DirectRank& rank, int comm, int source, int tag) {
+  DirectOpenReceive found;
+  std::uint64_t first = rank.first_live.load(std::memory_order_acquire);
+  std::uint64_t next = rank.next_seq.load(std::memory_order_acquire);
+  std::uint64_t start = next > first + kDirectSlots ? next - kDirectSlots : first;
+  bool older = start > first;  // receives may outlive the turn
+  DirectOpenReceive in_turn;
+  for (std::uint64_t seq = start; seq < next; ++seq) {
+    const DirectSlot& slot = rank.slots[seq % kDirectSlots];
+    std::uint64_t word = slot.word.load(std::memory_order_acquire);
+    std::uint64_t owner = DirectSeq(word);
+    if (owner != seq) {
+      // A receive that is not published may be this one.
+      if (rank.unpublished.load(std::memory_order_seq_cst) != 0) {
+        found.scan = DirectScan::kUnsure;
+        return found;
+      }
+      if (owner >= start || owner < first) continue;  // skipped, or over
+    }
+    if (!DirectSlotAccepts(slot, word, comm, source, tag)) continue;
+    if (owner < start) {
+      if (found.scan == DirectScan::kNone || owner < found.seq) {
+        found.scan = DirectScan::kFound;
+        found.seq = owner;
+        found.word = word;
+      }
+    } else if (in_turn.scan == DirectScan::kNone) {
+      in_turn = DirectOpenReceive{DirectScan::kFound, seq, word};
+      if (!older) break;
+    }
+  }
+  if (found.scan == DirectScan::kFound || in_turn.scan == DirectScan::kNone) return found;
+  return in_turn;
 }
 
 }  // namespace
@@ -260,13 +345,23 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
     hold.emplace(table_.inbox(me_));
     if (TakeFromInbox(*recv, comm, source, tag, address, capacity)) return recv;
   }
+  // A slot still held by an older receive (one that outlives a turn of the
+  // ring: Graph500's receives of another node's messages, which never come
+  // on one node) is passed over: its sequence number is skipped, and
+  // senders, which find the older receive in its place, know it is not
+  // this one's (FindOpenReceive).
+  auto is_free = [&](std::uint64_t seq) {
+    return DirectStateOf(rank.slots[seq % kDirectSlots].word.load(std::memory_order_relaxed)) ==
+           DirectState::kFree;
+  };
+  for (std::uint64_t tries = 1; tries < kDirectSlots && !is_free(next_seq_); ++tries) ++next_seq_;
   recv->seq = next_seq_++;
   live_.insert(recv->seq);
   DirectSlot& slot = rank.slots[recv->seq % kDirectSlots];
-  // A slot still held by an older receive: this one is not published, and
-  // its missing sequence number sends every sender to the master until it
-  // is over (first_live passes it).
-  if (DirectStateOf(slot.word.load(std::memory_order_relaxed)) == DirectState::kFree) {
+  // Every slot still held: this one is not published, and its missing
+  // sequence number sends every sender to the master until it is over
+  // (first_live passes it).
+  if (is_free(recv->seq)) {
     slot.comm.store(comm, std::memory_order_relaxed);
     slot.source.store(source, std::memory_order_relaxed);
     slot.tag.store(tag, std::memory_order_relaxed);
@@ -298,8 +393,8 @@ void DirectPath::TellDeferred(const std::function<void(const RequestMsg&)>& post
 
 bool DirectPath::TakeFromInbox(DirectRecv& recv, int comm, int source, int tag,
                                std::uint64_t address, std::uint64_t capacity) {
-  DirectInbox& inbox = table_.inbox(me_);
-  DirectInboxEntry* entry = FindInboxEntry(inbox, comm, source, tag);
+  DirectInboxRing ring{table_.inbox(me_), table_.inbox_bytes(me_), table_.inbox_capacity()};
+  DirectInboxEntry* entry = FindInboxEntry(ring, comm, source, tag);
   if (entry == nullptr) return false;
   recv.from_inbox = true;
   recv.told = false;
@@ -311,25 +406,25 @@ bool DirectPath::TakeFromInbox(DirectRecv& recv, int comm, int source, int tag,
     const auto* bytes = reinterpret_cast<const std::byte*>(entry->data());
     recv.inbox_data.assign(bytes, bytes + fits);
   }
-  DropInboxEntry(inbox, *entry);
+  DropInboxEntry(ring, *entry);
   return true;
 }
 
 bool DirectPath::ProbeInbox(int comm, int source, int tag, bool close, DirectStatus* status,
                             std::vector<std::byte>* data) {
   if (!queue_) return false;
-  DirectInbox& inbox = table_.inbox(me_);
-  DirectInboxGuard hold(inbox);
-  DirectInboxEntry* entry = FindInboxEntry(inbox, comm, source, tag);
+  DirectInboxRing ring{table_.inbox(me_), table_.inbox_bytes(me_), table_.inbox_capacity()};
+  DirectInboxGuard hold(ring.inbox);
+  DirectInboxEntry* entry = FindInboxEntry(ring, comm, source, tag);
   if (entry == nullptr) {
-    if (close) ++inbox.probing;
+    if (close) ++ring.inbox.probing;
     return false;
   }
   *status = DirectStatus{entry->source, entry->tag, entry->bytes};
   if (data != nullptr) {
     const auto* bytes = reinterpret_cast<const std::byte*>(entry->data());
     data->assign(bytes, bytes + entry->bytes);
-    DropInboxEntry(inbox, *entry);
+    DropInboxEntry(ring, *entry);
   }
   return true;
 }
@@ -343,11 +438,11 @@ void DirectPath::OpenInbox() {
 
 bool DirectPath::Enqueue(int dest, const void* data, std::uint64_t bytes, int comm, int source,
                          int tag) {
-  DirectInbox& inbox = table_.inbox(dest);
+  DirectInboxRing ring{table_.inbox(dest), table_.inbox_bytes(dest), table_.inbox_capacity()};
   std::uint64_t start = 0;
-  if (inbox.open == 0 || inbox.probing > 0 || !ReserveInboxEntry(inbox, bytes, &start))
+  if (ring.inbox.open == 0 || ring.inbox.probing > 0 || !ReserveInboxEntry(ring, bytes, &start))
     return false;
-  DirectInboxEntry& entry = inbox.at(start);
+  DirectInboxEntry& entry = ring.at(start);
   entry.comm = comm;
   entry.source = source;
   entry.tag = tag;
@@ -367,12 +462,13 @@ DirectQueued DirectPath::TakeLastQueued() {
 
 bool DirectPath::Withdraw(const DirectQueued& queued) {
   if (queued.dest < 0 || !counting_) return false;
-  DirectInbox& inbox = table_.inbox(queued.dest);
-  DirectInboxGuard hold(inbox);
-  if (queued.stamp < inbox.head || queued.stamp >= inbox.tail) return false;
-  DirectInboxEntry& entry = inbox.at(queued.stamp);
+  DirectInboxRing ring{table_.inbox(queued.dest), table_.inbox_bytes(queued.dest),
+                       table_.inbox_capacity()};
+  DirectInboxGuard hold(ring.inbox);
+  if (queued.stamp < ring.inbox.head || queued.stamp >= ring.inbox.tail) return false;
+  DirectInboxEntry& entry = ring.at(queued.stamp);
   if (entry.state != InboxState::kQueued || entry.stamp != queued.stamp) return false;
-  DropInboxEntry(inbox, entry);
+  DropInboxEntry(ring, entry);
   return true;
 }
 
@@ -574,7 +670,7 @@ void DirectPath::CountMasterSend(int dest, RequestMsg& request) {
 }
 
 DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, int rank,
-                               int tag, int dest, std::uint64_t* recv_id, bool nonblocking) {
+                               int tag, int dest, std::uint64_t* recv_id) {
   last_queued_ = DirectQueued{};
   if (!on_ || bytes > max_bytes_ || dest < 0 || dest == me_) return DirectSend::kNo;
   // An earlier message to `dest` still waits at the master: this one may
@@ -584,15 +680,16 @@ DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, 
   // there when posted, but the collectives' and the runtime's own
   // receives (a twin communicator, a negative tag) may go straight to the
   // master.
-  bool queueable = queue_ && bytes <= kDirectSlotBytes && tag >= 0 &&
+  bool queueable = queue_ && bytes <= table_.inbox_capacity() / kDirectInboxMessageShare &&
+                   tag >= 0 &&
                    (static_cast<std::uint32_t>(comm) & kCollectiveCommBit) == 0;
   std::uint64_t deadline = 0;
   for (;;) {
     // Read before the scan: a receive posted after it moves `next_seq`.
     std::uint64_t seen = table_.rank(dest).next_seq.load(std::memory_order_acquire);
     bool none_posted = false;
-    DirectSend sent = DepositCounted(dest, data, bytes, comm, rank, tag, recv_id, &none_posted,
-                                     queueable, nonblocking);
+    DirectSend sent =
+        DepositCounted(dest, data, bytes, comm, rank, tag, recv_id, &none_posted, queueable);
     if (sent != DirectSend::kNo || !none_posted || !WaitForPost(dest, seen, &deadline))
       return sent;
   }
@@ -600,7 +697,7 @@ DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, 
 
 DirectSend DirectPath::DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
                                       int source, int tag, std::uint64_t* recv_id,
-                                      bool* none_posted, bool queueable, bool write_told) {
+                                      bool* none_posted, bool queueable) {
   DirectRank& receiver = table_.rank(dest);
   // The receiver's posts and this choice are one step for its inbox.
   std::optional<DirectInboxGuard> hold;
@@ -612,8 +709,7 @@ DirectSend DirectPath::DepositCounted(int dest, const void* data, std::uint64_t 
   if (receiver.unpublished.load(std::memory_order_seq_cst) != 0) queueable = false;
   // A switched-out receiver's memory is not written, but its inbox is.
   if (accepting || queueable)
-    sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted, accepting,
-                   queueable && write_told);
+    sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted, accepting);
   receiver.writers.fetch_sub(1, std::memory_order_seq_cst);
   if (sent == DirectSend::kNo && *none_posted && queueable &&
       Enqueue(dest, data, bytes, comm, source, tag))
@@ -668,91 +764,63 @@ void DirectPath::AtMaster(bool waiting) {
 
 DirectSend DirectPath::Deposit(DirectRank& receiver, const void* data, std::uint64_t bytes,
                                int comm, int source, int tag, std::uint64_t* recv_id,
-                               bool* none_posted, bool may_write, bool write_told) {
-  std::uint64_t first = receiver.first_live.load(std::memory_order_acquire);
-  std::uint64_t next = receiver.next_seq.load(std::memory_order_acquire);
-  // The receiver's live receives in posting order: the first that accepts
-  // the message is the one MPI order gives it.
-  for (std::uint64_t seq = first; seq < next; ++seq) {
+                               bool* none_posted, bool may_write) {
+  for (;;) {
+    DirectOpenReceive open = FindOpenReceive(receiver, comm, source, tag);
+    if (open.scan == DirectScan::kUnsure) return DirectSend::kNo;
+    if (open.scan == DirectScan::kNone) break;
+    const std::uint64_t seq = open.seq;
+    std::uint64_t word = open.word;
     DirectSlot& slot = receiver.slots[seq % kDirectSlots];
-    for (;;) {
-      std::uint64_t word = slot.word.load(std::memory_order_acquire);
-      if (DirectSeq(word) > seq) {
-        // Over and its slot reused, unless it was never published.
-        if (receiver.unpublished.load(std::memory_order_seq_cst) != 0) return DirectSend::kNo;
-        break;
+    DirectState state = DirectStateOf(word);
+    std::uint64_t address = slot.address.load(std::memory_order_relaxed);
+    if (address == 0 || slot.capacity.load(std::memory_order_relaxed) < bytes)
+      return DirectSend::kNo;  // the master delivers it (and truncates)
+    // Told: the receiver may wait for it at the master, which this
+    // sender then tells. Polling: the receiver waits for it here and
+    // tells the master itself.
+    bool told = state == DirectState::kTold;
+    bool polled = state == DirectState::kPolling;
+    if (!may_write) return DirectSend::kNo;
+    std::uint64_t claimed =
+        DirectWord(seq, told     ? DirectState::kClaimedTold
+                        : polled ? DirectState::kClaimedPolled
+                                 : DirectState::kClaimed);
+    if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
+      continue;  // changed meanwhile: look again
+    // A small message waits in the slot, without a system call: for the
+    // receiver, which completes the receive itself (TakeWritten), or for
+    // the master, which hands it over in its reply (a told receive; it
+    // went through the master whole before, which counted it in
+    // `pending` and sent the sender's next messages after it).
+    bool in_slot = bytes <= kDirectSlotBytes;
+    int error = 0;
+    if (in_slot)
+      std::memcpy(slot.data, data, bytes);
+    else if (bytes > 0)
+      error = WriteProcessMemory(static_cast<pid_t>(receiver.pid.load(std::memory_order_relaxed)),
+                                 address, data, bytes);
+    if (error != 0) {
+      // A bad receive buffer or a refusal: the master's way, which
+      // reports it; the receive is as it was.
+      slot.word.store(word, std::memory_order_seq_cst);
+      if (error == EPERM || error == ENOSYS) {
+        BDMPI_DEBUG("p2p", "writing into another rank's memory is not allowed here (%s): "
+                    "small messages go through the master from now on", std::strerror(error));
+        on_ = false;
       }
-      if (DirectSeq(word) < seq) return DirectSend::kNo;  // not published
-      DirectState state = DirectStateOf(word);
-      if (state != DirectState::kPosted && state != DirectState::kTold &&
-          state != DirectState::kPolling)
-        break;  // taken
-      int want_source = slot.source.load(std::memory_order_relaxed);
-      int want_tag = slot.tag.load(std::memory_order_relaxed);
-      if (slot.comm.load(std::memory_order_relaxed) != comm ||
-          (want_source != -1 && want_source != source) || (want_tag != -1 && want_tag != tag))
-        break;
-      std::uint64_t address = slot.address.load(std::memory_order_relaxed);
-      if (address == 0 || slot.capacity.load(std::memory_order_relaxed) < bytes)
-        return DirectSend::kNo;  // the master delivers it (and truncates)
-      // Told: the receiver may wait for it at the master, which this
-      // sender then tells. Polling: the receiver waits for it here and
-      // tells the master itself.
-      bool told = state == DirectState::kTold;
-      bool polled = state == DirectState::kPolling;
-      // Into a receive the master knows, an inline message costs the same
-      // one queue message either way (the send, or the notice), and the
-      // master's way spares the write (a system call, a few microseconds
-      // more per message of the fanin round) and the swap; but it counts
-      // in `pending`, which keeps this sender's next messages out of the
-      // inbox until the receiver has run and taken it. So a nonblocking
-      // send's message that may wait in the inbox (`write_told`: more
-      // may follow at once) is written into the newest receive (a flood's
-      // first message to a receiver waiting at the master in its one
-      // receive sent the whole flood through the master), and goes
-      // through the master into an older one (a window of receives: the
-      // next message has a receive of its own).
-      if (told && bytes <= static_cast<std::uint64_t>(kInlinePayloadMax) &&
-          (!write_told || seq + 1 != next))
-        return DirectSend::kNo;
-      if (!may_write) return DirectSend::kNo;
-      std::uint64_t claimed =
-          DirectWord(seq, told     ? DirectState::kClaimedTold
-                          : polled ? DirectState::kClaimedPolled
-                                   : DirectState::kClaimed);
-      if (!slot.word.compare_exchange_strong(word, claimed, std::memory_order_seq_cst))
-        continue;  // changed meanwhile: look again
-      // The receiver completes this one itself (TakeWritten): a small
-      // message waits in the slot for it, without a system call.
-      bool in_slot = !told && bytes <= kDirectSlotBytes;
-      int error = 0;
-      if (in_slot)
-        std::memcpy(slot.data, data, bytes);
-      else if (bytes > 0)
-        error = WriteProcessMemory(static_cast<pid_t>(receiver.pid.load(std::memory_order_relaxed)),
-                                   address, data, bytes);
-      if (error != 0) {
-        // A bad receive buffer or a refusal: the master's way, which
-        // reports it; the receive is as it was.
-        slot.word.store(word, std::memory_order_seq_cst);
-        if (error == EPERM || error == ENOSYS) {
-          BDMPI_DEBUG("p2p", "writing into another rank's memory is not allowed here (%s): "
-                      "small messages go through the master from now on", std::strerror(error));
-          on_ = false;
-        }
-        return DirectSend::kNo;
-      }
-      slot.sent_source.store(source, std::memory_order_relaxed);
-      slot.sent_tag.store(tag, std::memory_order_relaxed);
-      slot.sent_bytes.store(bytes, std::memory_order_relaxed);
-      slot.sent_in_slot.store(in_slot ? 1 : 0, std::memory_order_relaxed);
-      *recv_id = slot.recv_id.load(std::memory_order_relaxed);
-      slot.word.store(DirectWord(seq, told     ? DirectState::kDoneTold
-                                      : polled ? DirectState::kDonePolled
-                                               : DirectState::kDone),
-                      std::memory_order_seq_cst);
-      return told ? DirectSend::kDoneTold : DirectSend::kDone;
+      return DirectSend::kNo;
     }
+    slot.sent_source.store(source, std::memory_order_relaxed);
+    slot.sent_tag.store(tag, std::memory_order_relaxed);
+    slot.sent_bytes.store(bytes, std::memory_order_relaxed);
+    slot.sent_in_slot.store(in_slot ? 1 : 0, std::memory_order_relaxed);
+    *recv_id = slot.recv_id.load(std::memory_order_relaxed);
+    slot.word.store(DirectWord(seq, told     ? DirectState::kDoneTold
+                                    : polled ? DirectState::kDonePolled
+                                             : DirectState::kDone),
+                    std::memory_order_seq_cst);
+    return told ? DirectSend::kDoneTold : DirectSend::kDone;
   }
   *none_posted = true;
   return DirectSend::kNo;

@@ -103,8 +103,8 @@ class DirectPath {
   void BeforeSpin(std::function<void()> flush) { before_spin_ = std::move(flush); }
   // The same on a table at hand (tests): `max_bytes` 0 only counts;
   // `send_wait_ns`: a sender's longest wait for a post (WaitForPost).
-  // `queue`: small user messages that find no receive wait in their
-  // receiver's inbox (--direct-queue).
+  // `queue`: user messages of up to an eighth of an inbox that find no
+  // receive wait in their receiver's inbox (--direct-queue).
   // `yield`: a waiter gives its core back between looks.
   void StartWith(DirectTable table, int slave, std::uint64_t max_bytes, std::uint64_t poll_ns,
                  std::uint64_t send_wait_ns = kDirectSendWaitNs, bool queue = false,
@@ -182,10 +182,8 @@ class DirectPath {
   // slave `dest` that MPI order gives it, if that one is published and
   // may take it; `recv_id` is set for kDoneTold. When `dest` runs and has
   // posted no receive for it yet, waits a little for one (WaitForPost).
-  // `nonblocking`: an MPI_Isend's, which more may follow at once (see
-  // Deposit's `write_told`).
   DirectSend TrySend(const void* data, std::uint64_t bytes, int comm, int rank, int tag,
-                     int dest, std::uint64_t* recv_id, bool nonblocking = false);
+                     int dest, std::uint64_t* recv_id);
 
   // The message the last TrySend left in an inbox (kQueued), and forgets
   // it; dest -1 when there was none.
@@ -218,18 +216,16 @@ class DirectPath {
   // one may).
   // `may_write` false: only looks (the receiver is switched out), and
   // a receive that would take the message sends it to the master.
-  // `write_told`: an inline message is written into the newest receive
-  // even when the master knows it, rather than sent through the master.
   DirectSend Deposit(DirectRank& rank, const void* data, std::uint64_t bytes, int comm,
                      int source, int tag, std::uint64_t* recv_id, bool* none_posted,
-                     bool may_write = true, bool write_told = false);
+                     bool may_write = true);
   // Deposit while `dest` accepts, counted among its writers; with
   // `queueable`, one that finds no receive posted for it (even in a rank
   // that does not accept) is left in the inbox if there is room, which
   // the caller holds locked.
   DirectSend DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
                             int source, int tag, std::uint64_t* recv_id, bool* none_posted,
-                            bool queueable = false, bool write_told = false);
+                            bool queueable = false);
   // Appends to `dest`'s locked inbox; false when it is closed or full.
   bool Enqueue(int dest, const void* data, std::uint64_t bytes, int comm, int source, int tag);
   // The receiver's side of Post under its inbox's lock: takes the first

@@ -510,7 +510,7 @@ bool Runtime::SendDirect(const void* data, std::uint64_t bytes, const RequestMsg
   std::uint64_t recv_id = 0;
   int dest_slave = LocalSlave(dest_world_rank);
   DirectSend sent = Direct().TrySend(data, bytes, request.comm, request.rank, request.tag,
-                                     dest_slave, &recv_id, /*nonblocking=*/batching_);
+                                     dest_slave, &recv_id);
   if (sent == DirectSend::kDoneTold) {
     // The receiver had told the master of that receive, and may wait for
     // it there: the master completes it.

@@ -56,6 +56,18 @@
  *     and an MPI_Ibarrier tested in a loop that keeps polling them (not
  *     with --hold-memory: with -nr 1 every test lets another rank run, and
  *     each switch writes the held memory back);
+ * 13. a stream of medium messages (Graph500's aggregation buffers): every
+ *     other rank sends rank 0, on a communicator of its own, 40 messages
+ *     of 2 to 32 KiB with MPI_Isend without waiting, among them an empty
+ *     one, ones above the window (the master's way) and an MPI_Ssend,
+ *     then an MPI_Isend it cancels; rank 0 takes them into four
+ *     persistent MPI_ANY_SOURCE/MPI_ANY_TAG receives that it restarts as
+ *     it goes (the stream outruns them), probing between (a probe names a
+ *     later message of its sender than every one taken), and checks that
+ *     each sender's messages filled the receives in the order they were
+ *     started, and that the cancelled one was cancelled or received, never
+ *     both (MPI_Testany, or MPI_Waitany with --hold-memory, where a small
+ *     --node-memory switches rank 0 out mid-stream);
  * all --rounds times; with --hold-memory N each rank holds N bytes
  * touched, so that a small --node-memory switches ranks out mid-stream.
  *
@@ -613,6 +625,19 @@ static int poll_once(char (*in)[kPollMax], MPI_Request *recvs, int round) {
   return got;
 }
 
+/* Cancels and frees persistent receives that no message is left for. */
+static void cancel_persistent(MPI_Request *recvs, int n, const char *what) {
+  for (int i = 0; i < n; ++i) {
+    MPI_Status status;
+    int cancelled = 0;
+    CHECK_MPI(MPI_Cancel(&recvs[i]));
+    CHECK_MPI(MPI_Wait(&recvs[i], &status));
+    CHECK_MPI(MPI_Test_cancelled(&status, &cancelled));
+    CHECK(cancelled, "%s receive %d not cancelled", what, i);
+    CHECK_MPI(MPI_Request_free(&recvs[i]));
+  }
+}
+
 static void polling(int round) {
   /* The token: each rank waits for it in a test loop, the previous rank
    * sends it (8 B, then 32 KiB: the master's way). */
@@ -675,15 +700,142 @@ static void polling(int round) {
     got += poll_once(in, recvs, round);
   }
   CHECK(got == expected, "polled %d messages, want %d", got, expected);
-  for (int i = 0; i < kPollRecvs; ++i) {
-    MPI_Status status;
-    int cancelled = 0;
-    CHECK_MPI(MPI_Cancel(&recvs[i]));
-    CHECK_MPI(MPI_Wait(&recvs[i], &status));
-    CHECK_MPI(MPI_Test_cancelled(&status, &cancelled));
-    CHECK(cancelled, "polled receive %d not cancelled", i);
-    CHECK_MPI(MPI_Request_free(&recvs[i]));
+  cancel_persistent(recvs, kPollRecvs, "polled");
+  barrier();
+}
+
+/* 13. A stream of medium messages that outruns persistent receives. */
+enum { kMedCount = 40, kMedTagBase = 100, kMedCancelTag = 99, kMedVerdictTag = 81,
+       kMedRecvs = 4, kMedMax = 70000 };
+
+/* Message q's size: 2 to 32 KiB, but an empty one and some above the
+ * window (64 KiB). */
+static int medium_size(int q) {
+  if (q == 7) return 0;
+  if (q % 8 == 5) return kMedMax;
+  return 2048 + (q * 7919) % (30 * 1024 + 1);
+}
+
+static uint64_t medium_seed(int src, int q, int round) {
+  return msg_seed(src, 0, (size_t)medium_size(q)) ^ ((uint64_t)(q + 1) << 16) ^
+         ((uint64_t)round << 48);
+}
+
+static void medium_send(MPI_Comm comm, int round) {
+  static char out[kMedCount][kMedMax], candidate[3000];
+  MPI_Request sends[kMedCount];
+  for (int q = 0; q < kMedCount; ++q) {
+    fill_pattern(out[q], (size_t)medium_size(q), medium_seed(rank_, q, round));
+    if (q % 16 == 3) {
+      CHECK_MPI(MPI_Ssend(out[q], medium_size(q), MPI_BYTE, 0, kMedTagBase + q, comm));
+      sends[q] = MPI_REQUEST_NULL;
+    } else {
+      CHECK_MPI(MPI_Isend(out[q], medium_size(q), MPI_BYTE, 0, kMedTagBase + q, comm,
+                          &sends[q]));
+    }
   }
+  MPI_Request cancel;
+  MPI_Status status;
+  int verdict = 0;
+  memset(candidate, round, sizeof candidate);
+  CHECK_MPI(MPI_Isend(candidate, sizeof candidate, MPI_BYTE, 0, kMedCancelTag, comm, &cancel));
+  CHECK_MPI(MPI_Cancel(&cancel));
+  CHECK_MPI(MPI_Wait(&cancel, &status));
+  CHECK_MPI(MPI_Test_cancelled(&status, &verdict));
+  CHECK_MPI(MPI_Send(&verdict, 1, MPI_INT, 0, kMedVerdictTag, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Waitall(kMedCount, sends, MPI_STATUSES_IGNORE));
+}
+
+/* Rank 0's side: `stamp` numbers the receives' starts; a sender's
+ * messages must fill receives started in their order. */
+static void medium_receive(MPI_Comm comm, int round, int blocking) {
+  static char in[kMedRecvs][kMedMax], want[kMedMax];
+  MPI_Request recvs[kMedRecvs];
+  long started[kMedRecvs], stamp = 0;
+  /* Per sender: the start stamp of the receive that took message q. */
+  static long took[64][kMedCount];
+  int taken[64] = {0}, verdicts = 0, candidates = 0, cancelled = 0;
+  int senders = size_ - 1;
+  CHECK(senders < 64, "%d senders", senders);
+  memset(took, 0xff, sizeof took);
+  for (int i = 0; i < kMedRecvs; ++i) {
+    CHECK_MPI(MPI_Recv_init(in[i], kMedMax, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm,
+                            &recvs[i]));
+    CHECK_MPI(MPI_Start(&recvs[i]));
+    started[i] = stamp++;
+  }
+  usleep(200);  /* the senders get ahead */
+  int total = senders * kMedCount;
+  int done_count = 0;
+  while (done_count < total + senders - cancelled || verdicts < senders) {
+    int index = -1, flag = 0;
+    MPI_Status status;
+    if (blocking && verdicts == senders) {
+      CHECK_MPI(MPI_Waitany(kMedRecvs, recvs, &index, &status));
+      flag = index != MPI_UNDEFINED;
+    } else {
+      CHECK_MPI(MPI_Testany(kMedRecvs, recvs, &index, &flag, &status));
+    }
+    if (flag && index != MPI_UNDEFINED) {
+      int from = status.MPI_SOURCE, count = -1;
+      CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+      CHECK(from > 0 && from < size_, "medium message from %d", from);
+      if (status.MPI_TAG == kMedCancelTag) {
+        ++candidates;
+        CHECK(count == 3000 && in[index][0] == (char)round, "cancel candidate of %d: %d bytes",
+              from, count);
+      } else {
+        int q = status.MPI_TAG - kMedTagBase;
+        CHECK(q >= 0 && q < kMedCount && took[from][q] < 0 && count == medium_size(q),
+              "medium message %d from %d: %d bytes, taken before: %ld", q, from, count,
+              q >= 0 && q < kMedCount ? took[from][q] : -2L);
+        fill_pattern(want, (size_t)count, medium_seed(from, q, round));
+        CHECK(memcmp(want, in[index], (size_t)count) == 0, "medium message %d from %d differs",
+              q, from);
+        took[from][q] = started[index];
+        ++taken[from];
+      }
+      ++done_count;
+      CHECK_MPI(MPI_Start(&recvs[index]));
+      started[index] = stamp++;
+    }
+    /* A probe sees a later message of its sender than any taken. */
+    int probed = 0;
+    MPI_Status seen;
+    CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &probed, &seen));
+    if (probed && seen.MPI_TAG != kMedCancelTag) {
+      int q = seen.MPI_TAG - kMedTagBase, from = seen.MPI_SOURCE;
+      CHECK(q >= 0 && q < kMedCount && from > 0 && from < size_ && took[from][q] < 0,
+            "probed medium message %d from %d, taken already", q, from);
+      for (int later = q + 1; later < kMedCount; ++later)
+        CHECK(took[from][later] < 0, "probed message %d from %d after its message %d", q, from,
+              later);
+    }
+    CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, kMedVerdictTag, MPI_COMM_WORLD, &probed, &seen));
+    if (probed) {
+      int verdict = -1;
+      CHECK_MPI(MPI_Recv(&verdict, 1, MPI_INT, seen.MPI_SOURCE, kMedVerdictTag, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE));
+      ++verdicts;
+      cancelled += verdict != 0;
+    }
+  }
+  CHECK(candidates + cancelled == senders, "%d cancel candidates received, %d cancelled, of %d",
+        candidates, cancelled, senders);
+  for (int from = 1; from < size_; ++from) {
+    CHECK(taken[from] == kMedCount, "%d medium messages from %d", taken[from], from);
+    for (int q = 1; q < kMedCount; ++q)
+      CHECK(took[from][q - 1] < took[from][q], "medium messages %d and %d of %d out of order",
+            q - 1, q, from);
+  }
+  cancel_persistent(recvs, kMedRecvs, "medium");
+}
+
+static void medium(MPI_Comm comm, int round, int blocking) {
+  if (rank_ == 0)
+    medium_receive(comm, round, blocking);
+  else
+    medium_send(comm, round);
   barrier();
 }
 
@@ -705,7 +857,11 @@ int main(int argc, char **argv) {
     in[k] = xmalloc(kSizes[k] + 1);
     out[k] = xmalloc(kSizes[k] + 1);
   }
+  MPI_Comm medium_comm;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &medium_comm));
   for (int round = 0; round < rounds; ++round) {
+    /* Held memory: each switch writes it back; one round tells. */
+    if (held == NULL || round == 0) medium(medium_comm, round, held != NULL);
     for (int mode = 0; mode < 4; ++mode) stream(in, out, mode, round);
     probes(round);
     MPI_Request marker_recv;
@@ -733,6 +889,7 @@ int main(int argc, char **argv) {
     free(out[k]);
   }
   free(held);
+  CHECK_MPI(MPI_Comm_free(&medium_comm));
   barrier();
   if (rank_ == 0) printf("direct_mix: %d rounds on %d ranks passed\n", rounds, size_);
   CHECK_MPI(MPI_Finalize());
