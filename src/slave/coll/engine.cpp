@@ -22,15 +22,18 @@ const ForcedEngines& Forced() {
   return forced;
 }
 
-// Whether the ranks of this node may spin for each other: every rank has a
-// running slot and a core (BDMPI_MAY_POLL=1: not 2, where ranks outnumber
-// the slots and most wait for one) and spinning is not turned off. The
-// same on every rank of the node: the master sets it for all at their start.
+// Whether the ranks of this node may poll for each other: every rank has
+// a running slot, and either a core (BDMPI_MAY_POLL=1: they spin) or a
+// share of one (3: they yield between looks, as Open MPI's oversubscribed
+// ranks do); not 2, where ranks outnumber the slots and most wait for one,
+// and not with polling turned off. The same on every rank of the node:
+// the master sets it for all at their start.
 bool NodeRanksSpin() {
   static const bool spin = [] {
     const char* may_poll = std::getenv(kEnvMayPoll);
     const char* poll = std::getenv(kEnvDirectPoll);
-    return may_poll != nullptr && std::strcmp(may_poll, "1") == 0 &&
+    return may_poll != nullptr &&
+           (std::strcmp(may_poll, "1") == 0 || std::strcmp(may_poll, "3") == 0) &&
            (poll == nullptr || std::strcmp(poll, "0") != 0);
   }();
   return spin && Direct().on();
