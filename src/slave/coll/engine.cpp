@@ -49,7 +49,7 @@ bool AllMembersOnThisNode(const CommInfo& comm) {
 // Whether the node engine (node_coll.h) serves a barrier, bcast or
 // allreduce of `bytes` per rank by default: its members are all on this
 // node and all run at once, so each part is written straight into the
-// receive its hub spins on. Every member decides alike: the same node,
+// receive its hub polls. Every member decides alike: the same node,
 // the same BDMPI_MAY_POLL, the same size (equal type signatures).
 // Measured (docs/collectives.md, "The node engine"), 2 ranks with -nr 2:
 // a barrier and an allreduce of 8 B to 4 KiB took 0.01-0.4 of the

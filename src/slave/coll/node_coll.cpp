@@ -195,14 +195,23 @@ void ReceiveFrom(const CommInfo& comm, CollKind kind, int source, void* data,
 }
 
 // A member's part to the hub, and the hub's answer into `answer` (`bytes`
-// + 1 spare). The answer's receive is published before the part goes: the
-// hub answers as soon as the last part came, and a member that shares its
-// core may not run again before then, so a receive posted after the send
-// would make the hub wait for it or leave the answer in the inbox.
+// + 1 spare). When ranks share cores the answer's receive is published
+// before the part goes: the hub answers as soon as the last part came,
+// and a member that shares its core may not run again before then, so a
+// receive posted after the send would make the hub wait for it or leave
+// the answer in the inbox. With a core each the member still runs when
+// the answer comes and posts right after its send, the order the node
+// engine was measured with there (docs/collectives.md).
 void PartThenAnswer(const CommInfo& comm, CollKind kind, const void* part, void* answer,
                     std::uint64_t bytes) {
-  TwinRecv recv(comm, 0, NodeCollTag(kind), answer, bytes + 1);
-  TwinSend(comm, 0, NodeCollTag(kind), part, bytes);
+  int tag = NodeCollTag(kind);
+  if (!NodeCollRanksShareCores()) {
+    TwinSend(comm, 0, tag, part, bytes);
+    ReceiveFrom(comm, kind, 0, answer, bytes);
+    return;
+  }
+  TwinRecv recv(comm, 0, tag, answer, bytes + 1);
+  TwinSend(comm, 0, tag, part, bytes);
   AwaitFrom(recv, comm, kind, 0, bytes);
 }
 
