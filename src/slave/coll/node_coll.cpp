@@ -62,8 +62,8 @@ constexpr std::uint64_t kNodeCollLongYieldNs = 50'000;
 // wait it leaves the point-to-point back-off alone: a collective waits for
 // the slowest member, often long while the others compute, and when its
 // failed looks made the rank's next halo exchanges skip polling, those
-// went through the master (HPCG on 4 ranks of 2 cores: about a third of
-// its direct messages).
+// went through the master (HPCG on 4 ranks of 2 cores, docs/collectives.md,
+// "Ranks that share cores").
 bool NodeCollYieldFor(const DirectRecv& recv, int sender) {
   std::uint64_t start = NodeCollNowNs();
   while (!Direct().Written(recv)) {
