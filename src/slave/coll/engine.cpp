@@ -22,15 +22,18 @@ const ForcedEngines& Forced() {
   return forced;
 }
 
-// Whether the ranks of this node may spin for each other: every rank has a
-// running slot and a core (BDMPI_MAY_POLL=1: not 2, where ranks outnumber
-// the slots and most wait for one) and spinning is not turned off. The
-// same on every rank of the node: the master sets it for all at their start.
+// Whether the ranks of this node may poll for each other: every rank has
+// a running slot, and either a core (BDMPI_MAY_POLL=1: they spin) or a
+// share of one (3: they yield between looks, as Open MPI's oversubscribed
+// ranks do); not 2, where ranks outnumber the slots and most wait for one,
+// and not with polling turned off. The same on every rank of the node:
+// the master sets it for all at their start.
 bool NodeRanksSpin() {
   static const bool spin = [] {
     const char* may_poll = std::getenv(kEnvMayPoll);
     const char* poll = std::getenv(kEnvDirectPoll);
-    return may_poll != nullptr && std::strcmp(may_poll, "1") == 0 &&
+    return may_poll != nullptr &&
+           (std::strcmp(may_poll, "1") == 0 || std::strcmp(may_poll, "3") == 0) &&
            (poll == nullptr || std::strcmp(poll, "0") != 0);
   }();
   return spin && Direct().on();
@@ -46,7 +49,7 @@ bool AllMembersOnThisNode(const CommInfo& comm) {
 // Whether the node engine (node_coll.h) serves a barrier, bcast or
 // allreduce of `bytes` per rank by default: its members are all on this
 // node and all run at once, so each part is written straight into the
-// receive its hub spins on. Every member decides alike: the same node,
+// receive its hub polls. Every member decides alike: the same node,
 // the same BDMPI_MAY_POLL, the same size (equal type signatures).
 // Measured (docs/collectives.md, "The node engine"), 2 ranks with -nr 2:
 // a barrier and an allreduce of 8 B to 4 KiB took 0.01-0.4 of the

@@ -1,12 +1,18 @@
 // The node engine; see node_coll.h.
 #include "slave/coll/node_coll.h"
 
+#include <sched.h>
+#include <time.h>
+
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/coll_engine.h"
 #include "common/error.h"
+#include "common/job_names.h"
 #include "common/protocol.h"
 #include "slave/coll/fold.h"
 #include "slave/p2p/direct_path.h"
@@ -16,6 +22,61 @@
 
 namespace bdmpi {
 namespace {
+
+// Whether this node's running ranks share cores (BDMPI_MAY_POLL=3: more
+// running slots than cores, a slot for every rank): a wait then yields its
+// core between looks (NodeCollYieldFor) rather than spinning.
+bool NodeCollRanksShareCores() {
+  static const bool share = [] {
+    const char* rule = std::getenv(kEnvMayPoll);
+    return rule != nullptr && std::strcmp(rule, "3") == 0;
+  }();
+  return share;
+}
+
+std::uint64_t NodeCollNowNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ull +
+         static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+// A point-to-point wait's give-up rules (docs/data-path.md, "Direct
+// messages"): at most --direct-poll (1 ms), and not past one yield that
+// kept the rank off its core longer than a wake-up through the master.
+std::uint64_t NodeCollPollNs() {
+  static const std::uint64_t ns = [] {
+    const char* text = std::getenv(kEnvDirectPoll);
+    char* end = nullptr;
+    if (text == nullptr || *text == '\0') return std::uint64_t{1'000'000};
+    unsigned long long us = std::strtoull(text, &end, 10);
+    return static_cast<std::uint64_t>(*end == '\0' ? us : 1000) * 1000;
+  }();
+  return ns;
+}
+constexpr std::uint64_t kNodeCollLongYieldNs = 50'000;
+
+// Waits for `recv`, written by node slave `sender`, by yielding the core
+// between looks, and stops when the point-to-point wait would (a rank
+// wants a running slot, the message waits at the master). Unlike that
+// wait it leaves the point-to-point back-off alone: a collective waits for
+// the slowest member, often long while the others compute, and when its
+// failed looks made the rank's next halo exchanges skip polling, those
+// went through the master (HPCG on 4 ranks of 2 cores, docs/collectives.md,
+// "Ranks that share cores").
+bool NodeCollYieldFor(const DirectRecv& recv, int sender) {
+  std::uint64_t start = NodeCollNowNs();
+  while (!Direct().Written(recv)) {
+    if (!Direct().MayStayUntold(sender)) return Direct().Written(recv);
+    std::uint64_t before = NodeCollNowNs();
+    if (before - start > NodeCollPollNs()) return false;
+    sched_yield();
+    // The core went to other work for long: a rank woken at the master
+    // preempts it, where each further yield may wait out its time slice.
+    if (NodeCollNowNs() - before > kNodeCollLongYieldNs) return Direct().Written(recv);
+  }
+  return true;
+}
 
 // A receive on the collective twin that senders of the node may write
 // directly. Every receive of a step is posted before the first is waited
@@ -40,8 +101,7 @@ class TwinRecv {
     if (direct_->published()) {
       // A sender whose earlier message waits at the master sends this one
       // there too: polling for it would only delay the request.
-      bool written = !Direct().QueuedAtMaster(sender_) &&
-                     Direct().Poll(*direct_, sender_ >= 0 ? sender_ : kFarSender);
+      bool written = !Direct().QueuedAtMaster(sender_) && Look();
       if (!written && Direct().Tell(*direct_)) {
         request_.code = direct_->slot + 1;
       } else {
@@ -58,6 +118,15 @@ class TwinRecv {
   }
 
  private:
+  // Whether a sender wrote the receive while this rank looked: spinning
+  // (a core per running rank) as any wait does, or yielding.
+  bool Look() const {
+    int sender = sender_ >= 0 ? sender_ : kFarSender;
+    if (!NodeCollRanksShareCores() || sender < 0 || !direct_->in_ring() || direct_->told)
+      return Direct().Poll(*direct_, sender);
+    return NodeCollYieldFor(*direct_, sender);
+  }
+
   void* buffer_;
   std::uint64_t capacity_;
   RequestMsg request_;
@@ -110,13 +179,40 @@ void GatherParts(const CommInfo& comm, CollKind kind, std::uint64_t bytes,
   }
 }
 
+// Waits for `recv` of `bytes` from `source` (posted with one spare byte).
+void AwaitFrom(TwinRecv& recv, const CommInfo& comm, CollKind kind, int source,
+               std::uint64_t bytes) {
+  int error = MPI_SUCCESS;
+  std::uint64_t got = recv.Wait(&error);
+  CheckSize(kind, source, got, error, bytes, comm);
+}
+
 // Receives `bytes` from `source` into `data` (capacity bytes + 1 spare).
 void ReceiveFrom(const CommInfo& comm, CollKind kind, int source, void* data,
                  std::uint64_t bytes) {
   TwinRecv recv(comm, source, NodeCollTag(kind), data, bytes + 1);
-  int error = MPI_SUCCESS;
-  std::uint64_t got = recv.Wait(&error);
-  CheckSize(kind, source, got, error, bytes, comm);
+  AwaitFrom(recv, comm, kind, source, bytes);
+}
+
+// A member's part to the hub, and the hub's answer into `answer` (`bytes`
+// + 1 spare). When ranks share cores the answer's receive is published
+// before the part goes: the hub answers as soon as the last part came,
+// and a member that shares its core may not run again before then, so a
+// receive posted after the send would make the hub wait for it or leave
+// the answer in the inbox. With a core each the member still runs when
+// the answer comes and posts right after its send, the order the node
+// engine was measured with there (docs/collectives.md).
+void PartThenAnswer(const CommInfo& comm, CollKind kind, const void* part, void* answer,
+                    std::uint64_t bytes) {
+  int tag = NodeCollTag(kind);
+  if (!NodeCollRanksShareCores()) {
+    TwinSend(comm, 0, tag, part, bytes);
+    ReceiveFrom(comm, kind, 0, answer, bytes);
+    return;
+  }
+  TwinRecv recv(comm, 0, tag, answer, bytes + 1);
+  TwinSend(comm, 0, tag, part, bytes);
+  AwaitFrom(recv, comm, kind, 0, bytes);
 }
 
 }  // namespace
@@ -132,8 +228,8 @@ void NodeBarrier(const CommInfo& comm) {
     for (int r = 1; r < comm.size; ++r) TwinSend(comm, r, tag, none, 0);
     return;
   }
-  TwinSend(comm, 0, tag, none, 0);
-  ReceiveFrom(comm, CollKind::kBarrier, 0, none, 0);
+  std::byte answer[1] = {};
+  PartThenAnswer(comm, CollKind::kBarrier, none, answer, 0);
 }
 
 void NodeBcast(void* buffer, int count, MPI_Datatype datatype, int root, const CommInfo& comm) {
@@ -170,9 +266,8 @@ void NodeAllreduce(const void* send, void* recv, int count, MPI_Datatype datatyp
     result = fold.result();
     for (int r = 1; r < comm.size; ++r) TwinSend(comm, r, tag, result.data(), bytes);
   } else {
-    TwinSend(comm, 0, tag, mine.data(), bytes);
     result.resize(bytes + 1);
-    ReceiveFrom(comm, CollKind::kAllreduce, 0, result.data(), bytes);
+    PartThenAnswer(comm, CollKind::kAllreduce, mine.data(), result.data(), bytes);
     result.resize(bytes);
   }
   WriteWire(result, recv, count, ScatteredLayout(datatype).get());

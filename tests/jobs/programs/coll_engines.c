@@ -12,8 +12,9 @@
  * Then the node engine's cases (it serves small barriers, bcasts and
  * allreduces among running ranks of one node by default): a member that
  * comes late to each call (the others' spins time out and they wait at the
- * master), back-to-back calls whose parts must not mix, and parts above
- * the direct path's size (the masters' engine, chosen per call).
+ * master), back-to-back calls whose parts must not mix, with a ring
+ * exchange of point-to-point messages between them, and parts above the
+ * direct path's size (the masters' engine, chosen per call).
  *
  * With --hold-memory N each rank holds N bytes it touches before each
  * late call, so that under a small --node-memory the ranks are switched out
@@ -172,8 +173,18 @@ static void check_node_engine(MPI_Comm comm, const char *name) {
     CHECK_MPI(MPI_Bcast(&value, 1, MPI_INT, late, comm));
     CHECK(value == 900 + late, "%s: late root %d: MPI_Bcast gives %d", name, late, value);
   }
-  /* Back to back: a call's parts never land in the next call's receives. */
+  /* Back to back: a call's parts never land in the next call's receives;
+   * between them a ring exchange as in a halo exchange (MPI_Irecv,
+   * MPI_Send, MPI_Wait, as HPCG does around its dot products), whose
+   * messages must not mix with the collectives' either. */
+  int left = (rank + size - 1) % size, right = (rank + 1) % size;
   for (int i = 0; i < back_to_back; ++i) {
+    long halo = -1, mine_halo = 1000L * rank + i;
+    MPI_Request request;
+    CHECK_MPI(MPI_Irecv(&halo, 1, MPI_LONG, left, 31, comm, &request));
+    CHECK_MPI(MPI_Send(&mine_halo, 1, MPI_LONG, right, 31, comm));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    CHECK(halo == 1000L * left + i, "%s: ring message %d from %d is %ld", name, i, left, halo);
     long mine[2] = {i + rank, (long)rank * i}, all[2] = {-1, -1};
     CHECK_MPI(MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, comm));
     CHECK(all[0] == (long)size * i + size * (size - 1) / 2 &&
