@@ -213,7 +213,6 @@ void NodeMemory::OnTouchWatch() {
     }
     if (counted < full) WatchTouches(slave);
   }
-  NoteResidentStorage();
 }
 
 bool NodeMemory::RoomToRunAnother() {
