@@ -68,15 +68,17 @@ struct Slave {
   std::uint64_t storage_peak = 0;
   // Resumed since its switch-out with its data read back lazily
   // (touch_estimate.h): only what it touched counts resident. `touched`:
-  // its resident bytes above `touch_baseline` (those at that resume) when
-  // last measured; `touch_counted`: what the budget counts for it (while
+  // what it added to its memory since `touch_baseline` (its reading at
+  // that resume) when last measured; `touch_counted`: what the budget counts for it (while
   // it runs, what it was admitted on); `touch_point`: the request type it
   // was last resumed out of; `touch_estimates`: by that point, what its
-  // resumes touched.
+  // resumes touched; `touch_peak_reset`: its VmHWM was set back at that
+  // resume (what it held at most since then can be read).
   bool storage_partial = false;
+  bool touch_peak_reset = false;
   std::uint64_t touched = 0;
   std::uint64_t touch_counted = 0;
-  std::uint64_t touch_baseline = 0;
+  TouchReading touch_baseline;
   int touch_point = 0;
   TouchEstimates touch_estimates;
   // What of its memory the runtime cannot page out (master/memory/memory.cpp):

@@ -10,6 +10,25 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1ull << 20;
 
+TEST(TouchedSince, NewAnonymousPagesAndTheLargerOfFilePagesAndReads) {
+  TouchReading base{.anonymous = 3 * kMiB, .shared = 2 * kMiB, .read = 100 * kMiB};
+  // Read 50 MiB of its matrix, all mapped; wrote 4 MiB of its vectors.
+  EXPECT_EQ(TouchedSince(base, {.anonymous = 7 * kMiB, .shared = 52 * kMiB,
+                                .read = 150 * kMiB}),
+            54 * kMiB);
+  // The faults read ahead 8 MiB it never mapped: in the page cache all the same.
+  EXPECT_EQ(TouchedSince(base, {.anonymous = 3 * kMiB, .shared = 3 * kMiB,
+                                .read = 108 * kMiB}),
+            8 * kMiB);
+  // Fresh pages read nothing; freed ones count nothing.
+  EXPECT_EQ(TouchedSince(base, {.anonymous = 9 * kMiB, .shared = 2 * kMiB,
+                                .read = 100 * kMiB}),
+            6 * kMiB);
+  EXPECT_EQ(TouchedSince(base, {.anonymous = 1 * kMiB, .shared = 1 * kMiB,
+                                .read = 100 * kMiB}),
+            0u);
+}
+
 TEST(TouchEstimates, NothingUntilMeasured) {
   TouchEstimates estimates;
   EXPECT_FALSE(estimates.Expected(7));

@@ -148,33 +148,38 @@ std::uint64_t NodeMemory::RunningBytes(const Slave& slave) const {
   return slave.storage_partial ? slave.touch_counted : ExpectedStorage(slave);
 }
 
-std::uint64_t NodeMemory::ResidentNow(const Slave& slave) {
+bool NodeMemory::ReadTouch(const Slave& slave, TouchReading& out) {
   static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   Statm statm;
   if (!slave.statm_fd || slave.state == SlaveState::kExited ||
       !ReadStatm(slave.statm_fd.get(), statm))
-    return 0;
-  return statm.resident * page;
+    return false;
+  long long read = StorageReadBytes(slave.pid);
+  out = {.anonymous = statm.anonymous() * page,
+         .shared = statm.shared * page,
+         .read = read > 0 ? static_cast<std::uint64_t>(read) : 0};
+  return true;
 }
 
 void NodeMemory::WatchTouches(const Slave& slave) {
   if (!slave.statm_fd || !touch_wake_) return;
   if (!touch_watch_) touch_watch_ = std::make_unique<TouchWatch>(touch_wake_);
   touch_watch_->Watch(slave.index, slave.statm_fd.get(),
-                      slave.touch_baseline + slave.touch_counted);
+                      slave.touch_baseline.resident() + slave.touch_counted);
 }
 
 void NodeMemory::NoteResume(Slave& slave) {
   if (slave.storage_released && options_.prefetch == Prefetch::kLazy) {
     // Nothing of its data is resident now; what it touches from here on
     // is. Without a reading of where it starts, it counts in full.
-    slave.touch_baseline = ResidentNow(slave);
-    slave.storage_partial = slave.touch_baseline != 0;
+    slave.storage_partial = ReadTouch(slave, slave.touch_baseline);
     slave.touched = 0;
   }
   if (!slave.storage_partial || !slave.pending) return;
   slave.touch_point = static_cast<int>(slave.pending->type);
   slave.touch_counted = ResumeBytes(slave);
+  // What it frees before it blocks (a step's temporaries) was touched too.
+  slave.touch_peak_reset = ResetPeakRss(slave.pid);
   if (slave.touch_counted < ExpectedStorage(slave)) {
     ++touch_admitted_;
     WatchTouches(slave);
@@ -184,11 +189,19 @@ void NodeMemory::NoteResume(Slave& slave) {
 void NodeMemory::NoteStopped(Slave& slave) {
   if (touch_watch_) touch_watch_->Unwatch(slave.index);
   if (!slave.storage_partial) return;
-  std::uint64_t resident = ResidentNow(slave);
-  std::uint64_t touched = resident > slave.touch_baseline ? resident - slave.touch_baseline : 0;
-  // What this run added to what was resident before it.
+  TouchReading now;
+  if (!ReadTouch(slave, now)) now = slave.touch_baseline;
+  std::uint64_t touched = TouchedSince(slave.touch_baseline, now);
+  // Its resident set at its most since the resume, over the one then.
+  std::uint64_t touched_most = touched;
+  long peak_kib = slave.touch_peak_reset ? PeakRssKiB(slave.pid) : -1;
+  std::uint64_t peak = peak_kib > 0 ? static_cast<std::uint64_t>(peak_kib) << 10 : 0;
+  if (peak > slave.touch_baseline.resident())
+    touched_most = std::max(touched_most, peak - slave.touch_baseline.resident());
+  slave.touch_peak_reset = false;
+  // What this run added, at its most, to what was resident before it.
   slave.touch_estimates.Note(slave.touch_point,
-                             touched > slave.touched ? touched - slave.touched : 0);
+                             touched_most > slave.touched ? touched_most - slave.touched : 0);
   slave.touched = touched;
   slave.touch_counted = touched;
 }
@@ -198,8 +211,9 @@ void NodeMemory::OnTouchWatch() {
     if (!slave.storage_partial || slave.state != SlaveState::kRunning ||
         slave.waiting_for_memory)
       continue;
-    std::uint64_t resident = ResidentNow(slave);
-    std::uint64_t touched = resident > slave.touch_baseline ? resident - slave.touch_baseline : 0;
+    TouchReading now;
+    if (!ReadTouch(slave, now)) continue;
+    std::uint64_t touched = TouchedSince(slave.touch_baseline, now);
     std::uint64_t full = ExpectedStorage(slave);
     std::uint64_t counted = TouchGrown(slave.touch_counted, touched, ReleaseStep(), full);
     if (counted != slave.touch_counted) {

@@ -114,8 +114,8 @@ class NodeMemory {
   // What a running slave counts: its admission while it runs on an
   // estimate, else ExpectedStorage.
   std::uint64_t RunningBytes(const Slave& slave) const;
-  // Its resident bytes now (statm), 0 when unknown.
-  static std::uint64_t ResidentNow(const Slave& slave);
+  // Its memory now (statm, /proc/<pid>/io), false when unknown.
+  static bool ReadTouch(const Slave& slave, TouchReading& out);
   // Has the watcher look for `slave` passing what it is counted at.
   void WatchTouches(const Slave& slave);
   // Reads the slave's statm (at most every 10 ms): its resident fraction

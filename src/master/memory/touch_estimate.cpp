@@ -5,6 +5,14 @@
 
 namespace bdmpi {
 
+std::uint64_t TouchedSince(const TouchReading& base, const TouchReading& now) {
+  auto grown = [](std::uint64_t before, std::uint64_t after) {
+    return after > before ? after - before : 0;
+  };
+  return grown(base.anonymous, now.anonymous) +
+         std::max(grown(base.shared, now.shared), grown(base.read, now.read));
+}
+
 std::optional<std::uint64_t> TouchEstimates::Expected(int point) const {
   for (const auto& [at, bytes] : points_)
     if (at == point) return bytes;

@@ -23,6 +23,23 @@
 
 namespace bdmpi {
 
+// A rank's memory as far as what it touches goes: its resident anonymous
+// and file (or shared) bytes (statm) and the bytes it has had read from
+// disk (/proc/<pid>/io). A page it faults in from its storage file is in
+// the page cache, charged to the cgroup, whether it stays mapped or not
+// (the fault's read-ahead brings pages it never maps), and a page it then
+// writes is an anonymous copy beside it.
+struct TouchReading {
+  std::uint64_t anonymous = 0;
+  std::uint64_t shared = 0;
+  std::uint64_t read = 0;
+  std::uint64_t resident() const { return anonymous + shared; }
+};
+
+// What a rank has added to the node's memory since `base`: its new
+// anonymous pages, and the larger of its new file pages and what it read.
+std::uint64_t TouchedSince(const TouchReading& base, const TouchReading& now);
+
 class TouchEstimates {
  public:
   // The bytes a resume out of `point` is expected to touch beyond what the
