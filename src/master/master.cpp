@@ -197,7 +197,7 @@ void Master::Start() {
       }
     };
   };
-  memory_.SetTouchWaker(waker(kTouchWatchEventPeer));
+  memory_.SetTouchWaker(waker(kTouchWatchEventPeer), placement);
   if (nnodes_ > 1) {
     Network::Config config;
     config.placement = placement;

@@ -163,7 +163,7 @@ bool NodeMemory::ReadTouch(const Slave& slave, TouchReading& out) {
 
 void NodeMemory::WatchTouches(const Slave& slave) {
   if (!slave.statm_fd || !touch_wake_) return;
-  if (!touch_watch_) touch_watch_ = std::make_unique<TouchWatch>(touch_wake_);
+  if (!touch_watch_) touch_watch_ = std::make_unique<TouchWatch>(touch_wake_, touch_placement_);
   touch_watch_->Watch(slave.index, slave.statm_fd.get(),
                       slave.touch_baseline.resident() + slave.touch_counted);
 }
@@ -253,14 +253,10 @@ std::uint64_t NodeMemory::StorageBytes(const Slave& slave) const {
 double NodeMemory::ResidentFraction(Slave& slave) {
   // With storage-backed data, statm's size counts the arena's reserved
   // address space: the runtime's own record says what is resident.
-  std::uint64_t bytes = StorageBytes(slave);
-  if (bytes > 0) {
-    if (slave.storage_released || slave.storage_releasing) return 0.0;
-    // Read back lazily since its switch-out: what it touched.
-    if (slave.storage_partial)
-      return std::min(1.0, static_cast<double>(slave.touch_counted) / static_cast<double>(bytes));
-    return 1.0;
-  }
+  // A rank read back lazily since its switch-out counts as resident: what
+  // it will touch is what it touched (the order stays the paper's).
+  if (StorageBytes(slave) > 0)
+    return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
   return ReadRankMemory(slave) ? slave.resident_fraction : 0.0;
 }
 

@@ -66,8 +66,12 @@ class NodeMemory {
   // The watcher's call: counts running slaves that touched more than they
   // were admitted on at what they touched, making room for it.
   void OnTouchWatch();
-  // How the watcher wakes the event loop (the master's request queue).
-  void SetTouchWaker(std::function<void()> wake) { touch_wake_ = std::move(wake); }
+  // How the watcher wakes the event loop (the master's request queue), and
+  // where it runs (touch_watch.h).
+  void SetTouchWaker(std::function<void()> wake, const ThreadPlacement& placement) {
+    touch_wake_ = std::move(wake);
+    touch_placement_ = placement;
+  }
   // --prefetch ahead: the slave the scheduler runs next reads its data
   // back while others compute, when the budget has room.
   void ReadAheadNext();
@@ -172,6 +176,7 @@ class NodeMemory {
   std::uint64_t touch_admitted_ = 0;
   std::uint64_t touch_grown_ = 0;
   std::function<void()> touch_wake_;
+  ThreadPlacement touch_placement_;
   std::unique_ptr<TouchWatch> touch_watch_;  // at the first watch
   // The memory cgroup and the kernel's OOM kill counts at the start.
   MemoryCgroup cgroup_;

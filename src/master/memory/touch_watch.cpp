@@ -43,6 +43,7 @@ void TouchWatch::Run() {
   // the master counts at its next call as before.
   constexpr auto kInterval = std::chrono::milliseconds(1);
   static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  placement_.ApplyToCallingThread();  // else it stays where the master is
   std::unique_lock lock(mutex_);
   while (!stop_) {
     if (entries_.empty()) {

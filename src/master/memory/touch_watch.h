@@ -18,13 +18,19 @@
 #include <vector>
 
 #include "common/unique_fd.h"
+#include "master/sched/thread_placement.h"
 
 namespace bdmpi {
 
 class TouchWatch {
  public:
-  // `wake` is called from the thread when a rank passed its limit.
-  explicit TouchWatch(std::function<void()> wake) : wake_(std::move(wake)) {}
+  // `wake` is called from the thread when a rank passed its limit. The
+  // thread runs where the master ran before it pinned itself, as an
+  // ordinary task (`placement`): pinned to the core of the master and of
+  // the rank it serves with -nr 1, it would take that core from the rank
+  // every millisecond.
+  TouchWatch(std::function<void()> wake, const ThreadPlacement& placement)
+      : wake_(std::move(wake)), placement_(placement) {}
   ~TouchWatch();  // stops the thread
   TouchWatch(const TouchWatch&) = delete;
   TouchWatch& operator=(const TouchWatch&) = delete;
@@ -43,6 +49,7 @@ class TouchWatch {
   void Run();
 
   std::function<void()> wake_;
+  ThreadPlacement placement_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<Entry> entries_;
