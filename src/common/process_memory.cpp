@@ -1,5 +1,6 @@
 #include "common/process_memory.h"
 
+#include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -11,8 +12,16 @@
 
 namespace bdmpi {
 
-long PeakRssKiB() {
-  FILE* file = std::fopen("/proc/self/status", "r");
+long PeakRssKiB() { return PeakRssKiB(0); }
+
+long PeakRssKiB(pid_t pid) {
+  char path[40];
+  if (pid == 0) {
+    std::snprintf(path, sizeof path, "/proc/self/status");
+  } else {
+    std::snprintf(path, sizeof path, "/proc/%d/status", static_cast<int>(pid));
+  }
+  FILE* file = std::fopen(path, "re");
   if (file == nullptr) return -1;
   char line[256];
   long kib = -1;
@@ -21,6 +30,18 @@ long PeakRssKiB() {
   }
   std::fclose(file);
   return kib;
+}
+
+bool ResetPeakRss(pid_t pid) {
+  char path[40];
+  std::snprintf(path, sizeof path, "/proc/%d/clear_refs", static_cast<int>(pid));
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n;
+  while ((n = write(fd, "5", 1)) < 0 && errno == EINTR) {
+  }
+  close(fd);
+  return n == 1;
 }
 
 bool ReadStatm(int fd, Statm& out) {

@@ -10,8 +10,14 @@
 
 namespace bdmpi {
 
-// VmHWM (the peak resident set) in KiB, or -1 when unknown.
+// VmHWM (the peak resident set) in KiB, or -1 when unknown: of this
+// process, or of process `pid`.
 long PeakRssKiB();
+long PeakRssKiB(pid_t pid);
+// Sets process `pid`'s VmHWM back to its resident set now (clear_refs
+// "5"), so that the next reading says the most it held from here on.
+// False when it cannot.
+bool ResetPeakRss(pid_t pid);
 
 // Yama's ptrace_scope (who may read another process's memory: 0 classic,
 // 1 descendants and declared tracers, 2 admin only, 3 nobody); 0 when Yama

@@ -41,7 +41,8 @@ inline constexpr std::uint16_t kProtocolVersion = 19;
 //   Abort:    no reply; the master ends the job with `code`.
 //   Event:    not from a slave: the master's watcher thread reports a
 //             slave's exit (peer = its index) or a signal (code = signo),
-//             or its network thread has news (peer = -2).
+//             or its network thread has news (peer = -2), or the
+//             watcher of resumed ranks' memory (peer = -3).
 //
 // Point-to-point. A send is one of four protocols, each its own row, so
 // that no field carries another step's meaning: Send (standard), SyncSend

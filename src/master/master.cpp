@@ -178,10 +178,34 @@ void Master::Start() {
     BindToCores();
   }
   io_->Create(options_.nslaves, payloads_.window_size());
-  if (nnodes_ > 1) {
-    // The network thread wakes the event loop through the request queue.
-    auto wake_queue = std::make_shared<MessageQueue>(
+  // The network thread and the watcher of resumed ranks' memory wake the
+  // event loop through the request queue.
+  std::shared_ptr<MessageQueue> wake_queue;
+  try {
+    wake_queue = std::make_shared<MessageQueue>(
         MessageQueue::Open(io_->RequestQueueName(), O_WRONLY | O_NONBLOCK));
+  } catch (const Error&) {
+    // Without it the network cannot run; resumes are then admitted on the
+    // ranks' whole data (the in-process tests' master has no queue).
+    if (nnodes_ > 1) throw;
+  }
+  auto waker = [wake_queue, token = event_token_](int peer) {
+    return [wake_queue, token, peer] {
+      RequestMsg event;
+      event.type = MsgType::kEvent;
+      event.token = token;
+      event.peer = peer;
+      RequestBatch message;
+      message.Append(event, nullptr);
+      try {
+        // A full queue wakes the loop anyway, and it checks HasEvents().
+        wake_queue->TrySend(message.data(), message.size());
+      } catch (const Error&) {
+      }
+    };
+  };
+  if (wake_queue) memory_.SetTouchWaker(waker(kTouchWatchEventPeer), placement);
+  if (nnodes_ > 1) {
     Network::Config config;
     config.placement = placement;
     config.spill_dir = &payloads_.spill_dir();
@@ -190,19 +214,7 @@ void Master::Start() {
     config.rack = DetectRack(options_.topology_file);
     config.tuning = coll::Tuning::FromEnvironment();
     config.peer_timeout = PeerWatch::TimeoutFromEnvironment();
-    network_ = std::make_unique<Network>(config, [wake_queue, token = event_token_] {
-      RequestMsg event;
-      event.type = MsgType::kEvent;
-      event.token = token;
-      event.peer = kNetworkEventPeer;
-      RequestBatch message;
-      message.Append(event, nullptr);
-      try {
-        // A full queue wakes the loop anyway, and it checks HasEvents().
-        wake_queue->TrySend(message.data(), message.size());
-      } catch (const Error&) {
-      }
-    });
+    network_ = std::make_unique<Network>(config, waker(kNetworkEventPeer));
   }
   observe_.Start(slaves_.running_limit(), running_auto_, running_cores_);
   CreateSlaves();
@@ -413,6 +425,10 @@ void Master::HandleAbort(Slave& slave, const RequestMsg& request) {
 void Master::OnEvent(const RequestMsg& event) {
   if (event.peer == kNetworkEventPeer) {
     if (network_) OnNetworkEvents();
+    return;
+  }
+  if (event.peer == kTouchWatchEventPeer) {
+    memory_.OnTouchWatch();
     return;
   }
   if (event.code == SIGUSR1) {
@@ -713,6 +729,7 @@ void Master::Schedule() {
 void Master::StopRunning(Slave& slave) {
   slave.storage_peak = std::max(slave.storage_peak, memory_.StorageBytes(slave));
   slave.memory_changed = true;
+  memory_.NoteStopped(slave);
   if (const StorageSlot* table = io_->StorageTable())
     table[slave.index].switches.fetch_add(1, std::memory_order_relaxed);  // the tool interface
   slaves_.StopRunning(slave);
@@ -730,6 +747,7 @@ void Master::Resume(Slave& slave) {
 }
 
 void Master::SendResumeReply(Slave& slave) {
+  memory_.NoteResume(slave);
   slave.storage_released = false;
   slave.storage_read_ahead = false;
   memory_.NoteResidentStorage();

@@ -11,6 +11,7 @@
 
 #include "common/file_io.h"
 #include "common/protocol.h"
+#include "master/memory/touch_estimate.h"
 
 namespace bdmpi {
 
@@ -65,6 +66,21 @@ struct Slave {
   // Most storage-backed bytes seen when it stopped running: what it is
   // expected to need when it runs again (it may allocate after resuming).
   std::uint64_t storage_peak = 0;
+  // Resumed since its switch-out with its data read back lazily
+  // (touch_estimate.h): only what it touched counts resident. `touched`:
+  // what it added to its memory since `touch_baseline` (its reading at
+  // that resume) when last measured; `touch_counted`: what the budget counts for it (while
+  // it runs, what it was admitted on); `touch_point`: the request type it
+  // was last resumed out of; `touch_estimates`: by that point, what its
+  // resumes touched; `touch_peak_reset`: its VmHWM was set back at that
+  // resume (what it held at most since then can be read).
+  bool storage_partial = false;
+  bool touch_peak_reset = false;
+  std::uint64_t touched = 0;
+  std::uint64_t touch_counted = 0;
+  TouchReading touch_baseline;
+  int touch_point = 0;
+  TouchEstimates touch_estimates;
   // What of its memory the runtime cannot page out (master/memory/memory.cpp):
   // its resident anonymous memory (statm, read with resident_fraction)
   // less the storage-backed bytes counted resident for it. Stays resident

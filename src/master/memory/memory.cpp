@@ -74,7 +74,7 @@ bool NodeMemory::ReadRankMemory(Slave& slave) {
   std::uint64_t anonymous = statm.anonymous() * page;
   std::uint64_t storage = ResidentStorageBytes(slave);
   std::uint64_t rest = anonymous > storage ? anonymous - storage : 0;
-  if (storage == 0) slave.unpageable_exact = rest;
+  if (storage == 0 && !slave.storage_partial) slave.unpageable_exact = rest;
   slave.unpageable = std::max(rest, slave.unpageable_exact);
   slave.memory_changed = false;
   return true;
@@ -131,6 +131,104 @@ std::uint64_t NodeMemory::ExpectedStorage(const Slave& slave) const {
   return mine;
 }
 
+std::uint64_t NodeMemory::ResumeBytes(const Slave& slave) const {
+  std::uint64_t full = ExpectedStorage(slave);
+  // Only where the pages come back when touched, and where a rank that
+  // touches more is seen while it runs (the watcher's waker).
+  if (options_.prefetch != Prefetch::kLazy || !touch_wake_ || !slave.pending ||
+      !(slave.storage_released || slave.storage_partial))
+    return full;
+  return TouchAdmission(slave.storage_partial ? slave.touched : 0,
+                        slave.touch_estimates.Expected(static_cast<int>(slave.pending->type)),
+                        full);
+}
+
+std::uint64_t NodeMemory::RunningBytes(const Slave& slave) const {
+  if (slave.waiting_for_memory) return ResumeBytes(slave);
+  return slave.storage_partial ? slave.touch_counted : ExpectedStorage(slave);
+}
+
+bool NodeMemory::ReadTouch(const Slave& slave, TouchReading& out) {
+  static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  Statm statm;
+  if (!slave.statm_fd || slave.state == SlaveState::kExited ||
+      !ReadStatm(slave.statm_fd.get(), statm))
+    return false;
+  long long read = StorageReadBytes(slave.pid);
+  out = {.anonymous = statm.anonymous() * page,
+         .shared = statm.shared * page,
+         .read = read > 0 ? static_cast<std::uint64_t>(read) : 0};
+  return true;
+}
+
+void NodeMemory::WatchTouches(const Slave& slave) {
+  if (!slave.statm_fd || !touch_wake_) return;
+  if (!touch_watch_) touch_watch_ = std::make_unique<TouchWatch>(touch_wake_, touch_placement_);
+  touch_watch_->Watch(slave.index, slave.statm_fd.get(),
+                      slave.touch_baseline.resident() + slave.touch_counted);
+}
+
+void NodeMemory::NoteResume(Slave& slave) {
+  if (slave.storage_released && options_.prefetch == Prefetch::kLazy) {
+    // Nothing of its data is resident now; what it touches from here on
+    // is. Without a reading of where it starts, it counts in full.
+    slave.storage_partial = ReadTouch(slave, slave.touch_baseline);
+    slave.touched = 0;
+  }
+  if (!slave.storage_partial || !slave.pending) return;
+  slave.touch_point = static_cast<int>(slave.pending->type);
+  slave.touch_counted = ResumeBytes(slave);
+  // What it frees before it blocks (a step's temporaries) was touched too.
+  slave.touch_peak_reset = ResetPeakRss(slave.pid);
+  if (slave.touch_counted < ExpectedStorage(slave)) {
+    ++touch_admitted_;
+    WatchTouches(slave);
+  }
+}
+
+void NodeMemory::NoteStopped(Slave& slave) {
+  if (touch_watch_) touch_watch_->Unwatch(slave.index);
+  if (!slave.storage_partial) return;
+  TouchReading now;
+  if (!ReadTouch(slave, now)) now = slave.touch_baseline;
+  std::uint64_t touched = TouchedSince(slave.touch_baseline, now);
+  // Its resident set at its most since the resume, over the one then.
+  std::uint64_t touched_most = touched;
+  long peak_kib = slave.touch_peak_reset ? PeakRssKiB(slave.pid) : -1;
+  std::uint64_t peak = peak_kib > 0 ? static_cast<std::uint64_t>(peak_kib) << 10 : 0;
+  if (peak > slave.touch_baseline.resident())
+    touched_most = std::max(touched_most, peak - slave.touch_baseline.resident());
+  slave.touch_peak_reset = false;
+  // What this run added, at its most, to what was resident before it.
+  slave.touch_estimates.Note(slave.touch_point,
+                             touched_most > slave.touched ? touched_most - slave.touched : 0);
+  slave.touched = touched;
+  slave.touch_counted = touched;
+}
+
+void NodeMemory::OnTouchWatch() {
+  for (Slave& slave : master_.slaves()) {
+    if (!slave.storage_partial || slave.state != SlaveState::kRunning ||
+        slave.waiting_for_memory)
+      continue;
+    TouchReading now;
+    if (!ReadTouch(slave, now)) continue;
+    std::uint64_t touched = TouchedSince(slave.touch_baseline, now);
+    std::uint64_t full = ExpectedStorage(slave);
+    std::uint64_t counted = TouchGrown(slave.touch_counted, touched, ReleaseStep(), full);
+    if (counted != slave.touch_counted) {
+      BDMPI_DEBUG("sched", "rank %d touched %llu bytes, more than the %llu it runs on",
+                  slave.world_rank, static_cast<unsigned long long>(touched),
+                  static_cast<unsigned long long>(slave.touch_counted));
+      ++touch_grown_;
+      slave.touch_counted = counted;
+      // It runs on: blocked ranks write back meanwhile.
+      MakeRoom(slave, counted, true);
+    }
+    if (counted < full) WatchTouches(slave);
+  }
+}
+
 bool NodeMemory::RoomToRunAnother() {
   Slave* next = master_.slaves().PeekNext();
   if (next == nullptr) return true;
@@ -140,9 +238,9 @@ bool NodeMemory::RoomToRunAnother() {
   // writes back last those about to be woken. Counting those here as
   // well saved reads but idled a core for longer than the reads took
   // (docs/scheduling-and-memory.md, "Out-of-core performance").
-  std::uint64_t needed = UnpageableBytes(true) + ExpectedStorage(*next);
+  std::uint64_t needed = UnpageableBytes(true) + ResumeBytes(*next);
   for (const Slave& slave : master_.slaves()) {
-    if (slave.state == SlaveState::kRunning) needed += ExpectedStorage(slave);
+    if (slave.state == SlaveState::kRunning) needed += RunningBytes(slave);
   }
   return needed <= node_memory_;
 }
@@ -155,6 +253,8 @@ std::uint64_t NodeMemory::StorageBytes(const Slave& slave) const {
 double NodeMemory::ResidentFraction(Slave& slave) {
   // With storage-backed data, statm's size counts the arena's reserved
   // address space: the runtime's own record says what is resident.
+  // A rank read back lazily since its switch-out counts as resident: what
+  // it will touch is what it touched (the order stays the paper's).
   if (StorageBytes(slave) > 0)
     return slave.storage_released || slave.storage_releasing ? 0.0 : 1.0;
   return ReadRankMemory(slave) ? slave.resident_fraction : 0.0;
@@ -200,6 +300,10 @@ std::uint64_t NodeMemory::ResidentStorageBytes(const Slave& slave) const {
   if (slave.storage_released) return 0;
   std::uint64_t bytes = StorageBytes(slave);
   if (slave.storage_releasing) bytes -= std::min(bytes, slave.storage_dropped);
+  // Read back lazily since its switch-out: only what it touched (or, while
+  // it runs, was admitted on), and while it writes back at most what it
+  // has not gone past (its progress counts all its bytes).
+  if (slave.storage_partial) bytes = std::min(bytes, slave.touch_counted);
   return bytes;
 }
 
@@ -214,7 +318,7 @@ std::uint64_t NodeMemory::ReleaseStep() const {
 
 bool NodeMemory::MemoryFor(Slave& slave) {
   // Nobody left to switch out: run anyway (the kernel has the last word).
-  return MakeRoom(slave, ExpectedStorage(slave), false) != Room::kReleasing;
+  return MakeRoom(slave, ResumeBytes(slave), false) != Room::kReleasing;
 }
 
 NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bool blocked_only) {
@@ -258,11 +362,11 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
     // is meanwhile, or the write-back would race them.
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
         !other.storage_releasing && !master_.HasIncomingWrites(other) &&
-        StorageBytes(other) > 0 && !payloads_.LentInHand(other.index))
+        ResidentStorageBytes(other) > 0 && !payloads_.LentInHand(other.index))
       candidates.push_back({&other, {.state = other.state,
                                      .woken_soon = WokenSoon(other),
                                      .read_ahead = other.storage_read_ahead,
-                                     .bytes = StorageBytes(other)}});
+                                     .bytes = ResidentStorageBytes(other)}});
   }
   std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
     return SwitchOutBefore(a.second, b.second);
@@ -289,7 +393,7 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
     victim->storage_dropped = 0;
     recorder_.ReleaseAsked(victim->index);
     victim->storage_read_ahead = false;
-    releasing += StorageBytes(*victim);
+    releasing += facts.bytes;
   }
   return releasing == 0 ? Room::kNobody : Room::kReleasing;
 }
@@ -324,6 +428,8 @@ void NodeMemory::HandleReleased(Slave& slave, const RequestMsg& request) {
   slave.storage_releasing = false;
   slave.storage_dropped = 0;
   slave.storage_released = true;
+  slave.storage_partial = false;
+  slave.touched = slave.touch_counted = 0;
   ++switch_outs_;
   written_back_ += request.bytes;
   recorder_.WrittenBack(slave.index, request.bytes);
@@ -456,7 +562,8 @@ void NodeMemory::LogSummary() const {
              "%llu resumes during a write-back, %llu lent blocks copied, "
              "%llu bytes unpageable at that resume, at most %llu unpageable, "
              "%llu bytes of receive buffers not read back (fresh pages), "
-             "%llu lent blocks not written back (%llu bytes, read back from the copies)",
+             "%llu lent blocks not written back (%llu bytes, read back from the copies), "
+             "%llu resumes admitted on what they touch (%llu counted larger while running)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
              static_cast<unsigned long long>(read_aheads_),
@@ -472,7 +579,9 @@ void NodeMemory::LogSummary() const {
              static_cast<unsigned long long>(peak_unpageable_),
              static_cast<unsigned long long>(fresh),
              static_cast<unsigned long long>(owed_blocks_),
-             static_cast<unsigned long long>(owed_bytes_));
+             static_cast<unsigned long long>(owed_bytes_),
+             static_cast<unsigned long long>(touch_admitted_),
+             static_cast<unsigned long long>(touch_grown_));
 }
 
 }  // namespace bdmpi

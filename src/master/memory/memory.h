@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,11 +18,16 @@
 #include "master/master_services.h"
 #include "master/memory/node_memory.h"
 #include "master/memory/payload_store.h"
+#include "master/memory/touch_watch.h"
 #include "master/observe/job_recorder.h"
 #include "master/options.h"
 #include "master/slave.h"
 
 namespace bdmpi {
+
+// The peer of the event that the watcher of resumed ranks (touch_watch.h)
+// wakes the event loop with.
+inline constexpr int kTouchWatchEventPeer = -3;
 
 class NodeMemory {
  public:
@@ -51,6 +58,20 @@ class NodeMemory {
   bool MemoryFor(Slave& slave);
   // Sends the replies of resumed slaves whose memory is now there.
   void ResumeWaitingForMemory();
+  // A resumed slave's reply is about to go (its data switched out or
+  // read back lazily: from now on counted at what it touches), and it has
+  // stopped running (what it touched is measured and learned).
+  void NoteResume(Slave& slave);
+  void NoteStopped(Slave& slave);
+  // The watcher's call: counts running slaves that touched more than they
+  // were admitted on at what they touched, making room for it.
+  void OnTouchWatch();
+  // How the watcher wakes the event loop (the master's request queue), and
+  // where it runs (touch_watch.h).
+  void SetTouchWaker(std::function<void()> wake, const ThreadPlacement& placement) {
+    touch_wake_ = std::move(wake);
+    touch_placement_ = placement;
+  }
   // --prefetch ahead: the slave the scheduler runs next reads its data
   // back while others compute, when the budget has room.
   void ReadAheadNext();
@@ -90,6 +111,17 @@ class NodeMemory {
   std::uint64_t ReleaseStep() const;
   // What `slave` is expected to hold in storage-backed data while it runs.
   std::uint64_t ExpectedStorage(const Slave& slave) const;
+  // What a resume of `slave` is admitted on: what it is expected to touch
+  // when its data is switched out or read back lazily and a resume out of
+  // the same point has been measured, else ExpectedStorage.
+  std::uint64_t ResumeBytes(const Slave& slave) const;
+  // What a running slave counts: its admission while it runs on an
+  // estimate, else ExpectedStorage.
+  std::uint64_t RunningBytes(const Slave& slave) const;
+  // Its memory now (statm, /proc/<pid>/io), false when unknown.
+  static bool ReadTouch(const Slave& slave, TouchReading& out);
+  // Has the watcher look for `slave` passing what it is counted at.
+  void WatchTouches(const Slave& slave);
   // Reads the slave's statm (at most every 10 ms): its resident fraction
   // and what of its memory cannot be paged (Slave::unpageable). False when
   // it cannot be read.
@@ -139,6 +171,13 @@ class NodeMemory {
   // spare an allocation per question).
   std::vector<int> awaited_;
   std::vector<int> awaited_world_;
+  // Resumes admitted on an estimate of what they touch, and the times a
+  // running rank touched more and was counted larger.
+  std::uint64_t touch_admitted_ = 0;
+  std::uint64_t touch_grown_ = 0;
+  std::function<void()> touch_wake_;
+  ThreadPlacement touch_placement_;
+  std::unique_ptr<TouchWatch> touch_watch_;  // at the first watch
   // The memory cgroup and the kernel's OOM kill counts at the start.
   MemoryCgroup cgroup_;
   OomCounts oom_at_start_;

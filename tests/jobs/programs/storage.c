@@ -12,7 +12,7 @@
  * Between steps it blocks in Barrier, Allreduce (of a checksum that every
  * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
  *
- * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H] [--warm W]
+ * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H] [--warm W] [--touch]
  *   N MiB per array (default 3), S steps (default 6); with --crash-step the
  *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
  *   With --held, each rank sends H messages of 512 KiB + 8 (above the window,
@@ -29,8 +29,10 @@
  *   are on disk (see receive_fresh); with --fresh-reads also checks that
  *   it read under 1 MiB from disk (for budgets that keep messages in
  *   memory: a message spilled to disk is read from there too).
+ *   With --touch, only touch_steps (below) runs, over one array of N MiB.
  */
 #include <signal.h>
+#include <unistd.h>
 #include "check.h"
 #ifdef BDMPI
 #include <bdmpi.h>
@@ -193,11 +195,46 @@ static void receive_fresh(int rank, int size, int check_reads) {
   free(buffer);
 }
 
+/* --touch: what a rank touches after a resume differs by where it blocked.
+ * Out of the barrier each rank reads its whole array; out of the three
+ * allreduces of a step it touches only a small vector, so under BDMPI,
+ * with its array switched out, it needs room for that vector only and
+ * the ranks resident next to it stay (the master admits a resume on what
+ * the last one out of the same call touched). At the last step a rank
+ * resumed out of the allreduce reads its whole array after all, far
+ * more than it was admitted on, and stays there a while: the master must
+ * see it grow (-v counts it) and make room while it runs. */
+static void touch_steps(int rank, int size, size_t mib, int steps) {
+  const size_t words = (mib << 20) / 8, small_words = 4096;
+  uint64_t *big = xmalloc(words * 8);
+  fill(big, words, rank, 1, 0);
+  uint64_t *small = xmalloc(small_words * 8);
+  for (size_t i = 0; i < small_words; ++i) small[i] = 0;
+  for (int step = 0; step < steps; ++step) {
+    verify(big, words, rank, 1, 0, "array out of the barrier", step);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < 3; ++k) {
+      for (size_t i = 0; i < small_words; ++i) small[i] += (uint64_t)(k + 1);
+      uint64_t mine = small[(size_t)rank % small_words] + (uint64_t)rank, total = 0;
+      MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+      uint64_t want = (uint64_t)size * small[0] + (uint64_t)size * (uint64_t)(size - 1) / 2;
+      CHECK(total == want, "allreduce (step %d, %d): %llu, want %llu", step, k,
+            (unsigned long long)total, (unsigned long long)want);
+    }
+    if (step == steps - 1) {
+      verify(big, words, rank, 1, 0, "array out of the allreduce", step);
+      usleep(100000); /* the master looks every millisecond; a loaded machine may delay it */
+    }
+  }
+  free(small);
+  free(big);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
-  int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0;
+  int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
@@ -206,6 +243,12 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc) warm = atoi(argv[++i]);
     else if (strcmp(argv[i], "--fresh") == 0) fresh = 1;
     else if (strcmp(argv[i], "--fresh-reads") == 0) fresh = 2;
+    else if (strcmp(argv[i], "--touch") == 0) touch = 1;
+  }
+  if (touch) {
+    touch_steps(rank, size, mib, steps);
+    MPI_Finalize();
+    return 0;
   }
   if (warm > 0) exchange_warm(rank, size, warm);
   /* Array 8 + k: the k-th held message (Isend: Open MPI would wait for the
