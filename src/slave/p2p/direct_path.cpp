@@ -378,8 +378,21 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
   return recv;
 }
 
-void DirectPath::Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post) {
-  deferred_.push_back(Deferred{std::move(recv), post});
+void DirectPath::Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post, int sender) {
+  deferred_.push_back(Deferred{std::move(recv), post, sender});
+}
+
+bool DirectPath::DeferredMayStayUntold() const {
+  // Checked per distinct sender: a polling loop defers several receives
+  // of the same one (MPI_ANY_SOURCE), each a scan of the node's counts.
+  const int* checked = nullptr;
+  for (const Deferred& entry : deferred_) {
+    if (entry.recv->told || entry.recv->collected) continue;
+    if (checked != nullptr && entry.sender == *checked) continue;
+    if (!MayStayUntold(entry.sender)) return false;
+    checked = &entry.sender;
+  }
+  return true;
 }
 
 void DirectPath::TellDeferred(const std::function<void(const RequestMsg&)>& post) {

@@ -123,9 +123,19 @@ class DirectPath {
   std::shared_ptr<DirectRecv> Post(int comm, int source, int tag, std::uint64_t address,
                                    std::uint64_t capacity, std::uint64_t recv_id);
   // Receives that the master must hear of, in posting order, before this
-  // rank's next request (Irecv defers them).
-  void Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post);
+  // rank's next request that concerns them (Irecv defers them); `sender`
+  // as for Poll.
+  void Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post, int sender);
   bool HasDeferred() const { return !deferred_.empty(); }
+  // Whether every deferred receive may stay untold (MayStayUntold of its
+  // sender) while the rank asks the master something that is not about
+  // them (a test of other receives, a notice, a send to another rank):
+  // then no message for them waits at the master or can come through it,
+  // and the master, which matches only the receives told before them, has
+  // nothing they would take. Polling loops that restart persistent
+  // receives (Graph500's) would otherwise tell each restart at the next
+  // test, and every told receive costs a notice and a test at the master.
+  bool DeferredMayStayUntold() const;
   // Tells the master of every deferred receive (hands their PostRecv to
   // `post`), except those a sender has taken meanwhile.
   void TellDeferred(const std::function<void(const RequestMsg&)>& post);
@@ -278,6 +288,7 @@ class DirectPath {
   struct Deferred {
     std::shared_ptr<DirectRecv> recv;
     RequestMsg post;
+    int sender = kFarSender;
   };
   std::vector<Deferred> deferred_;
   std::vector<std::shared_ptr<DirectRecv>> abandoned_;  // not matched yet

@@ -306,7 +306,7 @@ void StartRecv(P2pRequest& pending) {
     if (dense && pending.buffer != nullptr) {
       // The master hears of it with this rank's next request, unless a
       // sender has completed it by then (direct_path.h).
-      Direct().Defer(pending.direct, request);
+      Direct().Defer(pending.direct, request, DirectSender(&comm, pending.peer));
       return;
     }
     Direct().Tell(*pending.direct);  // no sender takes it: told at once

@@ -197,6 +197,10 @@ class Runtime {
   // Adds a request to the batch (sending the batch first if it is full),
   // from MPI_Init's thread only.
   void Enqueue(RequestMsg request);
+  // Whether `request` may go to the master while receives it does not know
+  // stay so (DirectPath::DeferredMayStayUntold): a test of others, a
+  // notice, a send to another rank.
+  bool LeavesReceivesUntold(const RequestMsg& request) const;
   // As Enqueue, from any thread (MPI_Abort).
   void Append(RequestMsg request);
   void Flush();
@@ -222,6 +226,9 @@ class Runtime {
   bool defer_posts_ = false;
   bool batching_ = false;  // a BatchedPosts lives
   bool telling_ = false;  // in TellDeferredReceives
+  // In SendMessage, to a rank other than this one: its requests concern
+  // no receive of this rank (LeavesReceivesUntold).
+  bool sending_elsewhere_ = false;
   // The last reply may have handed out something the master lets go of
   // at this rank's next request, and none went out since (TestFindsNothing).
   bool holding_ = false;
