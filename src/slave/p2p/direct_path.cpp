@@ -404,6 +404,12 @@ void DirectPath::TellDeferred(const std::function<void(const RequestMsg&)>& post
   }
 }
 
+bool DirectPath::DeferredOn(int comm) const {
+  return std::any_of(deferred_.begin(), deferred_.end(), [&](const Deferred& entry) {
+    return !entry.recv->told && !entry.recv->collected && entry.post.comm == comm;
+  });
+}
+
 bool DirectPath::TakeFromInbox(DirectRecv& recv, int comm, int source, int tag,
                                std::uint64_t address, std::uint64_t capacity) {
   DirectInboxRing ring{table_.inbox(me_), table_.inbox_bytes(me_), table_.inbox_capacity()};

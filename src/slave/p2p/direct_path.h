@@ -136,6 +136,10 @@ class DirectPath {
   // receives (Graph500's) would otherwise tell each restart at the next
   // test, and every told receive costs a notice and a test at the master.
   bool DeferredMayStayUntold() const;
+  // Whether a deferred receive not told yet is on communicator `comm` (as
+  // the master names it): a receive told on another one matches none of
+  // their messages, so the master may hear of it first.
+  bool DeferredOn(int comm) const;
   // Tells the master of every deferred receive (hands their PostRecv to
   // `post`), except those a sender has taken meanwhile.
   void TellDeferred(const std::function<void(const RequestMsg&)>& post);

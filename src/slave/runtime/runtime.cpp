@@ -172,6 +172,13 @@ bool Runtime::LeavesReceivesUntold(const RequestMsg& request) const {
     case MsgType::kDirectDone:
     case MsgType::kDirectTaken:
       break;
+    // A receive on another communicator (a nonblocking collective's, say,
+    // polled between the tests): it takes none of their messages. Unless
+    // the rank then blocks for it: a synchronous send into one of them
+    // would wait for the master to hear of it meanwhile.
+    case MsgType::kPostRecv:
+      if (request.wants_reply || Direct().DeferredOn(request.comm)) return false;
+      break;
     // A message to another rank: the master matches it with that rank's
     // receives (one to itself needs this rank's told first).
     case MsgType::kSend:

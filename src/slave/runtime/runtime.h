@@ -199,7 +199,7 @@ class Runtime {
   void Enqueue(RequestMsg request);
   // Whether `request` may go to the master while receives it does not know
   // stay so (DirectPath::DeferredMayStayUntold): a test of others, a
-  // notice, a send to another rank.
+  // notice, a send to another rank, a receive on another communicator.
   bool LeavesReceivesUntold(const RequestMsg& request) const;
   // As Enqueue, from any thread (MPI_Abort).
   void Append(RequestMsg request);
