@@ -16,7 +16,9 @@
  *     message;
  *  3. cancel: a receive cancelled before any send, one cancelled after
  *     its message came (not cancelled), one cancelled after a test;
- *  4. MPI_Ssend into posted receives and MPI_Issend before them;
+ *  4. MPI_Ssend into posted receives and MPI_Issend before them, and
+ *     into a receive whose rank then blocks in a receive on another
+ *     communicator;
  *  5. MPI_Waitany, MPI_Testsome over receives completed out of order,
  *     and a receive freed with MPI_Request_free;
  *  6. a halo exchange without barriers: receives from both neighbours
@@ -235,9 +237,9 @@ static void cancels_marker_recv(MPI_Request *marker_recv, int *marker) {
   CHECK_MPI(MPI_Irecv(marker, 1, MPI_INT, prev_, 23, MPI_COMM_WORLD, marker_recv));
 }
 
-/* 4. Synchronous sends. */
-static void ssends(int round) {
-  char in[16], out[16];
+/* 4. Synchronous sends; `other`: another communicator. */
+static void ssends(int round, MPI_Comm other) {
+  char in[16], out[16], extra[8];
   MPI_Request recv, send;
   MPI_Status status;
   fill_pattern(out, sizeof out, seed_of(rank_, next_, 3, round));
@@ -258,6 +260,21 @@ static void ssends(int round) {
   CHECK_MPI(MPI_Recv(in, sizeof in, MPI_BYTE, prev_, 31, MPI_COMM_WORLD, &status));
   CHECK_STATUS(status, prev_, 31, MPI_BYTE, 8);
   CHECK_MPI(MPI_Wait(&send, MPI_STATUS_IGNORE));
+  /* A receive posted, then a blocking one on another communicator: the
+   * partner's synchronous send into the first must be matched meanwhile. */
+  int partner = rank_ ^ 1;
+  if (partner >= size_) return;
+  if (rank_ % 2 == 0) {
+    CHECK_MPI(MPI_Irecv(in, sizeof in, MPI_BYTE, partner, 32, MPI_COMM_WORLD, &recv));
+    CHECK_MPI(MPI_Recv(extra, sizeof extra, MPI_BYTE, partner, 33, other, &status));
+    CHECK_MPI(MPI_Wait(&recv, &status));
+    CHECK_STATUS(status, partner, 32, MPI_BYTE, 8);
+    CHECK_PATTERN(in, 8, seed_of(partner, rank_, 3, round), "ssend before a blocking receive");
+  } else {
+    fill_pattern(out, 8, seed_of(rank_, partner, 3, round));
+    CHECK_MPI(MPI_Ssend(out, 8, MPI_BYTE, partner, 32, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(out, 8, MPI_BYTE, partner, 33, other));
+  }
 }
 
 /* 5. Completion calls over receives completed out of order. */
@@ -899,7 +916,7 @@ int main(int argc, char **argv) {
     cancels(round);
     CHECK_MPI(MPI_Wait(&marker_recv, MPI_STATUS_IGNORE));
     CHECK(marker == round, "marker %d, want %d", marker, round);
-    ssends(round);
+    ssends(round, medium_comm);
     completions(round);
     halos(round);
     flood(round);
