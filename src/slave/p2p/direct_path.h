@@ -4,9 +4,10 @@
 // and a small standard send to a rank of the node that has published a
 // receive for it is written straight into that receive's buffer
 // (process_vm_writev), without the master. A receive is told to the master
-// only when this rank next talks to it (any request: Runtime::Enqueue),
-// waits for it, frees it, or tests it while a message for it may come
-// through the master (MayStayUntold); one a sender completed before that
+// only when this rank next asks the master something that may concern it
+// (Runtime::Enqueue, DeferredMayStayUntold), waits for it, frees it, or
+// tests it while a message for it may come through the master
+// (MayStayUntold); one a sender completed before that
 // costs the master nothing.
 #pragma once
 

@@ -94,7 +94,8 @@ class Runtime {
   // MPI_Request_get_status) would find nothing there, and so need not ask:
   // the master has completed no receive of this rank, no rank of the node
   // wants a running slot (which the test would give up), the master knows
-  // every receive the rank posted and has every request it made, and the
+  // every receive the rank posted but those that may stay untold
+  // (DirectPath::DeferredMayStayUntold) and has every request it made, and the
   // rank holds nothing of a reply that only its next request gives back
   // (a payload, a lent block).
   bool TestFindsNothing() const;
