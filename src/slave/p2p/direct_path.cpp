@@ -379,6 +379,10 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
 }
 
 void DirectPath::Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post, int sender) {
+  // Receives that senders completed while they stayed untold are over: a
+  // polling loop that never has to tell them would pile them up here.
+  std::erase_if(deferred_,
+                [](const Deferred& entry) { return entry.recv->told || entry.recv->collected; });
   deferred_.push_back(Deferred{std::move(recv), post, sender});
 }
 
