@@ -414,8 +414,8 @@ TEST_F(DirectPathTest, AReceiveTakenBeforeItIsToldIsNotTold) {
   RequestMsg post1, post2;
   post1.id = 1;
   post2.id = 2;
-  receiver_.Defer(r1, post1);
-  receiver_.Defer(r2, post2);
+  receiver_.Defer(r1, post1, kSender);
+  receiver_.Defer(r2, post2, kSender);
   EXPECT_EQ(Send("one", 7), DirectSend::kDone);
   std::vector<std::uint64_t> told;
   receiver_.TellDeferred([&](const RequestMsg& post) { told.push_back(post.id); });
@@ -424,6 +424,44 @@ TEST_F(DirectPathTest, AReceiveTakenBeforeItIsToldIsNotTold) {
   EXPECT_TRUE(r2->told);
   EXPECT_TRUE(receiver_.Written(*r1));
   EXPECT_FALSE(receiver_.HasDeferred());
+}
+
+// Deferred receives stay untold while no message for any of them can come
+// through the master; one that may is told with all the others, in order.
+TEST_F(DirectPathTest, DeferredReceivesStayUntoldUntilOneMayComeThroughTheMaster) {
+  char first[16] = {}, second[16] = {};
+  auto r1 = Post(-1, -1, first, sizeof first, 1);  // MPI_ANY_SOURCE
+  auto r2 = Post(kSender, -1, second, sizeof second, 2);
+  RequestMsg post1, post2;
+  post1.id = 1;
+  post2.id = 2;
+  receiver_.Defer(r1, post1, kAnySender);
+  receiver_.Defer(r2, post2, kSender);
+  EXPECT_TRUE(receiver_.DeferredMayStayUntold());
+  // A message of the sender's waits at the master, or a rank wants a slot.
+  table_.pending(kSender, kReceiver).store(1);
+  EXPECT_FALSE(receiver_.DeferredMayStayUntold());
+  table_.pending(kSender, kReceiver).store(0);
+  table_.node().slot_wanted.store(1);
+  EXPECT_FALSE(receiver_.DeferredMayStayUntold());
+  table_.node().slot_wanted.store(0);
+  // The first one written directly: the other alone decides.
+  EXPECT_EQ(Send("one", 7), DirectSend::kDone);
+  EXPECT_TRUE(receiver_.DeferredMayStayUntold());
+  // A receive of another node's message never may.
+  char third[16] = {};
+  auto r3 = Post(kSender, 9, third, sizeof third, 3);
+  RequestMsg post3;
+  post3.id = 3;
+  receiver_.Defer(r3, post3, kFarSender);
+  EXPECT_FALSE(receiver_.DeferredMayStayUntold());
+  std::vector<std::uint64_t> told;
+  receiver_.TellDeferred([&](const RequestMsg& post) { told.push_back(post.id); });
+  EXPECT_EQ(told, (std::vector<std::uint64_t>{2, 3}));
+  EXPECT_TRUE(receiver_.DeferredMayStayUntold());
+  receiver_.TakeWritten(*r1);
+  receiver_.Collect(*r2);
+  receiver_.Collect(*r3);
 }
 
 TEST_F(DirectPathTest, AReceiveBeyondTheRingStopsSendersUntilItIsOver) {

@@ -378,8 +378,25 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
   return recv;
 }
 
-void DirectPath::Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post) {
-  deferred_.push_back(Deferred{std::move(recv), post});
+void DirectPath::Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post, int sender) {
+  // Receives that senders completed while they stayed untold are over: a
+  // polling loop that never has to tell them would pile them up here.
+  std::erase_if(deferred_,
+                [](const Deferred& entry) { return entry.recv->told || entry.recv->collected; });
+  deferred_.push_back(Deferred{std::move(recv), post, sender});
+}
+
+bool DirectPath::DeferredMayStayUntold() const {
+  // Checked per distinct sender: a polling loop defers several receives
+  // of the same one (MPI_ANY_SOURCE), each a scan of the node's counts.
+  const int* checked = nullptr;
+  for (const Deferred& entry : deferred_) {
+    if (entry.recv->told || entry.recv->collected) continue;
+    if (checked != nullptr && entry.sender == *checked) continue;
+    if (!MayStayUntold(entry.sender)) return false;
+    checked = &entry.sender;
+  }
+  return true;
 }
 
 void DirectPath::TellDeferred(const std::function<void(const RequestMsg&)>& post) {
@@ -389,6 +406,12 @@ void DirectPath::TellDeferred(const std::function<void(const RequestMsg&)>& post
     if (entry.recv->told || entry.recv->collected) continue;
     if (Tell(*entry.recv)) post(entry.post);
   }
+}
+
+bool DirectPath::DeferredOn(int comm) const {
+  return std::any_of(deferred_.begin(), deferred_.end(), [&](const Deferred& entry) {
+    return !entry.recv->told && !entry.recv->collected && entry.post.comm == comm;
+  });
 }
 
 bool DirectPath::TakeFromInbox(DirectRecv& recv, int comm, int source, int tag,

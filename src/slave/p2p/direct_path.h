@@ -4,9 +4,10 @@
 // and a small standard send to a rank of the node that has published a
 // receive for it is written straight into that receive's buffer
 // (process_vm_writev), without the master. A receive is told to the master
-// only when this rank next talks to it (any request: Runtime::Enqueue),
-// waits for it, frees it, or tests it while a message for it may come
-// through the master (MayStayUntold); one a sender completed before that
+// only when this rank next asks the master something that may concern it
+// (Runtime::Enqueue, DeferredMayStayUntold), waits for it, frees it, or
+// tests it while a message for it may come through the master
+// (MayStayUntold); one a sender completed before that
 // costs the master nothing.
 #pragma once
 
@@ -123,9 +124,23 @@ class DirectPath {
   std::shared_ptr<DirectRecv> Post(int comm, int source, int tag, std::uint64_t address,
                                    std::uint64_t capacity, std::uint64_t recv_id);
   // Receives that the master must hear of, in posting order, before this
-  // rank's next request (Irecv defers them).
-  void Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post);
+  // rank's next request that concerns them (Irecv defers them); `sender`
+  // as for Poll.
+  void Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post, int sender);
   bool HasDeferred() const { return !deferred_.empty(); }
+  // Whether every deferred receive may stay untold (MayStayUntold of its
+  // sender) while the rank asks the master something that is not about
+  // them (a test of other receives, a notice, a send to another rank):
+  // then no message for them waits at the master or can come through it,
+  // and the master, which matches only the receives told before them, has
+  // nothing they would take. Polling loops that restart persistent
+  // receives (Graph500's) would otherwise tell each restart at the next
+  // test, and every told receive costs a notice and a test at the master.
+  bool DeferredMayStayUntold() const;
+  // Whether a deferred receive not told yet is on communicator `comm` (as
+  // the master names it): a receive told on another one matches none of
+  // their messages, so the master may hear of it first.
+  bool DeferredOn(int comm) const;
   // Tells the master of every deferred receive (hands their PostRecv to
   // `post`), except those a sender has taken meanwhile.
   void TellDeferred(const std::function<void(const RequestMsg&)>& post);
@@ -278,6 +293,7 @@ class DirectPath {
   struct Deferred {
     std::shared_ptr<DirectRecv> recv;
     RequestMsg post;
+    int sender = kFarSender;
   };
   std::vector<Deferred> deferred_;
   std::vector<std::shared_ptr<DirectRecv>> abandoned_;  // not matched yet

@@ -304,9 +304,10 @@ void StartRecv(P2pRequest& pending) {
   if (pending.direct->published()) {
     request.code = pending.direct->slot + 1;
     if (dense && pending.buffer != nullptr) {
-      // The master hears of it with this rank's next request, unless a
-      // sender has completed it by then (direct_path.h).
-      Direct().Defer(pending.direct, request);
+      // The master hears of it with this rank's next request that may
+      // concern it (Runtime::LeavesReceivesUntold), unless a sender has
+      // completed it by then (direct_path.h).
+      Direct().Defer(pending.direct, request, DirectSender(&comm, pending.peer));
       return;
     }
     Direct().Tell(*pending.direct);  // no sender takes it: told at once

@@ -156,9 +156,42 @@ void Runtime::Enqueue(RequestMsg request) {
   // MPI_Init's below MPI_THREAD_SERIALIZED.
   CheckCallingThread();
   // The master hears of receives in posting order, before anything else
-  // this rank asks of it (a probe must see what they would take).
-  TellDeferredReceives();
+  // this rank asks of it that concerns them (a probe must see what they
+  // would take).
+  if (!LeavesReceivesUntold(request)) TellDeferredReceives();
   Append(request);
+}
+
+bool Runtime::LeavesReceivesUntold(const RequestMsg& request) const {
+  switch (request.type) {
+    // Tests of receives told already, and notices: about other receives.
+    case MsgType::kTestRecv:
+    case MsgType::kTestAny:
+    case MsgType::kPollAny:
+    case MsgType::kTestAll:
+    case MsgType::kDirectDone:
+    case MsgType::kDirectTaken:
+      break;
+    // A receive on another communicator (a nonblocking collective's, say,
+    // polled between the tests): it takes none of their messages. Unless
+    // the rank then blocks for it: a synchronous send into one of them
+    // would wait for the master to hear of it meanwhile.
+    case MsgType::kPostRecv:
+      if (request.wants_reply || Direct().DeferredOn(request.comm)) return false;
+      break;
+    // A message to another rank: the master matches it with that rank's
+    // receives (one to itself needs this rank's told first).
+    case MsgType::kSend:
+    case MsgType::kSyncSend:
+    case MsgType::kLentSend:
+    case MsgType::kPlaceOffer:
+    case MsgType::kPlaced:
+      if (!sending_elsewhere_) return false;
+      break;
+    default:
+      return false;
+  }
+  return Direct().DeferredMayStayUntold();
 }
 
 void Runtime::Append(RequestMsg request) {
@@ -237,7 +270,9 @@ MsgType PolledTwin(MsgType type) {
 }  // namespace
 
 bool Runtime::TestFindsNothing() const {
-  return !holding_ && batch_.empty() && !Direct().HasDeferred() && Direct().MasterHasNothingNew();
+  return !holding_ && batch_.empty() &&
+         (!Direct().HasDeferred() || Direct().DeferredMayStayUntold()) &&
+         Direct().MasterHasNothingNew();
 }
 
 ReplyMsg Runtime::Call(RequestMsg request) {
@@ -528,6 +563,12 @@ bool Runtime::SendDirect(const void* data, std::uint64_t bytes, const RequestMsg
 SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg& request,
                               SendKind kind, int dest_world_rank) {
   CheckCallingThread();  // before a payload is written anywhere
+  struct ElsewhereScope {
+    bool& flag;
+    bool was;
+    ~ElsewhereScope() { flag = was; }
+  } elsewhere{sending_elsewhere_, sending_elsewhere_};
+  sending_elsewhere_ = LocalSlave(dest_world_rank) != slave_;
   SendFacts facts;
   facts.bytes = bytes;
   facts.kind = kind;

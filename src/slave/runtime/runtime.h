@@ -94,7 +94,8 @@ class Runtime {
   // MPI_Request_get_status) would find nothing there, and so need not ask:
   // the master has completed no receive of this rank, no rank of the node
   // wants a running slot (which the test would give up), the master knows
-  // every receive the rank posted and has every request it made, and the
+  // every receive the rank posted but those that may stay untold
+  // (DirectPath::DeferredMayStayUntold) and has every request it made, and the
   // rank holds nothing of a reply that only its next request gives back
   // (a payload, a lent block).
   bool TestFindsNothing() const;
@@ -200,6 +201,10 @@ class Runtime {
   // Adds a request to the batch (sending the batch first if it is full),
   // from MPI_Init's thread only.
   void Enqueue(RequestMsg request);
+  // Whether `request` may go to the master while receives it does not know
+  // stay so (DirectPath::DeferredMayStayUntold): a test of others, a
+  // notice, a send to another rank, a receive on another communicator.
+  bool LeavesReceivesUntold(const RequestMsg& request) const;
   // As Enqueue, from any thread (MPI_Abort).
   void Append(RequestMsg request);
   void Flush();
@@ -225,6 +230,9 @@ class Runtime {
   bool defer_posts_ = false;
   bool batching_ = false;  // a BatchedPosts lives
   bool telling_ = false;  // in TellDeferredReceives
+  // In SendMessage, to a rank other than this one: its requests concern
+  // no receive of this rank (LeavesReceivesUntold).
+  bool sending_elsewhere_ = false;
   // The last reply may have handed out something the master lets go of
   // at this rank's next request, and none went out since (TestFindsNothing).
   bool holding_ = false;

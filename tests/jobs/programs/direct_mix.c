@@ -16,7 +16,9 @@
  *     message;
  *  3. cancel: a receive cancelled before any send, one cancelled after
  *     its message came (not cancelled), one cancelled after a test;
- *  4. MPI_Ssend into posted receives and MPI_Issend before them;
+ *  4. MPI_Ssend into posted receives and MPI_Issend before them, and
+ *     into a receive whose rank then blocks in a receive on another
+ *     communicator;
  *  5. MPI_Waitany, MPI_Testsome over receives completed out of order,
  *     and a receive freed with MPI_Request_free;
  *  6. a halo exchange without barriers: receives from both neighbours
@@ -48,12 +50,14 @@
  *     takes them with MPI_ANY_SOURCE and checks each sender's order;
  * 12. polling (Graph500's pattern): a token passed down the ranks, each
  *     waiting for it in an MPI_Test loop (with -nr 1 the loop must let the
- *     rank that sends it run), then every rank sending every other one
+ *     rank that sends it run), then every rank sending every rank
  *     messages of mixed sizes (direct, inbox, through the master, above
  *     the window) with at most four MPI_Isends in flight, into four
  *     persistent MPI_ANY_SOURCE receives that it polls with MPI_Testany
- *     (even rounds) or MPI_Testsome (odd ones) while its sends complete,
- *     and an MPI_Ibarrier tested in a loop that keeps polling them (not
+ *     (even rounds) or MPI_Testsome (odd ones) while its sends complete
+ *     (its own through the master, one of each sender's synchronous),
+ *     checking that each sender's messages fill the receives in the order
+ *     they were started, and an MPI_Ibarrier tested in a loop that keeps polling them (not
  *     with --hold-memory: with -nr 1 every test lets another rank run, and
  *     each switch writes the held memory back);
  * 13. a stream of medium messages (Graph500's aggregation buffers): every
@@ -233,9 +237,9 @@ static void cancels_marker_recv(MPI_Request *marker_recv, int *marker) {
   CHECK_MPI(MPI_Irecv(marker, 1, MPI_INT, prev_, 23, MPI_COMM_WORLD, marker_recv));
 }
 
-/* 4. Synchronous sends. */
-static void ssends(int round) {
-  char in[16], out[16];
+/* 4. Synchronous sends; `other`: another communicator. */
+static void ssends(int round, MPI_Comm other) {
+  char in[16], out[16], extra[8];
   MPI_Request recv, send;
   MPI_Status status;
   fill_pattern(out, sizeof out, seed_of(rank_, next_, 3, round));
@@ -256,6 +260,21 @@ static void ssends(int round) {
   CHECK_MPI(MPI_Recv(in, sizeof in, MPI_BYTE, prev_, 31, MPI_COMM_WORLD, &status));
   CHECK_STATUS(status, prev_, 31, MPI_BYTE, 8);
   CHECK_MPI(MPI_Wait(&send, MPI_STATUS_IGNORE));
+  /* A receive posted, then a blocking one on another communicator: the
+   * partner's synchronous send into the first must be matched meanwhile. */
+  int partner = rank_ ^ 1;
+  if (partner >= size_) return;
+  if (rank_ % 2 == 0) {
+    CHECK_MPI(MPI_Irecv(in, sizeof in, MPI_BYTE, partner, 32, MPI_COMM_WORLD, &recv));
+    CHECK_MPI(MPI_Recv(extra, sizeof extra, MPI_BYTE, partner, 33, other, &status));
+    CHECK_MPI(MPI_Wait(&recv, &status));
+    CHECK_STATUS(status, partner, 32, MPI_BYTE, 8);
+    CHECK_PATTERN(in, 8, seed_of(partner, rank_, 3, round), "ssend before a blocking receive");
+  } else {
+    fill_pattern(out, 8, seed_of(rank_, partner, 3, round));
+    CHECK_MPI(MPI_Ssend(out, 8, MPI_BYTE, partner, 32, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(out, 8, MPI_BYTE, partner, 33, other));
+  }
 }
 
 /* 5. Completion calls over receives completed out of order. */
@@ -583,10 +602,18 @@ static void poll_fill(char *out, int dst, int k, int round) {
   }
 }
 
+/* The receives' starts, numbered: a sender's messages must fill receives
+ * started in their order (poll_took: the start that took message k of a
+ * sender, -1 none yet). */
+enum { kPollMaxRanks = 64 };
+static long poll_started[kPollRecvs], poll_stamp;
+static long poll_took[kPollMaxRanks][kPollCount];
+
 /* Takes the message receive `i` completed with, checks it, and restarts
  * the receive. */
-static void poll_take(char *in, MPI_Request *recv, const MPI_Status *status, int round,
-                      int *got) {
+static void poll_take(char (*ins)[kPollMax], MPI_Request *recvs, int i,
+                      const MPI_Status *status, int round, int *got) {
+  char *in = ins[i];
   int count = -1;
   CHECK_MPI(MPI_Get_count(status, MPI_BYTE, &count));
   int head[2] = {-1, -1};
@@ -603,8 +630,11 @@ static void poll_take(char *in, MPI_Request *recv, const MPI_Status *status, int
   poll_fill(want, me, k, round);
   rank_ = me;
   CHECK(memcmp(want, in, (size_t)count) == 0, "polled message %d from %d differs", k, from);
+  CHECK(poll_took[from][k] < 0, "polled message %d from %d twice", k, from);
+  poll_took[from][k] = poll_started[i];
   ++*got;
-  CHECK_MPI(MPI_Start(recv));
+  CHECK_MPI(MPI_Start(&recvs[i]));
+  poll_started[i] = poll_stamp++;
 }
 
 /* Polls the receives once; returns how many messages it took. */
@@ -614,13 +644,13 @@ static int poll_once(char (*in)[kPollMax], MPI_Request *recvs, int round) {
     int index = -1, flag = 0;
     MPI_Status status;
     CHECK_MPI(MPI_Testany(kPollRecvs, recvs, &index, &flag, &status));
-    if (flag && index != MPI_UNDEFINED) poll_take(in[index], &recvs[index], &status, round, &got);
+    if (flag && index != MPI_UNDEFINED) poll_take(in, recvs, index, &status, round, &got);
   } else {
     int count = 0, indices[kPollRecvs];
     MPI_Status statuses[kPollRecvs];
     CHECK_MPI(MPI_Testsome(kPollRecvs, recvs, &count, indices, statuses));
     for (int j = 0; j < count && count != MPI_UNDEFINED; ++j)
-      poll_take(in[indices[j]], &recvs[indices[j]], &statuses[j], round, &got);
+      poll_take(in, recvs, indices[j], &statuses[j], round, &got);
   }
   return got;
 }
@@ -663,14 +693,20 @@ static void polling(int round) {
   }
   static char in[kPollRecvs][kPollMax], out[kPollSends][kPollMax];
   MPI_Request recvs[kPollRecvs], sends[kPollSends];
+  CHECK(size_ <= kPollMaxRanks, "%d ranks", size_);
+  memset(poll_took, 0xff, sizeof poll_took);
+  poll_stamp = 0;
   for (int i = 0; i < kPollRecvs; ++i) {
     CHECK_MPI(MPI_Recv_init(in[i], kPollMax, MPI_BYTE, MPI_ANY_SOURCE, kPollTag, MPI_COMM_WORLD,
                             &recvs[i]));
     CHECK_MPI(MPI_Start(&recvs[i]));
+    poll_started[i] = poll_stamp++;
   }
   for (int i = 0; i < kPollSends; ++i) sends[i] = MPI_REQUEST_NULL;
-  int expected = (size_ - 1) * kPollCount, got = 0;
-  for (int step = 1; step < size_; ++step) {
+  /* Every rank, this one first: its messages to itself go through the
+   * master into receives it polls. */
+  int expected = size_ * kPollCount, got = 0;
+  for (int step = 0; step < size_; ++step) {
     int dst = (rank_ + step) % size_;
     for (int k = 0; k < kPollCount; ++k) {
       int index = -1, flag = 0;
@@ -682,8 +718,14 @@ static void polling(int round) {
       for (int i = 0; i < kPollSends; ++i)
         if (sends[i] == MPI_REQUEST_NULL) index = i;
       poll_fill(out[index], dst, k, round);
-      CHECK_MPI(MPI_Isend(out[index], kPollSizes[k], MPI_BYTE, dst, kPollTag, MPI_COMM_WORLD,
-                          &sends[index]));
+      /* Message 4 is synchronous: matched only once the receiver tells
+       * the master of a receive for it. */
+      if (k == 4)
+        CHECK_MPI(MPI_Issend(out[index], kPollSizes[k], MPI_BYTE, dst, kPollTag, MPI_COMM_WORLD,
+                             &sends[index]));
+      else
+        CHECK_MPI(MPI_Isend(out[index], kPollSizes[k], MPI_BYTE, dst, kPollTag, MPI_COMM_WORLD,
+                            &sends[index]));
     }
   }
   while (got < expected) got += poll_once(in, recvs, round);
@@ -700,6 +742,10 @@ static void polling(int round) {
     got += poll_once(in, recvs, round);
   }
   CHECK(got == expected, "polled %d messages, want %d", got, expected);
+  for (int from = 0; from < size_; ++from)
+    for (int k = 1; k < kPollCount; ++k)
+      CHECK(poll_took[from][k - 1] < poll_took[from][k],
+            "polled messages %d and %d of %d out of order", k - 1, k, from);
   cancel_persistent(recvs, kPollRecvs, "polled");
   barrier();
 }
@@ -870,7 +916,7 @@ int main(int argc, char **argv) {
     cancels(round);
     CHECK_MPI(MPI_Wait(&marker_recv, MPI_STATUS_IGNORE));
     CHECK(marker == round, "marker %d, want %d", marker, round);
-    ssends(round);
+    ssends(round, medium_comm);
     completions(round);
     halos(round);
     flood(round);
