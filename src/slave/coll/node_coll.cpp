@@ -54,7 +54,8 @@ std::uint64_t NodeCollPollNs() {
   }();
   return ns;
 }
-constexpr std::uint64_t kNodeCollLongYieldNs = 50'000;
+// As the point-to-point wait's kLongYieldNs (direct_path.cpp).
+constexpr std::uint64_t kNodeCollLongYieldNs = 2'000'000;
 
 // Waits for `recv`, written by node slave `sender`, by yielding the core
 // between looks, and stops when the point-to-point wait would (a rank

@@ -51,9 +51,13 @@ constexpr std::uint64_t kFarPollNs = 20'000;
 constexpr std::uint64_t kMaxPollSkips = 255;
 // A rank that polls by yielding its core (more running ranks than cores)
 // stops, and backs off as after a poll that timed out, when one yield kept
-// it off its core longer than this: about a wake-up through the master,
-// which preempts other work where a yield waits out its time slice.
-constexpr std::uint64_t kLongYieldNs = 50'000;
+// it off its core longer than this: the core went to work that keeps it
+// for whole time slices (another job), where a rank woken by the master
+// preempts it. Not shorter: the node's own ranks compute between their
+// calls, and a waiter that gave up at their first burst (50 us) blocked
+// at the master 63 times per HPCG iteration on 4 ranks of 2 cores, at
+// 1.5-2.3x the time per iteration of this bound (data-path.md).
+constexpr std::uint64_t kLongYieldNs = 2'000'000;
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
