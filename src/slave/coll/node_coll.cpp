@@ -1,18 +1,12 @@
 // The node engine; see node_coll.h.
 #include "slave/coll/node_coll.h"
 
-#include <sched.h>
-#include <time.h>
-
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/coll_engine.h"
 #include "common/error.h"
-#include "common/job_names.h"
 #include "common/protocol.h"
 #include "slave/coll/fold.h"
 #include "slave/p2p/direct_path.h"
@@ -22,62 +16,6 @@
 
 namespace bdmpi {
 namespace {
-
-// Whether this node's running ranks share cores (BDMPI_MAY_POLL=3: more
-// running slots than cores, a slot for every rank): a wait then yields its
-// core between looks (NodeCollYieldFor) rather than spinning.
-bool NodeCollRanksShareCores() {
-  static const bool share = [] {
-    const char* rule = std::getenv(kEnvMayPoll);
-    return rule != nullptr && std::strcmp(rule, "3") == 0;
-  }();
-  return share;
-}
-
-std::uint64_t NodeCollNowNs() {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(now.tv_nsec);
-}
-
-// A point-to-point wait's give-up rules (docs/data-path.md, "Direct
-// messages"): at most --direct-poll (1 ms), and not past one yield that
-// kept the rank off its core longer than a wake-up through the master.
-std::uint64_t NodeCollPollNs() {
-  static const std::uint64_t ns = [] {
-    const char* text = std::getenv(kEnvDirectPoll);
-    char* end = nullptr;
-    if (text == nullptr || *text == '\0') return std::uint64_t{1'000'000};
-    unsigned long long us = std::strtoull(text, &end, 10);
-    return static_cast<std::uint64_t>(*end == '\0' ? us : 1000) * 1000;
-  }();
-  return ns;
-}
-// As the point-to-point wait's kLongYieldNs (direct_path.cpp).
-constexpr std::uint64_t kNodeCollLongYieldNs = 2'000'000;
-
-// Waits for `recv`, written by node slave `sender`, by yielding the core
-// between looks, and stops when the point-to-point wait would (a rank
-// wants a running slot, the message waits at the master). Unlike that
-// wait it leaves the point-to-point back-off alone: a collective waits for
-// the slowest member, often long while the others compute, and when its
-// failed looks made the rank's next halo exchanges skip polling, those
-// went through the master (HPCG on 4 ranks of 2 cores, docs/collectives.md,
-// "Ranks that share cores").
-bool NodeCollYieldFor(const DirectRecv& recv, int sender) {
-  std::uint64_t start = NodeCollNowNs();
-  while (!Direct().Written(recv)) {
-    if (!Direct().MayStayUntold(sender)) return Direct().Written(recv);
-    std::uint64_t before = NodeCollNowNs();
-    if (before - start > NodeCollPollNs()) return false;
-    sched_yield();
-    // The core went to other work for long: a rank woken at the master
-    // preempts it, where each further yield may wait out its time slice.
-    if (NodeCollNowNs() - before > kNodeCollLongYieldNs) return Direct().Written(recv);
-  }
-  return true;
-}
 
 // A receive on the collective twin that senders of the node may write
 // directly. Every receive of a step is posted before the first is waited
@@ -123,9 +61,9 @@ class TwinRecv {
   // (a core per running rank) as any wait does, or yielding.
   bool Look() const {
     int sender = sender_ >= 0 ? sender_ : kFarSender;
-    if (!NodeCollRanksShareCores() || sender < 0 || !direct_->in_ring() || direct_->told)
+    if (!Direct().yields() || sender < 0 || !direct_->in_ring() || direct_->told)
       return Direct().Poll(*direct_, sender);
-    return NodeCollYieldFor(*direct_, sender);
+    return Direct().YieldFor(*direct_, sender);
   }
 
   void* buffer_;
@@ -206,7 +144,7 @@ void ReceiveFrom(const CommInfo& comm, CollKind kind, int source, void* data,
 void PartThenAnswer(const CommInfo& comm, CollKind kind, const void* part, void* answer,
                     std::uint64_t bytes) {
   int tag = NodeCollTag(kind);
-  if (!NodeCollRanksShareCores()) {
+  if (!Direct().yields()) {
     TwinSend(comm, 0, tag, part, bytes);
     ReceiveFrom(comm, kind, 0, answer, bytes);
     return;

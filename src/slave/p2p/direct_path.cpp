@@ -534,6 +534,16 @@ bool DirectPath::Poll(const DirectRecv& recv, int sender) const {
   return SpinFor([&] { return Written(recv); }, sender);
 }
 
+bool DirectPath::YieldFor(const DirectRecv& recv, int sender) const {
+  std::uint64_t start = NowNs();
+  while (!Written(recv)) {
+    if (!MayStayUntold(sender)) return Written(recv);
+    if (NowNs() - start > poll_ns_) return false;
+    if (!BetweenLooks()) return Written(recv);
+  }
+  return true;
+}
+
 bool DirectPath::MayStayUntold(int sender) const {
   return on_ && sender != kFarSender && !MustStopSpinning(sender);
 }

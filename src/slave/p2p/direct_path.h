@@ -152,6 +152,14 @@ class DirectPath {
   // message of `sender` (a node slave index, kAnySender, kFarSender).
   bool Written(const DirectRecv& recv) const;
   bool Poll(const DirectRecv& recv, int sender) const;
+  // Whether waits yield the core between looks (running ranks share
+  // cores), and a published receive's wait that way: it stops as Poll
+  // does (a rank wants a slot, the message waits at the master,
+  // --direct-poll, one long yield) but leaves Poll's back-off alone, for
+  // waits whose failures say nothing of the next ones (a collective waits
+  // for its slowest member; docs/collectives.md, "Ranks that share cores").
+  bool yields() const { return yield_; }
+  bool YieldFor(const DirectRecv& recv, int sender) const;
   // A told receive this rank waits for: polls it as Poll does (kTold ->
   // kPolling), and gives it back to the master when nothing comes
   // (kPolling -> kTold). True when a sender wrote it meanwhile: it is then
