@@ -49,6 +49,18 @@ bool EngineServes(CollEngine engine, CollKind kind);
 // so that a rank blocked in one is named in its call ("MPI_Barrier").
 inline constexpr int kNodeCollTagBase = 64;
 constexpr int NodeCollTag(CollKind kind) { return kNodeCollTagBase + static_cast<int>(kind); }
+// The barrier schedule's tag (slave/coll/coll_p2p.h, kTagBarrier).
+inline constexpr int kScheduleBarrierTag = 8;
+// Whether every receive of `tag` on a collective twin goes through
+// DirectPath::Post, which first takes a message waiting in the rank's
+// inbox (the node engine's and the barrier schedule's receives): only
+// such a twin's message may wait there (DirectPath::TrySend). Every other
+// receive on a twin may go straight to the master, which never looks in
+// an inbox.
+constexpr bool TwinTagUsesInbox(int tag) {
+  return tag == kScheduleBarrierTag ||
+         (tag >= kNodeCollTagBase && tag < kNodeCollTagBase + static_cast<int>(kNumCollKinds));
+}
 // "MPI_Barrier", ... of a node engine's tag; "" for any other tag.
 std::string NodeCollCallOfTag(int tag);
 std::string NodeCollCallName(CollKind kind);

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "common/coll_engine.h"
 #include "common/handles.h"
 #include "common/protocol.h"
 #include "slave/runtime/objects.h"
@@ -40,6 +41,10 @@ enum CollTag : int {
   kTagIscan,
   kTagIexscan,
 };
+
+// The barrier schedule's receives all go through the direct path, which
+// looks in the inbox (Schedule::RecvEmpty): its messages may wait there.
+static_assert(kTagBarrier == kScheduleBarrierTag);
 
 // A point-to-point request on a collective context (`twin`: the hidden
 // CollectiveCommId of a communicator), shared by CollSend/CollRecv and the

@@ -6,9 +6,11 @@
 
 #include "common/error.h"
 #include "slave/coll/coll_p2p.h"
+#include "slave/p2p/direct_path.h"
 #include "slave/p2p/p2p_internal.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/runtime/runtime.h"
+#include "slave/runtime/threads.h"
 
 namespace bdmpi {
 
@@ -63,6 +65,47 @@ void Schedule::Recv(int source, int tag, std::uint64_t capacity, Deliver deliver
   steps_.push_back(Step{request.id, std::move(deliver), nullptr});
 }
 
+void Schedule::SendEmpty(int dest, int tag) {
+  RequestMsg request = CollRequest(MsgType::kSend, twin_, rank_, dest, tag);
+  Runtime::Instance()->SendMessage(nullptr, 0, request, SendKind::kStandard, WorldRankOf(dest));
+}
+
+namespace {
+
+// The address an empty receive publishes: a sender writes nothing there,
+// but a receive without one is taken for a type with gaps.
+std::byte schedule_empty_target;
+
+}  // namespace
+
+void Schedule::RecvEmpty(int source, int tag) {
+  Runtime* runtime = Runtime::Instance();
+  RequestMsg request = CollRequest(MsgType::kPostRecv, twin_, rank_, source, tag);
+  request.id = runtime->NewRecvId();
+  Step step{request.id,
+            [](const ReplyMsg& reply) { Runtime::Instance()->FetchPayload(reply, nullptr, 0); },
+            nullptr};
+  // Other threads that may need the rank's lock keep the master's path
+  // (a poll holds the lock).
+  int sender = threads::MayBlockAtMaster() ? runtime->LocalSlave(WorldRankOf(source)) : -1;
+  if (sender >= 0) {
+    step.direct = Direct().Post(twin_, source, tag,
+                                reinterpret_cast<std::uint64_t>(&schedule_empty_target), 0,
+                                request.id);
+    step.sender = sender;
+  }
+  // Published: told to the master with the rank's next request that may
+  // concern it, unless a sender has completed it by then (as an
+  // MPI_Irecv's); taken from the inbox: complete (ProgressAlone).
+  if (step.direct && step.direct->in_ring()) {
+    request.code = step.direct->slot + 1;
+    Direct().Defer(step.direct, request, sender);
+  } else if (!step.direct || !step.direct->from_inbox) {
+    runtime->Post(request);
+  }
+  steps_.push_back(std::move(step));
+}
+
 void Schedule::RecvElements(int source, int tag, void* buffer, int count, MPI_Datatype type) {
   std::uint64_t capacity = WireBytes(count, type);
   std::shared_ptr<const TypeInfo> layout = ScatteredLayout(type);
@@ -94,17 +137,72 @@ void Schedule::Begin() {
 
 std::uint64_t Schedule::waiting_id() const { return done() ? 0 : steps_[next_].id; }
 
-void Schedule::Absorb(const ReplyMsg& reply) {
+void Schedule::TakeStep(const ReplyMsg& reply) {
   steps_[next_++].deliver(reply);
   RunLocalSteps();
 }
 
+void Schedule::Absorb(const ReplyMsg& reply) {
+  // Completed by the master: its slot is free again.
+  if (const std::shared_ptr<DirectRecv>& direct = steps_[next_].direct) Direct().Collect(*direct);
+  TakeStep(reply);
+  // The completion calls ask the master about the next step's receive
+  // next: it must know it, unless a sender has completed it.
+  ProgressAlone(/*wait=*/false);
+}
+
+void Schedule::ProgressAlone(bool wait) {
+  while (!done()) {
+    Step& step = steps_[next_];
+    if (!step.direct || step.direct->collected) return;
+    DirectRecv& recv = *step.direct;
+    if (recv.told) {
+      // Told before this wait: it may still be written while this rank
+      // polls, which then tells the master it is over.
+      if (!wait || !Direct().PollTold(recv, step.sender)) return;
+      Runtime::Instance()->Note(IdRequest(MsgType::kDirectTaken, step.id));
+    } else if (!(wait ? Direct().Poll(recv, step.sender) : Direct().Written(recv))) {
+      // The master must hear of it now (with every receive posted before
+      // it), unless a sender takes it first.
+      Runtime::Instance()->TellDeferredReceives();
+      if (recv.told) return;
+      Direct().WaitWritten(recv);
+    }
+    DirectStatus sent = Direct().TakeWritten(recv);
+    ReplyMsg reply;
+    reply.type = MsgType::kTestRecv;
+    reply.flag = 1;
+    reply.source = sent.source;
+    reply.tag = sent.tag;
+    reply.bytes = sent.bytes;
+    reply.error = sent.bytes > 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    TakeStep(reply);
+  }
+}
+
+bool Schedule::TestHere() const {
+  // Steps a sender completed already are passed over: the test says "not
+  // yet" for the first one still open, which ProgressAlone would tell the
+  // master of after taking them (a barrier's receives from the ranks that
+  // came first, then one from a rank still on its way).
+  for (std::size_t i = next_; i < steps_.size(); ++i) {
+    const Step& step = steps_[i];
+    if (step.id == 0) continue;  // a local action
+    if (!step.direct || step.direct->collected) return false;
+    if (Direct().Written(*step.direct)) continue;
+    if (step.direct->told || !step.direct->in_ring()) return false;
+    return Direct().MayStayUntold(step.sender);
+  }
+  return false;
+}
+
 void Schedule::Wait() {
-  while (!done()) Absorb(Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id())));
+  for (ProgressAlone(/*wait=*/true); !done(); ProgressAlone(/*wait=*/true))
+    Absorb(Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id())));
 }
 
 bool Schedule::Test() {
-  while (!done()) {
+  for (ProgressAlone(/*wait=*/false); !done();) {
     ReplyMsg reply = Runtime::Instance()->Call(IdRequest(MsgType::kTestRecv, waiting_id()));
     if (!reply.flag) return false;
     Absorb(reply);
@@ -113,9 +211,23 @@ bool Schedule::Test() {
 }
 
 void Schedule::Abandon() {
+  // The master must know a receive it is asked to drop the message of;
+  // one a sender completed meanwhile is simply over.
+  bool told = false;
   for (; next_ < steps_.size(); ++next_) {
-    if (steps_[next_].id != 0)
-      Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, steps_[next_].id));
+    Step& step = steps_[next_];
+    if (step.id == 0) continue;
+    if (step.direct && !step.direct->collected && !step.direct->told) {
+      if (!told) Runtime::Instance()->TellDeferredReceives();
+      told = true;
+      if (!step.direct->told) {
+        Direct().WaitWritten(*step.direct);
+        Direct().TakeWritten(*step.direct);
+        continue;
+      }
+    }
+    if (step.direct && !step.direct->collected) Direct().Abandon(step.direct);
+    Runtime::Instance()->Post(IdRequest(MsgType::kFreeRecv, step.id));
   }
 }
 
@@ -146,6 +258,14 @@ void CollectiveRequest::Absorb(const ReplyMsg& reply) {
   running_->Absorb(reply);
   Reflect();
 }
+
+void CollectiveRequest::ProgressAlone(bool wait) {
+  if (!active || !running_ || done) return;
+  running_->ProgressAlone(wait);
+  Reflect();
+}
+
+bool CollectiveRequest::TestHere() { return active && running_ && !done && running_->TestHere(); }
 
 void CollectiveRequest::Cancel() {
   if (!active) return;

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "common/protocol.h"
@@ -28,6 +29,8 @@
 #include "slave/runtime/objects.h"
 
 namespace bdmpi {
+
+struct DirectRecv;
 
 // One rank's part of one collective operation once its messages are
 // posted: the steps still to complete, in order. A step is a receive (with
@@ -59,6 +62,15 @@ class Schedule {
   // Posts a receive of `count` elements into `buffer` (unpacked when the
   // type has gaps; more data than that is MPI_ERR_TRUNCATE).
   void RecvElements(int source, int tag, void* buffer, int count, MPI_Datatype type);
+  // An empty message (a barrier's) that a rank of this node may write
+  // without the master, and its receive: a standard send on the twin,
+  // which goes into the receive RecvEmpty published or waits in the
+  // receiver's inbox (slave/p2p/direct_path.h), else through the master,
+  // counted there so that none of its sender's later ones passes it. Only
+  // for a tag whose every receive is a RecvEmpty (TwinTagUsesInbox), on
+  // an intracommunicator.
+  void SendEmpty(int dest, int tag);
+  void RecvEmpty(int source, int tag);
   // A step that completes receive `id`, which something other than this
   // schedule posted (the master completes it; see comm_idup.cpp).
   void Await(std::uint64_t id, Deliver deliver);
@@ -76,6 +88,16 @@ class Schedule {
   void Absorb(const ReplyMsg& reply);
   void Wait();  // completes every step, blocking
   bool Test();  // completes the steps whose messages are there
+  // Completes the steps at the front whose receive a sender of the node
+  // wrote or left in the inbox (RecvEmpty), polling for one first when
+  // `wait`; the first it cannot complete is told to the master (with the
+  // rest of the rank's deferred receives), which is then asked about it.
+  void ProgressAlone(bool wait);
+  // Whether a test can say "not yet" without the master: the first step
+  // not completed by a sender already is a receive published, untold and
+  // not written, which may stay so (DirectPath::MayStayUntold, as a
+  // point-to-point receive's test).
+  bool TestHere() const;
   // Frees the receives not completed (MPI_Request_free of an active
   // operation): they keep their place in matching order and drop their
   // messages.
@@ -83,11 +105,19 @@ class Schedule {
 
  private:
   struct Step {
+    Step(std::uint64_t receive, Deliver take, Action act)
+        : id(receive), deliver(std::move(take)), action(std::move(act)) {}
     std::uint64_t id = 0;  // 0: a local action
     Deliver deliver;
     Action action;
+    // A receive published for senders of the node (RecvEmpty), and its
+    // sender's node slave index.
+    std::shared_ptr<DirectRecv> direct;
+    int sender = -1;
   };
   void RunLocalSteps();
+  // Takes the next step's completion and runs the local actions after it.
+  void TakeStep(const ReplyMsg& reply);
   void LendBytes(int dest, int tag, const void* data, std::uint64_t bytes);
   // The world rank of rank `dest` (of an intracommunicator).
   int WorldRankOf(int dest) const;
@@ -116,6 +146,8 @@ class CollectiveRequest : public Request {
   CollectiveRequest(MPI_Comm comm_handle, CollectivePlan plan);
 
   void Absorb(const ReplyMsg& reply) override;
+  void ProgressAlone(bool wait) override;
+  bool TestHere() override;
   void Start() override;
   // Refused while active (MPI_ERR_REQUEST): MPI makes cancelling a
   // collective erroneous, and Open MPI refuses it so; the operation goes

@@ -216,16 +216,16 @@ CollectivePlan AlltoallFor(const void* send, Blocks sblocks, void* recv, Blocks 
 CollectivePlan BarrierPlan(MPI_Comm comm_handle) {
   const CommInfo& comm = Checked(comm_handle);
   if (comm.inter) return InterBarrierPlan(comm);
+  // Its empty messages between ranks of a node go without the master:
+  // AML's MPI_Ibarrier and MPI_Test loop, once per BFS level of Graph500,
+  // took 50 us through the master on 2 ranks of 2 cores, Open MPI's 0.7.
   return [=]() {
     Schedule schedule(comm);
     for (int r = 0; r < comm.size; ++r) {
-      if (r != comm.rank) schedule.SendBytes(r, kTagBarrier, nullptr, 0);
+      if (r != comm.rank) schedule.SendEmpty(r, kTagBarrier);
     }
     for (int r = 0; r < comm.size; ++r) {
-      if (r != comm.rank)
-        schedule.Recv(r, kTagBarrier, 0, [](const ReplyMsg& reply) {
-          Runtime::Instance()->FetchPayload(reply, nullptr, 0);
-        });
+      if (r != comm.rank) schedule.RecvEmpty(r, kTagBarrier);
     }
     return schedule;
   };

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "common/coll_engine.h"
 #include "common/job_names.h"
 #include "common/log.h"
 #include "common/process_memory.h"
@@ -713,13 +714,15 @@ DirectSend DirectPath::TrySend(const void* data, std::uint64_t bytes, int comm, 
   // An earlier message to `dest` still waits at the master: this one may
   // not overtake it.
   if (table_.pending(me_, dest).load(std::memory_order_seq_cst) != 0) return DirectSend::kNo;
-  // Only a user's message may wait in an inbox: every user receive looks
-  // there when posted, but the collectives' and the runtime's own
-  // receives (a twin communicator, a negative tag) may go straight to the
-  // master.
+  // Only a user's message, or a collective's whose receives all look
+  // there (TwinTagUsesInbox), may wait in an inbox: every user receive
+  // looks there when posted, but the other collectives' and the runtime's
+  // own receives (a twin communicator, a negative tag) may go straight to
+  // the master.
   bool queueable = queue_ && bytes <= table_.inbox_capacity() / kDirectInboxMessageShare &&
                    tag >= 0 &&
-                   (static_cast<std::uint32_t>(comm) & kCollectiveCommBit) == 0;
+                   ((static_cast<std::uint32_t>(comm) & kCollectiveCommBit) == 0 ||
+                    TwinTagUsesInbox(tag));
   std::uint64_t deadline = 0;
   for (;;) {
     // Read before the scan: a receive posted after it moves `next_seq`.

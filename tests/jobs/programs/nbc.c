@@ -14,7 +14,11 @@
  *     operation and a non-commutative user-defined one (2x2 matrix
  *     products mod a prime: the result is right only in rank order).
  *  3. Several collectives outstanding on one communicator, completed in
- *     the reverse order of their calls.
+ *     the reverse order of their calls; three MPI_Ibarriers outstanding
+ *     on MPI_COMM_WORLD and one on a duplicate, started by rank 0 only
+ *     after every other rank has started its own (their messages wait
+ *     for rank 0's receives: in its inbox on one node), and completed by
+ *     MPI_Test loops, MPI_Wait and MPI_Waitall.
  *  4. Persistent collectives: all of 2. again with MPI_*_init, MPI_Start,
  *     the same completion calls and MPI_Request_free; and some started
  *     three times with new data, with MPI_Start and MPI_Startall.
@@ -432,6 +436,33 @@ static void test_alltoall(int in_place) {
 
 /* ----------------------------------------------- 3. several outstanding */
 
+static void test_outstanding_barriers(void) {
+  MPI_Comm dup;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  MPI_Request reqs[4];
+  int token = 0, flag = 0;
+  if (rank != 0) {
+    for (int k = 0; k < 3; ++k) CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[k]));
+    CHECK_MPI(MPI_Ibarrier(dup, &reqs[3]));
+    /* None may complete before rank 0 has started its own. */
+    CHECK_MPI(MPI_Test(&reqs[0], &flag, MPI_STATUS_IGNORE));
+    CHECK(!flag, "MPI_Ibarrier complete before rank 0 called it");
+    CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 0, 9, MPI_COMM_WORLD));
+  } else {
+    for (int r = 1; r < size; ++r)
+      CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, r, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    for (int k = 0; k < 3; ++k) CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[k]));
+    CHECK_MPI(MPI_Ibarrier(dup, &reqs[3]));
+  }
+  do CHECK_MPI(MPI_Test(&reqs[3], &flag, MPI_STATUS_IGNORE));
+  while (!flag);
+  do CHECK_MPI(MPI_Test(&reqs[2], &flag, MPI_STATUS_IGNORE));
+  while (!flag);
+  CHECK_MPI(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Waitall(1, &reqs[0], MPI_STATUSES_IGNORE));
+  CHECK_MPI(MPI_Comm_free(&dup));
+}
+
 static void test_outstanding(void) {
   enum { kOps = 4 };
   MPI_Request reqs[kOps];
@@ -456,6 +487,7 @@ static void test_outstanding(void) {
   complete(&reqs[0]);
   if (rank != 0) CHECK(x1 == 1 && x2 == 2 && x3 == 3, "bcasts gave %d %d %d", x1, x2, x3);
   free(all);
+  test_outstanding_barriers();
 }
 
 /* -------------------------------------------------------- misc. calls */
