@@ -85,24 +85,30 @@ void Schedule::RecvEmpty(int source, int tag) {
   Step step{request.id,
             [](const ReplyMsg& reply) { Runtime::Instance()->FetchPayload(reply, nullptr, 0); },
             nullptr};
-  // Other threads that may need the rank's lock keep the master's path
-  // (a poll holds the lock).
-  int sender = threads::MayBlockAtMaster() ? runtime->LocalSlave(WorldRankOf(source)) : -1;
+  // Every receive of a rank of the node goes through the direct path, so
+  // that it takes its message from the inbox (TwinTagUsesInbox).
+  int sender = runtime->LocalSlave(WorldRankOf(source));
   if (sender >= 0) {
     step.direct = Direct().Post(twin_, source, tag,
                                 reinterpret_cast<std::uint64_t>(&schedule_empty_target), 0,
                                 request.id);
-    step.sender = sender;
+    // Other threads that may need the rank's lock (held while it polls)
+    // get only a short look, as for a point-to-point receive.
+    step.sender = threads::MayBlockAtMaster() ? sender : kFarSender;
   }
-  // Published: told to the master with the rank's next request that may
-  // concern it, unless a sender has completed it by then (as an
-  // MPI_Irecv's); taken from the inbox: complete (ProgressAlone).
-  if (step.direct && step.direct->in_ring()) {
+  bool published = step.direct && step.direct->in_ring();
+  bool complete = step.direct && step.direct->from_inbox;  // ProgressAlone takes it
+  if (published) {
     request.code = step.direct->slot + 1;
-    Direct().Defer(step.direct, request, sender);
-  } else if (!step.direct || !step.direct->from_inbox) {
-    runtime->Post(request);
+    // Told to the master with the rank's next request that may concern
+    // it, unless a sender has completed it by then (as an MPI_Irecv's).
+    if (step.sender >= 0) {
+      Direct().Defer(step.direct, request, step.sender);
+    } else {
+      Direct().Tell(*step.direct);
+    }
   }
+  if (!complete && !(published && step.sender >= 0)) runtime->Post(request);
   steps_.push_back(std::move(step));
 }
 
