@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/coll_engine.h"
+
 namespace bdmpi {
 namespace {
 
@@ -622,6 +624,31 @@ TEST_F(DirectInboxTest, OnlyUserMessagesOfAtMostAnEighthOfTheInboxWait) {
   std::vector<char> fits(most, 'f');
   EXPECT_EQ(sender_.TrySend(fits.data(), fits.size(), kComm, kSender, 7, kReceiver, &id),
             DirectSend::kQueued);
+}
+
+// On a collective twin only the tags whose every receive looks in the
+// inbox (the barrier schedule's, the node engine's) may wait there; a
+// receive posted later takes the message.
+TEST_F(DirectInboxTest, TwinMessagesWaitOnlyUnderTagsWhoseReceivesLookThere) {
+  std::uint64_t id = 0;
+  const int twin = CollectiveCommId(kComm);
+  EXPECT_EQ(sender_.TrySend(nullptr, 0, twin, kSender, kScheduleBarrierTag, kReceiver, &id),
+            DirectSend::kQueued);
+  int node_tag = NodeCollTag(CollKind::kAllreduce);
+  EXPECT_EQ(sender_.TrySend("p", 2, twin, kSender, node_tag, kReceiver, &id),
+            DirectSend::kQueued);
+  EXPECT_EQ(sender_.TrySend("s", 2, twin, kSender, kScheduleBarrierTag + 1, kReceiver, &id),
+            DirectSend::kNo);
+  char buffer[4] = {};
+  auto part = receiver_.Post(twin, kSender, node_tag, reinterpret_cast<std::uint64_t>(buffer),
+                             sizeof buffer, 1);
+  ASSERT_TRUE(part->from_inbox);
+  receiver_.TakeWritten(*part);
+  EXPECT_STREQ(buffer, "p");
+  auto barrier = receiver_.Post(twin, kSender, kScheduleBarrierTag,
+                                reinterpret_cast<std::uint64_t>(buffer), 0, 2);
+  ASSERT_TRUE(barrier->from_inbox);
+  EXPECT_EQ(receiver_.TakeWritten(*barrier).bytes, 0u);
 }
 
 TEST_F(DirectInboxTest, AFullInboxSendsToTheMasterUntilAReceiveTakesOne) {
