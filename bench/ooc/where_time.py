@@ -21,8 +21,10 @@ setup's included):
                         faults) and waiting for memory (others' write-back),
                         and the seconds blocked, against the wall time
   CPU s                 user + system seconds of all the run's processes
-                        (the master and ranks included): wall time beyond it
-                        and the I/O is waiting for a core (other load)
+                        (the master and ranks included), and each apart:
+                        wall time beyond it and the I/O is waiting for a
+                        core (other load); system time beyond the serial
+                        program's is the runtime's faults, copies and I/O
 
 The serial program reads its data once per iteration: its disk read per
 iteration is the figure BDMPI's read back is set against. Prints markdown.
@@ -65,7 +67,7 @@ def main():
                     io[(c[0], c[1])] = (num(c[2]), num(c[3]))
     print("| app | run | s/iter | iters | disk read / written MiB/iter | read back MiB/iter (eager+ahead + faults) "
           "| ranks' disk reads / fresh MiB/iter | written back MiB/iter | spilled MiB/iter | switch-outs /rank/iter | running s | waiting memory s "
-          "| blocked s | runnable s | CPU s | wall s |")
+          "| blocked s | runnable s | CPU s (user + sys) | wall s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         iters = num(r["iters"]) or 1
@@ -110,7 +112,9 @@ def main():
                 lines = f.read().splitlines()
             m = re.match(r"^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$", lines[-1] if lines else "")
             if m:
-                cpu = f"{60 * int(m[1]) + float(m[2]) + 60 * int(m[3]) + float(m[4]):.1f}"
+                user = 60 * int(m[1]) + float(m[2])
+                system = 60 * int(m[3]) + float(m[4])
+                cpu = f"{user + system:.1f} ({user:.1f} + {system:.1f})"
         print(f"| {r['app']} | {r['label']} | {r['per']} | {r['iters']} | {disk} | " + " | ".join(cells) +
               f" | {cpu} | {r['wall']} |")
     return 0
