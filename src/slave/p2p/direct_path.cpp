@@ -49,6 +49,13 @@ constexpr std::uint64_t kFarPollNs = 20'000;
 // is often not running, on a machine busy with other work) stops spending
 // a core on them.
 constexpr std::uint64_t kMaxPollSkips = 255;
+// A wait that backs off still looks this long before it asks the master
+// (not while ranks share cores): a message that is a few microseconds
+// away (the answer to a flood of sends, which the receiver is still
+// taking) would otherwise cost a wake-up through the master, 60-100 us,
+// and a look this short costs the node's other ranks nothing they would
+// notice (it stops, as a spin does, when one wants a running slot).
+constexpr std::uint64_t kBriefPollNs = 5'000;
 // A rank that polls by yielding its core (more running ranks than cores)
 // stops, and backs off as after a poll that timed out, when one yield kept
 // it off its core longer than this: the core went to work that keeps it
@@ -58,6 +65,12 @@ constexpr std::uint64_t kMaxPollSkips = 255;
 // at the master 63 times per HPCG iteration on 4 ranks of 2 cores, at
 // 1.5-2.3x the time per iteration of this bound (data-path.md).
 constexpr std::uint64_t kLongYieldNs = 2'000'000;
+
+// A blocking receive that finds its inbox empty watches it this long
+// before it publishes (WatchInbox): a stream of small messages comes a
+// few hundred nanoseconds apart; a message that takes longer is one the
+// published receive's poll waits for as before.
+constexpr std::uint64_t kInboxWatchNs = 2'000;
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -418,6 +431,33 @@ bool DirectPath::DeferredOn(int comm) const {
   });
 }
 
+void DirectPath::WatchInbox(int sender) const {
+  // Not while ranks share cores (the sender may need this core), while
+  // this rank backs off from polling, or for a message that may come
+  // through the master.
+  if (!queue_ || poll_ns_ == 0 || yield_ || poll_skips_ > 0 || sender == kFarSender) return;
+  const DirectInbox& inbox = table_.inbox(me_);
+  // Read without the lock: a stale value only ends the watch early or
+  // late, and Post looks again under the lock.
+  auto read = [](const std::uint64_t& count) {
+    return std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(count))
+        .load(std::memory_order_relaxed);
+  };
+  std::uint64_t seen = read(inbox.tail);
+  if (seen != read(inbox.head)) return;  // something waits: Post takes it or publishes
+  if (MustStopSpinning(sender)) return;
+  // The entry the next append writes, not the count: the sender writes
+  // the inbox's header line several times per append (lock, tail,
+  // unlock), and a reader spinning on it takes the line back each time.
+  const DirectInboxEntry& next = *reinterpret_cast<const DirectInboxEntry*>(
+      table_.inbox_bytes(me_) + seen % table_.inbox_capacity());
+  std::uint64_t start = NowNs();
+  for (int i = 0; read(next.stamp) != seen; ++i) {
+    Pause();
+    if ((i & 15) == 15 && NowNs() - start > kInboxWatchNs) return;
+  }
+}
+
 bool DirectPath::TakeFromInbox(DirectRecv& recv, int comm, int source, int tag,
                                std::uint64_t address, std::uint64_t capacity) {
   DirectInboxRing ring{table_.inbox(me_), table_.inbox_bytes(me_), table_.inbox_capacity()};
@@ -588,7 +628,15 @@ template <typename Done>
 bool DirectPath::SpinFor(Done done, int sender) const {
   if (poll_skips_ > 0) {
     --poll_skips_;
-    return done();
+    if (yield_ || MustStopSpinning(sender)) return done();
+    if (before_spin_) before_spin_();
+    std::uint64_t start = NowNs();
+    for (int i = 0; !done(); ++i) {
+      Pause();
+      if ((i & 63) == 63 && (NowNs() > start + kBriefPollNs || MustStopSpinning(sender)))
+        return done();
+    }
+    return true;
   }
   if (MustStopSpinning(sender)) return done();
   if (before_spin_) before_spin_();

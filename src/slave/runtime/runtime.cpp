@@ -574,7 +574,9 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
   facts.kind = kind;
   facts.dest_on_node = OnThisNode(dest_world_rank);
   PlaceBackoff* backoff = nullptr;
-  if (kind == SendKind::kStandard && placing_) {
+  // Only a message that may be placed has a back-off to look up (a map
+  // lookup per message of a stream of small ones otherwise).
+  if (kind == SendKind::kStandard && placing_ && bytes >= place_min_bytes_) {
     backoff = &place_backoff_[dest_world_rank];
     facts.place_backing_off = backoff->skip > 0;
   }
