@@ -541,9 +541,8 @@ SendSettings Runtime::send_settings() const {
 }
 
 bool Runtime::SendDirect(const void* data, std::uint64_t bytes, const RequestMsg& request,
-                         int dest_world_rank) {
+                         int dest_slave) {
   std::uint64_t recv_id = 0;
-  int dest_slave = LocalSlave(dest_world_rank);
   DirectSend sent = Direct().TrySend(data, bytes, request.comm, request.rank, request.tag,
                                      dest_slave, &recv_id);
   if (sent == DirectSend::kDoneTold) {
@@ -568,7 +567,10 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
     bool was;
     ~ElsewhereScope() { flag = was; }
   } elsewhere{sending_elsewhere_, sending_elsewhere_};
-  sending_elsewhere_ = LocalSlave(dest_world_rank) != slave_;
+  // Once per message (a stream of small sends spends its time in steps
+  // like this one).
+  const int dest_slave = LocalSlave(dest_world_rank);
+  sending_elsewhere_ = dest_slave != slave_;
   SendFacts facts;
   facts.bytes = bytes;
   facts.kind = kind;
@@ -582,7 +584,7 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
   }
   SendChoice choice = ChooseSendPath(facts, send_settings());
   if (choice.path == SendPath::kDirect) {
-    if (SendDirect(data, bytes, request, dest_world_rank)) return SendPath::kDirect;
+    if (SendDirect(data, bytes, request, dest_slave)) return SendPath::kDirect;
     facts.direct_refused = true;
     choice = ChooseSendPath(facts, send_settings());
   }
@@ -595,7 +597,7 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
   // Through the master from here: no later direct message of this rank to
   // that one may pass it (direct_path.h).
   if (kind == SendKind::kStandard || kind == SendKind::kMatchNotice)
-    Direct().CountMasterSend(LocalSlave(dest_world_rank), request);
+    Direct().CountMasterSend(dest_slave, request);
   if (choice.path == SendPath::kLent) {
     if (Readable(data, bytes)) {
       Lend(data, bytes, request);
