@@ -66,12 +66,6 @@ constexpr std::uint64_t kBriefPollNs = 5'000;
 // 1.5-2.3x the time per iteration of this bound (data-path.md).
 constexpr std::uint64_t kLongYieldNs = 2'000'000;
 
-// A blocking receive that finds its inbox empty watches it this long
-// before it publishes (WatchInbox): a stream of small messages comes a
-// few hundred nanoseconds apart; a message that takes longer is one the
-// published receive's poll waits for as before.
-constexpr std::uint64_t kInboxWatchNs = 2'000;
-
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -429,33 +423,6 @@ bool DirectPath::DeferredOn(int comm) const {
   return std::any_of(deferred_.begin(), deferred_.end(), [&](const Deferred& entry) {
     return !entry.recv->told && !entry.recv->collected && entry.post.comm == comm;
   });
-}
-
-void DirectPath::WatchInbox(int sender) const {
-  // Not while ranks share cores (the sender may need this core), while
-  // this rank backs off from polling, or for a message that may come
-  // through the master.
-  if (!queue_ || poll_ns_ == 0 || yield_ || poll_skips_ > 0 || sender == kFarSender) return;
-  const DirectInbox& inbox = table_.inbox(me_);
-  // Read without the lock: a stale value only ends the watch early or
-  // late, and Post looks again under the lock.
-  auto read = [](const std::uint64_t& count) {
-    return std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(count))
-        .load(std::memory_order_relaxed);
-  };
-  std::uint64_t seen = read(inbox.tail);
-  if (seen != read(inbox.head)) return;  // something waits: Post takes it or publishes
-  if (MustStopSpinning(sender)) return;
-  // The entry the next append writes, not the count: the sender writes
-  // the inbox's header line several times per append (lock, tail,
-  // unlock), and a reader spinning on it takes the line back each time.
-  const DirectInboxEntry& next = *reinterpret_cast<const DirectInboxEntry*>(
-      table_.inbox_bytes(me_) + seen % table_.inbox_capacity());
-  std::uint64_t start = NowNs();
-  for (int i = 0; read(next.stamp) != seen; ++i) {
-    Pause();
-    if ((i & 15) == 15 && NowNs() - start > kInboxWatchNs) return;
-  }
 }
 
 bool DirectPath::TakeFromInbox(DirectRecv& recv, int comm, int source, int tag,

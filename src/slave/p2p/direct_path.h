@@ -123,14 +123,6 @@ class DirectPath {
   // a message waiting in the inbox matches takes it instead (from_inbox).
   std::shared_ptr<DirectRecv> Post(int comm, int source, int tag, std::uint64_t address,
                                    std::uint64_t capacity, std::uint64_t recv_id);
-  // Before a blocking receive posts (Post): while this rank's inbox is
-  // empty, watches it for a short while (kInboxWatchNs) when the wait
-  // could poll anyway (Poll's conditions, `sender` as for Poll). A
-  // receive published at once would make a sender that streams to this
-  // rank claim and write its slot, a round trip of lines per message; a
-  // message that comes meanwhile waits in the inbox instead, and Post
-  // takes it from there. Only a delay: Post decides as before.
-  void WatchInbox(int sender) const;
   // Receives that the master must hear of, in posting order, before this
   // rank's next request that concerns them (Irecv defers them); `sender`
   // as for Poll.

@@ -210,7 +210,6 @@ void Recv(void* buffer, int count, MPI_Datatype datatype, int source, int tag,
       RecvRequest(MsgType::kPostRecv, comm, source, tag, capacity, runtime->NewRecvId());
   PostRecvArgs{runtime->PlaceableAddress(buffer, capacity, type.Dense())}.Into(request);
   MPI_Status received;
-  if (type.Dense()) Direct().WatchInbox(DirectSender(&comm, source));
   // Published for senders of the node (direct_path.h): one may write it
   // while this rank polls, or before the master hears of it.
   std::shared_ptr<DirectRecv> direct =
