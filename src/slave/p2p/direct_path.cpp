@@ -595,15 +595,7 @@ template <typename Done>
 bool DirectPath::SpinFor(Done done, int sender) const {
   if (poll_skips_ > 0) {
     --poll_skips_;
-    if (yield_ || MustStopSpinning(sender)) return done();
-    if (before_spin_) before_spin_();
-    std::uint64_t start = NowNs();
-    for (int i = 0; !done(); ++i) {
-      Pause();
-      if ((i & 63) == 63 && (NowNs() > start + kBriefPollNs || MustStopSpinning(sender)))
-        return done();
-    }
-    return true;
+    return BriefPoll(done, sender);
   }
   if (MustStopSpinning(sender)) return done();
   if (before_spin_) before_spin_();
@@ -635,6 +627,19 @@ bool DirectPath::SpinFor(Done done, int sender) const {
   poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
   poll_skips_ = poll_backoff_;
   return false;
+}
+
+template <typename Done>
+bool DirectPath::BriefPoll(Done done, int sender) const {
+  if (yield_ || MustStopSpinning(sender)) return done();
+  if (before_spin_) before_spin_();
+  std::uint64_t start = NowNs();
+  for (int i = 0; !done(); ++i) {
+    Pause();
+    if ((i & 63) == 63 && (NowNs() > start + kBriefPollNs || MustStopSpinning(sender)))
+      return done();
+  }
+  return true;
 }
 
 bool DirectPath::PollTold(const DirectRecv& recv, int sender) const {
