@@ -50,6 +50,13 @@ constexpr std::uint64_t kFarPollNs = 20'000;
 // is often not running, on a machine busy with other work) stops spending
 // a core on them.
 constexpr std::uint64_t kMaxPollSkips = 255;
+// A wait that backs off still looks this long before it asks the master
+// (not while ranks share cores): a message that is a few microseconds
+// away (the answer to a flood of sends, which the receiver is still
+// taking) would otherwise cost a wake-up through the master, 60-100 us,
+// and a look this short costs the node's other ranks nothing they would
+// notice (it stops, as a spin does, when one wants a running slot).
+constexpr std::uint64_t kBriefPollNs = 5'000;
 // A rank that polls by yielding its core (more running ranks than cores)
 // stops, and backs off as after a poll that timed out, when one yield kept
 // it off its core longer than this: the core went to work that keeps it
@@ -589,7 +596,7 @@ template <typename Done>
 bool DirectPath::SpinFor(Done done, int sender) const {
   if (poll_skips_ > 0) {
     --poll_skips_;
-    return done();
+    return BriefPoll(done, sender);
   }
   if (MustStopSpinning(sender)) return done();
   if (before_spin_) before_spin_();
@@ -621,6 +628,19 @@ bool DirectPath::SpinFor(Done done, int sender) const {
   poll_backoff_ = std::min(2 * poll_backoff_ + 1, kMaxPollSkips);
   poll_skips_ = poll_backoff_;
   return false;
+}
+
+template <typename Done>
+bool DirectPath::BriefPoll(Done done, int sender) const {
+  if (yield_ || MustStopSpinning(sender)) return done();
+  if (before_spin_) before_spin_();
+  std::uint64_t start = NowNs();
+  for (int i = 0; !done(); ++i) {
+    Pause();
+    if ((i & 63) == 63 && (NowNs() > start + kBriefPollNs || MustStopSpinning(sender)))
+      return done();
+  }
+  return true;
 }
 
 bool DirectPath::PollTold(const DirectRecv& recv, int sender) const {

@@ -269,6 +269,11 @@ class DirectPath {
   template <typename Done>
   bool SpinFor(Done done, int sender) const;
   bool MustStopSpinning(int sender) const;
+  // A wait that backs off: looks for kBriefPollNs at most (not while
+  // ranks share cores). Kept out of SpinFor's loop, which the round trip
+  // between two spinning ranks is made of.
+  template <typename Done>
+  [[gnu::noinline]] bool BriefPoll(Done done, int sender) const;
   // Between two looks of a spin: a pause, or the core to another process
   // when the running ranks share cores; false when that kept this rank off
   // its core for long (kLongYieldNs): stop looking, and back off.

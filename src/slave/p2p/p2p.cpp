@@ -451,6 +451,35 @@ void P2pRequest::Absorb(const ReplyMsg& reply) {
   done = true;
 }
 
+namespace {
+
+// Freed P2pRequests kept for the next ones. Plain storage, never
+// destroyed: requests the request table still holds are freed at exit,
+// after every object with a destructor of this library may be gone.
+struct P2pRequestCache {
+  static constexpr std::size_t kKept = 64;
+  void* blocks[kKept];
+  std::size_t count;
+};
+P2pRequestCache p2p_request_cache;
+
+}  // namespace
+
+void* P2pRequest::operator new(std::size_t bytes) {
+  P2pRequestCache& cache = p2p_request_cache;
+  if (bytes != sizeof(P2pRequest) || cache.count == 0) return ::operator new(bytes);
+  return cache.blocks[--cache.count];
+}
+
+void P2pRequest::operator delete(void* request, std::size_t bytes) {
+  P2pRequestCache& cache = p2p_request_cache;
+  if (bytes != sizeof(P2pRequest) || cache.count == P2pRequestCache::kKept) {
+    ::operator delete(request);
+    return;
+  }
+  cache.blocks[cache.count++] = request;
+}
+
 void P2pRequest::ProgressAlone(bool wait) {
   if (!is_recv || done || !active || !direct || direct->collected) return;
   if (direct->told) {

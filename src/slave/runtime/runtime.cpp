@@ -541,9 +541,8 @@ SendSettings Runtime::send_settings() const {
 }
 
 bool Runtime::SendDirect(const void* data, std::uint64_t bytes, const RequestMsg& request,
-                         int dest_world_rank) {
+                         int dest_slave) {
   std::uint64_t recv_id = 0;
-  int dest_slave = LocalSlave(dest_world_rank);
   DirectSend sent = Direct().TrySend(data, bytes, request.comm, request.rank, request.tag,
                                      dest_slave, &recv_id);
   if (sent == DirectSend::kDoneTold) {
@@ -568,19 +567,24 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
     bool was;
     ~ElsewhereScope() { flag = was; }
   } elsewhere{sending_elsewhere_, sending_elsewhere_};
-  sending_elsewhere_ = LocalSlave(dest_world_rank) != slave_;
+  // Once per message (a stream of small sends spends its time in steps
+  // like this one).
+  const int dest_slave = LocalSlave(dest_world_rank);
+  sending_elsewhere_ = dest_slave != slave_;
   SendFacts facts;
   facts.bytes = bytes;
   facts.kind = kind;
   facts.dest_on_node = OnThisNode(dest_world_rank);
   PlaceBackoff* backoff = nullptr;
-  if (kind == SendKind::kStandard && placing_) {
+  // Only a message that may be placed has a back-off to look up (a map
+  // lookup per message of a stream of small ones otherwise).
+  if (kind == SendKind::kStandard && placing_ && bytes >= place_min_bytes_) {
     backoff = &place_backoff_[dest_world_rank];
     facts.place_backing_off = backoff->skip > 0;
   }
   SendChoice choice = ChooseSendPath(facts, send_settings());
   if (choice.path == SendPath::kDirect) {
-    if (SendDirect(data, bytes, request, dest_world_rank)) return SendPath::kDirect;
+    if (SendDirect(data, bytes, request, dest_slave)) return SendPath::kDirect;
     facts.direct_refused = true;
     choice = ChooseSendPath(facts, send_settings());
   }
@@ -593,7 +597,7 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
   // Through the master from here: no later direct message of this rank to
   // that one may pass it (direct_path.h).
   if (kind == SendKind::kStandard || kind == SendKind::kMatchNotice)
-    Direct().CountMasterSend(LocalSlave(dest_world_rank), request);
+    Direct().CountMasterSend(dest_slave, request);
   if (choice.path == SendPath::kLent) {
     if (Readable(data, bytes)) {
       Lend(data, bytes, request);

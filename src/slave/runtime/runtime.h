@@ -185,10 +185,11 @@ class Runtime {
   // failed: the message is then sent another way, which the master
   // expects.
   bool Place(const void* data, std::uint64_t bytes, const RequestMsg& request, int dest);
-  // The direct path: written into a receive `dest` has published, without
-  // the master (slave/p2p/direct_path.h); false when none took it.
+  // The direct path: written into a receive node slave `dest_slave` has
+  // published, without the master (slave/p2p/direct_path.h); false when
+  // none took it.
   bool SendDirect(const void* data, std::uint64_t bytes, const RequestMsg& request,
-                  int dest_world_rank);
+                  int dest_slave);
   // The lent path: makes the request a LentSend naming the block and a
   // receive id that completes when the block comes back.
   void Lend(const void* data, std::uint64_t bytes, RequestMsg& request);

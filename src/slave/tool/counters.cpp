@@ -47,8 +47,13 @@ void CountSwitchOut(std::uint64_t bytes) {
 void CountDirectSend(std::uint64_t bytes) {
   StorageSlot* slot = RankSlot();
   if (slot == nullptr) return;
-  slot->direct_messages.fetch_add(1, std::memory_order_relaxed);
-  slot->direct_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  // Only this rank writes them (one MPI call at a time), once per direct
+  // message: a plain load and store, not a locked add, which cost the
+  // sender of a stream of small messages about a twentieth of its time.
+  slot->direct_messages.store(slot->direct_messages.load(std::memory_order_relaxed) + 1,
+                              std::memory_order_relaxed);
+  slot->direct_bytes.store(slot->direct_bytes.load(std::memory_order_relaxed) + bytes,
+                           std::memory_order_relaxed);
 }
 
 std::uint64_t Switches() {

@@ -48,6 +48,9 @@
  * 11. a fan-in flood: every rank sends more small messages to rank 0
  *     than an inbox holds (150 each, as MPICH's sendflood does), which
  *     takes them with MPI_ANY_SOURCE and checks each sender's order;
+ *     before it, floods of 32 that rank 0 answers, each sender waiting
+ *     for its answer in MPI_Recv (the first answer late, so that a
+ *     waiter that polls gives up and backs off before the next ones);
  * 12. polling (Graph500's pattern): a token passed down the ranks, each
  *     waiting for it in an MPI_Test loop (with -nr 1 the loop must let the
  *     rank that sends it run), then every rank sending every rank
@@ -562,27 +565,45 @@ static void early_sends(int round) {
 
 /* 11. More small messages to rank 0 than an inbox holds. */
 static void fan_in(int round) {
-  enum { kFlood = 150 };
+  enum { kFlood = 150, kAnswered = 2, kAnsweredFlood = 32 };
   static int out[kFlood][2];
-  if (rank_ != 0) {
-    MPI_Request sends[kFlood];
-    for (int k = 0; k < kFlood; ++k) {
-      out[k][0] = round;
-      out[k][1] = k;
-      CHECK_MPI(MPI_Isend(out[k], 2, MPI_INT, 0, 60, MPI_COMM_WORLD, &sends[k]));
+  /* Answered floods (isendflood's round): each sender waits in MPI_Recv
+     for rank 0's answer, which comes once rank 0 has taken every flood;
+     the first answer comes late (rank 0 sleeps 5 ms), so a waiter that
+     polls gives up and backs off, and the next ones come at once. */
+  for (int sub = 0; sub <= kAnswered; ++sub) {
+    int flood = sub == kAnswered ? kFlood : kAnsweredFlood;
+    if (rank_ != 0) {
+      MPI_Request sends[kFlood];
+      for (int k = 0; k < flood; ++k) {
+        out[k][0] = round * 16 + sub;
+        out[k][1] = k;
+        CHECK_MPI(MPI_Isend(out[k], 2, MPI_INT, 0, 60, MPI_COMM_WORLD, &sends[k]));
+      }
+      CHECK_MPI(MPI_Waitall(flood, sends, MPI_STATUSES_IGNORE));
+      if (sub == kAnswered) break;
+      int answer[2] = {-1, -1};
+      CHECK_MPI(MPI_Recv(answer, 2, MPI_INT, 0, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK(answer[0] == round * 16 + sub && answer[1] == rank_,
+            "fan-in answer %d %d, want %d %d", answer[0], answer[1], round * 16 + sub, rank_);
+      continue;
     }
-    CHECK_MPI(MPI_Waitall(kFlood, sends, MPI_STATUSES_IGNORE));
-  } else {
     int seen[64] = {0};
-    for (int k = 0; k < kFlood * (size_ - 1); ++k) {
+    for (int k = 0; k < flood * (size_ - 1); ++k) {
       int in[2] = {-1, -1};
       MPI_Status status;
       CHECK_MPI(MPI_Recv(in, 2, MPI_INT, MPI_ANY_SOURCE, 60, MPI_COMM_WORLD, &status));
       int from = status.MPI_SOURCE;
       CHECK(from > 0 && from < size_ && from < 64, "fan-in from %d", from);
-      CHECK(in[0] == round && in[1] == seen[from], "fan-in from %d: message %d of round %d, "
-            "want %d", from, in[1], in[0], seen[from]);
+      CHECK(in[0] == round * 16 + sub && in[1] == seen[from],
+            "fan-in from %d: message %d of round %d, want %d", from, in[1], in[0], seen[from]);
       ++seen[from];
+    }
+    if (sub == kAnswered) break;
+    if (sub == 0) usleep(5000);
+    for (int peer = 1; peer < size_; ++peer) {
+      int answer[2] = {round * 16 + sub, peer};
+      CHECK_MPI(MPI_Send(answer, 2, MPI_INT, peer, 61, MPI_COMM_WORLD));
     }
   }
   barrier();
