@@ -302,11 +302,12 @@ std::uint64_t MetadataResident(const Arena& arena) {
 // metadata's resident ones.
 void Publish(Arena& arena) {
   g_heap_committed.store(arena.heap_committed, std::memory_order_relaxed);
-  if (arena.slot != nullptr)
-    arena.slot->allocated.store(
-        arena.allocated + arena.heap_committed + MetadataResident(arena) +
-            g_outside.load(std::memory_order_relaxed),
-        std::memory_order_relaxed);
+  if (arena.slot == nullptr) return;
+  std::uint64_t bytes = arena.allocated + arena.heap_committed + MetadataResident(arena) +
+                        g_outside.load(std::memory_order_relaxed);
+  arena.slot->allocated.store(bytes, std::memory_order_relaxed);
+  if (bytes > arena.slot->allocated_peak.load(std::memory_order_relaxed))
+    arena.slot->allocated_peak.store(bytes, std::memory_order_relaxed);
 }
 
 int DecideMode() {
@@ -1587,8 +1588,13 @@ void DropKeptWhilePaging() {
     switch_outs += arena.table[i].switch_outs.load(std::memory_order_relaxed);
   bool paging = switch_outs != arena.node_switch_outs_seen;
   arena.node_switch_outs_seen = switch_outs;
-  if (paging && std::ranges::any_of(arena.recycled, [](const Recycled& b) { return b.mapped; }))
-    UnmapRecycled(arena);
+  if (!paging) return;
+  std::uint64_t kept = 0;
+  for (const Recycled& block : arena.recycled)
+    if (block.mapped) kept += block.length;
+  if (kept == 0) return;
+  UnmapRecycled(arena);
+  if (arena.slot != nullptr) arena.slot->kept_dropped.fetch_add(kept, std::memory_order_relaxed);
 }
 
 void CountOutsideArena(std::int64_t delta) {
