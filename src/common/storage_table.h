@@ -41,8 +41,10 @@ struct StorageSlot {
   // Bytes of freed blocks kept for reuse whose memory went at a wait while
   // the node paged (memory::DropKeptWhilePaging).
   std::atomic<std::uint64_t> kept_dropped;
-  // The most `allocated` has been: a step's temporaries, freed before the
-  // rank blocks, are seen by the master only here.
+  // The most `allocated` was when the rank came to wait and dropped its
+  // kept blocks, those included: the master counts a rank's peak from
+  // what it holds when it stops, which the kept blocks (a step's freed
+  // temporaries) were part of (memory::DropKeptWhilePaging).
   std::atomic<std::uint64_t> allocated_peak;
   std::atomic<std::uint64_t> pad[7];  // cache lines per writer
 

@@ -306,8 +306,6 @@ void Publish(Arena& arena) {
   std::uint64_t bytes = arena.allocated + arena.heap_committed + MetadataResident(arena) +
                         g_outside.load(std::memory_order_relaxed);
   arena.slot->allocated.store(bytes, std::memory_order_relaxed);
-  if (bytes > arena.slot->allocated_peak.load(std::memory_order_relaxed))
-    arena.slot->allocated_peak.store(bytes, std::memory_order_relaxed);
 }
 
 int DecideMode() {
@@ -1593,8 +1591,14 @@ void DropKeptWhilePaging() {
   for (const Recycled& block : arena.recycled)
     if (block.mapped) kept += block.length;
   if (kept == 0) return;
+  if (arena.slot != nullptr) {
+    // What the master would have counted at this stop (see allocated_peak).
+    std::uint64_t held = arena.slot->allocated.load(std::memory_order_relaxed);
+    if (held > arena.slot->allocated_peak.load(std::memory_order_relaxed))
+      arena.slot->allocated_peak.store(held, std::memory_order_relaxed);
+    arena.slot->kept_dropped.fetch_add(kept, std::memory_order_relaxed);
+  }
   UnmapRecycled(arena);
-  if (arena.slot != nullptr) arena.slot->kept_dropped.fetch_add(kept, std::memory_order_relaxed);
 }
 
 void CountOutsideArena(std::int64_t delta) {
