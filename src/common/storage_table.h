@@ -38,15 +38,7 @@ struct StorageSlot {
   // Bytes of receive buffers given fresh memory instead of being read back
   // before a message overwrote them (memory::FreshPages).
   std::atomic<std::uint64_t> fresh;
-  // Bytes of freed blocks kept for reuse whose memory went at a wait while
-  // the node paged (memory::DropKeptWhilePaging).
-  std::atomic<std::uint64_t> kept_dropped;
-  // The most `allocated` was when the rank came to wait and dropped its
-  // kept blocks, those included: the master counts a rank's peak from
-  // what it holds when it stops, which the kept blocks (a step's freed
-  // temporaries) were part of (memory::DropKeptWhilePaging).
-  std::atomic<std::uint64_t> allocated_peak;
-  std::atomic<std::uint64_t> pad[7];  // cache lines per writer
+  std::atomic<std::uint64_t> pad[1];  // one cache line per writer
 
   // Written by the master, read by the slave's tool interface: the run
   // report's counters, kept whether or not the job records. The master
@@ -62,6 +54,6 @@ struct StorageSlot {
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
               "the storage table is shared between processes");
-static_assert(sizeof(StorageSlot) == 256);
+static_assert(sizeof(StorageSlot) == 192);
 
 }  // namespace bdmpi

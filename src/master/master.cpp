@@ -727,7 +727,7 @@ void Master::Schedule() {
 }
 
 void Master::StopRunning(Slave& slave) {
-  slave.storage_peak = std::max(slave.storage_peak, memory_.StoragePeakBytes(slave));
+  slave.storage_peak = std::max(slave.storage_peak, memory_.StorageBytes(slave));
   slave.memory_changed = true;
   memory_.NoteStopped(slave);
   if (const StorageSlot* table = io_->StorageTable())

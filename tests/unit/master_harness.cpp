@@ -103,8 +103,4 @@ void MasterHarness::SetStorageBytes(int index, std::uint64_t bytes) {
   io_->storage(index).allocated = bytes;
 }
 
-void MasterHarness::SetStoragePeak(int index, std::uint64_t bytes) {
-  io_->storage(index).allocated_peak = bytes;
-}
-
 }  // namespace bdmpi::test_util

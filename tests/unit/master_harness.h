@@ -65,8 +65,6 @@ class MasterHarness {
   std::string WindowText(int index, std::size_t bytes);
   std::byte* Window(int index) { return io_->Window(index); }
   void SetStorageBytes(int index, std::uint64_t bytes);
-  // The most the slave has held (the table's allocated_peak).
-  void SetStoragePeak(int index, std::uint64_t bytes);
 
   Master& master() { return *master_; }
   SlaveState state(int index) const { return master_->slave(index).state; }

@@ -478,32 +478,6 @@ TEST(MasterTest, HoldsAResumedSlavesReplyUntilReleased) {
   EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
 }
 
-// A rank frees a step's temporaries before it blocks: the master sees
-// them in the storage table's allocated_peak, and expects a rank that has
-// not run yet to need that peak, not the little held at the stop.
-TEST(MasterTest, ExpectsThePeakARankHeldBeforeItStopped) {
-  constexpr std::uint64_t kMiB = 1024 * 1024;
-  for (std::uint64_t peak : {2 * kMiB, 5 * kMiB}) {
-    SCOPED_TRACE("rank 0 held at most " + std::to_string(peak) + " bytes");
-    MasterHarness harness(2, 1, [](MasterOptions& options) { options.node_memory = 6 * kMiB; });
-    harness.InitAll();
-    ExpectReply(harness, 0);
-    harness.SetStorageBytes(0, 2 * kMiB);
-    harness.SetStoragePeak(0, peak);
-    harness.Recv(0, 1, 1, 0);  // rank 1 is expected to need that peak
-    if (2 * kMiB + peak > 6 * kMiB) {
-      EXPECT_EQ(ExpectReply(harness, 0).type, MsgType::kRelease);
-      ExpectNoReply(harness, 1);
-      RequestMsg released;
-      released.type = MsgType::kReleased;
-      harness.Send(0, released);
-    }
-    EXPECT_EQ(ExpectReply(harness, 1).type, MsgType::kInit);
-    ExpectNoReply(harness, 0);
-    EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
-  }
-}
-
 // A releasing slave reports its progress as it drops its data piece by
 // piece: the resumed slave's reply goes out as soon as what is left to
 // write fits the budget next to its own data, not at Released.

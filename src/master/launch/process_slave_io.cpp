@@ -81,7 +81,6 @@ void ProcessSlaveIo::ClearSlot(int slave) {
   }
   auto* table = reinterpret_cast<StorageSlot*>(storage_table_.data());
   table[slave].allocated.store(0, std::memory_order_relaxed);
-  table[slave].allocated_peak.store(0, std::memory_order_relaxed);
   if (!direct_.valid()) return;
   // Its process is gone and no live rank names it: nobody touches these
   // lines now. The new rank publishes its pid and opens its inbox in

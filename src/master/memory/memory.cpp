@@ -250,12 +250,6 @@ std::uint64_t NodeMemory::StorageBytes(const Slave& slave) const {
   return table_[slave.index].allocated.load(std::memory_order_relaxed);
 }
 
-std::uint64_t NodeMemory::StoragePeakBytes(const Slave& slave) const {
-  if (table_ == nullptr || slave.state == SlaveState::kExited) return 0;
-  return std::max(StorageBytes(slave),
-                  table_[slave.index].allocated_peak.load(std::memory_order_relaxed));
-}
-
 double NodeMemory::ResidentFraction(Slave& slave) {
   // With storage-backed data, statm's size counts the arena's reserved
   // address space: the runtime's own record says what is resident.
@@ -556,12 +550,10 @@ std::string NodeMemory::DescribeOomKill(const Slave& slave) {
 }
 
 void NodeMemory::LogSummary() const {
-  std::uint64_t fresh = 0, kept_dropped = 0;
+  std::uint64_t fresh = 0;
   if (table_ != nullptr)
-    for (const Slave& slave : master_.slaves()) {
+    for (const Slave& slave : master_.slaves())
       fresh += table_[slave.index].fresh.load(std::memory_order_relaxed);
-      kept_dropped += table_[slave.index].kept_dropped.load(std::memory_order_relaxed);
-    }
   BDMPI_INFO("disk",
              "storage: %llu switch-outs, %llu bytes written back, %llu read-aheads, "
              "at most %llu bytes resident at a resume (%s the budget of %llu), "
@@ -571,8 +563,7 @@ void NodeMemory::LogSummary() const {
              "%llu bytes unpageable at that resume, at most %llu unpageable, "
              "%llu bytes of receive buffers not read back (fresh pages), "
              "%llu lent blocks not written back (%llu bytes, read back from the copies), "
-             "%llu resumes admitted on what they touch (%llu counted larger while running), "
-             "%llu bytes of freed blocks kept for reuse dropped at waits",
+             "%llu resumes admitted on what they touch (%llu counted larger while running)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
              static_cast<unsigned long long>(read_aheads_),
@@ -590,8 +581,7 @@ void NodeMemory::LogSummary() const {
              static_cast<unsigned long long>(owed_blocks_),
              static_cast<unsigned long long>(owed_bytes_),
              static_cast<unsigned long long>(touch_admitted_),
-             static_cast<unsigned long long>(touch_grown_),
-             static_cast<unsigned long long>(kept_dropped));
+             static_cast<unsigned long long>(touch_grown_));
 }
 
 }  // namespace bdmpi

@@ -84,9 +84,6 @@ class NodeMemory {
   void NoteResidentStorage();
   // The storage-backed bytes `slave` holds (its slot of the storage table).
   std::uint64_t StorageBytes(const Slave& slave) const;
-  // What it holds, or the most it held with the kept blocks it dropped
-  // when it came to wait (the storage table's allocated_peak), if more.
-  std::uint64_t StoragePeakBytes(const Slave& slave) const;
   // The scheduler's resident fraction of a slave (--policy memory).
   double ResidentFraction(Slave& slave);
   // The memory policy's score of a runnable slave: its resident fraction,

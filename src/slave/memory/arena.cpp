@@ -206,11 +206,6 @@ struct Arena {
   int rank = -1;
   std::string dir;
   StorageSlot* slot = nullptr;
-  // The node's whole table (slot is this rank's), and the sum of its
-  // ranks' switch-outs at this rank's last wait (DropKeptWhilePaging).
-  const StorageSlot* table = nullptr;
-  std::size_t table_slots = 0;
-  std::uint64_t node_switch_outs_seen = 0;
   std::map<std::uint64_t, std::uint64_t> free;  // offset -> length
   // The heap's part of the range, [heap_start, size): chunks only.
   std::uint64_t heap_start = 0;
@@ -302,10 +297,11 @@ std::uint64_t MetadataResident(const Arena& arena) {
 // metadata's resident ones.
 void Publish(Arena& arena) {
   g_heap_committed.store(arena.heap_committed, std::memory_order_relaxed);
-  if (arena.slot == nullptr) return;
-  std::uint64_t bytes = arena.allocated + arena.heap_committed + MetadataResident(arena) +
-                        g_outside.load(std::memory_order_relaxed);
-  arena.slot->allocated.store(bytes, std::memory_order_relaxed);
+  if (arena.slot != nullptr)
+    arena.slot->allocated.store(
+        arena.allocated + arena.heap_committed + MetadataResident(arena) +
+            g_outside.load(std::memory_order_relaxed),
+        std::memory_order_relaxed);
 }
 
 int DecideMode() {
@@ -461,11 +457,7 @@ bool EnsureReady(Arena*& out) {
       if (shm) {
         std::size_t bytes = static_cast<std::size_t>(nslaves) * sizeof(StorageSlot);
         void* table = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm.get(), 0);
-        if (table != MAP_FAILED) {
-          arena.slot = static_cast<StorageSlot*>(table) + slave;
-          arena.table = static_cast<const StorageSlot*>(table);
-          arena.table_slots = static_cast<std::size_t>(nslaves);
-        }
+        if (table != MAP_FAILED) arena.slot = static_cast<StorageSlot*>(table) + slave;
       }
     }
     // Large blocks in the lower half, the heap's chunks in the upper.
@@ -1574,31 +1566,6 @@ void DropRecycled() {
   if (g_arena == nullptr) return;
   while (!g_arena->recycled.empty()) DropOldestRecycled(*g_arena);
   Publish(*g_arena);
-}
-
-void DropKeptWhilePaging() {
-  Locked lock;
-  if (g_arena == nullptr || !g_arena->ready || g_arena->detached || g_arena->table == nullptr)
-    return;
-  Arena& arena = *g_arena;
-  std::uint64_t switch_outs = 0;
-  for (std::size_t i = 0; i < arena.table_slots; ++i)
-    switch_outs += arena.table[i].switch_outs.load(std::memory_order_relaxed);
-  bool paging = switch_outs != arena.node_switch_outs_seen;
-  arena.node_switch_outs_seen = switch_outs;
-  if (!paging) return;
-  std::uint64_t kept = 0;
-  for (const Recycled& block : arena.recycled)
-    if (block.mapped) kept += block.length;
-  if (kept == 0) return;
-  if (arena.slot != nullptr) {
-    // What the master would have counted at this stop (see allocated_peak).
-    std::uint64_t held = arena.slot->allocated.load(std::memory_order_relaxed);
-    if (held > arena.slot->allocated_peak.load(std::memory_order_relaxed))
-      arena.slot->allocated_peak.store(held, std::memory_order_relaxed);
-    arena.slot->kept_dropped.fetch_add(kept, std::memory_order_relaxed);
-  }
-  UnmapRecycled(arena);
 }
 
 void CountOutsideArena(std::int64_t delta) {

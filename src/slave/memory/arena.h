@@ -190,18 +190,6 @@ std::uint64_t AllocatedBytes();
 // Drops the freed blocks kept for reuse: their ranges are punched out and
 // free again (what free() does to a block that is not kept).
 void DropRecycled();
-// Before the rank waits at the master: while the node pages (some rank of
-// it was switched out since this rank last waited), the memory of the
-// freed blocks kept for reuse goes, as at a switch-out, their disk staying
-// reserved. Kept, it counts against the node budget as the rank's data
-// while the rank waits: LULESH's force temporaries (about 33 MiB of a
-// rank's 60 at s = 43) then made each waiting rank count twice its data,
-// and a rank switched out to make that room dropped its data too, to be
-// read back at its next resume; dropped here, they cost page faults of
-// fresh memory at their next allocation, which follows every switch-out
-// anyway. A node that does not page keeps them (no switch-outs, no
-// drops).
-void DropKeptWhilePaging();
 
 // Storage-backed bytes the rank holds outside the arena, added to (or,
 // negative, taken from) what the storage table counts for it: the window

@@ -29,9 +29,7 @@
  *   are on disk (see receive_fresh); with --fresh-reads also checks that
  *   it read under 1 MiB from disk (for budgets that keep messages in
  *   memory: a message spilled to disk is read from there too).
- *   With --touch, only touch_steps (below) runs, over one array of N MiB;
- *   with --temp T as well, each of its steps first fills and frees a
- *   calloc'ed temporary of T MiB (see touch_steps).
+ *   With --touch, only touch_steps (below) runs, over one array of N MiB.
  */
 #include <signal.h>
 #include <unistd.h>
@@ -205,13 +203,8 @@ static void receive_fresh(int rank, int size, int check_reads) {
  * the last one out of the same call touched). At the last step a rank
  * resumed out of the allreduce reads its whole array after all, far
  * more than it was admitted on, and stays there a while: the master must
- * see it grow (-v counts it) and make room while it runs.
- * A temporary of temp_mib MiB calloc'ed, filled and freed before each
- * barrier stands for a step's temporaries (LULESH's): under BDMPI the
- * freed block is kept for reuse, and its memory goes when the rank waits
- * while the node pages (-v counts the bytes); the next calloc takes the
- * block back and must find it zero. */
-static void touch_steps(int rank, int size, size_t mib, int steps, size_t temp_mib) {
+ * see it grow (-v counts it) and make room while it runs. */
+static void touch_steps(int rank, int size, size_t mib, int steps) {
   const size_t words = (mib << 20) / 8, small_words = 4096;
   uint64_t *big = xmalloc(words * 8);
   fill(big, words, rank, 1, 0);
@@ -219,16 +212,6 @@ static void touch_steps(int rank, int size, size_t mib, int steps, size_t temp_m
   for (size_t i = 0; i < small_words; ++i) small[i] = 0;
   for (int step = 0; step < steps; ++step) {
     verify(big, words, rank, 1, 0, "array out of the barrier", step);
-    if (temp_mib > 0) {
-      const size_t temp_words = (temp_mib << 20) / 8;
-      uint64_t *temp = calloc(temp_words, 8);
-      CHECK(temp != NULL, "calloc of the temporary (step %d)", step);
-      for (size_t i = 0; i < temp_words; i += 512)
-        CHECK(temp[i] == 0, "temporary not zero at word %zu (step %d)", i, step);
-      fill(temp, temp_words, rank, 2, step);
-      verify(temp, temp_words, rank, 2, step, "temporary", step);
-      free(temp);
-    }
     MPI_Barrier(MPI_COMM_WORLD);
     for (int k = 0; k < 3; ++k) {
       for (size_t i = 0; i < small_words; ++i) small[i] += (uint64_t)(k + 1);
@@ -252,7 +235,6 @@ int main(int argc, char **argv) {
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
   int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0;
-  size_t temp_mib = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
@@ -262,10 +244,9 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--fresh") == 0) fresh = 1;
     else if (strcmp(argv[i], "--fresh-reads") == 0) fresh = 2;
     else if (strcmp(argv[i], "--touch") == 0) touch = 1;
-    else if (strcmp(argv[i], "--temp") == 0 && i + 1 < argc) temp_mib = (size_t)atoi(argv[++i]);
   }
   if (touch) {
-    touch_steps(rank, size, mib, steps, temp_mib);
+    touch_steps(rank, size, mib, steps);
     MPI_Finalize();
     return 0;
   }
