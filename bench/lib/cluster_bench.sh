@@ -45,6 +45,11 @@ snapshot_programs() {
     lib=$(ldd "$BIN/bench_coll" 2>/dev/null | awk '$1 ~ /^libbdmpi/ && $3 ~ /^\// { print $3 }')
     if [[ -n $lib ]]; then
       cp -pL "$lib" "$OUT/bin/$(basename "$lib")"
+      # libbdmpi loads the ranks' small-block heap from its own directory;
+      # without it every rank warns and allocates from libc instead.
+      if [[ -e $(dirname "$lib")/libbdmpi_heap.so ]]; then
+        cp -pL "$(dirname "$lib")/libbdmpi_heap.so" "$OUT/bin/"
+      fi
       export LD_LIBRARY_PATH=$OUT/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     fi
     SOURCE_BIN=$BIN
