@@ -1,4 +1,5 @@
-/* km_assign's loop with controlled placement of centroids, sums, dots. */
+/* km_assign with the centroids and sums placed by hand (the similarity
+ * vector stays km_assign's own malloc). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,30 +19,6 @@ static char* region(size_t bytes, size_t off, int huge) {
   return a + off;
 }
 
-static void assign(int k, const double* restrict c, double* restrict sums, double* restrict dots,
-                   const app_doc_rows* rows, int32_t* assign, uint64_t* counts) {
-  for (uint64_t i = 0; i < rows->count; ++i) {
-    const app_doc_entry* e = rows->entries + rows->rowptr[i];
-    const app_doc_entry* end = rows->entries + rows->rowptr[i + 1];
-    double norm2 = 0;
-    for (int j = 0; j < k; ++j) dots[j] = 0;
-    for (const app_doc_entry* p = e; p != end; ++p) {
-      double v = p->value;
-      const double* cj = c + (size_t)p->col * k;
-      norm2 += v * v;
-      for (int j = 0; j < k; ++j) dots[j] += v * cj[j];
-    }
-    double inv = norm2 > 0 ? 1.0 / sqrt(norm2) : 0.0;
-    int best = 0;
-    for (int j = 1; j < k; ++j)
-      if (dots[j] > dots[best]) best = j;
-    assign[i] = best;
-    counts[best] += 1;
-    for (const app_doc_entry* p = e; p != end; ++p)
-      sums[(size_t)p->col * k + best] += (double)p->value * inv;
-  }
-}
-
 static double utime(void) {
   struct rusage u;
   getrusage(RUSAGE_SELF, &u);
@@ -49,7 +26,7 @@ static double utime(void) {
 }
 
 int main(int argc, char** argv) {
-  /* drv FILE ITERS CENT_OFF SUMS_OFF DOTS_OFF HUGE */
+  /* drv FILE ITERS CENT_OFF SUMS_OFF UNUSED HUGE; LAYOUT=up or down puts both in one map */
   app_documents doc;
   if (app_documents_open(argv[1], &doc) != 0) return 1;
   app_doc_rows rows;
@@ -74,11 +51,13 @@ int main(int argc, char** argv) {
   }
   memcpy(c, m.centroids, n);
   memset(s, 0, n);
-  double* dots = (double*)region(4096, doff, 0);
   int32_t* as = calloc(rows.count, 4);
-  uint64_t counts[17] = {0};
   double t0 = utime();
-  for (int it = 0; it < iters; ++it) assign(16, c, s, dots, &rows, as, counts);
+  free(m.centroids);
+  free(m.sums);
+  m.centroids = c;
+  m.sums = s;
+  for (int it = 0; it < iters; ++it) km_assign(&m, &rows, as);
   printf("%s coff %zu soff %zu doff %zu huge %d user %.3f\n", getenv("LAYOUT") ? getenv("LAYOUT") : "-", coff, soff, doff, huge, utime() - t0);
   return 0;
 }
