@@ -1,5 +1,7 @@
 #!/bin/bash
-# dpair2.sh ROUNDS LAYOUT_A "cfgA" LAYOUT_B "cfgB"
+# dpair2.sh ROUNDS LAYOUT_A "cfgA" LAYOUT_B "cfgB": two layouts of drv (drv.c, built
+# against apps/kmeans) at once, one per core, swapped each round; run where
+# drv and docs64.bin (gen_documents --bytes 64m) are.
 rounds=$1; LA=$2; A=$3; LB=$4; B=$5
 for r in $(seq $rounds); do
   ca=$((r % 2)); cb=$((1 - ca)); ta=$(mktemp); tb=$(mktemp)
