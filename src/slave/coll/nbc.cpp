@@ -96,19 +96,10 @@ void Schedule::RecvEmpty(int source, int tag) {
     // get only a short look, as for a point-to-point receive.
     step.sender = threads::MayBlockAtMaster() ? sender : kFarSender;
   }
-  bool published = step.direct && step.direct->in_ring();
-  bool complete = step.direct && step.direct->from_inbox;  // ProgressAlone takes it
-  if (published) {
-    request.code = step.direct->slot + 1;
-    // Told to the master with the rank's next request that may concern
-    // it, unless a sender has completed it by then (as an MPI_Irecv's).
-    if (step.sender >= 0) {
-      Direct().Defer(step.direct, request, step.sender);
-    } else {
-      Direct().Tell(*step.direct);
-    }
-  }
-  if (!complete && !(published && step.sender >= 0)) runtime->Post(request);
+  // Told to the master with the rank's next request that may concern it,
+  // unless a sender has completed it by then (as an MPI_Irecv's).
+  if (!step.direct || Direct().Announce(step.direct, request, step.sender >= 0, step.sender))
+    runtime->Post(request);
   steps_.push_back(std::move(step));
 }
 

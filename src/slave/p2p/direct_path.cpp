@@ -390,6 +390,19 @@ std::shared_ptr<DirectRecv> DirectPath::Post(int comm, int source, int tag,
   return recv;
 }
 
+bool DirectPath::Announce(const std::shared_ptr<DirectRecv>& recv, RequestMsg& post, bool defer,
+                          int sender) {
+  if (recv->from_inbox) return false;  // complete: ProgressAlone finishes it
+  if (!recv->in_ring()) return true;
+  post.code = recv->slot + 1;
+  if (defer) {
+    Defer(recv, post, sender);
+    return false;
+  }
+  Tell(*recv);
+  return true;
+}
+
 void DirectPath::Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post, int sender) {
   // Receives that senders completed while they stayed untold are over: a
   // polling loop that never has to tell them would pile them up here.

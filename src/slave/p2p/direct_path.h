@@ -127,6 +127,12 @@ class DirectPath {
   // rank's next request that concerns them (Irecv defers them); `sender`
   // as for Poll.
   void Defer(std::shared_ptr<DirectRecv> recv, const RequestMsg& post, int sender);
+  // Makes the master's request `post` of a receive Post returned agree
+  // with it: nothing to tell when it took a message from the inbox, its
+  // slot named when published, then deferred (`defer`, from `sender`) or
+  // told at once. True when `post` must still go to the master.
+  bool Announce(const std::shared_ptr<DirectRecv>& recv, RequestMsg& post, bool defer,
+                int sender);
   bool HasDeferred() const { return !deferred_.empty(); }
   // Whether every deferred receive may stay untold (MayStayUntold of its
   // sender) while the rank asks the master something that is not about

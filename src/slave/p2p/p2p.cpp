@@ -300,23 +300,17 @@ void StartRecv(P2pRequest& pending) {
       Direct().Post(request.comm, request.peer, pending.tag,
                     dense ? reinterpret_cast<std::uint64_t>(pending.buffer) : 0,
                     pending.capacity, pending.id);
-  if (pending.direct->from_inbox) return;  // complete: ProgressAlone finishes it
-  if (pending.direct->published()) {
-    request.code = pending.direct->slot + 1;
-    // A receive with room for more than a direct message may get one only
-    // through the master, which writes it straight into the buffer when it
-    // knows the receive by then (a halo exchange's Irecv, then a barrier
-    // that asks the master nothing); so it is told at once.
-    if (dense && pending.buffer != nullptr && pending.capacity <= Direct().max_bytes()) {
-      // The master hears of it with this rank's next request that may
-      // concern it (Runtime::LeavesReceivesUntold), unless a sender has
-      // completed it by then (direct_path.h).
-      Direct().Defer(pending.direct, request, DirectSender(&comm, pending.peer));
-      return;
-    }
-    Direct().Tell(*pending.direct);  // told at once
-  }
-  runtime->Post(request);
+  // The master hears of it with this rank's next request that may concern
+  // it (Runtime::LeavesReceivesUntold), unless a sender has completed it
+  // by then (direct_path.h). But a receive with room for more than a
+  // direct message may get one only through the master, which writes it
+  // straight into the buffer when it knows the receive by then (a halo
+  // exchange's Irecv, then a barrier that asks the master nothing); so it
+  // is told at once.
+  bool defer = dense && pending.buffer != nullptr && pending.capacity <= Direct().max_bytes();
+  if (Direct().Announce(pending.direct, request, defer,
+                        defer ? DirectSender(&comm, pending.peer) : kFarSender))
+    runtime->Post(request);
 }
 
 // Sends are buffered: the request is complete as soon as it is started,
