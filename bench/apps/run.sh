@@ -312,9 +312,12 @@ tolerance() {
     # RELATIVE:FLOOR: values both below FLOOR agree. The final residual of
     # miniFE's 200 CG iterations on a small grid (~2e-16) and HPCG's scaled
     # residual (~1e-13) are at rounding level: dot products summed in
-    # another order change their digits. On a large grid miniFE stops
-    # before convergence (~1e-6) and the residual is compared.
-    minife) echo 1e-6:1e-12 ;;
+    # another order change their digits. On a large grid miniFE stops at
+    # 200 iterations before convergence (~4e-7), where the summation order
+    # moves the residual by tens of per cent: at 108^3 on 8 ranks Open MPI
+    # alone ends at 3.93e-7 with its linear allreduce and 4.23e-7 with its
+    # ring, BDMPI at 3.55e-7. So it is compared within 30 %.
+    minife) echo 0.3:1e-12 ;;
     hpcg) echo 1e-6:1e-12 ;;
     graph500) echo 0 ;;    # edge counts: exact
   esac
