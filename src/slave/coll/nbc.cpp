@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "slave/coll/coll_p2p.h"
+#include "slave/memory/dead_pages.h"
 #include "slave/p2p/direct_path.h"
 #include "slave/p2p/p2p_internal.h"
 #include "slave/p2p/wire_data.h"
@@ -112,6 +113,11 @@ void Schedule::RecvElements(int source, int tag, void* buffer, int count, MPI_Da
       throw Error(reply.error, "rank " + std::to_string(source) +
                                    " sends more data than the receive count holds");
   });
+  // MPI's equal type signatures: the message fills the buffer.
+  if (layout == nullptr) {
+    steps_.back().overwrites = buffer;
+    steps_.back().overwrites_bytes = capacity;
+  }
 }
 
 void Schedule::Await(std::uint64_t id, Deliver deliver) {
@@ -194,8 +200,19 @@ bool Schedule::TestHere() const {
 }
 
 void Schedule::Wait() {
-  for (ProgressAlone(/*wait=*/true); !done(); ProgressAlone(/*wait=*/true))
-    Absorb(Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id())));
+  for (ProgressAlone(/*wait=*/true); !done(); ProgressAlone(/*wait=*/true)) {
+    ReplyMsg reply;
+    {
+      // Nothing reads a receive's buffer before its delivery fills it, and
+      // the blocks of one operation do not overlap.
+      memory::DeadWhileWaiting dead;
+      for (std::size_t i = next_; i < steps_.size(); ++i)
+        dead.Add(steps_[i].overwrites, steps_[i].overwrites_bytes);
+      dead.Mark();
+      reply = Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id()));
+    }
+    Absorb(reply);
+  }
 }
 
 bool Schedule::Test() {
