@@ -5,6 +5,8 @@
 #include <mutex>
 #include <utility>
 
+#include "common/log.h"
+
 namespace bdmpi::memory {
 
 namespace {
@@ -66,8 +68,14 @@ std::vector<CopiedBlock> DeadBlocks() {
   std::lock_guard lock(g_dead_pages_lock);
   std::vector<CopiedBlock> blocks;
   blocks.reserve(g_dead_pages.size());
-  for (const auto& [guard, span] : g_dead_pages)
+  std::uint64_t bytes = 0;
+  for (const auto& [guard, span] : g_dead_pages) {
     blocks.push_back({.address = span.start, .bytes = span.bytes});
+    bytes += span.bytes;
+  }
+  if (bytes > 0)
+    BDMPI_DEBUG("disk", "switch-out in a collective: %llu bytes of its receive buffers dead",
+                static_cast<unsigned long long>(bytes));
   return blocks;
 }
 
