@@ -1115,8 +1115,9 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
   // The receive buffers of the collective the rank waits in, which its
   // result overwrites whole, are dropped unwritten too (dead_pages.h).
   std::vector<CopiedBlock> dead = DeadBlocks();
-  CopiedPages(arena, dead).ForEachOverlap(
-      0, arena.size, [&](std::uint64_t start, std::uint64_t length) { copied_pages.Add(start, length); });
+  CopiedPages(arena, dead).ForEachOverlap(0, arena.size, [&](std::uint64_t at, std::uint64_t n) {
+    copied_pages.Add(at, n);
+  });
   const RangeSet* skip = copied.empty() && dead.empty() ? nullptr : &copied_pages;
   step = step == 0 ? kIoChunk : RoundUp(step, kPage);
   // Piece by piece, each dropped once written, so that the memory comes

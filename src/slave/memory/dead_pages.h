@@ -5,8 +5,9 @@
 // (with the lent blocks' pages, arena.h's CopiedBlock) and maps fresh
 // memory there, so they come back as zeros, without a read from the
 // storage file, and the result's copy fills them. The next switch-out
-// writes them as any modified page. docs/scheduling-and-memory.md,
-// "Collectives' receive buffers are not written back".
+// writes them as any modified page. docs/scheduling-and-memory.md, "A
+// collective's receive buffer is not written back while its rank waits in
+// it".
 #pragma once
 
 #include <cstdint>

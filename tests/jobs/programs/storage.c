@@ -284,8 +284,9 @@ static void dead_alltoallv(int rank, int size, int round, int holes) {
     CHECK_MPI(MPI_Type_commit(&type));
     CHECK_MPI(MPI_Type_free(&two));
   }
-  int *scounts = xmalloc(sizeof(int) * (size_t)size), *sdispls = xmalloc(sizeof(int) * (size_t)size);
-  int *rcounts = xmalloc(sizeof(int) * (size_t)size), *rdispls = xmalloc(sizeof(int) * (size_t)size);
+  const size_t ints = sizeof(int) * (size_t)size;
+  int *scounts = xmalloc(ints), *sdispls = xmalloc(ints);
+  int *rcounts = xmalloc(ints), *rdispls = xmalloc(ints);
   /* Elements from rank r to rank j. */
 #define DEAD_COUNT(r, j) (holes ? 200 + 50 * (((r) + (j)) % 3) : 700 + 150 * (((r) + 2 * (j)) % 7))
   size_t sent = 0;
