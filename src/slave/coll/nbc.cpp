@@ -199,15 +199,17 @@ bool Schedule::TestHere() const {
   return false;
 }
 
+void Schedule::AddPending(memory::DeadWhileWaiting& dead) const {
+  for (std::size_t i = next_; i < steps_.size(); ++i)
+    dead.Add(steps_[i].overwrites, steps_[i].overwrites_bytes);
+}
+
 void Schedule::Wait() {
   for (ProgressAlone(/*wait=*/true); !done(); ProgressAlone(/*wait=*/true)) {
     ReplyMsg reply;
     {
-      // Nothing reads a receive's buffer before its delivery fills it, and
-      // the blocks of one operation do not overlap.
       memory::DeadWhileWaiting dead;
-      for (std::size_t i = next_; i < steps_.size(); ++i)
-        dead.Add(steps_[i].overwrites, steps_[i].overwrites_bytes);
+      AddPending(dead);
       dead.Mark();
       reply = Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id()));
     }
@@ -271,6 +273,10 @@ void CollectiveRequest::Start() {
 void CollectiveRequest::Absorb(const ReplyMsg& reply) {
   running_->Absorb(reply);
   Reflect();
+}
+
+void CollectiveRequest::AddOverwritten(memory::DeadWhileWaiting& dead) const {
+  if (active && running_ && !done) running_->AddPending(dead);
 }
 
 void CollectiveRequest::ProgressAlone(bool wait) {

@@ -87,9 +87,12 @@ class Schedule {
   // actions after it.
   void Absorb(const ReplyMsg& reply);
   // Completes every step, blocking; while it waits at the master, the
-  // receive buffers of the steps not yet taken are dead
-  // (memory/dead_pages.h).
+  // receive buffers of the steps not yet taken are dead (AddPending).
   void Wait();
+  // Adds to `dead` (memory/dead_pages.h) the buffers that the receives
+  // not yet taken overwrite whole: nothing reads a receive's buffer before
+  // its delivery fills it, and the blocks of one operation do not overlap.
+  void AddPending(memory::DeadWhileWaiting& dead) const;
   bool Test();  // completes the steps whose messages are there
   // Completes the steps at the front whose receive a sender of the node
   // wrote or left in the inbox (RecvEmpty), polling for one first when
@@ -153,6 +156,7 @@ class CollectiveRequest : public Request {
   CollectiveRequest(MPI_Comm comm_handle, CollectivePlan plan);
 
   void Absorb(const ReplyMsg& reply) override;
+  void AddOverwritten(memory::DeadWhileWaiting& dead) const override;
   void ProgressAlone(bool wait) override;
   bool TestHere() override;
   void Start() override;

@@ -208,7 +208,8 @@ static void receive_fresh(int rank, int size, int check_reads) {
  * not, MPI_Alltoallv with blocks next to each other or one word apart
  * and with a type with holes. Round 0 fills the frames just before the
  * call (dirty pages at the switch-out), round 1 before a barrier (the
- * pages in the storage file at the call). */
+ * pages in the storage file at the call), round 2 the nonblocking forms
+ * of the broadcast and the alltoallvs, completed by MPI_Wait. */
 enum { kDeadArray = 40 };
 static const size_t kFrameWords = 1 << 14;
 
@@ -242,7 +243,13 @@ static void dead_bcast(int rank, int round) {
   for (size_t i = 0; i < count; ++i) want[at + i] = pattern(0, kDeadArray + 10, i, round);
   if (rank == 0) memcpy(frame + at, want + at, count * 8);
   if (round == 1) MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_MPI(MPI_Bcast(frame + at, (int)count, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+  if (round == 2) {
+    MPI_Request request;
+    CHECK_MPI(MPI_Ibcast(frame + at, (int)count, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  } else {
+    CHECK_MPI(MPI_Bcast(frame + at, (int)count, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+  }
   frame_check(frame, want, "MPI_Bcast", round);
 }
 
@@ -312,8 +319,15 @@ static void dead_alltoallv(int rank, int size, int round, int holes) {
         want[at + ((size_t)rdispls[j] + e) * stride + w] =
             dead_word(j, rank, array, e * per + w, round);
   if (round == 1) MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_MPI(MPI_Alltoallv(send, scounts, sdispls, MPI_UINT64_T, frame + at, rcounts, rdispls,
-                          type, MPI_COMM_WORLD));
+  if (round == 2) {
+    MPI_Request request;
+    CHECK_MPI(MPI_Ialltoallv(send, scounts, sdispls, MPI_UINT64_T, frame + at, rcounts, rdispls,
+                             type, MPI_COMM_WORLD, &request));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  } else {
+    CHECK_MPI(MPI_Alltoallv(send, scounts, sdispls, MPI_UINT64_T, frame + at, rcounts, rdispls,
+                            type, MPI_COMM_WORLD));
+  }
   frame_check(frame, want, holes ? "MPI_Alltoallv with holes" : "MPI_Alltoallv", round);
   if (holes) CHECK_MPI(MPI_Type_free(&type));
   free(send);
@@ -324,10 +338,10 @@ static void dead_alltoallv(int rank, int size, int round, int holes) {
 }
 
 static void collectives_dead(int rank, int size) {
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 0; round < 3; ++round) {
     dead_bcast(rank, round);
-    dead_allreduce(rank, size, round, 0);
-    dead_allreduce(rank, size, round, 1);
+    if (round < 2) dead_allreduce(rank, size, round, 0);
+    if (round < 2) dead_allreduce(rank, size, round, 1);
     dead_alltoallv(rank, size, round, 1);
     dead_alltoallv(rank, size, round, 0);
   }
