@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include "slave/memory/arena.h"
+#include "slave/memory/dead_pages.h"
 #include "slave/memory/heap.h"
 
 // The allocator reads its environment at the first malloc, before main:
@@ -387,6 +388,72 @@ TEST_F(StorageAlloc, SwitchOutWritesDirtyPagesOnceAndDropsThem) {
 // The pattern Fill(p, bytes, seed) left at offset `at` (a page multiple).
 unsigned SeedAt(unsigned seed, std::size_t at) {
   return static_cast<unsigned>(seed + at * 7 + (at >> 12));
+}
+
+TEST(DeadPages, WholePagesOfTheUnionOfSpans) {
+  constexpr std::uint64_t P = 4096;
+  using Spans = std::vector<ByteSpan>;
+  auto flat = [](const Spans& spans) {
+    std::vector<std::uint64_t> out;
+    for (const ByteSpan& s : spans) out.insert(out.end(), {s.start, s.bytes});
+    return out;
+  };
+  using V = std::vector<std::uint64_t>;
+  EXPECT_EQ(flat(WholePagesOfUnion({}, P)), V{});
+  EXPECT_EQ(flat(WholePagesOfUnion({{P, 0}}, P)), V{});          // a count of 0
+  EXPECT_EQ(flat(WholePagesOfUnion({{P + 1, P}}, P)), V{});      // a page's bytes, across two
+  EXPECT_EQ(flat(WholePagesOfUnion({{2 * P, 3 * P}}, P)), (V{2 * P, 3 * P}));
+  // A partial page at either end is left out.
+  EXPECT_EQ(flat(WholePagesOfUnion({{P + 10, 3 * P}}, P)), (V{2 * P, 2 * P}));
+  // Neighbouring blocks (an alltoallv's) share a page that is whole in
+  // their union only.
+  EXPECT_EQ(flat(WholePagesOfUnion({{2 * P + 100, 2 * P}, {P + 100, P}}, P)), (V{2 * P, 2 * P}));
+  // Overlapping and out of order; a byte's gap keeps two runs apart.
+  EXPECT_EQ(flat(WholePagesOfUnion({{5 * P, 2 * P}, {P, 2 * P}, {2 * P, 2 * P}}, P)),
+            (V{P, 3 * P, 5 * P, 2 * P}));
+  EXPECT_EQ(flat(WholePagesOfUnion({{0, P + 1}, {P + 2, 2 * P}}, P)), (V{0, P, 2 * P, P}));
+}
+
+TEST_F(StorageAlloc, DeadPagesAreDroppedUnwrittenAndComeBackAsZeros) {
+  constexpr std::size_t kSlack = 256 * 1024;
+  constexpr std::size_t P = 4096;
+  ReleaseAll();
+  std::size_t size = 64 * P;
+  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  auto* small = static_cast<unsigned char*>(std::malloc(3 * P));  // the heap's
+  Fill(p, size, 3);
+  Fill(small, 3 * P, 4);
+  ReleaseAll();  // pattern 3 in the file
+  Fill(p, size, 5);
+  // Dead: [100, 40 pages + 50), whole pages 1 to 39; the heap's buffer
+  // keeps today's write-back.
+  ReleaseStats stats;
+  {
+    DeadWhileWaiting dead;
+    dead.Add(p + 100, 40 * P + 50 - 100);
+    dead.Add(small, 3 * P);
+    dead.Mark();
+    stats = ReleaseAll();
+  }
+  EXPECT_GE(stats.written, size - 39 * P);
+  EXPECT_LT(stats.written, size - 39 * P + kSlack);
+  EXPECT_GE(stats.dropped, size);
+  EXPECT_EQ(Mismatch(p, P, 5), -1);
+  EXPECT_EQ(Mismatch(p + 40 * P, size - 40 * P, SeedAt(5, 40 * P)), -1);
+  EXPECT_EQ(Mismatch(small, 3 * P, 4), -1);
+  // Neither the old pattern from the file nor the new one: fresh zeros.
+  EXPECT_TRUE(std::all_of(p + P, p + 40 * P, [](unsigned char c) { return c == 0; }));
+  // The result written there goes to the file as any modified page once
+  // the wait is over.
+  Fill(p + P, 39 * P, SeedAt(7, P));
+  ReleaseStats after = ReleaseAll();
+  EXPECT_GE(after.written, 39 * P);
+  EXPECT_LT(after.written, 39 * P + kSlack);
+  EXPECT_EQ(Mismatch(p, P, 5), -1);
+  EXPECT_EQ(Mismatch(p + P, 39 * P, SeedAt(7, P)), -1);
+  EXPECT_EQ(Mismatch(p + 40 * P, size - 40 * P, SeedAt(5, 40 * P)), -1);
+  std::free(small);
+  std::free(p);
 }
 
 TEST_F(StorageAlloc, EagerPrefetchReadsBackWhatWasRewritten) {

@@ -1,6 +1,7 @@
 // The slave's half of MPI_Bcast: the root stages its buffer once (packed
 // when its type has gaps) and goes on (the data is buffered); every other
-// rank receives it when it runs.
+// rank receives it when it runs, its buffer dead while it waits
+// (CallOverwriting).
 #include <string>
 
 #include "common/error.h"
@@ -11,6 +12,7 @@
 #include "slave/coll/nbc_inter.h"
 #include "slave/coll/nbc_plans.h"
 #include "slave/comm/cross_job.h"
+#include "slave/memory/dead_pages.h"
 #include "slave/p2p/wire_data.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
@@ -22,6 +24,17 @@ void CheckRoot(const CommInfo& comm, int root) {
   if (root < 0 || root >= comm.size)
     throw Error(kErrRoot, "root " + std::to_string(root) + " is not in [0, " +
                               std::to_string(comm.size) + ")");
+}
+
+// Waits for a collective's result at the master, the whole pages of
+// [buffer, buffer + bytes) dead meanwhile (memory/dead_pages.h): the result
+// overwrites them, so a switch-out neither writes them back nor has them
+// read back. `bytes` 0 for a buffer with gaps.
+ReplyMsg CallOverwriting(const RequestMsg& request, void* buffer, std::uint64_t bytes) {
+  memory::DeadWhileWaiting dead;
+  dead.Add(buffer, bytes);
+  dead.Mark();
+  return Runtime::Instance()->Call(request);
 }
 
 void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
@@ -53,8 +66,8 @@ void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
     return;
   }
   request.bytes = bytes;
-  ReplyMsg reply = runtime->Call(request);
   const TypeInfo& type = LookupType(datatype);
+  ReplyMsg reply = CallOverwriting(request, buffer, type.Dense() ? bytes : 0);
   FetchInto(reply, buffer, count, type.Dense() ? nullptr : &type, bytes);
   if (reply.error != MPI_SUCCESS)
     throw Error(reply.error, "the root broadcasts more data than count holds");

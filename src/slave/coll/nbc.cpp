@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "slave/coll/coll_p2p.h"
+#include "slave/memory/dead_pages.h"
 #include "slave/p2p/direct_path.h"
 #include "slave/p2p/p2p_internal.h"
 #include "slave/p2p/wire_data.h"
@@ -112,6 +113,11 @@ void Schedule::RecvElements(int source, int tag, void* buffer, int count, MPI_Da
       throw Error(reply.error, "rank " + std::to_string(source) +
                                    " sends more data than the receive count holds");
   });
+  // MPI's equal type signatures: the message fills the buffer.
+  if (layout == nullptr) {
+    steps_.back().overwrites = buffer;
+    steps_.back().overwrites_bytes = capacity;
+  }
 }
 
 void Schedule::Await(std::uint64_t id, Deliver deliver) {
@@ -193,9 +199,22 @@ bool Schedule::TestHere() const {
   return false;
 }
 
+void Schedule::AddPending(memory::DeadWhileWaiting& dead) const {
+  for (std::size_t i = next_; i < steps_.size(); ++i)
+    dead.Add(steps_[i].overwrites, steps_[i].overwrites_bytes);
+}
+
 void Schedule::Wait() {
-  for (ProgressAlone(/*wait=*/true); !done(); ProgressAlone(/*wait=*/true))
-    Absorb(Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id())));
+  for (ProgressAlone(/*wait=*/true); !done(); ProgressAlone(/*wait=*/true)) {
+    ReplyMsg reply;
+    {
+      memory::DeadWhileWaiting dead;
+      AddPending(dead);
+      dead.Mark();
+      reply = Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id()));
+    }
+    Absorb(reply);
+  }
 }
 
 bool Schedule::Test() {
@@ -254,6 +273,10 @@ void CollectiveRequest::Start() {
 void CollectiveRequest::Absorb(const ReplyMsg& reply) {
   running_->Absorb(reply);
   Reflect();
+}
+
+void CollectiveRequest::AddOverwritten(memory::DeadWhileWaiting& dead) const {
+  if (active && running_ && !done) running_->AddPending(dead);
 }
 
 void CollectiveRequest::ProgressAlone(bool wait) {

@@ -86,7 +86,13 @@ class Schedule {
   // Takes the completion of the next step's receive and runs the local
   // actions after it.
   void Absorb(const ReplyMsg& reply);
-  void Wait();  // completes every step, blocking
+  // Completes every step, blocking; while it waits at the master, the
+  // receive buffers of the steps not yet taken are dead (AddPending).
+  void Wait();
+  // Adds to `dead` (memory/dead_pages.h) the buffers that the receives
+  // not yet taken overwrite whole: nothing reads a receive's buffer before
+  // its delivery fills it, and the blocks of one operation do not overlap.
+  void AddPending(memory::DeadWhileWaiting& dead) const;
   bool Test();  // completes the steps whose messages are there
   // Completes the steps at the front whose receive a sender of the node
   // wrote or left in the inbox (RecvEmpty), polling for one first when
@@ -114,6 +120,10 @@ class Schedule {
     // sender's node slave index.
     std::shared_ptr<DirectRecv> direct;
     int sender = -1;
+    // The bytes its delivery overwrites whole (RecvElements into a type
+    // without gaps), dead while a blocking wait reaches it (Wait).
+    const void* overwrites = nullptr;
+    std::uint64_t overwrites_bytes = 0;
   };
   void RunLocalSteps();
   // Takes the next step's completion and runs the local actions after it.
@@ -146,6 +156,7 @@ class CollectiveRequest : public Request {
   CollectiveRequest(MPI_Comm comm_handle, CollectivePlan plan);
 
   void Absorb(const ReplyMsg& reply) override;
+  void AddOverwritten(memory::DeadWhileWaiting& dead) const override;
   void ProgressAlone(bool wait) override;
   bool TestHere() override;
   void Start() override;

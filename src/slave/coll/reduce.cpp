@@ -24,6 +24,7 @@
 namespace bdmpi {
 
 void CheckRoot(const CommInfo& comm, int root);  // bcast.cpp
+ReplyMsg CallOverwriting(const RequestMsg& request, void* buffer, std::uint64_t bytes);
 
 namespace {
 
@@ -62,10 +63,12 @@ bool UserDefined(int count, MPI_Datatype datatype, MPI_Op op) {
   return CheckOp(op, datatype).UserDefined();
 }
 
+// The contribution is staged (copied out of the buffer, in place too):
+// the result overwrites `recv` whole.
 void AwaitResult(RequestMsg& request, void* recv, int count, MPI_Datatype datatype) {
   std::uint64_t bytes = request.bytes;
-  ReplyMsg reply = Runtime::Instance()->Call(request);
   const TypeInfo& type = LookupType(datatype);
+  ReplyMsg reply = CallOverwriting(request, recv, type.Dense() ? bytes : 0);
   FetchInto(reply, recv, count, type.Dense() ? nullptr : &type, bytes);
 }
 

@@ -1,5 +1,6 @@
 #include "slave/memory/arena.h"
 
+#include "slave/memory/dead_pages.h"
 #include "slave/memory/heap.h"
 
 #include <fcntl.h>
@@ -822,8 +823,9 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
     }
   });
   ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
-    // A page the master holds a copy of: dropped unwritten, and not read
-    // back from the file at the next switch-in (it comes from the copy).
+    // A page the master holds a copy of, or that the collective the rank
+    // waits in overwrites: dropped unwritten, and not read back from the
+    // file at the next switch-in (it comes from the copy, or the result).
     bool held_elsewhere = copied != nullptr && copied->Overlap(at, kPage) > 0;
     if (Dirty(arena, entry) && !held_elsewhere) dirty.Add(at);
     if (Resident(arena, entry)) {
@@ -1110,7 +1112,13 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
   UnmapRecycled(arena);
   if (arena.used.empty()) return total;
   RangeSet copied_pages = CopiedPages(arena, copied);
-  const RangeSet* skip = copied.empty() ? nullptr : &copied_pages;
+  // The receive buffers of the collective the rank waits in, which its
+  // result overwrites whole, are dropped unwritten too (dead_pages.h).
+  std::vector<CopiedBlock> dead = DeadBlocks();
+  CopiedPages(arena, dead).ForEachOverlap(0, arena.size, [&](std::uint64_t at, std::uint64_t n) {
+    copied_pages.Add(at, n);
+  });
+  const RangeSet* skip = copied.empty() && dead.empty() ? nullptr : &copied_pages;
   step = step == 0 ? kIoChunk : RoundUp(step, kPage);
   // Piece by piece, each dropped once written, so that the memory comes
   // free at the disk's pace and the master can let the next rank start

@@ -107,7 +107,8 @@ struct CopiedBlock {
 
 // Switch-out: writes back and drops every block, in pieces of at most
 // `step` bytes (0: 64 MiB), each dropped as soon as it is written, but for
-// the pages of `copied`. Throws bdmpi::Error on an I/O error.
+// the pages of `copied` and the dead pages of dead_pages.h, dropped
+// unwritten. Throws bdmpi::Error on an I/O error.
 ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullptr,
                         void* context = nullptr, std::span<CopiedBlock> copied = {});
 // Switch-in: with eager prefetch, reads back with large direct reads the

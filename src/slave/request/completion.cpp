@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "slave/memory/dead_pages.h"
 #include "slave/request/generalized_wait.h"
 #include "slave/request/request.h"
 #include "slave/runtime/errors.h"
@@ -296,7 +297,16 @@ int Wait(MPI_Request* handle, MPI_Status* status) {
   if (!request.done && request.CompletesOutsideMaster()) {
     request.Await();
   } else {
-    while (!request.done) request.Absorb(AskMaster(MsgType::kWaitRecv, request.id));
+    while (!request.done) {
+      ReplyMsg reply;
+      {
+        memory::DeadWhileWaiting dead;
+        request.AddOverwritten(dead);
+        dead.Mark();
+        reply = AskMaster(MsgType::kWaitRecv, request.id);
+      }
+      request.Absorb(reply);
+    }
   }
   return Retire(handle, status);
 }

@@ -30,6 +30,10 @@
 
 #include "common/protocol.h"
 
+namespace bdmpi::memory {
+class DeadWhileWaiting;
+}
+
 namespace bdmpi {
 
 class Request {
@@ -66,6 +70,10 @@ class Request {
   virtual bool TestHere() { return false; }
   // Blocks until done; only for one that completes outside the master.
   virtual void Await();
+  // Before MPI_Wait asks the master about it: adds to `dead` the receive
+  // buffers its completion overwrites whole and nothing reads before
+  // (memory/dead_pages.h). This one: none.
+  virtual void AddOverwritten(memory::DeadWhileWaiting& dead) const { (void)dead; }
   // Takes the master's completion of receive `id`: then done, or waiting
   // for its next receive (a schedule with steps left). This one: done,
   // with an empty status (a synchronous send's match).

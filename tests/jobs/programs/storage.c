@@ -13,6 +13,7 @@
  * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
  *
  * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H] [--warm W] [--touch]
+ *                [--fresh | --fresh-reads] [--dead]
  *   N MiB per array (default 3), S steps (default 6); with --crash-step the
  *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
  *   With --held, each rank sends H messages of 512 KiB + 8 (above the window,
@@ -30,6 +31,7 @@
  *   it read under 1 MiB from disk (for budgets that keep messages in
  *   memory: a message spilled to disk is read from there too).
  *   With --touch, only touch_steps (below) runs, over one array of N MiB.
+ *   With --dead, each rank ends with collectives_dead (below).
  */
 #include <signal.h>
 #include <unistd.h>
@@ -195,6 +197,156 @@ static void receive_fresh(int rank, int size, int check_reads) {
   free(buffer);
 }
 
+/* --dead: collectives whose result overwrites a receive buffer that a
+ * switch-out finds while the rank waits in the call (under BDMPI,
+ * --node-memory 1m switches a waiting rank out; its whole pages are then
+ * dropped unwritten and come back as fresh memory). Each buffer lies at
+ * an offset inside a page of a frame of 128 KiB (a storage-backed block
+ * under BDMPI: BDMPI_Alloc_storage), and every word of the frame is checked: the result, and the
+ * frame's fill around it and in the gaps of the receive's type (the
+ * pages it shares with the buffer). MPI_Bcast, MPI_Allreduce in place and
+ * not, MPI_Alltoallv with blocks next to each other or one word apart
+ * and with a type with holes. Round 0 fills the frames just before the
+ * call (dirty pages at the switch-out), round 1 before a barrier (the
+ * pages in the storage file at the call), round 2 the nonblocking forms
+ * of the broadcast and the alltoallvs, completed by MPI_Wait. */
+enum { kDeadArray = 40 };
+static const size_t kFrameWords = 1 << 14;
+
+static uint64_t *frame_new(int rank, int which, int round) {
+#ifdef BDMPI
+  uint64_t *frame = BDMPI_Alloc_storage(kFrameWords * 8);
+  CHECK(frame != NULL, "BDMPI_Alloc_storage failed");
+#else
+  uint64_t *frame = xmalloc(kFrameWords * 8);
+#endif
+  fill(frame, kFrameWords, rank, kDeadArray + which, round);
+  return frame;
+}
+
+static void frame_check(uint64_t *frame, uint64_t *want, const char *what, int round) {
+  for (size_t i = 0; i < kFrameWords; ++i)
+    CHECK(frame[i] == want[i], "%s (round %d): word %zu of the frame is %016llx, want %016llx",
+          what, round, i, (unsigned long long)frame[i], (unsigned long long)want[i]);
+#ifdef BDMPI
+  BDMPI_Free_storage(frame);
+  BDMPI_Free_storage(want);
+#else
+  free(frame);
+  free(want);
+#endif
+}
+
+static void dead_bcast(int rank, int round) {
+  const size_t at = 125, count = 6000;
+  uint64_t *frame = frame_new(rank, 0, round), *want = frame_new(rank, 0, round);
+  for (size_t i = 0; i < count; ++i) want[at + i] = pattern(0, kDeadArray + 10, i, round);
+  if (rank == 0) memcpy(frame + at, want + at, count * 8);
+  if (round == 1) MPI_Barrier(MPI_COMM_WORLD);
+  if (round == 2) {
+    MPI_Request request;
+    CHECK_MPI(MPI_Ibcast(frame + at, (int)count, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  } else {
+    CHECK_MPI(MPI_Bcast(frame + at, (int)count, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+  }
+  frame_check(frame, want, "MPI_Bcast", round);
+}
+
+static void dead_allreduce(int rank, int size, int round, int in_place) {
+  const size_t at = in_place ? 511 : 333, count = 5001;
+  const int array = kDeadArray + 11 + in_place;
+  uint64_t *frame = frame_new(rank, 1 + in_place, round);
+  uint64_t *want = frame_new(rank, 1 + in_place, round);
+  uint64_t *send = in_place ? NULL : xmalloc(count * 8);
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t sum = 0;
+    for (int r = 0; r < size; ++r) sum += pattern(r, array, i, round);
+    want[at + i] = sum;
+    (in_place ? frame + at : send)[i] = pattern(rank, array, i, round);
+  }
+  if (round == 1) MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : send, frame + at, (int)count, MPI_UINT64_T,
+                          MPI_SUM, MPI_COMM_WORLD));
+  frame_check(frame, want, in_place ? "MPI_Allreduce in place" : "MPI_Allreduce", round);
+  free(send);
+}
+
+/* Rank `from`'s k-th word for rank `to` in the alltoallv of `array`. */
+static uint64_t dead_word(int from, int to, int array, size_t k, int round) {
+  return pattern(from, kDeadArray + array, (size_t)to * 100000 + k, round);
+}
+
+/* holes == 0: blocks of MPI_UINT64_T, one word apart after odd ranks'
+ * and next to each other after even ones'; holes == 1: elements of two
+ * words in an extent of three, the third the frame's. */
+static void dead_alltoallv(int rank, int size, int round, int holes) {
+  const int array = 20 + holes;
+  const size_t at = holes ? 3 : 9, stride = holes ? 3 : 1, per = holes ? 2 : 1;
+  MPI_Datatype type = MPI_UINT64_T;
+  if (holes) {
+    MPI_Datatype two;
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_UINT64_T, &two));
+    CHECK_MPI(MPI_Type_create_resized(two, 0, 24, &type));
+    CHECK_MPI(MPI_Type_commit(&type));
+    CHECK_MPI(MPI_Type_free(&two));
+  }
+  const size_t ints = sizeof(int) * (size_t)size;
+  int *scounts = xmalloc(ints), *sdispls = xmalloc(ints);
+  int *rcounts = xmalloc(ints), *rdispls = xmalloc(ints);
+  /* Elements from rank r to rank j. */
+#define DEAD_COUNT(r, j) (holes ? 200 + 50 * (((r) + (j)) % 3) : 700 + 150 * (((r) + 2 * (j)) % 7))
+  size_t sent = 0;
+  int placed = 0;
+  for (int j = 0; j < size; ++j) {
+    scounts[j] = (int)per * DEAD_COUNT(rank, j);
+    sdispls[j] = (int)sent;
+    sent += (size_t)scounts[j];
+    rcounts[j] = DEAD_COUNT(j, rank);
+    rdispls[j] = placed;
+    placed += rcounts[j] + (!holes && j % 2 == 1);
+  }
+#undef DEAD_COUNT
+  uint64_t *send = xmalloc(sent * 8);
+  for (int j = 0; j < size; ++j)
+    for (int k = 0; k < scounts[j]; ++k)
+      send[sdispls[j] + k] = dead_word(rank, j, array, (size_t)k, round);
+  uint64_t *frame = frame_new(rank, 3 + holes, round), *want = frame_new(rank, 3 + holes, round);
+  CHECK(at + (size_t)placed * stride <= kFrameWords, "alltoallv: frame too small");
+  for (int j = 0; j < size; ++j)
+    for (size_t e = 0; e < (size_t)rcounts[j]; ++e)
+      for (size_t w = 0; w < per; ++w)
+        want[at + ((size_t)rdispls[j] + e) * stride + w] =
+            dead_word(j, rank, array, e * per + w, round);
+  if (round == 1) MPI_Barrier(MPI_COMM_WORLD);
+  if (round == 2) {
+    MPI_Request request;
+    CHECK_MPI(MPI_Ialltoallv(send, scounts, sdispls, MPI_UINT64_T, frame + at, rcounts, rdispls,
+                             type, MPI_COMM_WORLD, &request));
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  } else {
+    CHECK_MPI(MPI_Alltoallv(send, scounts, sdispls, MPI_UINT64_T, frame + at, rcounts, rdispls,
+                            type, MPI_COMM_WORLD));
+  }
+  frame_check(frame, want, holes ? "MPI_Alltoallv with holes" : "MPI_Alltoallv", round);
+  if (holes) CHECK_MPI(MPI_Type_free(&type));
+  free(send);
+  free(scounts);
+  free(sdispls);
+  free(rcounts);
+  free(rdispls);
+}
+
+static void collectives_dead(int rank, int size) {
+  for (int round = 0; round < 3; ++round) {
+    dead_bcast(rank, round);
+    if (round < 2) dead_allreduce(rank, size, round, 0);
+    if (round < 2) dead_allreduce(rank, size, round, 1);
+    dead_alltoallv(rank, size, round, 1);
+    dead_alltoallv(rank, size, round, 0);
+  }
+}
+
 /* --touch: what a rank touches after a resume differs by where it blocked.
  * Out of the barrier each rank reads its whole array; out of the three
  * allreduces of a step it touches only a small vector, so under BDMPI,
@@ -234,7 +386,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
-  int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0;
+  int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0, dead = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
@@ -244,6 +396,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--fresh") == 0) fresh = 1;
     else if (strcmp(argv[i], "--fresh-reads") == 0) fresh = 2;
     else if (strcmp(argv[i], "--touch") == 0) touch = 1;
+    else if (strcmp(argv[i], "--dead") == 0) dead = 1;
   }
   if (touch) {
     touch_steps(rank, size, mib, steps);
@@ -371,6 +524,7 @@ int main(int argc, char **argv) {
   free(out);
   free(in);
   if (fresh > 0) receive_fresh(rank, size, fresh == 2);
+  if (dead) collectives_dead(rank, size);
   MPI_Finalize();
   return 0;
 }
