@@ -35,9 +35,6 @@ extern char** environ;
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 namespace bdmpi::memory {
 namespace {
@@ -548,15 +545,6 @@ bool MapFresh(Arena& arena, std::uint64_t offset, std::uint64_t length) {
               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED;
 }
 
-// Fresh memory that is about to be written whole gets its pages in one
-// call instead of one fault each: on this machine (a VM) 20 MiB took 0.71-
-// 0.75 x the time of faulting it in page by page. Advice only: where it
-// fails (kernels before 5.14, a cgroup that cannot make room) the writes
-// fault as before.
-void PopulateFresh(Arena& arena, std::uint64_t offset, std::uint64_t length) {
-  madvise(arena.base + offset, length, MADV_POPULATE_WRITE);
-}
-
 void ReportNoSpace(const Arena& arena, std::uint64_t bytes, int err) {
   Report("bdmpi: rank %d: cannot reserve %llu bytes for a storage-backed "
          "allocation in the scratch directory %s: %s (free space there, pick "
@@ -635,10 +623,6 @@ std::uint64_t TakeRecycled(Arena& arena, std::uint64_t length, std::uint64_t ali
       return SIZE_MAX;
     }
     if (!block.mapped) arena.allocated += block.length;
-    // A block taken back is a buffer of about the size the program freed
-    // (a program's per-iteration send, receive and sum arrays), which it
-    // fills again: a switch-out since had taken its memory.
-    PopulateFresh(arena, block.offset, block.length);
   }
   *taken = block.length;
   return block.offset;
@@ -1294,15 +1278,6 @@ void DiscardRange(void* p, std::size_t bytes) {
                });
 }
 
-void PopulateCopiedPages(const CopiedBlock& block) {
-  if (block.skipped_bytes == 0) return;
-  Locked lock;
-  if (g_arena == nullptr || !g_arena->ready || g_arena->detached) return;
-  Arena& arena = *g_arena;
-  PopulateFresh(arena, block.skipped - reinterpret_cast<std::uintptr_t>(arena.base),
-                block.skipped_bytes);
-}
-
 void FreshPages(void* p, std::size_t bytes) {
   if (bytes < kMinFreshBytes || !Owns(p)) return;
   Locked lock;
@@ -1312,17 +1287,12 @@ void FreshPages(void* p, std::size_t bytes) {
   std::uint64_t fresh = 0;
   ForEachPiece(arena, p, bytes, true,
                [&](std::uint64_t, Block& block, std::uint64_t start, std::uint64_t length) {
-                 // Never written back: its absent pages read as zero without
-                 // I/O, and need only be populated.
-                 bool on_disk = block.file_written;
+                 // Never written back: its absent pages read as zero without I/O.
+                 if (!block.file_written) return;
                  PageRuns absent([&](std::uint64_t run_start, std::uint64_t run_length) {
-                   if (on_disk) {
-                     if (!MapFresh(arena, run_start, run_length))
-                       ThrowSystemError("mmap of anonymous memory over the storage arena",
-                                        errno);
-                     fresh += run_length;
-                   }
-                   PopulateFresh(arena, run_start, run_length);
+                   if (!MapFresh(arena, run_start, run_length))
+                     ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
+                   fresh += run_length;
                  });
                  // Absent pages (swapped ones too) are what a fault would
                  // read; present ones cost no read. A page the message
@@ -1338,7 +1308,7 @@ void FreshPages(void* p, std::size_t bytes) {
                                       absent.Flush();
                                     } else if (at < lo || at + kPage > hi) {
                                       absent.Flush();
-                                      if (on_disk) ReadPageAlone(arena, at);
+                                      ReadPageAlone(arena, at);
                                     } else {
                                       absent.Add(at);
                                     }

@@ -110,10 +110,6 @@ struct CopiedBlock {
 // the pages of `copied`. Throws bdmpi::Error on an I/O error.
 ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullptr,
                         void* context = nullptr, std::span<CopiedBlock> copied = {});
-// Before the skipped pages of `block` are read from its copy: they are
-// fresh memory that the read fills whole, populated in one call rather
-// than faulted in one by one by the read.
-void PopulateCopiedPages(const CopiedBlock& block);
 // Switch-in: with eager prefetch, reads back with large direct reads the
 // pages that were resident at the last ReleaseAll in blocks the program
 // had mostly rewritten (clean blocks come back on touch, through the
@@ -138,12 +134,11 @@ void DiscardRange(void* p, std::size_t bytes);
 // the pages wholly inside [p, p + bytes) whose data is on disk and not in
 // memory get fresh (zero) memory, so that the copy does not read back what
 // it overwrites (a fault on a switched-out page reads it from the storage
-// file before the copy replaces it), and the absent ones among them are
-// populated in one call rather than faulted in one by one by the copy.
-// Resident pages stay as they are; the next switch-out writes the new
-// contents as it writes any modified page. Ranges below kMinFreshBytes or
-// outside the arena are left alone. Throws bdmpi::Error when the memory
-// cannot be mapped.
+// file before the copy replaces it). Resident pages stay as they are; the
+// next switch-out writes the new contents as it writes any modified page.
+// Ranges below kMinFreshBytes, outside the arena or in blocks never written
+// back are left alone (nothing to save). Throws bdmpi::Error when the
+// memory cannot be mapped.
 inline constexpr std::size_t kMinFreshBytes = 64 << 10;
 void FreshPages(void* p, std::size_t bytes);
 

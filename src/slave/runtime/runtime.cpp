@@ -441,7 +441,6 @@ void Runtime::RestoreCopiedBlocks() {
     const SpillDir& dir = copy.where == Where::kMemoryFile ? memory_dir_ : spill_dir_;
     UniqueFd fd = dir.Open(copy.file_id, O_RDONLY, copy.file_ino);
     // The skipped pages are fresh memory: this read is their only copy.
-    memory::PopulateCopiedPages(block);
     ReadExactlyAt(fd.get(), reinterpret_cast<void*>(block.skipped), block.skipped_bytes,
                   block.skipped - block.address, dir.FilePath(copy.file_id).c_str());
   }
