@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,9 +54,6 @@ constexpr std::uint64_t kPmPfnMask = (1ull << 55) - 1;
 constexpr std::size_t kMaxRuns = 4096;
 // readahead() reads at most the device's readahead window per call.
 constexpr std::uint64_t kReadaheadChunk = 2 << 20;
-// How far past a faulting page the kernel may read ahead into the file
-// (twice the largest device read-ahead window seen, 8 MiB).
-constexpr std::uint64_t kReadaheadReach = 16 << 20;
 constexpr std::uint64_t kIoChunk = 64ull << 20;
 
 // Freed blocks kept whole for the next allocation of about their size.
@@ -234,11 +230,6 @@ struct Arena {
   // read maps: clean, and zero in the file too. 0 when pagemap hides frame
   // numbers (without CAP_SYS_ADMIN): such pages are then written as zeros.
   std::uint64_t zero_pfn = 0;
-  // Some range is mapped from the file, so its faults may leave page
-  // cache behind (DropUnmappedCache); and the process's major faults at
-  // the last drop.
-  bool file_mapped = false;
-  long major_faults_at_drop = -1;
   std::uint64_t pagemap_buffer[4096];
 };
 
@@ -873,7 +864,6 @@ void MapFile(Arena& arena, std::uint64_t offset, std::uint64_t length) {
            MAP_PRIVATE | MAP_FIXED, arena.fd, static_cast<off_t>(offset)) == MAP_FAILED)
     ThrowSystemError("mmap of the storage file in " + arena.dir, errno);
   madvise(arena.base + offset, length, MADV_SEQUENTIAL);  // advice only
-  arena.file_mapped = true;
 }
 
 // After the write-back of a piece of a block: the piece refers to the
@@ -1286,48 +1276,6 @@ void DiscardRange(void* p, std::size_t bytes) {
                    ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
                  block.known_dirty = false;
                });
-}
-
-void DropUnmappedCache() {
-  if (Threshold() == SIZE_MAX) return;
-  Locked lock;
-  if (g_arena == nullptr || !g_arena->ready || g_arena->detached || !g_arena->file_mapped) return;
-  Arena& arena = *g_arena;
-  // The cache grows only by faults that read: none since the last drop,
-  // nothing new to drop (a rank that waits often pays one getrusage).
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) != 0 || usage.ru_majflt == arena.major_faults_at_drop) return;
-  arena.major_faults_at_drop = usage.ru_majflt;
-  // Only where no page of the file is mapped: the kernel walks what it is
-  // told, and a mapped page there makes it drain every processor's page
-  // lists and walk again (and deactivates the page, which the rank uses).
-  PageRuns unmapped([&](std::uint64_t start, std::uint64_t length) {
-    posix_fadvise(arena.fd, static_cast<off_t>(start), static_cast<off_t>(length),
-                  POSIX_FADV_DONTNEED);  // advice only
-  });
-  std::uint64_t next_start = arena.size;
-  for (auto it = arena.used.rbegin(); it != arena.used.rend(); ++it) {
-    auto& [offset, block] = *it;
-    std::uint64_t end = offset + block.length;
-    if (block.file_mapped) {
-      ForEachPageEntry(arena, offset, block.length / kPage,
-                       [&](std::uint64_t at, std::uint64_t entry) {
-                         if ((entry & kPmPresent) != 0 && (entry & kPmFile) != 0) {
-                           unmapped.Flush();
-                         } else {
-                           unmapped.Add(at);
-                         }
-                       });
-      unmapped.Flush();
-      // A fault's read-ahead runs on past the block's end, into the next
-      // blocks' file and holes (read as zeros, cached all the same).
-      std::uint64_t gap = std::min(next_start - end, kReadaheadReach);
-      if (gap > 0)
-        posix_fadvise(arena.fd, static_cast<off_t>(end), static_cast<off_t>(gap),
-                      POSIX_FADV_DONTNEED);
-    }
-    next_start = offset;
-  }
 }
 
 void FreshPages(void* p, std::size_t bytes) {

@@ -140,16 +140,6 @@ void DiscardRange(void* p, std::size_t bytes);
 // back are left alone (nothing to save). Throws bdmpi::Error when the
 // memory cannot be mapped.
 inline constexpr std::size_t kMinFreshBytes = 64 << 10;
-
-// Before the rank waits: drops the page cache of its storage file that no
-// mapping holds, the pages its faults read ahead and it did not touch and
-// the file's copies of pages it has since written (a write to a private
-// file mapping copies the page and leaves the file's in the cache). A rank
-// that waits is not touching them, and while a job runs out of core its
-// memory cgroup is full: each such page left there makes some later charge
-// reclaim first, in whichever rank runs then. Only after faults that read
-// from disk since the last call (the process's major faults). Advice only.
-void DropUnmappedCache();
 void FreshPages(void* p, std::size_t bytes);
 
 // MPI-IO's read into storage-backed memory: copies file bytes from `fd` at

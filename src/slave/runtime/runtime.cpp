@@ -351,7 +351,6 @@ void ReadBackWithEvent(Read read) {
 ReplyMsg Runtime::CallBlocking(RequestMsg request) {
   // The master may read this rank's storage count while it waits.
   memory::PurgeHeapIfGrown();
-  memory::DropUnmappedCache();
   request.wants_reply = true;
   CallEvents events;
   Enqueue(request);
