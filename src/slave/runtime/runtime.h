@@ -137,6 +137,9 @@ class Runtime {
   std::uint64_t NewRecvId() { return ++recv_seq_; }
   // The node slave index of world rank `world_rank`, -1 on another node.
   int LocalSlave(int world_rank) const {
+    // One node: its slaves are the world's ranks in order, then the
+    // reserved ones (a layout made per message costs a stream of sends).
+    if (nnodes_ == 1 && world_rank < world_size_) return world_rank;
     if (nnodes_ > 1 && layout().NodeOf(world_rank) != node_) return -1;
     return layout().SlotOf(world_rank);
   }
