@@ -109,7 +109,7 @@ int DirectSender(const CommInfo* comm, int source) {
     return kFarSender;
   Runtime* runtime = Runtime::Instance();
   if (source == MPI_ANY_SOURCE)
-    return runtime->layout().nnodes() == 1 && !comm->inter ? kAnySender : kFarSender;
+    return runtime->nnodes() == 1 && !comm->inter ? kAnySender : kFarSender;
   int world_rank;
   if (comm->inter) {
     if (source < 0 || static_cast<std::size_t>(source) >= comm->remote_world_ranks.size())

@@ -56,6 +56,7 @@ class Runtime {
   int node_size() const { return node_size_; }
   // Where every rank of the job runs.
   RankLayout layout() const { return RankLayout(world_size_, nnodes_, universe_size_); }
+  int nnodes() const { return nnodes_; }
   // This node's spill directory, where the master also finds the files a
   // rank made elsewhere (SpillDir::RecordJobFile) to remove them at the end.
   const SpillDir& spill_dir() const { return spill_dir_; }
