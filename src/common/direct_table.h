@@ -54,7 +54,9 @@
 // receiver publishes a receive only when no queued entry matches it (it
 // scans the inbox under the lock, and takes the first match instead). So
 // no queued entry ever matches an open receive: a receiver asleep at the
-// master never waits for one. A sender appends only while `pending` is 0
+// master never waits for one, and a sender claims an open receive without
+// the lock (its compare-and-swap decides); it takes the lock only when it
+// found none open, to append. A sender appends only while `pending` is 0
 // and may go to the master whenever: its queued entries are then always
 // older than its messages at the master, and every receive, probe and
 // matched probe looks at the inbox first.

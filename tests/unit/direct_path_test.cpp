@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -601,6 +602,29 @@ TEST_F(DirectInboxTest, AnOlderToldReceiveTakesItsMessageFirst) {
   EXPECT_EQ(recv_id, 1u);
   EXPECT_EQ(Send("y", 7, &recv_id), DirectSend::kDoneTold);
   EXPECT_EQ(recv_id, 2u);
+}
+
+// An open receive matches no waiting message: a sender claims it without
+// the inbox's lock (held here, as by the receiver posting another), and
+// takes the lock only to append when none is open.
+TEST_F(DirectInboxTest, ASenderClaimsAnOpenReceiveWithoutTheLock) {
+  char buffer[16] = {};
+  auto recv = Post(kSender, 7, buffer, sizeof buffer, ++next_id_);
+  ASSERT_TRUE(recv->in_ring());
+  DirectInbox& inbox = table_.inbox(kReceiver);
+  inbox.lock.store(1);
+  auto sending = std::async(std::launch::async, [&] { return Send("x", 7); });
+  bool returned = sending.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  if (!returned) inbox.lock.store(0);
+  ASSERT_TRUE(returned);
+  EXPECT_EQ(sending.get(), DirectSend::kDone);
+  receiver_.TakeWritten(*recv);
+  EXPECT_STREQ(buffer, "x");
+  auto appending = std::async(std::launch::async, [&] { return Send("y", 7); });
+  EXPECT_EQ(appending.wait_for(std::chrono::milliseconds(20)), std::future_status::timeout);
+  inbox.lock.store(0);
+  EXPECT_EQ(appending.get(), DirectSend::kQueued);
+  EXPECT_EQ(Take(kSender, 7), "y");
 }
 
 TEST_F(DirectInboxTest, AMessageAtTheMasterKeepsTheNextOnesThere) {

@@ -772,22 +772,38 @@ DirectSend DirectPath::DepositCounted(int dest, const void* data, std::uint64_t 
                                       int source, int tag, std::uint64_t* recv_id,
                                       bool* none_posted, bool queueable) {
   DirectRank& receiver = table_.rank(dest);
-  // The receiver's posts and this choice are one step for its inbox.
-  std::optional<DirectInboxGuard> hold;
-  if (queueable) hold.emplace(table_.inbox(dest));
-  receiver.writers.fetch_add(1, std::memory_order_seq_cst);
-  DirectSend sent = DirectSend::kNo;
-  bool accepting = receiver.accepting.load(std::memory_order_seq_cst) != 0;
-  // A receive that is not published may take the message: not the inbox.
-  if (receiver.unpublished.load(std::memory_order_seq_cst) != 0) queueable = false;
-  // A switched-out receiver's memory is not written, but its inbox is.
-  if (accepting || queueable)
-    sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted, accepting);
-  receiver.writers.fetch_sub(1, std::memory_order_seq_cst);
-  if (sent == DirectSend::kNo && *none_posted && queueable &&
-      Enqueue(dest, data, bytes, comm, source, tag))
-    sent = DirectSend::kQueued;
-  return sent;
+  // A receive open now matches no message waiting in the inbox (the lock's
+  // invariant, common/direct_table.h), so a sender claims it without the
+  // lock, as a message that may not wait there does; the lock is taken
+  // only when none is open, for the choice between a receive posted
+  // meanwhile and the inbox. A stream whose receiver keeps a receive
+  // posted otherwise moved the lock's line between the ranks per message,
+  // and waited for the receiver's posts under it.
+  bool locked = !queueable || receiver.accepting.load(std::memory_order_relaxed) == 0;
+  for (;; locked = true) {
+    // The receiver's posts and this choice are one step for its inbox.
+    std::optional<DirectInboxGuard> hold;
+    if (queueable && locked) hold.emplace(table_.inbox(dest));
+    receiver.writers.fetch_add(1, std::memory_order_seq_cst);
+    DirectSend sent = DirectSend::kNo;
+    bool accepting = receiver.accepting.load(std::memory_order_seq_cst) != 0;
+    // A receive that is not published may take the message: not the inbox.
+    bool may_queue = queueable && locked &&
+                     receiver.unpublished.load(std::memory_order_seq_cst) == 0;
+    // A switched-out receiver's memory is not written, but its inbox is.
+    if (accepting || may_queue)
+      sent = Deposit(receiver, data, bytes, comm, source, tag, recv_id, none_posted, accepting);
+    receiver.writers.fetch_sub(1, std::memory_order_seq_cst);
+    if (!locked) {
+      if (sent != DirectSend::kNo || (accepting && !*none_posted)) return sent;
+      *none_posted = false;
+      continue;
+    }
+    if (sent == DirectSend::kNo && *none_posted && may_queue &&
+        Enqueue(dest, data, bytes, comm, source, tag))
+      sent = DirectSend::kQueued;
+    return sent;
+  }
 }
 
 bool DirectPath::WaitForPost(int dest, std::uint64_t seen, std::uint64_t* deadline) {

@@ -250,8 +250,8 @@ class DirectPath {
                      bool may_write = true);
   // Deposit while `dest` accepts, counted among its writers; with
   // `queueable`, one that finds no receive posted for it (even in a rank
-  // that does not accept) is left in the inbox if there is room, which
-  // the caller holds locked.
+  // that does not accept) is left in the inbox if there is room; the
+  // inbox is locked only for that choice, not to claim an open receive.
   DirectSend DepositCounted(int dest, const void* data, std::uint64_t bytes, int comm,
                             int source, int tag, std::uint64_t* recv_id, bool* none_posted,
                             bool queueable = false);

@@ -83,7 +83,11 @@ RequestMsg RecvRequest(MsgType type, const CommInfo& comm, int source, int tag,
 // (its OMPI_CHECK_USER_BUFFER), instead of a crash in memcpy. Only for
 // dense types: a type with gaps may hold absolute addresses (MPI_BOTTOM).
 void CheckBuffer(const void* buffer, std::uint64_t bytes, MPI_Datatype datatype) {
-  if (buffer == nullptr && bytes > 0 && LookupType(datatype).Dense())
+  if (buffer == nullptr && bytes > 0) CheckBufferOf(buffer, bytes, LookupType(datatype));
+}
+
+void CheckBufferOf(const void* buffer, std::uint64_t bytes, const TypeInfo& type) {
+  if (buffer == nullptr && bytes > 0 && type.Dense())
     throw Error(kErrBuffer, "a null buffer for " + std::to_string(bytes) + " bytes");
 }
 
@@ -105,7 +109,7 @@ int DirectSender(const CommInfo* comm, int source) {
     return kFarSender;
   Runtime* runtime = Runtime::Instance();
   if (source == MPI_ANY_SOURCE)
-    return runtime->layout().nnodes() == 1 && !comm->inter ? kAnySender : kFarSender;
+    return runtime->nnodes() == 1 && !comm->inter ? kAnySender : kFarSender;
   int world_rank;
   if (comm->inter) {
     if (source < 0 || static_cast<std::size_t>(source) >= comm->remote_world_ranks.size())
@@ -134,22 +138,39 @@ int FinishDirect(DirectRecv& recv, const CommInfo* comm, MPI_Status* status, voi
 
 namespace {
 
+// A send's arguments once checked, with its communicator and type looked
+// up: an MPI_Isend checks them once, not again as its request starts (a
+// stream of small sends spends its time in steps like these).
+struct CheckedSend {
+  const CommInfo& comm;
+  const TypeInfo& type;
+  std::uint64_t bytes;
+};
+
+CheckedSend CheckSend(const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm_handle) {
+  RequireInitialized();
+  const CommInfo& comm = LookupComm(comm_handle);
+  std::uint64_t bytes = WireBytes(count, datatype);
+  const TypeInfo& type = LookupType(datatype);
+  CheckSendTag(tag);
+  CheckDest(comm, dest);
+  CheckBufferOf(buffer, bytes, type);
+  return CheckedSend{comm, type, bytes};
+}
+
 // Sends a message (ChooseSendPath picks the path). A send with a request (`named`), a
 // synchronous or a buffered one gets an id: MPI_Cancel names the send by
 // it, and the master completes a synchronous or buffered one's id when a
 // receive takes it. Returns the id (0: none).
-std::uint64_t PostSend(const void* buffer, int count, MPI_Datatype datatype, int dest,
+std::uint64_t PostSend(const CheckedSend& checked, const void* buffer, int count, int dest,
                        int tag, MPI_Comm comm_handle, SendMode mode, bool named) {
-  RequireInitialized();
-  const CommInfo& comm = LookupComm(comm_handle);
-  std::uint64_t bytes = WireBytes(count, datatype);
-  CheckSendTag(tag);
-  CheckDest(comm, dest);
-  CheckBuffer(buffer, bytes, datatype);
+  const CommInfo& comm = checked.comm;
+  std::uint64_t bytes = checked.bytes;
   BufferOwner buffer_owner;
   if (mode == SendMode::kBuffered) buffer_owner = ReserveBuffered(comm_handle, bytes);
   if (dest == MPI_PROC_NULL) return 0;
-  WireData wire = ToWire(buffer, count, datatype);
+  WireData wire = ToWire(buffer, count, checked.type, bytes);
   Runtime* runtime = Runtime::Instance();
   RequestMsg request;
   // A synchronous or buffered send wants to know when it is matched: a
@@ -182,8 +203,8 @@ void Send(const void* buffer, int count, MPI_Datatype datatype, int dest,
           int tag, MPI_Comm comm_handle, SendMode mode) {
   if (CrossJob(comm_handle) != nullptr)
     return CrossSend(comm_handle, buffer, count, datatype, dest, tag, mode);
-  std::uint64_t id = PostSend(buffer, count, datatype, dest, tag, comm_handle, mode,
-                              /*named=*/false);
+  std::uint64_t id = PostSend(CheckSend(buffer, count, datatype, dest, tag, comm_handle), buffer,
+                              count, dest, tag, comm_handle, mode, /*named=*/false);
   // A synchronous send is a blocking point: the rank waits, like a
   // receive, until the destination takes the message.
   if (mode == SendMode::kSynchronous && id != 0)
@@ -258,16 +279,10 @@ std::unique_ptr<P2pRequest> RecvRequestFor(void* buffer, int count, MPI_Datatype
   return pending;
 }
 
-// A send request for these arguments, checked, not started.
+// A send request for these arguments (checked), not started.
 std::unique_ptr<P2pRequest> SendRequestFor(const void* buffer, int count, MPI_Datatype datatype,
                                            int dest, int tag, MPI_Comm comm_handle,
                                            SendMode mode) {
-  RequireInitialized();
-  const CommInfo& comm = LookupComm(comm_handle);
-  std::uint64_t bytes = WireBytes(count, datatype);
-  CheckSendTag(tag);
-  CheckDest(comm, dest);
-  CheckBuffer(buffer, bytes, datatype);
   auto pending = std::make_unique<P2pRequest>(comm_handle);
   pending->send_buffer = buffer;
   pending->count = count;
@@ -315,11 +330,12 @@ void StartRecv(P2pRequest& pending) {
 
 // Sends are buffered: the request is complete as soon as it is started,
 // unless it is synchronous; then the master completes its id when the
-// message is matched.
-void StartSend(P2pRequest& pending) {
-  Direct().TakeLastQueued();
-  pending.id = PostSend(pending.send_buffer, pending.count, pending.datatype, pending.peer,
-                        pending.tag, pending.comm, pending.mode, /*named=*/true);
+// message is matched. `checked`: its arguments (a persistent request's
+// again at each start: its communicator may be gone).
+void StartSend(P2pRequest& pending, const CheckedSend& checked) {
+  Direct().TakeLastQueued();  // a blocking send's, which no request names
+  pending.id = PostSend(checked, pending.send_buffer, pending.count, pending.peer, pending.tag,
+                        pending.comm, pending.mode, /*named=*/true);
   // A message left in the receiver's inbox: MPI_Cancel may withdraw it.
   pending.queued = Direct().TakeLastQueued();
   pending.active = true;
@@ -343,9 +359,10 @@ MPI_Request Isend(const void* buffer, int count, MPI_Datatype datatype, int dest
                   int tag, MPI_Comm comm, SendMode mode) {
   if (CrossJob(comm) != nullptr)
     return CrossIsend(comm, buffer, count, datatype, dest, tag, mode, /*persistent=*/false);
+  CheckedSend checked = CheckSend(buffer, count, datatype, dest, tag, comm);
   std::unique_ptr<P2pRequest> pending =
       SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
-  StartSend(*pending);
+  StartSend(*pending, checked);
   return NewRequest(std::move(pending));
 }
 
@@ -353,6 +370,7 @@ MPI_Request SendInit(const void* buffer, int count, MPI_Datatype datatype, int d
                      int tag, MPI_Comm comm, SendMode mode) {
   if (CrossJob(comm) != nullptr)
     return CrossIsend(comm, buffer, count, datatype, dest, tag, mode, /*persistent=*/true);
+  CheckSend(buffer, count, datatype, dest, tag, comm);
   std::unique_ptr<P2pRequest> pending =
       SendRequestFor(buffer, count, datatype, dest, tag, comm, mode);
   // MPI lets the program free a derived type while a persistent request
@@ -380,7 +398,7 @@ void P2pRequest::Start() {
   if (is_recv) {
     StartRecv(*this);
   } else {
-    StartSend(*this);
+    StartSend(*this, CheckSend(send_buffer, count, datatype, peer, tag, comm));
   }
 }
 

@@ -24,6 +24,7 @@ void CheckSource(const CommInfo& comm, int source);
 void CheckRecvTag(int tag);
 // A null buffer for data of a dense type: MPI_ERR_BUFFER.
 void CheckBuffer(const void* buffer, std::uint64_t bytes, MPI_Datatype datatype);
+void CheckBufferOf(const void* buffer, std::uint64_t bytes, const TypeInfo& type);
 void ThrowIfError(int error_class, const char* what);
 
 // Checks a probe's arguments; false for MPI_PROC_NULL, whose status it

@@ -8,8 +8,12 @@ namespace bdmpi {
 
 WireData ToWire(const void* buffer, int count, MPI_Datatype datatype) {
   const TypeInfo& type = CommType(count, datatype);
+  return ToWire(buffer, count, type, WireBytes(count, datatype));
+}
+
+WireData ToWire(const void* buffer, int count, const TypeInfo& type, std::uint64_t bytes) {
   WireData wire;
-  wire.bytes = WireBytes(count, datatype);
+  wire.bytes = bytes;
   wire.data = buffer;
   if (!type.Dense() && wire.bytes > 0) {
     wire.packed.resize(wire.bytes);

@@ -24,6 +24,8 @@ struct WireData {
   std::vector<std::byte> packed;  // the staging copy, for a type with gaps
 };
 WireData ToWire(const void* buffer, int count, MPI_Datatype datatype);
+// The same for a type looked up already, whose `bytes` are known.
+WireData ToWire(const void* buffer, int count, const TypeInfo& type, std::uint64_t bytes);
 
 // The same, always copied (a reduction's contribution, which the result may
 // overwrite).

@@ -574,7 +574,7 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
   SendFacts facts;
   facts.bytes = bytes;
   facts.kind = kind;
-  facts.dest_on_node = OnThisNode(dest_world_rank);
+  facts.dest_on_node = dest_slave >= 0;
   PlaceBackoff* backoff = nullptr;
   // Only a message that may be placed has a back-off to look up (a map
   // lookup per message of a stream of small ones otherwise).

@@ -56,6 +56,7 @@ class Runtime {
   int node_size() const { return node_size_; }
   // Where every rank of the job runs.
   RankLayout layout() const { return RankLayout(world_size_, nnodes_, universe_size_); }
+  int nnodes() const { return nnodes_; }
   // This node's spill directory, where the master also finds the files a
   // rank made elsewhere (SpillDir::RecordJobFile) to remove them at the end.
   const SpillDir& spill_dir() const { return spill_dir_; }
@@ -137,6 +138,9 @@ class Runtime {
   std::uint64_t NewRecvId() { return ++recv_seq_; }
   // The node slave index of world rank `world_rank`, -1 on another node.
   int LocalSlave(int world_rank) const {
+    // One node: its slaves are the world's ranks in order, then the
+    // reserved ones (a layout made per message costs a stream of sends).
+    if (nnodes_ == 1 && world_rank < world_size_) return world_rank;
     if (nnodes_ > 1 && layout().NodeOf(world_rank) != node_) return -1;
     return layout().SlotOf(world_rank);
   }

@@ -51,6 +51,7 @@
  *     before it, floods of 32 that rank 0 answers, each sender waiting
  *     for its answer in MPI_Recv (the first answer late, so that a
  *     waiter that polls gives up and backs off before the next ones);
+ *     after it, a flood on two tags that rank 0 takes one tag at a time;
  * 12. polling (Graph500's pattern): a token passed down the ranks, each
  *     waiting for it in an MPI_Test loop (with -nr 1 the loop must let the
  *     rank that sends it run), then every rank sending every rank
@@ -604,6 +605,33 @@ static void fan_in(int round) {
     for (int peer = 1; peer < size_; ++peer) {
       int answer[2] = {round * 16 + sub, peer};
       CHECK_MPI(MPI_Send(answer, 2, MPI_INT, peer, 61, MPI_COMM_WORLD));
+    }
+  }
+  /* A flood on two tags, taken by receives of one tag at a time (any
+     source): a receive of one tag is posted while messages of the other
+     wait for theirs (BDMPI's senders then claim it without the inbox's
+     lock), and each sender's order per tag holds. */
+  enum { kTwoTags = 48 };
+  if (rank_ != 0) {
+    MPI_Request sends[kTwoTags];
+    for (int k = 0; k < kTwoTags; ++k) {
+      out[k][0] = round;
+      out[k][1] = k;
+      CHECK_MPI(MPI_Isend(out[k], 2, MPI_INT, 0, 62 + k % 2, MPI_COMM_WORLD, &sends[k]));
+    }
+    CHECK_MPI(MPI_Waitall(kTwoTags, sends, MPI_STATUSES_IGNORE));
+  } else {
+    int seen[64][2] = {{0}};
+    for (int k = 0; k < kTwoTags * (size_ - 1); ++k) {
+      int in[2] = {-1, -1}, tag = k % 2;
+      MPI_Status status;
+      CHECK_MPI(MPI_Recv(in, 2, MPI_INT, MPI_ANY_SOURCE, 62 + tag, MPI_COMM_WORLD, &status));
+      int from = status.MPI_SOURCE;
+      CHECK(from > 0 && from < size_ && from < 64, "two-tag fan-in from %d", from);
+      CHECK(in[0] == round && in[1] == 2 * seen[from][tag] + tag,
+            "two-tag fan-in from %d, tag %d: message %d of round %d, want %d", from, 62 + tag,
+            in[1], in[0], 2 * seen[from][tag] + tag);
+      ++seen[from][tag];
     }
   }
   barrier();
