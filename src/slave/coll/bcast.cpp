@@ -31,10 +31,8 @@ void CheckRoot(const CommInfo& comm, int root) {
 // overwrites them, so a switch-out neither writes them back nor has them
 // read back. `bytes` 0 for a buffer with gaps.
 ReplyMsg CallOverwriting(const RequestMsg& request, void* buffer, std::uint64_t bytes) {
-  memory::DeadWhileWaiting dead;
-  dead.Add(buffer, bytes);
-  dead.Mark();
-  return Runtime::Instance()->Call(request);
+  return memory::WaitWithDead([&](memory::DeadWhileWaiting& dead) { dead.Add(buffer, bytes); },
+                              [&] { return Runtime::Instance()->Call(request); });
 }
 
 void Bcast(void* buffer, int count, MPI_Datatype datatype, int root,

@@ -205,16 +205,10 @@ void Schedule::AddPending(memory::DeadWhileWaiting& dead) const {
 }
 
 void Schedule::Wait() {
-  for (ProgressAlone(/*wait=*/true); !done(); ProgressAlone(/*wait=*/true)) {
-    ReplyMsg reply;
-    {
-      memory::DeadWhileWaiting dead;
-      AddPending(dead);
-      dead.Mark();
-      reply = Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id()));
-    }
-    Absorb(reply);
-  }
+  for (ProgressAlone(/*wait=*/true); !done(); ProgressAlone(/*wait=*/true))
+    Absorb(memory::WaitWithDead(
+        [&](memory::DeadWhileWaiting& dead) { AddPending(dead); },
+        [&] { return Runtime::Instance()->Call(IdRequest(MsgType::kWaitRecv, waiting_id())); }));
 }
 
 bool Schedule::Test() {

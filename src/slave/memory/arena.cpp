@@ -40,7 +40,7 @@ extern char** environ;
 namespace bdmpi::memory {
 namespace {
 
-constexpr std::size_t kPage = 4096;
+constexpr std::size_t kPage = kArenaPage;
 constexpr std::size_t kDefaultThreshold = 1 << 20;
 // Below a page a block would waste most of its page; the arena's own
 // bookkeeping also relies on small blocks going to glibc.

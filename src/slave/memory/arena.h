@@ -32,6 +32,9 @@
 
 namespace bdmpi::memory {
 
+// The arena's page: what it maps, writes back and drops, page by page.
+inline constexpr std::size_t kArenaPage = 4096;
+
 // Requests of at least this many bytes take a block of their own in the
 // arena, smaller ones go to the heap on the arena's chunks (heap.h);
 // SIZE_MAX when storage-backed allocation is off (not started by bdmprun,

@@ -11,9 +11,6 @@ namespace bdmpi::memory {
 
 namespace {
 
-// The arena's page size (arena.cpp).
-constexpr std::uint64_t kDeadPageBytes = 4096;
-
 // The pages marked now, with the guard that marked them. A rank waits in
 // one collective at a time (its MPI calls hold its lock), but a switch-out
 // reads the list under the arena's lock: this one is taken alone, never
@@ -44,13 +41,13 @@ std::vector<ByteSpan> WholePagesOfUnion(std::vector<ByteSpan> spans, std::uint64
 }
 
 void DeadWhileWaiting::Add(const void* p, std::uint64_t bytes) {
-  if (bytes < kDeadPageBytes || !Owns(p)) return;
+  if (bytes < kArenaPage || !Owns(p)) return;
   spans_.push_back({reinterpret_cast<std::uintptr_t>(p), bytes});
 }
 
 void DeadWhileWaiting::Mark() {
   if (spans_.empty()) return;
-  std::vector<ByteSpan> pages = WholePagesOfUnion(std::move(spans_), kDeadPageBytes);
+  std::vector<ByteSpan> pages = WholePagesOfUnion(std::move(spans_), kArenaPage);
   spans_.clear();
   if (pages.empty()) return;
   std::lock_guard lock(g_dead_pages_lock);

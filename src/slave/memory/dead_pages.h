@@ -53,6 +53,17 @@ class DeadWhileWaiting {
   bool marked_ = false;
 };
 
+// Runs `wait` (a call that blocks at the master, where the rank may be
+// switched out) with the spans `add` adds to a DeadWhileWaiting dead
+// meanwhile, and returns what `wait` returns, the marks already gone.
+template <typename Add, typename Wait>
+auto WaitWithDead(Add&& add, Wait&& wait) {
+  DeadWhileWaiting dead;
+  add(dead);
+  dead.Mark();
+  return wait();
+}
+
 // The pages dead now (address and length; ReleaseAll's list, with the
 // lent blocks').
 std::vector<CopiedBlock> DeadBlocks();

@@ -297,16 +297,10 @@ int Wait(MPI_Request* handle, MPI_Status* status) {
   if (!request.done && request.CompletesOutsideMaster()) {
     request.Await();
   } else {
-    while (!request.done) {
-      ReplyMsg reply;
-      {
-        memory::DeadWhileWaiting dead;
-        request.AddOverwritten(dead);
-        dead.Mark();
-        reply = AskMaster(MsgType::kWaitRecv, request.id);
-      }
-      request.Absorb(reply);
-    }
+    while (!request.done)
+      request.Absorb(memory::WaitWithDead(
+          [&](memory::DeadWhileWaiting& dead) { request.AddOverwritten(dead); },
+          [&] { return AskMaster(MsgType::kWaitRecv, request.id); }));
   }
   return Retire(handle, status);
 }
