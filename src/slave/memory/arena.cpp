@@ -1073,10 +1073,9 @@ bool InLiveBlock(const void* p, std::size_t bytes) {
 
 namespace {
 
-// The pages of `copied` that ReleaseAll may drop unwritten (arena offsets),
-// each block's noted in it.
-RangeSet CopiedPages(Arena& arena, std::span<CopiedBlock> copied) {
-  RangeSet pages;
+// Adds to `pages` the pages of `copied` that ReleaseAll may drop unwritten
+// (arena offsets), each block's noted in it.
+void AddCopiedPages(Arena& arena, std::span<CopiedBlock> copied, RangeSet& pages) {
   for (CopiedBlock& lent : copied) {
     lent.skipped = lent.skipped_bytes = 0;
     if (lent.bytes < kPage || !Owns(reinterpret_cast<const void*>(lent.address))) continue;
@@ -1094,7 +1093,6 @@ RangeSet CopiedPages(Arena& arena, std::span<CopiedBlock> copied) {
     lent.skipped = reinterpret_cast<std::uintptr_t>(arena.base) + lo;
     lent.skipped_bytes = hi - lo;
   }
-  return pages;
 }
 
 }  // namespace
@@ -1111,13 +1109,12 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
   Arena& arena = *g_arena;
   UnmapRecycled(arena);
   if (arena.used.empty()) return total;
-  RangeSet copied_pages = CopiedPages(arena, copied);
+  RangeSet copied_pages;
+  AddCopiedPages(arena, copied, copied_pages);
   // The receive buffers of the collective the rank waits in, which its
   // result overwrites whole, are dropped unwritten too (dead_pages.h).
   std::vector<CopiedBlock> dead = DeadBlocks();
-  CopiedPages(arena, dead).ForEachOverlap(0, arena.size, [&](std::uint64_t at, std::uint64_t n) {
-    copied_pages.Add(at, n);
-  });
+  AddCopiedPages(arena, dead, copied_pages);
   const RangeSet* skip = copied.empty() && dead.empty() ? nullptr : &copied_pages;
   step = step == 0 ? kIoChunk : RoundUp(step, kPage);
   // Piece by piece, each dropped once written, so that the memory comes
