@@ -26,7 +26,7 @@
 namespace bdmpi {
 
 // Also covers the shared tables both halves map (common/storage_table.h).
-inline constexpr std::uint16_t kProtocolVersion = 20;
+inline constexpr std::uint16_t kProtocolVersion = 21;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -205,11 +205,24 @@ inline constexpr std::uint16_t kProtocolVersion = 20;
 //             from then on). The slave reads back what it held at its last
 //             switch-out, then keeps waiting for its reply. No answer.
 //   RestoreLent: slave -> master, once per block of a Release's list, when
-//             the slave runs again, before its program does: file_id = the
-//             block's address; reply at once naming the master's copy
-//             (kMemoryFile or kFile, as WaitRecv's reply would carry it),
-//             from which the slave reads back the pages it did not write;
-//             the master then lets the copy go.
+//             the slave runs again, before its program does
+//             (RestoreLentArgs): the block's address, the bytes it did not
+//             write back, and whether it maps the copy; reply at once naming
+//             the master's copy (kMemoryFile or kFile, as WaitRecv's reply
+//             would carry it, its `lead` making the block's pages start at
+//             page offsets of the file). Without `map` the slave reads back
+//             the pages it did not write and the master lets the copy go;
+//             with it the slave maps the copy over them (private: touched
+//             pages fault in from it, written ones become its own) and the
+//             master keeps the copy, in that file, until LentSettled.
+//   LentSettled: slave -> master, no reply, for each block RestoreLent
+//             mapped, once nothing maps the copy any more (the program freed
+//             the block, or a realloc or the next switch-out read it into
+//             the slave's own pages), before the slave's next request:
+//             file_id = the block's address, bytes = the bytes read from the
+//             copy to settle it. The master lets the copy go. Sent while
+//             the slave may wait for a reply (before Released): keeps the
+//             reply's files.
 //   PayloadRead: slave -> master, right after the slave copied a large
 //             payload (kMemoryFile; Runtime::FetchPayload says how large)
 //             out of the file its last reply named: the master lets go of that reply's
@@ -278,6 +291,7 @@ inline constexpr std::uint16_t kProtocolVersion = 20;
   X(ReleaseProgress, 0x0604) \
   X(RestoreLent, 0x0605)   \
   X(PayloadRead, 0x0606)   \
+  X(LentSettled, 0x0607)   \
   X(Spawn, 0x0701)         \
   X(PublishName, 0x0702)   \
   X(LookupName, 0x0703)    \
@@ -355,6 +369,9 @@ struct ReplyMsg {
   std::int32_t tag = 0;
   std::int32_t flag = 0;          // Test / Iprobe: 1 when done
   Where where = Where::kNone;
+  // kFile, kMemoryFile: bytes of the file before the payload (below
+  // kLentCopyPage; RestoreLent).
+  std::uint16_t lead = 0;
   std::int32_t comm = 0;          // CommSplit: the new communicator
   std::uint64_t bytes = 0;        // full size of the message or result
   std::uint64_t file_id = 0;
@@ -394,6 +411,23 @@ struct LentReplyArgs {
     reply.file_ino = lender_pid;
   }
 };
+// RestoreLent's request.
+struct RestoreLentArgs {
+  std::uint64_t address = 0;  // the block's, in the slave's memory
+  std::uint64_t skipped = 0;  // bytes of its pages not written back
+  bool map = false;           // the slave maps the copy (kept until LentSettled)
+  static RestoreLentArgs Of(const RequestMsg& request) {
+    return {request.file_id, request.bytes, request.id != 0};
+  }
+  void Into(RequestMsg& request) const {
+    request.file_id = address;
+    request.bytes = skipped;
+    request.id = map ? 1 : 0;
+  }
+};
+// Owed copies of lent blocks start in their file at the block's offset in
+// a page of this size (ReplyMsg::lead), so that the sender can map them.
+inline constexpr std::uint64_t kLentCopyPage = 4096;
 // Release: how often to report progress, and the list of the blocks the
 // master copied (a spill file of `count` (address, bytes) pairs) if any.
 struct ReleaseArgs {

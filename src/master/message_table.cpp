@@ -241,6 +241,8 @@ const MessageRow* MessageTable::Find(MsgType type) {
        .handle = Handle<&N::HandleReleaseProgress>},
       {.type = MsgType::kRestoreLent, .replies = Replies::kYes, .keeps_reply_files = true,
        .handle = Handle<&N::HandleRestoreLent>},
+      {.type = MsgType::kLentSettled, .keeps_reply_files = true,
+       .handle = Handle<&N::HandleLentSettled>},
       // No handler: OnRequest lets go of the last reply's files, as for
       // every request that does not keep them, which is all it is for.
       {.type = MsgType::kPayloadRead},

@@ -406,20 +406,37 @@ void NodeMemory::HandleReleaseProgress(Slave& slave, const RequestMsg& request) 
 }
 
 void NodeMemory::HandleRestoreLent(Slave& slave, const RequestMsg& request) {
-  std::optional<Payload> copy = payloads_.TakeOwed(slave.index, request.file_id);
-  if (!copy) {
-    master_.Fail(1, "rank " + std::to_string(slave.world_rank) +
-                        " asked for a copy of a lent block the master does not keep");
-    return;
-  }
-  ++owed_blocks_;
-  owed_bytes_ += request.bytes;  // what the rank did not write back
-  // Added to the files of the reply before, which the rank reads after
-  // this one.
+  RestoreLentArgs args = RestoreLentArgs::Of(request);
   ReplyMsg reply;
   reply.type = request.type;
-  payloads_.Give(*copy, copy->bytes(), master_.Window(slave.index), reply, slave.held_files);
+  if (args.map) {
+    // Kept until LentSettled: the rank maps the file itself, not by name.
+    const Payload* copy = payloads_.KeepOwedMapped(slave.index, args.address);
+    if (copy == nullptr) return FailLentCopy(slave);
+    std::vector<std::shared_ptr<OwnedFile>> named;
+    payloads_.Give(*copy, copy->bytes(), master_.Window(slave.index), reply, named);
+    ++owed_mapped_;
+  } else {
+    std::optional<Payload> copy = payloads_.TakeOwed(slave.index, args.address);
+    if (!copy) return FailLentCopy(slave);
+    // Added to the files of the reply before, which the rank reads after
+    // this one.
+    payloads_.Give(*copy, copy->bytes(), master_.Window(slave.index), reply, slave.held_files);
+  }
+  ++owed_blocks_;
+  owed_bytes_ += args.skipped;  // what the rank did not write back
   master_.Reply(slave, reply);
+}
+
+void NodeMemory::HandleLentSettled(Slave& slave, const RequestMsg& request) {
+  if (!payloads_.TakeOwed(slave.index, request.file_id, /*mapped=*/true))
+    return FailLentCopy(slave);
+  owed_settled_read_ += request.bytes;
+}
+
+void NodeMemory::FailLentCopy(const Slave& slave) {
+  master_.Fail(1, "rank " + std::to_string(slave.world_rank) +
+                      " named a copy of a lent block the master does not keep");
 }
 
 void NodeMemory::HandleReleased(Slave& slave, const RequestMsg& request) {
@@ -562,7 +579,8 @@ void NodeMemory::LogSummary() const {
              "%llu resumes during a write-back, %llu lent blocks copied, "
              "%llu bytes unpageable at that resume, at most %llu unpageable, "
              "%llu bytes of receive buffers not read back (fresh pages), "
-             "%llu lent blocks not written back (%llu bytes, read back from the copies), "
+             "%llu lent blocks not written back (%llu bytes; %llu mapped from the copies, "
+             "%llu bytes read from those to settle them), "
              "%llu resumes admitted on what they touch (%llu counted larger while running)",
              static_cast<unsigned long long>(switch_outs_),
              static_cast<unsigned long long>(written_back_),
@@ -580,6 +598,8 @@ void NodeMemory::LogSummary() const {
              static_cast<unsigned long long>(fresh),
              static_cast<unsigned long long>(owed_blocks_),
              static_cast<unsigned long long>(owed_bytes_),
+             static_cast<unsigned long long>(owed_mapped_),
+             static_cast<unsigned long long>(owed_settled_read_),
              static_cast<unsigned long long>(touch_admitted_),
              static_cast<unsigned long long>(touch_grown_));
 }

@@ -52,6 +52,8 @@ class NodeMemory {
   // A slave that runs again asks for the copy of a lent block its
   // write-back skipped (RestoreLent).
   void HandleRestoreLent(Slave& slave, const RequestMsg& request);
+  // A copy RestoreLent kept mapped is no longer mapped (LentSettled).
+  void HandleLentSettled(Slave& slave, const RequestMsg& request);
 
   // Whether `slave` may run now without exceeding the budget; if not,
   // asks waiting slaves to release their memory and returns false.
@@ -101,6 +103,7 @@ class NodeMemory {
   // What of a slave's storage counts against the budget: none once
   // released, what is left to write while it releases.
   std::uint64_t ResidentStorageBytes(const Slave& slave) const;
+  void FailLentCopy(const Slave& slave);
   // Whether a blocked slave waits only for messages of slaves that run or
   // may run now (switch_policy.h's WokenSoon).
   bool WokenSoon(const Slave& slave);
@@ -161,6 +164,8 @@ class NodeMemory {
   // and the bytes of them the senders did not write back.
   std::uint64_t owed_blocks_ = 0;
   std::uint64_t owed_bytes_ = 0;
+  std::uint64_t owed_mapped_ = 0;       // of owed_blocks_: mapped by the rank
+  std::uint64_t owed_settled_read_ = 0;  // bytes read from mapped copies to settle them
   // Resumes sent while the write-back that made their room went on.
   std::uint64_t overlapped_resumes_ = 0;
   std::uint64_t peak_resident_ = 0;  // NoteResidentStorage's largest

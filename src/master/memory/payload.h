@@ -45,6 +45,9 @@ struct PayloadFile {
 
   std::shared_ptr<OwnedFile> owned;  // what replies hand out (held_files)
   std::uint64_t file_id;
+  // Bytes of the file before the payload: a lent block's copy kept for its
+  // sender starts where the block starts in its page (Materialize).
+  std::uint64_t lead = 0;
   const SpillDir* dir;  // the directory of file_id; null in tests
   std::atomic<std::uint64_t>* memory_charge = nullptr;  // set for memory files
   std::uint64_t charged = 0;

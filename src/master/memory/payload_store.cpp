@@ -130,6 +130,7 @@ void PayloadStore::Give(const Payload& payload, std::uint64_t capacity, std::byt
     reply.where = payload.in_memory_file() ? Where::kMemoryFile : Where::kFile;
     reply.file_id = payload.file_id();
     reply.file_ino = payload.file()->inode();
+    reply.lead = static_cast<std::uint16_t>(payload.shared_file()->lead);
     held_files.push_back(payload.file());
   } else {
     BDMPI_ENFORCE(copy <= window_size_, "memory payload larger than window");
@@ -328,42 +329,52 @@ bool PayloadStore::LentInHand(int lender) const {
   });
 }
 
-Payload PayloadStore::CopyLent(const LentBlock& block) {
-  bool in_memory = has_memory_dir() && memory_room_(block.bytes);
+Payload PayloadStore::CopyLent(const LentBlock& block, std::uint64_t lead) {
+  std::uint64_t size = lead + block.bytes;
+  bool in_memory = has_memory_dir() && memory_room_(size);
   const SpillDir& dir = in_memory ? memory_dir_ : spill_dir_;
   std::uint64_t file_id = NewFileId();
   std::uint64_t inode = 0;
   // Reserved: a full disk or tmpfs is an error here, not a SIGBUS later.
-  UniqueFd file = dir.CreateReserved(file_id, block.bytes, &inode);
+  UniqueFd file = dir.CreateReserved(file_id, size, &inode);
   try {
-    MappedFile map =
-        MappedFile::Map(dir.FilePath(file_id), file.get(), block.bytes, /*writable=*/true);
-    block.CopyTo(map.data());
+    MappedFile map = MappedFile::Map(dir.FilePath(file_id), file.get(), size, /*writable=*/true);
+    block.CopyTo(map.data() + lead);
     ++lent_copied_;
   } catch (...) {
     unlink(dir.FilePath(file_id).c_str());
     throw;
   }
-  return in_memory ? AdoptMemoryFile(file_id, inode, block.bytes)
-                   : Adopt(file_id, inode, block.bytes);
+  // The charge (and a move to disk) covers the lead too.
+  Payload copy = in_memory ? AdoptMemoryFile(file_id, inode, block.bytes, size)
+                           : Adopt(file_id, inode, block.bytes);
+  copy.shared_file()->lead = lead;
+  return copy;
 }
 
 void PayloadStore::Materialize(const Payload& payload) { Materialize(payload.shared_file()); }
 
 void PayloadStore::Materialize(const std::shared_ptr<PayloadFile>& file) {
-  Payload copy = CopyLent(*file->lent);
+  // A copy kept for its sender is laid out as the sender's pages are, so
+  // that the sender can map it over the pages it did not write back.
+  bool owed = file->lent->lender == owing_;
+  Payload copy = CopyLent(*file->lent, owed ? file->lent->address % kLentCopyPage : 0);
   PayloadFile& made = *copy.shared_file();
   file->owned = made.owned;
   file->file_id = made.file_id;
   file->dir = made.dir;
+  file->lead = made.lead;
   // The memory charge moves with the file: `made` goes with `copy`.
   file->memory_charge = std::exchange(made.memory_charge, nullptr);
   file->charged = std::exchange(made.charged, 0);
   if (file->memory_charge != nullptr) memory_files_.push_back(file);
-  if (file->lent->lender == owing_) {
+  if (owed) {
     // A second holder of the same file: it follows the message's file to
     // disk (MoveMemoryFilesToDisk) and stays charged while either lives.
-    owed_[owing_].push_back({file->lent->address, Payload::InFile(file, file->lent->bytes)});
+    owed_[owing_].push_back({.address = file->lent->address,
+                             .copy = Payload::InFile(file, file->lent->bytes),
+                             .listed = false,
+                             .mapping = nullptr});
   }
   file->lent.reset();  // back to its sender
 }
@@ -388,16 +399,31 @@ ReleaseArgs PayloadStore::ListOwed(int lender, std::uint64_t step) {
   return args;
 }
 
-std::optional<Payload> PayloadStore::TakeOwed(int lender, std::uint64_t address) {
+std::optional<Payload> PayloadStore::TakeOwed(int lender, std::uint64_t address, bool mapped) {
   auto owed = owed_.find(lender);
   if (owed == owed_.end()) return std::nullopt;
   auto it = std::find_if(owed->second.begin(), owed->second.end(),
-                         [address](const OwedCopy& block) { return block.address == address; });
+                         [address, mapped](const OwedCopy& block) {
+                           return block.address == address && (block.mapping != nullptr) == mapped;
+                         });
   if (it == owed->second.end()) return std::nullopt;
   Payload copy = std::move(it->copy);
   owed->second.erase(it);
   if (owed->second.empty()) owed_.erase(owed);
   return copy;
+}
+
+const Payload* PayloadStore::KeepOwedMapped(int lender, std::uint64_t address) {
+  auto owed = owed_.find(lender);
+  if (owed == owed_.end()) return nullptr;
+  auto it = std::find_if(owed->second.begin(), owed->second.end(), [address](const OwedCopy& block) {
+    return block.address == address && block.mapping == nullptr;
+  });
+  if (it == owed->second.end() || !it->copy.on_disk()) return nullptr;
+  // A second holder of the file: MoveMemoryFilesToDisk leaves it where the
+  // lender maps it.
+  it->mapping = it->copy.file();
+  return &it->copy;
 }
 
 Payload PayloadStore::Spill(const void* data, std::uint64_t bytes) {

@@ -126,7 +126,8 @@ class PayloadStore {
   void GiveLent(Payload& payload, ReplyMsg& reply, std::shared_ptr<LentBlock>& held);
   // Copies a lent block into a file of the master's (a memory file while
   // the node has room, else a spill file).
-  Payload CopyLent(const LentBlock& block);
+  // `lead` bytes before the copy in its file (Materialize's owed copies).
+  Payload CopyLent(const LentBlock& block, std::uint64_t lead = 0);
   // Copies a lent payload into a file of the master's: from then on it is
   // an ordinary message, and the block goes back to its sender.
   void Materialize(const Payload& payload);
@@ -160,8 +161,12 @@ class PayloadStore {
   ReleaseArgs ListOwed(int lender, std::uint64_t step);
   void DropOwedList(int lender) { owed_lists_.erase(lender); }
   // The copy of the block at `address` owed to `lender`, no longer kept by
-  // the store (nullopt: none).
-  std::optional<Payload> TakeOwed(int lender, std::uint64_t address);
+  // the store (nullopt: none); `mapped`: one KeepOwedMapped kept.
+  std::optional<Payload> TakeOwed(int lender, std::uint64_t address, bool mapped = false);
+  // Keeps the copy of the block at `address` owed to `lender` while the
+  // lender maps it (RestoreLent with `map`), in the file it is in now,
+  // until TakeOwed(..., true) or ForgetOwed; null: none.
+  const Payload* KeepOwedMapped(int lender, std::uint64_t address);
   // Everything owed to a slave that has exited.
   void ForgetOwed(int lender) {
     owed_.erase(lender);
@@ -232,6 +237,7 @@ class PayloadStore {
     std::uint64_t address;
     Payload copy;
     bool listed = false;  // named in a Release already (one before a read-ahead)
+    std::shared_ptr<OwnedFile> mapping;  // set while the lender maps the copy
   };
   int owing_ = -1;
   std::map<int, std::vector<OwedCopy>> owed_;  // by slave index

@@ -2,6 +2,7 @@
 
 #include "slave/memory/dead_pages.h"
 #include "slave/memory/heap.h"
+#include "slave/memory/lent_copies.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -696,6 +697,7 @@ void FreeLocked(Arena& arena, void* p) {
   std::uint64_t length = it->second.length;
   bool file_mapped = it->second.file_mapped;
   arena.used.erase(it);
+  if (!arena.detached) LentCopiesFreed(p, length);
   if (arena.detached) {
     // The parent's file: the block stays mapped in this process, unused.
     arena.allocated -= length;
@@ -1005,6 +1007,7 @@ void* Reallocate(void* p, std::size_t bytes) {
   auto it = arena.used.find(offset);
   if (it == arena.used.end()) InvalidPointer("realloc", p);
   Block& block = it->second;
+  LentCopiesKept(p, block.length);
   std::uint64_t length = RoundUp(bytes == 0 ? 1 : bytes, kPage);
   if (length <= block.length) {
     if (length < block.length) {
@@ -1225,6 +1228,7 @@ void ReadAhead() {
 
 ReleaseStats ReleaseRange(void* p, std::size_t bytes) {
   Locked lock;
+  LentCopiesKept(p, bytes);  // it takes clean file pages for the storage file's
   ReleaseStats total;
   if (g_arena == nullptr || !g_arena->ready) return total;
   Arena& arena = *g_arena;
@@ -1399,6 +1403,7 @@ std::size_t ReadFileInto(int fd, std::uint64_t offset, void* p, std::size_t byte
 
 std::int64_t WriteFileFrom(int fd, std::uint64_t offset, const void* p, std::size_t bytes) {
   Locked lock;
+  LentCopiesKept(p, bytes);  // it takes clean file pages for the storage file's
   if (g_arena == nullptr || !g_arena->ready) return 0;
   Arena& arena = *g_arena;
   std::uint64_t start = 0, length = 0;

@@ -16,6 +16,7 @@
 #include "common/rank_wiring.h"
 #include "slave/memory/arena.h"
 #include "slave/memory/heap.h"
+#include "slave/memory/lent_copies.h"
 #include "slave/p2p/direct_path.h"
 #include "slave/p2p/lent_blocks.h"
 #include "slave/rma/window.h"
@@ -159,7 +160,22 @@ void Runtime::Enqueue(RequestMsg request) {
   // this rank asks of it that concerns them (a probe must see what they
   // would take).
   if (!LeavesReceivesUntold(request)) TellDeferredReceives();
+  // Before anything that may have the master copy a block at the same
+  // address again.
+  if (memory::LentCopiesToTell()) TellSettledLentCopies();
   Append(request);
+}
+
+void Runtime::TellSettledLentCopies() {
+  memory::SettledLentCopy settled;
+  while (memory::TakeSettledLentCopy(settled)) {
+    RequestMsg tell;
+    tell.type = MsgType::kLentSettled;
+    tell.file_id = settled.address;
+    tell.bytes = settled.read;
+    tell.wants_reply = false;
+    Append(tell);
+  }
 }
 
 bool Runtime::LeavesReceivesUntold(const RequestMsg& request) const {
@@ -432,17 +448,28 @@ void Runtime::RestoreCopiedBlocks() {
   for (const memory::CopiedBlock& block : blocks) {
     RequestMsg ask;
     ask.type = MsgType::kRestoreLent;
-    ask.file_id = block.address;
-    ask.bytes = block.skipped_bytes;
+    // Mapped, so that only the pages the program touches are read: the
+    // master keeps the copy until LentSettled.
+    bool map = block.skipped_bytes > 0;
+    RestoreLentArgs{block.address, block.skipped_bytes, map}.Into(ask);
     ReplyMsg copy = Call(ask);
-    if (block.skipped_bytes == 0) continue;  // written back as usual
+    if (!map) continue;  // written back as usual
     BDMPI_ENFORCE(copy.where == Where::kMemoryFile || copy.where == Where::kFile,
                   "the copy of a lent block is not in a file");
     const SpillDir& dir = copy.where == Where::kMemoryFile ? memory_dir_ : spill_dir_;
     UniqueFd fd = dir.Open(copy.file_id, O_RDONLY, copy.file_ino);
+    std::uint64_t offset = block.skipped - block.address + copy.lead;
+    if (offset % kLentCopyPage == 0 &&
+        memory::MapLentCopy(fd.get(), block.address, block.skipped, block.skipped_bytes, offset))
+      continue;
     // The skipped pages are fresh memory: this read is their only copy.
-    ReadExactlyAt(fd.get(), reinterpret_cast<void*>(block.skipped), block.skipped_bytes,
-                  block.skipped - block.address, dir.FilePath(copy.file_id).c_str());
+    ReadExactlyAt(fd.get(), reinterpret_cast<void*>(block.skipped), block.skipped_bytes, offset,
+                  dir.FilePath(copy.file_id).c_str());
+    RequestMsg settled;
+    settled.type = MsgType::kLentSettled;
+    settled.file_id = block.address;
+    settled.bytes = block.skipped_bytes;
+    Post(settled);
   }
 }
 
@@ -482,6 +509,10 @@ void Runtime::SwitchOut(const ReplyMsg& release) {
   }
   const std::uint64_t step = args.step;  // how often to report progress
   double start = Now();
+  // The write-back takes clean file pages for the storage file's: the
+  // copies mapped since the last switch-out are read in first (and named
+  // to the master before Released).
+  memory::SettleLentCopies();
   // No sender may write into memory on its way to disk.
   Direct().StopAccepting();
   // The master lets the rank that waits for this memory start as soon as
@@ -694,9 +725,11 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
       std::memcpy(data, window_.data(), bytes);
       break;
     case Where::kFile:
+      if (reply.lead != 0) return ReadAfterLead(spill_dir_, reply, data, bytes);
       spill_dir_.ReadPrefix(reply.file_id, reply.file_ino, data, bytes);
       break;
     case Where::kMemoryFile:
+      if (reply.lead != 0) return ReadAfterLead(memory_dir_, reply, data, bytes);
       segment_reader_.Read(memory_dir_, reply.file_id, reply.file_ino, data, bytes);
       LetGoOfLargePayload(reply);
       break;
@@ -708,6 +741,15 @@ void Runtime::FetchPayload(const ReplyMsg& reply, void* data,
       ReadLentBlock(reply, data, bytes);
       break;
   }
+}
+
+void Runtime::ReadAfterLead(const SpillDir& dir, const ReplyMsg& reply, void* data,
+                            std::uint64_t bytes) {
+  // A lent block's copy kept for its sender (RestoreLent), read by its
+  // receiver: never a payload segment.
+  UniqueFd fd = dir.Open(reply.file_id, O_RDONLY, reply.file_ino);
+  ReadExactlyAt(fd.get(), data, bytes, reply.lead, dir.FilePath(reply.file_id).c_str());
+  if (reply.where == Where::kMemoryFile) LetGoOfLargePayload(reply);
 }
 
 void Runtime::Lend(const void* data, std::uint64_t bytes, RequestMsg& request) {

@@ -147,6 +147,9 @@ class Runtime {
   // Direct messages (p2p/direct_path.h): queues the PostRecv of every
   // receive the master has not heard of yet (sent with the next request).
   void TellDeferredReceives();
+  // Names to the master the lent blocks' copies no longer mapped
+  // (memory/lent_copies.h).
+  void TellSettledLentCopies();
 
  private:
   Runtime() = default;
@@ -200,6 +203,8 @@ class Runtime {
   // Reads a lent block from its sender, or, when this rank may not, asks
   // the master for a copy (MsgType::kCopyLent).
   void ReadLentBlock(const ReplyMsg& reply, void* data, std::uint64_t bytes);
+  // FetchPayload's read of a file whose payload starts `reply.lead` bytes in.
+  void ReadAfterLead(const SpillDir& dir, const ReplyMsg& reply, void* data, std::uint64_t bytes);
   // After a large payload's read: tells the master its file may go now
   // (PayloadRead), not at the next request.
   void LetGoOfLargePayload(const ReplyMsg& reply);

@@ -5,19 +5,25 @@
  * receive type with gaps, and a nonblocking alltoall whose ranks make
  * other calls before they wait (an odd rank receives a message its even
  * neighbour sends only after its own wait), and a send buffer rewritten
- * after its alltoallv (in part, the rest read) and sent again. Under BDMPI such blocks are
+ * after its alltoallv (in part, the rest read) and sent again, and one
+ * freed untouched, read, rewritten in part, written to a file or kept
+ * through more calls after its alltoallv. Under BDMPI such blocks are
  * lent: the receiver reads them from the sender's memory (or, with
  * --single-copy off, a refused read or a switched-out sender, through a
  * copy); the results must be the same bit for bit.
  *
  *   --rounds N   repeat everything N times (default 2)
+ *   --kept-only  only the send buffers kept after their alltoallv
  *   --die        instead: rank 0 starts an MPI_Igather of 1 MiB to the
  *                last rank (a lent block) and is killed by SIGSEGV; the
  *                job must end naming it
  */
+#include <errno.h>
 #include <mpi.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -201,6 +207,64 @@ static void test_send_buffer_rewritten(int round, int block_ints) {
   free(buf), free(recv), free(counts), free(displs);
 }
 
+/* What a program may do with an alltoallv's send buffer after the call,
+ * each once: (0) free it untouched, (1) read every byte, (2) rewrite part
+ * of each block and read the rest, (3) hand it to write(2) and read the
+ * file back, (4) keep it untouched through more calls (whose receives
+ * under a small budget switch the rank out again), then read it. The
+ * blocks start inside pages; under coll_large_switched_out the sender is
+ * switched out while they are lent, and its pages come back mapped from
+ * the master's copies. */
+static void test_send_buffer_after(int round, int how) {
+  enum { kPad = 5, kGuard = -13 };
+  int block = kBlockInts / 2 + 7;
+  int *counts = xmalloc(sizeof(int) * (size_t)size), *displs = xmalloc(sizeof(int) * (size_t)size);
+  for (int r = 0; r < size; ++r) counts[r] = block, displs[r] = r * block;
+  int total = size * block, half = block / 2, tag = round + 16 + how;
+  int *buf = xmalloc(sizeof(int) * (size_t)(total + 2 * kPad)), *send = buf + kPad;
+  int *recv = xmalloc(sizeof(int) * (size_t)total);
+  for (int k = 0; k < kPad; ++k) buf[k] = buf[kPad + total + k] = kGuard;
+  for (int r = 0; r < size; ++r) fill(send + displs[r], rank, r, block, tag);
+  CHECK_MPI(MPI_Alltoallv(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                          MPI_COMM_WORLD));
+  for (int r = 0; r < size; ++r)
+    check_block(recv + displs[r], r, rank, block, tag, "alltoallv, send buffer kept");
+  if (how == 4) {
+    /* More data of this rank's own, and others' turns at the budget. */
+    for (int again = 0; again < 2; ++again) {
+      CHECK_MPI(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_INT, recv, block, MPI_INT, MPI_COMM_WORLD));
+      CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    }
+  }
+  if (how == 2) {
+    for (int r = 0; r < size; ++r) fill(send + displs[r], rank, r, half, tag + 1);
+    for (int r = 0; r < size; ++r) {
+      check_range(send + displs[r], rank, r, 0, half, tag + 1, "send buffer half rewritten");
+      check_range(send + displs[r], rank, r, half, block, tag, "send buffer after the call");
+    }
+  } else if (how == 3) {
+    FILE *file = tmpfile();
+    CHECK(file != NULL, "tmpfile failed");
+    size_t bytes = sizeof(int) * (size_t)(total + 2 * kPad);
+    ssize_t wrote = write(fileno(file), buf, bytes);
+    CHECK(wrote == (ssize_t)bytes, "write(2) of the send buffer: %zd of %zu bytes (errno %d)",
+          wrote, bytes, errno);
+    memset(recv, 0, sizeof(int) * (size_t)total);
+    CHECK(pread(fileno(file), recv, sizeof(int) * (size_t)total, sizeof(int) * kPad) ==
+              (ssize_t)(sizeof(int) * (size_t)total), "pread of the written send buffer");
+    for (int r = 0; r < size; ++r)
+      check_block(recv + displs[r], rank, r, block, tag, "send buffer through write(2)");
+    fclose(file);
+  } else if (how != 0) {
+    for (int r = 0; r < size; ++r)
+      check_block(send + displs[r], rank, r, block, tag, "send buffer after the call");
+  }
+  if (how != 0)
+    for (int k = 0; k < kPad; ++k)
+      CHECK(buf[k] == kGuard && buf[kPad + total + k] == kGuard, "guard int %d overwritten", k);
+  free(buf), free(recv), free(counts), free(displs);
+}
+
 /* Rank 0 dies while the last rank may be reading its block. Only the root
  * needs rank 0's block: another rank's part of the gather may complete
  * once its own block is taken, and it then waits for rank 0 in a barrier
@@ -226,8 +290,12 @@ int main(int argc, char **argv) {
   int rounds = 2;
   for (int i = 1; i + 1 < argc; ++i)
     if (strcmp(argv[i], "--rounds") == 0) rounds = atoi(argv[i + 1]);
-  for (int i = 1; i < argc; ++i)
+  for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--die") == 0) die_lending();
+    if (strcmp(argv[i], "--kept-only") == 0) rounds = 0;
+  }
+  if (rounds == 0)
+    for (int how = 0; how < 5; ++how) test_send_buffer_after(0, how);
   for (int round = 0; round < rounds; ++round) {
     test_alltoall(round);
     test_alltoallv(round);
@@ -236,6 +304,8 @@ int main(int argc, char **argv) {
     test_ialltoall_interleaved(round);
     if (round == 0) test_send_buffer_rewritten(round, kBlockInts / 8);
     if (round == 0) test_send_buffer_rewritten(round, kBlockInts / 2);
+    if (round == 0)
+      for (int how = 0; how < 5; ++how) test_send_buffer_after(round, how);
   }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   CHECK_MPI(MPI_Finalize());
