@@ -167,6 +167,9 @@ void Runtime::Enqueue(RequestMsg request) {
 }
 
 void Runtime::TellSettledLentCopies() {
+  // Called from Enqueue, maybe between StagePayload and the post of an
+  // inline payload: that payload is the request's.
+  const void* staged = staged_inline_;
   memory::SettledLentCopy settled;
   while (memory::TakeSettledLentCopy(settled)) {
     RequestMsg tell;
@@ -174,8 +177,10 @@ void Runtime::TellSettledLentCopies() {
     tell.file_id = settled.address;
     tell.bytes = settled.read;
     tell.wants_reply = false;
+    staged_inline_ = nullptr;
     Append(tell);
   }
+  staged_inline_ = staged;
 }
 
 bool Runtime::LeavesReceivesUntold(const RequestMsg& request) const {

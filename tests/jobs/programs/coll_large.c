@@ -263,6 +263,10 @@ static void test_send_buffer_after(int round, int how) {
     for (int k = 0; k < kPad; ++k)
       CHECK(buf[k] == kGuard && buf[kPad + total + k] == kGuard, "guard int %d overwritten", k);
   free(buf), free(recv), free(counts), free(displs);
+  /* A call with its payload in the request, right after the free. */
+  int one = 1, ranks = 0;
+  CHECK_MPI(MPI_Allreduce(&one, &ranks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(ranks == size, "allreduce after the free: %d, not %d", ranks, size);
 }
 
 /* Rank 0 dies while the last rank may be reading its block. Only the root
