@@ -14,6 +14,8 @@
  *
  *   --rounds N   repeat everything N times (default 2)
  *   --kept-only  only the send buffers kept after their alltoallv
+ *   --die-kept   instead: rank 0 dies right after an alltoallv, its
+ *                send buffer kept
  *   --die        instead: rank 0 starts an MPI_Igather of 1 MiB to the
  *                last rank (a lent block) and is killed by SIGSEGV; the
  *                job must end naming it
@@ -269,6 +271,22 @@ static void test_send_buffer_after(int round, int how) {
   CHECK(ranks == size, "allreduce after the free: %d, not %d", ranks, size);
 }
 
+/* Rank 0 dies right after an alltoallv whose send buffer it keeps: under
+ * coll_large_kept_dies it was switched out while the blocks were lent,
+ * and the master's copies are mapped into it when it dies. */
+static void die_keeping(void) {
+  int block = kBlockInts / 2 + 7, total = size * block;
+  int *counts = xmalloc(sizeof(int) * (size_t)size), *displs = xmalloc(sizeof(int) * (size_t)size);
+  for (int r = 0; r < size; ++r) counts[r] = block, displs[r] = r * block;
+  int *send = xmalloc(sizeof(int) * (size_t)total), *recv = xmalloc(sizeof(int) * (size_t)total);
+  for (int r = 0; r < size; ++r) fill(send + displs[r], rank, r, block, 3);
+  CHECK_MPI(MPI_Alltoallv(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                          MPI_COMM_WORLD));
+  if (rank == 0) raise(SIGSEGV);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(0, "rank %d passed a barrier that rank 0 never entered", rank);
+}
+
 /* Rank 0 dies while the last rank may be reading its block. Only the root
  * needs rank 0's block: another rank's part of the gather may complete
  * once its own block is taken, and it then waits for rank 0 in a barrier
@@ -297,6 +315,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--die") == 0) die_lending();
     if (strcmp(argv[i], "--kept-only") == 0) rounds = 0;
+    if (strcmp(argv[i], "--die-kept") == 0) die_keeping();
   }
   if (rounds == 0)
     for (int how = 0; how < 5; ++how) test_send_buffer_after(0, how);
