@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -600,6 +601,36 @@ TEST_F(MemoryFileTest, MaterializingALentBlockCopiesItIntoAFileAndGivesItBack) {
   EXPECT_TRUE(other.on_disk());
   EXPECT_FALSE(other.in_memory_file());
   EXPECT_EQ(SpillFiles(), 1u);
+}
+
+TEST_F(MemoryFileTest, ACopyKeptForItsSenderStartsWhereTheBlockStartsInItsPage) {
+  std::vector<std::byte> buffer = Bytes(kWindow * 2 + 100, 9);
+  std::vector<std::byte> block(buffer.begin() + 100, buffer.end());
+  LentSendArgs lent{reinterpret_cast<std::uintptr_t>(buffer.data()) + 100, block.size(), 7};
+  Payload message = store_.Lend(lent, getpid(), 1, 11);
+  store_.OweCopiesTo(1);
+  store_.Materialize(message);
+  store_.OweCopiesTo(-1);
+  std::uint64_t lead = lent.address % kLentCopyPage;
+  // The receiver reads the block after the lead.
+  ReplyMsg reply;
+  store_.Give(message, std::numeric_limits<std::uint64_t>::max(), window_.data(), reply, held_);
+  ASSERT_EQ(reply.where, Where::kMemoryFile);
+  EXPECT_EQ(reply.lead, lead);
+  std::vector<std::byte> file(lead + block.size());
+  store_.memory_dir().ReadPrefix(reply.file_id, reply.file_ino, file.data(), file.size());
+  EXPECT_TRUE(std::equal(block.begin(), block.end(), file.begin() + static_cast<long>(lead)));
+  held_.clear();
+  message = Payload();
+  // Mapped by its sender: kept where it is until settled, then gone.
+  const Payload* kept = store_.KeepOwedMapped(1, lent.address);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(store_.KeepOwedMapped(1, lent.address), nullptr);  // once
+  EXPECT_EQ(store_.MoveMemoryFilesToDisk(std::numeric_limits<std::uint64_t>::max()), 0u);
+  EXPECT_FALSE(store_.TakeOwed(1, lent.address));  // not as an unmapped copy
+  EXPECT_TRUE(store_.TakeOwed(1, lent.address, /*mapped=*/true));
+  EXPECT_EQ(MemoryFiles(), 0u);
+  EXPECT_EQ(store_.memory_file_bytes(), 0u);
 }
 
 }  // namespace
