@@ -70,16 +70,21 @@ constexpr std::uint64_t kIoChunk = 64ull << 20;
 constexpr std::size_t kMaxRecycled = 8;
 constexpr std::uint64_t kMaxRecycledBytes = 64ull << 20;
 
-// Colours (Block::colour): a block's data starts this many cache lines
-// into its first page, the count stepping by an odd number from block to
-// block so that it takes every line of the page before it repeats. Two
-// arrays of one size allocated one after the other (k-means' centroids and
-// sums) would otherwise start at the same offset in a page, and the stores
-// into one hold back loads from the other that share their low 12 address
-// bits (4 KiB aliasing: docs/scheduling-and-memory.md, "k-means' slower
-// loop"). jemalloc's cache-oblivious large extents do the same at random.
+// Colours (Block::colour): a block's data starts an odd number of cache
+// lines into its first page, the count stepping by an odd number from
+// block to block so that it takes each of the 32 odd lines before it
+// repeats. Two arrays of one size allocated one after the other (k-means'
+// centroids and sums) would otherwise start at the same offset in a page,
+// and the stores into one hold back loads from the other that share their
+// low 12 address bits (4 KiB aliasing). Odd lines also keep a block's data
+// off the 128-byte alignment of the heap's small objects of that size and
+// more (k-means' 128-byte similarity vector): k-means' loop ran at main's
+// speed whenever its sums started an even number of lines from that
+// vector and 0.67-0.84 x when odd (docs/scheduling-and-memory.md,
+// "k-means' slower loop"). jemalloc's large extents take random lines.
 constexpr std::uint64_t kColourLine = 64;
 constexpr std::uint64_t kColourStep = 37;
+constexpr std::uint64_t kColours = kArenaPage / kColourLine / 2;
 
 enum Mode : int { kUnknown = 0, kOff = 1, kOn = 2 };
 std::atomic<int> g_mode{kUnknown};
@@ -674,7 +679,7 @@ AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
   std::uint64_t grain = ColourGrain(alignment);
   std::uint64_t colour = 0;
   if (grain != 0)
-    colour = arena.colours++ * kColourStep % (kPage / kColourLine) * kColourLine / grain * grain;
+    colour = (arena.colours++ * kColourStep % kColours * 2 + 1) * kColourLine / grain * grain;
   std::uint64_t length = RoundUp(wanted + colour, kPage);
   std::uint64_t align = std::max<std::uint64_t>(alignment, kPage);
   std::uint64_t kept_length = 0;
