@@ -8,10 +8,10 @@
 // slave's spill directory; the block at address base + x uses file offset x,
 // so "is this ours" is a range check and the file needs no index. Blocks
 // start at page boundaries, but the program's pointer lies a "colour" into
-// the first page, a multiple of 64 bytes that differs from block to block
-// (page-aligned requests get none): two arrays allocated one after the
-// other then do not start at the same offset in a page, which slows loops
-// that read one and write the other (arena.cpp, kColourStep). The block's
+// the first page, an odd multiple of 64 bytes that differs from block to
+// block (page-aligned requests get none): two arrays allocated one after
+// the other then do not start at the same offset in a page, which slows
+// loops that read one and write the other (arena.cpp, kColourStep). The block's
 // page-aligned start is its key; everything page-wise (write-back, read-
 // back, fresh and dead pages, lent blocks) sees the whole pages.
 //
