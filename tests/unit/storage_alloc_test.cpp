@@ -87,11 +87,22 @@ long Mismatch(const void* p, std::size_t bytes, unsigned seed) {
   return -1;
 }
 
-// Resident pages of [p, p + bytes) (mincore).
+// The page a block starts at: the arena's blocks begin at a page boundary
+// and the program's pointer lies a colour into it.
+std::uintptr_t PageOf(const void* p) { return reinterpret_cast<std::uintptr_t>(p) / 4096 * 4096; }
+
+// A block without a colour, for the tests of what is done page by page.
+unsigned char* PageAligned(std::size_t bytes) {
+  return static_cast<unsigned char*>(aligned_alloc(4096, bytes));
+}
+
+// Resident pages among those that [p, p + bytes) touches (mincore).
 std::size_t ResidentPages(void* p, std::size_t bytes) {
-  std::size_t pages = (bytes + 4095) / 4096;
-  std::vector<unsigned char> vec(pages);
-  EXPECT_EQ(mincore(p, bytes, vec.data()), 0) << std::strerror(errno);
+  std::uintptr_t first = PageOf(p);
+  std::uintptr_t end = PageOf(static_cast<char*>(p) + bytes + 4095);
+  std::vector<unsigned char> vec((end - first) / 4096);
+  EXPECT_EQ(mincore(reinterpret_cast<void*>(first), end - first, vec.data()), 0)
+      << std::strerror(errno);
   std::size_t n = 0;
   for (unsigned char v : vec) n += v & 1;
   return n;
@@ -145,6 +156,121 @@ TEST_F(StorageAlloc, Alignment) {
   EXPECT_EQ(Leaked(), 0u);
 }
 
+// Colours: a block's data starts a cache line into its first page that
+// differs from block to block, within every alignment asked for;
+// page-aligned requests start at the page.
+TEST_F(StorageAlloc, ColoursKeepEveryAlignment) {
+  for (std::size_t align = 8; align <= (std::size_t{1} << 21); align <<= 1) {
+    for (unsigned i = 0; i < 3; ++i) {
+      void* p = nullptr;
+      ASSERT_EQ(posix_memalign(&p, align, T() + 100), 0) << align;
+      void* q = aligned_alloc(align, 2 * T());
+      ASSERT_NE(q, nullptr) << align;
+      for (void* r : {p, q}) {
+        EXPECT_TRUE(Owns(r) && !InHeap(r)) << align;
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(r) % std::max<std::size_t>(align, 64), 0u)
+            << align;
+      }
+      Fill(p, T() + 100, i);
+      Fill(q, 2 * T(), i + 1);
+      EXPECT_EQ(Mismatch(p, T() + 100, i), -1) << align;
+      EXPECT_EQ(Mismatch(q, 2 * T(), i + 1), -1) << align;
+      std::free(p);
+      std::free(q);
+    }
+  }
+  void* pv = pvalloc(T() + 1);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(pv) % 4096, 0u);
+  EXPECT_GE(malloc_usable_size(pv), T() + 4096);
+  std::free(pv);
+  DropRecycled();
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+// Two arrays of one size allocated one after the other (k-means' centroids
+// and sums) start at different offsets in their pages; 32 blocks in a row
+// take every odd cache line of a page once (odd: off the 128-byte
+// alignment of the heap's objects).
+TEST_F(StorageAlloc, ConsecutiveBlocksStartAtDifferentPageOffsets) {
+  DropRecycled();
+  std::size_t size = 50000 * 16 * sizeof(double);
+  void* centroids = std::malloc(size);
+  void* sums = std::malloc(size);
+  EXPECT_NE(reinterpret_cast<std::uintptr_t>(centroids) % 4096,
+            reinterpret_cast<std::uintptr_t>(sums) % 4096);
+  std::free(sums);
+  std::free(centroids);
+  DropRecycled();
+  std::vector<void*> blocks;
+  blocks.reserve(32);
+  std::vector<bool> taken(32, false);
+  for (int i = 0; i < 32; ++i) {
+    blocks.push_back(std::malloc(T()));
+    auto at = reinterpret_cast<std::uintptr_t>(blocks.back()) % 4096;
+    EXPECT_EQ(at % 128, 64u);
+    taken[at / 128] = true;
+  }
+  EXPECT_EQ(std::count(taken.begin(), taken.end(), true), 32);
+  for (void* p : blocks) std::free(p);
+  DropRecycled();
+  EXPECT_EQ(Leaked(), 0u);
+}
+
+// A coloured block's usable size runs from the pointer to the block's end
+// and no further; realloc keeps the bytes in place and when it moves; a
+// kept block reused at another colour is zero from calloc; free takes
+// only the pointer handed out.
+TEST_F(StorageAlloc, ColouredBlocksReallocFreeAndCalloc) {
+  DropRecycled();
+  std::size_t size = 3 * T() + 10;
+  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  std::size_t usable = malloc_usable_size(p);
+  EXPECT_GE(usable, size);
+  EXPECT_LT(usable - size, 4096u);
+  EXPECT_EQ((reinterpret_cast<std::uintptr_t>(p) + usable) % 4096, 0u);
+  EXPECT_TRUE(InLiveBlock(p, usable));
+  EXPECT_FALSE(InLiveBlock(p, usable + 1));
+  Fill(p, usable, 1);
+  // In place: grows into the free range after it, then shrinks.
+  unsigned char* before = p;
+  p = static_cast<unsigned char*>(std::realloc(p, 6 * T()));
+  EXPECT_EQ(p, before);
+  EXPECT_EQ(Mismatch(p, usable, 1), -1);
+  Fill(p, 6 * T(), 2);
+  p = static_cast<unsigned char*>(std::realloc(p, 2 * T()));
+  EXPECT_EQ(p, before);
+  EXPECT_EQ(Mismatch(p, 2 * T(), 2), -1);
+  usable = malloc_usable_size(p);
+  EXPECT_LT(usable - 2 * T(), 4096u);
+  // Moved past a neighbour: every usable byte comes along.
+  std::uintptr_t block_end = reinterpret_cast<std::uintptr_t>(p) + usable;
+  std::vector<void*> fillers;
+  while (fillers.empty() || PageOf(fillers.back()) != block_end) {
+    fillers.push_back(std::malloc(T()));
+    ASSERT_LT(fillers.size(), 10000u);
+  }
+  Fill(p, usable, 3);
+  p = static_cast<unsigned char*>(std::realloc(p, 8 * T()));
+  EXPECT_NE(PageOf(p), PageOf(before));
+  EXPECT_EQ(Mismatch(p, usable, 3), -1);
+  std::free(p);
+  for (void* filler : fillers) std::free(filler);
+  // Kept and taken again at the next colour.
+  auto* q = static_cast<unsigned char*>(std::malloc(size));
+  std::memset(q, 0xab, malloc_usable_size(q));
+  auto q_at = reinterpret_cast<std::uintptr_t>(q);
+  std::free(q);
+  auto* r = static_cast<unsigned char*>(std::calloc(1, size));
+  EXPECT_EQ(PageOf(r), PageOf(reinterpret_cast<void*>(q_at)));
+  EXPECT_NE(reinterpret_cast<std::uintptr_t>(r), q_at);
+  EXPECT_TRUE(std::all_of(r, r + size, [](unsigned char c) { return c == 0; }));
+  volatile std::uintptr_t inside = reinterpret_cast<std::uintptr_t>(r) + 64;
+  EXPECT_DEATH(std::free(reinterpret_cast<void*>(inside)), "invalid pointer");
+  std::free(r);
+  DropRecycled();
+  EXPECT_EQ(Leaked(), 0u);
+}
+
 TEST_F(StorageAlloc, ReallocAcrossTheThresholdKeepsContents) {
   std::size_t small = 1000;
   auto* p = static_cast<unsigned char*>(std::malloc(small));
@@ -163,7 +289,8 @@ TEST_F(StorageAlloc, ReallocAcrossTheThresholdKeepsContents) {
   // Blocked by a neighbour: moves, contents kept. First fit fills any
   // earlier holes before it reaches the range right after p.
   std::vector<void*> fillers;
-  while (fillers.empty() || fillers.back() != p + 10 * T()) {
+  std::uintptr_t block_end = reinterpret_cast<std::uintptr_t>(p) + malloc_usable_size(p);
+  while (fillers.empty() || PageOf(fillers.back()) != block_end) {
     fillers.push_back(std::malloc(T()));
     ASSERT_LT(fillers.size(), 10000u);
   }
@@ -190,18 +317,20 @@ TEST_F(StorageAlloc, CallocOfAReusedRangeIsZero) {
   std::size_t size = 8 * T();
   void* p = std::malloc(size);
   std::memset(p, 0xff, size);
+  std::uintptr_t page = PageOf(p);
   std::free(p);
   auto* q = static_cast<unsigned char*>(std::calloc(size / 8, 8));
-  EXPECT_EQ(static_cast<void*>(q), p) << "the freed range should be reused";
+  EXPECT_EQ(PageOf(q), page) << "the freed range should be reused";
   for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(q[i], 0) << i;
   std::free(q);
   // Also after a switch-out wrote the old contents to the file.
   p = std::malloc(size);
   std::memset(p, 0xee, size);
   ReleaseAll();
+  page = PageOf(p);
   std::free(p);
   q = static_cast<unsigned char*>(std::calloc(1, size));
-  EXPECT_EQ(static_cast<void*>(q), p);
+  EXPECT_EQ(PageOf(q), page);
   for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(q[i], 0) << i;
   ReleaseAll();  // q's pages were only read: zero in the file too
   for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(q[i], 0) << i;
@@ -216,21 +345,24 @@ TEST_F(StorageAlloc, CallocOfAReusedRangeIsZero) {
 // a switch-out: the failure is reported and the range not used again.
 TEST_F(StorageAlloc, AFailedHolePunchIsReportedAndTheRangeNotReused) {
   std::size_t size = 8 * T();
-  void* p = std::malloc(size);
+  void* p = PageAligned(size);
+  std::size_t block = malloc_usable_size(p);  // no colour: the block's length
   std::memset(p, 0xdd, size);
   ReleaseAll();  // the contents are in the file now
   testing::internal::CaptureStderr();
   g_fail_hole_punch = true;
+  std::uintptr_t page = PageOf(p);
   std::free(p);
   DropRecycled();  // free() keeps the block for reuse; this punches
   g_fail_hole_punch = false;
   std::string reported = testing::internal::GetCapturedStderr();
-  EXPECT_NE(reported.find("fallocate(PUNCH_HOLE) of " + std::to_string(size) +
+  // (A block kept from an earlier test may be a page longer.)
+  EXPECT_NE(reported.find("fallocate(PUNCH_HOLE) of " + std::to_string(block) +
                           " bytes at offset"), std::string::npos) << reported;
   EXPECT_NE(reported.find(std::string("of the storage file in ") + STORAGE_TEST_DIR +
                           " failed: Input/output error"), std::string::npos) << reported;
   auto* q = static_cast<unsigned char*>(std::calloc(1, size));
-  EXPECT_NE(static_cast<void*>(q), p);
+  EXPECT_NE(PageOf(q), page);
   ReleaseAll();  // q's pages were only read: mapped from the file now
   for (std::size_t i = 0; i < size; ++i) ASSERT_EQ(q[i], 0) << i;
   std::free(q);
@@ -240,12 +372,13 @@ TEST_F(StorageAlloc, FreedRangesCoalesceAndAreReused) {
   void* a = std::malloc(2 * T());
   void* b = std::malloc(3 * T());
   void* c = std::malloc(T());
-  ASSERT_EQ(static_cast<char*>(b), static_cast<char*>(a) + 2 * T());
+  ASSERT_EQ(PageOf(b), reinterpret_cast<std::uintptr_t>(a) + malloc_usable_size(a));
+  std::uintptr_t page = PageOf(a);
   std::free(a);
   std::free(b);
   DropRecycled();                  // otherwise kept whole for reuse
   void* d = std::malloc(5 * T());  // fits only in a and b together
-  EXPECT_EQ(d, a);
+  EXPECT_EQ(PageOf(d), page);
   std::free(c);
   std::free(d);
   EXPECT_EQ(Leaked(), 0u);
@@ -258,11 +391,12 @@ TEST_F(StorageAlloc, AFreedBlockIsReusedWithoutAHolePunch) {
   std::size_t size = 16 * T();
   int punches = g_hole_punches;
   void* p = std::malloc(size);
+  std::uintptr_t page = PageOf(p);
   for (int i = 0; i < 10; ++i) {
     Fill(p, size, static_cast<unsigned>(i));
     std::free(p);
     void* q = std::malloc(size - 100);  // about the same size will do
-    EXPECT_EQ(q, p) << i;
+    EXPECT_EQ(PageOf(q), page) << i;
     p = q;
   }
   std::free(p);
@@ -271,9 +405,9 @@ TEST_F(StorageAlloc, AFreedBlockIsReusedWithoutAHolePunch) {
   // A switch-out unmaps the kept block without writing it; reused later,
   // it is fresh memory again.
   ReleaseAll();
-  EXPECT_EQ(ResidentPages(p, size), 0u);
+  EXPECT_EQ(ResidentPages(reinterpret_cast<void*>(page), size + 4096), 0u);
   void* q = std::malloc(size);
-  EXPECT_EQ(q, p);
+  EXPECT_EQ(PageOf(q), page);
   Fill(q, size, 9);
   EXPECT_EQ(Mismatch(q, size, 9), -1);
   std::free(q);
@@ -293,7 +427,7 @@ TEST_F(StorageAlloc, InLiveBlockCoversExactlyTheLiveBlocks) {
   EXPECT_TRUE(InLiveBlock(p, size));
   EXPECT_TRUE(InLiveBlock(p + 100, usable - 100));
   EXPECT_FALSE(InLiveBlock(p + 100, usable));
-  EXPECT_FALSE(InLiveBlock(p - 1, 2));
+  EXPECT_FALSE(InLiveBlock(reinterpret_cast<char*>(PageOf(p)) - 1, 2));
   char on_stack[64];
   EXPECT_FALSE(InLiveBlock(on_stack, sizeof on_stack));
   std::free(p);  // kept for reuse, still mapped, but not the program's
@@ -419,7 +553,7 @@ TEST_F(StorageAlloc, DeadPagesAreDroppedUnwrittenAndComeBackAsZeros) {
   constexpr std::size_t P = 4096;
   ReleaseAll();
   std::size_t size = 64 * P;
-  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  unsigned char* p = PageAligned(size);
   auto* small = static_cast<unsigned char*>(std::malloc(3 * P));  // the heap's
   Fill(p, size, 3);
   Fill(small, 3 * P, 4);
@@ -460,7 +594,7 @@ TEST_F(StorageAlloc, EagerPrefetchReadsBackWhatWasRewritten) {
   ASSERT_TRUE(EagerPrefetch());
   // 64 MiB: far more than the kernel's readahead window (up to 8 MiB).
   std::size_t size = 1024 * T();
-  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  unsigned char* p = PageAligned(size);
   Fill(p, size, 11);
   ReleaseAll();
   // Only read since: a clean block is left to the faults (and the
@@ -508,7 +642,7 @@ struct Progress {
 TEST_F(StorageAlloc, SwitchOutDropsPieceByPieceAndReportsProgress) {
   ASSERT_TRUE(EagerPrefetch());
   std::size_t size = 64 * T();  // 4 MiB
-  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  unsigned char* p = PageAligned(size);
   Fill(p, size, 21);
   Progress progress{p, size, {}, {}};
   auto report = [](void* context, std::uint64_t dropped) {
@@ -539,7 +673,7 @@ TEST_F(StorageAlloc, SwitchOutDropsPieceByPieceAndReportsProgress) {
 
 TEST_F(StorageAlloc, ExplicitRangesReleasePrefetchDiscard) {
   std::size_t size = 16 * T();  // 1 MiB
-  auto* p = static_cast<unsigned char*>(std::malloc(size));
+  unsigned char* p = PageAligned(size);
   Fill(p, size, 21);
   ReleaseStats stats = ReleaseRange(p + 4096 + 10, 8192);  // pages 1..3
   EXPECT_EQ(stats.written, 3u * 4096);
@@ -583,7 +717,7 @@ TEST_F(StorageAlloc, ReadFileIntoPlacesWholePagesAndKeepsTheRest) {
   std::vector<unsigned char> source(5 * page + page / 2);
   Fill(source.data(), source.size(), 9);
   ASSERT_EQ(pwrite(fd, source.data(), source.size(), 0), static_cast<ssize_t>(source.size()));
-  auto* p = static_cast<unsigned char*>(std::malloc(bytes));
+  unsigned char* p = PageAligned(bytes);
   ASSERT_TRUE(Owns(p));
   Fill(p, bytes, 4);
   std::vector<unsigned char> before(p, p + bytes);
@@ -613,7 +747,7 @@ TEST_F(StorageAlloc, WriteFileFromMixesFilePagesAndMemoryPages) {
   const std::size_t page = 4096, bytes = 16 * page;
   int fd = UnlinkedFile("write_file_from.dst");
   ASSERT_GE(fd, 0) << std::strerror(errno);
-  auto* p = static_cast<unsigned char*>(std::malloc(bytes));
+  unsigned char* p = PageAligned(bytes);
   ASSERT_TRUE(Owns(p));
   Fill(p, bytes, 5);
   ReleaseAll();  // all of it in the backing file now

@@ -71,6 +71,22 @@ constexpr std::uint64_t kIoChunk = 64ull << 20;
 constexpr std::size_t kMaxRecycled = 8;
 constexpr std::uint64_t kMaxRecycledBytes = 64ull << 20;
 
+// Colours (Block::colour): a block's data starts an odd number of cache
+// lines into its first page, the count stepping by an odd number from
+// block to block so that it takes each of the 32 odd lines before it
+// repeats. Two arrays of one size allocated one after the other (k-means'
+// centroids and sums) would otherwise start at the same offset in a page,
+// and the stores into one hold back loads from the other that share their
+// low 12 address bits (4 KiB aliasing). Odd lines also keep a block's data
+// off the 128-byte alignment of the heap's small objects of that size and
+// more (k-means' 128-byte similarity vector): k-means' loop ran at main's
+// speed whenever its sums started an even number of lines from that
+// vector and 0.67-0.84 x when odd (docs/scheduling-and-memory.md,
+// "k-means' slower loop"). jemalloc's large extents take random lines.
+constexpr std::uint64_t kColourLine = 64;
+constexpr std::uint64_t kColourStep = 37;
+constexpr std::uint64_t kColours = kArenaPage / kColourLine / 2;
+
 enum Mode : int { kUnknown = 0, kOff = 1, kOn = 2 };
 std::atomic<int> g_mode{kUnknown};
 std::atomic<std::size_t> g_threshold{SIZE_MAX};
@@ -98,6 +114,10 @@ struct Run {
 
 struct Block {
   std::uint64_t length = 0;
+  // Where the program's pointer lies in the first page (a multiple of the
+  // request's alignment); the block itself, its map key and its pages
+  // start at the page boundary below.
+  std::uint64_t colour = 0;
   std::vector<Run> resident;  // resident at the last switch-out
   bool resident_all = false;  // too many runs: read the whole block back
   bool mostly_dirty = false;  // most resident pages had been written
@@ -226,6 +246,7 @@ struct Arena {
   // nothing here touches it any more.
   bool detached = false;
   std::map<std::uint64_t, Block> used;          // offset -> block
+  std::uint64_t colours = 0;                    // blocks coloured so far
   std::vector<Recycled> recycled;               // oldest first
   std::uint64_t allocated = 0;
   // The kernel's shared zero page, which an anonymous page that was only
@@ -644,21 +665,39 @@ void UnmapRecycled(Arena& arena) {
   Publish(arena);
 }
 
+// The steps a colour takes for a request aligned to `alignment` (0:
+// malloc's): a cache line or the alignment; 0 for page-aligned requests,
+// which are not coloured.
+std::uint64_t ColourGrain(std::uint64_t alignment) {
+  return alignment >= kPage ? 0 : std::max(alignment, kColourLine);
+}
+
 AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
   Arena* arena_ptr = nullptr;
   if (!EnsureReady(arena_ptr)) return {};
   Arena& arena = *arena_ptr;
-  std::uint64_t length = RoundUp(bytes == 0 ? 1 : bytes, kPage);
+  std::uint64_t wanted = bytes == 0 ? 1 : bytes;
+  std::uint64_t grain = ColourGrain(alignment);
+  std::uint64_t colour = 0;
+  if (grain != 0)
+    colour = (arena.colours++ * kColourStep % kColours * 2 + 1) * kColourLine / grain * grain;
+  std::uint64_t length = RoundUp(wanted + colour, kPage);
   std::uint64_t align = std::max<std::uint64_t>(alignment, kPage);
   std::uint64_t kept_length = 0;
   bool kept_fresh = false;
-  if (std::uint64_t kept = TakeRecycled(arena, length, align, &kept_length, &kept_fresh);
+  // A kept block needs room for the data only: one allocated without a
+  // colour (or a smaller one) then takes a smaller colour, rather than
+  // every kept block going for want of a page.
+  if (std::uint64_t kept =
+          TakeRecycled(arena, RoundUp(wanted, kPage), align, &kept_length, &kept_fresh);
       kept != SIZE_MAX) {
+    if (colour > kept_length - wanted) colour = (kept_length - wanted) / grain * grain;
     Block block;
     block.length = kept_length;
+    block.colour = colour;
     arena.used.emplace(kept, std::move(block));
     Publish(arena);
-    return {arena.base + kept, AllocStatus::kOk, kept_fresh};
+    return {arena.base + kept + colour, AllocStatus::kOk, kept_fresh};
   }
   // None fits: the program's sizes changed. Kept blocks then go, so that a
   // rank never holds more memory than its live blocks at their peak.
@@ -682,22 +721,33 @@ AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
     }
     Block block;
     block.length = length;
+    block.colour = colour;
     arena.used.emplace(start, std::move(block));
     arena.allocated += length;
     Publish(arena);
-    return {arena.base + start, AllocStatus::kOk, true};
+    return {arena.base + start + colour, AllocStatus::kOk, true};
   }
   return {};  // the reservation is full: glibc takes over
 }
 
+// The live block whose data starts at `p` (its page-aligned start plus its
+// colour); aborts like glibc, naming `call`, for any other pointer.
+std::map<std::uint64_t, Block>::iterator BlockOfPointer(Arena& arena, const void* p,
+                                                        const char* call) {
+  std::uint64_t at = static_cast<const char*>(p) - arena.base;
+  auto it = arena.used.find(at / kPage * kPage);
+  if (it == arena.used.end() || it->second.heap || it->second.colour != at % kPage)
+    InvalidPointer(call, p);
+  return it;
+}
+
 void FreeLocked(Arena& arena, void* p) {
-  std::uint64_t offset = static_cast<char*>(p) - arena.base;
-  auto it = arena.used.find(offset);
-  if (it == arena.used.end() || it->second.heap) InvalidPointer("free", p);
+  auto it = BlockOfPointer(arena, p, "free");
+  std::uint64_t offset = it->first;
   std::uint64_t length = it->second.length;
   bool file_mapped = it->second.file_mapped;
   arena.used.erase(it);
-  if (!arena.detached) LentCopiesFreed(p, length);
+  if (!arena.detached) LentCopiesFreed(arena.base + offset, length);
   if (arena.detached) {
     // The parent's file: the block stays mapped in this process, unused.
     arena.allocated -= length;
@@ -1003,12 +1053,11 @@ void Free(void* p) {
 void* Reallocate(void* p, std::size_t bytes) {
   Locked lock;
   Arena& arena = *g_arena;
-  std::uint64_t offset = static_cast<char*>(p) - arena.base;
-  auto it = arena.used.find(offset);
-  if (it == arena.used.end()) InvalidPointer("realloc", p);
+  auto it = BlockOfPointer(arena, p, "realloc");
+  std::uint64_t offset = it->first;
   Block& block = it->second;
-  LentCopiesKept(p, block.length);
-  std::uint64_t length = RoundUp(bytes == 0 ? 1 : bytes, kPage);
+  LentCopiesKept(arena.base + offset, block.length);
+  std::uint64_t length = RoundUp((bytes == 0 ? 1 : bytes) + block.colour, kPage);
   if (length <= block.length) {
     if (length < block.length) {
       std::uint64_t tail = block.length - length;
@@ -1050,7 +1099,7 @@ void* Reallocate(void* p, std::size_t bytes) {
   } catch (const std::exception&) {
   }
   if (moved.status != AllocStatus::kOk) return nullptr;
-  std::memcpy(moved.pointer, p, block.length);
+  std::memcpy(moved.pointer, p, block.length - block.colour);
   FreeLocked(arena, p);
   return moved.pointer;
 }
@@ -1058,9 +1107,8 @@ void* Reallocate(void* p, std::size_t bytes) {
 std::size_t UsableSize(const void* p) {
   Locked lock;
   Arena& arena = *g_arena;
-  auto it = arena.used.find(static_cast<const char*>(p) - arena.base);
-  if (it == arena.used.end()) InvalidPointer("malloc_usable_size", p);
-  return it->second.length;
+  auto it = BlockOfPointer(arena, p, "malloc_usable_size");
+  return it->second.length - it->second.colour;
 }
 
 bool InLiveBlock(const void* p, std::size_t bytes) {

@@ -6,7 +6,14 @@
 // Layout. At the first large request the arena reserves a big range of
 // address space (PROT_NONE, no memory) and creates an unlinked file in the
 // slave's spill directory; the block at address base + x uses file offset x,
-// so "is this ours" is a range check and the file needs no index.
+// so "is this ours" is a range check and the file needs no index. Blocks
+// start at page boundaries, but the program's pointer lies a "colour" into
+// the first page, an odd multiple of 64 bytes that differs from block to
+// block (page-aligned requests get none): two arrays allocated one after
+// the other then do not start at the same offset in a page, which slows
+// loops that read one and write the other (arena.cpp, kColourStep). The block's
+// page-aligned start is its key; everything page-wise (write-back, read-
+// back, fresh and dead pages, lent blocks) sees the whole pages.
 //
 // States of a block's pages. A new block is private anonymous memory (zero,
 // no page cache, no file I/O). Switch-out writes every page that is
@@ -59,23 +66,25 @@ struct AllocResult {
   bool zeroed = false;  // false: a recycled block, holding its old contents
 };
 
-// A block of at least `bytes` (rounded up to pages), aligned to
-// max(alignment, page size). Zero-filled when fresh; a block recycled
-// from a recent free keeps what it held (`zeroed` false), as glibc's
-// reused chunks do, so calloc must clear it, unless its memory had gone
-// (a switch-out unmapped it or mapped it from the storage file): then it
-// gets fresh memory and is zeroed. kUnavailable: the arena could
-// not be set up or is full (the caller falls back to glibc); kNoSpace: the
-// scratch disk is full (already reported on stderr).
+// A block of at least `bytes`, aligned to max(alignment, 64): its data
+// starts its colour into its first page (none when alignment >= the
+// page), and the block takes whole pages, colour included. Zero-filled
+// when fresh; a block recycled from a recent free keeps what it held
+// (`zeroed` false), as glibc's reused chunks do, so calloc must clear it,
+// unless its memory had gone (a switch-out unmapped it or mapped it from
+// the storage file): then it gets fresh memory and is zeroed.
+// kUnavailable: the arena could not be set up or is full (the caller
+// falls back to glibc); kNoSpace: the scratch disk is full (already
+// reported on stderr).
 AllocResult Allocate(std::size_t bytes, std::size_t alignment);
 // Frees a block of the arena (aborts like glibc on a pointer that is not
-// the start of a live block).
+// one Allocate or Reallocate returned for a live block).
 void Free(void* p);
 // realloc for a block of the arena to a size >= the threshold: shrinks in
 // place, grows in place when the range after it is free, else moves.
 // nullptr with the old block intact when the new block cannot be had.
 void* Reallocate(void* p, std::size_t bytes);
-// The block's usable size (its length in pages).
+// The block's usable size: from `p` to the end of its last page.
 std::size_t UsableSize(const void* p);
 // Whether [p, p + bytes) lies inside one live block: memory the program
 // allocated and may read (pages on disk come back on touch). The runtime
