@@ -291,7 +291,7 @@ void Report(const char* fmt, ...) {
 
 [[noreturn]] void InvalidPointer(const char* call, const void* p) {
   Report("bdmpi: %s(): invalid pointer %p (inside the storage arena but not "
-         "the start of a block)", call, p);
+         "one that malloc returned for a live block)", call, p);
   abort();
 }
 
