@@ -399,31 +399,31 @@ ReleaseArgs PayloadStore::ListOwed(int lender, std::uint64_t step) {
   return args;
 }
 
-std::optional<Payload> PayloadStore::TakeOwed(int lender, std::uint64_t address, bool mapped) {
+PayloadStore::OwedCopy* PayloadStore::FindOwed(int lender, std::uint64_t address, bool mapped) {
   auto owed = owed_.find(lender);
-  if (owed == owed_.end()) return std::nullopt;
-  auto it = std::find_if(owed->second.begin(), owed->second.end(),
-                         [address, mapped](const OwedCopy& block) {
-                           return block.address == address && (block.mapping != nullptr) == mapped;
-                         });
-  if (it == owed->second.end()) return std::nullopt;
-  Payload copy = std::move(it->copy);
-  owed->second.erase(it);
-  if (owed->second.empty()) owed_.erase(owed);
+  if (owed == owed_.end()) return nullptr;
+  for (OwedCopy& block : owed->second)
+    if (block.address == address && (block.mapping != nullptr) == mapped) return &block;
+  return nullptr;
+}
+
+std::optional<Payload> PayloadStore::TakeOwed(int lender, std::uint64_t address, bool mapped) {
+  OwedCopy* found = FindOwed(lender, address, mapped);
+  if (found == nullptr) return std::nullopt;
+  std::vector<OwedCopy>& owed = owed_.at(lender);
+  Payload copy = std::move(found->copy);
+  owed.erase(owed.begin() + (found - owed.data()));
+  if (owed.empty()) owed_.erase(lender);
   return copy;
 }
 
 const Payload* PayloadStore::KeepOwedMapped(int lender, std::uint64_t address) {
-  auto owed = owed_.find(lender);
-  if (owed == owed_.end()) return nullptr;
-  auto it = std::find_if(owed->second.begin(), owed->second.end(), [address](const OwedCopy& block) {
-    return block.address == address && block.mapping == nullptr;
-  });
-  if (it == owed->second.end() || !it->copy.on_disk()) return nullptr;
+  OwedCopy* found = FindOwed(lender, address, /*mapped=*/false);
+  if (found == nullptr || !found->copy.on_disk()) return nullptr;
   // A second holder of the file: MoveMemoryFilesToDisk leaves it where the
   // lender maps it.
-  it->mapping = it->copy.file();
-  return &it->copy;
+  found->mapping = found->copy.file();
+  return &found->copy;
 }
 
 Payload PayloadStore::Spill(const void* data, std::uint64_t bytes) {

@@ -239,6 +239,9 @@ class PayloadStore {
     bool listed = false;  // named in a Release already (one before a read-ahead)
     std::shared_ptr<OwnedFile> mapping;  // set while the lender maps the copy
   };
+  // The copy of the block at `address` owed to `lender` that the lender
+  // maps (`mapped`) or does not; null: none.
+  OwedCopy* FindOwed(int lender, std::uint64_t address, bool mapped);
   int owing_ = -1;
   std::map<int, std::vector<OwedCopy>> owed_;  // by slave index
   std::map<int, Payload> owed_lists_;          // the Release's list file

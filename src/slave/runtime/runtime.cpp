@@ -172,15 +172,19 @@ void Runtime::TellSettledLentCopies() {
   const void* staged = staged_inline_;
   memory::SettledLentCopy settled;
   while (memory::TakeSettledLentCopy(settled)) {
-    RequestMsg tell;
-    tell.type = MsgType::kLentSettled;
-    tell.file_id = settled.address;
-    tell.bytes = settled.read;
-    tell.wants_reply = false;
     staged_inline_ = nullptr;
-    Append(tell);
+    Append(LentSettledMsg(settled.address, settled.read));
   }
   staged_inline_ = staged;
+}
+
+RequestMsg Runtime::LentSettledMsg(std::uint64_t address, std::uint64_t read) {
+  RequestMsg settled;
+  settled.type = MsgType::kLentSettled;
+  settled.file_id = address;
+  settled.bytes = read;
+  settled.wants_reply = false;
+  return settled;
 }
 
 bool Runtime::LeavesReceivesUntold(const RequestMsg& request) const {
@@ -470,11 +474,7 @@ void Runtime::RestoreCopiedBlocks() {
     // The skipped pages are fresh memory: this read is their only copy.
     ReadExactlyAt(fd.get(), reinterpret_cast<void*>(block.skipped), block.skipped_bytes, offset,
                   dir.FilePath(copy.file_id).c_str());
-    RequestMsg settled;
-    settled.type = MsgType::kLentSettled;
-    settled.file_id = block.address;
-    settled.bytes = block.skipped_bytes;
-    Post(settled);
+    Post(LentSettledMsg(block.address, block.skipped_bytes));
   }
 }
 

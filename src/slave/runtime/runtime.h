@@ -150,6 +150,8 @@ class Runtime {
   // Names to the master the lent blocks' copies no longer mapped
   // (memory/lent_copies.h).
   void TellSettledLentCopies();
+  // LentSettled for the block at `address`: `read` bytes read from its copy.
+  static RequestMsg LentSettledMsg(std::uint64_t address, std::uint64_t read);
 
  private:
   Runtime() = default;
