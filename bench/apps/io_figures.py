@@ -46,7 +46,7 @@ import time
 FIELDS = ["app", "size", "mode", "rep", "param", "status", "wall_s", "solve_s",
           "iterations", "answer", "verified", "peak_mib", "swapin_mib",
           "swapout_mib", "report", "diskin_mib", "diskout_mib", "setup_s", "progress_iters",
-          "progress_s_iter", "progress_bound"]
+          "progress_s_iter", "progress_bound", "io_iters"]
 MIB = 1 << 20
 
 # Points per iteration where every rank must have run since the last one,
@@ -62,13 +62,20 @@ MIB = 1 << 20
 #             redistribution's x, y, z exchanges chain all ranks after each
 #             advanced its atoms, and the energies' allreduce follows the
 #             force computation over all of them.
-#   minife,   1 per CG iteration: the matrix, most of a rank's data, is read
-#   hpcg      once, by the matrix-vector product; the dot products'
+#   minife    1 per CG iteration: the matrix, most of a rank's data, is read
+#             once, by the matrix-vector product; the dot products'
 #             allreduces in between touch vectors only.
+#   hpcg      4 per CG iteration: its multigrid preconditioner sweeps the
+#             fine level's matrix in the pre-smoother, the residual's
+#             matrix-vector product and the post-smoother, and CG's own
+#             product sweeps it once more, each sweep followed by a halo
+#             exchange that on 2 x 2 x 2 ranks reaches all of them. The
+#             coarse levels (1/8, 1/64, 1/512 of the rows, 3, 3 and 1
+#             exchanges) add less than half a sweep; not counted.
 #   graph500  1 per BFS, a conservative count: each BFS reads every rank's
 #             part of the graph at least once; its per-level collectives are
 #             not counted, a level touching only part of it.
-SYNC_POINTS = {"lulesh": 4, "comd": 2, "minife": 1, "hpcg": 1, "graph500": 1}
+SYNC_POINTS = {"lulesh": 4, "comd": 2, "minife": 1, "hpcg": 4, "graph500": 1}
 
 
 def num(text):
@@ -101,7 +108,11 @@ def io_of(run, logs, limit, iters_fallback):
     ranks = rep.get("ranks", [])
     if not ranks:
         return None
-    if run["status"] == "capped":
+    if num(run.get("io_iters")):
+        # Every iteration the run did, where the timed ones are a part
+        # (HPCG: all its CG iterations, the timed set being 50 of them).
+        iters = num(run["io_iters"])
+    elif run["status"] == "capped":
         # What a capped run did: the iterations its progress lines timed
         # (its setup's I/O included), else the whole run as one.
         iters = num(run.get("progress_iters")) or 1
@@ -227,7 +238,7 @@ def main():
     lines = ["# Proxy applications in and out of core, "
              + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), ""]
     lines += [h for h in a.header.split("\n") if h] + [""]
-    lines.append("Every run: 8 ranks. `ref` is Open MPI's mpirun without a memory limit (the "
+    lines.append("Every run: 8 ranks, CoMD 16. `ref` is Open MPI's mpirun without a memory limit (the "
                  "in-memory answer); the others run in the cgroup. Times are the application's "
                  "own timer of its solve phase (LULESH elapsed, CoMD loop, miniFE total CG, HPCG "
                  "benchmark total), the wall time when a run was capped (then a lower bound).")
@@ -276,7 +287,8 @@ def main():
     prog = [r for r in runs if r["progress_bound"] in ("exact", "lower")]
     if prog:
         lines.append("From the time stamps of the lines the programs print as they go (LULESH `-p`: "
-                     "every cycle; CoMD: every step; miniFE: every 20 CG iterations; HPCG prints none): "
+                     "every cycle; CoMD: every step; miniFE: every 20 CG iterations; HPCG: every CG iteration, "
+                     "from its log): "
                      "the setup (to the first such line) and the time per iteration after it; "
                      "\"> x\" where the run was capped before its next line (a lower bound).")
         lines.append("")
@@ -336,7 +348,8 @@ def main():
         if f is None:
             continue
         t, capped = time_of(r)
-        per_it = t / f["iters"] if t is not None else None
+        # The solve timer's own iterations (HPCG's timed set, not all it did).
+        per_it = t / (num(r["iterations"]) or f["iters"]) if t is not None else None
         if capped:
             per = f"{f['iters']:.0f} iterations (capped)" if f["iters"] > 1 else "whole run (capped)"
             p_it = num(r.get("progress_s_iter"))
@@ -426,7 +439,7 @@ def main():
                     fo.write(f"{app}-{size} " + " ".join(vals) + "\n")
         gp = f"""set terminal pngcairo size 1100,520 font ',10'
 set output '{os.path.join(a.out, 'plot.png')}'
-set title 'Proxy apps, 8 ranks: solve time (s, log); limit {a.limit / MIB:.0f} MiB; capped runs at the cap'
+set title 'Proxy apps, 8 ranks (CoMD 16): solve time (s, log); limit {a.limit / MIB:.0f} MiB; capped runs at the cap'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1

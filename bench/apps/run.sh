@@ -23,7 +23,14 @@
 #   --limit SIZE      memory cgroup limit (default 256m; k/m/g suffixes)
 #   --factor F        the out-of-core size's ranks together need about F x the
 #                     limit (default 2.75); the in-memory size about F/8
-#   --sizes LIST      small,large (default both)
+#   --sizes LIST      small,large (default both): the ranks together need
+#                     about --factor / 8 (small) or --factor (large) x the
+#                     limit. Large, at --limit 192m: LULESH s = 43 (8 ranks),
+#                     CoMD 4 x 67^3 atoms on 4 x 2 x 2 = 16 ranks (a rank ~1/6
+#                     of the limit, so that the budget holds several), miniFE
+#                     108^3 (8 ranks), HPCG 40 x 40 x 48 per rank on 8 ranks,
+#                     run once through (--rt=0: about 210 CG iterations in all,
+#                     the timed set 50 of them)
 #   --modes LIST      from bdmpi,bdmpi-best,mpirun (default all three); the
 #                     in-memory reference (mpirun in a cgroup without limit)
 #                     always runs
@@ -50,7 +57,7 @@
 #                     that tree's bdmpiexec and wrappers (say main's) as a
 #                     third variant
 #
-# Every application runs with 8 ranks. Per size: the reference (mpirun, no
+# Every application runs with 8 ranks, CoMD with 16. Per size: the reference (mpirun, no
 # memory limit), then, in the cgroup of --limit, interleaved: bdmpi
 # (bdmpiexec -ns 8, default options), bdmpi-best (bdmpiexec -ns 8 --best
 # options), mpirun (mpirun --oversubscribe -np 8, with a swap file). Every
@@ -163,7 +170,10 @@ if [[ -n $best_build ]]; then
 fi
 
 # ---------------------------------------------------------------- the apps
-nranks=8
+# Ranks per application: CoMD's rank is a small part of the budget with 16
+# (with 8 its budget held fewer than two ranks, and each exchange switched
+# one out).
+ranks_of() { if [[ $1 == comd ]]; then echo 16; else echo 8; fi; }
 src_of() { # app -> source directory
   local d
   if [[ -n ${app_src[$1]:-} ]]; then echo "${app_src[$1]}"; return; fi
@@ -209,7 +219,9 @@ build_app() {
           "$s/ref/utils/BoxPartition.cpp" "$c/YAML_Doc.cpp" "$c/YAML_Element.cpp" \
           "$s/ref/utils/param_utils.cpp" "$s/ref/utils/utils.cpp" "$s/ref/utils/mytimer.cpp" -o "$exe" ;;
       hpcg)
-        "$cxx" -O3 -DHPCG_NO_OPENMP -I"$s/src" "$s"/src/*.cpp -o "$exe" ;;
+        # HPCG_DEBUG: rank 0 logs every CG iteration to its hpcg<date>.txt,
+        # the only progress HPCG gives (hpcg_watch stamps them).
+        "$cxx" -O3 -DHPCG_NO_OPENMP -DHPCG_DEBUG -I"$s/src" "$s"/src/*.cpp -o "$exe" ;;
       graph500)
         # -fcommon: the reference code defines globals in headers (GCC >= 10
         # refuses that by default).
@@ -225,15 +237,19 @@ build_app() {
 # Problem sizes. Bytes a rank needs per unit of size, measured with Open
 # MPI on one rank (peak RSS): LULESH ~850 B per element (s^3 elements),
 # CoMD ~440 B per atom (4 n^3 atoms in all), miniFE ~440 B per row (n^3 in
-# all), HPCG ~900 B per row (nx^3 per rank, nx a multiple of 8), Graph500
+# all), HPCG ~900 B per row (nx * ny * nz per rank, each a multiple of 8:
+# nx = ny the largest cube's side that fits, nz the rest), Graph500
 # ~700 B per vertex at edge factor 16 (2^scale vertices in all).
 size_param() { # app total-bytes -> the size parameter
-  awk -v app="$1" -v b="$2" -v n="$nranks" 'function cbrt(x) { return exp(log(x) / 3) }
+  awk -v app="$1" -v b="$2" -v n="$(ranks_of "$1")" 'function cbrt(x) { return exp(log(x) / 3) }
     BEGIN {
       if (app == "lulesh") v = int(cbrt(b / n / 850) + 0.5)
       else if (app == "comd") v = int(cbrt(b / 440 / 4) + 0.5)
       else if (app == "minife") v = int(cbrt(b / 440) + 0.5)
-      else if (app == "hpcg") { v = int(cbrt(b / n / 900) / 8 + 0.5) * 8; if (v < 16) v = 16 }
+      else if (app == "hpcg") {
+        rows = b / n / 900; x = int(cbrt(rows) / 8) * 8; if (x < 16) x = 16
+        z = int(rows / (x * x) / 8 + 0.5) * 8; if (z < 16) z = 16
+        v = x "x" x "x" z }
       else if (app == "graph500") { v = int(log(b / 700) / log(2) + 0.5) }
       print v }'
 }
@@ -244,9 +260,12 @@ app_args() {
   case $app in
     lulesh) iters_hint=$([[ $sz == small ]] && echo 20 || echo 5); args=(-s "$p" -i "$iters_hint" -p) ;;
     comd) iters_hint=$([[ $sz == small ]] && echo 10 || echo 3)
-      args=(-i 2 -j 2 -k 2 -x "$p" -y "$p" -z "$p" -N "$iters_hint" -n 1) ;;
+      args=(-i 4 -j 2 -k 2 -x "$p" -y "$p" -z "$p" -N "$iters_hint" -n 1) ;;
     minife) iters_hint=200; args=(-nx "$p" -ny "$p" -nz "$p") ;;
-    hpcg) iters_hint=50; args=(--nx="$p" --ny="$p" --nz="$p" --rt=1) ;;
+    # --rt=0: one pass (HPCG's "QuickPath"): the reference CG's 50
+    # iterations, its checks, the optimized CG's 50, one timed set of 50.
+    hpcg) iters_hint=50; local d; IFS=x read -r -a d <<<"$p"
+      args=(--nx="${d[0]}" --ny="${d[1]}" --nz="${d[2]}" --rt=0) ;;
     graph500) iters_hint=64; args=("$p" 16) ;;
   esac
 }
@@ -285,10 +304,23 @@ parse_run() {
            END { printf "%s %s %s %s\n", t ? t : "-", e ? e : "-", it ? it : "-", e ? (bad ? "no" : "yes") : "-" }' "$log" ;;
   esac
 }
+# hpcg_watch DIR: while HPCG runs in DIR, a line "<time> cg-iterations N"
+# whenever the CG iterations rank 0 has logged (hpcg<date>.txt; the other
+# ranks' files end in _<rank>.txt) reach N, polled every 0.2 s.
+hpcg_watch() {
+  local n=0 m f
+  while sleep 0.2; do
+    f=$(ls "$1"/hpcg*T[0-9][0-9][0-9][0-9][0-9][0-9].txt 2>/dev/null | head -1)
+    [[ -n $f ]] || continue
+    m=$(grep -c '^Iteration = ' "$f")
+    ((m > n)) && { printf '%s cg-iterations %d\n' "$EPOCHREALTIME" "$m"; n=$m; }
+  done
+}
 # progress APP LOG START END: "setup_s done s_per_iter bound" from the time
 # stamps of the lines the program prints as it goes (LULESH -p: a line per
-# cycle; CoMD: one per step; miniFE: one per 20 CG iterations; HPCG prints
-# none): the time to the first of them (the setup), the iterations done
+# cycle; CoMD: one per step; miniFE: one per 20 CG iterations; HPCG: each
+# CG iteration, of its checks' cheaper unpreconditioned ones too, through
+# hpcg_watch): the time to the first of them (the setup), the iterations done
 # after it, and the time per iteration since, a lower bound ("lower") when
 # the run ended before its next line came (capped) and nothing was done:
 # the time since the first line over the iterations between two lines.
@@ -299,6 +331,7 @@ progress() {
     app == "comd" && $2 ~ /^[0-9]+$/ && NF == 9 && $4 ~ /^-/ { mark($2 + 0) }
     app == "minife" && /Starting CG solver/ { mark(0) }
     app == "minife" && $2 == "Iteration" { mark($4 + 0) }
+    app == "hpcg" && $2 == "cg-iterations" { mark($3 + 0) }
     END {
       if (t0 == "") { print "- 0 - none"; exit }
       if (t1 == "") { printf "%.3f 0 %.3f lower\n", t0 - start, (end - t0) / stride; exit }
@@ -583,6 +616,8 @@ one_run() {
   tag=$app.$sz.$mode.$rep
   p=${psize[$app.$sz]}
   app_args "$app" "$p" "$sz"
+  local nranks
+  nranks=$(ranks_of "$app")
   dir=$work/runs/$tag
   mkdir -p "$dir"
   run_count=$((run_count + 1))
@@ -607,7 +642,13 @@ one_run() {
   local saved=$cg
   [[ $mode == ref ]] && cg=$cg_free
   cd "$dir" || die "cd $dir"
+  local watch=""
+  if [[ $app == hpcg ]]; then
+    hpcg_watch "$dir" >"$out/logs/$tag.iters" &
+    watch=$!
+  fi
   run_in_cg "$tag" "${cmd[@]}"
+  [[ -n $watch ]] && { kill "$watch"; wait "$watch"; } 2>/dev/null
   cd "$repo" || true
   cg=$saved
   local status solve answer iters verified
@@ -615,7 +656,15 @@ one_run() {
   # A capped run did fewer: its time over all of them is a lower bound.
   [[ $iters == - ]] && iters=$iters_hint
   local setup ndone per_it pbound
-  read -r setup ndone per_it pbound <<<"$(progress "$app" "$out/logs/$tag.out" "$run_start" "$run_end")"
+  local plog=$out/logs/$tag.out io_iters=-
+  if [[ $app == hpcg ]]; then
+    plog=$out/logs/$tag.iters
+    # Its I/O per iteration: over all the CG iterations it did, not the
+    # timed set's alone.
+    io_iters=$(tail -1 "$plog" | awk '{ print $3 }')
+    [[ -n $io_iters ]] || io_iters=-
+  fi
+  read -r setup ndone per_it pbound <<<"$(progress "$app" "$plog" "$run_start" "$run_end")"
   # Keep what the program wrote (YAML, HPCG's reports) with the logs.
   local f
   for f in "$dir"/*.yaml "$dir"/*.txt; do [[ -f $f ]] && cp "$f" "$out/logs/$tag.${f##*/}"; done
@@ -631,9 +680,9 @@ one_run() {
   else
     status=ok
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$sz" "$mode" "$rep" "$p" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$sz" "$mode" "$rep" "$p" \
     "$status" "$run_wall" "$solve" "$iters" "$answer" "$verified" "$run_peak" "$run_swapin" "$run_swapout" \
-    "${report:+$(basename "$report")}" "$run_diskin" "$run_diskout" "$setup" "$ndone" "$per_it" "$pbound" >>"$records"
+    "${report:+$(basename "$report")}" "$run_diskin" "$run_diskout" "$setup" "$ndone" "$per_it" "$pbound" "$io_iters" >>"$records"
   say "$tag: $status, wall ${run_wall}s, solve ${solve}s, answer $answer, peak ${run_peak} MiB, swap in/out ${run_swapin}/${run_swapout} MiB, disk read/written ${run_diskin}/${run_diskout} MiB"
   find "$work/scratch" -mindepth 1 -maxdepth 1 -exec rm -rf {} + 2>/dev/null
   rm -rf "$dir" "$work"/tmp/* 2>/dev/null
@@ -659,7 +708,7 @@ python3 "$script_dir/io_figures.py" --records "$records" --out "$out" --limit "$
   --tolerances "$(for a in "${run_apps[@]}"; do printf '%s=%s,' "$a" "$(tolerance "$a")"; done)" \
   --header "$(printf '%s\n' \
     "Command: \`bench/apps/run.sh --apps $apps_text --limit $limit_text --factor $factor --sizes $sizes_text --modes $modes_text --best '$best'${best_build:+ --best-build $best_build} --repeat $repeat --cap $cap\`" \
-    "BDMPI commit $commit; $(nproc) cores; memory cgroup limit $(mib "$limit_real") MiB; swap file $(mib "$swap_bytes") MiB; $nranks ranks per application." \
+    "BDMPI commit $commit; $(nproc) cores; memory cgroup limit $(mib "$limit_real") MiB; swap file $(mib "$swap_bytes") MiB; 8 ranks per application, CoMD 16." \
     "Load (uptime) at start: ${load_start##*load average: }; at end: ${load_end##*load average: }." \
     "I/O bound (dd, $dd_mb MiB, in the cgroup): $dd_line." \
     "$(for k in "${!skipped[@]}"; do echo "Skipped $k: ${skipped[$k]}."; done)")"
