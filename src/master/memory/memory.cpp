@@ -139,8 +139,13 @@ std::uint64_t NodeMemory::ResumeBytes(const Slave& slave) const {
       !(slave.storage_released || slave.storage_partial))
     return full;
   return TouchAdmission(slave.storage_partial ? slave.touched : 0,
-                        slave.touch_estimates.Expected(static_cast<int>(slave.pending->type)),
-                        full);
+                        slave.touch_estimates.Expected(TouchPointOf(slave)), full);
+}
+
+int NodeMemory::TouchPointOf(const Slave& slave) const {
+  std::vector<int> sources;
+  master_.AwaitedSources(slave, sources);
+  return TouchPoint(static_cast<int>(slave.pending->type), !sources.empty());
 }
 
 std::uint64_t NodeMemory::RunningBytes(const Slave& slave) const {
@@ -176,8 +181,13 @@ void NodeMemory::NoteResume(Slave& slave) {
     slave.touched = 0;
   }
   if (!slave.storage_partial || !slave.pending) return;
-  slave.touch_point = static_cast<int>(slave.pending->type);
+  slave.touch_point = TouchPointOf(slave);
   slave.touch_counted = ResumeBytes(slave);
+  BDMPI_DEBUG("sched", "rank %d resumed out of %s%s on %llu of %llu bytes", slave.world_rank,
+              MsgTypeName(slave.pending->type),
+              slave.touch_point % 2 ? " (receives left)" : "",
+              static_cast<unsigned long long>(slave.touch_counted),
+              static_cast<unsigned long long>(ExpectedStorage(slave)));
   // What it frees before it blocks (a step's temporaries) was touched too.
   slave.touch_peak_reset = ResetPeakRss(slave.pid);
   if (slave.touch_counted < ExpectedStorage(slave)) {
@@ -200,8 +210,12 @@ void NodeMemory::NoteStopped(Slave& slave) {
     touched_most = std::max(touched_most, peak - slave.touch_baseline.resident());
   slave.touch_peak_reset = false;
   // What this run added, at its most, to what was resident before it.
-  slave.touch_estimates.Note(slave.touch_point,
-                             touched_most > slave.touched ? touched_most - slave.touched : 0);
+  std::uint64_t added = touched_most > slave.touched ? touched_most - slave.touched : 0;
+  BDMPI_DEBUG("sched", "rank %d added %llu bytes after a resume out of %s%s",
+              slave.world_rank, static_cast<unsigned long long>(added),
+              MsgTypeName(static_cast<MsgType>(slave.touch_point / 2)),
+              slave.touch_point % 2 ? " (receives left)" : "");
+  slave.touch_estimates.Note(slave.touch_point, added);
   slave.touched = touched;
   slave.touch_counted = touched;
 }
