@@ -26,10 +26,10 @@
 #   --sizes LIST      small,large (default both): the ranks together need
 #                     about --factor / 8 (small) or --factor (large) x the
 #                     limit. Large, at --limit 192m: LULESH s = 43 (8 ranks),
-#                     CoMD 4 x 67^3 atoms on 4 x 2 x 2 = 16 ranks (a rank ~1/6
+#                     CoMD 4 x 61^3 atoms on 4 x 2 x 2 = 16 ranks (a rank ~1/6
 #                     of the limit, so that the budget holds several), miniFE
 #                     108^3 (8 ranks), HPCG 40 x 40 x 48 per rank on 8 ranks,
-#                     run once through (--rt=0: about 210 CG iterations in all,
+#                     run once through (--rt=0: about 175 CG iterations in all,
 #                     the timed set 50 of them)
 #   --modes LIST      from bdmpi,bdmpi-best,mpirun (default all three); the
 #                     in-memory reference (mpirun in a cgroup without limit)
@@ -236,7 +236,8 @@ build_app() {
 
 # Problem sizes. Bytes a rank needs per unit of size, measured with Open
 # MPI on one rank (peak RSS): LULESH ~850 B per element (s^3 elements),
-# CoMD ~440 B per atom (4 n^3 atoms in all), miniFE ~440 B per row (n^3 in
+# CoMD ~600 B per atom on its 16 ranks (4 n^3 atoms in all; 440 on one:
+# n = 68 peaked at 733 MiB, 3.8 x 192 MiB, on 16 ranks), miniFE ~440 B per row (n^3 in
 # all), HPCG ~900 B per row (nx * ny * nz per rank, each a multiple of 8:
 # nx = ny the largest cube's side that fits, nz the rest), Graph500
 # ~700 B per vertex at edge factor 16 (2^scale vertices in all).
@@ -244,7 +245,7 @@ size_param() { # app total-bytes -> the size parameter
   awk -v app="$1" -v b="$2" -v n="$(ranks_of "$1")" 'function cbrt(x) { return exp(log(x) / 3) }
     BEGIN {
       if (app == "lulesh") v = int(cbrt(b / n / 850) + 0.5)
-      else if (app == "comd") v = int(cbrt(b / 440 / 4) + 0.5)
+      else if (app == "comd") v = int(cbrt(b / 600 / 4) + 0.5)
       else if (app == "minife") v = int(cbrt(b / 440) + 0.5)
       else if (app == "hpcg") {
         rows = b / n / 900; x = int(cbrt(rows) / 8) * 8; if (x < 16) x = 16
