@@ -70,8 +70,8 @@ struct Slave {
   // (touch_estimate.h): only what it touched counts resident. `touched`:
   // what it added to its memory since `touch_baseline` (its reading at
   // that resume) when last measured; `touch_counted`: what the budget counts for it (while
-  // it runs, what it was admitted on); `touch_point`: the point it was last
-  // resumed out of (touch_estimate.h's TouchPoint); `touch_estimates`: by that point, what its
+  // it runs, what it was admitted on); `touch_point`: the request type it
+  // was last resumed out of; `touch_estimates`: by that point, what its
   // resumes touched; `touch_peak_reset`: its VmHWM was set back at that
   // resume (what it held at most since then can be read).
   bool storage_partial = false;

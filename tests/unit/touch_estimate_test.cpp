@@ -47,26 +47,6 @@ TEST(TouchEstimates, ByPoint) {
   EXPECT_FALSE(estimates.Expected(3));
 }
 
-TEST(TouchEstimates, AWaitWithReceivesLeftIsAPointOfItsOwn) {
-  // HPCG's halo exchange on 8 ranks: 7 waits, one per neighbour. Resumed
-  // out of one with receives left, a rank blocks again at once; out of the
-  // last, it sweeps its matrix (45 MiB).
-  constexpr int kWait = 9;
-  EXPECT_NE(TouchPoint(kWait, true), TouchPoint(kWait, false));
-  EXPECT_NE(TouchPoint(kWait, true), TouchPoint(kWait + 1, false));
-  EXPECT_NE(TouchPoint(kWait, false), TouchPoint(kWait + 1, false));
-  TouchEstimates estimates;
-  for (int round = 0; round < 3; ++round) {
-    for (int left = 6; left > 0; --left) estimates.Note(TouchPoint(kWait, true), 0);
-    estimates.Note(TouchPoint(kWait, false), 45 * kMiB);
-  }
-  // The intermediate resumes are admitted on what the rank holds and the
-  // margin, not on the sweep: nobody is switched out for them.
-  EXPECT_EQ(TouchAdmission(2 * kMiB, estimates.Expected(TouchPoint(kWait, true)), 60 * kMiB),
-            3 * kMiB);
-  EXPECT_EQ(estimates.Expected(TouchPoint(kWait, false)), 45 * kMiB);
-}
-
 TEST(TouchEstimates, GrowsAtOnceShrinksByHalves) {
   TouchEstimates estimates;
   estimates.Note(1, 8 * kMiB);

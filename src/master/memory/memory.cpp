@@ -139,13 +139,8 @@ std::uint64_t NodeMemory::ResumeBytes(const Slave& slave) const {
       !(slave.storage_released || slave.storage_partial))
     return full;
   return TouchAdmission(slave.storage_partial ? slave.touched : 0,
-                        slave.touch_estimates.Expected(TouchPointOf(slave)), full);
-}
-
-int NodeMemory::TouchPointOf(const Slave& slave) const {
-  std::vector<int> sources;
-  master_.AwaitedSources(slave, sources);
-  return TouchPoint(static_cast<int>(slave.pending->type), !sources.empty());
+                        slave.touch_estimates.Expected(static_cast<int>(slave.pending->type)),
+                        full);
 }
 
 std::uint64_t NodeMemory::RunningBytes(const Slave& slave) const {
@@ -181,11 +176,10 @@ void NodeMemory::NoteResume(Slave& slave) {
     slave.touched = 0;
   }
   if (!slave.storage_partial || !slave.pending) return;
-  slave.touch_point = TouchPointOf(slave);
+  slave.touch_point = static_cast<int>(slave.pending->type);
   slave.touch_counted = ResumeBytes(slave);
-  BDMPI_DEBUG("sched", "rank %d resumed out of %s%s on %llu of %llu bytes", slave.world_rank,
+  BDMPI_DEBUG("sched", "rank %d resumed out of %s on %llu of %llu bytes", slave.world_rank,
               MsgTypeName(slave.pending->type),
-              slave.touch_point % 2 ? " (receives left)" : "",
               static_cast<unsigned long long>(slave.touch_counted),
               static_cast<unsigned long long>(ExpectedStorage(slave)));
   // What it frees before it blocks (a step's temporaries) was touched too.
@@ -211,10 +205,9 @@ void NodeMemory::NoteStopped(Slave& slave) {
   slave.touch_peak_reset = false;
   // What this run added, at its most, to what was resident before it.
   std::uint64_t added = touched_most > slave.touched ? touched_most - slave.touched : 0;
-  BDMPI_DEBUG("sched", "rank %d added %llu bytes after a resume out of %s%s",
+  BDMPI_DEBUG("sched", "rank %d added %llu bytes after a resume out of %s",
               slave.world_rank, static_cast<unsigned long long>(added),
-              MsgTypeName(static_cast<MsgType>(slave.touch_point / 2)),
-              slave.touch_point % 2 ? " (receives left)" : "");
+              MsgTypeName(static_cast<MsgType>(slave.touch_point)));
   slave.touch_estimates.Note(slave.touch_point, added);
   slave.touched = touched;
   slave.touch_counted = touched;

@@ -118,8 +118,6 @@ class NodeMemory {
   // when its data is switched out or read back lazily and a resume out of
   // the same point has been measured, else ExpectedStorage.
   std::uint64_t ResumeBytes(const Slave& slave) const;
-  // touch_estimate.h's TouchPoint of the request `slave` waits in.
-  int TouchPointOf(const Slave& slave) const;
   // What a running slave counts: its admission while it runs on an
   // estimate, else ExpectedStorage.
   std::uint64_t RunningBytes(const Slave& slave) const;

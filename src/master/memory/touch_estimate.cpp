@@ -13,10 +13,6 @@ std::uint64_t TouchedSince(const TouchReading& base, const TouchReading& now) {
          std::max(grown(base.shared, now.shared), grown(base.read, now.read));
 }
 
-int TouchPoint(int request_type, bool receives_left) {
-  return request_type * 2 + (receives_left ? 1 : 0);
-}
-
 std::optional<std::uint64_t> TouchEstimates::Expected(int point) const {
   for (const auto& [at, bytes] : points_)
     if (at == point) return bytes;

@@ -40,16 +40,6 @@ struct TouchReading {
 // anonymous pages, and the larger of its new file pages and what it read.
 std::uint64_t TouchedSince(const TouchReading& base, const TouchReading& now);
 
-// The point a rank is resumed out of: the request type, and whether other
-// receives it posted are still unmatched. An exchange that waits for its
-// neighbours' messages one at a time (HPCG's halo, miniFE's) is resumed out
-// of a wait as each message comes; the resumes with receives left block
-// again at once, having touched nothing, and only the last goes on to
-// sweep the rank's data. One estimate for both admitted the first kind on
-// the sweep's bytes (halved at each), switching out other ranks for room
-// it never used.
-int TouchPoint(int request_type, bool receives_left);
-
 class TouchEstimates {
  public:
   // The bytes a resume out of `point` is expected to touch beyond what the
