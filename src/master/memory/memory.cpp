@@ -187,6 +187,7 @@ void NodeMemory::NoteResume(Slave& slave) {
 }
 
 void NodeMemory::NoteStopped(Slave& slave) {
+  slave.stopped_ns = MonotonicNs();
   if (touch_watch_) touch_watch_->Unwatch(slave.index);
   if (!slave.storage_partial) return;
   TouchReading now;
@@ -351,8 +352,10 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
   // straight back), those that will not be woken soon first (a slave
   // waiting for a rank that runs now would be read back within the round),
   // one that reads ahead last (its reads would be wasted), the largest
-  // first (fewest switch-outs): switch_policy.h.
-  std::vector<std::pair<Slave*, SwitchOutCandidate>> candidates;
+  // first (fewest switch-outs), and of those alike the one that ran last
+  // (the ranks run in about the same order every round): switch_policy.h.
+  std::vector<Slave*> waiting_slaves;
+  std::vector<SwitchOutCandidate> facts_of;
   for (Slave& other : master_.slaves()) {
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
@@ -362,16 +365,18 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
     // is meanwhile, or the write-back would race them.
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
         !other.storage_releasing && !master_.HasIncomingWrites(other) &&
-        ResidentStorageBytes(other) > 0 && !payloads_.LentInHand(other.index))
-      candidates.push_back({&other, {.state = other.state,
-                                     .woken_soon = WokenSoon(other),
-                                     .read_ahead = other.storage_read_ahead,
-                                     .bytes = ResidentStorageBytes(other)}});
+        ResidentStorageBytes(other) > 0 && !payloads_.LentInHand(other.index)) {
+      waiting_slaves.push_back(&other);
+      facts_of.push_back({.state = other.state,
+                          .woken_soon = WokenSoon(other),
+                          .read_ahead = other.storage_read_ahead,
+                          .bytes = ResidentStorageBytes(other),
+                          .stopped_ns = other.stopped_ns});
+    }
   }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
-    return SwitchOutBefore(a.second, b.second);
-  });
-  for (auto& [victim, facts] : candidates) {
+  for (std::size_t pick : SwitchOutOrder(facts_of)) {
+    Slave* victim = waiting_slaves[pick];
+    const SwitchOutCandidate& facts = facts_of[pick];
     if (resident - releasing <= node_memory_) break;
     BDMPI_DEBUG("sched", "switch out rank %d (%s, %llu bytes%s) for rank %d",
                 victim->world_rank, SlaveStateName(facts.state),
