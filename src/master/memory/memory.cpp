@@ -378,10 +378,13 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
     Slave* victim = waiting_slaves[pick];
     const SwitchOutCandidate& facts = facts_of[pick];
     if (resident - releasing <= node_memory_) break;
-    BDMPI_DEBUG("sched", "switch out rank %d (%s, %llu bytes%s) for rank %d",
+    BDMPI_DEBUG("sched", "switch out rank %d (%s, %llu bytes%s, stopped %.1f ms ago) for rank %d",
                 victim->world_rank, SlaveStateName(facts.state),
                 static_cast<unsigned long long>(facts.bytes),
-                facts.woken_soon ? ", woken soon" : "", slave.world_rank);
+                facts.woken_soon ? ", woken soon" : "",
+                facts.stopped_ns < 0 ? -1.0
+                                     : static_cast<double>(MonotonicNs() - facts.stopped_ns) / 1e6,
+                slave.world_rank);
     // Its lent blocks become ordinary messages first: once switched out,
     // its memory cannot be read from outside. The copies are kept for it
     // too, so that its write-back skips their pages, and it reads them

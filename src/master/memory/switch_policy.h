@@ -17,10 +17,10 @@
 // Among waiting ranks alike (the same state and prospects, holding about
 // as much), the one that stopped running last is switched out first. The
 // ranks of an iteration tend to run in the same order every iteration
-// (miniFE's product in about rank order), so the one that ran last runs
-// last again: evicting it keeps the others' data for their turn, where
-// evicting the one that ran longest ago (or the lowest index) reads every
-// rank's data back every iteration.
+// (a token ring; a solver's product in about rank order), so the one that
+// ran last runs last again: evicting it keeps the others' data for their
+// turn, where evicting the one that ran longest ago reads every rank's
+// data back every iteration.
 #pragma once
 
 #include <cstddef>
