@@ -66,6 +66,9 @@ struct Slave {
   // Most storage-backed bytes seen when it stopped running: what it is
   // expected to need when it runs again (it may allocate after resuming).
   std::uint64_t storage_peak = 0;
+  // When it last stopped running (CLOCK_MONOTONIC; -1: never): of waiting
+  // ranks alike, the one that ran last is switched out first (switch_policy.h).
+  std::int64_t stopped_ns = -1;
   // Resumed since its switch-out with its data read back lazily
   // (touch_estimate.h): only what it touched counts resident. `touched`:
   // what it added to its memory since `touch_baseline` (its reading at

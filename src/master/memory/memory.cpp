@@ -191,6 +191,7 @@ void NodeMemory::NoteResume(Slave& slave) {
 }
 
 void NodeMemory::NoteStopped(Slave& slave) {
+  slave.stopped_ns = MonotonicNs();
   if (touch_watch_) touch_watch_->Unwatch(slave.index);
   if (!slave.storage_partial) return;
   TouchReading now;
@@ -358,8 +359,10 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
   // straight back), those that will not be woken soon first (a slave
   // waiting for a rank that runs now would be read back within the round),
   // one that reads ahead last (its reads would be wasted), the largest
-  // first (fewest switch-outs): switch_policy.h.
-  std::vector<std::pair<Slave*, SwitchOutCandidate>> candidates;
+  // first (fewest switch-outs), and of those alike the one that ran last
+  // (the ranks run in about the same order every round): switch_policy.h.
+  std::vector<Slave*> waiting_slaves;
+  std::vector<SwitchOutCandidate> facts_of;
   for (Slave& other : master_.slaves()) {
     bool waiting = other.state == SlaveState::kRBlocked ||
                    other.state == SlaveState::kCBlocked ||
@@ -369,21 +372,26 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
     // is meanwhile, or the write-back would race them.
     if (&other != &slave && waiting && other.pending && !other.storage_released &&
         !other.storage_releasing && !master_.HasIncomingWrites(other) &&
-        ResidentStorageBytes(other) > 0 && !payloads_.LentInHand(other.index))
-      candidates.push_back({&other, {.state = other.state,
-                                     .woken_soon = WokenSoon(other),
-                                     .read_ahead = other.storage_read_ahead,
-                                     .bytes = ResidentStorageBytes(other)}});
+        ResidentStorageBytes(other) > 0 && !payloads_.LentInHand(other.index)) {
+      waiting_slaves.push_back(&other);
+      facts_of.push_back({.state = other.state,
+                          .woken_soon = WokenSoon(other),
+                          .read_ahead = other.storage_read_ahead,
+                          .bytes = ResidentStorageBytes(other),
+                          .stopped_ns = other.stopped_ns});
+    }
   }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
-    return SwitchOutBefore(a.second, b.second);
-  });
-  for (auto& [victim, facts] : candidates) {
+  for (std::size_t pick : SwitchOutOrder(facts_of)) {
+    Slave* victim = waiting_slaves[pick];
+    const SwitchOutCandidate& facts = facts_of[pick];
     if (resident - releasing <= node_memory_) break;
-    BDMPI_DEBUG("sched", "switch out rank %d (%s, %llu bytes%s) for rank %d",
+    BDMPI_DEBUG("sched", "switch out rank %d (%s, %llu bytes%s, stopped %.1f ms ago) for rank %d",
                 victim->world_rank, SlaveStateName(facts.state),
                 static_cast<unsigned long long>(facts.bytes),
-                facts.woken_soon ? ", woken soon" : "", slave.world_rank);
+                facts.woken_soon ? ", woken soon" : "",
+                facts.stopped_ns < 0 ? -1.0
+                                     : static_cast<double>(MonotonicNs() - facts.stopped_ns) / 1e6,
+                slave.world_rank);
     // Its lent blocks become ordinary messages first: once switched out,
     // its memory cannot be read from outside. The copies are kept for it
     // too, so that its write-back skips their pages, and it reads them

@@ -1,5 +1,9 @@
 #include "master/memory/switch_policy.h"
 
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
 namespace bdmpi {
 
 bool WokenSoon(SlaveState state, std::span<const int> sources,
@@ -13,13 +17,36 @@ bool WokenSoon(SlaveState state, std::span<const int> sources,
   return true;
 }
 
-bool SwitchOutBefore(const SwitchOutCandidate& a, const SwitchOutCandidate& b) {
-  bool a_blocked = a.state != SlaveState::kRunnable;
-  bool b_blocked = b.state != SlaveState::kRunnable;
-  if (a_blocked != b_blocked) return a_blocked;
-  if (a.woken_soon != b.woken_soon) return b.woken_soon;
-  if (a.read_ahead != b.read_ahead) return b.read_ahead;
-  return a.bytes > b.bytes;
+namespace {
+
+// 0 goes first: blocked, not woken soon, not reading ahead.
+int SwitchOutClass(const SwitchOutCandidate& c) {
+  return (c.state == SlaveState::kRunnable ? 4 : 0) + (c.woken_soon ? 2 : 0) +
+         (c.read_ahead ? 1 : 0);
+}
+
+}  // namespace
+
+std::vector<std::size_t> SwitchOutOrder(std::span<const SwitchOutCandidate> candidates) {
+  constexpr int kClasses = 8;
+  std::uint64_t largest[kClasses] = {};
+  for (const SwitchOutCandidate& c : candidates) {
+    std::uint64_t& most = largest[SwitchOutClass(c)];
+    most = std::max(most, c.bytes);
+  }
+  // A key per candidate, so that the order is strict whatever the sizes.
+  auto key = [&](std::size_t i) {
+    const SwitchOutCandidate& c = candidates[i];
+    int cls = SwitchOutClass(c);
+    bool alike = c.bytes >= largest[cls] - largest[cls] / 2;
+    std::int64_t recent = alike ? c.stopped_ns : 0;
+    std::uint64_t size = alike ? 0 : c.bytes;
+    return std::tuple(cls, !alike, -recent, ~size, i);
+  };
+  std::vector<std::size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::ranges::sort(order, [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  return order;
 }
 
 double ResumeScore(double resident_fraction, bool awaited_by_resident) {

@@ -13,11 +13,21 @@
 // first (the paper's policy), and among those alike, one that resident
 // blocked ranks wait for: running it wakes them while their data is in
 // memory.
+//
+// Among waiting ranks alike (the same state and prospects, holding about
+// as much), the one that stopped running last is switched out first. The
+// ranks of an iteration tend to run in the same order every iteration
+// (a token ring; a solver's product in about rank order), so the one that
+// ran last runs last again: evicting it keeps the others' data for their
+// turn, where evicting the one that ran longest ago reads every rank's
+// data back every iteration.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "master/slave.h"
 
@@ -29,6 +39,7 @@ struct SwitchOutCandidate {
   bool woken_soon = false;   // WokenSoon
   bool read_ahead = false;   // told to read back before it runs
   std::uint64_t bytes = 0;   // storage-backed bytes it holds
+  std::int64_t stopped_ns = -1;  // when it last stopped running (-1: never ran)
 };
 
 // Whether a rank in `state` waiting for messages from `sources` (slave
@@ -39,11 +50,14 @@ struct SwitchOutCandidate {
 bool WokenSoon(SlaveState state, std::span<const int> sources,
                const std::function<SlaveState(int)>& state_of);
 
-// Whether `a` should be switched out before `b`: blocked ranks before
-// runnable ones (a runnable one would read its data straight back), ranks
-// that will not be woken soon before those that will, a rank reading ahead
-// last (its reads would be wasted), the largest first (fewest switch-outs).
-bool SwitchOutBefore(const SwitchOutCandidate& a, const SwitchOutCandidate& b);
+// The order in which to switch out `candidates` (indices into it): blocked
+// ranks before runnable ones (a runnable one would read its data straight
+// back), ranks that will not be woken soon before those that will, a rank
+// reading ahead last (its reads would be wasted). Within each of those
+// classes, the ranks holding at least half the class's largest go first
+// (fewest switch-outs), the one that stopped running last first among
+// them; then the rest, the largest first.
+std::vector<std::size_t> SwitchOutOrder(std::span<const SwitchOutCandidate> candidates);
 
 // The memory policy's score of a runnable rank (the larger runs first):
 // its resident fraction in [0, 1], raised to halfway to 1 when it is not

@@ -13,7 +13,7 @@
  * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
  *
  * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H] [--warm W] [--touch]
- *                [--fresh | --fresh-reads] [--dead]
+ *                [--cycle] [--fresh | --fresh-reads] [--dead]
  *   N MiB per array (default 3), S steps (default 6); with --crash-step the
  *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
  *   With --held, each rank sends H messages of 512 KiB + 8 (above the window,
@@ -30,7 +30,8 @@
  *   are on disk (see receive_fresh); with --fresh-reads also checks that
  *   it read under 1 MiB from disk (for budgets that keep messages in
  *   memory: a message spilled to disk is read from there too).
- *   With --touch, only touch_steps (below) runs, over one array of N MiB.
+ *   With --touch, only touch_steps (below) runs, over one array of N MiB;
+ *   with --cycle, only cycle_steps.
  *   With --dead, each rank ends with collectives_dead (below).
  */
 #include <signal.h>
@@ -382,11 +383,38 @@ static void touch_steps(int rank, int size, size_t mib, int steps) {
   free(big);
 }
 
+/* --cycle: a token goes round the ranks in rank order, and each rank
+ * reads its whole array when the token reaches it, so that the ranks run
+ * in the same order every round. Under BDMPI with room for a few ranks'
+ * arrays, the master switches out, of the waiting ranks, the one that ran
+ * last (switch_policy.h): the others stay resident for their next turn,
+ * and a round switches out fewer ranks than there are (-v counts them). */
+static void cycle_steps(int rank, int size, size_t mib, int steps) {
+  const size_t words = (mib << 20) / 8;
+  uint64_t *big = xmalloc(words * 8);
+  fill(big, words, rank, 1, 0);
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  int token = -1;
+  for (int step = 0; step < steps; ++step) {
+    if (rank != 0 || step > 0) {
+      MPI_Recv(&token, 1, MPI_INT, prev, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      CHECK(token == (rank == 0 ? step - 1 : step), "cycle token (step %d): %d", step, token);
+    }
+    verify(big, words, rank, 1, 0, "array at its turn", step);
+    token = step;
+    MPI_Send(&token, 1, MPI_INT, next, 0, MPI_COMM_WORLD);
+  }
+  /* The last round's token. */
+  if (rank == 0) MPI_Recv(&token, 1, MPI_INT, prev, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  free(big);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
-  int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0, dead = 0;
+  int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0, dead = 0,
+      cycle = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
@@ -397,6 +425,12 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--fresh-reads") == 0) fresh = 2;
     else if (strcmp(argv[i], "--touch") == 0) touch = 1;
     else if (strcmp(argv[i], "--dead") == 0) dead = 1;
+    else if (strcmp(argv[i], "--cycle") == 0) cycle = 1;
+  }
+  if (cycle) {
+    cycle_steps(rank, size, mib, steps);
+    MPI_Finalize();
+    return 0;
   }
   if (touch) {
     touch_steps(rank, size, mib, steps);
