@@ -254,10 +254,10 @@ struct Arena {
   std::map<std::uint64_t, Block> used;          // offset -> block
   std::uint64_t colours = 0;                    // blocks coloured so far
   // Lazy switch-ins (ReadTouched): the request the rank was last switched
-  // in out of (-1: none, or noted since), and per such request the pages
-  // of small blocks the rank had touched when it next blocked, where the
-  // file holds their data; with the pages the last switch-out dropped
-  // unwritten (lent and dead, not the file's).
+  // in out of (-1: none, or noted since), and per such request the file
+  // pages of small blocks the rank had read when it next blocked; with
+  // the pages the last switch-out dropped unwritten (lent and dead, not
+  // the file's).
   bool reads_touched = false;
   int switched_in_at = -1;
   std::vector<std::pair<int, RangeSet>> touched_after;
@@ -1283,13 +1283,14 @@ void ReadBackLocked(Arena& arena, ReadBack what) {
 namespace {
 
 // A lazy switch-in out of `point`: reads with readahead() what the rank
-// touched of its small blocks between its last switch-in out of the same
-// request and its next blocking call (NoteTouched), where that is still a
-// live block mapped from the file, and leaves the rest to its faults. The reads overlap the rank's
-// computation as the faults' own read-ahead did, but stop at the ends of
-// what it touched: a fault reads ahead past the end of a block into the
-// blocks after it in the file (MapFile), which a switch-out drops again
-// before the rank gets to them.
+// read of its small blocks between its last switch-in out of the same
+// request and its next blocking call (NoteTouched), where that is still
+// a live block mapped from the file and not dropped unwritten by the
+// switch-out, and leaves the rest to its faults. The reads overlap the
+// rank's computation as the faults' own read-ahead did, but stop at the
+// ends of what it read: a fault reads ahead past the end of a block into
+// the blocks after it in the file (MapFile), which a switch-out drops
+// again before the rank gets to them.
 void ReadTouched(Arena& arena, int point) {
   arena.switched_in_at = point;
   auto noted = std::find_if(arena.touched_after.begin(), arena.touched_after.end(),
