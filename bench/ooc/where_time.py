@@ -10,7 +10,8 @@ run, per iteration (the whole run's figures over its iterations, the
 setup's included):
 
   disk read / written   the machine's, MiB per iteration
-  read back             the ranks' eager and read-ahead reads plus 4 KiB per
+  read back             the ranks' eager and read-ahead reads (and a lazy
+                        switch-in's reads of small blocks) plus 4 KiB per
                         major fault (lazy read-back), MiB per iteration
   written back          what the ranks wrote at switch-outs, MiB per
                         iteration (only dirty pages are written)

@@ -56,6 +56,12 @@ constexpr std::uint64_t kPmPfnMask = (1ull << 55) - 1;
 constexpr std::size_t kMaxRuns = 4096;
 // readahead() reads at most the device's readahead window per call.
 constexpr std::uint64_t kReadaheadChunk = 2 << 20;
+// Blocks up to this size are read at a lazy switch-in where the rank
+// touched them after its last switch-in out of the same request
+// (ReadTouched): a fault in one reads this machine's read-ahead window
+// (8 MiB) from the faulting page, past the block's end into the blocks
+// after it in the file.
+constexpr std::uint64_t kSmallBlockRead = 8ull << 20;
 constexpr std::uint64_t kIoChunk = 64ull << 20;
 
 // Freed blocks kept whole for the next allocation of about their size.
@@ -247,6 +253,15 @@ struct Arena {
   bool detached = false;
   std::map<std::uint64_t, Block> used;          // offset -> block
   std::uint64_t colours = 0;                    // blocks coloured so far
+  // Lazy switch-ins (ReadTouched): the request the rank was last switched
+  // in out of (-1: none, or noted since), and per such request the file
+  // pages of small blocks the rank had read when it next blocked; with
+  // the pages the last switch-out dropped unwritten (lent and dead, not
+  // the file's).
+  bool reads_touched = false;
+  int switched_in_at = -1;
+  std::vector<std::pair<int, RangeSet>> touched_after;
+  RangeSet skipped_last;
   std::vector<Recycled> recycled;               // oldest first
   std::uint64_t allocated = 0;
   // The kernel's shared zero page, which an anonymous page that was only
@@ -406,6 +421,7 @@ bool EnsureReady(Arena*& out) {
     // Ahead: a rank resumed without a read-ahead (no room for it) gets its
     // data back as lazy, which overlaps the reads with its computation.
     arena.eager = prefetch != nullptr && std::strcmp(prefetch, "eager") == 0;
+    arena.reads_touched = prefetch == nullptr || std::strcmp(prefetch, "lazy") == 0;
     // Address space only: PROT_NONE and MAP_NORESERVE cost no memory.
     for (std::uint64_t size = 1ull << 40; size >= (1ull << 32); size >>= 2) {
       void* p = mmap(nullptr, size, PROT_NONE,
@@ -1209,6 +1225,8 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
     total.written += of_block.written;
     total.dropped += of_block.dropped;
   }
+  arena.skipped_last = copied_pages;
+  arena.switched_in_at = -1;  // switched out before it blocked: nothing noted
   return total;
 }
 
@@ -1262,10 +1280,76 @@ void ReadBackLocked(Arena& arena, ReadBack what) {
 
 }  // namespace
 
-void PrefetchAll() {
+namespace {
+
+// A lazy switch-in out of `point`: reads with readahead() what the rank
+// read of its small blocks between its last switch-in out of the same
+// request and its next blocking call (NoteTouched), where that is still
+// a live block mapped from the file and not dropped unwritten by the
+// switch-out, and leaves the rest to its faults. The reads overlap the
+// rank's computation as the faults' own read-ahead did, but stop at the
+// ends of what it read: a fault reads ahead past the end of a block into
+// the blocks after it in the file (MapFile), which a switch-out drops
+// again before the rank gets to them.
+void ReadTouched(Arena& arena, int point) {
+  arena.switched_in_at = point;
+  auto noted = std::find_if(arena.touched_after.begin(), arena.touched_after.end(),
+                            [&](const auto& entry) { return entry.first == point; });
+  if (noted == arena.touched_after.end()) return;
+  std::uint64_t loaded = 0;
+  for (const auto& [offset, block] : arena.used) {
+    if (block.heap || block.metadata || !block.file_mapped || block.length > kSmallBlockRead)
+      continue;
+    noted->second.ForEachOverlap(offset, block.length, [&](std::uint64_t at, std::uint64_t length) {
+      RangeSet run;
+      run.Add(at, length);
+      arena.skipped_last.ForEachOverlap(at, length, [&](std::uint64_t skip, std::uint64_t n) {
+        run.Remove(skip, n);
+      });
+      run.ForEachOverlap(at, length, [&](std::uint64_t start, std::uint64_t n) {
+        Readahead(arena, start, n);
+        loaded += n;
+      });
+    });
+  }
+  if (arena.slot != nullptr) arena.slot->read_back.fetch_add(loaded, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void NoteTouched() {
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready || g_arena->switched_in_at < 0) return;
+  Arena& arena = *g_arena;
+  // Its pages are those it touched since the switch-in, which dropped
+  // them all; of those, the file pages, which it read and did not write.
+  // A written page may have been read first, or written whole (k-means'
+  // sums, zeroed and summed into each iteration: read back, 1.03 x the
+  // bytes main's build read).
+  RangeSet pages;
+  for (const auto& [offset, block] : arena.used) {
+    if (block.heap || block.metadata || block.length > kSmallBlockRead) continue;
+    PageRuns runs([&](std::uint64_t start, std::uint64_t length) { pages.Add(start, length); });
+    ForEachPageEntry(arena, offset, block.length / kPage,
+                     [&](std::uint64_t at, std::uint64_t entry) {
+                       if (Resident(arena, entry) && (entry & kPmFile) != 0) runs.Add(at);
+                     });
+    runs.Flush();
+  }
+  auto noted = std::find_if(arena.touched_after.begin(), arena.touched_after.end(),
+                            [&](const auto& entry) { return entry.first == arena.switched_in_at; });
+  if (noted == arena.touched_after.end())
+    arena.touched_after.emplace_back(arena.switched_in_at, std::move(pages));
+  else
+    noted->second = std::move(pages);
+  arena.switched_in_at = -1;
+}
+
+void PrefetchAll(int point) {
   Locked lock;
   if (g_arena == nullptr || !g_arena->ready) return;
   ReadBackLocked(*g_arena, g_arena->eager ? ReadBack::kRewritten : ReadBack::kNothing);
+  if (g_arena->reads_touched) ReadTouched(*g_arena, point);
 }
 
 void ReadAhead() {

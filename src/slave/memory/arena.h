@@ -126,9 +126,15 @@ ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullp
 // Switch-in: with eager prefetch, reads back with large direct reads the
 // pages that were resident at the last ReleaseAll in blocks the program
 // had mostly rewritten (clean blocks come back on touch, through the
-// kernel's readahead); with lazy prefetch does nothing (everything comes
-// back on first touch).
-void PrefetchAll();
+// kernel's readahead); with lazy prefetch reads what the rank touched
+// after its last switch-in out of the same request (`point`, the request
+// type it waited in), exactly, with readahead(), and the rest comes back
+// on first touch.
+void PrefetchAll(int point = -1);
+// At a blocking call, the first since a lazy switch-in: notes what the
+// rank touched of its small blocks since, for the next switch-in out of
+// the same request.
+void NoteTouched();
 bool EagerPrefetch();
 // Read-ahead (--prefetch ahead), while the slave waits for its reply and
 // another computes: reads back every page that was resident at the last

@@ -374,6 +374,7 @@ void ReadBackWithEvent(Read read) {
 }  // namespace
 
 ReplyMsg Runtime::CallBlocking(RequestMsg request) {
+  memory::NoteTouched();
   // The master may read this rank's storage count while it waits.
   memory::PurgeHeapIfGrown();
   request.wants_reply = true;
@@ -393,7 +394,7 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
     // Switched out while waiting: read the data back before user code runs.
     storage_released_ = false;
     rma::TargetsHeld held;
-    ReadBackWithEvent([] { memory::PrefetchAll(); });
+    ReadBackWithEvent([&] { memory::PrefetchAll(static_cast<int>(request.type)); });
     rma::WindowMemoryBack();
   }
   if (!copied_blocks_.empty()) RestoreCopiedBlocks();

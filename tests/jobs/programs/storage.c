@@ -13,7 +13,7 @@
  * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
  *
  * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H] [--warm W] [--touch]
- *                [--cycle] [--fresh | --fresh-reads] [--dead]
+ *                [--cycle] [--fresh | --fresh-reads] [--dead] [--touched]
  *   N MiB per array (default 3), S steps (default 6); with --crash-step the
  *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
  *   With --held, each rank sends H messages of 512 KiB + 8 (above the window,
@@ -33,8 +33,10 @@
  *   With --touch, only touch_steps (below) runs, over one array of N MiB;
  *   with --cycle, only cycle_steps.
  *   With --dead, each rank ends with collectives_dead (below).
+ *   With --touched, each rank ends with touched_reads (below).
  */
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "check.h"
 #ifdef BDMPI
@@ -409,12 +411,63 @@ static void cycle_steps(int rank, int size, size_t mib, int steps) {
   free(big);
 }
 
+/* --touched: each rank holds two arrays of 2 MiB allocated one after the
+ * other (neighbours in its storage file under BDMPI) and, for 5 rounds,
+ * reads the first after an MPI_Allreduce and the second after an
+ * MPI_Barrier, checking every word. Under BDMPI, where --node-memory 1m
+ * switches every waiting rank out, a resume out of the allreduce reads
+ * back what the last one out of it touched, the first array, and no
+ * more: from the third round on, in the rounds that switched it out
+ * there, the bytes read from its allreduce to its barrier must stay under
+ * 3 MiB (a fault's read-ahead of 8 MiB would read on into the second
+ * array). */
+static void touched_reads(int rank, int size) {
+  const size_t words = (2 << 20) / 8;
+  uint64_t *first = xmalloc(words * 8), *second = xmalloc(words * 8);
+  fill(first, words, rank, 50, 0);
+  fill(second, words, rank, 51, 0);
+  long long most = 0;
+  for (int round = 0; round < 5; ++round) {
+    uint64_t mine = (uint64_t)rank, total = 0;
+    long long before = storage_reads();
+    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(total == (uint64_t)size * (uint64_t)(size - 1) / 2, "touched: allreduce %llu",
+          (unsigned long long)total);
+    /* Switched out in the allreduce: the second array, resident at the
+     * call, is gone (a rank that ran on through the call may fault the
+     * first array in, reading ahead as it will). */
+    int switched_out = 0;
+#ifdef BDMPI
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    unsigned char in_core = 1;
+    void *probe = (void *)(((uintptr_t)second + page - 1) & ~(page - 1));
+    switched_out = mincore(probe, page, &in_core) == 0 && (in_core & 1) == 0;
+#endif
+    verify(first, words, rank, 50, 0, "touched: first array", round);
+    long long after = storage_reads();
+    if (round >= 2 && switched_out && before >= 0 && after - before > most)
+      most = after - before;
+    MPI_Barrier(MPI_COMM_WORLD);
+    verify(second, words, rank, 51, 0, "touched: second array", round);
+  }
+#ifdef BDMPI
+  CHECK(most < (3 << 20),
+        "touched: %lld bytes read out of an allreduce that touches 2 MiB: read past the array",
+        most);
+#else
+  (void)most;
+#endif
+  free(first);
+  free(second);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
   int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0, dead = 0,
       cycle = 0;
+  int touched = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
@@ -426,6 +479,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--touch") == 0) touch = 1;
     else if (strcmp(argv[i], "--dead") == 0) dead = 1;
     else if (strcmp(argv[i], "--cycle") == 0) cycle = 1;
+    else if (strcmp(argv[i], "--touched") == 0) touched = 1;
   }
   if (cycle) {
     cycle_steps(rank, size, mib, steps);
@@ -559,6 +613,7 @@ int main(int argc, char **argv) {
   free(in);
   if (fresh > 0) receive_fresh(rank, size, fresh == 2);
   if (dead) collectives_dead(rank, size);
+  if (touched) touched_reads(rank, size);
   MPI_Finalize();
   return 0;
 }
