@@ -108,8 +108,10 @@ TEST(SwitchOutOrder, OfRanksAlikeTheOneThatRanLastFirst) {
   EXPECT_EQ(Order(candidates).back(), 6);
 }
 
-// miniFE's CG on 8 ranks with room for three matrices, the running rank's
-// included: every iteration the ranks compute the product in rank order
+// A model of a CG solver shaped like miniFE's, on 8 ranks with room for
+// three matrices, the running rank's included (miniFE's large run in the
+// benchmark has room for none between two products: the node budget goes
+// to the vectors and the running ranks; docs): every iteration the ranks compute the product in rank order
 // (the order in which their exchanges complete, resident or not) and then
 // wait in the dot product's allreduce with their matrix resident.
 // Switching out the rank that ran last keeps those that compute first in
