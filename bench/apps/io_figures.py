@@ -32,6 +32,11 @@ Where the time goes, per BDMPI run, per iteration of the application:
   seconds        the ranks' summed running time (compute plus lazy page
                  faults) and waiting_memory time (for others' write-back),
                  against the job's wall time
+  refaulted      the cgroup's workingset_refault_file and _anon over the run
+                 (logs/<run>.memstat, run_in_cg): pages that the kernel's
+                 reclaim evicted and a fault or read brought back, against
+                 the read back above (pages the master's switch-outs drop
+                 leave no trace to refault)
 """
 
 import argparse
@@ -95,6 +100,20 @@ def load_runs(path):
     return runs
 
 
+def memstat_delta(run, logs):
+    """The cgroup's memory.stat counters over a run (after - before), or {}."""
+    tag = f"{run['app']}.{run['size']}.{run['mode']}.{run['rep']}"
+    out = {}
+    try:
+        with open(os.path.join(logs, tag + ".memstat")) as f:
+            for line in f:
+                k, before, after = line.split()
+                out[k] = int(after) - int(before)
+    except (OSError, ValueError):
+        return {}
+    return out
+
+
 def io_of(run, logs, limit, iters_fallback):
     """I/O figures of a BDMPI run from its report, or None."""
     if not run["report"]:
@@ -131,7 +150,13 @@ def io_of(run, logs, limit, iters_fallback):
         for k, v in r.get("seconds", {}).items():
             secs[k] = secs.get(k, 0.0) + v
     running = rep.get("nodes", [{}])[0].get("running", {})
+    ms = memstat_delta(run, logs)
     return {
+        "refault_file_mib_it": ms["workingset_refault_file"] * 4096 / MIB / iters
+        if "workingset_refault_file" in ms else None,
+        "refault_anon_mib_it": ms["workingset_refault_anon"] * 4096 / MIB / iters
+        if "workingset_refault_anon" in ms else None,
+        "cg_majfaults_it": ms["pgmajfault"] / iters if "pgmajfault" in ms else None,
         "iters": iters,
         "written_mib_it": wb / MIB / iters,
         "read_mib_it": max(rb + 4096 * faults, disk_read) / MIB / iters,
@@ -326,6 +351,7 @@ def main():
 
     # Where the time goes.
     io_rows = []
+    refault_lines = []
     lines.append(f"Where the time goes (BDMPI runs, from the run report; per iteration of the "
                  f"application; disk: write {write_bw:.0f} MiB/s, read {read_bw:.0f} MiB/s by dd). "
                  "`excess` = the ranks' storage peaks minus the limit, what cannot stay resident; "
@@ -405,8 +431,30 @@ def main():
                         "runnable_s": f"{f['runnable_s']:.2f}", "blocked_s": f"{f['blocked_s']:.2f}",
                         "wall_s": f"{f['wall_s']:.2f}",
                         "running_by_count_s": " ".join(f"{x:.2f}" for x in f["running_by_count"]),
-                        "held_for_memory_s": f"{f['held_for_memory_s']:.2f}"})
+                        "held_for_memory_s": f"{f['held_for_memory_s']:.2f}",
+                        "refault_file_mib_iter": fmt(f["refault_file_mib_it"], 1),
+                        "refault_anon_mib_iter": fmt(f["refault_anon_mib_it"], 1),
+                        "cgroup_major_faults_iter": fmt(f["cg_majfaults_it"], 0)})
+        if f["refault_file_mib_it"] is not None:
+            refault_lines.append(
+                f"| {r['app']} | {r['size']} | {r['mode']} | {per} | {fmt(f['read_mib_it'], 0)} | "
+                f"{fmt(f['eager_read_mib_it'], 0)} | {fmt(f['refault_file_mib_it'], 0)} | "
+                f"{fmt(f['refault_anon_mib_it'], 0)} | "
+                f"{fmt(f['refault_file_mib_it'] / f['read_mib_it'] if f['read_mib_it'] > 0 else None)} | "
+                f"{fmt(f['cg_majfaults_it'], 0)} | {fmt(f['faults_it'], 0)} | "
+                f"{fmt(din / f['iters'], 0) if din is not None else '-'} |")
     lines.append("")
+    if refault_lines:
+        lines.append("Reclaim in the cgroup (memory.stat over the run, per iteration): `refaulted` = "
+                     "pages the kernel evicted and a fault or read brought back (4 KiB each); "
+                     "the master's switch-outs drop pages without leaving a trace to refault.")
+        lines.append("")
+        lines.append("| app | size | mode | per | read back (MiB/iter) | eager read back (MiB/iter) | "
+                     "refaulted file (MiB/iter) | refaulted anon (MiB/iter) | refaulted file / read back | "
+                     "major faults (cgroup, /iter) | major faults (ranks, /iter) | disk read (MiB/iter, whole machine) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        lines += refault_lines
+        lines.append("")
     if disagree:
         lines.append(f"**{disagree} run(s) gave an answer different from the in-memory reference.**")
         lines.append("")

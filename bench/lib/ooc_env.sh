@@ -125,6 +125,11 @@ stamp() {
 # run_swapin, run_swapout, run_diskin, run_diskout (MiB; the disk traffic
 # is the whole machine's during the run, /proc/vmstat pgpgin and pgpgout:
 # the cgroup v1 blkio counters stay at zero on this kernel's disks), run_oom.
+# The cgroup's memory.stat before the run and after it ends (before
+# anything left is killed) goes to logs/TAG.memstat, "key before after" a
+# line: its workingset_refault_* count the pages that reclaim evicted and
+# a fault or read brought back (pages dropped on purpose, fadvise or
+# madvise, leave no trace to refault).
 run_in_cg() {
   local tag=$1
   shift
@@ -136,6 +141,8 @@ run_in_cg() {
   din0=$(vmstat_get pgpgin) dout0=$(vmstat_get pgpgout)
   oom0=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")
   oom0=${oom0:-0}
+  local stat0
+  stat0=$(cat "$cg/memory.stat")
   printf '%s\n' "$*" >"$out/logs/$tag.cmd"
   run_start=$EPOCHREALTIME
   # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
@@ -149,6 +156,8 @@ run_in_cg() {
   run_rc=$?
   current_job=""
   run_end=$EPOCHREALTIME
+  awk 'NR == FNR { b[$1] = $2; next } { print $1, ($1 in b) ? b[$1] : 0, $2 }' \
+    <(printf '%s\n' "$stat0") "$cg/memory.stat" >"$out/logs/$tag.memstat"
   kill_cg || say "warning: could not kill everything left in $cg after $tag"
   run_wall=$(awk -v a="$run_start" -v b="$run_end" 'BEGIN { printf "%.3f", b - a }')
   run_peak=$(mib "$(cat "$cg/memory.max_usage_in_bytes")")
