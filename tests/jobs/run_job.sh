@@ -192,6 +192,18 @@ remove_work_dirs() {
   rm -rf "$logs" ${scratch:+"$scratch"}
 }
 
+# Open MPI's shared-memory segments that a job killed on a timeout left:
+# those that appeared since it started (vader_before) and that no process
+# maps any more (a concurrent job's are mapped while it runs).
+remove_orphaned_vader_segments() {
+  local segment mapped
+  mapped=$(grep -hs vader_segment /proc/[0-9]*/maps)
+  for segment in /dev/shm/vader_segment.*; do
+    [[ -e $segment && " ${vader_before[*]} " != *" $segment "* ]] || continue
+    [[ $mapped == *"$segment"* ]] || rm -f "$segment"
+  done
+}
+
 if [[ $launcher != mpirun ]]; then
   # Message queues are visible as files only where the mqueue fs is mounted.
   if ! mqueue_mounted &&
@@ -249,6 +261,7 @@ what="$what ${*}"
 # signalled as one group. setsid forks only when it leads a process group,
 # and a background child of a shell without job control does not: it calls
 # setsid() itself and execs timeout, so the session id is its pid.
+vader_before=(/dev/shm/vader_segment.*)
 start=$EPOCHSECONDS
 setsid --wait timeout --kill-after=10 "$timeout_s" "${cmd[@]}" \
   </dev/null >"$logs/stdout" 2>"$logs/stderr" &
@@ -292,6 +305,13 @@ if ((elapsed >= timeout_s && timeout_skips)); then
   find_live_in_session "$sid"
   ((${#live[@]})) && kill -KILL "${live[@]}" 2>/dev/null
   remove_work_dirs
+  # The killed processes unmap their segments as they exit.
+  for _ in {1..40}; do
+    find_live_in_session "$sid"
+    ((${#live[@]})) || break
+    sleep 0.05
+  done
+  remove_orphaned_vader_segments
   echo "run_job: SKIP: $what hung until the limit of ${timeout_s}s (Open MPI's own hang," \
     "--timeout-skips)"
   exit 77
