@@ -1282,6 +1282,18 @@ void ReadBackLocked(Arena& arena, ReadBack what) {
 
 namespace {
 
+// The blocks whose touched pages a lazy switch-in notes and reads.
+bool SmallDataBlock(const Block& block) {
+  return !block.heap && !block.metadata && block.length <= kSmallBlockRead;
+}
+
+// What the rank touched after its last switch-in out of `point`, or null.
+RangeSet* TouchedAfter(Arena& arena, int point) {
+  for (auto& [noted_at, pages] : arena.touched_after)
+    if (noted_at == point) return &pages;
+  return nullptr;
+}
+
 // A lazy switch-in out of `point`: reads with readahead() what the rank
 // read of its small blocks between its last switch-in out of the same
 // request and its next blocking call (NoteTouched), where that is still
@@ -1293,14 +1305,12 @@ namespace {
 // again before the rank gets to them.
 void ReadTouched(Arena& arena, int point) {
   arena.switched_in_at = point;
-  auto noted = std::find_if(arena.touched_after.begin(), arena.touched_after.end(),
-                            [&](const auto& entry) { return entry.first == point; });
-  if (noted == arena.touched_after.end()) return;
+  const RangeSet* noted = TouchedAfter(arena, point);
+  if (noted == nullptr) return;
   std::uint64_t loaded = 0;
   for (const auto& [offset, block] : arena.used) {
-    if (block.heap || block.metadata || !block.file_mapped || block.length > kSmallBlockRead)
-      continue;
-    noted->second.ForEachOverlap(offset, block.length, [&](std::uint64_t at, std::uint64_t length) {
+    if (!SmallDataBlock(block) || !block.file_mapped) continue;
+    noted->ForEachOverlap(offset, block.length, [&](std::uint64_t at, std::uint64_t length) {
       RangeSet run;
       run.Add(at, length);
       arena.skipped_last.ForEachOverlap(at, length, [&](std::uint64_t skip, std::uint64_t n) {
@@ -1328,7 +1338,7 @@ void NoteTouched() {
   // bytes main's build read).
   RangeSet pages;
   for (const auto& [offset, block] : arena.used) {
-    if (block.heap || block.metadata || block.length > kSmallBlockRead) continue;
+    if (!SmallDataBlock(block)) continue;
     PageRuns runs([&](std::uint64_t start, std::uint64_t length) { pages.Add(start, length); });
     ForEachPageEntry(arena, offset, block.length / kPage,
                      [&](std::uint64_t at, std::uint64_t entry) {
@@ -1336,12 +1346,10 @@ void NoteTouched() {
                      });
     runs.Flush();
   }
-  auto noted = std::find_if(arena.touched_after.begin(), arena.touched_after.end(),
-                            [&](const auto& entry) { return entry.first == arena.switched_in_at; });
-  if (noted == arena.touched_after.end())
-    arena.touched_after.emplace_back(arena.switched_in_at, std::move(pages));
+  if (RangeSet* noted = TouchedAfter(arena, arena.switched_in_at))
+    *noted = std::move(pages);
   else
-    noted->second = std::move(pages);
+    arena.touched_after.emplace_back(arena.switched_in_at, std::move(pages));
   arena.switched_in_at = -1;
 }
 

@@ -374,7 +374,10 @@ void ReadBackWithEvent(Read read) {
 }  // namespace
 
 ReplyMsg Runtime::CallBlocking(RequestMsg request) {
-  memory::NoteTouched();
+  if (touched_to_note_) {
+    touched_to_note_ = false;
+    memory::NoteTouched();
+  }
   // The master may read this rank's storage count while it waits.
   memory::PurgeHeapIfGrown();
   request.wants_reply = true;
@@ -395,6 +398,7 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
     storage_released_ = false;
     rma::TargetsHeld held;
     ReadBackWithEvent([&] { memory::PrefetchAll(static_cast<int>(request.type)); });
+    touched_to_note_ = true;
     rma::WindowMemoryBack();
   }
   if (!copied_blocks_.empty()) RestoreCopiedBlocks();
