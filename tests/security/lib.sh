@@ -54,10 +54,23 @@ scratch_dirs() {
   find "$scratch" -maxdepth 1 -name "bdmpi-$1*" "${owner[@]}" 2>/dev/null
 }
 
+# Open MPI's shared memory that the masters of a job on several nodes map
+# (mpirun's transport, named after mpirun's own job id): noted while the job
+# runs (note_launcher_segments), since no name of it says whose it is.
+launcher_segments=()
+note_launcher_segments() {
+  local pid
+  mapfile -t launcher_segments < <(
+    for pid in $(job_processes "$1"); do
+      grep -os '/dev/shm/vader_segment[^ ]*' "/proc/$pid/maps"
+    done | sort -u)
+}
+
 remove_job() {
   local pid
   for pid in $(job_processes "$1"); do kill -KILL "$pid" 2>/dev/null; done
   { ipc_objects "$1" all; scratch_dirs "$1" all; } | xargs -r rm -rf  # directories too
+  ((${#launcher_segments[@]} == 0)) || rm -f "${launcher_segments[@]}"
 }
 
 on_exit() {
@@ -124,6 +137,10 @@ expect_nothing_left() {
   [[ -z $left ]] || fail "objects of job $1 left: $left"
   left=$(scratch_dirs "$1" "${2:-}")
   [[ -z $left ]] || fail "job directories of job $1 left: $left"
+  local segment
+  for segment in "${launcher_segments[@]}"; do
+    [[ ! -e $segment ]] || fail "Open MPI shared memory of job $1 left: $segment"
+  done
 }
 
 # wait_for SECONDS COMMAND...: until COMMAND succeeds; false on timeout.

@@ -5,7 +5,7 @@
 # alone, or SIGINT sent to its whole process group as Ctrl-C and `timeout`
 # do (group). bdmpiexec must exit 128+signal saying "interrupted by SIG...",
 # within 10 s, and return only once every process of the job is gone;
-# nothing may be left.
+# nothing may be left, Open MPI's shared memory of the masters included.
 source "$(dirname "$0")/lib.sh"
 require_root
 mode=$1 bdmpiexec=$2 program=$3
@@ -16,6 +16,8 @@ start_job job setsid "$bdmpiexec" -nn 2 -ns 2 --job-id "$job" --scratch-dir "$sc
 ranks_running() { (($(job_processes "$job" | wc -l) >= 7)); }
 wait_for 15 ranks_running || fail "the job did not start"
 sleep 1
+note_launcher_segments "$job"
+((${#launcher_segments[@]})) || fail "the masters map no Open MPI shared memory"
 case $mode in
   INT | TERM) kill -"$mode" "$pid_job"; signal=$mode ;;
   group) kill -INT -- -"$pid_job"; signal=INT ;;

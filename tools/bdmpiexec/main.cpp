@@ -46,9 +46,26 @@ volatile sig_atomic_t forwarded_signal = 0;
 volatile sig_atomic_t alarms = 0;
 volatile pid_t master_pid = -1;
 
-void ForwardSignal(int sig) {
+// How the child that started the job takes a signal passed on.
+volatile sig_atomic_t child_is_srun = 0;
+volatile sig_atomic_t child_shares_group = 0;
+
+// A signal to bdmpiexec is passed on to the master, or to mpirun/srun,
+// exactly once: mpirun ends at once at a second signal within 5 s, killing
+// its masters before they remove the job's objects and Open MPI's shared
+// memory. A launcher shares bdmpiexec's process group only while stdin is
+// a terminal (RunMaster); then a signal from the terminal (Ctrl-C) reached
+// it already. srun only reports the tasks' states at one SIGINT: it gets
+// SIGTERM, which it passes to the masters.
+void ForwardSignal(int sig, siginfo_t* info, void*) {
   forwarded_signal = sig;
-  if (master_pid > 0) kill(master_pid, sig);
+  if (master_pid <= 0) return;
+  bool from_terminal = info != nullptr && info->si_code == SI_KERNEL;
+  if (child_is_srun) {
+    kill(master_pid, sig == SIGINT ? SIGTERM : sig);
+  } else if (!(child_shares_group && from_terminal)) {
+    kill(master_pid, sig);
+  }
 }
 
 void CountAlarm(int) { alarms = alarms + 1; }
@@ -127,10 +144,22 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   for (const std::string& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
 
+  // mpirun or srun gets a process group of its own, so that a signal to
+  // bdmpiexec's group (`timeout`, `kill -- -PGID`) reaches it only through
+  // bdmpiexec (ForwardSignal), unless stdin is a terminal, which a process
+  // outside the foreground group may not read. The local master stays in
+  // the group: it takes a signal twice alike.
+  bool launcher = options.launcher != bdmpi::Launcher::kLocal;
+  bool own_group = launcher && isatty(STDIN_FILENO) == 0;
+  child_is_srun = options.launcher == bdmpi::Launcher::kSrun;
+  child_shares_group = !own_group && launcher;
+
   struct sigaction action {};
-  action.sa_handler = ForwardSignal;
+  action.sa_sigaction = ForwardSignal;
+  action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+  action.sa_flags = 0;
   action.sa_handler = CountStatusRequest;
   sigaction(SIGUSR1, &action, nullptr);
   action.sa_handler = CountAlarm;
@@ -149,11 +178,15 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
     // thing: one asking for the status early must not kill it.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(128 + SIGTERM);
+    if (own_group) setpgid(0, 0);
     execvp(argv[0], argv.data());
     std::fprintf(stderr, "bdmpiexec: cannot run the master '%s': %s\n", argv[0],
                  std::strerror(errno));
     _exit(127);
   }
+  // Also here, so that no signal passed on can come before the child's own
+  // call (whichever runs first makes the group).
+  if (own_group) setpgid(pid, pid);
   master_pid = pid;
   // The alarms, the status requests and the child's end are taken only in
   // sigsuspend below, so that none comes between the check and the wait
