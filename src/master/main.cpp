@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   // starts its threads, so that they inherit the mask.
   sigset_t signals;
   sigemptyset(&signals);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, sig);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2}) sigaddset(&signals, sig);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   bdmpi::MasterOptions options;

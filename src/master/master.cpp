@@ -435,6 +435,12 @@ void Master::OnEvent(const RequestMsg& event) {
     observe_.OnStatusAsked(event.tag);  // the sender's pid (EventWatcher)
     return;
   }
+  if (event.code == SIGUSR2) {
+    // srun ends a step's tasks at once with SIGKILL at SIGINT twice or at
+    // SIGTERM, leaving their objects; it passes SIGUSR2 on as it is.
+    Fail(128 + SIGTERM, "bdmpiexec was interrupted and ends the job (through srun)");
+    return;
+  }
   if (event.code != 0) {
     // bdmpiexec's death reaches the master as SIGTERM (PR_SET_PDEATHSIG).
     if (getppid() != launcher_pid_) {

@@ -8,7 +8,8 @@
 #      non-root node, and checks that nothing of any job is left behind;
 #   2. submits examples/slurm/bdmpi_job.sh with sbatch, where `mpiexec -n 8`
 #      (BDMPI's) starts the masters with srun --mpi=pmix, and checks its
-#      output; and checks that `srun -n 4 ./prog` stops at MPI_Init with a
+#      output; that a SIGINT ends such a job, leaving nothing; and checks
+#      that `srun -n 4 ./prog` stops at MPI_Init with a
 #      message naming `mpiexec -n 4`;
 # and takes the cluster down again, also on failure.
 #
@@ -84,6 +85,27 @@ else
   failures=$((failures + 1))
 fi
 rm -rf "$work"
+
+# Ctrl-C's way (`timeout -s INT` signals its whole process group) to a job
+# whose masters srun started: srun would only report its tasks at one
+# SIGINT and kill them uncleaned at two, so bdmpiexec passes SIGUSR2 on;
+# the job ends within seconds, exit 130, the masters clean up themselves
+# (bdmpiexec removes nothing), nothing of it left on any host.
+job=clsig$$
+start=$SECONDS
+rc=0
+out=$(timeout 120 salloc -N 2 timeout --preserve-status -s INT 8 \
+        "$bin/bdmpiexec" -nn 2 -ns 4 --job-id "$job" "$bin/multinode_long_bcast" 60 2>&1) ||
+  rc=$?
+left=$(find /dev/shm /dev/mqueue /tmp -maxdepth 1 -name "*bdmpi-$job*" 2>/dev/null)
+if ((rc == 130 && SECONDS - start < 40)) && [[ -z $left ]] &&
+   grep -q "interrupted by SIGINT" <<<"$out" && ! grep -q "leftover object" <<<"$out"; then
+  echo "PASS slurm.signal ($((SECONDS - start)) s)"
+else
+  echo "FAIL slurm.signal (exit $rc after $((SECONDS - start)) s; left: ${left:-nothing})"
+  echo "$out"
+  failures=$((failures + 1))
+fi
 
 # srun as the launcher of the ranks: each task would be a job of its own.
 if out=$(timeout 120 srun -N 2 -n 4 "$bin/job_order" 2>&1); then

@@ -55,14 +55,16 @@ volatile sig_atomic_t child_shares_group = 0;
 // its masters before they remove the job's objects and Open MPI's shared
 // memory. A launcher shares bdmpiexec's process group only while stdin is
 // a terminal (RunMaster); then a signal from the terminal (Ctrl-C) reached
-// it already. srun only reports the tasks' states at one SIGINT: it gets
-// SIGTERM, which it passes to the masters.
+// it already. srun only reports the tasks' states at one SIGINT, and kills
+// them at once (SIGKILL) at a second or at SIGTERM, before they clean up:
+// it gets SIGUSR2, which it passes on to the masters as it is, and a
+// master ends the job at it.
 void ForwardSignal(int sig, siginfo_t* info, void*) {
   forwarded_signal = sig;
   if (master_pid <= 0) return;
   bool from_terminal = info != nullptr && info->si_code == SI_KERNEL;
   if (child_is_srun) {
-    kill(master_pid, sig == SIGINT ? SIGTERM : sig);
+    kill(master_pid, SIGUSR2);
   } else if (!(child_shares_group && from_terminal)) {
     kill(master_pid, sig);
   }

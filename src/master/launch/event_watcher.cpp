@@ -42,8 +42,9 @@ EventWatcher::EventWatcher(const std::string& request_queue, std::uint32_t token
   if (!epoll_fd_) ThrowSystemError("epoll_create1", errno);
   sigset_t signals;
   sigemptyset(&signals);
-  // SIGUSR1: print the ranks' status (Master::PrintRankStatus).
-  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, sig);
+  // SIGUSR1: print the ranks' status (Master::PrintRankStatus). SIGUSR2:
+  // bdmpiexec, signalled, ends the job through srun (Master::OnEvent).
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2}) sigaddset(&signals, sig);
   signal_fd_.reset(signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!signal_fd_) ThrowSystemError("signalfd", errno);
   stop_fd_.reset(eventfd(0, EFD_CLOEXEC));
