@@ -438,7 +438,7 @@ void Master::OnEvent(const RequestMsg& event) {
   if (event.code == SIGUSR2) {
     // srun ends a step's tasks at once with SIGKILL at SIGINT twice or at
     // SIGTERM, leaving their objects; it passes SIGUSR2 on as it is.
-    Fail(128 + SIGTERM, "bdmpiexec was interrupted and ends the job (through srun)");
+    Fail(128 + SIGTERM, "bdmpiexec ends the job (a signal or its time limit; through srun)");
     return;
   }
   if (event.code != 0) {

@@ -116,7 +116,7 @@ void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t p
       return;
     }
   }
-  kill(pid, SIGTERM);
+  kill(pid, child_is_srun ? SIGUSR2 : SIGTERM);  // srun: as in ForwardSignal
   alarm(kTimeoutGraceS);
 }
 
