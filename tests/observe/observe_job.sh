@@ -105,6 +105,10 @@ if [[ -n $status_after ]]; then
       grep -Eq -- "$regex" "$out/status.txt" ||
         { echo "observe_job: FAIL: the status printed does not match: $regex"; kill "$job"; exit 1; }
     done
+    # One line per rank of the job, none for the slots a spawn may fill.
+    listed=$(grep -c '^bdmpi:   rank ' "$out/status.txt")
+    ((listed == nn * ns)) ||
+      { echo "observe_job: FAIL: the status lists $listed ranks, not $((nn * ns))"; kill "$job"; exit 1; }
   else
     kill -USR1 "$pid"
   fi
