@@ -260,10 +260,6 @@ struct Arena {
   // the file's).
   bool reads_touched = false;
   int switched_in_at = -1;
-  // The master's count of the rank's stops (StorageSlot::switches) at
-  // that switch-in: the run it began ends at the first call after which
-  // the count differs.
-  std::uint64_t stops_at_switch_in = 0;
   std::vector<std::pair<int, RangeSet>> touched_after;
   RangeSet skipped_last;
   std::vector<Recycled> recycled;               // oldest first
@@ -1309,8 +1305,6 @@ RangeSet* TouchedAfter(Arena& arena, int point) {
 // again before the rank gets to them.
 void ReadTouched(Arena& arena, int point) {
   arena.switched_in_at = point;
-  if (arena.slot != nullptr)
-    arena.stops_at_switch_in = arena.slot->switches.load(std::memory_order_relaxed);
   const RangeSet* noted = TouchedAfter(arena, point);
   if (noted == nullptr) return;
   std::uint64_t loaded = 0;
@@ -1333,20 +1327,10 @@ void ReadTouched(Arena& arena, int point) {
 
 }  // namespace
 
-bool NoteTouched() {
+void NoteTouched() {
   Locked lock;
-  if (g_arena == nullptr || !g_arena->ready || g_arena->switched_in_at < 0) return false;
+  if (g_arena == nullptr || !g_arena->ready || g_arena->switched_in_at < 0) return;
   Arena& arena = *g_arena;
-  // The run that the switch-in began ended at an earlier call (the master
-  // stopped the rank there): the note taken then stands. Until then each
-  // call notes again: a call the master answers at once (a receive whose
-  // message is there, PageRank's alltoallv after its first wait) is not
-  // where the run's work ends.
-  if (arena.slot != nullptr &&
-      arena.slot->switches.load(std::memory_order_relaxed) != arena.stops_at_switch_in) {
-    arena.switched_in_at = -1;
-    return false;
-  }
   // Its pages are those it touched since the switch-in, which dropped
   // them all; of those, the file pages, which it read and did not write.
   // A written page may have been read first, or written whole (k-means'
@@ -1366,10 +1350,7 @@ bool NoteTouched() {
     *noted = std::move(pages);
   else
     arena.touched_after.emplace_back(arena.switched_in_at, std::move(pages));
-  // Without the master's count (no storage table), the first call ends it.
-  if (arena.slot != nullptr) return true;
   arena.switched_in_at = -1;
-  return false;
 }
 
 void PrefetchAll(int point) {

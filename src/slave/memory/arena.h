@@ -131,11 +131,10 @@ ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullp
 // type it waited in), exactly, with readahead(), and the rest comes back
 // on first touch.
 void PrefetchAll(int point = -1);
-// At a blocking call after a lazy switch-in, until the master has stopped
-// the rank once since: notes what the rank touched of its small blocks
-// since the switch-in, for the next switch-in out of the same request.
-// False once there is nothing more to note (the run has ended).
-bool NoteTouched();
+// At a blocking call, the first since a lazy switch-in: notes what the
+// rank touched of its small blocks since, for the next switch-in out of
+// the same request.
+void NoteTouched();
 bool EagerPrefetch();
 // Read-ahead (--prefetch ahead), while the slave waits for its reply and
 // another computes: reads back every page that was resident at the last

@@ -374,7 +374,10 @@ void ReadBackWithEvent(Read read) {
 }  // namespace
 
 ReplyMsg Runtime::CallBlocking(RequestMsg request) {
-  if (touched_to_note_) touched_to_note_ = memory::NoteTouched();
+  if (touched_to_note_) {
+    touched_to_note_ = false;
+    memory::NoteTouched();
+  }
   // The master may read this rank's storage count while it waits.
   memory::PurgeHeapIfGrown();
   request.wants_reply = true;

@@ -262,9 +262,9 @@ class Runtime {
   std::unordered_map<int, PlaceBackoff> place_backoff_;
   bool lending_ = false;  // LendingAllowed(), decided at the start
   bool storage_released_ = false;  // switched out since the last reply
-  // Switched in and not stopped by the master since: what it touched is
-  // noted at each blocking call until then (memory::NoteTouched), and the
-  // arena's lock is taken for that only then.
+  // Switched in since the last blocking call: what it touched is noted
+  // at the next one (memory::NoteTouched), and the arena's lock is taken
+  // for that only then.
   bool touched_to_note_ = false;
   // The lent blocks of the last Release's list: the master keeps their
   // copies until RestoreCopiedBlocks reads back the pages not written.
