@@ -245,5 +245,82 @@ TEST(ResumeScore, SgdResumesTheDiagonalThatResidentRanksWaitFor) {
             (std::vector<int>{2, 3, 4, 7, 8, 9, 11, 12, 13, 14, 15}));
 }
 
+// BlocksAgainAtOnce over a table of states by slave index.
+bool Again(bool one_receive, std::vector<int> sources, const std::vector<SlaveState>& states) {
+  return BlocksAgainAtOnce(one_receive, sources,
+                           [&](int index) { return states.at(static_cast<std::size_t>(index)); });
+}
+
+TEST(BlocksAgainAtOnce, WokenOutOfOneWaitWithItsOtherSendersStillToRun) {
+  std::vector<SlaveState> states = {kRunning, kRunnable, kRBlocked, kCBlocked, kRunnable};
+  EXPECT_TRUE(Again(true, {0, 1, 4}, states));
+  // Nothing else posted: its next call is work (or a new receive).
+  EXPECT_FALSE(Again(true, {}, states));
+  // Not a wait for one receive (a collective, Waitany, a probe).
+  EXPECT_FALSE(Again(false, {0, 1}, states));
+  // A sender that waits itself, or one not known (any source, another
+  // node): its message is not known to be coming.
+  EXPECT_FALSE(Again(true, {1, 2}, states));
+  EXPECT_FALSE(Again(true, {1, 3}, states));
+  EXPECT_FALSE(Again(true, {1, -1}, states));
+}
+
+TEST(ResumeScore, ARankThatBlocksAgainGoesAfterEveryOther) {
+  EXPECT_LT(ResumeScore(0.0, false, true), 0.0);
+  EXPECT_LT(ResumeScore(0.9, true, true), 0.0);
+  EXPECT_LT(ResumeScore(0.0, false, true), ResumeScore(0.0, true, true));
+  // Read back lazily since its switch-out (fraction 1): admitted on an
+  // estimate, deferred too, behind the ranks still to be read back.
+  EXPECT_LT(ResumeScore(1.0, false, true), ResumeScore(0.0, false, false));
+  EXPECT_GT(ResumeScore(1.0, false, true), ResumeScore(0.0, false, true));
+}
+
+// HPCG's halo exchange on 4 ranks, all switched out: each posted its
+// receives, sent to the other three, and waits for them one MPI_Wait at a
+// time. Rank 0 ran first; rank 1's message woke it while 2's and 3's are
+// still to come, so resumed now it would block again at once. Ranks 1, 2
+// and 3 (woken out of the exchange before) run first; once they have
+// sent, rank 0 passes all its waits in one resume.
+TEST(ResumeScore, SchedulerLeavesARankThatWouldBlockAgainUntilItsSendersRan) {
+  std::map<int, bool> blocks_again = {{0, true}, {1, false}, {2, false}, {3, false}};
+  Scheduler scheduler(1, SchedulePolicy::kMemory,
+                      [&](int slave) { return ResumeScore(0.0, false, blocks_again[slave]); });
+  for (int slave : {0, 1, 2, 3}) scheduler.MakeRunnable(slave);
+  std::vector<int> order;
+  while (std::optional<int> slave = scheduler.PickNext()) {
+    order.push_back(*slave);
+    scheduler.StopRunning(*slave);
+    if (*slave != 0) blocks_again[0] = *slave != 3;  // 3 sent last
+  }
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 0}));
+}
+
+// Progress: a deferred rank runs when it is all that is runnable, and once
+// passed over twice as many times as there are ranks even while others
+// stay runnable.
+TEST(ResumeScore, ADeferredRankIsNeverStarved) {
+  Scheduler alone(1, SchedulePolicy::kMemory, [](int) { return ResumeScore(0.0, false, true); });
+  alone.MakeRunnable(0);
+  EXPECT_EQ(alone.PickNext(), std::optional<int>(0));
+
+  Scheduler scheduler(1, SchedulePolicy::kMemory,
+                      [](int slave) { return ResumeScore(0.0, false, slave == 0); });
+  for (int slave : {0, 1, 2, 3}) scheduler.MakeRunnable(slave);
+  int picks = 0;
+  for (;;) {
+    std::optional<int> slave = scheduler.PickNext();
+    ASSERT_TRUE(slave.has_value());
+    ++picks;
+    scheduler.StopRunning(*slave);
+    if (*slave == 0) break;
+    scheduler.MakeRunnable(*slave);  // the others never block
+    ASSERT_LE(picks, 9);
+  }
+  EXPECT_EQ(picks, 9);  // passed over 2 x 4 times, then first
+  // Runnable again, it is deferred afresh.
+  scheduler.MakeRunnable(0);
+  EXPECT_NE(scheduler.PickNext(), std::optional<int>(0));
+}
+
 }  // namespace
 }  // namespace bdmpi
