@@ -284,23 +284,11 @@ bool NodeMemory::WokenSoon(const Slave& slave) {
                           [this](int index) { return master_.slaves()[index].state; });
 }
 
-bool NodeMemory::BlocksAgainAtOnce(const Slave& slave) {
-  if (slave.state != SlaveState::kRunnable || !slave.pending) return false;
-  FindAwaited(slave);
-  return bdmpi::BlocksAgainAtOnce(slave.pending->type == MsgType::kWaitRecv, awaited_,
-                                  [this](int index) { return master_.slaves()[index].state; });
-}
-
 double NodeMemory::ResumeScore(Slave& slave) {
   // Only a rank whose data is on disk: without storage-backed data the
   // paper's policy stands (nothing is read back in a known amount).
   double fraction = ResidentFraction(slave);
-  if (StorageBytes(slave) == 0) return fraction;
-  // A rank read back lazily since its switch-out counts as resident, but
-  // its resume is admitted on what it is expected to touch: room would be
-  // made for it all the same.
-  bool blocks_again = (fraction < 1.0 || slave.storage_partial) && BlocksAgainAtOnce(slave);
-  if (fraction >= 1.0) return bdmpi::ResumeScore(fraction, false, blocks_again);
+  if (fraction >= 1.0 || StorageBytes(slave) == 0) return fraction;
   // Whether a blocked slave whose data is resident waits for this one.
   bool awaited = false;
   for (const Slave& other : master_.slaves()) {
@@ -313,7 +301,7 @@ double NodeMemory::ResumeScore(Slave& slave) {
       break;
     }
   }
-  return bdmpi::ResumeScore(fraction, awaited, blocks_again);
+  return bdmpi::ResumeScore(fraction, awaited);
 }
 
 std::uint64_t NodeMemory::ResidentStorageBytes(const Slave& slave) const {

@@ -90,8 +90,7 @@ class NodeMemory {
   double ResidentFraction(Slave& slave);
   // The memory policy's score of a runnable slave: its resident fraction,
   // raised when its data is switched out and resident blocked slaves wait
-  // for it, below 0 (deferred) when it would block again at once
-  // (switch_policy.h).
+  // for it (switch_policy.h).
   double ResumeScore(Slave& slave);
   // Why a slave got SIGKILL, when the kernel's out-of-memory killer sent
   // it: the limit, what the rank could not page out, what to change; empty
@@ -108,9 +107,6 @@ class NodeMemory {
   // Whether a blocked slave waits only for messages of slaves that run or
   // may run now (switch_policy.h's WokenSoon).
   bool WokenSoon(const Slave& slave);
-  // Whether a runnable slave would block again at once if resumed now
-  // (switch_policy.h's BlocksAgainAtOnce).
-  bool BlocksAgainAtOnce(const Slave& slave);
   // The slaves on this node whose messages `slave`'s posted receives wait
   // for, by index (-1: any, or another node's rank), in awaited_.
   void FindAwaited(const Slave& slave);

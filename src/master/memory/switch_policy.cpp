@@ -49,17 +49,7 @@ std::vector<std::size_t> SwitchOutOrder(std::span<const SwitchOutCandidate> cand
   return order;
 }
 
-bool BlocksAgainAtOnce(bool woken_out_of_one_receive, std::span<const int> still_posted_sources,
-                       const std::function<SlaveState(int)>& state_of) {
-  // The same test as for a blocked rank: every message it still waits
-  // for comes from a rank that runs or may run now.
-  return woken_out_of_one_receive &&
-         WokenSoon(SlaveState::kRBlocked, still_posted_sources, state_of);
-}
-
-double ResumeScore(double resident_fraction, bool awaited_by_resident, bool blocks_again) {
-  // Below every score of [0, 1], in the same order among the deferred.
-  if (blocks_again) return ResumeScore(resident_fraction, awaited_by_resident) - 2;
+double ResumeScore(double resident_fraction, bool awaited_by_resident) {
   if (!awaited_by_resident || resident_fraction >= 1.0) return resident_fraction;
   return (1.0 + resident_fraction) / 2;
 }

@@ -12,8 +12,7 @@
 // again later. Among the runnable, a rank whose data is resident goes
 // first (the paper's policy), and among those alike, one that resident
 // blocked ranks wait for: running it wakes them while their data is in
-// memory. A rank that would block again at once goes after every rank
-// that would work (BlocksAgainAtOnce).
+// memory.
 //
 // Among waiting ranks alike (the same state and prospects, holding about
 // as much), the one that stopped running last is switched out first. The
@@ -60,31 +59,12 @@ bool WokenSoon(SlaveState state, std::span<const int> sources,
 // them; then the rest, the largest first.
 std::vector<std::size_t> SwitchOutOrder(std::span<const SwitchOutCandidate> candidates);
 
-// Whether a runnable rank would block again at once if resumed now: it
-// was woken out of the wait for one receive (`woken_out_of_one_receive`:
-// MPI_Wait, and MPI_Waitall, which waits for its requests one by one)
-// while receives it posted are still without a message, from
-// `still_posted_sources` (as WokenSoon's sources) that all run or may run
-// now, so their messages are coming and its next wait would block. HPCG
-// waits for its seven neighbours one MPI_Wait at a time: a switched-out
-// rank resumed as each message came was admitted on its last sweep's
-// room, had others switched out for it, and blocked again having touched
-// nothing. Left until its senders have run, it passes all its waits in
-// one resume.
-bool BlocksAgainAtOnce(bool woken_out_of_one_receive, std::span<const int> still_posted_sources,
-                       const std::function<SlaveState(int)>& state_of);
-
 // The memory policy's score of a runnable rank (the larger runs first):
 // its resident fraction in [0, 1], raised to halfway to 1 when it is not
 // all resident and a resident blocked rank waits for it. Resident ranks
 // still go first, in the order they became runnable, and among ranks that
 // must be read back the one whose run wakes others while those are
-// resident. A rank that would block again at once (BlocksAgainAtOnce)
-// scores below 0, which the scheduler takes as "deferred": after every
-// other runnable rank, for a bounded number of picks (scheduler.h). The
-// caller asks that only of ranks whose resume costs room: their data
-// switched out, or read back lazily since (admitted on an estimate).
-double ResumeScore(double resident_fraction, bool awaited_by_resident,
-                   bool blocks_again = false);
+// resident.
+double ResumeScore(double resident_fraction, bool awaited_by_resident);
 
 }  // namespace bdmpi

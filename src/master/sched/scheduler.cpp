@@ -13,12 +13,7 @@ Scheduler::Scheduler(int nrunning, SchedulePolicy policy,
       policy_(policy),
       resident_fraction_(std::move(resident_fraction)) {}
 
-void Scheduler::MakeRunnable(int slave) {
-  if (slave >= 0 && static_cast<std::size_t>(slave) >= deferred_passes_.size())
-    deferred_passes_.resize(static_cast<std::size_t>(slave) + 1, 0);
-  if (slave >= 0) deferred_passes_[static_cast<std::size_t>(slave)] = 0;
-  runnable_.push_back(slave);
-}
+void Scheduler::MakeRunnable(int slave) { runnable_.push_back(slave); }
 
 void Scheduler::MakeRunnableAfterYield(int slave) { yielded_.push_back(slave); }
 
@@ -40,8 +35,6 @@ std::optional<int> Scheduler::PickNext() {
   if (queue == nullptr) return std::nullopt;
   int slave = *pick;
   queue->erase(pick);
-  for (int passed : deferred_seen_)
-    if (passed != slave) ++deferred_passes_[static_cast<std::size_t>(passed)];
   ++running_;
   return slave;
 }
@@ -60,22 +53,15 @@ std::deque<int>::iterator Scheduler::Choose(std::deque<int>*& queue) {
     return {};
   }
   auto pick = queue->begin();
-  deferred_seen_.clear();
   // Reading residency costs a few microseconds per slave: only when there
   // is a choice to make. Yielded slaves go strictly in turn, or the most
   // resident poller would be picked again and again.
   if (policy_ == SchedulePolicy::kMemory && queue == &runnable_ && queue->size() > 1) {
-    double best = -1e9;
+    double best = -1;
     for (auto it = queue->begin(); it != queue->end(); ++it) {
-      double score = resident_fraction_(*it);
-      if (score < 0 && *it >= 0) {
-        if (deferred_passes_[static_cast<std::size_t>(*it)] >= DeferredPassLimit())
-          score = 2;  // passed over long enough: ahead of every score in [0, 1]
-        else
-          deferred_seen_.push_back(*it);
-      }
-      if (score > best) {
-        best = score;
+      double fraction = resident_fraction_(*it);
+      if (fraction > best) {
+        best = fraction;
         pick = it;
       }
     }

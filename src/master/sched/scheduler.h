@@ -4,17 +4,11 @@
 // for paging it back in; "fifo" resumes in the order slaves became runnable.
 // A slave that yields (a Test or Iprobe that found nothing) goes behind every
 // other runnable slave so that polling loops cannot starve the others.
-// Under the memory policy a score below 0 defers a slave (a rank that
-// would block again at once, switch_policy.h's BlocksAgainAtOnce): it
-// goes after every slave scoring 0 or more, and first once passed over
-// twice as many times as there are slaves, so that it is never starved;
-// when only deferred slaves are runnable, one of them runs.
 #pragma once
 
 #include <deque>
 #include <functional>
 #include <optional>
-#include <vector>
 
 #include "master/options.h"
 
@@ -22,8 +16,7 @@ namespace bdmpi {
 
 class Scheduler {
  public:
-  // resident_fraction(slave) in [0, 1], or below 0 for a deferred slave;
-  // used by the memory policy.
+  // resident_fraction(slave) in [0, 1]; used by the memory policy.
   Scheduler(int nrunning, SchedulePolicy policy,
             std::function<double(int)> resident_fraction);
 
@@ -51,8 +44,6 @@ class Scheduler {
  private:
   // The next slave's place in its queue; queue is null when nobody waits.
   std::deque<int>::iterator Choose(std::deque<int>*& queue);
-  // A deferred slave passed over this many times goes first.
-  int DeferredPassLimit() const { return 2 * static_cast<int>(deferred_passes_.size()); }
 
   int nrunning_;
   SchedulePolicy policy_;
@@ -60,11 +51,6 @@ class Scheduler {
   int running_ = 0;
   std::deque<int> runnable_;
   std::deque<int> yielded_;
-  // Per slave index: picks that passed it over while it was deferred
-  // since it last became runnable.
-  std::vector<int> deferred_passes_;
-  // The deferred slaves the last Choose saw in the runnable queue.
-  std::vector<int> deferred_seen_;
 };
 
 }  // namespace bdmpi
