@@ -1405,7 +1405,8 @@ void DropFileCopies() {
   // walk of the blocks' page tables.
   constexpr std::uint64_t kMinFaults = (1u << 20) / kPage;
   Locked lock;
-  if (g_arena == nullptr || !g_arena->ready || !g_arena->file_copies) return;
+  if (g_arena == nullptr || !g_arena->ready || g_arena->detached || !g_arena->file_copies)
+    return;
   Arena& arena = *g_arena;
   std::uint64_t faults = ProcessFaults();
   if (faults - arena.faults_at_drop < kMinFaults) return;

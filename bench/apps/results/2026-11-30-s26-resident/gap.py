@@ -4,13 +4,13 @@ a run of bench/apps/run.sh ran (its OUT's first and last time stamps)
 against the master's "counted resident" debug lines (--log debug
 --log-categories disk) in its ERR, and prints the means, in MiB, of the
 cgroup's usage, of what the master counts and of the parts of the
-difference."""
+difference. ERR "-": no master's count (the cgroup's columns only)."""
 import re
 import sys
 
 samples, err, out = sys.argv[1:4]
 counted = []
-for line in open(err):
+for line in open(err) if err != "-" else []:
     m = re.search(r"counted resident (\d+) bytes \(unpageable (\d+), messages (\d+)\) at ([\d.]+)", line)
     if m:
         counted.append((float(m.group(4)), int(m.group(1)), int(m.group(2)), int(m.group(3))))
@@ -23,7 +23,7 @@ for line in open(samples):
     if not start <= t <= end:
         continue
     kv = dict(f.split("=") for f in fields[1:])
-    before = [c for c in counted if c[0] <= t]
+    before = [c for c in counted if c[0] <= t] or ([(t, 0, 0, 0)] if err == "-" else [])
     if not before:
         continue
     rows.append((t, {k: int(v) for k, v in kv.items()}, before[-1]))
