@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <utility>
@@ -522,6 +523,17 @@ void NodeMemory::NoteResidentStorage() {
   if (resident > peak_resident_) {
     peak_resident_ = resident;
     peak_unpageable_at_peak_ = unpageable;
+  }
+  // With the wall-clock time, to set against samples of the cgroup's own
+  // usage taken outside the job.
+  if (LogEnabled(LogLevel::kDebug, "disk")) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    BDMPI_DEBUG("disk", "counted resident %llu bytes (unpageable %llu, messages %llu) at %lld.%03ld",
+                static_cast<unsigned long long>(resident),
+                static_cast<unsigned long long>(unpageable),
+                static_cast<unsigned long long>(PayloadMemory()),
+                static_cast<long long>(now.tv_sec), now.tv_nsec / 1'000'000);
   }
 }
 

@@ -135,6 +135,15 @@ void PrefetchAll(int point = -1);
 // rank touched of its small blocks since, for the next switch-in out of
 // the same request.
 void NoteTouched();
+// At a blocking call: drops the storage file's page-cache pages that no
+// mapping uses, over the blocks mapped from it, when the rank has faulted
+// since (a megabyte's worth). A page of such a private mapping that the
+// program writes is copied into anonymous memory and its file page stays
+// cached, charged to the memory cgroup beside the copy and counted
+// nowhere by the master, as do pages read ahead past what the program
+// touched; the cgroup's reclaim then takes pages the master counts as
+// resident, which come back a fault at a time.
+void DropFileCopies();
 bool EagerPrefetch();
 // Read-ahead (--prefetch ahead), while the slave waits for its reply and
 // another computes: reads back every page that was resident at the last

@@ -378,6 +378,7 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
     touched_to_note_ = false;
     memory::NoteTouched();
   }
+  memory::DropFileCopies();
   // The master may read this rank's storage count while it waits.
   memory::PurgeHeapIfGrown();
   request.wants_reply = true;
