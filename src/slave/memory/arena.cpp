@@ -102,6 +102,10 @@ std::atomic<std::uintptr_t> g_end{0};
 // Start of the upper half of the range, which holds the heap's chunks
 // (heap.h): free() tells a small block from a large one by its address.
 std::atomic<std::uintptr_t> g_heap_base{UINTPTR_MAX};
+// Whether anything was ever mapped from the storage file (a switch-out
+// happened): until then DropFileCopies, called at every blocking call,
+// returns without taking the arena's lock.
+std::atomic<bool> g_file_mapped{false};
 // Arena::heap_committed, readable without the lock.
 std::atomic<std::uint64_t> g_heap_committed{0};
 // Storage-backed bytes held outside the arena (CountOutsideArena).
@@ -263,9 +267,7 @@ struct Arena {
   int switched_in_at = -1;
   std::vector<std::pair<int, RangeSet>> touched_after;
   RangeSet skipped_last;
-  // DropFileCopies: whether anything has been mapped from the file, and
-  // the process's page faults at its last drop.
-  bool file_copies = false;
+  // DropFileCopies: the process's page faults at its last drop.
   std::uint64_t faults_at_drop = 0;
   // Switched out: the file mappings fault a page at a time (AdviseFileFaults).
   bool faults_random = false;
@@ -941,7 +943,7 @@ void MapFile(Arena& arena, std::uint64_t offset, std::uint64_t length) {
            MAP_PRIVATE | MAP_FIXED, arena.fd, static_cast<off_t>(offset)) == MAP_FAILED)
     ThrowSystemError("mmap of the storage file in " + arena.dir, errno);
   madvise(arena.base + offset, length, MADV_SEQUENTIAL);  // advice only
-  arena.file_copies = true;
+  g_file_mapped.store(true, std::memory_order_relaxed);
 }
 
 // After the write-back of a piece of a block: the piece refers to the
@@ -1404,9 +1406,9 @@ void DropFileCopies() {
   // fewer than a megabyte's worth since the last call are not worth the
   // walk of the blocks' page tables.
   constexpr std::uint64_t kMinFaults = (1u << 20) / kPage;
+  if (!g_file_mapped.load(std::memory_order_relaxed)) return;
   Locked lock;
-  if (g_arena == nullptr || !g_arena->ready || g_arena->detached || !g_arena->file_copies)
-    return;
+  if (g_arena == nullptr || !g_arena->ready || g_arena->detached) return;
   Arena& arena = *g_arena;
   std::uint64_t faults = ProcessFaults();
   if (faults - arena.faults_at_drop < kMinFaults) return;
