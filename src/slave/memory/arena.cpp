@@ -269,8 +269,6 @@ struct Arena {
   RangeSet skipped_last;
   // DropFileCopies: the process's page faults at its last drop.
   std::uint64_t faults_at_drop = 0;
-  // Switched out: the file mappings fault a page at a time (AdviseFileFaults).
-  bool faults_random = false;
   std::vector<Recycled> recycled;               // oldest first
   std::uint64_t allocated = 0;
   // The kernel's shared zero page, which an anonymous page that was only
@@ -1172,29 +1170,6 @@ void AddCopiedPages(Arena& arena, std::span<CopiedBlock> copied, RangeSet& pages
   }
 }
 
-// Until the switch-in, a fault on the file reads its page alone
-// (MADV_RANDOM), not MapFile's read-ahead: what the rank touches while
-// switched out (its runtime's and heap's few pages, a copy out of its
-// memory) read 8-10 MiB of the file each, cached and counted by nobody
-// (a LULESH rank switched out, s = 43, held 10 MiB of its file in the
-// page cache while its mappings held 0.1-0.3 MiB of it).
-void AdviseFileFaults(Arena& arena, int advice) {
-  arena.faults_random = advice == MADV_RANDOM;
-  std::uint64_t start = 0, end = 0;
-  auto advise = [&] {
-    if (end > start) madvise(arena.base + start, end - start, advice);  // advice only
-  };
-  for (const auto& [offset, block] : arena.used) {
-    if (!block.file_mapped) continue;
-    if (offset != end) {
-      advise();
-      start = offset;
-    }
-    end = offset + block.length;
-  }
-  advise();
-}
-
 }  // namespace
 
 ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* context,
@@ -1262,7 +1237,6 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
   // reaches past a piece or block: whatever is left goes now, or it would
   // stay cached, counted by nobody, until reclaim takes it.
   posix_fadvise(arena.fd, 0, 0, POSIX_FADV_DONTNEED);
-  AdviseFileFaults(arena, MADV_RANDOM);
   arena.skipped_last = copied_pages;
   arena.switched_in_at = -1;  // switched out before it blocked: nothing noted
   return total;
@@ -1435,7 +1409,6 @@ void DropFileCopies() {
 void PrefetchAll(int point) {
   Locked lock;
   if (g_arena == nullptr || !g_arena->ready) return;
-  if (g_arena->faults_random) AdviseFileFaults(*g_arena, MADV_SEQUENTIAL);
   ReadBackLocked(*g_arena, g_arena->eager ? ReadBack::kRewritten : ReadBack::kNothing);
   if (g_arena->reads_touched) ReadTouched(*g_arena, point);
 }
@@ -1443,7 +1416,6 @@ void PrefetchAll(int point) {
 void ReadAhead() {
   Locked lock;
   if (g_arena == nullptr || !g_arena->ready) return;
-  if (g_arena->faults_random) AdviseFileFaults(*g_arena, MADV_SEQUENTIAL);
   ReadBackLocked(*g_arena, ReadBack::kAll);
 }
 
