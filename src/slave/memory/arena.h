@@ -135,14 +135,14 @@ void PrefetchAll(int point = -1);
 // rank touched of its small blocks since, for the next switch-in out of
 // the same request.
 void NoteTouched();
-// At a blocking call: drops the storage file's page-cache pages that no
-// mapping uses, over the blocks mapped from it, when the rank has faulted
-// since (a megabyte's worth). A page of such a private mapping that the
-// program writes is copied into anonymous memory and its file page stays
-// cached, charged to the memory cgroup beside the copy and counted
-// nowhere by the master, as do pages read ahead past what the program
-// touched; the cgroup's reclaim then takes pages the master counts as
-// resident, which come back a fault at a time.
+// At a blocking call, when the rank has faulted a megabyte's worth since
+// the last: drops the storage file's cached pages of the pages the rank
+// has written. A page of a private file mapping that the program writes
+// is copied into anonymous memory, and its file page stays cached beside
+// the copy, charged to the memory cgroup and counted nowhere by the
+// master; the cgroup's reclaim then takes pages the master counts as
+// resident, which come back a fault at a time. Pages read ahead of what
+// the program touched stay: they are likely its next.
 void DropFileCopies();
 bool EagerPrefetch();
 // Read-ahead (--prefetch ahead), while the slave waits for its reply and
