@@ -1007,9 +1007,9 @@ void Readahead(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   }
 }
 
-// A mostly written run comes back as anonymous memory read in one stream:
-// its pages would be copied on their first write anyway.
-void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+// Maps fresh anonymous memory over [offset, offset + length) and reads
+// the file into it.
+void ReadIntoFreshMemory(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   if (!MapFresh(arena, offset, length))
     ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
   for (std::uint64_t at = 0; at < length;) {
@@ -1030,6 +1030,21 @@ void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
     posix_fadvise(arena.fd, static_cast<off_t>(offset + at), n, POSIX_FADV_DONTNEED);
     at += static_cast<std::uint64_t>(n);
   }
+}
+
+// A mostly written run comes back as anonymous memory read in one stream:
+// its pages would be copied on their first write anyway. Pages already
+// the rank's own are newer than the file and stay: those written since
+// the switch-out (the runtime's heap while the rank waited, a tool's
+// event callback) and those the switch-out left in memory (another
+// thread's, a lent copy's restored bytes).
+void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  auto read = [&](std::uint64_t start, std::uint64_t run) { ReadIntoFreshMemory(arena, start, run); };
+  PageRuns from_file(read);
+  ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
+    if (!Dirty(arena, entry)) from_file.Add(at);
+  });
+  from_file.Flush();
 }
 
 // Faults in one page of a file mapping without the read-ahead a fault
