@@ -1035,12 +1035,12 @@ void ReadIntoFreshMemory(Arena& arena, std::uint64_t offset, std::uint64_t lengt
 // A mostly written run comes back as anonymous memory read in one stream:
 // its pages would be copied on their first write anyway. Pages already
 // the rank's own are newer than the file and stay: those written since
-// the switch-out (the runtime's heap while the rank waited, a tool's
-// event callback) and those the switch-out left in memory (another
-// thread's, a lent copy's restored bytes).
+// the switch-out (the runtime's heap while the rank waited) and those a
+// switch-out that wrote nothing back left in memory (other threads).
 void ReadAnonymous(Arena& arena, std::uint64_t offset, std::uint64_t length) {
-  auto read = [&](std::uint64_t start, std::uint64_t run) { ReadIntoFreshMemory(arena, start, run); };
-  PageRuns from_file(read);
+  PageRuns from_file([&](std::uint64_t start, std::uint64_t run) {
+    ReadIntoFreshMemory(arena, start, run);
+  });
   ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
     if (!Dirty(arena, entry)) from_file.Add(at);
   });
