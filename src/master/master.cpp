@@ -636,7 +636,7 @@ void Master::CheckDeadlock() {
       // collective they never joined): name them too, but not the slots
       // reserved for spawns that never held a process.
       for (const Slave& slave : slaves_) {
-        if (slave.state != SlaveState::kExited || slave.pid <= 0) continue;
+        if (slave.state != SlaveState::kExited || slave.SpareSlot()) continue;
         state.blocked += (state.blocked.empty() ? "rank " : "; rank ") +
                          std::to_string(slave.world_rank) + " exited";
       }

@@ -44,6 +44,8 @@ struct Slave {
   // Its rank in its MPI_COMM_WORLD when MPI_Comm_spawn started it (the
   // failure message names it); -1: one of the ranks the job started with.
   int spawned_rank = -1;
+  // A slot reserved for spawns that has never held a process.
+  bool SpareSlot() const { return state == SlaveState::kExited && pid <= 0; }
   UniqueFd statm_fd;      // /proc/<pid>/statm, for the memory policy
   int core = -1;          // core it is bound to while running (-nr > 1)
   int bound_core = -1;    // core its affinity names, kept while it waits

@@ -111,9 +111,10 @@ TEST(SwitchOutOrder, OfRanksAlikeTheOneThatRanLastFirst) {
 // A model of a CG solver shaped like miniFE's, on 8 ranks with room for
 // three matrices, the running rank's included (miniFE's large run in the
 // benchmark has room for none between two products: the node budget goes
-// to the vectors and the running ranks; docs): every iteration the ranks compute the product in rank order
-// (the order in which their exchanges complete, resident or not) and then
-// wait in the dot product's allreduce with their matrix resident.
+// to the vectors and the running ranks; docs): every iteration the ranks
+// compute the product in rank order (the order in which their exchanges
+// complete, resident or not) and then wait in the dot product's allreduce
+// with their matrix resident.
 // Switching out the rank that ran last keeps those that compute first in
 // the next iteration: 5 or 6 matrices read back per iteration (58 in the
 // last 10 of 20); the one that ran longest ago (least recently used; by

@@ -183,8 +183,7 @@ std::string Observer::RankStatusText() const {
   std::int64_t now = MonotonicNs();
   std::string text = "bdmpi: status of node " + std::to_string(node_) + " (SIGUSR1):\n";
   for (const Slave& slave : master_.slaves()) {
-    // Not the slots reserved for spawns that never held a process.
-    if (slave.state == SlaveState::kExited && slave.pid <= 0) continue;
+    if (slave.SpareSlot()) continue;
     std::optional<RankActivity> activity = ActivityOf(slave);
     std::string line = "bdmpi:   rank " + std::to_string(slave.world_rank) + " (pid " +
                        std::to_string(slave.pid) + ") ";
