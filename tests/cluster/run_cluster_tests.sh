@@ -37,6 +37,12 @@ if ((${#missing[@]})); then
 fi
 
 "$vcluster" down >/dev/null 2>&1 || true
+# The kernel frees a deleted namespace's veth peers later: for a few seconds
+# after a `down` the host ends (vch0, vch1, ...) remain, and `up` fails
+# with "RTNETLINK answers: File exists".
+for link in $(ip -o link show | awk -F': ' '$2 ~ /^vch[0-9]+(@|$)/ {sub(/@.*/, "", $2); print $2}'); do
+  ip link del "$link" 2>/dev/null || true
+done
 trap '"$vcluster" down >/dev/null 2>&1 || true' EXIT
 "$vcluster" up -n 4 --node-rate 1gbit --rack-rate 2gbit --slurm >/dev/null
 hostfile=/tmp/vcluster/hostfile
