@@ -107,6 +107,9 @@ Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<Slav
 Master::~Master() {
   KillSlaves();
   io_.reset();
+  // The network's thread goes on moving collectives' data until stopped:
+  // stop it before their buffers go.
+  network_.reset();
   // Queues and windows unlink themselves; spill files live in the job dir.
   collectives_.Clear();
   slaves_.Clear();

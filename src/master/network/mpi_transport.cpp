@@ -2,8 +2,10 @@
 
 #include <climits>
 #include <cstring>
-#include <utility>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "collectives/operation.h"
 #include "common/error.h"
@@ -131,6 +133,32 @@ void MpiTransport::CheckSignature(const Frame& frame, int bytes, int peer) const
   if (mismatch.theirs == signature_) return;
   mismatch.peer_node = source;
   throw mismatch;
+}
+
+bool MpiTransport::CancelReceives(std::chrono::steady_clock::time_point deadline) {
+  std::vector<MPI_Request*> receives;
+  for (auto& [id, pending] : pending_) {
+    if (!pending.is_recv) continue;
+    for (MPI_Request* request : {&pending.signature_request, &pending.request}) {
+      if (*request == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(request);
+      receives.push_back(request);
+    }
+  }
+  // A receive matched before the cancel completes only when its data has
+  // come (MPI_Test sets the request to null either way).
+  for (;;) {
+    bool left = false;
+    for (MPI_Request* request : receives) {
+      int done = 0;
+      if (*request != MPI_REQUEST_NULL &&
+          (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done))
+        left = true;
+    }
+    if (!left) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 bool MpiTransport::Test(coll::RequestId id) {

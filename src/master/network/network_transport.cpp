@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <span>
 #include <string>
@@ -56,6 +57,13 @@ NetworkTransport::NetworkTransport(Config config, int node, int nnodes, std::vec
   BDMPI_ENFORCE(max_channels_ >= 3, "MPI_TAG_UB below three channels of operation tags");
   --max_channels_;
   flush_tag_ = max_channels_ * kOpTagSpace;
+}
+
+NetworkTransport::~NetworkTransport() {
+  // A peer that is ending too may never send the rest of a matched
+  // message: wait a moment for all, not for each.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  for (ActiveStep& step : steps_) step.transport->CancelReceives(deadline);
 }
 
 void NetworkTransport::Queue(OutgoingMessage message) {

@@ -48,6 +48,11 @@ class NetworkTransport {
   // `racks`: every node's rack as a small integer, alike on all masters
   // (NetworkControl's name exchange), by which collectives order chains.
   NetworkTransport(Config config, int node, int nnodes, std::vector<int> racks, Hooks hooks);
+  // Cancels the receives of collective steps still under way (a job that
+  // ends in a failure or a signal): the process goes on making MPI
+  // progress until MPI_Abort, and must not have a peer's data written
+  // into their freed buffers.
+  ~NetworkTransport();
   NetworkTransport(const NetworkTransport&) = delete;
   NetworkTransport& operator=(const NetworkTransport&) = delete;
 
