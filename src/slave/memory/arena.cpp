@@ -57,12 +57,11 @@ constexpr std::uint64_t kPmPfnMask = (1ull << 55) - 1;
 constexpr std::size_t kMaxRuns = 4096;
 // readahead() reads at most the device's readahead window per call.
 constexpr std::uint64_t kReadaheadChunk = 2 << 20;
-// Blocks are read at a lazy switch-in where the rank touched them after
-// its last switch-in out of the same call (ReadTouched): a fault in one
-// reads this machine's read-ahead window (8 MiB) from the faulting page,
-// past the block's end into the blocks after it in the file, and through
-// a larger block of which the rank touches a few pages here and there.
-// Of blocks up to this size only the pages it read are noted (below).
+// Blocks up to this size are read at a lazy switch-in where the rank
+// touched them after its last switch-in out of the same request
+// (ReadTouched): a fault in one reads this machine's read-ahead window
+// (8 MiB) from the faulting page, past the block's end into the blocks
+// after it in the file.
 constexpr std::uint64_t kSmallBlockRead = 8ull << 20;
 constexpr std::uint64_t kIoChunk = 64ull << 20;
 
@@ -266,9 +265,7 @@ struct Arena {
   // the file's).
   bool reads_touched = false;
   int switched_in_at = -1;
-  int switched_in_call = -1;  // the call within the request (TouchPoint)
   std::vector<std::pair<int, RangeSet>> touched_after;
-  std::vector<std::pair<int, RangeSet>> touched_after_call;
   RangeSet skipped_last;
   // DropFileCopies: the process's page faults at its last drop.
   std::uint64_t faults_at_drop = 0;
@@ -1257,7 +1254,6 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
   posix_fadvise(arena.fd, 0, 0, POSIX_FADV_DONTNEED);
   arena.skipped_last = copied_pages;
   arena.switched_in_at = -1;  // switched out before it blocked: nothing noted
-  arena.switched_in_call = -1;
   return total;
 }
 
@@ -1314,21 +1310,15 @@ void ReadBackLocked(Arena& arena, ReadBack what) {
 namespace {
 
 // The blocks whose touched pages a lazy switch-in notes and reads.
-bool DataBlock(const Block& block) { return !block.heap && !block.metadata; }
-
-// What the rank touched after its last switch-in out of `point` (of
-// `notes`), or null.
-RangeSet* TouchedAfter(std::vector<std::pair<int, RangeSet>>& notes, int point) {
-  for (auto& [noted_at, pages] : notes)
-    if (noted_at == point) return &pages;
-  return nullptr;
+bool SmallDataBlock(const Block& block) {
+  return !block.heap && !block.metadata && block.length <= kSmallBlockRead;
 }
 
-void NoteAt(std::vector<std::pair<int, RangeSet>>& notes, int point, const RangeSet& pages) {
-  if (RangeSet* noted = TouchedAfter(notes, point))
-    *noted = pages;
-  else
-    notes.emplace_back(point, pages);
+// What the rank touched after its last switch-in out of `point`, or null.
+RangeSet* TouchedAfter(Arena& arena, int point) {
+  for (auto& [noted_at, pages] : arena.touched_after)
+    if (noted_at == point) return &pages;
+  return nullptr;
 }
 
 // A lazy switch-in out of `point`: reads with readahead() what the rank
@@ -1340,15 +1330,13 @@ void NoteAt(std::vector<std::pair<int, RangeSet>>& notes, int point, const Range
 // ends of what it read: a fault reads ahead past the end of a block into
 // the blocks after it in the file (MapFile), which a switch-out drops
 // again before the rank gets to them.
-void ReadTouched(Arena& arena, TouchPoint point) {
-  arena.switched_in_at = point.request;
-  arena.switched_in_call = point.call;
-  const RangeSet* noted = TouchedAfter(arena.touched_after_call, point.call);
-  if (noted == nullptr) noted = TouchedAfter(arena.touched_after, point.request);
+void ReadTouched(Arena& arena, int point) {
+  arena.switched_in_at = point;
+  const RangeSet* noted = TouchedAfter(arena, point);
   if (noted == nullptr) return;
   std::uint64_t loaded = 0;
   for (const auto& [offset, block] : arena.used) {
-    if (!DataBlock(block) || !block.file_mapped) continue;
+    if (!SmallDataBlock(block) || !block.file_mapped) continue;
     noted->ForEachOverlap(offset, block.length, [&](std::uint64_t at, std::uint64_t length) {
       RangeSet run;
       run.Add(at, length);
@@ -1371,29 +1359,25 @@ void NoteTouched() {
   if (g_arena == nullptr || !g_arena->ready || g_arena->switched_in_at < 0) return;
   Arena& arena = *g_arena;
   // Its pages are those it touched since the switch-in, which dropped
-  // them all. Of a small block, the file pages, which it read and did not
-  // write: a written page may have been read first, or written whole
-  // (k-means' sums, zeroed and summed into each iteration: read back, 1.03
-  // x the bytes main's build read). Of a large one, the written pages too:
-  // a write to a page of the file faults it in with the read-ahead window,
-  // which is what reading exactly avoids (CoMD places a face's atoms in
-  // its halo cells, scattered through arrays of 9 MiB).
+  // them all; of those, the file pages, which it read and did not write.
+  // A written page may have been read first, or written whole (k-means'
+  // sums, zeroed and summed into each iteration: read back, 1.03 x the
+  // bytes main's build read).
   RangeSet pages;
   for (const auto& [offset, block] : arena.used) {
-    if (!DataBlock(block)) continue;
-    bool written_too = block.length > kSmallBlockRead;
+    if (!SmallDataBlock(block)) continue;
     PageRuns runs([&](std::uint64_t start, std::uint64_t length) { pages.Add(start, length); });
     ForEachPageEntry(arena, offset, block.length / kPage,
                      [&](std::uint64_t at, std::uint64_t entry) {
-                       if (Resident(arena, entry) && (written_too || (entry & kPmFile) != 0))
-                         runs.Add(at);
+                       if (Resident(arena, entry) && (entry & kPmFile) != 0) runs.Add(at);
                      });
     runs.Flush();
   }
-  NoteAt(arena.touched_after, arena.switched_in_at, pages);
-  if (arena.switched_in_call >= 0) NoteAt(arena.touched_after_call, arena.switched_in_call, pages);
+  if (RangeSet* noted = TouchedAfter(arena, arena.switched_in_at))
+    *noted = std::move(pages);
+  else
+    arena.touched_after.emplace_back(arena.switched_in_at, std::move(pages));
   arena.switched_in_at = -1;
-  arena.switched_in_call = -1;
 }
 
 namespace {
@@ -1437,7 +1421,7 @@ void DropFileCopies() {
   copied.Flush();
 }
 
-void PrefetchAll(TouchPoint point) {
+void PrefetchAll(int point) {
   Locked lock;
   if (g_arena == nullptr || !g_arena->ready) return;
   ReadBackLocked(*g_arena, g_arena->eager ? ReadBack::kRewritten : ReadBack::kNothing);

@@ -123,27 +123,17 @@ struct CopiedBlock {
 // unwritten. Throws bdmpi::Error on an I/O error.
 ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullptr,
                         void* context = nullptr, std::span<CopiedBlock> copied = {});
-// Where a rank was switched in: the request type it waited in, and the
-// call within it (the type with its peer and size: CoMD's six face
-// exchanges, which touch a few planes of link cells each, and the force
-// computation after the last, which touches everything, all wait in a
-// receive). -1: none.
-struct TouchPoint {
-  int request = -1;
-  int call = -1;
-};
-
 // Switch-in: with eager prefetch, reads back with large direct reads the
 // pages that were resident at the last ReleaseAll in blocks the program
 // had mostly rewritten (clean blocks come back on touch, through the
 // kernel's readahead); with lazy prefetch reads what the rank touched
-// after its last switch-in out of the same call (or, if none was noted,
-// of the same request), exactly, with readahead(), and the rest comes
-// back on first touch.
-void PrefetchAll(TouchPoint point = {});
+// after its last switch-in out of the same request (`point`, the request
+// type it waited in), exactly, with readahead(), and the rest comes back
+// on first touch.
+void PrefetchAll(int point = -1);
 // At a blocking call, the first since a lazy switch-in: notes what the
-// rank touched since, for the next switch-in out of the same call or
-// request.
+// rank touched of its small blocks since, for the next switch-in out of
+// the same request.
 void NoteTouched();
 // At a blocking call, when the rank has faulted a megabyte's worth since
 // the last: drops the storage file's cached pages of the pages the rank

@@ -371,15 +371,6 @@ void ReadBackWithEvent(Read read) {
   if (bytes > 0) tool::RaiseEvent(tool::Event::kReadBack, tool::ReadBackData{bytes});
 }
 
-// The request type, and the call: the type with its peer and size.
-memory::TouchPoint TouchPointOf(const RequestMsg& request) {
-  std::uint64_t call = static_cast<std::uint64_t>(request.type);
-  call = call * 1000003u + static_cast<std::uint32_t>(request.peer);
-  call = call * 1000003u + request.bytes;
-  return {.request = static_cast<int>(request.type),
-          .call = static_cast<int>(call & 0x7fffffff)};
-}
-
 }  // namespace
 
 ReplyMsg Runtime::CallBlocking(RequestMsg request) {
@@ -407,7 +398,7 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
     // Switched out while waiting: read the data back before user code runs.
     storage_released_ = false;
     rma::TargetsHeld held;
-    ReadBackWithEvent([&] { memory::PrefetchAll(TouchPointOf(request)); });
+    ReadBackWithEvent([&] { memory::PrefetchAll(static_cast<int>(request.type)); });
     touched_to_note_ = true;
     rma::WindowMemoryBack();
   }

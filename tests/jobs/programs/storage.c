@@ -14,7 +14,6 @@
  *
  * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H] [--warm W] [--touch]
  *                [--cycle] [--fresh | --fresh-reads] [--dead] [--touched]
- *                [--touched-calls]
  *   N MiB per array (default 3), S steps (default 6); with --crash-step the
  *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
  *   With --held, each rank sends H messages of 512 KiB + 8 (above the window,
@@ -34,8 +33,7 @@
  *   With --touch, only touch_steps (below) runs, over one array of N MiB;
  *   with --cycle, only cycle_steps.
  *   With --dead, each rank ends with collectives_dead (below).
- *   With --touched, each rank ends with touched_reads (below); with
- *   --touched-calls, with touched_calls.
+ *   With --touched, each rank ends with touched_reads (below).
  */
 #include <signal.h>
 #include <sys/mman.h>
@@ -413,29 +411,6 @@ static void cycle_steps(int rank, int size, size_t mib, int steps) {
   free(big);
 }
 
-/* An allreduce of the ranks' numbers, checked. */
-static void allreduce_ranks(int rank, int size, const char *what) {
-  uint64_t mine = (uint64_t)rank, total = 0;
-  MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  CHECK(total == (uint64_t)size * (uint64_t)(size - 1) / 2, "%s: allreduce %llu", what,
-        (unsigned long long)total);
-}
-
-/* Whether the page `pages` pages past the first page boundary at or after
- * `at` is out of memory (under BDMPI: its rank was switched out). */
-static int page_gone(const void *at, size_t pages) {
-#ifdef BDMPI
-  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  unsigned char in_core = 1;
-  void *probe = (void *)((((uintptr_t)at + page - 1) & ~(page - 1)) + pages * page);
-  return mincore(probe, page, &in_core) == 0 && (in_core & 1) == 0;
-#else
-  (void)at;
-  (void)pages;
-  return 0;
-#endif
-}
-
 /* --touched: each rank holds two arrays of 2 MiB allocated one after the
  * other (neighbours in its storage file under BDMPI) and, for 5 rounds,
  * reads the first after an MPI_Allreduce and the second after an
@@ -454,13 +429,22 @@ static void touched_reads(int rank, int size) {
   long long most = 0;
   int switched_out = 0, was_switched_out = 0;
   for (int round = 0; round < 5; ++round) {
+    uint64_t mine = (uint64_t)rank, total = 0;
     long long before = storage_reads();
-    allreduce_ranks(rank, size, "touched");
+    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(total == (uint64_t)size * (uint64_t)(size - 1) / 2, "touched: allreduce %llu",
+          (unsigned long long)total);
     /* Switched out in the allreduce: the second array, resident at the
      * call, is gone (a rank that ran on through the call may fault the
      * first array in, reading ahead as it will). */
     was_switched_out = switched_out;
-    switched_out = page_gone(second, 0);
+    switched_out = 0;
+#ifdef BDMPI
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    unsigned char in_core = 1;
+    void *probe = (void *)(((uintptr_t)second + page - 1) & ~(page - 1));
+    switched_out = mincore(probe, page, &in_core) == 0 && (in_core & 1) == 0;
+#endif
     verify(first, words, rank, 50, 0, "touched: first array", round);
     long long after = storage_reads();
     /* Only a round whose last one was switched out there too: the note of
@@ -482,69 +466,13 @@ static void touched_reads(int rank, int size) {
   free(second);
 }
 
-/* --touched-calls: each rank holds one array of 24 MiB (several times a
- * fault's read-ahead of 8 MiB) and, for 6 rounds, blocks in two
- * allreduces of different sizes: after the first (a call of its own, as
- * each of CoMD's face exchanges is) it reads and rewrites one page in 64,
- * after the second it reads the whole array. Under BDMPI, where --node-memory
- * 1m switches every waiting rank out, a resume out of the first call reads
- * back what the last resume out of that call touched, not what the one
- * out of the second did (the whole array, the same request type): from
- * the third round on, in the rounds that switched it out at the first
- * call this time and the last, the bytes read from the first call to the
- * second must stay under 4 MiB (faults reading ahead read it all). */
-static void touched_calls(int rank, int size) {
-  const size_t words = (24u << 20) / 8, page_words = 4096 / 8, stride = 64 * page_words;
-  uint64_t *array = xmalloc(words * 8);
-  fill(array, words, rank, 60, 0);
-  long long most = 0;
-  int switched_out = 0, was_switched_out = 0;
-  for (int round = 0; round < 6; ++round) {
-    long long before = storage_reads();
-    allreduce_ranks(rank, size, "touched calls");
-    /* Probed at a page the first call does not touch (those it does may
-     * be read already). */
-    was_switched_out = switched_out;
-    switched_out = page_gone(array, 8);
-    /* One page in 64: its first word checked and rewritten (the version
-     * is the round, so that the sweep below can check every word). */
-    for (size_t at = 0; at < words; at += stride) {
-      CHECK(array[at] == pattern(rank, 60, at, round), "touched calls: sparse word %zu round %d",
-            at, round);
-      array[at] = pattern(rank, 60, at, round + 1);
-    }
-    long long after = storage_reads();
-    if (round >= 2 && switched_out && was_switched_out && before >= 0 && after - before > most)
-      most = after - before;
-    uint64_t two[2] = {(uint64_t)rank, 1}, totals[2] = {0, 0};
-    MPI_Allreduce(two, totals, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(totals[1] == (uint64_t)size, "touched calls: second allreduce %llu",
-          (unsigned long long)totals[1]);
-    for (size_t i = 0; i < words; ++i) {
-      uint64_t want = pattern(rank, 60, i, i % stride == 0 ? round + 1 : 0);
-      if (array[i] != want) {
-        CHECK(0, "touched calls: word %zu round %d", i, round);
-        break;
-      }
-    }
-  }
-#ifdef BDMPI
-  CHECK(most < (4 << 20),
-        "touched calls: %lld bytes read out of a call that touches 1 page in 64 of 24 MiB",
-        most);
-#else
-  (void)most;
-#endif
-  free(array);
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
   int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0, dead = 0,
       cycle = 0;
-  int touched = 0, touched_calls_too = 0;
+  int touched = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
@@ -557,7 +485,6 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--dead") == 0) dead = 1;
     else if (strcmp(argv[i], "--cycle") == 0) cycle = 1;
     else if (strcmp(argv[i], "--touched") == 0) touched = 1;
-    else if (strcmp(argv[i], "--touched-calls") == 0) touched_calls_too = 1;
   }
   if (cycle) {
     cycle_steps(rank, size, mib, steps);
@@ -692,7 +619,6 @@ int main(int argc, char **argv) {
   if (fresh > 0) receive_fresh(rank, size, fresh == 2);
   if (dead) collectives_dead(rank, size);
   if (touched) touched_reads(rank, size);
-  if (touched_calls_too) touched_calls(rank, size);
   MPI_Finalize();
   return 0;
 }
