@@ -76,9 +76,8 @@ struct Slave {
   // what it added to its memory since `touch_baseline` (its reading at
   // that resume) when last measured; `touch_counted`: what the budget counts for it (while
   // it runs, what it was admitted on); `touch_point`: the request type it
-  // was last resumed out of, and `touch_from` whether its data was
-  // switched out then; `touch_estimates`: by those, what its resumes
-  // touched; `touch_peak_reset`: its VmHWM was set back at that
+  // was last resumed out of; `touch_estimates`: by that point, what its
+  // resumes touched; `touch_peak_reset`: its VmHWM was set back at that
   // resume (what it held at most since then can be read).
   bool storage_partial = false;
   bool touch_peak_reset = false;
@@ -86,7 +85,6 @@ struct Slave {
   std::uint64_t touch_counted = 0;
   TouchReading touch_baseline;
   int touch_point = 0;
-  ResumedFrom touch_from = ResumedFrom::kSwitchedOut;
   TouchEstimates touch_estimates;
   // What of its memory the runtime cannot page out (master/memory/memory.cpp):
   // its resident anonymous memory (statm, read with resident_fraction)

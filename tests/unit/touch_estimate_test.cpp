@@ -29,54 +29,35 @@ TEST(TouchedSince, NewAnonymousPagesAndTheLargerOfFilePagesAndReads) {
             0u);
 }
 
-constexpr ResumedFrom kOut = ResumedFrom::kSwitchedOut;
-constexpr ResumedFrom kResident = ResumedFrom::kResident;
-
 TEST(TouchEstimates, NothingUntilMeasured) {
   TouchEstimates estimates;
-  EXPECT_FALSE(estimates.Expected(7, kOut));
+  EXPECT_FALSE(estimates.Expected(7));
   // No estimate: the whole of the rank's data and peak, as without them.
-  EXPECT_EQ(TouchAdmission(0, estimates.Expected(7, kOut), 60 * kMiB), 60 * kMiB);
+  EXPECT_EQ(TouchAdmission(0, estimates.Expected(7), 60 * kMiB), 60 * kMiB);
 }
 
 TEST(TouchEstimates, ByPoint) {
   // miniFE: out of the exchange's wait it reads its matrix, out of the dot
   // products' allreduce only its vectors.
   TouchEstimates estimates;
-  estimates.Note(1, kOut, 55 * kMiB);
-  estimates.Note(2, kOut, 5 * kMiB);
-  EXPECT_EQ(estimates.Expected(1, kOut), 55 * kMiB);
-  EXPECT_EQ(estimates.Expected(2, kOut), 5 * kMiB);
-  EXPECT_FALSE(estimates.Expected(3, kOut));
-}
-
-TEST(TouchEstimates, SwitchedOutAndResidentResumesApart) {
-  // PageRank: switched out in the alltoallv's wait, a rank does its update
-  // out of it (18 MiB); resident, it takes one more receive (0.36 MB).
-  TouchEstimates estimates;
-  estimates.Note(1, kOut, 18 * kMiB);
-  estimates.Note(1, kResident, kMiB / 3);
-  estimates.Note(1, kResident, kMiB / 3);
-  estimates.Note(1, kResident, kMiB / 3);
-  EXPECT_EQ(estimates.Expected(1, kOut), 18 * kMiB);
-  EXPECT_EQ(estimates.Expected(1, kResident), kMiB / 3);
-  // Each learns only from its own: the update's admission stays whole.
-  EXPECT_EQ(TouchAdmission(0, estimates.Expected(1, kOut), 60 * kMiB),
-            18 * kMiB + 18 * kMiB / 8 + kMiB);
-  EXPECT_FALSE(estimates.Expected(2, kResident));
+  estimates.Note(1, 55 * kMiB);
+  estimates.Note(2, 5 * kMiB);
+  EXPECT_EQ(estimates.Expected(1), 55 * kMiB);
+  EXPECT_EQ(estimates.Expected(2), 5 * kMiB);
+  EXPECT_FALSE(estimates.Expected(3));
 }
 
 TEST(TouchEstimates, GrowsAtOnceShrinksByHalves) {
   TouchEstimates estimates;
-  estimates.Note(1, kOut, 8 * kMiB);
-  estimates.Note(1, kOut, 40 * kMiB);
-  EXPECT_EQ(estimates.Expected(1, kOut), 40 * kMiB);
-  estimates.Note(1, kOut, 0);
-  EXPECT_EQ(estimates.Expected(1, kOut), 20 * kMiB);
-  estimates.Note(1, kOut, 2 * kMiB);
-  EXPECT_EQ(estimates.Expected(1, kOut), 10 * kMiB);
-  estimates.Note(1, kOut, 12 * kMiB);
-  EXPECT_EQ(estimates.Expected(1, kOut), 12 * kMiB);
+  estimates.Note(1, 8 * kMiB);
+  estimates.Note(1, 40 * kMiB);
+  EXPECT_EQ(estimates.Expected(1), 40 * kMiB);
+  estimates.Note(1, 0);
+  EXPECT_EQ(estimates.Expected(1), 20 * kMiB);
+  estimates.Note(1, 2 * kMiB);
+  EXPECT_EQ(estimates.Expected(1), 10 * kMiB);
+  estimates.Note(1, 12 * kMiB);
+  EXPECT_EQ(estimates.Expected(1), 12 * kMiB);
 }
 
 TEST(TouchAdmission, ResidentPlusEstimateWithMargin) {

@@ -46,15 +46,6 @@
 #include "master/memory/switch_policy.h"
 
 namespace bdmpi {
-namespace {
-
-// Where a resume of `slave` starts from, for its touch estimate: its data
-// was switched out, or what it touched since its last switch-in is resident.
-ResumedFrom ResumedFromNow(const Slave& slave) {
-  return slave.storage_released ? ResumedFrom::kSwitchedOut : ResumedFrom::kResident;
-}
-
-}  // namespace
 
 void NodeMemory::SetBudget() {
   table_ = master_.StorageTable();
@@ -149,8 +140,7 @@ std::uint64_t NodeMemory::ResumeBytes(const Slave& slave) const {
       !(slave.storage_released || slave.storage_partial))
     return full;
   return TouchAdmission(slave.storage_partial ? slave.touched : 0,
-                        slave.touch_estimates.Expected(static_cast<int>(slave.pending->type),
-                                                       ResumedFromNow(slave)),
+                        slave.touch_estimates.Expected(static_cast<int>(slave.pending->type)),
                         full);
 }
 
@@ -188,10 +178,9 @@ void NodeMemory::NoteResume(Slave& slave) {
   }
   if (!slave.storage_partial || !slave.pending) return;
   slave.touch_point = static_cast<int>(slave.pending->type);
-  slave.touch_from = ResumedFromNow(slave);
   slave.touch_counted = ResumeBytes(slave);
-  BDMPI_DEBUG("sched", "rank %d resumed out of %s (%s) on %llu of %llu bytes", slave.world_rank,
-              MsgTypeName(slave.pending->type), ResumedFromName(slave.touch_from),
+  BDMPI_DEBUG("sched", "rank %d resumed out of %s on %llu of %llu bytes", slave.world_rank,
+              MsgTypeName(slave.pending->type),
               static_cast<unsigned long long>(slave.touch_counted),
               static_cast<unsigned long long>(ExpectedStorage(slave)));
   // What it frees before it blocks (a step's temporaries) was touched too.
@@ -218,11 +207,10 @@ void NodeMemory::NoteStopped(Slave& slave) {
   slave.touch_peak_reset = false;
   // What this run added, at its most, to what was resident before it.
   std::uint64_t added = touched_most > slave.touched ? touched_most - slave.touched : 0;
-  BDMPI_DEBUG("sched", "rank %d added %llu bytes after a resume out of %s (%s)",
+  BDMPI_DEBUG("sched", "rank %d added %llu bytes after a resume out of %s",
               slave.world_rank, static_cast<unsigned long long>(added),
-              MsgTypeName(static_cast<MsgType>(slave.touch_point)),
-              ResumedFromName(slave.touch_from));
-  slave.touch_estimates.Note(slave.touch_point, slave.touch_from, added);
+              MsgTypeName(static_cast<MsgType>(slave.touch_point)));
+  slave.touch_estimates.Note(slave.touch_point, added);
   slave.touched = touched;
   slave.touch_counted = touched;
 }

@@ -13,24 +13,20 @@ std::uint64_t TouchedSince(const TouchReading& base, const TouchReading& now) {
          std::max(grown(base.shared, now.shared), grown(base.read, now.read));
 }
 
-const char* ResumedFromName(ResumedFrom from) {
-  return from == ResumedFrom::kSwitchedOut ? "switched out" : "resident";
-}
-
-std::optional<std::uint64_t> TouchEstimates::Expected(int point, ResumedFrom from) const {
-  for (const Estimate& estimate : estimates_)
-    if (estimate.point == point && estimate.from == from) return estimate.bytes;
+std::optional<std::uint64_t> TouchEstimates::Expected(int point) const {
+  for (const auto& [at, bytes] : points_)
+    if (at == point) return bytes;
   return std::nullopt;
 }
 
-void TouchEstimates::Note(int point, ResumedFrom from, std::uint64_t bytes) {
-  for (Estimate& estimate : estimates_) {
-    if (estimate.point == point && estimate.from == from) {
-      estimate.bytes = std::max(bytes, estimate.bytes / 2);
+void TouchEstimates::Note(int point, std::uint64_t bytes) {
+  for (auto& [at, estimate] : points_) {
+    if (at == point) {
+      estimate = std::max(bytes, estimate / 2);
       return;
     }
   }
-  estimates_.push_back({point, from, bytes});
+  points_.push_back({point, bytes});
 }
 
 std::uint64_t TouchAdmission(std::uint64_t resident, std::optional<std::uint64_t> expected,

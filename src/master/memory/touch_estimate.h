@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace bdmpi {
@@ -39,37 +40,20 @@ struct TouchReading {
 // anonymous pages, and the larger of its new file pages and what it read.
 std::uint64_t TouchedSince(const TouchReading& base, const TouchReading& now);
 
-// Where a resume started from. Out of one wait, a rank resumed with its
-// data switched out faults in what its next step reads; one whose data
-// is still resident has that already and adds only what it had not
-// touched yet. PageRank's push phase takes each of its receives in a
-// short resume out of the alltoallv's wait (0.36 MB) and, switched out,
-// does its update out of the same wait (16-21 MB): learned together, the
-// short ones halved what the update was admitted on, and room was made
-// while it ran. So the two are learned apart.
-enum class ResumedFrom { kSwitchedOut, kResident };
-const char* ResumedFromName(ResumedFrom from);
-
 class TouchEstimates {
  public:
-  // The bytes a resume out of `point` from `from` is expected to touch
-  // beyond what the rank holds resident; nullopt until one has been
-  // measured.
-  std::optional<std::uint64_t> Expected(int point, ResumedFrom from) const;
-  // Notes `bytes` touched by a resume out of `point` from `from`. The
-  // estimate is the larger of that and half the one before: a rank whose
-  // work between two calls shrinks for once keeps most of its room, one
-  // whose work grows is counted at once at what it did.
-  void Note(int point, ResumedFrom from, std::uint64_t bytes);
+  // The bytes a resume out of `point` is expected to touch beyond what the
+  // rank holds resident; nullopt until one has been measured.
+  std::optional<std::uint64_t> Expected(int point) const;
+  // Notes `bytes` touched by a resume out of `point`. The estimate is the
+  // larger of that and half the one before: a rank whose work between two
+  // calls shrinks for once keeps most of its room, one whose work grows is
+  // counted at once at what it did.
+  void Note(int point, std::uint64_t bytes);
 
  private:
-  struct Estimate {
-    int point;
-    ResumedFrom from;
-    std::uint64_t bytes;
-  };
-  // A program blocks in a handful of request types.
-  std::vector<Estimate> estimates_;
+  // By point; a program blocks in a handful of request types.
+  std::vector<std::pair<int, std::uint64_t>> points_;
 };
 
 // What a resume is admitted on: the `resident` bytes the rank touched since
