@@ -399,9 +399,7 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
     // back from the copies if it runs again before freeing them (a send
     // buffer freed after the collective is then never written).
     payloads_.OweCopiesTo(victim->index);
-    room_wanted_ = mine;
     master_.CopyLentBlocksOf(*victim);
-    room_wanted_ = 0;
     payloads_.OweCopiesTo(-1);
     ReplyMsg release;
     release.type = MsgType::kRelease;

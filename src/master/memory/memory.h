@@ -157,9 +157,6 @@ class NodeMemory {
   // The slaves' storage table (read on every decision; nullptr: none).
   const StorageSlot* table_ = nullptr;
   std::uint64_t node_memory_ = 0;
-  // While MakeRoom copies a victim's lent blocks: the bytes of the resume
-  // it makes room for (MemoryRoomForPayloads counts them).
-  std::uint64_t room_wanted_ = 0;
   std::uint64_t switch_outs_ = 0;
   std::uint64_t written_back_ = 0;
   std::uint64_t read_aheads_ = 0;

@@ -33,12 +33,8 @@ void NodeMemory::CreateMemoryDirectory(const std::string& path) {
 }
 
 bool NodeMemory::MemoryRoomForPayloads(std::uint64_t bytes) {
-  // As MakeRoom counts: a releasing slave by what it has yet to write,
-  // and the resume it switches ranks out for. Without that resume, the
-  // copies of a victim's lent blocks took its room in memory files and
-  // were moved to disk at the next resume (PageRank: two thirds of the
-  // copied bytes); counted, they go to a spill file at once.
-  std::uint64_t used = PayloadMemory() + bytes + room_wanted_ + UnpageableBytes(false);
+  // As MakeRoom counts: a releasing slave by what it has yet to write.
+  std::uint64_t used = PayloadMemory() + bytes + UnpageableBytes(false);
   for (const Slave& slave : master_.slaves()) used += ResidentStorageBytes(slave);
   // Idle warm pages are worth less than a message kept off the disk.
   if (used > node_memory_) used -= TrimIdleSegments(used - node_memory_);
