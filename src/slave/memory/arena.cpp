@@ -1248,10 +1248,8 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
     total.written += of_block.written;
     total.dropped += of_block.dropped;
   }
-  // Nothing maps the file now. The pieces' drops keep a large folio that
-  // reaches past a piece or block: whatever is left goes now, or it would
-  // stay cached, counted by nobody, until reclaim takes it.
-  posix_fadvise(arena.fd, 0, 0, POSIX_FADV_DONTNEED);
+  // The pieces' drops keep a large folio that reaches past a piece or
+  // block: DropFileCache takes what is left at the end of the switch-out.
   arena.skipped_last = copied_pages;
   arena.switched_in_at = -1;  // switched out before it blocked: nothing noted
   return total;
@@ -1419,6 +1417,15 @@ void DropFileCopies() {
                      });
   }
   copied.Flush();
+}
+
+void DropFileCache() {
+  if (!g_file_mapped.load(std::memory_order_relaxed)) return;
+  Locked lock;
+  if (g_arena == nullptr || !g_arena->ready || g_arena->detached) return;
+  // Whatever is left would stay cached, counted by nobody, until reclaim
+  // takes it. The kernel keeps the pages a mapping holds.
+  posix_fadvise(g_arena->fd, 0, 0, POSIX_FADV_DONTNEED);
 }
 
 void PrefetchAll(int point) {

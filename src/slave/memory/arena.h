@@ -144,6 +144,14 @@ void NoteTouched();
 // resident, which come back a fault at a time. Pages read ahead of what
 // the program touched stay: they are likely its next.
 void DropFileCopies();
+// At the end of a switch-out, once the runtime is done with the heap:
+// drops every page of the storage file that no mapping holds. After
+// ReleaseAll the runtime still allocates and frees (its reply to the
+// master, its lists of lent blocks), and the first fault in a heap chunk
+// mapped from the file reads ahead to the chunk's end: without this drop
+// a switched-out rank kept up to a whole chunk (4 MiB) in the page cache,
+// which the cgroup charges and the master counts as written back.
+void DropFileCache();
 bool EagerPrefetch();
 // Read-ahead (--prefetch ahead), while the slave waits for its reply and
 // another computes: reads back every page that was resident at the last

@@ -485,6 +485,13 @@ void Runtime::RestoreCopiedBlocks() {
 }
 
 void Runtime::SwitchOut(const ReplyMsg& release) {
+  WriteBackAndTell(release);
+  // After the last allocation and free of the switch-out, whose faults in
+  // the heap read its file ahead.
+  memory::DropFileCache();
+}
+
+void Runtime::WriteBackAndTell(const ReplyMsg& release) {
   ReleaseArgs args = ReleaseArgs::Of(release);
   // The blocks of this Release's list; those of an earlier one (switched
   // out again after a read-ahead, not run since) stay as they were.

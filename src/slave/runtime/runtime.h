@@ -173,6 +173,9 @@ class Runtime {
   // Release: writes back and drops the storage-backed memory, tells the
   // master, with progress reports every `bytes` bytes of the Release.
   void SwitchOut(const ReplyMsg& release);
+  // SwitchOut's write-back and its Released, without the last drop of the
+  // storage file's cache.
+  void WriteBackAndTell(const ReplyMsg& release);
   // Before the program runs again after a switch-out: the pages of lent
   // blocks the write-back skipped, read from the master's copies.
   void RestoreCopiedBlocks();
