@@ -135,7 +135,7 @@ void MpiTransport::CheckSignature(const Frame& frame, int bytes, int peer) const
   throw mismatch;
 }
 
-bool MpiTransport::CancelReceives(std::chrono::steady_clock::time_point deadline) {
+void MpiTransport::CancelReceives(std::chrono::steady_clock::time_point deadline) {
   std::vector<MPI_Request*> receives;
   for (auto& [id, pending] : pending_) {
     if (!pending.is_recv) continue;
@@ -155,8 +155,7 @@ bool MpiTransport::CancelReceives(std::chrono::steady_clock::time_point deadline
           (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done))
         left = true;
     }
-    if (!left) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
+    if (!left || std::chrono::steady_clock::now() >= deadline) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
