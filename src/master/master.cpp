@@ -536,6 +536,9 @@ void Master::Fail(int exit_status, const std::string& message, bool tell_others)
                      "; ending the job\n";
   ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
   (void)ignored;
+  // What the ranks read from disk and their faults come from their /proc
+  // files, gone once they are killed: the partial report keeps them.
+  for (const Slave& slave : slaves_) observe_.RecordReadBack(slave);
   KillSlaves();
   if (network_ && tell_others) network_->Abort(exit_status, message);
 }

@@ -7,6 +7,7 @@
                    [--collective MPI_Bcast ...] [--sent-min N]
                    [--path-min PATH[+PATH...]:N ...]
                    [--written-back-min BYTES] [--read-back-min BYTES]
+                   [--disk-read-min BYTES]
                    [--running-auto RANKS_PER_NODE]
                    [--held-for-memory-min N] [--held-for-memory-max N]
 
@@ -22,7 +23,23 @@ first failed check.
 import argparse
 import collections
 import json
+import os
 import sys
+
+
+def scratch_on_tmpfs():
+    """Whether the jobs' scratch dirs (under $TMPDIR, as run_job.sh makes
+    them) are on a tmpfs: the longest mount point that holds it decides."""
+    path = os.path.realpath(os.environ.get("TMPDIR", "/tmp"))
+    best, fstype = "", ""
+    with open("/proc/mounts") as mounts:
+        for line in mounts:
+            fields = line.split()
+            point = fields[1]
+            inside = path == point or path.startswith(point.rstrip("/") + "/")
+            if inside and len(point) >= len(best):
+                best, fstype = point, fields[2]
+    return fstype == "tmpfs"
 
 
 def fail(message):
@@ -66,6 +83,13 @@ def check_report(path, args):
     read = sum(rank["read_back_bytes"] for rank in report["ranks"])
     if read < args.read_back_min:
         fail("%d bytes read back in all, expected at least %d" % (read, args.read_back_min))
+    disk_read = sum(rank["disk_read_bytes"] for rank in report["ranks"])
+    if args.disk_read_min > 0 and scratch_on_tmpfs():
+        print("check_observe: the scratch dir is on a tmpfs, whose reads are no disk's: "
+              "disk reads not checked")
+    elif disk_read < args.disk_read_min:
+        fail("the ranks read %d bytes from disk in all, expected at least %d"
+             % (disk_read, args.disk_read_min))
     if any(rank["major_faults"] < 0 for rank in report["ranks"]):
         fail("negative major faults")
     if sent < args.sent_min:
@@ -231,6 +255,7 @@ def main():
     parser.add_argument("--path-min", action="append", default=[])
     parser.add_argument("--written-back-min", type=int, default=0)
     parser.add_argument("--read-back-min", type=int, default=0)
+    parser.add_argument("--disk-read-min", type=int, default=0)
     parser.add_argument("--running-auto", type=int)
     parser.add_argument("--held-for-memory-min", type=int, default=0)
     parser.add_argument("--held-for-memory-max", type=int)

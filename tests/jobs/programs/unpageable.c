@@ -4,7 +4,7 @@
  * (malloc), or one rank that allocates without bound.
  *
  * Usage: unpageable [--mmap-mib U] [--mib S] [--steps N] [--compute-ms C]
- *                   [--hog-cap-mib H]
+ *                   [--hog-cap-mib H] [--crash-step K]
  *   Each rank maps U MiB (default 8) with mmap(MAP_PRIVATE|MAP_ANONYMOUS)
  *   and mallocs S MiB (default 4), fills both with a pattern, and then for
  *   N steps (default 4) computes for about C ms (default 20) over its
@@ -17,7 +17,12 @@
  *   must stop it (the kernel's OOM killer). Past H MiB it aborts with a
  *   message saying that no limit stopped it, so that the program cannot
  *   eat a machine that has no limit.
+ *   With --crash-step K the last rank raises SIGSEGV at step K, after its
+ *   computation, while the others wait for it in the ring: a failure after
+ *   the ranks have been switched out and read back.
  */
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -51,7 +56,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mmap_mib = 8, mib = 4, hog_cap = 0;
-  int steps = 4;
+  int steps = 4, crash_step = -1;
   double compute_ms = 20;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mmap-mib") == 0 && i + 1 < argc) mmap_mib = (size_t)atoi(argv[++i]);
@@ -59,6 +64,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--compute-ms") == 0 && i + 1 < argc) compute_ms = atof(argv[++i]);
     else if (strcmp(argv[i], "--hog-cap-mib") == 0 && i + 1 < argc) hog_cap = (size_t)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--crash-step") == 0 && i + 1 < argc) crash_step = atoi(argv[++i]);
   }
   if (hog_cap > 0) {
     if (rank == size - 1) hog(hog_cap);
@@ -98,6 +104,13 @@ int main(int argc, char **argv) {
     /* Half of the malloc'ed pages change: a switch-out has work to do. */
     for (size_t i = 0; i < words; ++i)
       if ((i / 512) % 2 == (size_t)(step + 1) % 2) data[i] = pattern(rank, 2, i, step + 1);
+    if (step == crash_step && rank == size - 1) {
+      struct rlimit no_core = {0, 0};
+      setrlimit(RLIMIT_CORE, &no_core);
+      fprintf(stderr, "unpageable: rank %d raises SIGSEGV at step %d on purpose\n", rank, step);
+      fflush(stderr);
+      raise(SIGSEGV);
+    }
     token[0] = (uint64_t)rank;
     token[1] = sum;
     MPI_Sendrecv(token, 2, MPI_UINT64_T, (rank + 1) % size, 7, in, 2, MPI_UINT64_T,
