@@ -9,6 +9,7 @@
 
 #include "collectives/operation.h"
 #include "common/error.h"
+#include "master/network/network_mpi.h"
 
 namespace bdmpi {
 namespace {
@@ -135,29 +136,18 @@ void MpiTransport::CheckSignature(const Frame& frame, int bytes, int peer) const
   throw mismatch;
 }
 
-void MpiTransport::CancelReceives(std::chrono::steady_clock::time_point deadline) {
-  std::vector<MPI_Request*> receives;
+bool MpiTransport::Settle(std::chrono::steady_clock::time_point deadline) {
+  std::vector<MPI_Request*> open;
   for (auto& [id, pending] : pending_) {
-    if (!pending.is_recv) continue;
     for (MPI_Request* request : {&pending.signature_request, &pending.request}) {
       if (*request == MPI_REQUEST_NULL) continue;
-      MPI_Cancel(request);
-      receives.push_back(request);
+      if (pending.is_recv) MPI_Cancel(request);
+      open.push_back(request);
     }
   }
   // A receive matched before the cancel completes only when its data has
   // come (MPI_Test sets the request to null either way).
-  for (;;) {
-    bool left = false;
-    for (MPI_Request* request : receives) {
-      int done = 0;
-      if (*request != MPI_REQUEST_NULL &&
-          (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done))
-        left = true;
-    }
-    if (!left || std::chrono::steady_clock::now() >= deadline) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  return WaitUntil(open, deadline);
 }
 
 bool MpiTransport::Test(coll::RequestId id) {

@@ -76,9 +76,10 @@ class MpiTransport : public coll::Transport {
   std::uint64_t completed() const { return completed_; }
   // For a step that will never finish (the job is ending): cancels its
   // posted receives and waits until `deadline` for each to be cancelled
-  // or, matched already, filled. MPI writes into a receive's buffer until
-  // then, and the buffers are freed next.
-  void CancelReceives(std::chrono::steady_clock::time_point deadline);
+  // or, matched already, filled, and for its sends to complete. MPI writes
+  // into a receive's buffer and reads a send's until then. False when some
+  // request is still open: this transport's frames must then outlive it.
+  bool Settle(std::chrono::steady_clock::time_point deadline);
 
  private:
   // A small message with its signature, or a received signature (room

@@ -4,7 +4,10 @@
 
 #include <mpi.h>
 
+#include <chrono>
+#include <span>
 #include <string>
+#include <thread>
 
 #include "common/error.h"
 
@@ -26,6 +29,24 @@ inline bool TestRequest(MPI_Request& request) {
   int done = 0;
   CheckMpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
   return done != 0;
+}
+
+// For a job that is ending: tests `requests` until each is done (null) or
+// `deadline` passes, a failed test counting as done. True when all are.
+inline bool WaitUntil(std::span<MPI_Request* const> requests,
+                      std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    bool open = false;
+    for (MPI_Request* request : requests) {
+      int done = 0;
+      if (*request != MPI_REQUEST_NULL && MPI_Test(request, &done, MPI_STATUS_IGNORE) ==
+                                              MPI_SUCCESS && !done)
+        open = true;
+    }
+    if (!open) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 }  // namespace bdmpi

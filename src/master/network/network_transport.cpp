@@ -61,9 +61,24 @@ NetworkTransport::NetworkTransport(Config config, int node, int nnodes, std::vec
 
 NetworkTransport::~NetworkTransport() {
   // A peer that is ending too may never send the rest of a matched
-  // message: wait a moment for all, not for each.
+  // message, nor receive ours: wait a moment for all, not for each. What
+  // MPI may still read or write after that stays allocated (the master
+  // ends soon after): freed, a peer's single-copy read of a send buffer
+  // would fail (`readv: Bad address`) or a late receive write into
+  // memory reused since.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
-  for (ActiveStep& step : steps_) step.transport->CancelReceives(deadline);
+  for (ActiveStep& step : steps_) {
+    if (step.transport->Settle(deadline)) continue;
+    (void)step.operation.release();  // its buffers
+    (void)step.transport.release();  // its frames
+  }
+  for (SendStream& stream : sends_) {
+    std::vector<MPI_Request*> open = {&stream.head_request};
+    for (ChunkSlot& slot : stream.slots) open.push_back(&slot.request);
+    if (WaitUntil(open, deadline)) continue;
+    (void)new std::vector<std::byte>(std::move(stream.head));
+    for (ChunkSlot& slot : stream.slots) (void)new std::vector<std::byte>(std::move(slot.buffer));
+  }
 }
 
 void NetworkTransport::Queue(OutgoingMessage message) {
