@@ -2,7 +2,7 @@
 """Tables, ratios, I/O figures and the plot of bench/apps/run.sh.
 
 Reads the runs (runs.tsv, one line per run) and the BDMPI runs' run reports
-(--report=json, schema bdmpi-run-report/7) and writes table.md, runs.csv,
+(--report=json, schema bdmpi-run-report/8) and writes table.md, runs.csv,
 io.csv and plot.png (with gnuplot) to --out; prints table.md.
 
 Where the time goes, per BDMPI run, per iteration of the application:
@@ -174,7 +174,26 @@ def io_of(run, logs, limit, iters_fallback):
         "running_by_count": running.get("seconds", []),
         "held_for_memory_s": running.get("held_for_memory_s", 0.0),
         "partial": rep.get("partial", False),
+        # The node budget over the run (schema 8): least, most, mean.
+        "budget": rep.get("nodes", [{}])[0].get("budget"),
     }
+
+
+def budget_mib(f, key):
+    """One figure of the node budget in MiB, "" before schema 8."""
+    b = f.get("budget")
+    return f"{b[key] / MIB:.0f}" if b else ""
+
+
+def budget_text(f):
+    """The node budget's range: "120" fixed, "120-180, 158" where it moved."""
+    b = f.get("budget")
+    if not b:
+        return "-"
+    if b["least_bytes"] == b["most_bytes"]:
+        return f"{b['most_bytes'] / MIB:.0f}"
+    return (f"{b['least_bytes'] / MIB:.0f}-{b['most_bytes'] / MIB:.0f}, "
+            f"{b['mean_bytes'] / MIB:.0f}")
 
 
 def agrees(a, b, tol):
@@ -434,7 +453,10 @@ def main():
                         "held_for_memory_s": f"{f['held_for_memory_s']:.2f}",
                         "refault_file_mib_iter": fmt(f["refault_file_mib_it"], 1),
                         "refault_anon_mib_iter": fmt(f["refault_anon_mib_it"], 1),
-                        "cgroup_major_faults_iter": fmt(f["cg_majfaults_it"], 0)})
+                        "cgroup_major_faults_iter": fmt(f["cg_majfaults_it"], 0),
+                        "budget_least_mib": budget_mib(f, "least_bytes"),
+                        "budget_most_mib": budget_mib(f, "most_bytes"),
+                        "budget_mean_mib": budget_mib(f, "mean_bytes")})
         if f["refault_file_mib_it"] is not None:
             refault_lines.append(
                 f"| {r['app']} | {r['size']} | {r['mode']} | {per} | {fmt(f['read_mib_it'], 0)} | "
@@ -442,7 +464,8 @@ def main():
                 f"{fmt(f['refault_anon_mib_it'], 0)} | "
                 f"{fmt(f['refault_file_mib_it'] / f['read_mib_it'] if f['read_mib_it'] > 0 else None)} | "
                 f"{fmt(f['cg_majfaults_it'], 0)} | {fmt(f['faults_it'], 0)} | "
-                f"{fmt(din / f['iters'], 0) if din is not None else '-'} |")
+                f"{fmt(din / f['iters'], 0) if din is not None else '-'} | "
+                f"{budget_text(f)} |")
     lines.append("")
     if refault_lines:
         lines.append("Reclaim in the cgroup (memory.stat over the run, per iteration): `refaulted` = "
@@ -451,8 +474,9 @@ def main():
         lines.append("")
         lines.append("| app | size | mode | per | read back (MiB/iter) | eager read back (MiB/iter) | "
                      "refaulted file (MiB/iter) | refaulted anon (MiB/iter) | refaulted file / read back | "
-                     "major faults (cgroup, /iter) | major faults (ranks, /iter) | disk read (MiB/iter, whole machine) |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+                     "major faults (cgroup, /iter) | major faults (ranks, /iter) | disk read (MiB/iter, whole machine) | "
+                     "node budget (MiB: least-most, mean over time) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         lines += refault_lines
         lines.append("")
     if disagree:

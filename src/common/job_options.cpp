@@ -180,7 +180,9 @@ const std::vector<Row>& JobOptionTable() {
           .Check([](const JobOptions& o) {
             if (o.node_memory == 0) throw Error(kErrArg, "--node-memory must be at least 1");
           })
-          .Default("the memory cgroup's limit, else the available memory, less a margin"),
+          .Default("the memory cgroup's limit less a margin, raised towards the limit while "
+                   "the cgroup's reclaim brings few pages back; else the available memory "
+                   "less a margin"),
       ChoiceOption("--prefetch", &JobOptions::prefetch,
                    {{"eager", Prefetch::kEager},
                     {"lazy", Prefetch::kLazy},

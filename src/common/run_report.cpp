@@ -119,7 +119,8 @@ std::string HumanBytes(std::uint64_t bytes) {
   return text;
 }
 
-// Lines "N node rss spill buffered", "R rank node ns... switches released
+// Lines "N node rss spill buffered" (then "S node ..." its running slots,
+// "B node adaptive least most mean" its budget), "R rank node ns... switches released
 // written peak (messages bytes)...", "C operation count bytes ns steps",
 // "W wall nnodes nranks".
 std::string RunReport::Serialize() const {
@@ -136,6 +137,8 @@ std::string RunReport::Serialize() const {
         << node.running_ns.size();
     for (std::uint64_t ns : node.running_ns) out << ' ' << ns;
     out << '\n';
+    out << "B " << node.node << ' ' << node.budget_adaptive << ' ' << node.budget_least << ' '
+        << node.budget_most << ' ' << node.budget_mean << '\n';
   }
   for (const RankFigures& rank : ranks) {
     out << "R " << rank.rank << ' ' << rank.node;
@@ -185,6 +188,14 @@ RunReport RunReport::Parse(const std::string& text) {
         if (!(fields >> ns)) break;
         figures.running_ns.push_back(ns);
       }
+    } else if (kind == 'B') {
+      // Follows its node's N line.
+      int node = -1;
+      fields >> node;
+      if (report.nodes.empty() || report.nodes.back().node != node) continue;
+      NodeFigures& figures = report.nodes.back();
+      fields >> figures.budget_adaptive >> figures.budget_least >> figures.budget_most >>
+          figures.budget_mean;
     } else if (kind == 'R') {
       RankFigures rank;
       fields >> rank.rank >> rank.node;
@@ -311,6 +322,18 @@ std::string RunReport::Table() const {
         out += "\n";
       }
     }
+    if (node.budget_most > 0) {
+      if (node.budget_adaptive)
+        std::snprintf(line, sizeof line,
+                      "node %d budget for the ranks: followed the cgroup's reclaim, %s to %s, "
+                      "mean %s\n",
+                      node.node, HumanBytes(node.budget_least).c_str(),
+                      HumanBytes(node.budget_most).c_str(), HumanBytes(node.budget_mean).c_str());
+      else
+        std::snprintf(line, sizeof line, "node %d budget for the ranks: %s\n", node.node,
+                      HumanBytes(node.budget_most).c_str());
+      out += line;
+    }
     const NetworkFigures& net = node.network;
     if (nnodes < 2) continue;
     std::snprintf(line, sizeof line,
@@ -340,7 +363,7 @@ std::string RunReport::Table() const {
 
 std::string RunReport::Json() const {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"bdmpi-run-report/7\",\n";
+  out << "{\n  \"schema\": \"bdmpi-run-report/8\",\n";
   out << "  \"wall_s\": " << wall_s << ",\n  \"nnodes\": " << nnodes
       << ",\n  \"nranks\": " << nranks << ",\n";
   out << "  \"partial\": " << (partial.empty() ? "false" : "true")
@@ -369,7 +392,10 @@ std::string RunReport::Json() const {
     for (std::size_t k = 0; k < node.running_ns.size(); ++k)
       out << (k ? ", " : "") << static_cast<double>(node.running_ns[k]) / 1e9;
     out << "], \"held_for_memory\": " << node.memory_holds
-        << ", \"held_for_memory_s\": " << static_cast<double>(node.memory_hold_ns) / 1e9 << "}}";
+        << ", \"held_for_memory_s\": " << static_cast<double>(node.memory_hold_ns) / 1e9 << "}"
+        << ", \"budget\": {\"adaptive\": " << (node.budget_adaptive ? "true" : "false")
+        << ", \"least_bytes\": " << node.budget_least << ", \"most_bytes\": " << node.budget_most
+        << ", \"mean_bytes\": " << node.budget_mean << "}}";
   }
   out << "\n  ],\n  \"ranks\": [";
   for (std::size_t i = 0; i < ranks.size(); ++i) {

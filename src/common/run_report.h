@@ -99,6 +99,10 @@ struct NodeFigures {
   std::vector<std::uint64_t> running_ns;
   std::uint64_t memory_holds = 0;
   std::uint64_t memory_hold_ns = 0;
+  // The node budget for the ranks over the run: least, most, and mean
+  // over time; adaptive where it followed the cgroup's reclaim.
+  bool budget_adaptive = false;
+  std::uint64_t budget_least = 0, budget_most = 0, budget_mean = 0;
 };
 
 // One kind of collective, counted once per operation (on the first node of

@@ -50,7 +50,7 @@ def fail(message):
 def check_report(path, args):
     with open(path) as f:
         report = json.load(f)
-    if report.get("schema") != "bdmpi-run-report/7":
+    if report.get("schema") != "bdmpi-run-report/8":
         fail("report schema is %r" % report.get("schema"))
     if report["nranks"] != args.nranks or report["nnodes"] != args.nnodes:
         fail("report says %d ranks on %d nodes" % (report["nranks"], report["nnodes"]))
@@ -104,6 +104,9 @@ def check_report(path, args):
     for node in report["nodes"]:
         if node["master_peak_rss_bytes"] <= 0:
             fail("node %d has no master peak RSS" % node["node"])
+        budget = node["budget"]
+        if not 0 < budget["least_bytes"] <= budget["mean_bytes"] <= budget["most_bytes"]:
+            fail("node %d budget %s" % (node["node"], budget))
         check_running(node, wall, args)
     cross_node = sum(rank["sent"]["cross_node"]["messages"] for rank in report["ranks"])
     net_sent = sum(n["network"]["sent"]["messages"] for n in report["nodes"])

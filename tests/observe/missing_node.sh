@@ -6,7 +6,7 @@
 # runs with --report on 3 masters; the master of node 1 is stopped
 # (SIGSTOP), then rank 2 is killed. The job must still end by itself within
 # a bound, with the rank's exit status, a report marked partial that names
-# node 1 as missing, in the table and in the JSON (bdmpi-run-report/7),
+# node 1 as missing, in the table and in the JSON (bdmpi-run-report/8),
 # with the figures of nodes 0 and 2; and nothing of the job may be left,
 # the stopped master included.
 set -uo pipefail

@@ -88,6 +88,34 @@ TEST(JobRecorder, CountsTheTimeWithKRanksRunning) {
       << back.Table();
 }
 
+TEST(JobRecorder, ReportsTheNodeBudgetsRange) {
+  JobRecorder recorder;
+  recorder.Start(0, 1, 0, /*trace=*/false);
+  std::int64_t t = recorder.start_ns();
+  constexpr std::uint64_t kMiB = 1ull << 20;
+  BudgetRange range;
+  range.Note(120 * kMiB, t - 20 * kMs);
+  range.Note(180 * kMiB, t - 10 * kMs);
+  recorder.NodeBudget(range, /*adaptive=*/true);
+  RunReport back = RunReport::Parse(recorder.NodeReport(1, 1024, 0).Serialize());
+  ASSERT_EQ(back.nodes.size(), 1u);
+  const NodeFigures& node = back.nodes[0];
+  EXPECT_TRUE(node.budget_adaptive);
+  EXPECT_EQ(node.budget_least, 120 * kMiB);
+  EXPECT_EQ(node.budget_most, 180 * kMiB);
+  // 10 ms at 120 and at least as long at 180 since.
+  EXPECT_GE(node.budget_mean, 150 * kMiB);
+  EXPECT_LT(node.budget_mean, 180 * kMiB);
+  EXPECT_NE(back.Json().find("\"budget\": {\"adaptive\": true, \"least_bytes\": 125829120, "
+                             "\"most_bytes\": 188743680"),
+            std::string::npos)
+      << back.Json();
+  EXPECT_NE(back.Table().find("node 0 budget for the ranks: followed the cgroup's reclaim, "
+                              "120.0 MiB to 180.0 MiB"),
+            std::string::npos)
+      << back.Table();
+}
+
 TEST(JobRecorder, TraceIsCappedAndStaysBalanced) {
   JobRecorder recorder;
   recorder.Start(0, 1, 0, /*trace=*/true, /*trace_cap=*/3);
@@ -176,7 +204,7 @@ TEST(RunReport, TravelsAsTextAndMerges) {
   ASSERT_EQ(report.collectives.size(), 1u);
   EXPECT_EQ(report.collectives[0].count, 1u);
   std::string json = report.Json();
-  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/7\""), std::string::npos);
+  EXPECT_NE(json.find("\"schema\": \"bdmpi-run-report/8\""), std::string::npos);
   EXPECT_NE(json.find("\"master_memory\": {\"messages\": 1, \"bytes\": 1000}"), std::string::npos);
   EXPECT_NE(json.find("\"read_back_bytes\": 0, \"major_faults\": 0"), std::string::npos);
   report.partial = "the job failed: rank 3";

@@ -53,8 +53,57 @@ void NodeMemory::SetBudget() {
   oom_at_start_ = ReadOomCounts(cgroup_);
   node_memory_ = options_.node_memory != 0 ? options_.node_memory
                                            : DefaultNodeMemory(options_.mem_budget);
-  BDMPI_INFO("disk", "node memory budget for the ranks: %llu bytes",
-             static_cast<unsigned long long>(node_memory_));
+  // Only where the cgroup's limit is what the default came from (not a
+  // machine with less available) and its reclaim is counted.
+  std::uint64_t available = AvailableMemory();
+  CgroupReclaim reclaim;
+  if (options_.node_memory == 0 && cgroup_.limit != 0 &&
+      (available == 0 || available >= cgroup_.limit) && ReadCgroupReclaim(cgroup_, reclaim))
+    budget_control_.emplace(node_memory_, cgroup_.limit);
+  budget_range_.Note(node_memory_, MonotonicNs());
+  recorder_.NodeBudget(budget_range_, budget_control_.has_value());
+  BDMPI_INFO("disk", "node memory budget for the ranks: %llu bytes%s",
+             static_cast<unsigned long long>(node_memory_),
+             budget_control_ ? ", following the cgroup's reclaim up to its limit less a margin"
+                             : "");
+}
+
+std::uint64_t NodeMemory::RanksRead() {
+  rank_read_.resize(static_cast<std::size_t>(master_.slaves().size()), 0);
+  for (const Slave& slave : master_.slaves()) {
+    if (slave.state == SlaveState::kExited) continue;
+    long long read = StorageReadBytes(slave.pid);
+    std::uint64_t& last = rank_read_[static_cast<std::size_t>(slave.index)];
+    if (read < 0 || static_cast<std::uint64_t>(read) <= last) continue;
+    ranks_read_ += static_cast<std::uint64_t>(read) - last;
+    last = static_cast<std::uint64_t>(read);
+  }
+  return ranks_read_;
+}
+
+void NodeMemory::AdaptBudget() {
+  if (!budget_control_) return;
+  std::int64_t now = MonotonicNs();
+  if (!budget_control_->Due(now)) return;
+  CgroupReclaim reclaim;
+  if (!ReadCgroupReclaim(cgroup_, reclaim)) {
+    budget_control_.reset();  // the cgroup is gone: the budget stays
+    return;
+  }
+  std::uint64_t budget = budget_control_->Look({.ns = now,
+                                                .refaulted = reclaim.refaulted,
+                                                .read = RanksRead(),
+                                                .unreclaimable = reclaim.unreclaimable,
+                                                .held = PayloadMemory()});
+  if (budget == node_memory_) return;
+  BDMPI_DEBUG("disk", "node budget %llu -> %llu bytes (refaulted %llu, ranks read %llu so far)",
+              static_cast<unsigned long long>(node_memory_),
+              static_cast<unsigned long long>(budget),
+              static_cast<unsigned long long>(reclaim.refaulted),
+              static_cast<unsigned long long>(ranks_read_));
+  node_memory_ = budget;
+  budget_range_.Note(budget, now);
+  recorder_.NodeBudget(budget_range_, true);
 }
 
 bool NodeMemory::ReadRankMemory(Slave& slave) {
@@ -241,6 +290,7 @@ void NodeMemory::OnTouchWatch() {
 bool NodeMemory::RoomToRunAnother() {
   Slave* next = master_.slaves().PeekNext();
   if (next == nullptr) return true;
+  AdaptBudget();
   // Every rank's unpageable part, the running ranks' data (which cannot
   // be written back while they run) and the next one's. Blocked ranks'
   // data and held messages can go to disk: MemoryFor sees to them, and
@@ -338,6 +388,7 @@ NodeMemory::Room NodeMemory::MakeRoom(const Slave& slave, std::uint64_t mine, bo
   // When that alone exceeds the budget (said once), the runnable ranks
   // keep their data: writing it back would not make the budget, and they
   // would read it back soon after.
+  AdaptBudget();
   std::uint64_t unpageable = UnpageableBytes(true);
   if (unpageable >= node_memory_) blocked_only = true;
   std::uint64_t resident = mine + unpageable;
@@ -577,8 +628,12 @@ std::string NodeMemory::DescribeOomKill(const Slave& slave) {
                   static_cast<double>(MonotonicNs() - slave.resident_read_ns) / 1e9);
     measured_ago = ago;
   }
-  text += ", the node budget for the ranks was " + HumanBytes(node_memory_) +
-          (options_.node_memory != 0 ? " (--node-memory)" : " (the default: the limit less a margin)") +
+  std::string origin = options_.node_memory != 0 ? " (--node-memory)"
+                       : budget_control_ ? " (the default, which follows the cgroup's reclaim: " +
+                                               HumanBytes(budget_range_.least()) + " to " +
+                                               HumanBytes(budget_range_.most()) + " so far)"
+                                         : " (the default: the limit less a margin)";
+  text += ", the node budget for the ranks was " + HumanBytes(node_memory_) + origin +
           "; when last measured (at an MPI call of its own or another rank, " + measured_ago +
           "), rank " + std::to_string(slave.world_rank) + " held " +
           HumanBytes(slave.unpageable) +
@@ -629,6 +684,12 @@ void NodeMemory::LogSummary() const {
              static_cast<unsigned long long>(owed_settled_read_),
              static_cast<unsigned long long>(touch_admitted_),
              static_cast<unsigned long long>(touch_grown_));
+  std::int64_t now = MonotonicNs();
+  BDMPI_INFO("disk", "node budget for the ranks: %s, least %llu, most %llu, mean %llu bytes",
+             budget_control_ ? "followed the cgroup's reclaim" : "fixed",
+             static_cast<unsigned long long>(budget_range_.least()),
+             static_cast<unsigned long long>(budget_range_.most()),
+             static_cast<unsigned long long>(budget_range_.Mean(now)));
 }
 
 }  // namespace bdmpi

@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/protocol.h"
 #include "master/master_services.h"
+#include "master/memory/budget_control.h"
 #include "master/memory/node_memory.h"
 #include "master/memory/payload_store.h"
 #include "master/memory/touch_watch.h"
@@ -38,8 +40,9 @@ class NodeMemory {
   NodeMemory& operator=(const NodeMemory&) = delete;
 
   // The budget (--node-memory, or the default from the cgroup or the
-  // machine) and the kernel's OOM kill counts so far; once the slaves'
-  // objects exist (their storage table).
+  // machine, which then follows the cgroup's reclaim: budget_control.h)
+  // and the kernel's OOM kill counts so far; once the slaves' objects
+  // exist (their storage table).
   void SetBudget();
   // The memory directory (tmpfs) at `path` for payloads larger than the
   // window ("": none), kept within the budget (memory_payloads.cpp).
@@ -110,6 +113,13 @@ class NodeMemory {
   // The slaves on this node whose messages `slave`'s posted receives wait
   // for, by index (-1: any, or another node's rank), in awaited_.
   void FindAwaited(const Slave& slave);
+  // Without --node-memory, under a memory cgroup: moves the budget after
+  // the cgroup's refaults since the last look, once a second at most
+  // (budget_control.h).
+  void AdaptBudget();
+  // What the ranks have read from disk so far (/proc/<pid>/io), also
+  // those that have exited.
+  std::uint64_t RanksRead();
   // How many bytes a releasing slave writes between progress reports.
   std::uint64_t ReleaseStep() const;
   // What `slave` is expected to hold in storage-backed data while it runs.
@@ -157,6 +167,12 @@ class NodeMemory {
   // The slaves' storage table (read on every decision; nullptr: none).
   const StorageSlot* table_ = nullptr;
   std::uint64_t node_memory_ = 0;
+  // Where the budget follows the cgroup's reclaim, and what it was.
+  std::optional<BudgetControl> budget_control_;
+  BudgetRange budget_range_;
+  // RanksRead's last reading per slave and their sum.
+  std::vector<std::uint64_t> rank_read_;
+  std::uint64_t ranks_read_ = 0;
   std::uint64_t switch_outs_ = 0;
   std::uint64_t written_back_ = 0;
   std::uint64_t read_aheads_ = 0;

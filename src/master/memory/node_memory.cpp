@@ -1,5 +1,7 @@
 #include "master/memory/node_memory.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -109,6 +111,38 @@ std::uint64_t DefaultNodeMemory(std::uint64_t message_budget) {
   if (total == 0) total = 1ull << 30;  // nothing known: be modest
   std::uint64_t margin = total / 8 + std::min(message_budget, total / 4);
   return total - margin;
+}
+
+bool ReadCgroupReclaim(const MemoryCgroup& cgroup, CgroupReclaim& out) {
+  if (cgroup.limit_file.empty()) return false;
+  std::string stat = cgroup.limit_file.substr(0, cgroup.limit_file.rfind('/')) + "/memory.stat";
+  // v1 counts a cgroup's descendants in its total_ lines, v2 in every line.
+  std::string prefix = cgroup.v2 ? "" : "total_";
+  std::ifstream file(stat);
+  std::string name;
+  unsigned long long value = 0;
+  std::uint64_t refaulted_pages = 0, anonymous = 0, shared = 0;
+  bool refaults = false, both_kinds = false;
+  while (file >> name >> value) {
+    if (!name.starts_with(prefix)) continue;
+    std::string key = name.substr(prefix.size());
+    if (key == "workingset_refault_file" || key == "workingset_refault_anon") {
+      if (!both_kinds) refaulted_pages = 0;  // the older single count, if it came first
+      refaulted_pages += value;
+      refaults = both_kinds = true;
+    } else if (key == "workingset_refault" && !both_kinds) {
+      refaulted_pages = value;
+      refaults = true;
+    } else if (key == (cgroup.v2 ? "anon" : "rss")) {
+      anonymous = value;
+    } else if (key == "shmem") {
+      shared = value;
+    }
+  }
+  if (!refaults) return false;
+  static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  out = {.refaulted = refaulted_pages * page, .unreclaimable = anonymous + shared};
+  return true;
 }
 
 std::uint64_t CgroupPeakUsage(const MemoryCgroup& cgroup) {

@@ -1,6 +1,6 @@
 // The node's memory: the limit the kernel enforces on the master and its
 // ranks (a memory cgroup, else the machine), the default budget for the
-// ranks' data, and the kernel's count of out-of-memory kills, by which the
+// ranks' data, the cgroup's count of its reclaim's refaults, and the kernel's count of out-of-memory kills, by which the
 // master tells an OOM kill from any other SIGKILL.
 #pragma once
 
@@ -33,6 +33,18 @@ std::uint64_t TotalMemory();
 // message_budget, and an eighth for code, page tables and the page cache
 // that the ranks' I/O needs).
 std::uint64_t DefaultNodeMemory(std::uint64_t message_budget);
+
+// What the memory.stat of the cgroup whose limit applies says of its
+// reclaim (over it and its descendants): the pages it evicted and faulted
+// back (workingset_refault_file and _anon), and what it cannot reclaim
+// without swap (anonymous and shared memory), in bytes. False when there
+// is no limit or no such counts (kernels before 5.9 count refaults of
+// both kinds as one, which is taken then).
+struct CgroupReclaim {
+  std::uint64_t refaulted = 0;
+  std::uint64_t unreclaimable = 0;
+};
+bool ReadCgroupReclaim(const MemoryCgroup& cgroup, CgroupReclaim& out);
 
 // Out-of-memory kills so far, as the kernel counts them: in the cgroup
 // (v1 memory.oom_control's oom_kill, v2 memory.events' oom_kill, which

@@ -285,6 +285,10 @@ RunReport JobRecorder::NodeReport(int nnodes, long peak_rss_kib,
     while (figures.running_ns.size() > keep && figures.running_ns.back() == 0)
       figures.running_ns.pop_back();
   }
+  figures.budget_adaptive = budget_adaptive_;
+  figures.budget_least = budget_.least();
+  figures.budget_most = budget_.most();
+  figures.budget_mean = budget_.Mean(now);
   figures.memory_holds = memory_holds_;
   figures.memory_hold_ns = memory_hold_ns_;
   if (memory_hold_since_ns_ >= 0)

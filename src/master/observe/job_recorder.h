@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/run_report.h"
+#include "master/memory/budget_control.h"
 #include "master/network/transfer_log.h"
 #include "master/network/wire.h"
 
@@ -84,6 +85,12 @@ class JobRecorder {
   // k ranks running, k = 0 .. limit.
   void RunningSlots(int limit, bool automatic, int cores);
   void MemoryHold(bool holding, std::int64_t now);
+  // The node budget for the ranks so far, and whether it follows the
+  // cgroup's reclaim (budget_control.h).
+  void NodeBudget(const BudgetRange& range, bool adaptive) {
+    budget_ = range;
+    budget_adaptive_ = adaptive;
+  }
 
   void Sent(int slave, MessagePath path, std::uint64_t bytes);
   // The rank's count of its direct messages so far (MessagePath::kDirect).
@@ -168,6 +175,8 @@ class JobRecorder {
   std::uint64_t memory_holds_ = 0;
   std::uint64_t memory_hold_ns_ = 0;
   std::int64_t memory_hold_since_ns_ = -1;
+  BudgetRange budget_;
+  bool budget_adaptive_ = false;
   std::vector<int> touched_;
   // The progress line's counts: ranks per activity, finished ranks, and
   // blocked ranks per call (labels are static text).
