@@ -145,6 +145,11 @@ for m in "${modes[@]}"; do
 done
 [[ -n $app_build ]] || app_build=$src/build
 [[ -n $out ]] || out=$repo/bench/apps/results/$(date -u +%Y-%m-%d)
+# The builds and runs change directory: a path given relative to here
+# means here.
+for path_var in build best_build base_build app_build out; do
+  [[ -n ${!path_var} ]] && printf -v "$path_var" '%s' "$(realpath -m "${!path_var}")"
+done
 case $(readlink -f "$app_build") in "$repo"/*) die "--app-build must be outside the repository (nothing third-party goes into the tree)" ;; esac
 
 if ((!in_memory)); then
