@@ -1,7 +1,8 @@
 // The node's memory: the limit the kernel enforces on the master and its
 // ranks (a memory cgroup, else the machine), the default budget for the
-// ranks' data, the cgroup's count of its reclaim's refaults, and the kernel's count of out-of-memory kills, by which the
-// master tells an OOM kill from any other SIGKILL.
+// ranks' data, the cgroup's count of its reclaim's refaults, and the
+// kernel's count of out-of-memory kills, by which the master tells an OOM
+// kill from any other SIGKILL.
 #pragma once
 
 #include <cstdint>
