@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -59,7 +60,9 @@ int Rank(MPI_Comm comm) { return LookupComm(comm).rank; }
 // does alone comes after the others' earlier calls), then agrees on the
 // outcome with the other ranks of `comm` (an MPI_Allreduce, which also
 // synchronises): if any failed, every rank throws, the failing ones their
-// own error, the others its class.
+// own error, the others the error of the lowest rank with the worst class,
+// named. Whichever rank's fatal handler ends the job first then says what
+// went wrong (a missing file's name), not only its class.
 void Agree(MPI_Comm comm, bool rank0_only, const std::function<void()>& step) {
   if (rank0_only) Barrier(comm);
   std::optional<Error> failure;
@@ -70,11 +73,19 @@ void Agree(MPI_Comm comm, bool rank0_only, const std::function<void()>& step) {
       failure = error;
     }
   }
-  int mine = failure ? failure->error_class() : 0, worst = mine;
-  Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm);
+  struct {
+    int error_class;
+    int rank;
+  } mine{failure ? failure->error_class() : 0, Rank(comm)}, worst{};
+  Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm);
+  if (worst.error_class == 0) return;
+  char text[512] = {};
+  if (worst.rank == mine.rank) std::snprintf(text, sizeof text, "%s", failure->what());
+  Bcast(text, sizeof text, MPI_CHAR, worst.rank, comm);
   if (failure) throw *failure;
   // The class's text follows wherever the error is reported.
-  if (worst != 0) throw Error(worst, "failed on another rank of the file");
+  throw Error(worst.error_class,
+              "failed on rank " + std::to_string(worst.rank) + " of the file: " + text);
 }
 
 // A collective data access waits for the file's other ranks first (a
