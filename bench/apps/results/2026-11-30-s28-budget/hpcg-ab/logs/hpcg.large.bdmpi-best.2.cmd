@@ -1,1 +1,0 @@
-stdbuf -oL /work/base28/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.kRqyxj/scratch --job-id appsb7094r5 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/hpcg-ab/logs/hpcg.large.bdmpi-best.2.report.json /var/tmp/bdmpi-apps-bench.kRqyxj/bin/hpcg.best --nx=40 --ny=40 --nz=48 --rt=0

@@ -1,1 +1,0 @@
-stdbuf -oL /work/base28/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.aq0maV/scratch --job-id appsb18474r3 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/hpcg-vs-160m-2/logs/hpcg.large.bdmpi-best.1.report.json --node-memory 160m /var/tmp/bdmpi-apps-bench.aq0maV/bin/hpcg.best --nx=40 --ny=40 --nz=48 --rt=0

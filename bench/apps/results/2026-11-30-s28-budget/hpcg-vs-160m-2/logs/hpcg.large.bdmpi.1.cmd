@@ -1,1 +1,0 @@
-stdbuf -oL /work/wt/s28-budget/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.aq0maV/scratch --job-id appsb18474r2 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/hpcg-vs-160m-2/logs/hpcg.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.aq0maV/bin/hpcg.bdmpi --nx=40 --ny=40 --nz=48 --rt=0

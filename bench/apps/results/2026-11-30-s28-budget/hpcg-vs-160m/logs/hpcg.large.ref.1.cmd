@@ -1,1 +1,0 @@
-stdbuf -oL /usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.2XMB90/tmp -np 8 /var/tmp/bdmpi-apps-bench.2XMB90/bin/hpcg.ompi --nx=40 --ny=40 --nz=48 --rt=0

@@ -1,1 +1,0 @@
-stdbuf -oL /work/base28/build/bin/bdmpiexec -ns 16 --scratch-dir /var/tmp/bdmpi-apps-bench.AKmkCp/scratch --job-id appsb23806r8 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/lulesh-comd-ab/logs/comd.large.bdmpi-best.1.report.json /var/tmp/bdmpi-apps-bench.AKmkCp/bin/comd.best -i 4 -j 2 -k 2 -x 61 -y 61 -z 61 -N 3 -n 1

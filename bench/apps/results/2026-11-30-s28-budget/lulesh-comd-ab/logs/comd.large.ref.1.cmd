@@ -1,1 +1,0 @@
-stdbuf -oL /usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.AKmkCp/tmp -np 16 /var/tmp/bdmpi-apps-bench.AKmkCp/bin/comd.ompi -i 4 -j 2 -k 2 -x 61 -y 61 -z 61 -N 3 -n 1

@@ -1,1 +1,0 @@
-stdbuf -oL /work/base28/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.AKmkCp/scratch --job-id appsb23806r3 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/lulesh-comd-ab/logs/lulesh.large.bdmpi-best.1.report.json /var/tmp/bdmpi-apps-bench.AKmkCp/bin/lulesh.best -s 43 -i 5 -p

@@ -1,1 +1,0 @@
-stdbuf -oL /work/wt/s28-budget/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.AKmkCp/scratch --job-id appsb23806r4 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/lulesh-comd-ab/logs/lulesh.large.bdmpi.2.report.json /var/tmp/bdmpi-apps-bench.AKmkCp/bin/lulesh.bdmpi -s 43 -i 5 -p

@@ -1,1 +1,0 @@
-stdbuf -oL /usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.AKmkCp/tmp -np 8 /var/tmp/bdmpi-apps-bench.AKmkCp/bin/lulesh.ompi -s 43 -i 5 -p

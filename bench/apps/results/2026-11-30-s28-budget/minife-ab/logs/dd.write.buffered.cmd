@@ -1,1 +1,0 @@
-dd if=/dev/zero of=/var/tmp/bdmpi-apps-bench.pLpPaL/dd.bin bs=16777216 count=33 conv=fsync

@@ -1,1 +1,0 @@
-stdbuf -oL /work/base28/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.pLpPaL/scratch --job-id appsb27746r5 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/minife-ab/logs/minife.large.bdmpi-best.2.report.json /var/tmp/bdmpi-apps-bench.pLpPaL/bin/minife.best -nx 108 -ny 108 -nz 108

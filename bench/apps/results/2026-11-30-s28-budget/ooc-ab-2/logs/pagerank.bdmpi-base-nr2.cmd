@@ -1,1 +1,0 @@
-bash -c "$@"; rc=$?; times >&2; exit $rc run /work/base28/build/bin/bdmpiexec -ns 16 -nr 2 --scratch-dir /var/tmp/bdmpi-ooc-bench.G54RG2/scratch --job-id oocb1013r4 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/ooc-ab-2/logs/pagerank.bdmpi-base-nr2.report.json /work/base28/build/bin/pagerank /var/tmp/bdmpi-ooc-bench.G54RG2/data/pagerank.bin --iters 3

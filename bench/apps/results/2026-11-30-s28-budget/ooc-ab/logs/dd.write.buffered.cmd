@@ -1,1 +1,0 @@
-dd if=/dev/zero of=/var/tmp/bdmpi-ooc-bench.rT15ON/dd.bin bs=16777216 count=24 conv=fsync

@@ -1,1 +1,0 @@
-bash -c "$@"; rc=$?; times >&2; exit $rc run /work/base28/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.rT15ON/scratch --job-id oocb31213r3 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/ooc-ab/logs/pagerank.bdmpi-base-nr1.report.json /work/base28/build/bin/pagerank /var/tmp/bdmpi-ooc-bench.rT15ON/data/pagerank.bin --iters 3

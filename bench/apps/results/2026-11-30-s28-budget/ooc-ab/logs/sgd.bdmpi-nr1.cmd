@@ -1,1 +1,0 @@
-bash -c "$@"; rc=$?; times >&2; exit $rc run /work/wt/s28-budget/build/bin/bdmpiexec -ns 16 -nr 1 --scratch-dir /var/tmp/bdmpi-ooc-bench.rT15ON/scratch --job-id oocb31213r17 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/ooc-ab/logs/sgd.bdmpi-nr1.report.json /work/wt/s28-budget/build/bin/sgd /var/tmp/bdmpi-ooc-bench.rT15ON/data/sgd.bin --iters 3

@@ -1,1 +1,0 @@
-stdbuf -oL /work/base28/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.sgf3OA/scratch --job-id appsb17369r2 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/premise-160m/logs/lulesh.large.bdmpi.1.report.json /var/tmp/bdmpi-apps-bench.sgf3OA/bin/lulesh.bdmpi -s 43 -i 5 -p

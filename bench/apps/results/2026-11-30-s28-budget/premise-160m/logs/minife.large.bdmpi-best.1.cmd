@@ -1,1 +1,0 @@
-stdbuf -oL /work/base28/build/bin/bdmpiexec -ns 8 --scratch-dir /var/tmp/bdmpi-apps-bench.sgf3OA/scratch --job-id appsb17369r6 --report=json /work/wt/s28-budget/bench/apps/results/2026-11-30-s28-budget/premise-160m/logs/minife.large.bdmpi-best.1.report.json --node-memory 160m /var/tmp/bdmpi-apps-bench.sgf3OA/bin/minife.best -nx 108 -ny 108 -nz 108

@@ -1,1 +1,0 @@
-stdbuf -oL /usr/bin/mpirun --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory /var/tmp/bdmpi-apps-bench.sgf3OA/tmp -np 8 /var/tmp/bdmpi-apps-bench.sgf3OA/bin/minife.ompi -nx 108 -ny 108 -nz 108
