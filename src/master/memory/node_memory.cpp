@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string_view>
 
 namespace bdmpi {
 namespace {
@@ -119,29 +121,25 @@ bool ReadCgroupReclaim(const MemoryCgroup& cgroup, CgroupReclaim& out) {
   // v1 counts a cgroup's descendants in its total_ lines, v2 in every line.
   std::string prefix = cgroup.v2 ? "" : "total_";
   std::ifstream file(stat);
+  std::map<std::string, std::uint64_t, std::less<>> counts;
   std::string name;
   unsigned long long value = 0;
-  std::uint64_t refaulted_pages = 0, anonymous = 0, shared = 0;
-  bool refaults = false, both_kinds = false;
-  while (file >> name >> value) {
-    if (!name.starts_with(prefix)) continue;
-    std::string key = name.substr(prefix.size());
-    if (key == "workingset_refault_file" || key == "workingset_refault_anon") {
-      if (!both_kinds) refaulted_pages = 0;  // the older single count, if it came first
-      refaulted_pages += value;
-      refaults = both_kinds = true;
-    } else if (key == "workingset_refault" && !both_kinds) {
-      refaulted_pages = value;
-      refaults = true;
-    } else if (key == (cgroup.v2 ? "anon" : "rss")) {
-      anonymous = value;
-    } else if (key == "shmem") {
-      shared = value;
-    }
-  }
-  if (!refaults) return false;
+  while (file >> name >> value)
+    if (name.starts_with(prefix)) counts[name.substr(prefix.size())] = value;
+  auto count = [&counts](std::string_view key) {
+    auto it = counts.find(key);
+    return it != counts.end() ? it->second : 0;
+  };
+  std::uint64_t refaulted_pages = 0;
+  if (counts.contains("workingset_refault_file"))
+    refaulted_pages = count("workingset_refault_file") + count("workingset_refault_anon");
+  else if (counts.contains("workingset_refault"))
+    refaulted_pages = count("workingset_refault");
+  else
+    return false;
   static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-  out = {.refaulted = refaulted_pages * page, .unreclaimable = anonymous + shared};
+  out = {.refaulted = refaulted_pages * page,
+         .unreclaimable = count(cgroup.v2 ? "anon" : "rss") + count("shmem")};
   return true;
 }
 

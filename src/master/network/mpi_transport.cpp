@@ -3,7 +3,6 @@
 #include <climits>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 

@@ -49,9 +49,10 @@ class NetworkTransport {
   // (NetworkControl's name exchange), by which collectives order chains.
   NetworkTransport(Config config, int node, int nnodes, std::vector<int> racks, Hooks hooks);
   // Cancels the receives of collective steps still under way (a job that
-  // ends in a failure or a signal): the process goes on making MPI
-  // progress until MPI_Abort, and must not have a peer's data written
-  // into their freed buffers.
+  // ends in a failure or a signal) and waits a moment for them and for
+  // the sends: the process goes on making MPI progress until MPI_Abort,
+  // and must not have a peer's data written into freed buffers nor its
+  // single-copy reads of ours fail. What is still open stays allocated.
   ~NetworkTransport();
   NetworkTransport(const NetworkTransport&) = delete;
   NetworkTransport& operator=(const NetworkTransport&) = delete;
