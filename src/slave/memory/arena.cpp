@@ -43,6 +43,7 @@ namespace bdmpi::memory {
 namespace {
 
 constexpr std::size_t kPage = kArenaPage;
+constexpr std::size_t kHugePage = 2u << 20;  // x86-64 and arm64 (4 KiB pages)
 constexpr std::size_t kDefaultThreshold = 1 << 20;
 // Below a page a block would waste most of its page; the arena's own
 // bookkeeping also relies on small blocks going to glibc.
@@ -275,6 +276,9 @@ struct Arena {
   // read maps: clean, and zero in the file too. 0 when pagemap hides frame
   // numbers (without CAP_SYS_ADMIN): such pages are then written as zeros.
   std::uint64_t zero_pfn = 0;
+  // The first frame of the shared huge zero page, which a read fault maps
+  // in a huge-page range; 0 when there is none or pagemap hides it.
+  std::uint64_t huge_zero_pfn = 0;
   std::uint64_t pagemap_buffer[4096];
 };
 
@@ -413,6 +417,37 @@ void ForkChild() {
 }
 
 // Sets the arena up; false when it cannot be (then glibc serves everything).
+// The first frame of the shared huge zero page: two huge-page ranges only
+// read map the same run of frames (a page's neighbour is the next frame,
+// which tells it from the small zero page mapped at every page). 0 where
+// read faults get huge pages of their own, the kernel gives none, or
+// pagemap hides frame numbers.
+std::uint64_t ProbeHugeZeroPage(int pagemap) {
+  std::size_t span = 3 * kHugePage;
+  void* probe = mmap(nullptr, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (probe == MAP_FAILED) return 0;
+  auto* first = reinterpret_cast<volatile char*>(
+      RoundUp(reinterpret_cast<std::uintptr_t>(probe), kHugePage));
+  volatile char* second = first + kHugePage;
+  std::uint64_t pfn = 0;
+  if (madvise(const_cast<char*>(first), 2 * kHugePage, MADV_HUGEPAGE) == 0) {
+    volatile char sink = static_cast<char>(first[0] + second[0]);
+    (void)sink;
+    std::uint64_t entries[3] = {0, 0, 0};  // first, the page after it, second
+    auto at = reinterpret_cast<std::uintptr_t>(first) / kPage * 8;
+    bool read = pread(pagemap, entries, 16, static_cast<off_t>(at)) == 16 &&
+                pread(pagemap, &entries[2], 8,
+                      static_cast<off_t>(at + kHugePage / kPage * 8)) == 8;
+    bool present = read && (entries[0] & entries[1] & entries[2] & kPmPresent) != 0;
+    std::uint64_t head = entries[0] & kPmPfnMask;
+    if (present && head != 0 && head % (kHugePage / kPage) == 0 &&
+        (entries[1] & kPmPfnMask) == head + 1 && (entries[2] & kPmPfnMask) == head)
+      pfn = head;
+  }
+  munmap(probe, span);
+  return pfn;
+}
+
 bool EnsureReady(Arena*& out) {
   if (g_arena == nullptr) g_arena = new (g_arena_storage) Arena();
   Arena& arena = *g_arena;
@@ -492,6 +527,7 @@ bool EnsureReady(Arena*& out) {
         arena.zero_pfn = entries[0] & kPmPfnMask;
       munmap(probe, 2 * kPage);
     }
+    arena.huge_zero_pfn = ProbeHugeZeroPage(pagemap.get());
     // The node's table; optional (without it the master sees no storage).
     const char* job = wiring::Find(Wire::kJobId);
     const char* table_name = wiring::Find(Wire::kStorageTable);
@@ -591,6 +627,20 @@ bool MapFresh(Arena& arena, std::uint64_t offset, std::uint64_t length) {
               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED;
 }
 
+// Fresh memory of a program's block comes in huge pages where the kernel
+// allows them (transparent_hugepage "madvise" or "always"): one fault and
+// one cgroup charge per 2 MiB instead of 512. Out of core, fresh memory is
+// faulted in again after every switch-out (kept blocks are unmapped, each
+// iteration's new blocks are fresh): PageRank at 3 x a 128 MiB cgroup, 16
+// ranks, took 297k faults per run against 651k and 6.3 against 7.6 system
+// seconds. Only whole aligned huge pages inside the range qualify. Not for
+// heap chunks, whose small objects would each make a huge page resident.
+bool MapFreshBlock(Arena& arena, std::uint64_t offset, std::uint64_t length) {
+  if (!MapFresh(arena, offset, length)) return false;
+  if (length >= kHugePage) madvise(arena.base + offset, length, MADV_HUGEPAGE);  // advice only
+  return true;
+}
+
 void ReportNoSpace(const Arena& arena, std::uint64_t bytes, int err) {
   Report("bdmpi: rank %d: cannot reserve %llu bytes for a storage-backed "
          "allocation in the scratch directory %s: %s (free space there, pick "
@@ -663,7 +713,7 @@ std::uint64_t TakeRecycled(Arena& arena, std::uint64_t length, std::uint64_t ali
   arena.recycled.erase(best);
   *fresh = !block.mapped || block.file_mapped;
   if (*fresh) {
-    if (!MapFresh(arena, block.offset, block.length)) {
+    if (!MapFreshBlock(arena, block.offset, block.length)) {
       if (block.mapped) arena.allocated -= block.length;
       DropAndGiveBack(arena, block.offset, block.length);
       return SIZE_MAX;
@@ -736,7 +786,7 @@ AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
       ReportNoSpace(arena, length, err);
       return {nullptr, AllocStatus::kNoSpace};
     }
-    if (!MapFresh(arena, start, length)) {
+    if (!MapFreshBlock(arena, start, length)) {
       ReportFileCall(arena, "mmap of anonymous memory over the arena range", start, length,
                      errno);
       DropAndGiveBack(arena, start, length);
@@ -790,8 +840,11 @@ void ReadPagemap(Arena& arena, const char* addr, std::size_t count) {
 // Whether a page (by its pagemap entry) is resident, i.e. holds memory
 // the file may not have; the shared zero page counts as not resident.
 bool Resident(const Arena& arena, std::uint64_t entry) {
-  if ((entry & kPmPresent) != 0 && arena.zero_pfn != 0 && (entry & kPmPfnMask) == arena.zero_pfn)
-    return false;
+  if ((entry & kPmPresent) != 0) {
+    std::uint64_t pfn = entry & kPmPfnMask;
+    if (arena.zero_pfn != 0 && pfn == arena.zero_pfn) return false;
+    if (arena.huge_zero_pfn != 0 && pfn - arena.huge_zero_pfn < kHugePage / kPage) return false;
+  }
   return (entry & (kPmPresent | kPmSwapped)) != 0;
 }
 
@@ -957,7 +1010,7 @@ void MapFile(Arena& arena, std::uint64_t offset, std::uint64_t length) {
 void MapAfterWriteBack(Arena& arena, Block& block, bool file_held_nothing,
                        std::uint64_t written, std::uint64_t offset, std::uint64_t length) {
   if (file_held_nothing && written == 0 && !block.heap && !block.metadata) {
-    if (!MapFresh(arena, offset, length))
+    if (!MapFreshBlock(arena, offset, length))
       ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
     return;
   }
@@ -1496,7 +1549,9 @@ void DiscardRange(void* p, std::size_t bytes) {
                                         arena.dir, errno);
                  if (int err = ReserveDisk(arena, start, length); err != 0)
                    ThrowSystemError("fallocate of the storage file in " + arena.dir, err);
-                 if (!MapFresh(arena, start, length))
+                 bool mapped = block.heap ? MapFresh(arena, start, length)
+                                          : MapFreshBlock(arena, start, length);
+                 if (!mapped)
                    ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
                  block.known_dirty = false;
                });
@@ -1514,7 +1569,9 @@ void FreshPages(void* p, std::size_t bytes) {
                  // Never written back: its absent pages read as zero without I/O.
                  if (!block.file_written) return;
                  PageRuns absent([&](std::uint64_t run_start, std::uint64_t run_length) {
-                   if (!MapFresh(arena, run_start, run_length))
+                   bool mapped = block.heap ? MapFresh(arena, run_start, run_length)
+                                            : MapFreshBlock(arena, run_start, run_length);
+                   if (!mapped)
                      ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
                    fresh += run_length;
                  });
