@@ -15,8 +15,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -517,6 +519,57 @@ TEST_F(StorageAlloc, SwitchOutWritesDirtyPagesOnceAndDropsThem) {
   for (std::size_t page = 0; page < size / 4096; page += 4) p[page * 4096 + 1] ^= 0x5a;
   EXPECT_EQ(Mismatch(p, size, 9), -1);
   std::free(p);
+}
+
+// Whether the kernel gives anonymous memory advised MADV_HUGEPAGE huge
+// pages ("always" or "madvise" in transparent_hugepage/enabled).
+bool HugePagesOnAdvice() {
+  std::ifstream enabled("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  return std::getline(enabled, line) && line.find("[never]") == std::string::npos;
+}
+
+// AnonHugePages (bytes) of the mappings that overlap [p, p + bytes).
+std::uint64_t AnonHugeBytes(const void* p, std::size_t bytes) {
+  auto lo = reinterpret_cast<std::uintptr_t>(p), hi = lo + bytes;
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  std::uint64_t total = 0;
+  while (std::getline(smaps, line)) {
+    unsigned long start = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &start, &end) == 2) {
+      inside = start < hi && end > lo;
+    } else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      total += std::strtoull(line.c_str() + 14, nullptr, 10) * 1024;
+    }
+  }
+  return total;
+}
+
+TEST_F(StorageAlloc, FreshLargeBlocksComeInHugePagesAndOnlyReadOnesAreNotWritten) {
+  if (!HugePagesOnAdvice()) GTEST_SKIP() << "transparent huge pages are off on this machine";
+  constexpr std::size_t kSlack = 256 * 1024;
+  constexpr std::size_t kSize = 8 << 20;
+  ReleaseAll();
+  auto* written = static_cast<unsigned char*>(std::malloc(kSize));
+  Fill(written, kSize, 21);
+  // An 8 MiB block holds at least three aligned huge pages.
+  EXPECT_GE(AnonHugeBytes(written, kSize), std::uint64_t{3} << 21);
+  auto* read = static_cast<unsigned char*>(std::calloc(kSize, 1));
+  unsigned sum = 0;
+  for (std::size_t at = 0; at < kSize; at += 4096) sum += read[at];
+  EXPECT_EQ(sum, 0u);
+  // The written block is written whole; the one only read (the shared
+  // huge zero page) not at all.
+  ReleaseStats stats = ReleaseAll();
+  EXPECT_GE(stats.written, kSize);
+  EXPECT_LT(stats.written, kSize + kSlack);
+  EXPECT_EQ(Mismatch(written, kSize, 21), -1);
+  for (std::size_t at = 0; at < kSize; at += 4096) sum += read[at];
+  EXPECT_EQ(sum, 0u);
+  std::free(read);
+  std::free(written);
 }
 
 // The pattern Fill(p, bytes, seed) left at offset `at` (a page multiple).
