@@ -529,8 +529,9 @@ bool HugePagesOnAdvice() {
   return std::getline(enabled, line) && line.find("[never]") == std::string::npos;
 }
 
-// AnonHugePages (bytes) of the mappings that overlap [p, p + bytes).
-std::uint64_t AnonHugeBytes(const void* p, std::size_t bytes) {
+// A field of /proc/self/smaps ("AnonHugePages:", "FilePmdMapped:"), in
+// bytes, summed over the mappings that overlap [p, p + bytes).
+std::uint64_t SmapsBytes(const void* p, std::size_t bytes, const std::string& field) {
   auto lo = reinterpret_cast<std::uintptr_t>(p), hi = lo + bytes;
   std::ifstream smaps("/proc/self/smaps");
   std::string line;
@@ -540,8 +541,8 @@ std::uint64_t AnonHugeBytes(const void* p, std::size_t bytes) {
     unsigned long start = 0, end = 0;
     if (std::sscanf(line.c_str(), "%lx-%lx ", &start, &end) == 2) {
       inside = start < hi && end > lo;
-    } else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
-      total += std::strtoull(line.c_str() + 14, nullptr, 10) * 1024;
+    } else if (inside && line.rfind(field, 0) == 0) {
+      total += std::strtoull(line.c_str() + field.size(), nullptr, 10) * 1024;
     }
   }
   return total;
@@ -555,7 +556,7 @@ TEST_F(StorageAlloc, FreshLargeBlocksComeInHugePagesAndOnlyReadOnesAreNotWritten
   auto* written = static_cast<unsigned char*>(std::malloc(kSize));
   Fill(written, kSize, 21);
   // An 8 MiB block holds at least three aligned huge pages.
-  EXPECT_GE(AnonHugeBytes(written, kSize), std::uint64_t{3} << 21);
+  EXPECT_GE(SmapsBytes(written, kSize, "AnonHugePages:"), std::uint64_t{3} << 21);
   auto* read = static_cast<unsigned char*>(std::calloc(kSize, 1));
   unsigned sum = 0;
   for (std::size_t at = 0; at < kSize; at += 4096) sum += read[at];
@@ -570,6 +571,53 @@ TEST_F(StorageAlloc, FreshLargeBlocksComeInHugePagesAndOnlyReadOnesAreNotWritten
   EXPECT_EQ(sum, 0u);
   std::free(read);
   std::free(written);
+}
+
+// Whether a file in `dir`, mapped private and advised MADV_HUGEPAGE, is
+// read in huge page-cache folios mapped whole (the file system's large
+// folios; not tmpfs without huge pages).
+bool FileReadInHugeFolios(const std::string& dir) {
+  constexpr std::size_t kHuge = 2 << 20;
+  std::string path = dir + "/huge-folio-probe-" + std::to_string(getpid());
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  unlink(path.c_str());
+  std::vector<char> data(2 * kHuge, 1);
+  bool ok = write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()) &&
+            fsync(fd) == 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+  void* span = ok ? mmap(nullptr, 3 * kHuge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                  : MAP_FAILED;
+  std::uint64_t mapped = 0;
+  if (span != MAP_FAILED) {
+    auto* at = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(span) + kHuge - 1) /
+                                       kHuge * kHuge);
+    if (mmap(at, 2 * kHuge, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) != MAP_FAILED &&
+        madvise(at, 2 * kHuge, MADV_HUGEPAGE) == 0) {
+      volatile char sink = static_cast<char>(at[0] + at[kHuge]);
+      (void)sink;
+      mapped = SmapsBytes(at, 2 * kHuge, "FilePmdMapped:");
+    }
+    munmap(span, 3 * kHuge);
+  }
+  close(fd);
+  return mapped > 0;
+}
+
+TEST_F(StorageAlloc, ABlockIsReadBackInHugeFolios) {
+  if (!HugePagesOnAdvice()) GTEST_SKIP() << "transparent huge pages are off on this machine";
+  if (!FileReadInHugeFolios(STORAGE_TEST_DIR))
+    GTEST_SKIP() << "the file system of " << STORAGE_TEST_DIR << " gives no huge folios";
+  constexpr std::size_t kSize = 8 << 20;
+  ReleaseAll();
+  auto* p = static_cast<unsigned char*>(std::malloc(kSize));
+  Fill(p, kSize, 23);
+  ReleaseAll();
+  EXPECT_EQ(ResidentPages(p, kSize), 0u);
+  EXPECT_EQ(Mismatch(p, kSize, 23), -1);
+  // Whole aligned huge folios inside the block, mapped at once: at least
+  // two of the three an 8 MiB block holds (one may still be read ahead).
+  EXPECT_GE(SmapsBytes(p, kSize, "FilePmdMapped:"), std::uint64_t{2} << 21);
+  std::free(p);
 }
 
 // The pattern Fill(p, bytes, seed) left at offset `at` (a page multiple).
