@@ -416,7 +416,6 @@ void ForkChild() {
   pthread_mutex_unlock(&g_lock);
 }
 
-// Sets the arena up; false when it cannot be (then glibc serves everything).
 // The first frame of the shared huge zero page: two huge-page ranges only
 // read map the same run of frames (a page's neighbour is the next frame,
 // which tells it from the small zero page mapped at every page). 0 where
@@ -448,6 +447,7 @@ std::uint64_t ProbeHugeZeroPage(int pagemap) {
   return pfn;
 }
 
+// Sets the arena up; false when it cannot be (then glibc serves everything).
 bool EnsureReady(Arena*& out) {
   if (g_arena == nullptr) g_arena = new (g_arena_storage) Arena();
   Arena& arena = *g_arena;
