@@ -465,11 +465,17 @@ bool EnsureReady(Arena*& out) {
     arena.eager = prefetch != nullptr && std::strcmp(prefetch, "eager") == 0;
     arena.reads_touched = prefetch == nullptr || std::strcmp(prefetch, "lazy") == 0;
     // Address space only: PROT_NONE and MAP_NORESERVE cost no memory.
+    // On a huge-page boundary, so that block address and file offset agree
+    // modulo 2 MiB: only then can a huge page-cache folio be mapped whole.
     for (std::uint64_t size = 1ull << 40; size >= (1ull << 32); size >>= 2) {
-      void* p = mmap(nullptr, size, PROT_NONE,
+      void* p = mmap(nullptr, size + kHugePage, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (p != MAP_FAILED) {
-        arena.base = static_cast<char*>(p);
+        auto start = reinterpret_cast<std::uintptr_t>(p);
+        std::uintptr_t head = RoundUp(start, kHugePage) - start;
+        if (head > 0) munmap(p, head);
+        munmap(static_cast<char*>(p) + head + size, kHugePage - head);
+        arena.base = static_cast<char*>(p) + head;
         arena.size = size;
         break;
       }
@@ -760,7 +766,11 @@ AllocResult AllocateLocked(std::size_t bytes, std::size_t alignment) {
   if (grain != 0)
     colour = (arena.colours++ * kColourStep % kColours * 2 + 1) * kColourLine / grain * grain;
   std::uint64_t length = RoundUp(wanted + colour, kPage);
-  std::uint64_t align = std::max<std::uint64_t>(alignment, kPage);
+  // A block of a huge page or more starts on one: its whole 2 MiB pieces
+  // can then be huge pages, fresh or read back (a block that straddles a
+  // boundary loses up to a huge page at each end).
+  std::uint64_t least_align = length >= kHugePage ? kHugePage : kPage;
+  std::uint64_t align = std::max<std::uint64_t>(alignment, least_align);
   std::uint64_t kept_length = 0;
   bool kept_fresh = false;
   // A kept block needs room for the data only: one allocated without a
