@@ -555,8 +555,10 @@ TEST_F(StorageAlloc, FreshLargeBlocksComeInHugePagesAndOnlyReadOnesAreNotWritten
   ReleaseAll();
   auto* written = static_cast<unsigned char*>(std::malloc(kSize));
   Fill(written, kSize, 21);
-  // An 8 MiB block holds at least three aligned huge pages.
-  EXPECT_GE(SmapsBytes(written, kSize, "AnonHugePages:"), std::uint64_t{3} << 21);
+  // A block of a huge page or more starts on one (the pointer a colour
+  // into it), so all four huge pages of the 8 MiB are whole.
+  EXPECT_EQ(PageOf(written) % (std::uintptr_t{2} << 20), 0u);
+  EXPECT_GE(SmapsBytes(written, kSize, "AnonHugePages:"), std::uint64_t{4} << 21);
   auto* read = static_cast<unsigned char*>(std::calloc(kSize, 1));
   unsigned sum = 0;
   for (std::size_t at = 0; at < kSize; at += 4096) sum += read[at];
@@ -614,9 +616,9 @@ TEST_F(StorageAlloc, ABlockIsReadBackInHugeFolios) {
   ReleaseAll();
   EXPECT_EQ(ResidentPages(p, kSize), 0u);
   EXPECT_EQ(Mismatch(p, kSize, 23), -1);
-  // Whole aligned huge folios inside the block, mapped at once: at least
-  // two of the three an 8 MiB block holds (one may still be read ahead).
-  EXPECT_GE(SmapsBytes(p, kSize, "FilePmdMapped:"), std::uint64_t{2} << 21);
+  // Whole huge folios inside the block, mapped at once: at least three of
+  // its four (the last may still be being read ahead).
+  EXPECT_GE(SmapsBytes(p, kSize, "FilePmdMapped:"), std::uint64_t{3} << 21);
   std::free(p);
 }
 
