@@ -1012,6 +1012,57 @@ TEST_F(StorageAlloc, SwitchOutWritesSmallBlocksAndNotFreedOnes) {
   EXPECT_LT(HeapCommittedBytes() + kCount * kSize / 2, committed);
 }
 
+// The heap's metadata, which every allocation and free touches, stays
+// resident through a switch-out while it is small; the objects' pages go
+// to the file and come back intact.
+TEST_F(StorageAlloc, HeapMetadataStaysResidentThroughASwitchOut) {
+  constexpr int kCount = 2000, kSize = 100;
+  std::vector<void*> objects;
+  for (int i = 0; i < kCount; ++i) {
+    objects.push_back(std::malloc(kSize));
+    Fill(objects.back(), kSize, static_cast<unsigned>(i));
+  }
+  std::uint64_t metadata = HeapMetadataResidentBytes();
+  ASSERT_GT(metadata, 0u);
+  ASSERT_LE(metadata, std::uint64_t{1} << 20);
+  ReleaseStats stats = ReleaseAll();
+  EXPECT_GE(stats.dropped, std::uint64_t{kCount} * kSize);
+  EXPECT_GE(HeapMetadataResidentBytes(), metadata);
+  for (int i = 0; i < kCount; ++i)
+    ASSERT_EQ(Mismatch(objects[i], kSize, static_cast<unsigned>(i)), -1) << i;
+  for (void* p : objects) std::free(p);
+}
+
+// The runtime's own state comes from glibc below the threshold, so that a
+// switch-out never takes it; from the threshold up it is a block as any.
+TEST_F(StorageAlloc, RuntimeAllocationsComeFromGlibcBelowTheThreshold) {
+  void* program = std::malloc(64);
+  EXPECT_TRUE(InHeap(program));
+  {
+    RuntimeAllocations runtime_state;
+    void* small = std::malloc(64);
+    EXPECT_FALSE(Owns(small));
+    void* large = std::malloc(T());
+    EXPECT_TRUE(Owns(large));
+    EXPECT_FALSE(InHeap(large));
+    {
+      RuntimeAllocations nested;
+      void* again = std::malloc(64);
+      EXPECT_FALSE(Owns(again));
+      std::free(again);
+    }
+    void* still = std::malloc(64);
+    EXPECT_FALSE(Owns(still));
+    std::free(still);
+    std::free(small);
+    std::free(large);
+  }
+  void* after = std::malloc(64);
+  EXPECT_TRUE(InHeap(after));
+  std::free(after);
+  std::free(program);
+}
+
 TEST_F(StorageAlloc, FreeingManySmallBlocksPunchesNoHoles) {
   constexpr std::size_t kCount = 100000;
   std::vector<void*> blocks(kCount);

@@ -65,6 +65,14 @@ constexpr std::uint64_t kReadaheadChunk = 2 << 20;
 // after it in the file.
 constexpr std::uint64_t kSmallBlockRead = 8ull << 20;
 constexpr std::uint64_t kIoChunk = 64ull << 20;
+// The heap's metadata (jemalloc's arenas, bins, mutexes and extent maps:
+// 88-128 KiB resident per rank in the paper's programs) stays resident
+// through a switch-out up to this much. Every allocation and free touches
+// it, the runtime's at the end of a switch-out and the start of a resume
+// included, and each first touch after a switch-out read it back with a
+// fault and MADV_SEQUENTIAL's window: 8 MiB of the storage file from that
+// page on. The master counts what stays as the rank's unpageable memory.
+constexpr std::uint64_t kKeptMetadata = 1ull << 20;
 
 // Freed blocks kept whole for the next allocation of about their size.
 // Dropping a block punches a hole in the storage file, which costs 4 ms
@@ -1167,6 +1175,14 @@ std::size_t Threshold() {
 
 bool InsideArena() { return t_inside; }
 
+namespace {
+__thread int t_runtime_allocations __attribute__((tls_model("initial-exec"))) = 0;
+}  // namespace
+
+RuntimeAllocations::RuntimeAllocations() { ++t_runtime_allocations; }
+RuntimeAllocations::~RuntimeAllocations() { --t_runtime_allocations; }
+bool InRuntimeAllocations() { return t_runtime_allocations > 0; }
+
 bool Owns(const void* p) {
   auto addr = reinterpret_cast<std::uintptr_t>(p);
   return addr >= g_base.load(std::memory_order_acquire) &&
@@ -1310,7 +1326,9 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
   // free at the disk's pace and the master can let the next rank start
   // reading while the rest is written (memory.h, ReleaseProgress).
   std::uint64_t dropped = 0, reported = 0;
+  bool keep_metadata = MetadataResident(arena) <= kKeptMetadata;
   for (auto& [offset, block] : arena.used) {
+    if (keep_metadata && block.metadata) continue;
     block.resident.clear();
     block.resident_all = false;
     bool file_held_nothing = !block.file_written;
@@ -1873,6 +1891,11 @@ std::uint64_t HeapCommittedHint() { return g_heap_committed.load(std::memory_ord
 std::uint64_t HeapCommittedBytes() {
   Locked lock;
   return g_arena == nullptr ? 0 : g_arena->heap_committed + MetadataResident(*g_arena);
+}
+
+std::uint64_t HeapMetadataResidentBytes() {
+  Locked lock;
+  return g_arena == nullptr ? 0 : MetadataResident(*g_arena);
 }
 
 std::uint64_t AllocatedBytes() {

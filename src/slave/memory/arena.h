@@ -53,6 +53,20 @@ std::size_t Threshold();
 // must go to glibc.
 bool InsideArena();
 
+// While one lives, the calling thread's allocations below the threshold go
+// to glibc, not to the heap on the arena's chunks: the runtime's own state,
+// which it touches at every call (a switch-out's last steps and a resume's
+// first included), so that it never comes back from the storage file a
+// fault at a time. Nests.
+class RuntimeAllocations {
+ public:
+  RuntimeAllocations();
+  ~RuntimeAllocations();
+  RuntimeAllocations(const RuntimeAllocations&) = delete;
+  RuntimeAllocations& operator=(const RuntimeAllocations&) = delete;
+};
+bool InRuntimeAllocations();
+
 // Whether `p` points into the arena's reserved range. Cheap; safe to call
 // before anything was allocated. Compares the address only (access(none)
 // tells the compiler so: it would otherwise take freshly allocated memory
@@ -120,7 +134,8 @@ struct CopiedBlock {
 // Switch-out: writes back and drops every block, in pieces of at most
 // `step` bytes (0: 64 MiB), each dropped as soon as it is written, but for
 // the pages of `copied` and the dead pages of dead_pages.h, dropped
-// unwritten. Throws bdmpi::Error on an I/O error.
+// unwritten, and the heap's metadata while it is small (kept resident).
+// Throws bdmpi::Error on an I/O error.
 ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullptr,
                         void* context = nullptr, std::span<CopiedBlock> copied = {});
 // Switch-in: with eager prefetch, reads back with large direct reads the
@@ -217,6 +232,8 @@ bool SameChunk(const void* a, const void* b);
 // Bytes the heap holds, as the storage table counts them: what jemalloc
 // has committed of its chunks, and the resident pages of its metadata.
 std::uint64_t HeapCommittedBytes();
+// The resident pages of the heap's metadata alone.
+std::uint64_t HeapMetadataResidentBytes();
 // What jemalloc has committed, without the lock (possibly a little stale).
 std::uint64_t HeapCommittedHint();
 

@@ -47,7 +47,8 @@ Route RouteFor(size_t size) {
   if (InsideArena()) return Route::kLibc;
   size_t threshold = Threshold();
   if (threshold == SIZE_MAX) return Route::kLibc;
-  return size >= threshold ? Route::kBlock : Route::kHeap;
+  if (size >= threshold) return Route::kBlock;
+  return InRuntimeAllocations() ? Route::kLibc : Route::kHeap;
 }
 
 size_t LibcUsableSize(void* p) {
