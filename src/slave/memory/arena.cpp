@@ -66,7 +66,7 @@ constexpr std::uint64_t kReadaheadChunk = 2 << 20;
 constexpr std::uint64_t kSmallBlockRead = 8ull << 20;
 constexpr std::uint64_t kIoChunk = 64ull << 20;
 // The heap's metadata (jemalloc's arenas, bins, mutexes and extent maps:
-// 88-128 KiB resident per rank in the paper's programs) stays resident
+// 84-128 KiB resident per rank in the paper's programs) stays resident
 // through a switch-out up to this much. Every allocation and free touches
 // it, the runtime's at the end of a switch-out and the start of a resume
 // included, and each first touch after a switch-out read it back with a
