@@ -1033,8 +1033,9 @@ TEST_F(StorageAlloc, HeapMetadataStaysResidentThroughASwitchOut) {
   for (void* p : objects) std::free(p);
 }
 
-// The runtime's own state comes from glibc below the threshold, so that a
-// switch-out never takes it; from the threshold up it is a block as any.
+// The runtime's own state (all it allocates inside an MPI call) comes from
+// glibc below the threshold, so that a switch-out never takes it; from the
+// threshold up it is a block as any.
 TEST_F(StorageAlloc, RuntimeAllocationsComeFromGlibcBelowTheThreshold) {
   void* program = std::malloc(64);
   EXPECT_TRUE(InHeap(program));
@@ -1050,6 +1051,13 @@ TEST_F(StorageAlloc, RuntimeAllocationsComeFromGlibcBelowTheThreshold) {
       void* again = std::malloc(64);
       EXPECT_FALSE(Owns(again));
       std::free(again);
+    }
+    {
+      // Memory an MPI call hands the program (MPI_Alloc_mem) is paged.
+      ProgramAllocations program_memory;
+      void* handed = std::malloc(64);
+      EXPECT_TRUE(InHeap(handed));
+      std::free(handed);
     }
     void* still = std::malloc(64);
     EXPECT_FALSE(Owns(still));

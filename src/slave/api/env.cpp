@@ -141,6 +141,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     std::size_t bytes = size > 0 ? static_cast<std::size_t>(size) : 1;
     std::size_t alignment = AllocMemAlignment(info);
     void* memory = nullptr;
+    bdmpi::memory::ProgramAllocations program_memory;
     if (alignment == 0) {
       memory = std::malloc(bytes);
     } else if (posix_memalign(&memory, alignment, bytes) != 0) {

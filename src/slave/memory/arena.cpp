@@ -1182,6 +1182,10 @@ __thread int t_runtime_allocations __attribute__((tls_model("initial-exec"))) = 
 RuntimeAllocations::RuntimeAllocations() { ++t_runtime_allocations; }
 RuntimeAllocations::~RuntimeAllocations() { --t_runtime_allocations; }
 bool InRuntimeAllocations() { return t_runtime_allocations > 0; }
+ProgramAllocations::ProgramAllocations() : saved_(t_runtime_allocations) {
+  t_runtime_allocations = 0;
+}
+ProgramAllocations::~ProgramAllocations() { t_runtime_allocations = saved_; }
 
 bool Owns(const void* p) {
   auto addr = reinterpret_cast<std::uintptr_t>(p);

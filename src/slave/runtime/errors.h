@@ -9,6 +9,7 @@
 #include <new>
 
 #include "common/error.h"
+#include "slave/memory/arena.h"
 #include "slave/runtime/threads.h"
 #include "slave/tool/events.h"
 
@@ -52,6 +53,7 @@ template <class Raise, class Body>
 int GuardWith(Raise&& raise, Body&& body) {
   tool::EventScope events;
   threads::Entry entry;
+  memory::RuntimeAllocations runtime_state;
   try {
     body();
     return MPI_SUCCESS;
