@@ -27,6 +27,7 @@
 
 #include <gtest/gtest.h>
 
+#include "slave/memory/allocation_route.h"
 #include "slave/memory/arena.h"
 #include "slave/memory/dead_pages.h"
 #include "slave/memory/heap.h"

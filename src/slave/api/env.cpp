@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "slave/comm/attributes.h"
 #include "slave/comm/hw_resources.h"
+#include "slave/memory/allocation_route.h"
 #include "slave/runtime/environment.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/info.h"

@@ -1175,18 +1175,6 @@ std::size_t Threshold() {
 
 bool InsideArena() { return t_inside; }
 
-namespace {
-__thread int t_runtime_allocations __attribute__((tls_model("initial-exec"))) = 0;
-}  // namespace
-
-RuntimeAllocations::RuntimeAllocations() { ++t_runtime_allocations; }
-RuntimeAllocations::~RuntimeAllocations() { --t_runtime_allocations; }
-bool InRuntimeAllocations() { return t_runtime_allocations > 0; }
-ProgramAllocations::ProgramAllocations() : saved_(t_runtime_allocations) {
-  t_runtime_allocations = 0;
-}
-ProgramAllocations::~ProgramAllocations() { t_runtime_allocations = saved_; }
-
 bool Owns(const void* p) {
   auto addr = reinterpret_cast<std::uintptr_t>(p);
   return addr >= g_base.load(std::memory_order_acquire) &&

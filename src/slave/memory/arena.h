@@ -53,34 +53,6 @@ std::size_t Threshold();
 // must go to glibc.
 bool InsideArena();
 
-// While one lives, the calling thread's allocations below the threshold go
-// to glibc, not to the heap on the arena's chunks: the runtime's own state
-// (each MPI call holds one, GuardWith), which it touches at every call (a
-// switch-out's last steps and a resume's first included), so that it never
-// comes back from the storage file a fault at a time. Nests. What a user
-// callback allocates inside a call (a reduction operation, an error
-// handler) comes from glibc too.
-class RuntimeAllocations {
- public:
-  RuntimeAllocations();
-  ~RuntimeAllocations();
-  RuntimeAllocations(const RuntimeAllocations&) = delete;
-  RuntimeAllocations& operator=(const RuntimeAllocations&) = delete;
-};
-bool InRuntimeAllocations();
-// Inside a RuntimeAllocations scope, memory the program gets from an MPI
-// call (MPI_Alloc_mem) comes from the arena again while one lives.
-class ProgramAllocations {
- public:
-  ProgramAllocations();
-  ~ProgramAllocations();
-  ProgramAllocations(const ProgramAllocations&) = delete;
-  ProgramAllocations& operator=(const ProgramAllocations&) = delete;
-
- private:
-  int saved_;
-};
-
 // Whether `p` points into the arena's reserved range. Cheap; safe to call
 // before anything was allocated. Compares the address only (access(none)
 // tells the compiler so: it would otherwise take freshly allocated memory

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "slave/memory/allocation_route.h"
 #include "slave/memory/arena.h"
 #include "slave/memory/heap.h"
 
@@ -34,6 +35,16 @@ namespace bdmpi::memory {
 
 // Referenced by MPI_Init, so that a static link always takes this file.
 int malloc_hooks_linked = 1;
+
+namespace {
+__thread bool t_runtime_allocations __attribute__((tls_model("initial-exec"))) = false;
+}  // namespace
+
+AllocationRoute::AllocationRoute(bool runtime) : saved_(t_runtime_allocations) {
+  t_runtime_allocations = runtime;
+}
+AllocationRoute::~AllocationRoute() { t_runtime_allocations = saved_; }
+bool InRuntimeAllocations() { return t_runtime_allocations; }
 
 #if BDMPI_INTERPOSE_MALLOC
 namespace {

@@ -9,7 +9,7 @@
 #include <new>
 
 #include "common/error.h"
-#include "slave/memory/arena.h"
+#include "slave/memory/allocation_route.h"
 #include "slave/runtime/threads.h"
 #include "slave/tool/events.h"
 

@@ -69,7 +69,6 @@ void Runtime::Start() {
     Slot().reset(StoppedRuntime());
     StoppedRuntime() = nullptr;
   } else {
-    memory::RuntimeAllocations runtime_state;
     std::unique_ptr<Runtime> runtime(new Runtime());
     runtime->Connect();
     Slot() = std::move(runtime);
