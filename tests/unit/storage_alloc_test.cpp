@@ -1013,6 +1013,40 @@ TEST_F(StorageAlloc, SwitchOutWritesSmallBlocksAndNotFreedOnes) {
   EXPECT_LT(HeapCommittedBytes() + kCount * kSize / 2, committed);
 }
 
+// Small objects come back in huge folios as a block does; freeing every
+// other one after that (a decommit inside a folio mapped whole) and taking
+// the room again from calloc (a commit that zeroes the file under such a
+// folio) reads zeros there and leaves the neighbours' bytes intact.
+TEST_F(StorageAlloc, HeapObjectsAreReadBackInHugeFoliosAndFreedOnesComeBackAsZeros) {
+  if (!HugePagesOnAdvice()) GTEST_SKIP() << "transparent huge pages are off on this machine";
+  if (!FileReadInHugeFolios(STORAGE_TEST_DIR))
+    GTEST_SKIP() << "the file system of " << STORAGE_TEST_DIR << " gives no huge folios";
+  constexpr std::size_t kCount = 1024, kSize = 16 * 1024;  // 16 MiB of heap objects
+  ReleaseAll();
+  std::vector<unsigned char*> objects;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    objects.push_back(static_cast<unsigned char*>(std::malloc(kSize)));
+    ASSERT_TRUE(InHeap(objects.back()));
+    Fill(objects.back(), kSize, static_cast<unsigned>(i));
+  }
+  auto [lowest, highest] = std::minmax_element(objects.begin(), objects.end());
+  std::size_t span = static_cast<std::size_t>(*highest + kSize - *lowest);
+  ReleaseAll();
+  for (std::size_t i = 0; i < kCount; ++i)
+    ASSERT_EQ(Mismatch(objects[i], kSize, static_cast<unsigned>(i)), -1) << i;
+  EXPECT_GE(SmapsBytes(*lowest, span, "FilePmdMapped:"), std::uint64_t{2} << 21);
+  for (std::size_t i = 0; i < kCount; i += 2) std::free(objects[i]);
+  PurgeHeap();
+  for (std::size_t i = 0; i < kCount; i += 2) {
+    objects[i] = static_cast<unsigned char*>(std::calloc(1, kSize));
+    for (std::size_t j = 0; j < kSize; j += 512)
+      ASSERT_EQ(objects[i][j], 0) << "object " << i << " byte " << j;
+  }
+  for (std::size_t i = 1; i < kCount; i += 2)
+    ASSERT_EQ(Mismatch(objects[i], kSize, static_cast<unsigned>(i)), -1) << i;
+  for (unsigned char* p : objects) std::free(p);
+}
+
 // The heap's metadata, which every allocation and free touches, stays
 // resident through a switch-out while it is small; the objects' pages go
 // to the file and come back intact.
