@@ -660,13 +660,13 @@ bool MapFreshBlock(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   return true;
 }
 
-// Whether `block`'s memory may come in huge pages: a program's block, not
-// a heap chunk or the heap's metadata.
-bool TakesHugePages(const Block& block) { return !block.heap && !block.metadata; }
+// Whether fresh memory of `block` comes in huge pages: a program's block's,
+// not a heap chunk's or the heap's metadata's (MapFreshBlock).
+bool FreshInHugePages(const Block& block) { return !block.heap && !block.metadata; }
 
 // Fresh memory over a range of `block`, in huge pages where it takes them.
 bool MapFreshIn(Arena& arena, const Block& block, std::uint64_t offset, std::uint64_t length) {
-  return TakesHugePages(block) ? MapFreshBlock(arena, offset, length)
+  return FreshInHugePages(block) ? MapFreshBlock(arena, offset, length)
                                : MapFresh(arena, offset, length);
 }
 
@@ -1069,10 +1069,10 @@ void MapAfterWriteBack(Arena& arena, Block& block, bool file_held_nothing,
   // cgroup, 16 ranks, -nr 1: 0.74 M against 1.27 M pages charged per run,
   // 4.8 against 6.2 system seconds, the same bytes read within 5 %. HPCG,
   // whose matrix is 27-entry rows from new[] (heap objects), at 2.8 x a
-  // 192 MiB cgroup: 1.25-1.33 against 4.16-4.19 s per CG iteration once
-  // its chunks took them too. (A decommit inside such a folio splits its
-  // mapping; a commit's zeroing of the file zeroes the cached folio.)
-  // The metadata's pages are few and scattered.
+  // 192 MiB cgroup: 1.25-1.33 s per CG iteration against 4.16-4.19 with
+  // its chunks read back in 4 KiB folios. (A decommit inside such a folio
+  // splits its mapping; a commit's zeroing of the file zeroes the cached
+  // folio.) The metadata's pages are few and scattered.
   if (!block.metadata) AdviseHugePages(arena, offset, length);
   block.file_mapped = true;
 }
