@@ -667,7 +667,7 @@ bool FreshInHugePages(const Block& block) { return !block.heap && !block.metadat
 // Fresh memory over a range of `block`, in huge pages where it takes them.
 bool MapFreshIn(Arena& arena, const Block& block, std::uint64_t offset, std::uint64_t length) {
   return FreshInHugePages(block) ? MapFreshBlock(arena, offset, length)
-                               : MapFresh(arena, offset, length);
+                                 : MapFresh(arena, offset, length);
 }
 
 void ReportNoSpace(const Arena& arena, std::uint64_t bytes, int err) {
