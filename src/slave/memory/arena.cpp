@@ -153,7 +153,9 @@ struct Block {
   // a decommitted range must then have zeros put in the file before it
   // is committed again.
   bool file_written = false;
-  bool metadata = false;  // a heap chunk of jemalloc's metadata (Arena::metadata)
+  // A heap chunk (heap is set too) that holds jemalloc's metadata
+  // (Arena::metadata).
+  bool metadata = false;
   // Some of it is mapped from the file (a switch-out since its
   // allocation): its pages there are the file's, which a new owner of the
   // block would read (COW) on its first write to each.
@@ -660,14 +662,10 @@ bool MapFreshBlock(Arena& arena, std::uint64_t offset, std::uint64_t length) {
   return true;
 }
 
-// Whether fresh memory of `block` comes in huge pages: a program's block's,
-// not a heap chunk's or the heap's metadata's (MapFreshBlock).
-bool FreshInHugePages(const Block& block) { return !block.heap && !block.metadata; }
-
-// Fresh memory over a range of `block`, in huge pages where it takes them.
+// Fresh memory over a range of `block`, in huge pages where it takes them:
+// a program's block, not a heap chunk (MapFreshBlock).
 bool MapFreshIn(Arena& arena, const Block& block, std::uint64_t offset, std::uint64_t length) {
-  return FreshInHugePages(block) ? MapFreshBlock(arena, offset, length)
-                                 : MapFresh(arena, offset, length);
+  return block.heap ? MapFresh(arena, offset, length) : MapFreshBlock(arena, offset, length);
 }
 
 void ReportNoSpace(const Arena& arena, std::uint64_t bytes, int err) {
@@ -1055,7 +1053,7 @@ void DropPieceCache(Arena& arena, std::uint64_t offset, std::uint64_t length) {
 // their commits and decommits mind what the file holds (Arena::stale).
 void MapAfterWriteBack(Arena& arena, Block& block, bool file_held_nothing,
                        std::uint64_t written, std::uint64_t offset, std::uint64_t length) {
-  if (file_held_nothing && written == 0 && !block.heap && !block.metadata) {
+  if (file_held_nothing && written == 0 && !block.heap) {
     if (!MapFreshBlock(arena, offset, length))
       ThrowSystemError("mmap of anonymous memory over the storage arena", errno);
     return;
@@ -1289,7 +1287,7 @@ void AddCopiedPages(Arena& arena, std::span<CopiedBlock> copied, RangeSet& pages
     if (after == arena.used.begin()) continue;
     auto block = std::prev(after);
     // Heap chunks keep their file mapping (their decommits rely on it).
-    if (hi > block->first + block->second.length || block->second.heap || block->second.metadata)
+    if (hi > block->first + block->second.length || block->second.heap)
       continue;
     pages.Add(lo, hi - lo);
     lent.skipped = reinterpret_cast<std::uintptr_t>(arena.base) + lo;
@@ -1422,7 +1420,7 @@ namespace {
 
 // The blocks whose touched pages a lazy switch-in notes and reads.
 bool SmallDataBlock(const Block& block) {
-  return !block.heap && !block.metadata && block.length <= kSmallBlockRead;
+  return !block.heap && block.length <= kSmallBlockRead;
 }
 
 // What the rank touched after its last switch-in out of `point`, or null.
