@@ -580,6 +580,29 @@ ratio() { # app numerator-mode denominator-mode
       else print r
     }' "$records"
 }
+# The ratio within each round (MODE in the first, MODE#k in round k), both
+# runs of the round finished: interleaved rounds share the machine's load.
+round_ratios() { # app numerator-mode denominator-mode
+  awk -F'\t' -v app="$1" -v a="$2" -v b="$3" '
+    function round(label, m) {
+      if (label == m) return 1
+      if (index(label, m "#") == 1) return substr(label, length(m) + 2) + 0
+      return 0
+    }
+    $1 != app || $3 != "ok" || $7 == "-" { next }
+    (k = round($2, a)) { ta[k] = $7 }
+    (k = round($2, b)) { tb[k] = $7 }
+    END {
+      for (k = 1; k in ta || k in tb; k++)
+        if (k in ta && k in tb && tb[k] + 0 > 0) { out = out (n++ ? ", " : "") sprintf("%.2f", ta[k] / tb[k]) }
+      print (n ? out : "n/a")
+    }' "$records"
+}
+# The label of BDMPI mode `m` at --running value `r` (MODE-nrR when there
+# are several values); other modes keep theirs.
+at() { # mode running
+  if [[ $1 == bdmpi* ]] && ((${#running_list[@]} > 1)); then echo "$1-nr$2"; else echo "$1"; fi
+}
 per_iter() { # mean over the mode's finished rounds
   awk -F'\t' -v app="$1" -v m="$2" '($2 == m || index($2, m "#") == 1) && $1 == app && $3 == "ok" { t += $7; n++ }
     END { if (n) printf "%.3f\n", t / n }' "$records"
@@ -591,24 +614,29 @@ dd_ratio() { # app mode bound-seconds
 }
 dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
 {
-  echo "Ratios of time per iteration (mean after the first; \"> x\" when the numerator run hit the cap, \"< x\" when the denominator did):"
+  echo "Ratios of time per iteration (mean after the first; \"> x\" when the numerator run hit the cap, \"< x\" when the denominator did; a BDMPI mode at each --running value; \"each round\": the ratio within each round of interleaved runs):"
   echo
-  echo "| app | bdmpi-ooc / serial-ooc | mpirun / bdmpi | bdmpi-swap / bdmpi | bdmpi / bdmpi-ooc | bdmpi / dd (write+read) | bdmpi / dd read |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| app | -nr | bdmpi / serial-ooc | each round | bdmpi-ooc / serial-ooc | mpirun / bdmpi | bdmpi-swap / bdmpi | bdmpi / bdmpi-ooc | bdmpi / dd (write+read) | bdmpi / dd read |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   for app in "${run_apps[@]}"; do
     [[ -n ${skipped[$app]:-} ]] && continue
-    echo "| $app | $(ratio "$app" bdmpi-ooc serial-ooc) | $(ratio "$app" mpirun bdmpi) | $(ratio "$app" bdmpi-swap bdmpi) | $(ratio "$app" bdmpi bdmpi-ooc) | $(dd_ratio "$app" bdmpi "$dd_wr") | $(dd_ratio "$app" bdmpi "$dd_read") |"
+    for r in "${running_list[@]}"; do
+      b=$(at bdmpi "$r")
+      echo "| $app | $r | $(ratio "$app" "$b" serial-ooc) | $(round_ratios "$app" "$b" serial-ooc) | $(ratio "$app" "$(at bdmpi-ooc "$r")" serial-ooc) | $(ratio "$app" mpirun "$b") | $(ratio "$app" "$(at bdmpi-swap "$r")" "$b") | $(ratio "$app" "$b" "$(at bdmpi-ooc "$r")") | $(dd_ratio "$app" "$b" "$dd_wr") | $(dd_ratio "$app" "$b" "$dd_read") |"
+    done
   done
   echo
   if [[ -n $base_build ]]; then
     echo "This build against the base build ($base_build), the bdmpi mode of each, rounds interleaved (below 1 this build is faster):"
     echo
-    echo "| app | bdmpi / bdmpi-base | bdmpi (s/iteration, each round) | bdmpi-base (s/iteration, each round) |"
-    echo "|---|---|---|---|"
+    echo "| app | -nr | bdmpi / bdmpi-base | each round | bdmpi (s/iteration, each round) | bdmpi-base (s/iteration, each round) |"
+    echo "|---|---|---|---|---|---|"
     for app in "${run_apps[@]}"; do
       [[ -n ${skipped[$app]:-} ]] && continue
       each() { awk -F'\t' -v app="$app" -v m="$1" '$1 == app && ($2 == m || index($2, m "#") == 1) { printf "%s%s", (n++ ? ", " : ""), $7 }' "$records"; }
-      echo "| $app | $(ratio "$app" bdmpi bdmpi-base) | $(each bdmpi) | $(each bdmpi-base) |"
+      for r in "${running_list[@]}"; do
+        echo "| $app | $r | $(ratio "$app" "$(at bdmpi "$r")" "$(at bdmpi-base "$r")") | $(round_ratios "$app" "$(at bdmpi "$r")" "$(at bdmpi-base "$r")") | $(each "$(at bdmpi "$r")") | $(each "$(at bdmpi-base "$r")") |"
+      done
     done
     echo
   fi
