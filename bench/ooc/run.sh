@@ -644,13 +644,16 @@ dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
   if [[ ",$modes_text," == *,bdmpi-[lea]* ]]; then
     echo "Switch-in (--prefetch) modes against the baselines of this run:"
     echo
-    echo "| app | mode | mpirun / mode | mode / serial-ooc | mode / bdmpi-ooc | mode / dd (write+read) | mode / dd read |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| app | mode | -nr | mpirun / mode | mode / serial-ooc | mode / bdmpi-ooc | mode / dd (write+read) | mode / dd read |"
+    echo "|---|---|---|---|---|---|---|---|"
     for app in "${run_apps[@]}"; do
       [[ -n ${skipped[$app]:-} ]] && continue
       for m in "${prefetch_modes[@]}"; do
         [[ " ${runs_mode[$app]} " == *" $m "* ]] || continue
-        echo "| $app | $m | $(ratio "$app" mpirun "$m") | $(ratio "$app" "$m" serial-ooc) | $(ratio "$app" "$m" bdmpi-ooc) | $(dd_ratio "$app" "$m" "$dd_wr") | $(dd_ratio "$app" "$m" "$dd_read") |"
+        for r in "${running_list[@]}"; do
+          l=$(at "$m" "$r")
+          echo "| $app | $m | $r | $(ratio "$app" mpirun "$l") | $(ratio "$app" "$l" serial-ooc) | $(ratio "$app" "$l" "$(at bdmpi-ooc "$r")") | $(dd_ratio "$app" "$l" "$dd_wr") | $(dd_ratio "$app" "$l" "$dd_read") |"
+        done
       done
     done
     echo
