@@ -144,6 +144,11 @@ for r in "${running_list[@]}"; do
   [[ $r == auto || $r =~ ^[1-9][0-9]*$ ]] || die "--running takes counts or auto, not '$r'"
 done
 ((${#running_list[@]})) || die "--running is empty"
+# The label of BDMPI mode `m` at --running value `r` (MODE-nrR when there
+# are several values); other modes keep theirs.
+at() { # mode running
+  if [[ $1 == bdmpi* ]] && ((${#running_list[@]} > 1)); then echo "$1-nr$2"; else echo "$1"; fi
+}
 [[ $pr_degree =~ ^[1-9][0-9]*$ ]] || die "--pagerank-degree takes a positive count, not '$pr_degree'"
 IFS=, read -r -a apps <<<"$apps_text"
 for a in "${apps[@]}"; do
@@ -456,8 +461,8 @@ for app in "${run_apps[@]}"; do
   # there are several.
   expanded=()
   for mode in ${runs_mode[$app]}; do
-    if [[ $mode == bdmpi* ]] && ((${#running_list[@]} > 1)); then
-      for r in "${running_list[@]}"; do expanded+=("$mode-nr$r"); done
+    if [[ $mode == bdmpi* ]]; then
+      for r in "${running_list[@]}"; do expanded+=("$(at "$mode" "$r")"); done
     else
       expanded+=("$mode")
     fi
@@ -598,11 +603,6 @@ round_ratios() { # app numerator-mode denominator-mode
       print (n ? out : "n/a")
     }' "$records"
 }
-# The label of BDMPI mode `m` at --running value `r` (MODE-nrR when there
-# are several values); other modes keep theirs.
-at() { # mode running
-  if [[ $1 == bdmpi* ]] && ((${#running_list[@]} > 1)); then echo "$1-nr$2"; else echo "$1"; fi
-}
 per_iter() { # mean over the mode's finished rounds
   awk -F'\t' -v app="$1" -v m="$2" '($2 == m || index($2, m "#") == 1) && $1 == app && $3 == "ok" { t += $7; n++ }
     END { if (n) printf "%.3f\n", t / n }' "$records"
@@ -669,7 +669,7 @@ dd_wr=$(awk -v a="$dd_write" -v b="$dd_read" 'BEGIN { printf "%.3f", a + b }')
       for m in ${runs_mode[$app]}; do
         [[ $m == bdmpi* ]] || continue
         row="| $app | $m |"
-        for r in "${running_list[@]:1}"; do row+=" $(ratio "$app" "$m-nr$r" "$m-nr${running_list[0]}") |"; done
+        for r in "${running_list[@]:1}"; do row+=" $(ratio "$app" "$(at "$m" "$r")" "$(at "$m" "${running_list[0]}")") |"; done
         echo "$row"
       done
     done
