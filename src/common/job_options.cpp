@@ -155,7 +155,7 @@ const std::vector<Row>& JobOptionTable() {
           .Env(kEnvSingleCopy),
       SizeOption("--mem-budget", &JobOptions::mem_budget,
                  "bytes of small messages a master buffers in memory before "
-                 "spilling them too"),
+                 "spilling them too (at most a quarter of the node's memory)"),
       TextOption("--scratch-dir", &JobOptions::scratch_dir, "DIR",
                  "where the job's private spill directory goes")
           .Default("$BDMPI_SCRATCH_DIR, $TMPDIR or /tmp"),

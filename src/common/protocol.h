@@ -26,7 +26,7 @@
 namespace bdmpi {
 
 // Also covers the shared tables both halves map (common/storage_table.h).
-inline constexpr std::uint16_t kProtocolVersion = 21;
+inline constexpr std::uint16_t kProtocolVersion = 22;
 
 // The message types, numbered by family: 0x01 life cycle, 0x02
 // point-to-point, 0x03 collectives, 0x04 BDMPI extensions, 0x05
@@ -347,6 +347,11 @@ struct RequestMsg {
   bool wants_reply = false;
   // A Send counted in the direct table's pending counts (PostRecv above).
   std::uint8_t counted = 0;
+  // Of a request that wants a reply: 1 when the rank sent a message (by
+  // any path, direct ones included) since its previous such request. A
+  // test that finds nothing right after sends may keep the rank's turn
+  // (master/sched/sending_turn.cpp).
+  std::uint8_t sent = 0;
   std::int32_t code = 0;       // MPI_Abort's error code
   // The sender's secret (BDMPI_SLAVE_TOKEN, given at spawn; the master's
   // own for events): all slaves of a node share one request queue, so the

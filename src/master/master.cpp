@@ -27,6 +27,7 @@
 #include "common/test_hooks.h"
 #include "master/launch/process_slave_io.h"
 #include "master/launch/spawn.h"
+#include "master/memory/node_memory.h"
 #include "master/network/topology.h"
 #include "master/sched/master_cpu.h"
 
@@ -74,11 +75,18 @@ std::string LaunchSecret() {
   return NewJobId() + NewJobId();
 }
 
+// --mem-budget as the master keeps to it (MessageBudget), written back so
+// that the node budget's margin (DefaultNodeMemory) counts the same.
+std::size_t KeepMessageBudget(MasterOptions& options) {
+  options.mem_budget = MessageBudget(options.mem_budget);
+  return options.mem_budget;
+}
+
 }  // namespace
 
 Master::Master(MasterOptions options, int node, int nnodes, std::unique_ptr<SlaveIo> io)
     // First member: made from the argument before options_ takes it over.
-    : payloads_(RoundUpToPage(options.mem_threshold), options.mem_budget),
+    : payloads_(RoundUpToPage(options.mem_threshold), KeepMessageBudget(options)),
       options_(std::move(options)),
       launch_secret_(LaunchSecret()),
       launcher_pid_(getppid()),
@@ -760,6 +768,7 @@ void Master::Resume(Slave& slave) {
 
 void Master::SendResumeReply(Slave& slave) {
   memory_.NoteResume(slave);
+  slave.resumed_ns = MonotonicNs();
   slave.storage_released = false;
   slave.storage_read_ahead = false;
   memory_.NoteResidentStorage();

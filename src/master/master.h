@@ -178,6 +178,7 @@ class Master : private MasterServices {
   void Reply(Slave& slave, const ReplyMsg& reply) override;
   void Block(Slave& slave, SlaveState state, const RequestMsg& request) override;
   void Yield(Slave& slave, const RequestMsg& request) override;
+  bool TestYields(Slave& slave, const RequestMsg& request) override;
   void WakeIfReady(Slave& slave) override;
   // WakeIfReady without scheduling; true if it made the slave runnable.
   bool MakeRunnableIfReady(Slave& slave) override;

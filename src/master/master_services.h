@@ -34,6 +34,10 @@ class MasterServices {
   virtual void Block(Slave& slave, SlaveState state, const RequestMsg& request) = 0;
   // `slave` lets the others run first; `request` is answered when it runs.
   virtual void Yield(Slave& slave, const RequestMsg& request) = 0;
+  // `request`, a test of `slave`, found nothing: whether it yields, or is
+  // answered at once (the rank sent just before, and a yield would cost it
+  // its memory: sched/sending_turn.cpp).
+  virtual bool TestYields(Slave& slave, const RequestMsg& request) = 0;
   // Runs a blocked slave again if its request's ready function lets it.
   virtual void WakeIfReady(Slave& slave) = 0;
   // WakeIfReady without scheduling (the caller schedules); true if it made

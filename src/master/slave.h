@@ -85,6 +85,10 @@ struct Slave {
   std::uint64_t touch_counted = 0;
   TouchReading touch_baseline;
   int touch_point = 0;
+  // When it last resumed (CLOCK_MONOTONIC), and how many more of its tests
+  // that find nothing may keep its turn (a send since: sched/sending_turn.cpp).
+  std::int64_t resumed_ns = -1;
+  int tests_after_send = 0;
   TouchEstimates touch_estimates;
   // What of its memory the runtime cannot page out (master/memory/memory.cpp):
   // its resident anonymous memory (statm, read with resident_fraction)

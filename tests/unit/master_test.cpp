@@ -521,6 +521,55 @@ TEST(MasterTest, ResumesOnceTheRestOfAWriteBackFits) {
   EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
 }
 
+// A test that finds nothing yields to a runnable rank, unless the rank
+// sent right before and the other could not resume without taking its
+// memory (master/sched/sending_turn.cpp): then its next four such tests
+// are answered at once, and the fifth yields.
+TEST(MasterTest, TestsRightAfterASendKeepTheTurnOnlyWhereAYieldWouldPage) {
+  constexpr std::uint64_t kKiB = 1024;
+  for (bool tight : {false, true}) {
+    SCOPED_TRACE(tight ? "the other rank needs the sender's memory" : "both fit");
+    MasterHarness harness(2, 1, [](MasterOptions& options) { options.node_memory = 1024 * kKiB; });
+    harness.InitAll();
+    ExpectReply(harness, 0);  // rank 1 waits for the running slot
+    // Rank 0 holds more than the budget: rank 1 cannot run beside it.
+    harness.SetStorageBytes(0, tight ? 1100 * kKiB : 100 * kKiB);
+    RequestMsg post;
+    post.type = MsgType::kPostRecv;
+    post.id = 1;
+    post.peer = 1;
+    harness.Send(0, post);
+    harness.SendText(0, 1, 0, "x");
+    RequestMsg test;
+    test.type = MsgType::kTestRecv;
+    test.id = 1;
+    test.wants_reply = true;
+    test.sent = 1;
+    int answered = 0;
+    std::optional<ReplyMsg> reply;
+    for (; answered < 8; ++answered) {
+      harness.Send(0, test);
+      test.sent = 0;
+      reply = harness.TakeReply(0);
+      if (!reply || reply->type != MsgType::kTestRecv) break;
+      EXPECT_EQ(reply->flag, 0);
+    }
+    EXPECT_EQ(answered, tight ? 4 : 0);
+    EXPECT_EQ(harness.state(0), SlaveState::kRunnable) << "the last test yielded";
+    if (tight) {  // rank 1 takes its memory
+      ASSERT_TRUE(reply.has_value());
+      EXPECT_EQ(reply->type, MsgType::kRelease);
+      RequestMsg released;
+      released.type = MsgType::kReleased;
+      harness.Send(0, released);
+    } else {
+      EXPECT_FALSE(reply.has_value());
+    }
+    EXPECT_EQ(ExpectReply(harness, 1).type, MsgType::kInit);
+    EXPECT_FALSE(harness.master().failed()) << harness.master().failure();
+  }
+}
+
 // --prefetch ahead: a released slave that will run next is told to read
 // its data back while another runs, only when both fit in the budget.
 TEST(MasterTest, ReadsAheadTheNextSlaveWithinTheBudget) {

@@ -105,12 +105,26 @@ std::uint64_t AvailableMemory() { return MeminfoField("MemAvailable: %llu kB"); 
 
 std::uint64_t TotalMemory() { return MeminfoField("MemTotal: %llu kB"); }
 
-std::uint64_t DefaultNodeMemory(std::uint64_t message_budget) {
-  // The smaller of the two that are known.
+namespace {
+
+// The node's memory as the defaults see it: the cgroup limit or
+// MemAvailable, whichever is smaller and known.
+std::uint64_t KnownMemory() {
   std::uint64_t total = CgroupMemoryLimit();
   std::uint64_t available = AvailableMemory();
   if (total == 0 || (available != 0 && available < total)) total = available;
   if (total == 0) total = 1ull << 30;  // nothing known: be modest
+  return total;
+}
+
+}  // namespace
+
+std::uint64_t MessageBudget(std::uint64_t requested) {
+  return std::min(requested, KnownMemory() / 4);
+}
+
+std::uint64_t DefaultNodeMemory(std::uint64_t message_budget) {
+  std::uint64_t total = KnownMemory();
   std::uint64_t margin = total / 8 + std::min(message_budget, total / 4);
   return total - margin;
 }

@@ -34,6 +34,11 @@ std::uint64_t TotalMemory();
 // message_budget, and an eighth for code, page tables and the page cache
 // that the ranks' I/O needs).
 std::uint64_t DefaultNodeMemory(std::uint64_t message_budget);
+// The bytes of messages a master buffers in memory (--mem-budget, at most
+// a quarter of the memory DefaultNodeMemory starts from): the default
+// budget's margin holds them, and more would crowd the ranks out of a
+// small cgroup (its reclaim then evicts what they are about to touch).
+std::uint64_t MessageBudget(std::uint64_t requested);
 
 // What the memory.stat of the cgroup whose limit applies says of its
 // reclaim (over it and its descendants): the pages it evicted and faulted

@@ -270,7 +270,7 @@ void PointToPoint::HandleWaitRecv(Slave& slave, const RequestMsg& request) {
 void PointToPoint::HandleTestRecv(Slave& slave, const RequestMsg& request) {
   // A test that finds nothing lets others run first, so that a polling
   // loop cannot hold a running slot forever.
-  if (!mailbox(slave).IsComplete(request.id) && !master_.slaves().idle()) {
+  if (!mailbox(slave).IsComplete(request.id) && master_.TestYields(slave, request)) {
     master_.Yield(slave, request);
     return;
   }
@@ -296,7 +296,7 @@ void PointToPoint::HandleAnyRecv(Slave& slave, const RequestMsg& request,
       master_.Block(slave, SlaveState::kRBlocked, request);
       return;
     }
-    if (blocks == Blocks::kRunnable && !master_.slaves().idle()) {
+    if (blocks == Blocks::kRunnable && master_.TestYields(slave, request)) {
       master_.Yield(slave, request);
       return;
     }
@@ -310,7 +310,7 @@ void PointToPoint::HandleTestAll(Slave& slave, const RequestMsg& request,
       payloads_.ReadIds(request, master_.Window(slave.index), inline_payload);
   ReplyMsg reply = CompleteTestAll(slave, request);
   // As in HandleTestRecv: a test that finds nothing lets others run first.
-  if (!reply.flag && !master_.slaves().idle()) {
+  if (!reply.flag && master_.TestYields(slave, request)) {
     master_.Yield(slave, request);
     return;
   }
@@ -336,7 +336,7 @@ void PointToPoint::Probe(Slave& slave, const RequestMsg& request,
       master_.Block(slave, SlaveState::kRBlocked, request);
       return;
     }
-    if (!master_.slaves().idle()) {
+    if (master_.TestYields(slave, request)) {
       master_.Yield(slave, request);
       return;
     }

@@ -382,6 +382,8 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
   // The master may read this rank's storage count while it waits.
   memory::PurgeHeapIfGrown();
   request.wants_reply = true;
+  request.sent = sent_since_call_ ? 1 : 0;
+  sent_since_call_ = false;
   CallEvents events;
   Enqueue(request);
   Direct().AtMaster(true);
@@ -620,6 +622,7 @@ SendPath Runtime::SendMessage(const void* data, std::uint64_t bytes, RequestMsg&
   // like this one).
   const int dest_slave = LocalSlave(dest_world_rank);
   sending_elsewhere_ = dest_slave != slave_;
+  sent_since_call_ = true;
   SendFacts facts;
   facts.bytes = bytes;
   facts.kind = kind;

@@ -248,6 +248,9 @@ class Runtime {
   // In SendMessage, to a rank other than this one: its requests concern
   // no receive of this rank (LeavesReceivesUntold).
   bool sending_elsewhere_ = false;
+  // A message went out since the last request that wanted a reply
+  // (RequestMsg::sent).
+  bool sent_since_call_ = false;
   // The last reply may have handed out something the master lets go of
   // at this rank's next request, and none went out since (TestFindsNothing).
   bool holding_ = false;

@@ -11,6 +11,10 @@
  * --bcast: rank 0 broadcasts one message of --bytes instead (fatal only):
  * across nodes the other masters receive it into spill files of their own.
  *
+ * With room on the disk and -nr 1, rank 0's sends pile up at the master
+ * before the last rank runs: tests/jobs/CMakeLists.txt runs 128 MiB of them
+ * in a 64 MiB memory cgroup, where the master must spill most of them.
+ *
  * --pile-up: rank 0 starts every send with MPI_Isend and then sends its list;
  * the last rank waits for the list before receiving any message. Under BDMPI
  * all --count messages are then buffered by the masters at once, whatever the
@@ -27,7 +31,8 @@
  */
 #include "check.h"
 
-enum { kTagSent = 100 };  /* rank 0's list of the messages it sent */
+/* Rank 0's list of the messages it sent: a tag above every message's. */
+enum { kTagSent = 32767 };
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -39,7 +44,9 @@ int main(int argc, char **argv) {
   const int pile_up = arg_flag(argc, argv, "--pile-up");
   if (handle_errors)
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  CHECK(count >= 1 && count <= 64, "--count %d out of 1..64", count);
+  CHECK(count >= 1 && (count <= 64 || !pile_up), "--count %d out of 1..64 with --pile-up",
+        count);
+  CHECK(count < kTagSent, "--count %d: a tag per message, below %d", count, kTagSent);
   CHECK(!(pile_up && handle_errors), "--pile-up needs fatal errors");
   unsigned char *buf = xmalloc(bytes);
 
@@ -63,7 +70,7 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Waitall(count, reqs, MPI_STATUSES_IGNORE));
     free(bufs);
   } else if (rank == 0 && last != 0) {
-    char sent[64] = {0};
+    char *sent = calloc((size_t)count, 1);
     for (int i = 0; i < count; ++i) {
       fill_pattern(buf, bytes, msg_seed(0, last, bytes) + (uint64_t)i);
       int rc = MPI_Send(buf, (int)bytes, MPI_BYTE, last, i, MPI_COMM_WORLD);
@@ -76,10 +83,11 @@ int main(int argc, char **argv) {
       sent[i] = rc == MPI_SUCCESS;
     }
     CHECK_MPI(MPI_Send(sent, count, MPI_CHAR, last, kTagSent, MPI_COMM_WORLD));
+    free(sent);
   } else if (rank == last && last != 0) {
     /* Probe rather than wait for the list first: under Open MPI a large
      * send does not complete before its receive is posted. */
-    char got[64] = {0}, sent[64];
+    char *got = calloc((size_t)count, 1), *sent = malloc((size_t)count);
     if (pile_up)
       CHECK_MPI(MPI_Probe(0, kTagSent, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     for (;;) {
@@ -97,6 +105,8 @@ int main(int argc, char **argv) {
                        MPI_STATUS_IGNORE));
     for (int i = 0; i < count; ++i)
       CHECK(got[i] == sent[i], "message %d: received %d, sent %d", i, got[i], sent[i]);
+    free(got);
+    free(sent);
   }
   int one = 1, total = 0;
   CHECK_MPI(MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
