@@ -697,6 +697,13 @@ void Master::WakeIfReady(Slave& slave) {
 }
 
 bool Master::MakeRunnableIfReady(Slave& slave) {
+  // A poller for which something arrived goes before the pollers for
+  // which nothing did: what arrived may be what its next test looks for
+  // (Graph500 tests its receives from other nodes, those from its own
+  // node and a nonblocking barrier in turn, and yields at each). Out of
+  // core every turn of a poller whose data is on disk reads it back, and
+  // pollers with nothing new took turns in a fixed order all the same.
+  if (slave.state == SlaveState::kRunnable) return slaves_.Promote(slave);
   if (slave.state != SlaveState::kRBlocked && slave.state != SlaveState::kCBlocked)
     return false;
   if (!Ready(slave, *slave.pending)) return false;

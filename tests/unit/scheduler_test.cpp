@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <vector>
@@ -265,6 +266,34 @@ TEST(SchedulerTest, ForgottenSlaveIsNeverAskedForResidency) {
   EXPECT_EQ(RunOneAtATime(scheduler), (std::vector<int>{0, 2}));
 }
 
+// A yielded slave for which something arrived joins the runnable ones:
+// it goes before the yielded slaves for which nothing did.
+TEST(SchedulerYieldTest, PromotedPollerGoesBeforeTheOtherYieldedOnes) {
+  Scheduler scheduler(1, SchedulePolicy::kFifo, NeverCalled);
+  for (int slave : {0, 1, 2}) scheduler.MakeRunnableAfterYield(slave);
+  EXPECT_TRUE(scheduler.Promote(2));
+  EXPECT_FALSE(scheduler.Promote(2)) << "already runnable";
+  EXPECT_FALSE(scheduler.Promote(5)) << "not waiting at all";
+  EXPECT_EQ(RunOneAtATime(scheduler), (std::vector<int>{2, 0, 1}));
+}
+
+// Under the memory policy a yielded slave whose data is not resident lets
+// the resident yielded ones go first, for at most kSwitchedOutPollerWaitNs
+// after its yield.
+TEST(SchedulerYieldTest, SwitchedOutPollerLetsResidentPollersGoFirstForAWhile) {
+  std::int64_t now = 0;
+  Scheduler scheduler(1, SchedulePolicy::kMemory,
+                             [](int slave) { return slave == 0 ? 0.0 : 1.0; },
+                             [&now] { return now; });
+  for (int slave : {0, 1, 2}) scheduler.MakeRunnableAfterYield(slave);
+  now = Scheduler::kSwitchedOutPollerWaitNs / 2;
+  EXPECT_EQ(RunOneAtATime(scheduler), (std::vector<int>{1, 2, 0}));
+
+  for (int slave : {0, 1}) scheduler.MakeRunnableAfterYield(slave);
+  now += Scheduler::kSwitchedOutPollerWaitNs;
+  EXPECT_EQ(scheduler.PickNext(), 0) << "it waited long enough";
+}
+
 }  // namespace
 }  // namespace bdmpi
 
@@ -281,3 +310,4 @@ TEST(SchedulerYieldTest, YieldedSlavesTakeTurnsUnderMemoryPolicy) {
   scheduler.MakeRunnableAfterYield(0);
   EXPECT_EQ(scheduler.PickNext(), 1);
 }
+

@@ -1,6 +1,7 @@
 #include "master/sched/scheduler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "common/error.h"
@@ -8,14 +9,32 @@
 namespace bdmpi {
 
 Scheduler::Scheduler(int nrunning, SchedulePolicy policy,
-                     std::function<double(int)> resident_fraction)
+                     std::function<double(int)> resident_fraction,
+                     std::function<std::int64_t()> now_ns)
     : nrunning_(nrunning),
       policy_(policy),
-      resident_fraction_(std::move(resident_fraction)) {}
+      resident_fraction_(std::move(resident_fraction)),
+      now_ns_(now_ns ? std::move(now_ns) : [] {
+        return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             std::chrono::steady_clock::now().time_since_epoch())
+                                             .count());
+      }) {}
 
 void Scheduler::MakeRunnable(int slave) { runnable_.push_back(slave); }
 
-void Scheduler::MakeRunnableAfterYield(int slave) { yielded_.push_back(slave); }
+void Scheduler::MakeRunnableAfterYield(int slave) {
+  yielded_.push_back(slave);
+  if (static_cast<std::size_t>(slave) >= yielded_at_.size()) yielded_at_.resize(slave + 1, 0);
+  yielded_at_[slave] = now_ns_();
+}
+
+bool Scheduler::Promote(int slave) {
+  auto it = std::ranges::find(yielded_, slave);
+  if (it == yielded_.end()) return false;
+  yielded_.erase(it);
+  runnable_.push_back(slave);
+  return true;
+}
 
 void Scheduler::StopRunning(int slave) {
   BDMPI_ENFORCE(running_ > 0, "slave " + std::to_string(slave) +
@@ -54,8 +73,19 @@ std::deque<int>::iterator Scheduler::Choose(std::deque<int>*& queue) {
   }
   auto pick = queue->begin();
   // Reading residency costs a few microseconds per slave: only when there
-  // is a choice to make. Yielded slaves go strictly in turn, or the most
-  // resident poller would be picked again and again.
+  // is a choice to make. Yielded slaves go in turn, or the most resident
+  // poller would be picked again and again; but one whose data is not
+  // resident lets the resident ones go first for a while (the header).
+  if (policy_ == SchedulePolicy::kMemory && queue == &yielded_ && queue->size() > 1 &&
+      now_ns_() - yielded_at_[*pick] < kSwitchedOutPollerWaitNs &&
+      resident_fraction_(*pick) < 1.0) {
+    for (auto it = std::next(queue->begin()); it != queue->end(); ++it) {
+      if (resident_fraction_(*it) >= 1.0) {
+        pick = it;
+        break;
+      }
+    }
+  }
   if (policy_ == SchedulePolicy::kMemory && queue == &runnable_ && queue->size() > 1) {
     double best = -1;
     for (auto it = queue->begin(); it != queue->end(); ++it) {

@@ -70,6 +70,7 @@ class SlaveTable {
   // while runnable, is forgotten.
   void MakeRunnable(Slave& slave);
   void MakeRunnableAfterYield(Slave& slave);
+  bool Promote(const Slave& slave) { return scheduler_.Promote(slave.index); }
   void StopRunning(Slave& slave);
   void Forget(const Slave& slave) { scheduler_.Forget(slave.index); }
   // If a running slot is free and a slave runnable: takes the slot for the
