@@ -702,7 +702,8 @@ bool Master::MakeRunnableIfReady(Slave& slave) {
   // (Graph500 tests its receives from other nodes, those from its own
   // node and a nonblocking barrier in turn, and yields at each). Out of
   // core every turn of a poller whose data is on disk reads it back, and
-  // pollers with nothing new took turns in a fixed order all the same.
+  // in a fixed order the pollers with nothing new would take their turns
+  // all the same.
   if (slave.state == SlaveState::kRunnable) return slaves_.Promote(slave);
   if (slave.state != SlaveState::kRBlocked && slave.state != SlaveState::kCBlocked)
     return false;
