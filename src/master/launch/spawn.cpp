@@ -243,14 +243,17 @@ namespace {
 // plus 500, so that where the node runs out of memory the kernel kills a
 // rank, whose end the job reports by name and cause, rather than the
 // master, whose end takes every rank with it. Raising one's own score
-// needs no privilege.
-std::string RankOomScoreAdj() {
-  int master = 0;
-  if (FILE* file = std::fopen("/proc/self/oom_score_adj", "r")) {
-    if (std::fscanf(file, "%d", &master) != 1) master = 0;
-    std::fclose(file);
-  }
-  return std::to_string(std::min(1000, master + 500));
+// needs no privilege. The master's own does not change: read once.
+const std::string& RankOomScoreAdj() {
+  static const std::string value = [] {
+    int master = 0;
+    if (FILE* file = std::fopen("/proc/self/oom_score_adj", "r")) {
+      if (std::fscanf(file, "%d", &master) != 1) master = 0;
+      std::fclose(file);
+    }
+    return std::to_string(std::min(1000, master + 500));
+  }();
+  return value;
 }
 
 }  // namespace
@@ -267,7 +270,7 @@ pid_t SpawnSlave(const SpawnSpec& spec) {
   CPU_ZERO(&cpus);
   if (spec.cpu >= 0) CPU_SET(spec.cpu, &cpus);
   const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
-  const std::string oom_score_adj = RankOomScoreAdj();
+  const std::string& oom_score_adj = RankOomScoreAdj();
   pid_t parent = getpid();
   // For kernels without close_range's CLOEXEC flag (before 5.11).
   long max_fd = sysconf(_SC_OPEN_MAX);

@@ -117,16 +117,21 @@ std::uint64_t KnownMemory() {
   return total;
 }
 
+// Of `total`, what buffered messages may take: --mem-budget, at most a
+// quarter.
+std::uint64_t MessageShare(std::uint64_t requested, std::uint64_t total) {
+  return std::min(requested, total / 4);
+}
+
 }  // namespace
 
 std::uint64_t MessageBudget(std::uint64_t requested) {
-  return std::min(requested, KnownMemory() / 4);
+  return MessageShare(requested, KnownMemory());
 }
 
 std::uint64_t DefaultNodeMemory(std::uint64_t message_budget) {
   std::uint64_t total = KnownMemory();
-  std::uint64_t margin = total / 8 + std::min(message_budget, total / 4);
-  return total - margin;
+  return total - total / 8 - MessageShare(message_budget, total);
 }
 
 bool ReadCgroupReclaim(const MemoryCgroup& cgroup, CgroupReclaim& out) {

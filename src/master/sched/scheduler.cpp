@@ -1,10 +1,10 @@
 #include "master/sched/scheduler.h"
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 
 #include "common/error.h"
+#include "master/observe/job_recorder.h"
 
 namespace bdmpi {
 
@@ -14,11 +14,7 @@ Scheduler::Scheduler(int nrunning, SchedulePolicy policy,
     : nrunning_(nrunning),
       policy_(policy),
       resident_fraction_(std::move(resident_fraction)),
-      now_ns_(now_ns ? std::move(now_ns) : [] {
-        return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                             std::chrono::steady_clock::now().time_since_epoch())
-                                             .count());
-      }) {}
+      now_ns_(now_ns ? std::move(now_ns) : MonotonicNs) {}
 
 void Scheduler::MakeRunnable(int slave) { runnable_.push_back(slave); }
 

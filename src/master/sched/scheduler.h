@@ -24,7 +24,7 @@ namespace bdmpi {
 class Scheduler {
  public:
   // resident_fraction(slave) in [0, 1]; used by the memory policy.
-  // now_ns: a monotonic clock (the tests' own; CLOCK_MONOTONIC by default).
+  // now_ns: a monotonic clock (the tests' own; MonotonicNs by default).
   Scheduler(int nrunning, SchedulePolicy policy,
             std::function<double(int)> resident_fraction,
             std::function<std::int64_t()> now_ns = nullptr);

@@ -21,6 +21,13 @@ enum { kWords = 1024, kTagData = 1, kTagAck = 2, kTagPing = 3, kTagStop = 4 };
 
 static int word_of(int dest, int message, int i) { return dest * 1000003 + message * 1009 + i; }
 
+/* Each rank acknowledges rank 0's messages in order. */
+static void check_ack(int ack, int source, int *next_ack) {
+  CHECK(ack == next_ack[source], "rank %d acknowledged message %d, expected %d", source, ack,
+        next_ack[source]);
+  ++next_ack[source];
+}
+
 static void stream(int messages, int expect_turn) {
   const int rank = world_rank(), size = world_size();
   if (rank != 0) {
@@ -53,21 +60,15 @@ static void stream(int messages, int expect_turn) {
       MPI_Status status;
       CHECK_MPI(MPI_Test(&ack_request, &found, &status));
       if (!found) continue;
-      CHECK(ack == next_ack[status.MPI_SOURCE],
-            "rank %d acknowledged message %d, expected %d", status.MPI_SOURCE, ack,
-            next_ack[status.MPI_SOURCE]);
-      ++next_ack[status.MPI_SOURCE];
-      ++acks;
+      check_ack(ack, status.MPI_SOURCE, next_ack);
       if (!last) ++acks_while_sending;
-      CHECK_MPI(MPI_Start(&ack_request));
+      if (++acks < expected) CHECK_MPI(MPI_Start(&ack_request));
     }
   }
   while (acks < expected) {
     MPI_Status status;
     CHECK_MPI(MPI_Wait(&ack_request, &status));
-    CHECK(ack == next_ack[status.MPI_SOURCE], "rank %d acknowledged message %d, expected %d",
-          status.MPI_SOURCE, ack, next_ack[status.MPI_SOURCE]);
-    ++next_ack[status.MPI_SOURCE];
+    check_ack(ack, status.MPI_SOURCE, next_ack);
     if (++acks < expected) CHECK_MPI(MPI_Start(&ack_request));
   }
   CHECK_MPI(MPI_Request_free(&ack_request));
