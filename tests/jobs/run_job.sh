@@ -224,6 +224,10 @@ fi
 # MPI-IO programs put their files here (programs/io_common.h), so that the
 # scratch check below also finds what they (or the runtime) left beside them.
 [[ -n $scratch ]] && export JOB_IO_DIR=$scratch
+# Open MPI's session directory (mpirun's, and the masters' mpirun's on
+# several nodes) goes in the logs: two mpiruns that start at once in the
+# shared /tmp/ompi.<host>.<uid> can fail with "mkdir ...: File exists".
+export OMPI_MCA_orte_tmpdir_base=$logs
 if [[ $launcher == direct ]]; then
   export BDMPI_SINGLETON_OPTIONS="--scratch-dir $scratch --job-id $job_id"
   cmd=()
