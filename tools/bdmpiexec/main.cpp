@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "bdmpiexec/descendants.h"
 #include "bdmpiexec/launch_environment.h"
 #include "bdmpiexec/launch_options.h"
+#include "bdmpiexec/master_kill.h"
 #include "bdmpiexec/rank_states.h"
 #include "common/error.h"
 #include "common/job_names.h"
@@ -167,6 +169,10 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   action.sa_handler = CountAlarm;
   sigaction(SIGALRM, &action, nullptr);
 
+  // Where the child is the master itself, before it starts: a SIGKILL from
+  // the kernel's out-of-memory killer is told by the counts growing since.
+  std::optional<bdmpi::MasterMemory> memory;
+  if (!launcher) memory = bdmpi::NoteMasterMemory();
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
@@ -224,8 +230,9 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   timed_out = alarms_seen > 0;
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
-    std::fprintf(stderr, "bdmpiexec: the master was killed by signal %d (%s)\n",
-                 sig, strsignal(sig));
+    // After the time limit, bdmpiexec's own SIGKILL may be the one.
+    if (timed_out) memory.reset();
+    std::fputs(bdmpi::DescribeMasterKill(sig, memory).c_str(), stderr);
     return 128 + sig;
   }
   return WEXITSTATUS(status);

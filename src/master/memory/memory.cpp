@@ -40,9 +40,11 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/oom_kill.h"
 #include "common/process_memory.h"
 #include "common/run_report.h"
 #include "common/storage_table.h"
+#include "master/memory/node_memory.h"
 #include "master/memory/switch_policy.h"
 
 namespace bdmpi {
@@ -589,34 +591,8 @@ void NodeMemory::NoteResidentStorage() {
 }
 
 std::string NodeMemory::DescribeOomKill(const Slave& slave) {
-  OomCounts now = ReadOomCounts(cgroup_);
-  auto grew = [](long before, long after) { return before >= 0 && after > before; };
-  if (!grew(oom_at_start_.cgroup, now.cgroup) && !grew(oom_at_start_.machine, now.machine)) {
-    // The kernel counts the kill right after it sends the signal; the exit
-    // may be seen first.
-    usleep(20'000);
-    now = ReadOomCounts(cgroup_);
-  }
-  bool in_cgroup = grew(oom_at_start_.cgroup, now.cgroup);
-  if (!in_cgroup && !grew(oom_at_start_.machine, now.machine)) return "";
-  std::string text = "was killed by the kernel's out-of-memory killer (signal 9, SIGKILL; ";
-  if (in_cgroup) {
-    text += "oom_kill in " + OomEventsFile(cgroup_) + " went from " +
-            std::to_string(oom_at_start_.cgroup) + " to " + std::to_string(now.cgroup) + ")";
-  } else {
-    text += "oom_kill in /proc/vmstat went from " + std::to_string(oom_at_start_.machine) +
-            " to " + std::to_string(now.machine) + ")";
-  }
-  if (cgroup_.limit != 0) {
-    text += ": the memory limit is " + HumanBytes(cgroup_.limit) + " (" + cgroup_.limit_file +
-            (cgroup_.v2 ? ", cgroup v2" : ", cgroup v1") + ")";
-    std::uint64_t peak = CgroupPeakUsage(cgroup_);
-    if (peak != 0 && !cgroup_.dir.empty() && cgroup_.limit_file.starts_with(cgroup_.dir + "/"))
-      text += ", which the job's cgroup used up to " + HumanBytes(peak);
-  } else {
-    text += ": no memory cgroup limits this node; the machine has " +
-            HumanBytes(TotalMemory()) + " and no swap to spare";
-  }
+  std::string text = DescribeSigkill(cgroup_, oom_at_start_);
+  if (text.empty()) return "";
   std::uint64_t unpageable = UnpageableBytes(false);
   // Its slot still says what it held (StorageBytes says 0 once it is reaped).
   std::uint64_t storage =

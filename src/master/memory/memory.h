@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "common/memory_cgroup.h"
 #include "common/protocol.h"
 #include "master/master_services.h"
 #include "master/memory/budget_control.h"
-#include "master/memory/node_memory.h"
 #include "master/memory/payload_store.h"
 #include "master/memory/touch_watch.h"
 #include "master/observe/job_recorder.h"
