@@ -61,7 +61,8 @@ TEST(BudgetControl, StaysBelowTheLimitLessTheMarginAndTheHeldMessages) {
   run.Second(0, 0);
   for (int i = 0; i < 40; ++i) run.Second(400 * kMiB, 0);
   EXPECT_EQ(run.control.budget(), kLimit - kLimit / 16);
-  // Messages held in memory files lower the ceiling as they come.
+  // Messages held in memory (the master's buffer, memory files) lower the
+  // ceiling as they come.
   run.sample.held = 20 * kMiB;
   EXPECT_EQ(run.Second(400 * kMiB, 0), kLimit - kLimit / 16 - 20 * kMiB);
   // And never below the floor.
@@ -99,6 +100,22 @@ TEST(BudgetControl, FallsToTheFloorAtOnceWhenUnreclaimableMemoryNearsTheLimit) {
   // Once it is gone, growth resumes from there.
   run.sample.unreclaimable = 100 * kMiB;
   EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor + kLimit / 64);
+}
+
+TEST(BudgetControl, GrowsOnlyWhileUnreclaimableMemoryLeavesRoomForTheStep) {
+  Readings run;
+  run.Second(0, 0);
+  // A rank filling fresh memory while the master's buffer fills: few
+  // refaults, since there is no page cache left to evict and fault back.
+  // The limit less the margin (12 MiB) and a step (3 MiB) is 177 MiB.
+  run.sample.unreclaimable = 178 * kMiB;
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor);
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor);
+  run.sample.unreclaimable = 177 * kMiB;
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor + kLimit / 64);
+  // It still shrinks when refaults come.
+  run.sample.unreclaimable = 178 * kMiB;
+  EXPECT_EQ(run.Second(300 * kMiB, 100 * kMiB), kFloor);
 }
 
 TEST(BudgetControl, CountersThatGoBackStartANewJudgement) {

@@ -16,6 +16,10 @@ std::uint64_t BudgetControl::Ceiling(std::uint64_t held) const {
   return limit_ > reserved ? std::max(floor_, limit_ - reserved) : floor_;
 }
 
+bool BudgetControl::RoomToGrow(std::uint64_t unreclaimable) const {
+  return unreclaimable + margin() + grow_step() <= limit_;
+}
+
 std::uint64_t BudgetControl::Look(const ReclaimSample& sample) {
   last_look_ns_ = sample.ns;
   std::uint64_t ceiling = Ceiling(sample.held);
@@ -37,7 +41,7 @@ std::uint64_t BudgetControl::Look(const ReclaimSample& sample) {
   std::uint64_t read = std::max(sample.read - base_->read, refaulted);
   if (read >= least_sample()) {
     double share = static_cast<double>(refaulted) / static_cast<double>(read);
-    if (share <= kGrowShare) budget_ += grow_step();
+    if (share <= kGrowShare && RoomToGrow(sample.unreclaimable)) budget_ += grow_step();
     else if (share >= kShrinkShare) budget_ -= std::min(budget_, shrink_step());
     base_ = sample;
   }

@@ -12,9 +12,10 @@
 // come back by faults: the cgroup counts those as refaults. So, from the
 // default (the floor) up to the limit less a small margin (the ceiling),
 // the budget grows by a small step while refaults are a small share of
-// what the ranks read from disk, and shrinks by a larger one when they are
-// a larger share; to the floor at once when the memory that reclaim cannot
-// take without swap (anonymous and shared memory) comes near the limit.
+// what the ranks read from disk and the memory that reclaim cannot take
+// without swap (anonymous and shared memory) leaves room for the step, and
+// shrinks by a larger one when they are a larger share; to the floor at
+// once when that memory comes near the limit.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,7 @@ struct ReclaimSample {
   std::uint64_t refaulted = 0;      // bytes the cgroup evicted and faulted back (file + anon)
   std::uint64_t read = 0;           // bytes the ranks read from disk
   std::uint64_t unreclaimable = 0;  // the cgroup's anonymous and shared memory
-  std::uint64_t held = 0;           // messages the master holds in memory files
+  std::uint64_t held = 0;           // messages the master holds in memory (its buffer, memory files)
 };
 
 class BudgetControl {
@@ -50,6 +51,12 @@ class BudgetControl {
   // The most the budget may be while the master holds `held` bytes of
   // messages in memory: those cannot be reclaimed either.
   std::uint64_t Ceiling(std::uint64_t held) const;
+  // Whether the budget may grow a step while the cgroup holds
+  // `unreclaimable` bytes that reclaim cannot take without swap: a rank
+  // that fills fresh memory (or the master's buffer, filling up between
+  // two looks) gets no page cache to take from, and the kernel's
+  // out-of-memory killer comes before the next look.
+  bool RoomToGrow(std::uint64_t unreclaimable) const;
 
   // Tuning, in shares of the limit; measured in
   // docs/scheduling-and-memory.md.

@@ -96,7 +96,7 @@ void NodeMemory::AdaptBudget() {
                                                 .refaulted = reclaim.refaulted,
                                                 .read = RanksRead(),
                                                 .unreclaimable = reclaim.unreclaimable,
-                                                .held = PayloadMemory()});
+                                                .held = PayloadMemory() + BufferedMessages()});
   if (budget == node_memory_) return;
   BDMPI_DEBUG("disk", "node budget %llu -> %llu bytes (refaulted %llu, ranks read %llu so far)",
               static_cast<unsigned long long>(node_memory_),
@@ -567,6 +567,8 @@ void NodeMemory::ReadAheadNext() {
 std::uint64_t NodeMemory::PayloadMemory() const {
   return payloads_.memory_file_bytes() + payloads_.idle_segment_bytes();
 }
+
+std::uint64_t NodeMemory::BufferedMessages() const { return payloads_.budget().used(); }
 
 void NodeMemory::NoteResidentStorage() {
   // Everything the budget counts, messages in memory included.

@@ -153,6 +153,10 @@ class NodeMemory {
   bool MemoryRoomForPayloads(std::uint64_t bytes);
   // Memory files held plus the warm pages of free payload segments.
   std::uint64_t PayloadMemory() const;
+  // Small messages in the master's own memory (up to --mem-budget), which
+  // the default budget's margin holds but a budget grown toward the limit
+  // must leave room for.
+  std::uint64_t BufferedMessages() const;
   // Gives back idle payload segments to free `wanted` bytes; returns the
   // bytes freed.
   std::uint64_t TrimIdleSegments(std::uint64_t wanted);
