@@ -1,5 +1,6 @@
 // What bdmpiexec says of a master that a signal killed. A master that dies
-// of SIGKILL cleans up and reports nothing itself; when bdmpiexec started
+// of SIGKILL can say nothing itself (bdmpiexec removes what it left,
+// cleanup.h); when bdmpiexec started
 // it directly (--launcher local) and the kernel's out-of-memory kill counts
 // grew meanwhile, the kernel's out-of-memory killer sent it, and the
 // message names the limit and what to change (common/oom_kill.h). Under
