@@ -6,18 +6,23 @@
 
 namespace bdmpi {
 
+namespace {
+
+// An unknown count (-1) never grew.
+bool Grew(long from, long to) { return from >= 0 && to > from; }
+
+}  // namespace
+
 bool OomCountsGrew(const OomCounts& before, const OomCounts& after) {
-  auto grew = [](long from, long to) { return from >= 0 && to > from; };
-  return grew(before.cgroup, after.cgroup) || grew(before.machine, after.machine);
+  return Grew(before.cgroup, after.cgroup) || Grew(before.machine, after.machine);
 }
 
 std::string DescribeOomCounts(const MemoryCgroup& cgroup, const OomCounts& before,
                               const OomCounts& after, std::uint64_t peak,
                               std::uint64_t machine_memory) {
   if (!OomCountsGrew(before, after)) return "";
-  bool in_cgroup = before.cgroup >= 0 && after.cgroup > before.cgroup;
   std::string text = "was killed by the kernel's out-of-memory killer (signal 9, SIGKILL; ";
-  if (in_cgroup) {
+  if (Grew(before.cgroup, after.cgroup)) {
     text += "oom_kill in " + OomEventsFile(cgroup) + " went from " +
             std::to_string(before.cgroup) + " to " + std::to_string(after.cgroup) + ")";
   } else {

@@ -30,7 +30,7 @@ struct ReclaimSample {
   std::uint64_t refaulted = 0;      // bytes the cgroup evicted and faulted back (file + anon)
   std::uint64_t read = 0;           // bytes the ranks read from disk
   std::uint64_t unreclaimable = 0;  // the cgroup's anonymous and shared memory
-  std::uint64_t held = 0;           // messages the master holds in memory (its buffer, memory files)
+  std::uint64_t held = 0;           // messages the master holds in memory: buffer, memory files
 };
 
 class BudgetControl {
