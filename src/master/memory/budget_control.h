@@ -56,7 +56,7 @@ class BudgetControl {
   std::uint64_t floor() const { return start_ / 2; }
   // The most the budget may be while the master holds `held` bytes of
   // messages in memory: those cannot be reclaimed either. Not below the
-  // default: what the master holds is what the floor is for.
+  // default, whose margins are there for what the master holds.
   std::uint64_t Ceiling(std::uint64_t held) const;
   // Whether the budget may grow a step while the cgroup holds
   // `unreclaimable` bytes that reclaim cannot take without swap: a rank
