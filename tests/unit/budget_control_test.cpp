@@ -63,6 +63,21 @@ TEST(BudgetControl, ShrinksByALargerStepWhenRefaultsCome) {
   EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor + kLimit / 64);
 }
 
+TEST(BudgetControl, ShrinksBelowTheDefaultOnlyWhenRefaultsAreALargeShare) {
+  Readings run;
+  run.Second(0, 0);
+  for (int i = 0; i < 10; ++i) run.Second(400 * kMiB, 0);
+  ASSERT_EQ(run.control.budget(), 150 * kMiB);
+  // A fifth refaulted: down to the default, not below.
+  std::vector<std::uint64_t> budgets;
+  for (int i = 0; i < 4; ++i) budgets.push_back(run.Second(300 * kMiB, 60 * kMiB));
+  EXPECT_EQ(budgets, (std::vector<std::uint64_t>{138 * kMiB, 126 * kMiB, kDefault, kDefault}));
+  // A third: below it.
+  EXPECT_EQ(run.Second(300 * kMiB, 100 * kMiB), 108 * kMiB);
+  // A fifth again holds it there.
+  EXPECT_EQ(run.Second(300 * kMiB, 60 * kMiB), 108 * kMiB);
+}
+
 TEST(BudgetControl, StaysBelowTheLimitLessTheMarginAndTheHeldMessages) {
   Readings run;
   run.Second(0, 0);

@@ -39,13 +39,18 @@ std::uint64_t BudgetControl::Look(const ReclaimSample& sample) {
   }
   std::uint64_t refaulted = sample.refaulted - base_->refaulted;
   std::uint64_t read = std::max(sample.read - base_->read, refaulted);
+  std::uint64_t least = floor();
   if (read >= least_sample()) {
     double share = static_cast<double>(refaulted) / static_cast<double>(read);
-    if (share <= kGrowShare && RoomToGrow(sample.unreclaimable)) budget_ += grow_step();
-    else if (share >= kShrinkShare) budget_ -= std::min(budget_, shrink_step());
+    if (share <= kGrowShare && RoomToGrow(sample.unreclaimable)) {
+      budget_ += grow_step();
+    } else if (share >= kShrinkShare) {
+      if (share < kBelowDefaultShare) least = std::min(budget_, start_);
+      budget_ -= std::min(budget_, shrink_step());
+    }
     base_ = sample;
   }
-  budget_ = std::clamp(budget_, floor(), ceiling);
+  budget_ = std::clamp(budget_, least, ceiling);
   return budget_;
 }
 

@@ -19,8 +19,10 @@
 // are a small share of what the ranks read from disk and the memory that
 // reclaim cannot take without swap (anonymous and shared memory) leaves
 // room for the step, and shrinks by a larger one when they are a larger
-// share; back to the default at once, if above it, when that memory comes
-// near the limit.
+// share, below the default only when they are a large one (the default
+// suits most programs, whose refaults there are a few percent); back to
+// the default at once, if above it, when that memory comes near the
+// limit.
 #pragma once
 
 #include <cstdint>
@@ -74,9 +76,10 @@ class BudgetControl {
   // fewer bytes say little, and mean the budget is not what limits.
   std::uint64_t least_sample() const { return limit_ / 16; }
   // Refaulted / read at or below which it grows, at or above which it
-  // shrinks.
+  // shrinks, and at or above which it shrinks below the default.
   static constexpr double kGrowShare = 1.0 / 32;
   static constexpr double kShrinkShare = 1.0 / 10;
+  static constexpr double kBelowDefaultShare = 1.0 / 4;
 
  private:
   std::uint64_t start_;
