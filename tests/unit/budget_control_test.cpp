@@ -12,11 +12,12 @@ namespace {
 constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::int64_t kSecond = 1'000'000'000;
 constexpr std::uint64_t kLimit = 192 * kMiB;
-constexpr std::uint64_t kFloor = 120 * kMiB;
+constexpr std::uint64_t kDefault = 120 * kMiB;  // where it starts
+constexpr std::uint64_t kFloor = kDefault / 2;
 
 // Readings of a run whose ranks read `read` and refault `refaulted` bytes each second.
 struct Readings {
-  BudgetControl control{kFloor, kLimit};
+  BudgetControl control{kDefault, kLimit};
   ReclaimSample sample;
   std::uint64_t Second(std::uint64_t read, std::uint64_t refaulted) {
     sample.ns += kSecond;
@@ -27,10 +28,11 @@ struct Readings {
   }
 };
 
-TEST(BudgetControl, StartsAtTheFloorAndTakesAFirstReadingAsItsBase) {
+TEST(BudgetControl, StartsAtTheDefaultAndTakesAFirstReadingAsItsBase) {
   Readings run;
-  EXPECT_EQ(run.control.budget(), kFloor);
-  EXPECT_EQ(run.Second(0, 0), kFloor);
+  EXPECT_EQ(run.control.budget(), kDefault);
+  EXPECT_EQ(run.control.floor(), kFloor);
+  EXPECT_EQ(run.Second(0, 0), kDefault);
 }
 
 TEST(BudgetControl, GrowsByASmallStepWhileRefaultsAreFew) {
@@ -51,9 +53,29 @@ TEST(BudgetControl, ShrinksByALargerStepWhenRefaultsCome) {
   EXPECT_EQ(run.Second(300 * kMiB, 100 * kMiB), 126 * kMiB);
   // Between the two shares it holds.
   EXPECT_EQ(run.Second(300 * kMiB, 15 * kMiB), 126 * kMiB);
-  // Never below the floor.
-  EXPECT_EQ(run.Second(300 * kMiB, 100 * kMiB), kFloor);
-  EXPECT_EQ(run.Second(300 * kMiB, 100 * kMiB), kFloor);
+  // Below the default too, where the master and the kernel hold more
+  // than it leaves them, down to the floor, half of it.
+  std::vector<std::uint64_t> budgets;
+  for (int i = 0; i < 7; ++i) budgets.push_back(run.Second(300 * kMiB, 100 * kMiB));
+  EXPECT_EQ(budgets, (std::vector<std::uint64_t>{114 * kMiB, 102 * kMiB, 90 * kMiB, 78 * kMiB,
+                                                 66 * kMiB, kFloor, kFloor}));
+  // And it grows back when the refaults go.
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor + kLimit / 64);
+}
+
+TEST(BudgetControl, ShrinksBelowTheDefaultOnlyWhenRefaultsAreALargeShare) {
+  Readings run;
+  run.Second(0, 0);
+  for (int i = 0; i < 10; ++i) run.Second(400 * kMiB, 0);
+  ASSERT_EQ(run.control.budget(), 150 * kMiB);
+  // A fifth refaulted: down to the default, not below.
+  std::vector<std::uint64_t> budgets;
+  for (int i = 0; i < 4; ++i) budgets.push_back(run.Second(300 * kMiB, 60 * kMiB));
+  EXPECT_EQ(budgets, (std::vector<std::uint64_t>{138 * kMiB, 126 * kMiB, kDefault, kDefault}));
+  // A third: below it.
+  EXPECT_EQ(run.Second(300 * kMiB, 100 * kMiB), 108 * kMiB);
+  // A fifth again holds it there.
+  EXPECT_EQ(run.Second(300 * kMiB, 60 * kMiB), 108 * kMiB);
 }
 
 TEST(BudgetControl, StaysBelowTheLimitLessTheMarginAndTheHeldMessages) {
@@ -65,9 +87,9 @@ TEST(BudgetControl, StaysBelowTheLimitLessTheMarginAndTheHeldMessages) {
   // ceiling as they come.
   run.sample.held = 20 * kMiB;
   EXPECT_EQ(run.Second(400 * kMiB, 0), kLimit - kLimit / 16 - 20 * kMiB);
-  // And never below the floor.
+  // But not below the default: that is what it leaves the master.
   run.sample.held = 100 * kMiB;
-  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor);
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kDefault);
 }
 
 TEST(BudgetControl, JudgesOnlyOnEnoughReadsAndCarriesTheCountsOver) {
@@ -75,11 +97,11 @@ TEST(BudgetControl, JudgesOnlyOnEnoughReadsAndCarriesTheCountsOver) {
   run.Second(0, 0);
   // 4 MiB a second is too little to judge on; 12 MiB over three seconds
   // is enough, and its one refaulted MiB (1/12) holds the budget.
-  EXPECT_EQ(run.Second(4 * kMiB, 0), kFloor);
-  EXPECT_EQ(run.Second(4 * kMiB, 0), kFloor);
-  EXPECT_EQ(run.Second(4 * kMiB, 1 * kMiB), kFloor);
+  EXPECT_EQ(run.Second(4 * kMiB, 0), kDefault);
+  EXPECT_EQ(run.Second(4 * kMiB, 0), kDefault);
+  EXPECT_EQ(run.Second(4 * kMiB, 1 * kMiB), kDefault);
   // The next judgement starts afresh: 12 MiB without a refault grows it.
-  EXPECT_EQ(run.Second(12 * kMiB, 0), kFloor + kLimit / 64);
+  EXPECT_EQ(run.Second(12 * kMiB, 0), kDefault + kLimit / 64);
 }
 
 TEST(BudgetControl, RefaultsWithoutReadsOfTheRanksCountAsReads) {
@@ -87,19 +109,24 @@ TEST(BudgetControl, RefaultsWithoutReadsOfTheRanksCountAsReads) {
   run.Second(0, 0);
   run.Second(400 * kMiB, 0);
   // Swap-ins of the master's own pages, say: all of it refaulted.
-  EXPECT_EQ(run.Second(0, 20 * kMiB), kFloor);
+  EXPECT_EQ(run.Second(0, 20 * kMiB), kDefault + kLimit / 64 - kLimit / 16);
 }
 
-TEST(BudgetControl, FallsToTheFloorAtOnceWhenUnreclaimableMemoryNearsTheLimit) {
+TEST(BudgetControl, FallsToTheDefaultAtOnceWhenUnreclaimableMemoryNearsTheLimit) {
   Readings run;
   run.Second(0, 0);
   for (int i = 0; i < 20; ++i) run.Second(400 * kMiB, 0);
-  ASSERT_GT(run.control.budget(), kFloor + 30 * kMiB);
+  ASSERT_GT(run.control.budget(), kDefault + 30 * kMiB);
   run.sample.unreclaimable = kLimit - 4 * kMiB;
-  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor);
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kDefault);
   // Once it is gone, growth resumes from there.
   run.sample.unreclaimable = 100 * kMiB;
-  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor + kLimit / 64);
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kDefault + kLimit / 64);
+  // Below the default it stays where it is.
+  for (int i = 0; i < 3; ++i) run.Second(300 * kMiB, 100 * kMiB);
+  ASSERT_EQ(run.control.budget(), kDefault + kLimit / 64 - 3 * (kLimit / 16));
+  run.sample.unreclaimable = kLimit - 4 * kMiB;
+  EXPECT_EQ(run.Second(300 * kMiB, 15 * kMiB), kDefault + kLimit / 64 - 3 * (kLimit / 16));
 }
 
 TEST(BudgetControl, GrowsOnlyWhileUnreclaimableMemoryLeavesRoomForTheStep) {
@@ -109,13 +136,13 @@ TEST(BudgetControl, GrowsOnlyWhileUnreclaimableMemoryLeavesRoomForTheStep) {
   // refaults, since there is no page cache left to evict and fault back.
   // The limit less the margin (12 MiB) and a step (3 MiB) is 177 MiB.
   run.sample.unreclaimable = 178 * kMiB;
-  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor);
-  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor);
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kDefault);
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kDefault);
   run.sample.unreclaimable = 177 * kMiB;
-  EXPECT_EQ(run.Second(400 * kMiB, 0), kFloor + kLimit / 64);
+  EXPECT_EQ(run.Second(400 * kMiB, 0), kDefault + kLimit / 64);
   // It still shrinks when refaults come.
   run.sample.unreclaimable = 178 * kMiB;
-  EXPECT_EQ(run.Second(300 * kMiB, 100 * kMiB), kFloor);
+  EXPECT_EQ(run.Second(300 * kMiB, 100 * kMiB), kDefault + kLimit / 64 - kLimit / 16);
 }
 
 TEST(BudgetControl, CountersThatGoBackStartANewJudgement) {
@@ -130,7 +157,7 @@ TEST(BudgetControl, CountersThatGoBackStartANewJudgement) {
 }
 
 TEST(BudgetControl, LooksOncePerInterval) {
-  BudgetControl control(kFloor, kLimit);
+  BudgetControl control(kDefault, kLimit);
   EXPECT_TRUE(control.Due(0));
   control.Look({.ns = 5 * kSecond});
   EXPECT_FALSE(control.Due(5 * kSecond + kSecond / 2));

@@ -4,8 +4,8 @@
 
 namespace bdmpi {
 
-BudgetControl::BudgetControl(std::uint64_t floor, std::uint64_t limit)
-    : floor_(floor), limit_(limit), budget_(floor) {}
+BudgetControl::BudgetControl(std::uint64_t start, std::uint64_t limit)
+    : start_(start), limit_(limit), budget_(start) {}
 
 bool BudgetControl::Due(std::int64_t now_ns) const {
   return last_look_ns_ < 0 || now_ns - last_look_ns_ >= kIntervalNs;
@@ -13,7 +13,7 @@ bool BudgetControl::Due(std::int64_t now_ns) const {
 
 std::uint64_t BudgetControl::Ceiling(std::uint64_t held) const {
   std::uint64_t reserved = margin() + held;
-  return limit_ > reserved ? std::max(floor_, limit_ - reserved) : floor_;
+  return limit_ > reserved ? std::max(start_, limit_ - reserved) : start_;
 }
 
 bool BudgetControl::RoomToGrow(std::uint64_t unreclaimable) const {
@@ -26,7 +26,7 @@ std::uint64_t BudgetControl::Look(const ReclaimSample& sample) {
   // What reclaim cannot take without swap near the limit: an OOM kill is
   // what comes next, so give the page cache all the room there is.
   if (sample.unreclaimable + margin() / 2 >= limit_) {
-    budget_ = floor_;
+    budget_ = std::min(budget_, start_);
     base_ = sample;
     return budget_;
   }
@@ -39,13 +39,18 @@ std::uint64_t BudgetControl::Look(const ReclaimSample& sample) {
   }
   std::uint64_t refaulted = sample.refaulted - base_->refaulted;
   std::uint64_t read = std::max(sample.read - base_->read, refaulted);
+  std::uint64_t least = floor();
   if (read >= least_sample()) {
     double share = static_cast<double>(refaulted) / static_cast<double>(read);
-    if (share <= kGrowShare && RoomToGrow(sample.unreclaimable)) budget_ += grow_step();
-    else if (share >= kShrinkShare) budget_ -= std::min(budget_, shrink_step());
+    if (share <= kGrowShare && RoomToGrow(sample.unreclaimable)) {
+      budget_ += grow_step();
+    } else if (share >= kShrinkShare) {
+      if (share < kBelowDefaultShare) least = std::min(budget_, start_);
+      budget_ -= std::min(budget_, shrink_step());
+    }
     base_ = sample;
   }
-  budget_ = std::clamp(budget_, floor_, std::max(floor_, ceiling));
+  budget_ = std::clamp(budget_, least, ceiling);
   return budget_;
 }
 

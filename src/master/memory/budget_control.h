@@ -9,13 +9,20 @@
 // with a budget of 160 MiB of a 192 MiB limit as with the default 120,
 // LULESH took 1.22-1.60 x as long at 168. When the budget is too large,
 // the cgroup's reclaim evicts pages the master counts as resident and they
-// come back by faults: the cgroup counts those as refaults. So, from the
-// default (the floor) up to the limit less a small margin (the ceiling),
-// the budget grows by a small step while refaults are a small share of
-// what the ranks read from disk and the memory that reclaim cannot take
-// without swap (anonymous and shared memory) leaves room for the step, and
-// shrinks by a larger one when they are a larger share; to the floor at
-// once when that memory comes near the limit.
+// come back by faults: the cgroup counts those as refaults. The default
+// itself can be too large: what the master, the node's tables and the
+// kernel hold in the cgroup besides the ranks' data is the program's too
+// (Graph500's master buffers a quarter of the limit, and refaulted three
+// quarters of what its ranks read at the default). So, starting at the
+// default, between half of it (the floor) and the limit less a small
+// margin (the ceiling), the budget grows by a small step while refaults
+// are a small share of what the ranks read from disk and the memory that
+// reclaim cannot take without swap (anonymous and shared memory) leaves
+// room for the step, and shrinks by a larger one when they are a larger
+// share, below the default only when they are a large one (the default
+// suits most programs, whose refaults there are a few percent); back to
+// the default at once, if above it, when that memory comes near the
+// limit.
 #pragma once
 
 #include <cstdint>
@@ -40,16 +47,18 @@ class BudgetControl {
   // each rank's io file a second costs nothing against them.
   static constexpr std::int64_t kIntervalNs = 1'000'000'000;
 
-  // Between `floor` (the default budget) and the cgroup's `limit` less
-  // the margin; starts at the floor.
-  BudgetControl(std::uint64_t floor, std::uint64_t limit);
+  // Starts at `start` (the default budget); between half of it and the
+  // cgroup's `limit` less the margin.
+  BudgetControl(std::uint64_t start, std::uint64_t limit);
 
   bool Due(std::int64_t now_ns) const;
   // Takes a reading and returns the budget from now on.
   std::uint64_t Look(const ReclaimSample& sample);
   std::uint64_t budget() const { return budget_; }
+  std::uint64_t floor() const { return start_ / 2; }
   // The most the budget may be while the master holds `held` bytes of
-  // messages in memory: those cannot be reclaimed either.
+  // messages in memory: those cannot be reclaimed either. Not below the
+  // default, whose margins are there for what the master holds.
   std::uint64_t Ceiling(std::uint64_t held) const;
   // Whether the budget may grow a step while the cgroup holds
   // `unreclaimable` bytes that reclaim cannot take without swap: a rank
@@ -67,12 +76,13 @@ class BudgetControl {
   // fewer bytes say little, and mean the budget is not what limits.
   std::uint64_t least_sample() const { return limit_ / 16; }
   // Refaulted / read at or below which it grows, at or above which it
-  // shrinks.
+  // shrinks, and at or above which it shrinks below the default.
   static constexpr double kGrowShare = 1.0 / 32;
   static constexpr double kShrinkShare = 1.0 / 10;
+  static constexpr double kBelowDefaultShare = 1.0 / 4;
 
  private:
-  std::uint64_t floor_;
+  std::uint64_t start_;
   std::uint64_t limit_;
   std::uint64_t budget_;
   std::int64_t last_look_ns_ = -1;
