@@ -32,6 +32,11 @@ Where the time goes, per BDMPI run, per iteration of the application:
   seconds        the ranks' summed running time (compute plus lazy page
                  faults) and waiting_memory time (for others' write-back),
                  against the job's wall time
+  overlapped     the time an iteration would take if all of its reads and
+                 writes overlapped the computation: the larger of the
+                 in-memory time and those bytes at dd's figures; against
+                 mpirun's time per iteration, the most a BDMPI run moving
+                 those bytes could gain over swap
   refaulted      the cgroup's workingset_refault_file and _anon over the run
                  (logs/<run>.memstat, run_in_cg): pages that the kernel's
                  reclaim evicted and a fault or read brought back, against
@@ -329,6 +334,16 @@ def main():
 
     # Progress lines: comparable also where runs were capped.
     prog = [r for r in runs if r["progress_bound"] in ("exact", "lower")]
+
+    def prog_of(app, size, mode, rep=None):
+        # The run of the same round where there is one (the load of the
+        # moment weighs on both), else the first.
+        alike = [r for r in prog if (r["app"], r["size"], r["mode"]) == (app, size, mode)]
+        same = [r for r in alike if r["rep"] == rep] or alike
+        if not same:
+            return None, False
+        return num(same[0]["progress_s_iter"]), same[0]["progress_bound"] == "lower"
+
     if prog:
         lines.append("From the time stamps of the lines the programs print as they go (LULESH `-p`: "
                      "every cycle; CoMD: every step; miniFE: every 20 CG iterations; HPCG: every CG iteration, "
@@ -339,12 +354,6 @@ def main():
         lines.append("| app | size | mode | rep | setup (s) | iterations timed | s/iter | "
                      "mpirun / this (s/iter) | this / ref (s/iter) | mpirun / this (setup) |")
         lines.append("|---|---|---|---|---|---|---|---|---|---|")
-
-        def prog_of(app, size, mode):
-            for r in prog:
-                if (r["app"], r["size"], r["mode"]) == (app, size, mode):
-                    return num(r["progress_s_iter"]), r["progress_bound"] == "lower"
-            return None, False
 
         def pratio(a_, b_):
             (ta, la), (tb, lb) = a_, b_
@@ -357,7 +366,8 @@ def main():
         for r in prog:
             key = (r["app"], r["size"])
             this = (num(r["progress_s_iter"]), r["progress_bound"] == "lower")
-            mp = pratio(prog_of(*key, "mpirun"), this) if r["mode"] not in ("mpirun", "ref") else "-"
+            mp = (pratio(prog_of(*key, "mpirun", r["rep"]), this)
+                  if r["mode"] not in ("mpirun", "ref") else "-")
             rf = pratio(this, prog_of(*key, "ref")) if r["mode"] != "ref" else "-"
             setups = [num(x["setup_s"]) for x in prog if (x["app"], x["size"], x["mode"]) == (*key, "mpirun")]
             ms = (f"{setups[0] / num(r['setup_s']):.2f}"
@@ -371,6 +381,7 @@ def main():
     # Where the time goes.
     io_rows = []
     refault_lines = []
+    overlap_lines = []
     lines.append(f"Where the time goes (BDMPI runs, from the run report; per iteration of the "
                  f"application; disk: write {write_bw:.0f} MiB/s, read {read_bw:.0f} MiB/s by dd). "
                  "`excess` = the ranks' storage peaks minus the limit, what cannot stay resident; "
@@ -413,6 +424,18 @@ def main():
         ref_it = (num(refs[0]["solve_s"]) / (num(refs[0]["iterations"]) or f["iters"])) if refs else None
         mb = ((per_it - ref_it) / bound
               if per_it is not None and ref_it is not None and bound > 0 else None)
+        # Its own bytes at dd's figures, and the iteration if they all
+        # overlapped the computation.
+        own_io = f["read_mib_it"] / read_bw + f["written_mib_it"] / write_bw
+        overlapped = max(own_io, ref_it) if ref_it is not None else None
+        swap_it, swap_lower = prog_of(r["app"], r["size"], "mpirun", r["rep"])
+        swap_gain = ("-" if swap_it is None or not overlapped else
+                     ("> " if swap_lower else "") + f"{swap_it / overlapped:.2f}")
+        overlap_lines.append(
+            f"| {r['app']} | {r['size']} | {r['mode']} | {r['rep']} | {fmt(own_io)} | {fmt(ref_it)} | "
+            f"{fmt(overlapped)} | {fmt(per_it)} | "
+            f"{('> ' if swap_lower else '') + fmt(swap_it) if swap_it is not None else '-'} | "
+            f"{swap_gain} |")
         din, dout = num(r["diskin_mib"]), num(r["diskout_mib"])
         disk = (f"{din / f['iters']:.0f} / {dout / f['iters']:.0f}"
                 if din is not None and dout is not None else "-")
@@ -443,6 +466,8 @@ def main():
                         "disk_read_mib_iter": "" if din is None else f"{din / f['iters']:.1f}",
                         "disk_written_mib_iter": "" if dout is None else f"{dout / f['iters']:.1f}",
                         "io_bound_s_iter": f"{bound:.3f}",
+                        "own_io_s_iter": f"{own_io:.3f}",
+                        "overlapped_s_iter": "" if overlapped is None else f"{overlapped:.3f}",
                         "measured_s_iter": "" if per_it is None else f"{per_it:.3f}",
                         "in_memory_s_iter": "" if ref_it is None else f"{ref_it:.3f}",
                         "capped": int(capped), "running_s": f"{f['running_s']:.2f}",
@@ -467,6 +492,22 @@ def main():
                 f"{fmt(din / f['iters'], 0) if din is not None else '-'} | "
                 f"{budget_text(f)} |")
     lines.append("")
+    if overlap_lines:
+        lines.append("If the I/O overlapped the computation (BDMPI runs, per iteration): the bytes "
+                     "each run read and wrote back at dd's figures, the in-memory time, the larger "
+                     "of the two (what an iteration would take if all of its I/O overlapped the "
+                     "computation), the measured time, and `mpirun`'s with swap (the same round's, "
+                     "from its progress lines; \"> x\" where it was capped): the last column is about "
+                     "the most a run moving these bytes could gain over swap. dd's figures are one "
+                     "stream's: several readers at once can read faster (a measured time below the "
+                     "overlapped one).")
+        lines.append("")
+        lines.append("| app | size | mode | rep | own I/O at dd's figures (s/iter) | in memory (s/iter) | "
+                     "overlapped (s/iter) | measured (s/iter) | mpirun with swap (s/iter) | "
+                     "mpirun / overlapped |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
+        lines += overlap_lines
+        lines.append("")
     if refault_lines:
         lines.append("Reclaim in the cgroup (memory.stat over the run, per iteration): `refaulted` = "
                      "pages the kernel evicted and a fault or read brought back (4 KiB each); "
