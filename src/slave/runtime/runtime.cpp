@@ -400,7 +400,9 @@ ReplyMsg Runtime::CallBlocking(RequestMsg request) {
     // Switched out while waiting: read the data back before user code runs.
     storage_released_ = false;
     rma::TargetsHeld held;
-    ReadBackWithEvent([&] { memory::PrefetchAll(static_cast<int>(request.type)); });
+    ReadBackWithEvent([&] {
+      memory::PrefetchAll(static_cast<int>(request.type), IsPointToPoint(request.type));
+    });
     touched_to_note_ = true;
     rma::WindowMemoryBack();
   }
