@@ -311,14 +311,12 @@ inline constexpr MsgType kAllMsgTypes[] = {
 #undef BDMPI_MSG_LISTED
 };
 
-// A point-to-point request (the 0x02 family above): a receive, a wait, a
-// probe, a send.
-constexpr bool IsPointToPoint(MsgType type) {
-  return (static_cast<std::uint16_t>(type) >> 8) == 0x02;
-}
-
 // The family of a type: its value's high byte.
 constexpr int MsgFamily(MsgType type) { return static_cast<int>(type) >> 8; }
+
+// A point-to-point request (the 0x02 family above): a receive, a wait, a
+// probe, a send.
+constexpr bool IsPointToPoint(MsgType type) { return MsgFamily(type) == 0x02; }
 
 const char* MsgTypeName(MsgType type);
 

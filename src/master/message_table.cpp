@@ -327,7 +327,7 @@ const MessageRow* MessageTable::Find(MsgType type) {
           // A lent or placed payload goes to a checked peer, and is a
           // point-to-point step of one of the two kinds.
           if ((row.may_lend || row.may_place) && (row.comm_check != CommCheck::kOwnRankAndPeer ||
-                                                  MsgFamily(row.type) != 0x02 ||
+                                                  !IsPointToPoint(row.type) ||
                                                   (row.may_lend && row.may_place)))
             return false;
         }
