@@ -1553,12 +1553,13 @@ namespace {
 // against 7.8; with the same for program blocks, SGD, which sweeps its
 // factor blocks after its exchanges, took 1.1 x as long, and PageRank,
 // SGD and k-means were unchanged with heap chunks alone. MADV_RANDOM
-// keeps the huge-page advice's single folio and drops the second.
-void ReadBackFolios(Arena& arena, bool after_message) {
-  int advice = after_message ? MADV_RANDOM : MADV_SEQUENTIAL;
+// keeps the huge-page advice's single folio and drops the second; the
+// switch-out before any resume mapped every piece MADV_SEQUENTIAL again
+// (MapFile), so only a resume out of a point-to-point call changes it.
+void ReadOneFolioOnHeapChunks(Arena& arena) {
   for (const auto& [offset, block] : arena.used)
     if (block.heap && !block.metadata && block.file_mapped && block.length >= kHugePage)
-      madvise(arena.base + offset, block.length, advice);  // advice only
+      madvise(arena.base + offset, block.length, MADV_RANDOM);  // advice only
 }
 
 }  // namespace
@@ -1566,7 +1567,7 @@ void ReadBackFolios(Arena& arena, bool after_message) {
 void PrefetchAll(int point, bool after_message) {
   Locked lock;
   if (g_arena == nullptr || !g_arena->ready) return;
-  ReadBackFolios(*g_arena, after_message);
+  if (after_message) ReadOneFolioOnHeapChunks(*g_arena);
   ReadBackLocked(*g_arena, g_arena->eager ? ReadBack::kRewritten : ReadBack::kNothing);
   if (g_arena->reads_touched) ReadTouched(*g_arena, point);
 }

@@ -131,7 +131,8 @@ ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullp
 // after its last switch-in out of the same request (`point`, the request
 // type it waited in), exactly, with readahead(), and the rest comes back
 // on first touch. After a point-to-point call (`after_message`) a fault
-// on a heap chunk reads one 2 MiB folio, else two (ReadBackFolios).
+// on a heap chunk reads one 2 MiB folio, else two
+// (ReadOneFolioOnHeapChunks).
 void PrefetchAll(int point = -1, bool after_message = false);
 // At a blocking call, the first since a lazy switch-in: notes what the
 // rank touched of its small blocks since, for the next switch-in out of
