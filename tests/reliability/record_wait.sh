@@ -29,18 +29,30 @@ launcher=$!
 
 node0=$(master_of_node "$job" 0) node1=$(master_of_node "$job" 1)
 [[ -n $node0 && -n $node1 ]] || fail "the masters did not start"
+node1_live() { ls /dev/shm/bdmpi-"$job"-n1-live-* >/dev/null 2>&1; }
+ranks_running() { [[ -n $(pgrep -P "$node0") || -n $(pgrep -P "$node1") ]]; }
+# A master is found before it has claimed its node (the liveness file) and
+# spawned its ranks: until both, "no ranks" means "not yet", not "ended".
+for _ in $(seq 300); do
+  node1_live && break
+  sleep 0.1
+done
+node1_live || fail "node 1's master did not claim its node"
+for _ in $(seq 600); do
+  ranks_running && break
+  sleep 0.05
+done
 # The ranks are their masters' children: once both have none, the masters
 # are in (or through) the shutdown barrier.
 ranks_gone=
 for _ in $(seq 200); do
   sleep 0.1
-  [[ -n $(pgrep -P "$node0") || -n $(pgrep -P "$node1") ]] && continue
+  ranks_running && continue
   ranks_gone=1
   break
 done
 [[ -n $ranks_gone ]] || fail "the ranks did not end"
 ended=$EPOCHREALTIME
-node1_live() { ls /dev/shm/bdmpi-"$job"-n1-live-* >/dev/null 2>&1; }
 while node1_live; do
   awk -v a="$ended" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a < 12) }' || break
   sleep 0.1

@@ -576,6 +576,25 @@ TEST_F(StorageAlloc, FreshLargeBlocksComeInHugePagesAndOnlyReadOnesAreNotWritten
   std::free(written);
 }
 
+// Pages of zeros are written back only where the file may hold something
+// else: a block never written back reads as zero from its file, one
+// written back before does not.
+TEST_F(StorageAlloc, PagesOfZerosAreWrittenOnlyOverWhatTheFileHolds) {
+  constexpr std::size_t kSize = 4 << 20;
+  ReleaseAll();
+  auto* p = PageAligned(kSize);
+  std::memset(p, 0, kSize);
+  p[kSize / 2] = 7;
+  EXPECT_EQ(ReleaseAll().written, 4096u);  // the page with the 7
+  EXPECT_EQ(p[kSize / 2], 7);
+  // The file now holds the 7: its page of zeros must reach it, and
+  // nothing else is dirty.
+  p[kSize / 2] = 0;
+  EXPECT_EQ(ReleaseAll().written, 4096u);
+  for (std::size_t at = 0; at < kSize; ++at) ASSERT_EQ(p[at], 0) << at;
+  std::free(p);
+}
+
 // Whether a file in `dir`, mapped private and advised MADV_HUGEPAGE, is
 // read in huge page-cache folios mapped whole (the file system's large
 // folios; not tmpfs without huge pages).

@@ -885,6 +885,17 @@ bool Dirty(const Arena& arena, std::uint64_t entry) {
   return Resident(arena, entry) && (entry & kPmFile) == 0;
 }
 
+// Whether a page in memory holds only zeros.
+bool PageIsZero(const char* page) {
+  const auto* words = reinterpret_cast<const std::uint64_t*>(page);
+  for (std::size_t i = 0; i < kPage / 8; i += 8) {
+    std::uint64_t any = words[i] | words[i + 1] | words[i + 2] | words[i + 3] |
+                        words[i + 4] | words[i + 5] | words[i + 6] | words[i + 7];
+    if (any != 0) return false;
+  }
+  return true;
+}
+
 // Calls fn(arena offset, pagemap entry) for `pages` pages from arena
 // offset `offset`, reading the pagemap in batches.
 template <typename Fn>
@@ -981,7 +992,18 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
       block.resident_all = true;
     }
   });
+  // Where the file holds nothing of the block it reads as zero, so a page
+  // of zeros is as the file has it: clean, like the shared zero page. Some
+  // kernels give a read fault on memory advised MADV_HUGEPAGE a zeroed huge
+  // page of its own rather than the shared huge zero page (huge_zero_pfn
+  // then 0; seen on this project's test machines): a block only read would
+  // otherwise be written back whole. The check stops at a page's first
+  // nonzero word.
+  bool file_reads_zero = !block.file_written;
   ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
+    if (file_reads_zero && (entry & (kPmPresent | kPmFile)) == kPmPresent &&
+        PageIsZero(arena.base + at))
+      return;
     // A page the master holds a copy of, or that the collective the rank
     // waits in overwrites: dropped unwritten, and not read back from the
     // file at the next switch-in (it comes from the copy, or the result).
