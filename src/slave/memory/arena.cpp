@@ -998,17 +998,19 @@ ReleaseStats WriteBack(Arena& arena, std::uint64_t block_offset, Block& block,
   // page of its own rather than the shared huge zero page (huge_zero_pfn
   // then 0; seen on this project's test machines): a block only read would
   // otherwise be written back whole. The check stops at a page's first
-  // nonzero word.
+  // nonzero word. Such a page still counts as resident: the next switch-in
+  // brings it back with the rest (reading the file's hole costs no I/O),
+  // and the master's figures of the rank's memory stay what they were.
   bool file_reads_zero = !block.file_written;
   ForEachPageEntry(arena, offset, length / kPage, [&](std::uint64_t at, std::uint64_t entry) {
-    if (file_reads_zero && (entry & (kPmPresent | kPmFile)) == kPmPresent &&
-        PageIsZero(arena.base + at))
-      return;
     // A page the master holds a copy of, or that the collective the rank
     // waits in overwrites: dropped unwritten, and not read back from the
     // file at the next switch-in (it comes from the copy, or the result).
     bool held_elsewhere = copied != nullptr && copied->Overlap(at, kPage) > 0;
-    if (Dirty(arena, entry) && !held_elsewhere) dirty.Add(at);
+    bool zeros_over_nothing = file_reads_zero &&
+                              (entry & (kPmPresent | kPmFile)) == kPmPresent &&
+                              PageIsZero(arena.base + at);
+    if (Dirty(arena, entry) && !held_elsewhere && !zeros_over_nothing) dirty.Add(at);
     if (Resident(arena, entry)) {
       ++resident_pages;
       if (!held_elsewhere) resident.Add(at);
