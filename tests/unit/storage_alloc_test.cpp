@@ -595,6 +595,25 @@ TEST_F(StorageAlloc, PagesOfZerosAreWrittenOnlyOverWhatTheFileHolds) {
   std::free(p);
 }
 
+// A block that reuses a freed one's place starts, as a fresh one does,
+// with a file that reads as zero: its pages of zeros, skipped at
+// write-back, must not come back as the freed block's data.
+TEST_F(StorageAlloc, ABlockReusedWhereAnotherWasWrittenKeepsItsPagesOfZeros) {
+  constexpr std::size_t kSize = 4 << 20;
+  ReleaseAll();
+  auto* freed = static_cast<unsigned char*>(std::malloc(kSize));
+  Fill(freed, kSize, 25);
+  EXPECT_GE(ReleaseAll().written, kSize);
+  std::uintptr_t freed_page = PageOf(freed);
+  std::free(freed);
+  auto* p = static_cast<unsigned char*>(std::malloc(kSize));
+  EXPECT_EQ(PageOf(p), freed_page);  // the kept block
+  std::memset(p, 0, kSize);
+  ReleaseAll();
+  for (std::size_t at = 0; at < kSize; ++at) ASSERT_EQ(p[at], 0) << at;
+  std::free(p);
+}
+
 // Whether a file in `dir`, mapped private and advised MADV_HUGEPAGE, is
 // read in huge page-cache folios mapped whole (the file system's large
 // folios; not tmpfs without huge pages).

@@ -225,12 +225,14 @@ class RangeSet {
 
 // A freed block kept for reuse (kMaxRecycled): its disk stays reserved;
 // `mapped` says whether its memory is still there (counted as allocated),
-// `file_mapped` whether some of that memory is the file's (Block).
+// `file_mapped` whether some of that memory is the file's, `file_written`
+// whether its file holds any of the freed block's data (Block).
 struct Recycled {
   std::uint64_t offset;
   std::uint64_t length;
   bool mapped;
   bool file_mapped;
+  bool file_written;
 };
 
 struct Arena {
@@ -704,7 +706,8 @@ void DropOldestRecycled(Arena& arena) {
 
 // Keeps a freed block for reuse when it is not too large; false when the
 // caller must drop it.
-bool Recycle(Arena& arena, std::uint64_t offset, std::uint64_t length, bool file_mapped) {
+bool Recycle(Arena& arena, std::uint64_t offset, std::uint64_t length, bool file_mapped,
+             bool file_written) {
   if (length > kMaxRecycledBytes) return false;
   auto kept_bytes = [&] {
     std::uint64_t bytes = 0;
@@ -714,7 +717,7 @@ bool Recycle(Arena& arena, std::uint64_t offset, std::uint64_t length, bool file
   while (!arena.recycled.empty() &&
          (arena.recycled.size() >= kMaxRecycled || kept_bytes() + length > kMaxRecycledBytes))
     DropOldestRecycled(arena);
-  arena.recycled.push_back({offset, length, true, file_mapped});
+  arena.recycled.push_back({offset, length, true, file_mapped, file_written});
   return true;
 }
 
@@ -738,6 +741,14 @@ std::uint64_t TakeRecycled(Arena& arena, std::uint64_t length, std::uint64_t ali
   if (best == arena.recycled.end()) return SIZE_MAX;
   Recycled block = *best;
   arena.recycled.erase(best);
+  // The new block starts with a file that reads as zero, as a fresh one
+  // does: its pages of zeros are then skipped at write-back, which over
+  // the freed block's bytes would bring those back at the next read.
+  if (block.file_written && !ZeroFile(arena, block.offset, block.length)) {
+    if (block.mapped) arena.allocated -= block.length;
+    DropAndGiveBack(arena, block.offset, block.length);
+    return SIZE_MAX;
+  }
   *fresh = !block.mapped || block.file_mapped;
   if (*fresh) {
     if (!MapFreshBlock(arena, block.offset, block.length)) {
@@ -850,12 +861,13 @@ void FreeLocked(Arena& arena, void* p) {
   std::uint64_t offset = it->first;
   std::uint64_t length = it->second.length;
   bool file_mapped = it->second.file_mapped;
+  bool file_written = it->second.file_written;
   arena.used.erase(it);
   if (!arena.detached) LentCopiesFreed(arena.base + offset, length);
   if (arena.detached) {
     // The parent's file: the block stays mapped in this process, unused.
     arena.allocated -= length;
-  } else if (!Recycle(arena, offset, length, file_mapped)) {
+  } else if (!Recycle(arena, offset, length, file_mapped, file_written)) {
     DropAndGiveBack(arena, offset, length);
     arena.allocated -= length;
   }
