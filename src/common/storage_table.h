@@ -38,7 +38,10 @@ struct StorageSlot {
   // Bytes of receive buffers given fresh memory instead of being read back
   // before a message overwrote them (memory::FreshPages).
   std::atomic<std::uint64_t> fresh;
-  std::atomic<std::uint64_t> pad[1];  // one cache line per writer
+  // Tests in a row the slave answered "not yet" without asking the master
+  // (slave/request/completion.cpp): the status of a rank that polls says
+  // so (master/observe). The last word of the slave's cache line.
+  std::atomic<std::uint64_t> local_tests;
 
   // Written by the master, read by the slave's tool interface: the run
   // report's counters, kept whether or not the job records. The master

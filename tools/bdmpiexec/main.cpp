@@ -87,17 +87,17 @@ void RequestStatus(const std::string& job_id, pid_t child) {
   bdmpi::AskStatus(job_id, child, stderr);
 }
 
-// With several nodes, how long after the ranks' states (RequestStatus,
-// which waits for them) the job is ended.
+// How long after the ranks' states (RequestStatus, which waits for them)
+// the job is ended.
 constexpr unsigned kStatusWaitS = 1;
 
 // The time limit's alarms. The first says so, with what this node's ranks
-// were doing; with several nodes it also asks every master for its ranks'
-// states (bdmpiexec sees only this node's) and gives them a moment. Then
-// the masters are asked to end the job, and the last alarm kills them.
+// were doing as the kernel sees them, and asks every master for its
+// ranks' states (which call each one waits in; with several nodes the
+// ranks bdmpiexec cannot see) and gives them a moment. Then the masters
+// are asked to end the job, and the last alarm kills them.
 void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t pid) {
-  bool ask_every_node = options.nnodes > 1;
-  if (alarms_seen >= (ask_every_node ? 3 : 2)) {
+  if (alarms_seen >= 3) {
     kill(pid, SIGKILL);
     return;
   }
@@ -110,13 +110,11 @@ void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t p
     if (ranks.empty()) text += "; no rank of it runs on this node\n";
     else text += "; its ranks on this node:\n";
     for (const std::string& rank : ranks) text += "bdmpiexec:   " + rank + "\n";
-    if (ask_every_node) text += "bdmpiexec: every node's ranks, as their masters see them:\n";
+    text += "bdmpiexec: every node's ranks, as their masters see them:\n";
     std::fputs(text.c_str(), stderr);
-    if (ask_every_node) {
-      RequestStatus(options.job_id, pid);
-      alarm(kStatusWaitS);
-      return;
-    }
+    RequestStatus(options.job_id, pid);
+    alarm(kStatusWaitS);
+    return;
   }
   kill(pid, child_is_srun ? SIGUSR2 : SIGTERM);  // srun: as in ForwardSignal
   alarm(kTimeoutGraceS);

@@ -1,13 +1,16 @@
 #include "bdmpiexec/rank_states.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <sstream>
 #include <utility>
 
 #include "common/job_liveness.h"
@@ -53,6 +56,32 @@ std::string StateInWords(const std::string& stat) {
   }
 }
 
+// What the kernel adds to a rank's state: the CPU time it has used (a
+// rank that "runs" with little of it waits for a core; with much, it
+// spins) and the processor it was last on; for a rank that waits, the
+// kernel function it waits in (/proc/PID/wchan: "do_mq_timedreceive" is
+// a wait for the master, "futex_wait_queue" for a lock or a thread).
+std::string KernelDetail(const std::string& pid, const std::string& stat) {
+  std::size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return "";
+  std::istringstream fields(stat.substr(paren + 2));
+  std::vector<std::string> field{std::istream_iterator<std::string>(fields),
+                                 std::istream_iterator<std::string>()};
+  // field[0] is stat's third field (the state); utime and stime are the
+  // 14th and 15th, the processor the 39th.
+  if (field.size() < 37) return "";
+  double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double cpu_s = (std::atof(field[11].c_str()) + std::atof(field[12].c_str())) / ticks;
+  char text[96];
+  std::snprintf(text, sizeof text, "; %.1f s of CPU, last on CPU %s", cpu_s, field[36].c_str());
+  std::string detail = text;
+  if (field[0] == "S" || field[0] == "D") {
+    std::string wchan = ReadProcFile("/proc/" + pid + "/wchan");
+    if (!wchan.empty() && wchan != "0") detail += ", in " + wchan;
+  }
+  return detail;
+}
+
 // Calls visit(pid, environment, world rank) for each process of
 // the job whose environment names it as a rank.
 template <class Visit>
@@ -77,9 +106,9 @@ void ForEachLocalRank(const std::string& job_id, Visit visit) {
 std::vector<std::string> DescribeLocalRanks(const std::string& job_id) {
   std::vector<std::pair<long, std::string>> ranks;
   ForEachLocalRank(job_id, [&](const std::string& pid, const std::string&, const std::string& rank) {
-    ranks.emplace_back(std::atol(rank.c_str()),
-                       "rank " + rank + " (pid " + pid + "): " +
-                           StateInWords(ReadProcFile("/proc/" + pid + "/stat")));
+    std::string stat = ReadProcFile("/proc/" + pid + "/stat");
+    ranks.emplace_back(std::atol(rank.c_str()), "rank " + rank + " (pid " + pid + "): " +
+                                                    StateInWords(stat) + KernelDetail(pid, stat));
   });
   std::sort(ranks.begin(), ranks.end());
   std::vector<std::string> lines;

@@ -179,6 +179,16 @@ void Observer::DeliverStatus(int asker, const std::string& text) const {
   (void)ignored;
 }
 
+std::string Observer::LocalTestsNote(const Slave& slave) const {
+  const StorageSlot* table = master_.StorageTable();
+  std::uint64_t tests =
+      table != nullptr ? table[slave.index].local_tests.load(std::memory_order_relaxed) : 0;
+  // A few in a row are a polling loop's ordinary course.
+  if (tests < kLocalTestsWorthSaying) return "";
+  return ", its last " + std::to_string(tests) +
+         " tests answered \"not yet\" without asking the master";
+}
+
 std::string Observer::RankStatusText() const {
   std::int64_t now = MonotonicNs();
   std::string text = "bdmpi: status of node " + std::to_string(node_) + " (SIGUSR1):\n";
@@ -195,6 +205,7 @@ std::string Observer::RankStatusText() const {
       line += "waits for other ranks to release memory";
     } else {
       line += SlaveStateName(slave.state);
+      line += LocalTestsNote(slave);
     }
     if (activity && recorder_.on() && recorder_.activity(slave.index) == activity) {
       char since[48];

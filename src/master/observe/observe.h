@@ -61,6 +61,10 @@ class Observer {
   // their calls, for the asker (common/status_reply.h).
   void OnStatusAsked(int asker);
   std::string RankStatusText() const;  // this node's
+  // For a running rank that polls: how many tests in a row it answered
+  // itself (StorageSlot::local_tests), from kLocalTestsWorthSaying on.
+  std::string LocalTestsNote(const Slave& slave) const;
+  static constexpr std::uint64_t kLocalTestsWorthSaying = 1000;
   // Into the asker's reply file, or on stderr when it made none.
   void DeliverStatus(int asker, const std::string& text) const;
 

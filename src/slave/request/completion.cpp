@@ -22,6 +22,7 @@
 #include "slave/runtime/objects.h"
 #include "slave/runtime/runtime.h"
 #include "slave/runtime/threads.h"
+#include "slave/tool/counters.h"
 
 namespace bdmpi {
 namespace {
@@ -45,6 +46,8 @@ thread_local bool answered_here = false;
 bool TestFindsNothingAtMaster() {
   bool nothing = Runtime::Instance()->TestFindsNothing();
   answered_here = answered_here || nothing;
+  if (nothing) tool::CountLocalTest();
+  else tool::EndLocalTests();
   return nothing;
 }
 

@@ -56,6 +56,19 @@ void CountDirectSend(std::uint64_t bytes) {
                            std::memory_order_relaxed);
 }
 
+void CountLocalTest() {
+  StorageSlot* slot = RankSlot();
+  if (slot == nullptr) return;
+  slot->local_tests.store(slot->local_tests.load(std::memory_order_relaxed) + 1,
+                          std::memory_order_relaxed);
+}
+
+void EndLocalTests() {
+  StorageSlot* slot = RankSlot();
+  if (slot != nullptr && slot->local_tests.load(std::memory_order_relaxed) != 0)
+    slot->local_tests.store(0, std::memory_order_relaxed);
+}
+
 std::uint64_t Switches() {
   StorageSlot* slot = RankSlot();
   return slot == nullptr ? 0 : slot->switches.load(std::memory_order_relaxed);
