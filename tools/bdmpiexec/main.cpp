@@ -24,6 +24,7 @@
 
 #include "bdmpiexec/ask_status.h"
 #include "bdmpiexec/cleanup.h"
+#include "bdmpiexec/cpu_use.h"
 #include "bdmpiexec/descendants.h"
 #include "bdmpiexec/launch_environment.h"
 #include "bdmpiexec/launch_options.h"
@@ -92,11 +93,13 @@ void RequestStatus(const std::string& job_id, pid_t child) {
 constexpr unsigned kStatusWaitS = 1;
 
 // The time limit's alarms. The first says so, with what this node's ranks
-// were doing as the kernel sees them, and asks every master for its
+// were doing as the kernel sees them and how the processors spent their
+// time since the job started (cpu_use.h), and asks every master for its
 // ranks' states (which call each one waits in; with several nodes the
 // ranks bdmpiexec cannot see) and gives them a moment. Then the masters
 // are asked to end the job, and the last alarm kills them.
-void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t pid) {
+void EndJobOnAlarm(const bdmpi::LaunchOptions& options, const bdmpi::CpuTimes& cpu_at_start,
+                   int alarms_seen, pid_t pid) {
   if (alarms_seen >= 3) {
     kill(pid, SIGKILL);
     return;
@@ -110,6 +113,8 @@ void EndJobOnAlarm(const bdmpi::LaunchOptions& options, int alarms_seen, pid_t p
     if (ranks.empty()) text += "; no rank of it runs on this node\n";
     else text += "; its ranks on this node:\n";
     for (const std::string& rank : ranks) text += "bdmpiexec:   " + rank + "\n";
+    std::string cpu_use = bdmpi::DescribeCpuUse(cpu_at_start, bdmpi::ReadCpuTimes());
+    if (!cpu_use.empty()) text += "bdmpiexec: the processors since it started: " + cpu_use + "\n";
     text += "bdmpiexec: every node's ranks, as their masters see them:\n";
     std::fputs(text.c_str(), stderr);
     RequestStatus(options.job_id, pid);
@@ -206,12 +211,16 @@ int RunMaster(const std::vector<std::string>& command, const bdmpi::LaunchOption
   sigaddset(&handled, SIGCHLD);
   sigprocmask(SIG_BLOCK, &handled, &waiting);
   for (int sig : {SIGUSR1, SIGALRM, SIGCHLD}) sigdelset(&waiting, sig);
-  if (options.timeout_s > 0) alarm(static_cast<unsigned>(options.timeout_s));
+  bdmpi::CpuTimes cpu_at_start;
+  if (options.timeout_s > 0) {
+    cpu_at_start = bdmpi::ReadCpuTimes();
+    alarm(static_cast<unsigned>(options.timeout_s));
+  }
   int status = 0;
   int alarms_seen = 0;
   int status_requests_seen = 0;
   for (;;) {
-    while (alarms_seen < alarms) EndJobOnAlarm(options, ++alarms_seen, pid);
+    while (alarms_seen < alarms) EndJobOnAlarm(options, cpu_at_start, ++alarms_seen, pid);
     for (; status_requests_seen < status_requests; ++status_requests_seen)
       RequestStatus(options.job_id, pid);
     pid_t ended = waitpid(pid, &status, WNOHANG);
