@@ -323,6 +323,18 @@ elif ((elapsed >= timeout_s)); then
   fail "timed out after ${timeout_s}s (exit status $rc)"
 elif [[ -n $job_limit_s ]] && ((rc == 124 && elapsed >= job_limit_s)); then
   fail "timed out: reached the time limit of ${job_limit_s}s (the ranks' states are above)"
+  # A hang of the machine's own (a stalled processor, a task blocked in
+  # the kernel, a clock that jumped) leaves a word in the kernel's log;
+  # only root may read it. Not the other tests' segfaults and OOM kills.
+  read -r uptime_s _ </proc/uptime
+  if kernel_log=$(dmesg 2>/dev/null |
+    awk -v since="$(( ${uptime_s%.*} - elapsed - 5 ))" \
+      '{ t = $0; sub(/^\[ */, "", t); if (t + 0 >= since) print }' |
+    grep -iE 'rcu|blocked for more|lockup|stall|clocksource|watchdog|hung' |
+    tail -n 8) && [[ -n $kernel_log ]]; then
+    echo "---- the kernel's last messages of stalls and clocks"
+    echo "$kernel_log"
+  fi
 elif [[ $expect_exit == nonzero ]]; then
   ((rc != 0)) || fail "exit status 0, expected a failure"
 elif ((rc != expect_exit)); then
