@@ -1,7 +1,6 @@
 #include "bdmpiexec/cpu_use.h"
 
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -45,7 +44,8 @@ std::string DescribeCpuUse(const CpuTimes& before, const CpuTimes& after) {
     unsigned long long total = 0;
     for (int kind = 0; kind < kCpuTimeKinds; ++kind) {
       // A counter never goes back; a processor brought online again may.
-      delta[kind] = after[cpu][kind] >= before[cpu][kind] ? after[cpu][kind] - before[cpu][kind] : 0;
+      unsigned long long was = before[cpu][kind], is = after[cpu][kind];
+      delta[kind] = is >= was ? is - was : 0;
       total += delta[kind];
     }
     text += (cpu == 0 ? "cpu" : "; cpu") + std::to_string(cpu);
