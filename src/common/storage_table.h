@@ -38,9 +38,10 @@ struct StorageSlot {
   // Bytes of receive buffers given fresh memory instead of being read back
   // before a message overwrote them (memory::FreshPages).
   std::atomic<std::uint64_t> fresh;
-  // Tests in a row the slave answered "not yet" without asking the master
-  // (slave/request/completion.cpp): the status of a rank that polls says
-  // so (master/observe). The last word of the slave's cache line.
+  // Tests in a row that found nothing new, answered by the slave itself
+  // or, every kAskMasterEveryLocalTests-th, by the master (slave/request/
+  // completion.cpp): the status of a rank that polls says so
+  // (master/observe). The last word of the slave's cache line.
   std::atomic<std::uint64_t> local_tests;
 
   // Written by the master, read by the slave's tool interface: the run
@@ -54,6 +55,10 @@ struct StorageSlot {
   mutable std::atomic<std::uint64_t> sent_bytes[kSlotMessagePaths];
   mutable std::atomic<std::uint64_t> master_pad[1];
 };
+
+// A rank that polls asks the master every so many tests in a row that it
+// could answer itself (StorageSlot::local_tests).
+inline constexpr std::uint32_t kAskMasterEveryLocalTests = 1024;
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
               "the storage table is shared between processes");

@@ -185,8 +185,9 @@ std::string Observer::LocalTestsNote(const Slave& slave) const {
       table != nullptr ? table[slave.index].local_tests.load(std::memory_order_relaxed) : 0;
   // A few in a row are a polling loop's ordinary course.
   if (tests < kLocalTestsWorthSaying) return "";
-  return ", its last " + std::to_string(tests) +
-         " tests answered \"not yet\" without asking the master";
+  return ", polling: its last " + std::to_string(tests) +
+         " tests found nothing new (the master asked every " +
+         std::to_string(kAskMasterEveryLocalTests) + "th time)";
 }
 
 std::string Observer::RankStatusText() const {
