@@ -49,8 +49,8 @@ ReplyMsg AskMaster(MsgType type, std::uint64_t id) {
 // jobs on two cores, a rank of one polling with sched_yield kept its core
 // for 35 s of 45 while ranks of the other job, runnable there, got 0.1 s
 // (the job tests' order on a fresh build; both jobs hung until their time
-// limit). A round trip every so many tests costs the loop about one per
-// cent.
+// limit). A round trip every so many tests costs a polling loop about
+// one per cent (docs/data-path.md, "Tests without the master").
 thread_local bool answered_here = false;
 thread_local std::uint32_t answered_here_in_a_row = 0;
 bool TestFindsNothingAtMaster() {
