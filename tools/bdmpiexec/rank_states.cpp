@@ -59,8 +59,8 @@ std::string StateInWords(const std::string& stat) {
 // What the kernel adds to a rank's state: the CPU time it has used (a
 // rank that "runs" with little of it waits for a core; with much, it
 // spins) and the processor it was last on; for a rank that waits, the
-// kernel function it waits in (/proc/PID/wchan: "do_mq_timedreceive" is
-// a wait for the master, "futex_wait_queue" for a lock or a thread).
+// kernel function it waits in (/proc/PID/wchan: "wq_sleep" is a wait on
+// a message queue, for the master's answer or its turn).
 std::string KernelDetail(const std::string& pid, const std::string& stat) {
   std::size_t paren = stat.rfind(')');
   if (paren == std::string::npos) return "";

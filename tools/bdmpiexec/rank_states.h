@@ -9,8 +9,9 @@
 
 namespace bdmpi {
 
-// "rank 3 (pid 1234): running", one line per process of the job whose
-// environment names it as a rank, in rank order.
+// "rank 3 (pid 1234): running; 2.1 s of CPU, last on CPU 0" (a waiting
+// rank adds the kernel function it waits in), one line per process of the
+// job whose environment names it as a rank, in rank order.
 std::vector<std::string> DescribeLocalRanks(const std::string& job_id);
 
 // The masters of the job on this host (from their liveness files, which

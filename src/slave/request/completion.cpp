@@ -45,12 +45,13 @@ ReplyMsg AskMaster(MsgType type, std::uint64_t id) {
 //
 // Every kAskMasterEveryLocalTests-th test in a row asks all the same,
 // which blocks the rank for the master's answer: a rank that polls for
-// long never holds its core for good. Yielding alone did not let go of it: with two
-// jobs on two cores, a rank of one polling with sched_yield kept its core
-// for 35 s of 45 while ranks of the other job, runnable there, got 0.1 s
-// (the job tests' order on a fresh build; both jobs hung until their time
-// limit). A round trip every so many tests costs a polling loop about
-// one per cent (docs/data-path.md, "Tests without the master").
+// long never holds its core for good. Yielding alone did not let go of
+// it: with two jobs on two cores, a rank of one polling with sched_yield
+// kept its core for 35 s of 45 while ranks of the other job, runnable
+// there, got 0.1 s (the job tests' order on a fresh build; both jobs hung
+// until their time limit). A round trip every so many tests costs a
+// polling loop about one per cent (docs/data-path.md, "Tests without the
+// master").
 thread_local bool answered_here = false;
 thread_local std::uint32_t answered_here_in_a_row = 0;
 bool TestFindsNothingAtMaster() {
