@@ -40,8 +40,9 @@ struct StorageSlot {
   std::atomic<std::uint64_t> fresh;
   // Tests in a row that found nothing new, answered by the slave itself
   // or, every kAskMasterEveryLocalTests-th, by the master (slave/request/
-  // completion.cpp): the status of a rank that polls says so
-  // (master/observe). The last word of the slave's cache line.
+  // completion.cpp; the last thread's count under MPI_THREAD_MULTIPLE):
+  // the status of a rank that polls says so (master/observe). The last
+  // word of the slave's cache line.
   std::atomic<std::uint64_t> local_tests;
 
   // Written by the master, read by the slave's tool interface: the run

@@ -741,21 +741,18 @@ std::uint64_t TakeRecycled(Arena& arena, std::uint64_t length, std::uint64_t ali
   if (best == arena.recycled.end()) return SIZE_MAX;
   Recycled block = *best;
   arena.recycled.erase(best);
-  // The new block starts with a file that reads as zero, as a fresh one
-  // does: its pages of zeros are then skipped at write-back, which over
-  // the freed block's bytes would bring those back at the next read.
-  if (block.file_written && !ZeroFile(arena, block.offset, block.length)) {
+  auto drop = [&]() -> std::uint64_t {
     if (block.mapped) arena.allocated -= block.length;
     DropAndGiveBack(arena, block.offset, block.length);
     return SIZE_MAX;
-  }
+  };
+  // The new block starts with a file that reads as zero, as a fresh one
+  // does: its pages of zeros are then skipped at write-back, which over
+  // the freed block's bytes would bring those back at the next read.
+  if (block.file_written && !ZeroFile(arena, block.offset, block.length)) return drop();
   *fresh = !block.mapped || block.file_mapped;
   if (*fresh) {
-    if (!MapFreshBlock(arena, block.offset, block.length)) {
-      if (block.mapped) arena.allocated -= block.length;
-      DropAndGiveBack(arena, block.offset, block.length);
-      return SIZE_MAX;
-    }
+    if (!MapFreshBlock(arena, block.offset, block.length)) return drop();
     if (!block.mapped) arena.allocated += block.length;
   }
   *taken = block.length;

@@ -56,12 +56,11 @@ thread_local bool answered_here = false;
 thread_local std::uint32_t answered_here_in_a_row = 0;
 bool TestFindsNothingAtMaster() {
   if (!Runtime::Instance()->TestFindsNothing()) {
-    answered_here_in_a_row = 0;
-    tool::EndLocalTests();
+    if (answered_here_in_a_row != 0) tool::NoteLocalTests(answered_here_in_a_row = 0);
     return false;
   }
-  tool::CountLocalTest();
-  if (++answered_here_in_a_row % kAskMasterEveryLocalTests == 0) return false;
+  tool::NoteLocalTests(++answered_here_in_a_row);
+  if (answered_here_in_a_row % kAskMasterEveryLocalTests == 0) return false;
   answered_here = true;
   return true;
 }

@@ -56,17 +56,8 @@ void CountDirectSend(std::uint64_t bytes) {
                            std::memory_order_relaxed);
 }
 
-void CountLocalTest() {
-  StorageSlot* slot = RankSlot();
-  if (slot == nullptr) return;
-  slot->local_tests.store(slot->local_tests.load(std::memory_order_relaxed) + 1,
-                          std::memory_order_relaxed);
-}
-
-void EndLocalTests() {
-  StorageSlot* slot = RankSlot();
-  if (slot != nullptr && slot->local_tests.load(std::memory_order_relaxed) != 0)
-    slot->local_tests.store(0, std::memory_order_relaxed);
+void NoteLocalTests(std::uint32_t in_a_row) {
+  if (StorageSlot* slot = RankSlot()) slot->local_tests.store(in_a_row, std::memory_order_relaxed);
 }
 
 std::uint64_t Switches() {

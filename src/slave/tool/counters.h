@@ -18,11 +18,9 @@ void CountSwitchOut(std::uint64_t bytes);
 // (slave/p2p/direct_path.h), which the master never sees.
 void CountDirectSend(std::uint64_t bytes);
 
-// A test answered "not yet" without the master, and one that was not
-// (slave/request/completion.cpp): the master's status of a rank that
-// polls tells how many in a row it answered itself.
-void CountLocalTest();
-void EndLocalTests();
+// The tests in a row that found nothing new so far (slave/request/
+// completion.cpp), for the master's status of a rank that polls.
+void NoteLocalTests(std::uint32_t in_a_row);
 
 // Times the rank gave up its running slot, and the bytes it read back
 // eagerly, so far (0 outside a job): the runtime raises the tool events of
