@@ -3,11 +3,11 @@
 #include <signal.h>
 
 #include <chrono>
-#include <fstream>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "bdmpiexec/proc_files.h"
 #include "bdmpiexec/rank_states.h"
 #include "common/error.h"
 #include "common/status_reply.h"
@@ -18,10 +18,9 @@ namespace {
 // Alive and not a zombie (bdmpiexec's own child is reaped only later).
 bool ProcessLives(pid_t pid) {
   if (kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  std::size_t paren = text.rfind(')');
-  return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] != 'Z';
+  std::vector<std::string> stat =
+      StatFieldsAfterCommand(ReadProcFile("/proc/" + std::to_string(pid) + "/stat"));
+  return stat.empty() || stat[0] != "Z";
 }
 
 // How long a master may take from its liveness file to its job directory.

@@ -1,9 +1,9 @@
 #include "bdmpiexec/cpu_use.h"
 
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <sstream>
+
+#include "bdmpiexec/proc_files.h"
 
 namespace bdmpi {
 
@@ -28,11 +28,7 @@ CpuTimes ParseCpuTimes(const std::string& proc_stat) {
   return times;
 }
 
-CpuTimes ReadCpuTimes() {
-  std::ifstream file("/proc/stat");
-  return ParseCpuTimes(
-      std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>()));
-}
+CpuTimes ReadCpuTimes() { return ParseCpuTimes(ReadProcFile("/proc/stat")); }
 
 std::string DescribeCpuUse(const CpuTimes& before, const CpuTimes& after) {
   if (before.empty() || before.size() != after.size()) return "";

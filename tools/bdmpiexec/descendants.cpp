@@ -9,9 +9,10 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
-#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bdmpiexec/proc_files.h"
 
 namespace bdmpi {
 namespace {
@@ -30,20 +31,12 @@ bool ReapEnded() {
 // The parent pid in /proc/<pid>/stat, whose second field (the command
 // name, in parentheses) may hold spaces: it follows the last ')'.
 pid_t ParentOf(const std::string& pid) {
-  std::ifstream file("/proc/" + pid + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  std::size_t close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream rest(stat.substr(close + 1));
-  std::string state;
-  pid_t parent = -1;
-  rest >> state >> parent;
-  return parent;
+  std::vector<std::string> stat = StatFieldsAfterCommand(ReadProcFile("/proc/" + pid + "/stat"));
+  return stat.size() < 2 ? -1 : static_cast<pid_t>(std::atol(stat[1].c_str()));
 }
 
 std::string CommandLine(const std::string& pid) {
-  std::ifstream file("/proc/" + pid + "/cmdline");
-  std::string line((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string line = ReadProcFile("/proc/" + pid + "/cmdline");
   while (!line.empty() && line.back() == '\0') line.pop_back();
   for (char& c : line) {
     if (c == '\0') c = ' ';

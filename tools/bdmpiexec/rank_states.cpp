@@ -7,22 +7,16 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 #include <utility>
+#include <vector>
 
+#include "bdmpiexec/proc_files.h"
 #include "common/job_liveness.h"
 #include "common/job_names.h"
 
 namespace bdmpi {
 namespace {
-
-std::string ReadProcFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-}
 
 // Whether a NUL-separated environment sets `name`, and to what.
 bool FindVariable(const std::string& environment, const std::string& name, std::string& value) {
@@ -39,12 +33,11 @@ bool FindVariable(const std::string& environment, const std::string& name, std::
   return false;
 }
 
-// The kernel's one-letter state (/proc/PID/stat, after the command's ')'),
-// in words a user reads: a rank that computes runs; one inside MPI waits
-// for a message or for its turn (the master deschedules it).
-std::string StateInWords(const std::string& stat) {
-  std::size_t paren = stat.rfind(')');
-  char state = paren != std::string::npos && paren + 2 < stat.size() ? stat[paren + 2] : '?';
+// The kernel's one-letter state (/proc/PID/stat), in words a user reads:
+// a rank that computes runs; one inside MPI waits for a message or for its
+// turn (the master deschedules it).
+std::string StateInWords(const std::vector<std::string>& stat) {
+  char state = stat.empty() || stat[0].empty() ? '?' : stat[0][0];
   switch (state) {
     case 'R': return "running";
     case 'S': return "waiting (in MPI or another blocking call)";
@@ -61,14 +54,7 @@ std::string StateInWords(const std::string& stat) {
 // spins) and the processor it was last on; for a rank that waits, the
 // kernel function it waits in (/proc/PID/wchan: "wq_sleep" is a wait on
 // a message queue, for the master's answer or its turn).
-std::string KernelDetail(const std::string& pid, const std::string& stat) {
-  std::size_t paren = stat.rfind(')');
-  if (paren == std::string::npos) return "";
-  std::istringstream fields(stat.substr(paren + 2));
-  std::vector<std::string> field{std::istream_iterator<std::string>(fields),
-                                 std::istream_iterator<std::string>()};
-  // field[0] is stat's third field (the state); utime and stime are the
-  // 14th and 15th, the processor the 39th.
+std::string KernelDetail(const std::string& pid, const std::vector<std::string>& field) {
   if (field.size() < 37) return "";
   double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
   double cpu_s = (std::atof(field[11].c_str()) + std::atof(field[12].c_str())) / ticks;
@@ -106,7 +92,7 @@ void ForEachLocalRank(const std::string& job_id, Visit visit) {
 std::vector<std::string> DescribeLocalRanks(const std::string& job_id) {
   std::vector<std::pair<long, std::string>> ranks;
   ForEachLocalRank(job_id, [&](const std::string& pid, const std::string&, const std::string& rank) {
-    std::string stat = ReadProcFile("/proc/" + pid + "/stat");
+    std::vector<std::string> stat = StatFieldsAfterCommand(ReadProcFile("/proc/" + pid + "/stat"));
     ranks.emplace_back(std::atol(rank.c_str()), "rank " + rank + " (pid " + pid + "): " +
                                                     StateInWords(stat) + KernelDetail(pid, stat));
   });
