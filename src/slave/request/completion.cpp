@@ -9,14 +9,17 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
 #include "slave/memory/dead_pages.h"
 #include "slave/request/generalized_wait.h"
+#include "slave/request/polling_pace.h"
 #include "slave/request/request.h"
 #include "slave/runtime/errors.h"
 #include "slave/runtime/objects.h"
@@ -45,13 +48,8 @@ ReplyMsg AskMaster(MsgType type, std::uint64_t id) {
 //
 // Every kAskMasterEveryLocalTests-th test in a row asks all the same,
 // which blocks the rank for the master's answer: a rank that polls for
-// long never holds its core for good. Yielding alone did not let go of
-// it: with two jobs on two cores, a rank of one polling with sched_yield
-// kept its core for 35 s of 45 while ranks of the other job, runnable
-// there, got 0.1 s (the job tests' order on a fresh build; both jobs hung
-// until their time limit). A round trip every so many tests costs a
-// polling loop about one per cent (docs/data-path.md, "Tests without the
-// master").
+// long never holds its core for good. It costs a polling loop about one
+// per cent (docs/data-path.md, "Tests without the master").
 thread_local bool answered_here = false;
 thread_local std::uint32_t answered_here_in_a_row = 0;
 bool TestFindsNothingAtMaster() {
@@ -69,19 +67,35 @@ bool TestFindsNothingAtMaster() {
 // another process that wants this core runs first (sched_yield), as it
 // did while the master's answer blocked the rank: the sender, or the
 // master that carries its message, may wait for one (on a loaded machine,
-// Graph500 on 2 ranks polling without it took 1.4-1.7x main's time).
-class LocalAnswerYield {
+// Graph500 on 2 ranks polling without it took 1.4-1.7x main's time). A
+// loop of such tests that has waited for long sleeps instead
+// (PollingPace).
+thread_local PollingPace pace;
+class PacedTest {
  public:
-  explicit LocalAnswerYield(const int* flag) : flag_(flag) { answered_here = false; }
-  ~LocalAnswerYield() {
-    if (answered_here && (flag_ == nullptr || *flag_ == 0)) sched_yield();
+  explicit PacedTest(const int* flag) : flag_(flag), start_(PollingPace::Clock::now()) {
     answered_here = false;
   }
-  LocalAnswerYield(const LocalAnswerYield&) = delete;
-  LocalAnswerYield& operator=(const LocalAnswerYield&) = delete;
+  ~PacedTest() {
+    bool vain = flag_ == nullptr || *flag_ == 0;
+    auto end = PollingPace::Clock::now();
+    if (!answered_here || !vain) {
+      pace.AfterTest(end, vain);
+    } else {
+      if (std::chrono::nanoseconds pause = pace.AfterVainTest(start_, end); pause.count() == 0)
+        sched_yield();
+      else
+        std::this_thread::sleep_for(pause);
+      pace.Paused(PollingPace::Clock::now());
+    }
+    answered_here = false;
+  }
+  PacedTest(const PacedTest&) = delete;
+  PacedTest& operator=(const PacedTest&) = delete;
 
  private:
   const int* flag_;
+  PollingPace::Clock::time_point start_;
 };
 
 // Hands out a done request's status; a request that is not persistent is
@@ -288,7 +302,7 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
   RequireInitialized();
   SendBatchedPosts();
   *flag = 0;
-  LocalAnswerYield yield(flag);
+  PacedTest paced(flag);
   if (*request == MPI_REQUEST_NULL) {
     *flag = 1;
     SetEmptyStatus(status);
@@ -348,7 +362,7 @@ int Testany(int count, MPI_Request requests[], int* index, int* flag,
   RequireInitialized();
   SendBatchedPosts();
   *flag = 0;
-  LocalAnswerYield yield(flag);
+  PacedTest paced(flag);
   return Any(/*wait=*/false, count, requests, index, flag, status);
 }
 
@@ -364,7 +378,7 @@ int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
   RequireInitialized();
   SendBatchedPosts();
   *outcount = 0;
-  LocalAnswerYield yield(outcount);
+  PacedTest paced(outcount);
   return Some(/*wait=*/false, incount, requests, outcount, indices, statuses);
 }
 
@@ -372,7 +386,7 @@ int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[])
   RequireInitialized();
   SendBatchedPosts();
   *flag = 0;
-  LocalAnswerYield yield(flag);
+  PacedTest paced(flag);
   // MPI: unless every request is complete, none may be completed. A
   // schedule may need several rounds (one per step); what a round absorbs
   // stays done on our side for the next call.
