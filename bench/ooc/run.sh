@@ -29,8 +29,9 @@
 #   --cap SECS        wall-clock cap per run (default 600); a capped run is
 #                     reported as "> cap" with the iterations it completed
 #   --repeat N        run every mode N times, round after round (mode by
-#                     mode), so that a noisy machine weighs on all alike; the
-#                     ratios take each mode's mean (default 1)
+#                     mode, each round starting one mode further on), so that
+#                     a noisy machine weighs on all alike; the ratios take
+#                     each mode's mean (default 1)
 #   --extra 'OPTIONS' adds the mode bdmpi-x: the bdmpi mode with these
 #                     bdmpiexec options (say '--no-bind' or '--prefetch ahead')
 #   --base-build DIR  another build tree (e.g. an earlier commit's): adds the
@@ -467,10 +468,15 @@ for app in "${run_apps[@]}"; do
       expanded+=("$mode")
     fi
   done
-  # Round after round; a repeated run's label is LABEL#ROUND.
+  # Round after round; a repeated run's label is LABEL#ROUND. Each round
+  # starts one mode further on, so that no mode always runs in the same
+  # place: PageRank's BDMPI run right after the serial one was the slower
+  # of two builds in the first round of three invocations, whichever build
+  # it was.
   rounds=()
   for ((round = 1; round <= repeat; round++)); do
-    for label in "${expanded[@]}"; do
+    for ((i = 0; i < ${#expanded[@]}; i++)); do
+      label=${expanded[(i + round - 1) % ${#expanded[@]}]}
       ((round > 1)) && label+="#$round"
       rounds+=("$label")
     done
