@@ -8,7 +8,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -29,12 +28,6 @@ namespace {
 
 constexpr std::uint64_t kOwner = 2;
 constexpr std::size_t kBytes = 4 << 20;
-
-long MinorFaults() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_minflt;
-}
 
 class PayloadSegmentsTest : public ::testing::Test {
  protected:
@@ -81,32 +74,34 @@ class PayloadSegmentsTest : public ::testing::Test {
 TEST_F(PayloadSegmentsTest, AColdSegmentIsWrittenWithoutAFaultPerPage) {
   // A fault per 4 KiB would be 1024 of them.
   constexpr long kFewFaults = 64;
-  std::vector<unsigned char> first = Payload(1);
-  long before = MinorFaults();
-  std::uint64_t id = segments_->Write(first.data(), first.size());
-  EXPECT_LT(MinorFaults() - before, kFewFaults);
+  // Writes a payload of `value`s, expecting segment `id` (0: any) to take
+  // it and hold its bytes; returns the page faults the write took.
+  auto write = [&](std::uint64_t& id, unsigned char value) {
+    std::vector<unsigned char> payload = Payload(value);
+    long before = test_util::MinorFaults();
+    std::uint64_t got = segments_->Write(payload.data(), payload.size());
+    long faults = test_util::MinorFaults() - before;
+    EXPECT_NE(got, 0u);
+    if (id != 0) {
+      EXPECT_EQ(got, id);
+    }
+    id = got;
+    EXPECT_EQ(Read(id), payload);
+    return faults;
+  };
+  std::uint64_t id = 0;
+  EXPECT_LT(write(id, 1), kFewFaults);
   ASSERT_NE(id, 0u);
-  EXPECT_EQ(Read(id), first);
 
   // Written again, not emptied: through the mapping, and from then on warm.
   Free(id);
-  std::vector<unsigned char> second = Payload(2);
-  ASSERT_EQ(segments_->Write(second.data(), second.size()), id);
-  EXPECT_EQ(Read(id), second);
+  write(id, 2);
   Free(id);
-  std::vector<unsigned char> third = Payload(3);
-  before = MinorFaults();
-  ASSERT_EQ(segments_->Write(third.data(), third.size()), id);
-  EXPECT_LT(MinorFaults() - before, kFewFaults);
-  EXPECT_EQ(Read(id), third);
+  EXPECT_LT(write(id, 3), kFewFaults);
 
   // Emptied by the master: cold again.
   Empty(id);
-  std::vector<unsigned char> fourth = Payload(4);
-  before = MinorFaults();
-  ASSERT_EQ(segments_->Write(fourth.data(), fourth.size()), id);
-  EXPECT_LT(MinorFaults() - before, kFewFaults);
-  EXPECT_EQ(Read(id), fourth);
+  EXPECT_LT(write(id, 4), kFewFaults);
 }
 
 TEST_F(PayloadSegmentsTest, AnUnreadableSendBufferIsABufferErrorColdOrWarm) {

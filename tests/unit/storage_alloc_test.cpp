@@ -5,7 +5,6 @@
 #include <malloc.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
@@ -32,6 +31,7 @@
 #include "slave/memory/arena.h"
 #include "slave/memory/dead_pages.h"
 #include "slave/memory/heap.h"
+#include "test_util.h"
 
 // The allocator reads its environment at the first malloc, before main:
 // a constructor re-executes the program with it set.
@@ -599,11 +599,9 @@ TEST_F(StorageAlloc, AMessageFromABlocksDataStartTakesItsFirstHugePageFresh) {
   Fill(p, kSize, 41);
   ReleaseAll();
   FreshPages(p, kSize);
-  rusage before{}, after{};
-  getrusage(RUSAGE_SELF, &before);
+  long before = test_util::MinorFaults();
   Fill(p, kSize, 42);  // the message's copy
-  getrusage(RUSAGE_SELF, &after);
-  EXPECT_LT(after.ru_minflt - before.ru_minflt, kFewFaults);
+  EXPECT_LT(test_util::MinorFaults() - before, kFewFaults);
   EXPECT_EQ(Mismatch(p, kSize, 42), -1);
   ReleaseAll();
   EXPECT_EQ(Mismatch(p, kSize, 42), -1);
@@ -791,11 +789,11 @@ TEST_F(StorageAlloc, EagerPrefetchReadsBackWhatWasRewritten) {
   EXPECT_LE(ResidentPages(p, size), kReadaheadPages);
   // Read into fresh memory in huge pages where the kernel gives them on
   // advice: a fault per 2 MiB, not per 4 KiB (4096 for these 16 MiB).
-  rusage before{}, after{};
-  getrusage(RUSAGE_SELF, &before);
+  long before = test_util::MinorFaults();
   PrefetchAll();
-  getrusage(RUSAGE_SELF, &after);
-  if (HugePagesOnAdvice()) EXPECT_LT(after.ru_minflt - before.ru_minflt, 512);
+  if (HugePagesOnAdvice()) {
+    EXPECT_LT(test_util::MinorFaults() - before, 512);
+  }
   EXPECT_EQ(ResidentPages(p, size / 4), size / 4 / 4096);
   EXPECT_LE(ResidentPages(p + size / 2, size / 2), kReadaheadPages);
   EXPECT_EQ(Mismatch(p, size / 4, 12), -1);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -32,6 +33,14 @@ inline std::string UniqueIpcName(const std::string& what) {
   static std::atomic<int> counter{0};
   return "/bdmpi-unittest-" + std::to_string(getpid()) + "-" +
          std::to_string(counter++) + "-" + what;
+}
+
+// The page faults this process has taken so far that read nothing from
+// disk (getrusage's ru_minflt).
+inline long MinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
 }
 
 // A fresh directory under the system's temp directory, removed with

@@ -58,26 +58,6 @@ void CopyFromUser(void* out, const void* data, std::uint64_t bytes) {
                 bytes - done);
 }
 
-// Writes the user's `bytes` at `data` into the file `fd` from its start
-// through the kernel (pwrite): the kernel copies into the file's pages
-// itself, where a copy through a mapping whose pages are not mapped yet
-// takes a page fault per 4 KiB. An unmapped send buffer is MPI_ERR_BUFFER
-// (EFAULT), as with CopyFromUser.
-void WriteThroughKernel(int fd, const void* data, std::uint64_t bytes) {
-  std::uint64_t done = 0;
-  while (done < bytes) {
-    ssize_t n = pwrite(fd, static_cast<const char*>(data) + done, bytes - done,
-                       static_cast<off_t>(done));
-    if (n > 0) {
-      done += static_cast<std::uint64_t>(n);
-    } else if (n == 0) {
-      ThrowSystemError("send buffer", EIO);
-    } else if (errno != EINTR) {
-      ThrowSystemError(errno == EFAULT ? "send buffer" : "write of a payload segment", errno);
-    }
-  }
-}
-
 }  // namespace
 
 PayloadSegments::PayloadSegments(const SpillDir* dir, std::uint64_t owner)
@@ -121,21 +101,22 @@ std::uint64_t PayloadSegments::Write(const void* data, std::uint64_t bytes) {
   // the segment): reserve it again, or a write through the mapping could
   // fault on a full tmpfs.
   Segment& segment = segments_[pick];
-  if (state == kSegmentFreeEmptied) segment.pages = SegmentPages::kCold;
+  if (state == kSegmentFreeEmptied) segment.mapped_here = false;
   if ((state == kSegmentFreeEmptied || segment.capacity < bytes) && !Reserve(pick, bytes))
     return 0;
   // Out of core the master empties free segments for the node budget, and
   // every write would fault the mapping in again, page by page: on the
   // test machines' VMs a fault costs 10-20 us, a 12 MiB copy 40 ms through
   // the mapping against 3-6 ms by pwrite. A segment written again without
-  // being emptied in between is kept warm and copied into directly (1 ms).
-  if (segment.pages == SegmentPages::kCold) {
-    WriteThroughKernel(segment.fd.get(), data, bytes);
-    segment.pages = SegmentPages::kWrittenOnce;
-  } else {
+  // being emptied in between is copied into through the mapping, warm
+  // from then on (1 ms). An unmapped send buffer is MPI_ERR_BUFFER either
+  // way (pwrite's EFAULT, as CopyFromUser's).
+  if (segment.mapped_here) {
     CopyFromUser(segment.map->data(), data, bytes);
-    segment.pages = SegmentPages::kMapped;
+  } else if (PwriteFull(segment.fd.get(), data, bytes, 0) < 0) {
+    ThrowSystemError(errno == EFAULT ? "send buffer" : "write of a payload segment", errno);
   }
+  segment.mapped_here = true;
   unclaim.armed = false;
   return SegmentFileId(owner_, pick);
 }
@@ -154,7 +135,7 @@ bool PayloadSegments::Reserve(int index, std::uint64_t bytes) {
     if (int err = posix_fallocate(segment.fd.get(), 0, static_cast<off_t>(capacity)); err != 0)
       ThrowWriteError("allocate", dir_->FilePath(id), err);
     if (capacity != segment.capacity) {
-      segment.pages = SegmentPages::kCold;
+      segment.mapped_here = false;
       segment.map.reset();
       segment.capacity = 0;
       segment.map.emplace(MappedFile::Map(dir_->FilePath(id), segment.fd.get(), capacity, true));

@@ -25,19 +25,13 @@ class PayloadSegments {
   std::uint64_t Write(const void* data, std::uint64_t bytes);
 
  private:
-  // How a segment's next write copies (Write): through the kernel while
-  // the mapping's pages are not mapped in this process (new, grown or
-  // emptied by the master since), else through the mapping.
-  enum class SegmentPages {
-    kCold,         // not mapped here: pwrite
-    kWrittenOnce,  // written by pwrite and not emptied since: map it in
-    kMapped,       // copied into through the mapping: warm
-  };
   struct Segment {
     UniqueFd fd;
     std::optional<MappedFile> map;
     std::uint64_t capacity = 0;
-    SegmentPages pages = SegmentPages::kCold;
+    // Written since it was mapped or emptied by the master: its next write
+    // goes through the mapping, else through the kernel (Write).
+    bool mapped_here = false;
   };
   // Makes segment `index` hold at least `bytes` (creating or growing it).
   bool Reserve(int index, std::uint64_t bytes);

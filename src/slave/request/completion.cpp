@@ -79,14 +79,15 @@ class PacedTest {
   ~PacedTest() {
     bool vain = flag_ == nullptr || *flag_ == 0;
     auto end = PollingPace::Clock::now();
-    if (!answered_here || !vain) {
-      pace.AfterTest(end, vain);
-    } else {
-      if (std::chrono::nanoseconds pause = pace.AfterVainTest(start_, end); pause.count() == 0)
+    if (answered_here && vain) {
+      std::chrono::nanoseconds pause = pace.AfterVainTest(start_, end);
+      if (pause.count() == 0)
         sched_yield();
       else
         std::this_thread::sleep_for(pause);
       pace.Paused(PollingPace::Clock::now());
+    } else {
+      pace.AfterTest(end, vain);
     }
     answered_here = false;
   }
