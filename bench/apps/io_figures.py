@@ -7,7 +7,7 @@ io.csv and plot.png (with gnuplot) to --out; prints table.md.
 
 Where the time goes, per BDMPI run, per iteration of the application:
   written back   the bytes its ranks wrote back at switch-outs
-  read back      bytes read back eagerly at switch-ins plus 4 KiB per major
+  read back      bytes read back up front at switch-ins plus 4 KiB per major
                  page fault (lazy read-back), or what the ranks' processes
                  read from disk (disk_read_bytes) when that is more: with
                  large folios one fault reads megabytes around it

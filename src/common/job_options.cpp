@@ -187,11 +187,13 @@ const std::vector<Row>& JobOptionTable() {
                    {{"eager", Prefetch::kEager},
                     {"lazy", Prefetch::kLazy},
                     {"ahead", Prefetch::kAhead}},
-                   "how a resumed rank gets its data back: eager reads what it rewrote "
-                   "with large reads before its MPI call returns (the rest on first "
-                   "touch); lazy: all on first touch; ahead: the rank to run next reads "
-                   "what it held while another computes, when the node's memory has room "
-                   "(else as lazy)")
+                   "how a resumed rank gets its data back: lazy: on first touch, but "
+                   "the blocks it rewrote after its last resume out of the same call, "
+                   "read with large reads before the call returns, and what it read of "
+                   "its small blocks then, read ahead; eager: as lazy without the "
+                   "second, and resumed only where all its data fits; ahead: the rank "
+                   "to run next reads what it held while another computes, when the "
+                   "node's memory has room (else as lazy)")
           .Env(kEnvPrefetch),
       TextOption("--job-id", &JobOptions::job_id, "ID",
                  "name of the job's IPC objects (letters, digits, '-' and '_', at most 32)")

@@ -290,7 +290,7 @@ std::string RunReport::Table() const {
   }
   std::snprintf(line, sizeof line,
                 "storage-backed memory: %s written back in %" PRIu64
-                " switch-out(s); read back %s eagerly, %" PRIu64
+                " switch-out(s); read back %s up front, %" PRIu64
                 " major page fault(s), %s read from disk by the ranks, %s of receive"
                 " buffers not read back; largest rank %s\n",
                 HumanBytes(total.written_back).c_str(), total.released,

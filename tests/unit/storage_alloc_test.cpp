@@ -765,8 +765,7 @@ TEST_F(StorageAlloc, DeadPagesAreDroppedUnwrittenAndComeBackAsZeros) {
   std::free(p);
 }
 
-TEST_F(StorageAlloc, EagerPrefetchReadsBackWhatWasRewritten) {
-  ASSERT_TRUE(EagerPrefetch());
+TEST_F(StorageAlloc, RewrittenBlocksAreReadBackUpFront) {
   // 64 MiB: far more than the kernel's readahead window (up to 8 MiB).
   std::size_t size = 1024 * T();
   unsigned char* p = PageAligned(size);
@@ -809,6 +808,46 @@ TEST_F(StorageAlloc, EagerPrefetchReadsBackWhatWasRewritten) {
   std::free(p);
 }
 
+// A block is read back up front at a resume out of the call after which
+// the rank rewrote it, not at one out of another call after which it only
+// read it; and every few such resumes one leaves it to the faults, to
+// measure again whether the rank still rewrites it (a block read back so
+// is all anonymous memory, written or not).
+TEST_F(StorageAlloc, RewrittenBlocksAreReadBackForTheCallAfterWhichTheyWereRewritten) {
+  constexpr int kRewrites = 1, kReads = 2;  // two calls (request types)
+  constexpr std::size_t kReadaheadPages = 64;  // in flight at a switch-out
+  std::size_t size = 64 * T();                 // 4 MiB
+  unsigned char* p = PageAligned(size);
+  Fill(p, size, 31);
+  ReleaseAll();  // a new block's first switch-out measures nothing
+  PrefetchAll(kRewrites);
+  Fill(p, size, 32);
+  ReleaseAll();
+  PrefetchAll(kReads);
+  EXPECT_LE(ResidentPages(p, size), kReadaheadPages);
+  EXPECT_EQ(Mismatch(p, size, 32), -1);
+  ReleaseAll();
+  int version = 32;
+  // Three resumes read it back (kRewriteReadsBetweenMeasures), the next
+  // leaves it to the faults.
+  for (int resume = 0; resume < 4; ++resume) {
+    PrefetchAll(kRewrites);
+    if (resume < 3) {
+      EXPECT_EQ(ResidentPages(p, size), size / 4096) << resume;
+    } else {
+      EXPECT_LE(ResidentPages(p, size), kReadaheadPages);
+    }
+    EXPECT_EQ(Mismatch(p, size, version), -1) << resume;
+    Fill(p, size, ++version);
+    ReleaseAll();
+  }
+  // Measured again: still rewritten, so read back up front.
+  PrefetchAll(kRewrites);
+  EXPECT_EQ(ResidentPages(p, size), size / 4096);
+  EXPECT_EQ(Mismatch(p, size, version), -1);
+  std::free(p);
+}
+
 // A switch-out writes back and drops piece by piece, reporting the bytes
 // dropped so far after each step: memory comes free while the rest is
 // still being written (the master lets the next rank start then), and the
@@ -821,7 +860,6 @@ struct Progress {
 };
 
 TEST_F(StorageAlloc, SwitchOutDropsPieceByPieceAndReportsProgress) {
-  ASSERT_TRUE(EagerPrefetch());
   std::size_t size = 64 * T();  // 4 MiB
   unsigned char* p = PageAligned(size);
   Fill(p, size, 21);
@@ -843,7 +881,9 @@ TEST_F(StorageAlloc, SwitchOutDropsPieceByPieceAndReportsProgress) {
   EXPECT_LT(progress.resident.front(), size / 4096);
   EXPECT_GE(progress.resident.front(), size / 4096 / 2);
   EXPECT_EQ(ResidentPages(p, size), 0u);
-  // Rewritten whole and released in pieces again: eager reads it all back.
+  // Resumed, rewritten whole and released in pieces again: all read back
+  // up front at the next resume out of the same call.
+  PrefetchAll();
   Fill(p, size, 22);
   ReleaseAll(1 << 20, report, &progress);
   PrefetchAll();

@@ -132,6 +132,18 @@ struct Run {
   std::uint64_t length;
 };
 
+// A call (the request type a rank was switched in out of) after which the
+// rank rewrote a block.
+struct RewrittenAfter {
+  int point;
+  int reads;  // read back up front for it since the rewrite was measured
+};
+
+// A block read back up front for a call is all anonymous memory, which
+// hides whether the rank rewrites it: every so many such resumes, one
+// leaves it to the faults and measures again.
+constexpr int kRewriteReadsBetweenMeasures = 3;
+
 struct Block {
   std::uint64_t length = 0;
   // Where the program's pointer lies in the first page (a multiple of the
@@ -140,7 +152,10 @@ struct Block {
   std::uint64_t colour = 0;
   std::vector<Run> resident;  // resident at the last switch-out
   bool resident_all = false;  // too many runs: read the whole block back
-  bool mostly_dirty = false;  // most resident pages had been written
+  // The calls out of which a resume was followed by a rewrite of most of
+  // the block's resident pages before the next switch-out, and how many
+  // resumes out of each have read it back since that was last measured.
+  std::vector<RewrittenAfter> rewritten_after;
   // Its anonymous pages are exactly those written since the last
   // switch-out: the whole block was mapped from the file then, and nothing
   // was read back as anonymous memory since. Only then does the count of
@@ -248,7 +263,6 @@ struct Arena {
   int direct_fd = -1;
   int pagemap = -1;
   bool can_fallocate = true;
-  bool eager = true;
   int rank = -1;
   std::string dir;
   StorageSlot* slot = nullptr;
@@ -277,6 +291,9 @@ struct Arena {
   // the pages the last switch-out dropped unwritten (lent and dead, not
   // the file's).
   bool reads_touched = false;
+  // The call the rank was last switched in out of (-1: none, or unknown),
+  // to which the next switch-out attributes what the rank rewrote.
+  int resumed_from = -1;
   int switched_in_at = -1;
   std::vector<std::pair<int, RangeSet>> touched_after;
   RangeSet skipped_last;
@@ -474,7 +491,6 @@ bool EnsureReady(Arena*& out) {
     const char* prefetch = std::getenv(kEnvPrefetch);
     // Ahead: a rank resumed without a read-ahead (no room for it) gets its
     // data back as lazy, which overlaps the reads with its computation.
-    arena.eager = prefetch != nullptr && std::strcmp(prefetch, "eager") == 0;
     arena.reads_touched = prefetch == nullptr || std::strcmp(prefetch, "lazy") == 0;
     // Address space only: PROT_NONE and MAP_NORESERVE cost no memory.
     // On a huge-page boundary, so that block address and file offset agree
@@ -1307,6 +1323,21 @@ bool InLiveBlock(const void* p, std::size_t bytes) {
 
 namespace {
 
+// A switch-out's verdict on whether the rank rewrote the block after its
+// resume out of `point` (only where its anonymous pages tell: known_dirty).
+void NoteRewrite(Block& block, int point, bool rewritten) {
+  auto& noted = block.rewritten_after;
+  auto it = std::find_if(noted.begin(), noted.end(),
+                         [&](const RewrittenAfter& after) { return after.point == point; });
+  if (!rewritten) {
+    if (it != noted.end()) noted.erase(it);
+  } else if (it == noted.end()) {
+    noted.push_back({point, 0});
+  } else {
+    it->reads = 0;
+  }
+}
+
 // Adds to `pages` the pages of `copied` that ReleaseAll may drop unwritten
 // (arena offsets), each block's noted in it.
 void AddCopiedPages(Arena& arena, std::span<CopiedBlock> copied, RangeSet& pages) {
@@ -1387,7 +1418,8 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
       }
     }
     // Written bytes are the dirty pages among the resident ones.
-    block.mostly_dirty = block.known_dirty && 2 * of_block.written > of_block.dropped;
+    if (block.known_dirty)
+      NoteRewrite(block, arena.resumed_from, 2 * of_block.written > of_block.dropped);
     if (of_block.written > 0) block.file_written = true;
     block.known_dirty = true;
     total.written += of_block.written;
@@ -1400,31 +1432,42 @@ ReleaseStats ReleaseAll(std::uint64_t step, ReleaseProgress progress, void* cont
   return total;
 }
 
-bool EagerPrefetch() {
-  Locked lock;
-  return g_arena != nullptr && g_arena->eager;
-}
-
 namespace {
 
 // What a switch-in reads back of the pages resident at the last ReleaseAll.
 enum class ReadBack {
-  kNothing,    // lazy: all come back on first touch
-  kRewritten,  // eager: the runs of mostly rewritten blocks, as anonymous
-               // memory with large direct reads
+  kRewritten,  // the runs of the blocks the rank rewrote after its last
+               // resume out of the same call, as anonymous memory with
+               // large reads; the rest comes back on first touch
   kAll,        // read-ahead: every run, as clean file pages
 };
+
+// Whether a resume out of `point` reads the block back up front, counted
+// as one such read.
+bool TakeRewrittenAfter(Block& block, int point) {
+  auto& noted = block.rewritten_after;
+  for (auto it = noted.begin(); it != noted.end(); ++it) {
+    if (it->point != point) continue;
+    if (it->reads == kRewriteReadsBetweenMeasures) {
+      noted.erase(it);  // this resume measures again
+      return false;
+    }
+    ++it->reads;
+    return true;
+  }
+  return false;
+}
 
 // Reads back as `what` says, then forgets the runs. Clean file pages
 // (readahead, then mapped) are what a lazy switch-in's faults bring in,
 // read before they are touched: a later switch-out drops those still
 // unmodified without writing them. (Direct reads into fresh anonymous
 // memory measured 2.5x slower than that on the sweep, bench/ooc/README.md.)
-void ReadBackLocked(Arena& arena, ReadBack what) {
+void ReadBackLocked(Arena& arena, ReadBack what, int point = -1) {
   std::uint64_t loaded = 0;  // for the run report's read-back figure
   for (auto& [offset, block] : arena.used) {
-    bool anonymous = block.mostly_dirty && what == ReadBack::kRewritten;
-    if (what == ReadBack::kNothing || (!anonymous && what != ReadBack::kAll)) continue;
+    bool anonymous = what == ReadBack::kRewritten && TakeRewrittenAfter(block, point);
+    if (!anonymous && what != ReadBack::kAll) continue;
     auto load = [&](std::uint64_t at, std::uint64_t length) {
       if (anonymous) {
         ReadAnonymous(arena, block, at, length);
@@ -1602,7 +1645,8 @@ void PrefetchAll(int point, bool after_message) {
   Locked lock;
   if (g_arena == nullptr || !g_arena->ready) return;
   if (after_message) ReadOneFolioOnHeapChunks(*g_arena);
-  ReadBackLocked(*g_arena, g_arena->eager ? ReadBack::kRewritten : ReadBack::kNothing);
+  g_arena->resumed_from = point;
+  ReadBackLocked(*g_arena, ReadBack::kRewritten, point);
   if (g_arena->reads_touched) ReadTouched(*g_arena, point);
 }
 

@@ -124,13 +124,13 @@ struct CopiedBlock {
 // Throws bdmpi::Error on an I/O error.
 ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullptr,
                         void* context = nullptr, std::span<CopiedBlock> copied = {});
-// Switch-in: with eager prefetch, reads back with large direct reads the
-// pages that were resident at the last ReleaseAll in blocks the program
-// had mostly rewritten (clean blocks come back on touch, through the
-// kernel's readahead); with lazy prefetch reads what the rank touched
-// after its last switch-in out of the same request (`point`, the request
-// type it waited in), exactly, with readahead(), and the rest comes back
-// on first touch. After a point-to-point call (`after_message`) a fault
+// Switch-in out of `point` (the request type the rank waited in): reads
+// back into fresh memory, with large reads, the pages that were resident
+// at the last ReleaseAll in the blocks the rank mostly rewrote after its
+// last switch-in out of the same request (their pages would otherwise
+// come back by a copy-on-write fault each); with lazy prefetch also reads
+// what it touched of its small blocks then, exactly, with readahead();
+// the rest comes back on first touch. After a point-to-point call (`after_message`) a fault
 // on a heap chunk reads one 2 MiB folio, else two
 // (ReadOneFolioOnHeapChunks).
 void PrefetchAll(int point = -1, bool after_message = false);
@@ -155,7 +155,6 @@ void DropFileCopies();
 // a switched-out rank kept up to a whole chunk (4 MiB) in the page cache,
 // which the cgroup charges and the master counts as written back.
 void DropFileCache();
-bool EagerPrefetch();
 // Read-ahead (--prefetch ahead), while the slave waits for its reply and
 // another computes: reads back every page that was resident at the last
 // ReleaseAll as clean file pages (what lazy faults would bring in), which

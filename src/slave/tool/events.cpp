@@ -50,8 +50,9 @@ std::vector<EventType> BuildTypes() {
       sizeof(WrittenBackData)};
   types[static_cast<int>(Event::kReadBack)] = {
       "bdmpi_read_back",
-      "this rank read storage-backed memory back eagerly as it resumed (--prefetch eager) "
-      "or ahead of it (--prefetch ahead); lazy read-back is page faults, not events. "
+      "this rank read storage-backed memory back up front as it resumed (the blocks it "
+      "rewrote) or ahead of it (--prefetch ahead); the rest of the read-back is page "
+      "faults, not events. "
       "Elements: bytes",
       kMemory,
       {{u64, offsetof(ReadBackData, bytes)}},

@@ -150,8 +150,8 @@ Tables Build() {
                MPI_T_PVAR_CLASS_COUNTER, false,
                [](int) { StorageSlot* s = RankSlot(); return s ? Load(s->written_back) : 0; }, 0});
   add_pvar(4, {"bdmpi_read_back_bytes",
-               "bytes read back eagerly at switch-ins (--prefetch eager; lazy read-back "
-               "is page faults)",
+               "bytes read back up front at switch-ins (the blocks the rank rewrote; "
+               "the rest of the read-back is page faults)",
                MPI_T_PVAR_CLASS_COUNTER, false,
                [](int) { StorageSlot* s = RankSlot(); return s ? Load(s->read_back) : 0; }, 0});
   add_pvar(4, {"bdmpi_storage_bytes", "bytes this rank holds in storage-backed memory now",

@@ -13,7 +13,7 @@
  * rank checks) and a ring Sendrecv of a 1 MiB + 1 buffer.
  *
  * Usage: storage [--mib N] [--steps S] [--crash-step C] [--held H] [--warm W] [--touch]
- *                [--cycle] [--fresh | --fresh-reads] [--dead] [--touched]
+ *                [--cycle] [--fresh | --fresh-reads] [--dead] [--touched] [--rewritten]
  *   N MiB per array (default 3), S steps (default 6); with --crash-step the
  *   last rank dies of SIGSEGV at step C (to check what a crash leaves).
  *   With --held, each rank sends H messages of 512 KiB + 8 (above the window,
@@ -34,6 +34,7 @@
  *   with --cycle, only cycle_steps.
  *   With --dead, each rank ends with collectives_dead (below).
  *   With --touched, each rank ends with touched_reads (below).
+ *   With --rewritten, each rank ends with rewritten_reads (below).
  */
 #include <signal.h>
 #include <sys/mman.h>
@@ -466,13 +467,90 @@ static void touched_reads(int rank, int size) {
   free(second);
 }
 
+#ifdef BDMPI
+static int page_resident(const void *p) {
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  unsigned char in_core = 0;
+  void *probe = (void *)(((uintptr_t)p + page - 1) & ~(page - 1));
+  return mincore(probe, page, &in_core) == 0 && (in_core & 1) != 0;
+}
+
+/* Pages of [a, a + bytes) not resident. */
+static size_t pages_not_resident(const void *a, size_t bytes) {
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = ((uintptr_t)a + page - 1) & ~(page - 1);
+  uintptr_t end = ((uintptr_t)a + bytes) & ~(page - 1);
+  size_t pages = (end - start) / page, missing = 0;
+  unsigned char *in_core = xmalloc(pages);
+  if (mincore((void *)start, end - start, in_core) != 0) missing = pages;
+  else
+    for (size_t i = 0; i < pages; ++i) missing += (in_core[i] & 1) == 0;
+  free(in_core);
+  return missing;
+}
+#endif
+
+/* --rewritten: each rank rewrites a 4 MiB array whole before each of 8
+ * MPI_Allreduce calls and checks it after. Under BDMPI, where --node-memory
+ * 1m switches every waiting rank out, a block the rank rewrote after its
+ * last resume out of the same call is read back before the call returns,
+ * whole (into fresh memory, with large reads), not a copy-on-write fault
+ * per page as the program overwrites it. A block read back so is all written
+ * back at the next switch-out, which therefore cannot tell whether it was
+ * rewritten: now and then a resume lets it come back on touch to measure
+ * again. So the rounds checked are those where the rank was switched out
+ * and the array had come back on touch at its switch-out before (the
+ * first switch-out of a new block measures nothing either). The probe for
+ * a switch-out: a page of a 12 MiB array (too large for a lazy resume's
+ * note of what it touched) read before the call, gone after it. */
+static void rewritten_reads(int rank) {
+  const size_t words = (4 << 20) / 8, other_words = (12 << 20) / 8;
+  uint64_t *rewritten = xmalloc(words * 8), *other = xmalloc(other_words * 8);
+  fill(other, other_words, rank, 61, 0);
+  int checked = 0;
+#ifdef BDMPI
+  int came_on_touch = 0;
+#endif
+  for (int round = 0; round < 8; ++round) {
+    fill(rewritten, words, rank, 60, round);
+    volatile uint64_t seen = other[other_words / 2];
+    (void)seen;
+    uint64_t mine = (uint64_t)rank, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+#ifdef BDMPI
+    int switched_out = !page_resident(&other[other_words / 2]);
+    if (switched_out) {
+      size_t missing = pages_not_resident(rewritten, words * 8);
+      if (came_on_touch) {
+        CHECK(missing == 0, "rewritten: round %d: %zu pages of a rewritten array not read back",
+              round, missing);
+        ++checked;
+      }
+      came_on_touch = missing > 0;
+    }
+#endif
+    verify(rewritten, words, rank, 60, round, "rewritten array", round);
+  }
+  verify(other, other_words, rank, 61, 0, "rewritten: the probe's array", 8);
+#ifdef BDMPI
+  /* A rank may never wait, but under a tiny budget most do at most calls. */
+  int checked_anywhere = 0;
+  MPI_Allreduce(&checked, &checked_anywhere, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(checked_anywhere > 0, "rewritten: no rank was switched out again after its array came back on touch");
+#else
+  (void)checked;
+#endif
+  free(rewritten);
+  free(other);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int rank = world_rank(), size = world_size();
   size_t mib = 3;
   int steps = 6, crash_step = -1, held = 0, warm = 0, fresh = 0, touch = 0, dead = 0,
       cycle = 0;
-  int touched = 0;
+  int touched = 0, rewritten = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
@@ -485,6 +563,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--dead") == 0) dead = 1;
     else if (strcmp(argv[i], "--cycle") == 0) cycle = 1;
     else if (strcmp(argv[i], "--touched") == 0) touched = 1;
+    else if (strcmp(argv[i], "--rewritten") == 0) rewritten = 1;
   }
   if (cycle) {
     cycle_steps(rank, size, mib, steps);
@@ -619,6 +698,7 @@ int main(int argc, char **argv) {
   if (fresh > 0) receive_fresh(rank, size, fresh == 2);
   if (dead) collectives_dead(rank, size);
   if (touched) touched_reads(rank, size);
+  if (rewritten) rewritten_reads(rank);
   MPI_Finalize();
   return 0;
 }
