@@ -848,6 +848,33 @@ TEST_F(StorageAlloc, RewrittenBlocksAreReadBackForTheCallAfterWhichTheyWereRewri
   std::free(p);
 }
 
+// The pages a switch-out dropped unwritten because a collective's result
+// overwrites them are not read back with the rest of a rewritten block.
+TEST_F(StorageAlloc, DeadPagesAreNotReadBackWithARewrittenBlock) {
+  constexpr int kPoint = 1;
+  std::size_t size = 64 * T();  // 4 MiB
+  unsigned char* p = PageAligned(size);
+  Fill(p, size, 41);
+  ReleaseAll();
+  PrefetchAll(kPoint);
+  Fill(p, size, 42);
+  ReleaseAll();
+  PrefetchAll(kPoint);
+  ASSERT_EQ(ResidentPages(p, size), size / 4096);
+  Fill(p, size, 43);
+  {
+    DeadWhileWaiting dead;
+    dead.Add(p + size / 2, size / 2);
+    dead.Mark();
+    ReleaseAll();
+  }
+  PrefetchAll(kPoint);
+  EXPECT_EQ(ResidentPages(p, size / 2), size / 2 / 4096);
+  EXPECT_EQ(ResidentPages(p + size / 2, size / 2), 0u);
+  EXPECT_EQ(Mismatch(p, size / 2, 43), -1);
+  std::free(p);
+}
+
 // A switch-out writes back and drops piece by piece, reporting the bytes
 // dropped so far after each step: memory comes free while the rest is
 // still being written (the master lets the next rank start then), and the
