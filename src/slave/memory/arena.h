@@ -130,9 +130,9 @@ ReleaseStats ReleaseAll(std::uint64_t step = 0, ReleaseProgress progress = nullp
 // last switch-in out of the same request (their pages would otherwise
 // come back by a copy-on-write fault each); with lazy prefetch also reads
 // what it touched of its small blocks then, exactly, with readahead();
-// the rest comes back on first touch. After a point-to-point call (`after_message`) a fault
-// on a heap chunk reads one 2 MiB folio, else two
-// (ReadOneFolioOnHeapChunks).
+// the rest comes back on first touch. After a point-to-point call
+// (`after_message`) a fault on a heap chunk reads one 2 MiB folio, else
+// two (ReadOneFolioOnHeapChunks).
 void PrefetchAll(int point = -1, bool after_message = false);
 // At a blocking call, the first since a lazy switch-in: notes what the
 // rank touched of its small blocks since, for the next switch-in out of
