@@ -1323,12 +1323,17 @@ bool InLiveBlock(const void* p, std::size_t bytes) {
 
 namespace {
 
+// The block's note for resumes out of `point`, or rewritten_after.end().
+std::vector<RewrittenAfter>::iterator FindRewrite(Block& block, int point) {
+  return std::find_if(block.rewritten_after.begin(), block.rewritten_after.end(),
+                      [&](const RewrittenAfter& after) { return after.point == point; });
+}
+
 // A switch-out's verdict on whether the rank rewrote the block after its
 // resume out of `point` (only where its anonymous pages tell: known_dirty).
 void NoteRewrite(Block& block, int point, bool rewritten) {
   auto& noted = block.rewritten_after;
-  auto it = std::find_if(noted.begin(), noted.end(),
-                         [&](const RewrittenAfter& after) { return after.point == point; });
+  auto it = FindRewrite(block, point);
   if (!rewritten) {
     if (it != noted.end()) noted.erase(it);
   } else if (it == noted.end()) {
@@ -1445,17 +1450,14 @@ enum class ReadBack {
 // Whether a resume out of `point` reads the block back up front, counted
 // as one such read.
 bool TakeRewrittenAfter(Block& block, int point) {
-  auto& noted = block.rewritten_after;
-  for (auto it = noted.begin(); it != noted.end(); ++it) {
-    if (it->point != point) continue;
-    if (it->reads == kRewriteReadsBetweenMeasures) {
-      noted.erase(it);  // this resume measures again
-      return false;
-    }
-    ++it->reads;
-    return true;
+  auto it = FindRewrite(block, point);
+  if (it == block.rewritten_after.end()) return false;
+  if (it->reads == kRewriteReadsBetweenMeasures) {
+    block.rewritten_after.erase(it);  // this resume measures again
+    return false;
   }
-  return false;
+  ++it->reads;
+  return true;
 }
 
 // Reads back as `what` says, then forgets the runs. Clean file pages
