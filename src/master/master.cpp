@@ -393,6 +393,7 @@ void Master::OnRequest(const RequestMsg& request, const std::byte* inline_payloa
   Slave& slave = *sender;
   if (slave.state == SlaveState::kExited) return;  // sent before it died
   served_sender_ = slave.index;
+  slave.reading_back = false;  // it asks after its read-back only
   // The slave has consumed its previous reply, unless the row says it may
   // not have (keeps_reply_files).
   if (row == nullptr || !row->keeps_reply_files) {
@@ -777,6 +778,7 @@ void Master::Resume(Slave& slave) {
 void Master::SendResumeReply(Slave& slave) {
   memory_.NoteResume(slave);
   slave.resumed_ns = MonotonicNs();
+  slave.reading_back = slave.storage_released;
   slave.storage_released = false;
   slave.storage_read_ahead = false;
   memory_.NoteResidentStorage();

@@ -62,6 +62,10 @@ struct Slave {
   bool storage_releasing = false;
   bool waiting_for_memory = false;
   bool storage_read_ahead = false;  // told to read back before it runs
+  // Resumed after a switch-out and reading its memory back (until its next
+  // request): the read-back maps fresh memory over its blocks and reads
+  // the file into it, so nothing may write into its memory meanwhile.
+  bool reading_back = false;
   // Of a releasing slave: bytes written back and dropped so far
   // (ReleaseProgress); only the rest counts as resident.
   std::uint64_t storage_dropped = 0;

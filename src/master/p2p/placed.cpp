@@ -11,10 +11,12 @@ namespace bdmpi {
 bool PlacedMessages::MayPlaceInto(const Slave& sender, const Slave* dest) {
   // A switched-out receiver's memory is on disk: writing into it would
   // bring pages back behind the budget's back (and race the write-back of
-  // one being switched out). Such a message waits in memory as usual.
+  // one being switched out, or the read-back of one resumed, which maps
+  // fresh memory and reads the file into it). Such a message waits in
+  // memory as usual.
   return dest != nullptr && dest != &sender && dest->pid > 0 &&
          dest->state != SlaveState::kExited && !dest->storage_released &&
-         !dest->storage_releasing;
+         !dest->storage_releasing && !dest->reading_back;
 }
 
 bool PlacedMessages::FromWindow(Slave& slave, const RequestMsg& request, Slave* dest) {
